@@ -1,0 +1,1 @@
+//! Local Fabric: a wire-compatible Fabric server backed by SQLite.
