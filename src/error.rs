@@ -53,9 +53,13 @@ impl ErrorKind {
     }
 }
 
-/// An error with everything needed to explain it.
+/// An error with everything needed to explain it. Boxed, so results stay small.
 #[derive(Debug, Clone)]
-pub struct Error {
+pub struct Error(Box<ErrorDetails>);
+
+/// What an [`Error`] carries; reached through `Deref`.
+#[derive(Debug, Clone)]
+pub struct ErrorDetails {
     pub kind: ErrorKind,
     pub message: String,
     /// HTTP status when the service answered.
@@ -76,7 +80,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with a message and nothing else.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
+        Error(Box::new(ErrorDetails {
             kind,
             message: message.into(),
             status: None,
@@ -85,7 +89,7 @@ impl Error {
             causes: Vec::new(),
             hints: Vec::new(),
             details: None,
-        }
+        }))
     }
 
     /// Bad input caught before anything was sent (exit 2).
@@ -138,6 +142,12 @@ impl Error {
         self
     }
 
+    /// Sets the Fabric (or fabsh) error code.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
     /// Sets the request id.
     pub fn with_request_id(mut self, request_id: Option<String>) -> Self {
         self.request_id = request_id;
@@ -174,6 +184,20 @@ impl Error {
             map.insert("details".into(), details.clone());
         }
         Value::Object(map)
+    }
+}
+
+impl std::ops::Deref for Error {
+    type Target = ErrorDetails;
+
+    fn deref(&self) -> &ErrorDetails {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut ErrorDetails {
+        &mut self.0
     }
 }
 

@@ -1,0 +1,129 @@
+//! Paged lists: `{value: [...], continuationToken, continuationUri}`, both keys gone on the
+//! last page.
+
+use super::ApiClient;
+use super::request::Req;
+use crate::error::{Error, Result};
+use crate::reply::PageStream;
+use futures::StreamExt;
+use serde_json::Value;
+
+/// One page of a list.
+#[derive(Debug, Default)]
+pub struct Page {
+    pub items: Vec<Value>,
+    pub continuation_token: Option<String>,
+    pub continuation_uri: Option<String>,
+}
+
+impl Page {
+    /// Splits a list response into its items and continuation.
+    pub fn from_body(body: Value) -> Result<Page> {
+        let Value::Object(mut map) = body else {
+            return Err(Error::runtime(
+                "expected a list response with a `value` array",
+            ));
+        };
+        let items = match map.remove("value").or_else(|| map.remove("data")) {
+            Some(Value::Array(items)) => items,
+            Some(Value::Null) | None => Vec::new(),
+            Some(_) => {
+                return Err(Error::runtime(
+                    "the list response's `value` is not an array",
+                ));
+            }
+        };
+        let text = |value: Option<Value>| match value {
+            Some(Value::String(text)) if !text.is_empty() => Some(text),
+            _ => None,
+        };
+        Ok(Page {
+            items,
+            continuation_token: text(map.remove("continuationToken")),
+            continuation_uri: text(map.remove("continuationUri")),
+        })
+    }
+
+    /// True when another page follows.
+    pub fn has_more(&self) -> bool {
+        self.continuation_token.is_some() || self.continuation_uri.is_some()
+    }
+}
+
+impl ApiClient {
+    /// Fetches one page; `token` continues an earlier listing.
+    pub async fn page(&self, req: &Req, token: Option<&str>) -> Result<Page> {
+        let mut req = req.clone();
+        if let Some(token) = token {
+            req.query.retain(|(key, _)| key != "continuationToken");
+            req.query
+                .push(("continuationToken".into(), token.to_string()));
+        }
+        Page::from_body(self.json(req).await?)
+    }
+
+    /// Every page, fetched one after another as the stream is read.
+    ///
+    /// The next page repeats the original request (filters included) with the
+    /// `continuationToken`; a page that only gives a `continuationUri` is followed as is.
+    pub fn pages(&self, req: Req, start_token: Option<String>) -> PageStream {
+        enum Next {
+            Token(Option<String>),
+            Uri(String),
+            Done,
+        }
+        let api = self.clone();
+        futures::stream::unfold(Next::Token(start_token), move |next| {
+            let api = api.clone();
+            let req = req.clone();
+            async move {
+                let page = match next {
+                    Next::Done => return None,
+                    Next::Token(token) => api.page(&req, token.as_deref()).await,
+                    Next::Uri(uri) => match api.url_for(&uri) {
+                        Ok(url) => api.page(&Req::get(url.as_str()), None).await,
+                        Err(err) => Err(err),
+                    },
+                };
+                match page {
+                    Ok(page) => {
+                        let next = match (page.continuation_token, page.continuation_uri) {
+                            (Some(token), _) => Next::Token(Some(token)),
+                            (None, Some(uri)) => Next::Uri(uri),
+                            (None, None) => Next::Done,
+                        };
+                        Some((Ok(page.items), next))
+                    }
+                    Err(err) => Some((Err(err), Next::Done)),
+                }
+            }
+        })
+        .boxed()
+    }
+
+    /// Every item of every page, collected.
+    pub async fn all(&self, req: Req) -> Result<Vec<Value>> {
+        let mut pages = self.pages(req, None);
+        let mut items = Vec::new();
+        while let Some(page) = pages.next().await {
+            items.extend(page?);
+        }
+        Ok(items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Page;
+    use serde_json::json;
+
+    #[test]
+    fn splits_items_and_continuation() {
+        let page = Page::from_body(json!({"value": [1, 2], "continuationToken": "abc", "continuationUri": "https://x/v1/items?continuationToken=abc"})).expect("page");
+        assert_eq!(page.items.len(), 2);
+        assert_eq!(page.continuation_token.as_deref(), Some("abc"));
+        assert!(page.has_more());
+        let last = Page::from_body(json!({"value": []})).expect("page");
+        assert!(!last.has_more());
+    }
+}

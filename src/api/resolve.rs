@@ -1,0 +1,164 @@
+//! Workspace and item flags take an id or a display name. Names are resolved with one list
+//! call, cached for the life of the process (refreshed once when a name is missing, so
+//! things created since are found). An ambiguous name is an error listing the candidates.
+
+use super::{ApiClient, items, workspaces};
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::Mutex;
+
+/// The name cache of one process.
+#[derive(Default)]
+pub struct Resolver {
+    /// Keyed by `""` for workspaces, `"<workspace id>/<type>"` for items.
+    lists: Mutex<HashMap<String, Arc<Vec<Value>>>>,
+}
+
+/// True when `text` is a GUID, so no lookup is needed.
+pub fn is_guid(text: &str) -> bool {
+    uuid::Uuid::try_parse(text.trim()).is_ok()
+}
+
+/// The entry whose `displayName` equals `name`, exactly or else ignoring case.
+pub fn find_named(list: &[Value], name: &str) -> Option<Value> {
+    matching(list, name).first().map(|entry| (*entry).clone())
+}
+
+impl Resolver {
+    /// The id of the workspace named or identified by `text`.
+    pub async fn workspace(&self, api: &ApiClient, text: &str) -> Result<String> {
+        if is_guid(text) {
+            return Ok(text.trim().to_string());
+        }
+        self.resolve(String::new(), text, "workspace", || async {
+            api.all(workspaces::list_req()).await
+        })
+        .await
+    }
+
+    /// The id of the item named or identified by `text` in `workspace_id`, optionally of one
+    /// type only.
+    pub async fn item(
+        &self,
+        api: &ApiClient,
+        workspace_id: &str,
+        text: &str,
+        item_type: Option<&str>,
+    ) -> Result<String> {
+        if is_guid(text) {
+            return Ok(text.trim().to_string());
+        }
+        let key = format!("{workspace_id}/{}", item_type.unwrap_or(""));
+        let what = item_type.map_or("item".to_string(), |t| format!("{t} item"));
+        self.resolve(key, text, &what, || async {
+            let filter = items::ListFilter {
+                item_type: item_type.map(String::from),
+                ..Default::default()
+            };
+            api.all(items::list_req(workspace_id, &filter)).await
+        })
+        .await
+    }
+
+    /// Drops cached item names of a workspace after something there changed.
+    pub async fn forget_items(&self, workspace_id: &str) {
+        let prefix = format!("{workspace_id}/");
+        self.lists
+            .lock()
+            .await
+            .retain(|key, _| !key.starts_with(&prefix));
+    }
+
+    /// Drops cached workspace names.
+    pub async fn forget_workspaces(&self) {
+        self.lists.lock().await.remove("");
+    }
+
+    async fn resolve<F, Fut>(&self, key: String, name: &str, what: &str, fetch: F) -> Result<String>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Value>>>,
+    {
+        let mut lists = self.lists.lock().await;
+        let mut fresh = false;
+        let list = match lists.get(&key) {
+            Some(list) => Arc::clone(list),
+            None => {
+                fresh = true;
+                let list = Arc::new(fetch().await?);
+                lists.insert(key.clone(), Arc::clone(&list));
+                list
+            }
+        };
+        let list = if !fresh && matching(&list, name).is_empty() {
+            let refreshed = Arc::new(fetch().await?);
+            lists.insert(key, Arc::clone(&refreshed));
+            refreshed
+        } else {
+            list
+        };
+        match matching(&list, name).as_slice() {
+            [only] => Ok(only["id"].as_str().unwrap_or_default().to_string()),
+            [] => Err(not_found(what, name, &list)),
+            many => Err(ambiguous(what, name, many)),
+        }
+    }
+}
+
+/// Entries named exactly `name`, or, when none, named `name` ignoring case.
+fn matching<'a>(list: &'a [Value], name: &str) -> Vec<&'a Value> {
+    let exact: Vec<&Value> = list
+        .iter()
+        .filter(|entry| entry["displayName"].as_str() == Some(name))
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    list.iter()
+        .filter(|entry| {
+            entry["displayName"]
+                .as_str()
+                .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
+        })
+        .collect()
+}
+
+fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
+    let lower = name.to_lowercase();
+    let similar: Vec<&str> = list
+        .iter()
+        .filter_map(|entry| entry["displayName"].as_str())
+        .filter(|candidate| {
+            let candidate = candidate.to_lowercase();
+            candidate.contains(&lower) || lower.contains(&candidate)
+        })
+        .take(5)
+        .collect();
+    let err = Error::not_found(format!("no {what} named {name:?}"));
+    if similar.is_empty() {
+        err.with_hint("pass an id, or check the name with a list command")
+    } else {
+        err.with_hint(format!("similar names: {}", similar.join(", ")))
+    }
+}
+
+fn ambiguous(what: &str, name: &str, matches: &[&Value]) -> Error {
+    let candidates: Vec<String> = matches
+        .iter()
+        .map(|entry| {
+            let id = entry["id"].as_str().unwrap_or("?");
+            match entry["type"].as_str() {
+                Some(kind) => format!("{id} ({kind})"),
+                None => id.to_string(),
+            }
+        })
+        .collect();
+    Error::usage(format!(
+        "{} {what}s are named {name:?}: {}",
+        matches.len(),
+        candidates.join(", ")
+    ))
+    .with_hint("pass the id instead of the name")
+}

@@ -1,0 +1,114 @@
+//! From clap matches to a registry handler: check the flags, confirm destructive commands on
+//! a terminal, connect, run through the bridge, render.
+
+use crate::api::DRY_RUN_STOP;
+use crate::bridge::Bridge;
+use crate::commands::args::{Args, RawValue, flag_name};
+use crate::commands::common::{call_options, effective_args};
+use crate::commands::{self, CommandSpec};
+use crate::config::Settings;
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::output::Printer;
+use clap::ArgMatches;
+use serde_json::json;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// Runs the registry command named by the matches under `group`.
+pub fn run_registry_command(
+    group: &str,
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> Result<ExitCode> {
+    let (spec, matches) = match commands::find(group, "") {
+        Some(spec) => (spec, matches),
+        None => {
+            let (name, sub) = matches
+                .subcommand()
+                .ok_or_else(|| Error::usage(format!("`fabsh {group}` needs a command")))?;
+            let spec = commands::find(group, name)
+                .ok_or_else(|| Error::usage(format!("unknown command `{group} {name}`")))?;
+            (spec, sub)
+        }
+    };
+    let args = args_from_matches(spec, matches)?;
+    if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
+        return Err(Error::cancelled().with_hint("nothing was changed"));
+    }
+    let ctx = Ctx::connect(settings, bridge.clone(), printer.progress())?;
+    run_spec(spec, args, &ctx, printer)
+}
+
+/// Runs a checked command on a connected context and renders its reply.
+pub fn run_spec(
+    spec: &'static CommandSpec,
+    args: Args,
+    ctx: &Ctx,
+    printer: &Printer,
+) -> Result<ExitCode> {
+    let dry_run = args.flag("dry-run");
+    let call = ctx.for_call(call_options(&args));
+    let bridge = ctx.bridge().clone();
+    bridge.cancel_on_ctrl_c();
+    let outcome = bridge.block_on(async {
+        let reply = (spec.handler)(call.clone(), args).await;
+        match reply {
+            Err(err) if dry_run && err.has_code(DRY_RUN_STOP) => Ok(None),
+            Err(err) => Err(err),
+            Ok(reply) if dry_run => {
+                drop(reply);
+                Ok(None)
+            }
+            Ok(reply) => {
+                let failure = reply.failure.clone();
+                printer.render(reply, spec.columns).await?;
+                Ok(failure)
+            }
+        }
+    });
+    match outcome? {
+        None if dry_run => {
+            let requests = call.api().take_dry_run_log();
+            printer.print_value(json!({"dryRun": true, "requests": requests}), &[])?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(failure) => {
+            printer.error(&failure);
+            Ok(ExitCode::from(failure.exit_code()))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The command's flags as given on the command line, checked.
+fn args_from_matches(spec: &'static CommandSpec, matches: &ArgMatches) -> Result<Args> {
+    let declared = effective_args(spec);
+    let raw = declared
+        .iter()
+        .filter_map(|arg| {
+            let value = matches.get_one::<String>(arg.long)?;
+            Some((*arg, RawValue::Text(value.clone())))
+        })
+        .collect();
+    Args::check(spec, &declared, raw)
+}
+
+fn needs_confirmation(spec: &CommandSpec, args: &Args) -> bool {
+    spec.traits.destructive
+        && !args.flag("yes")
+        && !args.flag("dry-run")
+        && std::io::stdin().is_terminal()
+        && std::io::stderr().is_terminal()
+}
+
+fn confirmation_question(spec: &'static CommandSpec, args: &Args) -> String {
+    let targets: Vec<String> = effective_args(spec)
+        .iter()
+        .filter(|arg| arg.required)
+        .filter_map(|arg| Some(format!("{} {}", flag_name(arg), args.opt_str(arg.long)?)))
+        .collect();
+    format!("{} ({})?", spec.summary, targets.join(" "))
+}

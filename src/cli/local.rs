@@ -1,0 +1,215 @@
+//! `fabsh local ...`: run local Fabric as a server and manage its principals.
+
+use crate::api::{ApiClient, Req};
+use crate::auth::{Secret, StaticToken};
+use crate::bridge::Bridge;
+use crate::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
+use crate::error::{Error, Result};
+use crate::local::{self, Faults, KNOBS, LocalServer, ServeOptions};
+use crate::output::{Printer, Progress};
+use clap::{Arg, ArgMatches, Command};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+const ROLES: &[&str] = &["Admin", "Member", "Contributor", "Viewer"];
+
+/// The `local` command tree; `serve`'s fault flags come from the knob table.
+pub fn command() -> Command {
+    let data_dir = Arg::new("data-dir")
+        .long("data-dir")
+        .value_name("DIR")
+        .help("Where local Fabric keeps its state (default: the user data dir)");
+    let mut serve = Command::new("serve")
+        .about("Run local Fabric as a server; prints FABSH_ENDPOINT=... and FABSH_TOKEN=... first")
+        .arg(
+            Arg::new("addr")
+                .long("addr")
+                .value_name("HOST:PORT")
+                .default_value("127.0.0.1:0")
+                .help("Address to listen on (port 0 picks a free one)"),
+        )
+        .arg(data_dir.clone())
+        .after_help("Example: eval \"$(fabsh local serve --data-dir /tmp/fabric | head -2)\"");
+    for knob in KNOBS {
+        serve = serve.arg(
+            Arg::new(knob.flag)
+                .long(knob.flag)
+                .value_name("VALUE")
+                .help(format!(
+                    "{} (default {}; env {})",
+                    knob.help, knob.default, knob.env
+                )),
+        );
+    }
+    let principal = Command::new("principal")
+        .about("Manage local Fabric's principals (users and apps)")
+        .subcommand_required(true)
+        .subcommand(
+            Command::new("add")
+                .about(
+                    "Add a service principal; prints {tenantId, clientId, clientSecret, objectId}",
+                )
+                .arg(
+                    Arg::new("name")
+                        .long("name")
+                        .required(true)
+                        .help("Display name"),
+                )
+                .arg(
+                    Arg::new("workspace")
+                        .long("workspace")
+                        .short('w')
+                        .help("Workspace to give a role in"),
+                )
+                .arg(
+                    Arg::new("role")
+                        .long("role")
+                        .value_parser(clap::builder::PossibleValuesParser::new(ROLES))
+                        .help("Role in --workspace"),
+                )
+                .arg(data_dir.clone()),
+        )
+        .subcommand(
+            Command::new("list")
+                .about("List principals")
+                .arg(data_dir.clone()),
+        )
+        .subcommand(
+            Command::new("remove")
+                .about("Remove a principal")
+                .arg(
+                    Arg::new("name")
+                        .long("name")
+                        .required(true)
+                        .help("Name or object id"),
+                )
+                .arg(data_dir),
+        );
+    Command::new("local")
+        .about("Local Fabric: a wire-compatible Fabric server built into fabsh")
+        .subcommand_required(true)
+        .subcommand(serve)
+        .subcommand(principal)
+}
+
+/// Runs `local serve` or `local principal ...`.
+pub fn run(
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> Result<ExitCode> {
+    match matches.subcommand() {
+        Some(("serve", sub)) => serve(sub, printer, bridge),
+        Some(("principal", sub)) => principal(sub, settings, printer, bridge),
+        _ => Err(Error::usage("see `fabsh local --help`")),
+    }
+    .map(|()| ExitCode::SUCCESS)
+}
+
+fn serve(matches: &ArgMatches, printer: &Printer, bridge: &Bridge) -> Result<()> {
+    let addr: SocketAddr = matches
+        .get_one::<String>("addr")
+        .map_or("127.0.0.1:0", String::as_str)
+        .parse()
+        .map_err(|err| Error::usage(format!("--addr: {err}")))?;
+    let mut faults = Faults::from_env().map_err(Error::usage)?;
+    for knob in KNOBS {
+        if let Some(value) = matches.get_one::<String>(knob.flag) {
+            faults
+                .set(knob.flag, value)
+                .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
+        }
+    }
+    let options = ServeOptions {
+        addr,
+        data_dir: data_dir(matches),
+        faults,
+    };
+    let server = bridge.block_on(LocalServer::start(options))?;
+    printer.text(&format!(
+        "{ENDPOINT_VAR}={}\n{TOKEN_VAR}={}\n",
+        server.base_url(),
+        server.admin_token()
+    ))?;
+    printer.note("local Fabric is running; Ctrl-C stops it");
+    bridge.cancel_on_ctrl_c();
+    match bridge.block_on(server.wait()) {
+        Err(err) if err.kind == crate::ErrorKind::Cancelled => Ok(()),
+        other => other,
+    }
+}
+
+fn data_dir(matches: &ArgMatches) -> PathBuf {
+    matches
+        .get_one::<String>("data-dir")
+        .map_or_else(local::default_data_dir, PathBuf::from)
+}
+
+/// Principals are managed in the data dir directly, or through the running server named by
+/// FABSH_ENDPOINT when no --data-dir is given.
+fn principal(
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> Result<()> {
+    let (name, sub) = matches
+        .subcommand()
+        .ok_or_else(|| Error::usage("see `fabsh local principal --help`"))?;
+    let text = |key: &str| sub.get_one::<String>(key).map(String::as_str);
+    let server = match (
+        text("data-dir"),
+        settings.endpoint.clone().or_else(|| env_text(ENDPOINT_VAR)),
+    ) {
+        (None, Some(endpoint)) => Some(server_client(&endpoint)?),
+        _ => None,
+    };
+    let dir = data_dir(sub);
+    let value = match (name, server) {
+        ("add", None) => local::admin::add_principal(&dir, text("name").unwrap_or_default(), text("workspace"), text("role"))?,
+        ("list", None) => local::admin::list_principals(&dir)?,
+        ("remove", None) => {
+            local::admin::remove_principal(&dir, text("name").unwrap_or_default())?;
+            Value::Null
+        }
+        (command, Some(api)) => bridge.block_on(async {
+            let url = |path: &str| format!("{}/_local/principals{path}", origin(&api));
+            let req = match command {
+                "add" => Req::post(
+                    url(""),
+                    json!({"name": text("name"), "workspace": text("workspace"), "role": text("role")}),
+                ),
+                "list" => Req::get(url("")),
+                _ => Req::delete(url(&format!("/{}", text("name").unwrap_or_default()))),
+            };
+            api.json(req).await
+        })?,
+        _ => return Err(Error::usage("see `fabsh local principal --help`")),
+    };
+    if value.is_null() {
+        return Ok(());
+    }
+    printer.print_value(value, &[])
+}
+
+fn server_client(endpoint: &str) -> Result<ApiClient> {
+    let token = env_text(TOKEN_VAR).ok_or_else(|| {
+        Error::auth(format!("{TOKEN_VAR} is not set"))
+            .with_hint("use the token `local serve` printed, or pass --data-dir")
+    })?;
+    ApiClient::new(
+        endpoint,
+        Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR)),
+        None,
+        Progress::hidden(),
+    )
+}
+
+/// The server's origin: the endpoint without `/v1`.
+fn origin(api: &ApiClient) -> String {
+    api.base().origin().ascii_serialization()
+}

@@ -1,0 +1,76 @@
+//! The one-shot command line: parse with the generated clap tree, dispatch to a registry
+//! handler or a built-in, render, and turn the outcome into an exit code.
+
+mod builtins;
+mod dispatch;
+mod docs;
+mod local;
+pub mod tree;
+
+use crate::bridge::Bridge;
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::output::{Format, Printer};
+use clap::ArgMatches;
+use std::ffi::OsString;
+use std::process::ExitCode;
+use tokio::runtime::Handle;
+
+/// Runs fabsh with these arguments (program name first) and returns the exit code.
+pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
+    let matches = match tree::build().try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(err) => {
+            // clap prints help/version to stdout and usage errors to stderr itself.
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let printer = match printer_for(&matches) {
+        Ok(printer) => printer,
+        Err(err) => return fail(&Printer::plain(), &err),
+    };
+    let settings = settings_for(&matches);
+    let bridge = Bridge::new(handle);
+    match run_matches(&matches, &settings, &printer, &bridge) {
+        Ok(code) => code,
+        Err(err) => fail(&printer, &err),
+    }
+}
+
+fn run_matches(
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> Result<ExitCode> {
+    let Some((name, sub)) = matches.subcommand() else {
+        return Err(Error::usage("no command given; see `fabsh --help`"));
+    };
+    if let Some(result) = builtins::run(name, sub, settings, printer, bridge) {
+        return result;
+    }
+    dispatch::run_registry_command(name, sub, settings, printer, bridge)
+}
+
+fn printer_for(matches: &ArgMatches) -> Result<Printer> {
+    let format = matches
+        .get_one::<String>("output")
+        .and_then(|name| Format::parse(name));
+    let query = matches.get_one::<String>("query").cloned();
+    Printer::new(format, query, matches.get_flag("no-color"))
+}
+
+fn settings_for(matches: &ArgMatches) -> Settings {
+    Settings {
+        endpoint: matches.get_one::<String>("endpoint").cloned(),
+        local: matches.get_flag("local"),
+        verbose: matches.get_flag("verbose"),
+    }
+}
+
+/// Prints an error and returns its exit code.
+fn fail(printer: &Printer, err: &Error) -> ExitCode {
+    printer.error(err);
+    ExitCode::from(err.exit_code())
+}

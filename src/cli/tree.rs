@@ -1,0 +1,162 @@
+//! The clap command tree, generated from the registry, plus the built-in commands.
+
+use super::builtins;
+use crate::commands::common::effective_args;
+use crate::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
+use crate::output::Format;
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, Command};
+
+/// The whole tree: global flags, every registry group and command, and the built-ins.
+pub fn build() -> Command {
+    let mut root = Command::new("fabsh")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("A client for Microsoft Fabric workspace items and data agents")
+        .long_about(
+            "A client for Microsoft Fabric workspace items and data agents.\n\n\
+             Talks to the Fabric REST API (FABSH_ENDPOINT, FABSH_TOKEN), or with --local to \
+             local Fabric, a wire-compatible server built into fabsh.",
+        )
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .args(global_args());
+    for group in GROUPS {
+        root = root.subcommand(group_command(group));
+    }
+    for builtin in builtins::commands() {
+        root = root.subcommand(builtin);
+    }
+    root
+}
+
+fn global_args() -> Vec<Arg> {
+    let args = vec![
+        Arg::new("output")
+            .short('o')
+            .long("output")
+            .global(true)
+            .value_name("FORMAT")
+            .value_parser(PossibleValuesParser::new(Format::NAMES))
+            .help("Output format (default: table for lists on a terminal, else json)"),
+        Arg::new("query")
+            .short('q')
+            .long("query")
+            .global(true)
+            .value_name("JMESPATH")
+            .help("JMESPath expression applied to the JSON result"),
+        Arg::new("endpoint")
+            .long("endpoint")
+            .global(true)
+            .value_name("URL")
+            .help("Fabric API base URL (default: FABSH_ENDPOINT, else https://api.fabric.microsoft.com/v1)"),
+        Arg::new("local")
+            .long("local")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Start local Fabric in-process and use it"),
+        Arg::new("verbose")
+            .short('v')
+            .long("verbose")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Trace requests and responses on stderr (tokens redacted)"),
+        Arg::new("no-color")
+            .long("no-color")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Do not color output (NO_COLOR is honoured too)"),
+    ];
+    args.into_iter()
+        .map(|arg| arg.help_heading("Global options"))
+        .collect()
+}
+
+fn group_command(group: &commands::Group) -> Command {
+    // A group whose only command has an empty name is itself the command (`api`).
+    if let [spec] = group.commands
+        && spec.name.is_empty()
+    {
+        return command_for(spec, group.name);
+    }
+    let mut command = Command::new(group.name)
+        .about(group.summary)
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for spec in group.commands {
+        command = command.subcommand(command_for(spec, spec.name));
+    }
+    command
+}
+
+/// One registry command as a clap command.
+pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
+    let mut long_about = spec.summary.to_string();
+    if !spec.about.is_empty() {
+        long_about.push_str("\n\n");
+        long_about.push_str(spec.about);
+    }
+    let mut after = format!("Traits: {}", spec.traits.describe());
+    if !spec.examples.is_empty() {
+        after.push_str("\n\nExamples:");
+        for example in spec.examples {
+            after.push_str(&format!(
+                "\n  fabsh {}\n      {}",
+                example.command, example.about
+            ));
+        }
+    }
+    let mut command = Command::new(name)
+        .about(spec.summary)
+        .long_about(long_about)
+        .after_help(after);
+    let mut position = 0;
+    for arg in effective_args(spec) {
+        if arg.positional {
+            position += 1;
+        }
+        command = command.arg(clap_arg(arg, position));
+    }
+    command
+}
+
+fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
+    let mut arg = Arg::new(spec.long).help(spec.help);
+    if spec.positional {
+        arg = arg
+            .index(position)
+            .required(true)
+            .value_name(spec.long.to_uppercase());
+    } else {
+        arg = arg
+            .long(spec.long)
+            .visible_aliases(spec.aliases)
+            .required(spec.required && spec.default.is_none())
+            .value_name(spec.kind.value_name());
+        if let Some(short) = spec.short {
+            arg = arg.short(short);
+        }
+    }
+    match spec.kind {
+        ArgKind::Bool => {
+            // `--hard-delete` and `--hard-delete true` both work (the spec writes the latter).
+            arg = arg
+                .num_args(0..=1)
+                .default_missing_value("true")
+                .value_name("BOOL")
+                .value_parser(PossibleValuesParser::new(["true", "false"]))
+                .ignore_case(true)
+                .hide_possible_values(true);
+        }
+        ArgKind::Enum(values) => {
+            arg = arg
+                .value_parser(PossibleValuesParser::new(values.iter().copied()))
+                .ignore_case(true);
+        }
+        ArgKind::File => arg = arg.value_hint(clap::ValueHint::FilePath),
+        _ => {}
+    }
+    if let Some(default) = spec.default {
+        arg = arg.default_value(default);
+    }
+    arg
+}

@@ -1,0 +1,309 @@
+//! Flag values, checked against their `ArgSpec` in one place for every front end: the CLI
+//! hands in strings, scripts hand in typed values, and both end up as the same `Args`.
+
+use super::spec::{ArgKind, ArgSpec, CommandSpec};
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A value as a front end supplies it, before checking.
+#[derive(Debug, Clone)]
+pub enum RawValue {
+    /// Text as typed on a command line.
+    Text(String),
+    Int(i64),
+    Bool(bool),
+    /// Structured data from a script (maps, arrays).
+    Json(Value),
+    List(Vec<String>),
+}
+
+/// A readable file named by a `File` flag, read when the flags are checked.
+#[derive(Debug, Clone)]
+pub struct FileArg {
+    pub path: PathBuf,
+    pub bytes: Arc<Vec<u8>>,
+}
+
+impl FileArg {
+    /// The file's name without directories.
+    pub fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// A checked value.
+#[derive(Debug, Clone)]
+pub enum ArgValue {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    Json(Value),
+    List(Vec<String>),
+    File(FileArg),
+}
+
+/// The checked flags of one command call.
+#[derive(Debug, Clone)]
+pub struct Args {
+    values: BTreeMap<&'static str, ArgValue>,
+}
+
+/// `--name` as the user writes it.
+pub fn flag_name(arg: &ArgSpec) -> String {
+    format!("--{}", arg.long)
+}
+
+impl Args {
+    /// Checks raw values against `spec` (plus the flags its traits add): kinds, enum values,
+    /// GUIDs, JSON, readable files, required flags, defaults. Errors are usage errors (exit 2).
+    pub fn check(
+        spec: &CommandSpec,
+        args: &[&'static ArgSpec],
+        raw: Vec<(&'static ArgSpec, RawValue)>,
+    ) -> Result<Args> {
+        let mut values = BTreeMap::new();
+        for (arg, value) in raw {
+            let checked = check_value(arg, value)?;
+            if values.insert(arg.long, checked).is_some() {
+                return Err(Error::usage(format!(
+                    "{} was given more than once",
+                    flag_name(arg)
+                )));
+            }
+        }
+        for arg in args {
+            if values.contains_key(arg.long) {
+                continue;
+            }
+            if let Some(default) = arg.default {
+                values.insert(arg.long, check_value(arg, RawValue::Text(default.into()))?);
+            } else if arg.required {
+                return Err(Error::usage(format!(
+                    "`{}` needs {} ({})",
+                    spec.path(),
+                    flag_name(arg),
+                    arg.help
+                ))
+                .with_hint(format!("see `fabsh {} --help`", spec.path())));
+            }
+        }
+        Ok(Args { values })
+    }
+
+    /// Args from already-checked values (for commands that call other commands).
+    pub fn from_values(values: BTreeMap<&'static str, ArgValue>) -> Args {
+        Args { values }
+    }
+
+    /// True when the flag was given (or has a default).
+    pub fn has(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    /// The text of a flag, if given.
+    pub fn opt_str(&self, name: &str) -> Option<&str> {
+        match self.values.get(name) {
+            Some(ArgValue::Str(text)) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The text of a required flag.
+    pub fn str(&self, name: &str) -> Result<&str> {
+        self.opt_str(name)
+            .ok_or_else(|| Error::usage(format!("--{name} is required")))
+    }
+
+    /// A boolean flag; absent means false.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.values.get(name), Some(ArgValue::Bool(true)))
+    }
+
+    /// A boolean flag, distinguishing absent from false.
+    pub fn opt_bool(&self, name: &str) -> Option<bool> {
+        match self.values.get(name) {
+            Some(ArgValue::Bool(value)) => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// A whole-number flag, if given.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        match self.values.get(name) {
+            Some(ArgValue::Int(value)) => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// A JSON flag, if given.
+    pub fn json(&self, name: &str) -> Option<&Value> {
+        match self.values.get(name) {
+            Some(ArgValue::Json(value)) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// A list flag; absent means empty.
+    pub fn list(&self, name: &str) -> &[String] {
+        match self.values.get(name) {
+            Some(ArgValue::List(items)) => items,
+            _ => &[],
+        }
+    }
+
+    /// A file flag, if given.
+    pub fn file(&self, name: &str) -> Option<&FileArg> {
+        match self.values.get(name) {
+            Some(ArgValue::File(file)) => Some(file),
+            _ => None,
+        }
+    }
+
+    /// Every value, keyed by long flag name.
+    pub fn values(&self) -> &BTreeMap<&'static str, ArgValue> {
+        &self.values
+    }
+}
+
+fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
+    let name = flag_name(arg);
+    let wrong = |expected: &str, got: &dyn std::fmt::Debug| {
+        Error::usage(format!("{name} expects {expected}, got {got:?}"))
+    };
+    match arg.kind {
+        ArgKind::Str | ArgKind::Ref => match raw {
+            RawValue::Text(text) => Ok(ArgValue::Str(text)),
+            RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
+            other => Err(wrong("text", &other)),
+        },
+        ArgKind::Int => match raw {
+            RawValue::Int(number) => Ok(ArgValue::Int(number)),
+            RawValue::Text(text) => text
+                .trim()
+                .parse()
+                .map(ArgValue::Int)
+                .map_err(|_| wrong("a whole number", &text)),
+            other => Err(wrong("a whole number", &other)),
+        },
+        ArgKind::Bool => match raw {
+            RawValue::Bool(value) => Ok(ArgValue::Bool(value)),
+            RawValue::Text(text) => parse_bool(&text)
+                .map(ArgValue::Bool)
+                .ok_or_else(|| wrong("true or false", &text)),
+            other => Err(wrong("true or false", &other)),
+        },
+        ArgKind::Enum(choices) => {
+            let text = match raw {
+                RawValue::Text(text) => text,
+                other => return Err(wrong("text", &other)),
+            };
+            choices
+                .iter()
+                .find(|choice| choice.eq_ignore_ascii_case(text.trim()))
+                .map(|choice| ArgValue::Str(choice.to_string()))
+                .ok_or_else(|| {
+                    Error::usage(format!(
+                        "{name} must be one of {}, got {text:?}",
+                        choices.join(", ")
+                    ))
+                })
+        }
+        ArgKind::Json => match raw {
+            RawValue::Json(value) => Ok(ArgValue::Json(value)),
+            RawValue::Text(text) => parse_json_or_file(&name, &text).map(ArgValue::Json),
+            other => Err(wrong("JSON", &other)),
+        },
+        ArgKind::Uuid => match raw {
+            RawValue::Text(text) => {
+                let text = text.trim();
+                uuid::Uuid::try_parse(text)
+                    .map(|_| ArgValue::Str(text.to_string()))
+                    .map_err(|_| {
+                        Error::usage(format!(
+                            "{name} must be a GUID like 00000000-0000-0000-0000-000000000000, got {text:?}"
+                        ))
+                    })
+            }
+            other => Err(wrong("a GUID", &other)),
+        },
+        ArgKind::File => match raw {
+            RawValue::Text(path) => read_file(&name, &path).map(ArgValue::File),
+            other => Err(wrong("a file path", &other)),
+        },
+        ArgKind::List => match raw {
+            RawValue::List(items) => Ok(ArgValue::List(items)),
+            RawValue::Text(text) => Ok(ArgValue::List(split_list(&text))),
+            RawValue::Json(Value::Array(items)) => items
+                .into_iter()
+                .map(|item| match item {
+                    Value::String(text) => Ok(text),
+                    other => Err(wrong("a list of text", &other)),
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(ArgValue::List),
+            other => Err(wrong("a comma-separated list", &other)),
+        },
+    }
+}
+
+/// `true/false`, `yes/no`, `1/0`, any case.
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "1" | "on" => Some(true),
+        "false" | "no" | "0" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// Comma-separated values, trimmed, empties dropped.
+pub fn split_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// Inline JSON, or `@path` naming a JSON file.
+pub fn parse_json_or_file(name: &str, text: &str) -> Result<Value> {
+    if let Some(path) = text.strip_prefix('@') {
+        let file = read_file(name, path)?;
+        serde_json::from_slice(&file.bytes)
+            .map_err(|err| Error::usage(format!("{name}: {path} is not valid JSON: {err}")))
+    } else {
+        serde_json::from_str(text)
+            .map_err(|err| Error::usage(format!("{name} is not valid JSON: {err}")))
+    }
+}
+
+fn read_file(name: &str, path: &str) -> Result<FileArg> {
+    let bytes = std::fs::read(path)
+        .map_err(|err| Error::usage(format!("{name}: cannot read {path}: {err}")))?;
+    Ok(FileArg {
+        path: PathBuf::from(path),
+        bytes: Arc::new(bytes),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bool_accepts_the_spellings_the_spec_uses() {
+        assert_eq!(parse_bool("true"), Some(true));
+        assert_eq!(parse_bool("False"), Some(false));
+        assert_eq!(parse_bool("maybe"), None);
+    }
+
+    #[test]
+    fn lists_drop_blanks_and_trim() {
+        assert_eq!(split_list(" a, b,,c "), vec!["a", "b", "c"]);
+    }
+}

@@ -1,0 +1,96 @@
+//! Flags shared by many commands, and the ones a command's traits add to it.
+
+use super::args::Args;
+use super::spec::{ArgKind, ArgSpec, CommandSpec};
+use crate::api::{ApiClient, CallOptions, Req};
+use crate::error::Result;
+use crate::reply::Reply;
+use std::time::Duration;
+
+/// `-w/--workspace`: a workspace id or display name.
+pub const WORKSPACE: ArgSpec =
+    ArgSpec::req("workspace", ArgKind::Ref, "Workspace id or display name").short('w');
+/// `--id`: an item id or display name.
+pub const ITEM: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Item id or display name");
+
+/// `--dry-run`, added to every mutating command.
+pub const DRY_RUN: ArgSpec = ArgSpec::opt(
+    "dry-run",
+    ArgKind::Bool,
+    "Print the requests that would change something and send none (lookups of names still run)",
+);
+/// `--yes`, added to every destructive command.
+pub const YES: ArgSpec = ArgSpec::opt(
+    "yes",
+    ArgKind::Bool,
+    "Do not ask for confirmation (confirmation is only asked on a terminal)",
+)
+.short('y');
+/// `--all`, added to every paged list.
+pub const ALL: ArgSpec = ArgSpec::opt(
+    "all",
+    ArgKind::Bool,
+    "Fetch every page, streaming results as they arrive",
+);
+/// `--continuation-token`, added to every paged list.
+pub const CONTINUATION_TOKEN: ArgSpec = ArgSpec::opt(
+    "continuation-token",
+    ArgKind::Str,
+    "Continue a listing from the token an earlier page gave",
+);
+/// `--no-wait`, added to every long-running command.
+pub const NO_WAIT: ArgSpec = ArgSpec::opt(
+    "no-wait",
+    ArgKind::Bool,
+    "Return the operation id instead of waiting for the operation",
+);
+/// `--lro-timeout`, added to every long-running command.
+pub const LRO_TIMEOUT: ArgSpec = ArgSpec::opt(
+    "lro-timeout",
+    ArgKind::Int,
+    "Seconds to wait for the long-running operation",
+)
+.default("600");
+
+/// The command's own flags plus those its traits add, in that order.
+pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
+    let mut args: Vec<&'static ArgSpec> = spec.args.iter().collect();
+    let traits = spec.traits;
+    if traits.paged {
+        args.extend([&ALL, &CONTINUATION_TOKEN]);
+    }
+    if traits.lro {
+        args.extend([&NO_WAIT, &LRO_TIMEOUT]);
+    }
+    if traits.mutates {
+        args.push(&DRY_RUN);
+    }
+    if traits.destructive {
+        args.push(&YES);
+    }
+    args
+}
+
+/// The per-call options the trait flags ask for.
+pub fn call_options(args: &Args) -> CallOptions {
+    let defaults = CallOptions::default();
+    CallOptions {
+        dry_run: args.flag("dry-run"),
+        no_wait: args.flag("no-wait"),
+        lro_timeout: args
+            .int("lro-timeout")
+            .map_or(defaults.lro_timeout, |secs| {
+                Duration::from_secs(secs.max(0) as u64)
+            }),
+    }
+}
+
+/// A paged list: every page streamed with `--all`, else one page and its token.
+pub async fn paged(api: &ApiClient, req: Req, args: &Args) -> Result<Reply> {
+    let token = args.opt_str("continuation-token").map(String::from);
+    if args.flag("all") {
+        return Ok(Reply::stream(api.pages(req, token)));
+    }
+    let page = api.page(&req, token.as_deref()).await?;
+    Ok(Reply::page(page.items, page.continuation_token))
+}

@@ -1,0 +1,49 @@
+//! THE REGISTRY: every command, declared once. The CLI tree, the script bindings, the REPL
+//! completion and `fabsh docs` are all generated from [`all`].
+
+pub mod api;
+pub mod args;
+pub mod common;
+pub mod item;
+pub mod spec;
+pub mod workspace;
+
+pub use args::{ArgValue, Args, RawValue};
+pub use spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, ReturnKind, Traits};
+
+/// A command group as shown in help.
+#[derive(Debug, Clone, Copy)]
+pub struct Group {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub commands: &'static [CommandSpec],
+}
+
+/// Every group, in the order help lists them.
+pub static GROUPS: &[Group] = &[
+    Group {
+        name: "workspace",
+        summary: "Workspaces: list, show, create, delete",
+        commands: workspace::COMMANDS,
+    },
+    Group {
+        name: "item",
+        summary: "Workspace items: list, inspect, create, update, delete",
+        commands: item::COMMANDS,
+    },
+    Group {
+        name: "api",
+        summary: "Send any request to the Fabric API",
+        commands: api::COMMANDS,
+    },
+];
+
+/// Every command of every group.
+pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
+    GROUPS.iter().flat_map(|group| group.commands.iter())
+}
+
+/// The command `group name` (name empty for group-level commands such as `api`).
+pub fn find(group: &str, name: &str) -> Option<&'static CommandSpec> {
+    all().find(|spec| spec.group == group && spec.name == name)
+}

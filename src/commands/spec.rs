@@ -1,0 +1,284 @@
+//! The shape of a registry entry: one `CommandSpec` per command, from which the CLI, the
+//! script bindings, the REPL completion and the docs are all generated.
+
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::reply::Reply;
+use futures::future::BoxFuture;
+
+use super::args::Args;
+
+/// What a handler returns: a boxed future yielding the command's data.
+pub type HandlerFuture = BoxFuture<'static, Result<Reply>>;
+
+/// An async command handler: data in, data out; never prints.
+pub type Handler = fn(Ctx, Args) -> HandlerFuture;
+
+/// The type of a flag's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    /// Free text.
+    Str,
+    /// A whole number.
+    Int,
+    /// `--flag`, `--flag true`, `--flag false`.
+    Bool,
+    /// One of the listed values (matched case-insensitively, stored as listed).
+    Enum(&'static [&'static str]),
+    /// JSON, inline or `@file`.
+    Json,
+    /// A GUID, checked before any request.
+    Uuid,
+    /// A path to a file that must be readable.
+    File,
+    /// Comma-separated values.
+    List,
+    /// An id or a display name, resolved to an id by the handler.
+    Ref,
+}
+
+impl ArgKind {
+    /// How the value is written in usage lines and docs.
+    pub fn value_name(self) -> &'static str {
+        match self {
+            ArgKind::Str => "TEXT",
+            ArgKind::Int => "N",
+            ArgKind::Bool => "BOOL",
+            ArgKind::Enum(_) => "VALUE",
+            ArgKind::Json => "JSON|@FILE",
+            ArgKind::Uuid => "GUID",
+            ArgKind::File => "FILE",
+            ArgKind::List => "A,B,...",
+            ArgKind::Ref => "ID|NAME",
+        }
+    }
+}
+
+/// One flag of a command.
+#[derive(Debug, Clone, Copy)]
+pub struct ArgSpec {
+    /// Long name without dashes, kebab-case (`hard-delete`).
+    pub long: &'static str,
+    pub short: Option<char>,
+    pub kind: ArgKind,
+    pub required: bool,
+    pub help: &'static str,
+    /// Other long names accepted for this flag (`sql` for `answer`).
+    pub aliases: &'static [&'static str],
+    /// Taken from the command line by position instead of by name.
+    pub positional: bool,
+    /// The value used when the flag is absent.
+    pub default: Option<&'static str>,
+}
+
+impl ArgSpec {
+    /// An optional named flag.
+    pub const fn opt(long: &'static str, kind: ArgKind, help: &'static str) -> Self {
+        ArgSpec {
+            long,
+            short: None,
+            kind,
+            required: false,
+            help,
+            aliases: &[],
+            positional: false,
+            default: None,
+        }
+    }
+
+    /// A required named flag.
+    pub const fn req(long: &'static str, kind: ArgKind, help: &'static str) -> Self {
+        ArgSpec {
+            required: true,
+            ..Self::opt(long, kind, help)
+        }
+    }
+
+    /// A required positional argument.
+    pub const fn positional(long: &'static str, kind: ArgKind, help: &'static str) -> Self {
+        ArgSpec {
+            positional: true,
+            ..Self::req(long, kind, help)
+        }
+    }
+
+    /// With a short form (`-w`).
+    pub const fn short(self, short: char) -> Self {
+        ArgSpec {
+            short: Some(short),
+            ..self
+        }
+    }
+
+    /// With other long names accepted.
+    pub const fn aliases(self, aliases: &'static [&'static str]) -> Self {
+        ArgSpec { aliases, ..self }
+    }
+
+    /// With a default value.
+    pub const fn default(self, default: &'static str) -> Self {
+        ArgSpec {
+            default: Some(default),
+            ..self
+        }
+    }
+
+    /// The key used in script option maps (`hard_delete`).
+    pub fn snake_name(&self) -> String {
+        self.long.replace('-', "_")
+    }
+}
+
+/// What the command returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReturnKind {
+    List,
+    Object,
+    Void,
+}
+
+/// The traits of a command (SPEC §1): what it does to the service and what it returns.
+#[derive(Debug, Clone, Copy)]
+pub struct Traits {
+    /// Changes state; gets `--dry-run`.
+    pub mutates: bool,
+    /// Loses data; asks for confirmation on a terminal unless `--yes`.
+    pub destructive: bool,
+    /// Runs a long-running operation; gets `--no-wait` and `--lro-timeout`.
+    pub lro: bool,
+    /// Returns pages; gets `--all` and `--continuation-token`.
+    pub paged: bool,
+    /// Needs no credentials and sends no request.
+    pub offline: bool,
+    pub returns: ReturnKind,
+}
+
+impl Traits {
+    /// Read-only, returning a list of pages.
+    pub const LIST: Traits = Traits {
+        mutates: false,
+        destructive: false,
+        lro: false,
+        paged: true,
+        offline: false,
+        returns: ReturnKind::List,
+    };
+    /// Read-only, returning an object.
+    pub const READ: Traits = Traits {
+        returns: ReturnKind::Object,
+        paged: false,
+        ..Self::LIST
+    };
+    /// Changes state, returning an object.
+    pub const MUTATE: Traits = Traits {
+        mutates: true,
+        ..Self::READ
+    };
+    /// Changes state and loses data.
+    pub const DESTRUCTIVE: Traits = Traits {
+        destructive: true,
+        ..Self::MUTATE
+    };
+
+    /// The same traits, as a long-running operation.
+    pub const fn lro(self) -> Traits {
+        Traits { lro: true, ..self }
+    }
+
+    /// The same traits, returning nothing.
+    pub const fn void(self) -> Traits {
+        Traits {
+            returns: ReturnKind::Void,
+            ..self
+        }
+    }
+
+    /// The same traits, returning a list that is not paged.
+    pub const fn unpaged_list(self) -> Traits {
+        Traits {
+            returns: ReturnKind::List,
+            paged: false,
+            ..self
+        }
+    }
+
+    /// The same traits, needing no service at all.
+    pub const fn offline(self) -> Traits {
+        Traits {
+            offline: true,
+            ..self
+        }
+    }
+
+    /// The words SPEC §1 uses for these traits.
+    pub fn describe(&self) -> String {
+        let mut words = vec![if self.mutates { "mutates" } else { "read-only" }];
+        if self.destructive {
+            words.push("destructive");
+        }
+        if self.lro {
+            words.push("LRO");
+        }
+        if self.offline {
+            words.push("offline");
+        }
+        words.push(match self.returns {
+            ReturnKind::List => "list",
+            ReturnKind::Object => "object",
+            ReturnKind::Void => "void",
+        });
+        words.join(", ")
+    }
+}
+
+/// A usage example shown in `--help` and the docs.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    /// The command line after `fabsh `.
+    pub command: &'static str,
+    pub about: &'static str,
+}
+
+/// One command, declared once.
+#[derive(Clone, Copy)]
+pub struct CommandSpec {
+    /// The group (`item`, `data-agent`, `workspace`, `api`).
+    pub group: &'static str,
+    /// The command within the group; empty when the group is itself the command (`api`).
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Longer help shown under the summary, if any.
+    pub about: &'static str,
+    pub args: &'static [ArgSpec],
+    pub traits: Traits,
+    /// Columns shown in table and TSV output, in order; empty = derived from the data.
+    pub columns: &'static [&'static str],
+    pub examples: &'static [Example],
+    pub handler: Handler,
+}
+
+impl CommandSpec {
+    /// `item list`, or `api` for a group-level command.
+    pub fn path(&self) -> String {
+        if self.name.is_empty() {
+            self.group.to_string()
+        } else {
+            format!("{} {}", self.group, self.name)
+        }
+    }
+
+    /// The declared flag with this long name or alias.
+    pub fn arg(&self, name: &str) -> Option<&'static ArgSpec> {
+        self.args
+            .iter()
+            .find(|arg| arg.long == name || arg.aliases.contains(&name))
+    }
+}
+
+impl std::fmt::Debug for CommandSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandSpec")
+            .field("path", &self.path())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,120 @@
+//! `workspace list | show | create | delete`: navigation, beyond the spec, because every
+//! user needs workspace ids and names.
+
+use super::args::Args;
+use super::common::{self, WORKSPACE};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::api::workspaces;
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::reply::Reply;
+use serde_json::{Map, Value, json};
+
+/// The workspace commands.
+pub static COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        group: "workspace",
+        name: "list",
+        summary: "List the workspaces you have a role in",
+        about: "",
+        args: &[],
+        traits: Traits::LIST,
+        columns: &["id", "displayName", "type", "capacityId"],
+        examples: &[Example {
+            command: "workspace list --all",
+            about: "every workspace, all pages",
+        }],
+        handler: list,
+    },
+    CommandSpec {
+        group: "workspace",
+        name: "show",
+        summary: "Show one workspace",
+        about: "",
+        args: &[WORKSPACE],
+        traits: Traits::READ,
+        columns: &[],
+        examples: &[Example {
+            command: "workspace show -w Demo",
+            about: "by display name",
+        }],
+        handler: show,
+    },
+    CommandSpec {
+        group: "workspace",
+        name: "create",
+        summary: "Create a workspace (you become its Admin)",
+        about: "",
+        args: &[
+            ArgSpec::req("name", ArgKind::Str, "Display name, unique in the tenant"),
+            ArgSpec::opt("description", ArgKind::Str, "Description"),
+            ArgSpec::opt("capacity-id", ArgKind::Uuid, "Capacity to assign"),
+        ],
+        traits: Traits::MUTATE,
+        columns: &[],
+        examples: &[Example {
+            command: "workspace create --name Sales --description \"Sales team\"",
+            about: "a new workspace",
+        }],
+        handler: create,
+    },
+    CommandSpec {
+        group: "workspace",
+        name: "delete",
+        summary: "Delete a workspace and everything in it",
+        about: "",
+        args: &[WORKSPACE],
+        traits: Traits::DESTRUCTIVE.void(),
+        columns: &[],
+        examples: &[Example {
+            command: "workspace delete -w Scratch --yes",
+            about: "without the confirmation prompt",
+        }],
+        handler: delete,
+    },
+];
+
+fn list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move { common::paged(ctx.api(), workspaces::list_req(), &args).await })
+}
+
+fn show(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let id = ctx.workspace_id(args.str("workspace")?).await?;
+        Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
+    })
+}
+
+fn create(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let name = args.str("name")?;
+        if name.trim().is_empty() || name.chars().count() > 256 {
+            return Err(Error::usage("--name must be 1 to 256 characters"));
+        }
+        let mut body = Map::new();
+        body.insert("displayName".into(), json!(name));
+        if let Some(description) = args.opt_str("description") {
+            body.insert("description".into(), json!(description));
+        }
+        if let Some(capacity) = args.opt_str("capacity-id") {
+            body.insert("capacityId".into(), json!(capacity));
+        }
+        let created = workspaces::create(ctx.api(), Value::Object(body)).await?;
+        ctx.resolver().forget_workspaces().await;
+        let reply = Reply::json(created.outcome.into_value());
+        Ok(if created.recovered {
+            reply.with_note("the service's answer was lost; found the new workspace by name")
+        } else {
+            reply
+        })
+    })
+}
+
+fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let id = ctx.workspace_id(args.str("workspace")?).await?;
+        workspaces::delete(ctx.api(), &id).await?;
+        ctx.resolver().forget_workspaces().await;
+        Ok(Reply::empty())
+    })
+}

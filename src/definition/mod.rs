@@ -1,0 +1,94 @@
+//! Item definitions: the `{format?, parts: [{path, payload, payloadType}]}` envelope.
+
+use crate::error::{Error, Result};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value, json};
+
+/// The only payload type the service knows.
+pub const INLINE_BASE64: &str = "InlineBase64";
+
+/// Reads a definition given by the user — the definition object `{format?, parts}` or the
+/// full envelope `{definition: {...}}` — and checks it enough that the service will not
+/// reject its shape: every part has a path and a valid base64 payload. `flag` names the
+/// flag in messages.
+pub fn from_user_json(value: &Value, flag: &str) -> Result<Value> {
+    let definition = match value.get("definition") {
+        Some(inner) => inner,
+        None => value,
+    };
+    let Some(object) = definition.as_object() else {
+        return Err(Error::usage(format!(
+            "{flag} must be a JSON object with a `parts` array (or `{{\"definition\": {{\"parts\": [...]}}}}`)"
+        )));
+    };
+    let Some(parts) = object.get("parts").and_then(Value::as_array) else {
+        return Err(Error::usage(format!("{flag} has no `parts` array")));
+    };
+    let mut checked = Vec::with_capacity(parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        let path = part.get("path").and_then(Value::as_str).unwrap_or("");
+        if path.trim().is_empty() {
+            return Err(Error::usage(format!("{flag}: part {index} has no `path`")));
+        }
+        let Some(payload) = part.get("payload").and_then(Value::as_str) else {
+            return Err(Error::usage(format!(
+                "{flag}: part {path} has no `payload`"
+            )));
+        };
+        if let Err(err) = STANDARD.decode(payload) {
+            return Err(Error::usage(format!(
+                "{flag}: part {path} has a payload that is not valid base64 ({err})"
+            )));
+        }
+        match part.get("payloadType").and_then(Value::as_str) {
+            None | Some(INLINE_BASE64) => {}
+            Some(other) => {
+                return Err(Error::usage(format!(
+                    "{flag}: part {path} has payloadType {other:?}; only {INLINE_BASE64} exists"
+                )));
+            }
+        }
+        checked.push(json!({"path": path, "payload": payload, "payloadType": INLINE_BASE64}));
+    }
+    let mut out = Map::new();
+    if let Some(format) = object.get("format").filter(|f| !f.is_null()) {
+        out.insert("format".into(), format.clone());
+    }
+    out.insert("parts".into(), Value::Array(checked));
+    Ok(Value::Object(out))
+}
+
+/// A part from raw bytes.
+pub fn part(path: &str, bytes: &[u8]) -> Value {
+    json!({"path": path, "payload": STANDARD.encode(bytes), "payloadType": INLINE_BASE64})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_both_envelope_shapes() {
+        let parts = json!({"parts": [{"path": "a.py", "payload": "aGk="}]});
+        let wrapped = json!({"definition": parts.clone()});
+        let expected =
+            json!({"parts": [{"path": "a.py", "payload": "aGk=", "payloadType": "InlineBase64"}]});
+        assert_eq!(
+            from_user_json(&parts, "--definition").expect("valid"),
+            expected
+        );
+        assert_eq!(
+            from_user_json(&wrapped, "--definition").expect("valid"),
+            expected
+        );
+    }
+
+    #[test]
+    fn rejects_bad_base64_and_missing_parts() {
+        let bad = json!({"parts": [{"path": "a.py", "payload": "not base64!"}]});
+        assert!(from_user_json(&bad, "--definition").is_err());
+        assert!(from_user_json(&json!({"format": "ipynb"}), "--definition").is_err());
+        assert!(from_user_json(&json!([1]), "--definition").is_err());
+    }
+}

@@ -1,0 +1,192 @@
+//! The only place that writes to stdout and stderr: command results in json, table, tsv or
+//! yaml (with an optional JMESPath query), errors, notes, progress, and `--verbose` traces.
+
+mod errors;
+mod format;
+mod json_stream;
+mod progress;
+mod table;
+mod trace;
+
+pub use format::Format;
+pub use progress::{Progress, Spinner};
+pub use trace::Tracer;
+
+use crate::error::{Error, Result};
+use crate::reply::{Body, Reply};
+use futures::StreamExt;
+use serde_json::Value;
+use std::io::{IsTerminal, Write};
+
+/// Renders replies and messages for one process (CLI, REPL or script run).
+#[derive(Debug, Clone)]
+pub struct Printer {
+    format: Option<Format>,
+    query: Option<String>,
+    color: bool,
+    stdout_tty: bool,
+}
+
+impl Printer {
+    /// A printer; `format` forces an output format, `query` is checked now (a bad JMESPath
+    /// expression is a usage error before anything is sent).
+    pub fn new(format: Option<Format>, query: Option<String>, no_color: bool) -> Result<Printer> {
+        if let Some(query) = &query {
+            jmespath::compile(query)
+                .map_err(|err| Error::usage(format!("invalid --query: {err}")))?;
+        }
+        let color = !no_color
+            && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+            && std::io::stderr().is_terminal();
+        Ok(Printer {
+            format,
+            query,
+            color,
+            stdout_tty: std::io::stdout().is_terminal(),
+        })
+    }
+
+    /// Changes the forced output format (the REPL's `:output`).
+    pub fn set_format(&mut self, format: Option<Format>) {
+        self.format = format;
+    }
+
+    /// Progress reporting for long work (shown only when stderr is a terminal).
+    pub fn progress(&self) -> Progress {
+        Progress::new(std::io::stderr().is_terminal())
+    }
+
+    /// Writes a reply's body to stdout and its notes to stderr. Lists are tables on a terminal
+    /// and JSON otherwise; pages stream as they arrive when the format allows it.
+    pub async fn render(&self, reply: Reply, columns: &[&str]) -> Result<()> {
+        for note in &reply.notes {
+            self.note(note);
+        }
+        let is_list = matches!(reply.body, Body::Page { .. } | Body::Stream(_))
+            || matches!(&reply.body, Body::Json(Value::Array(_)));
+        let format = self.format.unwrap_or(if is_list && self.stdout_tty {
+            Format::Table
+        } else {
+            Format::Json
+        });
+        let mut out = std::io::stdout().lock();
+        let written = match reply.body {
+            Body::Empty => Ok(()),
+            Body::Stream(mut pages) if self.query.is_none() && format.streams() => {
+                let mut writer = format.list_writer(&mut out, columns);
+                while let Some(page) = pages.next().await {
+                    if let Err(err) = writer.page(&page?) {
+                        return finish_write(Err(err));
+                    }
+                }
+                writer.finish()
+            }
+            Body::Page {
+                items,
+                continuation_token,
+            } => {
+                if let Some(token) = continuation_token {
+                    self.note(&format!(
+                        "more results: add --all, or continue with --continuation-token {token}"
+                    ));
+                }
+                self.write_value(&mut out, Value::Array(items), format, columns)
+            }
+            body => {
+                let value = Reply::from_body(body).into_value().await?;
+                self.write_value(&mut out, value, format, columns)
+            }
+        };
+        finish_write(written)
+    }
+
+    /// Writes one value in the chosen format after applying `--query`.
+    pub fn print_value(&self, value: Value, columns: &[&str]) -> Result<()> {
+        let format = self
+            .format
+            .unwrap_or(if value.is_array() && self.stdout_tty {
+                Format::Table
+            } else {
+                Format::Json
+            });
+        let mut out = std::io::stdout().lock();
+        let written = self.write_value(&mut out, value, format, columns);
+        finish_write(written)
+    }
+
+    fn write_value(
+        &self,
+        out: &mut dyn Write,
+        value: Value,
+        format: Format,
+        columns: &[&str],
+    ) -> std::io::Result<()> {
+        let value = match &self.query {
+            Some(query) => apply_query(query, &value).map_err(std::io::Error::other)?,
+            None => value,
+        };
+        format.write(out, &value, columns)
+    }
+
+    /// Writes text as is to stdout (docs, completions, `local serve`'s variables).
+    pub fn text(&self, text: &str) -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        finish_write(out.write_all(text.as_bytes()).and_then(|_| out.flush()))
+    }
+
+    /// A remark on stderr: `note: ...`.
+    pub fn note(&self, message: &str) {
+        eprintln!("{} {message}", self.paint("note:", "1;36"));
+    }
+
+    /// A warning on stderr: `warning: ...`.
+    pub fn warn(&self, message: &str) {
+        eprintln!("{} {message}", self.paint("warning:", "1;33"));
+    }
+
+    /// Asks a yes/no question on the terminal; anything but y/yes is no.
+    pub fn confirm(&self, question: &str) -> bool {
+        eprint!("{question} [y/N] ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        if std::io::stdin().read_line(&mut answer).is_err() {
+            return false;
+        }
+        matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    }
+
+    fn paint(&self, text: &str, ansi: &str) -> String {
+        if self.color {
+            format!("\x1b[{ansi}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// Applies a JMESPath expression to JSON.
+pub fn apply_query(query: &str, value: &Value) -> std::result::Result<Value, String> {
+    let expression = jmespath::compile(query).map_err(|err| err.to_string())?;
+    let result = expression.search(value).map_err(|err| err.to_string())?;
+    serde_json::to_value(&*result).map_err(|err| err.to_string())
+}
+
+/// A closed pipe (`fabsh ... | head`) is not an error.
+fn finish_write(result: std::io::Result<()>) -> Result<()> {
+    match result {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(Error::from),
+    }
+}
+
+impl Printer {
+    /// A printer with the defaults, for errors found before the flags were read.
+    pub fn plain() -> Printer {
+        Printer {
+            format: None,
+            query: None,
+            color: false,
+            stdout_tty: false,
+        }
+    }
+}

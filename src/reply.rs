@@ -1,0 +1,111 @@
+//! What a command handler returns: data for the front end to render, never text.
+
+use crate::error::{Error, Result};
+use futures::stream::BoxStream;
+use serde_json::Value;
+
+/// Pages of list items arriving one request at a time (`--all`).
+pub type PageStream = BoxStream<'static, Result<Vec<Value>>>;
+
+/// The data part of a reply.
+pub enum Body {
+    /// An object or an already-complete list.
+    Json(Value),
+    /// One page of a list; `continuation_token` is set when more pages exist.
+    Page {
+        items: Vec<Value>,
+        continuation_token: Option<String>,
+    },
+    /// Every page, streamed as it arrives, so memory stays flat on long lists.
+    Stream(PageStream),
+    /// Nothing to show (void commands).
+    Empty,
+}
+
+/// A handler's result: the body, plus an optional failure that still comes with data
+/// (a bulk command where some items failed, a move whose delete step failed).
+pub struct Reply {
+    pub body: Body,
+    /// When set, the body is shown and the process then exits with this error's code.
+    pub failure: Option<Error>,
+    /// Remarks for the user, shown on stderr (`note: ...`).
+    pub notes: Vec<String>,
+    /// Columns to show in tables beyond the command's declared ones (`--include`).
+    pub extra_columns: Vec<String>,
+}
+
+impl Reply {
+    /// A reply carrying a JSON value.
+    pub fn json(value: Value) -> Self {
+        Self::from_body(Body::Json(value))
+    }
+
+    /// A reply with nothing to show.
+    pub fn empty() -> Self {
+        Self::from_body(Body::Empty)
+    }
+
+    /// One page of a list.
+    pub fn page(items: Vec<Value>, continuation_token: Option<String>) -> Self {
+        Self::from_body(Body::Page {
+            items,
+            continuation_token,
+        })
+    }
+
+    /// Every page, streamed.
+    pub fn stream(pages: PageStream) -> Self {
+        Self::from_body(Body::Stream(pages))
+    }
+
+    /// A reply with this body.
+    pub fn from_body(body: Body) -> Self {
+        Reply {
+            body,
+            failure: None,
+            notes: Vec::new(),
+            extra_columns: Vec::new(),
+        }
+    }
+
+    /// Adds a note for the user.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Adds table columns beyond the command's declared ones.
+    pub fn with_extra_columns(mut self, columns: Vec<String>) -> Self {
+        self.extra_columns.extend(columns);
+        self
+    }
+
+    /// Marks the reply as failed even though it carries data.
+    pub fn with_failure(mut self, failure: Error) -> Self {
+        self.failure = Some(failure);
+        self
+    }
+
+    /// Collects the body into one JSON value (lists become arrays), for scripts and queries.
+    pub async fn into_value(self) -> Result<Value> {
+        use futures::StreamExt;
+        Ok(match self.body {
+            Body::Json(value) => value,
+            Body::Page { items, .. } => Value::Array(items),
+            Body::Stream(mut pages) => {
+                let mut all = Vec::new();
+                while let Some(page) = pages.next().await {
+                    all.extend(page?);
+                }
+                Value::Array(all)
+            }
+            Body::Empty => Value::Null,
+        })
+    }
+}
+
+impl From<Value> for Reply {
+    fn from(value: Value) -> Self {
+        Reply::json(value)
+    }
+}
