@@ -19,6 +19,8 @@ const INCREASE_FACTOR: f64 = 1.01;
 const CALM_PERIOD: Duration = Duration::from_secs(2);
 /// Above this the limiter stops limiting.
 const UNLIMITED_ABOVE: f64 = 10_000.0;
+/// Fewer accepted requests than this in the window is too little traffic to measure a rate.
+const MIN_MEASURABLE: f64 = 10.0;
 /// The window over which accepted requests are counted.
 const WINDOW: Duration = Duration::from_secs(1);
 
@@ -111,12 +113,11 @@ impl RateLimiter {
             .iter()
             .filter(|started| now.duration_since(**started) <= WINDOW)
             .count() as f64;
-        let observed = if accepted_last_window >= 2.0 {
-            accepted_last_window * DECREASE_FACTOR
-        } else {
-            // Too little traffic to measure: halve what we had, or start slowly.
-            state.rate.map_or(1.0, |rate| rate / 2.0)
-        };
+        if accepted_last_window < MIN_MEASURABLE {
+            // Too little traffic to measure a rate: the pause alone answers this 429.
+            return;
+        }
+        let observed = accepted_last_window * DECREASE_FACTOR;
         let lowered = state.rate.map_or(observed, |rate| rate.min(observed));
         state.rate = Some(lowered.max(0.2));
         state.next_slot = state.paused_until;
@@ -139,6 +140,17 @@ impl RateLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_429_amid_sparse_traffic_only_pauses() {
+        let limiter = RateLimiter::default();
+        limiter.on_accepted(Instant::now());
+        limiter.on_throttled(Duration::from_secs(2));
+        assert_eq!(limiter.rate(), None);
+        let before = Instant::now();
+        limiter.acquire().await;
+        assert_eq!(Instant::now() - before, Duration::from_secs(2));
+    }
 
     #[tokio::test(start_paused = true)]
     async fn unlimited_until_the_first_429() {
@@ -173,6 +185,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_rate_recovers_after_calm_periods() {
         let limiter = RateLimiter::default();
+        for _ in 0..10 {
+            limiter.on_accepted(Instant::now());
+        }
         limiter.on_throttled(Duration::from_secs(1));
         let low = limiter.rate().expect("rate");
         tokio::time::advance(Duration::from_secs(3)).await;

@@ -1,0 +1,3 @@
+//! The integration tests: one test binary.
+
+mod replay;
