@@ -38,7 +38,11 @@ pub fn run_registry_command(
     if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
         return Err(Error::cancelled().with_hint("nothing was changed"));
     }
-    let ctx = Ctx::connect(settings, bridge.clone(), printer.progress())?;
+    let ctx = if spec.traits.offline {
+        Ctx::offline(bridge.clone())?
+    } else {
+        Ctx::connect(settings, bridge.clone(), printer.progress())?
+    };
     run_spec(spec, args, &ctx, printer)
 }
 

@@ -62,6 +62,16 @@ impl Printer {
         for note in &reply.notes {
             self.note(note);
         }
+        let columns: Vec<&str> = if reply.extra_columns.is_empty() {
+            columns.to_vec()
+        } else {
+            columns
+                .iter()
+                .copied()
+                .chain(reply.extra_columns.iter().map(String::as_str))
+                .collect()
+        };
+        let columns = columns.as_slice();
         let is_list = matches!(reply.body, Body::Page { .. } | Body::Stream(_))
             || matches!(&reply.body, Body::Json(Value::Array(_)));
         let format = self.format.unwrap_or(if is_list && self.stdout_tty {

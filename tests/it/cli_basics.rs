@@ -8,10 +8,17 @@ fn version_and_help() {
     let home = Home::new();
     let version = home.run(&["--version"]);
     assert_eq!(version.code, 0);
-    assert_eq!(version.stdout.trim(), format!("fabsh {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        version.stdout.trim(),
+        format!("fabsh {}", env!("CARGO_PKG_VERSION"))
+    );
     let help = home.run(&["item", "create", "--help"]);
     assert_eq!(help.code, 0);
-    assert!(help.stdout.contains("Examples:") && help.stdout.contains("--dry-run"), "{}", help.stdout);
+    assert!(
+        help.stdout.contains("Examples:") && help.stdout.contains("--dry-run"),
+        "{}",
+        help.stdout
+    );
     let bad = home.run(&["item", "frobnicate"]);
     assert_eq!(bad.code, 2);
 }
@@ -28,8 +35,12 @@ fn docs_match_the_snapshot() {
         std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
         std::fs::write(&path, &docs.stdout).expect("write snapshot");
     }
-    let expected = std::fs::read_to_string(&path).expect("tests/snapshots/docs.md (run with FABSH_UPDATE_SNAPSHOTS=1)");
-    assert_eq!(docs.stdout, expected, "docs changed; review and update the snapshot");
+    let expected = std::fs::read_to_string(&path)
+        .expect("tests/snapshots/docs.md (run with FABSH_UPDATE_SNAPSHOTS=1)");
+    assert_eq!(
+        docs.stdout, expected,
+        "docs changed; review and update the snapshot"
+    );
     assert!(docs.stdout.contains("### `fabsh item list`"));
 }
 
@@ -39,20 +50,42 @@ fn completions_for_every_shell() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let run = home.run(&["completions", shell]);
         assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
-        assert!(run.stdout.contains("item") && run.stdout.contains("hard-delete"), "{shell} completions name commands and flags");
+        assert!(
+            run.stdout.contains("item") && run.stdout.contains("hard-delete"),
+            "{shell} completions name commands and flags"
+        );
     }
 }
 
 #[test]
 fn local_starts_in_process_with_the_demo_workspace() {
     let home = Home::new();
-    let run = home.run(&["--local", "item", "list", "-w", "Demo", "-q", "[].displayName"]);
+    let run = home.run(&[
+        "--local",
+        "item",
+        "list",
+        "-w",
+        "Demo",
+        "-q",
+        "[].displayName",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let names = run.json();
-    assert!(names.as_array().expect("array").iter().any(|n| n == "Welcome"), "{names}");
+    assert!(
+        names
+            .as_array()
+            .expect("array")
+            .iter()
+            .any(|n| n == "Welcome"),
+        "{names}"
+    );
     // The state lives in the user's data dir and persists between runs.
-    let created = home.run(&["--local", "item", "create", "-w", "Demo", "--name", "Kept", "--type", "Notebook"]);
+    let created = home.run(&[
+        "--local", "item", "create", "-w", "Demo", "--name", "Kept", "--type", "Notebook",
+    ]);
     assert_eq!(created.code, 0, "{}", created.stderr);
-    let again = home.run(&["--local", "item", "exists", "-w", "Demo", "--id", "Kept", "-q", "exists"]);
+    let again = home.run(&[
+        "--local", "item", "exists", "-w", "Demo", "--id", "Kept", "-q", "exists",
+    ]);
     assert_eq!(again.stdout.trim(), "true", "{}", again.stderr);
 }

@@ -24,13 +24,21 @@ pub struct Run {
 impl Run {
     /// stdout parsed as JSON.
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|err| panic!("stdout is not JSON ({err}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+            panic!(
+                "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     /// Asserts success and returns stdout as JSON.
     pub fn ok_json(&self) -> Value {
-        assert_eq!(self.code, 0, "expected success; stderr:\n{}\nstdout:\n{}", self.stderr, self.stdout);
+        assert_eq!(
+            self.code, 0,
+            "expected success; stderr:\n{}\nstdout:\n{}",
+            self.stderr, self.stdout
+        );
         self.json()
     }
 }
@@ -111,7 +119,14 @@ impl Server {
     /// Starts a server on an existing data dir (for restarts).
     pub fn on_data_dir(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)]) -> Server {
         let data = data_dir.to_string_lossy().into_owned();
-        let mut args = vec!["local".to_string(), "serve".into(), "--addr".into(), "127.0.0.1:0".into(), "--data-dir".into(), data];
+        let mut args = vec![
+            "local".to_string(),
+            "serve".into(),
+            "--addr".into(),
+            "127.0.0.1:0".into(),
+            "--data-dir".into(),
+            data,
+        ];
         for (flag, value) in knobs {
             args.push(format!("--{flag}"));
             args.push(value.to_string());
@@ -127,7 +142,10 @@ impl Server {
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
         let mut next = |prefix: &str| {
-            let line = lines.next().expect("a line from local serve").expect("utf8");
+            let line = lines
+                .next()
+                .expect("a line from local serve")
+                .expect("utf8");
             line.strip_prefix(prefix)
                 .unwrap_or_else(|| panic!("expected {prefix}..., got {line}"))
                 .to_string()
@@ -150,15 +168,23 @@ impl Server {
 
     /// Runs fabsh against this server with extra environment variables.
     pub fn fabsh_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut all = vec![("FABSH_ENDPOINT", self.endpoint.as_str()), ("FABSH_TOKEN", self.token.as_str())];
+        let mut all = vec![
+            ("FABSH_ENDPOINT", self.endpoint.as_str()),
+            ("FABSH_TOKEN", self.token.as_str()),
+        ];
         all.extend_from_slice(env);
         self.home.run_env(args, &all)
     }
 
     /// Runs fabsh against this server with another token.
     pub fn fabsh_as(&self, token: &str, args: &[&str]) -> Run {
-        self.home
-            .run_env(args, &[("FABSH_ENDPOINT", self.endpoint.as_str()), ("FABSH_TOKEN", token)])
+        self.home.run_env(
+            args,
+            &[
+                ("FABSH_ENDPOINT", self.endpoint.as_str()),
+                ("FABSH_TOKEN", token),
+            ],
+        )
     }
 
     /// The server's data dir.
@@ -199,11 +225,20 @@ impl Drop for Server {
 }
 
 /// A minimal HTTP/1.1 request over a plain socket: (status, body).
-pub fn http(origin: &str, method: &str, path: &str, body: Option<&str>, headers: &[(&str, &str)]) -> (u16, String) {
+pub fn http(
+    origin: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, String) {
     let host = origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(host).expect("connect");
     let body = body.unwrap_or("");
-    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -213,9 +248,22 @@ pub fn http(origin: &str, method: &str, path: &str, body: Option<&str>, headers:
     let mut response = String::new();
     stream.read_to_string(&mut response).expect("read");
     let (head, rest) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
-    let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
-    (status, if chunked { dechunk(rest) } else { rest.to_string() })
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    (
+        status,
+        if chunked {
+            dechunk(rest)
+        } else {
+            rest.to_string()
+        },
+    )
 }
 
 fn dechunk(mut body: &str) -> String {
@@ -236,16 +284,40 @@ pub fn principal_token(server: &Server, name: &str, workspace: &str, role: &str)
     let dir = server.data_dir().to_string_lossy().into_owned();
     let principal = server
         .home
-        .run(&["local", "principal", "add", "--name", name, "--workspace", workspace, "--role", role, "--data-dir", &dir])
+        .run(&[
+            "local",
+            "principal",
+            "add",
+            "--name",
+            name,
+            "--workspace",
+            workspace,
+            "--role",
+            role,
+            "--data-dir",
+            &dir,
+        ])
         .ok_json();
     let form = format!(
         "grant_type=client_credentials&client_id={}&client_secret={}&scope=https%3A%2F%2Fapi.fabric.microsoft.com%2F.default",
         principal["clientId"].as_str().expect("clientId"),
         principal["clientSecret"].as_str().expect("clientSecret"),
     );
-    let path = format!("/{}/oauth2/v2.0/token", principal["tenantId"].as_str().expect("tenantId"));
-    let (status, body) = http(&server.origin(), "POST", &path, Some(&form), &[("Content-Type", "application/x-www-form-urlencoded")]);
+    let path = format!(
+        "/{}/oauth2/v2.0/token",
+        principal["tenantId"].as_str().expect("tenantId")
+    );
+    let (status, body) = http(
+        &server.origin(),
+        "POST",
+        &path,
+        Some(&form),
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+    );
     assert_eq!(status, 200, "token endpoint: {body}");
     let token: Value = serde_json::from_str(&body).expect("token JSON");
-    token["access_token"].as_str().expect("access_token").to_string()
+    token["access_token"]
+        .as_str()
+        .expect("access_token")
+        .to_string()
 }
