@@ -1,0 +1,3 @@
+//! The integration test binary for the whole crate.
+
+mod local_server;
