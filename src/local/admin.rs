@@ -22,7 +22,12 @@ const DEFAULT_ROLE: Role = Role::Contributor;
 
 /// Opens (creating and seeding if needed) the store in `data_dir`.
 pub(crate) fn open_store(data_dir: &Path) -> crate::Result<(Db, seed::StoreFacts)> {
-    std::fs::create_dir_all(data_dir).map_err(|e| {
+    // The database holds the token signing key, so a directory we create is private.
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(data_dir).map_err(|e| {
         crate::Error::runtime(format!("cannot create {}", data_dir.display())).with_cause(e)
     })?;
     let db = Db::open(data_dir).map_err(|e| {

@@ -1,6 +1,7 @@
 //! Continuation tokens and page bodies. A token is opaque to clients (base64 of a small JSON
 //! document) and carries the list's filters and the last key served, so `continuationUri` can
-//! hold only the token, as the service's does, and filters survive from page to page.
+//! hold only the token, as the service's does, and filters survive from page to page. When a
+//! request carries a token, the token's filters win over any query parameters sent with it.
 
 use super::errors::ApiError;
 use base64::Engine;

@@ -33,7 +33,8 @@ fn to_wire(ws: &Workspace, detailed: bool) -> Value {
     Value::Object(map)
 }
 
-/// The 409 for a workspace name already used (case-insensitive).
+/// The 409 for a workspace name already used (case-insensitive). No recording shows this
+/// case; 409 with `WorkspaceNameAlreadyExists` is the Power BI-era code clients expect.
 fn name_conflict(name: &str) -> ApiError {
     ApiError::new(
         StatusCode::CONFLICT,
@@ -88,11 +89,20 @@ pub async fn list(
             }
         }
     };
-    let roles: Vec<&str> = token
+    // The role list comes back inside a client-held token, so it is parsed again.
+    let mut roles = Vec::new();
+    for name in token
         .extra
         .as_deref()
-        .map(|r| r.split(',').collect())
-        .unwrap_or_default();
+        .unwrap_or("")
+        .split(',')
+        .filter(|n| !n.is_empty())
+    {
+        roles.push(
+            Role::parse(name)
+                .ok_or_else(|| ApiError::invalid_parameter("continuationToken", name))?,
+        );
+    }
     let (rows, next) = fetch_page(
         token.after,
         state.faults.page_size,

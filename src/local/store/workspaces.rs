@@ -1,5 +1,6 @@
 //! Workspaces.
 
+use super::principals::Role;
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// A workspace row.
@@ -72,15 +73,15 @@ pub fn name_taken(conn: &Connection, name: &str, except_id: &str) -> rusqlite::R
 pub fn list_for(
     conn: &Connection,
     principal_id: &str,
-    roles: &[&str],
+    roles: &[Role],
     after_seq: i64,
     limit: i64,
 ) -> rusqlite::Result<Vec<(Workspace, String)>> {
-    // Role names were validated by the caller, so inlining them keeps the statement simple.
+    // Typed roles render only their fixed names, so inlining them into the SQL is safe.
     let role_filter = if roles.is_empty() {
         String::new()
     } else {
-        let quoted: Vec<String> = roles.iter().map(|r| format!("'{r}'")).collect();
+        let quoted: Vec<String> = roles.iter().map(|r| format!("'{}'", r.as_str())).collect();
         format!(" AND ra.role IN ({})", quoted.join(","))
     };
     let mut stmt = conn.prepare_cached(&format!(

@@ -13,14 +13,14 @@ async fn requests_beyond_the_quota_get_429_with_retry_after() {
     })
     .await;
     let mut throttled = None;
-    for _ in 0..5 {
+    for _ in 0..50 {
         let reply = env.get("/workspaces").await;
         if reply.status == StatusCode::TOO_MANY_REQUESTS {
             throttled = Some(reply);
             break;
         }
     }
-    let reply = throttled.expect("a 429 within five quick requests at 2 rps");
+    let reply = throttled.expect("a 429 within fifty quick requests at 2 rps");
     assert_eq!(reply.error_code(), "RequestBlocked");
     let retry: u64 = reply.header("retry-after").unwrap().parse().unwrap();
     assert!(retry >= 1);

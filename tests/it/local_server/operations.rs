@@ -1,6 +1,6 @@
 //! Long-running operations: 202 envelopes, polling, results, resultless updates, restarts.
 
-use super::{Env, part, parts_of, start, start_in};
+use super::{Env, inline, part, parts_of, start, start_in};
 use fabsh::local::Faults;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -143,38 +143,36 @@ async fn update_metadata_applies_the_platform_name_only_when_asked() {
 
 #[tokio::test]
 async fn a_conflict_found_when_the_operation_runs_fails_the_operation() {
+    // Two servers on one data directory, as two processes would share it: the slow one
+    // accepts a create; the inline one takes the name before that operation runs.
     let env = start(Faults {
-        lro_ms: 200,
+        lro_ms: 1500,
         ..Faults::default()
     })
     .await;
+    let other = start_in(env.dir.path(), inline()).await;
     let ws = env.workspace("Race").await;
-    let items = format!("/workspaces/{ws}/items");
-    let first = env
-        .post(&items, json!({"displayName": "same", "type": "Notebook"}))
+    let body = json!({"displayName": "same", "type": "Notebook"});
+    let accepted = env
+        .post(&format!("/workspaces/{ws}/items"), body.clone())
         .await;
-    let second = env
-        .post(&items, json!({"displayName": "same", "type": "Notebook"}))
-        .await;
-    assert_eq!(first.status, StatusCode::ACCEPTED);
-    assert_eq!(
-        second.status,
-        StatusCode::ACCEPTED,
-        "both pass validation before either runs"
-    );
-    let (a, _) = env.wait(&first.header("location").unwrap()).await;
-    let (b, _) = env.wait(&second.header("location").unwrap()).await;
-    let statuses = [a["status"].clone(), b["status"].clone()];
-    assert!(statuses.contains(&json!("Succeeded")) && statuses.contains(&json!("Failed")));
-    let failed = if a["status"] == "Failed" { a } else { b };
-    assert_eq!(failed["error"]["errorCode"], "ItemDisplayNameAlreadyInUse");
-    assert_eq!(
-        env.get(&items).await.json()["value"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(accepted.status, StatusCode::ACCEPTED);
+    let direct = env
+        .http
+        .post(format!("{}/workspaces/{ws}/items", other.base_url()))
+        .bearer_auth(&env.token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(direct.status(), StatusCode::CREATED);
+    let (state, headers) = env.wait(&accepted.header("location").unwrap()).await;
+    assert_eq!(state["status"], "Failed");
+    assert_eq!(state["error"]["errorCode"], "ItemDisplayNameAlreadyInUse");
+    assert!(headers.get("location").is_none());
+    let items = env.get(&format!("/workspaces/{ws}/items")).await.json();
+    assert_eq!(items["value"].as_array().unwrap().len(), 1);
+    other.shutdown().await;
 }
 
 #[tokio::test]
