@@ -1,5 +1,7 @@
 //! Fabric-shaped error responses: `{requestId, errorCode, message, ...}` at the top level, the
-//! code repeated in `x-ms-public-api-error-code`, as the recorded service answers.
+//! code repeated in `x-ms-public-api-error-code`. The reference reports two shapes (top level in
+//! the recordings, nested under `error` in fabio's notes); local Fabric produces only the
+//! recorded one, since that is what the service was seen to send.
 
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -54,6 +54,7 @@ pub fn run(
     };
     state.db.write(|tx| operations::insert(tx, &op))?;
     spawn_completion(state.clone(), op.id.clone(), op.due_at);
+    // The docs say a 202 has no body; the recordings show a literal `null`, sent here.
     let mut response = respond::json(StatusCode::ACCEPTED, &serde_json::Value::Null);
     let headers = response.headers_mut();
     set(
