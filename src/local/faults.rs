@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// One fault knob as the CLI exposes it.
@@ -35,7 +36,7 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         flag: "error-rate",
         env: "FABSH_LOCAL_ERROR_RATE",
-        help: "Share of API requests answered 500/503 before any change is made (0.0-1.0)",
+        help: "Share of API requests answered 500/503 before any change is made, evenly spaced per HTTP method (0.0-1.0)",
         default: "0.0",
     },
     Knob {
@@ -148,9 +149,59 @@ fn parse_share(flag: &str, value: &str) -> Result<f64, String> {
     Ok(f)
 }
 
-/// True with probability `share`; exact at 0 and 1 so tests can rely on the extremes.
-pub fn roll(share: f64) -> bool {
-    share >= 1.0 || (share > 0.0 && rand::random::<f64>() < share)
+/// Picks which requests a share-of-requests knob applies to, evenly and the same way on
+/// every run: with share 0.5 every second request, with 0.2 every fifth. Deterministic
+/// spacing keeps tests reproducible and bounds the longest run of failures, so a client's
+/// retries are tested, not the dice.
+#[derive(Debug, Default)]
+pub struct Spread {
+    seen: AtomicU64,
+    picked: AtomicU64,
+}
+
+impl Spread {
+    /// True when the next request is one of the `share` picked.
+    pub fn next(&self, share: f64) -> bool {
+        if share <= 0.0 {
+            return false;
+        }
+        let n = self.seen.fetch_add(1, Ordering::Relaxed) + 1;
+        let pick = (n as f64 * share).floor() > ((n - 1) as f64 * share).floor();
+        if pick {
+            self.picked.fetch_add(1, Ordering::Relaxed);
+        }
+        pick
+    }
+
+    /// How many requests were picked so far.
+    pub fn picked(&self) -> u64 {
+        self.picked.load(Ordering::Relaxed)
+    }
+}
+
+/// One [`Spread`] per share knob, so the knobs do not interfere. Errors are spread per HTTP
+/// method: a client's fixed request pattern (a lookup between two creates) then cannot line
+/// up with the spacing so that the same call always fails.
+#[derive(Debug, Default)]
+pub struct Spreads {
+    errors_by_method: [Spread; 5],
+    pub lost_responses: Spread,
+    pub async_calls: Spread,
+}
+
+impl Spreads {
+    /// The error spread for requests with this method.
+    pub fn errors(&self, method: &axum::http::Method) -> &Spread {
+        use axum::http::Method;
+        let index = match *method {
+            Method::GET => 0,
+            Method::POST => 1,
+            Method::PATCH => 2,
+            Method::DELETE => 3,
+            _ => 4,
+        };
+        &self.errors_by_method[index]
+    }
 }
 
 /// Sliding one-second window over accepted requests. Only accepted requests count, so a
@@ -185,6 +236,22 @@ impl QuotaWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spreads_pick_evenly_and_exactly() {
+        let spread = Spread::default();
+        let picks: Vec<bool> = (0..10).map(|_| spread.next(0.5)).collect();
+        assert_eq!(
+            picks,
+            [
+                false, true, false, true, false, true, false, true, false, true
+            ]
+        );
+        let fifth = Spread::default();
+        assert_eq!((0..100).filter(|_| fifth.next(0.2)).count(), 20);
+        assert!(!Spread::default().next(0.0));
+        assert!(Spread::default().next(1.0));
+    }
 
     #[test]
     fn defaults_match_the_knob_table() {

@@ -6,7 +6,6 @@ use super::actions::Action;
 use super::auth::Caller;
 use super::clock::now_nanos;
 use super::errors::{ApiError, current_request_id};
-use super::faults::roll;
 use super::respond;
 use super::state::{AppState, Shared};
 use super::store::new_id;
@@ -33,7 +32,7 @@ pub fn run(
     action: Action,
     inline: InlineAnswer,
 ) -> Result<Response, ApiError> {
-    if caller.inline_only || !roll(state.faults.async_ratio) {
+    if caller.inline_only || !state.spreads.async_calls.next(state.faults.async_ratio) {
         return run_inline(state, action, inline);
     }
     let now = now_nanos();

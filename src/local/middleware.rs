@@ -3,7 +3,6 @@
 
 use super::clock;
 use super::errors::{ApiError, REQUEST_ID};
-use super::faults::roll;
 use super::state::Shared;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -118,8 +117,10 @@ pub async fn faults(State(state): State<Shared>, mut request: Request, next: Nex
     {
         return throttled(wait);
     }
-    if roll(faults.error_rate) {
-        let error = if rand::random::<bool>() {
+    let errors = state.spreads.errors(request.method());
+    if errors.next(faults.error_rate) {
+        // Alternate the two statuses clients treat alike (by count, not by chance).
+        let error = if errors.picked() % 2 == 1 {
             ApiError::internal("An internal error occurred.")
         } else {
             ApiError::new(
@@ -135,7 +136,7 @@ pub async fn faults(State(state): State<Shared>, mut request: Request, next: Nex
         *request.method(),
         Method::POST | Method::PUT | Method::PATCH | Method::DELETE
     );
-    let lost = mutating && roll(faults.lost_response_rate);
+    let lost = mutating && state.spreads.lost_responses.next(faults.lost_response_rate);
     request.extensions_mut().insert(RequestFlags {
         lost_response: lost,
     });

@@ -103,6 +103,7 @@ impl LocalServer {
             db,
             faults: opts.faults,
             quota: Default::default(),
+            spreads: Default::default(),
             requests: Default::default(),
             keys: auth::Keys::new(&facts.signing_key),
             default_tenant: facts.default_tenant,

@@ -2,7 +2,7 @@
 //! counters live here; all mutable Fabric state is in the database file.
 
 use super::auth::Keys;
-use super::faults::{Faults, QuotaWindow};
+use super::faults::{Faults, QuotaWindow, Spreads};
 use super::middleware::RequestLog;
 use super::store::Db;
 use std::sync::Arc;
@@ -17,6 +17,8 @@ pub struct AppState {
     pub faults: Faults,
     /// Accepted-request window for `quota-rps`.
     pub quota: QuotaWindow,
+    /// Which requests the share knobs pick.
+    pub spreads: Spreads,
     /// Recent requests for `GET /_local/requests`.
     pub requests: RequestLog,
     /// Token signing keys (the secret is persisted, never changes).
