@@ -12,7 +12,6 @@ mod clock;
 mod definitions;
 mod errors;
 mod faults;
-mod item_types;
 mod lro;
 mod middleware;
 mod paging;
