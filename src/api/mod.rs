@@ -81,7 +81,13 @@ impl ApiClient {
         let base = normalize_endpoint(endpoint)?;
         // The ring provider is the only one compiled in; installing it twice is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder();
+        if base.scheme() == "http" {
+            // A plain-HTTP endpoint (local Fabric) needs no trust store; loading the system's
+            // certificates would cost more than the rest of a command's start-up.
+            builder = builder.tls_certs_only(Vec::new());
+        }
+        let http = builder
             // Never follow redirects: a redirect could carry the bearer token elsewhere.
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(15))
