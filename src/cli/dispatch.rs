@@ -114,5 +114,10 @@ fn confirmation_question(spec: &'static CommandSpec, args: &Args) -> String {
         .filter(|arg| arg.required)
         .filter_map(|arg| Some(format!("{} {}", flag_name(arg), args.opt_str(arg.long)?)))
         .collect();
-    format!("{} ({})?", spec.summary, targets.join(" "))
+    format!(
+        "About to run `fabsh {} {}`: {}. Continue?",
+        spec.path(),
+        targets.join(" "),
+        spec.summary.to_lowercase()
+    )
 }
