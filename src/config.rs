@@ -146,14 +146,15 @@ pub struct Settings {
 
 impl Settings {
     /// Reads the selected profile from the config file. Selecting a profile that does not
-    /// exist is an error, except the default one.
-    pub fn load_profile(&mut self) -> Result<()> {
+    /// exist is an error (a typo would otherwise go unnoticed), except the default one, and
+    /// when `may_create` (`auth login` and `config set` make new profiles).
+    pub fn load_profile(&mut self, may_create: bool) -> Result<()> {
         let path = config_path();
         let config = ConfigFile::load(&path)?;
         let name = self.profile_name();
         match config.profiles.get(&name) {
             Some(values) => self.profile_values = values.clone(),
-            None if name == DEFAULT_PROFILE => {}
+            None if may_create || name == DEFAULT_PROFILE => {}
             None => {
                 return Err(Error::usage(format!(
                     "no profile named `{name}` in {}",

@@ -182,7 +182,9 @@ impl CredentialProvider {
             .run(held.refresh.as_ref(), self.tracer)
             .await
             .map_err(|err| match err.kind {
-                ErrorKind::Auth => err.with_hint(self.hint.clone()),
+                ErrorKind::Auth if !err.hints.contains(&self.hint) => {
+                    err.with_hint(self.hint.clone())
+                }
                 _ => err,
             })?;
         held.access = Some((set.access_token.clone(), set.expires_on));

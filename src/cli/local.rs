@@ -38,6 +38,7 @@ pub fn command() -> Command {
             Arg::new(knob.flag)
                 .long(knob.flag)
                 .value_name("VALUE")
+                .allow_negative_numbers(true)
                 .help(format!(
                     "{} (default {}; env {})",
                     knob.help, knob.default, knob.env

@@ -29,7 +29,8 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
         }
     };
     let mut settings = settings_for(&matches);
-    if let Err(err) = settings.load_profile() {
+    let may_create = matches!(matches.subcommand_name(), Some("auth" | "config"));
+    if let Err(err) = settings.load_profile(may_create) {
         return fail(&Printer::plain(), &err);
     }
     let printer = match printer_for(&matches, &settings) {
