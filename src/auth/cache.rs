@@ -72,6 +72,7 @@ mod secret_text {
     use super::Secret;
     use serde::{Deserialize, Deserializer, Serializer};
 
+    /// Writes the secret's text.
     pub fn serialize<S: Serializer>(value: &Option<Secret>, s: S) -> Result<S::Ok, S::Error> {
         match value {
             Some(secret) => s.serialize_some(secret.expose()),
@@ -79,6 +80,7 @@ mod secret_text {
         }
     }
 
+    /// Reads a secret's text.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Secret>, D::Error> {
         Ok(Option::<String>::deserialize(d)?.map(Secret::new))
     }

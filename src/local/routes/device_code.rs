@@ -2,14 +2,15 @@
 //! endpoint answers `authorization_pending` until `fabsh local approve <user_code>` (or POST
 //! `/_local/devicecodes/approve`) approves it, then issues tokens for the local admin user.
 
-use super::token::{Form, OAuthError, resolve_tenant, token_answer, unavailable, user_scopes};
+use super::token::{
+    Form, OAuthError, resolve_tenant, signed_in, token_answer, unavailable, user_scopes,
+};
 use crate::local::admin;
 use crate::local::auth::{Caller, secret_digest};
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
 use crate::local::respond::{self, JsonBody, Origin, req_str};
 use crate::local::state::Shared;
-use crate::local::store::principals;
 use crate::local::store::sign_in::{self, DeviceCode};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -120,18 +121,7 @@ pub fn redeem(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAu
             "OAuth 2.0 device flow error. Authorization is pending. Continue polling.",
         ));
     };
-    let principal = state
-        .db
-        .read(|c| principals::get_principal(c, &principal_id))
-        .map_err(unavailable)?
-        .ok_or_else(|| {
-            OAuthError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_grant",
-                50034,
-                "The user account does not exist in the directory.",
-            )
-        })?;
+    let principal = signed_in(state, &principal_id)?;
     // A device code is redeemed once.
     state
         .db

@@ -11,7 +11,7 @@ use crate::local::store::principals;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Longest lifetime `/_local/tokens` hands out: 30 days.
 const MAX_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
@@ -27,6 +27,19 @@ pub fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
             "InsufficientPrivileges",
             "Only the local admin may use this route",
         ))
+    }
+}
+
+/// `expiresInSeconds` of a token request: up to 30 days, negative for an expired token.
+fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
+    match obj.get("expiresInSeconds") {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_i64()
+            .filter(|s| *s <= MAX_TOKEN_SECONDS)
+            .ok_or_else(|| {
+                ApiError::invalid_body("'expiresInSeconds' must be a whole number up to 30 days")
+            }),
     }
 }
 
@@ -102,15 +115,7 @@ pub async fn issue_token(
     require_admin(&state, &caller)?;
     let obj = body.object()?;
     let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
-    let ttl = match obj.get("expiresInSeconds") {
-        None | Some(Value::Null) => 3599,
-        Some(v) => v
-            .as_i64()
-            .filter(|s| *s <= MAX_TOKEN_SECONDS)
-            .ok_or_else(|| {
-                ApiError::invalid_body("'expiresInSeconds' must be a whole number up to 30 days")
-            })?,
-    };
+    let ttl = lifetime(&obj, 3599)?;
     let principal = state
         .db
         .read(|c| principals::find_principal(c, &key))?
@@ -138,15 +143,7 @@ pub async fn issue_federated_token(
     require_admin(&state, &caller)?;
     let obj = body.object()?;
     let subject = req_str(&obj, "subject")?;
-    let ttl = match obj.get("expiresInSeconds") {
-        None | Some(Value::Null) => 3600,
-        Some(v) => v
-            .as_i64()
-            .filter(|s| *s <= MAX_TOKEN_SECONDS)
-            .ok_or_else(|| {
-                ApiError::invalid_body("'expiresInSeconds' must be a whole number up to 30 days")
-            })?,
-    };
+    let ttl = lifetime(&obj, 3600)?;
     let token = authority::issue_federated(&state.keys, &subject, ttl);
     Ok(respond::json(
         StatusCode::OK,

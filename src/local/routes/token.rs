@@ -206,6 +206,22 @@ pub fn token_answer(
     crate::local::respond::json(StatusCode::OK, &body)
 }
 
+/// The principal a user grant was issued to, unless it has been removed since.
+pub fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthError> {
+    state
+        .db
+        .read(|c| principals::get_principal(c, principal_id))
+        .map_err(unavailable)?
+        .ok_or_else(|| {
+            OAuthError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_grant",
+                50034,
+                "The user account does not exist in the directory.",
+            )
+        })
+}
+
 /// The token endpoint.
 pub async fn issue(
     State(state): State<Shared>,
@@ -323,18 +339,7 @@ fn refresh(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthE
             "Provided grant is invalid or malformed.",
         ));
     }
-    let principal = state
-        .db
-        .read(|c| principals::get_principal(c, &claims.sub))
-        .map_err(unavailable)?
-        .ok_or_else(|| {
-            OAuthError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_grant",
-                50034,
-                "The user account does not exist in the directory.",
-            )
-        })?;
+    let principal = signed_in(state, &claims.sub)?;
     let scope = match form.get("scope") {
         Some(scope) => user_scopes(Some(scope))?.0,
         None => claims.scp.clone(),
