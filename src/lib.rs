@@ -1,6 +1,7 @@
 //! fabsh: a client for Microsoft Fabric workspace items and data agents, with a REPL, a
 //! script runner and local Fabric (a wire-compatible server) built in.
 
+pub mod agent;
 pub mod api;
 pub mod auth;
 pub mod bridge;

@@ -4,6 +4,7 @@
 //! deal with any of that.
 
 mod create;
+pub mod data_agents;
 pub mod fabric_error;
 pub mod items;
 mod lro;

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod args;
 pub mod common;
+pub mod data_agent;
 pub mod item;
 pub mod spec;
 pub mod workspace;
@@ -30,6 +31,11 @@ pub static GROUPS: &[Group] = &[
         name: "item",
         summary: "Workspace items: list, inspect, create, update, delete",
         commands: item::COMMANDS,
+    },
+    Group {
+        name: "data-agent",
+        summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish",
+        commands: data_agent::COMMANDS,
     },
     Group {
         name: "api",

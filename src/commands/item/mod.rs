@@ -1,6 +1,6 @@
 //! The `item` group.
 
-mod basics;
+pub(crate) mod basics;
 mod url;
 
 use super::spec::CommandSpec;

@@ -1,0 +1,190 @@
+//! `data-agent list | show | create | update | delete`: the agent as a workspace item.
+
+use super::{AGENT, agent};
+use crate::api::data_agents;
+use crate::commands::args::Args;
+use crate::commands::common::{self, WORKSPACE};
+use crate::commands::item::basics::checked_description;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::reply::Reply;
+use serde_json::{Map, Value, json};
+
+pub const LIST: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "list",
+    summary: "List the data agents of a workspace",
+    about: "Without --all, one page is shown and the token for the next one is printed on stderr.",
+    args: &[WORKSPACE],
+    traits: Traits::LIST,
+    columns: &["id", "displayName", "description"],
+    examples: &[Example {
+        command: "data-agent list -w Demo",
+        about: "the agents of the Demo workspace",
+    }],
+    handler: list,
+};
+
+pub const SHOW: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "show",
+    summary: "Show one data agent",
+    about: "properties.publishedDescription appears once the agent is published.",
+    args: &[WORKSPACE, AGENT],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent show -w Demo --id \"Sales agent\"",
+        about: "by display name",
+    }],
+    handler: show,
+};
+
+pub const CREATE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "create",
+    summary: "Create a data agent",
+    about: "A create whose answer is lost is checked by name before it is sent again, so it never makes two agents.",
+    args: &[
+        WORKSPACE,
+        ArgSpec::req("name", ArgKind::Str, "Display name"),
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "Description, up to 256 characters",
+        ),
+        ArgSpec::opt(
+            "sensitivity-label",
+            ArgKind::Uuid,
+            "Sensitivity label id to apply",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &["id", "displayName", "type"],
+    examples: &[Example {
+        command: "data-agent create -w Demo --name \"Sales agent\" --description \"Answers sales questions\"",
+        about: "a new, empty agent",
+    }],
+    handler: create,
+};
+
+pub const UPDATE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "update",
+    summary: "Rename a data agent or change its description",
+    about: "",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::opt("name", ArgKind::Str, "New display name"),
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "New description, up to 256 characters",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent update -w Demo --id \"Sales agent\" --description \"Sales and stock\"",
+        about: "new description",
+    }],
+    handler: update,
+};
+
+pub const DELETE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "delete",
+    summary: "Delete a data agent (recoverable unless --hard-delete)",
+    about: "Asks for confirmation on a terminal unless --yes.",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::opt(
+            "hard-delete",
+            ArgKind::Bool,
+            "Delete permanently, skipping the recycle bin (needs workspace Admin)",
+        ),
+    ],
+    traits: Traits::DESTRUCTIVE.void(),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent delete -w Demo --id \"Sales agent\" --yes",
+        about: "without asking",
+    }],
+    handler: delete,
+};
+
+fn list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        common::paged(ctx.api(), data_agents::list_req(&workspace), &args).await
+    })
+}
+
+fn show(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        Ok(Reply::json(agent.get(ctx.api()).await?))
+    })
+}
+
+fn create(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let mut body = Map::new();
+        let name = args.str("name")?;
+        if name.trim().is_empty() {
+            return Err(Error::usage("--name cannot be empty"));
+        }
+        body.insert("displayName".into(), json!(name));
+        if let Some(description) = checked_description(&args)? {
+            body.insert("description".into(), json!(description));
+        }
+        if let Some(label) = args.opt_str("sensitivity-label") {
+            body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
+        }
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let created = data_agents::create(ctx.api(), &workspace, Value::Object(body)).await?;
+        ctx.resolver().forget_items(&workspace).await;
+        let reply = Reply::json(created.outcome.into_value());
+        Ok(if created.recovered {
+            reply.with_note("the service's answer was lost; found the new agent by name instead of creating it twice")
+        } else {
+            reply
+        })
+    })
+}
+
+fn update(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let mut body = Map::new();
+        if let Some(name) = args.opt_str("name") {
+            if name.trim().is_empty() {
+                return Err(Error::usage("--name cannot be empty"));
+            }
+            body.insert("displayName".into(), json!(name));
+        }
+        if let Some(description) = checked_description(&args)? {
+            body.insert("description".into(), json!(description));
+        }
+        if body.is_empty() {
+            return Err(Error::usage(
+                "nothing to update: give --name and/or --description",
+            ));
+        }
+        let agent = agent(&ctx, &args).await?;
+        let updated = agent.update(ctx.api(), Value::Object(body)).await?;
+        ctx.resolver().forget_items(&agent.workspace).await;
+        Ok(Reply::json(updated))
+    })
+}
+
+fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        agent.delete(ctx.api(), args.flag("hard-delete")).await?;
+        ctx.resolver().forget_items(&agent.workspace).await;
+        Ok(Reply::empty())
+    })
+}

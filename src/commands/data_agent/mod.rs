@@ -1,0 +1,173 @@
+//! The `data-agent` group: the agent item, its configuration (instructions, datasources,
+//! schema elements, few-shots), its definition, publish and reset. The flags every command
+//! shares and the lookups of agents and datasources by name live here.
+
+mod basics;
+mod config;
+mod datasources;
+mod definition;
+mod elements;
+mod fewshot_upload;
+mod fewshots;
+mod publish;
+
+use super::args::Args;
+use super::spec::{ArgKind, ArgSpec, CommandSpec};
+use crate::agent::sources::{self, SourceKind};
+use crate::api::data_agents::{Agent, Stage};
+use crate::api::resolve::is_guid;
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use serde_json::Value;
+
+/// The data-agent commands, in help order.
+pub static COMMANDS: &[CommandSpec] = &[
+    basics::LIST,
+    basics::SHOW,
+    basics::CREATE,
+    basics::UPDATE,
+    basics::DELETE,
+    config::GET_CONFIG,
+    config::UPDATE_CONFIG,
+    datasources::LIST_DATASOURCES,
+    datasources::SHOW_DATASOURCE,
+    datasources::ADD_DATASOURCE,
+    datasources::REMOVE_DATASOURCE,
+    datasources::UPDATE_DATASOURCE,
+    elements::LIST_ELEMENTS,
+    elements::SELECT_TABLES,
+    elements::DESCRIBE_ELEMENT,
+    elements::DELETE_ELEMENT,
+    fewshots::LIST_FEWSHOTS,
+    fewshots::SHOW_FEWSHOT,
+    fewshots::ADD_FEWSHOT,
+    fewshots::UPDATE_FEWSHOT,
+    fewshots::REMOVE_FEWSHOT,
+    fewshots::CLEAR_FEWSHOTS,
+    fewshot_upload::UPLOAD_FEWSHOTS,
+    definition::GET_DEFINITION,
+    definition::UPDATE_DEFINITION,
+    publish::PUBLISH,
+    publish::RESET,
+];
+
+/// `--workspace` where the spec asks for an id only.
+pub const WORKSPACE_ID: ArgSpec =
+    ArgSpec::req("workspace", ArgKind::Uuid, "Workspace id").short('w');
+/// `--id` where the spec asks for an id only.
+pub const AGENT_ID: ArgSpec = ArgSpec::req("id", ArgKind::Uuid, "Data agent id");
+/// `--id`: the data agent.
+pub const AGENT: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Data agent id or display name");
+/// `--stage`: which configuration a read shows.
+pub const STAGE: ArgSpec = ArgSpec::opt(
+    "stage",
+    ArgKind::Enum(&["staging", "published"]),
+    "Read the draft (staging) or the published configuration",
+)
+.default("staging");
+/// `--datasource`: a datasource of the agent.
+pub const DATASOURCE: ArgSpec = ArgSpec::req(
+    "datasource",
+    ArgKind::Ref,
+    "Datasource id or display name (or the id of the item it reads)",
+);
+
+/// The agent named by `--workspace` and `--id`.
+pub async fn agent(ctx: &Ctx, args: &Args) -> Result<Agent> {
+    let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+    let id = ctx
+        .item_id(&workspace, args.str("id")?, Some("DataAgent"))
+        .await?;
+    Ok(Agent { workspace, id })
+}
+
+/// The stage `--stage` asks for.
+pub fn stage(args: &Args) -> Stage {
+    Stage::parse(args.opt_str("stage"))
+}
+
+/// A datasource found by id, name or referenced item.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Its configuration-API id.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its kind, when the service says.
+    pub kind: Option<&'static SourceKind>,
+    /// The datasource as listed.
+    pub value: Value,
+}
+
+/// The datasource `--datasource` names in `stage`: by id, then display name (exactly, then
+/// ignoring case), then the id of the item it reads.
+pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> Result<Source> {
+    let wanted = args.str("datasource")?.trim();
+    let all = ctx
+        .api()
+        .all(agent.datasources_req(stage))
+        .await
+        .map_err(|err| explain_unpublished(err, stage))?;
+    let text = |ds: &Value, key: &str| ds.get(key).and_then(Value::as_str).map(str::to_string);
+    let found = all
+        .iter()
+        .find(|ds| {
+            is_guid(wanted) && text(ds, "id").is_some_and(|id| id.eq_ignore_ascii_case(wanted))
+        })
+        .or_else(|| {
+            all.iter()
+                .find(|ds| text(ds, "displayName").as_deref() == Some(wanted))
+        })
+        .or_else(|| {
+            all.iter().find(|ds| {
+                text(ds, "displayName").is_some_and(|name| name.eq_ignore_ascii_case(wanted))
+            })
+        })
+        .or_else(|| {
+            all.iter().find(|ds| {
+                sources::referenced_item(ds).is_some_and(|id| id.eq_ignore_ascii_case(wanted))
+            })
+        });
+    let Some(found) = found else {
+        let names: Vec<String> = all
+            .iter()
+            .filter_map(|ds| text(ds, "displayName"))
+            .collect();
+        let err = Error::not_found(format!(
+            "the {} configuration has no datasource {wanted:?}",
+            stage.name()
+        ));
+        return Err(if names.is_empty() {
+            err.with_hint("add one with `fabsh data-agent add-datasource`")
+        } else {
+            err.with_hint(format!("its datasources: {}", names.join(", ")))
+        });
+    };
+    Ok(Source {
+        id: text(found, "id").unwrap_or_default(),
+        name: text(found, "displayName").unwrap_or_default(),
+        kind: sources::of_wire(found),
+        value: found.clone(),
+    })
+}
+
+/// Refuses few-shot work on sources that take none, before anything is sent.
+pub fn check_fewshots_supported(source: &Source) -> Result<()> {
+    match source.kind.and_then(sources::fewshots_refusal) {
+        Some(reason) => Err(Error::usage(format!("{reason} ({:?})", source.name))
+            .with_hint("few-shot examples work with SQL, KQL and graph sources")),
+        None => Ok(()),
+    }
+}
+
+/// The service's answer to a read of the published stage of a never-published agent,
+/// turned into a plain "not published" error.
+pub fn explain_unpublished(err: Error, stage: Stage) -> Error {
+    if stage == Stage::Published && err.has_code("DataAgentNotPublished") {
+        Error::not_found("the data agent has not been published yet")
+            .with_code("DataAgentNotPublished")
+            .with_hint("publish it with `fabsh data-agent publish`, or read --stage staging")
+    } else {
+        err
+    }
+}

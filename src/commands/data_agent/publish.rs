@@ -1,0 +1,100 @@
+//! `data-agent publish | reset`: promote the draft, or throw its changes away.
+
+use super::{AGENT, AGENT_ID, WORKSPACE_ID, agent};
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::reply::Reply;
+use serde_json::json;
+
+pub const PUBLISH: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "publish",
+    summary: "Publish the draft configuration",
+    about: "The published description becomes the description of the agent's MCP tool. There is no public API for the Microsoft 365 agent store: with --to-m365 the agent is published, the store step is reported as not done, and the command exits 1.",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "What the published agent is for (shown to its callers)",
+        ),
+        ArgSpec::opt(
+            "to-m365",
+            ArgKind::Bool,
+            "Also publish to the Microsoft 365 agent store (not available through the public API)",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent publish -w Demo --id \"Sales agent\" --description \"Answers questions about orders and customers\"",
+        about: "publish with a description",
+    }],
+    handler: publish,
+};
+
+pub const RESET: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "reset",
+    summary: "Discard the draft's unpublished changes",
+    about: "The draft becomes a copy of the published configuration again. Asks for confirmation on a terminal unless --yes.",
+    args: &[WORKSPACE_ID, AGENT_ID],
+    traits: Traits::DESTRUCTIVE.void(),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent reset -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --yes",
+        about: "back to what is published",
+    }],
+    handler: reset,
+};
+
+fn publish(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let published = agent
+            .publish(ctx.api(), args.opt_str("description"))
+            .await?;
+        let description = published
+            .get("publishedDescription")
+            .cloned()
+            .unwrap_or_else(|| json!(args.opt_str("description")));
+        if !args.flag("to-m365") {
+            return Ok(Reply::json(json!({
+                "published": true,
+                "publishedDescription": description,
+            })));
+        }
+        // Publishing to the store is an internal call only the portal and the notebook SDK
+        // can make; saying it happened would be a lie.
+        let reply = Reply::json(json!({
+            "published": true,
+            "publishedDescription": description,
+            "m365": {"published": false, "reason": "no public API publishes to the Microsoft 365 agent store"},
+        }));
+        Ok(reply.with_failure(
+            Error::runtime("the agent was published, but not to the Microsoft 365 agent store")
+                .with_cause("there is no public API for the Microsoft 365 agent store")
+                .with_hint(
+                    "publish it to the store from the agent's Publish dialog in the Fabric portal",
+                ),
+        ))
+    })
+}
+
+fn reset(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        agent.reset(ctx.api()).await.map_err(|err| {
+            if err.has_code("DataAgentNotPublished") {
+                err.with_hint("an agent that was never published has nothing to reset to")
+            } else {
+                err
+            }
+        })?;
+        Ok(Reply::empty())
+    })
+}
