@@ -195,23 +195,29 @@ pub fn referenced_item(datasource: &Value) -> Option<&str> {
     .and_then(Value::as_str)
 }
 
-/// The datasource with every object key starting lower-case: creates answer in PascalCase
-/// (`Id`, `DisplayName`, `ItemReference`), lists in camelCase.
-pub fn camel_case_keys(value: Value) -> Value {
+/// The value with every object key's first letter upper-case (`upper`) or lower-case:
+/// datasource creates answer in PascalCase (`Id`, `ItemReference`), lists in camelCase.
+pub fn with_key_case(value: Value, upper: bool) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.into_iter()
                 .map(|(key, value)| {
                     let mut chars = key.chars();
                     let key = match chars.next() {
+                        Some(first) if upper => first.to_uppercase().chain(chars).collect(),
                         Some(first) => first.to_lowercase().chain(chars).collect(),
                         None => key,
                     };
-                    (key, camel_case_keys(value))
+                    (key, with_key_case(value, upper))
                 })
                 .collect(),
         ),
-        Value::Array(items) => Value::Array(items.into_iter().map(camel_case_keys).collect()),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| with_key_case(item, upper))
+                .collect(),
+        ),
         other => other,
     }
 }
@@ -246,10 +252,9 @@ mod tests {
     #[test]
     fn pascal_case_answers_read_like_lists() {
         let created = json!({"Id": "d", "ItemReference": {"ItemId": "i"}, "FabricItemType": null});
-        assert_eq!(
-            camel_case_keys(created),
-            json!({"id": "d", "itemReference": {"itemId": "i"}, "fabricItemType": null})
-        );
+        let camel = json!({"id": "d", "itemReference": {"itemId": "i"}, "fabricItemType": null});
+        assert_eq!(with_key_case(created.clone(), false), camel);
+        assert_eq!(with_key_case(camel, true), created);
     }
 
     #[test]

@@ -110,14 +110,30 @@ pub fn command() -> Command {
                 .value_name("USER_CODE")
                 .help("The code the sign-in printed"),
         )
-        .arg(data_dir)
+        .arg(data_dir.clone())
         .after_help("Example: fabsh local approve BCDF2345G");
+    let text_arg = |name: &'static str, help: &'static str| {
+        Arg::new(name).long(name).required(true).help(help)
+    };
+    let load_table = Command::new("load-table")
+        .about("Load a CSV file into a table of a lakehouse or warehouse (column types are inferred)")
+        .arg(text_arg("workspace", "Workspace id or name").short('w'))
+        .arg(text_arg("lakehouse", "Lakehouse (or warehouse) id or name"))
+        .arg(text_arg("table", "Table name; an existing table is replaced"))
+        .arg(
+            text_arg("file", "CSV file with a header row")
+                .value_name("FILE")
+                .value_hint(clap::ValueHint::FilePath),
+        )
+        .arg(data_dir.clone())
+        .after_help("Example: fabsh local load-table -w Demo --lakehouse SalesLakehouse --table returns --file returns.csv");
     Command::new("local")
         .about("Local Fabric: a wire-compatible Fabric server built into fabsh")
         .subcommand_required(true)
         .subcommand(serve)
         .subcommand(principal)
         .subcommand(approve)
+        .subcommand(load_table)
 }
 
 /// Runs `local serve` or `local principal ...`.
@@ -131,6 +147,7 @@ pub fn run(
         Some(("serve", sub)) => serve(sub, printer, bridge),
         Some(("principal", sub)) => principal(sub, settings, printer, bridge),
         Some(("approve", sub)) => approve(sub, settings, printer, bridge),
+        Some(("load-table", sub)) => load_table(sub, settings, printer, bridge),
         _ => Err(Error::usage("see `fabsh local --help`")),
     }
     .map(|()| ExitCode::SUCCESS)
@@ -263,6 +280,34 @@ fn approve(
             api.json(Req::post(url, json!({"userCode": code}))).await
         })?,
         None => local::admin::approve_device_code(&data_dir(matches), code)?,
+    };
+    printer.print_value(value, &[])
+}
+
+/// `local load-table`: into the store with `--data-dir`, else through the running server.
+fn load_table(
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> Result<()> {
+    let text = |key: &str| matches.get_one::<String>(key).map_or("", String::as_str);
+    let path = text("file");
+    let csv = std::fs::read(path)
+        .map_err(|err| Error::usage(format!("--file: cannot read {path}")).with_cause(err))?;
+    let (workspace, item, table) = (text("workspace"), text("lakehouse"), text("table"));
+    let value = match running_server(matches, settings)? {
+        Some(api) => {
+            let csv = String::from_utf8(csv)
+                .map_err(|_| Error::usage(format!("--file: {path} is not UTF-8 text")))?;
+            bridge.block_on(async {
+                let url = format!("{}/_local/tables", origin(&api));
+                let body =
+                    json!({"workspace": workspace, "item": item, "table": table, "csv": csv});
+                api.json(Req::post(url, body)).await
+            })?
+        }
+        None => local::load_table::load_table(&data_dir(matches), workspace, item, table, &csv)?,
     };
     printer.print_value(value, &[])
 }

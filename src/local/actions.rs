@@ -99,6 +99,8 @@ pub enum Action {
     CreateItem(NewItem),
     /// updateDefinition; no result.
     UpdateDefinition(DefinitionUpdate),
+    /// Data-agent datasource create; result = the datasource (PascalCase keys).
+    AddDataSource(Box<super::agents::NewDataSource>),
     /// getDefinition; result = `{definition}`.
     #[serde(rename_all = "camelCase")]
     GetDefinition {
@@ -129,6 +131,7 @@ impl Action {
     pub fn apply(&self, conn: &Connection, now: i64) -> Result<Option<Value>, ApiError> {
         match self {
             Action::CreateItem(new) => create_item(conn, new, now).map(|item| Some(item.to_wire())),
+            Action::AddDataSource(new) => super::agents::add_datasource(conn, new).map(Some),
             Action::UpdateDefinition(update) => {
                 update_definition(conn, update)?;
                 Ok(None)

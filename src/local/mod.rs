@@ -7,12 +7,14 @@
 
 mod actions;
 pub mod admin;
+mod agents;
 mod auth;
 mod authority;
 mod clock;
 mod definitions;
 mod errors;
 mod faults;
+pub mod load_table;
 mod lro;
 mod middleware;
 mod paging;
@@ -22,6 +24,7 @@ mod seed;
 mod seed_content;
 mod state;
 mod store;
+mod tables;
 
 pub use faults::{Faults, KNOBS, Knob};
 

@@ -94,6 +94,34 @@ pub fn page_body(values: Vec<Value>, next: Option<&PageToken>, origin: &str, pat
     Value::Object(map)
 }
 
+/// One page of a list held in memory (the data-agent configuration lives in definition
+/// parts, not in rows): the token's `after` counts the entries already served, and `scope`
+/// binds it to this list.
+pub fn slice_page(
+    values: Vec<Value>,
+    token: Option<&str>,
+    kind: &str,
+    scope: &str,
+    page_size: u32,
+    origin: &str,
+    path: &str,
+) -> Result<Value, ApiError> {
+    let after = match token {
+        Some(text) => PageToken::decode(text, kind, Some(scope))?.after.max(0) as usize,
+        None => 0,
+    };
+    let size = page_size.max(1) as usize;
+    let end = after.saturating_add(size).min(values.len());
+    let next = (end < values.len()).then(|| PageToken {
+        kind: kind.to_string(),
+        workspace: Some(scope.to_string()),
+        after: end as i64,
+        ..PageToken::default()
+    });
+    let page: Vec<Value> = values.into_iter().skip(after).take(size).collect();
+    Ok(page_body(page, next.as_ref(), origin, path))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

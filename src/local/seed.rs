@@ -136,6 +136,12 @@ fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> 
         vec![part("lakehouse.metadata.json", "{}")],
     );
     create_item(tx, &lakehouse, now)?;
+    // Its tables (the demo dataset) are generated when first read, keeping first start fast.
+    principals::meta_set(
+        tx,
+        super::tables::DEMO_LAKEHOUSE_KEY,
+        lakehouse.id.as_bytes(),
+    )?;
     let notebook = item(
         "Notebook",
         "Welcome",

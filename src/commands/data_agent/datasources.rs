@@ -247,7 +247,7 @@ fn add_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
         let body = sources::create_body(kind, &item_id, &artifact_workspace);
         let created = agent.datasource_create(ctx.api(), body).await?;
         let recovered = created.recovered;
-        let mut value = sources::camel_case_keys(created.outcome.into_value());
+        let mut value = sources::with_key_case(created.outcome.into_value(), false);
         if let Some(instructions) = args.opt_str("instructions")
             && let Some(id) = value.get("id").and_then(Value::as_str)
         {

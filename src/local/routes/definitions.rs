@@ -81,6 +81,18 @@ pub async fn update_definition(
     let definition = definitions::parse(wire)?;
     let item = load(&state, &ws, &id, implied)?;
     require_definitions(&item)?;
+    if item.item_type == "DataAgent" {
+        // A broken agent part is refused now rather than breaking the configuration API later.
+        crate::local::agents::from_parts(&definition.parts)?;
+        let whole = definition
+            .parts
+            .iter()
+            .any(|part| part.path == crate::agent::definition::AGENT_PART);
+        if !whole {
+            // The service drops a DataAgent part set without data_agent.json, silently.
+            return Ok(crate::local::respond::empty_ok());
+        }
+    }
     if update_metadata && let Some(platform) = &definition.platform {
         check_description(platform.description.as_deref())?;
         if let Some(name) = platform

@@ -36,11 +36,15 @@ pub fn invalid_type(name: &str) -> ApiError {
     )
 }
 
-/// The item as the route returns it: per-type routes add the type's `properties`.
-pub fn wire(item: &Item, typed: bool) -> Value {
+/// The item as the route returns it: per-type routes add the type's `properties` (a data
+/// agent's `publishedDescription`, read from its definition).
+pub fn wire(state: &Shared, item: &Item, typed: bool) -> Value {
     let mut value = item.to_wire();
     if typed && item.item_type == "DataAgent" {
-        value["properties"] = json!({});
+        value["properties"] = state
+            .db
+            .read(|conn| Ok::<_, ApiError>(crate::local::agents::properties(conn, &item.id)))
+            .unwrap_or_else(|_| json!({}));
     }
     value
 }
@@ -115,7 +119,10 @@ pub async fn list(
         },
         |item| item.seq,
     )?;
-    let values = rows.iter().map(|i| wire(i, implied.is_some())).collect();
+    let values = rows
+        .iter()
+        .map(|i| wire(&state, i, implied.is_some()))
+        .collect();
     let next = next.map(|after| PageToken {
         after,
         ..token.clone()
@@ -140,7 +147,7 @@ pub async fn show(
     let item = load(&state, &ws, &id, implied)?;
     Ok(respond::json_with_etag(
         StatusCode::OK,
-        &wire(&item, implied.is_some()),
+        &wire(&state, &item, implied.is_some()),
     ))
 }
 
@@ -186,7 +193,7 @@ pub async fn update(
     })?;
     Ok(respond::json_with_etag(
         StatusCode::OK,
-        &wire(&updated, implied.is_some()),
+        &wire(&state, &updated, implied.is_some()),
     ))
 }
 

@@ -150,3 +150,22 @@ pub async fn issue_federated_token(
         &json!({"token": token, "issuer": authority::LOCAL_ISSUER, "audience": authority::FEDERATED_AUDIENCE}),
     ))
 }
+
+/// POST `/_local/tables` `{workspace, item, table, csv}`: loads CSV text into a table of a
+/// lakehouse or warehouse (`fabsh local load-table` against a running server).
+pub async fn load_table(
+    State(state): State<Shared>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    let obj = body.object()?;
+    let loaded = crate::local::load_table::load_table_in(
+        &state.db,
+        &req_str(&obj, "workspace")?,
+        &req_str(&obj, "item")?,
+        &req_str(&obj, "table")?,
+        req_str(&obj, "csv")?.as_bytes(),
+    )?;
+    Ok(respond::json(StatusCode::OK, &loaded))
+}

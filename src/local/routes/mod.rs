@@ -1,6 +1,10 @@
 //! The HTTP surface: Fabric's `/v1` API, the Entra-style token and device-code endpoints,
 //! the managed-identity endpoints, and `/_local/*` test and admin routes.
 
+mod agent_config;
+mod agent_elements;
+mod agent_fewshots;
+mod agent_sources;
 mod definitions;
 mod device_code;
 mod folders;
@@ -85,6 +89,7 @@ pub fn router(state: Shared) -> Router {
             "/v1/workspaces/{ws}/{collection}/{item}/move",
             post(items::move_item),
         )
+        .merge(data_agent_routes())
         .route("/v1/operations/{op}", get(operations::state))
         .route("/v1/operations/{op}/result", get(operations::result))
         .layer(axum::middleware::from_fn_with_state(
@@ -120,6 +125,7 @@ pub fn router(state: Shared) -> Router {
             delete(local_admin::remove_principal),
         )
         .route("/_local/tokens", post(local_admin::issue_token))
+        .route("/_local/tables", post(local_admin::load_table))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -128,6 +134,68 @@ pub fn router(state: Shared) -> Router {
             middleware::common,
         ))
         .with_state(state)
+}
+
+/// The data-agent configuration API: `staging/...` for the draft, the same paths without
+/// `staging` for the published copy (read-only). The `{collection}` segment must be
+/// `dataAgents`; the handlers check it.
+fn data_agent_routes() -> Router<Shared> {
+    const AGENT: &str = "/v1/workspaces/{ws}/{collection}/{item}";
+    let ds = |stage: &str, rest: &str| format!("{AGENT}{stage}/datasources/{{ds}}{rest}");
+    let mut router = Router::new()
+        .route(
+            &format!("{AGENT}/staging/settings"),
+            get(agent_config::get_settings).patch(agent_config::patch_settings),
+        )
+        .route(
+            &format!("{AGENT}/settings"),
+            get(agent_config::get_settings),
+        )
+        .route(
+            &format!("{AGENT}/staging/publish"),
+            post(agent_config::publish),
+        )
+        .route(&format!("{AGENT}/staging/reset"), post(agent_config::reset))
+        .route(
+            &format!("{AGENT}/staging/datasources"),
+            get(agent_sources::list).post(agent_sources::create),
+        )
+        .route(&format!("{AGENT}/datasources"), get(agent_sources::list))
+        .route(
+            &ds("/staging", ""),
+            get(agent_sources::show)
+                .patch(agent_sources::update)
+                .delete(agent_sources::remove),
+        )
+        .route(
+            &ds("/staging", "/elements"),
+            get(agent_elements::list)
+                .patch(agent_elements::update)
+                .delete(agent_elements::remove),
+        )
+        .route(
+            &ds("/staging", "/fewshots"),
+            get(agent_fewshots::list).post(agent_fewshots::create),
+        )
+        .route(
+            &ds("/staging", "/fewshots/deleteAll"),
+            post(agent_fewshots::remove_all),
+        )
+        .route(
+            &ds("/staging", "/fewshots/{fs}"),
+            get(agent_fewshots::show)
+                .patch(agent_fewshots::update)
+                .delete(agent_fewshots::remove),
+        );
+    for (rest, handler) in [
+        ("", get(agent_sources::show)),
+        ("/elements", get(agent_elements::list)),
+        ("/fewshots", get(agent_fewshots::list)),
+        ("/fewshots/{fs}", get(agent_fewshots::show)),
+    ] {
+        router = router.route(&ds("", rest), handler);
+    }
+    router
 }
 
 async fn not_found() -> Response {

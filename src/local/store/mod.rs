@@ -73,6 +73,12 @@ impl Db {
         })
     }
 
+    /// The directory holding the database file, and beside it the tables of lakehouse and
+    /// warehouse items.
+    pub fn data_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
     /// Runs `f` on a reader connection. Readers see the last committed state.
     pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);

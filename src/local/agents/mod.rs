@@ -1,0 +1,216 @@
+//! Data agents in local Fabric: the definition parts are the stored truth, and the preview
+//! configuration API (`routes/agent_*.rs`) reads and writes them through this module — load
+//! the agent's parts as documents, change them, store them back, all in one transaction.
+
+pub mod discovery;
+pub mod wire;
+
+use crate::agent::definition::{
+    AgentDefinition, DataSourceDoc, ElementDoc, SourceFolder, Stage, StageDoc,
+};
+use crate::agent::sources;
+use crate::local::errors::ApiError;
+use crate::local::store::items::{self, Item, Part};
+use axum::http::StatusCode;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Datasources one agent may have.
+pub const MAX_DATASOURCES: usize = 5;
+/// Few-shot examples one datasource may have.
+pub const MAX_FEWSHOTS: usize = 100;
+
+/// 404 `DataAgentNotPublished`, for published reads before the first publish.
+pub fn not_published() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "DataAgentNotPublished",
+        "The data agent has not been published",
+    )
+}
+
+/// 404 for a datasource, element or few-shot that is not there.
+pub fn not_found(what: &str, id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "EntityNotFound",
+        format!("The {what} '{id}' was not found"),
+    )
+}
+
+/// The agent item and its definition.
+pub fn load(
+    conn: &Connection,
+    workspace: &str,
+    id: &str,
+) -> Result<(Item, AgentDefinition), ApiError> {
+    let item = items::get(conn, workspace, id)?
+        .filter(|item| item.item_type == "DataAgent")
+        .ok_or_else(|| ApiError::item_not_found(id))?;
+    let definition = from_parts(&items::parts(conn, id)?)?;
+    Ok((item, definition))
+}
+
+/// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
+pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
+    let pairs: Vec<(String, Vec<u8>)> = parts
+        .iter()
+        .map(|part| (part.path.clone(), part.payload.clone()))
+        .collect();
+    AgentDefinition::from_parts(&pairs)
+        .map_err(|err| ApiError::bad_request("CorruptedPayload", err))
+}
+
+/// Stores the definition back as the agent's parts.
+pub fn save(conn: &Connection, item: &Item, definition: &AgentDefinition) -> Result<(), ApiError> {
+    let parts: Vec<Part> = definition
+        .to_parts()
+        .into_iter()
+        .map(|(path, payload)| Part { path, payload })
+        .collect();
+    items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &parts)?;
+    Ok(())
+}
+
+/// The stage's documents, or `DataAgentNotPublished`.
+pub fn stage(definition: &AgentDefinition, stage: Stage) -> Result<&StageDoc, ApiError> {
+    definition.stage(stage).ok_or_else(not_published)
+}
+
+/// The datasource with this configuration-API id.
+pub fn source<'a>(
+    doc: &'a StageDoc,
+    agent_id: &str,
+    id: &str,
+) -> Result<&'a SourceFolder, ApiError> {
+    doc.sources
+        .iter()
+        .find(|s| wire::datasource_id(agent_id, &s.datasource.artifact_id) == id)
+        .ok_or_else(|| not_found("data source", id))
+}
+
+/// The same, in the draft, for changing.
+pub fn draft_source<'a>(
+    definition: &'a mut AgentDefinition,
+    agent_id: &str,
+    id: &str,
+) -> Result<&'a mut SourceFolder, ApiError> {
+    definition
+        .draft
+        .sources
+        .iter_mut()
+        .find(|s| wire::datasource_id(agent_id, &s.datasource.artifact_id) == id)
+        .ok_or_else(|| not_found("data source", id))
+}
+
+/// The elements under a display path (the tree's top for an empty path).
+pub fn children_at<'a>(elements: &'a [ElementDoc], path: &[String]) -> Option<&'a [ElementDoc]> {
+    let mut level = elements;
+    for name in path {
+        level = &level.iter().find(|e| &e.display_name == name)?.children;
+    }
+    Some(level)
+}
+
+/// The element at a display path, for changing.
+pub fn element_at_mut<'a>(
+    elements: &'a mut [ElementDoc],
+    path: &[String],
+) -> Option<&'a mut ElementDoc> {
+    let (last, parents) = path.split_last()?;
+    let mut level = elements;
+    for name in parents {
+        level = &mut level.iter_mut().find(|e| &e.display_name == name)?.children;
+    }
+    level.iter_mut().find(|e| &e.display_name == last)
+}
+
+/// Selects or unselects an element and everything under it (a table's columns go with it).
+pub fn set_selected(element: &mut ElementDoc, selected: bool) {
+    element.is_selected = selected;
+    for child in &mut element.children {
+        set_selected(child, selected);
+    }
+}
+
+/// The typed item's `properties`: `publishedDescription` once published.
+pub fn properties(conn: &Connection, item_id: &str) -> Value {
+    let parts = items::parts(conn, item_id).unwrap_or_default();
+    match from_parts(&parts)
+        .ok()
+        .as_ref()
+        .and_then(AgentDefinition::published_description)
+    {
+        Some(description) => json!({"publishedDescription": description}),
+        None => json!({}),
+    }
+}
+
+/// A datasource to add, discovered when the request came in.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewDataSource {
+    /// The agent's workspace.
+    pub workspace_id: String,
+    /// The agent.
+    pub agent_id: String,
+    /// `datasource.json` with the discovered tree.
+    pub datasource: DataSourceDoc,
+}
+
+/// 409 when the item is already a datasource of the agent; 400 past the datasource limit.
+pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<(), ApiError> {
+    let sources = &definition.draft.sources;
+    if sources
+        .iter()
+        .any(|s| s.datasource.artifact_id.eq_ignore_ascii_case(artifact_id))
+    {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "EntityConflict",
+            "The item is already a data source of this data agent",
+        ));
+    }
+    if sources.len() >= MAX_DATASOURCES {
+        return Err(ApiError::bad_request(
+            "InvalidRequest",
+            format!("A data agent can have at most {MAX_DATASOURCES} data sources"),
+        ));
+    }
+    Ok(())
+}
+
+/// Adds the datasource to the draft (re-checked, since time passed since the request);
+/// answers with the datasource in PascalCase, as the service's creates do.
+pub fn add_datasource(conn: &Connection, new: &NewDataSource) -> Result<Value, ApiError> {
+    let (item, mut definition) = load(conn, &new.workspace_id, &new.agent_id)?;
+    check_can_add(&definition, &new.datasource.artifact_id)?;
+    let prefix = sources::by_definition_type(&new.datasource.kind)
+        .map_or(new.datasource.kind.as_str(), |kind| kind.folder_prefix);
+    let base: String = format!("{prefix}-{}", new.datasource.display_name)
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_ .".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let taken = |name: &str| definition.draft.sources.iter().any(|s| s.folder == name);
+    let mut folder = base.clone();
+    let mut n = 2;
+    while taken(&folder) {
+        folder = format!("{base}-{n}");
+        n += 1;
+    }
+    definition.draft.sources.push(SourceFolder {
+        folder,
+        datasource: new.datasource.clone(),
+        fewshots: None,
+    });
+    save(conn, &item, &definition)?;
+    let created = wire::datasource(&item.id, &new.datasource);
+    Ok(sources::with_key_case(created, true))
+}

@@ -1,0 +1,172 @@
+//! Real tables for lakehouse and warehouse items: each item's data is its own SQLite file,
+//! `<data dir>/tables/<item id>.sqlite3`, apart from the main store so that loading data
+//! never blocks the API's writer. The demo lakehouse's file is generated on first use, which
+//! keeps first start (and every test server) fast.
+
+mod csv_load;
+mod demo;
+
+pub use csv_load::load_csv;
+
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// `meta` key naming the seeded lakehouse whose tables are the demo dataset.
+pub const DEMO_LAKEHOUSE_KEY: &str = "demo_lakehouse_id";
+
+/// Serialises demo generation within the process; across processes the rename settles it.
+static GENERATING: Mutex<()> = Mutex::new(());
+
+/// A table or view of an item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableInfo {
+    /// Its name.
+    pub name: String,
+    /// True for views.
+    pub is_view: bool,
+    /// Column names and declared types, in order.
+    pub columns: Vec<(String, String)>,
+}
+
+/// The data file of an item.
+pub fn data_path(data_dir: &Path, item_id: &str) -> PathBuf {
+    data_dir.join("tables").join(format!("{item_id}.sqlite3"))
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(10))?;
+    Ok(())
+}
+
+/// Opens an item's data for reading; `None` when the item has no tables yet (the demo
+/// lakehouse's are generated now).
+pub fn open_read(
+    data_dir: &Path,
+    item_id: &str,
+    demo: bool,
+) -> rusqlite::Result<Option<Connection>> {
+    let path = data_path(data_dir, item_id);
+    if !path.exists() {
+        if !demo {
+            return Ok(None);
+        }
+        generate_demo(&path)?;
+    }
+    let conn = Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    configure(&conn)?;
+    Ok(Some(conn))
+}
+
+/// Opens (creating) an item's data for writing.
+pub fn open_write(data_dir: &Path, item_id: &str, demo: bool) -> rusqlite::Result<Connection> {
+    let path = data_path(data_dir, item_id);
+    if demo && !path.exists() {
+        generate_demo(&path)?;
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_error)?;
+    }
+    let conn = Connection::open(&path)?;
+    configure(&conn)?;
+    Ok(conn)
+}
+
+fn io_error(err: std::io::Error) -> rusqlite::Error {
+    rusqlite::Error::ToSqlConversionFailure(Box::new(err))
+}
+
+/// Writes the demo dataset to a temporary file and renames it into place, so a reader never
+/// sees a half-written file.
+fn generate_demo(path: &Path) -> rusqlite::Result<()> {
+    let _guard = GENERATING.lock().unwrap_or_else(|e| e.into_inner());
+    if path.exists() {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_error)?;
+    }
+    let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&temporary);
+    {
+        let mut conn = Connection::open(&temporary)?;
+        demo::write(&mut conn)?;
+    }
+    std::fs::rename(&temporary, path).map_err(io_error)
+}
+
+/// Every table and view with its columns, tables first, each group by name.
+pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
+    let mut stmt = conn.prepare(
+        "SELECT name, type = 'view' FROM sqlite_schema
+          WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+          ORDER BY type = 'view', name",
+    )?;
+    let names: Vec<(String, bool)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    names
+        .into_iter()
+        .map(|(name, is_view)| {
+            let columns = columns(conn, &name)?;
+            Ok(TableInfo {
+                name,
+                is_view,
+                columns,
+            })
+        })
+        .collect()
+}
+
+/// Names of the tables (or views) of an item.
+pub fn names(conn: &Connection, views: bool) -> rusqlite::Result<Vec<String>> {
+    let kind = if views { "view" } else { "table" };
+    let mut stmt = conn.prepare_cached(
+        "SELECT name FROM sqlite_schema WHERE type = ?1 AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )?;
+    let rows = stmt.query_map([kind], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// A table's columns and declared types (lower-case), in order; empty when no such table.
+pub fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT name, lower(type) FROM pragma_table_info(?1)")?;
+    let rows = stmt.query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// `"name"` for SQL text.
+pub fn quote_identifier(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_dataset_is_generated_once_with_realistic_tables() {
+        let dir = tempfile::tempdir().expect("dir");
+        assert!(open_read(dir.path(), "x", false).expect("open").is_none());
+        let conn = open_read(dir.path(), "demo", true)
+            .expect("open")
+            .expect("demo data");
+        let tables = list(&conn).expect("list");
+        let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["customers", "orders", "products", "sales_by_country"]
+        );
+        assert!(tables[3].is_view);
+        let orders: i64 = conn
+            .query_row("SELECT count(*) FROM orders", [], |r| r.get(0))
+            .expect("count");
+        assert!(orders >= 2000, "{orders}");
+        let columns = columns(&conn, "orders").expect("columns");
+        assert!(columns.contains(&("amount".to_string(), "decimal(12,2)".to_string())));
+    }
+}
