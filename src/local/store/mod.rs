@@ -4,9 +4,11 @@
 
 pub mod folders;
 pub mod items;
+pub mod links;
 pub mod operations;
 pub mod principals;
 pub mod schema;
+pub mod tags;
 pub mod workspaces;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
