@@ -58,29 +58,27 @@ impl DirWriter {
         let mut pending: Vec<u8> = Vec::with_capacity(DECODE_CHUNK);
         let mut decoded: Vec<u8> = Vec::with_capacity(DECODE_CHUNK / 4 * 3);
         let mut written = 0u64;
-        let bad = |err: base64::DecodeError| {
-            Error::runtime(format!(
-                "part {path}: the payload is not valid base64 ({err})"
-            ))
+        let mut flush = |pending: &mut Vec<u8>| -> Result<()> {
+            decoded.clear();
+            LENIENT_BASE64
+                .decode_vec(&pending[..], &mut decoded)
+                .map_err(|err| {
+                    Error::runtime(format!(
+                        "part {path}: the payload is not valid base64 ({err})"
+                    ))
+                })?;
+            file.write_all(&decoded).map_err(io_error)?;
+            written += decoded.len() as u64;
+            pending.clear();
+            Ok(())
         };
         for byte in payload.bytes().filter(|b| !b.is_ascii_whitespace()) {
             pending.push(byte);
             if pending.len() == DECODE_CHUNK {
-                decoded.clear();
-                LENIENT_BASE64
-                    .decode_vec(&pending, &mut decoded)
-                    .map_err(bad)?;
-                file.write_all(&decoded).map_err(io_error)?;
-                written += decoded.len() as u64;
-                pending.clear();
+                flush(&mut pending)?;
             }
         }
-        decoded.clear();
-        LENIENT_BASE64
-            .decode_vec(&pending, &mut decoded)
-            .map_err(bad)?;
-        file.write_all(&decoded).map_err(io_error)?;
-        written += decoded.len() as u64;
+        flush(&mut pending)?;
         Ok(written)
     }
 }

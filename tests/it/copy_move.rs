@@ -1,6 +1,7 @@
 //! `item copy | move` end to end against local Fabric: what is carried over, the order of
 //! the steps, and what a half-done move reports.
 
+use crate::definitions::get_definition;
 use crate::stub::Stub;
 use crate::support::Server;
 use serde_json::Value;
@@ -47,16 +48,7 @@ fn copy_across_workspaces_keeps_parts_and_description() {
         .ok_json();
     assert_eq!(copied["displayName"], "Sales Model");
     assert_eq!(copied["description"], "Total sales by customer");
-    let source = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Sales Model",
-        ])
-        .ok_json();
+    let source = get_definition(&server, "Sales Model", &[]);
     let copy = server
         .fabsh(&[
             "item",

@@ -9,30 +9,49 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-fn decoded(definition: &Value, path: &str) -> String {
+/// The text of one part of a `get-definition` answer.
+pub(crate) fn decoded(definition: &Value, path: &str) -> String {
     let part = definition["definition"]["parts"]
         .as_array()
         .expect("parts")
         .iter()
         .find(|p| p["path"] == path)
         .unwrap_or_else(|| panic!("no part {path} in {definition}"));
-    String::from_utf8(
-        STANDARD
-            .decode(part["payload"].as_str().expect("payload"))
-            .expect("base64"),
-    )
-    .expect("utf8")
+    let bytes = STANDARD.decode(part["payload"].as_str().expect("payload"));
+    String::from_utf8(bytes.expect("base64")).expect("utf8")
+}
+
+/// `item get-definition -w Demo --id ID` with extra flags, as JSON.
+pub(crate) fn get_definition(server: &Server, id: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["item", "get-definition", "-w", "Demo", "--id", id];
+    args.extend_from_slice(extra);
+    server.fabsh(&args).ok_json()
+}
+
+/// `item update-definition -w Demo --id ID` with the given source flags, asserting success.
+fn update_definition(server: &Server, id: &str, source: &[&str]) {
+    let mut args = vec!["item", "update-definition", "-w", "Demo", "--id", id];
+    args.extend_from_slice(source);
+    let run = server.fabsh(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "", "update-definition returns nothing");
+}
+
+/// Writes `value` to a file in the server's home and returns `@path`.
+fn at_file(server: &Server, name: &str, value: &Value) -> String {
+    let file = server.home.dir.path().join(name);
+    std::fs::write(&file, value.to_string()).expect("write");
+    format!("@{}", file.display())
 }
 
 #[test]
 fn get_edit_update_get_shows_the_change() {
     let server = Server::start();
-    let before = server
-        .fabsh(&["item", "get-definition", "-w", "Demo", "--id", "Welcome"])
-        .ok_json();
-    let source = decoded(&before, "notebook-content.py");
-    let edited = format!("{source}\n# CELL ********************\n\nprint('edited')\n");
-    let mut definition = before.clone();
+    let mut definition = get_definition(&server, "Welcome", &[]);
+    let edited = format!(
+        "{}\n# CELL ********************\n\nprint('edited')\n",
+        decoded(&definition, "notebook-content.py")
+    );
     for part in definition["definition"]["parts"]
         .as_array_mut()
         .expect("parts")
@@ -41,37 +60,12 @@ fn get_edit_update_get_shows_the_change() {
             part["payload"] = json!(STANDARD.encode(&edited));
         }
     }
-    let file = server.home.dir.path().join("definition.json");
-    std::fs::write(&file, definition.to_string()).expect("write");
-    let at_file = format!("@{}", file.display());
-    let updated = server.fabsh(&[
-        "item",
-        "update-definition",
-        "-w",
-        "Demo",
-        "--id",
-        "Welcome",
-        "--definition",
-        &at_file,
-    ]);
-    assert_eq!(updated.code, 0, "{}", updated.stderr);
-    assert_eq!(updated.stdout, "", "update-definition returns nothing");
-    let after = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Welcome",
-            "--decode",
-        ])
-        .ok_json();
+    let source = at_file(&server, "definition.json", &definition);
+    update_definition(&server, "Welcome", &["--definition", &source]);
+    let after = get_definition(&server, "Welcome", &["--decode"]);
     assert_eq!(decoded(&after, "notebook-content.py"), edited);
-    let shown = after["definition"]["parts"][0]["decodedPayload"]
-        .as_str()
-        .expect("decoded");
-    assert!(shown.contains("print('edited')"));
+    let shown = after["definition"]["parts"][0]["decodedPayload"].as_str();
+    assert!(shown.expect("decoded").contains("print('edited')"));
 }
 
 #[test]
@@ -79,18 +73,7 @@ fn a_folder_export_validates_and_updates_the_item() {
     let server = Server::start();
     let dir = server.home.dir.path().join("model");
     let dir_text = dir.to_string_lossy().into_owned();
-    let summary = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Sales Model",
-            "--dir",
-            &dir_text,
-        ])
-        .ok_json();
+    let summary = get_definition(&server, "Sales Model", &["--dir", &dir_text]);
     let written: Vec<&str> = summary["parts"]
         .as_array()
         .expect("parts")
@@ -103,45 +86,24 @@ fn a_folder_export_validates_and_updates_the_item() {
     );
     assert!(dir.join(".platform").is_file());
 
+    let validate = [
+        "item",
+        "validate-definition",
+        "--type",
+        "SemanticModel",
+        "--dir",
+        &dir_text,
+    ];
     let report = server
-        .fabsh(&[
-            "item",
-            "validate-definition",
-            "--type",
-            "SemanticModel",
-            "--dir",
-            &dir_text,
-            "--strict",
-            "true",
-        ])
+        .fabsh(&[&validate[..], &["--strict", "true"]].concat())
         .ok_json();
     assert_eq!(report["valid"], true, "{report}");
 
     let table = dir.join("definition/tables/Orders.tmdl");
     let text = std::fs::read_to_string(&table).expect("tmdl");
     std::fs::write(&table, text.replace("'Total Sales'", "'Revenue'")).expect("write");
-    let updated = server.fabsh(&[
-        "item",
-        "update-definition",
-        "-w",
-        "Demo",
-        "--id",
-        "Sales Model",
-        "--dir",
-        &dir_text,
-        "--yes",
-    ]);
-    assert_eq!(updated.code, 0, "{}", updated.stderr);
-    let after = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Sales Model",
-        ])
-        .ok_json();
+    update_definition(&server, "Sales Model", &["--dir", &dir_text, "--yes"]);
+    let after = get_definition(&server, "Sales Model", &[]);
     assert!(decoded(&after, "definition/tables/Orders.tmdl").contains("measure 'Revenue'"));
 
     let again = server.fabsh(&[
@@ -166,44 +128,17 @@ fn a_folder_export_validates_and_updates_the_item() {
 fn a_single_file_becomes_a_single_part_named_after_it() {
     let server = Server::start();
     let file = server.home.dir.path().join("notebook-content.py");
-    std::fs::write(
-        &file,
-        "# Fabric notebook source\n\n# CELL ********************\n\nx = 1\n",
-    )
-    .expect("write");
-    let path = file.to_string_lossy().into_owned();
-    let run = server.fabsh(&[
-        "item",
-        "update-definition",
-        "-w",
-        "Demo",
-        "--id",
-        "Welcome",
-        "--file",
-        &path,
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let after = server
-        .fabsh(&["item", "get-definition", "-w", "Demo", "--id", "Welcome"])
-        .ok_json();
-    assert!(decoded(&after, "notebook-content.py").ends_with("x = 1\n"));
+    let source = "# Fabric notebook source\n\n# CELL ********************\n\nx = 1\n";
+    std::fs::write(&file, source).expect("write");
+    update_definition(&server, "Welcome", &["--file", &file.to_string_lossy()]);
+    let after = get_definition(&server, "Welcome", &[]);
+    assert_eq!(decoded(&after, "notebook-content.py"), source);
 }
 
 #[test]
 fn notebooks_convert_between_formats_on_request() {
     let server = Server::start();
-    let ipynb = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Welcome",
-            "--format",
-            "ipynb",
-        ])
-        .ok_json();
+    let ipynb = get_definition(&server, "Welcome", &["--format", "ipynb"]);
     assert_eq!(ipynb["definition"]["format"], "ipynb");
     let notebook: Value =
         serde_json::from_str(&decoded(&ipynb, "notebook-content.ipynb")).expect("ipynb JSON");
@@ -211,38 +146,13 @@ fn notebooks_convert_between_formats_on_request() {
     assert_eq!(notebook["cells"][0]["cell_type"], "markdown");
 
     // Stored as ipynb, read back in the source layout: the same notebook as before.
-    let original = server
-        .fabsh(&["item", "get-definition", "-w", "Demo", "--id", "Welcome"])
-        .ok_json();
-    let file = server.home.dir.path().join("ipynb.json");
-    std::fs::write(&file, ipynb.to_string()).expect("write");
-    let at_file = format!("@{}", file.display());
-    let stored = server.fabsh(&[
-        "item",
-        "update-definition",
-        "-w",
-        "Demo",
-        "--id",
-        "Welcome",
-        "--definition",
-        &at_file,
-    ]);
-    assert_eq!(stored.code, 0, "{}", stored.stderr);
-    let source = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Welcome",
-            "--format",
-            "fabricGitSource",
-        ])
-        .ok_json();
-    assert_eq!(source["definition"]["format"], "fabricGitSource");
+    let original = get_definition(&server, "Welcome", &[]);
+    let source = at_file(&server, "ipynb.json", &ipynb);
+    update_definition(&server, "Welcome", &["--definition", &source]);
+    let back = get_definition(&server, "Welcome", &["--format", "fabricGitSource"]);
+    assert_eq!(back["definition"]["format"], "fabricGitSource");
     assert_eq!(
-        decoded(&source, "notebook-content.py"),
+        decoded(&back, "notebook-content.py"),
         decoded(&original, "notebook-content.py")
     );
 
@@ -283,18 +193,7 @@ fn new_items_start_with_a_definition_of_their_type() {
         let id = created["id"].as_str().expect("id");
         let dir = server.home.dir.path().join(item_type);
         let dir_text = dir.to_string_lossy().into_owned();
-        server
-            .fabsh(&[
-                "item",
-                "get-definition",
-                "-w",
-                "Demo",
-                "--id",
-                id,
-                "--dir",
-                &dir_text,
-            ])
-            .ok_json();
+        get_definition(&server, id, &["--dir", &dir_text]);
         let platform: Value =
             serde_json::from_slice(&std::fs::read(dir.join(".platform")).expect(".platform"))
                 .expect("JSON");

@@ -1,6 +1,7 @@
 //! Folders, tags, logical ids and endorsements, end to end against local Fabric.
 
 use crate::copy_move::id_of;
+use crate::definitions::{decoded, get_definition};
 use crate::support::Server;
 use serde_json::{Value, json};
 
@@ -178,25 +179,8 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
         ])
         .ok_json();
     assert_eq!(set["logicalId"], logical_id);
-    let definition = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Demo",
-            "--id",
-            "Welcome",
-            "--decode",
-        ])
-        .ok_json();
-    let platform = definition["definition"]["parts"]
-        .as_array()
-        .expect("parts")
-        .iter()
-        .find(|p| p["path"] == ".platform")
-        .expect(".platform");
-    let platform: Value =
-        serde_json::from_str(platform["decodedPayload"].as_str().expect("text")).expect("JSON");
+    let definition = get_definition(&server, "Welcome", &[]);
+    let platform: Value = serde_json::from_str(&decoded(&definition, ".platform")).expect("JSON");
     assert_eq!(platform["config"]["logicalId"], logical_id);
     let taken = server.fabsh(&[
         "item",

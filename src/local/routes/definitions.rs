@@ -20,7 +20,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
-fn require_definitions(item: &Item) -> Result<(), ApiError> {
+/// `400 OperationNotSupportedForItem` for types without a definition (and, as recorded for a
+/// warehouse, without connections).
+pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
     if item_types::find(&item.item_type).is_some_and(|t| t.has_definition) {
         Ok(())
     } else {

@@ -1,8 +1,8 @@
 //! Item routes beyond CRUD: `…/{id}/connections`, `…/{id}/relations/{direction}` (beta),
 //! `…/{id}/logicalId`, `…/{id}/applyTags` and `…/{id}/unapplyTags`.
 
+use super::definitions::require_definitions;
 use super::items::{implied_type, load};
-use crate::item_types;
 use crate::local::actions::logical_id_in_use;
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
@@ -17,14 +17,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-fn not_supported() -> ApiError {
-    // The recorded answer for a warehouse's connections.
-    ApiError::bad_request(
-        "OperationNotSupportedForItem",
-        "Operation not supported for requested item",
-    )
-}
-
 /// GET `…/connections`: a page of the connections the item uses; types without a definition
 /// have none to offer (`OperationNotSupportedForItem`, as recorded for warehouses).
 pub async fn connections(
@@ -38,9 +30,7 @@ pub async fn connections(
     let implied = implied_type(&collection)?;
     caller.workspace(&state, &ws, Role::Viewer)?;
     let item = load(&state, &ws, &id, implied)?;
-    if !item_types::find(&item.item_type).is_some_and(|t| t.has_definition) {
-        return Err(not_supported());
-    }
+    require_definitions(&item)?;
     let token = match query.get("continuationToken") {
         Some(text) => {
             let token = PageToken::decode(text, "connections", Some(&ws))?;
