@@ -1,6 +1,6 @@
-//! Commands that are not API calls: `docs`, `completions`, `local`.
+//! Commands that are not API calls: `docs`, `completions`, `local`, `auth`, `config`.
 
-use super::{docs, local, tree};
+use super::{auth, config, docs, local, tree};
 use crate::bridge::Bridge;
 use crate::config::Settings;
 use crate::error::{Error, Result};
@@ -26,6 +26,8 @@ pub fn commands() -> Vec<Command> {
             )
             .after_help("Example: fabsh completions bash > ~/.local/share/bash-completion/completions/fabsh"),
         local::command(),
+        auth::command(),
+        config::command(),
     ]
 }
 
@@ -41,6 +43,8 @@ pub fn run(
         "docs" => printer.text(&docs::markdown()),
         "completions" => completions(matches, printer),
         "local" => return Some(local::run(matches, settings, printer, bridge)),
+        "auth" => return Some(auth::run(matches, settings, printer, bridge)),
+        "config" => return Some(config::run(matches, settings, printer)),
         _ => return None,
     };
     Some(result.map(|()| ExitCode::SUCCESS))

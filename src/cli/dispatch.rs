@@ -34,7 +34,7 @@ pub fn run_registry_command(
             (spec, sub)
         }
     };
-    let args = args_from_matches(spec, matches)?;
+    let args = args_from_matches(spec, matches, settings)?;
     if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
         return Err(Error::cancelled().with_hint("nothing was changed"));
     }
@@ -87,14 +87,23 @@ pub fn run_spec(
     }
 }
 
-/// The command's flags as given on the command line, checked.
-fn args_from_matches(spec: &'static CommandSpec, matches: &ArgMatches) -> Result<Args> {
+/// The command's flags as given on the command line, checked; `-w` falls back to the
+/// environment's or profile's default workspace.
+fn args_from_matches(
+    spec: &'static CommandSpec,
+    matches: &ArgMatches,
+    settings: &Settings,
+) -> Result<Args> {
     let declared = effective_args(spec);
     let raw = declared
         .iter()
         .filter_map(|arg| {
-            let value = matches.get_one::<String>(arg.long)?;
-            Some((*arg, RawValue::Text(value.clone())))
+            let value = match matches.get_one::<String>(arg.long) {
+                Some(value) => value.clone(),
+                None if arg.long == "workspace" => settings.default_workspace()?,
+                None => return None,
+            };
+            Some((*arg, RawValue::Text(value)))
         })
         .collect();
     Args::check(spec, &declared, raw)

@@ -1,7 +1,9 @@
 //! The one-shot command line: parse with the generated clap tree, dispatch to a registry
 //! handler or a built-in, render, and turn the outcome into an exit code.
 
+mod auth;
 mod builtins;
+mod config;
 mod dispatch;
 mod docs;
 mod local;
@@ -26,11 +28,15 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
             return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
         }
     };
-    let printer = match printer_for(&matches) {
+    let mut settings = settings_for(&matches);
+    let may_create = matches!(matches.subcommand_name(), Some("auth" | "config"));
+    if let Err(err) = settings.load_profile(may_create) {
+        return fail(&Printer::plain(), &err);
+    }
+    let printer = match printer_for(&matches, &settings) {
         Ok(printer) => printer,
         Err(err) => return fail(&Printer::plain(), &err),
     };
-    let settings = settings_for(&matches);
     let bridge = Bridge::new(handle);
     match run_matches(&matches, &settings, &printer, &bridge) {
         Ok(code) => code,
@@ -53,10 +59,12 @@ fn run_matches(
     dispatch::run_registry_command(name, sub, settings, printer, bridge)
 }
 
-fn printer_for(matches: &ArgMatches) -> Result<Printer> {
+/// The printer: `-o` first, then the environment's or profile's `output`.
+fn printer_for(matches: &ArgMatches, settings: &Settings) -> Result<Printer> {
     let format = matches
         .get_one::<String>("output")
-        .and_then(|name| Format::parse(name));
+        .and_then(|name| Format::parse(name))
+        .or_else(|| settings.output_format());
     let query = matches.get_one::<String>("query").cloned();
     Printer::new(format, query, matches.get_flag("no-color"))
 }
@@ -66,6 +74,8 @@ fn settings_for(matches: &ArgMatches) -> Settings {
         endpoint: matches.get_one::<String>("endpoint").cloned(),
         local: matches.get_flag("local"),
         verbose: matches.get_flag("verbose"),
+        profile: matches.get_one::<String>("profile").cloned(),
+        profile_values: Default::default(),
     }
 }
 

@@ -8,6 +8,7 @@
 mod actions;
 pub mod admin;
 mod auth;
+mod authority;
 mod clock;
 mod definitions;
 mod errors;

@@ -1,4 +1,4 @@
-//! Seeds added with schema version 2: tenant tags, and the connections and endorsements of
+//! Seeds added with schema version 3: tenant tags, and the connections and endorsements of
 //! the demo items. Each runs once per data directory, also on directories seeded before.
 
 use super::errors::ApiError;
