@@ -134,20 +134,21 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// `--target-folder-id`: `None` for the root, else a GUID.
-fn target(args: &Args) -> Result<Option<String>> {
-    match args.opt_str("target-folder-id").map(str::trim) {
+/// A folder flag where empty means the workspace root: `None` for the root, else the GUID.
+pub fn folder_or_root(args: &Args, flag: &str) -> Result<Option<String>> {
+    match args.opt_str(flag).map(str::trim) {
         None | Some("") => Ok(None),
         Some(id) if uuid::Uuid::try_parse(id).is_ok() => Ok(Some(id.to_string())),
         Some(other) => Err(Error::usage(format!(
-            "--target-folder-id must be a folder id (a GUID) or empty for the root, got {other:?}"
-        ))),
+            "--{flag} must be a folder id (a GUID) or empty for the root, got {other:?}"
+        ))
+        .with_hint("`fabsh folder list -w <workspace>` shows folder ids")),
     }
 }
 
 fn move_folder(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let target = target(&args)?;
+        let target = folder_or_root(&args, "target-folder-id")?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let folder =
             folders::move_folder(ctx.api(), &workspace, args.str("id")?, target.as_deref()).await?;

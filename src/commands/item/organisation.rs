@@ -3,6 +3,7 @@
 use crate::api::{items, tags};
 use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::folder::folder_or_root;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -93,16 +94,7 @@ pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
 
 fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let folder = match args.opt_str("folder-id").map(str::trim) {
-            None | Some("") => None,
-            Some(id) if uuid::Uuid::try_parse(id).is_ok() => Some(id.to_string()),
-            Some(other) => {
-                return Err(Error::usage(format!(
-                    "--folder-id must be a folder id (a GUID) or empty for the root, got {other:?}"
-                ))
-                .with_hint("`fabsh folder list -w <workspace>` shows folder ids"));
-            }
-        };
+        let folder = folder_or_root(&args, "folder-id")?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
         let moved = items::move_to_folder(ctx.api(), &workspace, &id, folder.as_deref()).await?;
