@@ -2,9 +2,8 @@
 //! the preview configuration API — settings, datasources, elements, few-shots, publish and
 //! reset — for the draft (`staging/...`) and the published stage.
 
-use super::{ApiClient, Created, LroOutcome, Req};
+use super::{ApiClient, Created, Req};
 use crate::error::Result;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 /// Which configuration a read is about.
@@ -267,29 +266,6 @@ impl Agent {
         let req = Req::post(format!("{}/staging/reset", self.path()), json!({})).idempotent();
         api.send(req).await?;
         Ok(())
-    }
-
-    /// The definition `{definition: {parts}}` (an LRO that only reads).
-    pub async fn definition(&self, api: &ApiClient) -> Result<LroOutcome> {
-        let req = Req::new(Method::POST, format!("{}/getDefinition", self.path())).read_only();
-        api.lro(req).await
-    }
-
-    /// Replaces the definition (an LRO); the parts must be the whole set.
-    pub async fn update_definition(
-        &self,
-        api: &ApiClient,
-        definition: Value,
-        update_metadata: bool,
-    ) -> Result<LroOutcome> {
-        // A full replacement: sending it twice leaves the same state.
-        let req = Req::post(
-            format!("{}/updateDefinition", self.path()),
-            json!({ "definition": definition }),
-        )
-        .query_opt("updateMetadata", update_metadata.then_some("true"))
-        .idempotent();
-        api.lro(req).await
     }
 }
 

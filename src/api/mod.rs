@@ -5,7 +5,10 @@
 
 mod create;
 pub mod data_agents;
+pub mod definitions;
+pub mod endorsements;
 pub mod fabric_error;
+pub mod folders;
 pub mod items;
 mod lro;
 mod paging;
@@ -13,11 +16,12 @@ pub mod request;
 pub mod resolve;
 mod retry;
 mod send;
+pub mod tags;
 pub mod throttle;
 pub mod workspaces;
 
 pub use create::{Created, is_name_conflict};
-pub use lro::LroOutcome;
+pub use lro::{LroOutcome, LroResponse};
 pub use paging::Page;
 pub use request::{Req, Resp, Safety};
 

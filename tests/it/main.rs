@@ -3,9 +3,16 @@
 
 mod auth;
 mod bad_input;
+mod bad_input_organisation;
 mod cli_basics;
+mod copy_move;
+mod definitions;
 mod http_core;
+mod inspect;
 mod items;
 mod local_server;
+mod organisation;
 mod replay;
+mod stub;
 mod support;
+mod validation;

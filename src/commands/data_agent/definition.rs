@@ -4,15 +4,15 @@
 use super::{AGENT, agent};
 use crate::agent::definition::AGENT_PART;
 use crate::api::LroOutcome;
+use crate::api::definitions as api_definitions;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
+use crate::commands::item::definitions::add_decoded;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::definition;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 pub const GET_DEFINITION: CommandSpec = CommandSpec {
@@ -70,31 +70,20 @@ pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
 fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let agent = agent(&ctx, &args).await?;
-        let mut value = match agent.definition(ctx.api()).await? {
-            LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
-            LroOutcome::Done(value) => value,
+        let mut value =
+            match api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None).await? {
+                LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                LroOutcome::Done(value) => value,
+            };
+        let notes = if args.flag("decode") {
+            add_decoded(&mut value)
+        } else {
+            Vec::new()
         };
-        if args.flag("decode") {
-            add_decoded(&mut value);
-        }
-        Ok(Reply::json(value))
+        Ok(notes
+            .into_iter()
+            .fold(Reply::json(value), |reply, note| reply.with_note(note)))
     })
-}
-
-/// Adds each part's text as `decodedPayload` (binary parts stay encoded only).
-fn add_decoded(value: &mut Value) {
-    let parts = value
-        .pointer_mut("/definition/parts")
-        .and_then(Value::as_array_mut);
-    for part in parts.into_iter().flatten() {
-        let text = part["payload"]
-            .as_str()
-            .and_then(|payload| STANDARD.decode(payload).ok())
-            .and_then(|bytes| String::from_utf8(bytes).ok());
-        if let Some(text) = text {
-            part["decodedPayload"] = json!(text);
-        }
-    }
 }
 
 /// The user's definition from `--file` or `--content`, checked.
@@ -142,7 +131,9 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
         let (definition, note) = if whole {
             (given, None)
         } else {
-            let current = match agent.definition(ctx.api()).await? {
+            let current = match api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None)
+                .await?
+            {
                 LroOutcome::Done(value) => value,
                 LroOutcome::Pending(_) => {
                     return Err(Error::usage(
@@ -157,9 +148,14 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
                 ),
             )
         };
-        let outcome = agent
-            .update_definition(ctx.api(), definition, args.flag("update-metadata"))
-            .await?;
+        let outcome = api_definitions::update(
+            ctx.api(),
+            &agent.workspace,
+            &agent.id,
+            definition,
+            args.flag("update-metadata"),
+        )
+        .await?;
         if args.flag("update-metadata") {
             ctx.resolver().forget_items(&agent.workspace).await;
         }
