@@ -90,6 +90,17 @@ fn line_at(text: &str, offset: usize) -> usize {
         .count()
 }
 
+/// The line a CSV record starts on. The reader's own line count and offsets both include
+/// the blank lines it skipped before the record, so those are stepped over here.
+fn record_line(text: &str, byte: u64) -> usize {
+    let start = (byte as usize).min(text.len());
+    let skipped = text.as_bytes()[start..]
+        .iter()
+        .take_while(|b| **b == b'\n' || **b == b'\r')
+        .count();
+    line_at(text, start + skipped)
+}
+
 fn parse_json(text: &str) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
     let elements: Vec<&RawValue> = serde_json::from_str(text).map_err(|err| {
         let message = if err.is_data() {
@@ -171,12 +182,15 @@ fn parse_delimited(text: &str, delimiter: u8) -> Result<Vec<FewShotRow>, Vec<Row
         let record = match record {
             Ok(record) => record,
             Err(err) => {
-                let line = err.position().map_or(0, |p| p.line() as usize);
+                // Lines come from byte offsets: the reader's own line count skips blank lines.
+                let line = err
+                    .position()
+                    .map_or(0, |p| line_at(text, p.byte() as usize));
                 problems.push(problem(line, format!("unreadable row: {err}")));
                 continue;
             }
         };
-        let line = record.position().map_or(0, |p| p.line() as usize);
+        let line = record.position().map_or(0, |p| record_line(text, p.byte()));
         if record.iter().all(|field| field.trim().is_empty()) {
             continue;
         }

@@ -3,9 +3,12 @@
 
 mod auth;
 mod bad_input;
+mod bad_input_agents;
 mod bad_input_organisation;
 mod cli_basics;
 mod copy_move;
+mod data_agents;
+mod data_agents_local;
 mod definitions;
 mod http_core;
 mod inspect;

@@ -1,0 +1,252 @@
+//! Data agents end to end against local Fabric: the full configuration round trip from the
+//! command line (create, add the demo lakehouse, select, describe, upload few-shots, publish,
+//! change the draft, read both stages, reset).
+
+use crate::support::{Run, Server};
+use serde_json::Value;
+
+/// An agent in the Demo workspace of a fresh server, with ids for the commands that want them.
+pub struct AgentFixture {
+    pub server: Server,
+    pub workspace: String,
+    pub agent: String,
+}
+
+impl AgentFixture {
+    /// A server with one new agent called "Sales agent".
+    pub fn new() -> AgentFixture {
+        let server = Server::start();
+        let workspace = text(&server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]));
+        let created = server
+            .fabsh(&[
+                "data-agent",
+                "create",
+                "-w",
+                "Demo",
+                "--name",
+                "Sales agent",
+            ])
+            .ok_json();
+        let agent = created["id"].as_str().expect("id").to_string();
+        AgentFixture {
+            server,
+            workspace,
+            agent,
+        }
+    }
+
+    /// Runs `data-agent <command> -w <ws id> --id <agent id> <rest>`.
+    pub fn run(&self, command: &str, rest: &[&str]) -> Run {
+        let mut args = vec![
+            "data-agent",
+            command,
+            "-w",
+            &self.workspace,
+            "--id",
+            &self.agent,
+        ];
+        args.extend_from_slice(rest);
+        self.server.fabsh(&args)
+    }
+
+    /// The same, asserting success and parsing JSON.
+    pub fn ok(&self, command: &str, rest: &[&str]) -> Value {
+        self.run(command, rest).ok_json()
+    }
+
+    /// Adds the demo lakehouse.
+    pub fn add_lakehouse(&self) -> Value {
+        self.ok("add-datasource", &["--artifact", "SalesLakehouse"])
+    }
+}
+
+fn text(run: &Run) -> String {
+    run.ok_json().as_str().expect("text").to_string()
+}
+
+fn selected_paths(fixture: &AgentFixture, stage: &str) -> Vec<String> {
+    let rows = fixture.ok(
+        "list-elements",
+        &["--datasource", "SalesLakehouse", "--stage", stage],
+    );
+    rows.as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["selected"] == true && row["type"] == "Table")
+        .map(|row| row["path"].as_str().expect("path").to_string())
+        .collect()
+}
+
+fn without_stage(mut config: Value) -> Value {
+    config.as_object_mut().expect("object").remove("stage");
+    config
+}
+
+#[test]
+fn the_configuration_round_trips_through_publish_and_reset() {
+    let fx = AgentFixture::new();
+    let source = fx.add_lakehouse();
+    assert_eq!(source["type"], "LakehouseTables");
+    assert_eq!(source["displayName"], "SalesLakehouse");
+    assert!(
+        selected_paths(&fx, "staging").is_empty(),
+        "tables start unselected"
+    );
+
+    let selected = fx.ok(
+        "select-tables",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--tables",
+            "orders,dbo.customers",
+        ],
+    );
+    assert_eq!(selected["changed"].as_array().expect("changed").len(), 2);
+    let described = fx.ok(
+        "describe-element",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--path",
+            "dbo.orders.amount",
+            "--description",
+            "Order total in EUR",
+        ],
+    );
+    assert_eq!(described["type"], "Column");
+    assert_eq!(described["description"], "Order total in EUR");
+
+    let dir = tempfile::tempdir().expect("dir");
+    let csv = dir.path().join("examples.csv");
+    std::fs::write(
+        &csv,
+        "question,query\n\"How many orders are there?\",\"SELECT COUNT(*) FROM orders\"\n\"Revenue by country\",\"SELECT c.country, SUM(o.amount) AS revenue FROM orders o JOIN customers c ON c.customer_id = o.customer_id GROUP BY c.country\"\n",
+    )
+    .expect("write");
+    let csv = csv.to_string_lossy().into_owned();
+    let uploaded = fx.ok(
+        "upload-fewshots",
+        &["--datasource", "SalesLakehouse", "--file", &csv],
+    );
+    assert_eq!(uploaded["summary"]["added"], 2, "{uploaded}");
+    let lines: Vec<&Value> = uploaded["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|row| &row["line"])
+        .collect();
+    assert_eq!(lines, [2, 3]);
+    // Uploading the same file again changes nothing.
+    let again = fx.ok(
+        "upload-fewshots",
+        &["--datasource", "SalesLakehouse", "--file", &csv],
+    );
+    assert_eq!(again["summary"]["unchanged"], 2, "{again}");
+    let fewshots = fx.ok("list-fewshots", &["--datasource", "SalesLakehouse"]);
+    for fewshot in fewshots.as_array().expect("list") {
+        assert_eq!(fewshot["validationStatus"]["value"], "Valid", "{fewshot}");
+    }
+
+    fx.ok("update-config", &["--instructions", "Answer in EUR"]);
+    let published = fx.ok("publish", &["--description", "Sales questions"]);
+    assert_eq!(published["publishedDescription"], "Sales questions");
+    let shown = fx.ok("show", &[]);
+    assert_eq!(
+        shown["properties"]["publishedDescription"],
+        "Sales questions"
+    );
+    let published_config = fx.ok("get-config", &["--stage", "published"]);
+
+    // Change the draft: the published stage keeps the old state.
+    fx.ok(
+        "update-config",
+        &[
+            "--instructions",
+            "Answer in USD",
+            "--enable-preview-runtime",
+        ],
+    );
+    fx.ok(
+        "select-tables",
+        &["--datasource", "SalesLakehouse", "--tables", "products"],
+    );
+    let draft = fx.ok("get-config", &[]);
+    assert_eq!(draft["instructions"], "Answer in USD");
+    assert_eq!(draft["previewRuntime"], true);
+    let still = fx.ok("get-config", &["--stage", "published"]);
+    assert_eq!(still, published_config);
+    assert_eq!(still["instructions"], "Answer in EUR");
+    assert_eq!(still["previewRuntime"], false);
+    assert_eq!(
+        selected_paths(&fx, "published"),
+        ["dbo.customers", "dbo.orders"]
+    );
+    assert_eq!(
+        selected_paths(&fx, "staging"),
+        ["dbo.customers", "dbo.orders", "dbo.products"]
+    );
+
+    // The definition shows both stages and the publish info.
+    let definition = fx.ok("get-definition", &["--decode"]);
+    let paths: Vec<&str> = definition["definition"]["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .map(|part| part["path"].as_str().expect("path"))
+        .collect();
+    for expected in [
+        "Files/Config/data_agent.json",
+        "Files/Config/draft/stage_config.json",
+        "Files/Config/draft/lakehouse-tables-SalesLakehouse/datasource.json",
+        "Files/Config/draft/lakehouse-tables-SalesLakehouse/fewshots.json",
+        "Files/Config/publish_info.json",
+        "Files/Config/published/stage_config.json",
+        "Files/Config/published/lakehouse-tables-SalesLakehouse/fewshots.json",
+    ] {
+        assert!(
+            paths.contains(&expected),
+            "{expected} missing from {paths:?}"
+        );
+    }
+
+    let reset = fx.run("reset", &["--yes"]);
+    assert_eq!(reset.code, 0, "{}", reset.stderr);
+    let draft = fx.ok("get-config", &[]);
+    let published = fx.ok("get-config", &["--stage", "published"]);
+    assert_eq!(without_stage(draft), without_stage(published));
+    assert_eq!(
+        selected_paths(&fx, "staging"),
+        selected_paths(&fx, "published")
+    );
+    let draft_fewshots = fx.ok("list-fewshots", &["--datasource", "SalesLakehouse"]);
+    let published_fewshots = fx.ok(
+        "list-fewshots",
+        &["--datasource", "SalesLakehouse", "--stage", "published"],
+    );
+    assert_eq!(draft_fewshots, published_fewshots);
+}
+
+#[test]
+fn published_reads_of_a_new_agent_say_it_is_not_published() {
+    let fx = AgentFixture::new();
+    let run = fx.run("get-config", &["--stage", "published"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("not been published"), "{}", run.stderr);
+    let reset = fx.run("reset", &["--yes"]);
+    assert_eq!(reset.code, 4, "{}", reset.stderr);
+}
+
+#[test]
+fn publishing_to_m365_publishes_then_fails_plainly() {
+    let fx = AgentFixture::new();
+    let run = fx.run("publish", &["--to-m365"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["published"], true);
+    assert_eq!(out["m365"]["published"], false);
+    assert!(run.stderr.contains("hint:"), "{}", run.stderr);
+    // The publish itself happened.
+    let config = fx.run("get-config", &["--stage", "published"]);
+    assert_eq!(config.code, 0, "{}", config.stderr);
+}
