@@ -2,12 +2,15 @@
 
 use crate::api::DEFAULT_ENDPOINT;
 use crate::auth::{NoCredentials, Secret, StaticToken, TokenProvider};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The environment variable naming the endpoint (also printed by `local serve`).
 pub const ENDPOINT_VAR: &str = "FABSH_ENDPOINT";
 /// The environment variable holding a bearer token (also printed by `local serve`).
 pub const TOKEN_VAR: &str = "FABSH_TOKEN";
+/// The environment variable naming a directory of stdlib modules that replace the built-in ones.
+pub const STDLIB_VAR: &str = "FABSH_STDLIB";
 
 /// Settings that apply to every command of the process.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +21,8 @@ pub struct Settings {
     pub local: bool,
     /// `--verbose`: trace requests and responses.
     pub verbose: bool,
+    /// `--stdlib`, when given.
+    pub stdlib: Option<PathBuf>,
 }
 
 impl Settings {
@@ -27,6 +32,13 @@ impl Settings {
             .clone()
             .or_else(|| env_text(ENDPOINT_VAR))
             .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string())
+    }
+
+    /// Where stdlib modules that replace the built-in ones live: flag, then environment.
+    pub fn stdlib_dir(&self) -> Option<PathBuf> {
+        self.stdlib
+            .clone()
+            .or_else(|| env_text(STDLIB_VAR).map(PathBuf::from))
     }
 
     /// The token provider for a remote endpoint.

@@ -51,6 +51,22 @@ impl ErrorKind {
             ErrorKind::Runtime => "runtime",
         }
     }
+
+    /// The kind with this script name, if any (the inverse of [`ErrorKind::name`]).
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        [
+            ErrorKind::Usage,
+            ErrorKind::Api,
+            ErrorKind::Auth,
+            ErrorKind::NotFound,
+            ErrorKind::Partial,
+            ErrorKind::Cancelled,
+            ErrorKind::Timeout,
+            ErrorKind::Runtime,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == name)
+    }
 }
 
 /// An error with everything needed to explain it. Boxed, so results stay small.
@@ -169,7 +185,8 @@ impl Error {
         self.code.as_deref() == Some(code)
     }
 
-    /// The error as the map scripts catch: `{kind, status, code, message, request_id}`.
+    /// The error as the map scripts catch: `{kind, status, code, message, request_id}`, plus
+    /// `causes`, `hints` and `details` when there are any.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("kind".into(), json!(self.kind.name()));
@@ -177,6 +194,9 @@ impl Error {
         map.insert("code".into(), json!(self.code));
         map.insert("message".into(), json!(self.message));
         map.insert("request_id".into(), json!(self.request_id));
+        if !self.causes.is_empty() {
+            map.insert("causes".into(), json!(self.causes));
+        }
         if !self.hints.is_empty() {
             map.insert("hints".into(), json!(self.hints));
         }

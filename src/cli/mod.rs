@@ -2,7 +2,7 @@
 //! handler or a built-in, render, and turn the outcome into an exit code.
 
 mod builtins;
-mod dispatch;
+pub mod dispatch;
 mod docs;
 mod local;
 pub mod tree;
@@ -11,8 +11,11 @@ use crate::bridge::Bridge;
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::output::{Format, Printer};
+use crate::repl;
+use crate::script::{Host, runner};
 use clap::ArgMatches;
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tokio::runtime::Handle;
 
@@ -26,7 +29,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
             return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
         }
     };
-    let printer = match printer_for(&matches) {
+    let printer = match printer_for(&matches, None) {
         Ok(printer) => printer,
         Err(err) => return fail(&Printer::plain(), &err),
     };
@@ -44,19 +47,32 @@ fn run_matches(
     printer: &Printer,
     bridge: &Bridge,
 ) -> Result<ExitCode> {
+    let eval = matches.get_one::<String>("eval");
     let Some((name, sub)) = matches.subcommand() else {
-        return Err(Error::usage("no command given; see `fabsh --help`"));
+        bridge.cancel_on_ctrl_c();
+        return match eval {
+            Some(code) => {
+                let host = Host::lazy(settings.clone(), bridge.clone(), printer.clone());
+                Ok(runner::eval_code(&host, code))
+            }
+            None => repl::run(settings, bridge, printer),
+        };
     };
+    if eval.is_some() {
+        return Err(Error::usage("give either -e or a command, not both"));
+    }
     if let Some(result) = builtins::run(name, sub, settings, printer, bridge) {
         return result;
     }
     dispatch::run_registry_command(name, sub, settings, printer, bridge)
 }
 
-fn printer_for(matches: &ArgMatches) -> Result<Printer> {
+/// The printer the global flags ask for; `fallback` is the format when `-o` is not given.
+pub(crate) fn printer_for(matches: &ArgMatches, fallback: Option<Format>) -> Result<Printer> {
     let format = matches
         .get_one::<String>("output")
-        .and_then(|name| Format::parse(name));
+        .and_then(|name| Format::parse(name))
+        .or(fallback);
     let query = matches.get_one::<String>("query").cloned();
     Printer::new(format, query, matches.get_flag("no-color"))
 }
@@ -66,6 +82,7 @@ fn settings_for(matches: &ArgMatches) -> Settings {
         endpoint: matches.get_one::<String>("endpoint").cloned(),
         local: matches.get_flag("local"),
         verbose: matches.get_flag("verbose"),
+        stdlib: matches.get_one::<String>("stdlib").map(PathBuf::from),
     }
 }
 

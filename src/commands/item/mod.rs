@@ -1,6 +1,7 @@
 //! The `item` group.
 
 mod basics;
+mod bulk;
 mod url;
 
 use super::spec::CommandSpec;
@@ -14,4 +15,6 @@ pub static COMMANDS: &[CommandSpec] = &[
     basics::CREATE,
     basics::UPDATE,
     basics::DELETE,
+    bulk::BULK_CREATE,
+    bulk::BULK_DELETE,
 ];
