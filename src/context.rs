@@ -65,6 +65,26 @@ impl Ctx {
         })
     }
 
+    /// A context for commands that send nothing (offline checks): no server, no credentials.
+    pub fn offline(bridge: Bridge) -> Result<Ctx> {
+        let api = ApiClient::new(
+            crate::api::DEFAULT_ENDPOINT,
+            Arc::new(crate::auth::NoCredentials),
+            None,
+            Progress::hidden(),
+        )?;
+        Ok(Ctx {
+            shared: Arc::new(Shared {
+                bridge,
+                resolver: Resolver::default(),
+                backend: "offline".to_string(),
+                stdlib_dir: None,
+                _local: None,
+            }),
+            api,
+        })
+    }
+
     /// The same context with per-call options (`--dry-run`, `--no-wait`, `--lro-timeout`).
     pub fn for_call(&self, options: CallOptions) -> Ctx {
         Ctx {

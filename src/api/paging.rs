@@ -37,10 +37,18 @@ impl Page {
             Some(Value::String(text)) if !text.is_empty() => Some(text),
             _ => None,
         };
+        let continuation_uri = text(map.remove("continuationUri"));
+        // Some pages only give the link; its token still lets the user continue by hand.
+        let continuation_token = text(map.remove("continuationToken")).or_else(|| {
+            let url = reqwest::Url::parse(continuation_uri.as_deref()?).ok()?;
+            url.query_pairs()
+                .find(|(key, _)| key == "continuationToken")
+                .map(|(_, value)| value.into_owned())
+        });
         Ok(Page {
             items,
-            continuation_token: text(map.remove("continuationToken")),
-            continuation_uri: text(map.remove("continuationUri")),
+            continuation_token,
+            continuation_uri,
         })
     }
 
@@ -123,6 +131,11 @@ mod tests {
         assert_eq!(page.items.len(), 2);
         assert_eq!(page.continuation_token.as_deref(), Some("abc"));
         assert!(page.has_more());
+        let link_only = Page::from_body(
+            json!({"value": [], "continuationUri": "https://x/v1/items?continuationToken=a%3D"}),
+        )
+        .expect("page");
+        assert_eq!(link_only.continuation_token.as_deref(), Some("a="));
         let last = Page::from_body(json!({"value": []})).expect("page");
         assert!(!last.has_more());
     }

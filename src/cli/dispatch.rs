@@ -22,7 +22,11 @@ pub fn run_registry_command(
     bridge: &Bridge,
 ) -> Result<ExitCode> {
     let (spec, args) = prepare(group, matches, printer)?;
-    let ctx = Ctx::connect(settings, bridge.clone(), printer.progress())?;
+    let ctx = if spec.traits.offline {
+        Ctx::offline(bridge.clone())?
+    } else {
+        Ctx::connect(settings, bridge.clone(), printer.progress())?
+    };
     run_spec(spec, args, &ctx, printer)
 }
 

@@ -64,6 +64,16 @@ impl Printer {
             self.note(note);
         }
         let table_rows = reply.table_rows;
+        let columns: Vec<&str> = if reply.extra_columns.is_empty() {
+            columns.to_vec()
+        } else {
+            columns
+                .iter()
+                .copied()
+                .chain(reply.extra_columns.iter().map(String::as_str))
+                .collect()
+        };
+        let columns = columns.as_slice();
         let is_list = matches!(reply.body, Body::Page { .. } | Body::Stream(_))
             || matches!(&reply.body, Body::Json(Value::Array(_)))
             || (table_rows.is_some() && matches!(&reply.body, Body::Json(Value::Object(_))));

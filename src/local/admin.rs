@@ -1,0 +1,197 @@
+//! Principal management straight on the store, for `fabsh local principal ...` (no server
+//! needed) and for the `/_local/principals` routes.
+
+// These functions hand back `crate::Error`, the crate's public error type, whose size is
+// fixed by its design; boxing it here would only move the allocation.
+#![allow(clippy::result_large_err)]
+
+use super::auth::secret_digest;
+use super::clock::now_nanos;
+use super::errors::ApiError;
+use super::seed;
+use super::store::principals::{self, Principal, Role};
+use super::store::{Db, new_id, workspaces};
+use axum::http::StatusCode;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// Role given when a workspace is named without a role.
+const DEFAULT_ROLE: Role = Role::Contributor;
+
+/// Opens (creating and seeding if needed) the store in `data_dir`.
+pub(crate) fn open_store(data_dir: &Path) -> crate::Result<(Db, seed::StoreFacts)> {
+    // The database holds the token signing key, so a directory we create is private.
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(data_dir).map_err(|e| {
+        crate::Error::runtime(format!("cannot create {}", data_dir.display())).with_cause(e)
+    })?;
+    let db = Db::open(data_dir).map_err(|e| {
+        crate::Error::runtime(format!(
+            "cannot open the local Fabric store in {}",
+            data_dir.display()
+        ))
+        .with_cause(e)
+    })?;
+    let facts = seed::prepare(&db).map_err(to_crate_error)?;
+    Ok((db, facts))
+}
+
+/// Maps a store-side error to the crate's error at the public boundary.
+pub(crate) fn to_crate_error(err: ApiError) -> crate::Error {
+    let message = err.message.clone();
+    match err.status {
+        StatusCode::NOT_FOUND => crate::Error::not_found(message),
+        StatusCode::BAD_REQUEST | StatusCode::CONFLICT => crate::Error::usage(message),
+        _ => crate::Error::runtime(message),
+    }
+}
+
+fn new_secret() -> String {
+    let mut bytes = [0u8; 30];
+    rand::fill(&mut bytes[..]);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Creates a service principal in the default tenant, optionally with a workspace role.
+pub(crate) fn add_principal_in(
+    db: &Db,
+    default_tenant: &str,
+    name: &str,
+    workspace: Option<&str>,
+    role: Option<&str>,
+) -> Result<Value, ApiError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(ApiError::bad_request(
+            "InvalidInput",
+            "A principal needs a name",
+        ));
+    }
+    let role = match (workspace, role) {
+        (None, Some(_)) => {
+            return Err(ApiError::bad_request(
+                "InvalidInput",
+                "A role needs a workspace",
+            ));
+        }
+        (_, Some(text)) => Some(Role::parse(text).ok_or_else(|| {
+            ApiError::bad_request("InvalidInput", format!("Unknown role '{text}'"))
+        })?),
+        (Some(_), None) => Some(DEFAULT_ROLE),
+        (None, None) => None,
+    };
+    let secret = new_secret();
+    let principal = Principal {
+        id: new_id(),
+        tenant_id: default_tenant.to_string(),
+        kind: "ServicePrincipal".into(),
+        display_name: name.to_string(),
+        user_principal_name: None,
+        client_id: Some(new_id()),
+    };
+    db.write(|tx| {
+        if principals::find_principal(tx, name)?.is_some() {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "PrincipalAlreadyExists",
+                format!("A principal named '{name}' already exists"),
+            ));
+        }
+        let target = match workspace {
+            Some(key) => {
+                Some(workspaces::find(tx, key)?.ok_or_else(|| ApiError::workspace_not_found(key))?)
+            }
+            None => None,
+        };
+        principals::insert_principal(tx, &principal, Some(&secret_digest(&secret)), now_nanos())?;
+        if let (Some(ws), Some(role)) = (target, role) {
+            principals::set_role(tx, &ws.id, &principal.id, role)?;
+        }
+        Ok(())
+    })?;
+    Ok(json!({
+        "tenantId": principal.tenant_id,
+        "clientId": principal.client_id,
+        "clientSecret": secret,
+        "objectId": principal.id,
+        "displayName": principal.display_name,
+    }))
+}
+
+/// Every principal with its roles (never secrets).
+pub(crate) fn list_principals_in(db: &Db) -> Result<Value, ApiError> {
+    db.read(|conn| {
+        let mut out = Vec::new();
+        for p in principals::list_principals(conn)? {
+            let roles: Vec<Value> = principals::roles_of(conn, &p.id)?
+                .into_iter()
+                .map(|(id, name, role)| json!({"workspaceId": id, "workspaceName": name, "role": role}))
+                .collect();
+            let mut entry = json!({
+                "objectId": p.id,
+                "displayName": p.display_name,
+                "type": p.kind,
+                "tenantId": p.tenant_id,
+            });
+            if let Some(client_id) = &p.client_id {
+                entry["clientId"] = json!(client_id);
+            }
+            if let Some(upn) = &p.user_principal_name {
+                entry["userPrincipalName"] = json!(upn);
+            }
+            entry["roles"] = Value::Array(roles);
+            out.push(entry);
+        }
+        Ok(Value::Array(out))
+    })
+}
+
+/// Removes a principal by name, object id or client id (never the local admin).
+pub(crate) fn remove_principal_in(db: &Db, admin_id: &str, key: &str) -> Result<(), ApiError> {
+    db.write(|tx| {
+        let found = principals::find_principal(tx, key)?.ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "PrincipalNotFound",
+                format!("No principal '{key}'"),
+            )
+        })?;
+        if found.id == admin_id {
+            return Err(ApiError::bad_request(
+                "InvalidInput",
+                "The local admin cannot be removed",
+            ));
+        }
+        principals::delete_principal(tx, &found.id)?;
+        Ok(())
+    })
+}
+
+/// Adds a service principal; returns `{tenantId, clientId, clientSecret, objectId,
+/// displayName}`. `workspace` is an id or name; `role` defaults to Contributor.
+pub fn add_principal(
+    data_dir: &Path,
+    name: &str,
+    workspace: Option<&str>,
+    role: Option<&str>,
+) -> crate::Result<Value> {
+    let (db, facts) = open_store(data_dir)?;
+    add_principal_in(&db, &facts.default_tenant, name, workspace, role).map_err(to_crate_error)
+}
+
+/// Lists principals with their workspace roles.
+pub fn list_principals(data_dir: &Path) -> crate::Result<Value> {
+    let (db, _) = open_store(data_dir)?;
+    list_principals_in(&db).map_err(to_crate_error)
+}
+
+/// Removes a principal by name or id (its role assignments go with it).
+pub fn remove_principal(data_dir: &Path, name_or_id: &str) -> crate::Result<()> {
+    let (db, facts) = open_store(data_dir)?;
+    remove_principal_in(&db, &facts.admin_id, name_or_id).map_err(to_crate_error)
+}

@@ -1,0 +1,69 @@
+//! Wall-clock time as stored (Unix nanoseconds) and as Fabric prints it.
+
+use time::OffsetDateTime;
+
+/// Now, in nanoseconds since the Unix epoch (the store's time unit).
+pub fn now_nanos() -> i64 {
+    // i64 nanoseconds last until 2262; the clamp only guards a clock set absurdly far ahead.
+    let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos();
+    i64::try_from(nanos).unwrap_or(i64::MAX)
+}
+
+fn to_datetime(nanos: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(nanos))
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+/// Operation timestamps as recorded: UTC, seven fractional digits, no `Z`
+/// (`2025-09-02T19:38:15.1233511`).
+pub fn operation_timestamp(nanos: i64) -> String {
+    let t = to_datetime(nanos);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:07}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.nanosecond() / 100
+    )
+}
+
+/// The US-style time in the 429 message (`9/3/2025 7:03:20 AM`).
+pub fn blocked_until(nanos: i64) -> String {
+    let t = to_datetime(nanos);
+    let (hour, meridiem) = match t.hour() {
+        0 => (12, "AM"),
+        h @ 1..=11 => (h, "AM"),
+        12 => (12, "PM"),
+        h => (h - 12, "PM"),
+    };
+    format!(
+        "{}/{}/{} {}:{:02}:{:02} {}",
+        u8::from(t.month()),
+        t.day(),
+        t.year(),
+        hour,
+        t.minute(),
+        t.second(),
+        meridiem
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_the_recordings() {
+        // 2025-09-02T19:38:15.1233511Z
+        let nanos = 1_756_841_895_123_351_100;
+        assert_eq!(operation_timestamp(nanos), "2025-09-02T19:38:15.1233511");
+        assert_eq!(blocked_until(nanos), "9/2/2025 7:38:15 PM");
+        assert_eq!(
+            blocked_until(1_756_771_200_000_000_000),
+            "9/2/2025 12:00:00 AM"
+        );
+    }
+}

@@ -1,0 +1,266 @@
+//! Fabric-shaped error responses: `{requestId, errorCode, message, ...}` at the top level, the
+//! code repeated in `x-ms-public-api-error-code`. The reference reports two shapes (top level in
+//! the recordings, nested under `error` in fabio's notes); local Fabric produces only the
+//! recorded one, since that is what the service was seen to send.
+
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+tokio::task_local! {
+    /// The id of the request being served; set by the outer middleware so that every error body
+    /// carries the same id as the `RequestId` header without threading it through handlers.
+    pub static REQUEST_ID: String;
+}
+
+/// The current request's id, or a fresh one outside a request (background LRO completion).
+pub fn current_request_id() -> String {
+    REQUEST_ID
+        .try_with(|id| id.clone())
+        .unwrap_or_else(|_| uuid::Uuid::new_v4().to_string())
+}
+
+/// An error answered in Fabric's shape.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Fabric `errorCode`.
+    pub code: String,
+    /// Human-readable message.
+    pub message: String,
+    // Rarely set, so boxed: keeps `Result<_, ApiError>` small on the hot path.
+    extra: Option<Box<Extra>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Extra {
+    more_details: Vec<(String, String)>,
+    related_resource: Option<(String, String)>,
+    is_retriable: Option<bool>,
+    headers: Vec<(HeaderName, String)>,
+}
+
+impl ApiError {
+    /// An error with a status, code and message.
+    pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code: code.to_string(),
+            message: message.into(),
+            extra: None,
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// Adds `relatedResource: {resourceId, resourceType}`.
+    pub fn related(mut self, resource_id: &str, resource_type: &str) -> Self {
+        self.extra().related_resource = Some((resource_id.to_string(), resource_type.to_string()));
+        self
+    }
+
+    /// Adds one `moreDetails` entry.
+    pub fn detail(mut self, code: &str, message: impl Into<String>) -> Self {
+        self.extra()
+            .more_details
+            .push((code.to_string(), message.into()));
+        self
+    }
+
+    /// Sets `isRetriable`.
+    pub fn retriable(mut self, retriable: bool) -> Self {
+        self.extra().is_retriable = Some(retriable);
+        self
+    }
+
+    /// Adds a response header (`Retry-After`, `WWW-Authenticate`).
+    pub fn header(mut self, name: HeaderName, value: impl Into<String>) -> Self {
+        self.extra().headers.push((name, value.into()));
+        self
+    }
+
+    /// The JSON body for this error with the given request id.
+    pub fn body(&self, request_id: &str) -> Value {
+        let mut map = Map::new();
+        map.insert("requestId".into(), json!(request_id));
+        map.insert("errorCode".into(), json!(self.code));
+        map.insert("message".into(), json!(self.message));
+        let Some(extra) = &self.extra else {
+            return Value::Object(map);
+        };
+        if !extra.more_details.is_empty() {
+            let details: Vec<Value> = extra
+                .more_details
+                .iter()
+                .map(|(code, message)| json!({"errorCode": code, "message": message}))
+                .collect();
+            map.insert("moreDetails".into(), Value::Array(details));
+        }
+        if let Some((id, kind)) = &extra.related_resource {
+            map.insert(
+                "relatedResource".into(),
+                json!({"resourceId": id, "resourceType": kind}),
+            );
+        }
+        if let Some(retriable) = extra.is_retriable {
+            map.insert("isRetriable".into(), json!(retriable));
+        }
+        Value::Object(map)
+    }
+
+    /// 400 for a body that fails validation, shaped like the recorded `BadRequest`.
+    pub fn invalid_body(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "BadRequest",
+            "The request could not be processed due to missing or invalid information",
+        )
+        .detail("RequestBodyValidationFailed", detail)
+        .retriable(false)
+    }
+
+    /// 400 with a specific code.
+    pub fn bad_request(code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// 400 `InvalidParameter` for a bad query parameter.
+    pub fn invalid_parameter(name: &str, value: &str) -> Self {
+        Self::bad_request(
+            "InvalidParameter",
+            format!("The value '{value}' of parameter '{name}' is invalid"),
+        )
+    }
+
+    /// 401 for a missing or invalid bearer token.
+    pub fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized",
+            "The caller is not authenticated to access this resource",
+        )
+        .header(header::WWW_AUTHENTICATE, "Bearer")
+    }
+
+    /// 401 for an expired bearer token; clients refresh on this code.
+    pub fn token_expired() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "TokenExpired",
+            "Access token has expired, resubmit with a new access token",
+        )
+        .header(
+            header::WWW_AUTHENTICATE,
+            "Bearer error=\"invalid_token\", error_description=\"The access token expired\"",
+        )
+    }
+
+    /// 403 when the caller holds no role in the workspace.
+    pub fn insufficient_privileges(workspace_id: &str) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "InsufficientPrivileges",
+            "The caller does not have sufficient permissions to access the requested resource",
+        )
+        .related(workspace_id, "Workspace")
+    }
+
+    /// 403 when the caller's workspace role is too low for the operation.
+    pub fn insufficient_role(needed: &str) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "InsufficientWorkspaceRole",
+            format!("The operation requires the {needed} workspace role or higher"),
+        )
+    }
+
+    /// 404 `WorkspaceNotFound`.
+    pub fn workspace_not_found(workspace_id: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "WorkspaceNotFound",
+            "The requested workspace was not found",
+        )
+        .related(workspace_id, "Workspace")
+    }
+
+    /// 404 `ItemNotFound`.
+    pub fn item_not_found(item_id: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "ItemNotFound",
+            "The requested item was not found",
+        )
+        .related(item_id, "Item")
+    }
+
+    /// 404 `FolderNotFound`.
+    pub fn folder_not_found(folder_id: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "FolderNotFound",
+            "The requested folder was not found",
+        )
+        .related(folder_id, "Folder")
+    }
+
+    /// 404 for an unknown route or entity.
+    pub fn entity_not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "EntityNotFound",
+            "The requested resource could not be found",
+        )
+    }
+
+    /// 500, used for store failures and injected faults.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalServerError",
+            message,
+        )
+        .retriable(true)
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    /// A store failure is the server's fault; a unique-index violation means a concurrent
+    /// writer (possibly another process on the same file) won a race for a name.
+    fn from(err: rusqlite::Error) -> Self {
+        if let rusqlite::Error::SqliteFailure(e, _) = &err
+            && e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+        {
+            return ApiError::new(
+                StatusCode::CONFLICT,
+                "EntityConflict",
+                "The request conflicts with a concurrent change",
+            );
+        }
+        ApiError::internal(format!("An internal error occurred: {err}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = self.body(&current_request_id());
+        let mut response = (self.status, body.to_string()).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json; charset=utf-8"),
+        );
+        if let Ok(code) = HeaderValue::from_str(&self.code) {
+            headers.insert("x-ms-public-api-error-code", code);
+        }
+        for (name, value) in self.extra.map(|e| e.headers).unwrap_or_default() {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.insert(name, value);
+            }
+        }
+        response
+    }
+}

@@ -1,0 +1,311 @@
+//! Fault knobs (latency, quota, errors, lost responses, LRO timing, paging, sync-vs-async) and
+//! the sliding-window request quota. `KNOBS` is the one table the CLI builds its flags from.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// One fault knob as the CLI exposes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Knob {
+    /// Flag name without dashes in front (`latency-ms`).
+    pub flag: &'static str,
+    /// Environment variable (`FABSH_LOCAL_LATENCY_MS`).
+    pub env: &'static str,
+    /// One-line help.
+    pub help: &'static str,
+    /// Default value as text.
+    pub default: &'static str,
+}
+
+/// Every fault knob, in the order `local serve --help` lists them.
+pub static KNOBS: &[Knob] = &[
+    Knob {
+        flag: "latency-ms",
+        env: "FABSH_LOCAL_LATENCY_MS",
+        help: "Milliseconds added before every API response",
+        default: "0",
+    },
+    Knob {
+        flag: "quota-rps",
+        env: "FABSH_LOCAL_QUOTA_RPS",
+        help: "API requests per second accepted before answering 429 (0 = no quota)",
+        default: "0",
+    },
+    Knob {
+        flag: "error-rate",
+        env: "FABSH_LOCAL_ERROR_RATE",
+        help: "Share of API requests answered 500/503 before any change is made, evenly spaced per HTTP method (0.0-1.0)",
+        default: "0.0",
+    },
+    Knob {
+        flag: "lost-response-rate",
+        env: "FABSH_LOCAL_LOST_RESPONSE_RATE",
+        help: "Share of mutating requests applied and committed, then answered 500 (0.0-1.0)",
+        default: "0.0",
+    },
+    Knob {
+        flag: "lro-ms",
+        env: "FABSH_LOCAL_LRO_MS",
+        help: "How long a long-running operation runs, in milliseconds",
+        default: "50",
+    },
+    Knob {
+        flag: "page-size",
+        env: "FABSH_LOCAL_PAGE_SIZE",
+        help: "Entries per page on every paged list",
+        default: "100",
+    },
+    Knob {
+        flag: "async-ratio",
+        env: "FABSH_LOCAL_ASYNC_RATIO",
+        help: "Share of LRO-capable calls answered 202 instead of inline (0.0-1.0)",
+        default: "1.0",
+    },
+];
+
+/// The fault settings of one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faults {
+    /// Sleep before handling each API request.
+    pub latency_ms: u64,
+    /// Accepted API requests per second; 0 disables the quota.
+    pub quota_rps: u32,
+    /// Share of API requests answered 500/503 before any change.
+    pub error_rate: f64,
+    /// Share of mutating requests committed and then answered 500.
+    pub lost_response_rate: f64,
+    /// Duration of a long-running operation.
+    pub lro_ms: u64,
+    /// Entries per page.
+    pub page_size: u32,
+    /// Share of LRO-capable calls answered 202.
+    pub async_ratio: f64,
+}
+
+impl Default for Faults {
+    fn default() -> Self {
+        Faults {
+            latency_ms: 0,
+            quota_rps: 0,
+            error_rate: 0.0,
+            lost_response_rate: 0.0,
+            lro_ms: 50,
+            page_size: 100,
+            async_ratio: 1.0,
+        }
+    }
+}
+
+impl Faults {
+    /// Sets one knob by its flag name from text; the error says what was wrong.
+    pub fn set(&mut self, flag: &str, value: &str) -> Result<(), String> {
+        let value = value.trim();
+        match flag {
+            "latency-ms" => self.latency_ms = parse_int(flag, value, 0, 600_000)?,
+            "quota-rps" => self.quota_rps = parse_int(flag, value, 0, 1_000_000)? as u32,
+            "error-rate" => self.error_rate = parse_share(flag, value)?,
+            "lost-response-rate" => self.lost_response_rate = parse_share(flag, value)?,
+            "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
+            "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
+            "async-ratio" => self.async_ratio = parse_share(flag, value)?,
+            _ => return Err(format!("unknown fault knob '{flag}'")),
+        }
+        Ok(())
+    }
+
+    /// Defaults overridden by every `FABSH_LOCAL_*` variable that is set.
+    pub fn from_env() -> Result<Faults, String> {
+        let mut faults = Faults::default();
+        for knob in KNOBS {
+            if let Ok(value) = std::env::var(knob.env) {
+                faults
+                    .set(knob.flag, &value)
+                    .map_err(|e| format!("{}: {e}", knob.env))?;
+            }
+        }
+        Ok(faults)
+    }
+}
+
+fn parse_int(flag: &str, value: &str, min: u64, max: u64) -> Result<u64, String> {
+    let n: u64 = value
+        .parse()
+        .map_err(|_| format!("{flag} expects a whole number, got '{value}'"))?;
+    if n < min || n > max {
+        return Err(format!("{flag} must be between {min} and {max}, got {n}"));
+    }
+    Ok(n)
+}
+
+fn parse_share(flag: &str, value: &str) -> Result<f64, String> {
+    let f: f64 = value
+        .parse()
+        .map_err(|_| format!("{flag} expects a number between 0 and 1, got '{value}'"))?;
+    if !(0.0..=1.0).contains(&f) {
+        return Err(format!("{flag} must be between 0 and 1, got {value}"));
+    }
+    Ok(f)
+}
+
+/// Picks which requests a share-of-requests knob applies to, evenly and the same way on
+/// every run: with share 0.5 every second request, with 0.2 every fifth. Deterministic
+/// spacing keeps tests reproducible and bounds the longest run of failures, so a client's
+/// retries are tested, not the dice.
+#[derive(Debug, Default)]
+pub struct Spread {
+    seen: AtomicU64,
+    picked: AtomicU64,
+}
+
+impl Spread {
+    /// True when the next request is one of the `share` picked.
+    pub fn next(&self, share: f64) -> bool {
+        if share <= 0.0 {
+            return false;
+        }
+        let n = self.seen.fetch_add(1, Ordering::Relaxed) + 1;
+        let pick = (n as f64 * share).floor() > ((n - 1) as f64 * share).floor();
+        if pick {
+            self.picked.fetch_add(1, Ordering::Relaxed);
+        }
+        pick
+    }
+
+    /// How many requests were picked so far.
+    pub fn picked(&self) -> u64 {
+        self.picked.load(Ordering::Relaxed)
+    }
+}
+
+/// One [`Spread`] per share knob, so the knobs do not interfere. Errors are spread per HTTP
+/// method: a client's fixed request pattern (a lookup between two creates) then cannot line
+/// up with the spacing so that the same call always fails.
+#[derive(Debug, Default)]
+pub struct Spreads {
+    errors_by_method: [Spread; 5],
+    pub lost_responses: Spread,
+    pub async_calls: Spread,
+}
+
+impl Spreads {
+    /// The error spread for requests with this method.
+    pub fn errors(&self, method: &axum::http::Method) -> &Spread {
+        use axum::http::Method;
+        let index = match *method {
+            Method::GET => 0,
+            Method::POST => 1,
+            Method::PATCH => 2,
+            Method::DELETE => 3,
+            _ => 4,
+        };
+        &self.errors_by_method[index]
+    }
+}
+
+/// Sliding one-second window over accepted requests. Only accepted requests count, so a
+/// client that stays under the rate is never refused, whatever it did before.
+#[derive(Debug, Default)]
+pub struct QuotaWindow {
+    accepted: Mutex<VecDeque<Instant>>,
+}
+
+impl QuotaWindow {
+    /// Admits a request at `now`, or returns how long until a slot frees up.
+    pub fn admit(&self, rps: u32, now: Instant) -> Result<(), Duration> {
+        let window = Duration::from_secs(1);
+        // The lock only guards a queue push/pop; poisoning cannot leave it inconsistent.
+        let mut accepted = self.accepted.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(&oldest) = accepted.front() {
+            if now.duration_since(oldest) >= window {
+                accepted.pop_front();
+            } else {
+                break;
+            }
+        }
+        if accepted.len() < rps as usize {
+            accepted.push_back(now);
+            return Ok(());
+        }
+        let oldest = accepted.front().copied().unwrap_or(now);
+        Err(window.saturating_sub(now.duration_since(oldest)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spreads_pick_evenly_and_exactly() {
+        let spread = Spread::default();
+        let picks: Vec<bool> = (0..10).map(|_| spread.next(0.5)).collect();
+        assert_eq!(
+            picks,
+            [
+                false, true, false, true, false, true, false, true, false, true
+            ]
+        );
+        let fifth = Spread::default();
+        assert_eq!((0..100).filter(|_| fifth.next(0.2)).count(), 20);
+        assert!(!Spread::default().next(0.0));
+        assert!(Spread::default().next(1.0));
+    }
+
+    #[test]
+    fn defaults_match_the_knob_table() {
+        let mut parsed = Faults::default();
+        for knob in KNOBS {
+            parsed.set(knob.flag, knob.default).unwrap();
+        }
+        assert_eq!(parsed, Faults::default());
+    }
+
+    #[test]
+    fn env_names_follow_the_flag_names() {
+        for knob in KNOBS {
+            let expected = format!("FABSH_LOCAL_{}", knob.flag.to_uppercase().replace('-', "_"));
+            assert_eq!(knob.env, expected);
+        }
+    }
+
+    #[test]
+    fn set_parses_and_validates() {
+        let mut faults = Faults::default();
+        faults.set("latency-ms", "25").unwrap();
+        faults.set("error-rate", "0.5").unwrap();
+        faults.set("page-size", "7").unwrap();
+        assert_eq!(faults.latency_ms, 25);
+        assert_eq!(faults.error_rate, 0.5);
+        assert_eq!(faults.page_size, 7);
+        assert!(faults.set("error-rate", "1.5").is_err());
+        assert!(faults.set("page-size", "0").is_err());
+        assert!(faults.set("lro-ms", "soon").is_err());
+        assert!(faults.set("no-such-knob", "1").is_err());
+    }
+
+    #[test]
+    fn quota_counts_only_accepted_requests_in_the_last_second() {
+        let quota = QuotaWindow::default();
+        let start = Instant::now();
+        assert!(quota.admit(2, start).is_ok());
+        assert!(quota.admit(2, start + Duration::from_millis(100)).is_ok());
+        let wait = quota
+            .admit(2, start + Duration::from_millis(200))
+            .unwrap_err();
+        assert_eq!(wait, Duration::from_millis(800));
+        assert!(quota.admit(2, start + Duration::from_millis(1000)).is_ok());
+    }
+
+    #[test]
+    fn a_steady_client_under_the_rate_is_never_refused() {
+        let quota = QuotaWindow::default();
+        let start = Instant::now();
+        // 9 requests per second against a quota of 10, for five seconds.
+        for i in 0..45u64 {
+            let at = start + Duration::from_millis(i * 1000 / 9);
+            assert!(quota.admit(10, at).is_ok(), "request {i} refused");
+        }
+    }
+}

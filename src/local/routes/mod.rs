@@ -1,0 +1,129 @@
+//! The HTTP surface: Fabric's `/v1` API, the Entra-style token endpoint, and `/_local/*`
+//! test and admin routes.
+
+mod definitions;
+mod folders;
+mod item_create;
+mod items;
+mod local_admin;
+mod operations;
+mod role_assignments;
+mod token;
+mod workspaces;
+
+use super::errors::ApiError;
+use super::middleware;
+use super::state::Shared;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+
+/// Largest accepted request body (bulk definition imports go up to 128 MB).
+const BODY_LIMIT: usize = 160 * 1024 * 1024;
+
+/// The complete router with its layers.
+pub fn router(state: Shared) -> Router {
+    // Per-type collections (`/notebooks`, `/dataAgents`, ...) share the `/items` handlers: the
+    // `{collection}` segment is resolved against the item type table, static segments
+    // (`folders`, `roleAssignments`) take precedence.
+    let api = Router::new()
+        .route(
+            "/v1/workspaces",
+            get(workspaces::list).post(workspaces::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}",
+            get(workspaces::show)
+                .patch(workspaces::update)
+                .delete(workspaces::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/roleAssignments",
+            get(role_assignments::list).post(role_assignments::add),
+        )
+        .route(
+            "/v1/workspaces/{ws}/roleAssignments/{principal}",
+            get(role_assignments::show)
+                .patch(role_assignments::update)
+                .delete(role_assignments::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/folders",
+            get(folders::list).post(folders::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}/folders/{folder}",
+            get(folders::show)
+                .patch(folders::rename)
+                .delete(folders::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/folders/{folder}/move",
+            post(folders::move_folder),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}",
+            get(items::list).post(item_create::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}",
+            get(items::show).patch(items::update).delete(items::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/getDefinition",
+            post(definitions::get_definition),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/updateDefinition",
+            post(definitions::update_definition),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/move",
+            post(items::move_item),
+        )
+        .route("/v1/operations/{op}", get(operations::state))
+        .route("/v1/operations/{op}/result", get(operations::result))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::faults,
+        ));
+
+    Router::new()
+        .merge(api)
+        // Token endpoint: no faults, no bearer (it is where bearers come from).
+        .route("/{tenant}/oauth2/v2.0/token", post(token::issue))
+        .route("/_local/requests", get(local_admin::requests))
+        .route("/_local/tenants", get(local_admin::tenants))
+        .route(
+            "/_local/principals",
+            get(local_admin::list_principals).post(local_admin::add_principal),
+        )
+        .route(
+            "/_local/principals/{key}",
+            delete(local_admin::remove_principal),
+        )
+        .route("/_local/tokens", post(local_admin::issue_token))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::common,
+        ))
+        .with_state(state)
+}
+
+async fn not_found() -> Response {
+    ApiError::entity_not_found().into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "MethodNotAllowed",
+        "The HTTP method is not supported for this resource",
+    )
+    .into_response()
+}

@@ -1,0 +1,293 @@
+//! Items and their definition parts.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Map, Value, json};
+
+/// An item row.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// Creation sequence, the paging key.
+    pub seq: i64,
+    /// GUID.
+    pub id: String,
+    /// Owning workspace.
+    pub workspace_id: String,
+    /// ItemType name.
+    pub item_type: String,
+    /// Name, unique per type in the workspace among live items.
+    pub display_name: String,
+    /// `None` when never set (the key is then absent on the wire).
+    pub description: Option<String>,
+    /// Containing folder; `None` at the workspace root.
+    pub folder_id: Option<String>,
+    /// The item this one belongs to (a lakehouse's SQL endpoint); moves and dies with it.
+    pub parent_item_id: Option<String>,
+    /// `.platform` `config.logicalId`, minted at creation.
+    pub logical_id: String,
+    /// Sensitivity label id, if one was applied at creation.
+    pub sensitivity_label_id: Option<String>,
+    /// Definition format last stored (`ipynb`, `TMDL`, ...), if any.
+    pub definition_format: Option<String>,
+}
+
+impl Item {
+    /// The Item object as Fabric returns it; optional keys are absent, never null.
+    pub fn to_wire(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("id".into(), json!(self.id));
+        map.insert("type".into(), json!(self.item_type));
+        map.insert("displayName".into(), json!(self.display_name));
+        if let Some(description) = &self.description {
+            map.insert("description".into(), json!(description));
+        }
+        map.insert("workspaceId".into(), json!(self.workspace_id));
+        if let Some(folder) = &self.folder_id {
+            map.insert("folderId".into(), json!(folder));
+        }
+        if let Some(label) = &self.sensitivity_label_id {
+            map.insert("sensitivityLabel".into(), json!({ "id": label }));
+        }
+        Value::Object(map)
+    }
+}
+
+/// One stored definition part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    /// Relative path inside the item.
+    pub path: String,
+    /// Decoded bytes.
+    pub payload: Vec<u8>,
+}
+
+/// Which folders a list covers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FolderScope {
+    /// Everything in the workspace.
+    All,
+    /// Direct children of the workspace root.
+    RootOnly,
+    /// Direct children of this folder.
+    Direct(String),
+    /// This folder and everything below it.
+    Subtree(String),
+}
+
+const COLUMNS: &str = "seq, id, workspace_id, type, display_name, description, folder_id,
+    parent_item_id, logical_id, sensitivity_label_id, definition_format";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
+    Ok(Item {
+        seq: row.get(0)?,
+        id: row.get(1)?,
+        workspace_id: row.get(2)?,
+        item_type: row.get(3)?,
+        display_name: row.get(4)?,
+        description: row.get(5)?,
+        folder_id: row.get(6)?,
+        parent_item_id: row.get(7)?,
+        logical_id: row.get(8)?,
+        sensitivity_label_id: row.get(9)?,
+        definition_format: row.get(10)?,
+    })
+}
+
+/// Inserts an item row (parts are stored separately).
+pub fn insert(conn: &Connection, item: &Item, now: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO items (id, workspace_id, type, display_name, description, folder_id,
+                            parent_item_id, logical_id, sensitivity_label_id, definition_format,
+                            created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        item.id,
+        item.workspace_id,
+        item.item_type,
+        item.display_name,
+        item.description,
+        item.folder_id,
+        item.parent_item_id,
+        item.logical_id,
+        item.sensitivity_label_id,
+        item.definition_format,
+        now
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A live (not deleted) item of the workspace.
+pub fn get(conn: &Connection, workspace_id: &str, id: &str) -> rusqlite::Result<Option<Item>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM items WHERE id = ?1 AND workspace_id = ?2 AND deleted_at IS NULL"
+    ))?
+    .query_row([id, workspace_id], from_row)
+    .optional()
+}
+
+/// Whether another live item of this type already uses the name (case-insensitive).
+pub fn name_taken(
+    conn: &Connection,
+    workspace_id: &str,
+    item_type: &str,
+    name: &str,
+    except_id: &str,
+) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM items
+          WHERE workspace_id = ?1 AND type = ?2 AND display_name = ?3 COLLATE NOCASE
+            AND deleted_at IS NULL AND id <> ?4)",
+    )?
+    .query_row([workspace_id, item_type, name, except_id], |r| r.get(0))
+}
+
+/// A page of live items after `after_seq`, in creation order. Keyset paging: each page costs
+/// the same however deep into the list it is.
+pub fn list(
+    conn: &Connection,
+    workspace_id: &str,
+    item_type: Option<&str>,
+    scope: &FolderScope,
+    after_seq: i64,
+    limit: i64,
+) -> rusqlite::Result<Vec<Item>> {
+    let mut sql = format!(
+        "SELECT {COLUMNS} FROM items
+          WHERE workspace_id = ?1 AND deleted_at IS NULL AND seq > ?2"
+    );
+    if item_type.is_some() {
+        sql.push_str(" AND type = ?3");
+    }
+    let folder = match scope {
+        FolderScope::All => None,
+        FolderScope::RootOnly => {
+            sql.push_str(" AND folder_id IS NULL");
+            None
+        }
+        FolderScope::Direct(id) => {
+            sql.push_str(" AND folder_id = ?4");
+            Some(id.as_str())
+        }
+        FolderScope::Subtree(id) => {
+            sql.push_str(
+                " AND folder_id IN (WITH RECURSIVE sub(id) AS
+                    (SELECT ?4 UNION ALL SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id)
+                  SELECT id FROM sub)",
+            );
+            Some(id.as_str())
+        }
+    };
+    // ?5 is always referenced, so binding five values is valid whichever filters are present.
+    sql.push_str(" ORDER BY seq LIMIT ?5");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(
+        params![workspace_id, after_seq, item_type, folder, limit],
+        from_row,
+    )?;
+    rows.collect()
+}
+
+/// Live items whose parent is this item.
+pub fn children(conn: &Connection, parent_id: &str) -> rusqlite::Result<Vec<Item>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM items WHERE parent_item_id = ?1 AND deleted_at IS NULL ORDER BY seq"
+    ))?;
+    let rows = stmt.query_map([parent_id], from_row)?;
+    rows.collect()
+}
+
+/// Sets name and description.
+pub fn update_metadata(
+    conn: &Connection,
+    id: &str,
+    display_name: &str,
+    description: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE items SET display_name = ?2, description = ?3 WHERE id = ?1",
+        params![id, display_name, description],
+    )?;
+    Ok(())
+}
+
+/// Marks the item and its children deleted; the rows stay.
+pub fn soft_delete(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE items SET deleted_at = ?2
+          WHERE (id = ?1 OR parent_item_id = ?1) AND deleted_at IS NULL",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+/// Removes the item, its children and their parts for good.
+pub fn hard_delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM items WHERE id = ?1 OR parent_item_id = ?1",
+        [id],
+    )?;
+    Ok(())
+}
+
+/// Moves the item and its children to a folder (`None` = root).
+pub fn move_to_folder(
+    conn: &Connection,
+    id: &str,
+    folder_id: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE items SET folder_id = ?2 WHERE id = ?1 OR parent_item_id = ?1",
+        params![id, folder_id],
+    )?;
+    Ok(())
+}
+
+/// Number of live items directly in a folder.
+pub fn count_in_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT count(*) FROM items WHERE folder_id = ?1 AND deleted_at IS NULL")?
+        .query_row([folder_id], |r| r.get(0))
+}
+
+/// The stored parts, in the order they were given.
+pub fn parts(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Part>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT path, payload FROM definition_parts WHERE item_id = ?1 ORDER BY ord",
+    )?;
+    let rows = stmt.query_map([item_id], |r| {
+        Ok(Part {
+            path: r.get(0)?,
+            payload: r.get(1)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Replaces all parts and the stored format (updateDefinition is a full replacement).
+pub fn replace_parts(
+    conn: &Connection,
+    item_id: &str,
+    format: Option<&str>,
+    parts: &[Part],
+) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM definition_parts WHERE item_id = ?1", [item_id])?;
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO definition_parts (item_id, ord, path, payload) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (ord, part) in parts.iter().enumerate() {
+        stmt.execute(params![item_id, ord as i64, part.path, part.payload])?;
+    }
+    conn.execute(
+        "UPDATE items SET definition_format = ?2 WHERE id = ?1",
+        params![item_id, format],
+    )?;
+    Ok(())
+}
+
+/// Detaches soft-deleted items from a folder about to be deleted.
+pub fn detach_deleted_from_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE items SET folder_id = NULL WHERE folder_id = ?1 AND deleted_at IS NOT NULL",
+        [folder_id],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! The SQLite store: one writer connection behind a mutex, a few reader connections, WAL so
+//! readers never wait for the writer, and a busy timeout because another process may have the
+//! same file open. Nothing mutable is cached in memory: every request reads the file.
+
+pub mod folders;
+pub mod items;
+pub mod operations;
+pub mod principals;
+pub mod schema;
+pub mod workspaces;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// File name of the database inside the data directory.
+pub const DB_FILE: &str = "local-fabric.sqlite3";
+
+const READERS: usize = 4;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The database handle shared by all request handlers.
+pub struct Db {
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("path", &self.path).finish()
+    }
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(())
+}
+
+impl Db {
+    /// Opens (creating if needed) the database in `data_dir` and brings the schema up to date.
+    pub fn open(data_dir: &Path) -> rusqlite::Result<Db> {
+        let path = data_dir.join(DB_FILE);
+        let mut writer = Connection::open(&path)?;
+        // WAL is a property of the file; setting it from the writer covers every connection.
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        configure(&writer)?;
+        schema::migrate(&mut writer)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let reader = Connection::open_with_flags(
+                &path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            configure(&reader)?;
+            // Readers must never write: the single writer is what keeps transactions short
+            // and free of busy-retry storms inside this process.
+            reader.pragma_update(None, "query_only", "ON")?;
+            readers.push(Mutex::new(reader));
+        }
+        Ok(Db {
+            writer: Mutex::new(writer),
+            readers,
+            next_reader: AtomicUsize::new(0),
+            path,
+        })
+    }
+
+    /// Runs `f` on a reader connection. Readers see the last committed state.
+    pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        for i in 0..self.readers.len() {
+            if let Ok(conn) = self.readers[(start + i) % self.readers.len()].try_lock() {
+                return f(&conn);
+            }
+        }
+        // All readers busy: queue on one. A poisoned lock only means a panic happened while
+        // reading; the connection itself is still usable.
+        let conn = self.readers[start % self.readers.len()]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        f(&conn)
+    }
+
+    /// Runs `f` inside one `BEGIN IMMEDIATE` transaction on the writer; commits on `Ok`,
+    /// rolls back on `Err`. Immediate mode takes the file's write lock up front, so checks made
+    /// inside `f` (name in use, folder exists) still hold at commit, even across processes.
+    pub fn write<T, E: From<rusqlite::Error>>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+/// A fresh lower-case GUID.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

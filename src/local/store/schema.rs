@@ -1,0 +1,124 @@
+//! Table definitions and the migration that creates them.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// Schema version written to `PRAGMA user_version`.
+pub const VERSION: i64 = 1;
+
+const SCHEMA_V1: &str = r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE tenants (
+    id           TEXT PRIMARY KEY,
+    display_name TEXT NOT NULL,
+    is_default   INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE principals (
+    id                  TEXT PRIMARY KEY,
+    tenant_id           TEXT NOT NULL REFERENCES tenants(id),
+    kind                TEXT NOT NULL,
+    display_name        TEXT NOT NULL,
+    user_principal_name TEXT,
+    client_id           TEXT UNIQUE,
+    secret_sha256       TEXT,
+    created_at          INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX principals_display_name ON principals(display_name COLLATE NOCASE);
+
+CREATE TABLE workspaces (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    display_name TEXT NOT NULL,
+    description  TEXT NOT NULL DEFAULT '',
+    capacity_id  TEXT,
+    created_at   INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX workspaces_display_name ON workspaces(display_name COLLATE NOCASE);
+
+CREATE TABLE role_assignments (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL REFERENCES principals(id) ON DELETE CASCADE,
+    role         TEXT NOT NULL,
+    UNIQUE (workspace_id, principal_id)
+);
+CREATE INDEX role_assignments_principal ON role_assignments(principal_id, workspace_id);
+
+CREATE TABLE folders (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    parent_id    TEXT REFERENCES folders(id),
+    display_name TEXT NOT NULL,
+    created_at   INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX folders_sibling_name
+    ON folders(workspace_id, coalesce(parent_id, ''), display_name COLLATE NOCASE);
+CREATE INDEX folders_parent ON folders(parent_id);
+CREATE INDEX folders_workspace ON folders(workspace_id, seq);
+
+CREATE TABLE items (
+    seq                  INTEGER PRIMARY KEY AUTOINCREMENT,
+    id                   TEXT NOT NULL UNIQUE,
+    workspace_id         TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    type                 TEXT NOT NULL,
+    display_name         TEXT NOT NULL,
+    description          TEXT,
+    folder_id            TEXT,
+    parent_item_id       TEXT,
+    logical_id           TEXT NOT NULL,
+    sensitivity_label_id TEXT,
+    definition_format    TEXT,
+    created_at           INTEGER NOT NULL,
+    deleted_at           INTEGER
+);
+-- Keyset paging walks these in creation order; the partial indexes skip soft-deleted rows.
+CREATE INDEX items_live ON items(workspace_id, seq) WHERE deleted_at IS NULL;
+CREATE INDEX items_live_type ON items(workspace_id, type, seq) WHERE deleted_at IS NULL;
+CREATE INDEX items_live_folder ON items(folder_id, seq) WHERE deleted_at IS NULL;
+CREATE INDEX items_parent ON items(parent_item_id) WHERE parent_item_id IS NOT NULL;
+-- Names are unique per type among live items, case-insensitively, enforced by the file itself
+-- so two processes cannot both win.
+CREATE UNIQUE INDEX items_live_name
+    ON items(workspace_id, type, display_name COLLATE NOCASE) WHERE deleted_at IS NULL;
+
+CREATE TABLE definition_parts (
+    item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    ord     INTEGER NOT NULL,
+    path    TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    PRIMARY KEY (item_id, ord)
+) WITHOUT ROWID;
+
+CREATE TABLE operations (
+    id           TEXT PRIMARY KEY,
+    principal_id TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    due_at       INTEGER NOT NULL,
+    action       TEXT,
+    has_result   INTEGER NOT NULL DEFAULT 0,
+    result       TEXT,
+    error        TEXT
+);
+CREATE INDEX operations_pending ON operations(due_at) WHERE status = 'Running';
+"#;
+
+/// Creates the tables on a new file; leaves a current file alone. Runs in an immediate
+/// transaction so two processes opening a fresh directory at once do not both create.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < 1 {
+        tx.execute_batch(SCHEMA_V1)?;
+    }
+    if version < VERSION {
+        tx.pragma_update(None, "user_version", VERSION)?;
+    }
+    tx.commit()
+}

@@ -1,0 +1,91 @@
+//! The command line itself: version, help, docs snapshot, completions, --local.
+
+use crate::support::Home;
+use std::path::Path;
+
+#[test]
+fn version_and_help() {
+    let home = Home::new();
+    let version = home.run(&["--version"]);
+    assert_eq!(version.code, 0);
+    assert_eq!(
+        version.stdout.trim(),
+        format!("fabsh {}", env!("CARGO_PKG_VERSION"))
+    );
+    let help = home.run(&["item", "create", "--help"]);
+    assert_eq!(help.code, 0);
+    assert!(
+        help.stdout.contains("Examples:") && help.stdout.contains("--dry-run"),
+        "{}",
+        help.stdout
+    );
+    let bad = home.run(&["item", "frobnicate"]);
+    assert_eq!(bad.code, 2);
+}
+
+/// `fabsh docs` is compared with `tests/snapshots/docs.md`; set `FABSH_UPDATE_SNAPSHOTS=1`
+/// to rewrite the snapshot after an intended change.
+#[test]
+fn docs_match_the_snapshot() {
+    let home = Home::new();
+    let docs = home.run(&["docs"]);
+    assert_eq!(docs.code, 0, "{}", docs.stderr);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/docs.md");
+    if std::env::var_os("FABSH_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&path, &docs.stdout).expect("write snapshot");
+    }
+    let expected = std::fs::read_to_string(&path)
+        .expect("tests/snapshots/docs.md (run with FABSH_UPDATE_SNAPSHOTS=1)");
+    assert_eq!(
+        docs.stdout, expected,
+        "docs changed; review and update the snapshot"
+    );
+    assert!(docs.stdout.contains("### `fabsh item list`"));
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let home = Home::new();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let run = home.run(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("item") && run.stdout.contains("hard-delete"),
+            "{shell} completions name commands and flags"
+        );
+    }
+}
+
+#[test]
+fn local_starts_in_process_with_the_demo_workspace() {
+    let home = Home::new();
+    let run = home.run(&[
+        "--local",
+        "item",
+        "list",
+        "-w",
+        "Demo",
+        "-q",
+        "[].displayName",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let names = run.json();
+    assert!(
+        names
+            .as_array()
+            .expect("array")
+            .iter()
+            .any(|n| n == "Welcome"),
+        "{names}"
+    );
+    // The state lives in the user's data dir and persists between runs.
+    let created = home.run(&[
+        "--local", "item", "create", "-w", "Demo", "--name", "Kept", "--type", "Notebook",
+    ]);
+    assert_eq!(created.code, 0, "{}", created.stderr);
+    let again = home.run(&[
+        "--local", "item", "exists", "-w", "Demo", "--id", "Kept", "-q", "exists",
+    ]);
+    assert_eq!(again.stdout.trim(), "true", "{}", again.stderr);
+}

@@ -1,0 +1,323 @@
+//! Test support: local Fabric as a child process on an ephemeral port, and the fabsh binary
+//! run against it with HOME and XDG dirs in a temp dir.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use tempfile::TempDir;
+
+/// The fabsh binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_fabsh")
+}
+
+/// A finished fabsh run.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout parsed as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+            panic!(
+                "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// Asserts success and returns stdout as JSON.
+    pub fn ok_json(&self) -> Value {
+        assert_eq!(
+            self.code, 0,
+            "expected success; stderr:\n{}\nstdout:\n{}",
+            self.stderr, self.stdout
+        );
+        self.json()
+    }
+}
+
+/// A home directory for one test: HOME and the XDG dirs point inside it.
+pub struct Home {
+    pub dir: TempDir,
+}
+
+impl Home {
+    /// A fresh, empty home.
+    pub fn new() -> Home {
+        Home {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// A fabsh command with the environment cleaned and pointed at this home.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(bin());
+        command.args(args).env_clear();
+        for key in ["PATH", "LANG"] {
+            if let Some(value) = std::env::var_os(key) {
+                command.env(key, value);
+            }
+        }
+        let root = self.dir.path();
+        command
+            .env("HOME", root)
+            .env("XDG_CONFIG_HOME", root.join("config"))
+            .env("XDG_DATA_HOME", root.join("data"))
+            .env("XDG_STATE_HOME", root.join("state"))
+            .env("XDG_CACHE_HOME", root.join("cache"))
+            .env("NO_COLOR", "1");
+        command
+    }
+
+    /// Runs fabsh with these arguments and extra environment variables, stdin empty.
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = self.command(args);
+        command.envs(env.iter().copied()).stdin(Stdio::null());
+        let output = command.output().expect("run fabsh");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Runs fabsh with these arguments.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_env(args, &[])
+    }
+}
+
+/// `fabsh local serve` running in the background for one test.
+pub struct Server {
+    child: Child,
+    pub endpoint: String,
+    pub token: String,
+    pub home: Home,
+    data_dir: PathBuf,
+}
+
+impl Server {
+    /// Starts a server with default knobs.
+    pub fn start() -> Server {
+        Self::with(&[])
+    }
+
+    /// Starts a server with fault knobs, e.g. `&[("page-size", "5")]`.
+    pub fn with(knobs: &[(&str, &str)]) -> Server {
+        let home = Home::new();
+        let data_dir = home.dir.path().join("fabric");
+        Self::on_data_dir(home, data_dir, knobs)
+    }
+
+    /// Starts a server on an existing data dir (for restarts).
+    pub fn on_data_dir(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)]) -> Server {
+        let data = data_dir.to_string_lossy().into_owned();
+        let mut args = vec![
+            "local".to_string(),
+            "serve".into(),
+            "--addr".into(),
+            "127.0.0.1:0".into(),
+            "--data-dir".into(),
+            data,
+        ];
+        for (flag, value) in knobs {
+            args.push(format!("--{flag}"));
+            args.push(value.to_string());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child = home
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start local serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let mut next = |prefix: &str| {
+            let line = lines
+                .next()
+                .expect("a line from local serve")
+                .expect("utf8");
+            line.strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("expected {prefix}..., got {line}"))
+                .to_string()
+        };
+        let endpoint = next("FABSH_ENDPOINT=");
+        let token = next("FABSH_TOKEN=");
+        Server {
+            child,
+            endpoint,
+            token,
+            home,
+            data_dir,
+        }
+    }
+
+    /// Runs fabsh against this server.
+    pub fn fabsh(&self, args: &[&str]) -> Run {
+        self.fabsh_env(args, &[])
+    }
+
+    /// Runs fabsh against this server with extra environment variables.
+    pub fn fabsh_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut all = vec![
+            ("FABSH_ENDPOINT", self.endpoint.as_str()),
+            ("FABSH_TOKEN", self.token.as_str()),
+        ];
+        all.extend_from_slice(env);
+        self.home.run_env(args, &all)
+    }
+
+    /// Runs fabsh against this server with another token.
+    pub fn fabsh_as(&self, token: &str, args: &[&str]) -> Run {
+        self.home.run_env(
+            args,
+            &[
+                ("FABSH_ENDPOINT", self.endpoint.as_str()),
+                ("FABSH_TOKEN", token),
+            ],
+        )
+    }
+
+    /// The server's data dir.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The origin (`http://127.0.0.1:PORT`).
+    pub fn origin(&self) -> String {
+        self.endpoint.trim_end_matches("/v1").to_string()
+    }
+
+    /// The request log: `{count, requests: [{method, path, query, status}]}`.
+    pub fn requests(&self) -> Value {
+        let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &[]);
+        serde_json::from_str(&body).expect("request log JSON")
+    }
+
+    /// How many API requests the server has seen.
+    pub fn request_count(&self) -> u64 {
+        self.requests()["count"].as_u64().expect("count")
+    }
+
+    /// Stops the server and returns its home and data dir (to start it again).
+    pub fn stop(mut self) -> (Home, PathBuf) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let home = std::mem::replace(&mut self.home, Home::new());
+        (home, self.data_dir.clone())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A minimal HTTP/1.1 request over a plain socket: (status, body).
+pub fn http(
+    origin: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    let host = origin.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(host).expect("connect");
+    let body = body.unwrap_or("");
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    let (head, rest) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    (
+        status,
+        if chunked {
+            dechunk(rest)
+        } else {
+            rest.to_string()
+        },
+    )
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = &rest[size + 2..];
+    }
+    out
+}
+
+/// A token for a new service principal with `role` in `workspace`, via the token endpoint.
+pub fn principal_token(server: &Server, name: &str, workspace: &str, role: &str) -> String {
+    let dir = server.data_dir().to_string_lossy().into_owned();
+    let principal = server
+        .home
+        .run(&[
+            "local",
+            "principal",
+            "add",
+            "--name",
+            name,
+            "--workspace",
+            workspace,
+            "--role",
+            role,
+            "--data-dir",
+            &dir,
+        ])
+        .ok_json();
+    let form = format!(
+        "grant_type=client_credentials&client_id={}&client_secret={}&scope=https%3A%2F%2Fapi.fabric.microsoft.com%2F.default",
+        principal["clientId"].as_str().expect("clientId"),
+        principal["clientSecret"].as_str().expect("clientSecret"),
+    );
+    let path = format!(
+        "/{}/oauth2/v2.0/token",
+        principal["tenantId"].as_str().expect("tenantId")
+    );
+    let (status, body) = http(
+        &server.origin(),
+        "POST",
+        &path,
+        Some(&form),
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+    );
+    assert_eq!(status, 200, "token endpoint: {body}");
+    let token: Value = serde_json::from_str(&body).expect("token JSON");
+    token["access_token"]
+        .as_str()
+        .expect("access_token")
+        .to_string()
+}
