@@ -124,11 +124,6 @@ impl ApiClient {
         self.auth.source()
     }
 
-    /// Progress reporting for long work (bars and spinners on a terminal only).
-    pub fn progress(&self) -> Progress {
-        self.progress
-    }
-
     /// The shared rate limiter.
     pub fn limiter(&self) -> &RateLimiter {
         &self.limiter

@@ -53,11 +53,19 @@ pub fn find(group: &str, name: &str) -> Option<&'static CommandSpec> {
 /// The command written as on the command line (`item create`, `api`); snake_case names
 /// (`data_agent add_fewshot`) are accepted too.
 pub fn find_path(path: &str) -> Option<&'static CommandSpec> {
+    find_path_in(GROUPS, path)
+}
+
+/// [`find_path`] within `groups`.
+pub fn find_path_in(groups: &'static [Group], path: &str) -> Option<&'static CommandSpec> {
     let mut words = path.split_whitespace();
     let group = words.next()?.replace('_', "-");
     let name = words.next().unwrap_or("").replace('_', "-");
     if words.next().is_some() {
         return None;
     }
-    find(&group, &name)
+    groups
+        .iter()
+        .flat_map(|known| known.commands.iter())
+        .find(|spec| spec.group == group && spec.name == name)
 }

@@ -172,7 +172,7 @@ pub fn run_command(
     raw: Vec<(&'static ArgSpec, RawValue)>,
 ) -> Result<Value> {
     let args = Args::check(spec, &effective_args(spec), raw)?;
-    let ctx = host.ctx()?;
+    let ctx = host.ctx_for(spec)?;
     host.bridge().block_on(value_of(spec, args, ctx))
 }
 

@@ -16,8 +16,8 @@ pub const NATIVES: &[(&str, &str)] = &[
         "run `#{command: \"item create\", args: #{...}}` calls concurrently; one `#{ok}` or `#{error}` per call, in order",
     ),
     (
-        "fabsh::call(command, args)",
-        "run one command named as on the command line: `fabsh::call(\"item show\", #{workspace: ws, id: id})`",
+        "fabsh::run(command, args)",
+        "run one command named as on the command line: `fabsh::run(\"item show\", #{workspace: ws, id: id})`",
     ),
     (
         "fabsh::page(command, args)",
@@ -27,6 +27,11 @@ pub const NATIVES: &[(&str, &str)] = &[
     ("json::parse(text)", "JSON text to a value"),
     ("json::stringify(value)", "a value as compact JSON"),
     ("json::pretty(value)", "a value as indented JSON"),
+    (
+        "base64::encode(text)",
+        "text as base64 (definition part payloads)",
+    ),
+    ("base64::decode(text)", "base64 back to text"),
     ("fs::read_text(path)", "a file's text"),
     ("fs::read_json(path)", "a JSON file's value"),
     (

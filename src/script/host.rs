@@ -3,6 +3,7 @@
 //! `print`, and where stdlib modules come from.
 
 use crate::bridge::Bridge;
+use crate::commands::CommandSpec;
 use crate::config::Settings;
 use crate::context::Ctx;
 use crate::error::Result;
@@ -20,6 +21,8 @@ struct Inner {
     printer: Printer,
     stdlib_dir: Option<PathBuf>,
     ctx: OnceCell<Ctx>,
+    /// The context of commands that need no service (`traits.offline`).
+    offline: OnceCell<Ctx>,
     /// How to connect on first use; `None` when the context was given at the start.
     settings: Option<Settings>,
 }
@@ -33,6 +36,7 @@ impl Host {
             printer,
             stdlib_dir: settings.stdlib_dir(),
             ctx: OnceCell::new(),
+            offline: OnceCell::new(),
             settings: Some(settings),
         }))
     }
@@ -49,6 +53,7 @@ impl Host {
             printer,
             stdlib_dir,
             ctx: cell,
+            offline: OnceCell::new(),
             settings: None,
         }))
     }
@@ -61,6 +66,18 @@ impl Host {
         let settings = self.0.settings.clone().unwrap_or_default();
         let ctx = Ctx::connect(&settings, self.0.bridge.clone(), self.0.printer.progress())?;
         Ok(self.0.ctx.get_or_init(|| ctx).clone())
+    }
+
+    /// The context `spec` runs on: none is connected for commands that need no service.
+    pub fn ctx_for(&self, spec: &CommandSpec) -> Result<Ctx> {
+        if !spec.traits.offline {
+            return self.ctx();
+        }
+        if let Some(ctx) = self.0.offline.get() {
+            return Ok(ctx.clone());
+        }
+        let ctx = Ctx::offline(self.0.bridge.clone())?;
+        Ok(self.0.offline.get_or_init(|| ctx).clone())
     }
 
     /// The bridge that commands and `sleep` wait through (Ctrl-C cancels it).

@@ -37,12 +37,12 @@ pub fn engine(host: &Host) -> Result<Engine> {
 }
 
 /// The engine with bindings for `groups` (tests bring a registry of their own).
-pub fn build(host: &Host, groups: &[Group]) -> Result<Engine> {
+pub fn build(host: &Host, groups: &'static [Group]) -> Result<Engine> {
     let mut engine = Engine::new();
     sandbox::apply_limits(&mut engine);
     sandbox::restrict(&mut engine, host);
     bindings::register(&mut engine, host, groups)?;
-    parallel::register(&mut engine, host);
+    parallel::register(&mut engine, host, groups);
     natives::register(&mut engine, host);
     stdlib::register(&mut engine, host.stdlib_dir())?;
     Ok(engine)
@@ -72,3 +72,6 @@ pub async fn call_stdlib(ctx: Ctx, function: &'static str, args: Vec<Value>) -> 
         .await
         .map_err(|err| Error::runtime(format!("{function} stopped: {err}")))?
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,6 @@
-//! The few things a script needs that Rhai lacks: JSON, files the script names, environment
-//! variables, `sleep` and `now`. Nothing here spawns processes or touches files other than
-//! the ones passed in.
+//! The few things a script needs that Rhai lacks: JSON, base64 (definition parts), files the
+//! script names, environment variables, `sleep` and `now`. Nothing here spawns processes or
+//! touches files other than the ones passed in.
 
 use super::convert::{at_call, throw, to_dynamic, to_json};
 use super::host::Host;
@@ -13,11 +13,12 @@ use std::time::Duration;
 
 type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
 
-/// Registers `json::`, `fs::`, `env::`, `sleep` and `now`.
+/// Registers `json::`, `fs::`, `env::`, `base64::`, `sleep` and `now`.
 pub fn register(engine: &mut Engine, host: &Host) {
     engine.register_static_module("json", json_module().into());
     engine.register_static_module("fs", fs_module().into());
     engine.register_static_module("env", env_module().into());
+    engine.register_static_module("base64", base64_module().into());
     let bridge = host.bridge().clone();
     let sleep = move |seconds: f64| -> RhaiResult {
         let duration = Duration::try_from_secs_f64(seconds.max(0.0))
@@ -171,6 +172,35 @@ fn read_csv(path: &str) -> RhaiResult {
         rows.push(Dynamic::from_map(row));
     }
     Ok(Dynamic::from_array(rows))
+}
+
+/// Definitions carry their parts as base64; scripts need to make and read them.
+fn base64_module() -> Module {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    let mut module = Module::new();
+    FuncRegistration::new("encode").set_into_module(&mut module, |text: ImmutableString| {
+        STANDARD.encode(text.as_bytes())
+    });
+    FuncRegistration::new("decode").set_into_module(
+        &mut module,
+        |context: NativeCallContext, encoded: ImmutableString| -> RhaiResult {
+            let bytes = STANDARD.decode(encoded.trim()).map_err(|err| {
+                at_call(
+                    &context,
+                    throw(Error::usage(format!("base64::decode: {err}"))),
+                )
+            })?;
+            String::from_utf8(bytes).map(Dynamic::from).map_err(|_| {
+                at_call(
+                    &context,
+                    throw(Error::usage("base64::decode: the bytes are not UTF-8 text")),
+                )
+            })
+        },
+    );
+    module.build_index();
+    module
 }
 
 fn env_module() -> Module {

@@ -1,4 +1,4 @@
-//! The `fabsh` module: running registry commands by name, alone (`fabsh::call`), one page at
+//! The `fabsh` module: running registry commands by name, alone (`fabsh::run`), one page at
 //! a time (`fabsh::page`), or many at once (`fabsh::parallel`).
 //!
 //! `parallel` runs the handlers concurrently on the runtime, at most `concurrency` at a time
@@ -11,7 +11,7 @@ use super::bindings::{raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
 use super::host::Host;
 use crate::commands::common::effective_args;
-use crate::commands::{self, Args, CommandSpec};
+use crate::commands::{self, Args, CommandSpec, Group};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::output::Spinner;
@@ -28,10 +28,13 @@ use tokio::task::JoinSet;
 /// How many calls `parallel` runs at once unless told.
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
+/// A call ready to run: the command, its checked arguments, and the context it runs on.
+type Prepared = (&'static CommandSpec, Args, Ctx);
+
 type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
 
 /// Registers the `fabsh` module.
-pub fn register(engine: &mut Engine, host: &Host) {
+pub fn register(engine: &mut Engine, host: &Host, groups: &'static [Group]) {
     let mut module = Module::new();
     let h = host.clone();
     FuncRegistration::new("parallel")
@@ -39,7 +42,7 @@ pub fn register(engine: &mut Engine, host: &Host) {
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, calls: Array| {
-                parallel(&h, calls, &Map::new()).map_err(|err| at_call(&context, err))
+                parallel(&h, groups, calls, &Map::new()).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
@@ -48,25 +51,25 @@ pub fn register(engine: &mut Engine, host: &Host) {
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, calls: Array, options: Map| {
-                parallel(&h, calls, &options).map_err(|err| at_call(&context, err))
+                parallel(&h, groups, calls, &options).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
-    FuncRegistration::new("call")
+    FuncRegistration::new("run")
         .with_volatility(true)
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, command: ImmutableString| {
-                call(&h, &command, &Map::new()).map_err(|err| at_call(&context, err))
+                call(&h, groups, &command, &Map::new()).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
-    FuncRegistration::new("call")
+    FuncRegistration::new("run")
         .with_volatility(true)
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, command: ImmutableString, args: Map| {
-                call(&h, &command, &args).map_err(|err| at_call(&context, err))
+                call(&h, groups, &command, &args).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
@@ -75,7 +78,7 @@ pub fn register(engine: &mut Engine, host: &Host) {
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, command: ImmutableString, args: Map| {
-                page(&h, &command, &args).map_err(|err| at_call(&context, throw(err)))
+                page(&h, groups, &command, &args).map_err(|err| at_call(&context, throw(err)))
             },
         );
     let h = host.clone();
@@ -91,8 +94,8 @@ pub fn register(engine: &mut Engine, host: &Host) {
 }
 
 /// The command written as on the command line (`item create`), or a usage error.
-fn command(path: &str) -> Result<&'static CommandSpec> {
-    commands::find_path(path).ok_or_else(|| {
+fn command(groups: &'static [Group], path: &str) -> Result<&'static CommandSpec> {
+    commands::find_path_in(groups, path).ok_or_else(|| {
         Error::usage(format!(
             "unknown command `{path}`; write it as on the command line, e.g. \"item create\""
         ))
@@ -105,20 +108,20 @@ fn checked_args(spec: &'static CommandSpec, args: &Map) -> Result<Args> {
     Args::check(spec, &effective_args(spec), raw)
 }
 
-fn call(host: &Host, path: &str, args: &Map) -> RhaiResult {
-    let spec = command(path).map_err(throw)?;
+fn call(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> RhaiResult {
+    let spec = command(groups, path).map_err(throw)?;
     let raw = raw_args(spec, &[], &[], Some(args)).map_err(throw)?;
     run_command(host, spec, raw).map(to_dynamic).map_err(throw)
 }
 
 /// One page of a paged list: `#{items, continuation_token}` (the token is `()` on the last).
-fn page(host: &Host, path: &str, args: &Map) -> Result<Dynamic> {
-    let spec = command(path)?;
+fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result<Dynamic> {
+    let spec = command(groups, path)?;
     if !spec.traits.paged {
         return Err(Error::usage(format!("`{path}` does not return pages")));
     }
     let args = checked_args(spec, args)?;
-    let ctx = host.ctx()?;
+    let ctx = host.ctx_for(spec)?;
     let value = host.bridge().block_on(async {
         let reply = commands::execute(spec, args, &ctx).await?;
         Ok(match reply.body {
@@ -135,16 +138,20 @@ fn page(host: &Host, path: &str, args: &Map) -> Result<Dynamic> {
     Ok(to_dynamic(value))
 }
 
-fn parallel(host: &Host, calls: Array, options: &Map) -> RhaiResult {
+fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) -> RhaiResult {
     let (concurrency, label) = parallel_options(options).map_err(throw)?;
-    let prepared: Vec<Result<(&'static CommandSpec, Args)>> =
-        calls.iter().map(prepare_call).collect();
-    let ctx = host.ctx().map_err(throw)?;
-    let bar = label.map(|label| ctx.api().progress().bar(prepared.len() as u64, label));
+    let prepared: Vec<Result<Prepared>> = calls
+        .iter()
+        .map(|call| {
+            let (spec, args) = prepare_call(groups, call)?;
+            Ok((spec, args, host.ctx_for(spec)?))
+        })
+        .collect();
+    let bar = label.map(|label| host.printer().progress().bar(prepared.len() as u64, label));
     let handle = host.bridge().handle().clone();
     let results = host
         .bridge()
-        .block_on(run_all(ctx, handle, prepared, concurrency, bar))
+        .block_on(run_all(handle, prepared, concurrency, bar))
         .map_err(throw)?;
     Ok(Dynamic::from_array(
         results
@@ -196,7 +203,7 @@ fn parallel_options(options: &Map) -> Result<(usize, Option<String>)> {
 }
 
 /// One call `#{command: "item create", args: #{...}}`, checked before anything runs.
-fn prepare_call(call: &Dynamic) -> Result<(&'static CommandSpec, Args)> {
+fn prepare_call(groups: &'static [Group], call: &Dynamic) -> Result<(&'static CommandSpec, Args)> {
     let Some(call) = call.read_lock::<Map>() else {
         return Err(Error::usage(
             "each call must be a map like #{command: \"item show\", args: #{...}}",
@@ -207,7 +214,7 @@ fn prepare_call(call: &Dynamic) -> Result<(&'static CommandSpec, Args)> {
         .filter(|value| value.is_string())
         .ok_or_else(|| Error::usage("a call has no `command` string"))?
         .to_string();
-    let spec = command(&path)?;
+    let spec = command(groups, &path)?;
     let args = match call.get("args") {
         None => Map::new(),
         Some(value) if value.is_unit() => Map::new(),
@@ -221,9 +228,8 @@ fn prepare_call(call: &Dynamic) -> Result<(&'static CommandSpec, Args)> {
 
 /// Runs the calls concurrently, `concurrency` at a time, and returns every result in order.
 async fn run_all(
-    ctx: Ctx,
     handle: tokio::runtime::Handle,
-    calls: Vec<Result<(&'static CommandSpec, Args)>>,
+    calls: Vec<Result<Prepared>>,
     concurrency: usize,
     bar: Option<Spinner>,
 ) -> Result<Vec<Result<Value>>> {
@@ -238,7 +244,7 @@ async fn run_all(
         }
     };
     for (index, call) in calls.into_iter().enumerate() {
-        let (spec, args) = match call {
+        let (spec, args, ctx) = match call {
             Ok(call) => call,
             Err(err) => {
                 results[index] = Some(Err(err));
@@ -250,7 +256,6 @@ async fn run_all(
             .acquire_owned()
             .await
             .map_err(|_| Error::runtime("fabsh::parallel: the semaphore closed"))?;
-        let ctx = ctx.clone();
         let task = tasks.spawn_on(
             async move {
                 let _permit = permit;
