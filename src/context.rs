@@ -93,6 +93,14 @@ impl Ctx {
         }
     }
 
+    /// The same context without spinners, for calls that run many at a time under one bar.
+    pub fn without_progress(&self) -> Ctx {
+        Ctx {
+            shared: Arc::clone(&self.shared),
+            api: self.api.with_progress(Progress::hidden()),
+        }
+    }
+
     /// The API client of this call.
     pub fn api(&self) -> &ApiClient {
         &self.api

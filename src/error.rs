@@ -207,6 +207,43 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The error an error map stands for (the inverse of [`Error::to_json`]); a map a script
+    /// built keeps what it has, with kind `runtime` when it names none.
+    pub fn from_json(value: &Value) -> Error {
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(String::from);
+        let lines = |key: &str| -> Vec<String> {
+            value
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .map(|line| line.as_str().map_or_else(|| line.to_string(), String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let kind = text("kind")
+            .and_then(|name| ErrorKind::from_name(&name))
+            .unwrap_or(ErrorKind::Runtime);
+        let mut err = Error::new(kind, text("message").unwrap_or_else(|| value.to_string()));
+        err.status = value
+            .get("status")
+            .and_then(Value::as_u64)
+            .and_then(|status| u16::try_from(status).ok());
+        err.code = text("code");
+        err.request_id = text("request_id");
+        err.causes = lines("causes");
+        err.hints = lines("hints");
+        err.details = value
+            .get("details")
+            .filter(|details| !details.is_null())
+            .cloned();
+        err
+    }
+}
+
 impl std::ops::Deref for Error {
     type Target = ErrorDetails;
 

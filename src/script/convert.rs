@@ -121,37 +121,10 @@ pub fn at_call(context: &NativeCallContext, mut err: Box<EvalAltResult>) -> Box<
 /// The error a thrown value stands for: an error map (caught and rethrown, or built by the
 /// script) keeps its kind and fields; anything else is a runtime error with its text.
 pub fn error_from_thrown(value: &Dynamic) -> Error {
-    let Some(map) = value.read_lock::<Map>() else {
-        return Error::runtime(value.to_string());
-    };
-    let text = |key: &str| -> Option<String> {
-        map.get(key)
-            .filter(|value| !value.is_unit())
-            .map(|value| value.to_string())
-    };
-    let kind = text("kind")
-        .and_then(|name| ErrorKind::from_name(&name))
-        .unwrap_or(ErrorKind::Runtime);
-    let message = text("message").unwrap_or_else(|| value.to_string());
-    let mut err = Error::new(kind, message);
-    err.status = map
-        .get("status")
-        .and_then(|status| status.as_int().ok())
-        .and_then(|status| u16::try_from(status).ok());
-    err.code = text("code");
-    err.request_id = text("request_id");
-    let lines = |key: &str| -> Vec<String> {
-        map.get(key)
-            .and_then(|lines| lines.read_lock::<Array>().map(|lines| lines.clone()))
-            .map(|lines| lines.iter().map(|line| line.to_string()).collect())
-            .unwrap_or_default()
-    };
-    err.causes = lines("causes");
-    err.hints = lines("hints");
-    if let Some(details) = map.get("details").and_then(|details| to_json(details).ok()) {
-        err.details = Some(details);
+    match to_json(value) {
+        Ok(json) if json.is_object() => Error::from_json(&json),
+        _ => Error::runtime(value.to_string()),
     }
-    err
 }
 
 #[cfg(test)]

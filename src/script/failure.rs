@@ -2,7 +2,7 @@
 //! exit code), syntax errors are usage errors, and the place is kept for the caret display.
 
 use super::convert::error_from_thrown;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::output::SourceSpot;
 use rhai::{EvalAltResult, ParseError, Position};
 
@@ -72,7 +72,7 @@ pub fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailur
         EvalAltResult::ErrorRuntime(value, _) => error_from_thrown(&value),
         EvalAltResult::ErrorTerminated(value, _) => {
             let err = error_from_thrown(&value);
-            if err.kind == crate::ErrorKind::Runtime {
+            if err.kind == ErrorKind::Runtime {
                 Error::cancelled()
             } else {
                 err
@@ -84,6 +84,10 @@ pub fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailur
             Error::runtime(other.to_string())
         }
     };
+    if error.kind == ErrorKind::Cancelled {
+        // Where Ctrl-C happened to land is no news to the user who pressed it.
+        return ScriptFailure { error, spot: None };
+    }
     for frame in trail {
         error = error.with_cause(frame);
     }

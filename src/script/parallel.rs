@@ -144,7 +144,8 @@ fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) 
         .iter()
         .map(|call| {
             let (spec, args) = prepare_call(groups, call)?;
-            Ok((spec, args, host.ctx_for(spec)?))
+            // One spinner per call would fight over the terminal; the bar shows progress.
+            Ok((spec, args, host.ctx_for(spec)?.without_progress()))
         })
         .collect();
     let bar = label.map(|label| host.printer().progress().bar(prepared.len() as u64, label));

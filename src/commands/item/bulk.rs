@@ -186,7 +186,14 @@ fn bulk_reply(outcome: &Value, count: usize, keys: &[&str], verb: &str) -> Resul
         .map(|row| {
             let ordered: Map<String, Value> = keys
                 .iter()
-                .map(|key| (key.to_string(), row[*key].clone()))
+                .map(|key| {
+                    let value = match (*key, &row[*key]) {
+                        // Through Rhai the error map's keys come back sorted; put them back.
+                        ("error", error) if error.is_object() => Error::from_json(error).to_json(),
+                        (_, value) => value.clone(),
+                    };
+                    (key.to_string(), value)
+                })
                 .collect();
             Value::Object(ordered)
         })
