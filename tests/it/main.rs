@@ -13,4 +13,5 @@ mod script_cancel;
 mod script_cases;
 mod script_examples;
 mod script_repl;
+mod script_stdlib;
 mod support;

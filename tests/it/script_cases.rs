@@ -126,3 +126,20 @@ fn every_script_case_prints_what_it_expects() {
     let problems: Vec<String> = scripts.iter().flat_map(|script| run_case(script)).collect();
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+#[test]
+fn a_missing_script_or_a_bad_eval_is_a_usage_error() {
+    let home = crate::support::Home::new();
+    let run = home.run(&["run", "no-such-script.rhai"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("cannot read no-such-script.rhai"),
+        "{}",
+        run.stderr
+    );
+    let run = home.run(&["-e", "let x = ;"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("<-e>:1:"), "{}", run.stderr);
+    let run = home.run(&["-e", "1", "item", "list"]);
+    assert_eq!(run.code, 2);
+}

@@ -1,5 +1,6 @@
 //! The REPL driven through a pipe: Rhai lines and command lines in one session, multi-line
-//! input, `:` commands, and a history file without the lines that carry secrets.
+//! input, `:` commands (`:load` among them), and a history file without the lines that
+//! carry secrets.
 
 use crate::support::Server;
 use std::io::Write;
@@ -17,6 +18,8 @@ let token = "not-a-real-token";
 :help item show
 item show -w Demo
 item::show(ws, "nope")
+:load LOADED
+loaded_twice(21)
 print(`still here in ${ws}`)
 :quit
 print("after quit")
@@ -25,6 +28,13 @@ print("after quit")
 #[test]
 fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history() {
     let server = Server::start();
+    let loaded = server.home.dir.path().join("loaded.rhai");
+    std::fs::write(
+        &loaded,
+        "print(\"loaded\");\nfn loaded_twice(x) { x * 2 }\n",
+    )
+    .expect("file");
+    let session = SESSION.replace("LOADED", &loaded.to_string_lossy());
     let mut child = server
         .home
         .command(&[])
@@ -39,7 +49,7 @@ fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history()
         .stdin
         .take()
         .expect("stdin")
-        .write_all(SESSION.as_bytes())
+        .write_all(session.as_bytes())
         .expect("write the session");
     let output = child.wait_with_output().expect("REPL output");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -50,6 +60,8 @@ fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history()
         "[\n  \"Welcome\"\n]\n",
         "[\n  1,\n  2\n]\n",
         "item::show(workspace, id)\n",
+        "loaded\n",
+        "42\n",
         "still here in Demo\n",
     ];
     let mut rest: &str = &stdout;
