@@ -21,6 +21,7 @@ const CONCURRENCY: ArgSpec = ArgSpec::opt(
 )
 .default("8");
 
+/// `item bulk-create`.
 pub const BULK_CREATE: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-create",
@@ -54,6 +55,7 @@ Runs the stdlib function bulk::create.",
     handler: bulk_create,
 };
 
+/// `item bulk-delete`.
 pub const BULK_DELETE: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-delete",
