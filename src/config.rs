@@ -1,7 +1,14 @@
-//! Process-wide settings, from flags and `FABSH_*` environment variables (flag first).
+//! Process-wide settings. Each comes from, in order: a flag, a `FABSH_*` environment
+//! variable, the selected profile of the config file, then the built-in default.
 
-use crate::api::DEFAULT_ENDPOINT;
-use crate::auth::{NoCredentials, Secret, StaticToken, TokenProvider};
+mod file;
+
+pub use file::{CONFIG_PATH_VAR, ConfigFile, Profile, config_path};
+
+use crate::api::{DEFAULT_ENDPOINT, normalize_endpoint};
+use crate::auth::{Method, TokenProvider};
+use crate::error::{Error, Result};
+use crate::output::{Format, Tracer};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,6 +18,119 @@ pub const ENDPOINT_VAR: &str = "FABSH_ENDPOINT";
 pub const TOKEN_VAR: &str = "FABSH_TOKEN";
 /// The environment variable naming a directory of stdlib modules that replace the built-in ones.
 pub const STDLIB_VAR: &str = "FABSH_STDLIB";
+/// The environment variable selecting a profile.
+pub const PROFILE_VAR: &str = "FABSH_PROFILE";
+/// The profile used when none is selected.
+pub const DEFAULT_PROFILE: &str = "default";
+/// Where sign-ins go unless configured: Entra's public cloud.
+pub const DEFAULT_AUTHORITY_HOST: &str = "https://login.microsoftonline.com";
+
+/// A setting a profile may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct ConfigKey {
+    /// The key in the config file and on `config get|set|unset`.
+    pub name: &'static str,
+    /// The environment variable that overrides it.
+    pub env: &'static str,
+    /// One-line help.
+    pub help: &'static str,
+}
+
+/// Every setting a profile may hold. Secrets are not among them: they live in the token cache.
+pub const KEYS: &[ConfigKey] = &[
+    ConfigKey {
+        name: "endpoint",
+        env: ENDPOINT_VAR,
+        help: "Fabric API base URL (flag --endpoint)",
+    },
+    ConfigKey {
+        name: "tenant",
+        env: "FABSH_TENANT_ID",
+        help: "Entra tenant id or domain to sign in to",
+    },
+    ConfigKey {
+        name: "auth-method",
+        env: "FABSH_AUTH_METHOD",
+        help: "device-code, service-principal, managed-identity or azure-cli (set by `auth login`)",
+    },
+    ConfigKey {
+        name: "client-id",
+        env: "FABSH_CLIENT_ID",
+        help: "Application (client) id: the service principal, user-assigned identity or public client",
+    },
+    ConfigKey {
+        name: "authority-host",
+        env: "FABSH_AUTHORITY_HOST",
+        help: "Where to sign in (default: the endpoint's origin for a loopback endpoint, else login.microsoftonline.com)",
+    },
+    ConfigKey {
+        name: "workspace",
+        env: "FABSH_WORKSPACE",
+        help: "Default workspace for commands that take -w/--workspace",
+    },
+    ConfigKey {
+        name: "output",
+        env: "FABSH_OUTPUT",
+        help: "Default output format: json, table, tsv or yaml (flag -o)",
+    },
+];
+
+/// The key named `name`.
+pub fn key(name: &str) -> Result<&'static ConfigKey> {
+    KEYS.iter().find(|k| k.name == name).ok_or_else(|| {
+        let names: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
+        Error::usage(format!("unknown setting `{name}`"))
+            .with_hint(format!("settings: {}", names.join(", ")))
+    })
+}
+
+/// Checks a value before it is stored, so a bad profile fails at `config set`, not later.
+pub fn check_value(key: &ConfigKey, value: &str) -> Result<String> {
+    let value = value.trim();
+    let bad = |why: &str| Error::usage(format!("invalid {}: {why}", key.name));
+    match key.name {
+        "endpoint" => normalize_endpoint(value).map(|url| url.to_string()),
+        "authority-host" => match reqwest::Url::parse(value) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => {
+                Ok(value.trim_end_matches('/').to_string())
+            }
+            _ => Err(bad("give a URL such as https://login.microsoftonline.com")),
+        },
+        "auth-method" => Method::parse(value)
+            .map(|m| m.as_str().to_string())
+            .ok_or_else(|| bad(&format!("one of {}", Method::NAMES.join(", ")))),
+        "output" => Format::parse(value)
+            .map(|_| value.to_ascii_lowercase())
+            .ok_or_else(|| bad(&format!("one of {}", Format::NAMES.join(", ")))),
+        _ if value.is_empty() => Err(bad("empty value")),
+        _ => Ok(value.to_string()),
+    }
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line flag.
+    Flag,
+    /// A `FABSH_*` variable.
+    Env,
+    /// The selected profile.
+    Profile,
+    /// The built-in default.
+    Default,
+}
+
+impl Origin {
+    /// The name shown by `config list`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Flag => "flag",
+            Origin::Env => "env",
+            Origin::Profile => "profile",
+            Origin::Default => "default",
+        }
+    }
+}
 
 /// Settings that apply to every command of the process.
 #[derive(Debug, Clone, Default)]
@@ -21,16 +141,70 @@ pub struct Settings {
     pub local: bool,
     /// `--verbose`: trace requests and responses.
     pub verbose: bool,
+    /// `--profile`, when given.
+    pub profile: Option<String>,
+    /// The selected profile's values, once [`Settings::load_profile`] has read them.
+    pub profile_values: Profile,
     /// `--stdlib`, when given.
     pub stdlib: Option<PathBuf>,
 }
 
 impl Settings {
-    /// The endpoint to use when not local: flag, then environment, then real Fabric.
-    pub fn endpoint(&self) -> String {
-        self.endpoint
+    /// Reads the selected profile from the config file. Selecting a profile that does not
+    /// exist is an error (a typo would otherwise go unnoticed), except the default one, and
+    /// when `may_create` (`auth login` and `config set` make new profiles).
+    pub fn load_profile(&mut self, may_create: bool) -> Result<()> {
+        let path = config_path();
+        let config = ConfigFile::load(&path)?;
+        let name = self.profile_name();
+        match config.profiles.get(&name) {
+            Some(values) => self.profile_values = values.clone(),
+            None if may_create || name == DEFAULT_PROFILE => {}
+            None => {
+                return Err(Error::usage(format!(
+                    "no profile named `{name}` in {}",
+                    path.display()
+                ))
+                .with_hint(format!(
+                    "create it with `fabsh --profile {name} config set KEY VALUE`"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The selected profile: `--profile`, then `FABSH_PROFILE`, then `default`.
+    pub fn profile_name(&self) -> String {
+        self.profile
             .clone()
-            .or_else(|| env_text(ENDPOINT_VAR))
+            .or_else(|| env_text(PROFILE_VAR))
+            .unwrap_or_else(|| DEFAULT_PROFILE.to_string())
+    }
+
+    /// A setting with where it came from: flag (endpoint only), environment, profile.
+    pub fn lookup(&self, name: &str) -> Option<(String, Origin)> {
+        if name == "endpoint"
+            && let Some(flag) = &self.endpoint
+        {
+            return Some((flag.clone(), Origin::Flag));
+        }
+        let key = KEYS.iter().find(|k| k.name == name)?;
+        if let Some(value) = env_text(key.env) {
+            return Some((value, Origin::Env));
+        }
+        self.profile_values
+            .get(name)
+            .map(|value| (value.clone(), Origin::Profile))
+    }
+
+    /// A setting's value, without its origin.
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.lookup(name).map(|(value, _)| value)
+    }
+
+    /// The endpoint to use when not local.
+    pub fn endpoint(&self) -> String {
+        self.value("endpoint")
             .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string())
     }
 
@@ -41,12 +215,55 @@ impl Settings {
             .or_else(|| env_text(STDLIB_VAR).map(PathBuf::from))
     }
 
-    /// The token provider for a remote endpoint.
-    pub fn token_provider(&self) -> Arc<dyn TokenProvider> {
-        match env_text(TOKEN_VAR) {
-            Some(token) => Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR)),
-            None => Arc::new(NoCredentials),
+    /// Where to sign in. A loopback endpoint is local Fabric, whose authority is its origin.
+    pub fn authority_host(&self) -> (String, Origin) {
+        if let Some(found) = self.lookup("authority-host") {
+            return found;
         }
+        let loopback = normalize_endpoint(&self.endpoint()).ok().filter(|url| {
+            url.host_str()
+                .is_some_and(|h| h == "localhost" || h == "[::1]" || h.starts_with("127."))
+        });
+        match loopback {
+            Some(url) => (url.origin().ascii_serialization(), Origin::Default),
+            None => (DEFAULT_AUTHORITY_HOST.to_string(), Origin::Default),
+        }
+    }
+
+    /// The output format the environment or profile asks for when `-o` is not given.
+    pub fn output_format(&self) -> Option<Format> {
+        self.value("output").and_then(|name| Format::parse(&name))
+    }
+
+    /// The default workspace for commands that take one.
+    pub fn default_workspace(&self) -> Option<String> {
+        self.value("workspace")
+    }
+
+    /// The configured value of a flag the user left out, for the CLI and scripts alike: only
+    /// `--workspace` has one (the default workspace).
+    pub fn flag_default(&self, long: &str) -> Option<String> {
+        match long {
+            "workspace" => self.default_workspace(),
+            _ => None,
+        }
+    }
+
+    /// The sign-in method chosen by the environment or profile, if any.
+    pub fn auth_method(&self) -> Result<Option<Method>> {
+        match self.value("auth-method") {
+            None => Ok(None),
+            Some(name) => Method::parse(&name).map(Some).ok_or_else(|| {
+                Error::usage(format!("unknown auth method `{name}`"))
+                    .with_hint(format!("one of {}", Method::NAMES.join(", ")))
+            }),
+        }
+    }
+
+    /// The token provider for a remote endpoint, from the credential chain.
+    pub fn token_provider(&self) -> Result<Arc<dyn TokenProvider>> {
+        let tracer = self.verbose.then_some(Tracer);
+        crate::auth::chain::choose(self, tracer).map(|chosen| chosen.provider)
     }
 }
 

@@ -49,7 +49,7 @@ impl Ctx {
             (api, "local".to_string(), Some(server))
         } else {
             let endpoint = settings.endpoint();
-            let api = ApiClient::new(&endpoint, settings.token_provider(), tracer, progress)?;
+            let api = ApiClient::new(&endpoint, settings.token_provider()?, tracer, progress)?;
             let backend = api.base().host_str().unwrap_or("fabric").to_string();
             (api, backend, None)
         };

@@ -1,5 +1,6 @@
-//! The Fabric item types we know: canonical name, per-type REST collection, and portal path
-//! segment. The set is open — the service adds types — so unknown names pass through.
+//! The Fabric item types we know: canonical name, per-type REST collection, portal path
+//! segment, and which generic operations the type supports. Shared by the client (type
+//! casing, portal URLs, copy checks) and local Fabric (routes, validation).
 
 /// One known item type.
 #[derive(Debug, Clone, Copy)]
@@ -10,6 +11,10 @@ pub struct ItemType {
     pub collection: &'static str,
     /// The portal path segment (`/groups/{ws}/synapsenotebooks/{id}`), when known.
     pub portal: Option<&'static str>,
+    /// Whether getDefinition/updateDefinition apply (false: `OperationNotSupportedForItem`).
+    pub has_definition: bool,
+    /// Whether the public API creates it (SQL endpoints, dashboards, datamarts are not).
+    pub creatable: bool,
 }
 
 const fn t(name: &'static str, collection: &'static str, portal: Option<&'static str>) -> ItemType {
@@ -17,17 +22,44 @@ const fn t(name: &'static str, collection: &'static str, portal: Option<&'static
         name,
         collection,
         portal,
+        has_definition: true,
+        creatable: true,
+    }
+}
+
+const fn no_definition(
+    name: &'static str,
+    collection: &'static str,
+    portal: Option<&'static str>,
+) -> ItemType {
+    ItemType {
+        has_definition: false,
+        ..t(name, collection, portal)
+    }
+}
+
+const fn listed_only(
+    name: &'static str,
+    collection: &'static str,
+    portal: Option<&'static str>,
+) -> ItemType {
+    ItemType {
+        has_definition: false,
+        creatable: false,
+        ..t(name, collection, portal)
     }
 }
 
 /// The 51 ItemType values of the REST spec. Portal segments come from fabric-cli's URI
-/// mapping; DataAgent's (`aiskills`) is only reported by third parties.
+/// mapping; DataAgent's (`aiskills`) is only reported by third parties. The service's set is
+/// open, so the client passes unknown names through; local Fabric refuses them, as a typo
+/// should fail there as it would against the service.
 pub static ITEM_TYPES: &[ItemType] = &[
-    t("Dashboard", "dashboards", Some("dashboards")),
+    listed_only("Dashboard", "dashboards", Some("dashboards")),
     t("Report", "reports", Some("reports")),
     t("SemanticModel", "semanticModels", Some("datasets")),
     t("PaginatedReport", "paginatedReports", Some("rdlreports")),
-    t("Datamart", "datamarts", Some("datamarts")),
+    listed_only("Datamart", "datamarts", Some("datamarts")),
     t("Lakehouse", "lakehouses", Some("lakehouses")),
     t("Eventhouse", "eventhouses", Some("eventhouses")),
     t("Environment", "environments", Some("sparkenvironments")),
@@ -41,12 +73,12 @@ pub static ITEM_TYPES: &[ItemType] = &[
         "sparkJobDefinitions",
         Some("sparkjobdefinitions"),
     ),
-    t("MLExperiment", "mlExperiments", Some("mlexperiments")),
-    t("MLModel", "mlModels", Some("mlmodels")),
-    t("Warehouse", "warehouses", Some("datawarehouses")),
+    no_definition("MLExperiment", "mlExperiments", Some("mlexperiments")),
+    no_definition("MLModel", "mlModels", Some("mlmodels")),
+    no_definition("Warehouse", "warehouses", Some("datawarehouses")),
     t("Eventstream", "eventstreams", Some("eventstreams")),
-    t("SQLEndpoint", "sqlEndpoints", Some("lakewarehouses")),
-    t("MirroredWarehouse", "mirroredWarehouses", None),
+    listed_only("SQLEndpoint", "sqlEndpoints", Some("lakewarehouses")),
+    listed_only("MirroredWarehouse", "mirroredWarehouses", None),
     t(
         "MirroredDatabase",
         "mirroredDatabases",
@@ -68,7 +100,7 @@ pub static ITEM_TYPES: &[ItemType] = &[
     ),
     t("Dataflow", "dataflows", Some("dataflows-gen2")),
     t("ApacheAirflowJob", "apacheAirflowJobs", None),
-    t("WarehouseSnapshot", "warehouseSnapshots", None),
+    no_definition("WarehouseSnapshot", "warehouseSnapshots", None),
     t(
         "DigitalTwinBuilder",
         "digitalTwinBuilders",
@@ -99,13 +131,13 @@ pub static ITEM_TYPES: &[ItemType] = &[
     t("Ontology", "ontologies", None),
     t("EventSchemaSet", "eventSchemaSets", None),
     t("DataAgent", "dataAgents", Some("aiskills")),
-    t("MirroredCatalog", "mirroredCatalogs", None),
-    t("AppBackend", "appBackends", None),
-    t("OrgApp", "orgApps", None),
-    t("OrgAppAudience", "orgAppAudiences", None),
+    no_definition("MirroredCatalog", "mirroredCatalogs", None),
+    no_definition("AppBackend", "appBackends", None),
+    no_definition("OrgApp", "orgApps", None),
+    no_definition("OrgAppAudience", "orgAppAudiences", None),
     t("DataBuildToolJob", "dataBuildToolJobs", None),
     t("AzureDatabricksStorage", "azureDatabricksStorages", None),
-    t("Plan", "plans", None),
+    no_definition("Plan", "plans", None),
 ];
 
 /// The known type with this name, ignoring case.

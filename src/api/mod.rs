@@ -79,16 +79,7 @@ impl ApiClient {
         progress: Progress,
     ) -> Result<Self> {
         let base = normalize_endpoint(endpoint)?;
-        // The ring provider is the only one compiled in; installing it twice is harmless.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            // Never follow redirects: a redirect could carry the bearer token elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(15))
-            .timeout(Duration::from_secs(300))
-            .user_agent(concat!("fabsh/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|err| Error::runtime(format!("cannot build the HTTP client: {err}")))?;
+        let http = http_client(base.scheme() == "http")?;
         Ok(ApiClient {
             http,
             base,
@@ -170,6 +161,26 @@ impl ApiClient {
             )))
         }
     }
+}
+
+/// The HTTP client every request of fabsh goes through (API, sign-in, managed identity).
+pub fn http_client(plain_http_only: bool) -> Result<reqwest::Client> {
+    // The ring provider is the only one compiled in; installing it twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = reqwest::Client::builder();
+    if plain_http_only {
+        // A plain-HTTP endpoint (local Fabric) needs no trust store; loading the system's
+        // certificates would cost more than the rest of a command's start-up.
+        builder = builder.tls_certs_only(Vec::new());
+    }
+    builder
+        // Never follow redirects: a redirect could carry the bearer token elsewhere.
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(15))
+        .timeout(Duration::from_secs(300))
+        .user_agent(concat!("fabsh/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|err| Error::runtime(format!("cannot build the HTTP client: {err}")))
 }
 
 /// Hosts the real service answers and links to; the token may follow links between them.

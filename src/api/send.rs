@@ -129,10 +129,12 @@ impl ApiClient {
         let mut err = fabric_error::from_response(resp.status, &resp.headers, &resp.body);
         match resp.status {
             401 => {
-                err = err.with_hint(format!(
-                    "the credentials from {} were rejected; get a new token or sign in again",
-                    self.auth.source()
-                ));
+                err = err
+                    .with_hint(format!(
+                        "the credentials from {} were rejected",
+                        self.auth.source()
+                    ))
+                    .with_hint(self.auth.sign_in_hint());
             }
             500..=599 if req.safety == Safety::Create => {
                 err = err.with_hint(

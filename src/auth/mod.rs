@@ -1,8 +1,18 @@
 //! Where bearer tokens come from. The HTTP core only sees the [`TokenProvider`] trait, so
 //! sign-in flows can be added without touching it.
 
+pub mod azure_cli;
+pub mod cache;
+pub mod certificate;
+pub mod chain;
+pub mod claims;
+pub mod credential;
+pub mod managed_identity;
+mod method;
+pub mod oauth;
 mod secret;
 
+pub use method::Method;
 pub use secret::Secret;
 
 use crate::error::{Error, Result};
@@ -15,6 +25,27 @@ pub trait TokenProvider: Send + Sync {
 
     /// Names the source in messages and hints (`FABSH_TOKEN`, `local Fabric`).
     fn source(&self) -> &str;
+
+    /// What to do when the service rejects this source's tokens.
+    fn sign_in_hint(&self) -> String {
+        format!("get a new token for {}, or sign in again", self.source())
+    }
+}
+
+/// The tokens a sign-in gives.
+#[derive(Debug, Clone)]
+pub struct TokenSet {
+    /// The bearer token.
+    pub access_token: Secret,
+    /// When it expires (Unix seconds).
+    pub expires_on: i64,
+    /// A user's (rotated) refresh token.
+    pub refresh_token: Option<Secret>,
+}
+
+/// Now, in Unix seconds.
+pub fn now_secs() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
 }
 
 /// A fixed token: `FABSH_TOKEN`, or the one local Fabric issued.
@@ -50,6 +81,42 @@ impl TokenProvider for StaticToken {
     fn source(&self) -> &str {
         &self.source
     }
+
+    fn sign_in_hint(&self) -> String {
+        format!("set a fresh token in {}", self.source)
+    }
+}
+
+/// A source that cannot give tokens, with the reason and what to do; fails on first use.
+pub struct Refusing {
+    source: String,
+    message: String,
+    hint: String,
+}
+
+impl Refusing {
+    /// A source named `source` that fails with `message` and `hint`.
+    pub fn new(source: String, message: String, hint: String) -> Self {
+        Refusing {
+            source,
+            message,
+            hint,
+        }
+    }
+}
+
+impl TokenProvider for Refusing {
+    fn token(&self, _refresh: bool) -> BoxFuture<'_, Result<Secret>> {
+        Box::pin(async { Err(Error::auth(self.message.clone()).with_hint(self.hint.clone())) })
+    }
+
+    fn source(&self) -> &str {
+        &self.source
+    }
+
+    fn sign_in_hint(&self) -> String {
+        self.hint.clone()
+    }
 }
 
 /// No credentials configured: fails on first use, so offline commands still work.
@@ -59,7 +126,7 @@ impl TokenProvider for NoCredentials {
     fn token(&self, _refresh: bool) -> BoxFuture<'_, Result<Secret>> {
         Box::pin(async {
             Err(Error::auth("no credentials for Fabric").with_hint(
-                "set FABSH_TOKEN to a bearer token, or try `fabsh --local ...` to use local Fabric",
+                "sign in with `fabsh auth login`, set FABSH_TOKEN to a bearer token, or try `fabsh --local ...` to use local Fabric",
             ))
         })
     }

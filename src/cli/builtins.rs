@@ -1,6 +1,7 @@
-//! Commands that are not API calls: `docs`, `completions`, `local`, `run`, `repl`.
+//! Commands that are not API calls: `docs`, `completions`, `local`, `auth`, `config`, `run`,
+//! `repl`.
 
-use super::{docs, local, tree};
+use super::{auth, config, docs, local, tree};
 use crate::bridge::Bridge;
 use crate::config::Settings;
 use crate::error::{Error, Result};
@@ -29,6 +30,8 @@ pub fn commands() -> Vec<Command> {
             )
             .after_help("Example: fabsh completions bash > ~/.local/share/bash-completion/completions/fabsh"),
         local::command(),
+        auth::command(),
+        config::command(),
         Command::new("run")
             .about("Run a Rhai script; the words after `--` are its ARGS array")
             .arg(
@@ -65,6 +68,8 @@ pub fn run(
         }
         "completions" => completions(matches, printer),
         "local" => return Some(local::run(matches, settings, printer, bridge)),
+        "auth" => return Some(auth::run(matches, settings, printer, bridge)),
+        "config" => return Some(config::run(matches, settings, printer)),
         "run" => return Some(Ok(run_script(matches, settings, printer, bridge))),
         "repl" => return Some(repl::run(settings, bridge, printer)),
         _ => return None,

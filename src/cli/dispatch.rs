@@ -21,7 +21,7 @@ pub fn run_registry_command(
     printer: &Printer,
     bridge: &Bridge,
 ) -> Result<ExitCode> {
-    let (spec, args) = prepare(group, matches, printer)?;
+    let (spec, args) = prepare(group, matches, settings, printer)?;
     let ctx = if spec.traits.offline {
         Ctx::offline(bridge.clone())?
     } else {
@@ -35,6 +35,7 @@ pub fn run_registry_command(
 pub fn prepare(
     group: &str,
     matches: &ArgMatches,
+    settings: &Settings,
     printer: &Printer,
 ) -> Result<(&'static CommandSpec, Args)> {
     let (spec, matches) = match commands::find(group, "") {
@@ -48,7 +49,7 @@ pub fn prepare(
             (spec, sub)
         }
     };
-    let args = args_from_matches(spec, matches)?;
+    let args = args_from_matches(spec, matches, settings)?;
     if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
         return Err(Error::cancelled().with_hint("nothing was changed"));
     }
@@ -80,14 +81,22 @@ pub fn run_spec(
     }
 }
 
-/// The command's flags as given on the command line, checked.
-fn args_from_matches(spec: &'static CommandSpec, matches: &ArgMatches) -> Result<Args> {
+/// The command's flags as given on the command line, checked; `-w` falls back to the
+/// environment's or profile's default workspace.
+fn args_from_matches(
+    spec: &'static CommandSpec,
+    matches: &ArgMatches,
+    settings: &Settings,
+) -> Result<Args> {
     let declared = effective_args(spec);
     let raw = declared
         .iter()
         .filter_map(|arg| {
-            let value = matches.get_one::<String>(arg.long)?;
-            Some((*arg, RawValue::Text(value.clone())))
+            let value = match matches.get_one::<String>(arg.long) {
+                Some(value) => value.clone(),
+                None => settings.flag_default(arg.long)?,
+            };
+            Some((*arg, RawValue::Text(value)))
         })
         .collect();
     Args::check(spec, &declared, raw)
@@ -107,5 +116,10 @@ fn confirmation_question(spec: &'static CommandSpec, args: &Args) -> String {
         .filter(|arg| arg.required)
         .filter_map(|arg| Some(format!("{} {}", flag_name(arg), args.opt_str(arg.long)?)))
         .collect();
-    format!("{} ({})?", spec.summary, targets.join(" "))
+    format!(
+        "About to run `fabsh {} {}`: {}. Continue?",
+        spec.path(),
+        targets.join(" "),
+        spec.summary.to_lowercase()
+    )
 }

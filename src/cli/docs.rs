@@ -10,7 +10,7 @@ pub fn markdown(stdlib_dir: Option<&std::path::Path>) -> crate::Result<String> {
     out.push_str(
         "Generated from the command registry (`fabsh docs`). Every command also runs in \
          scripts and the REPL. Global flags: `-o/--output json|table|tsv|yaml`, \
-         `-q/--query <jmespath>`, `--endpoint <url>`, `--local`, `-v/--verbose`, `--no-color`.\n",
+         `-q/--query <jmespath>`, `--endpoint <url>`, `--profile <name>`, `--local`, `-v/--verbose`, `--no-color`.\n",
     );
     for group in GROUPS {
         let _ = write!(out, "\n## {}\n\n{}\n", group.name, group.summary);

@@ -38,6 +38,7 @@ pub fn command() -> Command {
             Arg::new(knob.flag)
                 .long(knob.flag)
                 .value_name("VALUE")
+                .allow_negative_numbers(true)
                 .help(format!(
                     "{} (default {}; env {})",
                     knob.help, knob.default, knob.env
@@ -70,6 +71,19 @@ pub fn command() -> Command {
                         .value_parser(clap::builder::PossibleValuesParser::new(ROLES))
                         .help("Role in --workspace"),
                 )
+                .arg(
+                    Arg::new("certificate")
+                        .long("certificate")
+                        .value_name("PEM")
+                        .value_hint(clap::ValueHint::FilePath)
+                        .help("PEM file with a certificate whose key may sign client assertions"),
+                )
+                .arg(
+                    Arg::new("federated-subject")
+                        .long("federated-subject")
+                        .value_name("SUBJECT")
+                        .help("Trust tokens of the local OIDC issuer for this subject (workload identity)"),
+                )
                 .arg(data_dir.clone()),
         )
         .subcommand(
@@ -86,13 +100,24 @@ pub fn command() -> Command {
                         .required(true)
                         .help("Name or object id"),
                 )
-                .arg(data_dir),
+                .arg(data_dir.clone()),
         );
+    let approve = Command::new("approve")
+        .about("Approve a pending device-code sign-in (`fabsh auth login`) as the local admin user")
+        .arg(
+            Arg::new("user-code")
+                .required(true)
+                .value_name("USER_CODE")
+                .help("The code the sign-in printed"),
+        )
+        .arg(data_dir)
+        .after_help("Example: fabsh local approve BCDF2345G");
     Command::new("local")
         .about("Local Fabric: a wire-compatible Fabric server built into fabsh")
         .subcommand_required(true)
         .subcommand(serve)
         .subcommand(principal)
+        .subcommand(approve)
 }
 
 /// Runs `local serve` or `local principal ...`.
@@ -105,6 +130,7 @@ pub fn run(
     match matches.subcommand() {
         Some(("serve", sub)) => serve(sub, printer, bridge),
         Some(("principal", sub)) => principal(sub, settings, printer, bridge),
+        Some(("approve", sub)) => approve(sub, settings, printer, bridge),
         _ => Err(Error::usage("see `fabsh local --help`")),
     }
     .map(|()| ExitCode::SUCCESS)
@@ -161,16 +187,23 @@ fn principal(
         .subcommand()
         .ok_or_else(|| Error::usage("see `fabsh local principal --help`"))?;
     let text = |key: &str| sub.get_one::<String>(key).map(String::as_str);
-    let server = match (
-        text("data-dir"),
-        settings.endpoint.clone().or_else(|| env_text(ENDPOINT_VAR)),
-    ) {
-        (None, Some(endpoint)) => Some(server_client(&endpoint)?),
-        _ => None,
-    };
+    let server = running_server(sub, settings)?;
     let dir = data_dir(sub);
+    let certificate_pem = match text("certificate") {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|err| {
+            Error::usage(format!("cannot read the certificate {path}")).with_cause(err)
+        })?),
+        None => None,
+    };
+    let new = local::admin::NewPrincipal {
+        name: text("name").unwrap_or_default(),
+        workspace: text("workspace"),
+        role: text("role"),
+        certificate_pem: certificate_pem.as_deref(),
+        federated_subject: text("federated-subject"),
+    };
     let value = match (name, server) {
-        ("add", None) => local::admin::add_principal(&dir, text("name").unwrap_or_default(), text("workspace"), text("role"))?,
+        ("add", None) => local::admin::add_app(&dir, &new)?,
         ("list", None) => local::admin::list_principals(&dir)?,
         ("remove", None) => {
             local::admin::remove_principal(&dir, text("name").unwrap_or_default())?;
@@ -181,7 +214,13 @@ fn principal(
             let req = match command {
                 "add" => Req::post(
                     url(""),
-                    json!({"name": text("name"), "workspace": text("workspace"), "role": text("role")}),
+                    json!({
+                        "name": new.name,
+                        "workspace": new.workspace,
+                        "role": new.role,
+                        "certificate": new.certificate_pem,
+                        "federatedSubject": new.federated_subject,
+                    }),
                 ),
                 "list" => Req::get(url("")),
                 _ => Req::delete(url(&format!("/{}", text("name").unwrap_or_default()))),
@@ -193,6 +232,38 @@ fn principal(
     if value.is_null() {
         return Ok(());
     }
+    printer.print_value(value, &[])
+}
+
+/// The running server to manage: the one `FABSH_ENDPOINT` (or `--endpoint`) names, unless
+/// `--data-dir` asks for the store directly.
+fn running_server(matches: &ArgMatches, settings: &Settings) -> Result<Option<ApiClient>> {
+    if matches.get_one::<String>("data-dir").is_some() {
+        return Ok(None);
+    }
+    match settings.endpoint.clone().or_else(|| env_text(ENDPOINT_VAR)) {
+        Some(endpoint) => Ok(Some(server_client(&endpoint)?)),
+        None => Ok(None),
+    }
+}
+
+/// `local approve USER_CODE`: on the running server, or in the store with `--data-dir`.
+fn approve(
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> Result<()> {
+    let code = matches
+        .get_one::<String>("user-code")
+        .map_or("", String::as_str);
+    let value = match running_server(matches, settings)? {
+        Some(api) => bridge.block_on(async {
+            let url = format!("{}/_local/devicecodes/approve", origin(&api));
+            api.json(Req::post(url, json!({"userCode": code}))).await
+        })?,
+        None => local::admin::approve_device_code(&data_dir(matches), code)?,
+    };
     printer.print_value(value, &[])
 }
 

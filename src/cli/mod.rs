@@ -1,7 +1,9 @@
 //! The one-shot command line: parse with the generated clap tree, dispatch to a registry
 //! handler or a built-in, render, and turn the outcome into an exit code.
 
+mod auth;
 mod builtins;
+mod config;
 pub mod dispatch;
 mod docs;
 mod local;
@@ -29,11 +31,15 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
             return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
         }
     };
-    let printer = match printer_for(&matches, None) {
+    let mut settings = settings_for(&matches);
+    let may_create = matches!(matches.subcommand_name(), Some("auth" | "config"));
+    if let Err(err) = settings.load_profile(may_create) {
+        return fail(&Printer::plain(), &err);
+    }
+    let printer = match printer_for(&matches, settings.output_format()) {
         Ok(printer) => printer,
         Err(err) => return fail(&Printer::plain(), &err),
     };
-    let settings = settings_for(&matches);
     let bridge = Bridge::new(handle);
     match run_matches(&matches, &settings, &printer, &bridge) {
         Ok(code) => code,
@@ -67,7 +73,8 @@ fn run_matches(
     dispatch::run_registry_command(name, sub, settings, printer, bridge)
 }
 
-/// The printer the global flags ask for; `fallback` is the format when `-o` is not given.
+/// The printer the global flags ask for: `-o` first, then `fallback` (the environment's or
+/// profile's `output`, or the REPL's `:output`).
 pub(crate) fn printer_for(matches: &ArgMatches, fallback: Option<Format>) -> Result<Printer> {
     let format = matches
         .get_one::<String>("output")
@@ -82,6 +89,8 @@ fn settings_for(matches: &ArgMatches) -> Settings {
         endpoint: matches.get_one::<String>("endpoint").cloned(),
         local: matches.get_flag("local"),
         verbose: matches.get_flag("verbose"),
+        profile: matches.get_one::<String>("profile").cloned(),
+        profile_values: Default::default(),
         stdlib: matches.get_one::<String>("stdlib").map(PathBuf::from),
     }
 }

@@ -14,8 +14,8 @@ pub fn build() -> Command {
         .about("A client for Microsoft Fabric workspace items and data agents")
         .long_about(
             "A client for Microsoft Fabric workspace items and data agents.\n\n\
-             Talks to the Fabric REST API (FABSH_ENDPOINT, FABSH_TOKEN), or with --local to \
-             local Fabric, a wire-compatible server built into fabsh.\n\n\
+             Talks to the Fabric REST API (sign in with `fabsh auth login`, or set FABSH_TOKEN), \
+             or with --local to local Fabric, a wire-compatible server built into fabsh.\n\n\
              With no command, starts the REPL (Rhai code and command lines).",
         )
         .arg(
@@ -55,6 +55,11 @@ fn global_args() -> Vec<Arg> {
             .global(true)
             .value_name("URL")
             .help("Fabric API base URL (default: FABSH_ENDPOINT, else https://api.fabric.microsoft.com/v1)"),
+        Arg::new("profile")
+            .long("profile")
+            .global(true)
+            .value_name("NAME")
+            .help("Config profile to use (default: FABSH_PROFILE, else `default`)"),
         Arg::new("local")
             .long("local")
             .global(true)
@@ -142,7 +147,8 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
         arg = arg
             .long(spec.long)
             .visible_aliases(spec.aliases)
-            .required(spec.required && spec.default.is_none())
+            // A profile may give the workspace; `Args::check` still insists on one.
+            .required(spec.required && spec.default.is_none() && spec.long != "workspace")
             .value_name(spec.kind.value_name());
         if let Some(short) = spec.short {
             arg = arg.short(short);

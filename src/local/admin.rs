@@ -6,10 +6,12 @@
 #![allow(clippy::result_large_err)]
 
 use super::auth::secret_digest;
+use super::authority;
 use super::clock::now_nanos;
 use super::errors::ApiError;
-use super::seed;
+use super::seed::{self, ADMIN_NAME};
 use super::store::principals::{self, Principal, Role};
+use super::store::sign_in::{self, CredentialKind};
 use super::store::{Db, new_id, workspaces};
 use axum::http::StatusCode;
 use base64::Engine;
@@ -57,15 +59,49 @@ fn new_secret() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// Creates a service principal in the default tenant, optionally with a workspace role.
+/// What `local principal add` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct NewPrincipal<'a> {
+    /// Unique display name.
+    pub name: &'a str,
+    /// Workspace id or name to give a role in.
+    pub workspace: Option<&'a str>,
+    /// The role there (Contributor when only a workspace is given).
+    pub role: Option<&'a str>,
+    /// PEM text holding a certificate whose key may sign client assertions.
+    pub certificate_pem: Option<&'a str>,
+    /// A subject of the local OIDC issuer trusted as a federated credential.
+    pub federated_subject: Option<&'a str>,
+}
+
+/// Creates a service principal in the default tenant, optionally with a workspace role, a
+/// certificate and a federated credential.
 pub(crate) fn add_principal_in(
     db: &Db,
     default_tenant: &str,
-    name: &str,
-    workspace: Option<&str>,
-    role: Option<&str>,
+    new: &NewPrincipal<'_>,
 ) -> Result<Value, ApiError> {
-    let name = name.trim();
+    let (workspace, role) = (new.workspace, new.role);
+    let certificate = match new.certificate_pem {
+        Some(pem) => {
+            let der = authority::certificates_in_pem(pem).into_iter().next();
+            match der {
+                Some(der) if authority::is_rsa_certificate(&der) => Some(der),
+                _ => {
+                    return Err(ApiError::bad_request(
+                        "InvalidInput",
+                        "The certificate must be a PEM file with an RSA certificate",
+                    ));
+                }
+            }
+        }
+        None => None,
+    };
+    let federated_subject = new
+        .federated_subject
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let name = new.name.trim();
     if name.is_empty() {
         return Err(ApiError::bad_request(
             "InvalidInput",
@@ -111,6 +147,13 @@ pub(crate) fn add_principal_in(
         principals::insert_principal(tx, &principal, Some(&secret_digest(&secret)), now_nanos())?;
         if let (Some(ws), Some(role)) = (target, role) {
             principals::set_role(tx, &ws.id, &principal.id, role)?;
+        }
+        if let Some(der) = &certificate {
+            sign_in::insert_credential(tx, &principal.id, CredentialKind::Certificate, der)?;
+        }
+        if let Some(subject) = federated_subject {
+            let kind = CredentialKind::FederatedSubject;
+            sign_in::insert_credential(tx, &principal.id, kind, subject.as_bytes())?;
         }
         Ok(())
     })?;
@@ -180,8 +223,48 @@ pub fn add_principal(
     workspace: Option<&str>,
     role: Option<&str>,
 ) -> crate::Result<Value> {
+    add_app(
+        data_dir,
+        &NewPrincipal {
+            name,
+            workspace,
+            role,
+            ..NewPrincipal::default()
+        },
+    )
+}
+
+/// Adds a service principal with any of its options (certificate, federated subject).
+pub fn add_app(data_dir: &Path, new: &NewPrincipal<'_>) -> crate::Result<Value> {
     let (db, facts) = open_store(data_dir)?;
-    add_principal_in(&db, &facts.default_tenant, name, workspace, role).map_err(to_crate_error)
+    add_principal_in(&db, &facts.default_tenant, new).map_err(to_crate_error)
+}
+
+/// Approves a pending device-code sign-in as the local admin user.
+pub(crate) fn approve_device_code_in(
+    db: &Db,
+    admin_id: &str,
+    user_code: &str,
+) -> Result<Value, ApiError> {
+    let now = now_nanos() / 1_000_000_000;
+    let approved = db.write(|tx| sign_in::approve_device_code(tx, user_code, admin_id, now))?;
+    if !approved {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "DeviceCodeNotFound",
+            format!(
+                "No pending sign-in has the code '{}' (it may have expired or been approved already)",
+                user_code.trim()
+            ),
+        ));
+    }
+    Ok(json!({"userCode": user_code.trim().to_uppercase(), "approvedFor": ADMIN_NAME}))
+}
+
+/// Approves a pending device-code sign-in, straight on the store.
+pub fn approve_device_code(data_dir: &Path, user_code: &str) -> crate::Result<Value> {
+    let (db, facts) = open_store(data_dir)?;
+    approve_device_code_in(&db, &facts.admin_id, user_code).map_err(to_crate_error)
 }
 
 /// Lists principals with their workspace roles.

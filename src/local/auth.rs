@@ -44,6 +44,28 @@ impl Keys {
     }
 }
 
+impl Keys {
+    /// Signs any claims with the server's HMAC key (refresh and federated tokens).
+    pub fn sign<T: Serialize>(&self, claims: &T) -> String {
+        // HS256 signing of a serializable struct cannot fail.
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+            .unwrap_or_default()
+    }
+
+    /// Checks signature, expiry (exactly) and audience of a token this server signed.
+    pub fn decode<T: serde::de::DeserializeOwned + Clone>(
+        &self,
+        token: &str,
+        audience: &str,
+    ) -> Result<T, jsonwebtoken::errors::Error> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[audience]);
+        validation.set_required_spec_claims(&["exp", "aud"]);
+        validation.leeway = 0;
+        jsonwebtoken::decode::<T>(token, &self.decoding, &validation).map(|data| data.claims)
+    }
+}
+
 /// The claims of an access token, shaped like an Entra v1 token for the Fabric resource.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Claims {
@@ -93,9 +115,7 @@ pub fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
         appid: principal.client_id.clone(),
         upn: principal.user_principal_name.clone(),
     };
-    // HS256 signing of a serializable struct cannot fail.
-    jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.encoding)
-        .unwrap_or_default()
+    keys.sign(&claims)
 }
 
 /// Checks signature, audience and expiry.

@@ -63,6 +63,18 @@ pub static KNOBS: &[Knob] = &[
         help: "Share of LRO-capable calls answered 202 instead of inline (0.0-1.0)",
         default: "1.0",
     },
+    Knob {
+        flag: "token-seconds",
+        env: "FABSH_LOCAL_TOKEN_SECONDS",
+        help: "Lifetime of access tokens from the token and managed-identity endpoints (negative: already expired)",
+        default: "3599",
+    },
+    Knob {
+        flag: "refresh-token-seconds",
+        env: "FABSH_LOCAL_REFRESH_TOKEN_SECONDS",
+        help: "Lifetime of refresh tokens (negative: already expired)",
+        default: "7776000",
+    },
 ];
 
 /// The fault settings of one server.
@@ -82,6 +94,11 @@ pub struct Faults {
     pub page_size: u32,
     /// Share of LRO-capable calls answered 202.
     pub async_ratio: f64,
+    /// Seconds an issued access token is valid; negative issues expired ones (for tests of
+    /// the client's refresh paths).
+    pub token_seconds: i64,
+    /// Seconds an issued refresh token is valid; negative issues expired ones.
+    pub refresh_token_seconds: i64,
 }
 
 impl Default for Faults {
@@ -94,6 +111,8 @@ impl Default for Faults {
             lro_ms: 50,
             page_size: 100,
             async_ratio: 1.0,
+            token_seconds: 3599,
+            refresh_token_seconds: 90 * 24 * 3600,
         }
     }
 }
@@ -110,6 +129,8 @@ impl Faults {
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => self.async_ratio = parse_share(flag, value)?,
+            "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,
+            "refresh-token-seconds" => self.refresh_token_seconds = parse_lifetime(flag, value)?,
             _ => return Err(format!("unknown fault knob '{flag}'")),
         }
         Ok(())
@@ -135,6 +156,18 @@ fn parse_int(flag: &str, value: &str, min: u64, max: u64) -> Result<u64, String>
         .map_err(|_| format!("{flag} expects a whole number, got '{value}'"))?;
     if n < min || n > max {
         return Err(format!("{flag} must be between {min} and {max}, got {n}"));
+    }
+    Ok(n)
+}
+
+/// Up to a year either way.
+fn parse_lifetime(flag: &str, value: &str) -> Result<i64, String> {
+    const YEAR: i64 = 366 * 24 * 3600;
+    let n: i64 = value
+        .parse()
+        .map_err(|_| format!("{flag} expects a whole number of seconds, got '{value}'"))?;
+    if !(-YEAR..=YEAR).contains(&n) {
+        return Err(format!("{flag} must be within a year either way, got {n}"));
     }
     Ok(n)
 }

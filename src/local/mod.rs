@@ -8,11 +8,11 @@
 mod actions;
 pub mod admin;
 mod auth;
+mod authority;
 mod clock;
 mod definitions;
 mod errors;
 mod faults;
-mod item_types;
 mod lro;
 mod middleware;
 mod paging;

@@ -52,6 +52,11 @@ impl Printer {
         self.format = format;
     }
 
+    /// True when stdout is a terminal (`auth token` refuses to print there).
+    pub fn stdout_is_terminal(&self) -> bool {
+        self.stdout_tty
+    }
+
     /// Progress reporting for long work (shown only when stderr is a terminal).
     pub fn progress(&self) -> Progress {
         Progress::new(std::io::stderr().is_terminal())

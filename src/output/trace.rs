@@ -67,6 +67,16 @@ impl Tracer {
         eprint!("{text}");
     }
 
+    /// Traces a sign-in request: method, URL and status only, since its form and answer are
+    /// made of secrets.
+    pub fn exchange(&self, method: &Method, url: &str, status: Option<u16>, elapsed: Duration) {
+        let status = status.map_or_else(|| "no response".to_string(), |s| s.to_string());
+        eprintln!(
+            "> {method} {url} (credentials redacted)\n< {status} ({} ms, tokens redacted)",
+            elapsed.as_millis()
+        );
+    }
+
     /// Traces a request that got no answer.
     pub fn failure(&self, error: &str, elapsed: Duration) {
         eprintln!("< no response after {} ms: {error}", elapsed.as_millis());

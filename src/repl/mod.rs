@@ -35,6 +35,7 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
     let ctx = host.ctx()?;
     let engine = script::engine(&host)?;
     let mut session = Session {
+        settings: settings.clone(),
         ctx,
         engine,
         scope: Scope::new(),
@@ -100,6 +101,8 @@ fn remember(
 
 /// One REPL session: the connected context, the engine, and what earlier lines defined.
 pub struct Session {
+    /// For command lines: the same settings as the CLI's (the default workspace).
+    settings: Settings,
     ctx: Ctx,
     engine: Engine,
     scope: Scope<'static>,
@@ -164,7 +167,7 @@ impl Session {
             return Ok(());
         };
         let printer = printer_for(&matches, self.format)?;
-        let (spec, args) = dispatch::prepare(group, sub, &printer)?;
+        let (spec, args) = dispatch::prepare(group, sub, &self.settings, &printer)?;
         dispatch::run_spec(spec, args, &self.ctx, &printer)?;
         Ok(())
     }

@@ -165,13 +165,32 @@ pub fn option_keys(spec: &'static CommandSpec) -> Vec<String> {
         .collect()
 }
 
+/// Checks the values, filling in configured defaults (the default workspace) for flags the
+/// script left out, as the CLI does.
+pub fn check_args(
+    host: &Host,
+    spec: &'static CommandSpec,
+    mut raw: Vec<(&'static ArgSpec, RawValue)>,
+) -> Result<Args> {
+    let effective = effective_args(spec);
+    for arg in &effective {
+        if raw.iter().any(|(given, _)| given.long == arg.long) {
+            continue;
+        }
+        if let Some(value) = host.flag_default(arg.long) {
+            raw.push((arg, RawValue::Text(value)));
+        }
+    }
+    Args::check(spec, &effective, raw)
+}
+
 /// Checks the values, connects if needed, and runs the command through the bridge.
 pub fn run_command(
     host: &Host,
     spec: &'static CommandSpec,
     raw: Vec<(&'static ArgSpec, RawValue)>,
 ) -> Result<Value> {
-    let args = Args::check(spec, &effective_args(spec), raw)?;
+    let args = check_args(host, spec, raw)?;
     let ctx = host.ctx_for(spec)?;
     host.bridge().block_on(value_of(spec, args, ctx))
 }

@@ -80,6 +80,11 @@ impl Host {
         Ok(self.0.offline.get_or_init(|| ctx).clone())
     }
 
+    /// The configured value of a flag a script left out (the default workspace).
+    pub fn flag_default(&self, long: &str) -> Option<String> {
+        self.0.settings.as_ref()?.flag_default(long)
+    }
+
     /// The bridge that commands and `sleep` wait through (Ctrl-C cancels it).
     pub fn bridge(&self) -> &Bridge {
         &self.0.bridge

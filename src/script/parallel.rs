@@ -7,10 +7,9 @@
 //! that cannot even start (unknown command, bad arguments) or whose task dies still gets its
 //! error in its place.
 
-use super::bindings::{raw_args, run_command, value_of};
+use super::bindings::{check_args, raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
 use super::host::Host;
-use crate::commands::common::effective_args;
 use crate::commands::{self, Args, CommandSpec, Group};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -103,9 +102,8 @@ fn command(groups: &'static [Group], path: &str) -> Result<&'static CommandSpec>
 }
 
 /// Checks a command's arguments given as one map.
-fn checked_args(spec: &'static CommandSpec, args: &Map) -> Result<Args> {
-    let raw = raw_args(spec, &[], &[], Some(args))?;
-    Args::check(spec, &effective_args(spec), raw)
+fn checked_args(host: &Host, spec: &'static CommandSpec, args: &Map) -> Result<Args> {
+    check_args(host, spec, raw_args(spec, &[], &[], Some(args))?)
 }
 
 fn call(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> RhaiResult {
@@ -120,7 +118,7 @@ fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result
     if !spec.traits.paged {
         return Err(Error::usage(format!("`{path}` does not return pages")));
     }
-    let args = checked_args(spec, args)?;
+    let args = checked_args(host, spec, args)?;
     let ctx = host.ctx_for(spec)?;
     let value = host.bridge().block_on(async {
         let reply = commands::execute(spec, args, &ctx).await?;
@@ -143,7 +141,7 @@ fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) 
     let prepared: Vec<Result<Prepared>> = calls
         .iter()
         .map(|call| {
-            let (spec, args) = prepare_call(groups, call)?;
+            let (spec, args) = prepare_call(host, groups, call)?;
             // One spinner per call would fight over the terminal; the bar shows progress.
             Ok((spec, args, host.ctx_for(spec)?.without_progress()))
         })
@@ -204,7 +202,11 @@ fn parallel_options(options: &Map) -> Result<(usize, Option<String>)> {
 }
 
 /// One call `#{command: "item create", args: #{...}}`, checked before anything runs.
-fn prepare_call(groups: &'static [Group], call: &Dynamic) -> Result<(&'static CommandSpec, Args)> {
+fn prepare_call(
+    host: &Host,
+    groups: &'static [Group],
+    call: &Dynamic,
+) -> Result<(&'static CommandSpec, Args)> {
     let Some(call) = call.read_lock::<Map>() else {
         return Err(Error::usage(
             "each call must be a map like #{command: \"item show\", args: #{...}}",
@@ -224,7 +226,7 @@ fn prepare_call(groups: &'static [Group], call: &Dynamic) -> Result<(&'static Co
             .map(|map| map.clone())
             .ok_or_else(|| Error::usage(format!("the `args` of `{path}` must be a map")))?,
     };
-    Ok((spec, checked_args(spec, &args)?))
+    Ok((spec, checked_args(host, spec, &args)?))
 }
 
 /// Runs the calls concurrently, `concurrency` at a time, and returns every result in order.

@@ -71,7 +71,14 @@ fn no_wait_returns_the_operation() {
     assert_eq!(pending["status"], "Running");
     let operation = pending["operationId"].as_str().expect("operationId");
     // The operation finishes on its own; its result is the item.
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    let state_path = format!("/operations/{operation}");
+    for _ in 0..200 {
+        let state = server.fabsh(&["api", "GET", &state_path]).ok_json();
+        if state["status"] == "Succeeded" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let result = server
         .fabsh(&["api", "GET", &format!("/operations/{operation}/result")])
         .ok_json();

@@ -4,11 +4,11 @@
 //! notebook stored as `notebook-content.py` stays so under `format=ipynb`).
 
 use super::items::{implied_type, load};
+use crate::item_types;
 use crate::local::actions::{Action, DefinitionUpdate, name_in_use, store_parts};
 use crate::local::auth::Caller;
 use crate::local::definitions;
 use crate::local::errors::ApiError;
-use crate::local::item_types;
 use crate::local::lro::{self, InlineAnswer};
 use crate::local::respond::{JsonBody, Origin, Query, check_description, norm};
 use crate::local::state::Shared;
@@ -19,7 +19,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 fn require_definitions(item: &Item) -> Result<(), ApiError> {
-    if item_types::by_name(&item.item_type).is_some_and(|t| t.has_definition) {
+    if item_types::find(&item.item_type).is_some_and(|t| t.has_definition) {
         Ok(())
     } else {
         // The recorded wording for this code.

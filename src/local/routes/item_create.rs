@@ -2,11 +2,11 @@
 //! then create inline (201) or through an operation (202).
 
 use super::items::{implied_type, invalid_type};
+use crate::item_types;
 use crate::local::actions::{Action, NewItem, name_in_use, store_parts};
 use crate::local::auth::Caller;
 use crate::local::definitions::{self, Definition};
 use crate::local::errors::ApiError;
-use crate::local::item_types;
 use crate::local::lro::{self, InlineAnswer};
 use crate::local::respond::{JsonBody, Origin, check_description, norm, opt_id, opt_str, req_str};
 use crate::local::state::Shared;
@@ -75,7 +75,7 @@ pub async fn create(
             return Err(invalid_type(&given));
         }
         (Some(t), _) => t,
-        (None, Some(given)) => item_types::by_name(&given).ok_or_else(|| invalid_type(&given))?,
+        (None, Some(given)) => item_types::find(&given).ok_or_else(|| invalid_type(&given))?,
         (None, None) => return Err(ApiError::invalid_body("The 'type' field is required")),
     };
     if !item_type.creatable {

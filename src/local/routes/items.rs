@@ -1,11 +1,11 @@
 //! `/v1/workspaces/{ws}/items[/{id}]` and the per-type collections that behave the same with
 //! the type implied (`/notebooks`, `/dataAgents`, ...): list, get, update, delete, move.
 
+use crate::item_types::{self, ItemType};
 use crate::local::actions::name_in_use;
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
-use crate::local::item_types::{self, ItemType};
 use crate::local::paging::{PageToken, fetch_page, page_body};
 use crate::local::respond::{
     self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str,
@@ -76,7 +76,7 @@ pub async fn list(
             let item_type = match (implied, query.get("type")) {
                 (Some(t), _) => Some(t.name.to_string()),
                 (None, Some(name)) => Some(
-                    item_types::by_name(name)
+                    item_types::find(name)
                         .ok_or_else(|| invalid_type(name))?
                         .name
                         .to_string(),

@@ -3,6 +3,7 @@
 
 use crate::local::admin;
 use crate::local::auth::{self, Caller};
+use crate::local::authority;
 use crate::local::errors::ApiError;
 use crate::local::respond::{self, JsonBody, opt_str, req_str};
 use crate::local::state::Shared;
@@ -10,12 +11,13 @@ use crate::local::store::principals;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Longest lifetime `/_local/tokens` hands out: 30 days.
 const MAX_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
 
-fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
+/// Refuses anyone but the seeded admin user.
+pub fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
     caller.known(state)?;
     if caller.principal_id == state.admin_id {
         Ok(())
@@ -25,6 +27,19 @@ fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
             "InsufficientPrivileges",
             "Only the local admin may use this route",
         ))
+    }
+}
+
+/// `expiresInSeconds` of a token request: up to 30 days, negative for an expired token.
+fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
+    match obj.get("expiresInSeconds") {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_i64()
+            .filter(|s| *s <= MAX_TOKEN_SECONDS)
+            .ok_or_else(|| {
+                ApiError::invalid_body("'expiresInSeconds' must be a whole number up to 30 days")
+            }),
     }
 }
 
@@ -41,7 +56,8 @@ pub async fn tenants(State(state): State<Shared>) -> Response {
     )
 }
 
-/// POST `/_local/principals` `{name, workspace?, role?}` → the new credentials (201).
+/// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?}` →
+/// the new credentials (201). `certificate` is PEM text.
 pub async fn add_principal(
     State(state): State<Shared>,
     caller: Caller,
@@ -52,13 +68,16 @@ pub async fn add_principal(
     let name = req_str(&obj, "name")?;
     let workspace = opt_str(&obj, "workspace")?;
     let role = opt_str(&obj, "role")?;
-    let created = admin::add_principal_in(
-        &state.db,
-        &state.default_tenant,
-        &name,
-        workspace.as_deref(),
-        role.as_deref(),
-    )?;
+    let certificate = opt_str(&obj, "certificate")?;
+    let federated_subject = opt_str(&obj, "federatedSubject")?;
+    let new = admin::NewPrincipal {
+        name: &name,
+        workspace: workspace.as_deref(),
+        role: role.as_deref(),
+        certificate_pem: certificate.as_deref(),
+        federated_subject: federated_subject.as_deref(),
+    };
+    let created = admin::add_principal_in(&state.db, &state.default_tenant, &new)?;
     Ok(respond::json(StatusCode::CREATED, &created))
 }
 
@@ -96,15 +115,7 @@ pub async fn issue_token(
     require_admin(&state, &caller)?;
     let obj = body.object()?;
     let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
-    let ttl = match obj.get("expiresInSeconds") {
-        None | Some(Value::Null) => 3599,
-        Some(v) => v
-            .as_i64()
-            .filter(|s| *s <= MAX_TOKEN_SECONDS)
-            .ok_or_else(|| {
-                ApiError::invalid_body("'expiresInSeconds' must be a whole number up to 30 days")
-            })?,
-    };
+    let ttl = lifetime(&obj, 3599)?;
     let principal = state
         .db
         .read(|c| principals::find_principal(c, &key))?
@@ -119,5 +130,23 @@ pub async fn issue_token(
     Ok(respond::json(
         StatusCode::OK,
         &json!({"token_type": "Bearer", "expires_in": ttl, "access_token": token}),
+    ))
+}
+
+/// POST `/_local/federated-tokens` `{subject, expiresInSeconds?}`: a token of the local OIDC
+/// issuer for `subject`, as a CI system would hand a job for workload identity federation.
+pub async fn issue_federated_token(
+    State(state): State<Shared>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    let obj = body.object()?;
+    let subject = req_str(&obj, "subject")?;
+    let ttl = lifetime(&obj, 3600)?;
+    let token = authority::issue_federated(&state.keys, &subject, ttl);
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"token": token, "issuer": authority::LOCAL_ISSUER, "audience": authority::FEDERATED_AUDIENCE}),
     ))
 }

@@ -1,11 +1,13 @@
-//! The HTTP surface: Fabric's `/v1` API, the Entra-style token endpoint, and `/_local/*`
-//! test and admin routes.
+//! The HTTP surface: Fabric's `/v1` API, the Entra-style token and device-code endpoints,
+//! the managed-identity endpoints, and `/_local/*` test and admin routes.
 
 mod definitions;
+mod device_code;
 mod folders;
 mod item_create;
 mod items;
 mod local_admin;
+mod managed_identity;
 mod operations;
 mod role_assignments;
 mod token;
@@ -94,6 +96,19 @@ pub fn router(state: Shared) -> Router {
         .merge(api)
         // Token endpoint: no faults, no bearer (it is where bearers come from).
         .route("/{tenant}/oauth2/v2.0/token", post(token::issue))
+        .route("/{tenant}/oauth2/v2.0/devicecode", post(device_code::start))
+        // Managed identity: the VM metadata service's path and App Service's.
+        .route(
+            "/metadata/identity/oauth2/token",
+            get(managed_identity::imds),
+        )
+        .route("/msi/token", get(managed_identity::app_service))
+        .route("/_local/devicelogin", get(device_code::login_page))
+        .route("/_local/devicecodes/approve", post(device_code::approve))
+        .route(
+            "/_local/federated-tokens",
+            post(local_admin::issue_federated_token),
+        )
         .route("/_local/requests", get(local_admin::requests))
         .route("/_local/tenants", get(local_admin::tenants))
         .route(

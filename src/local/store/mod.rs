@@ -7,6 +7,7 @@ pub mod items;
 pub mod operations;
 pub mod principals;
 pub mod schema;
+pub mod sign_in;
 pub mod workspaces;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};

@@ -154,18 +154,18 @@ pub fn find_principal(conn: &Connection, key: &str) -> rusqlite::Result<Option<P
     .optional()
 }
 
-/// A service principal by tenant and client id, with its secret digest.
+/// A service principal by tenant and client id, with its secret digest if it has a secret.
 pub fn find_client(
     conn: &Connection,
     tenant_id: &str,
     client_id: &str,
-) -> rusqlite::Result<Option<(Principal, String)>> {
+) -> rusqlite::Result<Option<(Principal, Option<String>)>> {
     conn.prepare_cached(&format!(
         "SELECT {PRINCIPAL_COLUMNS}, secret_sha256 FROM principals
          WHERE tenant_id = ?1 AND client_id = lower(?2) AND kind = 'ServicePrincipal'"
     ))?
     .query_row([tenant_id, client_id], |row| {
-        Ok((principal_from_row(row)?, row.get::<_, String>(6)?))
+        Ok((principal_from_row(row)?, row.get::<_, Option<String>>(6)?))
     })
     .optional()
 }

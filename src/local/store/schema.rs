@@ -3,7 +3,7 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 /// Schema version written to `PRAGMA user_version`.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 const SCHEMA_V1: &str = r#"
 CREATE TABLE meta (
@@ -109,6 +109,27 @@ CREATE TABLE operations (
 CREATE INDEX operations_pending ON operations(due_at) WHERE status = 'Running';
 "#;
 
+/// Sign-in state: pending device codes (approved from another process, so they live in the
+/// file) and the certificates and federated subjects registered on apps.
+const SCHEMA_V2: &str = r#"
+CREATE TABLE device_codes (
+    device_code_sha256 TEXT PRIMARY KEY,
+    user_code          TEXT NOT NULL UNIQUE,
+    tenant_id          TEXT NOT NULL,
+    client_id          TEXT NOT NULL,
+    scope              TEXT NOT NULL,
+    expires_at         INTEGER NOT NULL,
+    approved_by        TEXT REFERENCES principals(id) ON DELETE CASCADE
+);
+
+CREATE TABLE app_credentials (
+    principal_id TEXT NOT NULL REFERENCES principals(id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL,
+    value        BLOB NOT NULL
+);
+CREATE INDEX app_credentials_principal ON app_credentials(principal_id, kind);
+"#;
+
 /// Creates the tables on a new file; leaves a current file alone. Runs in an immediate
 /// transaction so two processes opening a fresh directory at once do not both create.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
@@ -116,6 +137,9 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version < 1 {
         tx.execute_batch(SCHEMA_V1)?;
+    }
+    if version < 2 {
+        tx.execute_batch(SCHEMA_V2)?;
     }
     if version < VERSION {
         tx.pragma_update(None, "user_version", VERSION)?;

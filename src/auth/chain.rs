@@ -1,0 +1,256 @@
+//! The credential chain: which source gives this process its tokens.
+//!
+//! `FABSH_TOKEN` always wins. Then the method the environment or profile names
+//! (`auth-method`, set by `auth login`), and only that one. Without one, the first source
+//! present: the profile's cached sign-in, a service principal from `FABSH_*` variables, a
+//! managed identity whose endpoint the environment names, the Azure CLI.
+
+use super::cache::{Login, TokenCache};
+use super::credential::{Acquire, CredentialProvider};
+use super::managed_identity::IdentityEndpoint;
+use super::oauth::Authority;
+use super::{Method, NoCredentials, Refusing, Secret, StaticToken, TokenProvider, azure_cli};
+use crate::config::{DEFAULT_PROFILE, Settings, TOKEN_VAR, env_text};
+use crate::error::{Error, Result};
+use crate::output::Tracer;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The public client device-code sign-ins use unless `--client-id` names another: the
+/// Fabric CLI's registration, which Entra already trusts for Fabric's delegated scopes.
+pub const PUBLIC_CLIENT_ID: &str = "5814bfb4-2705-4994-b8d6-39aabeb5eaeb";
+/// The tenant of a user sign-in when none is configured: the user's home tenant.
+pub const ANY_ORGANIZATION: &str = "organizations";
+/// A service principal's secret.
+pub const CLIENT_SECRET_VAR: &str = "FABSH_CLIENT_SECRET";
+/// A service principal's certificate file (PEM or PFX).
+pub const CLIENT_CERTIFICATE_VAR: &str = "FABSH_CLIENT_CERTIFICATE";
+/// The PFX password.
+pub const CLIENT_CERTIFICATE_PASSWORD_VAR: &str = "FABSH_CLIENT_CERTIFICATE_PASSWORD";
+/// A federated (workload identity) token file.
+pub const FEDERATED_TOKEN_FILE_VAR: &str = "FABSH_FEDERATED_TOKEN_FILE";
+
+/// The chosen source.
+pub struct Chosen {
+    /// Gives the tokens.
+    pub provider: Arc<dyn TokenProvider>,
+    /// The method, or `None` for `FABSH_TOKEN` and when nothing is configured.
+    pub method: Option<Method>,
+}
+
+/// `fabsh auth login`, with `--profile` when the profile is not the default.
+pub fn login_command(profile: &str) -> String {
+    if profile == DEFAULT_PROFILE {
+        "fabsh auth login".to_string()
+    } else {
+        format!("fabsh --profile {profile} auth login")
+    }
+}
+
+/// An authority for `tenant` at the configured host.
+pub fn authority(settings: &Settings, tenant: &str, tracer: Option<Tracer>) -> Result<Authority> {
+    Authority::new(&settings.authority_host().0, tenant, tracer)
+}
+
+/// Picks the source for these settings. Reads the cache, never the network.
+pub fn choose(settings: &Settings, tracer: Option<Tracer>) -> Result<Chosen> {
+    if let Some(token) = env_text(TOKEN_VAR) {
+        let provider = StaticToken::new(Secret::new(token), TOKEN_VAR);
+        return Ok(Chosen {
+            provider: Arc::new(provider),
+            method: None,
+        });
+    }
+    let profile = settings.profile_name();
+    let cache = TokenCache::open();
+    let chosen = |provider: CredentialProvider, method| Chosen {
+        provider: Arc::new(provider),
+        method: Some(method),
+    };
+    let explicit = settings.auth_method()?;
+    let login = cache.load(&profile)?;
+    if let Some(login) = login.filter(|l| explicit.is_none_or(|m| m == l.method)) {
+        let method = login.method;
+        let provider = from_login(settings, cache, &profile, login, tracer)?;
+        return Ok(chosen(provider, method));
+    }
+    let service_principal = service_principal_from_env(settings, tracer)?;
+    let identity = IdentityEndpoint::from_env();
+    let provider = match explicit {
+        Some(Method::DeviceCode) => {
+            let refusing = Refusing::new(
+                format!("the signed-in user of profile `{profile}`"),
+                format!("profile `{profile}` is not signed in"),
+                format!("sign in with `{}`", login_command(&profile)),
+            );
+            return Ok(Chosen {
+                provider: Arc::new(refusing),
+                method: explicit,
+            });
+        }
+        Some(Method::ServicePrincipal) => service_principal.ok_or_else(|| {
+            Error::auth("the service principal has no credentials").with_hint(format!(
+                "set FABSH_TENANT_ID, FABSH_CLIENT_ID and one of {CLIENT_SECRET_VAR}, {CLIENT_CERTIFICATE_VAR}, {FEDERATED_TOKEN_FILE_VAR}, or run `{} --service-principal`",
+                login_command(&profile)
+            ))
+        })?,
+        Some(Method::ManagedIdentity) => {
+            managed_identity(settings, IdentityEndpoint::from_env_or_imds(), None, tracer)
+        }
+        Some(Method::AzureCli) => azure_cli_provider(settings, tracer),
+        None => match (service_principal, identity) {
+            (Some(provider), _) => provider,
+            (None, Some(endpoint)) => managed_identity(settings, endpoint, None, tracer),
+            (None, None) if azure_cli::find().is_some() => azure_cli_provider(settings, tracer),
+            (None, None) => {
+                return Ok(Chosen {
+                    provider: Arc::new(NoCredentials),
+                    method: None,
+                });
+            }
+        },
+    };
+    let method = explicit.unwrap_or_else(|| provider.method());
+    Ok(chosen(provider, method))
+}
+
+/// The provider for a cached sign-in.
+fn from_login(
+    settings: &Settings,
+    cache: TokenCache,
+    profile: &str,
+    login: Login,
+    tracer: Option<Tracer>,
+) -> Result<CredentialProvider> {
+    let again = format!("sign in again with `{}`", login_command(profile));
+    let tenant = login
+        .tenant
+        .clone()
+        .unwrap_or_else(|| ANY_ORGANIZATION.into());
+    let client_id = login.client_id.clone().unwrap_or_default();
+    let provider = match login.method {
+        Method::DeviceCode => {
+            let acquire = Acquire::Refresh {
+                authority: authority(settings, &tenant, tracer)?,
+                client_id: if client_id.is_empty() {
+                    PUBLIC_CLIENT_ID.into()
+                } else {
+                    client_id
+                },
+            };
+            let source = format!("the signed-in user of profile `{profile}`");
+            CredentialProvider::new(acquire, source, again, tracer)
+        }
+        Method::ServicePrincipal => {
+            let authority = authority(settings, &tenant, tracer)?;
+            let acquire = app_acquire(authority, client_id.clone(), &login)?;
+            let source = format!("service principal {client_id} of profile `{profile}`");
+            CredentialProvider::new(acquire, source, again, tracer)
+        }
+        Method::ManagedIdentity => {
+            let endpoint = IdentityEndpoint::from_env_or_imds();
+            let client_id = login.client_id.clone();
+            managed_identity(settings, endpoint, client_id, tracer)
+        }
+        Method::AzureCli => azure_cli_provider(settings, tracer),
+    };
+    Ok(provider.cached(cache, profile.to_string(), login))
+}
+
+/// How a service principal proves itself, from what a sign-in holds.
+pub fn app_acquire(authority: Authority, client_id: String, login: &Login) -> Result<Acquire> {
+    if let Some(secret) = &login.client_secret {
+        return Ok(Acquire::Secret {
+            authority,
+            client_id,
+            secret: secret.clone(),
+        });
+    }
+    if let Some(path) = &login.certificate {
+        return Ok(Acquire::Certificate {
+            authority,
+            client_id,
+            path: path.clone(),
+            password: login.certificate_password.clone(),
+        });
+    }
+    match &login.federated_token_file {
+        Some(file) => Ok(Acquire::Federated {
+            authority,
+            client_id,
+            file: file.clone(),
+        }),
+        None => Err(Error::auth(
+            "the cached service principal has no credential",
+        )),
+    }
+}
+
+/// A service principal from `FABSH_*` variables, when one of its credentials is set.
+fn service_principal_from_env(
+    settings: &Settings,
+    tracer: Option<Tracer>,
+) -> Result<Option<CredentialProvider>> {
+    let mut login = Login::new(Method::ServicePrincipal);
+    login.client_secret = env_text(CLIENT_SECRET_VAR).map(Secret::new);
+    login.certificate = env_text(CLIENT_CERTIFICATE_VAR).map(PathBuf::from);
+    login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
+    login.federated_token_file = env_text(FEDERATED_TOKEN_FILE_VAR).map(PathBuf::from);
+    if login.client_secret.is_none()
+        && login.certificate.is_none()
+        && login.federated_token_file.is_none()
+    {
+        return Ok(None);
+    }
+    let (Some(tenant), Some(client_id)) = (settings.value("tenant"), settings.value("client-id"))
+    else {
+        return Err(Error::usage(
+            "a service principal credential is set, but not its tenant and client id",
+        )
+        .with_hint("set FABSH_TENANT_ID and FABSH_CLIENT_ID too"));
+    };
+    let acquire = app_acquire(
+        authority(settings, &tenant, tracer)?,
+        client_id.clone(),
+        &login,
+    )?;
+    Ok(Some(CredentialProvider::new(
+        acquire,
+        format!("service principal {client_id} (FABSH_CLIENT_* variables)"),
+        "check FABSH_TENANT_ID, FABSH_CLIENT_ID and the client credential variables".into(),
+        tracer,
+    )))
+}
+
+fn managed_identity(
+    settings: &Settings,
+    endpoint: IdentityEndpoint,
+    client_id: Option<String>,
+    tracer: Option<Tracer>,
+) -> CredentialProvider {
+    let client_id = client_id.or_else(|| settings.value("client-id"));
+    let source = match &client_id {
+        Some(id) => format!("managed identity {id}"),
+        None => "managed identity".to_string(),
+    };
+    CredentialProvider::new(
+        Acquire::ManagedIdentity {
+            endpoint,
+            client_id,
+        },
+        source,
+        "check that the managed identity exists here and may use Fabric".into(),
+        tracer,
+    )
+}
+
+fn azure_cli_provider(settings: &Settings, tracer: Option<Tracer>) -> CredentialProvider {
+    CredentialProvider::new(
+        Acquire::AzureCli {
+            tenant: settings.value("tenant"),
+        },
+        "the Azure CLI".into(),
+        "sign in with `az login`".into(),
+        tracer,
+    )
+}

@@ -1,0 +1,131 @@
+//! The chain's order and the token cache's permissions.
+
+use super::{Session, add_app};
+use crate::support::{Server, principal_token};
+
+/// A directory holding a stand-in `az` that prints `token` the way the Azure CLI does.
+fn fake_azure_cli(server: &Server, token: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = server.home.dir.path().join("fake-az");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho '{{\"accessToken\": \"{token}\", \"expires_on\": 4102444800, \"tokenType\": \"Bearer\"}}'\n"
+    );
+    let az = dir.join("az");
+    std::fs::write(&az, script).unwrap();
+    std::fs::set_permissions(&az, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.to_string_lossy().into_owned()
+}
+
+#[test]
+fn sources_are_tried_in_order() {
+    let server = Server::start();
+    let app = add_app(
+        &server,
+        &["--name", "app", "-w", "Demo", "--role", "Viewer"],
+    );
+    let identity = add_app(
+        &server,
+        &["--name", "identity", "-w", "Demo", "--role", "Viewer"],
+    );
+    let cli_token = principal_token(&server, "cli-user", "Demo", "Viewer");
+    let mut session = Session::new(&server);
+    session.secret(&cli_token);
+    session.secret(app["clientSecret"].as_str().unwrap());
+    // No real Azure CLI may answer: the PATH holds nothing.
+    session.set("PATH", "/nonexistent");
+    let source = |session: &mut Session, extra: &[(&str, &str)]| {
+        let run = session.run_env(&["auth", "status"], extra);
+        if run.code != 0 {
+            return format!("exit {}: {}", run.code, run.stderr);
+        }
+        run.json()["source"].as_str().unwrap().to_string()
+    };
+    let nothing = source(&mut session, &[]);
+    assert!(
+        nothing.starts_with("exit 3") && nothing.contains("fabsh auth login"),
+        "{nothing}"
+    );
+
+    let az = fake_azure_cli(&server, &cli_token);
+    assert_eq!(source(&mut session, &[("PATH", &az)]), "the Azure CLI");
+
+    let msi = format!("{}/msi/token", server.origin());
+    let identity_id = identity["clientId"].as_str().unwrap();
+    let identity_env = [
+        ("IDENTITY_ENDPOINT", msi.as_str()),
+        ("IDENTITY_HEADER", "h"),
+        ("PATH", &az),
+    ];
+    let mut with_identity = identity_env.to_vec();
+    with_identity.push(("FABSH_CLIENT_ID", identity_id));
+    assert_eq!(
+        source(&mut session, &with_identity),
+        format!("managed identity {identity_id}")
+    );
+
+    let app_id = app["clientId"].as_str().unwrap();
+    let mut with_app = identity_env.to_vec();
+    with_app.extend([
+        ("FABSH_TENANT_ID", app["tenantId"].as_str().unwrap()),
+        ("FABSH_CLIENT_ID", app_id),
+        ("FABSH_CLIENT_SECRET", app["clientSecret"].as_str().unwrap()),
+    ]);
+    let app_source = format!("service principal {app_id} (FABSH_CLIENT_* variables)");
+    assert_eq!(source(&mut session, &with_app), app_source);
+
+    assert_eq!(session.device_code_login(&[]).code, 0);
+    assert_eq!(
+        source(&mut session, &with_app),
+        "the signed-in user of profile `default`"
+    );
+    // A method named by the environment is the only one tried.
+    let mut chosen = with_app.clone();
+    chosen.push(("FABSH_AUTH_METHOD", "azure-cli"));
+    assert_eq!(source(&mut session, &chosen), "the Azure CLI");
+    let mut first = with_app.clone();
+    first.push(("FABSH_TOKEN", &server.token));
+    assert_eq!(source(&mut session, &first), "FABSH_TOKEN");
+    session.assert_no_secret_shown();
+}
+
+#[test]
+fn the_cache_is_private_and_a_readable_one_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start();
+    let app = add_app(
+        &server,
+        &["--name", "app", "-w", "Demo", "--role", "Viewer"],
+    );
+    let mut session = Session::new(&server);
+    let login = session.run_with_stdin(
+        &[
+            "auth",
+            "login",
+            "--service-principal",
+            "--tenant",
+            app["tenantId"].as_str().unwrap(),
+            "--client-id",
+            app["clientId"].as_str().unwrap(),
+            "--client-secret",
+        ],
+        app["clientSecret"].as_str().unwrap(),
+    );
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let path = session.cache_path();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(path.parent().unwrap()), 0o700);
+    assert_eq!(session.run(&["workspace", "list"]).code, 0);
+
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = session.run(&["workspace", "list"]);
+    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    assert!(refused.stderr.contains("chmod 600"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(path.to_str().unwrap()),
+        "{}",
+        refused.stderr
+    );
+    session.assert_no_secret_shown();
+}
