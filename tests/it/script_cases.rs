@@ -143,3 +143,17 @@ fn a_missing_script_or_a_bad_eval_is_a_usage_error() {
     let run = home.run(&["-e", "1", "item", "list"]);
     assert_eq!(run.code, 2);
 }
+
+#[test]
+fn scripts_use_the_configured_default_workspace() {
+    let server = Server::start();
+    let run = server.fabsh_env(
+        &[
+            "-e",
+            "item::list(#{type: \"Notebook\"}).map(|item| item.displayName)",
+        ],
+        &[("FABSH_WORKSPACE", "Demo")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json(), serde_json::json!(["Welcome"]));
+}
