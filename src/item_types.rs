@@ -2,6 +2,14 @@
 //! segment, and which generic operations the type supports. Shared by the client (type
 //! casing, portal URLs, copy checks) and local Fabric (routes, validation).
 
+mod parts;
+
+use parts::{
+    DATA_AGENT_PARTS, ENVIRONMENT_PARTS, LAKEHOUSE_PARTS, NOTEBOOK_PARTS, PIPELINE_PARTS,
+    REPORT_PARTS, SEMANTIC_MODEL_PARTS, SPARK_JOB_PARTS,
+};
+pub use parts::{PartRules, Required, path_matches};
+
 /// One known item type.
 #[derive(Debug, Clone, Copy)]
 pub struct ItemType {
@@ -15,6 +23,10 @@ pub struct ItemType {
     pub has_definition: bool,
     /// Whether the public API creates it (SQL endpoints, dashboards, datamarts are not).
     pub creatable: bool,
+    /// What a definition of this type looks like, when known (`validate-definition --type`).
+    pub parts: Option<&'static PartRules>,
+    /// The Power BI groups-API collection that carries its endorsement, if it has one.
+    pub endorsement_collection: Option<&'static str>,
 }
 
 const fn t(name: &'static str, collection: &'static str, portal: Option<&'static str>) -> ItemType {
@@ -24,6 +36,26 @@ const fn t(name: &'static str, collection: &'static str, portal: Option<&'static
         portal,
         has_definition: true,
         creatable: true,
+        parts: None,
+        endorsement_collection: None,
+    }
+}
+
+impl ItemType {
+    /// The same type with its definition layout.
+    const fn with_parts(self, parts: &'static PartRules) -> ItemType {
+        ItemType {
+            parts: Some(parts),
+            ..self
+        }
+    }
+
+    /// The same type, endorsement-readable through this Power BI collection.
+    const fn endorsed_in(self, collection: &'static str) -> ItemType {
+        ItemType {
+            endorsement_collection: Some(collection),
+            ..self
+        }
     }
 }
 
@@ -55,24 +87,29 @@ const fn listed_only(
 /// open, so the client passes unknown names through; local Fabric refuses them, as a typo
 /// should fail there as it would against the service.
 pub static ITEM_TYPES: &[ItemType] = &[
-    listed_only("Dashboard", "dashboards", Some("dashboards")),
-    t("Report", "reports", Some("reports")),
-    t("SemanticModel", "semanticModels", Some("datasets")),
+    listed_only("Dashboard", "dashboards", Some("dashboards")).endorsed_in("dashboards"),
+    t("Report", "reports", Some("reports"))
+        .with_parts(&REPORT_PARTS)
+        .endorsed_in("reports"),
+    t("SemanticModel", "semanticModels", Some("datasets"))
+        .with_parts(&SEMANTIC_MODEL_PARTS)
+        .endorsed_in("datasets"),
     t("PaginatedReport", "paginatedReports", Some("rdlreports")),
-    listed_only("Datamart", "datamarts", Some("datamarts")),
-    t("Lakehouse", "lakehouses", Some("lakehouses")),
+    listed_only("Datamart", "datamarts", Some("datamarts")).endorsed_in("datamarts"),
+    t("Lakehouse", "lakehouses", Some("lakehouses")).with_parts(&LAKEHOUSE_PARTS),
     t("Eventhouse", "eventhouses", Some("eventhouses")),
-    t("Environment", "environments", Some("sparkenvironments")),
+    t("Environment", "environments", Some("sparkenvironments")).with_parts(&ENVIRONMENT_PARTS),
     t("KQLDatabase", "kqlDatabases", Some("databases")),
     t("KQLQueryset", "kqlQuerysets", Some("queryworkbenches")),
     t("KQLDashboard", "kqlDashboards", Some("kustodashboards")),
-    t("DataPipeline", "dataPipelines", Some("pipelines")),
-    t("Notebook", "notebooks", Some("synapsenotebooks")),
+    t("DataPipeline", "dataPipelines", Some("pipelines")).with_parts(&PIPELINE_PARTS),
+    t("Notebook", "notebooks", Some("synapsenotebooks")).with_parts(&NOTEBOOK_PARTS),
     t(
         "SparkJobDefinition",
         "sparkJobDefinitions",
         Some("sparkjobdefinitions"),
-    ),
+    )
+    .with_parts(&SPARK_JOB_PARTS),
     no_definition("MLExperiment", "mlExperiments", Some("mlexperiments")),
     no_definition("MLModel", "mlModels", Some("mlmodels")),
     no_definition("Warehouse", "warehouses", Some("datawarehouses")),
@@ -98,7 +135,7 @@ pub static ITEM_TYPES: &[ItemType] = &[
         "variableLibraries",
         Some("variable-libraries"),
     ),
-    t("Dataflow", "dataflows", Some("dataflows-gen2")),
+    t("Dataflow", "dataflows", Some("dataflows-gen2")).endorsed_in("dataflows"),
     t("ApacheAirflowJob", "apacheAirflowJobs", None),
     no_definition("WarehouseSnapshot", "warehouseSnapshots", None),
     t(
@@ -130,7 +167,7 @@ pub static ITEM_TYPES: &[ItemType] = &[
     ),
     t("Ontology", "ontologies", None),
     t("EventSchemaSet", "eventSchemaSets", None),
-    t("DataAgent", "dataAgents", Some("aiskills")),
+    t("DataAgent", "dataAgents", Some("aiskills")).with_parts(&DATA_AGENT_PARTS),
     no_definition("MirroredCatalog", "mirroredCatalogs", None),
     no_definition("AppBackend", "appBackends", None),
     no_definition("OrgApp", "orgApps", None),

@@ -71,3 +71,53 @@ pub async fn find_by_name(
     let all = api.all(list_req(workspace, &filter)).await?;
     Ok(super::resolve::find_named(&all, name))
 }
+
+/// The list request for the connections an item uses.
+pub fn connections_req(workspace: &str, id: &str) -> Req {
+    Req::get(format!("/workspaces/{workspace}/items/{id}/connections"))
+}
+
+/// The items upstream (`"upstream"`: what it depends on) or downstream of an item, with the
+/// relations between them (a beta API).
+pub async fn relations(
+    api: &ApiClient,
+    workspace: &str,
+    id: &str,
+    direction: &str,
+) -> Result<Value> {
+    let req = Req::get(format!(
+        "/workspaces/{workspace}/items/{id}/relations/{direction}"
+    ))
+    .query("beta", "true");
+    api.json(req).await
+}
+
+/// Moves an item (and its children) to a folder, `None` = the workspace root; answers
+/// `{value: [moved items]}`.
+pub async fn move_to_folder(
+    api: &ApiClient,
+    workspace: &str,
+    id: &str,
+    folder: Option<&str>,
+) -> Result<Value> {
+    let body = match folder {
+        Some(folder) => serde_json::json!({ "targetFolderId": folder }),
+        None => serde_json::json!({}),
+    };
+    let req = Req::post(format!("/workspaces/{workspace}/items/{id}/move"), body).idempotent();
+    api.json(req).await
+}
+
+/// Sets the item's logical id (the `.platform` `config.logicalId`).
+pub async fn update_logical_id(
+    api: &ApiClient,
+    workspace: &str,
+    id: &str,
+    logical_id: &str,
+) -> Result<Value> {
+    let req = Req::patch(
+        format!("/workspaces/{workspace}/items/{id}/logicalId"),
+        serde_json::json!({ "logicalId": logical_id }),
+    );
+    api.json(req).await
+}

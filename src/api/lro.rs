@@ -40,26 +40,45 @@ struct Operation {
     retry_after: Duration,
 }
 
+/// How a long-running call ended, with the result's raw response (for bodies too large to
+/// parse into a `Value`, such as a definition written to a folder).
+#[derive(Debug)]
+pub enum LroResponse {
+    /// Finished: the response carrying the result, or `None` for operations without one.
+    Done(Option<Resp>),
+    /// Still running, because `--no-wait` was given: `{operationId, status, location}`.
+    Pending(Value),
+}
+
 impl ApiClient {
     /// Sends a request that may start a long-running operation and waits for it (unless
     /// `--no-wait`), within `--lro-timeout`.
     pub async fn lro(&self, req: Req) -> Result<LroOutcome> {
+        Ok(match self.lro_response(req).await? {
+            LroResponse::Done(Some(resp)) => LroOutcome::Done(resp.json()?),
+            LroResponse::Done(None) => LroOutcome::Done(Value::Null),
+            LroResponse::Pending(pending) => LroOutcome::Pending(pending),
+        })
+    }
+
+    /// As [`ApiClient::lro`], returning the result's response unparsed.
+    pub async fn lro_response(&self, req: Req) -> Result<LroResponse> {
         let resp = self.send(req).await?;
         if resp.status != 202 {
-            return Ok(LroOutcome::Done(resp.json()?));
+            return Ok(LroResponse::Done(Some(resp)));
         }
         let op = self.operation_of(&resp)?;
         if self.options.no_wait {
-            return Ok(LroOutcome::Pending(json!({
+            return Ok(LroResponse::Pending(json!({
                 "operationId": op.id,
                 "status": "Running",
                 "location": op.url.as_str(),
             })));
         }
-        self.wait_for(op).await.map(LroOutcome::Done)
+        self.wait_for(op).await.map(LroResponse::Done)
     }
 
-    async fn wait_for(&self, op: Operation) -> Result<Value> {
+    async fn wait_for(&self, op: Operation) -> Result<Option<Resp>> {
         let deadline = Instant::now() + self.options.lro_timeout;
         let spinner = self.progress.spinner(format!("operation {}", op.id));
         let mut delay = if op.retry_after.is_zero() {
@@ -113,17 +132,17 @@ impl ApiClient {
     }
 
     /// The result of a succeeded operation: its `Location` when it gives one, else none.
-    async fn result_of(&self, op: &Operation, state: &Resp) -> Result<Value> {
+    async fn result_of(&self, op: &Operation, state: &Resp) -> Result<Option<Resp>> {
         let Some(location) = state.header("location") else {
-            return Ok(Value::Null);
+            return Ok(None);
         };
         let url = self.url_for(location)?;
         if url == op.url {
-            return Ok(Value::Null);
+            return Ok(None);
         }
         match self.send(Req::get(url.as_str())).await {
-            Ok(resp) => resp.json(),
-            Err(err) if err.has_code("OperationHasNoResult") => Ok(Value::Null),
+            Ok(resp) => Ok(Some(resp)),
+            Err(err) if err.has_code("OperationHasNoResult") => Ok(None),
             Err(err) => Err(err),
         }
     }

@@ -4,7 +4,10 @@
 //! deal with any of that.
 
 mod create;
+pub mod definitions;
+pub mod endorsements;
 pub mod fabric_error;
+pub mod folders;
 pub mod items;
 mod lro;
 mod paging;
@@ -12,11 +15,12 @@ pub mod request;
 pub mod resolve;
 mod retry;
 mod send;
+pub mod tags;
 pub mod throttle;
 pub mod workspaces;
 
 pub use create::{Created, is_name_conflict};
-pub use lro::LroOutcome;
+pub use lro::{LroOutcome, LroResponse};
 pub use paging::Page;
 pub use request::{Req, Resp, Safety};
 

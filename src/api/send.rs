@@ -57,7 +57,7 @@ impl ApiClient {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
-                    match response.bytes().await {
+                    match read_body(response).await {
                         Ok(bytes) => Ok(Resp {
                             status,
                             headers,
@@ -161,6 +161,24 @@ impl ApiClient {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .push(entry);
     }
+}
+
+/// Largest body size taken from `Content-Length` to reserve memory up front; bigger bodies
+/// still arrive, growing the buffer as they do.
+const MAX_RESERVED_BODY: u64 = 256 * 1024 * 1024;
+
+/// The whole body, read chunk by chunk into one buffer sized from `Content-Length`: collecting
+/// the chunks first and joining them afterwards would hold a large definition twice.
+async fn read_body(mut response: reqwest::Response) -> reqwest::Result<bytes::Bytes> {
+    let reserved = response
+        .content_length()
+        .unwrap_or(0)
+        .min(MAX_RESERVED_BODY);
+    let mut body = Vec::with_capacity(usize::try_from(reserved).unwrap_or(0));
+    while let Some(chunk) = response.chunk().await? {
+        body.extend_from_slice(&chunk);
+    }
+    Ok(bytes::Bytes::from(body))
 }
 
 fn network_error(req: &Req, url: &reqwest::Url, err: &reqwest::Error) -> Error {

@@ -5,8 +5,10 @@ pub mod api;
 pub mod args;
 pub mod common;
 pub mod execute;
+pub mod folder;
 pub mod item;
 pub mod spec;
+pub mod tag;
 pub mod workspace;
 
 pub use args::{ArgValue, Args, RawValue};
@@ -30,8 +32,18 @@ pub static GROUPS: &[Group] = &[
     },
     Group {
         name: "item",
-        summary: "Workspace items: list, inspect, create, update, delete",
+        summary: "Workspace items: list, inspect, create, update, delete, definitions, copy, move, tags",
         commands: item::COMMANDS,
+    },
+    Group {
+        name: "folder",
+        summary: "Workspace folders: list, create, delete, move",
+        commands: folder::COMMANDS,
+    },
+    Group {
+        name: "tag",
+        summary: "Tenant tags: list",
+        commands: tag::COMMANDS,
     },
     Group {
         name: "api",

@@ -1,37 +1,16 @@
-//! Item definitions on the wire: parsing and validating `{format?, parts[]}`, the generated
-//! `.platform` part, and the parts an item starts with when created without a definition.
+//! Item definitions on the wire: parsing and validating `{format?, parts[]}` (with the shared
+//! path, payload and `.platform` rules of `crate::definition`), the generated `.platform` part,
+//! `format` conversion on read, and the parts an item starts with when created without a
+//! definition.
 
 use super::errors::ApiError;
 use super::store::items::{Item, Part};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use serde::{Deserialize, Serialize};
+use crate::definition::{self as shared, notebook, paths, platform};
+use crate::item_types::{self, PartRules};
 use serde_json::{Map, Value, json};
 
-/// Schema URL written into generated `.platform` parts.
-pub const PLATFORM_SCHEMA: &str = "https://developer.microsoft.com/json-schemas/fabric/gitIntegration/platformProperties/2.0.0/schema.json";
-
-/// Path of the metadata part.
-pub const PLATFORM_PATH: &str = ".platform";
-
-/// Accepts payloads with or without `=` padding: clients differ and both decode to the same
-/// bytes.
-const LENIENT: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
-
 /// What a `.platform` part carried.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PlatformMeta {
-    /// `metadata.displayName`.
-    pub display_name: Option<String>,
-    /// `metadata.description`.
-    pub description: Option<String>,
-    /// `config.logicalId`.
-    pub logical_id: Option<String>,
-}
+pub type PlatformMeta = platform::Platform;
 
 /// A parsed, validated definition.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +27,10 @@ fn corrupted(message: impl Into<String>) -> ApiError {
     // CorruptedPayload is the code the reference lists for both create and updateDefinition;
     // InvalidDefinition does not appear in any recorded response.
     ApiError::bad_request("CorruptedPayload", message)
+}
+
+fn invalid_format(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("InvalidDefinitionFormat", message)
 }
 
 /// Validates a wire definition. Invalid base64, duplicate or unsafe paths and an unreadable
@@ -76,7 +59,7 @@ pub fn parse(value: &Value) -> Result<Definition, ApiError> {
             ApiError::invalid_body(format!("definition.parts[{i}].payload is required"))
         })?;
         match field("payloadType") {
-            Some("InlineBase64") => {}
+            Some(shared::INLINE_BASE64) => {}
             other => {
                 return Err(ApiError::invalid_body(format!(
                     "definition.parts[{i}].payloadType must be InlineBase64, got {}",
@@ -84,23 +67,16 @@ pub fn parse(value: &Value) -> Result<Definition, ApiError> {
                 )));
             }
         }
-        if path.starts_with('/')
-            || path.contains('\\')
-            || path
-                .split('/')
-                .any(|s| s.is_empty() || s == "." || s == "..")
-        {
+        if paths::problem(path).is_some() {
             return Err(corrupted(format!("Invalid part path '{path}'")));
         }
-        let compact: String = payload
-            .chars()
-            .filter(|c| !c.is_ascii_whitespace())
-            .collect();
-        let bytes = LENIENT
-            .decode(compact.as_bytes())
+        let bytes = shared::decode_payload(payload)
             .map_err(|_| corrupted(format!("The payload of part '{path}' is not valid base64")))?;
-        if path == PLATFORM_PATH {
-            platform = Some(parse_platform(&bytes)?);
+        if path == platform::PATH {
+            platform = Some(
+                platform::parse(&bytes)
+                    .map_err(|e| corrupted(format!("The .platform part is not valid: {e}")))?,
+            );
             continue;
         }
         if parts.iter().any(|p| p.path == path) {
@@ -118,50 +94,25 @@ pub fn parse(value: &Value) -> Result<Definition, ApiError> {
     })
 }
 
-fn parse_platform(bytes: &[u8]) -> Result<PlatformMeta, ApiError> {
-    // A UTF-8 byte-order mark is common in files saved by Windows tools.
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| corrupted(format!("The .platform part is not valid JSON: {e}")))?;
-    let text = |section: &str, key: &str| {
-        value
-            .get(section)
-            .and_then(|s| s.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    Ok(PlatformMeta {
-        display_name: text("metadata", "displayName"),
-        description: text("metadata", "description"),
-        logical_id: text("config", "logicalId"),
-    })
-}
-
 /// The `.platform` part Fabric returns with every definition.
 pub fn platform_part(item: &Item) -> Part {
-    let mut metadata = Map::new();
-    metadata.insert("type".into(), json!(item.item_type));
-    metadata.insert("displayName".into(), json!(item.display_name));
-    if let Some(description) = item.description.as_deref().filter(|d| !d.is_empty()) {
-        metadata.insert("description".into(), json!(description));
-    }
-    let doc = json!({
-        "$schema": PLATFORM_SCHEMA,
-        "metadata": metadata,
-        "config": {"version": "2.0", "logicalId": item.logical_id},
-    });
     Part {
-        path: PLATFORM_PATH.to_string(),
-        payload: serde_json::to_vec_pretty(&doc).unwrap_or_default(),
+        path: platform::PATH.to_string(),
+        payload: platform::render(
+            &item.item_type,
+            &item.display_name,
+            item.description.as_deref(),
+            &item.logical_id,
+        ),
     }
 }
 
 /// `{"definition": {format?, parts}}` with `.platform` last, as the service orders it.
-pub fn to_wire(item: &Item, parts: &[Part]) -> Value {
+pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> Value {
     let mut wire: Vec<Value> = parts.iter().map(part_to_wire).collect();
     wire.push(part_to_wire(&platform_part(item)));
     let mut definition = Map::new();
-    if let Some(format) = &item.definition_format {
+    if let Some(format) = format {
         definition.insert("format".into(), json!(format));
     }
     definition.insert("parts".into(), Value::Array(wire));
@@ -169,11 +120,93 @@ pub fn to_wire(item: &Item, parts: &[Part]) -> Value {
 }
 
 fn part_to_wire(part: &Part) -> Value {
-    json!({
-        "path": part.path,
-        "payload": STANDARD.encode(&part.payload),
-        "payloadType": "InlineBase64",
-    })
+    shared::part(&part.path, &part.payload)
+}
+
+/// The type's spelling of a requested `format`, or `400 InvalidDefinitionFormat` when the
+/// type does not name it. Checked before an operation is started.
+pub fn check_format(item_type: &str, requested: &str) -> Result<&'static str, ApiError> {
+    item_types::find(item_type)
+        .and_then(|t| t.parts)
+        .and_then(|rules| {
+            rules
+                .formats
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(requested))
+        })
+        .copied()
+        .ok_or_else(|| {
+            invalid_format(format!(
+                "The requested item definition format '{requested}' is invalid for {item_type}"
+            ))
+        })
+}
+
+/// Whether the parts already have the layout of `format` (its required parts are present).
+fn fits(rules: &PartRules, format: &str, parts: &[Part]) -> bool {
+    rules
+        .required
+        .iter()
+        .filter(|r| r.when_format == Some(format))
+        .all(|r| {
+            r.any_of.iter().any(|pattern| {
+                parts
+                    .iter()
+                    .any(|p| item_types::path_matches(pattern, &p.path))
+            })
+        })
+}
+
+/// The stored definition in the requested format: as stored when it already has that
+/// layout; notebooks convert between `fabricGitSource` and `ipynb`; anything else is refused.
+pub fn in_format(
+    item: &Item,
+    parts: Vec<Part>,
+    requested: Option<&str>,
+) -> Result<(Option<String>, Vec<Part>), ApiError> {
+    let Some(requested) = requested else {
+        return Ok((item.definition_format.clone(), parts));
+    };
+    let format = check_format(&item.item_type, requested)?;
+    let rules = item_types::find(&item.item_type).and_then(|t| t.parts);
+    if rules.is_some_and(|rules| fits(rules, format, &parts)) {
+        return Ok((Some(format.to_string()), parts));
+    }
+    if item.item_type == "Notebook" {
+        return convert_notebook(parts, format).map(|parts| (Some(format.to_string()), parts));
+    }
+    Err(invalid_format(format!(
+        "Local Fabric cannot convert this {} definition to {format}",
+        item.item_type
+    )))
+}
+
+fn convert_notebook(mut parts: Vec<Part>, format: &str) -> Result<Vec<Part>, ApiError> {
+    let (from, to): (&[&str], &str) = if format == "ipynb" {
+        (&[notebook::SOURCE_PATH], notebook::IPYNB_PATH)
+    } else {
+        (
+            &[notebook::IPYNB_PATH, "artifact.content.ipynb"],
+            notebook::SOURCE_PATH,
+        )
+    };
+    let index = parts
+        .iter()
+        .position(|p| from.contains(&p.path.as_str()))
+        .ok_or_else(|| invalid_format("Local Fabric converts only Python notebooks"))?;
+    let text = String::from_utf8(parts[index].payload.clone())
+        .map_err(|_| invalid_format("The notebook is not UTF-8 text"))?;
+    let converted = if format == "ipynb" {
+        notebook::source_to_ipynb(&text)
+    } else {
+        notebook::ipynb_to_source(&text)
+    }
+    .map_err(|e| invalid_format(format!("The notebook cannot be converted to {format}: {e}")))?;
+    parts[index] = Part {
+        path: to.to_string(),
+        payload: converted.into_bytes(),
+    };
+    Ok(parts)
 }
 
 fn text_part(path: &str, text: &str) -> Part {
@@ -224,6 +257,20 @@ pub fn default_parts(item_type: &str, creation_payload: Option<&Value>) -> Vec<P
                 &pretty(&json!({ "$schema": STAGE_CONFIG_SCHEMA, "aiInstructions": "" })),
             ),
         ],
+        "SparkJobDefinition" => vec![text_part(
+            "SparkJobDefinitionV1.json",
+            &pretty(&json!({
+                "executableFile": null,
+                "defaultLakehouseArtifactId": null,
+                "mainClass": null,
+                "additionalLakehouseIds": [],
+                "retryPolicy": null,
+                "commandLineArguments": null,
+                "additionalLibraryUris": [],
+                "language": null,
+                "environmentArtifactId": null
+            })),
+        )],
         "DataPipeline" => vec![text_part(
             "pipeline-content.json",
             &pretty(&json!({"properties": {"activities": []}})),
@@ -259,10 +306,11 @@ mod tests {
 
     #[test]
     fn parses_parts_and_platform() {
-        let platform =
-            STANDARD.encode(br#"{"metadata":{"displayName":"N"},"config":{"logicalId":"abc"}}"#);
+        let platform = shared::encode_payload(
+            br#"{"metadata":{"displayName":"N"},"config":{"logicalId":"abc"}}"#,
+        );
         let def = parse(&json!({"format": "ipynb", "parts": [
-            wire_part("notebook-content.ipynb", &STANDARD.encode(b"{}")),
+            wire_part("notebook-content.ipynb", &shared::encode_payload(b"{}")),
             wire_part(".platform", &platform),
         ]}))
         .unwrap();

@@ -16,10 +16,12 @@ mod faults;
 mod lro;
 mod middleware;
 mod paging;
+mod relations;
 mod respond;
 mod routes;
 mod seed;
 mod seed_content;
+mod seed_links;
 mod state;
 mod store;
 

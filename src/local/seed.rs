@@ -82,6 +82,7 @@ pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
             seed_demo(tx, &admin_id, now)?;
             principals::meta_set(tx, KEY_SEEDED, b"1")?;
         }
+        super::seed_links::seed(tx)?;
         Ok(StoreFacts {
             signing_key,
             default_tenant,

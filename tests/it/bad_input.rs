@@ -5,7 +5,7 @@ use crate::support::Server;
 const WS: &str = "11111111-1111-1111-1111-111111111111";
 const ITEM: &str = "22222222-2222-2222-2222-222222222222";
 
-fn assert_rejected(server: &Server, args: &[&str], says: &str) {
+pub(crate) fn assert_rejected(server: &Server, args: &[&str], says: &str) {
     let before = server.request_count();
     let run = server.fabsh(args);
     assert_eq!(

@@ -3,10 +3,15 @@
 
 mod auth;
 mod bad_input;
+mod bad_input_organisation;
 mod cli_basics;
+mod copy_move;
+mod definitions;
 mod http_core;
+mod inspect;
 mod items;
 mod local_server;
+mod organisation;
 mod replay;
 mod script_bindings;
 mod script_bulk;
@@ -15,4 +20,6 @@ mod script_cases;
 mod script_examples;
 mod script_repl;
 mod script_stdlib;
+mod stub;
 mod support;
+mod validation;

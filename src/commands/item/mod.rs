@@ -2,19 +2,39 @@
 
 mod basics;
 mod bulk;
+mod copy_move;
+mod definitions;
+mod endorsements;
+mod inspect;
+mod organisation;
 mod url;
 
 use super::spec::CommandSpec;
 
-/// The item commands, in help order.
+/// The item commands, in help order (the spec's order).
 pub static COMMANDS: &[CommandSpec] = &[
     basics::LIST,
     basics::SHOW,
+    definitions::GET_DEFINITION,
+    definitions::VALIDATE_DEFINITION,
+    inspect::LIST_CONNECTIONS,
     basics::EXISTS,
     url::URL,
+    inspect::INSPECT,
+    inspect::LIST_DOWNSTREAM_RELATIONS,
+    inspect::LIST_UPSTREAM_RELATIONS,
+    endorsements::SHOW_ENDORSEMENT,
+    endorsements::LIST_ENDORSEMENTS,
     basics::CREATE,
     basics::UPDATE,
+    organisation::UPDATE_LOGICAL_ID,
+    definitions::UPDATE_DEFINITION,
     basics::DELETE,
+    copy_move::COPY,
+    copy_move::MOVE,
+    organisation::MOVE_TO_FOLDER,
+    organisation::APPLY_TAGS,
+    organisation::UNAPPLY_TAGS,
     bulk::BULK_CREATE,
     bulk::BULK_DELETE,
 ];

@@ -1,7 +1,9 @@
 //! POST `…/{id}/getDefinition` and `…/{id}/updateDefinition`, inline or as operations.
 //!
-//! `format` on getDefinition is accepted but not converted: the parts come back as stored (a
-//! notebook stored as `notebook-content.py` stays so under `format=ipynb`).
+//! `format` on getDefinition must be one the type names (else `400 InvalidDefinitionFormat`);
+//! parts already in that layout come back as stored, notebooks are converted between
+//! `fabricGitSource` and `ipynb`, other conversions are refused. Without `format` the parts come
+//! back as stored.
 
 use super::items::{implied_type, load};
 use crate::item_types;
@@ -18,7 +20,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
-fn require_definitions(item: &Item) -> Result<(), ApiError> {
+/// `400 OperationNotSupportedForItem` for types without a definition (and, as recorded for a
+/// warehouse, without connections).
+pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
     if item_types::find(&item.item_type).is_some_and(|t| t.has_definition) {
         Ok(())
     } else {
@@ -37,12 +41,17 @@ pub async fn get_definition(
     caller: Caller,
     Origin(origin): Origin,
     Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
 ) -> Result<Response, ApiError> {
     let (ws, id) = (norm(&ws), norm(&id));
     let implied = implied_type(&collection)?;
     caller.workspace(&state, &ws, Role::Contributor)?;
     let item = load(&state, &ws, &id, implied)?;
     require_definitions(&item)?;
+    let format = match query.get("format").filter(|f| !f.is_empty()) {
+        Some(format) => Some(definitions::check_format(&item.item_type, format)?.to_string()),
+        None => None,
+    };
     lro::run(
         &state,
         &caller,
@@ -50,6 +59,7 @@ pub async fn get_definition(
         Action::GetDefinition {
             workspace_id: ws,
             item_id: id,
+            format,
         },
         InlineAnswer {
             status: StatusCode::OK,

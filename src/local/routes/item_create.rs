@@ -3,7 +3,7 @@
 
 use super::items::{implied_type, invalid_type};
 use crate::item_types;
-use crate::local::actions::{Action, NewItem, name_in_use, store_parts};
+use crate::local::actions::{Action, NewItem, logical_id_in_use, name_in_use, store_parts};
 use crate::local::auth::Caller;
 use crate::local::definitions::{self, Definition};
 use crate::local::errors::ApiError;
@@ -126,6 +126,13 @@ pub async fn create(
         ));
     }
 
+    let logical_id = definition
+        .as_ref()
+        .and_then(|d| d.platform.as_ref())
+        .and_then(|p| p.logical_id.as_deref())
+        .filter(|id| is_guid(id))
+        .map(norm)
+        .unwrap_or_else(new_id);
     // Checked now so the caller gets the error at once; checked again when applied, because
     // another request may take the name or delete the folder in between.
     state.db.read(|c| {
@@ -137,16 +144,11 @@ pub async fn create(
         if items::name_taken(c, &ws, item_type.name, &display_name, "")? {
             return Err(name_in_use(&display_name));
         }
+        if items::logical_id_owner(c, &ws, &logical_id, "")?.is_some() {
+            return Err(logical_id_in_use(&logical_id));
+        }
         Ok(())
     })?;
-
-    let logical_id = definition
-        .as_ref()
-        .and_then(|d| d.platform.as_ref())
-        .and_then(|p| p.logical_id.as_deref())
-        .filter(|id| is_guid(id))
-        .map(norm)
-        .unwrap_or_else(new_id);
     let (format, parts) = match definition {
         Some(d) => (d.format, d.parts),
         None => (

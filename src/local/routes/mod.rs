@@ -5,11 +5,14 @@ mod definitions;
 mod device_code;
 mod folders;
 mod item_create;
+mod item_links;
 mod items;
 mod local_admin;
 mod managed_identity;
 mod operations;
+mod powerbi;
 mod role_assignments;
+mod tags;
 mod token;
 mod workspaces;
 
@@ -20,7 +23,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, patch, post};
 
 /// Largest accepted request body (bulk definition imports go up to 128 MB).
 const BODY_LIMIT: usize = 160 * 1024 * 1024;
@@ -85,6 +88,29 @@ pub fn router(state: Shared) -> Router {
             "/v1/workspaces/{ws}/{collection}/{item}/move",
             post(items::move_item),
         )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/connections",
+            get(item_links::connections),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/relations/{direction}",
+            get(item_links::relations),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/logicalId",
+            patch(item_links::update_logical_id),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/applyTags",
+            post(item_links::apply_tags),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/unapplyTags",
+            post(item_links::unapply_tags),
+        )
+        .route("/v1/tags", get(tags::list))
+        .route("/v1/admin/tags", get(tags::list))
+        .route("/v1.0/myorg/groups/{ws}/{collection}", get(powerbi::list))
         .route("/v1/operations/{op}", get(operations::state))
         .route("/v1/operations/{op}/result", get(operations::result))
         .layer(axum::middleware::from_fn_with_state(

@@ -28,6 +28,8 @@ pub struct Item {
     pub sensitivity_label_id: Option<String>,
     /// Definition format last stored (`ipynb`, `TMDL`, ...), if any.
     pub definition_format: Option<String>,
+    /// Applied tags as a JSON array of `{id, displayName}` (`[]` when none), read with the row.
+    pub tags_json: String,
 }
 
 impl Item {
@@ -46,6 +48,12 @@ impl Item {
         }
         if let Some(label) = &self.sensitivity_label_id {
             map.insert("sensitivityLabel".into(), json!({ "id": label }));
+        }
+        // The service leaves `tags` out (not null, not empty) when an item has none.
+        if self.tags_json != "[]"
+            && let Ok(tags @ Value::Array(_)) = serde_json::from_str::<Value>(&self.tags_json)
+        {
+            map.insert("tags".into(), tags);
         }
         Value::Object(map)
     }
@@ -74,7 +82,11 @@ pub enum FolderScope {
 }
 
 const COLUMNS: &str = "seq, id, workspace_id, type, display_name, description, folder_id,
-    parent_item_id, logical_id, sensitivity_label_id, definition_format";
+    parent_item_id, logical_id, sensitivity_label_id, definition_format,
+    (SELECT json_group_array(json_object('id', tag_id, 'displayName', tag_name)) FROM
+       (SELECT t.id AS tag_id, t.display_name AS tag_name
+          FROM item_tags it JOIN tags t ON t.id = it.tag_id
+         WHERE it.item_id = items.id ORDER BY it.seq))";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
     Ok(Item {
@@ -89,6 +101,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
         logical_id: row.get(8)?,
         sensitivity_label_id: row.get(9)?,
         definition_format: row.get(10)?,
+        tags_json: row.get(11)?,
     })
 }
 
@@ -185,6 +198,72 @@ pub fn list(
         from_row,
     )?;
     rows.collect()
+}
+
+/// The live item of the workspace holding this logical id, other than `except_id`.
+pub fn logical_id_owner(
+    conn: &Connection,
+    workspace_id: &str,
+    logical_id: &str,
+    except_id: &str,
+) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT id FROM items
+          WHERE workspace_id = ?1 AND logical_id = ?2 COLLATE NOCASE
+            AND deleted_at IS NULL AND id <> ?3",
+    )?
+    .query_row([workspace_id, logical_id, except_id], |r| r.get(0))
+    .optional()
+}
+
+/// The live item of this type and name (case-insensitive) in the workspace.
+pub fn find_named(
+    conn: &Connection,
+    workspace_id: &str,
+    item_type: &str,
+    name: &str,
+) -> rusqlite::Result<Option<Item>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM items
+          WHERE workspace_id = ?1 AND type = ?2 AND display_name = ?3 COLLATE NOCASE
+            AND deleted_at IS NULL"
+    ))?
+    .query_row([workspace_id, item_type, name], from_row)
+    .optional()
+}
+
+/// Sets the logical id.
+pub fn set_logical_id(conn: &Connection, id: &str, logical_id: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE items SET logical_id = ?2 WHERE id = ?1",
+        [id, logical_id],
+    )?;
+    Ok(())
+}
+
+/// Every live item of a type, in any workspace (for deriving relations).
+pub fn all_of_type(conn: &Connection, item_type: &str) -> rusqlite::Result<Vec<Item>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM items WHERE type = ?1 AND deleted_at IS NULL ORDER BY seq"
+    ))?;
+    let rows = stmt.query_map([item_type], from_row)?;
+    rows.collect()
+}
+
+/// A live item by id, whatever its workspace.
+pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM items WHERE id = ?1 AND deleted_at IS NULL"
+    ))?
+    .query_row([id], from_row)
+    .optional()
+}
+
+/// One stored part, if the item has it.
+pub fn part(conn: &Connection, item_id: &str, path: &str) -> rusqlite::Result<Option<Vec<u8>>> {
+    conn.prepare_cached("SELECT payload FROM definition_parts WHERE item_id = ?1 AND path = ?2")?
+        .query_row([item_id, path], |r| r.get(0))
+        .optional()
 }
 
 /// Live items whose parent is this item.

@@ -4,10 +4,12 @@
 
 pub mod folders;
 pub mod items;
+pub mod links;
 pub mod operations;
 pub mod principals;
 pub mod schema;
 pub mod sign_in;
+pub mod tags;
 pub mod workspaces;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};

@@ -3,7 +3,7 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 /// Schema version written to `PRAGMA user_version`.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 const SCHEMA_V1: &str = r#"
 CREATE TABLE meta (
@@ -130,6 +130,41 @@ CREATE TABLE app_credentials (
 CREATE INDEX app_credentials_principal ON app_credentials(principal_id, kind);
 "#;
 
+/// Version 3: tags, item connections, endorsements, and logical-id lookups.
+const SCHEMA_V3: &str = r#"
+CREATE TABLE tags (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    display_name TEXT NOT NULL,
+    domain_id    TEXT
+);
+CREATE UNIQUE INDEX tags_display_name ON tags(display_name COLLATE NOCASE);
+
+CREATE TABLE item_tags (
+    item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    tag_id  TEXT NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+    seq     INTEGER NOT NULL,
+    PRIMARY KEY (item_id, tag_id)
+) WITHOUT ROWID;
+
+CREATE TABLE item_connections (
+    item_id    TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    ord        INTEGER NOT NULL,
+    connection TEXT NOT NULL,
+    PRIMARY KEY (item_id, ord)
+) WITHOUT ROWID;
+
+CREATE TABLE endorsements (
+    item_id      TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    endorsement  TEXT NOT NULL,
+    certified_by TEXT
+) WITHOUT ROWID;
+
+-- Logical ids are unique per workspace among live items; checked in the write transaction
+-- rather than by a unique index, so older files holding duplicates still open.
+CREATE INDEX items_live_logical_id ON items(workspace_id, logical_id) WHERE deleted_at IS NULL;
+"#;
+
 /// Creates the tables on a new file; leaves a current file alone. Runs in an immediate
 /// transaction so two processes opening a fresh directory at once do not both create.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
@@ -140,6 +175,9 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     }
     if version < 2 {
         tx.execute_batch(SCHEMA_V2)?;
+    }
+    if version < 3 {
+        tx.execute_batch(SCHEMA_V3)?;
     }
     if version < VERSION {
         tx.pragma_update(None, "user_version", VERSION)?;

@@ -1,0 +1,159 @@
+//! `item move-to-folder | apply-tags | unapply-tags | update-logical-id`.
+
+use crate::api::{items, tags};
+use crate::commands::args::Args;
+use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::folder::folder_or_root;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use serde_json::Value;
+
+pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
+    group: "item",
+    name: "move-to-folder",
+    summary: "Move an item (and its children) to a folder of its workspace",
+    about: "Prints the moved items: the item and its children (a lakehouse's SQL endpoint). Folder ids come from `fabsh folder list`.",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "folder-id",
+            ArgKind::Str,
+            "Target folder id; omitted or empty means the workspace root",
+        ),
+    ],
+    traits: Traits::MUTATE.unpaged_list(),
+    columns: &["id", "displayName", "type", "folderId"],
+    examples: &[Example {
+        command: "item move-to-folder -w Demo --id Welcome --folder-id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001",
+        about: "into a folder",
+    }],
+    handler: move_to_folder,
+};
+
+const TAG_IDS: ArgSpec = ArgSpec::opt(
+    "tag-ids",
+    ArgKind::List,
+    "Tag ids, comma-separated (see `fabsh tag list`)",
+);
+
+pub const APPLY_TAGS: CommandSpec = CommandSpec {
+    group: "item",
+    name: "apply-tags",
+    summary: "Apply tags to an item",
+    about: "Prints the item afterwards, tags included.",
+    args: &[WORKSPACE, ITEM, TAG_IDS],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "item apply-tags -w Demo --id Welcome --tag-ids 7d4f6a3e-1c2b-4e5f-9a8b-0c1d2e3f4a5b",
+        about: "one tag",
+    }],
+    handler: apply_tags,
+};
+
+pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
+    group: "item",
+    name: "unapply-tags",
+    summary: "Remove tags from an item",
+    about: "Prints the item afterwards.",
+    args: &[WORKSPACE, ITEM, TAG_IDS],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "item unapply-tags -w Demo --id Welcome --tag-ids 7d4f6a3e-1c2b-4e5f-9a8b-0c1d2e3f4a5b",
+        about: "one tag",
+    }],
+    handler: unapply_tags,
+};
+
+pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
+    group: "item",
+    name: "update-logical-id",
+    summary: "Set an item's logical id (the .platform config.logicalId)",
+    about: "The logical id pairs an item with its copies in other workspaces (Git integration, bulk import); it must be a non-empty GUID unused in the workspace. Use it to resolve an identity conflict.",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::req(
+            "logical-id",
+            ArgKind::Uuid,
+            "The new logical id (a GUID, not all zeros)",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "item update-logical-id -w Demo --id Welcome --logical-id 3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e",
+        about: "give the item a new identity",
+    }],
+    handler: update_logical_id,
+};
+
+fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let folder = folder_or_root(&args, "folder-id")?;
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let moved = items::move_to_folder(ctx.api(), &workspace, &id, folder.as_deref()).await?;
+        let moved = match moved {
+            Value::Object(mut map) => map.remove("value").unwrap_or(Value::Array(Vec::new())),
+            other => other,
+        };
+        Ok(Reply::json(moved))
+    })
+}
+
+/// `--tag-ids`, each a GUID, at least one.
+fn tag_ids(args: &Args) -> Result<Vec<String>> {
+    let ids = args.list("tag-ids");
+    if ids.is_empty() {
+        return Err(Error::usage("give the tags with --tag-ids")
+            .with_hint("`fabsh tag list` shows tag ids"));
+    }
+    if let Some(bad) = ids.iter().find(|id| uuid::Uuid::try_parse(id).is_err()) {
+        return Err(Error::usage(format!(
+            "--tag-ids: {bad:?} is not a tag id (a GUID)"
+        )));
+    }
+    Ok(ids.to_vec())
+}
+
+fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
+    Box::pin(async move {
+        let ids = tag_ids(&args)?;
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        if apply {
+            tags::apply(ctx.api(), &workspace, &id, &ids).await?;
+        } else {
+            tags::unapply(ctx.api(), &workspace, &id, &ids).await?;
+        }
+        let item = items::get(ctx.api(), &workspace, &id, None).await?;
+        Ok(Reply::json(item))
+    })
+}
+
+fn apply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
+    tagging(ctx, args, true)
+}
+
+fn unapply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
+    tagging(ctx, args, false)
+}
+
+fn update_logical_id(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let logical_id = args.str("logical-id")?;
+        if uuid::Uuid::try_parse(logical_id).is_ok_and(|id| id.is_nil()) {
+            return Err(Error::usage("--logical-id cannot be the all-zero GUID")
+                .with_hint("the service refuses it; generate a GUID with `uuidgen`"));
+        }
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let value = items::update_logical_id(ctx.api(), &workspace, &id, logical_id).await?;
+        Ok(Reply::json(value))
+    })
+}

@@ -1,0 +1,255 @@
+//! Writing a getDefinition response to a folder without holding the decoded definition in
+//! memory: the response body is parsed in place (payloads are borrowed, not copied) and each
+//! part is decoded into its file as the parser reaches it.
+
+use super::folder::DirWriter;
+use super::paths;
+use crate::error::{Error, Result};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fmt;
+use std::path::Path;
+
+/// One wire part, borrowing its payload from the response body.
+#[derive(Deserialize)]
+struct WirePart<'a> {
+    #[serde(borrow)]
+    path: Cow<'a, str>,
+    #[serde(borrow)]
+    payload: Cow<'a, str>,
+}
+
+/// What to do with each part as it is reached.
+trait PartSink {
+    fn part(&self, path: &str, payload: &str) -> Result<()>;
+}
+
+/// Walks `{definition: {format?, parts: [...]}}`, handing each part to `sink`; returns the
+/// format. An error from the sink stops the walk and is returned as is.
+fn walk(body: &[u8], sink: &dyn PartSink) -> Result<Option<String>> {
+    let failure = RefCell::new(None);
+    let walker = Envelope {
+        sink,
+        failure: &failure,
+    };
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let outcome = walker.deserialize(&mut deserializer);
+    if let Some(err) = failure.into_inner() {
+        return Err(err);
+    }
+    outcome
+        .map_err(|err| Error::runtime(format!("the service's definition could not be read: {err}")))
+}
+
+struct Envelope<'s> {
+    sink: &'s dyn PartSink,
+    failure: &'s RefCell<Option<Error>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Envelope<'_> {
+    type Value = Option<String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(EnvelopeVisitor {
+            outer: true,
+            seed: self,
+        })
+    }
+}
+
+/// Visits the outer object (looking for `definition`) and the definition object (looking
+/// for `format` and `parts`).
+struct EnvelopeVisitor<'s> {
+    outer: bool,
+    seed: Envelope<'s>,
+}
+
+impl<'de> Visitor<'de> for EnvelopeVisitor<'_> {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object holding a definition")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut format = None;
+        let mut found = false;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match (self.outer, key.as_ref()) {
+                (true, "definition") => {
+                    found = true;
+                    let inner = Envelope {
+                        sink: self.seed.sink,
+                        failure: self.seed.failure,
+                    };
+                    format = map.next_value_seed(DefinitionSeed(inner))?;
+                }
+                (false, "format") => format = map.next_value::<Option<String>>()?,
+                (false, "parts") => {
+                    found = true;
+                    let parts = Envelope {
+                        sink: self.seed.sink,
+                        failure: self.seed.failure,
+                    };
+                    map.next_value_seed(PartsSeed(parts))?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !found {
+            return Err(de::Error::custom(if self.outer {
+                "the answer has no `definition`"
+            } else {
+                "the definition has no `parts`"
+            }));
+        }
+        Ok(format)
+    }
+}
+
+struct DefinitionSeed<'s>(Envelope<'s>);
+
+impl<'de> DeserializeSeed<'de> for DefinitionSeed<'_> {
+    type Value = Option<String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(EnvelopeVisitor {
+            outer: false,
+            seed: self.0,
+        })
+    }
+}
+
+struct PartsSeed<'s>(Envelope<'s>);
+
+impl<'de> DeserializeSeed<'de> for PartsSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PartsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of parts")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(part) = seq.next_element::<WirePart<'de>>()? {
+            if let Err(err) = self.0.sink.part(&part.path, &part.payload) {
+                let message = err.to_string();
+                *self.0.failure.borrow_mut() = Some(err);
+                return Err(de::Error::custom(message));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// First pass: every path must be safe and appear once, before any file is written.
+struct PathCheck {
+    seen: RefCell<HashSet<String>>,
+}
+
+impl PartSink for PathCheck {
+    fn part(&self, path: &str, _payload: &str) -> Result<()> {
+        if let Some(problem) = paths::problem(path) {
+            return Err(Error::runtime(format!(
+                "the service sent part path {path:?}, refused: {problem}; nothing was written"
+            )));
+        }
+        if !self.seen.borrow_mut().insert(path.to_string()) {
+            return Err(Error::runtime(format!(
+                "the service sent part {path} twice; nothing was written"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Second pass: decode each part into its file.
+struct Writer<'w> {
+    writer: &'w DirWriter,
+    written: RefCell<Vec<Value>>,
+}
+
+impl PartSink for Writer<'_> {
+    fn part(&self, path: &str, payload: &str) -> Result<()> {
+        let bytes = self.writer.write_part(path, payload)?;
+        self.written
+            .borrow_mut()
+            .push(json!({"path": path, "bytes": bytes}));
+        Ok(())
+    }
+}
+
+/// Writes the parts of a getDefinition answer under `dir` (which must be new or empty) and
+/// returns `{directory, format?, parts: [{path, bytes}]}`. Every path is checked before the
+/// first file is written.
+pub fn write_answer(body: &[u8], dir: &Path) -> Result<Value> {
+    walk(
+        body,
+        &PathCheck {
+            seen: RefCell::default(),
+        },
+    )?;
+    let writer = DirWriter::create(dir)?;
+    let sink = Writer {
+        writer: &writer,
+        written: RefCell::default(),
+    };
+    let format = walk(body, &sink)?;
+    let mut summary = serde_json::Map::new();
+    summary.insert(
+        "directory".into(),
+        json!(writer.root().display().to_string()),
+    );
+    if let Some(format) = format {
+        summary.insert("format".into(), json!(format));
+    }
+    summary.insert("parts".into(), Value::Array(sink.written.into_inner()));
+    Ok(Value::Object(summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::definition::encode_payload;
+
+    #[test]
+    fn parts_land_in_files_and_escapes_write_nothing() {
+        let dir = tempfile::tempdir().expect("dir");
+        let body = json!({"definition": {"parts": [
+            {"path": "notebook-content.py", "payload": encode_payload(b"print(1)"), "payloadType": "InlineBase64"},
+            {"path": ".platform", "payload": encode_payload(b"{}"), "payloadType": "InlineBase64"}
+        ], "format": "fabricGitSource"}});
+        let out = dir.path().join("ok");
+        let summary = write_answer(body.to_string().as_bytes(), &out).expect("written");
+        assert_eq!(summary["format"], "fabricGitSource");
+        assert_eq!(
+            std::fs::read(out.join("notebook-content.py")).expect("file"),
+            b"print(1)"
+        );
+
+        let evil = json!({"definition": {"parts": [
+            {"path": "fine.txt", "payload": "eA==", "payloadType": "InlineBase64"},
+            {"path": "../evil.txt", "payload": "eA==", "payloadType": "InlineBase64"}
+        ]}});
+        let refused = dir.path().join("refused");
+        assert!(write_answer(evil.to_string().as_bytes(), &refused).is_err());
+        assert!(
+            !refused.exists(),
+            "nothing is written when any path is refused"
+        );
+        assert!(!dir.path().join("evil.txt").exists());
+    }
+}

@@ -1,0 +1,45 @@
+//! GET `/v1/tags` and `/v1/admin/tags`: the tenant's tags, paged (both lists are the same here,
+//! since local Fabric has one tenant-wide tag set).
+
+use crate::local::auth::Caller;
+use crate::local::errors::ApiError;
+use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::respond::{self, Origin, Query};
+use crate::local::state::Shared;
+use crate::local::store::tags::{self, Tag};
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+
+/// GET: a page of tags.
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    uri: Uri,
+    query: Query,
+) -> Result<Response, ApiError> {
+    caller.known(&state)?;
+    let token = match query.get("continuationToken") {
+        Some(text) => PageToken::decode(text, "tags", None)?,
+        None => PageToken {
+            kind: "tags".into(),
+            ..PageToken::default()
+        },
+    };
+    let (rows, next) = fetch_page(
+        token.after,
+        state.faults.page_size,
+        |after, limit| state.db.read(|c| tags::list(c, after, limit)),
+        |tag| tag.seq,
+    )?;
+    let next = next.map(|after| PageToken {
+        after,
+        ..token.clone()
+    });
+    let values = rows.iter().map(Tag::to_wire).collect();
+    Ok(respond::json(
+        StatusCode::OK,
+        &page_body(values, next.as_ref(), &origin, uri.path()),
+    ))
+}

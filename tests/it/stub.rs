@@ -1,0 +1,140 @@
+//! Small HTTP servers for tests: a stub answering from an axum router, and a proxy in front
+//! of local Fabric that refuses chosen requests (to test what a command does when one step of
+//! several fails).
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use tokio::sync::oneshot;
+
+/// A server on an ephemeral loopback port, stopped when dropped.
+pub struct Stub {
+    /// `http://127.0.0.1:PORT/v1`, for `FABSH_ENDPOINT`.
+    pub endpoint: String,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Stub {
+    /// Serves `router` (built once the origin is known) on its own thread and runtime.
+    pub fn start(router: impl FnOnce(String) -> Router + Send + 'static) -> Stub {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let origin = format!("http://{}", listener.local_addr().expect("addr"));
+                let app = router(origin.clone());
+                ready_tx.send(origin).expect("ready");
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await
+                    .expect("serve");
+            });
+        });
+        let origin = ready_rx.recv().expect("stub origin");
+        Stub {
+            endpoint: format!("{origin}/v1"),
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// A proxy to `upstream` (an origin) answering 403 to requests `refuse(method, path)`
+    /// picks, without passing them on.
+    pub fn refusing_proxy(upstream: &str, refuse: fn(&str, &str) -> bool) -> Stub {
+        let upstream = upstream.to_string();
+        // reqwest's TLS backend needs a process-wide provider even for plain HTTP.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        Stub::start(move |origin| {
+            let state = Arc::new(Proxy {
+                upstream,
+                origin,
+                refuse,
+                client: reqwest::Client::new(),
+            });
+            Router::new().fallback(forward).with_state(state)
+        })
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+struct Proxy {
+    upstream: String,
+    origin: String,
+    refuse: fn(&str, &str) -> bool,
+    client: reqwest::Client,
+}
+
+async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response {
+    let method = request.method().clone();
+    let path_and_query = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default();
+    if (proxy.refuse)(method.as_str(), request.uri().path()) {
+        let body = r#"{"requestId":"00000000-0000-0000-0000-000000000000","errorCode":"InsufficientWorkspaceRole","message":"Refused by the test proxy"}"#;
+        let mut response = (StatusCode::FORBIDDEN, body).into_response();
+        response.headers_mut().insert(
+            "x-ms-public-api-error-code",
+            HeaderValue::from_static("InsufficientWorkspaceRole"),
+        );
+        return response;
+    }
+    let headers = request.headers().clone();
+    let body: Bytes = axum::body::to_bytes(request.into_body(), usize::MAX)
+        .await
+        .expect("body");
+    let mut outgoing = proxy
+        .client
+        .request(method, format!("{}{path_and_query}", proxy.upstream))
+        .body(body);
+    for name in ["authorization", "content-type"] {
+        if let Some(value) = headers.get(name) {
+            outgoing = outgoing.header(name, value);
+        }
+    }
+    let answer = outgoing.send().await.expect("upstream");
+    let status = answer.status();
+    let mut out = HeaderMap::new();
+    for (name, value) in answer.headers() {
+        // Links name the upstream's origin; the client only follows links to its own.
+        let text = value
+            .to_str()
+            .unwrap_or_default()
+            .replace(&proxy.upstream, &proxy.origin);
+        if let Ok(value) = HeaderValue::from_str(&text) {
+            out.insert(name.clone(), value);
+        }
+    }
+    out.remove("content-length");
+    out.remove("transfer-encoding");
+    let bytes = answer.bytes().await.expect("upstream body");
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    *response.headers_mut() = out;
+    response
+}
