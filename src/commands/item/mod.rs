@@ -1,6 +1,7 @@
 //! The `item` group.
 
 pub(crate) mod basics;
+mod bulk;
 mod copy_move;
 pub(crate) mod definitions;
 mod endorsements;
@@ -34,4 +35,6 @@ pub static COMMANDS: &[CommandSpec] = &[
     organisation::MOVE_TO_FOLDER,
     organisation::APPLY_TAGS,
     organisation::UNAPPLY_TAGS,
+    bulk::BULK_CREATE,
+    bulk::BULK_DELETE,
 ];

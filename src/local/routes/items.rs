@@ -6,7 +6,7 @@ use crate::local::actions::name_in_use;
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::respond::{
     self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str,
 };
@@ -103,35 +103,20 @@ pub async fn list(
             }
         }
     };
-    let scope = match (&token.root_folder, token.recursive) {
-        (None, true) => FolderScope::All,
-        (None, false) => FolderScope::RootOnly,
-        (Some(f), false) => FolderScope::Direct(f.clone()),
-        (Some(f), true) => FolderScope::Subtree(f.clone()),
-    };
-    let (rows, next) = fetch_page(
-        token.after,
+    let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
+    let path = format!("/v1/workspaces/{ws}/{collection}");
+    token.respond(
         state.faults.page_size,
+        &origin,
+        &path,
         |after, limit| {
             state
                 .db
                 .read(|c| items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit))
         },
         |item| item.seq,
-    )?;
-    let values = rows
-        .iter()
-        .map(|i| wire(&state, i, implied.is_some()))
-        .collect();
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    let path = format!("/v1/workspaces/{ws}/{collection}");
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, &path),
-    ))
+        |item| wire(&state, item, implied.is_some()),
+    )
 }
 
 /// GET one item (`ETag: ""`, as recorded). The hot path: token check, one access query, one
