@@ -55,6 +55,27 @@ impl FileFormat {
     }
 }
 
+/// The examples of a file, or a usage error (nothing was sent) that names the file and lists
+/// every malformed row with its line number.
+pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> crate::Result<Vec<FewShotRow>> {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    parse(&name, bytes).map_err(|problems| {
+        let count = problems.len();
+        let mut err = crate::Error::usage(format!(
+            "{}: {count} malformed row{}; nothing was uploaded",
+            path.display(),
+            if count == 1 { "" } else { "s" }
+        ));
+        for problem in problems {
+            err = err.with_cause(problem);
+        }
+        err.with_hint("each row needs a non-empty question and query")
+    })
+}
+
 /// Reads every example of the file, or every problem found in it.
 pub fn parse(file_name: &str, bytes: &[u8]) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);

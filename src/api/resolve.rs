@@ -64,11 +64,7 @@ impl Resolver {
 
     /// Drops cached item names of a workspace after something there changed.
     pub async fn forget_items(&self, workspace_id: &str) {
-        let prefix = format!("{workspace_id}/");
-        self.lists
-            .lock()
-            .await
-            .retain(|key, _| !key.starts_with(&prefix));
+        self.forget_prefix(&format!("{workspace_id}/")).await;
     }
 
     /// Drops cached workspace names.
@@ -81,29 +77,46 @@ impl Resolver {
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Value>>>,
     {
-        let mut lists = self.lists.lock().await;
-        let mut fresh = false;
-        let list = match lists.get(&key) {
-            Some(list) => Arc::clone(list),
-            None => {
-                fresh = true;
-                let list = Arc::new(fetch().await?);
-                lists.insert(key.clone(), Arc::clone(&list));
-                list
-            }
-        };
-        let list = if !fresh && matching(&list, name).is_empty() {
-            let refreshed = Arc::new(fetch().await?);
-            lists.insert(key, Arc::clone(&refreshed));
-            refreshed
-        } else {
-            list
-        };
+        let list = self
+            .cached_list(key, fetch, |list| !matching(list, name).is_empty())
+            .await?;
         match matching(&list, name).as_slice() {
             [only] => Ok(only["id"].as_str().unwrap_or_default().to_string()),
             [] => Err(not_found(what, name, &list)),
             many => Err(ambiguous(what, name, many)),
         }
+    }
+
+    /// A list kept for the life of the process under `key` (fetched on first use, once at a
+    /// time, so concurrent callers share one request); fetched again when `has_wanted` says
+    /// the cached copy lacks what the caller looks for, so things created since are found.
+    pub async fn cached_list<F, Fut>(
+        &self,
+        key: String,
+        fetch: F,
+        has_wanted: impl Fn(&[Value]) -> bool,
+    ) -> Result<Arc<Vec<Value>>>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Value>>>,
+    {
+        let mut lists = self.lists.lock().await;
+        if let Some(list) = lists.get(&key)
+            && has_wanted(list)
+        {
+            return Ok(Arc::clone(list));
+        }
+        let list = Arc::new(fetch().await?);
+        lists.insert(key, Arc::clone(&list));
+        Ok(list)
+    }
+
+    /// Drops every cached list whose key starts with `prefix`.
+    pub async fn forget_prefix(&self, prefix: &str) {
+        self.lists
+            .lock()
+            .await
+            .retain(|key, _| !key.starts_with(prefix));
     }
 }
 

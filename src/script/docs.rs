@@ -38,6 +38,10 @@ pub const NATIVES: &[(&str, &str)] = &[
         "fs::read_csv(path)",
         "a CSV file with a header row, as an array of maps of text",
     ),
+    (
+        "fs::read_fewshots(path)",
+        "a few-shot file (JSON or CSV) as `[#{line, question, query}]`; a malformed row is an error naming every bad line",
+    ),
     ("fs::write_text(path, text)", "writes text to a file"),
     (
         "fs::write_json(path, value)",

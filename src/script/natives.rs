@@ -123,6 +123,14 @@ fn fs_module() -> Module {
                 read_csv(&path).map_err(|err| at_call(&context, err))
             },
         );
+    FuncRegistration::new("read_fewshots")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString| {
+                read_fewshots(&path).map_err(|err| at_call(&context, err))
+            },
+        );
     FuncRegistration::new("write_text")
         .with_volatility(true)
         .set_into_module(
@@ -172,6 +180,20 @@ fn read_csv(path: &str) -> RhaiResult {
         rows.push(Dynamic::from_map(row));
     }
     Ok(Dynamic::from_array(rows))
+}
+
+/// A few-shot file (JSON or CSV) as `[#{line, question, query}]`; a malformed row is an
+/// error listing every bad line.
+fn read_fewshots(path: &str) -> RhaiResult {
+    let bytes = std::fs::read(path)
+        .map_err(|err| throw(Error::usage(format!("cannot read {path}: {err}"))))?;
+    let rows = crate::agent::fewshot_file::read_checked(std::path::Path::new(path), &bytes)
+        .map_err(throw)?;
+    let rows: Vec<Value> = rows
+        .into_iter()
+        .map(|row| serde_json::json!({"line": row.line, "question": row.question, "query": row.query}))
+        .collect();
+    Ok(to_dynamic(Value::Array(rows)))
 }
 
 /// Definitions carry their parts as base64; scripts need to make and read them.

@@ -12,6 +12,8 @@ use std::path::Path;
 pub const EMBEDDED: &[(&str, &str)] = &[
     ("util", include_str!("../../stdlib/util.rhai")),
     ("bulk", include_str!("../../stdlib/bulk.rhai")),
+    ("fewshots", include_str!("../../stdlib/fewshots.rhai")),
+    ("agents", include_str!("../../stdlib/agents.rhai")),
 ];
 
 /// One stdlib module's source.

@@ -3,14 +3,14 @@
 
 use super::{AGENT, DATASOURCE, agent, check_fewshots_supported, datasource};
 use crate::agent::fewshot_file::{self, FewShotRow};
-use crate::api::data_agents::{Agent, Stage};
+use crate::api::data_agents::Stage;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
-use futures::StreamExt;
+use crate::script;
 use serde_json::{Value, json};
 
 /// Uploads in flight at once.
@@ -20,7 +20,7 @@ pub const UPLOAD_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "upload-fewshots",
     summary: "Upload few-shot examples from a JSON or CSV file; one outcome per row",
-    about: "The file is a JSON array of {\"question\", \"query\"} objects or CSV with the columns question,query. Every row is checked first: if any is malformed, each problem is reported with its line number and nothing is uploaded. Rows the agent already has are left alone; a known question with a new query is updated. Exits 5 when some rows failed.",
+    about: "The file is a JSON array of {\"question\", \"query\"} objects or CSV with the columns question,query. Every row is checked first: if any is malformed, each problem is reported with its line number and nothing is uploaded. Rows the agent already has are left alone; a known question with a new query is updated. Exits 5 when some rows failed. Runs the stdlib function fewshots::upload.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -41,104 +41,55 @@ pub fn read_rows(args: &Args) -> Result<Vec<FewShotRow>> {
     let file = args
         .file("file")
         .ok_or_else(|| Error::usage("--file is required"))?;
-    fewshot_file::parse(&file.file_name(), &file.bytes).map_err(|problems| {
-        let count = problems.len();
-        let mut err = Error::usage(format!(
-            "{}: {count} malformed row{}; nothing was uploaded",
-            file.path.display(),
-            if count == 1 { "" } else { "s" }
-        ));
-        for problem in problems {
-            err = err.with_cause(problem);
-        }
-        err.with_hint("each row needs a non-empty question and query")
-    })
-}
-
-/// What to do with one row, given what the datasource already has.
-enum Plan {
-    Add,
-    Update(String),
-    Keep(String),
-}
-
-fn key(text: &str) -> String {
-    text.trim().to_lowercase()
-}
-
-fn plan(row: &FewShotRow, existing: &[Value]) -> Plan {
-    let same_question = existing.iter().find(|fs| {
-        fs["question"]
-            .as_str()
-            .is_some_and(|q| key(q) == key(&row.question))
-    });
-    match same_question {
-        None => Plan::Add,
-        Some(fs) => {
-            let id = fs["id"].as_str().unwrap_or_default().to_string();
-            if fs["query"].as_str().map(str::trim) == Some(row.query.as_str()) {
-                Plan::Keep(id)
-            } else {
-                Plan::Update(id)
-            }
-        }
-    }
-}
-
-async fn run_row(
-    ctx: &Ctx,
-    agent: &Agent,
-    datasource: &str,
-    row: &FewShotRow,
-    plan: Plan,
-) -> Value {
-    let api = ctx.api();
-    let outcome = match plan {
-        Plan::Keep(id) => Ok(("unchanged", id)),
-        Plan::Add => agent
-            .fewshot_create(api, datasource, &row.question, &row.query)
-            .await
-            .map(|created| {
-                (
-                    "added",
-                    created["id"].as_str().unwrap_or_default().to_string(),
-                )
-            }),
-        Plan::Update(id) => agent
-            .fewshot_patch(api, datasource, &id, json!({"query": row.query}))
-            .await
-            .map(|_| ("updated", id)),
-    };
-    match outcome {
-        Ok((outcome, id)) => json!({
-            "line": row.line, "question": row.question, "outcome": outcome, "id": id, "error": null,
-        }),
-        Err(err) => json!({
-            "line": row.line, "question": row.question, "outcome": "failed", "id": null,
-            "error": err.to_json(),
-        }),
-    }
+    fewshot_file::read_checked(&file.path, &file.bytes)
 }
 
 fn upload_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let rows = read_rows(&args)?;
+        let count = rows.len();
         let agent = agent(&ctx, &args).await?;
         let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
         check_fewshots_supported(&source)?;
-        let existing = ctx
-            .api()
-            .all(agent.fewshots_req(Stage::Staging, &source.id))
-            .await?;
-        // Collected first: a lazy map of borrowing closures trips the compiler's Send check.
-        let calls: Vec<_> = rows
-            .iter()
-            .map(|row| run_row(&ctx, &agent, &source.id, row, plan(row, &existing)))
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .map(|row| json!({"line": row.line, "question": row.question, "query": row.query}))
             .collect();
-        let results: Vec<Value> = futures::stream::iter(calls)
-            .buffered(UPLOAD_CONCURRENCY)
-            .collect()
-            .await;
+        let options = json!({"concurrency": UPLOAD_CONCURRENCY, "progress": "uploading few-shots"});
+        let outcome = script::call_stdlib(
+            ctx,
+            "fewshots::upload",
+            vec![
+                json!(agent.workspace),
+                json!(agent.id),
+                json!(source.id),
+                Value::Array(rows),
+                options,
+            ],
+        )
+        .await?;
+        let results: Vec<Value> = outcome["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|row| {
+                json!({
+                    "line": row["line"],
+                    "question": row["question"],
+                    "outcome": row["outcome"],
+                    "id": row["id"],
+                    // Through Rhai the error map's keys come back sorted; put them back.
+                    "error": if row["error"].is_object() { Error::from_json(&row["error"]).to_json() } else { Value::Null },
+                })
+            })
+            .collect();
+        if results.len() != count {
+            return Err(Error::runtime(format!(
+                "the stdlib returned {} results for {count} rows",
+                results.len()
+            )));
+        }
         Ok(upload_reply(results))
     })
 }
@@ -157,6 +108,7 @@ fn upload_reply(results: Vec<Value>) -> Reply {
         "summary": {"total": total, "added": added, "updated": updated, "unchanged": unchanged, "failed": failed},
         "results": results,
     }))
+    .with_table_rows("results")
     .with_note(format!(
         "{added} added, {updated} updated, {unchanged} unchanged, {failed} failed"
     ));

@@ -99,36 +99,54 @@ pub struct Source {
     pub value: Value,
 }
 
-/// The datasource `--datasource` names in `stage`: by id, then display name (exactly, then
-/// ignoring case), then the id of the item it reads.
-pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> Result<Source> {
-    let wanted = args.str("datasource")?.trim();
-    let all = ctx
-        .api()
-        .all(agent.datasources_req(stage))
-        .await
-        .map_err(|err| explain_unpublished(err, stage))?;
+/// The datasource `wanted` names in `list`: by id, then display name (exactly, then ignoring
+/// case), then the id of the item it reads.
+fn find_source<'a>(list: &'a [Value], wanted: &str) -> Option<&'a Value> {
     let text = |ds: &Value, key: &str| ds.get(key).and_then(Value::as_str).map(str::to_string);
-    let found = all
-        .iter()
+    list.iter()
         .find(|ds| {
             is_guid(wanted) && text(ds, "id").is_some_and(|id| id.eq_ignore_ascii_case(wanted))
         })
         .or_else(|| {
-            all.iter()
+            list.iter()
                 .find(|ds| text(ds, "displayName").as_deref() == Some(wanted))
         })
         .or_else(|| {
-            all.iter().find(|ds| {
+            list.iter().find(|ds| {
                 text(ds, "displayName").is_some_and(|name| name.eq_ignore_ascii_case(wanted))
             })
         })
         .or_else(|| {
-            all.iter().find(|ds| {
+            list.iter().find(|ds| {
                 sources::referenced_item(ds).is_some_and(|id| id.eq_ignore_ascii_case(wanted))
             })
-        });
-    let Some(found) = found else {
+        })
+}
+
+/// The key under which an agent's datasource lists are cached for the process.
+fn sources_key(agent: &Agent) -> String {
+    format!("datasources:{}/{}/", agent.workspace, agent.id)
+}
+
+/// Forgets the cached datasource lists of an agent after one was added or removed.
+pub async fn forget_sources(ctx: &Ctx, agent: &Agent) {
+    ctx.resolver().forget_prefix(&sources_key(agent)).await;
+}
+
+/// The datasource `--datasource` names in `stage`. The list is fetched once per process and
+/// agent (many calls at once, as in a few-shot upload, share it), and again when the name is
+/// not in the cached copy.
+pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> Result<Source> {
+    let wanted = args.str("datasource")?.trim();
+    let key = format!("{}{}", sources_key(agent), stage.name());
+    let fetch = || ctx.api().all(agent.datasources_req(stage));
+    let all = ctx
+        .resolver()
+        .cached_list(key, fetch, |list| find_source(list, wanted).is_some())
+        .await
+        .map_err(|err| explain_unpublished(err, stage))?;
+    let text = |ds: &Value, key: &str| ds.get(key).and_then(Value::as_str).map(str::to_string);
+    let Some(found) = find_source(&all, wanted) else {
         let names: Vec<String> = all
             .iter()
             .filter_map(|ds| text(ds, "displayName"))
