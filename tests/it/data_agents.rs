@@ -250,3 +250,61 @@ fn publishing_to_m365_publishes_then_fails_plainly() {
     let config = fx.run("get-config", &["--stage", "published"]);
     assert_eq!(config.code, 0, "{}", config.stderr);
 }
+
+/// The same round trip as a script: the stdlib's `agents::create` sets the agent up from one
+/// map, the registry functions do the rest.
+const ROUND_TRIP_SCRIPT: &str = r#"
+let ws = workspace::show("Demo").id;
+let out = agents::create(ws, #{
+    name: "Script agent",
+    instructions: "Answer in EUR",
+    sources: [#{artifact: "SalesLakehouse", tables: ["orders", "customers"], fewshots: ARGS[0]}],
+});
+let id = out.agent.id;
+if out.sources[0].fewshots.added != 2 { throw `uploaded: ${out.sources[0].fewshots}`; }
+data_agent::describe_element(ws, id, "SalesLakehouse", "dbo.orders.amount", #{description: "Order total in EUR"});
+data_agent::publish(ws, id, #{description: "Sales questions"});
+let published = json::stringify(data_agent::get_config(ws, id, #{stage: "published"}).dataSources);
+data_agent::update_config(ws, id, #{instructions: "Answer in USD"});
+data_agent::select_tables(ws, id, "SalesLakehouse", #{tables: ["products"]});
+let still = data_agent::get_config(ws, id, #{stage: "published"});
+if still.instructions != "Answer in EUR" { throw `published changed: ${still.instructions}`; }
+let selected = |stage| data_agent::list_elements(ws, id, "SalesLakehouse", #{stage: stage})
+    .filter(|e| e.selected && e.type == "Table").map(|e| e.path);
+if selected.call("staging").len() != 3 { throw "the draft should have three tables"; }
+data_agent::reset(ws, id);
+let draft = data_agent::get_config(ws, id);
+if draft.instructions != "Answer in EUR" { throw `reset left ${draft.instructions}`; }
+if json::stringify(draft.dataSources) != published { throw "datasources differ after reset"; }
+if json::stringify(selected.call("staging")) != json::stringify(selected.call("published")) {
+    throw "selections differ after reset";
+}
+print("round trip ok");
+"#;
+
+#[test]
+fn the_configuration_round_trips_from_a_script() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("dir");
+    let script = dir.path().join("round_trip.rhai");
+    std::fs::write(&script, ROUND_TRIP_SCRIPT).expect("write");
+    let examples = dir.path().join("examples.json");
+    std::fs::write(
+        &examples,
+        r#"[{"question": "How many orders?", "query": "SELECT COUNT(*) FROM orders"},
+            {"question": "How many customers?", "query": "SELECT COUNT(*) FROM customers"}]"#,
+    )
+    .expect("write");
+    let run = server.fabsh(&[
+        "run",
+        &script.to_string_lossy(),
+        "--",
+        &examples.to_string_lossy(),
+    ]);
+    assert_eq!(
+        run.code, 0,
+        "stderr:\n{}\nstdout:\n{}",
+        run.stderr, run.stdout
+    );
+    assert!(run.stdout.contains("round trip ok"), "{}", run.stdout);
+}
