@@ -38,7 +38,9 @@ impl Stage {
     }
 }
 
-/// One element of a datasource's schema tree (snake_case, as in the definition).
+/// One element of a datasource's schema tree (snake_case, as in the definition). Its fields
+/// are spelled out rather than collected with `flatten`: trees run to thousands of elements,
+/// and every configuration request reads them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElementDoc {
     /// Service-minted GUID.
@@ -61,9 +63,9 @@ pub struct ElementDoc {
     /// Nested elements.
     #[serde(default)]
     pub children: Vec<ElementDoc>,
-    /// Keys this model does not know (`index_state`, ...), kept.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    /// Indexing state of lakehouse file directories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_state: Option<Value>,
 }
 
 /// `datasource.json`.
@@ -343,8 +345,8 @@ mod tests {
         assert_eq!(again, definition);
         assert_eq!(again.draft.sources[0].datasource.extra["metadata"]["k"], 1);
         assert_eq!(
-            again.draft.sources[0].datasource.elements[0].extra["index_state"],
-            "x"
+            again.draft.sources[0].datasource.elements[0].index_state,
+            Some(json!("x"))
         );
     }
 

@@ -11,7 +11,6 @@ use crate::local::store::items::{self, Item};
 use crate::local::store::{new_id, principals};
 use crate::local::tables::{self, DEMO_LAKEHOUSE_KEY, TableInfo};
 use rusqlite::Connection;
-use serde_json::Map;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -27,7 +26,7 @@ fn element(name: &str, kind: String, selected: bool, children: Vec<ElementDoc>) 
         data_type: None,
         description: None,
         children,
-        extra: Map::new(),
+        index_state: None,
     }
 }
 

@@ -62,14 +62,30 @@ pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
         .map_err(|err| ApiError::bad_request("CorruptedPayload", err))
 }
 
-/// Stores the definition back as the agent's parts.
+/// Stores the definition back as the agent's parts. When the part list is unchanged, only
+/// the parts whose bytes changed are written: a few-shot added rewrites one small file, not
+/// every datasource's schema tree.
 pub fn save(conn: &Connection, item: &Item, definition: &AgentDefinition) -> Result<(), ApiError> {
     let parts: Vec<Part> = definition
         .to_parts()
         .into_iter()
         .map(|(path, payload)| Part { path, payload })
         .collect();
-    items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &parts)?;
+    let stored = items::parts(conn, &item.id)?;
+    let same_paths = stored.len() == parts.len()
+        && stored
+            .iter()
+            .zip(&parts)
+            .all(|(old, new)| old.path == new.path);
+    if !same_paths {
+        items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &parts)?;
+        return Ok(());
+    }
+    for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
+        if old.payload != new.payload {
+            items::set_part_payload(conn, &item.id, ord, &new.payload)?;
+        }
+    }
     Ok(())
 }
 

@@ -85,7 +85,7 @@ pub fn element(doc: &ElementDoc, path: &[&str], state: &str) -> Value {
     map.insert("description".into(), json!(doc.description));
     map.insert("hasSubElements".into(), json!(!doc.children.is_empty()));
     map.insert("state".into(), json!(state));
-    if let Some(index_state) = doc.extra.get("index_state") {
+    if let Some(index_state) = &doc.index_state {
         map.insert("indexState".into(), index_state.clone());
     }
     Value::Object(map)

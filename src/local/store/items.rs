@@ -353,6 +353,21 @@ pub fn parts(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Part>> {
     rows.collect()
 }
 
+/// Sets the payload of the part at `ord` (a change to one file of a definition whose part list
+/// stays the same, without rewriting the others).
+pub fn set_part_payload(
+    conn: &Connection,
+    item_id: &str,
+    ord: usize,
+    payload: &[u8],
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE definition_parts SET payload = ?3 WHERE item_id = ?1 AND ord = ?2",
+    )?
+    .execute(params![item_id, ord as i64, payload])?;
+    Ok(())
+}
+
 /// Replaces all parts and the stored format (updateDefinition is a full replacement).
 pub fn replace_parts(
     conn: &Connection,
