@@ -154,6 +154,14 @@ fn parse_json(text: &str) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
             Err(err) => problems.push(err),
         }
     }
+    collected(rows, problems)
+}
+
+/// The rows when no row had a problem, else every problem.
+fn collected(
+    rows: Vec<FewShotRow>,
+    problems: Vec<RowProblem>,
+) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
     if problems.is_empty() {
         Ok(rows)
     } else {
@@ -232,11 +240,7 @@ fn parse_delimited(text: &str, delimiter: u8) -> Result<Vec<FewShotRow>, Vec<Row
             Err(err) => problems.push(err),
         }
     }
-    if problems.is_empty() {
-        Ok(rows)
-    } else {
-        Err(problems)
-    }
+    collected(rows, problems)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use super::{AGENT, agent};
 use crate::api::data_agents;
 use crate::commands::args::Args;
 use crate::commands::common::{self, WORKSPACE};
-use crate::commands::item::basics::checked_description;
+use crate::commands::item::basics::{checked_description, created_reply, update_body};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::Error;
@@ -147,34 +147,15 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let created = data_agents::create(ctx.api(), &workspace, Value::Object(body)).await?;
         ctx.resolver().forget_items(&workspace).await;
-        let reply = Reply::json(created.outcome.into_value());
-        Ok(if created.recovered {
-            reply.with_note("the service's answer was lost; found the new agent by name instead of creating it twice")
-        } else {
-            reply
-        })
+        Ok(created_reply(created, "agent"))
     })
 }
 
 fn update(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let mut body = Map::new();
-        if let Some(name) = args.opt_str("name") {
-            if name.trim().is_empty() {
-                return Err(Error::usage("--name cannot be empty"));
-            }
-            body.insert("displayName".into(), json!(name));
-        }
-        if let Some(description) = checked_description(&args)? {
-            body.insert("description".into(), json!(description));
-        }
-        if body.is_empty() {
-            return Err(Error::usage(
-                "nothing to update: give --name and/or --description",
-            ));
-        }
+        let body = update_body(&args)?;
         let agent = agent(&ctx, &args).await?;
-        let updated = agent.update(ctx.api(), Value::Object(body)).await?;
+        let updated = agent.update(ctx.api(), body).await?;
         ctx.resolver().forget_items(&agent.workspace).await;
         Ok(Reply::json(updated))
     })

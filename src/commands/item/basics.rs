@@ -1,5 +1,6 @@
 //! `item list | show | exists | create | update | delete`.
 
+use crate::api::Created;
 use crate::api::items::{self, ListFilter};
 use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
@@ -263,13 +264,21 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let created = items::create(ctx.api(), &workspace, body).await?;
         ctx.resolver().forget_items(&workspace).await;
-        let reply = Reply::json(created.outcome.into_value());
-        Ok(if created.recovered {
-            reply.with_note("the service's answer was lost; found the new item by name instead of creating it twice")
-        } else {
-            reply
-        })
+        Ok(created_reply(created, "item"))
     })
+}
+
+/// The created thing, with a note when the service's answer was lost and it was found by
+/// name instead of being created twice.
+pub fn created_reply(created: Created, what: &str) -> Reply {
+    let reply = Reply::json(created.outcome.into_value());
+    if created.recovered {
+        reply.with_note(format!(
+            "the service's answer was lost; found the new {what} by name instead of creating it twice"
+        ))
+    } else {
+        reply
+    }
 }
 
 /// The create request body, checked before anything is sent.
@@ -336,26 +345,32 @@ pub fn checked_description(args: &Args) -> Result<Option<&str>> {
     Ok(Some(description))
 }
 
+/// The PATCH body of `--name` and `--description`, checked; neither given is a usage error.
+pub fn update_body(args: &Args) -> Result<Value> {
+    let mut body = Map::new();
+    if let Some(name) = args.opt_str("name") {
+        if name.trim().is_empty() {
+            return Err(Error::usage("--name cannot be empty"));
+        }
+        body.insert("displayName".into(), json!(name));
+    }
+    if let Some(description) = checked_description(args)? {
+        body.insert("description".into(), json!(description));
+    }
+    if body.is_empty() {
+        return Err(Error::usage(
+            "nothing to update: give --name and/or --description",
+        ));
+    }
+    Ok(Value::Object(body))
+}
+
 fn update(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let mut body = Map::new();
-        if let Some(name) = args.opt_str("name") {
-            if name.trim().is_empty() {
-                return Err(Error::usage("--name cannot be empty"));
-            }
-            body.insert("displayName".into(), json!(name));
-        }
-        if let Some(description) = checked_description(&args)? {
-            body.insert("description".into(), json!(description));
-        }
-        if body.is_empty() {
-            return Err(Error::usage(
-                "nothing to update: give --name and/or --description",
-            ));
-        }
+        let body = update_body(&args)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let item = items::update(ctx.api(), &workspace, &id, Value::Object(body)).await?;
+        let item = items::update(ctx.api(), &workspace, &id, body).await?;
         ctx.resolver().forget_items(&workspace).await;
         Ok(Reply::json(item))
     })

@@ -7,7 +7,8 @@ use crate::agent::definition::{AgentDefinition, Stage};
 use crate::local::agents::{self, wire};
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
-use crate::local::respond::{self, JsonBody, norm};
+use crate::local::paging::slice_page;
+use crate::local::respond::{self, JsonBody, Query, norm};
 use crate::local::state::Shared;
 use crate::local::store::items::Item;
 use crate::local::store::principals::Role;
@@ -69,6 +70,28 @@ pub fn change<T>(
         agents::save(tx, &item, &definition)?;
         Ok(out)
     })
+}
+
+/// Answers one page of a configuration list (`kind` and `scope` bind the token to it).
+pub fn page(
+    state: &Shared,
+    values: Vec<Value>,
+    query: &Query,
+    (kind, scope): (&str, &str),
+    origin: &str,
+    uri: &Uri,
+) -> Result<Response, ApiError> {
+    let token = query.get("continuationToken");
+    let body = slice_page(
+        values,
+        token,
+        kind,
+        scope,
+        state.faults.page_size,
+        origin,
+        uri.path(),
+    )?;
+    Ok(respond::json(StatusCode::OK, &body))
 }
 
 /// GET `staging/settings` or `settings`.

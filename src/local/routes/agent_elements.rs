@@ -10,7 +10,6 @@ use crate::agent::sources;
 use crate::local::agents::{self, discovery, wire};
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
-use crate::local::paging::slice_page;
 use crate::local::respond::{self, JsonBody, Origin, Query};
 use crate::local::state::Shared;
 use crate::local::store::items;
@@ -81,16 +80,7 @@ pub async fn list(
         })
         .collect();
     let scope = format!("{}/{}", path.3, parent.join("/"));
-    let body = slice_page(
-        values,
-        query.get("continuationToken"),
-        "elements",
-        &scope,
-        state.faults.page_size,
-        &origin,
-        uri.path(),
-    )?;
-    Ok(respond::json(StatusCode::OK, &body))
+    agent_config::page(&state, values, &query, ("elements", &scope), &origin, &uri)
 }
 
 /// The `?id=` of an element route.

@@ -10,7 +10,6 @@ use crate::agent::sql_check::{self, KnownSchema};
 use crate::local::agents::{self, MAX_FEWSHOTS, discovery, wire};
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
-use crate::local::paging::slice_page;
 use crate::local::respond::{self, JsonBody, Origin, Query, opt_str};
 use crate::local::state::Shared;
 use crate::local::store::{items, new_id};
@@ -80,16 +79,7 @@ pub async fn list(
         .flatten()
         .map(|fs| judge.wire(fs))
         .collect();
-    let body = slice_page(
-        values,
-        query.get("continuationToken"),
-        "fewshots",
-        &path.3,
-        state.faults.page_size,
-        &origin,
-        uri.path(),
-    )?;
-    Ok(respond::json(StatusCode::OK, &body))
+    agent_config::page(&state, values, &query, ("fewshots", &path.3), &origin, &uri)
 }
 
 /// GET one example.

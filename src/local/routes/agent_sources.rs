@@ -9,7 +9,6 @@ use crate::local::agents::{self, NewDataSource, discovery, wire};
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
 use crate::local::lro::{self, InlineAnswer};
-use crate::local::paging::slice_page;
 use crate::local::respond::{self, JsonBody, Origin, Query, opt_str};
 use crate::local::state::Shared;
 use crate::local::store::items::{self, Item};
@@ -43,16 +42,14 @@ pub async fn list(
         .iter()
         .map(|s| wire::datasource(&item.id, &s.datasource))
         .collect();
-    let body = slice_page(
+    agent_config::page(
+        &state,
         values,
-        query.get("continuationToken"),
-        "datasources",
-        &item.id,
-        state.faults.page_size,
+        &query,
+        ("datasources", &item.id),
         &origin,
-        uri.path(),
-    )?;
-    Ok(respond::json(StatusCode::OK, &body))
+        &uri,
+    )
 }
 
 /// GET one datasource of a stage.
