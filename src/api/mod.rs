@@ -3,6 +3,7 @@
 //! The resource files beside it (`items`, `workspaces`, ...) describe requests; they never
 //! deal with any of that.
 
+pub mod bulk;
 mod create;
 pub mod definitions;
 pub mod endorsements;
@@ -15,6 +16,7 @@ pub mod request;
 pub mod resolve;
 mod retry;
 mod send;
+pub mod shares;
 pub mod tags;
 pub mod throttle;
 pub mod workspaces;
@@ -22,7 +24,7 @@ pub mod workspaces;
 pub use create::{Created, is_name_conflict};
 pub use lro::{LroOutcome, LroResponse};
 pub use paging::Page;
-pub use request::{Req, Resp, Safety};
+pub use request::{Req, Resp, Safety, serialized_len};
 
 use crate::auth::TokenProvider;
 use crate::error::{Error, Result};

@@ -1,11 +1,16 @@
 //! The `item` group.
 
 mod basics;
+mod bulk;
+mod bulk_bodies;
 mod copy_move;
 mod definitions;
 mod endorsements;
+mod identity;
 mod inspect;
+mod invitations;
 mod organisation;
+mod shares;
 mod url;
 
 use super::spec::CommandSpec;
@@ -34,4 +39,15 @@ pub static COMMANDS: &[CommandSpec] = &[
     organisation::MOVE_TO_FOLDER,
     organisation::APPLY_TAGS,
     organisation::UNAPPLY_TAGS,
+    bulk::BULK_EXPORT_DEFINITIONS,
+    bulk::BULK_IMPORT_DEFINITIONS,
+    bulk::BULK_MOVE,
+    shares::LIST_EXTERNAL_DATA_SHARES,
+    shares::CREATE_EXTERNAL_DATA_SHARE,
+    shares::SHOW_EXTERNAL_DATA_SHARE,
+    shares::REVOKE_EXTERNAL_DATA_SHARE,
+    shares::DELETE_EXTERNAL_DATA_SHARE,
+    identity::ASSIGN_IDENTITY,
+    invitations::GET_INVITATION,
+    invitations::ACCEPT_INVITATION,
 ];
