@@ -7,12 +7,16 @@
 
 mod actions;
 pub mod admin;
+mod api_quotas;
 mod auth;
 mod authority;
+mod bulk_export;
+mod bulk_import;
 mod clock;
 mod definitions;
 mod errors;
 mod faults;
+mod item_identity;
 mod lro;
 mod middleware;
 mod paging;
@@ -105,6 +109,7 @@ impl LocalServer {
             db,
             faults: opts.faults,
             quota: Default::default(),
+            api_quotas: Default::default(),
             spreads: Default::default(),
             requests: Default::default(),
             keys: auth::Keys::new(&facts.signing_key),

@@ -6,6 +6,7 @@ use crate::local::actions::name_in_use;
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
+use crate::local::item_identity;
 use crate::local::paging::{PageToken, fetch_page, page_body};
 use crate::local::respond::{
     self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str,
@@ -115,7 +116,19 @@ pub async fn list(
         },
         |item| item.seq,
     )?;
-    let values = rows.iter().map(|i| wire(i, implied.is_some())).collect();
+    let with_identity = item_identity::wanted(query.get("include"));
+    let values = rows
+        .iter()
+        .map(|item| {
+            let mut value = wire(item, implied.is_some());
+            if with_identity {
+                state
+                    .db
+                    .read(|c| item_identity::add_to(c, item, &mut value))?;
+            }
+            Ok(value)
+        })
+        .collect::<Result<Vec<Value>, ApiError>>()?;
     let next = next.map(|after| PageToken {
         after,
         ..token.clone()
@@ -127,21 +140,25 @@ pub async fn list(
     ))
 }
 
-/// GET one item (`ETag: ""`, as recorded). The hot path: token check, one access query, one
-/// row read.
+/// GET one item (`ETag: ""`, as recorded); `include=DefaultIdentity` adds the item's
+/// identity. The hot path: token check, one access query, one row read.
 pub async fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
 ) -> Result<Response, ApiError> {
     let (ws, id) = (norm(&ws), norm(&id));
     let implied = implied_type(&collection)?;
     caller.workspace(&state, &ws, Role::Viewer)?;
     let item = load(&state, &ws, &id, implied)?;
-    Ok(respond::json_with_etag(
-        StatusCode::OK,
-        &wire(&item, implied.is_some()),
-    ))
+    let mut value = wire(&item, implied.is_some());
+    if item_identity::wanted(query.get("include")) {
+        state
+            .db
+            .read(|c| item_identity::add_to(c, &item, &mut value))?;
+    }
+    Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 
 /// PATCH: `displayName` and `description` only; anything else is ignored.
