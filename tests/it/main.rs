@@ -4,6 +4,7 @@
 mod auth;
 mod bad_input;
 mod bad_input_organisation;
+mod bulk;
 mod cli_basics;
 mod copy_move;
 mod definitions;
@@ -13,6 +14,7 @@ mod items;
 mod local_server;
 mod organisation;
 mod replay;
+mod shares;
 mod stub;
 mod support;
 mod validation;

@@ -46,7 +46,7 @@ pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
     group: "item",
     name: "accept-invitation",
     summary: "Accept an external data share invitation into a workspace",
-    about: "Sends the spec's accept body, which creates shortcuts inside an item: the lakehouse named --name in the target workspace is used, or created first, and gets one shortcut per shared path (under Tables when every path is a table, else under Files), named after the path. A lakehouse created here is deleted again if the accept fails. Prints {item, created, shortcuts}. The provider's tenant comes from --provider-tenant-id or from the invitation URL given as --invitation-id. An invitation cannot be accepted in the provider's own tenant.",
+    about: "Two accept bodies have been reported; this sends the spec's ({providerTenantId, workspaceId, itemId, payload: {payloadType: ShortcutCreation, path, createShortcutRequests}}), not the shorter {workspaceId, displayName}. That body creates shortcuts inside an item: the lakehouse named --name in the target workspace is used, or created first, and gets one shortcut per shared path (under Tables when every path is a table, else under Files), named after the path. A lakehouse created here is deleted again if the accept fails. Prints {item, created, shortcuts}. The provider's tenant comes from --provider-tenant-id or from the invitation URL given as --invitation-id. An invitation cannot be accepted in the provider's own tenant.",
     args: &[
         ArgSpec::req(
             "invitation-id",
