@@ -4,11 +4,13 @@
 mod auth;
 mod bad_input;
 mod bad_input_organisation;
+mod bad_input_shares_bulk;
 mod bulk;
 mod cli_basics;
 mod copy_move;
 mod definitions;
 mod http_core;
+mod identity;
 mod inspect;
 mod items;
 mod local_server;
