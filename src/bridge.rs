@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
@@ -15,6 +16,8 @@ use tokio_util::sync::CancellationToken;
 pub struct Bridge {
     handle: Handle,
     cancel: Arc<Mutex<CancellationToken>>,
+    /// Set once the Ctrl-C listener runs, so front ends can ask for it as often as they like.
+    listening: Arc<AtomicBool>,
 }
 
 impl Bridge {
@@ -23,6 +26,7 @@ impl Bridge {
         Bridge {
             handle,
             cancel: Arc::new(Mutex::new(CancellationToken::new())),
+            listening: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -66,9 +70,31 @@ impl Bridge {
         }
     }
 
-    /// Cancels the running command on every Ctrl-C, for the life of the process.
+    /// Cancels the running command on every Ctrl-C, for the life of the process. The signal
+    /// handler is in place when this returns (a Ctrl-C right after it is never lost), and
+    /// calling it again does nothing.
     pub fn cancel_on_ctrl_c(&self) {
+        if self.listening.swap(true, Ordering::SeqCst) {
+            return;
+        }
         let bridge = self.clone();
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            // Registering needs the runtime's context; the listener then runs on the runtime.
+            let _context = self.handle.enter();
+            match signal(SignalKind::interrupt()) {
+                Ok(mut interrupts) => {
+                    self.handle.spawn(async move {
+                        while interrupts.recv().await.is_some() {
+                            bridge.cancel();
+                        }
+                    });
+                }
+                Err(_) => self.listening.store(false, Ordering::SeqCst),
+            }
+        }
+        #[cfg(not(unix))]
         self.handle.spawn(async move {
             while tokio::signal::ctrl_c().await.is_ok() {
                 bridge.cancel();

@@ -9,12 +9,15 @@ use crate::api::{DEFAULT_ENDPOINT, normalize_endpoint};
 use crate::auth::{Method, TokenProvider};
 use crate::error::{Error, Result};
 use crate::output::{Format, Tracer};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The environment variable naming the endpoint (also printed by `local serve`).
 pub const ENDPOINT_VAR: &str = "FABSH_ENDPOINT";
 /// The environment variable holding a bearer token (also printed by `local serve`).
 pub const TOKEN_VAR: &str = "FABSH_TOKEN";
+/// The environment variable naming a directory of stdlib modules that replace the built-in ones.
+pub const STDLIB_VAR: &str = "FABSH_STDLIB";
 /// The environment variable selecting a profile.
 pub const PROFILE_VAR: &str = "FABSH_PROFILE";
 /// The profile used when none is selected.
@@ -142,6 +145,8 @@ pub struct Settings {
     pub profile: Option<String>,
     /// The selected profile's values, once [`Settings::load_profile`] has read them.
     pub profile_values: Profile,
+    /// `--stdlib`, when given.
+    pub stdlib: Option<PathBuf>,
 }
 
 impl Settings {
@@ -203,6 +208,13 @@ impl Settings {
             .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string())
     }
 
+    /// Where stdlib modules that replace the built-in ones live: flag, then environment.
+    pub fn stdlib_dir(&self) -> Option<PathBuf> {
+        self.stdlib
+            .clone()
+            .or_else(|| env_text(STDLIB_VAR).map(PathBuf::from))
+    }
+
     /// Where to sign in. A loopback endpoint is local Fabric, whose authority is its origin.
     pub fn authority_host(&self) -> (String, Origin) {
         if let Some(found) = self.lookup("authority-host") {
@@ -226,6 +238,15 @@ impl Settings {
     /// The default workspace for commands that take one.
     pub fn default_workspace(&self) -> Option<String> {
         self.value("workspace")
+    }
+
+    /// The configured value of a flag the user left out, for the CLI and scripts alike: only
+    /// `--workspace` has one (the default workspace).
+    pub fn flag_default(&self, long: &str) -> Option<String> {
+        match long {
+            "workspace" => self.default_workspace(),
+            _ => None,
+        }
     }
 
     /// The sign-in method chosen by the environment or profile, if any.

@@ -9,6 +9,7 @@ use crate::config::Settings;
 use crate::error::Result;
 use crate::local::{self, LocalServer, ServeOptions};
 use crate::output::{Progress, Tracer};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The context handed to command handlers. Cheap to clone.
@@ -22,6 +23,8 @@ struct Shared {
     bridge: Bridge,
     resolver: Resolver,
     backend: String,
+    /// `--stdlib` / `FABSH_STDLIB`: commands that run stdlib functions load them from here.
+    stdlib_dir: Option<PathBuf>,
     /// Kept alive for as long as the context: dropping it stops the in-process server.
     _local: Option<LocalServer>,
 }
@@ -55,6 +58,7 @@ impl Ctx {
                 bridge,
                 resolver: Resolver::default(),
                 backend,
+                stdlib_dir: settings.stdlib_dir(),
                 _local: local,
             }),
             api,
@@ -74,6 +78,7 @@ impl Ctx {
                 bridge,
                 resolver: Resolver::default(),
                 backend: "offline".to_string(),
+                stdlib_dir: None,
                 _local: None,
             }),
             api,
@@ -85,6 +90,14 @@ impl Ctx {
         Ctx {
             shared: Arc::clone(&self.shared),
             api: self.api.with_options(options),
+        }
+    }
+
+    /// The same context without spinners, for calls that run many at a time under one bar.
+    pub fn without_progress(&self) -> Ctx {
+        Ctx {
+            shared: Arc::clone(&self.shared),
+            api: self.api.with_progress(Progress::hidden()),
         }
     }
 
@@ -106,6 +119,11 @@ impl Ctx {
     /// `local`, or the endpoint's host: shown in the REPL prompt.
     pub fn backend(&self) -> &str {
         &self.shared.backend
+    }
+
+    /// The directory whose stdlib modules replace the built-in ones, if any.
+    pub fn stdlib_dir(&self) -> Option<&Path> {
+        self.shared.stdlib_dir.as_deref()
     }
 
     /// The id of a workspace given by id or name.

@@ -51,6 +51,22 @@ impl ErrorKind {
             ErrorKind::Runtime => "runtime",
         }
     }
+
+    /// The kind with this script name, if any (the inverse of [`ErrorKind::name`]).
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        [
+            ErrorKind::Usage,
+            ErrorKind::Api,
+            ErrorKind::Auth,
+            ErrorKind::NotFound,
+            ErrorKind::Partial,
+            ErrorKind::Cancelled,
+            ErrorKind::Timeout,
+            ErrorKind::Runtime,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == name)
+    }
 }
 
 /// An error with everything needed to explain it. Boxed, so results stay small.
@@ -169,7 +185,8 @@ impl Error {
         self.code.as_deref() == Some(code)
     }
 
-    /// The error as the map scripts catch: `{kind, status, code, message, request_id}`.
+    /// The error as the map scripts catch: `{kind, status, code, message, request_id}`, plus
+    /// `causes`, `hints` and `details` when there are any.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("kind".into(), json!(self.kind.name()));
@@ -177,6 +194,9 @@ impl Error {
         map.insert("code".into(), json!(self.code));
         map.insert("message".into(), json!(self.message));
         map.insert("request_id".into(), json!(self.request_id));
+        if !self.causes.is_empty() {
+            map.insert("causes".into(), json!(self.causes));
+        }
         if !self.hints.is_empty() {
             map.insert("hints".into(), json!(self.hints));
         }
@@ -184,6 +204,43 @@ impl Error {
             map.insert("details".into(), details.clone());
         }
         Value::Object(map)
+    }
+}
+
+impl Error {
+    /// The error an error map stands for (the inverse of [`Error::to_json`]); a map a script
+    /// built keeps what it has, with kind `runtime` when it names none.
+    pub fn from_json(value: &Value) -> Error {
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(String::from);
+        let lines = |key: &str| -> Vec<String> {
+            value
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .map(|line| line.as_str().map_or_else(|| line.to_string(), String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let kind = text("kind")
+            .and_then(|name| ErrorKind::from_name(&name))
+            .unwrap_or(ErrorKind::Runtime);
+        let mut err = Error::new(kind, text("message").unwrap_or_else(|| value.to_string()));
+        err.status = value
+            .get("status")
+            .and_then(Value::as_u64)
+            .and_then(|status| u16::try_from(status).ok());
+        err.code = text("code");
+        err.request_id = text("request_id");
+        err.causes = lines("causes");
+        err.hints = lines("hints");
+        err.details = value
+            .get("details")
+            .filter(|details| !details.is_null())
+            .cloned();
+        err
     }
 }
 

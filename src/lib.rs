@@ -13,7 +13,9 @@ pub mod error;
 pub mod item_types;
 pub mod local;
 pub mod output;
+pub mod repl;
 pub mod reply;
+pub mod script;
 
 pub use error::{Error, ErrorKind, Result};
 

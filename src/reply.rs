@@ -32,6 +32,9 @@ pub struct Reply {
     pub notes: Vec<String>,
     /// Columns to show in tables beyond the command's declared ones (`--include`).
     pub extra_columns: Vec<String>,
+    /// For an object body: the key of the list that tables show as rows (a bulk command's
+    /// `results`), while JSON and YAML show the whole object.
+    pub table_rows: Option<&'static str>,
 }
 
 impl Reply {
@@ -65,6 +68,7 @@ impl Reply {
             failure: None,
             notes: Vec::new(),
             extra_columns: Vec::new(),
+            table_rows: None,
         }
     }
 
@@ -77,6 +81,12 @@ impl Reply {
     /// Adds table columns beyond the command's declared ones.
     pub fn with_extra_columns(mut self, columns: Vec<String>) -> Self {
         self.extra_columns.extend(columns);
+        self
+    }
+
+    /// Shows the list under `key` as the table's rows (the object stays whole in JSON).
+    pub fn with_table_rows(mut self, key: &'static str) -> Self {
+        self.table_rows = Some(key);
         self
     }
 

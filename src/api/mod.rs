@@ -106,6 +106,15 @@ impl ApiClient {
         }
     }
 
+    /// The same client reporting progress through `progress` (hidden inside bulk work, whose
+    /// own bar says how far it is).
+    pub fn with_progress(&self, progress: Progress) -> Self {
+        ApiClient {
+            progress,
+            ..self.clone()
+        }
+    }
+
     /// The options of this call.
     pub fn options(&self) -> &CallOptions {
         &self.options

@@ -42,6 +42,9 @@ struct State {
     accepted: VecDeque<Instant>,
     /// When the rate last changed; decreases happen once per throttling episode.
     last_change: Instant,
+    /// When the first request was accepted: until a whole window has passed since, the
+    /// accepted count says nothing about the service's quota.
+    first_accepted: Option<Instant>,
 }
 
 impl Default for RateLimiter {
@@ -54,6 +57,7 @@ impl Default for RateLimiter {
                 paused_until: now,
                 accepted: VecDeque::new(),
                 last_change: now,
+                first_accepted: None,
             }),
         }
     }
@@ -81,6 +85,7 @@ impl RateLimiter {
     pub fn on_accepted(&self, started: Instant) {
         let mut state = self.lock();
         let now = Instant::now();
+        state.first_accepted.get_or_insert(started);
         state.accepted.push_back(started);
         while state
             .accepted
@@ -113,8 +118,13 @@ impl RateLimiter {
             .iter()
             .filter(|started| now.duration_since(**started) <= WINDOW)
             .count() as f64;
-        if accepted_last_window < MIN_MEASURABLE {
-            // Too little traffic to measure a rate: the pause alone answers this 429.
+        // A client younger than the window (say, started right after another one used up
+        // the quota) has seen too little to know the quota; so has one with sparse traffic.
+        // The pause alone answers this 429.
+        let young = state
+            .first_accepted
+            .is_none_or(|first| now.duration_since(first) < WINDOW);
+        if young || accepted_last_window < MIN_MEASURABLE {
             return;
         }
         let observed = accepted_last_window * DECREASE_FACTOR;
@@ -167,9 +177,11 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_429_pauses_and_sets_a_rate_under_the_accepted_one() {
         let limiter = RateLimiter::default();
+        // 100 requests over a whole window.
         for _ in 0..100 {
             limiter.acquire().await;
             limiter.on_accepted(Instant::now());
+            tokio::time::advance(Duration::from_millis(10)).await;
         }
         limiter.on_throttled(Duration::from_secs(1));
         let rate = limiter.rate().expect("a rate after a 429");
@@ -183,8 +195,26 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_429_in_the_first_window_only_pauses() {
+        // Another client used up the quota just before this one started: the few requests
+        // this one got through are no measure of the quota.
+        let limiter = RateLimiter::default();
+        for _ in 0..12 {
+            limiter.on_accepted(Instant::now());
+        }
+        tokio::time::advance(Duration::from_millis(50)).await;
+        limiter.on_throttled(Duration::from_secs(1));
+        assert_eq!(limiter.rate(), None);
+        let before = Instant::now();
+        limiter.acquire().await;
+        assert_eq!(Instant::now() - before, Duration::from_secs(1));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn the_rate_recovers_after_calm_periods() {
         let limiter = RateLimiter::default();
+        limiter.on_accepted(Instant::now());
+        tokio::time::advance(WINDOW).await;
         for _ in 0..10 {
             limiter.on_accepted(Instant::now());
         }

@@ -1,13 +1,17 @@
-//! Commands that are not API calls: `docs`, `completions`, `local`, `auth`, `config`.
+//! Commands that are not API calls: `docs`, `completions`, `local`, `auth`, `config`, `run`,
+//! `repl`.
 
 use super::{auth, config, docs, local, tree};
 use crate::bridge::Bridge;
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::output::Printer;
+use crate::repl;
+use crate::script::{Host, runner};
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgMatches, Command};
 use clap_complete::Shell;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 const SHELLS: &[&str] = &["bash", "zsh", "fish", "powershell", "elvish"];
@@ -28,6 +32,25 @@ pub fn commands() -> Vec<Command> {
         local::command(),
         auth::command(),
         config::command(),
+        Command::new("run")
+            .about("Run a Rhai script; the words after `--` are its ARGS array")
+            .arg(
+                Arg::new("file")
+                    .required(true)
+                    .value_name("FILE")
+                    .value_hint(clap::ValueHint::FilePath)
+                    .help("The script (.rhai)"),
+            )
+            .arg(
+                Arg::new("args")
+                    .num_args(0..)
+                    .trailing_var_arg(true)
+                    .allow_hyphen_values(true)
+                    .value_name("ARGS")
+                    .help("Arguments for the script, after `--`"),
+            )
+            .after_help("Example: fabsh --local run scripts/tour.rhai -- Demo"),
+        Command::new("repl").about("Start the REPL (the same as `fabsh` with no command)"),
     ]
 }
 
@@ -40,14 +63,37 @@ pub fn run(
     bridge: &Bridge,
 ) -> Option<Result<ExitCode>> {
     let result = match name {
-        "docs" => printer.text(&docs::markdown()),
+        "docs" => {
+            docs::markdown(settings.stdlib_dir().as_deref()).and_then(|text| printer.text(&text))
+        }
         "completions" => completions(matches, printer),
         "local" => return Some(local::run(matches, settings, printer, bridge)),
         "auth" => return Some(auth::run(matches, settings, printer, bridge)),
         "config" => return Some(config::run(matches, settings, printer)),
+        "run" => return Some(Ok(run_script(matches, settings, printer, bridge))),
+        "repl" => return Some(repl::run(settings, bridge, printer)),
         _ => return None,
     };
     Some(result.map(|()| ExitCode::SUCCESS))
+}
+
+fn run_script(
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+    bridge: &Bridge,
+) -> ExitCode {
+    let file = matches
+        .get_one::<String>("file")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let args = matches
+        .get_many::<String>("args")
+        .map(|args| args.cloned().collect())
+        .unwrap_or_default();
+    bridge.cancel_on_ctrl_c();
+    let host = Host::lazy(settings.clone(), bridge.clone(), printer.clone());
+    runner::run_file(&host, &file, args)
 }
 
 fn completions(matches: &ArgMatches, printer: &Printer) -> Result<()> {

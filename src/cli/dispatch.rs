@@ -1,17 +1,15 @@
 //! From clap matches to a registry handler: check the flags, confirm destructive commands on
 //! a terminal, connect, run through the bridge, render.
 
-use crate::api::DRY_RUN_STOP;
 use crate::bridge::Bridge;
 use crate::commands::args::{Args, RawValue, flag_name};
-use crate::commands::common::{call_options, effective_args};
+use crate::commands::common::effective_args;
 use crate::commands::{self, CommandSpec};
 use crate::config::Settings;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::output::Printer;
 use clap::ArgMatches;
-use serde_json::json;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -23,6 +21,23 @@ pub fn run_registry_command(
     printer: &Printer,
     bridge: &Bridge,
 ) -> Result<ExitCode> {
+    let (spec, args) = prepare(group, matches, settings, printer)?;
+    let ctx = if spec.traits.offline {
+        Ctx::offline(bridge.clone())?
+    } else {
+        Ctx::connect(settings, bridge.clone(), printer.progress())?
+    };
+    run_spec(spec, args, &ctx, printer)
+}
+
+/// The registry command named by the matches under `group`, with its flags checked and, when
+/// it is destructive and we are on a terminal, confirmed.
+pub fn prepare(
+    group: &str,
+    matches: &ArgMatches,
+    settings: &Settings,
+    printer: &Printer,
+) -> Result<(&'static CommandSpec, Args)> {
     let (spec, matches) = match commands::find(group, "") {
         Some(spec) => (spec, matches),
         None => {
@@ -38,47 +53,26 @@ pub fn run_registry_command(
     if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
         return Err(Error::cancelled().with_hint("nothing was changed"));
     }
-    let ctx = if spec.traits.offline {
-        Ctx::offline(bridge.clone())?
-    } else {
-        Ctx::connect(settings, bridge.clone(), printer.progress())?
-    };
-    run_spec(spec, args, &ctx, printer)
+    Ok((spec, args))
 }
 
-/// Runs a checked command on a connected context and renders its reply.
+/// Runs a checked command on a connected context and renders its reply; a reply that carries
+/// a failure (some items of a bulk command failed) is shown and then sets the exit code.
 pub fn run_spec(
     spec: &'static CommandSpec,
     args: Args,
     ctx: &Ctx,
     printer: &Printer,
 ) -> Result<ExitCode> {
-    let dry_run = args.flag("dry-run");
-    let call = ctx.for_call(call_options(&args));
-    let bridge = ctx.bridge().clone();
+    let bridge = ctx.bridge();
     bridge.cancel_on_ctrl_c();
-    let outcome = bridge.block_on(async {
-        let reply = (spec.handler)(call.clone(), args).await;
-        match reply {
-            Err(err) if dry_run && err.has_code(DRY_RUN_STOP) => Ok(None),
-            Err(err) => Err(err),
-            Ok(reply) if dry_run => {
-                drop(reply);
-                Ok(None)
-            }
-            Ok(reply) => {
-                let failure = reply.failure.clone();
-                printer.render(reply, spec.columns).await?;
-                Ok(failure)
-            }
-        }
-    });
-    match outcome? {
-        None if dry_run => {
-            let requests = call.api().take_dry_run_log();
-            printer.print_value(json!({"dryRun": true, "requests": requests}), &[])?;
-            Ok(ExitCode::SUCCESS)
-        }
+    let failure = bridge.block_on(async {
+        let reply = commands::execute(spec, args, ctx).await?;
+        let failure = reply.failure.clone();
+        printer.render(reply, spec.columns).await?;
+        Ok(failure)
+    })?;
+    match failure {
         Some(failure) => {
             printer.error(&failure);
             Ok(ExitCode::from(failure.exit_code()))
@@ -100,8 +94,7 @@ fn args_from_matches(
         .filter_map(|arg| {
             let value = match matches.get_one::<String>(arg.long) {
                 Some(value) => value.clone(),
-                None if arg.long == "workspace" => settings.default_workspace()?,
-                None => return None,
+                None => settings.flag_default(arg.long)?,
             };
             Some((*arg, RawValue::Text(value)))
         })

@@ -4,8 +4,8 @@ use crate::commands::common::effective_args;
 use crate::commands::{ArgKind, CommandSpec, GROUPS};
 use std::fmt::Write;
 
-/// The whole reference.
-pub fn markdown() -> String {
+/// The whole reference: every command, then scripting and the stdlib.
+pub fn markdown(stdlib_dir: Option<&std::path::Path>) -> crate::Result<String> {
     let mut out = String::from("# fabsh command reference\n\n");
     out.push_str(
         "Generated from the command registry (`fabsh docs`). Every command also runs in \
@@ -18,7 +18,8 @@ pub fn markdown() -> String {
             command(&mut out, spec);
         }
     }
-    out
+    out.push_str(&crate::script::docs::markdown(stdlib_dir)?);
+    Ok(out)
 }
 
 fn command(out: &mut String, spec: &'static CommandSpec) {

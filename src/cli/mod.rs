@@ -4,7 +4,7 @@
 mod auth;
 mod builtins;
 mod config;
-mod dispatch;
+pub mod dispatch;
 mod docs;
 mod local;
 pub mod tree;
@@ -13,8 +13,11 @@ use crate::bridge::Bridge;
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::output::{Format, Printer};
+use crate::repl;
+use crate::script::{Host, runner};
 use clap::ArgMatches;
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tokio::runtime::Handle;
 
@@ -33,7 +36,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
     if let Err(err) = settings.load_profile(may_create) {
         return fail(&Printer::plain(), &err);
     }
-    let printer = match printer_for(&matches, &settings) {
+    let printer = match printer_for(&matches, settings.output_format()) {
         Ok(printer) => printer,
         Err(err) => return fail(&Printer::plain(), &err),
     };
@@ -50,21 +53,33 @@ fn run_matches(
     printer: &Printer,
     bridge: &Bridge,
 ) -> Result<ExitCode> {
+    let eval = matches.get_one::<String>("eval");
     let Some((name, sub)) = matches.subcommand() else {
-        return Err(Error::usage("no command given; see `fabsh --help`"));
+        bridge.cancel_on_ctrl_c();
+        return match eval {
+            Some(code) => {
+                let host = Host::lazy(settings.clone(), bridge.clone(), printer.clone());
+                Ok(runner::eval_code(&host, code))
+            }
+            None => repl::run(settings, bridge, printer),
+        };
     };
+    if eval.is_some() {
+        return Err(Error::usage("give either -e or a command, not both"));
+    }
     if let Some(result) = builtins::run(name, sub, settings, printer, bridge) {
         return result;
     }
     dispatch::run_registry_command(name, sub, settings, printer, bridge)
 }
 
-/// The printer: `-o` first, then the environment's or profile's `output`.
-fn printer_for(matches: &ArgMatches, settings: &Settings) -> Result<Printer> {
+/// The printer the global flags ask for: `-o` first, then `fallback` (the environment's or
+/// profile's `output`, or the REPL's `:output`).
+pub(crate) fn printer_for(matches: &ArgMatches, fallback: Option<Format>) -> Result<Printer> {
     let format = matches
         .get_one::<String>("output")
         .and_then(|name| Format::parse(name))
-        .or_else(|| settings.output_format());
+        .or(fallback);
     let query = matches.get_one::<String>("query").cloned();
     Printer::new(format, query, matches.get_flag("no-color"))
 }
@@ -76,6 +91,7 @@ fn settings_for(matches: &ArgMatches) -> Settings {
         verbose: matches.get_flag("verbose"),
         profile: matches.get_one::<String>("profile").cloned(),
         profile_values: Default::default(),
+        stdlib: matches.get_one::<String>("stdlib").map(PathBuf::from),
     }
 }
 

@@ -15,10 +15,16 @@ pub fn build() -> Command {
         .long_about(
             "A client for Microsoft Fabric workspace items and data agents.\n\n\
              Talks to the Fabric REST API (sign in with `fabsh auth login`, or set FABSH_TOKEN), \
-             or with --local to local Fabric, a wire-compatible server built into fabsh.",
+             or with --local to local Fabric, a wire-compatible server built into fabsh.\n\n\
+             With no command, starts the REPL (Rhai code and command lines).",
         )
-        .subcommand_required(true)
-        .arg_required_else_help(true)
+        .arg(
+            Arg::new("eval")
+                .short('e')
+                .long("eval")
+                .value_name("RHAI")
+                .help("Evaluate Rhai code and print its value"),
+        )
         .args(global_args());
     for group in GROUPS {
         root = root.subcommand(group_command(group));
@@ -65,6 +71,12 @@ fn global_args() -> Vec<Arg> {
             .global(true)
             .action(ArgAction::SetTrue)
             .help("Trace requests and responses on stderr (tokens redacted)"),
+        Arg::new("stdlib")
+            .long("stdlib")
+            .global(true)
+            .value_name("DIR")
+            .value_hint(clap::ValueHint::DirPath)
+            .help("Load stdlib modules from DIR/<module>.rhai instead of the built-in ones (env FABSH_STDLIB)"),
         Arg::new("no-color")
             .long("no-color")
             .global(true)

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod args;
 pub mod common;
+pub mod execute;
 pub mod folder;
 pub mod item;
 pub mod spec;
@@ -11,6 +12,7 @@ pub mod tag;
 pub mod workspace;
 
 pub use args::{ArgValue, Args, RawValue};
+pub use execute::execute;
 pub use spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, ReturnKind, Traits};
 
 /// A command group as shown in help.
@@ -58,4 +60,24 @@ pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
 /// The command `group name` (name empty for group-level commands such as `api`).
 pub fn find(group: &str, name: &str) -> Option<&'static CommandSpec> {
     all().find(|spec| spec.group == group && spec.name == name)
+}
+
+/// The command written as on the command line (`item create`, `api`); snake_case names
+/// (`data_agent add_fewshot`) are accepted too.
+pub fn find_path(path: &str) -> Option<&'static CommandSpec> {
+    find_path_in(GROUPS, path)
+}
+
+/// [`find_path`] within `groups`.
+pub fn find_path_in(groups: &'static [Group], path: &str) -> Option<&'static CommandSpec> {
+    let mut words = path.split_whitespace();
+    let group = words.next()?.replace('_', "-");
+    let name = words.next().unwrap_or("").replace('_', "-");
+    if words.next().is_some() {
+        return None;
+    }
+    groups
+        .iter()
+        .flat_map(|known| known.commands.iter())
+        .find(|spec| spec.group == group && spec.name == name)
 }

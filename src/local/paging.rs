@@ -4,6 +4,9 @@
 //! request carries a token, the token's filters win over any query parameters sent with it.
 
 use super::errors::ApiError;
+use super::respond;
+use axum::http::StatusCode;
+use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
@@ -74,6 +77,35 @@ pub fn fetch_page<T, E>(
         Ok((rows, last))
     } else {
         Ok((rows, None))
+    }
+}
+
+impl PageToken {
+    /// Answers one page of a keyset-paged list: fetches a row more than a page (to learn
+    /// whether another follows), turns the rows into wire JSON, and links the next page with
+    /// a token that continues after the last row and keeps this token's filters.
+    pub fn respond<T, E>(
+        &self,
+        page_size: u32,
+        origin: &str,
+        path: &str,
+        fetch: impl FnOnce(i64, i64) -> Result<Vec<T>, E>,
+        key: impl Fn(&T) -> i64,
+        wire: impl Fn(&T) -> Value,
+    ) -> Result<Response, ApiError>
+    where
+        ApiError: From<E>,
+    {
+        let (rows, next) = fetch_page(self.after, page_size, fetch, key)?;
+        let next = next.map(|after| PageToken {
+            after,
+            ..self.clone()
+        });
+        let values = rows.iter().map(wire).collect();
+        Ok(respond::json(
+            StatusCode::OK,
+            &page_body(values, next.as_ref(), origin, path),
+        ))
     }
 }
 

@@ -8,6 +8,7 @@ mod progress;
 mod table;
 mod trace;
 
+pub use errors::SourceSpot;
 pub use format::Format;
 pub use progress::{Progress, Spinner};
 pub use trace::Tracer;
@@ -67,6 +68,7 @@ impl Printer {
         for note in &reply.notes {
             self.note(note);
         }
+        let table_rows = reply.table_rows;
         let columns: Vec<&str> = if reply.extra_columns.is_empty() {
             columns.to_vec()
         } else {
@@ -78,7 +80,8 @@ impl Printer {
         };
         let columns = columns.as_slice();
         let is_list = matches!(reply.body, Body::Page { .. } | Body::Stream(_))
-            || matches!(&reply.body, Body::Json(Value::Array(_)));
+            || matches!(&reply.body, Body::Json(Value::Array(_)))
+            || (table_rows.is_some() && matches!(&reply.body, Body::Json(Value::Object(_))));
         let format = self.format.unwrap_or(if is_list && self.stdout_tty {
             Format::Table
         } else {
@@ -108,7 +111,13 @@ impl Printer {
                 self.write_value(&mut out, Value::Array(items), format, columns)
             }
             body => {
-                let value = Reply::from_body(body).into_value().await?;
+                let mut value = Reply::from_body(body).into_value().await?;
+                if let Some(key) = table_rows
+                    && self.query.is_none()
+                    && matches!(format, Format::Table | Format::Tsv)
+                {
+                    value = value.get(key).cloned().unwrap_or(Value::Null);
+                }
                 self.write_value(&mut out, value, format, columns)
             }
         };

@@ -144,7 +144,7 @@ impl<'a> Session<'a> {
         let run = Run {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: prompt + &rest,
+            stderr: prompt + rest.as_str(),
         };
         self.record(&run);
         run

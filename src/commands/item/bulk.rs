@@ -1,231 +1,226 @@
-//! `item bulk-export-definitions | bulk-import-definitions | bulk-move`: server-side bulk
-//! operations over a workspace. Request bodies are checked before anything is sent: their
-//! shape, the 128 MB request limit and the 50-item limit of a bulk move.
+//! `item bulk-create | bulk-delete`: many items at once, client-side and concurrent. The
+//! handlers check the input, then run the stdlib's `bulk::create` / `bulk::delete` (so users
+//! can read and copy the loop), and report one result per input item.
 
-use super::bulk_bodies::{
-    check_export_body, check_import_body, check_move_body, check_size, import_options,
-};
-use crate::api::{LroOutcome, LroResponse, bulk, serialized_len};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
-use crate::definition::bulk_tree::ImportTree;
-use crate::definition::{folder, stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
-use bytes::Bytes;
-use serde_json::{Value, json};
-use std::path::PathBuf;
+use crate::script;
+use serde_json::{Map, Value, json};
 
-const FILE: ArgSpec = ArgSpec::opt("file", ArgKind::File, "The JSON request body, from a file");
-const CONTENT: ArgSpec = ArgSpec::opt(
-    "content",
-    ArgKind::Json,
-    "The JSON request body, inline (or @file)",
-);
+/// The most calls a bulk command runs at once.
+const MAX_CONCURRENCY: i64 = 64;
 
-pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
+const CONCURRENCY: ArgSpec = ArgSpec::opt(
+    "concurrency",
+    ArgKind::Int,
+    "How many requests run at once (1 to 64)",
+)
+.default("8");
+
+/// `item bulk-create`.
+pub const BULK_CREATE: CommandSpec = CommandSpec {
     group: "item",
-    name: "bulk-export-definitions",
-    summary: "Export the definitions of many items at once (beta API, long-running)",
-    about: "The body is {\"mode\":\"All\"} (the default: every item with a definition) or {\"mode\":\"Selective\",\"items\":[{\"id\":\"...\"}]}. Prints {itemDefinitionsIndex: [{id, rootPath}], definitionParts: [{path, payload, payloadType}]}, part paths being <rootPath>/<part> with rootPath /<folders>/<name>.<Type>. With --dir the parts are written as files <folders>/<name>.<Type>/<part> under a new or empty folder instead (paths that would leave it are refused before anything is written), which bulk-import-definitions --dir reads back.",
+    name: "bulk-create",
+    summary: "Create many items at once; one result per item",
+    about: "Items are objects with displayName and type (and optionally description and \
+definition). A create whose answer is lost (timeout, 5xx) is looked up by name before it is sent \
+again, so no item is made twice. Exits 5 when some items failed; the results say which and why. \
+Runs the stdlib function bulk::create.",
     args: &[
         WORKSPACE,
-        FILE,
-        CONTENT,
+        ArgSpec::opt("file", ArgKind::File, "JSON file holding an array of items"),
         ArgSpec::opt(
-            "dir",
-            ArgKind::Str,
-            "Write the exported items as files under this new or empty folder",
-        ),
-    ],
-    traits: Traits::READ.lro(),
-    columns: &[],
-    examples: &[
-        Example {
-            command: "item bulk-export-definitions -w Demo --dir ./demo-export",
-            about: "every item, one folder per item",
-        },
-        Example {
-            command: "item bulk-export-definitions -w Demo --content '{\"mode\":\"Selective\",\"items\":[{\"id\":\"5b1c9d6e-0a0b-4c4d-8e8f-000000000001\"}]}'",
-            about: "one item",
-        },
-    ],
-    handler: bulk_export,
-};
-
-pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
-    group: "item",
-    name: "bulk-import-definitions",
-    summary: "Create or update many items from definitions at once (beta API, long-running)",
-    about: "Give exactly one of --file, --content ({definitionParts, options?}, as bulk-export-definitions prints) or --dir (a folder written by bulk-export-definitions --dir). Each item folder carries a .platform whose logicalId pairs it with an existing item, which is updated; unpaired items are created, or with --allow-pairing-by-name paired by display name and type. The body must stay within the service's 128 MB (128 MiB) limit: a larger one is refused before anything is sent, with its size. Prints {importItemDefinitionsDetails: [{itemId, itemDisplayName, itemType, itemLogicalId, operationType, operationStatus}]}; exit 5 when any item failed.",
-    args: &[
-        WORKSPACE,
-        FILE,
-        CONTENT,
-        ArgSpec::opt(
-            "dir",
-            ArgKind::Str,
-            "A folder written by bulk-export-definitions --dir, assembled into the body",
-        ),
-        ArgSpec::opt(
-            "allow-pairing-by-name",
-            ArgKind::Bool,
-            "Pair items without a logical-id match by display name and type (sets options.allowPairingByName)",
-        ),
-        ArgSpec::opt(
-            "item-options",
+            "content",
             ArgKind::Json,
-            "Per-item options, a JSON array of objects each with a logicalId, inline or @file (sent as options.itemOptionsByLogicalId)",
+            "Inline JSON array of items, e.g. [{\"displayName\":\"a\",\"type\":\"Notebook\"}]",
         ),
+        CONCURRENCY,
     ],
-    traits: Traits::MUTATE.lro(),
-    columns: &[],
+    traits: Traits::MUTATE,
+    columns: &["index", "displayName", "ok", "id", "error.message"],
     examples: &[
         Example {
-            command: "item bulk-import-definitions -w Staging --dir ./demo-export",
-            about: "deploy an exported workspace",
+            command: "item bulk-create -w Demo --file items.json --concurrency 16",
+            about: "from a file",
         },
         Example {
-            command: "item bulk-import-definitions -w Staging --file export.json --allow-pairing-by-name",
-            about: "pair by name where logical ids differ",
+            command: "item bulk-create -w Demo --content '[{\"displayName\":\"n1\",\"type\":\"Notebook\"}]'",
+            about: "inline",
         },
     ],
-    handler: bulk_import,
+    handler: bulk_create,
 };
 
-pub const BULK_MOVE: CommandSpec = CommandSpec {
+/// `item bulk-delete`.
+pub const BULK_DELETE: CommandSpec = CommandSpec {
     group: "item",
-    name: "bulk-move",
-    summary: "Move up to 50 items (and their children) to a folder at once",
-    about: "The body is {\"items\": [item ids], \"targetFolderId\"?: folder id (absent: the workspace root)}. The service moves all or none and takes at most 50 items per call; more are refused before anything is sent. Prints {value: [moved items, children included]}.",
-    args: &[WORKSPACE, FILE, CONTENT],
-    traits: Traits::MUTATE.lro(),
-    columns: &[],
+    name: "bulk-delete",
+    summary: "Delete many items at once; one result per item",
+    about: "Exits 5 when some items failed; the results say which and why. Runs the stdlib \
+function bulk::delete.",
+    args: &[
+        WORKSPACE,
+        ArgSpec::req(
+            "ids",
+            ArgKind::List,
+            "Item ids or display names, comma-separated",
+        ),
+        ArgSpec::opt(
+            "hard-delete",
+            ArgKind::Bool,
+            "Delete permanently, skipping the recycle bin (needs workspace Admin)",
+        ),
+        CONCURRENCY,
+    ],
+    traits: Traits::DESTRUCTIVE,
+    columns: &["index", "id", "ok", "error.message"],
     examples: &[Example {
-        command: "item bulk-move -w Demo --content '{\"items\":[\"5b1c9d6e-0a0b-4c4d-8e8f-000000000001\"],\"targetFolderId\":\"5b1c9d6e-0a0b-4c4d-8e8f-000000000002\"}'",
-        about: "one item into a folder",
+        command: "item bulk-delete -w Demo --ids n1,n2,n3 --yes",
+        about: "three items, without asking",
     }],
-    handler: bulk_move,
+    handler: bulk_delete,
 };
 
-/// The body given with `--file` or `--content` (never both), and the flag's name.
-fn given_body(args: &Args) -> Result<Option<(Value, &'static str)>> {
-    match (args.file("file"), args.json("content")) {
-        (Some(_), Some(_)) => Err(Error::usage("give only one of --file, --content")),
-        (Some(file), None) => {
-            let value = serde_json::from_slice(&file.bytes).map_err(|err| {
-                Error::usage(format!(
-                    "--file: {} is not valid JSON: {err}",
-                    file.path.display()
-                ))
-            })?;
-            Ok(Some((value, "--file")))
-        }
-        (None, Some(value)) => Ok(Some((value.clone(), "--content"))),
-        (None, None) => Ok(None),
-    }
-}
-
-fn bulk_export(ctx: Ctx, args: Args) -> HandlerFuture {
+fn bulk_create(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let body = match given_body(&args)? {
-            Some((body, flag)) => check_export_body(body, flag)?,
-            None => json!({"mode": "All"}),
-        };
-        check_size(serialized_len(&body))?;
-        let dir = args.opt_str("dir").map(PathBuf::from);
-        if let Some(dir) = &dir {
-            folder::check_empty_or_missing(dir)?;
-        }
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let resp = match bulk::export(ctx.api(), &workspace, body).await? {
-            LroResponse::Pending(pending) => return Ok(Reply::json(pending)),
-            LroResponse::Done(None) => {
-                return Err(Error::runtime("the service returned no export"));
-            }
-            LroResponse::Done(Some(resp)) => resp,
-        };
-        let Some(dir) = dir else {
-            return Ok(Reply::json(resp.json()?));
-        };
-        // Decoding and writing files is blocking work; the body moves along, held once.
-        let summary =
-            tokio::task::spawn_blocking(move || stream::write_bulk_export(&resp.body, &dir))
-                .await
-                .map_err(|err| Error::runtime(format!("writing the export failed: {err}")))??;
-        Ok(Reply::json(summary))
+        let items = items_to_create(&args)?;
+        let count = items.len();
+        let options = json!({"concurrency": concurrency(&args)?, "progress": "creating items"});
+        let workspace = json!(args.str("workspace")?);
+        let outcome = script::call_stdlib(
+            ctx,
+            "bulk::create",
+            vec![workspace, Value::Array(items), options],
+        )
+        .await?;
+        bulk_reply(
+            &outcome,
+            count,
+            &["index", "displayName", "ok", "id", "error"],
+            "created",
+        )
     })
 }
 
-/// The import body, checked and within the size limit, as the bytes to send.
-async fn import_body(args: &Args) -> Result<Bytes> {
-    let options = import_options(args)?;
-    let dir = args.opt_str("dir").map(PathBuf::from);
-    let given = given_body(args)?;
-    match (given, dir) {
-        (Some(_), Some(_)) => Err(Error::usage("give only one of --file, --content, --dir")),
-        (None, None) => Err(Error::usage(
-            "give the definitions with one of --file, --content, --dir",
-        )),
-        (None, Some(dir)) => {
-            let tree = ImportTree::scan(&dir)?;
-            let options = serde_json::to_vec(&Value::Object(options))?;
-            check_size(tree.body_len(&options))?;
-            let body = tokio::task::spawn_blocking(move || tree.build(&options))
-                .await
-                .map_err(|err| Error::runtime(format!("reading --dir failed: {err}")))??;
-            Ok(Bytes::from(body))
+fn bulk_delete(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let ids = args.list("ids").to_vec();
+        if ids.is_empty() {
+            return Err(Error::usage("--ids names no items"));
         }
-        (Some((mut body, flag)), None) => {
-            check_import_body(&mut body, flag, options)?;
-            check_size(serialized_len(&body))?;
-            Ok(Bytes::from(serde_json::to_vec(&body)?))
-        }
-    }
+        let count = ids.len();
+        let options = json!({
+            "concurrency": concurrency(&args)?,
+            "hard_delete": args.flag("hard-delete"),
+            "progress": "deleting items",
+        });
+        let workspace = json!(args.str("workspace")?);
+        let outcome =
+            script::call_stdlib(ctx, "bulk::delete", vec![workspace, json!(ids), options]).await?;
+        bulk_reply(&outcome, count, &["index", "id", "ok", "error"], "deleted")
+    })
 }
 
-fn bulk_import(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let body = import_body(&args).await?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let outcome = bulk::import(ctx.api(), &workspace, body).await;
-        ctx.resolver().forget_items(&workspace).await;
-        let value = match outcome? {
-            LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
-            LroOutcome::Done(value) => value,
-        };
-        let failed = value["importItemDefinitionsDetails"]
-            .as_array()
-            .map_or(0, |details| {
-                details
-                    .iter()
-                    .filter(|d| d["operationStatus"] == "Failed")
-                    .count()
-            });
-        let reply = Reply::json(value);
-        Ok(if failed == 0 {
-            reply
-        } else {
-            reply.with_failure(Error::new(
-                ErrorKind::Partial,
-                format!("{failed} item(s) could not be imported"),
+/// The items from `--file` or `--content`, checked before anything is sent.
+fn items_to_create(args: &Args) -> Result<Vec<Value>> {
+    let value = match (args.file("file"), args.json("content")) {
+        (Some(_), Some(_)) => return Err(Error::usage("give --file or --content, not both")),
+        (None, None) => {
+            return Err(Error::usage("give the items with --file or --content")
+                .with_hint("a JSON array like [{\"displayName\":\"n1\",\"type\":\"Notebook\"}]"));
+        }
+        (Some(file), None) => serde_json::from_slice(&file.bytes).map_err(|err| {
+            Error::usage(format!(
+                "--file {}: not valid JSON: {err}",
+                file.path.display()
             ))
-        })
-    })
+        })?,
+        (None, Some(content)) => content.clone(),
+    };
+    let Value::Array(items) = value else {
+        return Err(Error::usage("the items must be a JSON array of objects"));
+    };
+    if items.is_empty() {
+        return Err(Error::usage("the item array is empty"));
+    }
+    for (index, item) in items.iter().enumerate() {
+        let has = |key: &str| {
+            item[key]
+                .as_str()
+                .is_some_and(|text| !text.trim().is_empty())
+        };
+        if !has("displayName") || !has("type") {
+            return Err(Error::usage(format!(
+                "item {index} needs a non-empty \"displayName\" and \"type\", got {item}"
+            )));
+        }
+    }
+    Ok(items)
 }
 
-fn bulk_move(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (body, flag) = given_body(&args)?.ok_or_else(|| {
-            Error::usage("give the body with --file or --content")
-                .with_hint("{\"items\": [item ids], \"targetFolderId\": folder id}")
-        })?;
-        let body = check_move_body(body, flag)?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let outcome = bulk::move_items(ctx.api(), &workspace, body).await;
-        ctx.resolver().forget_items(&workspace).await;
-        Ok(Reply::json(outcome?.into_value()))
+fn concurrency(args: &Args) -> Result<i64> {
+    let value = args.int("concurrency").unwrap_or(8);
+    if !(1..=MAX_CONCURRENCY).contains(&value) {
+        return Err(Error::usage(format!(
+            "--concurrency must be 1 to {MAX_CONCURRENCY}, got {value}"
+        )));
+    }
+    Ok(value)
+}
+
+/// `{summary: {total, succeeded, failed}, results: [...]}` from the stdlib's outcome, with
+/// the keys in a stable order; a failure (exit 5) when any item failed. Fewer results than
+/// items (a changed stdlib) is an error: no item may go unreported.
+fn bulk_reply(outcome: &Value, count: usize, keys: &[&str], verb: &str) -> Result<Reply> {
+    let rows = outcome["results"].as_array().cloned().unwrap_or_default();
+    if rows.len() != count {
+        return Err(Error::runtime(format!(
+            "the stdlib returned {} results for {count} items",
+            rows.len()
+        )));
+    }
+    let results: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            let ordered: Map<String, Value> = keys
+                .iter()
+                .map(|key| {
+                    let value = match (*key, &row[*key]) {
+                        // Through Rhai the error map's keys come back sorted; put them back.
+                        ("error", error) if error.is_object() => Error::from_json(error).to_json(),
+                        (_, value) => value.clone(),
+                    };
+                    (key.to_string(), value)
+                })
+                .collect();
+            Value::Object(ordered)
+        })
+        .collect();
+    let succeeded = results
+        .iter()
+        .filter(|row| row["ok"] == json!(true))
+        .count();
+    let failed = count - succeeded;
+    let value = json!({
+        "summary": {"total": count, "succeeded": succeeded, "failed": failed},
+        "results": results,
+    });
+    let reply = Reply::json(value)
+        .with_table_rows("results")
+        .with_note(format!("{succeeded} of {count} items {verb}"));
+    Ok(if failed > 0 {
+        reply.with_failure(
+            Error::new(
+                ErrorKind::Partial,
+                format!("{failed} of {count} items failed"),
+            )
+            .with_hint("the results show each failed item's error; run again for those"),
+        )
+    } else {
+        reply
     })
 }

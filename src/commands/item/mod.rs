@@ -2,7 +2,8 @@
 
 mod basics;
 mod bulk;
-mod bulk_bodies;
+mod bulk_transfer;
+mod bulk_transfer_bodies;
 mod copy_move;
 mod definitions;
 mod endorsements;
@@ -39,9 +40,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     organisation::MOVE_TO_FOLDER,
     organisation::APPLY_TAGS,
     organisation::UNAPPLY_TAGS,
-    bulk::BULK_EXPORT_DEFINITIONS,
-    bulk::BULK_IMPORT_DEFINITIONS,
-    bulk::BULK_MOVE,
+    bulk_transfer::BULK_EXPORT_DEFINITIONS,
+    bulk_transfer::BULK_IMPORT_DEFINITIONS,
+    bulk_transfer::BULK_MOVE,
+    bulk::BULK_CREATE,
+    bulk::BULK_DELETE,
     shares::LIST_EXTERNAL_DATA_SHARES,
     shares::CREATE_EXTERNAL_DATA_SHARE,
     shares::SHOW_EXTERNAL_DATA_SHARE,

@@ -3,7 +3,7 @@
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::respond::{self, JsonBody, Origin, Query, norm, opt_id, req_str};
 use crate::local::state::Shared;
 use crate::local::store::folders::{self, Folder};
@@ -79,32 +79,20 @@ pub async fn list(
             }
         }
     };
-    let scope = match (&token.root_folder, token.recursive) {
-        (None, true) => FolderScope::All,
-        (None, false) => FolderScope::RootOnly,
-        (Some(f), false) => FolderScope::Direct(f.clone()),
-        (Some(f), true) => FolderScope::Subtree(f.clone()),
-    };
-    let (rows, next) = fetch_page(
-        token.after,
+    let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
+    let path = format!("/v1/workspaces/{ws}/folders");
+    token.respond(
         state.faults.page_size,
+        &origin,
+        &path,
         |after, limit| {
             state
                 .db
                 .read(|c| folders::list(c, &ws, &scope, after, limit))
         },
         |f| f.seq,
-    )?;
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    let path = format!("/v1/workspaces/{ws}/folders");
-    let values = rows.iter().map(Folder::to_wire).collect();
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, &path),
-    ))
+        Folder::to_wire,
+    )
 }
 
 /// POST `{displayName, parentFolderId?}` → 201 with `Location`.

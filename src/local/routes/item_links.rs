@@ -6,7 +6,7 @@ use super::items::{implied_type, load};
 use crate::local::actions::logical_id_in_use;
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::relations::{self, Direction};
 use crate::local::respond::{self, JsonBody, Origin, Query, norm, req_str};
 use crate::local::state::Shared;
@@ -49,22 +49,15 @@ pub async fn connections(
             ..PageToken::default()
         },
     };
-    let (rows, next) = fetch_page(
-        token.after,
+    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/connections");
+    token.respond(
         state.faults.page_size,
+        &origin,
+        &path,
         |after, limit| state.db.read(|c| links::connections(c, &id, after, limit)),
         |(ord, _)| *ord,
-    )?;
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    let values = rows.into_iter().map(|(_, connection)| connection).collect();
-    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/connections");
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, &path),
-    ))
+        |(_, connection)| connection.clone(),
+    )
 }
 
 /// GET `…/relations/{upstream|downstream}?beta=true`: not paged.

@@ -7,7 +7,7 @@ use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
 use crate::local::item_identity;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::respond::{
     self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str,
 };
@@ -100,44 +100,31 @@ pub async fn list(
             }
         }
     };
-    let scope = match (&token.root_folder, token.recursive) {
-        (None, true) => FolderScope::All,
-        (None, false) => FolderScope::RootOnly,
-        (Some(f), false) => FolderScope::Direct(f.clone()),
-        (Some(f), true) => FolderScope::Subtree(f.clone()),
-    };
-    let (rows, next) = fetch_page(
-        token.after,
-        state.faults.page_size,
-        |after, limit| {
-            state
-                .db
-                .read(|c| items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit))
-        },
-        |item| item.seq,
-    )?;
-    let with_identity = item_identity::wanted(query.get("include"));
-    let values = rows
-        .iter()
-        .map(|item| {
-            let mut value = wire(item, implied.is_some());
-            if with_identity {
-                state
-                    .db
-                    .read(|c| item_identity::add_to(c, item, &mut value))?;
-            }
-            Ok(value)
-        })
-        .collect::<Result<Vec<Value>, ApiError>>()?;
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
+    let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
     let path = format!("/v1/workspaces/{ws}/{collection}");
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, &path),
-    ))
+    let with_identity = item_identity::wanted(query.get("include"));
+    // Rows become wire JSON inside the read, where the identities can be looked up too.
+    token.respond(
+        state.faults.page_size,
+        &origin,
+        &path,
+        |after, limit| {
+            state.db.read(|c| {
+                let rows = items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit)?;
+                rows.iter()
+                    .map(|item| {
+                        let mut value = wire(item, implied.is_some());
+                        if with_identity {
+                            item_identity::add_to(c, item, &mut value)?;
+                        }
+                        Ok((item.seq, value))
+                    })
+                    .collect::<rusqlite::Result<Vec<(i64, Value)>>>()
+            })
+        },
+        |(seq, _)| *seq,
+        |(_, value)| value.clone(),
+    )
 }
 
 /// GET one item (`ETag: ""`, as recorded); `include=DefaultIdentity` adds the item's

@@ -3,7 +3,7 @@
 
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::respond::{self, JsonBody, Origin, Query, norm, req_str};
 use crate::local::state::Shared;
 use crate::local::store::principals::{self, Assignment, Role};
@@ -59,28 +59,19 @@ pub async fn list(
             ..PageToken::default()
         },
     };
-    let (rows, next) = fetch_page(
-        token.after,
+    let path = format!("/v1/workspaces/{ws}/roleAssignments");
+    token.respond(
         state.faults.page_size,
+        &origin,
+        &path,
         |after, limit| {
             state
                 .db
                 .read(|c| principals::list_assignments(c, &ws, after, limit))
         },
         |a| a.seq,
-    )?;
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    let path = format!("/v1/workspaces/{ws}/roleAssignments");
-    let body = page_body(
-        rows.iter().map(to_wire).collect(),
-        next.as_ref(),
-        &origin,
-        &path,
-    );
-    Ok(respond::json(StatusCode::OK, &body))
+        to_wire,
+    )
 }
 
 /// GET one assignment.

@@ -6,7 +6,7 @@ use super::items::{implied_type, load};
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::respond::{self, JsonBody, Origin, Query, norm};
 use crate::local::state::Shared;
 use crate::local::store::principals::{self, Role};
@@ -83,26 +83,16 @@ pub async fn list(
             "The continuation token is not valid for this request",
         ));
     }
-    let (rows, next) = fetch_page(
-        token.after,
+    let now = now_nanos();
+    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/externalDataShares");
+    token.respond(
         state.faults.page_size,
+        &origin,
+        &path,
         |after, limit| state.db.read(|c| shares::list(c, &item.id, after, limit)),
         |share| share.seq,
-    )?;
-    let now = now_nanos();
-    let values = rows
-        .iter()
-        .map(|s| s.to_wire(now, &invitation_url(&origin, s)))
-        .collect();
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/externalDataShares");
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, &path),
-    ))
+        |share| share.to_wire(now, &invitation_url(&origin, share)),
+    )
 }
 
 /// A field by name, any case: the recorded client sends `userprincipalname`, `tenantid`.

@@ -3,12 +3,12 @@
 
 use crate::local::auth::Caller;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
-use crate::local::respond::{self, Origin, Query};
+use crate::local::paging::PageToken;
+use crate::local::respond::{Origin, Query};
 use crate::local::state::Shared;
 use crate::local::store::tags::{self, Tag};
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::Uri;
 use axum::response::Response;
 
 /// GET: a page of tags.
@@ -27,19 +27,12 @@ pub async fn list(
             ..PageToken::default()
         },
     };
-    let (rows, next) = fetch_page(
-        token.after,
+    token.respond(
         state.faults.page_size,
+        &origin,
+        uri.path(),
         |after, limit| state.db.read(|c| tags::list(c, after, limit)),
         |tag| tag.seq,
-    )?;
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    let values = rows.iter().map(Tag::to_wire).collect();
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, uri.path()),
-    ))
+        Tag::to_wire,
+    )
 }

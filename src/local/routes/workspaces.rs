@@ -3,7 +3,7 @@
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
-use crate::local::paging::{PageToken, fetch_page, page_body};
+use crate::local::paging::PageToken;
 use crate::local::respond::{self, JsonBody, Origin, Query, norm, opt_id, opt_str, req_str};
 use crate::local::state::Shared;
 use crate::local::store::principals::{self, Role};
@@ -103,25 +103,18 @@ pub async fn list(
                 .ok_or_else(|| ApiError::invalid_parameter("continuationToken", name))?,
         );
     }
-    let (rows, next) = fetch_page(
-        token.after,
+    token.respond(
         state.faults.page_size,
+        &origin,
+        "/v1/workspaces",
         |after, limit| {
             state
                 .db
                 .read(|c| store::list_for(c, &caller.principal_id, &roles, after, limit))
         },
         |(ws, _)| ws.seq,
-    )?;
-    let values = rows.iter().map(|(ws, _)| to_wire(ws, false)).collect();
-    let next = next.map(|after| PageToken {
-        after,
-        ..token.clone()
-    });
-    Ok(respond::json(
-        StatusCode::OK,
-        &page_body(values, next.as_ref(), &origin, "/v1/workspaces"),
-    ))
+        |(ws, _)| to_wire(ws, false),
+    )
 }
 
 /// POST `/v1/workspaces`: 201 with `Location`; the caller becomes Admin.

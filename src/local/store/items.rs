@@ -81,6 +81,18 @@ pub enum FolderScope {
     Subtree(String),
 }
 
+impl FolderScope {
+    /// The scope of a list's `rootFolderId` and `recursive` filters.
+    pub fn of(root_folder: Option<&str>, recursive: bool) -> FolderScope {
+        match (root_folder, recursive) {
+            (None, true) => FolderScope::All,
+            (None, false) => FolderScope::RootOnly,
+            (Some(folder), false) => FolderScope::Direct(folder.to_string()),
+            (Some(folder), true) => FolderScope::Subtree(folder.to_string()),
+        }
+    }
+}
+
 const COLUMNS: &str = "seq, id, workspace_id, type, display_name, description, folder_id,
     parent_item_id, logical_id, sensitivity_label_id, definition_format,
     (SELECT json_group_array(json_object('id', tag_id, 'displayName', tag_name)) FROM

@@ -1,0 +1,31 @@
+//! Running one checked command: its handler, with the per-call options its flags ask for.
+//! The CLI, the REPL and scripts all run commands through [`execute`].
+
+use super::args::Args;
+use super::common::call_options;
+use super::spec::CommandSpec;
+use crate::api::DRY_RUN_STOP;
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::reply::Reply;
+use serde_json::json;
+
+/// Runs `spec`'s handler on `ctx`. Under the command's own `--dry-run` the reply is the
+/// requests that would have been sent, `{dryRun: true, requests: [...]}`. A context that is
+/// already a dry run stays one, so a command that runs other commands (`item bulk-create`)
+/// sends nothing either; its inner commands then leave the record to the outer one.
+pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Result<Reply> {
+    let inherited = ctx.api().options().dry_run;
+    let own_dry_run = args.flag("dry-run") && !inherited;
+    let mut options = call_options(&args);
+    options.dry_run |= inherited;
+    let call = ctx.for_call(options);
+    match (spec.handler)(call.clone(), args).await {
+        Err(err) if own_dry_run && err.has_code(DRY_RUN_STOP) => {}
+        Err(err) => return Err(err),
+        Ok(_) if own_dry_run => {}
+        Ok(reply) => return Ok(reply),
+    }
+    let requests = call.api().take_dry_run_log();
+    Ok(Reply::json(json!({"dryRun": true, "requests": requests})))
+}

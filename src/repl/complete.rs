@@ -1,0 +1,290 @@
+//! Completion and hints from the registry: groups, commands, flags and enum values on
+//! command lines; modules and functions (registry, natives, stdlib) in Rhai; `:` commands.
+
+use super::lines::{is_command_line, split_words};
+use crate::commands::common::effective_args;
+use crate::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
+use crate::output::Format;
+use crate::script::{self, docs::NATIVES, stdlib};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The `:` commands.
+pub const META_COMMANDS: &[&str] = &[":help", ":load", ":output", ":quit"];
+
+/// Everything that can be completed in Rhai: module → its functions, and global functions.
+#[derive(Debug, Default, Clone)]
+pub struct Vocabulary {
+    modules: BTreeMap<String, Vec<String>>,
+    globals: Vec<String>,
+}
+
+impl Vocabulary {
+    /// The vocabulary of the registry, the natives and the stdlib (from `stdlib_dir` when
+    /// given, as the engine loads it).
+    pub fn new(stdlib_dir: Option<&Path>) -> Vocabulary {
+        let mut vocabulary = Vocabulary::default();
+        for spec in commands::all() {
+            vocabulary.add(
+                &script::module_name(spec.group),
+                &script::function_name(spec),
+            );
+        }
+        for (signature, _) in NATIVES {
+            let name = signature.split('(').next().unwrap_or(signature);
+            match name.split_once("::") {
+                Some((module, function)) => vocabulary.add(module, function),
+                None => vocabulary.globals.push(name.to_string()),
+            }
+        }
+        vocabulary
+            .globals
+            .extend(["print", "debug", "type_of"].map(String::from));
+        let engine = crate::script::syntax_engine();
+        for source in stdlib::sources(stdlib_dir).unwrap_or_default() {
+            if let Ok(ast) = engine.compile(&source.text) {
+                for function in script::docs::public_functions(&ast) {
+                    vocabulary.add(&source.name, function.name);
+                }
+            }
+        }
+        vocabulary
+    }
+
+    fn add(&mut self, module: &str, function: &str) {
+        let functions = self.modules.entry(module.to_string()).or_default();
+        if !functions.iter().any(|known| known == function) {
+            functions.push(function.to_string());
+        }
+    }
+
+    /// Completions for the text before the cursor: where the completed word starts, and the
+    /// candidates.
+    pub fn complete(&self, before: &str) -> (usize, Vec<String>) {
+        if before.trim_start().starts_with(':') {
+            return complete_meta(before);
+        }
+        if is_command_line(before.trim_start()) {
+            return complete_command_line(before);
+        }
+        let start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .map_or(0, |at| {
+                at + before[at..].chars().next().map_or(1, char::len_utf8)
+            });
+        let word = &before[start..];
+        let mut candidates = Vec::new();
+        if let Some((module, prefix)) = word.split_once("::") {
+            if let Some(functions) = self.modules.get(module) {
+                candidates.extend(
+                    functions
+                        .iter()
+                        .filter(|name| name.starts_with(prefix))
+                        .map(|name| format!("{module}::{name}(")),
+                );
+            }
+        } else if !word.is_empty() {
+            candidates.extend(
+                self.modules
+                    .keys()
+                    .filter(|name| name.starts_with(word))
+                    .map(|name| format!("{name}::")),
+            );
+            candidates.extend(
+                self.globals
+                    .iter()
+                    .filter(|name| name.starts_with(word))
+                    .map(|name| format!("{name}(")),
+            );
+            if start == before.len() - before.trim_start().len() {
+                candidates.extend(
+                    GROUPS
+                        .iter()
+                        .filter(|group| group.name.starts_with(word))
+                        .map(|group| format!("{} ", group.name)),
+                );
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        (start, candidates)
+    }
+
+    /// A hint after the cursor: the parameters of a function just opened (`item::show(` →
+    /// `workspace, id)`), or the required flags a command line still lacks.
+    pub fn hint(&self, line: &str) -> Option<String> {
+        if is_command_line(line.trim_start()) {
+            return command_line_hint(line);
+        }
+        let open = line.strip_suffix('(')?;
+        let start = open
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .map_or(0, |at| at + 1);
+        let (module, function) = open[start..].split_once("::")?;
+        let spec = commands::all().find(|spec| {
+            script::module_name(spec.group) == module && script::function_name(spec) == function
+        })?;
+        let mut parameters: Vec<String> = script::positional_args(spec)
+            .iter()
+            .map(|arg| arg.snake_name())
+            .collect();
+        parameters.push("#{...}".to_string());
+        Some(format!("{})", parameters.join(", ")))
+    }
+}
+
+fn complete_meta(before: &str) -> (usize, Vec<String>) {
+    let trimmed = before.trim_start();
+    let Some((name, rest)) = trimmed.split_once(char::is_whitespace) else {
+        let start = before.len() - trimmed.len();
+        let found = META_COMMANDS
+            .iter()
+            .filter(|meta| meta.starts_with(trimmed))
+            .map(|meta| meta.to_string())
+            .collect();
+        return (start, found);
+    };
+    let rest = rest.trim_start();
+    let start = before.len() - rest.len();
+    let options: Vec<String> = match name {
+        ":output" => Format::NAMES
+            .iter()
+            .chain(&["auto"])
+            .map(|name| name.to_string())
+            .collect(),
+        ":help" => commands::all().map(|spec| spec.path()).collect(),
+        _ => Vec::new(),
+    };
+    let found = options
+        .into_iter()
+        .filter(|option| option.starts_with(rest))
+        .collect();
+    (start, found)
+}
+
+/// The command named by the first words, if complete.
+fn spec_of(words: &[String]) -> Option<&'static CommandSpec> {
+    let group = words.first()?;
+    commands::find(group, "")
+        .or_else(|| commands::find(group, words.get(1).map_or("", String::as_str)))
+}
+
+fn complete_command_line(before: &str) -> (usize, Vec<String>) {
+    let ends_in_space = before.ends_with(char::is_whitespace);
+    let words = split_words(before).unwrap_or_default();
+    let (done, current) = if ends_in_space || words.is_empty() {
+        (words.as_slice(), "")
+    } else {
+        (&words[..words.len() - 1], words[words.len() - 1].as_str())
+    };
+    let start = before.len() - current.len();
+    let candidates: Vec<String> = match done {
+        [] => Vec::new(),
+        [group] if commands::find(group, "").is_none() => commands::all()
+            .filter(|spec| spec.group == group)
+            .map(|spec| spec.name.to_string())
+            .collect(),
+        _ => match spec_of(done) {
+            Some(spec) => argument_candidates(spec, done.last().map(String::as_str)),
+            None => Vec::new(),
+        },
+    };
+    let found = candidates
+        .into_iter()
+        .filter(|candidate| candidate.starts_with(current))
+        .collect();
+    (start, found)
+}
+
+/// Flags, or the values of the flag just typed.
+fn argument_candidates(spec: &'static CommandSpec, previous: Option<&str>) -> Vec<String> {
+    let args = effective_args(spec);
+    if let Some(arg) = previous.and_then(|word| flag_named(&args, word)) {
+        match arg.kind {
+            ArgKind::Enum(values) => return values.iter().map(|v| v.to_string()).collect(),
+            ArgKind::Bool => return vec!["true".into(), "false".into()],
+            _ => return Vec::new(),
+        }
+    }
+    args.iter()
+        .filter(|arg| !arg.positional)
+        .flat_map(|arg| {
+            std::iter::once(format!("--{}", arg.long))
+                .chain(arg.aliases.iter().map(|alias| format!("--{alias}")))
+        })
+        .collect()
+}
+
+fn flag_named(args: &[&'static ArgSpec], word: &str) -> Option<&'static ArgSpec> {
+    if let Some(long) = word.strip_prefix("--") {
+        return args
+            .iter()
+            .find(|arg| arg.long == long || arg.aliases.contains(&long))
+            .copied();
+    }
+    let short = word.strip_prefix('-')?;
+    let mut chars = short.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    args.iter().find(|arg| arg.short == Some(c)).copied()
+}
+
+fn command_line_hint(line: &str) -> Option<String> {
+    let words = split_words(line)?;
+    let spec = spec_of(&words)?;
+    let args = effective_args(spec);
+    let missing: Vec<String> = args
+        .iter()
+        .filter(|arg| arg.required && arg.default.is_none() && !arg.positional)
+        .filter(|arg| {
+            !words
+                .iter()
+                .any(|word| flag_named(&args, word).is_some_and(|named| named.long == arg.long))
+        })
+        .map(|arg| format!("--{} {}", arg.long, arg.kind.value_name()))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let gap = if line.ends_with(' ') { "" } else { " " };
+    Some(format!("{gap}{}", missing.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(before: &str) -> Vec<String> {
+        Vocabulary::new(None).complete(before).1
+    }
+
+    #[test]
+    fn command_lines_complete_commands_flags_and_values() {
+        assert!(candidates("item sh").contains(&"show".to_string()));
+        assert!(candidates("item list --wo").contains(&"--workspace".to_string()));
+        assert_eq!(candidates("item list --recursive "), vec!["true", "false"]);
+    }
+
+    #[test]
+    fn rhai_completes_modules_and_functions() {
+        assert!(candidates("let x = ite").contains(&"item::".to_string()));
+        assert!(candidates("item::sh").contains(&"item::show(".to_string()));
+        assert!(candidates("bulk::cr").contains(&"bulk::create(".to_string()));
+        assert!(candidates("json::pa").contains(&"json::parse(".to_string()));
+        assert_eq!(candidates(":ou"), vec![":output"]);
+    }
+
+    #[test]
+    fn hints_name_what_is_still_needed() {
+        let vocabulary = Vocabulary::new(None);
+        assert_eq!(
+            vocabulary.hint("item::show(").as_deref(),
+            Some("workspace, id, #{...})")
+        );
+        assert_eq!(
+            vocabulary.hint("item show -w Demo").as_deref(),
+            Some(" --id ID|NAME")
+        );
+    }
+}

@@ -1,0 +1,242 @@
+//! Registry commands as Rhai functions, generated from the registry: one static module per
+//! group (`item`, `workspace`, `data_agent`), one function per command (`item::get_definition`),
+//! each callable three ways:
+//!
+//! - required flags positional, in declared order: `item::show(ws, id)`
+//! - the same plus a trailing options map: `item::list(ws, #{type: "Notebook", all: true})`
+//! - one map of everything: `item::show(#{workspace: ws, id: id})`
+//!
+//! Values are checked by `Args::check`, like the CLI's, and the command runs through
+//! `commands::execute`, like the CLI's.
+
+use super::convert::{at_call, throw, to_dynamic, to_raw_value};
+use super::host::Host;
+use crate::commands::common::effective_args;
+use crate::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, Group, RawValue};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use rhai::{Dynamic, Engine, EvalAltResult, FuncRegistration, Map, Module, NativeCallContext};
+use serde_json::Value;
+use std::rc::Rc;
+
+/// The most parameters a generated function can take (required flags plus the options map).
+pub const MAX_PARAMETERS: usize = 8;
+
+/// The group-level command (`api`) is called as `<group>::request`.
+const GROUP_COMMAND_FUNCTION: &str = "request";
+
+type Call = Rc<dyn Fn(Vec<Dynamic>) -> std::result::Result<Dynamic, Box<EvalAltResult>>>;
+
+/// The Rhai module of a group: `data-agent` → `data_agent`.
+pub fn module_name(group: &str) -> String {
+    group.replace('-', "_")
+}
+
+/// The Rhai function of a command: `get-definition` → `get_definition`; a group that is
+/// itself the command (`api`) gets `request`.
+pub fn function_name(spec: &CommandSpec) -> String {
+    if spec.name.is_empty() {
+        GROUP_COMMAND_FUNCTION.to_string()
+    } else {
+        spec.name.replace('-', "_")
+    }
+}
+
+/// `item::show`: how messages and docs name the function.
+pub fn qualified_name(spec: &CommandSpec) -> String {
+    format!("{}::{}", module_name(spec.group), function_name(spec))
+}
+
+/// The flags taken by position: the required ones without a default, in declared order.
+pub fn positional_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
+    effective_args(spec)
+        .into_iter()
+        .filter(|arg| arg.required && arg.default.is_none())
+        .collect()
+}
+
+/// The numbers of parameters a command's function is registered with.
+pub fn arities(spec: &'static CommandSpec) -> Vec<usize> {
+    let required = positional_args(spec).len();
+    let mut arities = vec![required, required + 1, 1];
+    arities.sort_unstable();
+    arities.dedup();
+    arities
+}
+
+/// Registers one static module per group, with a function for every command.
+pub fn register(engine: &mut Engine, host: &Host, groups: &[Group]) -> Result<()> {
+    for group in groups {
+        let mut module = Module::new();
+        for spec in group.commands {
+            let host = host.clone();
+            let call: Call =
+                Rc::new(move |values| call_with_values(&host, spec, values).map_err(throw));
+            for arity in arities(spec) {
+                set_function(&mut module, &function_name(spec), arity, &call)?;
+            }
+        }
+        module.build_index();
+        engine.register_static_module(module_name(group.name), module.into());
+    }
+    Ok(())
+}
+
+/// Runs a command from the values a script passed, in any of the three call forms.
+fn call_with_values(
+    host: &Host,
+    spec: &'static CommandSpec,
+    mut values: Vec<Dynamic>,
+) -> Result<Dynamic> {
+    let positional = positional_args(spec);
+    let single_map = values.len() == 1
+        && values[0].is_map()
+        && positional
+            .first()
+            .is_none_or(|arg| arg.kind != ArgKind::Json);
+    let options = if values.len() == positional.len() && !single_map {
+        None
+    } else {
+        let last = values.pop().unwrap_or_default();
+        let Some(map) = last.try_cast::<Map>() else {
+            let required: Vec<String> = positional.iter().map(|arg| arg.snake_name()).collect();
+            let required = required.join(", ");
+            let name = qualified_name(spec);
+            return Err(Error::usage(format!(
+                "{name} takes ({required}), ({required}, #{{options}}) or one map #{{...}}; \
+                 its last argument here is not a map"
+            )));
+        };
+        Some(map)
+    };
+    let raw = raw_args(spec, &positional, &values, options.as_ref())?;
+    run_command(host, spec, raw).map(to_dynamic)
+}
+
+/// Flag values from script values: positional ones for `positional` flags, then an options
+/// map keyed by snake_case (or kebab-case) flag names. Unknown keys are usage errors that
+/// list the valid ones.
+pub fn raw_args(
+    spec: &'static CommandSpec,
+    positional: &[&'static ArgSpec],
+    values: &[Dynamic],
+    options: Option<&Map>,
+) -> Result<Vec<(&'static ArgSpec, RawValue)>> {
+    let effective = effective_args(spec);
+    let convert = |arg: &ArgSpec, value: &Dynamic| {
+        to_raw_value(value).map_err(|why| {
+            Error::usage(format!(
+                "{} {}: {why}",
+                qualified_name(spec),
+                arg.snake_name()
+            ))
+        })
+    };
+    let mut raw = Vec::new();
+    for (arg, value) in positional.iter().zip(values) {
+        if let Some(value) = convert(arg, value)? {
+            raw.push((*arg, value));
+        }
+    }
+    for (key, value) in options.into_iter().flatten() {
+        let flag = key.replace('_', "-");
+        let arg = effective
+            .iter()
+            .find(|arg| arg.long == flag || arg.aliases.contains(&flag.as_str()))
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "{} has no option `{key}`; valid options: {}",
+                    qualified_name(spec),
+                    option_keys(spec).join(", ")
+                ))
+            })?;
+        if let Some(value) = convert(arg, value)? {
+            raw.push((*arg, value));
+        }
+    }
+    Ok(raw)
+}
+
+/// Every option-map key a command takes, snake_case, in declared order.
+pub fn option_keys(spec: &'static CommandSpec) -> Vec<String> {
+    effective_args(spec)
+        .iter()
+        .map(|arg| arg.snake_name())
+        .collect()
+}
+
+/// Checks the values, filling in configured defaults (the default workspace) for flags the
+/// script left out, as the CLI does.
+pub fn check_args(
+    host: &Host,
+    spec: &'static CommandSpec,
+    mut raw: Vec<(&'static ArgSpec, RawValue)>,
+) -> Result<Args> {
+    let effective = effective_args(spec);
+    for arg in &effective {
+        if raw.iter().any(|(given, _)| given.long == arg.long) {
+            continue;
+        }
+        if let Some(value) = host.flag_default(arg.long) {
+            raw.push((arg, RawValue::Text(value)));
+        }
+    }
+    Args::check(spec, &effective, raw)
+}
+
+/// Checks the values, connects if needed, and runs the command through the bridge.
+pub fn run_command(
+    host: &Host,
+    spec: &'static CommandSpec,
+    raw: Vec<(&'static ArgSpec, RawValue)>,
+) -> Result<Value> {
+    let args = check_args(host, spec, raw)?;
+    let ctx = host.ctx_for(spec)?;
+    host.bridge().block_on(value_of(spec, args, ctx))
+}
+
+/// Runs a command and collects its reply as JSON. A reply that carries a failure (some
+/// items of a bulk command failed) becomes that error, with the data in its `details`.
+pub async fn value_of(spec: &'static CommandSpec, args: Args, ctx: Ctx) -> Result<Value> {
+    let mut reply = commands::execute(spec, args, &ctx).await?;
+    let failure = reply.failure.take();
+    let value = reply.into_value().await?;
+    match failure {
+        Some(mut failure) => {
+            failure.details = Some(value);
+            Err(failure)
+        }
+        None => Ok(value),
+    }
+}
+
+/// Registers `call` under `name` taking `arity` values of any type.
+fn set_function(module: &mut Module, name: &str, arity: usize, call: &Call) -> Result<()> {
+    macro_rules! set {
+        ($($value:ident),*) => {{
+            let call = Rc::clone(call);
+            FuncRegistration::new(name)
+                .with_volatility(true)
+                .set_into_module(module, move |context: NativeCallContext, $($value: Dynamic),*| {
+                    call(vec![$($value),*]).map_err(|err| at_call(&context, err))
+                });
+        }};
+    }
+    match arity {
+        0 => set!(),
+        1 => set!(a),
+        2 => set!(a, b),
+        3 => set!(a, b, c),
+        4 => set!(a, b, c, d),
+        5 => set!(a, b, c, d, e),
+        6 => set!(a, b, c, d, e, f),
+        7 => set!(a, b, c, d, e, f, g),
+        8 => set!(a, b, c, d, e, f, g, h),
+        _ => {
+            return Err(Error::runtime(format!(
+                "{name} would take {arity} parameters; scripts allow at most {MAX_PARAMETERS}"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The scripting part of `fabsh docs`: the call forms, every command's function (generated
+//! from the registry), the natives, and the stdlib modules' own `//!` and `///` comments.
+
+use super::bindings::{option_keys, positional_args, qualified_name};
+use super::stdlib;
+use crate::commands::{CommandSpec, GROUPS, ReturnKind};
+use crate::error::Result;
+use rhai::FnAccess;
+use std::fmt::Write;
+use std::path::Path;
+
+/// The natives, as `signature — what it does` (also what the REPL completes).
+pub const NATIVES: &[(&str, &str)] = &[
+    (
+        "fabsh::parallel(calls, #{concurrency, progress})",
+        "run `#{command: \"item create\", args: #{...}}` calls concurrently; one `#{ok}` or `#{error}` per call, in order",
+    ),
+    (
+        "fabsh::run(command, args)",
+        "run one command named as on the command line: `fabsh::run(\"item show\", #{workspace: ws, id: id})`",
+    ),
+    (
+        "fabsh::page(command, args)",
+        "one page of a list: `#{items, continuation_token}`; pass the token back as `continuation_token`",
+    ),
+    ("fabsh::backend()", "`local`, or the endpoint's host"),
+    ("json::parse(text)", "JSON text to a value"),
+    ("json::stringify(value)", "a value as compact JSON"),
+    ("json::pretty(value)", "a value as indented JSON"),
+    (
+        "base64::encode(text)",
+        "text as base64 (definition part payloads)",
+    ),
+    ("base64::decode(text)", "base64 back to text"),
+    ("fs::read_text(path)", "a file's text"),
+    ("fs::read_json(path)", "a JSON file's value"),
+    (
+        "fs::read_csv(path)",
+        "a CSV file with a header row, as an array of maps of text",
+    ),
+    ("fs::write_text(path, text)", "writes text to a file"),
+    (
+        "fs::write_json(path, value)",
+        "writes a value as indented JSON",
+    ),
+    (
+        "env::get(name)",
+        "an environment variable, or `()`; `env::get(name, default)`",
+    ),
+    ("sleep(seconds)", "waits (Ctrl-C still stops the script)"),
+    ("now()", "the UTC time as RFC 3339 text"),
+];
+
+/// The scripting reference as markdown.
+pub fn markdown(stdlib_dir: Option<&Path>) -> Result<String> {
+    let mut out = String::from("\n## Scripting (Rhai)\n\n");
+    out.push_str(
+        "Every command is a function in the module of its group (`data-agent` is \
+         `data_agent`), named with `_` for `-`; the `api` command is `api::request`. Each takes \
+         its required flags by position, in the order below, optionally followed by a map of \
+         other options, or everything as one map:\n\n\
+         ```rhai\n\
+         let item = item::show(\"Demo\", \"Welcome\");\n\
+         let notebooks = item::list(\"Demo\", #{type: \"Notebook\", all: true});\n\
+         let same = item::show(#{workspace: \"Demo\", id: \"Welcome\"});\n\
+         ```\n\n\
+         Results are plain values (maps, arrays, strings, numbers, `()`). Errors are thrown \
+         as maps `#{kind, status, code, message, request_id}`:\n\n\
+         ```rhai\n\
+         try { item::show(\"Demo\", \"nope\") } catch (err) { if err.kind == \"not_found\" { print(\"none\") } }\n\
+         ```\n\n\
+         A script never asks for confirmation; `dry_run: true` works as on the command line.\n",
+    );
+    for group in GROUPS {
+        let _ = write!(
+            out,
+            "\n### {}\n\n| function | required, in order | options | returns |\n|---|---|---|---|\n",
+            group.name.replace('-', "_")
+        );
+        for spec in group.commands {
+            let required: Vec<String> = positional_args(spec)
+                .iter()
+                .map(|arg| format!("`{}`", arg.snake_name()))
+                .collect();
+            let required_names: Vec<String> = positional_args(spec)
+                .iter()
+                .map(|arg| arg.snake_name())
+                .collect();
+            let options: Vec<String> = option_keys(spec)
+                .into_iter()
+                .filter(|key| !required_names.contains(key))
+                .map(|key| format!("`{key}`"))
+                .collect();
+            let returns = match spec.traits.returns {
+                ReturnKind::List => "array",
+                ReturnKind::Object => "map",
+                ReturnKind::Void => "()",
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {returns} |",
+                qualified_name(spec),
+                required.join(", "),
+                options.join(", ")
+            );
+        }
+    }
+    out.push_str("\n### Natives\n\n");
+    for (signature, about) in NATIVES {
+        let _ = writeln!(out, "- `{signature}`: {about}");
+    }
+    out.push_str(
+        "\nScripts cannot run processes, `eval` is disabled, and files are read and written \
+         only through `fs::` with the paths given.\n",
+    );
+    out.push_str(&stdlib_markdown(stdlib_dir)?);
+    Ok(out)
+}
+
+/// The three ways to call a command's function, with its parameter and option names.
+pub fn call_forms(spec: &'static CommandSpec) -> [String; 3] {
+    let name = qualified_name(spec);
+    let required: Vec<String> = positional_args(spec)
+        .iter()
+        .map(|arg| arg.snake_name())
+        .collect();
+    let options: Vec<String> = option_keys(spec)
+        .into_iter()
+        .filter(|key| !required.contains(key))
+        .collect();
+    let with_options = |mut parameters: Vec<String>, keys: &[String]| {
+        parameters.push(format!("#{{{}}}", keys.join(", ")));
+        parameters.join(", ")
+    };
+    let everything: Vec<String> = required.iter().chain(&options).cloned().collect();
+    [
+        format!("{name}({})", required.join(", ")),
+        format!("{name}({})", with_options(required.clone(), &options)),
+        format!("{name}({})", with_options(Vec::new(), &everything)),
+    ]
+}
+
+/// Each stdlib module's `//!` text and each public function's signature and `///` text.
+pub fn stdlib_markdown(stdlib_dir: Option<&Path>) -> Result<String> {
+    let engine = crate::script::syntax_engine();
+    let mut out = String::from(
+        "\n## stdlib\n\nModules written in Rhai and compiled into fabsh; `fabsh --stdlib DIR` \
+         (or `FABSH_STDLIB=DIR`) loads `DIR/<module>.rhai` instead, so copy them from here \
+         and change them.\n",
+    );
+    for source in stdlib::sources(stdlib_dir)? {
+        let ast = engine
+            .compile(&source.text)
+            .map_err(|err| crate::Error::usage(format!("{}: {err}", source.origin)))?;
+        let _ = write!(out, "\n### {}\n", source.name);
+        let module_doc = strip_comment_markers(ast.doc(), "//!");
+        if !module_doc.is_empty() {
+            let _ = write!(out, "\n{module_doc}\n");
+        }
+        for function in public_functions(&ast) {
+            let _ = write!(
+                out,
+                "\n#### `{}::{}({})`\n",
+                source.name,
+                function.name,
+                function.params.join(", ")
+            );
+            let doc = strip_comment_markers(&function.comments.join("\n"), "///");
+            if !doc.is_empty() {
+                let _ = write!(out, "\n{doc}\n");
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The functions a module offers, by name then number of parameters; closures and private
+/// functions are the module's own business.
+pub fn public_functions(ast: &rhai::AST) -> Vec<rhai::ScriptFnMetadata<'_>> {
+    let mut functions: Vec<_> = ast
+        .iter_functions()
+        .filter(|function| function.access != FnAccess::Private)
+        // Closures compile to functions named `anon$<hash>`.
+        .filter(|function| !function.name.contains('$'))
+        .collect();
+    functions.sort_by(|a, b| (a.name, a.params.len()).cmp(&(b.name, b.params.len())));
+    functions
+}
+
+/// `/// text` lines as `text`.
+fn strip_comment_markers(text: &str, marker: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix(marker).unwrap_or(line);
+            line.strip_prefix(' ').unwrap_or(line)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
+}

@@ -1,0 +1,102 @@
+//! What script bindings run against: the service context (connected on first use, so scripts
+//! that never call a command need no credentials and start no server), the printer behind
+//! `print`, and where stdlib modules come from.
+
+use crate::bridge::Bridge;
+use crate::commands::CommandSpec;
+use crate::config::Settings;
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::output::Printer;
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// The scripting host of one engine. Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub struct Host(Rc<Inner>);
+
+struct Inner {
+    bridge: Bridge,
+    printer: Printer,
+    stdlib_dir: Option<PathBuf>,
+    ctx: OnceCell<Ctx>,
+    /// The context of commands that need no service (`traits.offline`).
+    offline: OnceCell<Ctx>,
+    /// How to connect on first use; `None` when the context was given at the start.
+    settings: Option<Settings>,
+}
+
+impl Host {
+    /// A host that connects to the configured backend the first time a command runs (with
+    /// `--local`, local Fabric starts then, once for the whole session).
+    pub fn lazy(settings: Settings, bridge: Bridge, printer: Printer) -> Host {
+        Host(Rc::new(Inner {
+            bridge,
+            printer,
+            stdlib_dir: settings.stdlib_dir(),
+            ctx: OnceCell::new(),
+            offline: OnceCell::new(),
+            settings: Some(settings),
+        }))
+    }
+
+    /// A host on an already connected context (commands that run stdlib functions).
+    pub fn connected(ctx: Ctx, printer: Printer) -> Host {
+        let cell = OnceCell::new();
+        let bridge = ctx.bridge().clone();
+        let stdlib_dir = ctx.stdlib_dir().map(Path::to_path_buf);
+        // A fresh cell is empty, so this set cannot fail.
+        let _ = cell.set(ctx);
+        Host(Rc::new(Inner {
+            bridge,
+            printer,
+            stdlib_dir,
+            ctx: cell,
+            offline: OnceCell::new(),
+            settings: None,
+        }))
+    }
+
+    /// The context, connecting now if this is the first command.
+    pub fn ctx(&self) -> Result<Ctx> {
+        if let Some(ctx) = self.0.ctx.get() {
+            return Ok(ctx.clone());
+        }
+        let settings = self.0.settings.clone().unwrap_or_default();
+        let ctx = Ctx::connect(&settings, self.0.bridge.clone(), self.0.printer.progress())?;
+        Ok(self.0.ctx.get_or_init(|| ctx).clone())
+    }
+
+    /// The context `spec` runs on: none is connected for commands that need no service.
+    pub fn ctx_for(&self, spec: &CommandSpec) -> Result<Ctx> {
+        if !spec.traits.offline {
+            return self.ctx();
+        }
+        if let Some(ctx) = self.0.offline.get() {
+            return Ok(ctx.clone());
+        }
+        let ctx = Ctx::offline(self.0.bridge.clone())?;
+        Ok(self.0.offline.get_or_init(|| ctx).clone())
+    }
+
+    /// The configured value of a flag a script left out (the default workspace).
+    pub fn flag_default(&self, long: &str) -> Option<String> {
+        self.0.settings.as_ref()?.flag_default(long)
+    }
+
+    /// The bridge that commands and `sleep` wait through (Ctrl-C cancels it).
+    pub fn bridge(&self) -> &Bridge {
+        &self.0.bridge
+    }
+
+    /// The printer behind `print` and `debug`.
+    pub fn printer(&self) -> &Printer {
+        &self.0.printer
+    }
+
+    /// The directory whose `*.rhai` files replace or add to the built-in stdlib.
+    pub fn stdlib_dir(&self) -> Option<&Path> {
+        self.0.stdlib_dir.as_deref()
+    }
+}

@@ -1,0 +1,220 @@
+//! The few things a script needs that Rhai lacks: JSON, base64 (definition parts), files the
+//! script names, environment variables, `sleep` and `now`. Nothing here spawns processes or
+//! touches files other than the ones passed in.
+
+use super::convert::{at_call, throw, to_dynamic, to_json};
+use super::host::Host;
+use crate::error::Error;
+use rhai::{
+    Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
+};
+use serde_json::Value;
+use std::time::Duration;
+
+type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
+
+/// Registers `json::`, `fs::`, `env::`, `base64::`, `sleep` and `now`.
+pub fn register(engine: &mut Engine, host: &Host) {
+    engine.register_static_module("json", json_module().into());
+    engine.register_static_module("fs", fs_module().into());
+    engine.register_static_module("env", env_module().into());
+    engine.register_static_module("base64", base64_module().into());
+    let bridge = host.bridge().clone();
+    let sleep = move |seconds: f64| -> RhaiResult {
+        let duration = Duration::try_from_secs_f64(seconds.max(0.0))
+            .map_err(|_| throw(Error::usage(format!("sleep: {seconds} is not a duration"))))?;
+        // Through the bridge, so Ctrl-C ends the wait.
+        bridge
+            .block_on(async {
+                tokio::time::sleep(duration).await;
+                Ok(())
+            })
+            .map_err(throw)?;
+        Ok(Dynamic::UNIT)
+    };
+    let sleep_int = sleep.clone();
+    FuncRegistration::new("sleep")
+        .with_volatility(true)
+        .register_into_engine(engine, sleep);
+    FuncRegistration::new("sleep")
+        .with_volatility(true)
+        .register_into_engine(engine, move |seconds: i64| sleep_int(seconds as f64));
+    FuncRegistration::new("now")
+        .with_volatility(true)
+        .register_into_engine(engine, now);
+}
+
+/// The current UTC time, RFC 3339 (`2026-01-31T12:00:00.123Z`).
+fn now() -> RhaiResult {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .map(Dynamic::from)
+        .map_err(|err| throw(Error::runtime(format!("now: {err}"))))
+}
+
+fn json_module() -> Module {
+    let mut module = Module::new();
+    FuncRegistration::new("parse").set_into_module(
+        &mut module,
+        |context: NativeCallContext, text: ImmutableString| {
+            parse_json(&text, "json::parse").map_err(|err| at_call(&context, err))
+        },
+    );
+    FuncRegistration::new("stringify").set_into_module(
+        &mut module,
+        |context: NativeCallContext, value: Dynamic| {
+            stringify(&value, false).map_err(|err| at_call(&context, err))
+        },
+    );
+    FuncRegistration::new("pretty").set_into_module(
+        &mut module,
+        |context: NativeCallContext, value: Dynamic| {
+            stringify(&value, true).map_err(|err| at_call(&context, err))
+        },
+    );
+    module.build_index();
+    module
+}
+
+fn parse_json(text: &str, what: &str) -> RhaiResult {
+    serde_json::from_str::<Value>(text)
+        .map(to_dynamic)
+        .map_err(|err| throw(Error::usage(format!("{what}: invalid JSON: {err}"))))
+}
+
+fn stringify(value: &Dynamic, pretty: bool) -> RhaiResult {
+    let json = to_json(value).map_err(|why| throw(Error::usage(format!("json: {why}"))))?;
+    let text = if pretty {
+        serde_json::to_string_pretty(&json)
+    } else {
+        serde_json::to_string(&json)
+    };
+    text.map(Dynamic::from)
+        .map_err(|err| throw(Error::runtime(err.to_string())))
+}
+
+fn fs_module() -> Module {
+    let mut module = Module::new();
+    FuncRegistration::new("read_text")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString| {
+                read(&path)
+                    .map(Dynamic::from)
+                    .map_err(|err| at_call(&context, err))
+            },
+        );
+    FuncRegistration::new("read_json")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString| {
+                read(&path)
+                    .and_then(|text| parse_json(&text, &format!("fs::read_json {path}")))
+                    .map_err(|err| at_call(&context, err))
+            },
+        );
+    FuncRegistration::new("read_csv")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString| {
+                read_csv(&path).map_err(|err| at_call(&context, err))
+            },
+        );
+    FuncRegistration::new("write_text")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString, text: ImmutableString| {
+                write(&path, text.as_bytes()).map_err(|err| at_call(&context, err))
+            },
+        );
+    FuncRegistration::new("write_json")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString, value: Dynamic| {
+                stringify(&value, true)
+                    .and_then(|text| write(&path, format!("{text}\n").as_bytes()))
+                    .map_err(|err| at_call(&context, err))
+            },
+        );
+    module.build_index();
+    module
+}
+
+fn read(path: &str) -> std::result::Result<String, Box<rhai::EvalAltResult>> {
+    std::fs::read_to_string(path)
+        .map_err(|err| throw(Error::usage(format!("cannot read {path}: {err}"))))
+}
+
+fn write(path: &str, bytes: &[u8]) -> RhaiResult {
+    std::fs::write(path, bytes)
+        .map(|()| Dynamic::UNIT)
+        .map_err(|err| throw(Error::runtime(format!("cannot write {path}: {err}"))))
+}
+
+/// A CSV file with a header row, as an array of maps from column name to text.
+fn read_csv(path: &str) -> RhaiResult {
+    let bad = |err: csv::Error| throw(Error::usage(format!("fs::read_csv {path}: {err}")));
+    let mut reader = csv::Reader::from_path(path).map_err(bad)?;
+    let headers = reader.headers().map_err(bad)?.clone();
+    let mut rows = Array::new();
+    for record in reader.records() {
+        let record = record.map_err(bad)?;
+        let row: Map = headers
+            .iter()
+            .zip(record.iter())
+            .map(|(name, value)| (name.into(), Dynamic::from(value.to_string())))
+            .collect();
+        rows.push(Dynamic::from_map(row));
+    }
+    Ok(Dynamic::from_array(rows))
+}
+
+/// Definitions carry their parts as base64; scripts need to make and read them.
+fn base64_module() -> Module {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    let mut module = Module::new();
+    FuncRegistration::new("encode").set_into_module(&mut module, |text: ImmutableString| {
+        STANDARD.encode(text.as_bytes())
+    });
+    FuncRegistration::new("decode").set_into_module(
+        &mut module,
+        |context: NativeCallContext, encoded: ImmutableString| -> RhaiResult {
+            let bytes = STANDARD.decode(encoded.trim()).map_err(|err| {
+                at_call(
+                    &context,
+                    throw(Error::usage(format!("base64::decode: {err}"))),
+                )
+            })?;
+            String::from_utf8(bytes).map(Dynamic::from).map_err(|_| {
+                at_call(
+                    &context,
+                    throw(Error::usage("base64::decode: the bytes are not UTF-8 text")),
+                )
+            })
+        },
+    );
+    module.build_index();
+    module
+}
+
+fn env_module() -> Module {
+    let mut module = Module::new();
+    FuncRegistration::new("get")
+        .with_volatility(true)
+        .set_into_module(&mut module, |name: ImmutableString| {
+            std::env::var(name.as_str()).map_or(Dynamic::UNIT, Dynamic::from)
+        });
+    FuncRegistration::new("get")
+        .with_volatility(true)
+        .set_into_module(&mut module, |name: ImmutableString, default: Dynamic| {
+            std::env::var(name.as_str()).map_or(default, Dynamic::from)
+        });
+    module.build_index();
+    module
+}

@@ -1,0 +1,306 @@
+//! The `fabsh` module: running registry commands by name, alone (`fabsh::run`), one page at
+//! a time (`fabsh::page`), or many at once (`fabsh::parallel`).
+//!
+//! `parallel` runs the handlers concurrently on the runtime, at most `concurrency` at a time
+//! (a semaphore), all through the one API client and so the one shared rate limiter. It
+//! returns one result per call, in call order, each `#{ok: value}` or `#{error: map}`: a call
+//! that cannot even start (unknown command, bad arguments) or whose task dies still gets its
+//! error in its place.
+
+use super::bindings::{check_args, raw_args, run_command, value_of};
+use super::convert::{at_call, error_map, throw, to_dynamic};
+use super::host::Host;
+use crate::commands::{self, Args, CommandSpec, Group};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::output::Spinner;
+use crate::reply::Body;
+use rhai::{
+    Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
+};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+/// How many calls `parallel` runs at once unless told.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// A call ready to run: the command, its checked arguments, and the context it runs on.
+type Prepared = (&'static CommandSpec, Args, Ctx);
+
+type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
+
+/// Registers the `fabsh` module.
+pub fn register(engine: &mut Engine, host: &Host, groups: &'static [Group]) {
+    let mut module = Module::new();
+    let h = host.clone();
+    FuncRegistration::new("parallel")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, calls: Array| {
+                parallel(&h, groups, calls, &Map::new()).map_err(|err| at_call(&context, err))
+            },
+        );
+    let h = host.clone();
+    FuncRegistration::new("parallel")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, calls: Array, options: Map| {
+                parallel(&h, groups, calls, &options).map_err(|err| at_call(&context, err))
+            },
+        );
+    let h = host.clone();
+    FuncRegistration::new("run")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, command: ImmutableString| {
+                call(&h, groups, &command, &Map::new()).map_err(|err| at_call(&context, err))
+            },
+        );
+    let h = host.clone();
+    FuncRegistration::new("run")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, command: ImmutableString, args: Map| {
+                call(&h, groups, &command, &args).map_err(|err| at_call(&context, err))
+            },
+        );
+    let h = host.clone();
+    FuncRegistration::new("page")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, command: ImmutableString, args: Map| {
+                page(&h, groups, &command, &args).map_err(|err| at_call(&context, throw(err)))
+            },
+        );
+    let h = host.clone();
+    FuncRegistration::new("backend")
+        .with_volatility(true)
+        .set_into_module(&mut module, move |context: NativeCallContext| {
+            h.ctx()
+                .map(|ctx| Dynamic::from(ctx.backend().to_string()))
+                .map_err(|err| at_call(&context, throw(err)))
+        });
+    module.build_index();
+    engine.register_static_module("fabsh", module.into());
+}
+
+/// The command written as on the command line (`item create`), or a usage error.
+fn command(groups: &'static [Group], path: &str) -> Result<&'static CommandSpec> {
+    commands::find_path_in(groups, path).ok_or_else(|| {
+        Error::usage(format!(
+            "unknown command `{path}`; write it as on the command line, e.g. \"item create\""
+        ))
+    })
+}
+
+/// Checks a command's arguments given as one map.
+fn checked_args(host: &Host, spec: &'static CommandSpec, args: &Map) -> Result<Args> {
+    check_args(host, spec, raw_args(spec, &[], &[], Some(args))?)
+}
+
+fn call(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> RhaiResult {
+    let spec = command(groups, path).map_err(throw)?;
+    let raw = raw_args(spec, &[], &[], Some(args)).map_err(throw)?;
+    run_command(host, spec, raw).map(to_dynamic).map_err(throw)
+}
+
+/// One page of a paged list: `#{items, continuation_token}` (the token is `()` on the last).
+fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result<Dynamic> {
+    let spec = command(groups, path)?;
+    if !spec.traits.paged {
+        return Err(Error::usage(format!("`{path}` does not return pages")));
+    }
+    let args = checked_args(host, spec, args)?;
+    let ctx = host.ctx_for(spec)?;
+    let value = host.bridge().block_on(async {
+        let reply = commands::execute(spec, args, &ctx).await?;
+        Ok(match reply.body {
+            Body::Page {
+                items,
+                continuation_token,
+            } => json!({"items": items, "continuation_token": continuation_token}),
+            body => {
+                let items = crate::reply::Reply::from_body(body).into_value().await?;
+                json!({"items": items, "continuation_token": null})
+            }
+        })
+    })?;
+    Ok(to_dynamic(value))
+}
+
+fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) -> RhaiResult {
+    let (concurrency, label) = parallel_options(options).map_err(throw)?;
+    let prepared: Vec<Result<Prepared>> = calls
+        .iter()
+        .map(|call| {
+            let (spec, args) = prepare_call(host, groups, call)?;
+            // One spinner per call would fight over the terminal; the bar shows progress.
+            Ok((spec, args, host.ctx_for(spec)?.without_progress()))
+        })
+        .collect();
+    let bar = label.map(|label| host.printer().progress().bar(prepared.len() as u64, label));
+    let handle = host.bridge().handle().clone();
+    let results = host
+        .bridge()
+        .block_on(run_all(handle, prepared, concurrency, bar))
+        .map_err(throw)?;
+    Ok(Dynamic::from_array(
+        results
+            .into_iter()
+            .map(|result| {
+                let mut entry = Map::new();
+                match result {
+                    Ok(value) => entry.insert("ok".into(), to_dynamic(value)),
+                    Err(err) => entry.insert("error".into(), error_map(&err)),
+                };
+                Dynamic::from_map(entry)
+            })
+            .collect(),
+    ))
+}
+
+/// `#{concurrency: n, progress: "label"}`.
+fn parallel_options(options: &Map) -> Result<(usize, Option<String>)> {
+    let mut concurrency = DEFAULT_CONCURRENCY;
+    let mut label = None;
+    for (key, value) in options {
+        match key.as_str() {
+            "concurrency" => {
+                concurrency = value
+                    .as_int()
+                    .ok()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        Error::usage("fabsh::parallel: concurrency must be a whole number ≥ 1")
+                    })?;
+            }
+            "progress" => {
+                label = match value.as_bool() {
+                    Ok(false) => None,
+                    Ok(true) => Some("working".to_string()),
+                    Err(_) if value.is_unit() => None,
+                    Err(_) => Some(value.to_string()),
+                }
+            }
+            other => {
+                return Err(Error::usage(format!(
+                    "fabsh::parallel has no option `{other}`; valid options: concurrency, progress"
+                )));
+            }
+        }
+    }
+    Ok((concurrency, label))
+}
+
+/// One call `#{command: "item create", args: #{...}}`, checked before anything runs.
+fn prepare_call(
+    host: &Host,
+    groups: &'static [Group],
+    call: &Dynamic,
+) -> Result<(&'static CommandSpec, Args)> {
+    let Some(call) = call.read_lock::<Map>() else {
+        return Err(Error::usage(
+            "each call must be a map like #{command: \"item show\", args: #{...}}",
+        ));
+    };
+    let path = call
+        .get("command")
+        .filter(|value| value.is_string())
+        .ok_or_else(|| Error::usage("a call has no `command` string"))?
+        .to_string();
+    let spec = command(groups, &path)?;
+    let args = match call.get("args") {
+        None => Map::new(),
+        Some(value) if value.is_unit() => Map::new(),
+        Some(value) => value
+            .read_lock::<Map>()
+            .map(|map| map.clone())
+            .ok_or_else(|| Error::usage(format!("the `args` of `{path}` must be a map")))?,
+    };
+    Ok((spec, checked_args(host, spec, &args)?))
+}
+
+/// Runs the calls concurrently, `concurrency` at a time, and returns every result in order.
+async fn run_all(
+    handle: tokio::runtime::Handle,
+    calls: Vec<Result<Prepared>>,
+    concurrency: usize,
+    bar: Option<Spinner>,
+) -> Result<Vec<Result<Value>>> {
+    let semaphore = Arc::new(Semaphore::new(concurrency));
+    let mut results: Vec<Option<Result<Value>>> = calls.iter().map(|_| None).collect();
+    let mut indexes = HashMap::new();
+    // Dropping the set (Ctrl-C) aborts whatever is still running.
+    let mut tasks = JoinSet::new();
+    let step = |bar: &Option<Spinner>| {
+        if let Some(bar) = bar {
+            bar.step();
+        }
+    };
+    for (index, call) in calls.into_iter().enumerate() {
+        let (spec, args, ctx) = match call {
+            Ok(call) => call,
+            Err(err) => {
+                results[index] = Some(Err(err));
+                step(&bar);
+                continue;
+            }
+        };
+        let permit = Arc::clone(&semaphore)
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::runtime("fabsh::parallel: the semaphore closed"))?;
+        let task = tasks.spawn_on(
+            async move {
+                let _permit = permit;
+                value_of(spec, args, ctx).await
+            },
+            &handle,
+        );
+        indexes.insert(task.id(), index);
+        while let Some(done) = tasks.try_join_next_with_id() {
+            record(&mut results, &indexes, done);
+            step(&bar);
+        }
+    }
+    while let Some(done) = tasks.join_next_with_id().await {
+        record(&mut results, &indexes, done);
+        step(&bar);
+    }
+    Ok(results
+        .into_iter()
+        .map(|result| {
+            result.unwrap_or_else(|| Err(Error::runtime("the call ended without a result")))
+        })
+        .collect())
+}
+
+type Finished = std::result::Result<(tokio::task::Id, Result<Value>), tokio::task::JoinError>;
+
+fn record(
+    results: &mut [Option<Result<Value>>],
+    indexes: &HashMap<tokio::task::Id, usize>,
+    done: Finished,
+) {
+    let (id, result) = match done {
+        Ok((id, result)) => (id, result),
+        Err(err) => (
+            err.id(),
+            Err(Error::runtime(format!(
+                "the call failed inside fabsh: {err}"
+            ))),
+        ),
+    };
+    if let Some(&index) = indexes.get(&id) {
+        results[index] = Some(result);
+    }
+}

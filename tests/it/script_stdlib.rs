@@ -1,0 +1,86 @@
+//! `--stdlib DIR` and `FABSH_STDLIB` replace built-in stdlib modules and add new ones, for
+//! scripts, for the commands that run stdlib functions, and in `fabsh docs`.
+
+use crate::support::{Home, Server};
+
+fn stdlib_dir(home: &Home) -> String {
+    let dir = home.dir.path().join("my-stdlib");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("util.rhai"),
+        "/// Says where it came from.\nfn origin() { \"my util\" }\n",
+    )
+    .expect("util.rhai");
+    std::fs::write(
+        dir.join("extra-tools.rhai"),
+        "/// Doubles.\nfn double(x) { x * 2 }\n",
+    )
+    .expect("extra-tools.rhai");
+    // A bulk module that reports no results: the command must notice.
+    std::fs::write(
+        dir.join("bulk.rhai"),
+        "fn create(ws, items, opts) { #{summary: #{}, results: []} }\n",
+    )
+    .expect("bulk.rhai");
+    dir.to_string_lossy().into_owned()
+}
+
+#[test]
+fn the_flag_and_the_variable_replace_and_add_modules() {
+    let home = Home::new();
+    let dir = stdlib_dir(&home);
+    let run = home.run(&[
+        "--stdlib",
+        &dir,
+        "-e",
+        "`${util::origin()} ${extra_tools::double(21)}`",
+    ]);
+    assert_eq!(run.stdout, "my util 42\n", "{}", run.stderr);
+    let run = home.run_env(&["-e", "util::origin()"], &[("FABSH_STDLIB", &dir)]);
+    assert_eq!(run.stdout, "my util\n", "{}", run.stderr);
+    // The built-in util is gone: its functions are not there.
+    let run = home.run(&["--stdlib", &dir, "-e", "util::pp(1)"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+
+    let docs = home.run(&["--stdlib", &dir, "docs"]);
+    assert!(
+        docs.stdout.contains("#### `extra_tools::double(x)`"),
+        "{}",
+        docs.stdout
+    );
+    assert!(docs.stdout.contains("Says where it came from."));
+}
+
+#[test]
+fn commands_run_the_replacement_and_check_its_results() {
+    let server = Server::start();
+    let dir = stdlib_dir(&server.home);
+    let run = server.fabsh(&[
+        "--stdlib",
+        &dir,
+        "item",
+        "bulk-create",
+        "-w",
+        "Demo",
+        "--content",
+        r#"[{"displayName":"a","type":"Notebook"}]"#,
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("the stdlib returned 0 results for 1 items"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_broken_stdlib_file_is_a_usage_error_naming_it() {
+    let home = Home::new();
+    let dir = home.dir.path().join("broken");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("util.rhai"), "fn oops( {").expect("write");
+    let run = home.run(&["--stdlib", &dir.to_string_lossy(), "-e", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("util.rhai"), "{}", run.stderr);
+}
