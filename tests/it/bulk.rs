@@ -313,18 +313,7 @@ fn a_bulk_move_of_51_items_is_refused_and_50_or_fewer_move() {
     let folder = server
         .fabsh(&["folder", "create", "-w", "Demo", "--name", "Moved"])
         .ok_json();
-    let lakehouse = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "Lakehouse",
-            "-q",
-            "[0].id",
-        ])
-        .ok_json();
+    let lakehouse = &server.demo_lakehouse()["id"];
     let notebook = server
         .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
         .ok_json();

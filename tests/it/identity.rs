@@ -5,19 +5,10 @@ use crate::support::{Server, http};
 #[test]
 fn an_assigned_identity_shows_with_include_default_identity() {
     let server = Server::start();
-    let lakehouse = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "Lakehouse",
-            "-q",
-            "[0].id",
-        ])
-        .ok_json();
-    let lakehouse = lakehouse.as_str().expect("id").to_string();
+    let lakehouse = server.demo_lakehouse()["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
     let plain = server
         .fabsh(&["item", "show", "-w", "Demo", "--id", &lakehouse])
         .ok_json();
@@ -48,14 +39,8 @@ fn an_assigned_identity_shows_with_include_default_identity() {
     assert_eq!(shown["defaultIdentity"]["displayName"], "Local Admin");
     assert_eq!(shown["defaultIdentity"]["type"], "User");
 
-    let workspace = server
-        .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
-        .ok_json();
-    let path = format!(
-        "/v1/workspaces/{}/items/{lakehouse}/identities/default/assign",
-        workspace.as_str().expect("id")
-    );
-    let auth = format!("Bearer {}", server.token);
+    let path = server.demo_path(&format!("/items/{lakehouse}/identities/default/assign"));
+    let auth = server.bearer();
     let (status, body) = http(
         &server.origin(),
         "POST",

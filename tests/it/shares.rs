@@ -14,12 +14,9 @@ fn text(value: &Value, key: &str) -> String {
         .to_string()
 }
 
-/// The id of the Demo workspace's lakehouse (its name is shared with its SQL endpoint).
+/// The id of the Demo workspace's lakehouse.
 fn lakehouse(server: &Server) -> String {
-    let listed = server
-        .fabsh(&["item", "list", "-w", "Demo", "--type", "Lakehouse"])
-        .ok_json();
-    text(&listed[0], "id")
+    text(&server.demo_lakehouse(), "id")
 }
 
 /// `item create-external-data-share -w Demo --id LAKEHOUSE` with these flags.
@@ -292,10 +289,8 @@ fn accepting_in_the_providers_own_tenant_is_refused() {
             "list",
             "-w",
             "Demo",
-            "--type",
-            "Lakehouse",
             "-q",
-            "[].displayName",
+            "[?type=='Lakehouse'].displayName",
         ])
         .ok_json();
     assert_eq!(
@@ -317,14 +312,8 @@ fn accepting_in_the_providers_own_tenant_is_refused() {
 fn share_requests_beyond_the_per_api_quota_get_429() {
     let server = Server::with(&[("per-api-quotas", "true")]);
     let lakehouse = lakehouse(&server);
-    let workspace = server
-        .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
-        .ok_json();
-    let path = format!(
-        "/v1/workspaces/{}/items/{lakehouse}/externalDataShares",
-        workspace.as_str().expect("id")
-    );
-    let auth = format!("Bearer {}", server.token);
+    let path = server.demo_path(&format!("/items/{lakehouse}/externalDataShares"));
+    let auth = server.bearer();
     let headers = [("Authorization", auth.as_str())];
     for i in 0..10 {
         let (status, body) = http(&server.origin(), "GET", &path, None, &headers);

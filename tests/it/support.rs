@@ -192,6 +192,37 @@ impl Server {
         &self.data_dir
     }
 
+    /// The Demo workspace's lakehouse, found by type (its SQL endpoint has the same name).
+    pub fn demo_lakehouse(&self) -> Value {
+        let args = [
+            "item",
+            "list",
+            "-w",
+            "Demo",
+            "--type",
+            "Lakehouse",
+            "-q",
+            "[0]",
+        ];
+        self.fabsh(&args).ok_json()
+    }
+
+    /// An API path under the Demo workspace, `/v1/workspaces/{id}{rest}`, for raw requests.
+    pub fn demo_path(&self, rest: &str) -> String {
+        let id = self
+            .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
+            .ok_json();
+        format!(
+            "/v1/workspaces/{}{rest}",
+            id.as_str().expect("workspace id")
+        )
+    }
+
+    /// The `Authorization` header value of the admin token.
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+
     /// The origin (`http://127.0.0.1:PORT`).
     pub fn origin(&self) -> String {
         self.endpoint.trim_end_matches("/v1").to_string()

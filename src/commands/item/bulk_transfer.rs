@@ -7,12 +7,12 @@ use super::bulk_transfer_bodies::{
 };
 use crate::api::{LroOutcome, LroResponse, bulk, serialized_len};
 use crate::commands::args::Args;
-use crate::commands::common::WORKSPACE;
+use crate::commands::common::{self, WORKSPACE};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::definition::bulk_tree::ImportTree;
 use crate::definition::{folder, stream};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::reply::Reply;
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -196,23 +196,12 @@ fn bulk_import(ctx: Ctx, args: Args) -> HandlerFuture {
             LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
             LroOutcome::Done(value) => value,
         };
-        let failed = value["importItemDefinitionsDetails"]
-            .as_array()
-            .map_or(0, |details| {
-                details
-                    .iter()
-                    .filter(|d| d["operationStatus"] == "Failed")
-                    .count()
-            });
-        let reply = Reply::json(value);
-        Ok(if failed == 0 {
-            reply
-        } else {
-            reply.with_failure(Error::new(
-                ErrorKind::Partial,
-                format!("{failed} item(s) could not be imported"),
-            ))
-        })
+        Ok(common::per_item_reply(
+            value,
+            "importItemDefinitionsDetails",
+            "operationStatus",
+            "item(s) could not be imported",
+        ))
     })
 }
 

@@ -2,10 +2,9 @@
 
 use crate::api::{LroOutcome, bulk};
 use crate::commands::args::Args;
-use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::common::{self, ITEM, WORKSPACE};
 use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
 use crate::context::Ctx;
-use crate::error::{Error, ErrorKind};
 use crate::reply::Reply;
 
 pub const ASSIGN_IDENTITY: CommandSpec = CommandSpec {
@@ -42,17 +41,11 @@ fn assign_identity(ctx: Ctx, args: Args) -> HandlerFuture {
                 LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
                 LroOutcome::Done(value) => value,
             };
-        let failed = value["assignmentStatus"].as_array().map_or(0, |entries| {
-            entries.iter().filter(|e| e["status"] == "Failed").count()
-        });
-        let reply = Reply::json(value);
-        Ok(if failed == 0 {
-            reply
-        } else {
-            reply.with_failure(Error::new(
-                ErrorKind::Partial,
-                format!("the identity could not be assigned to {failed} item(s)"),
-            ))
-        })
+        Ok(common::per_item_reply(
+            value,
+            "assignmentStatus",
+            "status",
+            "item(s) could not be given the identity",
+        ))
     })
 }

@@ -27,6 +27,19 @@ const INLINE_OK: InlineAnswer = InlineAnswer {
     etag: false,
 };
 
+/// The workspace of a beta bulk route, checked: `beta=true` given, the caller a Contributor+.
+fn beta_workspace(
+    state: &Shared,
+    caller: &Caller,
+    ws: &str,
+    query: &Query,
+) -> Result<String, ApiError> {
+    let ws = norm(ws);
+    query.require_beta()?;
+    caller.workspace(state, &ws, Role::Contributor)?;
+    Ok(ws)
+}
+
 fn guid(text: &str) -> Option<String> {
     uuid::Uuid::try_parse(text).ok().map(|id| id.to_string())
 }
@@ -41,9 +54,7 @@ pub async fn export(
     query: Query,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
-    query.require_beta()?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    let ws = beta_workspace(&state, &caller, &ws, &query)?;
     let obj = body.object()?;
     let item_ids = match obj.get("mode").and_then(Value::as_str) {
         Some("All") => None,
@@ -103,9 +114,7 @@ pub async fn import(
     query: Query,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
-    query.require_beta()?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    let ws = beta_workspace(&state, &caller, &ws, &query)?;
     let import = bulk_import::parse(&ws, &body.object()?)?;
     lro::run(
         &state,
@@ -183,10 +192,8 @@ pub async fn assign_identity(
     query: Query,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
     let implied = implied_type(&collection)?;
-    query.require_beta()?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    let (ws, id) = (beta_workspace(&state, &caller, &ws, &query)?, norm(&id));
     match body.object()?.get("assignmentType").and_then(Value::as_str) {
         Some(kind) if kind.eq_ignore_ascii_case("Caller") => {}
         _ => {

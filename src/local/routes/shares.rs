@@ -261,34 +261,41 @@ pub async fn show(
     ))
 }
 
+/// Applies `change` to an existing share of the item, in one transaction; empty 200.
+fn change_share(
+    state: &Shared,
+    caller: &Caller,
+    (ws, collection, id, share): (String, String, String, String),
+    change: impl FnOnce(&rusqlite::Connection, &str) -> rusqlite::Result<()>,
+) -> Result<Response, ApiError> {
+    let (ws, id, share) = (norm(&ws), norm(&id), norm(&share));
+    let item = shared_item(state, caller, &ws, &collection, &id)?;
+    state.db.write(|tx| {
+        shares::get(tx, &item.id, &share)?.ok_or_else(|| share_not_found(&share))?;
+        change(tx, &share)?;
+        Ok::<_, ApiError>(())
+    })?;
+    Ok(respond::empty_ok())
+}
+
 /// POST `…/revoke`: empty 200; revoking a revoked share changes nothing.
 pub async fn revoke(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id, share)): Path<(String, String, String, String)>,
+    Path(path): Path<(String, String, String, String)>,
 ) -> Result<Response, ApiError> {
-    let (ws, id, share) = (norm(&ws), norm(&id), norm(&share));
-    let item = shared_item(&state, &caller, &ws, &collection, &id)?;
-    state.db.write(|tx| {
-        shares::get(tx, &item.id, &share)?.ok_or_else(|| share_not_found(&share))?;
-        shares::set_status(tx, &share, REVOKED, None)?;
-        Ok::<_, ApiError>(())
-    })?;
-    Ok(respond::empty_ok())
+    change_share(&state, &caller, path, |tx, share| {
+        shares::set_status(tx, share, REVOKED, None)
+    })
 }
 
 /// DELETE: empty 200.
 pub async fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id, share)): Path<(String, String, String, String)>,
+    Path(path): Path<(String, String, String, String)>,
 ) -> Result<Response, ApiError> {
-    let (ws, id, share) = (norm(&ws), norm(&id), norm(&share));
-    let item = shared_item(&state, &caller, &ws, &collection, &id)?;
-    state.db.write(|tx| {
-        shares::get(tx, &item.id, &share)?.ok_or_else(|| share_not_found(&share))?;
-        shares::delete(tx, &share)?;
-        Ok::<_, ApiError>(())
-    })?;
-    Ok(respond::empty_ok())
+    change_share(&state, &caller, path, |tx, share| {
+        shares::delete(tx, share).map(|_| ())
+    })
 }
