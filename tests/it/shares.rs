@@ -325,3 +325,37 @@ fn share_requests_beyond_the_per_api_quota_get_429() {
     let (status, _) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
     assert_eq!(status, 200, "other APIs keep their own quota");
 }
+
+#[test]
+fn the_recorded_create_and_export_bodies_are_accepted() {
+    let server = Server::start();
+    let lakehouse = lakehouse(&server);
+    let auth = server.bearer();
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    // fabric-cli's body: lower-case keys, no recipient type (User by default).
+    let recorded = r#"{"paths": ["Files/images/taxi_zone_map_bronx.jpg"], "recipient": {"userprincipalname": "lisa@fabrikam.com", "tenantid": "c51dc03f-268a-4da0-a879-25f24947ab8b"}}"#;
+    let path = server.demo_path(&format!("/items/{lakehouse}/externalDataShares"));
+    let (status, body) = http(&server.origin(), "POST", &path, Some(recorded), &headers);
+    assert_eq!(status, 201, "{body}");
+    let share: Value = serde_json::from_str(&body).expect("share");
+    assert_eq!(share["recipient"]["type"], "User");
+    assert_eq!(
+        share["recipient"]["tenantId"],
+        "c51dc03f-268a-4da0-a879-25f24947ab8b"
+    );
+    assert_eq!(share["status"], "Pending");
+
+    let export = server.demo_path("/items/bulkExportDefinitions?beta=true");
+    let (status, body) = http(
+        &server.origin(),
+        "POST",
+        &export,
+        Some(r#"{"items": [], "mode": "All"}"#),
+        &headers,
+    );
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body, "null");
+}
