@@ -3,6 +3,7 @@
 //! The resource files beside it (`items`, `workspaces`, ...) describe requests; they never
 //! deal with any of that.
 
+pub mod bulk;
 mod create;
 pub mod data_agents;
 pub mod definitions;
@@ -16,6 +17,7 @@ pub mod request;
 pub mod resolve;
 mod retry;
 mod send;
+pub mod shares;
 pub mod tags;
 pub mod throttle;
 pub mod workspaces;
@@ -23,7 +25,7 @@ pub mod workspaces;
 pub use create::{Created, is_name_conflict};
 pub use lro::{LroOutcome, LroResponse};
 pub use paging::Page;
-pub use request::{Req, Resp, Safety};
+pub use request::{Req, Resp, Safety, serialized_len};
 
 use crate::auth::TokenProvider;
 use crate::error::{Error, Result};

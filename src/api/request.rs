@@ -26,6 +26,9 @@ pub struct Req {
     pub target: String,
     pub query: Vec<(String, String)>,
     pub body: Option<Value>,
+    /// A JSON body already serialized, sent instead of `body`: large bodies (a bulk import
+    /// assembled from files) are built straight into bytes rather than held twice.
+    pub raw_body: Option<Bytes>,
     pub safety: Safety,
 }
 
@@ -42,6 +45,7 @@ impl Req {
             target: target.into(),
             query: Vec::new(),
             body: None,
+            raw_body: None,
             safety,
         }
     }
@@ -86,6 +90,21 @@ impl Req {
         self
     }
 
+    /// Sets a JSON body that is already serialized.
+    pub fn raw_json_body(mut self, bytes: Bytes) -> Self {
+        self.raw_body = Some(bytes);
+        self
+    }
+
+    /// The body as JSON bytes, ready to send: the raw body as is, else `body` serialized.
+    pub fn body_bytes(&self) -> Result<Option<Bytes>> {
+        Ok(match (&self.raw_body, &self.body) {
+            (Some(raw), _) => Some(raw.clone()),
+            (None, Some(body)) => Some(Bytes::from(serde_json::to_vec(body)?)),
+            (None, None) => None,
+        })
+    }
+
     /// Marks a POST that only reads (getDefinition): retried, and sent during `--dry-run`.
     pub fn read_only(mut self) -> Self {
         self.safety = Safety::Read;
@@ -102,6 +121,25 @@ impl Req {
     pub fn mutates(&self) -> bool {
         self.safety != Safety::Read
     }
+}
+
+/// The length of `value` serialized as compact JSON, counted without building the text (a
+/// request-size limit can be checked on a huge body without a second copy of it).
+pub fn serialized_len(value: &Value) -> u64 {
+    struct Counter(u64);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Serializing a `Value` into a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 /// A successful response.

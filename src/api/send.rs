@@ -26,10 +26,8 @@ impl ApiClient {
             self.record_dry_run(&req, &url);
             return Err(Error::new(ErrorKind::Runtime, "dry run: not sent").with_code(DRY_RUN_STOP));
         }
-        let body = match &req.body {
-            Some(body) => Some(serde_json::to_vec(body)?),
-            None => None,
-        };
+        // Bytes: each attempt shares the one serialized body instead of copying it.
+        let body = req.body_bytes()?;
         let mut throttled = 0;
         let mut failed = 0;
         let mut refreshed = false;
@@ -151,10 +149,14 @@ impl ApiClient {
         if !req.query.is_empty() {
             url.query_pairs_mut().extend_pairs(&req.query);
         }
+        let body = match &req.raw_body {
+            Some(raw) => serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null),
+            None => req.body.clone().unwrap_or(serde_json::Value::Null),
+        };
         let entry = json!({
             "method": req.method.as_str(),
             "url": url.as_str(),
-            "body": req.body,
+            "body": body,
         });
         self.dry_run_log
             .lock()

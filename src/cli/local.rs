@@ -84,6 +84,12 @@ pub fn command() -> Command {
                         .value_name("SUBJECT")
                         .help("Trust tokens of the local OIDC issuer for this subject (workload identity)"),
                 )
+                .arg(
+                    Arg::new("tenant")
+                        .long("tenant")
+                        .value_name("TENANT")
+                        .help("Tenant to add it to: default, second (for cross-tenant tests such as external data sharing) or a tenant id"),
+                )
                 .arg(data_dir.clone()),
         )
         .subcommand(
@@ -218,6 +224,7 @@ fn principal(
         role: text("role"),
         certificate_pem: certificate_pem.as_deref(),
         federated_subject: text("federated-subject"),
+        tenant: text("tenant"),
     };
     let value = match (name, server) {
         ("add", None) => local::admin::add_app(&dir, &new)?,
@@ -237,6 +244,7 @@ fn principal(
                         "role": new.role,
                         "certificate": new.certificate_pem,
                         "federatedSubject": new.federated_subject,
+                        "tenant": new.tenant,
                     }),
                 ),
                 "list" => Req::get(url("")),

@@ -3,8 +3,9 @@
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::api::{ApiClient, CallOptions, Req};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use serde_json::Value;
 use std::time::Duration;
 
 /// `-w/--workspace`: a workspace id or display name.
@@ -93,4 +94,17 @@ pub async fn paged(api: &ApiClient, req: Req, args: &Args) -> Result<Reply> {
     }
     let page = api.page(&req, token.as_deref()).await?;
     Ok(Reply::page(page.items, page.continuation_token))
+}
+
+/// A service answer that reports per item (`value[list][i][field]`), as the reply: when some
+/// entries say `Failed`, the reply is a partial failure (exit 5) saying `N <what>`.
+pub fn per_item_reply(value: Value, list: &str, field: &str, what: &str) -> Reply {
+    let failed = value[list].as_array().map_or(0, |entries| {
+        entries.iter().filter(|e| e[field] == "Failed").count()
+    });
+    let reply = Reply::json(value);
+    if failed == 0 {
+        return reply;
+    }
+    reply.with_failure(Error::new(ErrorKind::Partial, format!("{failed} {what}")))
 }

@@ -33,7 +33,7 @@ pub static GROUPS: &[Group] = &[
     },
     Group {
         name: "item",
-        summary: "Workspace items: list, inspect, create, update, delete, definitions, copy, move, tags",
+        summary: "Workspace items: list, inspect, create, update, delete, definitions, copy, move, tags, bulk transfer, external data shares, identity",
         commands: item::COMMANDS,
     },
     Group {

@@ -2,6 +2,7 @@
 //! the client and local Fabric: payload decoding, part-path safety, `.platform`, validation
 //! against the per-type layouts of `item_types`, folders of part files, notebook formats.
 
+pub mod bulk_tree;
 pub mod folder;
 pub mod notebook;
 pub mod paths;

@@ -1,6 +1,6 @@
-//! Writing a getDefinition response to a folder without holding the decoded definition in
-//! memory: the response body is parsed in place (payloads are borrowed, not copied) and each
-//! part is decoded into its file as the parser reaches it.
+//! Writing a getDefinition response (or a bulk export's result) to a folder without holding
+//! the decoded definition in memory: the response body is parsed in place (payloads are
+//! borrowed, not copied) and each part is decoded into its file as the parser reaches it.
 
 use super::folder::DirWriter;
 use super::paths;
@@ -28,26 +28,66 @@ trait PartSink {
     fn part(&self, path: &str, payload: &str) -> Result<()>;
 }
 
-/// Walks `{definition: {format?, parts: [...]}}`, handing each part to `sink`; returns the
-/// format. An error from the sink stops the walk and is returned as is.
-fn walk(body: &[u8], sink: &dyn PartSink) -> Result<Option<String>> {
+/// Which answer a body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// getDefinition: `{definition: {format?, parts: [...]}}`, part paths relative.
+    Definition,
+    /// bulkExportDefinitions: `{itemDefinitionsIndex: [...], definitionParts: [...]}`, part
+    /// paths absolute within the export (`/<folders>/<name>.<Type>/<part>`).
+    BulkExport,
+}
+
+impl Layout {
+    /// The part's path relative to the folder written to: bulk paths lose their leading `/`.
+    fn relative(self, path: &str) -> &str {
+        match self {
+            Layout::Definition => path,
+            Layout::BulkExport => path.strip_prefix('/').unwrap_or(path),
+        }
+    }
+}
+
+/// What a walk found besides the parts.
+#[derive(Debug, Default)]
+struct Walked {
+    /// The definition's `format`.
+    format: Option<String>,
+    /// A bulk export's `itemDefinitionsIndex`.
+    index: Option<Value>,
+}
+
+/// Walks the body, handing each part to `sink`. An error from the sink stops the walk and is
+/// returned as is.
+fn walk(body: &[u8], layout: Layout, sink: &dyn PartSink) -> Result<Walked> {
     let failure = RefCell::new(None);
+    let index = RefCell::new(None);
     let walker = Envelope {
         sink,
         failure: &failure,
+        layout,
+        index: &index,
     };
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let outcome = walker.deserialize(&mut deserializer);
     if let Some(err) = failure.into_inner() {
         return Err(err);
     }
-    outcome
-        .map_err(|err| Error::runtime(format!("the service's definition could not be read: {err}")))
+    let format = outcome.map_err(|err| {
+        Error::runtime(format!("the service's definition could not be read: {err}"))
+    })?;
+    Ok(Walked {
+        format,
+        index: index.into_inner(),
+    })
 }
 
+#[derive(Clone, Copy)]
 struct Envelope<'s> {
     sink: &'s dyn PartSink,
     failure: &'s RefCell<Option<Error>>,
+    layout: Layout,
+    index: &'s RefCell<Option<Value>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Envelope<'_> {
@@ -78,24 +118,20 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut format = None;
         let mut found = false;
+        let bulk = self.seed.layout == Layout::BulkExport;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match (self.outer, key.as_ref()) {
-                (true, "definition") => {
+            match (self.outer, bulk, key.as_ref()) {
+                (true, false, "definition") => {
                     found = true;
-                    let inner = Envelope {
-                        sink: self.seed.sink,
-                        failure: self.seed.failure,
-                    };
-                    format = map.next_value_seed(DefinitionSeed(inner))?;
+                    format = map.next_value_seed(DefinitionSeed(self.seed))?;
                 }
-                (false, "format") => format = map.next_value::<Option<String>>()?,
-                (false, "parts") => {
+                (false, false, "format") => format = map.next_value::<Option<String>>()?,
+                (false, false, "parts") | (true, true, "definitionParts") => {
                     found = true;
-                    let parts = Envelope {
-                        sink: self.seed.sink,
-                        failure: self.seed.failure,
-                    };
-                    map.next_value_seed(PartsSeed(parts))?;
+                    map.next_value_seed(PartsSeed(self.seed))?;
+                }
+                (true, true, "itemDefinitionsIndex") => {
+                    *self.seed.index.borrow_mut() = Some(map.next_value::<Value>()?);
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -103,10 +139,10 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_> {
             }
         }
         if !found {
-            return Err(de::Error::custom(if self.outer {
-                "the answer has no `definition`"
-            } else {
-                "the definition has no `parts`"
+            return Err(de::Error::custom(match (self.outer, bulk) {
+                (true, false) => "the answer has no `definition`",
+                (false, _) => "the definition has no `parts`",
+                (true, true) => "the answer has no `definitionParts`",
             }));
         }
         Ok(format)
@@ -145,7 +181,8 @@ impl<'de> Visitor<'de> for PartsSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(part) = seq.next_element::<WirePart<'de>>()? {
-            if let Err(err) = self.0.sink.part(&part.path, &part.payload) {
+            let path = self.0.layout.relative(&part.path);
+            if let Err(err) = self.0.sink.part(path, &part.payload) {
                 let message = err.to_string();
                 *self.0.failure.borrow_mut() = Some(err);
                 return Err(de::Error::custom(message));
@@ -196,8 +233,39 @@ impl PartSink for Writer<'_> {
 /// returns `{directory, format?, parts: [{path, bytes}]}`. Every path is checked before the
 /// first file is written.
 pub fn write_answer(body: &[u8], dir: &Path) -> Result<Value> {
+    let (writer, written, walked) = write_parts(body, Layout::Definition, dir)?;
+    let mut summary = serde_json::Map::new();
+    summary.insert(
+        "directory".into(),
+        json!(writer.root().display().to_string()),
+    );
+    if let Some(format) = walked.format {
+        summary.insert("format".into(), json!(format));
+    }
+    summary.insert("parts".into(), Value::Array(written));
+    Ok(Value::Object(summary))
+}
+
+/// Writes the parts of a bulk export's result under `dir` (new or empty) as
+/// `<folders>/<name>.<Type>/<part>` and returns `{directory, items, partCount, bytes}`, `items`
+/// being the export's index. Every path is checked before the first file is written.
+pub fn write_bulk_export(body: &[u8], dir: &Path) -> Result<Value> {
+    let (writer, written, walked) = write_parts(body, Layout::BulkExport, dir)?;
+    let bytes: u64 = written.iter().filter_map(|p| p["bytes"].as_u64()).sum();
+    Ok(json!({
+        "directory": writer.root().display().to_string(),
+        "items": walked.index.unwrap_or(Value::Array(Vec::new())),
+        "partCount": written.len(),
+        "bytes": bytes,
+    }))
+}
+
+/// Checks every path, then writes every part: the writer, `[{path, bytes}]`, and what the
+/// walk found.
+fn write_parts(body: &[u8], layout: Layout, dir: &Path) -> Result<(DirWriter, Vec<Value>, Walked)> {
     walk(
         body,
+        layout,
         &PathCheck {
             seen: RefCell::default(),
         },
@@ -207,17 +275,9 @@ pub fn write_answer(body: &[u8], dir: &Path) -> Result<Value> {
         writer: &writer,
         written: RefCell::default(),
     };
-    let format = walk(body, &sink)?;
-    let mut summary = serde_json::Map::new();
-    summary.insert(
-        "directory".into(),
-        json!(writer.root().display().to_string()),
-    );
-    if let Some(format) = format {
-        summary.insert("format".into(), json!(format));
-    }
-    summary.insert("parts".into(), Value::Array(sink.written.into_inner()));
-    Ok(Value::Object(summary))
+    let walked = walk(body, layout, &sink)?;
+    let written = sink.written.into_inner();
+    Ok((writer, written, walked))
 }
 
 #[cfg(test)]
@@ -251,5 +311,30 @@ mod tests {
             "nothing is written when any path is refused"
         );
         assert!(!dir.path().join("evil.txt").exists());
+    }
+
+    #[test]
+    fn bulk_exports_land_in_item_folders() {
+        let dir = tempfile::tempdir().expect("dir");
+        let body = json!({
+            "itemDefinitionsIndex": [{"id": "1", "rootPath": "/F/N.Notebook"}],
+            "definitionParts": [
+                {"path": "/F/N.Notebook/.platform", "payload": encode_payload(b"{}"), "payloadType": "InlineBase64"},
+                {"path": "/F/N.Notebook/notebook-content.py", "payload": encode_payload(b"x"), "payloadType": "InlineBase64"}
+            ]
+        });
+        let out = dir.path().join("out");
+        let summary = write_bulk_export(body.to_string().as_bytes(), &out).expect("written");
+        assert_eq!(summary["partCount"], 2);
+        assert_eq!(summary["items"][0]["rootPath"], "/F/N.Notebook");
+        assert_eq!(
+            std::fs::read(out.join("F/N.Notebook/notebook-content.py")).expect("file"),
+            b"x"
+        );
+        let evil = json!({"definitionParts": [
+            {"path": "/../evil", "payload": "eA==", "payloadType": "InlineBase64"}
+        ]});
+        assert!(write_bulk_export(evil.to_string().as_bytes(), &dir.path().join("no")).is_err());
+        assert!(!dir.path().join("evil").exists());
     }
 }

@@ -2,8 +2,11 @@
 //! either inline (200/201) or when its operation comes due (202), by the same code, so both
 //! paths behave identically and a conflict found late fails the operation with the same error.
 
+use super::bulk_export::{self, Export};
+use super::bulk_import::{self, Import};
 use super::definitions::{self, PlatformMeta};
 use super::errors::ApiError;
+use super::item_identity;
 use super::store::items::{self, Item, Part};
 use super::store::{folders, new_id, workspaces};
 use axum::http::StatusCode;
@@ -33,7 +36,8 @@ pub fn store_parts(parts: &[Part]) -> Vec<StoredPart> {
         .collect()
 }
 
-fn load_parts(parts: &[StoredPart]) -> Result<Vec<Part>, ApiError> {
+/// Converts parts kept in an action back to bytes.
+pub fn load_parts(parts: &[StoredPart]) -> Result<Vec<Part>, ApiError> {
     parts
         .iter()
         .map(|p| {
@@ -112,6 +116,20 @@ pub enum Action {
         #[serde(default)]
         format: Option<String>,
     },
+    /// bulkExportDefinitions; result = `{itemDefinitionsIndex, definitionParts}`.
+    BulkExport(Export),
+    /// bulkImportDefinitions; result = `{importItemDefinitionsDetails}`.
+    BulkImport(Import),
+    /// identities/default/assign; result = `{assignmentStatus}`.
+    #[serde(rename_all = "camelCase")]
+    AssignIdentity {
+        /// Workspace.
+        workspace_id: String,
+        /// Item.
+        item_id: String,
+        /// The caller, who becomes the identity.
+        principal_id: String,
+    },
 }
 
 /// The 400 for a name already used by a live item of the same type. fabric-cicd recorded 400
@@ -140,6 +158,11 @@ impl Action {
         !matches!(self, Action::UpdateDefinition(_))
     }
 
+    /// Whether the action only reads (it then runs on a reader connection when inline).
+    pub fn reads_only(&self) -> bool {
+        matches!(self, Action::GetDefinition { .. } | Action::BulkExport(_))
+    }
+
     /// Applies the action on `conn` (a write transaction, or a reader for `GetDefinition`).
     pub fn apply(&self, conn: &Connection, now: i64) -> Result<Option<Value>, ApiError> {
         match self {
@@ -160,6 +183,13 @@ impl Action {
                 let (format, parts) = definitions::in_format(&item, parts, format.as_deref())?;
                 Ok(Some(definitions::to_wire(format.as_deref(), &item, &parts)))
             }
+            Action::BulkExport(export) => bulk_export::apply(conn, export).map(Some),
+            Action::BulkImport(import) => bulk_import::apply(conn, import, now).map(Some),
+            Action::AssignIdentity {
+                workspace_id,
+                item_id,
+                principal_id,
+            } => item_identity::assign(conn, workspace_id, item_id, principal_id).map(Some),
         }
     }
 }

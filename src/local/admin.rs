@@ -72,15 +72,33 @@ pub struct NewPrincipal<'a> {
     pub certificate_pem: Option<&'a str>,
     /// A subject of the local OIDC issuer trusted as a federated credential.
     pub federated_subject: Option<&'a str>,
+    /// The tenant to add it to: `default` (when absent), `second`, or a tenant id.
+    pub tenant: Option<&'a str>,
 }
 
-/// Creates a service principal in the default tenant, optionally with a workspace role, a
-/// certificate and a federated credential.
-pub(crate) fn add_principal_in(
-    db: &Db,
-    default_tenant: &str,
-    new: &NewPrincipal<'_>,
-) -> Result<Value, ApiError> {
+/// The tenant id `default`, `second` or an id names, refused when unknown.
+fn tenant_for(tx: &rusqlite::Connection, wanted: Option<&str>) -> Result<String, ApiError> {
+    let ids = principals::tenant_ids(tx)?;
+    let unknown = |text: &str| {
+        ApiError::bad_request(
+            "InvalidInput",
+            format!("Unknown tenant '{text}': give default, second or a tenant id"),
+        )
+    };
+    let found = match wanted.map(str::trim) {
+        None | Some("") => ids.first(),
+        Some(text) if text.eq_ignore_ascii_case("default") => ids.first(),
+        Some(text) if text.eq_ignore_ascii_case("second") => ids.get(1),
+        Some(text) => ids.iter().find(|id| id.eq_ignore_ascii_case(text)),
+    };
+    found
+        .cloned()
+        .ok_or_else(|| unknown(wanted.unwrap_or_default()))
+}
+
+/// Creates a service principal in the default tenant (or the one `new.tenant` names),
+/// optionally with a workspace role, a certificate and a federated credential.
+pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value, ApiError> {
     let (workspace, role) = (new.workspace, new.role);
     let certificate = match new.certificate_pem {
         Some(pem) => {
@@ -122,9 +140,10 @@ pub(crate) fn add_principal_in(
         (None, None) => None,
     };
     let secret = new_secret();
+    let tenant_id = db.read(|c| tenant_for(c, new.tenant))?;
     let principal = Principal {
         id: new_id(),
-        tenant_id: default_tenant.to_string(),
+        tenant_id,
         kind: "ServicePrincipal".into(),
         display_name: name.to_string(),
         user_principal_name: None,
@@ -236,8 +255,8 @@ pub fn add_principal(
 
 /// Adds a service principal with any of its options (certificate, federated subject).
 pub fn add_app(data_dir: &Path, new: &NewPrincipal<'_>) -> crate::Result<Value> {
-    let (db, facts) = open_store(data_dir)?;
-    add_principal_in(&db, &facts.default_tenant, new).map_err(to_crate_error)
+    let (db, _) = open_store(data_dir)?;
+    add_principal_in(&db, new).map_err(to_crate_error)
 }
 
 /// Approves a pending device-code sign-in as the local admin user.

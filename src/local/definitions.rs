@@ -157,6 +157,20 @@ fn fits(rules: &PartRules, format: &str, parts: &[Part]) -> bool {
         })
 }
 
+/// The one format whose layout the parts have, when exactly one fits (bulk imports carry no
+/// `format`, so it is read off the parts).
+pub fn infer_format(item_type: &str, parts: &[Part]) -> Option<String> {
+    let rules = item_types::find(item_type)?.parts?;
+    let mut fitting = rules
+        .formats
+        .iter()
+        .filter(|format| fits(rules, format, parts));
+    match (fitting.next(), fitting.next()) {
+        (Some(one), None) => Some(one.to_string()),
+        _ => None,
+    }
+}
+
 /// The stored definition in the requested format: as stored when it already has that
 /// layout; notebooks convert between `fabricGitSource` and `ipynb`; anything else is refused.
 pub fn in_format(

@@ -64,6 +64,12 @@ pub static KNOBS: &[Knob] = &[
         default: "1.0",
     },
     Knob {
+        flag: "per-api-quotas",
+        env: "FABSH_LOCAL_PER_API_QUOTAS",
+        help: "Enforce the per-API quotas of the reference, per caller: external data shares and invitations 10 requests/min, tags 25/min (true/false)",
+        default: "false",
+    },
+    Knob {
         flag: "token-seconds",
         env: "FABSH_LOCAL_TOKEN_SECONDS",
         help: "Lifetime of access tokens from the token and managed-identity endpoints (negative: already expired)",
@@ -94,6 +100,8 @@ pub struct Faults {
     pub page_size: u32,
     /// Share of LRO-capable calls answered 202.
     pub async_ratio: f64,
+    /// Whether the per-API quotas (shares, invitations, tags) are enforced.
+    pub per_api_quotas: bool,
     /// Seconds an issued access token is valid; negative issues expired ones (for tests of
     /// the client's refresh paths).
     pub token_seconds: i64,
@@ -111,6 +119,7 @@ impl Default for Faults {
             lro_ms: 50,
             page_size: 100,
             async_ratio: 1.0,
+            per_api_quotas: false,
             token_seconds: 3599,
             refresh_token_seconds: 90 * 24 * 3600,
         }
@@ -129,6 +138,13 @@ impl Faults {
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => self.async_ratio = parse_share(flag, value)?,
+            "per-api-quotas" => {
+                self.per_api_quotas = match value.to_ascii_lowercase().as_str() {
+                    "true" | "1" | "on" => true,
+                    "false" | "0" | "off" => false,
+                    _ => return Err(format!("{flag} expects true or false, got '{value}'")),
+                }
+            }
             "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,
             "refresh-token-seconds" => self.refresh_token_seconds = parse_lifetime(flag, value)?,
             _ => return Err(format!("unknown fault knob '{flag}'")),
@@ -247,23 +263,34 @@ pub struct QuotaWindow {
 impl QuotaWindow {
     /// Admits a request at `now`, or returns how long until a slot frees up.
     pub fn admit(&self, rps: u32, now: Instant) -> Result<(), Duration> {
-        let window = Duration::from_secs(1);
         // The lock only guards a queue push/pop; poisoning cannot leave it inconsistent.
         let mut accepted = self.accepted.lock().unwrap_or_else(|e| e.into_inner());
-        while let Some(&oldest) = accepted.front() {
-            if now.duration_since(oldest) >= window {
-                accepted.pop_front();
-            } else {
-                break;
-            }
-        }
-        if accepted.len() < rps as usize {
-            accepted.push_back(now);
-            return Ok(());
-        }
-        let oldest = accepted.front().copied().unwrap_or(now);
-        Err(window.saturating_sub(now.duration_since(oldest)))
+        admit_sliding(&mut accepted, rps as usize, Duration::from_secs(1), now)
     }
+}
+
+/// Sliding-window admission over the times of accepted requests: admits (and records) a
+/// request at `now` when fewer than `limit` were accepted within `window`, else returns how
+/// long until the oldest of them leaves the window.
+pub fn admit_sliding(
+    accepted: &mut VecDeque<Instant>,
+    limit: usize,
+    window: Duration,
+    now: Instant,
+) -> Result<(), Duration> {
+    while let Some(&oldest) = accepted.front() {
+        if now.duration_since(oldest) >= window {
+            accepted.pop_front();
+        } else {
+            break;
+        }
+    }
+    if accepted.len() < limit {
+        accepted.push_back(now);
+        return Ok(());
+    }
+    let oldest = accepted.front().copied().unwrap_or(now);
+    Err(window.saturating_sub(now.duration_since(oldest)))
 }
 
 #[cfg(test)]

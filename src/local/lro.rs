@@ -75,9 +75,10 @@ pub fn run(
 
 fn run_inline(state: &Shared, action: Action, inline: InlineAnswer) -> Result<Response, ApiError> {
     let now = now_nanos();
-    let result = match &action {
-        Action::GetDefinition { .. } => state.db.read(|conn| action.apply(conn, now))?,
-        _ => state.db.write(|tx| action.apply(tx, now))?,
+    let result = if action.reads_only() {
+        state.db.read(|conn| action.apply(conn, now))?
+    } else {
+        state.db.write(|tx| action.apply(tx, now))?
     };
     Ok(match result {
         Some(body) if inline.etag => respond::json_with_etag(inline.status, &body),

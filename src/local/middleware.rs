@@ -1,6 +1,8 @@
 //! Layers around the handlers: the headers every response carries, the request log behind
 //! `GET /_local/requests`, and fault injection on API routes.
 
+use super::api_quotas::ApiQuotas;
+use super::auth;
 use super::clock;
 use super::errors::{ApiError, REQUEST_ID};
 use super::state::Shared;
@@ -117,6 +119,11 @@ pub async fn faults(State(state): State<Shared>, mut request: Request, next: Nex
     {
         return throttled(wait);
     }
+    if faults.per_api_quotas
+        && let Err(wait) = per_api_quota(&state, &request)
+    {
+        return throttled(wait);
+    }
     let errors = state.spreads.errors(request.method());
     if errors.next(faults.error_rate) {
         // Alternate the two statuses clients treat alike (by count, not by chance).
@@ -145,6 +152,25 @@ pub async fn faults(State(state): State<Shared>, mut request: Request, next: Nex
         return ApiError::internal("An internal error occurred.").into_response();
     }
     response
+}
+
+/// The per-API quota of the request's caller; requests without a valid token are left for
+/// the handler to refuse (401), uncounted.
+fn per_api_quota(state: &Shared, request: &Request) -> Result<(), Duration> {
+    let path = request.uri().path();
+    if !ApiQuotas::applies(path) {
+        return Ok(());
+    }
+    let caller = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .and_then(|(_, token)| auth::verify(&state.keys, token.trim()).ok());
+    match caller {
+        Some(claims) => state.api_quotas.admit(&claims.oid, path, Instant::now()),
+        None => Ok(()),
+    }
 }
 
 /// The recorded 429: `RequestBlocked`, whole-second `Retry-After` of at least 1, and the

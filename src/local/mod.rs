@@ -8,12 +8,16 @@
 mod actions;
 pub mod admin;
 mod agents;
+mod api_quotas;
 mod auth;
 mod authority;
+mod bulk_export;
+mod bulk_import;
 mod clock;
 mod definitions;
 mod errors;
 mod faults;
+mod item_identity;
 pub mod load_table;
 mod lro;
 mod middleware;
@@ -108,6 +112,7 @@ impl LocalServer {
             db,
             faults: opts.faults,
             quota: Default::default(),
+            api_quotas: Default::default(),
             spreads: Default::default(),
             requests: Default::default(),
             keys: auth::Keys::new(&facts.signing_key),

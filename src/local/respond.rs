@@ -88,6 +88,19 @@ impl Query {
             Some(v) => Err(ApiError::invalid_parameter(name, v)),
         }
     }
+
+    /// Refuses a beta route called without `beta=true` (the reference reports the code
+    /// `BetaParameterRequired`; the status is not recorded, local Fabric answers 400).
+    pub fn require_beta(&self) -> Result<(), ApiError> {
+        if self.flag("beta", false)? {
+            Ok(())
+        } else {
+            Err(ApiError::bad_request(
+                "BetaParameterRequired",
+                "This API is in beta; add the query parameter beta=true",
+            ))
+        }
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Query {

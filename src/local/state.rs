@@ -1,6 +1,7 @@
 //! What every handler shares. Only immutable facts (keys, ids, settings) and per-server
 //! counters live here; all mutable Fabric state is in the database file.
 
+use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
 use super::faults::{Faults, QuotaWindow, Spreads};
 use super::middleware::RequestLog;
@@ -17,6 +18,8 @@ pub struct AppState {
     pub faults: Faults,
     /// Accepted-request window for `quota-rps`.
     pub quota: QuotaWindow,
+    /// Accepted-request windows for `per-api-quotas`.
+    pub api_quotas: ApiQuotas,
     /// Which requests the share knobs pick.
     pub spreads: Spreads,
     /// Recent requests for `GET /_local/requests`.

@@ -82,18 +82,7 @@ fn relations_follow_a_report_bound_to_a_model() {
         "the queried item is listed too"
     );
 
-    let lakehouse = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "Lakehouse",
-            "-q",
-            "[0]",
-        ])
-        .ok_json();
+    let lakehouse = server.demo_lakehouse();
     let children = server
         .fabsh(&[
             "item",

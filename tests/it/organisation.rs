@@ -67,18 +67,7 @@ fn move_to_folder_returns_the_item_and_its_children() {
         .fabsh(&["folder", "create", "-w", "Demo", "--name", "Data"])
         .ok_json();
     let folder_id = id_of(&folder);
-    let lakehouse = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "Lakehouse",
-            "-q",
-            "[0]",
-        ])
-        .ok_json();
+    let lakehouse = server.demo_lakehouse();
     let moved = server
         .fabsh(&[
             "item",

@@ -192,6 +192,37 @@ impl Server {
         &self.data_dir
     }
 
+    /// The Demo workspace's lakehouse, found by type (its SQL endpoint has the same name).
+    pub fn demo_lakehouse(&self) -> Value {
+        let args = [
+            "item",
+            "list",
+            "-w",
+            "Demo",
+            "--type",
+            "Lakehouse",
+            "-q",
+            "[0]",
+        ];
+        self.fabsh(&args).ok_json()
+    }
+
+    /// An API path under the Demo workspace, `/v1/workspaces/{id}{rest}`, for raw requests.
+    pub fn demo_path(&self, rest: &str) -> String {
+        let id = self
+            .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
+            .ok_json();
+        format!(
+            "/v1/workspaces/{}{rest}",
+            id.as_str().expect("workspace id")
+        )
+    }
+
+    /// The `Authorization` header value of the admin token.
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+
     /// The origin (`http://127.0.0.1:PORT`).
     pub fn origin(&self) -> String {
         self.endpoint.trim_end_matches("/v1").to_string()
@@ -281,23 +312,24 @@ fn dechunk(mut body: &str) -> String {
 
 /// A token for a new service principal with `role` in `workspace`, via the token endpoint.
 pub fn principal_token(server: &Server, name: &str, workspace: &str, role: &str) -> String {
+    principal_with_token(server, name, &["--workspace", workspace, "--role", role]).1
+}
+
+/// A new service principal (`local principal add --name NAME` plus `extra` flags, e.g.
+/// `--tenant second`) and a token for it from the token endpoint.
+pub fn principal_with_token(server: &Server, name: &str, extra: &[&str]) -> (Value, String) {
     let dir = server.data_dir().to_string_lossy().into_owned();
-    let principal = server
-        .home
-        .run(&[
-            "local",
-            "principal",
-            "add",
-            "--name",
-            name,
-            "--workspace",
-            workspace,
-            "--role",
-            role,
-            "--data-dir",
-            &dir,
-        ])
-        .ok_json();
+    let mut args = vec![
+        "local",
+        "principal",
+        "add",
+        "--name",
+        name,
+        "--data-dir",
+        &dir,
+    ];
+    args.extend_from_slice(extra);
+    let principal = server.home.run(&args).ok_json();
     let form = format!(
         "grant_type=client_credentials&client_id={}&client_secret={}&scope=https%3A%2F%2Fapi.fabric.microsoft.com%2F.default",
         principal["clientId"].as_str().expect("clientId"),
@@ -316,8 +348,9 @@ pub fn principal_token(server: &Server, name: &str, workspace: &str, role: &str)
     );
     assert_eq!(status, 200, "token endpoint: {body}");
     let token: Value = serde_json::from_str(&body).expect("token JSON");
-    token["access_token"]
+    let token = token["access_token"]
         .as_str()
         .expect("access_token")
-        .to_string()
+        .to_string();
+    (principal, token)
 }

@@ -2,11 +2,16 @@
 
 pub(crate) mod basics;
 mod bulk;
+mod bulk_transfer;
+mod bulk_transfer_bodies;
 mod copy_move;
 pub(crate) mod definitions;
 mod endorsements;
+mod identity;
 mod inspect;
+mod invitations;
 mod organisation;
+mod shares;
 mod url;
 
 use super::spec::CommandSpec;
@@ -35,6 +40,17 @@ pub static COMMANDS: &[CommandSpec] = &[
     organisation::MOVE_TO_FOLDER,
     organisation::APPLY_TAGS,
     organisation::UNAPPLY_TAGS,
+    bulk_transfer::BULK_EXPORT_DEFINITIONS,
+    bulk_transfer::BULK_IMPORT_DEFINITIONS,
+    bulk_transfer::BULK_MOVE,
     bulk::BULK_CREATE,
     bulk::BULK_DELETE,
+    shares::LIST_EXTERNAL_DATA_SHARES,
+    shares::CREATE_EXTERNAL_DATA_SHARE,
+    shares::SHOW_EXTERNAL_DATA_SHARE,
+    shares::REVOKE_EXTERNAL_DATA_SHARE,
+    shares::DELETE_EXTERNAL_DATA_SHARE,
+    identity::ASSIGN_IDENTITY,
+    invitations::GET_INVITATION,
+    invitations::ACCEPT_INVITATION,
 ];

@@ -74,12 +74,7 @@ pub async fn relations(
         "downstream" => Direction::Downstream,
         _ => return Err(ApiError::entity_not_found()),
     };
-    if !query.flag("beta", false)? {
-        return Err(ApiError::bad_request(
-            "BetaParameterRequired",
-            "This API is in beta; add the query parameter beta=true",
-        ));
-    }
+    query.require_beta()?;
     caller.workspace(&state, &ws, Role::Viewer)?;
     let item = load(&state, &ws, &id, implied)?;
     let graph = state

@@ -6,6 +6,7 @@ use crate::local::actions::name_in_use;
 use crate::local::auth::Caller;
 use crate::local::clock::now_nanos;
 use crate::local::errors::ApiError;
+use crate::local::item_identity;
 use crate::local::paging::PageToken;
 use crate::local::respond::{
     self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str,
@@ -38,13 +39,10 @@ pub fn invalid_type(name: &str) -> ApiError {
 
 /// The item as the route returns it: per-type routes add the type's `properties` (a data
 /// agent's `publishedDescription`, read from its definition).
-pub fn wire(state: &Shared, item: &Item, typed: bool) -> Value {
+pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> Value {
     let mut value = item.to_wire();
     if typed && item.item_type == "DataAgent" {
-        value["properties"] = state
-            .db
-            .read(|conn| Ok::<_, ApiError>(crate::local::agents::properties(conn, &item.id)))
-            .unwrap_or_else(|_| json!({}));
+        value["properties"] = crate::local::agents::properties(conn, &item.id);
     }
     value
 }
@@ -105,35 +103,52 @@ pub async fn list(
     };
     let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
     let path = format!("/v1/workspaces/{ws}/{collection}");
+    let with_identity = item_identity::wanted(query.get("include"));
+    // Rows become wire JSON inside the read, where the identities can be looked up too.
     token.respond(
         state.faults.page_size,
         &origin,
         &path,
         |after, limit| {
-            state
-                .db
-                .read(|c| items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit))
+            state.db.read(|c| {
+                let rows = items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit)?;
+                rows.iter()
+                    .map(|item| {
+                        let mut value = wire(c, item, implied.is_some());
+                        if with_identity {
+                            item_identity::add_to(c, item, &mut value)?;
+                        }
+                        Ok((item.seq, value))
+                    })
+                    .collect::<rusqlite::Result<Vec<(i64, Value)>>>()
+            })
         },
-        |item| item.seq,
-        |item| wire(&state, item, implied.is_some()),
+        |(seq, _)| *seq,
+        |(_, value)| value.clone(),
     )
 }
 
-/// GET one item (`ETag: ""`, as recorded). The hot path: token check, one access query, one
-/// row read.
+/// GET one item (`ETag: ""`, as recorded); `include=DefaultIdentity` adds the item's
+/// identity. The hot path: token check, one access query, one row read.
 pub async fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
 ) -> Result<Response, ApiError> {
     let (ws, id) = (norm(&ws), norm(&id));
     let implied = implied_type(&collection)?;
     caller.workspace(&state, &ws, Role::Viewer)?;
     let item = load(&state, &ws, &id, implied)?;
-    Ok(respond::json_with_etag(
-        StatusCode::OK,
-        &wire(&state, &item, implied.is_some()),
-    ))
+    let mut value = state
+        .db
+        .read(|c| Ok::<_, ApiError>(wire(c, &item, implied.is_some())))?;
+    if item_identity::wanted(query.get("include")) {
+        state
+            .db
+            .read(|c| item_identity::add_to(c, &item, &mut value))?;
+    }
+    Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 
 /// PATCH: `displayName` and `description` only; anything else is ignored.
@@ -176,10 +191,10 @@ pub async fn update(
         )?;
         Ok::<_, ApiError>(item)
     })?;
-    Ok(respond::json_with_etag(
-        StatusCode::OK,
-        &wire(&state, &updated, implied.is_some()),
-    ))
+    let value = state
+        .db
+        .read(|c| Ok::<_, ApiError>(wire(c, &updated, implied.is_some())))?;
+    Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 
 /// DELETE: soft by default (the row stays, marked deleted; the name is free again);

@@ -56,8 +56,9 @@ pub async fn tenants(State(state): State<Shared>) -> Response {
     )
 }
 
-/// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?}` →
-/// the new credentials (201). `certificate` is PEM text.
+/// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?,
+/// tenant?}` → the new credentials (201). `certificate` is PEM text; `tenant` is `default`,
+/// `second` or a tenant id.
 pub async fn add_principal(
     State(state): State<Shared>,
     caller: Caller,
@@ -70,14 +71,16 @@ pub async fn add_principal(
     let role = opt_str(&obj, "role")?;
     let certificate = opt_str(&obj, "certificate")?;
     let federated_subject = opt_str(&obj, "federatedSubject")?;
+    let tenant = opt_str(&obj, "tenant")?;
     let new = admin::NewPrincipal {
         name: &name,
         workspace: workspace.as_deref(),
         role: role.as_deref(),
         certificate_pem: certificate.as_deref(),
         federated_subject: federated_subject.as_deref(),
+        tenant: tenant.as_deref(),
     };
-    let created = admin::add_principal_in(&state.db, &state.default_tenant, &new)?;
+    let created = admin::add_principal_in(&state.db, &new)?;
     Ok(respond::json(StatusCode::CREATED, &created))
 }
 

@@ -5,9 +5,11 @@ mod agent_config;
 mod agent_elements;
 mod agent_fewshots;
 mod agent_sources;
+mod bulk;
 mod definitions;
 mod device_code;
 mod folders;
+mod invitations;
 mod item_create;
 mod item_links;
 mod items;
@@ -16,6 +18,7 @@ mod managed_identity;
 mod operations;
 mod powerbi;
 mod role_assignments;
+mod shares;
 mod tags;
 mod token;
 mod workspaces;
@@ -73,6 +76,15 @@ pub fn router(state: Shared) -> Router {
             post(folders::move_folder),
         )
         .route(
+            "/v1/workspaces/{ws}/items/bulkExportDefinitions",
+            post(bulk::export),
+        )
+        .route(
+            "/v1/workspaces/{ws}/items/bulkImportDefinitions",
+            post(bulk::import),
+        )
+        .route("/v1/workspaces/{ws}/items/bulkMove", post(bulk::move_items))
+        .route(
             "/v1/workspaces/{ws}/{collection}",
             get(items::list).post(item_create::create),
         )
@@ -111,6 +123,30 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/unapplyTags",
             post(item_links::unapply_tags),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/identities/default/assign",
+            post(bulk::assign_identity),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares",
+            get(shares::list).post(shares::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares/{share}",
+            get(shares::show).delete(shares::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares/{share}/revoke",
+            post(shares::revoke),
+        )
+        .route(
+            "/v1/externalDataShares/invitations/{invitation}",
+            get(invitations::show),
+        )
+        .route(
+            "/v1/externalDataShares/invitations/{invitation}/accept",
+            post(invitations::accept),
         )
         .route("/v1/tags", get(tags::list))
         .route("/v1/admin/tags", get(tags::list))

@@ -88,6 +88,22 @@ pub fn name_taken(
     })
 }
 
+/// The child of `parent_id` (`None` = the root) with this name (case-insensitive).
+pub fn find_child(
+    conn: &Connection,
+    workspace_id: &str,
+    parent_id: Option<&str>,
+    name: &str,
+) -> rusqlite::Result<Option<Folder>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM folders
+          WHERE workspace_id = ?1 AND coalesce(parent_id, '') = coalesce(?2, '')
+            AND display_name = ?3 COLLATE NOCASE"
+    ))?
+    .query_row(params![workspace_id, parent_id, name], from_row)
+    .optional()
+}
+
 /// Depth of a folder: 1 for a folder at the workspace root.
 pub fn depth(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached(

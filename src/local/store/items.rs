@@ -389,6 +389,27 @@ pub fn replace_parts(
     Ok(())
 }
 
+/// Sets one part, adding it after the others when the item does not have it yet.
+pub fn upsert_part(
+    conn: &Connection,
+    item_id: &str,
+    path: &str,
+    payload: &[u8],
+) -> rusqlite::Result<()> {
+    let updated = conn.execute(
+        "UPDATE definition_parts SET payload = ?3 WHERE item_id = ?1 AND path = ?2",
+        params![item_id, path, payload],
+    )?;
+    if updated == 0 {
+        conn.execute(
+            "INSERT INTO definition_parts (item_id, ord, path, payload)
+             SELECT ?1, coalesce(max(ord), -1) + 1, ?2, ?3 FROM definition_parts WHERE item_id = ?1",
+            params![item_id, path, payload],
+        )?;
+    }
+    Ok(())
+}
+
 /// Detaches soft-deleted items from a folder about to be deleted.
 pub fn detach_deleted_from_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<()> {
     conn.execute(

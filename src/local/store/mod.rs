@@ -8,6 +8,7 @@ pub mod links;
 pub mod operations;
 pub mod principals;
 pub mod schema;
+pub mod shares;
 pub mod sign_in;
 pub mod tags;
 pub mod workspaces;

@@ -103,6 +103,13 @@ pub fn tenant_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     ids.collect()
 }
 
+/// A tenant's display name.
+pub fn tenant_name(conn: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT display_name FROM tenants WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()
+}
+
 /// True when the tenant exists.
 pub fn tenant_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM tenants WHERE id = ?1)")?

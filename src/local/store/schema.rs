@@ -182,5 +182,7 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     if version < VERSION {
         tx.pragma_update(None, "user_version", VERSION)?;
     }
+    // Additive tables outside the numbered versions (see `shares::TABLES`).
+    tx.execute_batch(super::shares::TABLES)?;
     tx.commit()
 }

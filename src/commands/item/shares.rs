@@ -1,0 +1,318 @@
+//! `item list-external-data-shares | create-external-data-share | show-external-data-share |
+//! revoke-external-data-share | delete-external-data-share`: the provider side of external
+//! data sharing. Every rule of a new share is checked before anything is sent.
+
+use crate::api::shares;
+use crate::commands::args::Args;
+use crate::commands::common::{self, ITEM, WORKSPACE};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+
+/// Most paths one share carries.
+const MAX_PATHS: usize = 100;
+/// Longest user principal name the service takes.
+const MAX_EMAIL: usize = 256;
+/// The item folders a shared path may start in.
+const SHARE_ROOTS: &[&str] = &["Files", "Tables"];
+
+const SHARE_ID: ArgSpec = ArgSpec::req("share-id", ArgKind::Uuid, "External data share id");
+
+pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
+    group: "item",
+    name: "list-external-data-shares",
+    summary: "List an item's external data shares",
+    about: "The shares made from this item to other tenants, with their status (Pending, Active, Revoked, InvitationExpired).",
+    args: &[WORKSPACE, ITEM],
+    traits: Traits::LIST,
+    columns: &[
+        "id",
+        "status",
+        "paths",
+        "recipient.type",
+        "expirationTimeUtc",
+    ],
+    examples: &[Example {
+        command: "item list-external-data-shares -w Demo --id SalesLake",
+        about: "the shares of a lakehouse",
+    }],
+    handler: list,
+};
+
+pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "create-external-data-share",
+    summary: "Share paths of an item with a user or service principal of another tenant",
+    about: "Each path must start with Files/ or Tables/ and name something below that root (1 to 100 paths). A User recipient (the default) needs --recipient-email and may name its tenant; a ServicePrincipal recipient needs --recipient-id and --recipient-tenant-id. All of this is checked before anything is sent. The new share is Pending until the recipient accepts its invitation (the invitation id is the share id).",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "paths",
+            ArgKind::List,
+            "Paths to share, comma-separated, each under Files/ or Tables/",
+        ),
+        ArgSpec::opt(
+            "recipient-type",
+            ArgKind::Enum(&["User", "ServicePrincipal"]),
+            "Who receives the share",
+        )
+        .default("User"),
+        ArgSpec::opt(
+            "recipient-email",
+            ArgKind::Str,
+            "The recipient's user principal name (required for User)",
+        ),
+        ArgSpec::opt(
+            "recipient-id",
+            ArgKind::Uuid,
+            "The service principal's (directory object) id (required for ServicePrincipal)",
+        ),
+        ArgSpec::opt(
+            "recipient-tenant-id",
+            ArgKind::Uuid,
+            "The recipient's tenant (required for ServicePrincipal, optional for User)",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[
+        Example {
+            command: "item create-external-data-share -w Demo --id SalesLake --paths Tables/sales --recipient-email lisa@fabrikam.com",
+            about: "one table with a user",
+        },
+        Example {
+            command: "item create-external-data-share -w Demo --id SalesLake --paths Files/exports --recipient-type ServicePrincipal --recipient-id 6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d --recipient-tenant-id c51dc03f-268a-4da0-a879-25f24947ab8b",
+            about: "a folder with an app of another tenant",
+        },
+    ],
+    handler: create,
+};
+
+pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "show-external-data-share",
+    summary: "Show one external data share",
+    about: "",
+    args: &[WORKSPACE, ITEM, SHARE_ID],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "item show-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 -q status",
+        about: "its status",
+    }],
+    handler: show,
+};
+
+pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "revoke-external-data-share",
+    summary: "Revoke an external data share (irreversible)",
+    about: "The recipient loses access at once and the share cannot be reactivated; share again to give access back. Prints the share afterwards (status Revoked). Asks for confirmation on a terminal unless --yes.",
+    args: &[WORKSPACE, ITEM, SHARE_ID],
+    traits: Traits::DESTRUCTIVE,
+    columns: &[],
+    examples: &[Example {
+        command: "item revoke-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --yes",
+        about: "revoke without asking",
+    }],
+    handler: revoke,
+};
+
+pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "delete-external-data-share",
+    summary: "Delete an external data share",
+    about: "Asks for confirmation on a terminal unless --yes.",
+    args: &[WORKSPACE, ITEM, SHARE_ID],
+    traits: Traits::DESTRUCTIVE.void(),
+    columns: &[],
+    examples: &[Example {
+        command: "item delete-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --yes",
+        about: "delete without asking",
+    }],
+    handler: delete,
+};
+
+/// The workspace and item ids the flags name.
+async fn target(ctx: &Ctx, args: &Args) -> Result<(String, String)> {
+    let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+    let item = ctx.item_id(&workspace, args.str("id")?, None).await?;
+    Ok((workspace, item))
+}
+
+fn list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item) = target(&ctx, &args).await?;
+        common::paged(ctx.api(), shares::list_req(&workspace, &item), &args).await
+    })
+}
+
+fn show(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item) = target(&ctx, &args).await?;
+        let share = shares::get(ctx.api(), &workspace, &item, args.str("share-id")?).await?;
+        Ok(Reply::json(share))
+    })
+}
+
+fn create(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let body = share_body(&args)?;
+        let (workspace, item) = target(&ctx, &args).await?;
+        let share = shares::create(ctx.api(), &workspace, &item, body).await?;
+        Ok(Reply::json(share))
+    })
+}
+
+fn revoke(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item) = target(&ctx, &args).await?;
+        let share_id = args.str("share-id")?;
+        shares::revoke(ctx.api(), &workspace, &item, share_id).await?;
+        let share = shares::get(ctx.api(), &workspace, &item, share_id).await?;
+        Ok(Reply::json(share))
+    })
+}
+
+fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item) = target(&ctx, &args).await?;
+        shares::delete(ctx.api(), &workspace, &item, args.str("share-id")?).await?;
+        Ok(Reply::empty())
+    })
+}
+
+/// The create body `{paths, recipient}` in the shape the live service takes (a recipient
+/// discriminated by `type`; the older `{tenantId, objectId, recipientType}` fails there).
+fn share_body(args: &Args) -> Result<Value> {
+    let paths = checked_paths(args.list("paths"))?;
+    Ok(json!({"paths": paths, "recipient": recipient(args)?}))
+}
+
+/// `--paths`: 1 to 100 distinct paths, each below `Files/` or `Tables/`.
+fn checked_paths(paths: &[String]) -> Result<Vec<String>> {
+    if paths.is_empty() {
+        return Err(Error::usage("--paths: give at least one path to share")
+            .with_hint("for example --paths Tables/sales,Files/exports"));
+    }
+    if paths.len() > MAX_PATHS {
+        return Err(Error::usage(format!(
+            "--paths: {} paths given; a share carries at most {MAX_PATHS}",
+            paths.len()
+        )));
+    }
+    let mut seen = HashSet::new();
+    for path in paths {
+        let (root, rest) = path.split_once('/').unwrap_or((path, ""));
+        if !SHARE_ROOTS.contains(&root) {
+            return Err(Error::usage(format!(
+                "--paths: {path:?} must start with Files/ or Tables/"
+            )));
+        }
+        if rest.trim_matches('/').is_empty() {
+            return Err(Error::usage(format!(
+                "--paths: {path:?} is the {root} root itself; share a folder, file or table below it"
+            )));
+        }
+        if rest
+            .split('/')
+            .any(|segment| segment == "." || segment == "..")
+        {
+            return Err(Error::usage(format!(
+                "--paths: {path:?} may not contain `.` or `..`"
+            )));
+        }
+        if !seen.insert(path.as_str()) {
+            return Err(Error::usage(format!("--paths: {path:?} is given twice")));
+        }
+    }
+    Ok(paths.to_vec())
+}
+
+/// `--recipient-*`: `{type: User, userPrincipalName, tenantId?}` or
+/// `{type: ServicePrincipal, principalId, tenantId}`.
+fn recipient(args: &Args) -> Result<Value> {
+    let email = args.opt_str("recipient-email").map(str::trim);
+    let id = args.opt_str("recipient-id");
+    let tenant = args.opt_str("recipient-tenant-id");
+    let mut recipient = Map::new();
+    if args.str("recipient-type")? == "ServicePrincipal" {
+        if email.is_some() {
+            return Err(Error::usage(
+                "--recipient-email names a User recipient; a service principal is named by --recipient-id",
+            ));
+        }
+        let id = id.ok_or_else(|| {
+            Error::usage("--recipient-id is required for --recipient-type ServicePrincipal")
+                .with_hint("give the service principal's object id in its own tenant")
+        })?;
+        let tenant = tenant.ok_or_else(|| {
+            Error::usage("--recipient-tenant-id is required for --recipient-type ServicePrincipal")
+        })?;
+        recipient.insert("type".into(), json!("ServicePrincipal"));
+        recipient.insert("principalId".into(), json!(id));
+        recipient.insert("tenantId".into(), json!(tenant));
+        return Ok(Value::Object(recipient));
+    }
+    if id.is_some() {
+        return Err(Error::usage(
+            "--recipient-id is for --recipient-type ServicePrincipal; a User recipient is named by --recipient-email",
+        ));
+    }
+    let email = email.filter(|e| !e.is_empty()).ok_or_else(|| {
+        Error::usage("--recipient-email is required for --recipient-type User (the default)")
+    })?;
+    let length = email.chars().count();
+    if length > MAX_EMAIL {
+        return Err(Error::usage(format!(
+            "--recipient-email is {length} characters; the limit is {MAX_EMAIL}"
+        )));
+    }
+    let looks_like_email = email
+        .split_once('@')
+        .is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.'))
+        && !email.contains(char::is_whitespace);
+    if !looks_like_email {
+        return Err(Error::usage(format!(
+            "--recipient-email: {email:?} is not an email address (user@domain)"
+        )));
+    }
+    recipient.insert("type".into(), json!("User"));
+    recipient.insert("userPrincipalName".into(), json!(email));
+    if let Some(tenant) = tenant {
+        recipient.insert("tenantId".into(), json!(tenant));
+    }
+    Ok(Value::Object(recipient))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::checked_paths;
+
+    fn paths(list: &[&str]) -> Vec<String> {
+        list.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn paths_must_be_below_files_or_tables() {
+        assert!(checked_paths(&paths(&["Tables/sales", "Files/a/b.csv"])).is_ok());
+        for bad in [
+            "files/x",
+            "Tables",
+            "Tables/",
+            "Files//",
+            "Other/x",
+            "Files/../x",
+        ] {
+            assert!(checked_paths(&paths(&[bad])).is_err(), "{bad}");
+        }
+        assert!(checked_paths(&paths(&["Files/a", "Files/a"])).is_err());
+        assert!(checked_paths(&[]).is_err());
+        let many: Vec<String> = (0..101).map(|i| format!("Files/{i}")).collect();
+        assert!(checked_paths(&many).is_err());
+    }
+}
