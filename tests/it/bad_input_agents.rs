@@ -126,6 +126,15 @@ fn changes_since(fx: &AgentFixture, from: usize) -> Vec<String> {
         .collect()
 }
 
+/// Runs the command and checks it exits 2 saying `says`, having sent no change.
+fn refused_without_changes(fx: &AgentFixture, command: &str, rest: &[&str], says: &str) {
+    let from = log_length(fx);
+    let run = fx.run(command, rest);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains(says), "{}", run.stderr);
+    assert_eq!(changes_since(fx, from), Vec::<String>::new());
+}
+
 fn log_length(fx: &AgentFixture) -> usize {
     fx.server.requests()["requests"]
         .as_array()
@@ -139,8 +148,8 @@ fn unknown_tables_and_semantic_model_fewshots_change_nothing() {
     fx.add_lakehouse();
     fx.ok("add-datasource", &["--artifact", "Sales Model"]);
 
-    let from = log_length(&fx);
-    let run = fx.run(
+    refused_without_changes(
+        &fx,
         "select-tables",
         &[
             "--datasource",
@@ -148,17 +157,10 @@ fn unknown_tables_and_semantic_model_fewshots_change_nothing() {
             "--tables",
             "orders,custmers",
         ],
+        "did you mean dbo.customers",
     );
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("did you mean dbo.customers"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(changes_since(&fx, from), Vec::<String>::new());
-
-    let from = log_length(&fx);
-    let run = fx.run(
+    refused_without_changes(
+        &fx,
         "add-fewshot",
         &[
             "--datasource",
@@ -168,12 +170,6 @@ fn unknown_tables_and_semantic_model_fewshots_change_nothing() {
             "--dax",
             "EVALUATE Orders",
         ],
+        "not supported for SemanticModel",
     );
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("not supported for SemanticModel"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(changes_since(&fx, from), Vec::<String>::new());
 }
