@@ -126,16 +126,29 @@ fn matching<'a>(list: &'a [Value], name: &str) -> Vec<&'a Value> {
         .iter()
         .filter(|entry| entry["displayName"].as_str() == Some(name))
         .collect();
-    if !exact.is_empty() {
-        return exact;
+    let named = if exact.is_empty() {
+        list.iter()
+            .filter(|entry| {
+                entry["displayName"]
+                    .as_str()
+                    .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
+            })
+            .collect()
+    } else {
+        exact
+    };
+    without_shadow_children(named)
+}
+
+/// Every lakehouse has a SQL endpoint child of the same name. A name that matches both means
+/// the lakehouse; the endpoint is still reachable by id or with `--type SQLEndpoint`.
+fn without_shadow_children(named: Vec<&Value>) -> Vec<&Value> {
+    let is_child = |entry: &Value| entry["type"].as_str() == Some("SQLEndpoint");
+    if named.len() > 1 && named.iter().any(|entry| !is_child(entry)) {
+        named.into_iter().filter(|entry| !is_child(entry)).collect()
+    } else {
+        named
     }
-    list.iter()
-        .filter(|entry| {
-            entry["displayName"]
-                .as_str()
-                .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
-        })
-        .collect()
 }
 
 fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
@@ -174,4 +187,32 @@ fn ambiguous(what: &str, name: &str, matches: &[&Value]) -> Error {
         candidates.join(", ")
     ))
     .with_hint("pass the id instead of the name")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matching;
+    use serde_json::json;
+
+    #[test]
+    fn a_lakehouse_wins_over_its_same_named_sql_endpoint() {
+        let list = [
+            json!({"id": "l", "displayName": "Sales", "type": "Lakehouse"}),
+            json!({"id": "s", "displayName": "Sales", "type": "SQLEndpoint"}),
+            json!({"id": "e", "displayName": "Only", "type": "SQLEndpoint"}),
+        ];
+        let ids = |name| {
+            matching(&list, name)
+                .iter()
+                .map(|e| e["id"].clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids("Sales"), [json!("l")]);
+        assert_eq!(ids("sales"), [json!("l")]);
+        assert_eq!(
+            ids("Only"),
+            [json!("e")],
+            "an endpoint alone is still found"
+        );
+    }
 }
