@@ -253,6 +253,25 @@ impl Spreads {
     }
 }
 
+/// How much of a simulated delay is left to a thread sleep instead of the async timer.
+const PRECISE_TAIL: Duration = Duration::from_millis(3);
+
+/// Sleeps for `delay` to within a fraction of a millisecond. The async timer works in whole
+/// milliseconds and fires late (about 2 ms on a busy 2-core machine), which would turn every
+/// "25 ms" of simulated latency into 27; so the last few milliseconds are slept on a blocking
+/// thread, whose sleep is accurate.
+pub async fn precise_sleep(delay: Duration) {
+    let deadline = std::time::Instant::now() + delay;
+    if let Some(coarse) = delay.checked_sub(PRECISE_TAIL) {
+        tokio::time::sleep(coarse).await;
+    }
+    let rest = deadline.saturating_duration_since(std::time::Instant::now());
+    if !rest.is_zero() {
+        // A failed join only means the runtime is shutting down; the delay no longer matters.
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
+    }
+}
+
 /// Sliding one-second window over accepted requests. Only accepted requests count, so a
 /// client that stays under the rate is never refused, whatever it did before.
 #[derive(Debug, Default)]

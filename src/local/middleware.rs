@@ -112,7 +112,7 @@ pub async fn common(State(state): State<Shared>, request: Request, next: Next) -
 pub async fn faults(State(state): State<Shared>, mut request: Request, next: Next) -> Response {
     let faults = &state.faults;
     if faults.latency_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(faults.latency_ms)).await;
+        super::faults::precise_sleep(Duration::from_millis(faults.latency_ms)).await;
     }
     if faults.quota_rps > 0
         && let Err(wait) = state.quota.admit(faults.quota_rps, Instant::now())

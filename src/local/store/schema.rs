@@ -3,7 +3,7 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 /// Schema version written to `PRAGMA user_version`.
-pub const VERSION: i64 = 3;
+pub const VERSION: i64 = 4;
 
 const SCHEMA_V1: &str = r#"
 CREATE TABLE meta (
@@ -165,6 +165,14 @@ CREATE TABLE endorsements (
 CREATE INDEX items_live_logical_id ON items(workspace_id, logical_id) WHERE deleted_at IS NULL;
 "#;
 
+/// Version 4: logical ids are compared ignoring case, so their index must ignore case too;
+/// with a case-sensitive index every create scanned the workspace's items.
+const SCHEMA_V4: &str = r#"
+DROP INDEX IF EXISTS items_live_logical_id;
+CREATE INDEX items_live_logical_id_nocase
+    ON items(workspace_id, logical_id COLLATE NOCASE) WHERE deleted_at IS NULL;
+"#;
+
 /// Creates the tables on a new file; leaves a current file alone. Runs in an immediate
 /// transaction so two processes opening a fresh directory at once do not both create.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
@@ -178,6 +186,9 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     }
     if version < 3 {
         tx.execute_batch(SCHEMA_V3)?;
+    }
+    if version < 4 {
+        tx.execute_batch(SCHEMA_V4)?;
     }
     if version < VERSION {
         tx.pragma_update(None, "user_version", VERSION)?;
