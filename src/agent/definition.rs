@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 /// Where every DataAgent part lives.
 pub const CONFIG_DIR: &str = "Files/Config";
@@ -125,10 +126,19 @@ pub struct FewShotDoc {
 pub struct SourceFolder {
     /// Folder name (`lakehouse-tables-SalesLakehouse`).
     pub folder: String,
-    /// `datasource.json`.
-    pub datasource: DataSourceDoc,
+    /// `datasource.json`, shared between copies of the definition: a wide source's tree is
+    /// most of an agent, and a change to one part should not copy every tree
+    /// (change it through [`SourceFolder::datasource_mut`]).
+    pub datasource: Arc<DataSourceDoc>,
     /// `fewshots.json`'s examples, if the file exists.
     pub fewshots: Option<Vec<FewShotDoc>>,
+}
+
+impl SourceFolder {
+    /// The datasource document, for changing (copied first when another copy shares it).
+    pub fn datasource_mut(&mut self) -> &mut DataSourceDoc {
+        Arc::make_mut(&mut self.datasource)
+    }
 }
 
 /// One stage's documents.
@@ -205,7 +215,7 @@ impl AgentDefinition {
                     let doc = stages[stage as usize].get_or_insert_with(StageDoc::empty);
                     doc.sources.push(SourceFolder {
                         folder: folder.to_string(),
-                        datasource: parse_json(path, bytes)?,
+                        datasource: Arc::new(parse_json(path, bytes)?),
                         fewshots: None,
                     });
                 }
@@ -244,13 +254,42 @@ impl AgentDefinition {
 
     /// The parts, in the order the service lists them.
     pub fn to_parts(&self) -> Vec<(String, Vec<u8>)> {
+        self.parts_with(&|_, _| None)
+    }
+
+    /// The parts, reusing `previous_bytes` for every `datasource.json` whose document
+    /// is the same as in `previous`: a wide source's tree is most of the bytes, and most
+    /// changes touch few-shots or settings, so it need not be written out again each time.
+    pub fn to_parts_reusing(
+        &self,
+        previous: &AgentDefinition,
+        previous_bytes: &dyn Fn(&str) -> Option<Vec<u8>>,
+    ) -> Vec<(String, Vec<u8>)> {
+        let mut before: Vec<(String, &DataSourceDoc)> = Vec::new();
+        for (stage, doc) in [
+            (Stage::Draft, Some(&previous.draft)),
+            (Stage::Published, previous.published.as_ref()),
+        ] {
+            for source in doc.map(|doc| doc.sources.as_slice()).unwrap_or_default() {
+                before.push((datasource_path(stage, source), &*source.datasource));
+            }
+        }
+        self.parts_with(&|path, doc| {
+            before.iter().find(|(old_path, old)| {
+                old_path == path && (std::ptr::eq(*old, doc) || *old == doc)
+            })?;
+            previous_bytes(path)
+        })
+    }
+
+    fn parts_with(&self, reuse: &Reuse<'_>) -> Vec<(String, Vec<u8>)> {
         let mut parts = vec![(AGENT_PART.to_string(), pretty(&self.agent))];
-        stage_parts(Stage::Draft, &self.draft, &mut parts);
+        stage_parts(Stage::Draft, &self.draft, reuse, &mut parts);
         if let Some(info) = &self.publish_info {
             parts.push((PUBLISH_INFO_PART.to_string(), pretty(info)));
         }
         if let Some(published) = &self.published {
-            stage_parts(Stage::Published, published, &mut parts);
+            stage_parts(Stage::Published, published, reuse, &mut parts);
         }
         parts.extend(self.other.iter().cloned());
         parts
@@ -293,15 +332,31 @@ impl AgentDefinition {
     }
 }
 
-fn stage_parts(stage: Stage, doc: &StageDoc, parts: &mut Vec<(String, Vec<u8>)>) {
+/// Bytes already written for a `datasource.json` path and document, when they can be reused.
+type Reuse<'a> = dyn Fn(&str, &DataSourceDoc) -> Option<Vec<u8>> + 'a;
+
+fn datasource_path(stage: Stage, source: &SourceFolder) -> String {
+    format!(
+        "{CONFIG_DIR}/{}/{}/datasource.json",
+        stage.folder(),
+        source.folder
+    )
+}
+
+fn stage_parts(
+    stage: Stage,
+    doc: &StageDoc,
+    reuse: &Reuse<'_>,
+    parts: &mut Vec<(String, Vec<u8>)>,
+) {
     let base = format!("{CONFIG_DIR}/{}", stage.folder());
     parts.push((format!("{base}/stage_config.json"), pretty(&doc.config)));
     for source in &doc.sources {
         let folder = format!("{base}/{}", source.folder);
-        parts.push((
-            format!("{folder}/datasource.json"),
-            pretty(&source.datasource),
-        ));
+        let path = datasource_path(stage, source);
+        let doc: &DataSourceDoc = &source.datasource;
+        let bytes = reuse(&path, doc).unwrap_or_else(|| pretty(doc));
+        parts.push((path, bytes));
         if let Some(fewshots) = &source.fewshots {
             let doc = json!({"$schema": schema_url("fewShots/1.0.0"), "fewShots": fewshots});
             parts.push((format!("{folder}/fewshots.json"), pretty(&doc)));
@@ -330,7 +385,7 @@ mod tests {
         let mut definition = AgentDefinition::from_parts(&[]).expect("empty");
         definition.draft.sources.push(SourceFolder {
             folder: "lakehouse-tables-Sales".into(),
-            datasource: datasource(),
+            datasource: Arc::new(datasource()),
             fewshots: Some(vec![FewShotDoc {
                 id: "f".into(),
                 question: "q".into(),

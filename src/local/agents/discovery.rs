@@ -13,6 +13,7 @@ use crate::local::tables::{self, DEMO_LAKEHOUSE_KEY, TableInfo};
 use rusqlite::Connection;
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The schema every SQL source's tables sit in (SQLite has one).
 pub const SQL_SCHEMA: &str = "dbo";
@@ -38,12 +39,12 @@ fn is_demo(conn: &Connection, item_id: &str) -> bool {
 }
 
 /// The tables of a SQL source item, or none when it has no data yet.
-fn sql_tables(conn: &Connection, data_dir: &Path, item: &Item) -> Result<Vec<TableInfo>, ApiError> {
-    let data = tables::open_read(data_dir, &item.id, is_demo(conn, &item.id))?;
-    match data {
-        Some(data) => Ok(tables::list(&data)?),
-        None => Ok(Vec::new()),
-    }
+fn sql_tables(
+    conn: &Connection,
+    data_dir: &Path,
+    item: &Item,
+) -> Result<Arc<Vec<TableInfo>>, ApiError> {
+    Ok(tables::schema(data_dir, &item.id, is_demo(conn, &item.id))?.unwrap_or_default())
 }
 
 /// The whole tree of a new datasource; tables start unselected, semantic-model columns
@@ -58,7 +59,7 @@ pub fn discover(
     if kind.sql {
         let mut tables = Vec::new();
         let mut views = Vec::new();
-        for table in sql_tables(conn, data_dir, item)? {
+        for table in sql_tables(conn, data_dir, item)?.iter() {
             let columns = table
                 .columns
                 .iter()
@@ -179,27 +180,26 @@ pub fn live_names(
             level.iter().map(|e| e.display_name.clone()).collect(),
         ));
     }
-    let data = tables::open_read(data_dir, &item.id, is_demo(conn, &item.id))?;
-    let names = |views: bool| -> Result<Option<HashSet<String>>, ApiError> {
-        Ok(match &data {
-            Some(data) => lower(tables::names(data, views)?),
-            None => Some(HashSet::new()),
-        })
+    let data = sql_tables(conn, data_dir, item)?;
+    let names = |views: bool| {
+        lower(
+            data.iter()
+                .filter(|table| table.is_view == views)
+                .map(|table| table.name.clone())
+                .collect(),
+        )
     };
     match parent {
         [] => Ok(lower(vec!["Schemas".into()])),
         ["Schemas"] => Ok(lower(vec![SQL_SCHEMA.into()])),
         ["Schemas", _] => Ok(lower(vec!["Tables".into(), "Views".into()])),
-        ["Schemas", _, group] => names(group.eq_ignore_ascii_case("Views")),
-        ["Schemas", _, _, table] => Ok(match &data {
-            Some(data) => lower(
-                tables::columns(data, table)?
-                    .into_iter()
-                    .map(|(n, _)| n)
-                    .collect(),
-            ),
-            None => Some(HashSet::new()),
-        }),
+        ["Schemas", _, group] => Ok(names(group.eq_ignore_ascii_case("Views"))),
+        ["Schemas", _, _, table] => Ok(lower(
+            data.iter()
+                .find(|info| info.name.eq_ignore_ascii_case(table))
+                .map(|info| info.columns.iter().map(|(name, _)| name.clone()).collect())
+                .unwrap_or_default(),
+        )),
         _ => Ok(None),
     }
 }
@@ -216,7 +216,7 @@ pub fn known_schema(
     }
     let mut schema = KnownSchema::default();
     if let Some(item) = item {
-        for table in sql_tables(conn, data_dir, item)? {
+        for table in sql_tables(conn, data_dir, item)?.iter() {
             schema.add_table(&table.name, table.columns.iter().map(|(n, _)| n.as_str()));
         }
     }

@@ -3,6 +3,7 @@
 //! the agent's parts as documents, change them, store them back, all in one transaction.
 
 pub mod discovery;
+pub mod parsed;
 pub mod wire;
 
 use crate::agent::definition::{
@@ -15,6 +16,7 @@ use axum::http::StatusCode;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// Datasources one agent may have.
 pub const MAX_DATASOURCES: usize = 5;
@@ -39,39 +41,53 @@ pub fn not_found(what: &str, id: &str) -> ApiError {
     )
 }
 
-/// The agent item and its definition.
+/// The agent item and its definition as stored (shared: reads need no copy of a wide tree;
+/// changes go through [`change`]).
 pub fn load(
     conn: &Connection,
     workspace: &str,
     id: &str,
-) -> Result<(Item, AgentDefinition), ApiError> {
-    let item = items::get(conn, workspace, id)?
-        .filter(|item| item.item_type == "DataAgent")
-        .ok_or_else(|| ApiError::item_not_found(id))?;
-    let definition = from_parts(&items::parts(conn, id)?)?;
+) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
+    let item = agent_item(conn, workspace, id)?;
+    let definition = Arc::clone(&parsed::load(conn, id)?.definition);
     Ok((item, definition))
+}
+
+fn agent_item(conn: &Connection, workspace: &str, id: &str) -> Result<Item, ApiError> {
+    items::get(conn, workspace, id)?
+        .filter(|item| item.item_type == "DataAgent")
+        .ok_or_else(|| ApiError::item_not_found(id))
 }
 
 /// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
 pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
-    let pairs: Vec<(String, Vec<u8>)> = parts
-        .iter()
-        .map(|part| (part.path.clone(), part.payload.clone()))
-        .collect();
-    AgentDefinition::from_parts(&pairs)
-        .map_err(|err| ApiError::bad_request("CorruptedPayload", err))
+    parsed::parse(parts)
 }
 
-/// Stores the definition back as the agent's parts. When the part list is unchanged, only
-/// the parts whose bytes changed are written: a few-shot added rewrites one small file, not
-/// every datasource's schema tree.
-pub fn save(conn: &Connection, item: &Item, definition: &AgentDefinition) -> Result<(), ApiError> {
+/// Changes an agent's definition inside a write transaction and stores it back. Only the
+/// parts whose bytes changed are written (a few-shot added rewrites one small file, not every
+/// datasource's schema tree), and unchanged datasource trees are not even serialised again.
+/// Returns the change's result and the save, for [`parsed::remember`] after the commit.
+pub fn change<T>(
+    conn: &Connection,
+    workspace: &str,
+    id: &str,
+    change: impl FnOnce(&Item, &mut AgentDefinition) -> Result<T, ApiError>,
+) -> Result<(T, parsed::Saved), ApiError> {
+    let item = agent_item(conn, workspace, id)?;
+    let before = parsed::load(conn, id)?;
+    let mut definition = (*before.definition).clone();
+    let out = change(&item, &mut definition)?;
+    let previous = |path: &str| {
+        let part = before.parts.iter().find(|part| part.path == path)?;
+        Some(part.payload.clone())
+    };
     let parts: Vec<Part> = definition
-        .to_parts()
+        .to_parts_reusing(&before.definition, &previous)
         .into_iter()
         .map(|(path, payload)| Part { path, payload })
         .collect();
-    let stored = items::parts(conn, &item.id)?;
+    let stored = &before.parts;
     let same_paths = stored.len() == parts.len()
         && stored
             .iter()
@@ -79,14 +95,15 @@ pub fn save(conn: &Connection, item: &Item, definition: &AgentDefinition) -> Res
             .all(|(old, new)| old.path == new.path);
     if !same_paths {
         items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &parts)?;
-        return Ok(());
-    }
-    for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
-        if old.payload != new.payload {
-            items::set_part_payload(conn, &item.id, ord, &new.payload)?;
+    } else {
+        for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
+            if old.payload != new.payload {
+                items::set_part_payload(conn, &item.id, ord, &new.payload)?;
+            }
         }
     }
-    Ok(())
+    let saved = parsed::saved(conn, &item.id, definition, parts)?;
+    Ok((out, saved))
 }
 
 /// The stage's documents, or `DataAgentNotPublished`.
@@ -200,33 +217,39 @@ pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<
 /// Adds the datasource to the draft (re-checked, since time passed since the request);
 /// answers with the datasource in PascalCase, as the service's creates do.
 pub fn add_datasource(conn: &Connection, new: &NewDataSource) -> Result<Value, ApiError> {
-    let (item, mut definition) = load(conn, &new.workspace_id, &new.agent_id)?;
-    check_can_add(&definition, &new.datasource.artifact_id)?;
-    let prefix = sources::by_definition_type(&new.datasource.kind)
-        .map_or(new.datasource.kind.as_str(), |kind| kind.folder_prefix);
-    let base: String = format!("{prefix}-{}", new.datasource.display_name)
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_ .".contains(c) {
-                c
-            } else {
-                '_'
+    let (item, _saved) = change(
+        conn,
+        &new.workspace_id,
+        &new.agent_id,
+        |item, definition| {
+            check_can_add(definition, &new.datasource.artifact_id)?;
+            let prefix = sources::by_definition_type(&new.datasource.kind)
+                .map_or(new.datasource.kind.as_str(), |kind| kind.folder_prefix);
+            let base: String = format!("{prefix}-{}", new.datasource.display_name)
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || "-_ .".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let taken = |name: &str| definition.draft.sources.iter().any(|s| s.folder == name);
+            let mut folder = base.clone();
+            let mut n = 2;
+            while taken(&folder) {
+                folder = format!("{base}-{n}");
+                n += 1;
             }
-        })
-        .collect();
-    let taken = |name: &str| definition.draft.sources.iter().any(|s| s.folder == name);
-    let mut folder = base.clone();
-    let mut n = 2;
-    while taken(&folder) {
-        folder = format!("{base}-{n}");
-        n += 1;
-    }
-    definition.draft.sources.push(SourceFolder {
-        folder,
-        datasource: new.datasource.clone(),
-        fewshots: None,
-    });
-    save(conn, &item, &definition)?;
+            definition.draft.sources.push(SourceFolder {
+                folder,
+                datasource: Arc::new(new.datasource.clone()),
+                fewshots: None,
+            });
+            Ok(item.clone())
+        },
+    )?;
     let created = wire::datasource(&item.id, &new.datasource);
     Ok(sources::with_key_case(created, true))
 }

@@ -17,6 +17,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use rusqlite::Connection;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// The agent a configuration route is about: `(workspace, collection, agent)`.
 pub type AgentPath = (String, String, String);
@@ -50,7 +51,7 @@ pub fn read(
     state: &Shared,
     caller: &Caller,
     path: &AgentPath,
-) -> Result<(Item, AgentDefinition), ApiError> {
+) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
     let (ws, id) = target(state, caller, path, Role::Viewer)?;
     state.db.read(|conn| agents::load(conn, &ws, &id))
 }
@@ -64,12 +65,15 @@ pub fn change<T>(
     change: impl FnOnce(&Connection, &Item, &mut AgentDefinition) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
     let (ws, id) = target(state, caller, path, Role::Contributor)?;
-    state.db.write(|tx| {
-        let (item, mut definition) = agents::load(tx, &ws, &id)?;
-        let out = change(tx, &item, &mut definition)?;
-        agents::save(tx, &item, &definition)?;
-        Ok(out)
-    })
+    let (out, _) = state.db.write_then(
+        |tx| {
+            agents::change(tx, &ws, &id, |item, definition| {
+                change(tx, item, definition)
+            })
+        },
+        |(_, saved)| agents::parsed::remember(saved),
+    )?;
+    Ok(out)
 }
 
 /// Answers one page of a configuration list (`kind` and `scope` bind the token to it).

@@ -121,7 +121,7 @@ pub async fn update(
         agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
             let source = agents::draft_source(definition, &item.id, &path.3)?;
             let element: &mut ElementDoc =
-                agents::element_at_mut(&mut source.datasource.elements, &target)
+                agents::element_at_mut(&mut source.datasource_mut().elements, &target)
                     .ok_or_else(|| agents::not_found("element", &id))?;
             if let Some(on) = selected {
                 agents::set_selected(element, on);
@@ -168,10 +168,11 @@ pub async fn remove(
                     ),
                 ));
             }
-            let siblings = match agents::element_at_mut(&mut source.datasource.elements, parent) {
-                Some(parent) => &mut parent.children,
-                None => &mut source.datasource.elements,
-            };
+            let siblings =
+                match agents::element_at_mut(&mut source.datasource_mut().elements, parent) {
+                    Some(parent) => &mut parent.children,
+                    None => &mut source.datasource_mut().elements,
+                };
             siblings.retain(|e| &e.display_name != name);
             Ok(())
         },

@@ -172,10 +172,10 @@ pub async fn update(
         agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
             let source = agents::draft_source(definition, &item.id, &path.3)?;
             if let Some(text) = instructions {
-                source.datasource.instructions = Some(text).filter(|t| !t.is_empty());
+                source.datasource_mut().instructions = Some(text).filter(|t| !t.is_empty());
             }
             if let Some(text) = description {
-                source.datasource.description = Some(text).filter(|t| !t.is_empty());
+                source.datasource_mut().description = Some(text).filter(|t| !t.is_empty());
             }
             Ok(wire::datasource(&item.id, &source.datasource))
         })?;

@@ -339,6 +339,18 @@ pub fn count_in_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<i
         .query_row([folder_id], |r| r.get(0))
 }
 
+/// The item's parts version: bumped by every change to its parts, by any process.
+pub fn parts_version(conn: &Connection, item_id: &str) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT parts_version FROM items WHERE id = ?1")?
+        .query_row([item_id], |r| r.get(0))
+}
+
+fn bump_parts_version(conn: &Connection, item_id: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE items SET parts_version = parts_version + 1 WHERE id = ?1")?
+        .execute([item_id])?;
+    Ok(())
+}
+
 /// The stored parts, in the order they were given.
 pub fn parts(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Part>> {
     let mut stmt = conn.prepare_cached(
@@ -365,7 +377,7 @@ pub fn set_part_payload(
         "UPDATE definition_parts SET payload = ?3 WHERE item_id = ?1 AND ord = ?2",
     )?
     .execute(params![item_id, ord as i64, payload])?;
-    Ok(())
+    bump_parts_version(conn, item_id)
 }
 
 /// Replaces all parts and the stored format (updateDefinition is a full replacement).
@@ -386,7 +398,7 @@ pub fn replace_parts(
         "UPDATE items SET definition_format = ?2 WHERE id = ?1",
         params![item_id, format],
     )?;
-    Ok(())
+    bump_parts_version(conn, item_id)
 }
 
 /// Sets one part, adding it after the others when the item does not have it yet.
@@ -407,7 +419,7 @@ pub fn upsert_part(
             params![item_id, path, payload],
         )?;
     }
-    Ok(())
+    bump_parts_version(conn, item_id)
 }
 
 /// Detaches soft-deleted items from a folder about to be deleted.

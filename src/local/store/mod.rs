@@ -111,6 +111,22 @@ impl Db {
         tx.commit()?;
         Ok(value)
     }
+
+    /// Like [`Db::write`], then runs `after_commit` on the result while the next writer still
+    /// waits, so what it records about the committed state cannot be overtaken by a later
+    /// write (a cache of what was just written, say).
+    pub fn write_then<T, E: From<rusqlite::Error>>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+        after_commit: impl FnOnce(&T),
+    ) -> Result<T, E> {
+        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        after_commit(&value);
+        Ok(value)
+    }
 }
 
 /// A fresh lower-case GUID.

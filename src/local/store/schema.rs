@@ -3,7 +3,7 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 /// Schema version written to `PRAGMA user_version`.
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 const SCHEMA_V1: &str = r#"
 CREATE TABLE meta (
@@ -173,6 +173,26 @@ CREATE INDEX items_live_logical_id_nocase
     ON items(workspace_id, logical_id COLLATE NOCASE) WHERE deleted_at IS NULL;
 "#;
 
+/// Version 5: a counter bumped whenever an item's parts change, so parsed definitions can be
+/// reused until then without reading the parts at all; and definition parts in an ordinary
+/// table, since a WITHOUT ROWID table keeps each (large) payload inside its key's b-tree and
+/// finding one part meant reading through its neighbours' payloads.
+const SCHEMA_V5: &str = r#"
+ALTER TABLE items ADD COLUMN parts_version INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE definition_parts_by_row (
+    item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    ord     INTEGER NOT NULL,
+    path    TEXT NOT NULL,
+    payload BLOB NOT NULL
+);
+INSERT INTO definition_parts_by_row (item_id, ord, path, payload)
+    SELECT item_id, ord, path, payload FROM definition_parts;
+DROP TABLE definition_parts;
+ALTER TABLE definition_parts_by_row RENAME TO definition_parts;
+CREATE UNIQUE INDEX definition_parts_key ON definition_parts(item_id, ord);
+"#;
+
 /// Creates the tables on a new file; leaves a current file alone. Runs in an immediate
 /// transaction so two processes opening a fresh directory at once do not both create.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
@@ -189,6 +209,9 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     }
     if version < 4 {
         tx.execute_batch(SCHEMA_V4)?;
+    }
+    if version < 5 {
+        tx.execute_batch(SCHEMA_V5)?;
     }
     if version < VERSION {
         tx.pragma_update(None, "user_version", VERSION)?;

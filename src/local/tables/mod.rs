@@ -9,8 +9,9 @@ mod demo;
 pub use csv_load::load_csv;
 
 use rusqlite::{Connection, OpenFlags};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// `meta` key naming the seeded lakehouse whose tables are the demo dataset.
@@ -99,6 +100,55 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
     std::fs::rename(&temporary, path).map_err(io_error)
 }
 
+/// Every table and view of an item with its columns, as [`list`] gives them; `None` when
+/// the item has no tables yet.
+///
+/// Agent requests ask for an item's schema on every call, and opening the file means parsing
+/// every `CREATE TABLE` in it again. The answer is remembered per file and schema cookie (the
+/// counter SQLite keeps in the file header and bumps on every schema change), so a table
+/// loaded by any process is seen at once.
+pub fn schema(
+    data_dir: &Path,
+    item_id: &str,
+    demo: bool,
+) -> rusqlite::Result<Option<Arc<Vec<TableInfo>>>> {
+    type Memo = Mutex<HashMap<(PathBuf, u32), Arc<Vec<TableInfo>>>>;
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    let path = data_path(data_dir, item_id);
+    if demo && !path.exists() {
+        generate_demo(&path)?;
+    }
+    let Some(cookie) = schema_cookie(&path) else {
+        return Ok(None);
+    };
+    let key = (path, cookie);
+    let memo = MEMO.get_or_init(Mutex::default);
+    // The map only holds finished results; a panic elsewhere cannot leave it half-written.
+    let lock = || memo.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(found) = lock().get(&key) {
+        return Ok(Some(Arc::clone(found)));
+    }
+    let Some(conn) = open_read(data_dir, item_id, demo)? else {
+        return Ok(None);
+    };
+    let tables = Arc::new(list(&conn)?);
+    lock().insert(key, Arc::clone(&tables));
+    Ok(Some(tables))
+}
+
+/// The schema cookie from a SQLite file's header (bytes 40..44), or `None` without a file.
+fn schema_cookie(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut header = [0u8; 44];
+    std::fs::File::open(path)
+        .ok()?
+        .read_exact(&mut header)
+        .ok()?;
+    Some(u32::from_be_bytes([
+        header[40], header[41], header[42], header[43],
+    ]))
+}
+
 /// Every table and view with its columns, tables first, each group by name.
 pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
     let mut stmt = conn.prepare(
@@ -120,16 +170,6 @@ pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
             })
         })
         .collect()
-}
-
-/// Names of the tables (or views) of an item.
-pub fn names(conn: &Connection, views: bool) -> rusqlite::Result<Vec<String>> {
-    let kind = if views { "view" } else { "table" };
-    let mut stmt = conn.prepare_cached(
-        "SELECT name FROM sqlite_schema WHERE type = ?1 AND name NOT LIKE 'sqlite_%' ORDER BY name",
-    )?;
-    let rows = stmt.query_map([kind], |r| r.get(0))?;
-    rows.collect()
 }
 
 /// A table's columns and declared types (lower-case), in order; empty when no such table.
