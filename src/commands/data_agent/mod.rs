@@ -10,6 +10,7 @@ mod elements;
 mod fewshot_upload;
 mod fewshots;
 mod publish;
+mod query;
 
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
@@ -49,6 +50,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     definition::UPDATE_DEFINITION,
     publish::PUBLISH,
     publish::RESET,
+    query::QUERY,
+    query::MCP_URL,
 ];
 
 /// `--workspace` where the spec asks for an id only.

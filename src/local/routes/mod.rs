@@ -4,6 +4,7 @@
 mod agent_config;
 mod agent_elements;
 mod agent_fewshots;
+mod agent_mcp;
 mod agent_sources;
 mod bulk;
 mod definitions;
@@ -152,6 +153,10 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/admin/tags", get(tags::list))
         .route("/v1.0/myorg/groups/{ws}/{collection}", get(powerbi::list))
         .merge(data_agent_routes())
+        .route(
+            "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
+            post(agent_mcp::handle),
+        )
         .route("/v1/operations/{op}", get(operations::state))
         .route("/v1/operations/{op}/result", get(operations::result))
         .layer(axum::middleware::from_fn_with_state(
