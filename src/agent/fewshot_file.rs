@@ -2,7 +2,7 @@
 //! `question` and `query`, read by [`super::row_file`]: every row is checked and every problem
 //! is reported with its line number, so a file is either wholly valid or not uploaded at all.
 
-use super::row_file::{self, RowProblem, Shape, problem};
+use super::row_file::{self, RowProblem, Shape};
 
 /// One valid example and the line it starts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,20 +50,15 @@ pub fn rows_error(path: &std::path::Path, problems: &[RowProblem], outcome: &str
 
 /// Reads every example of the file, or every problem found in it.
 pub fn parse(file_name: &str, bytes: &[u8]) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
-    let mut rows = Vec::new();
-    let mut problems = Vec::new();
-    for row in row_file::parse(file_name, bytes, &SHAPE)? {
-        match (row.get("question"), row.get("query")) {
-            (Some(question), Some(query)) => rows.push(FewShotRow {
-                line: row.line,
-                question: question.to_string(),
-                query: query.to_string(),
-            }),
-            (None, _) => problems.push(problem(row.line, "the question is missing or empty")),
-            _ => problems.push(problem(row.line, "the query is missing or empty")),
-        }
-    }
-    row_file::collected(rows, problems)
+    let rows = row_file::parse(file_name, bytes, &SHAPE)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| FewShotRow {
+            line: row.line,
+            question: row.get("question").unwrap_or_default().to_string(),
+            query: row.get("query").unwrap_or_default().to_string(),
+        })
+        .collect())
 }
 
 #[cfg(test)]

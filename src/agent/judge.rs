@@ -86,6 +86,37 @@ impl Judge {
     }
 }
 
+/// The grade of one evaluation run: a run that failed is a `no` by the rule `run_failed`;
+/// otherwise the judge's grade when there is a judge (its failure makes the grade unclear, the
+/// rationale saying why), else the deterministic rules.
+pub async fn grade_run(
+    judge: Option<&Judge>,
+    question: &str,
+    expected: Option<&str>,
+    actual: Option<&str>,
+    error: Option<&str>,
+) -> Grade {
+    if let Some(error) = error {
+        return Grade {
+            verdict: Verdict::No,
+            rule: "run_failed".to_string(),
+            rationale: format!("the run failed: {error}"),
+        };
+    }
+    let actual = actual.unwrap_or_default();
+    match judge {
+        Some(judge) => judge
+            .grade(question, expected, actual)
+            .await
+            .unwrap_or_else(|err| Grade {
+                verdict: Verdict::Unclear,
+                rule: "judge".to_string(),
+                rationale: format!("the judge failed: {}", err.message),
+            }),
+        None => super::grade::grade(expected, actual),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ pub mod jsonrpc;
 pub mod judge;
 pub mod llm;
 pub mod mcp;
+pub mod questions;
 pub mod row_file;
 pub mod similarity;
 pub mod sources;

@@ -99,7 +99,16 @@ impl Row {
     }
 }
 
-/// Every row of the file, or every problem found in it (including "no rows").
+/// The row, or the problem that its first missing required column makes.
+fn checked(row: Row, shape: &Shape) -> Result<Row, RowProblem> {
+    match shape.required.iter().find(|name| row.get(name).is_none()) {
+        Some(name) => Err(problem(row.line, format!("the {name} is missing or empty"))),
+        None => Ok(row),
+    }
+}
+
+/// Every row of the file (each with its required columns), or every problem found in it
+/// (including "no rows").
 pub fn parse(file_name: &str, bytes: &[u8], shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
@@ -188,7 +197,10 @@ fn parse_json(text: &str, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
                 continue;
             }
         }
-        rows.push(Row { line, fields });
+        match checked(Row { line, fields }, shape) {
+            Ok(row) => rows.push(row),
+            Err(err) => problems.push(err),
+        }
     }
     collected(rows, problems)
 }
@@ -270,7 +282,10 @@ fn parse_delimited(text: &str, delimiter: u8, shape: &Shape) -> Result<Vec<Row>,
                     .map(|value| (name.to_string(), value.trim().to_string()))
             })
             .collect();
-        rows.push(Row { line, fields });
+        match checked(Row { line, fields }, shape) {
+            Ok(row) => rows.push(row),
+            Err(err) => problems.push(err),
+        }
     }
     collected(rows, problems)
 }

@@ -7,6 +7,7 @@ mod config;
 mod datasources;
 mod definition;
 mod elements;
+mod evaluate;
 mod fewshot_upload;
 mod fewshots;
 mod publish;
@@ -52,6 +53,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     publish::RESET,
     query::QUERY,
     query::MCP_URL,
+    evaluate::EVALUATE,
 ];
 
 /// `--workspace` where the spec asks for an id only.
