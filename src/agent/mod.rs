@@ -8,6 +8,7 @@ pub mod definition;
 pub mod downloads;
 pub mod element_path;
 pub mod fewshot_file;
+pub mod fewshot_review;
 pub mod grade;
 pub mod jsonrpc;
 pub mod judge;

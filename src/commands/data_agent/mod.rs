@@ -12,6 +12,7 @@ mod fewshot_upload;
 mod fewshots;
 mod publish;
 mod query;
+mod validate_fewshots;
 
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
@@ -54,6 +55,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     query::QUERY,
     query::MCP_URL,
     evaluate::EVALUATE,
+    validate_fewshots::VALIDATE_FEWSHOTS,
 ];
 
 /// `--workspace` where the spec asks for an id only.
