@@ -2,6 +2,9 @@
 //! turn), with the steps and files of the Assistants-compatible surface, from stdin.
 
 use crate::data_agents::AgentFixture;
+use crate::stub::Stub;
+use crate::support::Server;
+use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use std::io::Write;
 use std::process::Stdio;
@@ -16,7 +19,12 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 
 /// An agent over the demo lakehouse with `examples`, published.
 pub fn published(examples: &[(&str, &str)]) -> AgentFixture {
-    let fx = AgentFixture::new();
+    published_on(Server::start(), examples)
+}
+
+/// The same on `server`.
+pub fn published_on(server: Server, examples: &[(&str, &str)]) -> AgentFixture {
+    let fx = AgentFixture::on(server);
     fx.add_lakehouse();
     fx.ok("select-tables", &["--datasource", "SalesLakehouse", "--tables", "orders,customers"]);
     for (question, sql) in examples {
@@ -149,4 +157,37 @@ fn the_question_can_come_from_stdin() {
     let out: Value = serde_json::from_slice(&output.stdout).expect("json");
     assert_eq!(out["question"], "How many orders are there?");
     assert!(answer(&out).starts_with("The answer is "), "{out}");
+}
+
+#[test]
+fn with_a_model_local_fabric_writes_the_sql_over_the_selected_tables() {
+    let prompts = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&prompts);
+    let model = Stub::start(move |_| {
+        axum::Router::new().route(
+            "/v1/chat/completions",
+            axum::routing::post(move |body: String| {
+                let seen = Arc::clone(&seen);
+                async move {
+                    let body: Value = serde_json::from_str(&body).expect("json");
+                    let prompt = body["messages"][1]["content"].as_str().unwrap_or_default().to_string();
+                    seen.lock().expect("lock").push(prompt);
+                    let reply = r#"{"datasource": "SalesLakehouse", "sql": "SELECT COUNT(*) FROM orders WHERE quantity > 1"}"#;
+                    axum::Json(serde_json::json!({"choices": [{"message": {"content": reply}}]}))
+                }
+            }),
+        )
+    });
+    let server = Server::with_env(&[("FABSH_LLM_ENDPOINT", model.endpoint.as_str()), ("FABSH_LLM_MODEL", "stand-in")]);
+    let fx = published_on(server, EXAMPLES);
+    let out = fx.ok("query", &["--prompt", "How many orders have more than one item?", "--show-steps"]);
+    assert!(answer(&out).starts_with("The answer is "), "{out}");
+    let steps = out["steps"].as_array().expect("steps");
+    assert!(steps.iter().any(|s| s["query"] == "SELECT COUNT(*) FROM orders WHERE quantity > 1"), "{out}");
+    let prompts = prompts.lock().expect("lock").clone();
+    let prompt = prompts.last().expect("the model was asked");
+    assert!(prompt.contains("table dbo.orders (") && prompt.contains("table dbo.customers ("), "{prompt}");
+    assert!(!prompt.contains("table dbo.products"), "unselected tables stay out: {prompt}");
+    assert!(prompt.contains("Q: How many orders are there?"), "the closest examples go in: {prompt}");
+    assert!(prompt.contains("Question: How many orders have more than one item?"), "{prompt}");
 }
