@@ -15,7 +15,14 @@ use std::time::Duration;
 /// The API version the surface was served with.
 const API_VERSION: &str = "2024-05-01-preview";
 /// Run states after which nothing more happens.
-const FINAL_STATES: &[&str] = &["completed", "failed", "cancelled", "expired", "requires_action", "incomplete"];
+const FINAL_STATES: &[&str] = &[
+    "completed",
+    "failed",
+    "cancelled",
+    "expired",
+    "requires_action",
+    "incomplete",
+];
 
 /// Where an agent's Assistants-compatible surface is: a path under the API base or a URL.
 #[derive(Debug, Clone)]
@@ -38,7 +45,11 @@ impl Surface {
 
     /// GET a file's metadata or content (`files/{id}`, `files/{id}/content`).
     pub fn file_req(&self, id: &str, content: bool) -> Req {
-        let rest = if content { format!("files/{id}/content") } else { format!("files/{id}") };
+        let rest = if content {
+            format!("files/{id}/content")
+        } else {
+            format!("files/{id}")
+        };
         self.req_get(&rest)
     }
 }
@@ -48,7 +59,10 @@ impl Surface {
 pub fn surface_for(agent: Option<&Agent>, mcp_url: &str) -> Option<Surface> {
     if let Some(agent) = agent {
         return Some(Surface {
-            base: format!("/workspaces/{}/dataagents/{}/aiassistant/openai", agent.workspace, agent.id),
+            base: format!(
+                "/workspaces/{}/dataagents/{}/aiassistant/openai",
+                agent.workspace, agent.id
+            ),
         });
     }
     let (prefix, rest) = mcp_url.split_once("/mcp/workspaces/")?;
@@ -80,42 +94,71 @@ pub struct Run {
 }
 
 fn id_of(value: &Value, what: &str) -> Result<String> {
-    value["id"]
-        .as_str()
-        .map(String::from)
-        .ok_or_else(|| Error::runtime(format!("the Assistants endpoint made a {what} without an id")))
+    value["id"].as_str().map(String::from).ok_or_else(|| {
+        Error::runtime(format!(
+            "the Assistants endpoint made a {what} without an id"
+        ))
+    })
 }
 
 /// Asks `question` on a new thread and collects the answer, steps and file ids.
 pub async fn ask(ctx: &Ctx, surface: &Surface, question: &str) -> Result<Run> {
     let api = ctx.api();
-    let assistant = api.json(surface.req_post("assistants", json!({"model": "not used"}))).await?;
+    let assistant = api
+        .json(surface.req_post("assistants", json!({"model": "not used"})))
+        .await?;
     let assistant = id_of(&assistant, "assistant")?;
-    let thread = id_of(&api.json(surface.req_post("threads", json!({}))).await?, "thread")?;
+    let thread = id_of(
+        &api.json(surface.req_post("threads", json!({}))).await?,
+        "thread",
+    )?;
     let outcome = run_on_thread(ctx, surface, &assistant, &thread, question).await;
     // Best effort: a thread left behind costs nothing but space.
     let _ = api
-        .send(Req::delete(surface.at(&format!("threads/{thread}"))).query("api-version", API_VERSION))
+        .send(
+            Req::delete(surface.at(&format!("threads/{thread}"))).query("api-version", API_VERSION),
+        )
         .await;
     outcome
 }
 
-async fn run_on_thread(ctx: &Ctx, surface: &Surface, assistant: &str, thread: &str, question: &str) -> Result<Run> {
+async fn run_on_thread(
+    ctx: &Ctx,
+    surface: &Surface,
+    assistant: &str,
+    thread: &str,
+    question: &str,
+) -> Result<Run> {
     let api = ctx.api();
     let message = json!({"role": "user", "content": question});
-    api.send(surface.req_post(&format!("threads/{thread}/messages"), message)).await?;
+    api.send(surface.req_post(&format!("threads/{thread}/messages"), message))
+        .await?;
     let run = api
-        .json(surface.req_post(&format!("threads/{thread}/runs"), json!({"assistant_id": assistant})))
+        .json(surface.req_post(
+            &format!("threads/{thread}/runs"),
+            json!({"assistant_id": assistant}),
+        ))
         .await?;
     let run_id = id_of(&run, "run")?;
     let run = wait_for(ctx, surface, thread, &run_id, run).await?;
     if run["status"] != "completed" {
-        let why = run["last_error"]["message"].as_str().unwrap_or("no reason given");
-        return Err(Error::new(ErrorKind::Api, format!("the agent's run ended {}: {why}", run["status"])));
+        let why = run["last_error"]["message"]
+            .as_str()
+            .unwrap_or("no reason given");
+        return Err(Error::new(
+            ErrorKind::Api,
+            format!("the agent's run ended {}: {why}", run["status"]),
+        ));
     }
-    let steps = api.json(surface.req_get(&format!("threads/{thread}/runs/{run_id}/steps"))).await?;
+    let steps = api
+        .json(surface.req_get(&format!("threads/{thread}/runs/{run_id}/steps")))
+        .await?;
     let messages = api
-        .json(surface.req_get(&format!("threads/{thread}/messages")).query("order", "asc"))
+        .json(
+            surface
+                .req_get(&format!("threads/{thread}/messages"))
+                .query("order", "asc"),
+        )
         .await?;
     let assistant_messages: Vec<Value> = messages["data"]
         .as_array()
@@ -124,7 +167,10 @@ async fn run_on_thread(ctx: &Ctx, surface: &Surface, assistant: &str, thread: &s
         .filter(|m| m["role"] == "assistant")
         .cloned()
         .collect();
-    let answer = assistant_messages.last().map(message_text).unwrap_or_default();
+    let answer = assistant_messages
+        .last()
+        .map(message_text)
+        .unwrap_or_default();
     let mut file_ids = Vec::new();
     for message in &assistant_messages {
         for id in file_ids_in(message) {
@@ -133,22 +179,40 @@ async fn run_on_thread(ctx: &Ctx, surface: &Surface, assistant: &str, thread: &s
             }
         }
     }
-    let step_list: Vec<Value> = steps["data"].as_array().into_iter().flatten().cloned().collect();
+    let step_list: Vec<Value> = steps["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
     Ok(Run {
         answer,
-        steps: step_list.iter().enumerate().flat_map(|(at, step)| readable_steps(at + 1, step)).collect(),
+        steps: step_list
+            .iter()
+            .enumerate()
+            .flat_map(|(at, step)| readable_steps(at + 1, step))
+            .collect(),
         file_ids,
         raw: json!({"run": run, "steps": step_list, "messages": assistant_messages}),
     })
 }
 
 /// Polls the run until it ends: quickly at first, then every two seconds.
-async fn wait_for(ctx: &Ctx, surface: &Surface, thread: &str, run_id: &str, mut run: Value) -> Result<Value> {
+async fn wait_for(
+    ctx: &Ctx,
+    surface: &Surface,
+    thread: &str,
+    run_id: &str,
+    mut run: Value,
+) -> Result<Value> {
     let mut wait = Duration::from_millis(100);
     while !FINAL_STATES.contains(&run["status"].as_str().unwrap_or("")) {
         tokio::time::sleep(wait).await;
         wait = (wait * 2).min(Duration::from_secs(2));
-        run = ctx.api().json(surface.req_get(&format!("threads/{thread}/runs/{run_id}"))).await?;
+        run = ctx
+            .api()
+            .json(surface.req_get(&format!("threads/{thread}/runs/{run_id}")))
+            .await?;
     }
     Ok(run)
 }
@@ -169,7 +233,11 @@ fn file_ids_in(message: &Value) -> Vec<String> {
     let mut ids = Vec::new();
     for block in message["content"].as_array().into_iter().flatten() {
         ids.extend(block["image_file"]["file_id"].as_str().map(String::from));
-        for note in block["text"]["annotations"].as_array().into_iter().flatten() {
+        for note in block["text"]["annotations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             ids.extend(note["file_path"]["file_id"].as_str().map(String::from));
             ids.extend(note["file_citation"]["file_id"].as_str().map(String::from));
         }
@@ -181,7 +249,12 @@ fn file_ids_in(message: &Value) -> Vec<String> {
 }
 
 /// Languages a generated query may be written in, as fence tags and argument keys.
-const LANGUAGES: &[(&str, &str)] = &[("sql", "SQL"), ("dax", "DAX"), ("kql", "KQL"), ("gql", "GQL")];
+const LANGUAGES: &[(&str, &str)] = &[
+    ("sql", "SQL"),
+    ("dax", "DAX"),
+    ("kql", "KQL"),
+    ("gql", "GQL"),
+];
 
 /// A step as fabsh shows it: one entry per tool call (`{step, tool, language, query,
 /// output}`, the query as generated), or the step's type for steps that call no tool.
@@ -189,7 +262,9 @@ fn readable_steps(number: usize, step: &Value) -> Vec<Value> {
     let details = &step["step_details"];
     let calls = details["tool_calls"].as_array();
     let Some(calls) = calls.filter(|calls| !calls.is_empty()) else {
-        return vec![json!({"step": number, "type": details["type"].as_str().unwrap_or("unknown")})];
+        return vec![
+            json!({"step": number, "type": details["type"].as_str().unwrap_or("unknown")}),
+        ];
     };
     calls
         .iter()
@@ -244,9 +319,15 @@ mod tests {
 
     #[test]
     fn the_surface_sits_beside_a_fabric_mcp_url() {
-        let surface = surface_for(None, "https://api.fabric.microsoft.com/v1/mcp/workspaces/w/dataagents/a/agent")
-            .expect("surface");
-        assert_eq!(surface.base, "https://api.fabric.microsoft.com/v1/workspaces/w/dataagents/a/aiassistant/openai");
+        let surface = surface_for(
+            None,
+            "https://api.fabric.microsoft.com/v1/mcp/workspaces/w/dataagents/a/agent",
+        )
+        .expect("surface");
+        assert_eq!(
+            surface.base,
+            "https://api.fabric.microsoft.com/v1/workspaces/w/dataagents/a/aiassistant/openai"
+        );
         assert!(surface_for(None, "https://example.com/mcp").is_none());
     }
 

@@ -18,10 +18,14 @@ pub fn check_dir(text: &str) -> Result<PathBuf> {
         return Err(Error::usage("--download-files needs a directory"));
     }
     if dir.exists() && !dir.is_dir() {
-        return Err(Error::usage(format!("--download-files: {} is not a directory", dir.display())));
+        return Err(Error::usage(format!(
+            "--download-files: {} is not a directory",
+            dir.display()
+        )));
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|err| Error::usage(format!("--download-files: cannot create {}", dir.display())).with_cause(err))?;
+    std::fs::create_dir_all(&dir).map_err(|err| {
+        Error::usage(format!("--download-files: cannot create {}", dir.display())).with_cause(err)
+    })?;
     Ok(dir)
 }
 
@@ -31,7 +35,9 @@ pub fn safe_name(name: &str) -> std::result::Result<String, String> {
     let cleaned: String = last.chars().filter(|c| !c.is_control()).collect();
     let cleaned = cleaned.trim().to_string();
     if cleaned.is_empty() || cleaned == "." || cleaned == ".." {
-        return Err(format!("refused the file name {name:?}: it names no file inside the directory"));
+        return Err(format!(
+            "refused the file name {name:?}: it names no file inside the directory"
+        ));
     }
     Ok(cleaned)
 }
@@ -50,7 +56,13 @@ pub async fn fetch_all(ctx: &Ctx, surface: &Surface, ids: &[String], dir: &Path)
     out
 }
 
-async fn fetch_one(ctx: &Ctx, surface: &Surface, id: &str, dir: &Path, used: &mut Vec<String>) -> Result<Value> {
+async fn fetch_one(
+    ctx: &Ctx,
+    surface: &Surface,
+    id: &str,
+    dir: &Path,
+    used: &mut Vec<String>,
+) -> Result<Value> {
     let meta = ctx.api().json(surface.file_req(id, false)).await?;
     let filename = meta["filename"].as_str().unwrap_or(id).to_string();
     let name = safe_name(&filename).map_err(Error::runtime)?;
@@ -85,14 +97,23 @@ fn unique(name: &str, used: &[String]) -> String {
 /// Writes a regular file directly inside `dir`; an existing link or directory there is refused.
 fn write_inside(dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     if path.parent() != Some(dir) {
-        return Err(Error::runtime(format!("refused to write {} outside {}", path.display(), dir.display())));
+        return Err(Error::runtime(format!(
+            "refused to write {} outside {}",
+            path.display(),
+            dir.display()
+        )));
     }
     if let Ok(meta) = std::fs::symlink_metadata(path)
         && !meta.file_type().is_file()
     {
-        return Err(Error::runtime(format!("refused to write through {}: it is not a plain file", path.display())));
+        return Err(Error::runtime(format!(
+            "refused to write through {}: it is not a plain file",
+            path.display()
+        )));
     }
-    let failed = |err: std::io::Error| Error::runtime(format!("cannot write {}", path.display())).with_cause(err);
+    let failed = |err: std::io::Error| {
+        Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+    };
     let mut file = std::fs::File::create(path).map_err(failed)?;
     file.write_all(bytes).map_err(failed)
 }
@@ -104,7 +125,10 @@ mod tests {
     #[test]
     fn names_are_cut_to_a_basename_and_traversal_is_refused() {
         assert_eq!(safe_name("../../etc/passwd").as_deref(), Ok("passwd"));
-        assert_eq!(safe_name("C:\\temp\\result.csv").as_deref(), Ok("result.csv"));
+        assert_eq!(
+            safe_name("C:\\temp\\result.csv").as_deref(),
+            Ok("result.csv")
+        );
         assert!(safe_name("..").is_err());
         assert!(safe_name("a/..").is_err());
         assert!(safe_name("").is_err());

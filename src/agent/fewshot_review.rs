@@ -40,7 +40,13 @@ pub struct Issue {
 }
 
 impl Issue {
-    fn new(ids: Vec<String>, kind: &'static str, severity: &'static str, explanation: String, suggestion: &str) -> Issue {
+    fn new(
+        ids: Vec<String>,
+        kind: &'static str,
+        severity: &'static str,
+        explanation: String,
+        suggestion: &str,
+    ) -> Issue {
         Issue {
             fewshot_ids: ids,
             kind,
@@ -73,7 +79,9 @@ pub fn check(examples: &[Example], schema: Option<&KnownSchema>) -> Vec<Issue> {
             continue;
         }
         let key = normalize(&example.question);
-        let group: Vec<usize> = (at..examples.len()).filter(|&j| normalize(&examples[j].question) == key).collect();
+        let group: Vec<usize> = (at..examples.len())
+            .filter(|&j| normalize(&examples[j].question) == key)
+            .collect();
         if group.len() < 2 {
             continue;
         }
@@ -81,31 +89,63 @@ pub fn check(examples: &[Example], schema: Option<&KnownSchema>) -> Vec<Issue> {
             grouped[j] = true;
         }
         let ids = group.iter().map(|&j| examples[j].id.clone()).collect();
-        let conflicting = group.iter().any(|&j| !same_query(&examples[j].query, &example.query));
+        let conflicting = group
+            .iter()
+            .any(|&j| !same_query(&examples[j].query, &example.query));
         issues.push(if conflicting {
-            Issue::new(ids, "conflict", "high", format!("the question \"{}\" has different queries", example.question),
-                "keep the one correct query and remove the others")
+            Issue::new(
+                ids,
+                "conflict",
+                "high",
+                format!(
+                    "the question \"{}\" has different queries",
+                    example.question
+                ),
+                "keep the one correct query and remove the others",
+            )
         } else {
-            Issue::new(ids, "duplicate", "medium", format!("the question \"{}\" appears {} times", example.question, group.len()),
-                "remove the repeated examples")
+            Issue::new(
+                ids,
+                "duplicate",
+                "medium",
+                format!(
+                    "the question \"{}\" appears {} times",
+                    example.question,
+                    group.len()
+                ),
+                "remove the repeated examples",
+            )
         });
     }
     for (at, a) in examples.iter().enumerate() {
         for b in &examples[at + 1..] {
             let score = similarity(&a.question, &b.question);
             if normalize(&a.question) != normalize(&b.question) && score >= NEAR_DUPLICATE {
-                issues.push(Issue::new(vec![a.id.clone(), b.id.clone()], "near_duplicate", "low",
-                    format!("\"{}\" and \"{}\" ask nearly the same ({:.0} % of their words)", a.question, b.question, score * 100.0),
-                    "merge them, or make each question say what sets it apart"));
+                issues.push(Issue::new(
+                    vec![a.id.clone(), b.id.clone()],
+                    "near_duplicate",
+                    "low",
+                    format!(
+                        "\"{}\" and \"{}\" ask nearly the same ({:.0} % of their words)",
+                        a.question,
+                        b.question,
+                        score * 100.0
+                    ),
+                    "merge them, or make each question say what sets it apart",
+                ));
             }
         }
     }
     for example in examples {
         issues.extend(query_issue(example, schema));
         if let Some(missing) = missing_literals(example) {
-            issues.push(Issue::new(vec![example.id.clone()], "literal_mismatch", "medium",
+            issues.push(Issue::new(
+                vec![example.id.clone()],
+                "literal_mismatch",
+                "medium",
                 format!("the question mentions {missing}, which the query does not use"),
-                "make the query use the values the question names, or reword the question"));
+                "make the query use the values the question names, or reword the question",
+            ));
         }
     }
     issues
@@ -114,20 +154,38 @@ pub fn check(examples: &[Example], schema: Option<&KnownSchema>) -> Vec<Issue> {
 fn query_issue(example: &Example, schema: Option<&KnownSchema>) -> Option<Issue> {
     let ids = vec![example.id.clone()];
     if example.query.trim().is_empty() {
-        return Some(Issue::new(ids, "invalid_query", "high", "the query is empty".to_string(), "give the example its query"));
+        return Some(Issue::new(
+            ids,
+            "invalid_query",
+            "high",
+            "the query is empty".to_string(),
+            "give the example its query",
+        ));
     }
     match sql_check::problem(&example.query, schema?) {
         Ok(()) => None,
-        Err(SqlProblem::Invalid(reason)) => {
-            Some(Issue::new(ids, "invalid_query", "high", reason, "fix the query so it is one read-only SELECT that parses"))
-        }
-        Err(SqlProblem::UnknownName(reason)) => Some(Issue::new(ids, "unknown_name", "high", reason,
-            "use the datasource's table and column names (see `data-agent list-elements`)")),
+        Err(SqlProblem::Invalid(reason)) => Some(Issue::new(
+            ids,
+            "invalid_query",
+            "high",
+            reason,
+            "fix the query so it is one read-only SELECT that parses",
+        )),
+        Err(SqlProblem::UnknownName(reason)) => Some(Issue::new(
+            ids,
+            "unknown_name",
+            "high",
+            reason,
+            "use the datasource's table and column names (see `data-agent list-elements`)",
+        )),
     }
 }
 
 /// Words that start with a capital in questions without being values.
-const NOT_VALUES: &[&str] = &["What", "Which", "Who", "How", "When", "Where", "Why", "Show", "List", "Give", "Tell", "I", "Top", "Total", "Average", "Count"];
+const NOT_VALUES: &[&str] = &[
+    "What", "Which", "Who", "How", "When", "Where", "Why", "Show", "List", "Give", "Tell", "I",
+    "Top", "Total", "Average", "Count",
+];
 
 /// The literal values of the question the query lacks (quoted text, numbers, proper names).
 fn missing_literals(example: &Example) -> Option<String> {
@@ -139,7 +197,9 @@ fn missing_literals(example: &Example) -> Option<String> {
     for (at, word) in example.question.split_whitespace().enumerate() {
         let word = word.trim_matches(|c: char| !c.is_alphanumeric());
         let number = word.chars().all(|c| c.is_ascii_digit()) && !word.is_empty();
-        let proper = at > 0 && word.chars().next().is_some_and(char::is_uppercase) && !NOT_VALUES.contains(&word);
+        let proper = at > 0
+            && word.chars().next().is_some_and(char::is_uppercase)
+            && !NOT_VALUES.contains(&word);
         if number || proper {
             literals.push(word.to_string());
         }
@@ -161,12 +221,21 @@ pub async fn judge(model: &LlmClient, examples: &[Example]) -> (Vec<Issue>, Vec<
     let requests: Vec<_> = examples
         .chunks(BATCH)
         .map(|batch| {
-            let listed: Vec<Value> = batch.iter().map(|e| json!({"id": e.id, "question": e.question, "query": e.query})).collect();
+            let listed: Vec<Value> = batch
+                .iter()
+                .map(|e| json!({"id": e.id, "question": e.question, "query": e.query}))
+                .collect();
             let (model, listed) = (model.clone(), Value::Array(listed).to_string());
-            async move { model.chat_json(JUDGE_SYSTEM, &listed).await.map_err(|err| err.message.clone()) }
+            async move {
+                model
+                    .chat_json(JUDGE_SYSTEM, &listed)
+                    .await
+                    .map_err(|err| err.message.clone())
+            }
         })
         .collect();
-    let outcomes: Vec<Result<Value, String>> = futures::stream::iter(requests).buffered(4).collect().await;
+    let outcomes: Vec<Result<Value, String>> =
+        futures::stream::iter(requests).buffered(4).collect().await;
     let mut issues = Vec::new();
     let mut failures = Vec::new();
     for outcome in outcomes {
@@ -184,15 +253,34 @@ pub async fn judge(model: &LlmClient, examples: &[Example]) -> (Vec<Issue>, Vec<
 
 fn rating_issues(rating: &Value) -> Vec<Issue> {
     let id = rating["id"].as_str().unwrap_or_default().to_string();
-    let reason = rating["reason"].as_str().unwrap_or("no reason given").to_string();
-    let no = |key: &str| rating[key].as_str().is_some_and(|v| v.eq_ignore_ascii_case("no")) || rating[key] == false;
+    let reason = rating["reason"]
+        .as_str()
+        .unwrap_or("no reason given")
+        .to_string();
+    let no = |key: &str| {
+        rating[key]
+            .as_str()
+            .is_some_and(|v| v.eq_ignore_ascii_case("no"))
+            || rating[key] == false
+    };
     let mut issues = Vec::new();
     if no("clarity") {
-        issues.push(Issue::new(vec![id.clone()], "ambiguous", "low", format!("unclear question: {reason}"),
-            "reword the question so it has one reading"));
+        issues.push(Issue::new(
+            vec![id.clone()],
+            "ambiguous",
+            "low",
+            format!("unclear question: {reason}"),
+            "reword the question so it has one reading",
+        ));
     }
     if no("mapping") || no("relatedness") {
-        issues.push(Issue::new(vec![id], "low_quality", "medium", reason, "make the query answer exactly what the question asks"));
+        issues.push(Issue::new(
+            vec![id],
+            "low_quality",
+            "medium",
+            reason,
+            "make the query answer exactly what the question asks",
+        ));
     }
     issues
 }
@@ -217,7 +305,11 @@ mod tests {
     use super::*;
 
     fn example(id: &str, question: &str, query: &str) -> Example {
-        Example { id: id.into(), question: question.into(), query: query.into() }
+        Example {
+            id: id.into(),
+            question: question.into(),
+            query: query.into(),
+        }
     }
 
     #[test]
@@ -230,17 +322,39 @@ mod tests {
             example("2", "how many orders", "SELECT COUNT(*) FROM orders"),
             example("3", "Total amount?", "SELECT SUM(amount) FROM orders"),
             example("4", "Total amount", "SELECT MAX(amount) FROM orders"),
-            example("5", "Customers in Germany", "SELECT COUNT(*) FROM customers WHERE country = 'France'"),
+            example(
+                "5",
+                "Customers in Germany",
+                "SELECT COUNT(*) FROM customers WHERE country = 'France'",
+            ),
             example("6", "Broken", "SELEC * FROM"),
             example("7", "Colours", "SELECT colour FROM customers"),
         ];
         let issues = check(&examples, Some(&schema));
-        let kinds: Vec<(&str, Vec<String>)> = issues.iter().map(|i| (i.kind, i.fewshot_ids.clone())).collect();
-        assert!(kinds.contains(&("duplicate", vec!["1".into(), "2".into()])), "{kinds:?}");
-        assert!(kinds.contains(&("conflict", vec!["3".into(), "4".into()])), "{kinds:?}");
-        assert!(kinds.contains(&("literal_mismatch", vec!["5".into()])), "{kinds:?}");
-        assert!(kinds.contains(&("invalid_query", vec!["6".into()])), "{kinds:?}");
-        assert!(kinds.contains(&("unknown_name", vec!["7".into()])), "{kinds:?}");
+        let kinds: Vec<(&str, Vec<String>)> = issues
+            .iter()
+            .map(|i| (i.kind, i.fewshot_ids.clone()))
+            .collect();
+        assert!(
+            kinds.contains(&("duplicate", vec!["1".into(), "2".into()])),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("conflict", vec!["3".into(), "4".into()])),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("literal_mismatch", vec!["5".into()])),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("invalid_query", vec!["6".into()])),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("unknown_name", vec!["7".into()])),
+            "{kinds:?}"
+        );
         assert_eq!(overall_quality(&issues, examples.len()), "poor");
     }
 }

@@ -88,11 +88,7 @@ pub fn grade(expected: Option<&str>, actual: &str) -> Grade {
     }
     let (want, got) = (normalize(expected), normalize(actual));
     if want == got {
-        return Grade::new(
-            Verdict::Yes,
-            "same_text",
-            "the answer is the expected text",
-        );
+        return Grade::new(Verdict::Yes, "same_text", "the answer is the expected text");
     }
     let wanted_numbers = numbers_in(expected);
     if !wanted_numbers.is_empty() {
@@ -151,19 +147,34 @@ mod tests {
     #[test]
     fn numbers_match_across_formats() {
         let graded = grade(Some("46,117.30"), "Total revenue was 46117.3 EUR.");
-        assert_eq!((graded.verdict, graded.rule.as_str()), (Verdict::Yes, "numbers"));
+        assert_eq!(
+            (graded.verdict, graded.rule.as_str()),
+            (Verdict::Yes, "numbers")
+        );
         let wrong = grade(Some("2000"), "There are 2001 orders.");
-        assert_eq!((wrong.verdict, wrong.rule.as_str()), (Verdict::No, "numbers"));
-        assert_eq!(numbers_in("12% of 1,000 in 2024"), vec![12.0, 1000.0, 2024.0]);
+        assert_eq!(
+            (wrong.verdict, wrong.rule.as_str()),
+            (Verdict::No, "numbers")
+        );
+        assert_eq!(
+            numbers_in("12% of 1,000 in 2024"),
+            vec![12.0, 1000.0, 2024.0]
+        );
     }
 
     #[test]
     fn text_rules_and_their_names() {
         assert_eq!(grade(Some("Germany"), "germany!").rule, "same_text");
         let contained = grade(Some("Germany"), "The top country is Germany.");
-        assert_eq!((contained.verdict, contained.rule.as_str()), (Verdict::Yes, "containment"));
+        assert_eq!(
+            (contained.verdict, contained.rule.as_str()),
+            (Verdict::Yes, "containment")
+        );
         let not = grade(Some("Germany"), "France");
-        assert_eq!((not.verdict, not.rule.as_str()), (Verdict::No, "containment"));
+        assert_eq!(
+            (not.verdict, not.rule.as_str()),
+            (Verdict::No, "containment")
+        );
         assert_eq!(grade(None, "x").verdict, Verdict::Unclear);
         assert_eq!(grade(Some("x"), " ").rule, "no_answer");
         assert_eq!(Verdict::parse(" Yes "), Verdict::Yes);

@@ -66,7 +66,11 @@ pub fn response_in(content_type: &str, body: &[u8], id: u64) -> Result<Value> {
             message.get("id").and_then(Value::as_u64) == Some(id)
                 && (message.get("result").is_some() || message.get("error").is_some())
         })
-        .ok_or_else(|| Error::runtime(format!("the MCP server's answer holds no response to request {id}")))
+        .ok_or_else(|| {
+            Error::runtime(format!(
+                "the MCP server's answer holds no response to request {id}"
+            ))
+        })
 }
 
 /// The `result` of a response, or its `error` as an error naming the method.
@@ -91,7 +95,8 @@ mod tests {
 
     #[test]
     fn sse_events_join_data_lines_and_skip_the_rest() {
-        let body = ": comment\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: 7\ndata: two\n";
+        let body =
+            ": comment\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: 7\ndata: two\n";
         assert_eq!(sse_events(body), vec!["{\"a\":\n1}", "two"]);
     }
 
@@ -103,11 +108,15 @@ mod tests {
         let sse = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n\
                    data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n\
                    data: {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"bad\"}}\n\n";
-        let found = response_in("text/event-stream; charset=utf-8", sse.as_bytes(), 3).expect("sse");
+        let found =
+            response_in("text/event-stream; charset=utf-8", sse.as_bytes(), 3).expect("sse");
         let err = result_of(found, "tools/call").expect_err("error");
         assert!(err.message.contains("bad"), "{}", err.message);
         assert!(response_in("text/event-stream", b"data: nothing\n\n", 3).is_err());
         let batch = br#"[{"jsonrpc":"2.0","id":9,"result":{"x":1}}]"#;
-        assert_eq!(response_in("application/json", batch, 9).expect("batch")["result"]["x"], 1);
+        assert_eq!(
+            response_in("application/json", batch, 9).expect("batch")["result"]["x"],
+            1
+        );
     }
 }

@@ -65,7 +65,12 @@ impl Judge {
 
     /// The judge's grade of one answer; a judge that cannot be reached (after retries) or
     /// answers nonsense is an error.
-    pub async fn grade(&self, question: &str, expected: Option<&str>, actual: &str) -> Result<Grade> {
+    pub async fn grade(
+        &self,
+        question: &str,
+        expected: Option<&str>,
+        actual: &str,
+    ) -> Result<Grade> {
         let prompt = fill(&self.template, question, expected, actual);
         let reply = self.client.chat_json(REPLY_FORMAT, &prompt).await?;
         let verdict = match &reply["verdict"] {

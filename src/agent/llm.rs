@@ -106,7 +106,8 @@ impl LlmConfig {
         let mut url = Url::parse(&text)
             .map_err(|err| Error::usage(format!("bad model endpoint {text}: {err}")))?;
         if self.is_azure() && !url.query_pairs().any(|(key, _)| key == "api-version") {
-            url.query_pairs_mut().append_pair("api-version", &self.api_version);
+            url.query_pairs_mut()
+                .append_pair("api-version", &self.api_version);
         }
         Ok(url)
     }
@@ -192,8 +193,11 @@ impl LlmClient {
                     continue;
                 }
                 Err(err) => {
-                    return Err(Error::runtime(format!("the model at {} did not answer", self.host()))
-                        .with_cause(err.without_url()));
+                    return Err(Error::runtime(format!(
+                        "the model at {} did not answer",
+                        self.host()
+                    ))
+                    .with_cause(err.without_url()));
                 }
             };
             match status {
@@ -210,9 +214,18 @@ impl LlmClient {
                         .ok()
                         .and_then(|v| v["error"]["message"].as_str().map(String::from))
                         .unwrap_or_else(|| text.chars().take(200).collect());
-                    let kind = if matches!(status, 401 | 403) { ErrorKind::Auth } else { ErrorKind::Api };
-                    return Err(Error::new(kind, format!("the model at {} answered {status}: {message}", self.host()))
-                        .with_hint("check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)"));
+                    let kind = if matches!(status, 401 | 403) {
+                        ErrorKind::Auth
+                    } else {
+                        ErrorKind::Api
+                    };
+                    return Err(Error::new(
+                        kind,
+                        format!("the model at {} answered {status}: {message}", self.host()),
+                    )
+                    .with_hint(
+                        "check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)",
+                    ));
                 }
             }
         }
@@ -272,13 +285,17 @@ mod tests {
             "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"
         );
         let open = config("http://127.0.0.1:9/v1", Some("m"));
-        assert_eq!(open.chat_url().expect("url").as_str(), "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(
+            open.chat_url().expect("url").as_str(),
+            "http://127.0.0.1:9/v1/chat/completions"
+        );
     }
 
     #[test]
     fn replies_are_read_leniently() {
         assert_eq!(json_object_in("{\"a\":1}"), Some(json!({"a": 1})));
-        let fenced = "Sure:\n```json\n{\"verdict\": \"yes\", \"rationale\": \"a {b} \\\"c\\\"\"}\n```";
+        let fenced =
+            "Sure:\n```json\n{\"verdict\": \"yes\", \"rationale\": \"a {b} \\\"c\\\"\"}\n```";
         assert_eq!(json_object_in(fenced).expect("object")["verdict"], "yes");
         assert_eq!(json_object_in("no json"), None);
     }

@@ -50,7 +50,11 @@ fn cache_key(url: &str) -> String {
 
 /// The session for `url`: from the process cache, else a new handshake.
 pub async fn session(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
-    let fetch = || async { Ok(vec![serde_json::to_value(handshake(ctx, url, timeout).await?)?]) };
+    let fetch = || async {
+        Ok(vec![serde_json::to_value(
+            handshake(ctx, url, timeout).await?,
+        )?])
+    };
     let cached = ctx
         .resolver()
         .cached_list(cache_key(url), fetch, |list| !list.is_empty())
@@ -75,13 +79,20 @@ pub async fn ask(ctx: &Ctx, url: &str, question: &str, timeout: Duration) -> Res
     }
 }
 
-async fn call_tool(ctx: &Ctx, session: &Session, question: &str, timeout: Duration) -> Result<Value> {
+async fn call_tool(
+    ctx: &Ctx,
+    session: &Session,
+    question: &str,
+    timeout: Duration,
+) -> Result<Value> {
     let params = json!({"name": session.tool, "arguments": {session.argument.clone(): question}});
     let result = post(ctx, session, 3, "tools/call", params, timeout)
         .await?
         .unwrap_or(Value::Null);
     if result.get("content").is_none() && result.get("structuredContent").is_none() {
-        return Err(Error::runtime("the agent's tool answered without any content"));
+        return Err(Error::runtime(
+            "the agent's tool answered without any content",
+        ));
     }
     Ok(result)
 }
@@ -102,9 +113,16 @@ pub fn answer_text(result: &Value) -> Result<String> {
         })
         .unwrap_or_default();
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        let reason = if text.is_empty() { "no reason given" } else { &text };
-        return Err(Error::new(ErrorKind::Api, format!("the agent failed to answer: {reason}"))
-            .with_code("DataAgentToolError"));
+        let reason = if text.is_empty() {
+            "no reason given"
+        } else {
+            &text
+        };
+        return Err(Error::new(
+            ErrorKind::Api,
+            format!("the agent failed to answer: {reason}"),
+        )
+        .with_code("DataAgentToolError"));
     }
     Ok(text)
 }
@@ -123,7 +141,8 @@ async fn handshake(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
         "capabilities": {},
         "clientInfo": {"name": "fabsh", "version": env!("CARGO_PKG_VERSION")},
     });
-    let (initialized, session_id) = send(ctx, &session, Some(1), "initialize", params, timeout).await?;
+    let (initialized, session_id) =
+        send(ctx, &session, Some(1), "initialize", params, timeout).await?;
     session.session_id = session_id;
     if let Some(version) = initialized
         .as_ref()
@@ -133,7 +152,15 @@ async fn handshake(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
         session.protocol_version = version.to_string();
     }
     // Servers without sessions may refuse notifications; nothing depends on it.
-    let _ = send(ctx, &session, None, "notifications/initialized", json!({}), timeout).await;
+    let _ = send(
+        ctx,
+        &session,
+        None,
+        "notifications/initialized",
+        json!({}),
+        timeout,
+    )
+    .await;
     let listed = post(ctx, &session, 2, "tools/list", json!({}), timeout)
         .await?
         .unwrap_or(Value::Null);
@@ -181,7 +208,9 @@ async fn post(
     params: Value,
     timeout: Duration,
 ) -> Result<Option<Value>> {
-    Ok(send(ctx, session, Some(id), method, params, timeout).await?.0)
+    Ok(send(ctx, session, Some(id), method, params, timeout)
+        .await?
+        .0)
 }
 
 /// One JSON-RPC message: the result of a request (none for a notification) and the session
@@ -205,7 +234,11 @@ async fn send(
     if let Some(sid) = &session.session_id {
         req = req.header("Mcp-Session-Id", sid.clone());
     }
-    let resp = ctx.api().send(req).await.map_err(|err| explain(err, method))?;
+    let resp = ctx
+        .api()
+        .send(req)
+        .await
+        .map_err(|err| explain(err, method))?;
     let session_id = resp.header("mcp-session-id").map(String::from);
     let Some(id) = id else {
         return Ok((None, session_id));
@@ -242,6 +275,11 @@ mod tests {
         let result = json!({"content": [{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}]});
         assert_eq!(answer_text(&result).expect("answer"), "a\nb");
         let failed = json!({"content": [{"type": "text", "text": "no data"}], "isError": true});
-        assert!(answer_text(&failed).expect_err("error").message.contains("no data"));
+        assert!(
+            answer_text(&failed)
+                .expect_err("error")
+                .message
+                .contains("no data")
+        );
     }
 }

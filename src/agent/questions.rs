@@ -38,14 +38,19 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> crate::Result<Vec<Q
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     let rows = row_file::parse(&name, bytes, &SHAPE).map_err(|problems| {
-        rows_error(path, &problems, "nothing was asked").with_hint("each row needs a non-empty question")
+        rows_error(path, &problems, "nothing was asked")
+            .with_hint("each row needs a non-empty question")
     })?;
     Ok(rows
         .into_iter()
         .map(|row| Question {
             line: row.line,
             question: row.get("question").unwrap_or_default().to_string(),
-            expected: SHAPE.optional.iter().find_map(|key| row.get(key)).map(String::from),
+            expected: SHAPE
+                .optional
+                .iter()
+                .find_map(|key| row.get(key))
+                .map(String::from),
         })
         .collect())
 }
@@ -63,13 +68,23 @@ mod tests {
         assert_eq!(questions[1].expected.as_deref(), Some("46,117.30"));
         let csv = b"question,expected_answer\nHow many?,3000\n";
         let questions = read_checked(Path::new("q.csv"), csv).expect("questions");
-        assert_eq!((questions[0].line, questions[0].expected.as_deref()), (2, Some("3000")));
+        assert_eq!(
+            (questions[0].line, questions[0].expected.as_deref()),
+            (2, Some("3000"))
+        );
     }
 
     #[test]
     fn bad_rows_are_named_by_line() {
-        let err = read_checked(Path::new("q.json"), b"[\n\"ok\",\n{\"expected\": \"x\"},\n7\n]").expect_err("bad");
+        let err = read_checked(
+            Path::new("q.json"),
+            b"[\n\"ok\",\n{\"expected\": \"x\"},\n7\n]",
+        )
+        .expect_err("bad");
         let causes = err.causes.join("\n");
-        assert!(causes.contains("line 3") && causes.contains("line 4"), "{causes}");
+        assert!(
+            causes.contains("line 3") && causes.contains("line 4"),
+            "{causes}"
+        );
     }
 }

@@ -192,7 +192,10 @@ fn parse_json(text: &str, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
             }
             _ => {
                 let or_text = if shape.strings { "a string or " } else { "" };
-                let message = format!("expected {or_text}an object with {}", shape.required.join(" and "));
+                let message = format!(
+                    "expected {or_text}an object with {}",
+                    shape.required.join(" and ")
+                );
                 problems.push(problem(line, message));
                 continue;
             }
@@ -305,7 +308,10 @@ mod tests {
         let text = "[\"How many?\",\n {\"question\": \"Total?\", \"expected\": 46117.3}]";
         let rows = parse("q.json", text.as_bytes(), &QUESTIONS).expect("rows");
         assert_eq!(rows[0].get("question"), Some("How many?"));
-        assert_eq!((rows[1].line, rows[1].get("expected")), (2, Some("46117.3")));
+        assert_eq!(
+            (rows[1].line, rows[1].get("expected")),
+            (2, Some("46117.3"))
+        );
         let bad = parse("q.json", b"[1]", &QUESTIONS).expect_err("problems");
         assert!(bad[0].message.contains("a string or"), "{bad:?}");
     }

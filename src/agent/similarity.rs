@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 /// Words that carry no meaning of their own in a question about data.
 const STOP_WORDS: &[&str] = &[
     "a", "an", "and", "are", "at", "by", "can", "did", "do", "does", "for", "from", "give", "has",
-    "have", "how", "i", "in", "is", "it", "list", "many", "me", "much", "of", "on", "or",
-    "please", "show", "tell", "that", "the", "there", "their", "them", "these", "this", "those",
-    "to", "was", "we", "were", "what", "which", "who", "with", "you", "our", "my", "all",
+    "have", "how", "i", "in", "is", "it", "list", "many", "me", "much", "of", "on", "or", "please",
+    "show", "tell", "that", "the", "there", "their", "them", "these", "this", "those", "to", "was",
+    "we", "were", "what", "which", "who", "with", "you", "our", "my", "all",
 ];
 
 /// Lower case, every run of characters other than letters and digits one space, trimmed.
@@ -67,7 +67,10 @@ mod tests {
 
     #[test]
     fn normalising_keeps_numbers_whole() {
-        assert_eq!(normalize("  Total: 46,117.30 EUR!! "), "total 46,117.30 eur");
+        assert_eq!(
+            normalize("  Total: 46,117.30 EUR!! "),
+            "total 46,117.30 eur"
+        );
         assert_eq!(normalize("Hello,world."), "hello world");
     }
 
@@ -77,7 +80,10 @@ mod tests {
         assert!(close > 0.99, "{close}");
         let plural = similarity("Revenue by country", "revenues per country");
         assert!(plural > 0.6, "{plural}");
-        let other = similarity("How many customers live in Germany?", "Average order amount");
+        let other = similarity(
+            "How many customers live in Germany?",
+            "Average order amount",
+        );
         assert!(other < 0.2, "{other}");
     }
 }

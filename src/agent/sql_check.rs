@@ -98,7 +98,11 @@ pub fn problem(sql: &str, schema: &KnownSchema) -> Result<(), SqlProblem> {
     match statements.as_slice() {
         [Statement::Query(_)] => {}
         [] => return Err(Invalid("The query is empty".to_string())),
-        [_] => return Err(Invalid("Only read-only SELECT queries are allowed".to_string())),
+        [_] => {
+            return Err(Invalid(
+                "Only read-only SELECT queries are allowed".to_string(),
+            ));
+        }
         _ => return Err(Invalid("The answer must be a single query".to_string())),
     }
     let mut names = Names::default();

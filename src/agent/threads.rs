@@ -63,7 +63,11 @@ pub fn dir() -> PathBuf {
 pub fn check_id(id: &str) -> Result<String> {
     uuid::Uuid::try_parse(id.trim())
         .map(|id| id.to_string())
-        .map_err(|_| Error::usage(format!("--thread-id must be a thread id from --keep-thread (a GUID), got {id:?}")))
+        .map_err(|_| {
+            Error::usage(format!(
+                "--thread-id must be a thread id from --keep-thread (a GUID), got {id:?}"
+            ))
+        })
 }
 
 impl Thread {
@@ -84,11 +88,17 @@ impl Thread {
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::not_found(format!("no thread {id}"))
-                    .with_hint(format!("threads are kept in {}; start one with --keep-thread", dir().display())));
+                return Err(
+                    Error::not_found(format!("no thread {id}")).with_hint(format!(
+                        "threads are kept in {}; start one with --keep-thread",
+                        dir().display()
+                    )),
+                );
             }
             Err(err) => {
-                return Err(Error::runtime(format!("cannot read {}", path.display())).with_cause(err));
+                return Err(
+                    Error::runtime(format!("cannot read {}", path.display())).with_cause(err)
+                );
             }
         };
         serde_json::from_slice(&bytes).map_err(|err| {
@@ -100,8 +110,9 @@ impl Thread {
     pub fn save(&self) -> Result<()> {
         let path = dir().join(format!("{}.json", self.thread_id));
         let bytes = serde_json::to_vec_pretty(self)?;
-        private_file::write(&path, &bytes)
-            .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
+        private_file::write(&path, &bytes).map_err(|err| {
+            Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+        })
     }
 
     /// Records a turn.

@@ -11,7 +11,9 @@ use crate::agent::judge::{self, Judge};
 use crate::agent::llm::LlmConfig;
 use crate::error::{Error, Result};
 use futures::StreamExt;
-use rhai::{Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext};
+use rhai::{
+    Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
+};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -31,9 +33,12 @@ pub fn register(engine: &mut Engine, host: &Host) {
     let h = host.clone();
     FuncRegistration::new("answers")
         .with_volatility(true)
-        .set_into_module(&mut module, move |context: NativeCallContext, rows: Array, opts: Map| {
-            answers(&h, rows, &opts).map_err(|err| at_call(&context, throw(err)))
-        });
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, rows: Array, opts: Map| {
+                answers(&h, rows, &opts).map_err(|err| at_call(&context, throw(err)))
+            },
+        );
     module.build_index();
     engine.register_static_module("grade", module.into());
 }
@@ -74,9 +79,13 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
             .ok()
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| *n >= 1)
-            .ok_or_else(|| Error::usage("grade::answers: concurrency must be a whole number ≥ 1"))?,
+            .ok_or_else(|| {
+                Error::usage("grade::answers: concurrency must be a whole number ≥ 1")
+            })?,
     };
-    let judge: Option<Arc<Judge>> = if opts.get("judge").and_then(|v| v.as_bool().ok()) == Some(true) {
+    let judge: Option<Arc<Judge>> = if opts.get("judge").and_then(|v| v.as_bool().ok())
+        == Some(true)
+    {
         let config = LlmConfig::resolve(None, None, None, None)?
             .ok_or_else(|| Error::usage("grade::answers: judge: true needs FABSH_LLM_ENDPOINT"))?;
         Some(Arc::new(Judge::new(config, None)?))
@@ -87,7 +96,11 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
     let bar = opts
         .get("progress")
         .filter(|label| label.is_string())
-        .map(|label| host.printer().progress().bar(runs.len() as u64, label.to_string()));
+        .map(|label| {
+            host.printer()
+                .progress()
+                .bar(runs.len() as u64, label.to_string())
+        });
     let graded = host.bridge().block_on(async {
         let grades = futures::stream::iter(runs.iter())
             .map(|run| {
@@ -110,6 +123,9 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
         Ok(grades)
     })?;
     Ok(Dynamic::from_array(
-        graded.iter().map(|grade| to_dynamic(grade_json(grade))).collect(),
+        graded
+            .iter()
+            .map(|grade| to_dynamic(grade_json(grade)))
+            .collect(),
     ))
 }

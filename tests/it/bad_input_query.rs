@@ -25,35 +25,99 @@ fn query_and_evaluation_input_is_checked_before_sending() {
         args
     };
     let evaluate = |rest: &[&str]| {
-        let mut args: Vec<String> = ["data-agent", "evaluate", "-w", WS, "--id", AGENT, "--questions", &questions]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut args: Vec<String> = [
+            "data-agent",
+            "evaluate",
+            "-w",
+            WS,
+            "--id",
+            AGENT,
+            "--questions",
+            &questions,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         args.extend(rest.iter().map(|s| s.to_string()));
         args
     };
     let string_cases: Vec<(Vec<String>, &str)> = vec![
-        (evaluate(&["--critic-prompt", "Q={query}"]), "needs a judge model"),
-        (evaluate(&["--critic-prompt", "x", "--critic-prompt-file", &critic, "--llm-endpoint", "http://127.0.0.1:9"]), "cannot be used together"),
-        (evaluate(&["--output-file", "results.txt"]), "must end in .csv or .json"),
-        (evaluate(&["--min-pass-rate", "2"]), "from 0 to 1"),
-        (evaluate(&["--repeats", "0"]), "--repeats must be at least 1"),
-        (evaluate(&["--concurrency", "0"]), "--concurrency must be at least 1"),
-        (evaluate(&["--stage", "staging"]), "only the published agent"),
-        (evaluate(&["--llm-endpoint", "not a url"]), "not an http(s) URL"),
         (
-            ["data-agent", "evaluate", "-w", WS, "--id", AGENT, "--questions", &malformed].iter().map(|s| s.to_string()).collect(),
-            "line 3",
+            evaluate(&["--critic-prompt", "Q={query}"]),
+            "needs a judge model",
         ),
         (
-            ["data-agent", "validate-fewshots", "-w", WS, "--id", AGENT, "--datasource", "x", "--llm-endpoint", "ftp://x"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            evaluate(&[
+                "--critic-prompt",
+                "x",
+                "--critic-prompt-file",
+                &critic,
+                "--llm-endpoint",
+                "http://127.0.0.1:9",
+            ]),
+            "cannot be used together",
+        ),
+        (
+            evaluate(&["--output-file", "results.txt"]),
+            "must end in .csv or .json",
+        ),
+        (evaluate(&["--min-pass-rate", "2"]), "from 0 to 1"),
+        (
+            evaluate(&["--repeats", "0"]),
+            "--repeats must be at least 1",
+        ),
+        (
+            evaluate(&["--concurrency", "0"]),
+            "--concurrency must be at least 1",
+        ),
+        (
+            evaluate(&["--stage", "staging"]),
+            "only the published agent",
+        ),
+        (
+            evaluate(&["--llm-endpoint", "not a url"]),
             "not an http(s) URL",
         ),
         (
-            query(&["--prompt", "x"]).into_iter().map(String::from).chain(["--download-files".to_string(), not_a_dir.clone()]).collect(),
+            [
+                "data-agent",
+                "evaluate",
+                "-w",
+                WS,
+                "--id",
+                AGENT,
+                "--questions",
+                &malformed,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            "line 3",
+        ),
+        (
+            [
+                "data-agent",
+                "validate-fewshots",
+                "-w",
+                WS,
+                "--id",
+                AGENT,
+                "--datasource",
+                "x",
+                "--llm-endpoint",
+                "ftp://x",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            "not an http(s) URL",
+        ),
+        (
+            query(&["--prompt", "x"])
+                .into_iter()
+                .map(String::from)
+                .chain(["--download-files".to_string(), not_a_dir.clone()])
+                .collect(),
             "is not a directory",
         ),
     ];
@@ -62,16 +126,41 @@ fn query_and_evaluation_input_is_checked_before_sending() {
         assert_rejected(&server, &args, says);
     }
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (query(&["--prompt", "x", "--stage", "staging"]), "only the published agent (production)"),
-        (query(&["--prompt", "x", "--timeout", "0"]), "--timeout must be at least 1"),
-        (query(&["--prompt", "x", "--thread-id", "../../etc/passwd"]), "--thread-id must be"),
-        (query(&["--prompt", "x", "--published-url", "ftp://example"]), "must be an http(s) URL"),
+        (
+            query(&["--prompt", "x", "--stage", "staging"]),
+            "only the published agent (production)",
+        ),
+        (
+            query(&["--prompt", "x", "--timeout", "0"]),
+            "--timeout must be at least 1",
+        ),
+        (
+            query(&["--prompt", "x", "--thread-id", "../../etc/passwd"]),
+            "--thread-id must be",
+        ),
+        (
+            query(&["--prompt", "x", "--published-url", "ftp://example"]),
+            "must be an http(s) URL",
+        ),
         (query(&[]), "the question is empty"),
     ];
     for (args, says) in cases {
         assert_rejected(&server, &args, says);
     }
     // Every malformed row is named.
-    let run = server.fabsh(&["data-agent", "evaluate", "-w", WS, "--id", AGENT, "--questions", &malformed]);
-    assert!(run.stderr.contains("line 3") && run.stderr.contains("line 4"), "{}", run.stderr);
+    let run = server.fabsh(&[
+        "data-agent",
+        "evaluate",
+        "-w",
+        WS,
+        "--id",
+        AGENT,
+        "--questions",
+        &malformed,
+    ]);
+    assert!(
+        run.stderr.contains("line 3") && run.stderr.contains("line 4"),
+        "{}",
+        run.stderr
+    );
 }

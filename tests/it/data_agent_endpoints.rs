@@ -19,14 +19,24 @@ fn json_response(value: Value) -> Response {
 }
 
 async fn mcp(request: Request) -> Response {
-    let session = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(String::from);
-    let body = axum::body::to_bytes(request.into_body(), usize::MAX).await.expect("body");
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let body = axum::body::to_bytes(request.into_body(), usize::MAX)
+        .await
+        .expect("body");
     let message: Value = serde_json::from_slice(&body).expect("json-rpc");
     let id = message["id"].clone();
     let method = message["method"].as_str().unwrap_or_default();
     if method == "initialize" {
-        let mut response = json_response(json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-06-18", "serverInfo": {"name": "stub"}}}));
-        response.headers_mut().insert("mcp-session-id", HeaderValue::from_static(SESSION));
+        let mut response = json_response(
+            json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-06-18", "serverInfo": {"name": "stub"}}}),
+        );
+        response
+            .headers_mut()
+            .insert("mcp-session-id", HeaderValue::from_static(SESSION));
         return response;
     }
     if session.as_deref() != Some(SESSION) {
@@ -36,8 +46,12 @@ async fn mcp(request: Request) -> Response {
         "tools/list" => json_response(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
             {"name": "DataAgent_stub", "inputSchema": {"type": "object", "properties": {"userQuestion": {"type": "string"}}, "required": ["userQuestion"]}}]}})),
         "tools/call" => {
-            let asked = message["params"]["arguments"]["userQuestion"].as_str().unwrap_or_default();
-            json_response(json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": format!("mcp says: {asked}")}], "structuredContent": {"n": 1}}}))
+            let asked = message["params"]["arguments"]["userQuestion"]
+                .as_str()
+                .unwrap_or_default();
+            json_response(
+                json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": format!("mcp says: {asked}")}], "structuredContent": {"n": 1}}}),
+            )
         }
         _ => StatusCode::ACCEPTED.into_response(),
     }
@@ -45,17 +59,25 @@ async fn mcp(request: Request) -> Response {
 
 async fn assistants(offered: bool, method: &str, rest: &str) -> Response {
     if !offered {
-        return (StatusCode::GONE, r#"{"errorCode":"Gone","message":"The Assistants API was retired"}"#).into_response();
+        return (
+            StatusCode::GONE,
+            r#"{"errorCode":"Gone","message":"The Assistants API was retired"}"#,
+        )
+            .into_response();
     }
     match (method, rest) {
         ("POST", "assistants") => json_response(json!({"id": "asst-1"})),
         ("POST", "threads") => json_response(json!({"id": "thread-1"})),
         ("POST", "threads/thread-1/messages") => json_response(json!({"id": "m-1"})),
-        ("POST", "threads/thread-1/runs") => json_response(json!({"id": "run-1", "status": "completed"})),
+        ("POST", "threads/thread-1/runs") => {
+            json_response(json!({"id": "run-1", "status": "completed"}))
+        }
         ("GET", "threads/thread-1/runs/run-1/steps") => json_response(json!({"data": []})),
-        ("GET", "threads/thread-1/messages") => json_response(json!({"data": [{"role": "assistant",
+        ("GET", "threads/thread-1/messages") => {
+            json_response(json!({"data": [{"role": "assistant",
             "content": [{"type": "text", "text": {"value": "see the files", "annotations": [{"file_path": {"file_id": "f1"}}]}}],
-            "attachments": [{"file_id": "f2"}]}]})),
+            "attachments": [{"file_id": "f2"}]}]}))
+        }
         ("GET", "files/f1") => json_response(json!({"id": "f1", "filename": "../escape.csv"})),
         ("GET", "files/f1/content") => "a,b\n1,2\n".into_response(),
         ("GET", "files/f2") => json_response(json!({"id": "f2", "filename": ".."})),
@@ -82,9 +104,24 @@ fn stub(offered: bool) -> Stub {
 }
 
 fn query(home: &Home, stub: &Stub, extra: &[&str]) -> Run {
-    let mut args = vec!["data-agent", "query", "-w", WS, "--id", AGENT, "--prompt", "hello"];
+    let mut args = vec![
+        "data-agent",
+        "query",
+        "-w",
+        WS,
+        "--id",
+        AGENT,
+        "--prompt",
+        "hello",
+    ];
     args.extend_from_slice(extra);
-    home.run_env(&args, &[("FABSH_ENDPOINT", stub.endpoint.as_str()), ("FABSH_TOKEN", "stub-token")])
+    home.run_env(
+        &args,
+        &[
+            ("FABSH_ENDPOINT", stub.endpoint.as_str()),
+            ("FABSH_TOKEN", "stub-token"),
+        ],
+    )
 }
 
 #[test]
@@ -104,9 +141,21 @@ fn downloaded_files_never_leave_the_directory() {
     let out = query(&home, &stub, &["--download-files", &dir.to_string_lossy()]).ok_json();
     let files = out["files"].as_array().expect("files");
     assert_eq!(files[0]["filename"], "../escape.csv");
-    assert_eq!(std::fs::read_to_string(dir.join("escape.csv")).expect("inside"), "a,b\n1,2\n");
-    assert!(!root.path().join("escape.csv").exists(), "a file escaped the directory");
-    assert!(files[1]["error"].as_str().expect("refused").contains("refused"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("escape.csv")).expect("inside"),
+        "a,b\n1,2\n"
+    );
+    assert!(
+        !root.path().join("escape.csv").exists(),
+        "a file escaped the directory"
+    );
+    assert!(
+        files[1]["error"]
+            .as_str()
+            .expect("refused")
+            .contains("refused"),
+        "{out}"
+    );
     let entries = std::fs::read_dir(&dir).expect("dir").count();
     assert_eq!(entries, 1);
 }
@@ -118,6 +167,12 @@ fn a_retired_surface_means_no_steps_not_invented_ones() {
     let out = run.ok_json();
     assert_eq!(out["answer"], "mcp says: hello");
     assert_eq!(out["steps"], Value::Null);
-    assert!(out["note"].as_str().expect("note").contains("not available"), "{out}");
+    assert!(
+        out["note"]
+            .as_str()
+            .expect("note")
+            .contains("not available"),
+        "{out}"
+    );
     assert!(run.stderr.contains("not available"), "{}", run.stderr);
 }

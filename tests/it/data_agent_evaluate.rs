@@ -11,7 +11,12 @@ use std::path::PathBuf;
 /// The true answers, as the agent gives them.
 fn truth(fx: &AgentFixture, question: &str) -> String {
     let out = fx.ok("query", &["--prompt", question]);
-    out["answer"].as_str().expect("answer").chars().filter(char::is_ascii_digit).collect()
+    out["answer"]
+        .as_str()
+        .expect("answer")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect()
 }
 
 /// A question file: two right expectations, one wrong, one without an expectation.
@@ -32,7 +37,9 @@ fn questions(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
 }
 
 fn count(out: &Value, key: &str) -> u64 {
-    out["summary"][key].as_u64().unwrap_or_else(|| panic!("no {key} in {}", out["summary"]))
+    out["summary"][key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {key} in {}", out["summary"]))
 }
 
 #[test]
@@ -43,11 +50,29 @@ fn rules_grade_right_and_wrong_answers_and_every_run_is_a_row() {
     let csv = dir.path().join("results.csv");
     let run = fx.run(
         "evaluate",
-        &["--questions", &file.to_string_lossy(), "--repeats", "3", "--concurrency", "4", "--output-file", &csv.to_string_lossy()],
+        &[
+            "--questions",
+            &file.to_string_lossy(),
+            "--repeats",
+            "3",
+            "--concurrency",
+            "4",
+            "--output-file",
+            &csv.to_string_lossy(),
+        ],
     );
     let out = run.ok_json();
     assert_eq!(count(&out, "runs"), 12);
-    assert_eq!((count(&out, "passed"), count(&out, "failed"), count(&out, "unclear")), (6, 3, 3), "{}", out["summary"]);
+    assert_eq!(
+        (
+            count(&out, "passed"),
+            count(&out, "failed"),
+            count(&out, "unclear")
+        ),
+        (6, 3, 3),
+        "{}",
+        out["summary"]
+    );
     assert_eq!(count(&out, "errors"), 0);
     let rows = out["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 12);
@@ -56,20 +81,56 @@ fn rules_grade_right_and_wrong_answers_and_every_run_is_a_row() {
         assert_eq!(question["consistent"], true);
     }
     let wrong: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "no").collect();
-    assert!(wrong.iter().all(|r| r["question"] == "How many customers are there?" && r["rule"] == "numbers"));
+    assert!(
+        wrong
+            .iter()
+            .all(|r| r["question"] == "How many customers are there?" && r["rule"] == "numbers")
+    );
     let unclear: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "unclear").collect();
     assert!(unclear.iter().all(|r| r["rule"] == "no_expected"));
     let keys: Vec<&String> = rows[0].as_object().expect("row").keys().collect();
-    assert_eq!(keys, ["question", "expected", "actual", "verdict", "rule", "rationale", "latencyMs", "error"]);
+    assert_eq!(
+        keys,
+        [
+            "question",
+            "expected",
+            "actual",
+            "verdict",
+            "rule",
+            "rationale",
+            "latencyMs",
+            "error"
+        ]
+    );
     let written = std::fs::read_to_string(&csv).expect("csv");
-    let records = csv::Reader::from_reader(written.as_bytes()).records().count();
+    let records = csv::Reader::from_reader(written.as_bytes())
+        .records()
+        .count();
     assert_eq!(records, 12);
-    assert!(written.starts_with("question,expected,actual,verdict,rule,rationale,latencyMs,error\n"));
-    assert!(run.stderr.contains("12 runs graded by the rules"), "{}", run.stderr);
+    assert!(
+        written.starts_with("question,expected,actual,verdict,rule,rationale,latencyMs,error\n")
+    );
+    assert!(
+        run.stderr.contains("12 runs graded by the rules"),
+        "{}",
+        run.stderr
+    );
     // Below the bar, the exit code fails.
-    let strict = fx.run("evaluate", &["--questions", &file.to_string_lossy(), "--min-pass-rate", "0.9"]);
+    let strict = fx.run(
+        "evaluate",
+        &[
+            "--questions",
+            &file.to_string_lossy(),
+            "--min-pass-rate",
+            "0.9",
+        ],
+    );
     assert_eq!(strict.code, 1, "{}", strict.stderr);
-    assert!(strict.stderr.contains("below --min-pass-rate"), "{}", strict.stderr);
+    assert!(
+        strict.stderr.contains("below --min-pass-rate"),
+        "{}",
+        strict.stderr
+    );
 }
 
 #[test]
@@ -79,34 +140,92 @@ fn a_judge_grades_with_retries_and_a_filled_critic_prompt() {
     let file = questions(&fx, &dir);
     let judge = Judge::start();
     let judged = fx.server.fabsh_env(
-        &["data-agent", "evaluate", "-w", &fx.workspace, "--id", &fx.agent, "--questions", &file.to_string_lossy(),
-          "--llm-endpoint", judge.endpoint(), "--llm-model", "stand-in", "--concurrency", "2"],
+        &[
+            "data-agent",
+            "evaluate",
+            "-w",
+            &fx.workspace,
+            "--id",
+            &fx.agent,
+            "--questions",
+            &file.to_string_lossy(),
+            "--llm-endpoint",
+            judge.endpoint(),
+            "--llm-model",
+            "stand-in",
+            "--concurrency",
+            "2",
+        ],
         &[("FABSH_LLM_KEY", judge_stub::KEY)],
     );
     let out = judged.ok_json();
     // The stand-in says yes only when the expected number is in the answer.
-    assert_eq!((count(&out, "runs"), count(&out, "passed"), count(&out, "failed")), (4, 2, 2), "{}", out["summary"]);
-    assert!(out["rows"].as_array().expect("rows").iter().all(|r| r["rule"] == "judge"));
+    assert_eq!(
+        (
+            count(&out, "runs"),
+            count(&out, "passed"),
+            count(&out, "failed")
+        ),
+        (4, 2, 2),
+        "{}",
+        out["summary"]
+    );
+    assert!(
+        out["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .all(|r| r["rule"] == "judge")
+    );
     let seen = judge.seen();
-    assert_eq!(seen.len(), 4 + 2, "one request per run, plus the retried 429 and 503");
-    assert!(seen.iter().all(|s| s.authorization.as_deref() == Some(&format!("Bearer {}", judge_stub::KEY) as &str)));
+    assert_eq!(
+        seen.len(),
+        4 + 2,
+        "one request per run, plus the retried 429 and 503"
+    );
+    assert!(seen.iter().all(
+        |s| s.authorization.as_deref() == Some(&format!("Bearer {}", judge_stub::KEY) as &str)
+    ));
     assert!(!judged.stdout.contains(judge_stub::KEY) && !judged.stderr.contains(judge_stub::KEY));
 
     let critic = Judge::start();
     let prompted = fx.run(
         "evaluate",
-        &["--questions", &file.to_string_lossy(), "--llm-endpoint", critic.endpoint(),
-          "--critic-prompt", "Grade it. Q={query}|E={expected_answer}|A={actual_answer}"],
+        &[
+            "--questions",
+            &file.to_string_lossy(),
+            "--llm-endpoint",
+            critic.endpoint(),
+            "--critic-prompt",
+            "Grade it. Q={query}|E={expected_answer}|A={actual_answer}",
+        ],
     );
     let out = prompted.ok_json();
-    assert_eq!((count(&out, "passed"), count(&out, "failed")), (2, 2), "{}", out["summary"]);
+    assert_eq!(
+        (count(&out, "passed"), count(&out, "failed")),
+        (2, 2),
+        "{}",
+        out["summary"]
+    );
     let prompts = critic.prompts();
     assert_eq!(prompts.len(), 4);
     for prompt in &prompts {
-        assert!(!prompt.contains("{query}") && !prompt.contains("{expected_answer}") && !prompt.contains("{actual_answer}"), "{prompt}");
-        assert!(prompt.contains("|A=The answer is") || prompt.contains("|A=| name"), "{prompt}");
+        assert!(
+            !prompt.contains("{query}")
+                && !prompt.contains("{expected_answer}")
+                && !prompt.contains("{actual_answer}"),
+            "{prompt}"
+        );
+        assert!(
+            prompt.contains("|A=The answer is") || prompt.contains("|A=| name"),
+            "{prompt}"
+        );
     }
-    assert!(prompts.iter().any(|p| p.contains("Q=How many orders are there?|E=")));
+    assert!(
+        prompts
+            .iter()
+            .any(|p| p.contains("Q=How many orders are there?|E="))
+    );
     assert!(prompts.iter().any(|p| p.contains("E=(none given)")));
 }
 
@@ -114,16 +233,36 @@ fn a_judge_grades_with_retries_and_a_filled_critic_prompt() {
 fn validation_finds_a_planted_duplicate_conflict_and_unparsable_query() {
     let mut examples = EXAMPLES.to_vec();
     examples.extend([
-        ("how many orders are there", "SELECT COUNT(*) FROM dbo.orders"),
-        ("How many customers are there", "SELECT COUNT(DISTINCT country) FROM customers"),
+        (
+            "how many orders are there",
+            "SELECT COUNT(*) FROM dbo.orders",
+        ),
+        (
+            "How many customers are there",
+            "SELECT COUNT(DISTINCT country) FROM customers",
+        ),
         ("Average order amount", "SELEC AVG(amount) FROM"),
     ]);
     let fx = published(&examples);
-    let out = fx.ok("validate-fewshots", &["--datasource", "SalesLakehouse", "--stage", "published"]);
+    let out = fx.ok(
+        "validate-fewshots",
+        &["--datasource", "SalesLakehouse", "--stage", "published"],
+    );
     let issues = out["issues"].as_array().expect("issues");
-    let of = |kind: &str| issues.iter().filter(|i| i["type"] == kind).collect::<Vec<_>>();
+    let of = |kind: &str| {
+        issues
+            .iter()
+            .filter(|i| i["type"] == kind)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(of("duplicate").len(), 1, "{out}");
-    assert_eq!(of("duplicate")[0]["fewshotIds"].as_array().expect("ids").len(), 2);
+    assert_eq!(
+        of("duplicate")[0]["fewshotIds"]
+            .as_array()
+            .expect("ids")
+            .len(),
+        2
+    );
     assert_eq!(of("conflict").len(), 1, "{out}");
     assert_eq!(of("invalid_query").len(), 1, "{out}");
     assert_eq!(of("invalid_query")[0]["severity"], "high");

@@ -4,17 +4,29 @@
 use crate::data_agents::AgentFixture;
 use crate::stub::Stub;
 use crate::support::Server;
-use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use std::io::Write;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 
 /// Few-shots over the demo lakehouse that tests ask about.
 pub const EXAMPLES: &[(&str, &str)] = &[
-    ("How many orders are there?", "SELECT COUNT(*) FROM dbo.orders"),
-    ("How many customers are there?", "SELECT COUNT(*) FROM customers"),
-    ("How many customers live in Germany?", "SELECT COUNT(*) FROM customers WHERE country = 'Germany'"),
-    ("Top 3 customers by name", "SELECT TOP 3 name, country FROM customers ORDER BY name"),
+    (
+        "How many orders are there?",
+        "SELECT COUNT(*) FROM dbo.orders",
+    ),
+    (
+        "How many customers are there?",
+        "SELECT COUNT(*) FROM customers",
+    ),
+    (
+        "How many customers live in Germany?",
+        "SELECT COUNT(*) FROM customers WHERE country = 'Germany'",
+    ),
+    (
+        "Top 3 customers by name",
+        "SELECT TOP 3 name, country FROM customers ORDER BY name",
+    ),
 ];
 
 /// An agent over the demo lakehouse with `examples`, published.
@@ -26,9 +38,27 @@ pub fn published(examples: &[(&str, &str)]) -> AgentFixture {
 pub fn published_on(server: Server, examples: &[(&str, &str)]) -> AgentFixture {
     let fx = AgentFixture::on(server);
     fx.add_lakehouse();
-    fx.ok("select-tables", &["--datasource", "SalesLakehouse", "--tables", "orders,customers"]);
+    fx.ok(
+        "select-tables",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--tables",
+            "orders,customers",
+        ],
+    );
     for (question, sql) in examples {
-        fx.ok("add-fewshot", &["--datasource", "SalesLakehouse", "--question", question, "--sql", sql]);
+        fx.ok(
+            "add-fewshot",
+            &[
+                "--datasource",
+                "SalesLakehouse",
+                "--question",
+                question,
+                "--sql",
+                sql,
+            ],
+        );
     }
     fx.ok("publish", &["--description", "Sales questions"]);
     fx
@@ -41,7 +71,9 @@ fn answer(out: &Value) -> &str {
 /// The number in an answer like "The answer is 3000.".
 fn number(out: &Value) -> u64 {
     let digits: String = answer(out).chars().filter(char::is_ascii_digit).collect();
-    digits.parse().unwrap_or_else(|_| panic!("no number in {out}"))
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number in {out}"))
 }
 
 #[test]
@@ -57,7 +89,11 @@ fn a_published_agent_answers_over_mcp_and_its_url_is_shown() {
         .as_array()
         .expect("requests")
         .iter()
-        .filter(|r| r["path"].as_str().is_some_and(|p| p.starts_with("/v1/mcp/workspaces/")))
+        .filter(|r| {
+            r["path"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("/v1/mcp/workspaces/"))
+        })
         .collect();
     // initialize, notifications/initialized, tools/list, tools/call
     assert_eq!(mcp.len(), 4, "{mcp:?}");
@@ -65,13 +101,27 @@ fn a_published_agent_answers_over_mcp_and_its_url_is_shown() {
     assert_eq!(raw["raw"]["content"][0]["type"], "text");
     let url = fx.ok("mcp-url", &[]);
     assert_eq!(url["published"], true);
-    assert!(url["mcpUrl"].as_str().expect("url").ends_with(&format!("/v1/mcp/workspaces/{}/dataagents/{}/agent", fx.workspace, fx.agent)));
+    assert!(url["mcpUrl"].as_str().expect("url").ends_with(&format!(
+        "/v1/mcp/workspaces/{}/dataagents/{}/agent",
+        fx.workspace, fx.agent
+    )));
     // The same server asked directly, by URL.
-    let direct = fx.ok("query", &["--prompt", "how many orders?", "--published-url", url["mcpUrl"].as_str().expect("url")]);
+    let direct = fx.ok(
+        "query",
+        &[
+            "--prompt",
+            "how many orders?",
+            "--published-url",
+            url["mcpUrl"].as_str().expect("url"),
+        ],
+    );
     assert_eq!(direct["answer"], out["answer"]);
     // A question no example is close to is answered plainly as such.
     let unknown = fx.ok("query", &["--prompt", "What is the weather tomorrow?"]);
-    assert!(answer(&unknown).starts_with("I can't answer that"), "{unknown}");
+    assert!(
+        answer(&unknown).starts_with("I can't answer that"),
+        "{unknown}"
+    );
 }
 
 #[test]
@@ -87,26 +137,53 @@ fn an_unpublished_agent_has_no_endpoint() {
 #[test]
 fn a_follow_up_in_a_thread_sees_the_earlier_turn() {
     let fx = published(EXAMPLES);
-    let first = fx.ok("query", &["--prompt", "How many customers are there?", "--keep-thread"]);
+    let first = fx.ok(
+        "query",
+        &["--prompt", "How many customers are there?", "--keep-thread"],
+    );
     let thread = first["threadId"].as_str().expect("threadId").to_string();
-    let file = fx.server.home.dir.path().join("state/fabsh/threads").join(format!("{thread}.json"));
+    let file = fx
+        .server
+        .home
+        .dir
+        .path()
+        .join("state/fabsh/threads")
+        .join(format!("{thread}.json"));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&file).expect("thread file").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&file)
+            .expect("thread file")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o600);
     }
     // Alone, the follow-up matches no example closely enough.
     let alone = fx.ok("query", &["--prompt", "and in Germany?"]);
     assert!(answer(&alone).starts_with("I can't answer that"), "{alone}");
-    let follow = fx.ok("query", &["--prompt", "and in Germany?", "--thread-id", &thread]);
-    let direct = fx.ok("query", &["--prompt", "How many customers live in Germany?"]);
+    let follow = fx.ok(
+        "query",
+        &["--prompt", "and in Germany?", "--thread-id", &thread],
+    );
+    let direct = fx.ok(
+        "query",
+        &["--prompt", "How many customers live in Germany?"],
+    );
     assert_eq!(follow["answer"], direct["answer"], "{follow}");
     assert_ne!(follow["answer"], first["answer"]);
     assert_eq!(follow["threadId"], thread.as_str());
     let kept: Value = serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
-    let questions: Vec<&str> = kept["turns"].as_array().expect("turns").iter().map(|t| t["question"].as_str().expect("q")).collect();
-    assert_eq!(questions, ["How many customers are there?", "and in Germany?"]);
+    let questions: Vec<&str> = kept["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .map(|t| t["question"].as_str().expect("q"))
+        .collect();
+    assert_eq!(
+        questions,
+        ["How many customers are there?", "and in Germany?"]
+    );
 }
 
 #[test]
@@ -116,11 +193,19 @@ fn steps_show_the_sql_and_result_files_are_downloaded() {
     let downloads = dir.path().join("files");
     let out = fx.ok(
         "query",
-        &["--prompt", "top 3 customers by name", "--show-steps", "--download-files", &downloads.to_string_lossy()],
+        &[
+            "--prompt",
+            "top 3 customers by name",
+            "--show-steps",
+            "--download-files",
+            &downloads.to_string_lossy(),
+        ],
     );
     let steps = out["steps"].as_array().expect("steps");
     assert!(
-        steps.iter().any(|s| s["query"] == "SELECT TOP 3 name, country FROM customers ORDER BY name" && s["language"] == "SQL"),
+        steps.iter().any(|s| s["query"]
+            == "SELECT TOP 3 name, country FROM customers ORDER BY name"
+            && s["language"] == "SQL"),
         "{out}"
     );
     let files = out["files"].as_array().expect("files");
@@ -138,7 +223,14 @@ fn the_question_can_come_from_stdin() {
     let mut child = fx
         .server
         .home
-        .command(&["data-agent", "query", "-w", &fx.workspace, "--id", &fx.agent])
+        .command(&[
+            "data-agent",
+            "query",
+            "-w",
+            &fx.workspace,
+            "--id",
+            &fx.agent,
+        ])
         .env("FABSH_ENDPOINT", &fx.server.endpoint)
         .env("FABSH_TOKEN", &fx.server.token)
         .stdin(Stdio::piped())
@@ -153,7 +245,11 @@ fn the_question_can_come_from_stdin() {
         .write_all(b"How many orders are there?\n")
         .expect("write");
     let output = child.wait_with_output().expect("wait");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let out: Value = serde_json::from_slice(&output.stdout).expect("json");
     assert_eq!(out["question"], "How many orders are there?");
     assert!(answer(&out).starts_with("The answer is "), "{out}");
@@ -178,16 +274,43 @@ fn with_a_model_local_fabric_writes_the_sql_over_the_selected_tables() {
             }),
         )
     });
-    let server = Server::with_env(&[("FABSH_LLM_ENDPOINT", model.endpoint.as_str()), ("FABSH_LLM_MODEL", "stand-in")]);
+    let server = Server::with_env(&[
+        ("FABSH_LLM_ENDPOINT", model.endpoint.as_str()),
+        ("FABSH_LLM_MODEL", "stand-in"),
+    ]);
     let fx = published_on(server, EXAMPLES);
-    let out = fx.ok("query", &["--prompt", "How many orders have more than one item?", "--show-steps"]);
+    let out = fx.ok(
+        "query",
+        &[
+            "--prompt",
+            "How many orders have more than one item?",
+            "--show-steps",
+        ],
+    );
     assert!(answer(&out).starts_with("The answer is "), "{out}");
     let steps = out["steps"].as_array().expect("steps");
-    assert!(steps.iter().any(|s| s["query"] == "SELECT COUNT(*) FROM orders WHERE quantity > 1"), "{out}");
+    assert!(
+        steps
+            .iter()
+            .any(|s| s["query"] == "SELECT COUNT(*) FROM orders WHERE quantity > 1"),
+        "{out}"
+    );
     let prompts = prompts.lock().expect("lock").clone();
     let prompt = prompts.last().expect("the model was asked");
-    assert!(prompt.contains("table dbo.orders (") && prompt.contains("table dbo.customers ("), "{prompt}");
-    assert!(!prompt.contains("table dbo.products"), "unselected tables stay out: {prompt}");
-    assert!(prompt.contains("Q: How many orders are there?"), "the closest examples go in: {prompt}");
-    assert!(prompt.contains("Question: How many orders have more than one item?"), "{prompt}");
+    assert!(
+        prompt.contains("table dbo.orders (") && prompt.contains("table dbo.customers ("),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains("table dbo.products"),
+        "unselected tables stay out: {prompt}"
+    );
+    assert!(
+        prompt.contains("Q: How many orders are there?"),
+        "the closest examples go in: {prompt}"
+    );
+    assert!(
+        prompt.contains("Question: How many orders have more than one item?"),
+        "{prompt}"
+    );
 }

@@ -57,7 +57,12 @@ impl Judge {
         self.seen()
             .iter()
             .skip(2)
-            .map(|seen| seen.body["messages"][1]["content"].as_str().unwrap_or_default().to_string())
+            .map(|seen| {
+                seen.body["messages"][1]["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
             .collect()
     }
 }
@@ -83,7 +88,11 @@ fn answers_in(prompt: &str) -> (String, String) {
     (line("Expected answer:"), line("Actual answer:"))
 }
 
-async fn complete(State(seen): State<Arc<Mutex<Vec<Seen>>>>, headers: HeaderMap, body: String) -> Response {
+async fn complete(
+    State(seen): State<Arc<Mutex<Vec<Seen>>>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
     let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     let count = {
         let mut seen = seen.lock().expect("lock");

@@ -128,7 +128,12 @@ impl Server {
         Self::spawn(home, data_dir, knobs, &[])
     }
 
-    fn spawn(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)], env: &[(&str, &str)]) -> Server {
+    fn spawn(
+        home: Home,
+        data_dir: PathBuf,
+        knobs: &[(&str, &str)],
+        env: &[(&str, &str)],
+    ) -> Server {
         let data = data_dir.to_string_lossy().into_owned();
         let mut args = vec![
             "local".to_string(),

@@ -3,7 +3,10 @@
 //! function `evaluate::run`; this handler checks the input first, then shapes and writes the
 //! result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
 
-use super::query::{DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage, timeout};
+use super::query::{
+    DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
+    timeout,
+};
 use super::{AGENT, agent};
 use crate::agent::judge::{Judge, PLACEHOLDERS};
 use crate::agent::llm::{DEFAULT_API_VERSION, LlmConfig};
@@ -25,7 +28,11 @@ pub const LLM_ENDPOINT: ArgSpec = ArgSpec::opt(
     "Judge model: an Azure OpenAI resource URL or an OpenAI-compatible base URL (else FABSH_LLM_ENDPOINT)",
 );
 /// `--llm-key`.
-pub const LLM_KEY: ArgSpec = ArgSpec::opt("llm-key", ArgKind::Str, "Judge API key (else FABSH_LLM_KEY); never printed or stored");
+pub const LLM_KEY: ArgSpec = ArgSpec::opt(
+    "llm-key",
+    ArgKind::Str,
+    "Judge API key (else FABSH_LLM_KEY); never printed or stored",
+);
 /// `--llm-model`.
 pub const LLM_MODEL: ArgSpec = ArgSpec::opt(
     "llm-model",
@@ -33,8 +40,12 @@ pub const LLM_MODEL: ArgSpec = ArgSpec::opt(
     "Judge model, or the Azure deployment name (else FABSH_LLM_MODEL)",
 );
 /// `--llm-api-version`.
-pub const LLM_API_VERSION: ArgSpec =
-    ArgSpec::opt("llm-api-version", ArgKind::Str, "Azure OpenAI API version of the judge").default(DEFAULT_API_VERSION);
+pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
+    "llm-api-version",
+    ArgKind::Str,
+    "Azure OpenAI API version of the judge",
+)
+.default(DEFAULT_API_VERSION);
 
 /// The judge the `--llm-*` flags (or `FABSH_LLM_*`) describe, if any.
 pub fn judge_config(args: &Args) -> Result<Option<LlmConfig>> {
@@ -47,13 +58,40 @@ pub fn judge_config(args: &Args) -> Result<Option<LlmConfig>> {
 }
 
 /// The summary keys, in order.
-const SUMMARY_KEYS: &[&str] = &["runs", "passed", "failed", "unclear", "errors", "passRate", "latencyP50Ms", "latencyP95Ms"];
+const SUMMARY_KEYS: &[&str] = &[
+    "runs",
+    "passed",
+    "failed",
+    "unclear",
+    "errors",
+    "passRate",
+    "latencyP50Ms",
+    "latencyP95Ms",
+];
 /// The per-question keys, in order.
 const QUESTION_KEYS: &[&str] = &[
-    "question", "expected", "runs", "passed", "failed", "unclear", "errors", "passRate", "consistent", "distinctAnswers",
+    "question",
+    "expected",
+    "runs",
+    "passed",
+    "failed",
+    "unclear",
+    "errors",
+    "passRate",
+    "consistent",
+    "distinctAnswers",
 ];
 /// The row keys `evaluate` outputs, in order.
-const ROW_KEYS: &[&str] = &["question", "expected", "actual", "verdict", "rule", "rationale", "latencyMs", "error"];
+const ROW_KEYS: &[&str] = &[
+    "question",
+    "expected",
+    "actual",
+    "verdict",
+    "rule",
+    "rationale",
+    "latencyMs",
+    "error",
+];
 
 pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -63,14 +101,31 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         AGENT,
-        ArgSpec::req("questions", ArgKind::File, "JSON, CSV or TSV file of questions (and expected answers)"),
+        ArgSpec::req(
+            "questions",
+            ArgKind::File,
+            "JSON, CSV or TSV file of questions (and expected answers)",
+        ),
         PUBLISHED_URL,
         ArgSpec::opt("repeats", ArgKind::Int, "Times each question is asked").default("1"),
         QUERY_STAGE,
         TIMEOUT,
-        ArgSpec::opt("concurrency", ArgKind::Int, "Runs at once (1 = one after another)").default("1"),
-        ArgSpec::opt("critic-prompt", ArgKind::Str, "The judge's prompt, with {query}, {expected_answer}, {actual_answer}; needs a judge"),
-        ArgSpec::opt("critic-prompt-file", ArgKind::File, "Read the judge's prompt from this file"),
+        ArgSpec::opt(
+            "concurrency",
+            ArgKind::Int,
+            "Runs at once (1 = one after another)",
+        )
+        .default("1"),
+        ArgSpec::opt(
+            "critic-prompt",
+            ArgKind::Str,
+            "The judge's prompt, with {query}, {expected_answer}, {actual_answer}; needs a judge",
+        ),
+        ArgSpec::opt(
+            "critic-prompt-file",
+            ArgKind::File,
+            "Read the judge's prompt from this file",
+        ),
         LLM_ENDPOINT,
         LLM_KEY,
         LLM_MODEL,
@@ -78,11 +133,28 @@ pub const EVALUATE: CommandSpec = CommandSpec {
         SHOW_STEPS,
         KEEP_THREAD,
         DOWNLOAD_FILES,
-        ArgSpec::opt("output-file", ArgKind::Str, "Also write the rows to this .csv or .json file"),
-        ArgSpec::opt("min-pass-rate", ArgKind::Str, "Exit 1 when the pass rate (0 to 1) is below this, for CI"),
+        ArgSpec::opt(
+            "output-file",
+            ArgKind::Str,
+            "Also write the rows to this .csv or .json file",
+        ),
+        ArgSpec::opt(
+            "min-pass-rate",
+            ArgKind::Str,
+            "Exit 1 when the pass rate (0 to 1) is below this, for CI",
+        ),
     ],
     traits: Traits::READ,
-    columns: &["question", "runs", "passed", "failed", "unclear", "errors", "passRate", "consistent"],
+    columns: &[
+        "question",
+        "runs",
+        "passed",
+        "failed",
+        "unclear",
+        "errors",
+        "passRate",
+        "consistent",
+    ],
     examples: &[
         Example {
             command: "data-agent evaluate -w Demo --id \"Sales agent\" --questions questions.csv --repeats 3 --concurrency 8",
@@ -100,18 +172,30 @@ pub const EVALUATE: CommandSpec = CommandSpec {
 fn at_least_one(args: &Args, name: &str) -> Result<i64> {
     match args.int(name).unwrap_or(1) {
         n if n >= 1 => Ok(n),
-        n => Err(Error::usage(format!("--{name} must be at least 1, got {n}"))),
+        n => Err(Error::usage(format!(
+            "--{name} must be at least 1, got {n}"
+        ))),
     }
 }
 
 /// The judge's prompt from `--critic-prompt` or `--critic-prompt-file`.
 fn critic_prompt(args: &Args) -> Result<Option<String>> {
-    match (args.opt_str("critic-prompt"), args.file("critic-prompt-file")) {
-        (Some(_), Some(_)) => Err(Error::usage("--critic-prompt and --critic-prompt-file cannot be used together")),
+    match (
+        args.opt_str("critic-prompt"),
+        args.file("critic-prompt-file"),
+    ) {
+        (Some(_), Some(_)) => Err(Error::usage(
+            "--critic-prompt and --critic-prompt-file cannot be used together",
+        )),
         (Some(text), None) => Ok(Some(text.to_string())),
         (None, Some(file)) => String::from_utf8(file.bytes.to_vec())
             .map(Some)
-            .map_err(|_| Error::usage(format!("--critic-prompt-file: {} is not UTF-8 text", file.path.display()))),
+            .map_err(|_| {
+                Error::usage(format!(
+                    "--critic-prompt-file: {} is not UTF-8 text",
+                    file.path.display()
+                ))
+            }),
         (None, None) => Ok(None),
     }
 }
@@ -124,11 +208,19 @@ fn output_file(args: &Args) -> Result<Option<PathBuf>> {
     let path = PathBuf::from(text);
     let lower = text.to_ascii_lowercase();
     if !(lower.ends_with(".csv") || lower.ends_with(".json")) {
-        return Err(Error::usage(format!("--output-file must end in .csv or .json, got {text:?}")));
+        return Err(Error::usage(format!(
+            "--output-file must end in .csv or .json, got {text:?}"
+        )));
     }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     if !parent.is_dir() {
-        return Err(Error::usage(format!("--output-file: the directory {} does not exist", parent.display())));
+        return Err(Error::usage(format!(
+            "--output-file: the directory {} does not exist",
+            parent.display()
+        )));
     }
     Ok(Some(path))
 }
@@ -139,7 +231,9 @@ fn min_pass_rate(args: &Args) -> Result<Option<f64>> {
     };
     match text.trim().parse::<f64>() {
         Ok(rate) if (0.0..=1.0).contains(&rate) => Ok(Some(rate)),
-        _ => Err(Error::usage(format!("--min-pass-rate must be a number from 0 to 1, got {text:?}"))),
+        _ => Err(Error::usage(format!(
+            "--min-pass-rate must be a number from 0 to 1, got {text:?}"
+        ))),
     }
 }
 
@@ -149,7 +243,9 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let limit = timeout(&args)?;
         let repeats = at_least_one(&args, "repeats")?;
         let concurrency = at_least_one(&args, "concurrency")?;
-        let file = args.file("questions").ok_or_else(|| Error::usage("--questions is required"))?;
+        let file = args
+            .file("questions")
+            .ok_or_else(|| Error::usage("--questions is required"))?;
         let asked = questions::read_checked(&file.path, &file.bytes)?;
         let critic = critic_prompt(&args)?;
         let judge = match (judge_config(&args)?, critic) {
@@ -162,9 +258,15 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         };
         let output = output_file(&args)?;
         let bar = min_pass_rate(&args)?;
-        let downloads = args.opt_str("download-files").map(downloads::check_dir).transpose()?;
+        let downloads = args
+            .opt_str("download-files")
+            .map(downloads::check_dir)
+            .transpose()?;
         let (workspace, id) = match args.opt_str("published-url") {
-            Some(_) => (args.str("workspace")?.to_string(), args.str("id")?.to_string()),
+            Some(_) => (
+                args.str("workspace")?.to_string(),
+                args.str("id")?.to_string(),
+            ),
             None => {
                 let agent = agent(&ctx, &args).await?;
                 (agent.workspace, agent.id)
@@ -186,7 +288,12 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let result = script::call_stdlib(
             ctx.with_judge(judge),
             "evaluate::run",
-            vec![json!(workspace), json!(id), Value::Array(question_list), opts],
+            vec![
+                json!(workspace),
+                json!(id),
+                Value::Array(question_list),
+                opts,
+            ],
         )
         .await?;
         let rows = shaped_rows(&result["rows"], &args);
@@ -201,7 +308,12 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             write_rows(path, &rows)?;
         }
         let grader = model.map_or("the rules".to_string(), |m| format!("the judge {m}"));
-        let per_question: Vec<Value> = result["questions"].as_array().into_iter().flatten().map(|q| pick(q, QUESTION_KEYS)).collect();
+        let per_question: Vec<Value> = result["questions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|q| pick(q, QUESTION_KEYS))
+            .collect();
         let out = json!({"summary": pick(&result["summary"], SUMMARY_KEYS), "questions": per_question, "rows": rows});
         Ok(reply(out, bar, &grader))
     })
@@ -219,22 +331,37 @@ fn shaped_rows(rows: &Value, args: &Args) -> Vec<Value> {
     if args.has("download-files") {
         keys.push("files");
     }
-    rows.as_array().into_iter().flatten().map(|row| pick(row, &keys)).collect()
+    rows.as_array()
+        .into_iter()
+        .flatten()
+        .map(|row| pick(row, &keys))
+        .collect()
 }
 
 /// `keys` of an object, in that order (Rhai maps come back sorted).
 fn pick(value: &Value, keys: &[&str]) -> Value {
     let map: Map<String, Value> = keys
         .iter()
-        .map(|key| (key.to_string(), value.get(*key).cloned().unwrap_or(Value::Null)))
+        .map(|key| {
+            (
+                key.to_string(),
+                value.get(*key).cloned().unwrap_or(Value::Null),
+            )
+        })
         .collect();
     Value::Object(map)
 }
 
 /// Writes the rows as CSV (the promised columns) or JSON (whole rows).
 fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
-    let failed = |err: std::io::Error| Error::runtime(format!("cannot write {}", path.display())).with_cause(err);
-    if path.to_string_lossy().to_ascii_lowercase().ends_with(".json") {
+    let failed = |err: std::io::Error| {
+        Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+    };
+    if path
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .ends_with(".json")
+    {
         let mut text = serde_json::to_string_pretty(rows)?;
         text.push('\n');
         return std::fs::write(path, text).map_err(failed);
@@ -246,15 +373,18 @@ fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
         other => other.to_string(),
     };
     let mut records = vec![ROW_KEYS.iter().map(|k| k.to_string()).collect::<Vec<_>>()];
-    records.extend(rows.iter().map(|row| ROW_KEYS.iter().map(|key| cell(&row[*key])).collect()));
+    records.extend(
+        rows.iter()
+            .map(|row| ROW_KEYS.iter().map(|key| cell(&row[*key])).collect()),
+    );
     for record in records {
-        writer
-            .write_record(&record)
-            .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))?;
+        writer.write_record(&record).map_err(|err| {
+            Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+        })?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err.to_string()))?;
+    let bytes = writer.into_inner().map_err(|err| {
+        Error::runtime(format!("cannot write {}", path.display())).with_cause(err.to_string())
+    })?;
     std::fs::write(path, bytes).map_err(failed)
 }
 
@@ -276,14 +406,21 @@ fn reply(out: Value, bar: Option<f64>, grader: &str) -> Reply {
         summary["latencyP95Ms"],
     );
     let failure = if count("runs") > 0 && count("errors") == count("runs") {
-        let first = out["rows"][0]["error"].as_str().unwrap_or("no reason given").to_string();
+        let first = out["rows"][0]["error"]
+            .as_str()
+            .unwrap_or("no reason given")
+            .to_string();
         Some(Error::runtime("every run failed").with_cause(first))
     } else {
         bar.filter(|bar| rate < *bar).map(|bar| {
-            Error::runtime(format!("the pass rate {rate:.3} is below --min-pass-rate {bar}"))
+            Error::runtime(format!(
+                "the pass rate {rate:.3} is below --min-pass-rate {bar}"
+            ))
         })
     };
-    let reply = Reply::json(out).with_table_rows("questions").with_note(note);
+    let reply = Reply::json(out)
+        .with_table_rows("questions")
+        .with_note(note);
     match failure {
         Some(failure) => reply.with_failure(failure),
         None => reply,

@@ -63,7 +63,11 @@ pub const QUERY: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         AGENT,
-        ArgSpec::opt("prompt", ArgKind::Str, "The question (omitted: read from stdin)"),
+        ArgSpec::opt(
+            "prompt",
+            ArgKind::Str,
+            "The question (omitted: read from stdin)",
+        ),
         PUBLISHED_URL,
         ArgSpec::opt(
             "raw",
@@ -138,19 +142,22 @@ fn question(args: &Args) -> Result<String> {
     let text = match args.opt_str("prompt") {
         Some(prompt) => prompt.to_string(),
         None if std::io::stdin().is_terminal() => {
-            return Err(Error::usage("no question: give --prompt, or pipe the question on stdin"));
+            return Err(Error::usage(
+                "no question: give --prompt, or pipe the question on stdin",
+            ));
         }
         None => {
             let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|err| Error::usage("cannot read the question from stdin").with_cause(err))?;
+            std::io::stdin().read_to_string(&mut text).map_err(|err| {
+                Error::usage("cannot read the question from stdin").with_cause(err)
+            })?;
             text
         }
     };
     let text = text.trim().to_string();
     if text.is_empty() {
-        return Err(Error::usage("the question is empty").with_hint("give --prompt, or pipe the question on stdin"));
+        return Err(Error::usage("the question is empty")
+            .with_hint("give --prompt, or pipe the question on stdin"));
     }
     Ok(text)
 }
@@ -160,7 +167,9 @@ async fn target(ctx: &Ctx, args: &Args) -> Result<(String, Option<Agent>)> {
     if let Some(url) = args.opt_str("published-url") {
         let url = url.trim();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(Error::usage(format!("--published-url must be an http(s) URL, got {url:?}")));
+            return Err(Error::usage(format!(
+                "--published-url must be an http(s) URL, got {url:?}"
+            )));
         }
         return Ok((url.to_string(), None));
     }
@@ -176,20 +185,40 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
             Some(id) => Some(threads::Thread::load(&threads::check_id(id)?)?),
             None => None,
         };
-        let downloads = args.opt_str("download-files").map(downloads::check_dir).transpose()?;
+        let downloads = args
+            .opt_str("download-files")
+            .map(downloads::check_dir)
+            .transpose()?;
         let question = question(&args)?;
         let (url, agent) = target(&ctx, &args).await?;
         let mut thread = continued.or_else(|| {
             args.flag("keep-thread").then(|| {
-                threads::Thread::new(args.str("workspace").unwrap_or_default(), args.str("id").unwrap_or_default(), &url)
+                threads::Thread::new(
+                    args.str("workspace").unwrap_or_default(),
+                    args.str("id").unwrap_or_default(),
+                    &url,
+                )
             })
         });
-        let sent = thread.as_ref().map_or_else(|| question.clone(), |t| t.prompt(&question));
+        let sent = thread
+            .as_ref()
+            .map_or_else(|| question.clone(), |t| t.prompt(&question));
         let wants_steps = args.flag("show-steps");
-        let asked = ask(&ctx, &url, agent.as_ref(), &sent, wants_steps, downloads.as_ref(), limit);
+        let asked = ask(
+            &ctx,
+            &url,
+            agent.as_ref(),
+            &sent,
+            wants_steps,
+            downloads.as_ref(),
+            limit,
+        );
         let answered = tokio::time::timeout(limit, asked).await.map_err(|_| {
-            Error::new(ErrorKind::Timeout, format!("the agent did not answer within {} s", limit.as_secs()))
-                .with_hint("raise --timeout")
+            Error::new(
+                ErrorKind::Timeout,
+                format!("the agent did not answer within {} s", limit.as_secs()),
+            )
+            .with_hint("raise --timeout")
         })??;
         let mut out = Map::new();
         out.insert("question".into(), json!(question));
@@ -201,14 +230,22 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
             out.insert("threadId".into(), json!(thread.thread_id));
         }
         if wants_steps {
-            out.insert("steps".into(), answered.steps.clone().map_or(Value::Null, Value::Array));
+            out.insert(
+                "steps".into(),
+                answered.steps.clone().map_or(Value::Null, Value::Array),
+            );
         }
         if downloads.is_some() {
-            out.insert("files".into(), answered.files.clone().map_or(Value::Null, Value::Array));
+            out.insert(
+                "files".into(),
+                answered.files.clone().map_or(Value::Null, Value::Array),
+            );
         }
         let mut notes = Vec::new();
         if let Some(why) = &answered.unavailable {
-            let note = format!("run steps and files are not available from this endpoint ({why}); the answer came over MCP");
+            let note = format!(
+                "run steps and files are not available from this endpoint ({why}); the answer came over MCP"
+            );
             out.insert("note".into(), json!(note));
             notes.push(note);
         }
@@ -250,7 +287,9 @@ async fn ask(
             Some(surface) => match assistants::ask(ctx, &surface, sent).await {
                 Ok(run) => {
                     let files = match downloads {
-                        Some(dir) => Some(downloads::fetch_all(ctx, &surface, &run.file_ids, dir).await),
+                        Some(dir) => {
+                            Some(downloads::fetch_all(ctx, &surface, &run.file_ids, dir).await)
+                        }
                         None => None,
                     };
                     return Ok(Answered {
@@ -262,10 +301,14 @@ async fn ask(
                         unavailable: None,
                     });
                 }
-                Err(err) if assistants::is_not_offered(&err) => unavailable = Some(err.message.clone()),
+                Err(err) if assistants::is_not_offered(&err) => {
+                    unavailable = Some(err.message.clone())
+                }
                 Err(err) => return Err(err),
             },
-            None => unavailable = Some("--published-url names no Fabric agent endpoint".to_string()),
+            None => {
+                unavailable = Some("--published-url names no Fabric agent endpoint".to_string())
+            }
         }
     }
     let session = mcp::session(ctx, url, limit).await?;
@@ -289,12 +332,14 @@ fn mcp_url(ctx: Ctx, args: Args) -> HandlerFuture {
             mcp::endpoint_path(&agent.workspace, &agent.id)
         );
         match agent.settings(ctx.api(), Stage::Published).await {
-            Ok(_) => Ok(Reply::json(json!({"id": agent.id, "mcpUrl": url, "published": true}))),
-            Err(err) if err.has_code("DataAgentNotPublished") || err.status == Some(404) => Err(Error::not_found(
-                "the data agent is not published, so it has no MCP endpoint yet",
-            )
-            .with_code("DataAgentNotPublished")
-            .with_hint("publish it with `fabsh data-agent publish`")),
+            Ok(_) => Ok(Reply::json(
+                json!({"id": agent.id, "mcpUrl": url, "published": true}),
+            )),
+            Err(err) if err.has_code("DataAgentNotPublished") || err.status == Some(404) => Err(
+                Error::not_found("the data agent is not published, so it has no MCP endpoint yet")
+                    .with_code("DataAgentNotPublished")
+                    .with_hint("publish it with `fabsh data-agent publish`"),
+            ),
             Err(err) => Err(err),
         }
     })

@@ -71,7 +71,9 @@ impl Conversation {
         let last = text.rsplit("\n\n").next().unwrap_or(text);
         let lines: Vec<&str> = last.lines().collect();
         let body = match lines.split_first() {
-            Some((first, rest)) if first.trim_end().ends_with(':') && !rest.is_empty() => rest.join("\n"),
+            Some((first, rest)) if first.trim_end().ends_with(':') && !rest.is_empty() => {
+                rest.join("\n")
+            }
             _ => last.to_string(),
         };
         Conversation {
@@ -119,15 +121,23 @@ pub async fn answer(state: &Shared, published: &StageDoc, text: &str) -> Answer 
     if let Some(model) = &state.llm {
         return match nl2sql::write_query(model, published, &conversation, &ranked).await {
             Ok(nl2sql::Proposal::Query { source, sql }) => {
-                match published.sources.iter().find(|s| s.datasource.display_name == source) {
+                match published
+                    .sources
+                    .iter()
+                    .find(|s| s.datasource.display_name == source)
+                {
                     Some(found) => run_on(state, found, &sql, "written by the model".to_string()),
                     None => Answer::cannot(format!(
                         "I can't answer that: the model chose a datasource ({source}) the agent does not have."
                     )),
                 }
             }
-            Ok(nl2sql::Proposal::Cannot(why)) => Answer::cannot(format!("I can't answer that: {why}")),
-            Err(err) => Answer::cannot(format!("I can't answer that right now: the model failed ({err}).")),
+            Ok(nl2sql::Proposal::Cannot(why)) => {
+                Answer::cannot(format!("I can't answer that: {why}"))
+            }
+            Err(err) => Answer::cannot(format!(
+                "I can't answer that right now: the model failed ({err})."
+            )),
         };
     }
     let Some((score, source, example)) = ranked.first() else {
@@ -142,7 +152,12 @@ pub async fn answer(state: &Shared, published: &StageDoc, text: &str) -> Answer 
         ));
     }
     let sql = example.query.clone().unwrap_or_default();
-    run_on(state, source, &sql, format!("the example \"{}\"", example.question))
+    run_on(
+        state,
+        source,
+        &sql,
+        format!("the example \"{}\"", example.question),
+    )
 }
 
 /// Runs `sql` on a datasource and words the result.
@@ -167,8 +182,14 @@ fn run_on(state: &Shared, source: &SourceFolder, sql: &str, basis: String) -> An
         .read(|conn| discovery::open_data(conn, state.db.data_dir(), doc));
     let outcome = match data {
         Ok(Some(conn)) => sql_run::run(&conn, sql),
-        Ok(None) => Err(format!("the datasource {} holds no tables", doc.display_name)),
-        Err(err) => Err(format!("the datasource {} cannot be read: {}", doc.display_name, err.message)),
+        Ok(None) => Err(format!(
+            "the datasource {} holds no tables",
+            doc.display_name
+        )),
+        Err(err) => Err(format!(
+            "the datasource {} cannot be read: {}",
+            doc.display_name, err.message
+        )),
     };
     match outcome {
         Ok(table) => {
@@ -191,7 +212,11 @@ pub fn describe(table: &ResultTable) -> String {
     if table.rows.len() == 1 && table.columns.len() == 1 {
         return format!("The answer is {}.", sql_run::cell_text(&table.rows[0][0]));
     }
-    let mut text = format!("| {} |\n|{}\n", table.columns.join(" | "), "---|".repeat(table.columns.len()));
+    let mut text = format!(
+        "| {} |\n|{}\n",
+        table.columns.join(" | "),
+        "---|".repeat(table.columns.len())
+    );
     for row in &table.rows {
         let cells: Vec<String> = row.iter().map(sql_run::cell_text).collect();
         text.push_str(&format!("| {} |\n", cells.join(" | ")));
@@ -200,7 +225,9 @@ pub fn describe(table: &ResultTable) -> String {
         text.push_str(&format!("(only the first {MAX_ROWS} rows are shown)\n"));
     }
     if table.more_columns {
-        text.push_str(&format!("(only the first {MAX_COLUMNS} columns are shown)\n"));
+        text.push_str(&format!(
+            "(only the first {MAX_COLUMNS} columns are shown)\n"
+        ));
     }
     text.trim_end().to_string()
 }
@@ -212,7 +239,10 @@ mod tests {
     #[test]
     fn a_conversation_splits_into_question_and_context() {
         let plain = Conversation::parse("How many orders?");
-        assert_eq!((plain.question.as_str(), plain.earlier.len()), ("How many orders?", 0));
+        assert_eq!(
+            (plain.question.as_str(), plain.earlier.len()),
+            ("How many orders?", 0)
+        );
         let text = "Earlier in this conversation:\nQ: How many customers are there?\nA: 200\n\nAnswer this follow-up question in the light of the conversation above:\nand in Germany?";
         let follow = Conversation::parse(text);
         assert_eq!(follow.question, "and in Germany?");

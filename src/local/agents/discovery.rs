@@ -47,7 +47,11 @@ pub fn open_data(
     let Some(item) = items::get(conn, &doc.workspace_id, &doc.artifact_id)? else {
         return Ok(None);
     };
-    Ok(tables::open_read(data_dir, &item.id, is_demo(conn, &item.id))?)
+    Ok(tables::open_read(
+        data_dir,
+        &item.id,
+        is_demo(conn, &item.id),
+    )?)
 }
 
 /// The tables of a SQL source item, or none when it has no data yet.

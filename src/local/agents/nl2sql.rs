@@ -30,7 +30,10 @@ pub async fn write_query(
     ranked: &[(f64, &SourceFolder, &FewShotDoc)],
 ) -> Result<Proposal, String> {
     let prompt = prompt(published, conversation, ranked);
-    let reply = model.chat_json(SYSTEM, &prompt).await.map_err(|err| err.message.clone())?;
+    let reply = model
+        .chat_json(SYSTEM, &prompt)
+        .await
+        .map_err(|err| err.message.clone())?;
     if let Some(why) = reply["cannot_answer"].as_str() {
         return Ok(Proposal::Cannot(why.to_string()));
     }
@@ -41,7 +44,11 @@ pub async fn write_query(
     let source = reply["datasource"]
         .as_str()
         .map(String::from)
-        .or_else(|| sql_sources(published).next().map(|s| s.datasource.display_name.clone()))
+        .or_else(|| {
+            sql_sources(published)
+                .next()
+                .map(|s| s.datasource.display_name.clone())
+        })
         .unwrap_or_default();
     Ok(Proposal::Query {
         source,
@@ -50,9 +57,10 @@ pub async fn write_query(
 }
 
 fn sql_sources(published: &StageDoc) -> impl Iterator<Item = &SourceFolder> {
-    published.sources.iter().filter(|s| {
-        sources::by_definition_type(&s.datasource.kind).is_some_and(|kind| kind.sql)
-    })
+    published
+        .sources
+        .iter()
+        .filter(|s| sources::by_definition_type(&s.datasource.kind).is_some_and(|kind| kind.sql))
 }
 
 /// The material the model is given.
@@ -62,7 +70,10 @@ pub fn prompt(
     ranked: &[(f64, &SourceFolder, &FewShotDoc)],
 ) -> String {
     let mut text = String::new();
-    if let Some(instructions) = published.config["aiInstructions"].as_str().filter(|i| !i.trim().is_empty()) {
+    if let Some(instructions) = published.config["aiInstructions"]
+        .as_str()
+        .filter(|i| !i.trim().is_empty())
+    {
         text.push_str(&format!("Agent instructions: {instructions}\n\n"));
     }
     for source in sql_sources(published) {
@@ -79,21 +90,30 @@ pub fn prompt(
                 .children
                 .iter()
                 .map(|c| {
-                    let mut column = format!("{} {}", c.display_name, c.data_type.as_deref().unwrap_or(""));
+                    let mut column = format!(
+                        "{} {}",
+                        c.display_name,
+                        c.data_type.as_deref().unwrap_or("")
+                    );
                     if let Some(description) = &c.description {
                         column.push_str(&format!(" -- {description}"));
                     }
                     column.trim().to_string()
                 })
                 .collect();
-            text.push_str(&format!("  table dbo.{} ({})", table.display_name, columns.join(", ")));
+            text.push_str(&format!(
+                "  table dbo.{} ({})",
+                table.display_name,
+                columns.join(", ")
+            ));
             if let Some(description) = &table.description {
                 text.push_str(&format!(" -- {description}"));
             }
             text.push('\n');
         }
     }
-    let examples: Vec<&(f64, &SourceFolder, &FewShotDoc)> = ranked.iter().take(EXAMPLES_SHOWN).collect();
+    let examples: Vec<&(f64, &SourceFolder, &FewShotDoc)> =
+        ranked.iter().take(EXAMPLES_SHOWN).collect();
     if !examples.is_empty() {
         text.push_str("\nExamples:\n");
         for (_, source, example) in examples {

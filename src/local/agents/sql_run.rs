@@ -134,7 +134,10 @@ pub fn run(conn: &Connection, sql: &str) -> Result<ResultTable, String> {
     let mut cursor = stmt
         .query([])
         .map_err(|err| format!("the query failed: {err}"))?;
-    while let Some(row) = cursor.next().map_err(|err| format!("the query failed: {err}"))? {
+    while let Some(row) = cursor
+        .next()
+        .map_err(|err| format!("the query failed: {err}"))?
+    {
         if rows.len() == MAX_ROWS {
             more_rows = true;
             break;
@@ -168,10 +171,22 @@ mod tests {
 
     #[test]
     fn t_sql_becomes_sqlite() {
-        let sql = to_sqlite("SELECT TOP 5 o.amount FROM dbo.orders o ORDER BY o.amount DESC").expect("rewritten");
-        assert_eq!(sql, "SELECT o.amount FROM orders AS o ORDER BY o.amount DESC LIMIT 5");
-        assert!(to_sqlite("DELETE FROM orders").unwrap_err().contains("read-only"));
-        assert!(to_sqlite("SELECT 1; SELECT 2").unwrap_err().contains("single"));
+        let sql = to_sqlite("SELECT TOP 5 o.amount FROM dbo.orders o ORDER BY o.amount DESC")
+            .expect("rewritten");
+        assert_eq!(
+            sql,
+            "SELECT o.amount FROM orders AS o ORDER BY o.amount DESC LIMIT 5"
+        );
+        assert!(
+            to_sqlite("DELETE FROM orders")
+                .unwrap_err()
+                .contains("read-only")
+        );
+        assert!(
+            to_sqlite("SELECT 1; SELECT 2")
+                .unwrap_err()
+                .contains("single")
+        );
     }
 
     #[test]
@@ -183,6 +198,10 @@ mod tests {
         assert_eq!(table.rows.len(), MAX_ROWS);
         assert!(table.more_rows && !table.more_columns);
         assert_eq!(table.rows[1], vec![json!(2), json!(3.0)]);
-        assert!(String::from_utf8(table.to_csv()).expect("utf8").starts_with("n,half\n1,1.5\n"));
+        assert!(
+            String::from_utf8(table.to_csv())
+                .expect("utf8")
+                .starts_with("n,half\n1,1.5\n")
+        );
     }
 }

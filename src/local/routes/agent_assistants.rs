@@ -26,11 +26,19 @@ fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> &'a str {
 }
 
 /// The published agent a surface route is about: its id and published configuration.
-fn published(state: &Shared, caller: &Caller, params: &HashMap<String, String>) -> Result<(String, StageDoc), ApiError> {
+fn published(
+    state: &Shared,
+    caller: &Caller,
+    params: &HashMap<String, String>,
+) -> Result<(String, StageDoc), ApiError> {
     if !param(params, "collection").eq_ignore_ascii_case("dataagents") {
         return Err(ApiError::entity_not_found());
     }
-    let path = (param(params, "ws").to_string(), "dataAgents".to_string(), param(params, "item").to_string());
+    let path = (
+        param(params, "ws").to_string(),
+        "dataAgents".to_string(),
+        param(params, "item").to_string(),
+    );
     let (item, definition) = agent_config::read(state, caller, &path)?;
     let published = definition.published.ok_or_else(agents::not_published)?;
     Ok((item.id, published))
@@ -49,37 +57,68 @@ fn missing(what: &str, id: &str) -> ApiError {
 }
 
 /// `POST assistants`: the model is ignored, as by the service.
-pub async fn create_assistant(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn create_assistant(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let body = json!({"id": new_id("asst"), "object": "assistant", "created_at": created_at(), "model": "data-agent", "tools": []});
-    state.db.write(|tx| store::insert(tx, &agent, "assistant", None, &body, None))?;
+    state
+        .db
+        .write(|tx| store::insert(tx, &agent, "assistant", None, &body, None))?;
     Ok(respond::json(StatusCode::OK, &body))
 }
 
 /// `POST threads`.
-pub async fn create_thread(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn create_thread(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let body = json!({"id": new_id("thread"), "object": "thread", "created_at": created_at(), "metadata": {}});
-    state.db.write(|tx| store::insert(tx, &agent, "thread", None, &body, None))?;
+    state
+        .db
+        .write(|tx| store::insert(tx, &agent, "thread", None, &body, None))?;
     Ok(respond::json(StatusCode::OK, &body))
 }
 
 /// `DELETE threads/{thread}`.
-pub async fn delete_thread(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn delete_thread(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let thread = param(&params, "thread");
-    if !state.db.write(|tx| store::delete_thread(tx, &agent, thread))? {
+    if !state
+        .db
+        .write(|tx| store::delete_thread(tx, &agent, thread))?
+    {
         return Err(missing("thread", thread));
     }
-    Ok(respond::json(StatusCode::OK, &json!({"id": thread, "object": "thread.deleted", "deleted": true})))
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"id": thread, "object": "thread.deleted", "deleted": true}),
+    ))
 }
 
-fn text_message(thread: &str, role: &str, text: &str, run: Option<&str>, file: Option<&str>) -> Value {
+fn text_message(
+    thread: &str,
+    role: &str,
+    text: &str,
+    run: Option<&str>,
+    file: Option<&str>,
+) -> Value {
     let annotations: Vec<Value> = file
         .map(|id| json!({"type": "file_path", "text": "query_result.csv", "file_path": {"file_id": id}}))
         .into_iter()
         .collect();
-    let attachments: Vec<Value> = file.map(|id| json!({"file_id": id, "tools": []})).into_iter().collect();
+    let attachments: Vec<Value> = file
+        .map(|id| json!({"file_id": id, "tools": []}))
+        .into_iter()
+        .collect();
     json!({
         "id": new_id("msg"), "object": "thread.message", "created_at": created_at(),
         "thread_id": thread, "role": role, "run_id": run,
@@ -89,41 +128,75 @@ fn text_message(thread: &str, role: &str, text: &str, run: Option<&str>, file: O
 }
 
 fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiError> {
-    match state.db.read(|conn| store::get(conn, agent, "thread", thread))? {
+    match state
+        .db
+        .read(|conn| store::get(conn, agent, "thread", thread))?
+    {
         Some(_) => Ok(()),
         None => Err(missing("thread", thread)),
     }
 }
 
 /// `POST threads/{thread}/messages` `{role, content}`.
-pub async fn create_message(State(state): State<Shared>, caller: Caller, Path(params): Params, body: JsonBody) -> Result<Response, ApiError> {
+pub async fn create_message(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let thread = param(&params, "thread");
     existing_thread(&state, &agent, thread)?;
     let body = body.object()?;
     let content = match body.get("content") {
         Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(blocks)) => blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => return Err(ApiError::invalid_body("'content' is required")),
     };
-    let message = text_message(thread, body.get("role").and_then(Value::as_str).unwrap_or("user"), &content, None, None);
-    state.db.write(|tx| store::insert(tx, &agent, "message", Some(thread), &message, None))?;
+    let message = text_message(
+        thread,
+        body.get("role").and_then(Value::as_str).unwrap_or("user"),
+        &content,
+        None,
+        None,
+    );
+    state
+        .db
+        .write(|tx| store::insert(tx, &agent, "message", Some(thread), &message, None))?;
     Ok(respond::json(StatusCode::OK, &message))
 }
 
 /// `GET threads/{thread}/messages` (oldest first, as asked with `order=asc`).
-pub async fn list_messages(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn list_messages(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let thread = param(&params, "thread");
     existing_thread(&state, &agent, thread)?;
-    let data = state.db.read(|conn| store::in_thread(conn, thread, "message"))?;
-    Ok(respond::json(StatusCode::OK, &json!({"object": "list", "data": data})))
+    let data = state
+        .db
+        .read(|conn| store::in_thread(conn, thread, "message"))?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"object": "list", "data": data}),
+    ))
 }
 
 /// The thread as one question text: earlier turns as `Q:`/`A:` context, then the last
 /// user message (the form the answering engine reads).
 fn conversation_text(messages: &[Value]) -> String {
-    let text = |m: &Value| m["content"][0]["text"]["value"].as_str().unwrap_or_default().to_string();
+    let text = |m: &Value| {
+        m["content"][0]["text"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
     let Some(last_user) = messages.iter().rposition(|m| m["role"] == "user") else {
         return String::new();
     };
@@ -141,7 +214,12 @@ fn conversation_text(messages: &[Value]) -> String {
 }
 
 /// `POST threads/{thread}/runs` `{assistant_id}`: answers in the background.
-pub async fn create_run(State(state): State<Shared>, caller: Caller, Path(params): Params, body: JsonBody) -> Result<Response, ApiError> {
+pub async fn create_run(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
     let (agent, published) = published(&state, &caller, &params)?;
     let thread = param(&params, "thread").to_string();
     existing_thread(&state, &agent, &thread)?;
@@ -187,9 +265,27 @@ fn record_answer(
     };
     if let Some(sql) = &answered.sql {
         let arguments = json!({"natural_language_query": question, "datasource": answered.source, "basis": answered.basis});
-        store::insert(tx, agent, "step", Some(thread), &step("analyze.database.nl2code", arguments, format!("```sql\n{sql}\n```")), None)?;
+        store::insert(
+            tx,
+            agent,
+            "step",
+            Some(thread),
+            &step(
+                "analyze.database.nl2code",
+                arguments,
+                format!("```sql\n{sql}\n```"),
+            ),
+            None,
+        )?;
         let executed = json!({"query": sql, "language": "sql"});
-        store::insert(tx, agent, "step", Some(thread), &step("analyze.database.execute", executed, answered.text.clone()), None)?;
+        store::insert(
+            tx,
+            agent,
+            "step",
+            Some(thread),
+            &step("analyze.database.execute", executed, answered.text.clone()),
+            None,
+        )?;
     }
     let file = match &answered.table {
         Some(table) if !table.rows.is_empty() => {
@@ -203,7 +299,13 @@ fn record_answer(
         }
         _ => None,
     };
-    let message = text_message(thread, "assistant", &answered.text, Some(run_id), file.as_deref());
+    let message = text_message(
+        thread,
+        "assistant",
+        &answered.text,
+        Some(run_id),
+        file.as_deref(),
+    );
     store::insert(tx, agent, "message", Some(thread), &message, None)?;
     let creation = json!({
         "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(), "run_id": run_id,
@@ -217,42 +319,80 @@ fn record_answer(
     store::update(tx, run_id, &done)
 }
 
-fn thread_run(state: &Shared, agent: &str, params: &HashMap<String, String>) -> Result<Value, ApiError> {
+fn thread_run(
+    state: &Shared,
+    agent: &str,
+    params: &HashMap<String, String>,
+) -> Result<Value, ApiError> {
     let run_id = param(params, "run");
-    let run = state.db.read(|conn| store::get(conn, agent, "run", run_id))?;
+    let run = state
+        .db
+        .read(|conn| store::get(conn, agent, "run", run_id))?;
     run.filter(|run| run["thread_id"] == param(params, "thread"))
         .ok_or_else(|| missing("run", run_id))
 }
 
 /// `GET threads/{thread}/runs/{run}`.
-pub async fn show_run(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn show_run(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
-    Ok(respond::json(StatusCode::OK, &thread_run(&state, &agent, &params)?))
+    Ok(respond::json(
+        StatusCode::OK,
+        &thread_run(&state, &agent, &params)?,
+    ))
 }
 
 /// `GET threads/{thread}/runs/{run}/steps`.
-pub async fn list_steps(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn list_steps(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let run = thread_run(&state, &agent, &params)?;
-    let steps = state.db.read(|conn| store::in_thread(conn, param(&params, "thread"), "step"))?;
-    let data: Vec<Value> = steps.into_iter().filter(|s| s["run_id"] == run["id"]).collect();
-    Ok(respond::json(StatusCode::OK, &json!({"object": "list", "data": data})))
+    let steps = state
+        .db
+        .read(|conn| store::in_thread(conn, param(&params, "thread"), "step"))?;
+    let data: Vec<Value> = steps
+        .into_iter()
+        .filter(|s| s["run_id"] == run["id"])
+        .collect();
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"object": "list", "data": data}),
+    ))
 }
 
 /// `GET files/{file}`.
-pub async fn show_file(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn show_file(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let id = param(&params, "file");
     let file = state.db.read(|conn| store::get(conn, &agent, "file", id))?;
-    Ok(respond::json(StatusCode::OK, &file.ok_or_else(|| missing("file", id))?))
+    Ok(respond::json(
+        StatusCode::OK,
+        &file.ok_or_else(|| missing("file", id))?,
+    ))
 }
 
 /// `GET files/{file}/content`.
-pub async fn file_content(State(state): State<Shared>, caller: Caller, Path(params): Params) -> Result<Response, ApiError> {
+pub async fn file_content(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let id = param(&params, "file");
     let bytes = state.db.read(|conn| store::content(conn, &agent, id))?;
     let mut response = (StatusCode::OK, bytes.ok_or_else(|| missing("file", id))?).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/csv"));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/csv"));
     Ok(response)
 }

@@ -32,9 +32,12 @@ pub fn tool_name(agent_name: &str) -> String {
 
 /// The one tool of an agent's server.
 pub fn tool(item: &Item, description: Option<&str>) -> Value {
-    let description = description
-        .map(String::from)
-        .unwrap_or_else(|| format!("Answers questions with the data agent {}", item.display_name));
+    let description = description.map(String::from).unwrap_or_else(|| {
+        format!(
+            "Answers questions with the data agent {}",
+            item.display_name
+        )
+    });
     json!({
         "name": tool_name(&item.display_name),
         "description": description,
@@ -51,7 +54,10 @@ fn sse(value: &Value, session: Option<&str>) -> Response {
     let body = format!("event: message\ndata: {value}\n\n");
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     if let Some(id) = session.and_then(|id| HeaderValue::from_str(id).ok()) {
         headers.insert("mcp-session-id", id);
@@ -80,17 +86,26 @@ pub async fn handle(
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default();
     if !accept.contains("text/event-stream") {
-        let error = rpc_error(&Value::Null, -32600, "Not Acceptable: the client must accept text/event-stream");
+        let error = rpc_error(
+            &Value::Null,
+            -32600,
+            "Not Acceptable: the client must accept text/event-stream",
+        );
         return Ok((StatusCode::NOT_ACCEPTABLE, error.to_string()).into_response());
     }
     let message: Value = match serde_json::from_slice(&body) {
         Ok(message @ Value::Object(_)) => message,
         _ => {
-            let error = rpc_error(&Value::Null, -32700, "Parse error: the body is not a JSON-RPC message");
+            let error = rpc_error(
+                &Value::Null,
+                -32700,
+                "Parse error: the body is not a JSON-RPC message",
+            );
             return Ok((StatusCode::BAD_REQUEST, error.to_string()).into_response());
         }
     };
-    let (item, definition) = agent_config::read(&state, &caller, &(ws, "dataAgents".to_string(), id))?;
+    let (item, definition) =
+        agent_config::read(&state, &caller, &(ws, "dataAgents".to_string(), id))?;
     let Some(published) = definition.published.clone() else {
         return Err(agents::not_published());
     };
@@ -117,7 +132,10 @@ pub async fn handle(
         "tools/call" => {
             let params = &message["params"];
             let name = params["name"].as_str().unwrap_or_default();
-            let question = params["arguments"][QUESTION_ARGUMENT].as_str().map(str::trim).unwrap_or_default();
+            let question = params["arguments"][QUESTION_ARGUMENT]
+                .as_str()
+                .map(str::trim)
+                .unwrap_or_default();
             if name != tool_name(&item.display_name) {
                 rpc_error(&id, -32602, &format!("Unknown tool: {name}"))
             } else if question.is_empty() {

@@ -274,16 +274,31 @@ fn assistant_routes() -> Router<Shared> {
     Router::new()
         .route(&at("assistants"), post(agent_assistants::create_assistant))
         .route(&at("threads"), post(agent_assistants::create_thread))
-        .route(&at("threads/{thread}"), delete(agent_assistants::delete_thread))
+        .route(
+            &at("threads/{thread}"),
+            delete(agent_assistants::delete_thread),
+        )
         .route(
             &at("threads/{thread}/messages"),
             get(agent_assistants::list_messages).post(agent_assistants::create_message),
         )
-        .route(&at("threads/{thread}/runs"), post(agent_assistants::create_run))
-        .route(&at("threads/{thread}/runs/{run}"), get(agent_assistants::show_run))
-        .route(&at("threads/{thread}/runs/{run}/steps"), get(agent_assistants::list_steps))
+        .route(
+            &at("threads/{thread}/runs"),
+            post(agent_assistants::create_run),
+        )
+        .route(
+            &at("threads/{thread}/runs/{run}"),
+            get(agent_assistants::show_run),
+        )
+        .route(
+            &at("threads/{thread}/runs/{run}/steps"),
+            get(agent_assistants::list_steps),
+        )
         .route(&at("files/{file}"), get(agent_assistants::show_file))
-        .route(&at("files/{file}/content"), get(agent_assistants::file_content))
+        .route(
+            &at("files/{file}/content"),
+            get(agent_assistants::file_content),
+        )
 }
 
 async fn not_found() -> Response {

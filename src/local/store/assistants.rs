@@ -46,7 +46,12 @@ pub fn update(conn: &Connection, id: &str, body: &Value) -> rusqlite::Result<()>
 }
 
 /// One object of an agent, by kind and id.
-pub fn get(conn: &Connection, agent_id: &str, kind: &str, id: &str) -> rusqlite::Result<Option<Value>> {
+pub fn get(
+    conn: &Connection,
+    agent_id: &str,
+    kind: &str,
+    id: &str,
+) -> rusqlite::Result<Option<Value>> {
     let body: Option<String> = conn
         .query_row(
             "SELECT body FROM assistant_objects WHERE id = ?1 AND agent_id = ?2 AND kind = ?3",
