@@ -2,6 +2,7 @@
 //! variable, the selected profile of the config file, then the built-in default.
 
 mod file;
+pub mod private_file;
 
 pub use file::{CONFIG_PATH_VAR, ConfigFile, Profile, config_path};
 

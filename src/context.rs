@@ -1,6 +1,7 @@
 //! `Ctx`: what every handler gets — the API client for this call, the name resolver, the
 //! async bridge, and the local Fabric server when `--local` started one.
 
+use crate::agent::judge::Judge;
 use crate::api::resolve::Resolver;
 use crate::api::{ApiClient, CallOptions};
 use crate::auth::{Secret, StaticToken};
@@ -17,6 +18,8 @@ use std::sync::Arc;
 pub struct Ctx {
     shared: Arc<Shared>,
     api: ApiClient,
+    /// The model that grades answers, when a command configured one (`evaluate --llm-*`).
+    judge: Option<Arc<Judge>>,
 }
 
 struct Shared {
@@ -62,6 +65,7 @@ impl Ctx {
                 _local: local,
             }),
             api,
+            judge: None,
         })
     }
 
@@ -82,6 +86,7 @@ impl Ctx {
                 _local: None,
             }),
             api,
+            judge: None,
         })
     }
 
@@ -90,6 +95,7 @@ impl Ctx {
         Ctx {
             shared: Arc::clone(&self.shared),
             api: self.api.with_options(options),
+            judge: self.judge.clone(),
         }
     }
 
@@ -98,7 +104,21 @@ impl Ctx {
         Ctx {
             shared: Arc::clone(&self.shared),
             api: self.api.with_progress(Progress::hidden()),
+            judge: self.judge.clone(),
         }
+    }
+
+    /// The same context grading answers with `judge` (none: the deterministic rules).
+    pub fn with_judge(&self, judge: Option<Judge>) -> Ctx {
+        Ctx {
+            judge: judge.map(Arc::new),
+            ..self.clone()
+        }
+    }
+
+    /// The judge a command configured, if any.
+    pub fn judge(&self) -> Option<&Arc<Judge>> {
+        self.judge.as_ref()
     }
 
     /// The API client of this call.

@@ -65,22 +65,51 @@ const DATE_PARTS: &[&str] = &[
     "ms",
 ];
 
+/// Why a query is invalid: it is not one read-only query that parses, or it names a table
+/// or column the schema lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqlProblem {
+    /// Empty, unparsable, not read-only, or more than one statement.
+    Invalid(String),
+    /// A table or column the schema does not have.
+    UnknownName(String),
+}
+
+impl SqlProblem {
+    /// The reason, worded like the service's `validationStatus.reason`.
+    pub fn reason(&self) -> &str {
+        match self {
+            SqlProblem::Invalid(reason) | SqlProblem::UnknownName(reason) => reason,
+        }
+    }
+}
+
 /// Checks `sql` against `schema`; the error is the reason it is invalid.
 pub fn check(sql: &str, schema: &KnownSchema) -> Result<(), String> {
+    problem(sql, schema).map_err(|problem| problem.reason().to_string())
+}
+
+/// Checks `sql` against `schema`, saying what kind of problem it has.
+pub fn problem(sql: &str, schema: &KnownSchema) -> Result<(), SqlProblem> {
+    use SqlProblem::{Invalid, UnknownName};
     let statements = Parser::parse_sql(&MsSqlDialect {}, sql)
         .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
-        .map_err(|err| format!("The query does not parse: {err}"))?;
+        .map_err(|err| Invalid(format!("The query does not parse: {err}")))?;
     match statements.as_slice() {
         [Statement::Query(_)] => {}
-        [] => return Err("The query is empty".to_string()),
-        [_] => return Err("Only read-only SELECT queries are allowed".to_string()),
-        _ => return Err("The answer must be a single query".to_string()),
+        [] => return Err(Invalid("The query is empty".to_string())),
+        [_] => {
+            return Err(Invalid(
+                "Only read-only SELECT queries are allowed".to_string(),
+            ));
+        }
+        _ => return Err(Invalid("The answer must be a single query".to_string())),
     }
     let mut names = Names::default();
     let _ = statements.visit(&mut names);
     for table in &names.relations {
         if schema.columns(table).is_none() && !names.ctes.contains(&table.to_lowercase()) {
-            return Err(format!("Invalid object name '{table}'"));
+            return Err(UnknownName(format!("Invalid object name '{table}'")));
         }
     }
     let real_tables: Vec<&HashSet<String>> = names
@@ -114,7 +143,7 @@ pub fn check(sql: &str, schema: &KnownSchema) -> Result<(), String> {
             }
         };
         if !known {
-            return Err(format!("Invalid column name '{column}'"));
+            return Err(UnknownName(format!("Invalid column name '{column}'")));
         }
     }
     Ok(())

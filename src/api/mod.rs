@@ -15,7 +15,7 @@ mod lro;
 mod paging;
 pub mod request;
 pub mod resolve;
-mod retry;
+pub(crate) mod retry;
 mod send;
 pub mod shares;
 pub mod tags;

@@ -30,6 +30,10 @@ pub struct Req {
     /// assembled from files) are built straight into bytes rather than held twice.
     pub raw_body: Option<Bytes>,
     pub safety: Safety,
+    /// Headers beyond auth and content type (`Accept`, `Mcp-Session-Id`).
+    pub headers: Vec<(String, String)>,
+    /// A limit for this request alone, instead of the client's.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Req {
@@ -47,6 +51,8 @@ impl Req {
             body: None,
             raw_body: None,
             safety,
+            headers: Vec::new(),
+            timeout: None,
         }
     }
 
@@ -82,6 +88,18 @@ impl Req {
             Some(value) => self.query(key, value),
             None => self,
         }
+    }
+
+    /// Adds a request header.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_string(), value.into()));
+        self
+    }
+
+    /// Gives up on this request after `timeout` (each attempt).
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// Sets the JSON body.

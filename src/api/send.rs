@@ -42,6 +42,12 @@ impl ApiClient {
             if !req.query.is_empty() {
                 builder = builder.query(&req.query);
             }
+            for (name, value) in &req.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            if let Some(timeout) = req.timeout {
+                builder = builder.timeout(timeout);
+            }
             if let Some(body) = &body {
                 builder = builder
                     .header("content-type", "application/json; charset=utf-8")

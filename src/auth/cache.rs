@@ -166,33 +166,8 @@ impl TokenCache {
         let failed = |err: std::io::Error| {
             Error::runtime(format!("cannot write {}", self.path.display())).with_cause(err)
         };
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir).map_err(failed)?;
         let bytes = serde_json::to_vec_pretty(file)?;
-        // Written beside the cache and renamed over it, so a reader never sees half a file
-        // and the new file is private from its first byte.
-        let temp = self
-            .path
-            .with_extension(format!("tmp{}", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&temp).and_then(|mut out| {
-            use std::io::Write;
-            out.write_all(&bytes)?;
-            out.sync_all()
-        });
-        written
-            .and_then(|()| std::fs::rename(&temp, &self.path))
-            .map_err(|err| {
-                let _ = std::fs::remove_file(&temp);
-                failed(err)
-            })
+        crate::config::private_file::write(&self.path, &bytes).map_err(failed)
     }
 
     /// The sign-in of `profile`, if any.

@@ -48,7 +48,7 @@ pub static GROUPS: &[Group] = &[
     },
     Group {
         name: "data-agent",
-        summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish",
+        summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish, query, evaluation",
         commands: data_agent::COMMANDS,
     },
     Group {

@@ -108,6 +108,11 @@ impl LocalServer {
             ip => ip,
         };
         let origin = format!("http://{}", SocketAddr::new(host, local.port()));
+        let llm = match crate::agent::llm::LlmConfig::from_env() {
+            Ok(Some(config)) => Some(crate::agent::llm::LlmClient::new(config)?),
+            Ok(None) => None,
+            Err(why) => return Err(crate::Error::usage(format!("local Fabric's model: {why}"))),
+        };
         let state = Arc::new(AppState {
             db,
             faults: opts.faults,
@@ -120,6 +125,7 @@ impl LocalServer {
             second_tenant: facts.second_tenant,
             admin_id: facts.admin_id,
             bound_origin: origin.clone(),
+            llm,
             shutdown: CancellationToken::new(),
         });
         lro::resume_pending(&state)

@@ -34,6 +34,8 @@ pub struct AppState {
     pub admin_id: String,
     /// `http://host:port` of the listener, used when a request has no `Host` header.
     pub bound_origin: String,
+    /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
+    pub llm: Option<crate::agent::llm::LlmClient>,
     /// Cancelled on shutdown so background LRO tasks stop.
     pub shutdown: CancellationToken,
 }

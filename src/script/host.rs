@@ -68,6 +68,11 @@ impl Host {
         Ok(self.0.ctx.get_or_init(|| ctx).clone())
     }
 
+    /// The context, when one is connected already (never connects).
+    pub fn connected_ctx(&self) -> Option<Ctx> {
+        self.0.ctx.get().cloned()
+    }
+
     /// The context `spec` runs on: none is connected for commands that need no service.
     pub fn ctx_for(&self, spec: &CommandSpec) -> Result<Ctx> {
         if !spec.traits.offline {

@@ -7,6 +7,7 @@ mod bindings;
 mod convert;
 pub mod docs;
 mod failure;
+mod grading;
 mod host;
 mod natives;
 mod parallel;
@@ -44,6 +45,7 @@ pub fn build(host: &Host, groups: &'static [Group]) -> Result<Engine> {
     bindings::register(&mut engine, host, groups)?;
     parallel::register(&mut engine, host, groups);
     natives::register(&mut engine, host);
+    grading::register(&mut engine, host);
     stdlib::register(&mut engine, host.stdlib_dir())?;
     Ok(engine)
 }

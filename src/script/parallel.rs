@@ -5,7 +5,8 @@
 //! (a semaphore), all through the one API client and so the one shared rate limiter. It
 //! returns one result per call, in call order, each `#{ok: value}` or `#{error: map}`: a call
 //! that cannot even start (unknown command, bad arguments) or whose task dies still gets its
-//! error in its place.
+//! error in its place. With `timings: true` each result also carries `elapsed_ms`, the time
+//! its call took once it started (waiting for a free slot not counted).
 
 use super::bindings::{check_args, raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
@@ -21,6 +22,7 @@ use rhai::{
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -137,7 +139,7 @@ fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result
 }
 
 fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) -> RhaiResult {
-    let (concurrency, label) = parallel_options(options).map_err(throw)?;
+    let (concurrency, label, timings) = parallel_options(options).map_err(throw)?;
     let prepared: Vec<Result<Prepared>> = calls
         .iter()
         .map(|call| {
@@ -155,22 +157,27 @@ fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) 
     Ok(Dynamic::from_array(
         results
             .into_iter()
-            .map(|result| {
+            .map(|(result, elapsed)| {
                 let mut entry = Map::new();
                 match result {
                     Ok(value) => entry.insert("ok".into(), to_dynamic(value)),
                     Err(err) => entry.insert("error".into(), error_map(&err)),
                 };
+                if timings {
+                    let ms = elapsed.as_millis().min(i64::MAX as u128) as i64;
+                    entry.insert("elapsed_ms".into(), Dynamic::from_int(ms));
+                }
                 Dynamic::from_map(entry)
             })
             .collect(),
     ))
 }
 
-/// `#{concurrency: n, progress: "label"}`.
-fn parallel_options(options: &Map) -> Result<(usize, Option<String>)> {
+/// `#{concurrency: n, progress: "label", timings: bool}`.
+fn parallel_options(options: &Map) -> Result<(usize, Option<String>, bool)> {
     let mut concurrency = DEFAULT_CONCURRENCY;
     let mut label = None;
+    let mut timings = false;
     for (key, value) in options {
         match key.as_str() {
             "concurrency" => {
@@ -191,14 +198,15 @@ fn parallel_options(options: &Map) -> Result<(usize, Option<String>)> {
                     Err(_) => Some(value.to_string()),
                 }
             }
+            "timings" => timings = value.as_bool().unwrap_or(false),
             other => {
                 return Err(Error::usage(format!(
-                    "fabsh::parallel has no option `{other}`; valid options: concurrency, progress"
+                    "fabsh::parallel has no option `{other}`; valid options: concurrency, progress, timings"
                 )));
             }
         }
     }
-    Ok((concurrency, label))
+    Ok((concurrency, label, timings))
 }
 
 /// One call `#{command: "item create", args: #{...}}`, checked before anything runs.
@@ -229,15 +237,18 @@ fn prepare_call(
     Ok((spec, checked_args(host, spec, &args)?))
 }
 
+/// A call's outcome and how long it ran.
+type Timed = (Result<Value>, Duration);
+
 /// Runs the calls concurrently, `concurrency` at a time, and returns every result in order.
 async fn run_all(
     handle: tokio::runtime::Handle,
     calls: Vec<Result<Prepared>>,
     concurrency: usize,
     bar: Option<Spinner>,
-) -> Result<Vec<Result<Value>>> {
+) -> Result<Vec<Timed>> {
     let semaphore = Arc::new(Semaphore::new(concurrency));
-    let mut results: Vec<Option<Result<Value>>> = calls.iter().map(|_| None).collect();
+    let mut results: Vec<Option<Timed>> = calls.iter().map(|_| None).collect();
     let mut indexes = HashMap::new();
     // Dropping the set (Ctrl-C) aborts whatever is still running.
     let mut tasks = JoinSet::new();
@@ -250,7 +261,7 @@ async fn run_all(
         let (spec, args, ctx) = match call {
             Ok(call) => call,
             Err(err) => {
-                results[index] = Some(Err(err));
+                results[index] = Some((Err(err), Duration::ZERO));
                 step(&bar);
                 continue;
             }
@@ -262,7 +273,9 @@ async fn run_all(
         let task = tasks.spawn_on(
             async move {
                 let _permit = permit;
-                value_of(spec, args, ctx).await
+                let started = Instant::now();
+                let result = value_of(spec, args, ctx).await;
+                (result, started.elapsed())
             },
             &handle,
         );
@@ -279,15 +292,20 @@ async fn run_all(
     Ok(results
         .into_iter()
         .map(|result| {
-            result.unwrap_or_else(|| Err(Error::runtime("the call ended without a result")))
+            result.unwrap_or_else(|| {
+                (
+                    Err(Error::runtime("the call ended without a result")),
+                    Duration::ZERO,
+                )
+            })
         })
         .collect())
 }
 
-type Finished = std::result::Result<(tokio::task::Id, Result<Value>), tokio::task::JoinError>;
+type Finished = std::result::Result<(tokio::task::Id, Timed), tokio::task::JoinError>;
 
 fn record(
-    results: &mut [Option<Result<Value>>],
+    results: &mut [Option<Timed>],
     indexes: &HashMap<tokio::task::Id, usize>,
     done: Finished,
 ) {
@@ -295,9 +313,12 @@ fn record(
         Ok((id, result)) => (id, result),
         Err(err) => (
             err.id(),
-            Err(Error::runtime(format!(
-                "the call failed inside fabsh: {err}"
-            ))),
+            (
+                Err(Error::runtime(format!(
+                    "the call failed inside fabsh: {err}"
+                ))),
+                Duration::ZERO,
+            ),
         ),
     };
     if let Some(&index) = indexes.get(&id) {

@@ -14,6 +14,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("bulk", include_str!("../../stdlib/bulk.rhai")),
     ("fewshots", include_str!("../../stdlib/fewshots.rhai")),
     ("agents", include_str!("../../stdlib/agents.rhai")),
+    ("evaluate", include_str!("../../stdlib/evaluate.rhai")),
 ];
 
 /// One stdlib module's source.

@@ -15,7 +15,11 @@ pub struct AgentFixture {
 impl AgentFixture {
     /// A server with one new agent called "Sales agent".
     pub fn new() -> AgentFixture {
-        let server = Server::start();
+        Self::on(Server::start())
+    }
+
+    /// One new agent called "Sales agent" on `server`.
+    pub fn on(server: Server) -> AgentFixture {
         let workspace = text(&server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]));
         let created = server
             .fabsh(&[

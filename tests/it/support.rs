@@ -116,8 +116,24 @@ impl Server {
         Self::on_data_dir(home, data_dir, knobs)
     }
 
+    /// Starts a server with default knobs and extra environment variables.
+    pub fn with_env(env: &[(&str, &str)]) -> Server {
+        let home = Home::new();
+        let data_dir = home.dir.path().join("fabric");
+        Self::spawn(home, data_dir, &[], env)
+    }
+
     /// Starts a server on an existing data dir (for restarts).
     pub fn on_data_dir(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)]) -> Server {
+        Self::spawn(home, data_dir, knobs, &[])
+    }
+
+    fn spawn(
+        home: Home,
+        data_dir: PathBuf,
+        knobs: &[(&str, &str)],
+        env: &[(&str, &str)],
+    ) -> Server {
         let data = data_dir.to_string_lossy().into_owned();
         let mut args = vec![
             "local".to_string(),
@@ -134,6 +150,7 @@ impl Server {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut child = home
             .command(&args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -7,9 +7,12 @@ mod config;
 mod datasources;
 mod definition;
 mod elements;
+mod evaluate;
 mod fewshot_upload;
 mod fewshots;
 mod publish;
+mod query;
+mod validate_fewshots;
 
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
@@ -49,6 +52,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     definition::UPDATE_DEFINITION,
     publish::PUBLISH,
     publish::RESET,
+    query::QUERY,
+    query::MCP_URL,
+    evaluate::EVALUATE,
+    validate_fewshots::VALIDATE_FEWSHOTS,
 ];
 
 /// `--workspace` where the spec asks for an id only.

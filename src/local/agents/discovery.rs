@@ -3,7 +3,7 @@
 //! columns and measures of a semantic model's TMDL parts. Also the live names an element's
 //! `state` is judged against, and the schema few-shot SQL is checked against.
 
-use crate::agent::definition::ElementDoc;
+use crate::agent::definition::{DataSourceDoc, ElementDoc};
 use crate::agent::sources::SourceKind;
 use crate::agent::sql_check::KnownSchema;
 use crate::local::errors::ApiError;
@@ -36,6 +36,23 @@ fn is_demo(conn: &Connection, item_id: &str) -> bool {
         .ok()
         .flatten()
         .is_some_and(|id| id == item_id.as_bytes())
+}
+
+/// The data of a SQL source's item, opened read-only; `None` when the item is gone or holds
+/// no tables yet.
+pub fn open_data(
+    conn: &Connection,
+    data_dir: &Path,
+    doc: &DataSourceDoc,
+) -> Result<Option<Connection>, ApiError> {
+    let Some(item) = items::get(conn, &doc.workspace_id, &doc.artifact_id)? else {
+        return Ok(None);
+    };
+    Ok(tables::open_read(
+        data_dir,
+        &item.id,
+        is_demo(conn, &item.id),
+    )?)
 }
 
 /// The tables of a SQL source item, or none when it has no data yet.

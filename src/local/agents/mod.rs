@@ -2,8 +2,11 @@
 //! configuration API (`routes/agent_*.rs`) reads and writes them through this module — load
 //! the agent's parts as documents, change them, store them back, all in one transaction.
 
+pub mod answer;
 pub mod discovery;
+pub mod nl2sql;
 pub mod parsed;
+pub mod sql_run;
 pub mod wire;
 
 use crate::agent::definition::{

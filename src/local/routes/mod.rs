@@ -1,9 +1,11 @@
 //! The HTTP surface: Fabric's `/v1` API, the Entra-style token and device-code endpoints,
 //! the managed-identity endpoints, and `/_local/*` test and admin routes.
 
+mod agent_assistants;
 mod agent_config;
 mod agent_elements;
 mod agent_fewshots;
+mod agent_mcp;
 mod agent_sources;
 mod bulk;
 mod definitions;
@@ -152,6 +154,11 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/admin/tags", get(tags::list))
         .route("/v1.0/myorg/groups/{ws}/{collection}", get(powerbi::list))
         .merge(data_agent_routes())
+        .merge(assistant_routes())
+        .route(
+            "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
+            post(agent_mcp::handle),
+        )
         .route("/v1/operations/{op}", get(operations::state))
         .route("/v1/operations/{op}/result", get(operations::result))
         .layer(axum::middleware::from_fn_with_state(
@@ -258,6 +265,40 @@ fn data_agent_routes() -> Router<Shared> {
         router = router.route(&ds("", rest), handler);
     }
     router
+}
+
+/// A published agent's Assistants-compatible surface (`{collection}` must be `dataagents`).
+fn assistant_routes() -> Router<Shared> {
+    const BASE: &str = "/v1/workspaces/{ws}/{collection}/{item}/aiassistant/openai";
+    let at = |rest: &str| format!("{BASE}/{rest}");
+    Router::new()
+        .route(&at("assistants"), post(agent_assistants::create_assistant))
+        .route(&at("threads"), post(agent_assistants::create_thread))
+        .route(
+            &at("threads/{thread}"),
+            delete(agent_assistants::delete_thread),
+        )
+        .route(
+            &at("threads/{thread}/messages"),
+            get(agent_assistants::list_messages).post(agent_assistants::create_message),
+        )
+        .route(
+            &at("threads/{thread}/runs"),
+            post(agent_assistants::create_run),
+        )
+        .route(
+            &at("threads/{thread}/runs/{run}"),
+            get(agent_assistants::show_run),
+        )
+        .route(
+            &at("threads/{thread}/runs/{run}/steps"),
+            get(agent_assistants::list_steps),
+        )
+        .route(&at("files/{file}"), get(agent_assistants::show_file))
+        .route(
+            &at("files/{file}/content"),
+            get(agent_assistants::file_content),
+        )
 }
 
 async fn not_found() -> Response {

@@ -2,6 +2,7 @@
 //! readers never wait for the writer, and a busy timeout because another process may have the
 //! same file open. Nothing mutable is cached in memory: every request reads the file.
 
+pub mod assistants;
 pub mod folders;
 pub mod items;
 pub mod links;

@@ -1,0 +1,334 @@
+//! Files of rows the data-agent commands read (few-shot examples, evaluation questions): a
+//! JSON array of objects (or, where allowed, of plain strings), or CSV/TSV with a header row.
+//! Every row is checked and every problem is reported with its line number, so a file is
+//! used whole or not at all.
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+
+/// A problem with one row (or with the file, at the line where it was found).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowProblem {
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for RowProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// A problem at `line`.
+pub fn problem(line: usize, message: impl Into<String>) -> RowProblem {
+    RowProblem {
+        line,
+        message: message.into(),
+    }
+}
+
+/// The file's format, from its name, else from its first character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    Json,
+    Csv,
+    Tsv,
+}
+
+impl FileFormat {
+    /// `.json`, `.csv`, `.tsv`; other names are sniffed: `[` starts JSON, anything else CSV.
+    pub fn detect(file_name: &str, text: &str) -> FileFormat {
+        let lower = file_name.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            FileFormat::Json
+        } else if lower.ends_with(".tsv") {
+            FileFormat::Tsv
+        } else if lower.ends_with(".csv") || !text.trim_start().starts_with('[') {
+            FileFormat::Csv
+        } else {
+            FileFormat::Json
+        }
+    }
+}
+
+/// What a file's rows hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// Columns (JSON keys) every row has, lower case.
+    pub required: &'static [&'static str],
+    /// Columns read when present.
+    pub optional: &'static [&'static str],
+    /// Whether a JSON array may hold plain strings (each the first required column).
+    pub strings: bool,
+}
+
+impl Shape {
+    fn described(&self) -> String {
+        let keys: Vec<String> = self
+            .required
+            .iter()
+            .map(|key| format!("\"{key}\": ..."))
+            .collect();
+        let objects = format!("{{{}}} objects", keys.join(", "));
+        if self.strings {
+            format!("expected a JSON array of strings or {objects}")
+        } else {
+            format!("expected a JSON array of {objects}")
+        }
+    }
+}
+
+/// One row: its line and its values by (lower-case) column, trimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// 1-based line of the row (CSV) or of the element's start (JSON).
+    pub line: usize,
+    fields: HashMap<String, String>,
+}
+
+impl Row {
+    /// The value of a column, if present and not blank.
+    pub fn get(&self, column: &str) -> Option<&str> {
+        self.fields
+            .get(column)
+            .map(String::as_str)
+            .filter(|value| !value.is_empty())
+    }
+}
+
+/// The row, or the problem that its first missing required column makes.
+fn checked(row: Row, shape: &Shape) -> Result<Row, RowProblem> {
+    match shape.required.iter().find(|name| row.get(name).is_none()) {
+        Some(name) => Err(problem(row.line, format!("the {name} is missing or empty"))),
+        None => Ok(row),
+    }
+}
+
+/// Every row of the file (each with its required columns), or every problem found in it
+/// (including "no rows").
+pub fn parse(file_name: &str, bytes: &[u8], shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|err| {
+        let line = 1 + bytes[..err.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        vec![problem(line, "the file is not UTF-8 text")]
+    })?;
+    let rows = match FileFormat::detect(file_name, text) {
+        FileFormat::Json => parse_json(text, shape)?,
+        FileFormat::Csv => parse_delimited(text, b',', shape)?,
+        FileFormat::Tsv => parse_delimited(text, b'\t', shape)?,
+    };
+    if rows.is_empty() {
+        return Err(vec![problem(1, "the file holds no rows")]);
+    }
+    Ok(rows)
+}
+
+fn line_at(text: &str, offset: usize) -> usize {
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+}
+
+/// The line a CSV record starts on. The reader's own line count and offsets both include
+/// the blank lines it skipped before the record, so those are stepped over here.
+fn record_line(text: &str, byte: u64) -> usize {
+    let start = (byte as usize).min(text.len());
+    let skipped = text.as_bytes()[start..]
+        .iter()
+        .take_while(|b| **b == b'\n' || **b == b'\r')
+        .count();
+    line_at(text, start + skipped)
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.trim().to_string()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+fn parse_json(text: &str, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let elements: Vec<&RawValue> = serde_json::from_str(text).map_err(|err| {
+        let message = if err.is_data() {
+            shape.described()
+        } else {
+            format!("not valid JSON: {err}")
+        };
+        vec![problem(err.line().max(1), message)]
+    })?;
+    let mut rows = Vec::with_capacity(elements.len());
+    let mut problems = Vec::new();
+    for raw in elements {
+        // The raw slice points into `text`, so its address gives its offset.
+        let offset = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        let line = line_at(text, offset);
+        let value: Value = match serde_json::from_str(raw.get()) {
+            Ok(value) => value,
+            Err(err) => {
+                problems.push(problem(line, format!("not valid JSON: {err}")));
+                continue;
+            }
+        };
+        let mut fields = HashMap::new();
+        match value {
+            Value::String(text) if shape.strings => {
+                fields.insert(shape.required[0].to_string(), text.trim().to_string());
+            }
+            Value::Object(map) => {
+                for (key, value) in map {
+                    if let Some(text) = scalar_text(&value) {
+                        fields.insert(key.to_lowercase(), text);
+                    }
+                }
+            }
+            _ => {
+                let or_text = if shape.strings { "a string or " } else { "" };
+                let message = format!(
+                    "expected {or_text}an object with {}",
+                    shape.required.join(" and ")
+                );
+                problems.push(problem(line, message));
+                continue;
+            }
+        }
+        match checked(Row { line, fields }, shape) {
+            Ok(row) => rows.push(row),
+            Err(err) => problems.push(err),
+        }
+    }
+    collected(rows, problems)
+}
+
+/// The rows when no row had a problem, else every problem.
+pub fn collected<T>(rows: Vec<T>, problems: Vec<RowProblem>) -> Result<Vec<T>, Vec<RowProblem>> {
+    if problems.is_empty() {
+        Ok(rows)
+    } else {
+        Err(problems)
+    }
+}
+
+fn parse_delimited(text: &str, delimiter: u8, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|err| vec![problem(1, format!("unreadable header row: {err}"))])?
+        .clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|header| header.trim().eq_ignore_ascii_case(name))
+    };
+    if shape.required.iter().any(|name| column(name).is_none()) {
+        let found: Vec<&str> = headers.iter().collect();
+        return Err(vec![problem(
+            1,
+            format!(
+                "the header row must name the columns {} (found: {})",
+                shape.required.join(" and "),
+                found.join(", ")
+            ),
+        )]);
+    }
+    let wanted: Vec<(&str, usize)> = shape
+        .required
+        .iter()
+        .chain(shape.optional)
+        .filter_map(|name| column(name).map(|at| (*name, at)))
+        .collect();
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    for record in reader.records() {
+        let record = match record {
+            Ok(record) => record,
+            Err(err) => {
+                // Lines come from byte offsets: the reader's own line count skips blank lines.
+                let line = err
+                    .position()
+                    .map_or(0, |p| line_at(text, p.byte() as usize));
+                problems.push(problem(line, format!("unreadable row: {err}")));
+                continue;
+            }
+        };
+        let line = record.position().map_or(0, |p| record_line(text, p.byte()));
+        if record.iter().all(|field| field.trim().is_empty()) {
+            continue;
+        }
+        if record.len() != headers.len() {
+            problems.push(problem(
+                line,
+                format!(
+                    "{} fields where the header has {}",
+                    record.len(),
+                    headers.len()
+                ),
+            ));
+            continue;
+        }
+        let fields = wanted
+            .iter()
+            .filter_map(|(name, at)| {
+                record
+                    .get(*at)
+                    .map(|value| (name.to_string(), value.trim().to_string()))
+            })
+            .collect();
+        match checked(Row { line, fields }, shape) {
+            Ok(row) => rows.push(row),
+            Err(err) => problems.push(err),
+        }
+    }
+    collected(rows, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const QUESTIONS: Shape = Shape {
+        required: &["question"],
+        optional: &["expected"],
+        strings: true,
+    };
+
+    #[test]
+    fn json_strings_objects_and_numbers_become_rows() {
+        let text = "[\"How many?\",\n {\"question\": \"Total?\", \"expected\": 46117.3}]";
+        let rows = parse("q.json", text.as_bytes(), &QUESTIONS).expect("rows");
+        assert_eq!(rows[0].get("question"), Some("How many?"));
+        assert_eq!(
+            (rows[1].line, rows[1].get("expected")),
+            (2, Some("46117.3"))
+        );
+        let bad = parse("q.json", b"[1]", &QUESTIONS).expect_err("problems");
+        assert!(bad[0].message.contains("a string or"), "{bad:?}");
+    }
+
+    #[test]
+    fn optional_columns_may_be_missing_from_csv() {
+        let rows = parse("q.tsv", b"question\nHow many?\n", &QUESTIONS).expect("rows");
+        assert_eq!((rows[0].line, rows[0].get("expected")), (2, None));
+        let bad = parse("q.csv", b"prompt\nx\n", &QUESTIONS).expect_err("problems");
+        assert!(bad[0].message.contains("columns question"), "{bad:?}");
+    }
+
+    #[test]
+    fn formats_are_detected_by_name_then_content() {
+        assert_eq!(FileFormat::detect("a.JSON", ""), FileFormat::Json);
+        assert_eq!(FileFormat::detect("a.tsv", "["), FileFormat::Tsv);
+        assert_eq!(FileFormat::detect("a.txt", " ["), FileFormat::Json);
+        assert_eq!(FileFormat::detect("a", "question,query"), FileFormat::Csv);
+    }
+}

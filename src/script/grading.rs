@@ -1,0 +1,131 @@
+//! The `grade` module: grading a data agent's answers, for `stdlib/evaluate.rhai` and scripts.
+//! `grade::answer(expected, actual)` applies the deterministic rules; `grade::answers(rows,
+//! opts)` grades many runs concurrently, with the judge the running command configured
+//! (`data-agent evaluate --llm-*`), or with `opts.judge: true` the one `FABSH_LLM_*` names,
+//! else the deterministic rules. The judge's key never passes through the script.
+
+use super::convert::{at_call, throw, to_dynamic, to_json};
+use super::host::Host;
+use crate::agent::grade::{self, Grade};
+use crate::agent::judge::{self, Judge};
+use crate::agent::llm::LlmConfig;
+use crate::error::{Error, Result};
+use futures::StreamExt;
+use rhai::{
+    Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
+};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Runs graded at once unless told.
+const DEFAULT_CONCURRENCY: usize = 8;
+
+/// Registers `grade::answer` and `grade::answers`.
+pub fn register(engine: &mut Engine, host: &Host) {
+    let mut module = Module::new();
+    FuncRegistration::new("answer").set_into_module(
+        &mut module,
+        |expected: Dynamic, actual: ImmutableString| {
+            let expected = expected.into_string().ok();
+            to_dynamic(grade_json(&grade::grade(expected.as_deref(), &actual)))
+        },
+    );
+    let h = host.clone();
+    FuncRegistration::new("answers")
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            move |context: NativeCallContext, rows: Array, opts: Map| {
+                answers(&h, rows, &opts).map_err(|err| at_call(&context, throw(err)))
+            },
+        );
+    module.build_index();
+    engine.register_static_module("grade", module.into());
+}
+
+fn grade_json(grade: &Grade) -> Value {
+    serde_json::to_value(grade).unwrap_or(Value::Null)
+}
+
+/// One run as the grader needs it.
+struct Run {
+    question: String,
+    expected: Option<String>,
+    actual: Option<String>,
+    error: Option<String>,
+}
+
+fn run_of(row: &Dynamic) -> Result<Run> {
+    let value = to_json(row).map_err(Error::usage)?;
+    let text = |key: &str| match &value[key] {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        Value::Object(map) => map.get("message").and_then(Value::as_str).map(String::from),
+        other => Some(other.to_string()),
+    };
+    Ok(Run {
+        question: text("question").unwrap_or_default(),
+        expected: text("expected"),
+        actual: text("actual"),
+        error: text("error"),
+    })
+}
+
+fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
+    let concurrency = match opts.get("concurrency") {
+        None => DEFAULT_CONCURRENCY,
+        Some(value) => value
+            .as_int()
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| {
+                Error::usage("grade::answers: concurrency must be a whole number ≥ 1")
+            })?,
+    };
+    let judge: Option<Arc<Judge>> = if opts.get("judge").and_then(|v| v.as_bool().ok())
+        == Some(true)
+    {
+        let config = LlmConfig::resolve(None, None, None, None)?
+            .ok_or_else(|| Error::usage("grade::answers: judge: true needs FABSH_LLM_ENDPOINT"))?;
+        Some(Arc::new(Judge::new(config, None)?))
+    } else {
+        host.connected_ctx().and_then(|ctx| ctx.judge().cloned())
+    };
+    let runs = rows.iter().map(run_of).collect::<Result<Vec<Run>>>()?;
+    let bar = opts
+        .get("progress")
+        .filter(|label| label.is_string())
+        .map(|label| {
+            host.printer()
+                .progress()
+                .bar(runs.len() as u64, label.to_string())
+        });
+    let graded = host.bridge().block_on(async {
+        let grades = futures::stream::iter(runs.iter())
+            .map(|run| {
+                judge::grade_run(
+                    judge.as_deref(),
+                    &run.question,
+                    run.expected.as_deref(),
+                    run.actual.as_deref(),
+                    run.error.as_deref(),
+                )
+            })
+            .buffered(concurrency)
+            .inspect(|_| {
+                if let Some(bar) = &bar {
+                    bar.step();
+                }
+            })
+            .collect::<Vec<Grade>>()
+            .await;
+        Ok(grades)
+    })?;
+    Ok(Dynamic::from_array(
+        graded
+            .iter()
+            .map(|grade| to_dynamic(grade_json(grade)))
+            .collect(),
+    ))
+}

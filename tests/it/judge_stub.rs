@@ -1,0 +1,122 @@
+//! A stand-in judge: an OpenAI-compatible chat-completions server on a loopback port. It
+//! records every request, answers the first one 429 and the second 503 (so retries are
+//! exercised), and grades by numbers: `yes` when the expected answer's digits appear in the
+//! actual answer's. It reads the default prompt (`Expected answer:` / `Actual answer:` lines)
+//! and the tests' critic prompt (`E=...|A=...`).
+
+use crate::stub::Stub;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+
+/// The key tests give the judge.
+pub const KEY: &str = "judge-test-key-5f2b";
+
+/// One request the judge saw.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub authorization: Option<String>,
+    pub body: Value,
+}
+
+/// The running judge.
+pub struct Judge {
+    pub stub: Stub,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Judge {
+    /// Starts the judge.
+    pub fn start() -> Judge {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let state = Arc::clone(&seen);
+        let stub = Stub::start(move |_| {
+            Router::new()
+                .route("/v1/chat/completions", post(complete))
+                .with_state(state)
+        });
+        Judge { stub, seen }
+    }
+
+    /// `--llm-endpoint`: the OpenAI-compatible base URL.
+    pub fn endpoint(&self) -> &str {
+        &self.stub.endpoint
+    }
+
+    /// Every request so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().expect("lock").clone()
+    }
+
+    /// The user prompts of the requests that were answered with a verdict.
+    pub fn prompts(&self) -> Vec<String> {
+        self.seen()
+            .iter()
+            .skip(2)
+            .map(|seen| {
+                seen.body["messages"][1]["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    }
+}
+
+fn digits(text: &str) -> String {
+    text.chars().filter(char::is_ascii_digit).collect()
+}
+
+/// The expected and actual answers in a prompt of either form.
+fn answers_in(prompt: &str) -> (String, String) {
+    if let (Some(e), Some(a)) = (prompt.find("E="), prompt.find("|A=")) {
+        let expected = prompt[e + 2..].split('|').next().unwrap_or_default();
+        return (expected.to_string(), prompt[a + 3..].to_string());
+    }
+    let line = |label: &str| {
+        prompt
+            .lines()
+            .find_map(|l| l.strip_prefix(label))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    (line("Expected answer:"), line("Actual answer:"))
+}
+
+async fn complete(
+    State(seen): State<Arc<Mutex<Vec<Seen>>>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let count = {
+        let mut seen = seen.lock().expect("lock");
+        seen.push(Seen {
+            authorization: headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(String::from),
+            body: body.clone(),
+        });
+        seen.len()
+    };
+    match count {
+        1 => return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")], "{}").into_response(),
+        2 => return (StatusCode::SERVICE_UNAVAILABLE, "{}").into_response(),
+        _ => {}
+    }
+    let prompt = body["messages"][1]["content"].as_str().unwrap_or_default();
+    let (expected, actual) = answers_in(prompt);
+    let right = !digits(&expected).is_empty() && digits(&actual).contains(&digits(&expected));
+    let verdict = json!({
+        "verdict": if right { "yes" } else { "no" },
+        "rationale": format!("expected {expected}"),
+    });
+    let reply = json!({"choices": [{"message": {"role": "assistant", "content": format!("```json\n{verdict}\n```")}}]});
+    axum::Json(reply).into_response()
+}
