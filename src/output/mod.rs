@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::reply::{Body, Reply};
 use futures::StreamExt;
 use serde_json::Value;
-use std::io::{IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 
 /// Renders replies and messages for one process (CLI, REPL or script run).
 #[derive(Debug, Clone)]
@@ -87,7 +87,9 @@ impl Printer {
         } else {
             Format::Json
         });
-        let mut out = std::io::stdout().lock();
+        // Buffered: serde and the table writers write a line at a time, a syscall each
+        // unbuffered. Stream writers flush each page themselves.
+        let mut out = BufWriter::new(std::io::stdout().lock());
         let written = match reply.body {
             Body::Empty => Ok(()),
             Body::Stream(mut pages) if self.query.is_none() && format.streams() => {
@@ -121,7 +123,7 @@ impl Printer {
                 self.write_value(&mut out, value, format, columns)
             }
         };
-        finish_write(written)
+        finish_write(written.and_then(|_| out.flush()))
     }
 
     /// Writes one value in the chosen format after applying `--query`.
@@ -133,9 +135,9 @@ impl Printer {
             } else {
                 Format::Json
             });
-        let mut out = std::io::stdout().lock();
+        let mut out = BufWriter::new(std::io::stdout().lock());
         let written = self.write_value(&mut out, value, format, columns);
-        finish_write(written)
+        finish_write(written.and_then(|_| out.flush()))
     }
 
     fn write_value(
