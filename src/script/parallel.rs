@@ -2,7 +2,7 @@
 //! a time (`fabsh::page`), or many at once (`fabsh::parallel`).
 //!
 //! `parallel` runs the handlers concurrently on the runtime, at most `concurrency` at a time
-//! (a semaphore), all through the one API client and so the one shared rate limiter. It
+//! (that many workers), all through the one API client and so the one shared rate limiter. It
 //! returns one result per call, in call order, each `#{ok: value}` or `#{error: map}`: a call
 //! that cannot even start (unknown command, bad arguments) or whose task dies still gets its
 //! error in its place. With `timings: true` each result also carries `elapsed_ms`, the time
@@ -20,10 +20,8 @@ use rhai::{
     Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
 };
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 /// How many calls `parallel` runs at once unless told.
@@ -241,52 +239,60 @@ fn prepare_call(
 type Timed = (Result<Value>, Duration);
 
 /// Runs the calls concurrently, `concurrency` at a time, and returns every result in order.
+///
+/// `concurrency` workers each take the next waiting call as soon as their previous one ends,
+/// on the runtime's own threads: a finished call is replaced without a round trip through the
+/// script's thread, and calls start in the order given.
 async fn run_all(
     handle: tokio::runtime::Handle,
     calls: Vec<Result<Prepared>>,
     concurrency: usize,
     bar: Option<Spinner>,
 ) -> Result<Vec<Timed>> {
-    let semaphore = Arc::new(Semaphore::new(concurrency));
     let mut results: Vec<Option<Timed>> = calls.iter().map(|_| None).collect();
-    let mut indexes = HashMap::new();
-    // Dropping the set (Ctrl-C) aborts whatever is still running.
-    let mut tasks = JoinSet::new();
     let step = |bar: &Option<Spinner>| {
         if let Some(bar) = bar {
             bar.step();
         }
     };
+    let mut ready = Vec::new();
     for (index, call) in calls.into_iter().enumerate() {
-        let (spec, args, ctx) = match call {
-            Ok(call) => call,
+        match call {
+            Ok(call) => ready.push((index, call)),
             Err(err) => {
                 results[index] = Some((Err(err), Duration::ZERO));
                 step(&bar);
-                continue;
             }
-        };
-        let permit = Arc::clone(&semaphore)
-            .acquire_owned()
-            .await
-            .map_err(|_| Error::runtime("fabsh::parallel: the semaphore closed"))?;
-        let task = tasks.spawn_on(
+        }
+    }
+    let workers_needed = concurrency.min(ready.len());
+    let waiting = Arc::new(Mutex::new(ready.into_iter()));
+    let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel();
+    // Dropping the set (Ctrl-C) aborts whatever is still running.
+    let mut workers = JoinSet::new();
+    for _ in 0..workers_needed {
+        let waiting = Arc::clone(&waiting);
+        let done = done_tx.clone();
+        workers.spawn_on(
             async move {
-                let _permit = permit;
-                let started = Instant::now();
-                let result = value_of(spec, args, ctx).await;
-                (result, started.elapsed())
+                // The lock is held only to take the next call, never across an await.
+                let next = || waiting.lock().unwrap_or_else(|e| e.into_inner()).next();
+                while let Some((index, (spec, args, ctx))) = next() {
+                    let started = Instant::now();
+                    let result = value_of(spec, args, ctx).await;
+                    if done.send((index, (result, started.elapsed()))).is_err() {
+                        return;
+                    }
+                }
             },
             &handle,
         );
-        indexes.insert(task.id(), index);
-        while let Some(done) = tasks.try_join_next_with_id() {
-            record(&mut results, &indexes, done);
-            step(&bar);
-        }
     }
-    while let Some(done) = tasks.join_next_with_id().await {
-        record(&mut results, &indexes, done);
+    // Only the workers hold senders now: the channel closes when the last one ends, even
+    // if one dies mid-call (that call then has no result and says so below).
+    drop(done_tx);
+    while let Some((index, timed)) = done_rx.recv().await {
+        results[index] = Some(timed);
         step(&bar);
     }
     Ok(results
@@ -300,28 +306,4 @@ async fn run_all(
             })
         })
         .collect())
-}
-
-type Finished = std::result::Result<(tokio::task::Id, Timed), tokio::task::JoinError>;
-
-fn record(
-    results: &mut [Option<Timed>],
-    indexes: &HashMap<tokio::task::Id, usize>,
-    done: Finished,
-) {
-    let (id, result) = match done {
-        Ok((id, result)) => (id, result),
-        Err(err) => (
-            err.id(),
-            (
-                Err(Error::runtime(format!(
-                    "the call failed inside fabsh: {err}"
-                ))),
-                Duration::ZERO,
-            ),
-        ),
-    };
-    if let Some(&index) = indexes.get(&id) {
-        results[index] = Some(result);
-    }
 }
