@@ -151,19 +151,26 @@ async fn handshake(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
     {
         session.protocol_version = version.to_string();
     }
-    // Servers without sessions may refuse notifications; nothing depends on it.
-    let _ = send(
+    // Servers without sessions may refuse the notification; nothing depends on it.
+    let notified = send(
         ctx,
         &session,
         None,
         "notifications/initialized",
         json!({}),
         timeout,
-    )
-    .await;
-    let listed = post(ctx, &session, 2, "tools/list", json!({}), timeout)
-        .await?
-        .unwrap_or(Value::Null);
+    );
+    let listed = post(ctx, &session, 2, "tools/list", json!({}), timeout);
+    // A stateless server (no session id, like Fabric's) cannot track whether the
+    // notification came first, so the tool list goes out with it and saves a round trip. A
+    // server that keeps sessions gets them in the order MCP prescribes.
+    let listed = if session.session_id.is_none() {
+        tokio::join!(notified, listed).1
+    } else {
+        let _ = notified.await;
+        listed.await
+    };
+    let listed = listed?.unwrap_or(Value::Null);
     // A data agent's server has exactly one tool.
     let tool = listed
         .get("tools")
