@@ -51,28 +51,58 @@ pub fn build(host: &Host, groups: &'static [Group]) -> Result<Engine> {
 }
 
 /// Runs a stdlib function (`"bulk::create"`) on `ctx` with JSON arguments and returns its
-/// JSON result: how commands such as `item bulk-create` dispatch to the stdlib. The script
-/// runs on a blocking thread, so the commands it calls can wait on the runtime.
+/// JSON result: how commands such as `item bulk-create` dispatch to the stdlib.
 pub async fn call_stdlib(ctx: Ctx, function: &'static str, args: Vec<Value>) -> Result<Value> {
-    let handle = ctx.bridge().handle().clone();
-    let run = move || -> Result<Value> {
-        let host = Host::connected(ctx, Printer::plain());
-        let engine = engine(&host)?;
-        let mut scope = Scope::new();
-        let names: Vec<String> = (0..args.len()).map(|at| format!("arg{at}")).collect();
-        for (name, value) in names.iter().zip(args) {
-            scope.push_dynamic(name.as_str(), to_dynamic(value));
-        }
-        let code = format!("{function}({})", names.join(", "));
-        let value = engine
-            .eval_with_scope::<Dynamic>(&mut scope, &code)
-            .map_err(|err| failure::from_eval(*err, function, &code).error)?;
-        to_json(&value).map_err(Error::runtime)
-    };
-    handle
-        .spawn_blocking(run)
-        .await
-        .map_err(|err| Error::runtime(format!("{function} stopped: {err}")))?
+    StdlibCall::start(ctx).call(function, args).await
+}
+
+/// A stdlib call whose engine is built before its arguments are known: a command starts it,
+/// does its own requests meanwhile, then calls. The engine (a few milliseconds of work) and
+/// the script live on one blocking thread, so the commands the script calls can wait on the
+/// runtime; a call never made just ends the thread.
+pub struct StdlibCall {
+    call: std::sync::mpsc::SyncSender<(&'static str, Vec<Value>)>,
+    answer: tokio::task::JoinHandle<Option<Result<Value>>>,
+}
+
+impl StdlibCall {
+    /// Starts building the engine for `ctx`.
+    pub fn start(ctx: Ctx) -> StdlibCall {
+        let (call, calls) = std::sync::mpsc::sync_channel(1);
+        let handle = ctx.bridge().handle().clone();
+        let answer = handle.spawn_blocking(move || {
+            let host = Host::connected(ctx, Printer::plain());
+            let engine = engine(&host);
+            let (function, args) = calls.recv().ok()?;
+            Some(engine.and_then(|engine| run_function(&engine, function, args)))
+        });
+        StdlibCall { call, answer }
+    }
+
+    /// Runs `function` with `args` once the engine is ready.
+    pub async fn call(self, function: &'static str, args: Vec<Value>) -> Result<Value> {
+        let stopped = |reason: String| Error::runtime(format!("{function} stopped: {reason}"));
+        self.call
+            .send((function, args))
+            .map_err(|err| stopped(err.to_string()))?;
+        self.answer
+            .await
+            .map_err(|err| stopped(err.to_string()))?
+            .ok_or_else(|| stopped("the script thread ended".into()))?
+    }
+}
+
+fn run_function(engine: &Engine, function: &'static str, args: Vec<Value>) -> Result<Value> {
+    let mut scope = Scope::new();
+    let names: Vec<String> = (0..args.len()).map(|at| format!("arg{at}")).collect();
+    for (name, value) in names.iter().zip(args) {
+        scope.push_dynamic(name.as_str(), to_dynamic(value));
+    }
+    let code = format!("{function}({})", names.join(", "));
+    let value = engine
+        .eval_with_scope::<Dynamic>(&mut scope, &code)
+        .map_err(|err| failure::from_eval(*err, function, &code).error)?;
+    to_json(&value).map_err(Error::runtime)
 }
 
 #[cfg(test)]

@@ -312,3 +312,56 @@ fn the_configuration_round_trips_from_a_script() {
     );
     assert!(run.stdout.contains("round trip ok"), "{}", run.stdout);
 }
+
+/// `--datasource` given as an id is looked up while the command's first read is already on
+/// its way; when the id is that of the lakehouse rather than of the datasource, the read is
+/// made again for the datasource, so both ids give the same answers.
+#[test]
+fn a_datasource_named_by_its_own_id_or_its_lakehouse_id_gives_the_same_answers() {
+    let fx = AgentFixture::new();
+    let added = fx.add_lakehouse();
+    let source_id = added["id"].as_str().expect("datasource id").to_string();
+    let lakehouse = fx.server.fabsh(&[
+        "item",
+        "show",
+        "-w",
+        &fx.workspace,
+        "--id",
+        "SalesLakehouse",
+        "-q",
+        "id",
+    ]);
+    let lakehouse_id = text(&lakehouse);
+    assert_ne!(source_id, lakehouse_id);
+
+    let by_name = fx.ok("list-elements", &["--datasource", "SalesLakehouse"]);
+    assert!(by_name.as_array().is_some_and(|rows| !rows.is_empty()));
+    for id in [&source_id, &lakehouse_id] {
+        assert_eq!(
+            fx.ok("list-elements", &["--datasource", id]),
+            by_name,
+            "{id}"
+        );
+    }
+
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("examples.json");
+    std::fs::write(
+        &file,
+        r#"[{"question": "How many orders are there?", "query": "SELECT COUNT(*) FROM orders"}]"#,
+    )
+    .expect("write");
+    let file = file.to_string_lossy().into_owned();
+    let first = fx.ok(
+        "upload-fewshots",
+        &["--datasource", &lakehouse_id, "--file", &file],
+    );
+    assert_eq!(first["summary"]["added"], 1, "{first}");
+    // The example is found whichever id names the datasource, so nothing is added twice.
+    for id in [&lakehouse_id, &source_id] {
+        let again = fx.ok("upload-fewshots", &["--datasource", id, "--file", &file]);
+        assert_eq!(again["summary"]["unchanged"], 1, "{id}: {again}");
+    }
+    let listed = fx.ok("list-fewshots", &["--datasource", "SalesLakehouse"]);
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+}

@@ -1,7 +1,9 @@
 //! `data-agent list-elements | select-tables | describe-element | delete-element`: the schema
 //! elements of a datasource, addressed by dot path (`dbo.orders.amount`) or element id.
 
-use super::{AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, stage};
+use super::{
+    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, stage, with_datasource,
+};
 use crate::agent::element_path::{self, is_detail, is_table_like};
 use crate::agent::walk::{self, Node};
 use crate::api::data_agents::{Agent, Stage};
@@ -119,9 +121,13 @@ fn list_elements(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let agent = agent(&ctx, &args).await?;
         let stage = stage(&args);
-        let source = datasource(&ctx, &agent, stage, &args).await?;
-        let nodes = walk::walk(ctx.api(), &agent, stage, &source.id, |_| true).await?;
-        let rows: Vec<Value> = nodes
+        let walk_from = |id: String| {
+            let agent = &agent;
+            let api = ctx.api();
+            async move { walk::walk(api, agent, stage, &id, |_| true).await }
+        };
+        let (_, nodes) = with_datasource(&ctx, &agent, stage, &args, walk_from).await?;
+        let rows: Vec<Value> = nodes?
             .iter()
             .filter(|node| !node.is_grouping())
             .map(Node::row)

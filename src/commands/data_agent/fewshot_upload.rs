@@ -1,7 +1,7 @@
 //! `data-agent upload-fewshots`: every example of a JSON or CSV file, checked row by row
 //! before anything is sent, then uploaded concurrently with one outcome per row.
 
-use super::{AGENT, DATASOURCE, agent, check_fewshots_supported, datasource};
+use super::{AGENT, DATASOURCE, agent, check_fewshots_supported, with_datasource};
 use crate::agent::fewshot_file::{self, FewShotRow};
 use crate::api::data_agents::Stage;
 use crate::commands::args::Args;
@@ -48,26 +48,35 @@ fn upload_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let rows = read_rows(&args)?;
         let count = rows.len();
+        // The script engine is built while the agent and its examples are looked up.
+        let stdlib = script::StdlibCall::start(ctx.clone());
         let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
+        // The draft's examples, to compare the rows with, are listed with the lookup.
+        let list_existing = |id: String| {
+            let (agent, api) = (&agent, ctx.api());
+            async move { api.all(agent.fewshots_req(Stage::Staging, &id)).await }
+        };
+        let (source, existing) =
+            with_datasource(&ctx, &agent, Stage::Staging, &args, list_existing).await?;
         check_fewshots_supported(&source)?;
+        let existing = existing?;
         let rows: Vec<Value> = rows
             .into_iter()
             .map(|row| json!({"line": row.line, "question": row.question, "query": row.query}))
             .collect();
-        let options = json!({"concurrency": UPLOAD_CONCURRENCY, "progress": "uploading few-shots"});
-        let outcome = script::call_stdlib(
-            ctx,
-            "fewshots::upload",
-            vec![
-                json!(agent.workspace),
-                json!(agent.id),
-                json!(source.id),
-                Value::Array(rows),
-                options,
-            ],
-        )
-        .await?;
+        let options = json!({"concurrency": UPLOAD_CONCURRENCY, "progress": "uploading few-shots", "existing": existing});
+        let outcome = stdlib
+            .call(
+                "fewshots::upload",
+                vec![
+                    json!(agent.workspace),
+                    json!(agent.id),
+                    json!(source.id),
+                    Value::Array(rows),
+                    options,
+                ],
+            )
+            .await?;
         let results: Vec<Value> = outcome["results"]
             .as_array()
             .cloned()

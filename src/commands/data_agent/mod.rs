@@ -176,6 +176,41 @@ pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> 
     })
 }
 
+/// The datasource `--datasource` names in `stage`, and what `read` gives for its id. When
+/// `--datasource` is an id, `read` runs alongside the lookup instead of after it, saving a
+/// round trip; should the id turn out to be that of the item a datasource reads, `read` runs
+/// again with the datasource's own id. So `read` must only read. Its result is returned as
+/// is, for the caller to weigh after its own checks of the source.
+pub async fn with_datasource<T, F, Fut>(
+    ctx: &Ctx,
+    agent: &Agent,
+    stage: Stage,
+    args: &Args,
+    read: F,
+) -> Result<(Source, Result<T>)>
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let wanted = args.str("datasource")?.trim();
+    if !is_guid(wanted) {
+        let source = datasource(ctx, agent, stage, args).await?;
+        let value = read(source.id.clone()).await;
+        return Ok((source, value));
+    }
+    let (source, early) = tokio::join!(
+        datasource(ctx, agent, stage, args),
+        read(wanted.to_string())
+    );
+    let source = source?;
+    if source.id.eq_ignore_ascii_case(wanted) {
+        Ok((source, early))
+    } else {
+        let value = read(source.id.clone()).await;
+        Ok((source, value))
+    }
+}
+
 /// Refuses few-shot work on sources that take none, before anything is sent.
 pub fn check_fewshots_supported(source: &Source) -> Result<()> {
     match source.kind.and_then(sources::fewshots_refusal) {
