@@ -254,17 +254,24 @@ impl AgentDefinition {
 
     /// The parts, in the order the service lists them.
     pub fn to_parts(&self) -> Vec<(String, Vec<u8>)> {
-        self.parts_with(&|_, _| None)
+        self.parts_with(&|_, _| false)
+            .into_iter()
+            .filter_map(|(path, bytes)| match bytes {
+                PartBytes::New(bytes) => Some((path, bytes)),
+                PartBytes::Unchanged => None,
+            })
+            .collect()
     }
 
-    /// The parts, reusing `previous_bytes` for every `datasource.json` whose document
-    /// is the same as in `previous`: a wide source's tree is most of the bytes, and most
-    /// changes touch few-shots or settings, so it need not be written out again each time.
-    pub fn to_parts_reusing(
+    /// The parts, with every `datasource.json` whose document is the same as in `previous`
+    /// (and whose bytes `kept` says the caller still has) left [`PartBytes::Unchanged`]: a
+    /// wide source's tree is most of the bytes, and most changes touch few-shots or
+    /// settings, so it need not be written out, copied or compared again each time.
+    pub fn to_parts_since(
         &self,
         previous: &AgentDefinition,
-        previous_bytes: &dyn Fn(&str) -> Option<Vec<u8>>,
-    ) -> Vec<(String, Vec<u8>)> {
+        kept: &dyn Fn(&str) -> bool,
+    ) -> Vec<(String, PartBytes)> {
         let mut before: Vec<(String, &DataSourceDoc)> = Vec::new();
         for (stage, doc) in [
             (Stage::Draft, Some(&previous.draft)),
@@ -275,23 +282,28 @@ impl AgentDefinition {
             }
         }
         self.parts_with(&|path, doc| {
-            before.iter().find(|(old_path, old)| {
-                old_path == path && (std::ptr::eq(*old, doc) || *old == doc)
-            })?;
-            previous_bytes(path)
+            before
+                .iter()
+                .any(|(old_path, old)| old_path == path && (std::ptr::eq(*old, doc) || *old == doc))
+                && kept(path)
         })
     }
 
-    fn parts_with(&self, reuse: &Reuse<'_>) -> Vec<(String, Vec<u8>)> {
-        let mut parts = vec![(AGENT_PART.to_string(), pretty(&self.agent))];
-        stage_parts(Stage::Draft, &self.draft, reuse, &mut parts);
+    fn parts_with(&self, unchanged: &Unchanged<'_>) -> Vec<(String, PartBytes)> {
+        let new = |path: &str, bytes| (path.to_string(), PartBytes::New(bytes));
+        let mut parts = vec![new(AGENT_PART, pretty(&self.agent))];
+        stage_parts(Stage::Draft, &self.draft, unchanged, &mut parts);
         if let Some(info) = &self.publish_info {
-            parts.push((PUBLISH_INFO_PART.to_string(), pretty(info)));
+            parts.push(new(PUBLISH_INFO_PART, pretty(info)));
         }
         if let Some(published) = &self.published {
-            stage_parts(Stage::Published, published, reuse, &mut parts);
+            stage_parts(Stage::Published, published, unchanged, &mut parts);
         }
-        parts.extend(self.other.iter().cloned());
+        parts.extend(
+            self.other
+                .iter()
+                .map(|(path, bytes)| new(path, bytes.clone())),
+        );
         parts
     }
 
@@ -333,7 +345,17 @@ impl AgentDefinition {
 }
 
 /// Bytes already written for a `datasource.json` path and document, when they can be reused.
-type Reuse<'a> = dyn Fn(&str, &DataSourceDoc) -> Option<Vec<u8>> + 'a;
+/// Whether the `datasource.json` at a path is unchanged since the previous definition.
+type Unchanged<'a> = dyn Fn(&str, &DataSourceDoc) -> bool + 'a;
+
+/// A part's bytes in a definition written out again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartBytes {
+    /// Bytes to store.
+    New(Vec<u8>),
+    /// The same bytes as the previous definition's part at this path.
+    Unchanged,
+}
 
 fn datasource_path(stage: Stage, source: &SourceFolder) -> String {
     format!(
@@ -346,20 +368,30 @@ fn datasource_path(stage: Stage, source: &SourceFolder) -> String {
 fn stage_parts(
     stage: Stage,
     doc: &StageDoc,
-    reuse: &Reuse<'_>,
-    parts: &mut Vec<(String, Vec<u8>)>,
+    unchanged: &Unchanged<'_>,
+    parts: &mut Vec<(String, PartBytes)>,
 ) {
     let base = format!("{CONFIG_DIR}/{}", stage.folder());
-    parts.push((format!("{base}/stage_config.json"), pretty(&doc.config)));
+    parts.push((
+        format!("{base}/stage_config.json"),
+        PartBytes::New(pretty(&doc.config)),
+    ));
     for source in &doc.sources {
         let folder = format!("{base}/{}", source.folder);
         let path = datasource_path(stage, source);
         let doc: &DataSourceDoc = &source.datasource;
-        let bytes = reuse(&path, doc).unwrap_or_else(|| pretty(doc));
+        let bytes = if unchanged(&path, doc) {
+            PartBytes::Unchanged
+        } else {
+            PartBytes::New(pretty(doc))
+        };
         parts.push((path, bytes));
         if let Some(fewshots) = &source.fewshots {
             let doc = json!({"$schema": schema_url("fewShots/1.0.0"), "fewShots": fewshots});
-            parts.push((format!("{folder}/fewshots.json"), pretty(&doc)));
+            parts.push((
+                format!("{folder}/fewshots.json"),
+                PartBytes::New(pretty(&doc)),
+            ));
         }
     }
 }
@@ -403,6 +435,42 @@ mod tests {
             again.draft.sources[0].datasource.elements[0].index_state,
             Some(json!("x"))
         );
+    }
+
+    #[test]
+    fn only_changed_sources_are_written_out_again() {
+        let mut before = AgentDefinition::from_parts(&[]).expect("empty");
+        for name in ["Sales", "Wide"] {
+            before.draft.sources.push(SourceFolder {
+                folder: format!("lakehouse-tables-{name}"),
+                datasource: Arc::new(datasource()),
+                fewshots: None,
+            });
+        }
+        let mut after = before.clone();
+        after.draft.sources[1].datasource_mut().display_name = "Renamed".into();
+        let bytes_of = |parts: &[(String, PartBytes)], folder: &str| {
+            let path = format!("{CONFIG_DIR}/draft/{folder}/datasource.json");
+            parts
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, b)| b.clone())
+        };
+        let parts = after.to_parts_since(&before, &|_| true);
+        assert_eq!(
+            bytes_of(&parts, "lakehouse-tables-Sales"),
+            Some(PartBytes::Unchanged)
+        );
+        assert!(matches!(
+            bytes_of(&parts, "lakehouse-tables-Wide"),
+            Some(PartBytes::New(_))
+        ));
+        // Bytes the caller no longer has are written out even when the document is the same.
+        let parts = after.to_parts_since(&before, &|_| false);
+        assert!(matches!(
+            bytes_of(&parts, "lakehouse-tables-Sales"),
+            Some(PartBytes::New(_))
+        ));
     }
 
     #[test]

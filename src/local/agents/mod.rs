@@ -10,12 +10,13 @@ pub mod sql_run;
 pub mod wire;
 
 use crate::agent::definition::{
-    AgentDefinition, DataSourceDoc, ElementDoc, SourceFolder, Stage, StageDoc,
+    AgentDefinition, DataSourceDoc, ElementDoc, PartBytes, SourceFolder, Stage, StageDoc,
 };
 use crate::agent::sources;
 use crate::local::errors::ApiError;
 use crate::local::store::items::{self, Item, Part};
 use axum::http::StatusCode;
+use parsed::SharedPart;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -83,13 +84,20 @@ pub fn change<T>(
     let out = change(&item, &mut definition)?;
     let previous = |path: &str| {
         let part = before.parts.iter().find(|part| part.path == path)?;
-        Some(part.payload.clone())
+        Some(Arc::clone(&part.payload))
     };
-    let parts: Vec<Part> = definition
-        .to_parts_reusing(&before.definition, &previous)
-        .into_iter()
-        .map(|(path, payload)| Part { path, payload })
-        .collect();
+    let mut parts = Vec::new();
+    for (path, bytes) in
+        definition.to_parts_since(&before.definition, &|path| previous(path).is_some())
+    {
+        let payload = match bytes {
+            PartBytes::New(bytes) => bytes.into(),
+            PartBytes::Unchanged => previous(&path).ok_or_else(|| {
+                ApiError::internal(format!("the stored part {path} went missing"))
+            })?,
+        };
+        parts.push(SharedPart { path, payload });
+    }
     let stored = &before.parts;
     let same_paths = stored.len() == parts.len()
         && stored
@@ -97,10 +105,17 @@ pub fn change<T>(
             .zip(&parts)
             .all(|(old, new)| old.path == new.path);
     if !same_paths {
-        items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &parts)?;
+        let plain: Vec<Part> = parts
+            .iter()
+            .map(|part| Part {
+                path: part.path.clone(),
+                payload: part.payload.to_vec(),
+            })
+            .collect();
+        items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &plain)?;
     } else {
         for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
-            if old.payload != new.payload {
+            if !Arc::ptr_eq(&old.payload, &new.payload) && old.payload != new.payload {
                 items::set_part_payload(conn, &item.id, ord, &new.payload)?;
             }
         }

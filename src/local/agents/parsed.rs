@@ -23,7 +23,15 @@ type Key = (String, String, i64);
 #[derive(Debug)]
 pub struct Parsed {
     pub definition: Arc<AgentDefinition>,
-    pub parts: Vec<Part>,
+    pub parts: Vec<SharedPart>,
+}
+
+/// A stored part whose bytes successive versions share while they do not change (a wide
+/// source's tree is most of an agent's bytes and rarely changes).
+#[derive(Debug, Clone)]
+pub struct SharedPart {
+    pub path: String,
+    pub payload: Arc<[u8]>,
 }
 
 /// The memo, shared by every server in the process; keyed by store file, so servers on
@@ -72,6 +80,13 @@ pub fn load(conn: &Connection, item_id: &str) -> Result<Arc<Parsed>, ApiError> {
     }
     let parts = items::parts(conn, item_id)?;
     let definition = Arc::new(parse(&parts)?);
+    let parts = parts
+        .into_iter()
+        .map(|part| SharedPart {
+            path: part.path,
+            payload: part.payload.into(),
+        })
+        .collect();
     let parsed = Arc::new(Parsed { definition, parts });
     insert(key, Arc::clone(&parsed));
     Ok(parsed)
@@ -89,7 +104,7 @@ pub fn saved(
     conn: &Connection,
     item_id: &str,
     definition: AgentDefinition,
-    parts: Vec<Part>,
+    parts: Vec<SharedPart>,
 ) -> Result<Saved, ApiError> {
     Ok(Saved {
         key: key(conn, item_id)?,
