@@ -218,6 +218,12 @@ pub fn collected<T>(rows: Vec<T>, problems: Vec<RowProblem>) -> Result<Vec<T>, V
 }
 
 fn parse_delimited(text: &str, delimiter: u8, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
+    if let Some(line) = unclosed_quote(text, delimiter) {
+        return Err(vec![problem(
+            line,
+            "a quoted field is never closed (a missing \")",
+        )]);
+    }
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
@@ -293,6 +299,42 @@ fn parse_delimited(text: &str, delimiter: u8, shape: &Shape) -> Result<Vec<Row>,
     collected(rows, problems)
 }
 
+/// The line where a quoted field opens that the file never closes. The CSV reader would
+/// silently take the rest of the file into that field, rows and all. As in the reader, a
+/// field is quoted only when `"` is its first character, and `""` inside is a quote.
+fn unclosed_quote(text: &str, delimiter: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut at, mut line, mut field_start) = (0, 1, true);
+    while let Some(&byte) = bytes.get(at) {
+        at += 1;
+        if field_start && byte == b'"' {
+            let opened = line;
+            loop {
+                match (bytes.get(at), bytes.get(at + 1)) {
+                    (None, _) => return Some(opened),
+                    (Some(b'"'), Some(b'"')) => at += 2,
+                    (Some(b'"'), _) => {
+                        at += 1;
+                        break;
+                    }
+                    (Some(b'\n'), _) => {
+                        line += 1;
+                        at += 1;
+                    }
+                    _ => at += 1,
+                }
+            }
+            field_start = false;
+            continue;
+        }
+        if byte == b'\n' {
+            line += 1;
+        }
+        field_start = byte == delimiter || byte == b'\n' || byte == b'\r';
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +364,21 @@ mod tests {
         assert_eq!((rows[0].line, rows[0].get("expected")), (2, None));
         let bad = parse("q.csv", b"prompt\nx\n", &QUESTIONS).expect_err("problems");
         assert!(bad[0].message.contains("columns question"), "{bad:?}");
+    }
+
+    #[test]
+    fn a_quote_never_closed_is_refused_at_its_line() {
+        let bad =
+            parse("q.csv", b"question\nfine\n\"open\nrest\n", &QUESTIONS).expect_err("problems");
+        assert_eq!(bad[0].line, 3, "{bad:?}");
+        assert!(bad[0].message.contains("never closed"), "{bad:?}");
+        // Quotes that close, doubled quotes, line breaks inside quotes and quotes inside an
+        // unquoted field are all fine.
+        let text = "question,expected\n\"say \"\"hi\"\"\",\"a\nb\"\nit's 5\" long,x\n";
+        let rows = parse("q.csv", text.as_bytes(), &QUESTIONS).expect("rows");
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].get("question"), Some("say \"hi\""));
+        assert_eq!(rows[1].get("question"), Some("it's 5\" long"));
     }
 
     #[test]
