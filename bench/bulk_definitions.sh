@@ -6,22 +6,10 @@
 # of the wall time working, the rest waiting on the long-running operation.
 # Needs curl, python3 and GNU time:  apt-get install -y curl time
 # Usage: bench/bulk_definitions.sh            (builds the release binary first)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
+source "$(dirname "$0")/lib.sh"
 LRO_MS="${LRO_MS:-2000}"
 ITEMS=200
-WORK=$(mktemp -d)
-SERVER_PID=
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
-
-: > "$WORK/serve.out"   # exists before the server writes to it, so the wait below can read it
-"$FABSH" local serve --data-dir "$WORK/fabric" --latency-ms 50 --lro-ms "$LRO_MS" > "$WORK/serve.out" 2>/dev/null &
-SERVER_PID=$!
-while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
-eval "$(head -2 "$WORK/serve.out")"
+serve --latency-ms 50 --lro-ms "$LRO_MS"
 export FABSH_ENDPOINT FABSH_TOKEN
 ORIGIN=${FABSH_ENDPOINT%/v1}
 AUTH="Authorization: Bearer $FABSH_TOKEN"

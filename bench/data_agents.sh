@@ -2,22 +2,12 @@
 # Benchmarks of the data-agent commands (issue 6). Needs hyperfine and python3:
 #   apt-get install -y hyperfine
 # Usage: bench/data_agents.sh            (builds the release binary first)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/fabsh-bench-agents.XXXXXX")
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+source "$(dirname "$0")/lib.sh"
 LATENCY=30
 CONCURRENCY=8 # upload-fewshots' fixed concurrency (UPLOAD_CONCURRENCY)
 
 # Sync creates, so setup is quick; every API response waits $LATENCY ms.
-"$FABSH" local serve --data-dir "$WORK/fabric" --latency-ms $LATENCY --async-ratio 0 > "$WORK/serve.out" 2>/dev/null &
-SERVER_PID=$!
-while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
-eval "$(head -2 "$WORK/serve.out")"
-export FABSH_ENDPOINT FABSH_TOKEN
+serve --latency-ms $LATENCY --async-ratio 0
 json() { "$@" -o json | tr -d '"'; }
 
 echo "== setting up a lakehouse with 50 tables x 20 columns"
@@ -34,7 +24,7 @@ for t in range(50):
 PY
 for file in "$WORK"/csv/*.csv; do
   table=$(basename "$file" .csv)
-  "$FABSH" local load-table -w "$WS" --lakehouse Wide --table "$table" --file "$file" --data-dir "$WORK/fabric" > /dev/null
+  "$FABSH" local load-table -w "$WS" --lakehouse Wide --table "$table" --file "$file" --data-dir "$FABRIC" > /dev/null
 done
 AGENT=$(json "$FABSH" data-agent create -w "$WS" --name Bench -q id)
 WIDE=$(json "$FABSH" data-agent add-datasource -w "$WS" --id "$AGENT" --artifact Wide -q id)

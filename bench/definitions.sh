@@ -2,21 +2,11 @@
 # Benchmarks of item definitions (issue 4). Needs hyperfine, curl, python3 and GNU time:
 #   apt-get install -y hyperfine curl time
 # Usage: bench/definitions.sh            (builds the release binary first)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
-WORK=$(mktemp -d)
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+source "$(dirname "$0")/lib.sh"
 
 # 50 ms added to every API response; LRO-capable calls answered inline, so each command
 # below is exactly the requests it names.
-"$FABSH" local serve --data-dir "$WORK/fabric" --latency-ms 50 --async-ratio 0 > "$WORK/serve.out" 2>/dev/null &
-SERVER_PID=$!
-while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
-eval "$(head -2 "$WORK/serve.out")"
-export FABSH_ENDPOINT FABSH_TOKEN
+serve --latency-ms 50 --async-ratio 0
 AUTH="Authorization: Bearer $FABSH_TOKEN"
 
 WS=$("$FABSH" workspace show -w Demo -q id | tr -d '"')

@@ -4,22 +4,12 @@
 # (200 x 100 ms / 8 = 2.5 s, so 3.125 s) and client CPU time <= 10% of wall time.
 # Needs hyperfine and python3:  apt-get install -y hyperfine
 # Usage: bench/evaluate.sh            (builds the release binary first)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/fabsh-bench-evaluate.XXXXXX")
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+source "$(dirname "$0")/lib.sh"
 LATENCY=100
 QUESTIONS=200
 CONCURRENCY=8
 
-"$FABSH" local serve --data-dir "$WORK/fabric" --latency-ms $LATENCY --async-ratio 0 > "$WORK/serve.out" 2>/dev/null &
-SERVER_PID=$!
-while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
-eval "$(head -2 "$WORK/serve.out")"
-export FABSH_ENDPOINT FABSH_TOKEN
+serve --latency-ms $LATENCY --async-ratio 0
 json() { "$@" -o json | tr -d '"'; }
 
 echo "== publishing an agent over the demo lakehouse, with four few-shot examples"

@@ -2,24 +2,14 @@
 # Benchmarks of the foundation (issue 2). Needs hyperfine, wrk, curl and GNU time:
 #   apt-get install -y hyperfine wrk curl time
 # Usage: bench/foundation.sh            (builds the release binary first)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-FABSH="$PWD/target/release/fabsh"
-WORK=$(mktemp -d)
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+source "$(dirname "$0")/lib.sh"
 
 echo "== fabsh --version (target: median <= 5 ms)"
 hyperfine --warmup 5 --runs 100 -N "$FABSH --version" --export-json "$WORK/version.json" >/dev/null
 python3 -c "import json;r=json.load(open('$WORK/version.json'))['results'][0];print(f\"median {r['median']*1000:.2f} ms, mean {r['mean']*1000:.2f} ms\")"
 
 # A server with sync creates and pages of 100.
-"$FABSH" local serve --data-dir "$WORK/fabric" --page-size 100 --async-ratio 0 > "$WORK/serve.out" 2>/dev/null &
-SERVER_PID=$!
-while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
-eval "$(head -2 "$WORK/serve.out")"
-export FABSH_ENDPOINT FABSH_TOKEN
+serve --page-size 100 --async-ratio 0
 ORIGIN=${FABSH_ENDPOINT%/v1}
 AUTH="Authorization: Bearer $FABSH_TOKEN"
 

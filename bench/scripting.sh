@@ -3,25 +3,7 @@
 #   apt-get install -y hyperfine
 # Usage: bench/scripting.sh            (builds the release binary first)
 # CARGO_TARGET_DIR is honoured, so a separate build dir works too.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
-WORK=$(mktemp -d)
-SERVER_PID=
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
-
-# Starts `local serve` on an ephemeral port with the given knobs; sets FABSH_ENDPOINT/TOKEN.
-serve() {
-    kill $SERVER_PID 2>/dev/null || true
-    local dir="$WORK/fabric-$RANDOM"
-    "$FABSH" local serve --data-dir "$dir" "$@" > "$WORK/serve.out" 2>/dev/null &
-    SERVER_PID=$!
-    while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
-    eval "$(head -2 "$WORK/serve.out")"
-    export FABSH_ENDPOINT FABSH_TOKEN
-}
+source "$(dirname "$0")/lib.sh"
 
 # A JSON file of $1 notebooks named with prefix $2.
 items() {

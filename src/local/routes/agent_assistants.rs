@@ -67,10 +67,7 @@ pub async fn create_assistant(
 ) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let body = json!({"id": new_id("asst"), "object": "assistant", "created_at": created_at(), "model": "data-agent", "tools": []});
-    state
-        .db
-        .write(|tx| store::insert(tx, &agent, "assistant", None, &body, None))?;
-    Ok(respond::json(StatusCode::OK, &body))
+    created(&state, &agent, "assistant", body)
 }
 
 /// `POST threads`.
@@ -81,9 +78,14 @@ pub async fn create_thread(
 ) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
     let body = json!({"id": new_id("thread"), "object": "thread", "created_at": created_at(), "metadata": {}});
+    created(&state, &agent, "thread", body)
+}
+
+/// Stores a new object of `kind` that belongs to no thread, and answers with it.
+fn created(state: &Shared, agent: &str, kind: &str, body: Value) -> Result<Response, ApiError> {
     state
         .db
-        .write(|tx| store::insert(tx, &agent, "thread", None, &body, None))?;
+        .write(|tx| store::insert(tx, agent, kind, None, &body, None))?;
     Ok(respond::json(StatusCode::OK, &body))
 }
 

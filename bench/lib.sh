@@ -1,0 +1,25 @@
+# Sourced by every bench script: builds the release binary, makes a temporary home and data
+# directory (removed on exit) and defines `serve`, which starts local Fabric on an ephemeral
+# port. Sets FABSH (the binary) and WORK (the directory).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --quiet
+FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fabsh-bench.XXXXXX")
+SERVER_PID=
+trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+
+# Starts `local serve` with the given knobs on a fresh data directory (stopping the server
+# started before, if any) and exports FABSH_ENDPOINT and FABSH_TOKEN. The data directory is
+# $FABRIC, for `local load-table --data-dir`.
+serve() {
+    kill $SERVER_PID 2>/dev/null || true
+    FABRIC="$WORK/fabric-$RANDOM"
+    : > "$WORK/serve.out"   # exists before the server writes to it, so the wait can read it
+    "$FABSH" local serve --data-dir "$FABRIC" "$@" > "$WORK/serve.out" 2>/dev/null &
+    SERVER_PID=$!
+    while [ "$(wc -l < "$WORK/serve.out")" -lt 2 ]; do sleep 0.05; done
+    eval "$(head -2 "$WORK/serve.out")"
+    export FABSH_ENDPOINT FABSH_TOKEN
+}
