@@ -344,7 +344,6 @@ impl AgentDefinition {
     }
 }
 
-/// Bytes already written for a `datasource.json` path and document, when they can be reused.
 /// Whether the `datasource.json` at a path is unchanged since the previous definition.
 type Unchanged<'a> = dyn Fn(&str, &DataSourceDoc) -> bool + 'a;
 

@@ -106,11 +106,7 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
+        self.write_then(f, |_| {})
     }
 
     /// Like [`Db::write`], then runs `after_commit` on the result while the next writer still
