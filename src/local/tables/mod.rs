@@ -104,15 +104,15 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
 /// the item has no tables yet.
 ///
 /// Agent requests ask for an item's schema on every call, and opening the file means parsing
-/// every `CREATE TABLE` in it again. The answer is remembered per file and schema cookie (the
-/// counter SQLite keeps in the file header and bumps on every schema change), so a table
-/// loaded by any process is seen at once.
+/// every `CREATE TABLE` in it again. The answer is remembered per file with the schema cookie
+/// it was read at (the counter SQLite keeps in the file header and bumps on every schema
+/// change), so a table loaded by any process is seen at once, and a file keeps one entry.
 pub fn schema(
     data_dir: &Path,
     item_id: &str,
     demo: bool,
 ) -> rusqlite::Result<Option<Arc<Vec<TableInfo>>>> {
-    type Memo = Mutex<HashMap<(PathBuf, u32), Arc<Vec<TableInfo>>>>;
+    type Memo = Mutex<HashMap<PathBuf, (u32, Arc<Vec<TableInfo>>)>>;
     static MEMO: OnceLock<Memo> = OnceLock::new();
     let path = data_path(data_dir, item_id);
     if demo && !path.exists() {
@@ -121,18 +121,19 @@ pub fn schema(
     let Some(cookie) = schema_cookie(&path) else {
         return Ok(None);
     };
-    let key = (path, cookie);
     let memo = MEMO.get_or_init(Mutex::default);
     // The map only holds finished results; a panic elsewhere cannot leave it half-written.
     let lock = || memo.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(found) = lock().get(&key) {
+    if let Some((read_at, found)) = lock().get(&path)
+        && *read_at == cookie
+    {
         return Ok(Some(Arc::clone(found)));
     }
     let Some(conn) = open_read(data_dir, item_id, demo)? else {
         return Ok(None);
     };
     let tables = Arc::new(list(&conn)?);
-    lock().insert(key, Arc::clone(&tables));
+    lock().insert(path, (cookie, Arc::clone(&tables)));
     Ok(Some(tables))
 }
 
