@@ -16,10 +16,12 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::output::Spinner;
 use crate::reply::Body;
+use futures::FutureExt;
 use rhai::{
     Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
 };
 use serde_json::{Value, json};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
@@ -279,7 +281,11 @@ async fn run_all(
                 let next = || waiting.lock().unwrap_or_else(|e| e.into_inner()).next();
                 while let Some((index, (spec, args, ctx))) = next() {
                     let started = Instant::now();
-                    let result = value_of(spec, args, ctx).await;
+                    // A call that panics gets the panic as its error, and the worker goes on.
+                    let result = AssertUnwindSafe(value_of(spec, args, ctx))
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|panic| Err(panicked(panic.as_ref())));
                     if done.send((index, (result, started.elapsed()))).is_err() {
                         return;
                     }
@@ -288,8 +294,7 @@ async fn run_all(
             &handle,
         );
     }
-    // Only the workers hold senders now: the channel closes when the last one ends, even
-    // if one dies mid-call (that call then has no result and says so below).
+    // Only the workers hold senders now: the channel closes when the last one ends.
     drop(done_tx);
     while let Some((index, timed)) = done_rx.recv().await {
         results[index] = Some(timed);
@@ -306,4 +311,16 @@ async fn run_all(
             })
         })
         .collect())
+}
+
+/// The error of a call that panicked, with the panic's message when it has one.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    Error::runtime(format!(
+        "the call failed inside fabsh: it panicked ({message})"
+    ))
 }
