@@ -1,24 +1,13 @@
 //! fabsh: a client for Microsoft Fabric workspace items and data agents, with a REPL, a
-//! script runner and local Fabric (a wire-compatible server) built in.
+//! script runner and local Fabric (a wire-compatible server) built in. This package holds the
+//! front ends — the command line, the REPL, the Rhai host — and the `--local` wiring; the
+//! client (`fabsh-client`), local Fabric (`fabsh-local`) and what both share (`fabsh-model`,
+//! `fabsh-http`) are crates of their own.
 
-pub mod agent;
-pub mod api;
-pub mod auth;
-pub mod bridge;
 pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod context;
-pub mod definition;
-pub mod error;
-pub mod item_types;
-pub mod local;
-pub mod output;
+pub mod connect;
 pub mod repl;
-pub mod reply;
 pub mod script;
-
-pub use error::{Error, ErrorKind, Result};
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -7,8 +7,9 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => fabsh::run(std::env::args_os().collect(), runtime.handle().clone()),
         Err(err) => {
-            let err = fabsh::Error::runtime(format!("cannot start the async runtime: {err}"));
-            fabsh::output::Printer::plain().error(&err);
+            let err =
+                fabsh_client::Error::runtime(format!("cannot start the async runtime: {err}"));
+            fabsh_client::output::Printer::plain().error(&err);
             ExitCode::from(err.exit_code())
         }
     }

@@ -1,17 +1,17 @@
 //! `fabsh auth login|status|logout|token`. Tokens never reach the terminal, except through
 //! `auth token` into a pipe (or with `--show`).
 
-use crate::auth::cache::{Login, TokenCache};
-use crate::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
-use crate::auth::credential::Acquire;
-use crate::auth::managed_identity::IdentityEndpoint;
-use crate::auth::oauth::Authority;
-use crate::auth::{Method, Secret, TokenSet, claims};
-use crate::bridge::Bridge;
-use crate::config::{ConfigFile, Settings, config_path};
-use crate::error::{Error, Result};
-use crate::output::{Printer, Tracer};
 use clap::{Arg, ArgAction, ArgGroup, ArgMatches, Command};
+use fabsh_client::auth::cache::{Login, TokenCache};
+use fabsh_client::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
+use fabsh_client::auth::credential::Acquire;
+use fabsh_client::auth::managed_identity::IdentityEndpoint;
+use fabsh_client::auth::oauth::Authority;
+use fabsh_client::auth::{Method, Secret, TokenSet, claims};
+use fabsh_client::bridge::Bridge;
+use fabsh_client::config::{ConfigFile, Settings, config_path};
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::{Printer, Tracer};
 use serde_json::{Value, json};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -172,11 +172,11 @@ fn login(sub: &ArgMatches, settings: &Settings, printer: &Printer, bridge: &Brid
 /// flags, else the `FABSH_CLIENT_*` variables. A secret is never a flag value (it would land
 /// in shell history): `--client-secret` reads it from stdin.
 fn app_credential(sub: &ArgMatches, login: &mut Login) -> Result<()> {
-    use crate::auth::chain::{
+    use fabsh_client::auth::chain::{
         CLIENT_CERTIFICATE_PASSWORD_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_SECRET_VAR,
         FEDERATED_TOKEN_FILE_VAR,
     };
-    use crate::config::env_text;
+    use fabsh_client::config::env_text;
     let path = |name: &str| sub.get_one::<String>(name).map(PathBuf::from);
     if sub.get_flag("client-secret") {
         login.client_secret = Some(secret_from_stdin()?);

@@ -2,15 +2,15 @@
 //! `repl`.
 
 use super::{auth, config, docs, local, tree};
-use crate::bridge::Bridge;
-use crate::config::Settings;
-use crate::error::{Error, Result};
-use crate::output::Printer;
 use crate::repl;
 use crate::script::{Host, runner};
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgMatches, Command};
 use clap_complete::Shell;
+use fabsh_client::bridge::Bridge;
+use fabsh_client::config::Settings;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Printer;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -2,10 +2,10 @@
 //! the value in effect and where it came from (flag, env, profile, default); `set` and
 //! `unset` change the profile in the config file.
 
-use crate::config::{self, ConfigFile, KEYS, Origin, Settings, config_path};
-use crate::error::{Error, Result};
-use crate::output::Printer;
 use clap::{Arg, ArgMatches, Command};
+use fabsh_client::config::{self, ConfigFile, KEYS, Origin, Settings, config_path};
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Printer;
 use serde_json::{Value, json};
 use std::process::ExitCode;
 

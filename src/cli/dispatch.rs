@@ -1,15 +1,15 @@
 //! From clap matches to a registry handler: check the flags, confirm destructive commands on
 //! a terminal, connect, run through the bridge, render.
 
-use crate::bridge::Bridge;
-use crate::commands::args::{Args, RawValue, flag_name};
-use crate::commands::common::effective_args;
-use crate::commands::{self, CommandSpec};
-use crate::config::Settings;
-use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::output::Printer;
 use clap::ArgMatches;
+use fabsh_client::bridge::Bridge;
+use fabsh_client::commands::args::{Args, RawValue, flag_name};
+use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::{self, CommandSpec};
+use fabsh_client::config::Settings;
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Printer;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -23,9 +23,9 @@ pub fn run_registry_command(
 ) -> Result<ExitCode> {
     let (spec, args) = prepare(group, matches, settings, printer)?;
     let ctx = if spec.traits.offline {
-        Ctx::offline(bridge.clone())?
+        crate::connect::offline(settings, bridge.clone())?
     } else {
-        Ctx::connect(settings, bridge.clone(), printer.progress())?
+        crate::connect::connect(settings, bridge.clone(), printer.progress())?
     };
     run_spec(spec, args, &ctx, printer)
 }

@@ -1,11 +1,11 @@
 //! `fabsh docs`: the command reference as markdown, generated from the registry.
 
-use crate::commands::common::effective_args;
-use crate::commands::{ArgKind, CommandSpec, GROUPS};
+use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::{ArgKind, CommandSpec, GROUPS};
 use std::fmt::Write;
 
 /// The whole reference: every command, then scripting and the stdlib.
-pub fn markdown(stdlib_dir: Option<&std::path::Path>) -> crate::Result<String> {
+pub fn markdown(stdlib_dir: Option<&std::path::Path>) -> fabsh_client::Result<String> {
     let mut out = String::from("# fabsh command reference\n\n");
     out.push_str(
         "Generated from the command registry (`fabsh docs`). Every command also runs in \

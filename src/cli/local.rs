@@ -1,13 +1,14 @@
 //! `fabsh local ...`: run local Fabric as a server and manage its principals.
 
-use crate::api::{ApiClient, Req};
-use crate::auth::{Secret, StaticToken};
-use crate::bridge::Bridge;
-use crate::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
-use crate::error::{Error, Result};
-use crate::local::{self, Faults, KNOBS, LocalServer, ServeOptions};
-use crate::output::{Printer, Progress};
+use crate::connect::local_error;
 use clap::{Arg, ArgMatches, Command};
+use fabsh_client::api::{ApiClient, Req};
+use fabsh_client::auth::{Secret, StaticToken};
+use fabsh_client::bridge::Bridge;
+use fabsh_client::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::{Printer, Progress};
+use fabsh_local::{self as local, Faults, KNOBS, LocalServer, ServeOptions};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -178,7 +179,8 @@ fn serve(matches: &ArgMatches, printer: &Printer, bridge: &Bridge) -> Result<()>
         data_dir: data_dir(matches),
         faults,
     };
-    let server = bridge.block_on(LocalServer::start(options))?;
+    let server =
+        bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
     printer.text(&format!(
         "{ENDPOINT_VAR}={}\n{TOKEN_VAR}={}\n",
         server.base_url(),
@@ -186,8 +188,8 @@ fn serve(matches: &ArgMatches, printer: &Printer, bridge: &Bridge) -> Result<()>
     ))?;
     printer.note("local Fabric is running; Ctrl-C stops it");
     bridge.cancel_on_ctrl_c();
-    match bridge.block_on(server.wait()) {
-        Err(err) if err.kind == crate::ErrorKind::Cancelled => Ok(()),
+    match bridge.block_on(async { server.wait().await.map_err(local_error) }) {
+        Err(err) if err.kind == fabsh_client::ErrorKind::Cancelled => Ok(()),
         other => other,
     }
 }
@@ -227,10 +229,11 @@ fn principal(
         tenant: text("tenant"),
     };
     let value = match (name, server) {
-        ("add", None) => local::admin::add_app(&dir, &new)?,
-        ("list", None) => local::admin::list_principals(&dir)?,
+        ("add", None) => local::admin::add_app(&dir, &new).map_err(local_error)?,
+        ("list", None) => local::admin::list_principals(&dir).map_err(local_error)?,
         ("remove", None) => {
-            local::admin::remove_principal(&dir, text("name").unwrap_or_default())?;
+            local::admin::remove_principal(&dir, text("name").unwrap_or_default())
+                .map_err(local_error)?;
             Value::Null
         }
         (command, Some(api)) => bridge.block_on(async {
@@ -287,7 +290,7 @@ fn approve(
             let url = format!("{}/_local/devicecodes/approve", origin(&api));
             api.json(Req::post(url, json!({"userCode": code}))).await
         })?,
-        None => local::admin::approve_device_code(&data_dir(matches), code)?,
+        None => local::admin::approve_device_code(&data_dir(matches), code).map_err(local_error)?,
     };
     printer.print_value(value, &[])
 }
@@ -315,7 +318,8 @@ fn load_table(
                 api.json(Req::post(url, body)).await
             })?
         }
-        None => local::load_table::load_table(&data_dir(matches), workspace, item, table, &csv)?,
+        None => local::load_table::load_table(&data_dir(matches), workspace, item, table, &csv)
+            .map_err(local_error)?,
     };
     printer.print_value(value, &[])
 }

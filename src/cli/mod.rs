@@ -9,13 +9,13 @@ mod docs;
 mod local;
 pub mod tree;
 
-use crate::bridge::Bridge;
-use crate::config::Settings;
-use crate::error::{Error, Result};
-use crate::output::{Format, Printer};
 use crate::repl;
 use crate::script::{Host, runner};
 use clap::ArgMatches;
+use fabsh_client::bridge::Bridge;
+use fabsh_client::config::Settings;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::{Format, Printer};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,11 +1,11 @@
 //! The clap command tree, generated from the registry, plus the built-in commands.
 
 use super::builtins;
-use crate::commands::common::effective_args;
-use crate::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
-use crate::output::Format;
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, Command};
+use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
+use fabsh_client::output::Format;
 
 /// The whole tree: global flags, every registry group and command, and the built-ins.
 pub fn build() -> Command {

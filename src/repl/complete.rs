@@ -2,10 +2,10 @@
 //! command lines; modules and functions (registry, natives, stdlib) in Rhai; `:` commands.
 
 use super::lines::{is_command_line, split_words};
-use crate::commands::common::effective_args;
-use crate::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
-use crate::output::Format;
 use crate::script::{self, docs::NATIVES, stdlib};
+use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
+use fabsh_client::output::Format;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! What a REPL line is: a `:` command, a command line (it starts with a group name, like
 //! `item list -w Demo`), or Rhai code, which may need more lines before it is complete.
 
-use crate::commands::GROUPS;
+use fabsh_client::commands::GROUPS;
 use rhai::{Engine, ParseErrorType};
 
 /// One line (or several joined) of REPL input.

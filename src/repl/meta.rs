@@ -2,10 +2,10 @@
 
 use super::Session;
 use crate::cli::tree;
-use crate::commands::{self, GROUPS};
-use crate::error::{Error, Result};
-use crate::output::Format;
 use crate::script;
+use fabsh_client::commands::{self, GROUPS};
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Format;
 use std::fmt::Write;
 
 /// What the loop does after a `:` command.

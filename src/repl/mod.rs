@@ -8,13 +8,13 @@ mod history;
 mod lines;
 mod meta;
 
-use crate::bridge::Bridge;
 use crate::cli::{dispatch, printer_for, tree};
-use crate::config::Settings;
-use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::output::{Format, Printer};
 use crate::script::{self, Host, ScriptFailure, runner};
+use fabsh_client::bridge::Bridge;
+use fabsh_client::config::Settings;
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::{Format, Printer};
 use helper::ReplHelper;
 use lines::Line;
 use rhai::{AST, Engine, Scope};

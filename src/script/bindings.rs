@@ -11,10 +11,10 @@
 
 use super::convert::{at_call, throw, to_dynamic, to_raw_value};
 use super::host::Host;
-use crate::commands::common::effective_args;
-use crate::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, Group, RawValue};
-use crate::context::Ctx;
-use crate::error::{Error, Result};
+use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, Group, RawValue};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
 use rhai::{Dynamic, Engine, EvalAltResult, FuncRegistration, Map, Module, NativeCallContext};
 use serde_json::Value;
 use std::rc::Rc;

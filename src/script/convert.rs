@@ -2,8 +2,8 @@
 //! script values become flag values for `Args::check`, and errors become the catchable maps
 //! `#{kind, status, code, message, request_id}` (and back, when a script does not catch them).
 
-use crate::commands::RawValue;
-use crate::error::{Error, ErrorKind};
+use fabsh_client::commands::RawValue;
+use fabsh_client::error::{Error, ErrorKind};
 use rhai::{Array, Dynamic, EvalAltResult, Map, NativeCallContext, Position};
 use serde_json::{Number, Value};
 

@@ -3,8 +3,8 @@
 
 use super::bindings::{option_keys, positional_args, qualified_name};
 use super::stdlib;
-use crate::commands::{CommandSpec, GROUPS, ReturnKind};
-use crate::error::Result;
+use fabsh_client::commands::{CommandSpec, GROUPS, ReturnKind};
+use fabsh_client::error::Result;
 use rhai::FnAccess;
 use std::fmt::Write;
 use std::path::Path;
@@ -155,7 +155,7 @@ pub fn stdlib_markdown(stdlib_dir: Option<&Path>) -> Result<String> {
     for source in stdlib::sources(stdlib_dir)? {
         let ast = engine
             .compile(&source.text)
-            .map_err(|err| crate::Error::usage(format!("{}: {err}", source.origin)))?;
+            .map_err(|err| fabsh_client::Error::usage(format!("{}: {err}", source.origin)))?;
         let _ = write!(out, "\n### {}\n", source.name);
         let module_doc = strip_comment_markers(ast.doc(), "//!");
         if !module_doc.is_empty() {

@@ -2,8 +2,8 @@
 //! exit code), syntax errors are usage errors, and the place is kept for the caret display.
 
 use super::convert::error_from_thrown;
-use crate::error::{Error, ErrorKind};
-use crate::output::SourceSpot;
+use fabsh_client::error::{Error, ErrorKind};
+use fabsh_client::output::SourceSpot;
 use rhai::{EvalAltResult, ParseError, Position};
 
 /// An error that ended a script, and where in the script it happened.

@@ -6,10 +6,10 @@
 
 use super::convert::{at_call, throw, to_dynamic, to_json};
 use super::host::Host;
-use crate::agent::grade::{self, Grade};
-use crate::agent::judge::{self, Judge};
-use crate::agent::llm::LlmConfig;
-use crate::error::{Error, Result};
+use fabsh_client::agent::judge::{self, Judge};
+use fabsh_client::error::{Error, Result};
+use fabsh_http::chat::LlmConfig;
+use fabsh_model::agent::grade::{self, Grade};
 use futures::StreamExt;
 use rhai::{
     Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,

@@ -2,12 +2,12 @@
 //! that never call a command need no credentials and start no server), the printer behind
 //! `print`, and where stdlib modules come from.
 
-use crate::bridge::Bridge;
-use crate::commands::CommandSpec;
-use crate::config::Settings;
-use crate::context::Ctx;
-use crate::error::Result;
-use crate::output::Printer;
+use fabsh_client::bridge::Bridge;
+use fabsh_client::commands::CommandSpec;
+use fabsh_client::config::Settings;
+use fabsh_client::context::Ctx;
+use fabsh_client::error::Result;
+use fabsh_client::output::Printer;
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -45,7 +45,7 @@ impl Host {
     pub fn connected(ctx: Ctx, printer: Printer) -> Host {
         let cell = OnceCell::new();
         let bridge = ctx.bridge().clone();
-        let stdlib_dir = ctx.stdlib_dir().map(Path::to_path_buf);
+        let stdlib_dir = ctx.stdlib_dir();
         // A fresh cell is empty, so this set cannot fail.
         let _ = cell.set(ctx);
         Host(Rc::new(Inner {
@@ -64,7 +64,8 @@ impl Host {
             return Ok(ctx.clone());
         }
         let settings = self.0.settings.clone().unwrap_or_default();
-        let ctx = Ctx::connect(&settings, self.0.bridge.clone(), self.0.printer.progress())?;
+        let ctx =
+            crate::connect::connect(&settings, self.0.bridge.clone(), self.0.printer.progress())?;
         Ok(self.0.ctx.get_or_init(|| ctx).clone())
     }
 
@@ -81,7 +82,8 @@ impl Host {
         if let Some(ctx) = self.0.offline.get() {
             return Ok(ctx.clone());
         }
-        let ctx = Ctx::offline(self.0.bridge.clone())?;
+        let settings = self.0.settings.clone().unwrap_or_default();
+        let ctx = crate::connect::offline(&settings, self.0.bridge.clone())?;
         Ok(self.0.offline.get_or_init(|| ctx).clone())
     }
 

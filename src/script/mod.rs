@@ -25,10 +25,11 @@ pub use host::Host;
 pub use parallel::DEFAULT_CONCURRENCY;
 pub use sandbox::syntax_engine;
 
-use crate::commands::{GROUPS, Group};
-use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::output::Printer;
+use fabsh_client::commands::{GROUPS, Group};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Printer;
+use fabsh_client::stdlib::{PendingCall, Stdlib};
 use rhai::{Dynamic, Engine, Scope};
 use serde_json::Value;
 
@@ -50,45 +51,20 @@ pub fn build(host: &Host, groups: &'static [Group]) -> Result<Engine> {
     Ok(engine)
 }
 
-/// Runs a stdlib function (`"bulk::create"`) on `ctx` with JSON arguments and returns its
-/// JSON result: how commands such as `item bulk-create` dispatch to the stdlib.
-pub async fn call_stdlib(ctx: Ctx, function: &'static str, args: Vec<Value>) -> Result<Value> {
-    StdlibCall::start(ctx).call(function, args).await
-}
+/// The stdlib as commands reach it (`item bulk-create` runs `bulk::create`): each call gets
+/// an engine of its own on a blocking thread, built while the command does its own requests,
+/// so the commands the script calls can wait on the runtime.
+pub struct StdlibHost;
 
-/// A stdlib call whose engine is built before its arguments are known: a command starts it,
-/// does its own requests meanwhile, then calls. The engine (a few milliseconds of work) and
-/// the script live on one blocking thread, so the commands the script calls can wait on the
-/// runtime; a call never made just ends the thread.
-pub struct StdlibCall {
-    call: std::sync::mpsc::SyncSender<(&'static str, Vec<Value>)>,
-    answer: tokio::task::JoinHandle<Option<Result<Value>>>,
-}
-
-impl StdlibCall {
-    /// Starts building the engine for `ctx`.
-    pub fn start(ctx: Ctx) -> StdlibCall {
-        let (call, calls) = std::sync::mpsc::sync_channel(1);
+impl Stdlib for StdlibHost {
+    fn prepare(&self, ctx: Ctx) -> PendingCall {
         let handle = ctx.bridge().handle().clone();
-        let answer = handle.spawn_blocking(move || {
+        PendingCall::spawn(&handle, move |calls| {
             let host = Host::connected(ctx, Printer::plain());
             let engine = engine(&host);
             let (function, args) = calls.recv().ok()?;
             Some(engine.and_then(|engine| run_function(&engine, function, args)))
-        });
-        StdlibCall { call, answer }
-    }
-
-    /// Runs `function` with `args` once the engine is ready.
-    pub async fn call(self, function: &'static str, args: Vec<Value>) -> Result<Value> {
-        let stopped = |reason: String| Error::runtime(format!("{function} stopped: {reason}"));
-        self.call
-            .send((function, args))
-            .map_err(|err| stopped(err.to_string()))?;
-        self.answer
-            .await
-            .map_err(|err| stopped(err.to_string()))?
-            .ok_or_else(|| stopped("the script thread ended".into()))?
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::convert::{at_call, throw, to_dynamic, to_json};
 use super::host::Host;
-use crate::error::Error;
+use fabsh_client::error::Error;
 use rhai::{
     Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
 };
@@ -187,8 +187,8 @@ fn read_csv(path: &str) -> RhaiResult {
 fn read_fewshots(path: &str) -> RhaiResult {
     let bytes = std::fs::read(path)
         .map_err(|err| throw(Error::usage(format!("cannot read {path}: {err}"))))?;
-    let rows = crate::agent::fewshot_file::read_checked(std::path::Path::new(path), &bytes)
-        .map_err(throw)?;
+    let rows = fabsh_model::agent::fewshot_file::read_checked(std::path::Path::new(path), &bytes)
+        .map_err(|invalid| throw(invalid.into()))?;
     let rows: Vec<Value> = rows
         .into_iter()
         .map(|row| serde_json::json!({"line": row.line, "question": row.question, "query": row.query}))

@@ -11,11 +11,11 @@
 use super::bindings::{check_args, raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
 use super::host::Host;
-use crate::commands::{self, Args, CommandSpec, Group};
-use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::output::Spinner;
-use crate::reply::Body;
+use fabsh_client::commands::{self, Args, CommandSpec, Group};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Spinner;
+use fabsh_client::reply::Body;
 use futures::FutureExt;
 use rhai::{
     Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
@@ -130,7 +130,9 @@ fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result
                 continuation_token,
             } => json!({"items": items, "continuation_token": continuation_token}),
             body => {
-                let items = crate::reply::Reply::from_body(body).into_value().await?;
+                let items = fabsh_client::reply::Reply::from_body(body)
+                    .into_value()
+                    .await?;
                 json!({"items": items, "continuation_token": null})
             }
         })

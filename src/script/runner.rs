@@ -4,8 +4,8 @@
 use super::convert::to_json;
 use super::failure::{self, ScriptFailure};
 use super::host::Host;
-use crate::error::{Error, Result};
-use crate::output::Printer;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Printer;
 use rhai::{AST, Dynamic, Engine, Scope};
 use std::path::Path;
 use std::process::ExitCode;

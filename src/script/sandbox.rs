@@ -2,7 +2,7 @@
 //! disabled, imports limited to the stdlib, output through the printer, and Ctrl-C.
 
 use super::host::Host;
-use crate::output::SourceSpot;
+use fabsh_client::output::SourceSpot;
 use rhai::{Dynamic, Engine};
 
 /// Operations before a script is stopped: far more than any automation needs, so only a

@@ -3,7 +3,7 @@
 //! whose `<name>.rhai` files replace the built-in modules (and whose other `*.rhai` files add
 //! modules), so users can read, copy and change them.
 
-use crate::error::{Error, Result};
+use fabsh_client::error::{Error, Result};
 use rhai::module_resolvers::StaticModuleResolver;
 use rhai::{Engine, Module, Scope};
 use std::path::Path;

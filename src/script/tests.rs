@@ -2,15 +2,15 @@
 //! so call forms, conversions, errors, `parallel` and cancellation are tested with no server.
 
 use super::{Host, build, runner};
-use crate::bridge::Bridge;
-use crate::commands::{
+use fabsh_client::bridge::Bridge;
+use fabsh_client::commands::{
     ArgKind, ArgSpec, ArgValue, Args, CommandSpec, Group, HandlerFuture, Traits,
 };
-use crate::config::Settings;
-use crate::context::Ctx;
-use crate::error::{Error, ErrorKind};
-use crate::output::Printer;
-use crate::reply::Reply;
+use fabsh_client::config::Settings;
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, ErrorKind};
+use fabsh_client::output::Printer;
+use fabsh_client::reply::Reply;
 use rhai::{Dynamic, Engine, Scope};
 use serde_json::{Map, Value, json};
 

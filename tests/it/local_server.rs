@@ -8,7 +8,7 @@ mod items;
 mod operations;
 mod workspaces;
 
-use fabsh::local::{Faults, LocalServer, ServeOptions};
+use fabsh_local::{Faults, LocalServer, ServeOptions};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -248,7 +248,7 @@ impl Env {
         role: Option<&str>,
     ) -> (Value, String) {
         let creds =
-            fabsh::local::admin::add_principal(self.dir.path(), name, workspace, role).unwrap();
+            fabsh_local::admin::add_principal(self.dir.path(), name, workspace, role).unwrap();
         let tenant = creds["tenantId"].as_str().unwrap();
         let reply = self
             .http

@@ -3,9 +3,9 @@
 //! requests the recording shows (LRO polls, `/result` fetches, 429 retries) and parse every
 //! response — items, pages, operation states, `null` 202 bodies and error bodies.
 
-use fabsh::api::{ApiClient, Req};
-use fabsh::auth::{Secret, StaticToken};
-use fabsh::output::Progress;
+use fabsh_client::api::{ApiClient, Req};
+use fabsh_client::auth::{Secret, StaticToken};
+use fabsh_client::output::Progress;
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::Value;
@@ -192,7 +192,7 @@ async fn replay_cassette(path: &Path) {
     let cassette: Cassette = serde_yaml_ng::from_str(&text).expect("cassette YAML");
     let (origin, state) = serve(&cassette).await;
     let auth = Arc::new(StaticToken::new(Secret::new("replay-token"), "test"));
-    let tracer = std::env::var_os("REPLAY_TRACE").map(|_| fabsh::output::Tracer);
+    let tracer = std::env::var_os("REPLAY_TRACE").map(|_| fabsh_client::output::Tracer);
     let api = ApiClient::new(&origin, auth, tracer, Progress::hidden()).expect("client");
     let name = path
         .file_name()

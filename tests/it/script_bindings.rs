@@ -2,11 +2,11 @@
 //! for it: commands added later get theirs from the registry. Checked on the real registry
 //! with no server (the probes fail in the flag checks, before anything connects).
 
-use fabsh::bridge::Bridge;
-use fabsh::commands;
-use fabsh::config::Settings;
-use fabsh::output::Printer;
 use fabsh::script::{self, Host, runner};
+use fabsh_client::bridge::Bridge;
+use fabsh_client::commands;
+use fabsh_client::config::Settings;
+use fabsh_client::output::Printer;
 use std::collections::{HashMap, HashSet};
 
 fn engine_on_nothing() -> (tokio::runtime::Runtime, rhai::Engine) {

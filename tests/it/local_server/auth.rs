@@ -163,7 +163,7 @@ async fn callers_without_a_role_and_removed_principals_are_refused() {
         .send_as(Some(&token), Method::GET, "/workspaces", None)
         .await;
     assert_eq!(mine.json()["value"], json!([]));
-    fabsh::local::admin::remove_principal(env.dir.path(), creds["objectId"].as_str().unwrap())
+    fabsh_local::admin::remove_principal(env.dir.path(), creds["objectId"].as_str().unwrap())
         .unwrap();
     let gone = env
         .send_as(Some(&token), Method::GET, "/workspaces", None)
@@ -174,7 +174,7 @@ async fn callers_without_a_role_and_removed_principals_are_refused() {
 #[tokio::test]
 async fn the_token_endpoint_speaks_entra_errors() {
     let env = start(inline()).await;
-    let creds = fabsh::local::admin::add_principal(env.dir.path(), "svc", None, None).unwrap();
+    let creds = fabsh_local::admin::add_principal(env.dir.path(), "svc", None, None).unwrap();
     let tenant = creds["tenantId"].as_str().unwrap();
     let url = format!("{}/{tenant}/oauth2/v2.0/token", env.origin());
     let post = |form: Vec<(&'static str, String)>| {

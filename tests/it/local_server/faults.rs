@@ -1,7 +1,7 @@
 //! Fault knobs: quota, injected errors, lost responses, and the request log.
 
 use super::{Env, inline, start, start_in};
-use fabsh::local::Faults;
+use fabsh_local::Faults;
 use reqwest::StatusCode;
 use serde_json::json;
 

@@ -299,7 +299,7 @@ async fn sensitivity_labels_show_on_the_item() {
 
 #[tokio::test]
 async fn paging_walks_all_items_and_keeps_filters() {
-    let env = start(fabsh::local::Faults {
+    let env = start(fabsh_local::Faults {
         page_size: 3,
         ..inline()
     })

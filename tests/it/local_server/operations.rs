@@ -1,7 +1,7 @@
 //! Long-running operations: 202 envelopes, polling, results, resultless updates, restarts.
 
 use super::{Env, inline, part, parts_of, start, start_in};
-use fabsh::local::Faults;
+use fabsh_local::Faults;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

@@ -50,7 +50,7 @@ async fn workspace_crud_round_trip() {
 
 #[tokio::test]
 async fn workspace_lists_page_and_filter_by_role() {
-    let env = start(fabsh::local::Faults {
+    let env = start(fabsh_local::Faults {
         page_size: 2,
         ..inline()
     })

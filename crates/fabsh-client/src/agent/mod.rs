@@ -1,0 +1,13 @@
+//! The client's side of data agents: the walk of a datasource's element tree, the MCP client
+//! of a published agent, its Assistants surface and downloads, the conversation threads fabsh
+//! keeps, and the grading of answers by a model. The domain itself (documents, element
+//! paths, few-shot files, SQL checks, grading rules) is the model's (`fabsh_model::agent`).
+
+pub mod assistants;
+pub mod downloads;
+pub mod fewshot_review;
+pub mod jsonrpc;
+pub mod judge;
+pub mod mcp;
+pub mod threads;
+pub mod walk;

@@ -1,0 +1,220 @@
+//! The HTTP core: one client for every request, with auth, retries, the shared rate limiter,
+//! long-running operations, paging, Fabric errors, `--verbose` traces and `--dry-run`.
+//! The resource files beside it (`items`, `workspaces`, ...) describe requests; they never
+//! deal with any of that.
+
+pub mod bulk;
+mod create;
+pub mod data_agents;
+pub mod definitions;
+pub mod endorsements;
+pub mod fabric_error;
+pub mod folders;
+pub mod items;
+mod lro;
+mod paging;
+pub mod request;
+pub mod resolve;
+mod send;
+pub mod shares;
+pub mod tags;
+pub mod throttle;
+pub mod workspaces;
+
+pub use create::{Created, is_name_conflict};
+pub use lro::{LroOutcome, LroResponse};
+pub use paging::Page;
+pub use request::{Req, Resp, Safety, serialized_len};
+
+use crate::auth::TokenProvider;
+use crate::error::{Error, Result};
+use crate::output::{Progress, Tracer};
+use reqwest::Url;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use throttle::RateLimiter;
+
+/// The Fabric endpoint used when none is configured.
+pub const DEFAULT_ENDPOINT: &str = "https://api.fabric.microsoft.com/v1";
+
+/// The error code carried by the stop that `--dry-run` puts on the first mutating request.
+pub const DRY_RUN_STOP: &str = "fabsh.DryRun";
+
+/// Per-call behaviour chosen by the command's flags.
+#[derive(Debug, Clone)]
+pub struct CallOptions {
+    /// Record mutating requests instead of sending them.
+    pub dry_run: bool,
+    /// Return the operation instead of waiting for long-running operations.
+    pub no_wait: bool,
+    /// Give up waiting for a long-running operation after this long.
+    pub lro_timeout: Duration,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        CallOptions {
+            dry_run: false,
+            no_wait: false,
+            lro_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// The API client. Cheap to clone; clones share the connection pool, the rate limiter and
+/// the dry-run record.
+#[derive(Clone)]
+pub struct ApiClient {
+    http: reqwest::Client,
+    base: Url,
+    auth: Arc<dyn TokenProvider>,
+    limiter: Arc<RateLimiter>,
+    tracer: Option<Tracer>,
+    progress: Progress,
+    options: CallOptions,
+    dry_run_log: Arc<Mutex<Vec<Value>>>,
+}
+
+impl ApiClient {
+    /// A client for `endpoint` (with or without the `/v1` suffix).
+    pub fn new(
+        endpoint: &str,
+        auth: Arc<dyn TokenProvider>,
+        tracer: Option<Tracer>,
+        progress: Progress,
+    ) -> Result<Self> {
+        let base = normalize_endpoint(endpoint)?;
+        let http = fabsh_http::client(base.scheme() == "http")?;
+        Ok(ApiClient {
+            http,
+            base,
+            auth,
+            limiter: Arc::new(RateLimiter::default()),
+            tracer,
+            progress,
+            options: CallOptions::default(),
+            dry_run_log: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+
+    /// The same client with per-call options.
+    pub fn with_options(&self, options: CallOptions) -> Self {
+        ApiClient {
+            options,
+            ..self.clone()
+        }
+    }
+
+    /// The same client reporting progress through `progress` (hidden inside bulk work, whose
+    /// own bar says how far it is).
+    pub fn with_progress(&self, progress: Progress) -> Self {
+        ApiClient {
+            progress,
+            ..self.clone()
+        }
+    }
+
+    /// The options of this call.
+    pub fn options(&self) -> &CallOptions {
+        &self.options
+    }
+
+    /// The endpoint, ending in `/v1`.
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// Where the token comes from, for messages.
+    pub fn auth_source(&self) -> &str {
+        self.auth.source()
+    }
+
+    /// The shared rate limiter.
+    pub fn limiter(&self) -> &RateLimiter {
+        &self.limiter
+    }
+
+    /// Takes the requests recorded by `--dry-run` so far.
+    pub fn take_dry_run_log(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.dry_run_log.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Sends `req` and parses the JSON answer.
+    pub async fn json(&self, req: Req) -> Result<Value> {
+        self.send(req).await?.json()
+    }
+
+    /// The absolute URL for a target path or link. Links from the service (operation,
+    /// result and next-page links) are followed only where the token may go: the endpoint's
+    /// own origin, or Fabric hosts when the endpoint is a Fabric host.
+    pub(crate) fn url_for(&self, target: &str) -> Result<Url> {
+        if !(target.starts_with("http://") || target.starts_with("https://")) {
+            let path = target.trim_start_matches('/');
+            let joined = format!("{}/{}", self.base.as_str().trim_end_matches('/'), path);
+            return Url::parse(&joined)
+                .map_err(|err| Error::usage(format!("invalid path {target}: {err}")));
+        }
+        let url = Url::parse(target)
+            .map_err(|err| Error::runtime(format!("invalid URL {target}: {err}")))?;
+        if url.origin() == self.base.origin()
+            || (is_fabric_host(&self.base) && is_fabric_host(&url))
+        {
+            Ok(url)
+        } else {
+            Err(Error::runtime(format!(
+                "{url} is not on the endpoint's host; not sending credentials there"
+            )))
+        }
+    }
+}
+
+/// Hosts the real service answers and links to; the token may follow links between them.
+const FABRIC_HOST_SUFFIXES: &[&str] = &[
+    ".fabric.microsoft.com",
+    ".powerbi.com",
+    ".analysis.windows.net",
+    ".pbidedicated.windows.net",
+];
+
+fn is_fabric_host(url: &Url) -> bool {
+    url.scheme() == "https"
+        && url.host_str().is_some_and(|host| {
+            FABRIC_HOST_SUFFIXES
+                .iter()
+                .any(|suffix| host.ends_with(suffix))
+        })
+}
+
+/// Parses an endpoint, adding `/v1` when only a host was given.
+pub fn normalize_endpoint(endpoint: &str) -> Result<Url> {
+    let mut url = Url::parse(endpoint.trim()).map_err(|err| {
+        Error::usage(format!("invalid endpoint {endpoint:?}: {err}"))
+            .with_hint("give a URL such as https://api.fabric.microsoft.com/v1")
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::usage(format!(
+            "invalid endpoint {endpoint:?}: the scheme must be http or https"
+        )));
+    }
+    if url.path() == "/" || url.path().is_empty() {
+        url.set_path("/v1");
+    }
+    let trimmed = url.path().trim_end_matches('/').to_string();
+    url.set_path(&trimmed);
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_endpoint;
+
+    #[test]
+    fn endpoints_get_v1_when_only_a_host_is_given() {
+        let url = normalize_endpoint("http://127.0.0.1:8765").expect("valid");
+        assert_eq!(url.as_str(), "http://127.0.0.1:8765/v1");
+        let url = normalize_endpoint("https://api.fabric.microsoft.com/v1/").expect("valid");
+        assert_eq!(url.as_str(), "https://api.fabric.microsoft.com/v1");
+        assert!(normalize_endpoint("ftp://x").is_err());
+    }
+}

@@ -1,0 +1,226 @@
+//! The send loop: rate limiter, auth header, retries, 401 refresh, error mapping, traces and
+//! the `--dry-run` record. Every request of the process goes through [`ApiClient::send`].
+
+use super::fabric_error;
+use super::request::{Req, Resp, Safety};
+use super::{ApiClient, DRY_RUN_STOP};
+use crate::error::{Error, ErrorKind, Result};
+use fabsh_http::retry::{self, MAX_FAILED_ATTEMPTS, MAX_THROTTLED_ATTEMPTS};
+use serde_json::json;
+use tokio::time::Instant;
+
+/// The code given to failures where no HTTP answer arrived.
+pub const CONNECTION_FAILED: &str = "fabsh.ConnectionFailed";
+
+impl ApiClient {
+    /// Sends `req` and returns the successful response, or the error.
+    ///
+    /// - 429: waits `Retry-After` (through the shared limiter, which also slows everyone
+    ///   down) and resends; always safe, the service did not act on the request.
+    /// - 5xx and connection failures: resent with jittered backoff only when the request is
+    ///   safe to repeat; a create is never resent, since the service may have acted on it.
+    /// - 401 `TokenExpired`: asks the token provider for a fresh token once.
+    pub async fn send(&self, req: Req) -> Result<Resp> {
+        let url = self.url_for(&req.target)?;
+        if self.options.dry_run && req.mutates() {
+            self.record_dry_run(&req, &url);
+            return Err(Error::new(ErrorKind::Runtime, "dry run: not sent").with_code(DRY_RUN_STOP));
+        }
+        // Bytes: each attempt shares the one serialized body instead of copying it.
+        let body = req.body_bytes()?;
+        let mut throttled = 0;
+        let mut failed = 0;
+        let mut refreshed = false;
+        let mut force_refresh = false;
+        loop {
+            self.limiter.acquire().await;
+            let token = self.auth.token(std::mem::take(&mut force_refresh)).await?;
+            let mut builder = self
+                .http
+                .request(req.method.clone(), url.clone())
+                .bearer_auth(token.expose());
+            if !req.query.is_empty() {
+                builder = builder.query(&req.query);
+            }
+            for (name, value) in &req.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            if let Some(timeout) = req.timeout {
+                builder = builder.timeout(timeout);
+            }
+            if let Some(body) = &body {
+                builder = builder
+                    .header("content-type", "application/json; charset=utf-8")
+                    .body(body.clone());
+            }
+            if let Some(tracer) = &self.tracer {
+                tracer.request(&req.method, &url, &req.query, body.as_deref());
+            }
+            let started = Instant::now();
+            let outcome = match builder.send().await {
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let headers = response.headers().clone();
+                    match read_body(response).await {
+                        Ok(bytes) => Ok(Resp {
+                            status,
+                            headers,
+                            body: bytes,
+                        }),
+                        Err(err) => Err(err),
+                    }
+                }
+                Err(err) => Err(err),
+            };
+            let resp = match outcome {
+                Ok(resp) => resp,
+                Err(err) => {
+                    if let Some(tracer) = &self.tracer {
+                        tracer.failure(&err.to_string(), started.elapsed());
+                    }
+                    // A connection that was never made cannot have reached the service.
+                    let repeatable = req.safety != Safety::Create || err.is_connect();
+                    failed += 1;
+                    if repeatable && failed < MAX_FAILED_ATTEMPTS {
+                        tokio::time::sleep(retry::backoff(failed)).await;
+                        continue;
+                    }
+                    return Err(network_error(&req, &url, &err));
+                }
+            };
+            if let Some(tracer) = &self.tracer {
+                tracer.response(resp.status, started.elapsed(), &resp.headers, &resp.body);
+            }
+            match resp.status {
+                200..=299 => {
+                    self.limiter.on_accepted(started);
+                    return Ok(resp);
+                }
+                429 => {
+                    let wait =
+                        retry::retry_after(&resp.headers).unwrap_or(retry::DEFAULT_THROTTLE_WAIT);
+                    self.limiter.on_throttled(wait);
+                    throttled += 1;
+                    if throttled < MAX_THROTTLED_ATTEMPTS {
+                        continue;
+                    }
+                }
+                401 if !refreshed => {
+                    let err = fabric_error::from_response(resp.status, &resp.headers, &resp.body);
+                    if err.has_code("TokenExpired") {
+                        refreshed = true;
+                        force_refresh = true;
+                        continue;
+                    }
+                }
+                500..=599 if req.safety != Safety::Create => {
+                    self.limiter.on_accepted(started);
+                    failed += 1;
+                    if failed < MAX_FAILED_ATTEMPTS {
+                        let wait = retry::retry_after(&resp.headers)
+                            .unwrap_or_else(|| retry::backoff(failed));
+                        tokio::time::sleep(wait).await;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            return Err(self.api_error(&req, &resp));
+        }
+    }
+
+    fn api_error(&self, req: &Req, resp: &Resp) -> Error {
+        let mut err = fabric_error::from_response(resp.status, &resp.headers, &resp.body);
+        match resp.status {
+            401 => {
+                err = err
+                    .with_hint(format!(
+                        "the credentials from {} were rejected",
+                        self.auth.source()
+                    ))
+                    .with_hint(self.auth.sign_in_hint());
+            }
+            500..=599 if req.safety == Safety::Create => {
+                err = err.with_hint(
+                    "the service may or may not have made the change; check before trying again",
+                );
+            }
+            _ => {}
+        }
+        err
+    }
+
+    fn record_dry_run(&self, req: &Req, url: &reqwest::Url) {
+        let mut url = url.clone();
+        if !req.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(&req.query);
+        }
+        let body = match &req.raw_body {
+            Some(raw) => serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null),
+            None => req.body.clone().unwrap_or(serde_json::Value::Null),
+        };
+        let entry = json!({
+            "method": req.method.as_str(),
+            "url": url.as_str(),
+            "body": body,
+        });
+        self.dry_run_log
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(entry);
+    }
+}
+
+/// Largest body size taken from `Content-Length` to reserve memory up front; bigger bodies
+/// still arrive, growing the buffer as they do.
+const MAX_RESERVED_BODY: u64 = 256 * 1024 * 1024;
+
+/// The whole body, read chunk by chunk into one buffer sized from `Content-Length`: collecting
+/// the chunks first and joining them afterwards would hold a large definition twice.
+async fn read_body(mut response: reqwest::Response) -> reqwest::Result<bytes::Bytes> {
+    let reserved = response
+        .content_length()
+        .unwrap_or(0)
+        .min(MAX_RESERVED_BODY);
+    let mut body = Vec::with_capacity(usize::try_from(reserved).unwrap_or(0));
+    while let Some(chunk) = response.chunk().await? {
+        body.extend_from_slice(&chunk);
+    }
+    Ok(bytes::Bytes::from(body))
+}
+
+fn network_error(req: &Req, url: &reqwest::Url, err: &reqwest::Error) -> Error {
+    let what = if err.is_timeout() {
+        "timed out"
+    } else if err.is_connect() {
+        "could not connect"
+    } else {
+        "failed"
+    };
+    let mut error = Error::runtime(format!("{} {} {what}", req.method, url))
+        .with_code(CONNECTION_FAILED)
+        .with_cause(err);
+    if let Some(source) = std::error::Error::source(err) {
+        error = error.with_cause(source);
+    }
+    if req.safety == Safety::Create && !err.is_connect() {
+        error = error.with_hint(
+            "the service may or may not have made the change; check before trying again",
+        );
+    } else {
+        error =
+            error.with_hint("check the endpoint (--endpoint / FABSH_ENDPOINT) and your network");
+    }
+    error
+}
+
+impl Error {
+    /// True when a create failed in a way that leaves unknown whether the service acted:
+    /// a 5xx, a timeout, or a connection lost after sending.
+    pub fn is_ambiguous(&self) -> bool {
+        match self.status {
+            Some(status) => status >= 500,
+            None => self.has_code(CONNECTION_FAILED),
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! `data-agent list-datasources | show-datasource | add-datasource | remove-datasource |
+//! update-datasource`.
+
+use super::{
+    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, explain_unpublished,
+    forget_sources, stage,
+};
+use crate::api::data_agents::Stage;
+use crate::api::items::{self, ListFilter};
+use crate::api::resolve::is_guid;
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use fabsh_model::agent::sources::{self, ARTIFACT_TYPES, SourceKind};
+use serde_json::{Map, Value, json};
+
+const COLUMNS: &[&str] = &["id", "displayName", "type", "fabricItemType", "description"];
+
+pub const LIST_DATASOURCES: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "list-datasources",
+    summary: "List the agent's datasources",
+    about: "",
+    args: &[WORKSPACE, AGENT, STAGE],
+    traits: Traits::LIST,
+    columns: COLUMNS,
+    examples: &[Example {
+        command: "data-agent list-datasources -w Demo --id \"Sales agent\"",
+        about: "the draft's datasources",
+    }],
+    handler: list_datasources,
+};
+
+pub const SHOW_DATASOURCE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "show-datasource",
+    summary: "Show one datasource of the agent",
+    about: "",
+    args: &[WORKSPACE, AGENT, DATASOURCE, STAGE],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent show-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
+        about: "by name",
+    }],
+    handler: show_datasource,
+};
+
+pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "add-datasource",
+    summary: "Add a lakehouse, warehouse, KQL database, semantic model, ... as a datasource",
+    about: "The service discovers the item's schema (a long-running operation); its tables start unselected, so select them with select-tables. Lakehouses are added as LakehouseTables.",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::req(
+            "artifact",
+            ArgKind::Ref,
+            "The item to add: id or display name",
+        ),
+        ArgSpec::opt(
+            "artifact-workspace",
+            ArgKind::Ref,
+            "The item's workspace (default: the agent's)",
+        ),
+        ArgSpec::opt(
+            "artifact-type",
+            ArgKind::Enum(ARTIFACT_TYPES),
+            "The item's type (detected when omitted)",
+        ),
+        ArgSpec::opt(
+            "instructions",
+            ArgKind::Str,
+            "Instructions for querying this datasource",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent add-datasource -w Demo --id \"Sales agent\" --artifact SalesLakehouse",
+        about: "the demo lakehouse; its type is detected",
+    }],
+    handler: add_datasource,
+};
+
+pub const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "remove-datasource",
+    summary: "Remove a datasource from the draft, with its selections and few-shots",
+    about: "Asks for confirmation on a terminal unless --yes. Shows the removed datasource.",
+    args: &[WORKSPACE, AGENT, DATASOURCE],
+    traits: Traits::DESTRUCTIVE,
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent remove-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --yes",
+        about: "without asking",
+    }],
+    handler: remove_datasource,
+};
+
+pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "update-datasource",
+    summary: "Change a datasource's instructions or description",
+    about: "The description tells the agent when to route a question to this datasource.",
+    args: &[
+        WORKSPACE_ID,
+        AGENT_ID,
+        DATASOURCE,
+        ArgSpec::opt(
+            "instructions",
+            ArgKind::Str,
+            "Instructions for querying this datasource",
+        ),
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "What the datasource holds, for routing questions to it",
+        ),
+    ],
+    traits: Traits::MUTATE.void(),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent update-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
+        about: "per-source instructions",
+    }],
+    handler: update_datasource,
+};
+
+fn list_datasources(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let stage = stage(&args);
+        crate::commands::common::paged(ctx.api(), agent.datasources_req(stage), &args)
+            .await
+            .map_err(|err| explain_unpublished(err, stage))
+    })
+}
+
+fn show_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let stage = stage(&args);
+        let source = datasource(&ctx, &agent, stage, &args).await?;
+        let value = agent
+            .datasource_get(ctx.api(), stage, &source.id)
+            .await
+            .map_err(|err| explain_unpublished(err, stage))?;
+        Ok(Reply::json(value))
+    })
+}
+
+/// The item to add and its kind: `--artifact-type` narrows the lookup; without it a GUID is
+/// looked up for its type and a name must match exactly one item of a source type.
+async fn artifact(
+    ctx: &Ctx,
+    workspace: &str,
+    artifact: &str,
+    given: Option<&str>,
+) -> Result<(String, &'static SourceKind)> {
+    if let Some(given) = given {
+        let kind = sources::by_item_type(given)
+            .ok_or_else(|| Error::usage(format!("--artifact-type {given} is not a source type")))?;
+        let id = ctx
+            .item_id(workspace, artifact, Some(kind.item_type))
+            .await?;
+        return Ok((id, kind));
+    }
+    let candidates: Vec<Value> = if is_guid(artifact) {
+        vec![items::get(ctx.api(), workspace, artifact.trim(), None).await?]
+    } else {
+        let all = ctx
+            .api()
+            .all(items::list_req(workspace, &ListFilter::default()))
+            .await?;
+        let named = |exact: bool| -> Vec<Value> {
+            all.iter()
+                .filter(|item| {
+                    item["displayName"].as_str().is_some_and(|name| {
+                        if exact {
+                            name == artifact
+                        } else {
+                            name.eq_ignore_ascii_case(artifact)
+                        }
+                    })
+                })
+                .cloned()
+                .collect()
+        };
+        let exact = named(true);
+        if exact.is_empty() {
+            named(false)
+        } else {
+            exact
+        }
+    };
+    let typed: Vec<(String, &'static SourceKind)> = candidates
+        .iter()
+        .filter_map(|item| {
+            let kind = sources::by_item_type(item["type"].as_str()?)?;
+            Some((item["id"].as_str()?.to_string(), kind))
+        })
+        .collect();
+    match typed.as_slice() {
+        [one] => Ok(one.clone()),
+        [] if candidates.is_empty() => Err(Error::not_found(format!(
+            "no item named {artifact:?} in the workspace"
+        ))
+        .with_hint("give the item's id, or --artifact-workspace when it lives elsewhere")),
+        [] => Err(Error::usage(format!(
+            "{artifact:?} is a {}, which cannot be a data agent source",
+            candidates[0]["type"].as_str().unwrap_or("item")
+        ))
+        .with_hint(format!("sources are: {}", ARTIFACT_TYPES.join(", ")))),
+        many => {
+            let listed: Vec<String> = many
+                .iter()
+                .map(|(id, kind)| format!("{id} ({})", kind.item_type))
+                .collect();
+            Err(Error::usage(format!(
+                "{} items are named {artifact:?}: {}",
+                many.len(),
+                listed.join(", ")
+            ))
+            .with_hint("give --artifact-type or the item's id"))
+        }
+    }
+}
+
+fn add_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let artifact_workspace = match args.opt_str("artifact-workspace") {
+            Some(text) => ctx.workspace_id(text).await?,
+            None => agent.workspace.clone(),
+        };
+        let (item_id, kind) = artifact(
+            &ctx,
+            &artifact_workspace,
+            args.str("artifact")?,
+            args.opt_str("artifact-type"),
+        )
+        .await?;
+        let body = sources::create_body(kind, &item_id, &artifact_workspace);
+        let created = agent.datasource_create(ctx.api(), body).await?;
+        forget_sources(&ctx, &agent).await;
+        let recovered = created.recovered;
+        let mut value = sources::with_key_case(created.outcome.into_value(), false);
+        if let Some(instructions) = args.opt_str("instructions")
+            && let Some(id) = value.get("id").and_then(Value::as_str)
+        {
+            value = agent
+                .datasource_patch(ctx.api(), id, json!({"instructions": instructions}))
+                .await?;
+        }
+        let reply = Reply::json(value);
+        Ok(if recovered {
+            reply.with_note("the service's answer was lost; found the new datasource instead of adding it twice")
+        } else {
+            reply
+        })
+    })
+}
+
+fn remove_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
+        agent.datasource_delete(ctx.api(), &source.id).await?;
+        forget_sources(&ctx, &agent).await;
+        Ok(Reply::json(source.value))
+    })
+}
+
+fn update_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let mut body = Map::new();
+        for (flag, key) in [
+            ("instructions", "instructions"),
+            ("description", "description"),
+        ] {
+            if let Some(text) = args.opt_str(flag) {
+                body.insert(key.into(), json!(text));
+            }
+        }
+        if body.is_empty() {
+            return Err(Error::usage(
+                "nothing to update: give --instructions and/or --description",
+            ));
+        }
+        let agent = agent(&ctx, &args).await?;
+        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
+        agent
+            .datasource_patch(ctx.api(), &source.id, Value::Object(body))
+            .await?;
+        forget_sources(&ctx, &agent).await;
+        Ok(Reply::empty())
+    })
+}

@@ -1,0 +1,205 @@
+//! `data-agent get-definition | update-definition`: the agent's parts (`Files/Config/...`).
+//! An update always sends the whole part set, since the service silently drops a partial one.
+
+use super::{AGENT, agent};
+use crate::api::LroOutcome;
+use crate::api::definitions as api_definitions;
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::item::definitions::add_decoded;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use fabsh_model::agent::definition::AGENT_PART;
+use fabsh_model::definition;
+use serde_json::{Value, json};
+
+pub const GET_DEFINITION: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "get-definition",
+    summary: "Get the agent's definition: draft, published copy and publish info as parts",
+    about: "",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::opt(
+            "decode",
+            ArgKind::Bool,
+            "Add each part's text as decodedPayload",
+        ),
+    ],
+    traits: Traits::READ.lro(),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent get-definition -w Demo --id \"Sales agent\" --decode -q \"definition.parts[].path\"",
+        about: "the part paths",
+    }],
+    handler: get_definition,
+};
+
+pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "update-definition",
+    summary: "Replace the agent's definition",
+    about: "A part set without Files/Config/data_agent.json is taken as changes: the current definition is fetched and the given parts replace their namesakes, so the whole set is sent (the service drops partial sets without saying so).",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::opt(
+            "file",
+            ArgKind::File,
+            "JSON file with a parts array ({parts} or {definition: {parts}})",
+        ),
+        ArgSpec::opt("content", ArgKind::Json, "The same JSON, inline"),
+        ArgSpec::opt(
+            "update-metadata",
+            ArgKind::Bool,
+            "Also apply the .platform part's name and description",
+        ),
+    ],
+    traits: Traits::MUTATE.lro().void(),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent update-definition -w Demo --id \"Sales agent\" --file agent.json",
+        about: "from a file saved by get-definition",
+    }],
+    handler: update_definition,
+};
+
+fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let mut value =
+            match api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None).await? {
+                LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                LroOutcome::Done(value) => value,
+            };
+        let notes = if args.flag("decode") {
+            add_decoded(&mut value)
+        } else {
+            Vec::new()
+        };
+        Ok(notes
+            .into_iter()
+            .fold(Reply::json(value), |reply, note| reply.with_note(note)))
+    })
+}
+
+/// The user's definition from `--file` or `--content`, checked.
+fn given_definition(args: &Args) -> Result<Value> {
+    let raw = match (args.file("file"), args.json("content")) {
+        (Some(_), Some(_)) => return Err(Error::usage("give --file or --content, not both")),
+        (None, None) => return Err(Error::usage("give the definition with --file or --content")),
+        (Some(file), None) => serde_json::from_slice(&file.bytes).map_err(|err| {
+            Error::usage(format!(
+                "--file: {} is not valid JSON: {err}",
+                file.path.display()
+            ))
+        })?,
+        (None, Some(content)) => content.clone(),
+    };
+    Ok(definition::from_user_json(&raw, "the definition")?)
+}
+
+/// `current` with every part of `changes` put in place of its namesake (or added).
+fn overlay(current: &Value, changes: &Value) -> Value {
+    let mut parts: Vec<Value> = current
+        .pointer("/definition/parts")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|part| part["path"] != ".platform")
+        .collect();
+    for change in changes["parts"].as_array().into_iter().flatten() {
+        match parts.iter_mut().find(|part| part["path"] == change["path"]) {
+            Some(slot) => *slot = change.clone(),
+            None => parts.push(change.clone()),
+        }
+    }
+    json!({"parts": parts})
+}
+
+fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let given = given_definition(&args)?;
+        let agent = agent(&ctx, &args).await?;
+        let whole = given["parts"]
+            .as_array()
+            .is_some_and(|parts| parts.iter().any(|part| part["path"] == AGENT_PART));
+        let (definition, note) = if whole {
+            (given, None)
+        } else {
+            let current = match api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None)
+                .await?
+            {
+                LroOutcome::Done(value) => value,
+                LroOutcome::Pending(_) => {
+                    return Err(Error::usage(
+                        "a partial part set needs the current definition; run without --no-wait",
+                    ));
+                }
+            };
+            (
+                overlay(&current, &given),
+                Some(
+                    "the given parts were merged into the current definition and the whole set was sent",
+                ),
+            )
+        };
+        let outcome = api_definitions::update(
+            ctx.api(),
+            &agent.workspace,
+            &agent.id,
+            definition,
+            args.flag("update-metadata"),
+        )
+        .await?;
+        if args.flag("update-metadata") {
+            ctx.resolver().forget_items(&agent.workspace).await;
+        }
+        let reply = match outcome {
+            LroOutcome::Pending(pending) => Reply::json(pending),
+            LroOutcome::Done(_) => Reply::empty(),
+        };
+        Ok(match note {
+            Some(note) => reply.with_note(note),
+            None => reply,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_sets_replace_their_namesakes() {
+        let current = json!({"definition": {"parts": [
+            {"path": AGENT_PART, "payload": "YQ=="},
+            {"path": "Files/Config/draft/stage_config.json", "payload": "Yg=="},
+            {"path": ".platform", "payload": "Yw=="},
+        ]}});
+        let changes = json!({"parts": [
+            {"path": "Files/Config/draft/stage_config.json", "payload": "ZA=="},
+            {"path": "Files/Config/draft/x/datasource.json", "payload": "ZQ=="},
+        ]});
+        let merged = overlay(&current, &changes);
+        let paths: Vec<&str> = merged["parts"]
+            .as_array()
+            .expect("parts")
+            .iter()
+            .map(|p| p["path"].as_str().expect("path"))
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                AGENT_PART,
+                "Files/Config/draft/stage_config.json",
+                "Files/Config/draft/x/datasource.json"
+            ]
+        );
+        assert_eq!(merged["parts"][1]["payload"], "ZA==");
+    }
+}

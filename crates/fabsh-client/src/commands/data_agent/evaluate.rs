@@ -1,0 +1,429 @@
+//! `data-agent evaluate`: every question of a file asked `--repeats` times, `--concurrency`
+//! at once, each answer graded by a judge model or the deterministic rules. Runs the stdlib
+//! function `evaluate::run`; this handler checks the input first, then shapes and writes the
+//! result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
+
+use super::query::{
+    DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
+    timeout,
+};
+use super::{AGENT, agent};
+use crate::agent::downloads;
+use crate::agent::judge::{Judge, PLACEHOLDERS};
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use crate::stdlib;
+use fabsh_http::chat::{DEFAULT_API_VERSION, LlmConfig};
+use fabsh_model::agent::questions;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// The judge flags `evaluate` and `validate-fewshots` share.
+pub const LLM_ENDPOINT: ArgSpec = ArgSpec::opt(
+    "llm-endpoint",
+    ArgKind::Str,
+    "Judge model: an Azure OpenAI resource URL or an OpenAI-compatible base URL (else FABSH_LLM_ENDPOINT)",
+);
+/// `--llm-key`.
+pub const LLM_KEY: ArgSpec = ArgSpec::opt(
+    "llm-key",
+    ArgKind::Str,
+    "Judge API key (else FABSH_LLM_KEY); never printed or stored",
+);
+/// `--llm-model`.
+pub const LLM_MODEL: ArgSpec = ArgSpec::opt(
+    "llm-model",
+    ArgKind::Str,
+    "Judge model, or the Azure deployment name (else FABSH_LLM_MODEL)",
+);
+/// `--llm-api-version`.
+pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
+    "llm-api-version",
+    ArgKind::Str,
+    "Azure OpenAI API version of the judge",
+)
+.default(DEFAULT_API_VERSION);
+
+/// The judge the `--llm-*` flags (or `FABSH_LLM_*`) describe, if any.
+pub fn judge_config(args: &Args) -> Result<Option<LlmConfig>> {
+    Ok(LlmConfig::resolve(
+        args.opt_str("llm-endpoint"),
+        args.opt_str("llm-key"),
+        args.opt_str("llm-model"),
+        args.opt_str("llm-api-version"),
+    )?)
+}
+
+/// The summary keys, in order.
+const SUMMARY_KEYS: &[&str] = &[
+    "runs",
+    "passed",
+    "failed",
+    "unclear",
+    "errors",
+    "passRate",
+    "latencyP50Ms",
+    "latencyP95Ms",
+];
+/// The per-question keys, in order.
+const QUESTION_KEYS: &[&str] = &[
+    "question",
+    "expected",
+    "runs",
+    "passed",
+    "failed",
+    "unclear",
+    "errors",
+    "passRate",
+    "consistent",
+    "distinctAnswers",
+];
+/// The row keys `evaluate` outputs, in order.
+const ROW_KEYS: &[&str] = &[
+    "question",
+    "expected",
+    "actual",
+    "verdict",
+    "rule",
+    "rationale",
+    "latencyMs",
+    "error",
+];
+
+pub const EVALUATE: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "evaluate",
+    summary: "Ask a published agent every question of a file, grade the answers, summarise",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-* or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Runs the stdlib function evaluate::run.",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        ArgSpec::req(
+            "questions",
+            ArgKind::File,
+            "JSON, CSV or TSV file of questions (and expected answers)",
+        ),
+        PUBLISHED_URL,
+        ArgSpec::opt("repeats", ArgKind::Int, "Times each question is asked").default("1"),
+        QUERY_STAGE,
+        TIMEOUT,
+        ArgSpec::opt(
+            "concurrency",
+            ArgKind::Int,
+            "Runs at once (1 = one after another)",
+        )
+        .default("1"),
+        ArgSpec::opt(
+            "critic-prompt",
+            ArgKind::Str,
+            "The judge's prompt, with {query}, {expected_answer}, {actual_answer}; needs a judge",
+        ),
+        ArgSpec::opt(
+            "critic-prompt-file",
+            ArgKind::File,
+            "Read the judge's prompt from this file",
+        ),
+        LLM_ENDPOINT,
+        LLM_KEY,
+        LLM_MODEL,
+        LLM_API_VERSION,
+        SHOW_STEPS,
+        KEEP_THREAD,
+        DOWNLOAD_FILES,
+        ArgSpec::opt(
+            "output-file",
+            ArgKind::Str,
+            "Also write the rows to this .csv or .json file",
+        ),
+        ArgSpec::opt(
+            "min-pass-rate",
+            ArgKind::Str,
+            "Exit 1 when the pass rate (0 to 1) is below this, for CI",
+        ),
+    ],
+    traits: Traits::READ,
+    columns: &[
+        "question",
+        "runs",
+        "passed",
+        "failed",
+        "unclear",
+        "errors",
+        "passRate",
+        "consistent",
+    ],
+    examples: &[
+        Example {
+            command: "data-agent evaluate -w Demo --id \"Sales agent\" --questions questions.csv --repeats 3 --concurrency 8",
+            about: "graded by the rules",
+        },
+        Example {
+            command: "data-agent evaluate -w Demo --id \"Sales agent\" --questions questions.json --llm-endpoint https://my-resource.openai.azure.com --llm-model gpt-4o --output-file results.csv --min-pass-rate 0.8",
+            about: "graded by a judge model, failing CI below 80 %",
+        },
+    ],
+    handler: evaluate,
+};
+
+/// A whole number flag that must be at least 1.
+fn at_least_one(args: &Args, name: &str) -> Result<i64> {
+    match args.int(name).unwrap_or(1) {
+        n if n >= 1 => Ok(n),
+        n => Err(Error::usage(format!(
+            "--{name} must be at least 1, got {n}"
+        ))),
+    }
+}
+
+/// The judge's prompt from `--critic-prompt` or `--critic-prompt-file`.
+fn critic_prompt(args: &Args) -> Result<Option<String>> {
+    match (
+        args.opt_str("critic-prompt"),
+        args.file("critic-prompt-file"),
+    ) {
+        (Some(_), Some(_)) => Err(Error::usage(
+            "--critic-prompt and --critic-prompt-file cannot be used together",
+        )),
+        (Some(text), None) => Ok(Some(text.to_string())),
+        (None, Some(file)) => String::from_utf8(file.bytes.to_vec())
+            .map(Some)
+            .map_err(|_| {
+                Error::usage(format!(
+                    "--critic-prompt-file: {} is not UTF-8 text",
+                    file.path.display()
+                ))
+            }),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `--output-file`: `.csv` or `.json`, in a directory that exists.
+fn output_file(args: &Args) -> Result<Option<PathBuf>> {
+    let Some(text) = args.opt_str("output-file") else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(text);
+    let lower = text.to_ascii_lowercase();
+    if !(lower.ends_with(".csv") || lower.ends_with(".json")) {
+        return Err(Error::usage(format!(
+            "--output-file must end in .csv or .json, got {text:?}"
+        )));
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(Error::usage(format!(
+            "--output-file: the directory {} does not exist",
+            parent.display()
+        )));
+    }
+    Ok(Some(path))
+}
+
+fn min_pass_rate(args: &Args) -> Result<Option<f64>> {
+    let Some(text) = args.opt_str("min-pass-rate") else {
+        return Ok(None);
+    };
+    match text.trim().parse::<f64>() {
+        Ok(rate) if (0.0..=1.0).contains(&rate) => Ok(Some(rate)),
+        _ => Err(Error::usage(format!(
+            "--min-pass-rate must be a number from 0 to 1, got {text:?}"
+        ))),
+    }
+}
+
+fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        check_stage(&args)?;
+        let limit = timeout(&args)?;
+        let repeats = at_least_one(&args, "repeats")?;
+        let concurrency = at_least_one(&args, "concurrency")?;
+        let file = args
+            .file("questions")
+            .ok_or_else(|| Error::usage("--questions is required"))?;
+        let asked = questions::read_checked(&file.path, &file.bytes)?;
+        let critic = critic_prompt(&args)?;
+        let judge = match (judge_config(&args)?, critic) {
+            (Some(config), critic) => Some(Judge::new(config, critic)?),
+            (None, Some(_)) => {
+                return Err(Error::usage("--critic-prompt needs a judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)")
+                    .with_hint(format!("the prompt may use {}", PLACEHOLDERS.join(", "))));
+            }
+            (None, None) => None,
+        };
+        let output = output_file(&args)?;
+        let bar = min_pass_rate(&args)?;
+        let downloads = args
+            .opt_str("download-files")
+            .map(downloads::check_dir)
+            .transpose()?;
+        let (workspace, id) = match args.opt_str("published-url") {
+            Some(_) => (
+                args.str("workspace")?.to_string(),
+                args.str("id")?.to_string(),
+            ),
+            None => {
+                let agent = agent(&ctx, &args).await?;
+                (agent.workspace, agent.id)
+            }
+        };
+        let model = judge.as_ref().map(Judge::model);
+        let mut opts = json!({
+            "repeats": repeats, "concurrency": concurrency, "timeout": limit.as_secs(),
+            "show_steps": args.flag("show-steps"), "keep_thread": args.flag("keep-thread"),
+            "progress": "evaluating",
+        });
+        if let Some(url) = args.opt_str("published-url") {
+            opts["published_url"] = json!(url);
+        }
+        if let Some(dir) = &downloads {
+            opts["download_files"] = json!(dir.display().to_string());
+        }
+        let question_list: Vec<Value> = asked.iter().map(questions::Question::to_json).collect();
+        let result = stdlib::call(
+            ctx.with_judge(judge),
+            "evaluate::run",
+            vec![
+                json!(workspace),
+                json!(id),
+                Value::Array(question_list),
+                opts,
+            ],
+        )
+        .await?;
+        let rows = shaped_rows(&result["rows"], &args);
+        let expected_rows = asked.len() * repeats as usize;
+        if rows.len() != expected_rows {
+            return Err(Error::runtime(format!(
+                "the stdlib returned {} rows for {expected_rows} runs",
+                rows.len()
+            )));
+        }
+        if let Some(path) = &output {
+            write_rows(path, &rows)?;
+        }
+        let grader = model.map_or("the rules".to_string(), |m| format!("the judge {m}"));
+        let per_question: Vec<Value> = result["questions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|q| pick(q, QUESTION_KEYS))
+            .collect();
+        let out = json!({"summary": pick(&result["summary"], SUMMARY_KEYS), "questions": per_question, "rows": rows});
+        Ok(reply(out, bar, &grader))
+    })
+}
+
+/// The rows with the keys `evaluate` promises, plus the ones asked for.
+fn shaped_rows(rows: &Value, args: &Args) -> Vec<Value> {
+    let mut keys: Vec<&str> = ROW_KEYS.to_vec();
+    if args.flag("show-steps") {
+        keys.push("steps");
+    }
+    if args.flag("keep-thread") {
+        keys.push("threadId");
+    }
+    if args.has("download-files") {
+        keys.push("files");
+    }
+    rows.as_array()
+        .into_iter()
+        .flatten()
+        .map(|row| pick(row, &keys))
+        .collect()
+}
+
+/// `keys` of an object, in that order (Rhai maps come back sorted).
+fn pick(value: &Value, keys: &[&str]) -> Value {
+    let map: Map<String, Value> = keys
+        .iter()
+        .map(|key| {
+            (
+                key.to_string(),
+                value.get(*key).cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    Value::Object(map)
+}
+
+/// Writes the rows as CSV (the promised columns) or JSON (whole rows).
+fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
+    let failed = |err: std::io::Error| {
+        Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+    };
+    if path
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .ends_with(".json")
+    {
+        let mut text = serde_json::to_string_pretty(rows)?;
+        text.push('\n');
+        return std::fs::write(path, text).map_err(failed);
+    }
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let cell = |value: &Value| match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let mut records = vec![ROW_KEYS.iter().map(|k| k.to_string()).collect::<Vec<_>>()];
+    records.extend(
+        rows.iter()
+            .map(|row| ROW_KEYS.iter().map(|key| cell(&row[*key])).collect()),
+    );
+    for record in records {
+        writer.write_record(&record).map_err(|err| {
+            Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+        })?;
+    }
+    let bytes = writer.into_inner().map_err(|err| {
+        Error::runtime(format!("cannot write {}", path.display())).with_cause(err.to_string())
+    })?;
+    std::fs::write(path, bytes).map_err(failed)
+}
+
+/// The reply: the questions as the table's rows, the summary as a note, and a failure when
+/// every run failed or the pass rate is below `--min-pass-rate`.
+fn reply(out: Value, bar: Option<f64>, grader: &str) -> Reply {
+    let summary = &out["summary"];
+    let count = |key: &str| summary[key].as_u64().unwrap_or(0);
+    let rate = summary["passRate"].as_f64().unwrap_or(0.0);
+    let note = format!(
+        "{} runs graded by {grader}: {} passed, {} failed, {} unclear, {} errors; pass rate {:.1} %; latency p50 {} ms, p95 {} ms",
+        count("runs"),
+        count("passed"),
+        count("failed"),
+        count("unclear"),
+        count("errors"),
+        rate * 100.0,
+        summary["latencyP50Ms"],
+        summary["latencyP95Ms"],
+    );
+    let failure = if count("runs") > 0 && count("errors") == count("runs") {
+        let first = out["rows"][0]["error"]
+            .as_str()
+            .unwrap_or("no reason given")
+            .to_string();
+        Some(Error::runtime("every run failed").with_cause(first))
+    } else {
+        bar.filter(|bar| rate < *bar).map(|bar| {
+            Error::runtime(format!(
+                "the pass rate {rate:.3} is below --min-pass-rate {bar}"
+            ))
+        })
+    };
+    let reply = Reply::json(out)
+        .with_table_rows("questions")
+        .with_note(note);
+    match failure {
+        Some(failure) => reply.with_failure(failure),
+        None => reply,
+    }
+}

@@ -1,0 +1,135 @@
+//! `data-agent upload-fewshots`: every example of a JSON or CSV file, checked row by row
+//! before anything is sent, then uploaded concurrently with one outcome per row.
+
+use super::{AGENT, DATASOURCE, agent, check_fewshots_supported, with_datasource};
+use crate::api::data_agents::Stage;
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, ErrorKind, Result};
+use crate::reply::Reply;
+use crate::stdlib;
+use fabsh_model::agent::fewshot_file::{self, FewShotRow};
+use serde_json::{Value, json};
+
+/// Uploads in flight at once.
+pub const UPLOAD_CONCURRENCY: usize = 8;
+
+pub const UPLOAD_FEWSHOTS: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "upload-fewshots",
+    summary: "Upload few-shot examples from a JSON or CSV file; one outcome per row",
+    about: "The file is a JSON array of {\"question\", \"query\"} objects or CSV with the columns question,query. Every row is checked first: if any is malformed, each problem is reported with its line number and nothing is uploaded. Rows the agent already has are left alone; a known question with a new query is updated. Exits 5 when some rows failed. Runs the stdlib function fewshots::upload.",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        DATASOURCE,
+        ArgSpec::req("file", ArgKind::File, "JSON or CSV file of examples"),
+    ],
+    traits: Traits::MUTATE,
+    columns: &["line", "question", "outcome", "id", "error.message"],
+    examples: &[Example {
+        command: "data-agent upload-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse --file examples.csv",
+        about: "from CSV",
+    }],
+    handler: upload_fewshots,
+};
+
+/// The rows of `--file`, or a usage error listing every malformed row by line.
+pub fn read_rows(args: &Args) -> Result<Vec<FewShotRow>> {
+    let file = args
+        .file("file")
+        .ok_or_else(|| Error::usage("--file is required"))?;
+    Ok(fewshot_file::read_checked(&file.path, &file.bytes)?)
+}
+
+fn upload_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let rows = read_rows(&args)?;
+        let count = rows.len();
+        // The script engine is built while the agent and its examples are looked up.
+        let stdlib = stdlib::prepare(&ctx)?;
+        let agent = agent(&ctx, &args).await?;
+        // The draft's examples, to compare the rows with, are listed with the lookup.
+        let list_existing = |id: String| {
+            let (agent, api) = (&agent, ctx.api());
+            async move { api.all(agent.fewshots_req(Stage::Staging, &id)).await }
+        };
+        let (source, existing) =
+            with_datasource(&ctx, &agent, Stage::Staging, &args, list_existing).await?;
+        check_fewshots_supported(&source)?;
+        let existing = existing?;
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .map(|row| json!({"line": row.line, "question": row.question, "query": row.query}))
+            .collect();
+        let options = json!({"concurrency": UPLOAD_CONCURRENCY, "progress": "uploading few-shots", "existing": existing});
+        let outcome = stdlib
+            .call(
+                "fewshots::upload",
+                vec![
+                    json!(agent.workspace),
+                    json!(agent.id),
+                    json!(source.id),
+                    Value::Array(rows),
+                    options,
+                ],
+            )
+            .await?;
+        let results: Vec<Value> = outcome["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|row| {
+                json!({
+                    "line": row["line"],
+                    "question": row["question"],
+                    "outcome": row["outcome"],
+                    "id": row["id"],
+                    // Through Rhai the error map's keys come back sorted; put them back.
+                    "error": if row["error"].is_object() { Error::from_json(&row["error"]).to_json() } else { Value::Null },
+                })
+            })
+            .collect();
+        if results.len() != count {
+            return Err(Error::runtime(format!(
+                "the stdlib returned {} results for {count} rows",
+                results.len()
+            )));
+        }
+        Ok(upload_reply(results))
+    })
+}
+
+/// `{summary, results}` with a partial failure (exit 5) when any row failed.
+fn upload_reply(results: Vec<Value>) -> Reply {
+    let count = |outcome: &str| results.iter().filter(|r| r["outcome"] == outcome).count();
+    let (added, updated, unchanged, failed) = (
+        count("added"),
+        count("updated"),
+        count("unchanged"),
+        count("failed"),
+    );
+    let total = results.len();
+    let reply = Reply::json(json!({
+        "summary": {"total": total, "added": added, "updated": updated, "unchanged": unchanged, "failed": failed},
+        "results": results,
+    }))
+    .with_table_rows("results")
+    .with_note(format!(
+        "{added} added, {updated} updated, {unchanged} unchanged, {failed} failed"
+    ));
+    if failed > 0 {
+        reply.with_failure(
+            Error::new(
+                ErrorKind::Partial,
+                format!("{failed} of {total} rows failed"),
+            )
+            .with_hint("the results show each failed row's error; run again to retry them"),
+        )
+    } else {
+        reply
+    }
+}

@@ -1,0 +1,131 @@
+//! `data-agent validate-fewshots`: the few-shot examples of one datasource checked for
+//! duplicates, conflicts, broken queries, unknown names and values the query misses; with a
+//! judge model, also rated for clarity, mapping and relatedness.
+
+use super::evaluate::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
+use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage};
+use crate::agent::fewshot_review::{self, Example, JUDGE_CHECKS};
+use crate::agent::walk;
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::spec::{CommandSpec, Example as UsageExample, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::reply::Reply;
+use fabsh_http::chat::LlmClient;
+use fabsh_model::agent::element_path;
+use fabsh_model::agent::sql_check::KnownSchema;
+use serde_json::{Value, json};
+
+pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "validate-fewshots",
+    summary: "Check a datasource's few-shot examples: duplicates, conflicts, broken queries, quality",
+    about: "Always: exact and near-duplicate questions, conflicts (one question, different queries), empty or unparsable queries and names the datasource lacks (SQL sources), and literal values of the question missing from its query. With a judge (--llm-* or FABSH_LLM_*), each example is also rated for clarity, mapping and relatedness, ten per request; without one the output lists those checks as skipped. Output: {issues: [{fewshotIds, type, severity, explanation, suggestion}], summary, overallQuality}.",
+    args: &[
+        WORKSPACE,
+        AGENT,
+        DATASOURCE,
+        STAGE,
+        LLM_ENDPOINT,
+        LLM_KEY,
+        LLM_MODEL,
+        LLM_API_VERSION,
+    ],
+    traits: Traits::READ,
+    columns: &["type", "severity", "fewshotIds", "explanation"],
+    examples: &[UsageExample {
+        command: "data-agent validate-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
+        about: "the deterministic checks",
+    }],
+    handler: validate_fewshots,
+};
+
+/// The tables and columns of a SQL datasource, from its element tree.
+async fn schema_of(ctx: &Ctx, args: &Args, source_id: &str) -> Result<KnownSchema> {
+    let agent = agent(ctx, args).await?;
+    let nodes = walk::walk(ctx.api(), &agent, stage(args), source_id, |_| true).await?;
+    let mut schema = KnownSchema::default();
+    for table in nodes
+        .iter()
+        .filter(|n| element_path::is_table_like(&n.kind))
+    {
+        let prefix = format!("{}.", table.path);
+        let columns = nodes
+            .iter()
+            .filter(|n| n.kind == "Column" && n.path.starts_with(&prefix))
+            .map(|n| n.name.as_str());
+        schema.add_table(&table.name, columns);
+    }
+    Ok(schema)
+}
+
+fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let model = judge_config(&args)?.map(LlmClient::new).transpose()?;
+        let agent = agent(&ctx, &args).await?;
+        let stage = stage(&args);
+        let source = datasource(&ctx, &agent, stage, &args).await?;
+        let listed = ctx.api().all(agent.fewshots_req(stage, &source.id)).await?;
+        let examples: Vec<Example> = listed
+            .iter()
+            .map(|fs| {
+                let text = |key: &str| fs[key].as_str().unwrap_or_default().to_string();
+                Example {
+                    id: text("id"),
+                    question: text("question"),
+                    query: text("query"),
+                }
+            })
+            .collect();
+        let sql = source.kind.is_some_and(|kind| kind.sql);
+        let schema = if sql {
+            Some(schema_of(&ctx, &args, &source.id).await?)
+        } else {
+            None
+        };
+        let mut issues = fewshot_review::check(&examples, schema.as_ref());
+        let mut summary = json!({
+            "datasource": source.name,
+            "fewshots": examples.len(),
+            "checks": ["duplicate", "near_duplicate", "conflict", "invalid_query", "unknown_name", "literal_mismatch"],
+        });
+        if !sql {
+            summary["notes"] = json!([
+                "queries are checked only for being empty: the source's language is not SQL"
+            ]);
+        }
+        match &model {
+            Some(model) if !examples.is_empty() => {
+                let (judged, failures) = fewshot_review::judge(model, &examples).await;
+                issues.extend(judged);
+                summary["judge"] = json!(model.config().label());
+                summary["checks"]
+                    .as_array_mut()
+                    .into_iter()
+                    .for_each(|c| c.extend(JUDGE_CHECKS.iter().map(|k| json!(k))));
+                if !failures.is_empty() {
+                    summary["judgeFailures"] = json!(failures);
+                }
+            }
+            _ => {
+                summary["skipped"] = json!({
+                    "checks": JUDGE_CHECKS,
+                    "reason": if model.is_some() { "there are no examples" } else { "no judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)" },
+                });
+            }
+        }
+        summary["issues"] = json!(issues.len());
+        let overall = fewshot_review::overall_quality(&issues, examples.len());
+        let issues: Vec<Value> = issues.iter().map(|issue| issue.to_json()).collect();
+        Ok(
+            Reply::json(json!({"issues": issues, "summary": summary, "overallQuality": overall}))
+                .with_table_rows("issues")
+                .with_note(format!(
+                    "{} issue(s) in {} example(s); overall quality {overall}",
+                    issues.len(),
+                    examples.len()
+                )),
+        )
+    })
+}

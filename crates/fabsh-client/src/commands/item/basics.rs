@@ -1,0 +1,387 @@
+//! `item list | show | exists | create | update | delete`.
+
+use crate::api::Created;
+use crate::api::items::{self, ListFilter};
+use crate::commands::args::Args;
+use crate::commands::common::{self, ITEM, WORKSPACE};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use fabsh_model::definition;
+use fabsh_model::item_types;
+use serde_json::{Map, Value, json};
+
+/// The longest description the service accepts.
+pub const MAX_DESCRIPTION: usize = 256;
+
+/// Item-list values of `--include` that the service itself understands.
+const SERVICE_INCLUDES: &[&str] = &["DefaultIdentity"];
+
+pub const LIST: CommandSpec = CommandSpec {
+    group: "item",
+    name: "list",
+    summary: "List the items of a workspace",
+    about: "Without --all, one page is shown and the token for the next one is printed on stderr.",
+    args: &[
+        WORKSPACE,
+        ArgSpec::opt(
+            "type",
+            ArgKind::Str,
+            "Only items of this type (Notebook, Lakehouse, ...)",
+        ),
+        ArgSpec::opt("folder", ArgKind::Uuid, "Only items under this folder id"),
+        ArgSpec::opt(
+            "recursive",
+            ArgKind::Enum(&["true", "false"]),
+            "Include nested subfolders (default true)",
+        ),
+        ArgSpec::opt(
+            "include",
+            ArgKind::List,
+            "Extra properties to show as columns (e.g. folderId, DefaultIdentity)",
+        ),
+    ],
+    traits: Traits::LIST,
+    columns: &["id", "displayName", "type", "description"],
+    examples: &[
+        Example {
+            command: "item list -w Demo --type Notebook",
+            about: "the notebooks of a workspace",
+        },
+        Example {
+            command: "item list -w Demo --all -q \"[].displayName\"",
+            about: "every item's name",
+        },
+    ],
+    handler: list,
+};
+
+pub const SHOW: CommandSpec = CommandSpec {
+    group: "item",
+    name: "show",
+    summary: "Show one item",
+    about: "",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "include",
+            ArgKind::Str,
+            "Extra properties the service adds (DefaultIdentity)",
+        ),
+    ],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "item show -w Demo --id Welcome",
+        about: "by display name",
+    }],
+    handler: show,
+};
+
+pub const EXISTS: CommandSpec = CommandSpec {
+    group: "item",
+    name: "exists",
+    summary: "Tell whether an item exists: {\"exists\": true|false}",
+    about: "Only \"not found\" answers false; any other failure (auth, network) is an error.",
+    args: &[WORKSPACE, ITEM],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "item exists -w Demo --id Welcome -q exists",
+        about: "prints true or false",
+    }],
+    handler: exists,
+};
+
+pub const CREATE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "create",
+    summary: "Create an item, optionally from a definition",
+    about: "A create whose answer is lost (5xx, timeout) is checked by name before it is sent again, so it never makes two items.",
+    args: &[
+        WORKSPACE,
+        ArgSpec::req("name", ArgKind::Str, "Display name"),
+        ArgSpec::req(
+            "type",
+            ArgKind::Str,
+            "Item type (Notebook, Lakehouse, Report, ...)",
+        ),
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "Description, up to 256 characters",
+        ),
+        ArgSpec::opt(
+            "sensitivity-label",
+            ArgKind::Uuid,
+            "Sensitivity label id to apply",
+        ),
+        ArgSpec::opt(
+            "definition",
+            ArgKind::Json,
+            "Definition as {parts:[...]} or {definition:{parts:[...]}}, inline or @file",
+        ),
+        ArgSpec::opt(
+            "options",
+            ArgKind::Json,
+            "Type-specific definition options merged into the definition (e.g. {\"format\":\"ipynb\"}), inline or @file; needs --definition",
+        ),
+    ],
+    traits: Traits::MUTATE.lro(),
+    columns: &["id", "displayName", "type"],
+    examples: &[
+        Example {
+            command: "item create -w Demo --name Scratch --type Notebook",
+            about: "an empty notebook",
+        },
+        Example {
+            command: "item create -w Demo --name Copy --type Notebook --definition @notebook.json",
+            about: "from a definition file",
+        },
+    ],
+    handler: create,
+};
+
+pub const UPDATE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "update",
+    summary: "Rename an item or change its description",
+    about: "",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt("name", ArgKind::Str, "New display name"),
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "New description, up to 256 characters",
+        ),
+    ],
+    traits: Traits::MUTATE,
+    columns: &[],
+    examples: &[Example {
+        command: "item update -w Demo --id Welcome --name \"Welcome (old)\"",
+        about: "rename",
+    }],
+    handler: update,
+};
+
+pub const DELETE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "delete",
+    summary: "Delete an item (recoverable unless --hard-delete)",
+    about: "Asks for confirmation on a terminal unless --yes.",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "hard-delete",
+            ArgKind::Bool,
+            "Delete permanently, skipping the recycle bin (needs workspace Admin)",
+        ),
+    ],
+    traits: Traits::DESTRUCTIVE.void(),
+    columns: &[],
+    examples: &[Example {
+        command: "item delete -w Demo --id Scratch --hard-delete true --yes",
+        about: "permanently, without asking",
+    }],
+    handler: delete,
+};
+
+fn list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let includes = args.list("include");
+        let service_include: Vec<&str> = includes
+            .iter()
+            .filter_map(|name| {
+                SERVICE_INCLUDES
+                    .iter()
+                    .find(|s| s.eq_ignore_ascii_case(name))
+            })
+            .copied()
+            .collect();
+        let filter = ListFilter {
+            item_type: args.opt_str("type").map(item_types::canonical),
+            root_folder_id: args.opt_str("folder").map(String::from),
+            recursive: args.opt_str("recursive").map(|value| value == "true"),
+            include: (!service_include.is_empty()).then(|| service_include.join(",")),
+        };
+        let reply = common::paged(ctx.api(), items::list_req(&workspace, &filter), &args).await?;
+        let extra: Vec<String> = includes
+            .iter()
+            .map(|name| {
+                match SERVICE_INCLUDES
+                    .iter()
+                    .find(|s| s.eq_ignore_ascii_case(name))
+                {
+                    // The service adds `DefaultIdentity` as `defaultIdentity`.
+                    Some(_) => "defaultIdentity".to_string(),
+                    None => name.clone(),
+                }
+            })
+            .collect();
+        Ok(reply.with_extra_columns(extra))
+    })
+}
+
+fn show(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let item = items::get(ctx.api(), &workspace, &id, args.opt_str("include")).await?;
+        Ok(Reply::json(item))
+    })
+}
+
+fn exists(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = match ctx.item_id(&workspace, args.str("id")?, None).await {
+            Ok(id) => id,
+            Err(err) if err.is_not_found() => return Ok(Reply::json(json!({"exists": false}))),
+            Err(err) => return Err(err),
+        };
+        match items::get(ctx.api(), &workspace, &id, None).await {
+            Ok(item) => Ok(Reply::json(
+                json!({"exists": true, "id": item["id"], "type": item["type"]}),
+            )),
+            // A missing workspace is not a missing item: that is the user's mistake to see.
+            Err(err) if err.is_not_found() && !err.has_code("WorkspaceNotFound") => {
+                Ok(Reply::json(json!({"exists": false})))
+            }
+            Err(err) => Err(err),
+        }
+    })
+}
+
+fn create(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let body = create_body(&args)?;
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let created = items::create(ctx.api(), &workspace, body).await?;
+        ctx.resolver().forget_items(&workspace).await;
+        Ok(created_reply(created, "item"))
+    })
+}
+
+/// The created thing, with a note when the service's answer was lost and it was found by
+/// name instead of being created twice.
+pub fn created_reply(created: Created, what: &str) -> Reply {
+    let reply = Reply::json(created.outcome.into_value());
+    if created.recovered {
+        reply.with_note(format!(
+            "the service's answer was lost; found the new {what} by name instead of creating it twice"
+        ))
+    } else {
+        reply
+    }
+}
+
+/// The create request body, checked before anything is sent.
+fn create_body(args: &Args) -> Result<Value> {
+    let mut body = Map::new();
+    body.insert("displayName".into(), json!(args.str("name")?));
+    body.insert(
+        "type".into(),
+        json!(item_types::canonical(args.str("type")?)),
+    );
+    if let Some(description) = checked_description(args)? {
+        body.insert("description".into(), json!(description));
+    }
+    if let Some(label) = args.opt_str("sensitivity-label") {
+        body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
+    }
+    match (args.json("definition"), args.json("options")) {
+        (None, Some(_)) => {
+            return Err(Error::usage("--options needs --definition").with_hint(
+                "--options adds type-specific settings to the definition it goes with",
+            ));
+        }
+        (Some(definition), options) => {
+            let mut definition = definition::from_user_json(definition, "--definition")?;
+            if let Some(options) = options {
+                merge_options(&mut definition, options)?;
+            }
+            body.insert("definition".into(), definition);
+        }
+        (None, None) => {}
+    }
+    Ok(Value::Object(body))
+}
+
+/// Adds `--options` keys to the definition object (`format`, ...); `parts` stays the user's.
+pub fn merge_options(definition: &mut Value, options: &Value) -> Result<()> {
+    let Some(options) = options.as_object() else {
+        return Err(Error::usage("--options must be a JSON object"));
+    };
+    if options.contains_key("parts") {
+        return Err(Error::usage(
+            "--options cannot set `parts`; put them in --definition",
+        ));
+    }
+    if let Some(definition) = definition.as_object_mut() {
+        for (key, value) in options {
+            definition.insert(key.clone(), value.clone());
+        }
+    }
+    Ok(())
+}
+
+/// `--description`, refused when longer than the service allows.
+pub fn checked_description(args: &Args) -> Result<Option<&str>> {
+    let Some(description) = args.opt_str("description") else {
+        return Ok(None);
+    };
+    let length = description.chars().count();
+    if length > MAX_DESCRIPTION {
+        return Err(Error::usage(format!(
+            "--description is {length} characters; the limit is {MAX_DESCRIPTION}"
+        )));
+    }
+    Ok(Some(description))
+}
+
+/// The PATCH body of `--name` and `--description`, checked; neither given is a usage error.
+pub fn update_body(args: &Args) -> Result<Value> {
+    let mut body = Map::new();
+    if let Some(name) = args.opt_str("name") {
+        if name.trim().is_empty() {
+            return Err(Error::usage("--name cannot be empty"));
+        }
+        body.insert("displayName".into(), json!(name));
+    }
+    if let Some(description) = checked_description(args)? {
+        body.insert("description".into(), json!(description));
+    }
+    if body.is_empty() {
+        return Err(Error::usage(
+            "nothing to update: give --name and/or --description",
+        ));
+    }
+    Ok(Value::Object(body))
+}
+
+fn update(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let body = update_body(&args)?;
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let item = items::update(ctx.api(), &workspace, &id, body).await?;
+        ctx.resolver().forget_items(&workspace).await;
+        Ok(Reply::json(item))
+    })
+}
+
+fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        items::delete(ctx.api(), &workspace, &id, args.flag("hard-delete")).await?;
+        ctx.resolver().forget_items(&workspace).await;
+        Ok(Reply::empty())
+    })
+}

@@ -1,0 +1,166 @@
+//! `item copy | move`: there is no server-side copy, so the definition is read and a new item
+//! made from it in the destination (reference §2.10); a move then deletes the source.
+
+use crate::api::definitions as api_definitions;
+use crate::api::{LroOutcome, items};
+use crate::commands::args::Args;
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, ErrorKind, Result};
+use crate::reply::Reply;
+use fabsh_model::definition::platform;
+use fabsh_model::item_types;
+use serde_json::{Map, Value, json};
+
+const ARGS: &[ArgSpec] = &[
+    ArgSpec::req(
+        "source-workspace",
+        ArgKind::Ref,
+        "Workspace holding the item (id or display name)",
+    ),
+    ArgSpec::req("id", ArgKind::Ref, "Item id or display name"),
+    ArgSpec::req(
+        "dest-workspace",
+        ArgKind::Ref,
+        "Workspace to put the new item in (id or display name)",
+    ),
+    ArgSpec::opt(
+        "name",
+        ArgKind::Str,
+        "Display name of the new item (default: the source's)",
+    ),
+];
+
+pub const COPY: CommandSpec = CommandSpec {
+    group: "item",
+    name: "copy",
+    summary: "Copy an item, with its definition and description, to a workspace",
+    about: "Reads the definition and creates a new item from it (the copy gets its own logical id). Types without a definition cannot be copied; that is refused before anything is created.",
+    args: ARGS,
+    traits: Traits::MUTATE,
+    columns: &["id", "displayName", "type", "workspaceId"],
+    examples: &[Example {
+        command: "item copy --source-workspace Demo --id Welcome --dest-workspace Sales",
+        about: "same name in another workspace",
+    }],
+    handler: copy,
+};
+
+pub const MOVE: CommandSpec = CommandSpec {
+    group: "item",
+    name: "move",
+    summary: "Move an item to another workspace (copy, then delete the source)",
+    about: "The source is deleted (recoverable) only after the copy succeeded. Prints {item, source: {workspaceId, id, deleted}}. If the delete fails, the new item stays, both ids are printed with the command that finishes the move, and the exit code is 5. Asks for confirmation on a terminal unless --yes.",
+    args: ARGS,
+    traits: Traits::DESTRUCTIVE,
+    columns: &[],
+    examples: &[Example {
+        command: "item move --source-workspace Demo --id Welcome --dest-workspace Sales --yes",
+        about: "move without asking",
+    }],
+    handler: move_item,
+};
+
+/// A finished copy: the new item, and where it came from.
+struct Copied {
+    item: Value,
+    source_workspace: String,
+    source_id: String,
+}
+
+async fn copy_item(ctx: &Ctx, args: &Args) -> Result<Copied> {
+    let source_workspace = ctx.workspace_id(args.str("source-workspace")?).await?;
+    let source_id = ctx
+        .item_id(&source_workspace, args.str("id")?, None)
+        .await?;
+    let dest_workspace = ctx.workspace_id(args.str("dest-workspace")?).await?;
+    let api = ctx.api();
+    let source = items::get(api, &source_workspace, &source_id, None).await?;
+    let item_type = source["type"].as_str().unwrap_or_default().to_string();
+    if item_types::find(&item_type).is_some_and(|t| !t.has_definition) {
+        return Err(Error::usage(format!(
+            "{item_type} items have no definition, so they cannot be copied"
+        ))
+        .with_hint("nothing was created; make the item in the destination instead"));
+    }
+    let definition = match api_definitions::get(api, &source_workspace, &source_id, None).await? {
+        LroOutcome::Done(value) => value.get("definition").cloned().unwrap_or(value),
+        LroOutcome::Pending(_) => return Err(Error::runtime("the definition was not ready")),
+    };
+    let mut body = Map::new();
+    let name = args
+        .opt_str("name")
+        .or_else(|| source["displayName"].as_str())
+        .unwrap_or_default();
+    body.insert("displayName".into(), json!(name));
+    body.insert("type".into(), json!(item_type));
+    if let Some(description) = source["description"].as_str().filter(|d| !d.is_empty()) {
+        body.insert("description".into(), json!(description));
+    }
+    if let Some(label) = source.pointer("/sensitivityLabel/id") {
+        body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
+    }
+    body.insert("definition".into(), without_platform(definition));
+    let created = items::create(api, &dest_workspace, Value::Object(body)).await?;
+    ctx.resolver().forget_items(&dest_workspace).await;
+    Ok(Copied {
+        item: created.outcome.into_value(),
+        source_workspace,
+        source_id,
+    })
+}
+
+/// The definition without its `.platform` part: the copy is a new item, named by the request,
+/// with a logical id of its own.
+fn without_platform(mut definition: Value) -> Value {
+    if let Some(parts) = definition.get_mut("parts").and_then(Value::as_array_mut) {
+        parts.retain(|part| part["path"].as_str() != Some(platform::PATH));
+    }
+    definition
+}
+
+fn copy(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let copied = copy_item(&ctx, &args).await?;
+        Ok(Reply::json(copied.item))
+    })
+}
+
+fn move_item(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let copied = copy_item(&ctx, &args).await?;
+        let deleted = items::delete(
+            ctx.api(),
+            &copied.source_workspace,
+            &copied.source_id,
+            false,
+        )
+        .await;
+        ctx.resolver().forget_items(&copied.source_workspace).await;
+        let value = json!({
+            "item": copied.item,
+            "source": {
+                "workspaceId": copied.source_workspace,
+                "id": copied.source_id,
+                "deleted": deleted.is_ok(),
+            },
+        });
+        let Err(err) = deleted else {
+            return Ok(Reply::json(value));
+        };
+        let new_id = copied.item["id"].as_str().unwrap_or("?");
+        let failure = Error::new(
+            ErrorKind::Partial,
+            format!(
+                "copied item {} to new item {new_id}, but could not delete the source",
+                copied.source_id
+            ),
+        )
+        .with_cause(err)
+        .with_hint(format!(
+            "finish the move with `fabsh item delete -w {} --id {}`, or undo it by deleting {new_id}",
+            copied.source_workspace, copied.source_id
+        ));
+        Ok(Reply::json(value).with_failure(failure))
+    })
+}

@@ -1,0 +1,330 @@
+//! `item get-definition | update-definition | validate-definition`.
+
+use super::basics::merge_options;
+use crate::api::definitions as api_definitions;
+use crate::api::{LroOutcome, LroResponse};
+use crate::commands::args::Args;
+use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::definition::{folder, stream};
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use fabsh_model::definition::{self, validate};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+const DIR_OUT: ArgSpec = ArgSpec::opt(
+    "dir",
+    ArgKind::Str,
+    "Write the parts as files under this new or empty folder instead of printing them",
+);
+const DIR_IN: ArgSpec = ArgSpec::opt(
+    "dir",
+    ArgKind::Str,
+    "A folder of part files (as written by get-definition --dir), one part per file",
+);
+
+pub const GET_DEFINITION: CommandSpec = CommandSpec {
+    group: "item",
+    name: "get-definition",
+    summary: "Get an item's definition (its parts, base64-encoded)",
+    about: "Prints {definition: {format?, parts: [{path, payload, payloadType}]}}, which update-definition and create accept back. With --dir the parts are written as files instead (part paths that would leave the folder are refused before anything is written) and a summary is printed.",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "format",
+            ArgKind::Str,
+            "Layout to ask for, per type (Notebook: ipynb or fabricGitSource; SemanticModel: TMDL or TMSL)",
+        ),
+        ArgSpec::opt(
+            "decode",
+            ArgKind::Bool,
+            "Add each part's text as decodedPayload",
+        ),
+        DIR_OUT,
+    ],
+    traits: Traits::READ.lro(),
+    columns: &[],
+    examples: &[
+        Example {
+            command: "item get-definition -w Demo --id Welcome --decode -q \"definition.parts[0].decodedPayload\"",
+            about: "the notebook's source",
+        },
+        Example {
+            command: "item get-definition -w Demo --id Welcome --dir ./welcome",
+            about: "one file per part",
+        },
+    ],
+    handler: get_definition,
+};
+
+pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
+    group: "item",
+    name: "update-definition",
+    summary: "Replace an item's definition",
+    about: "Give exactly one of --file, --definition, --dir. The definition is checked as validate-definition does (without --type) and refused with exit 2 if it has errors; nothing is sent then. The new parts replace all old ones. Asks for confirmation on a terminal unless --yes.",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "file",
+            ArgKind::File,
+            "One file, sent as a single part named after the file",
+        ),
+        ArgSpec::opt(
+            "definition",
+            ArgKind::Json,
+            "Definition as {parts:[...]} or {definition:{parts:[...]}}, inline or @file",
+        ),
+        DIR_IN,
+        ArgSpec::opt(
+            "update-metadata",
+            ArgKind::Bool,
+            "Also apply the name and description of the .platform part",
+        ),
+        ArgSpec::opt(
+            "options",
+            ArgKind::Json,
+            "Type-specific keys merged into the definition (e.g. {\"format\":\"ipynb\"}), inline or @file",
+        ),
+    ],
+    traits: Traits::DESTRUCTIVE.lro().void(),
+    columns: &[],
+    examples: &[
+        Example {
+            command: "item update-definition -w Demo --id Welcome --dir ./welcome --yes",
+            about: "from files written by get-definition --dir",
+        },
+        Example {
+            command: "item update-definition -w Demo --id Welcome --file notebook-content.py --yes",
+            about: "one part",
+        },
+    ],
+    handler: update_definition,
+};
+
+pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
+    group: "item",
+    name: "validate-definition",
+    summary: "Check a definition offline: {valid, errors, warnings}",
+    about: "Sends nothing and needs no credentials. Checks the envelope, base64, duplicate or unsafe paths, JSON payloads, the .platform part and, with --type, the type's required and canonical parts, formats and size limits. Each finding names its part path and rule. Exit 0 when valid; exit 2 when there are errors, or warnings with --strict true (the report is printed either way).",
+    args: &[
+        ArgSpec::opt(
+            "type",
+            ArgKind::Str,
+            "Item type, enabling the per-type part checks (Notebook, Report, ...)",
+        ),
+        ArgSpec::opt(
+            "file",
+            ArgKind::File,
+            "A JSON file holding the definition envelope",
+        ),
+        ArgSpec::opt(
+            "definition",
+            ArgKind::Json,
+            "The definition envelope inline (or @file)",
+        ),
+        DIR_IN,
+        ArgSpec::opt("strict", ArgKind::Bool, "Treat warnings as failures"),
+    ],
+    traits: Traits::READ.offline(),
+    columns: &[],
+    examples: &[
+        Example {
+            command: "item validate-definition --type Notebook --dir ./welcome",
+            about: "a folder written by get-definition --dir",
+        },
+        Example {
+            command: "item validate-definition --type Report --file report.json --strict true",
+            about: "warnings fail too",
+        },
+    ],
+    handler: validate_definition,
+};
+
+fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let format = args.opt_str("format").map(String::from);
+        let dir = args.opt_str("dir").map(PathBuf::from);
+        if dir.is_some() && args.flag("decode") {
+            return Err(Error::usage("--decode and --dir cannot be used together")
+                .with_hint("--dir writes each part's bytes to its own file already"));
+        }
+        if let Some(dir) = &dir {
+            folder::check_empty_or_missing(dir)?;
+        }
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        if let Some(dir) = dir {
+            let answer =
+                api_definitions::get_response(ctx.api(), &workspace, &id, format.as_deref())
+                    .await?;
+            return match answer {
+                LroResponse::Pending(pending) => Ok(Reply::json(pending)),
+                LroResponse::Done(None) => {
+                    Err(Error::runtime("the service returned no definition"))
+                }
+                LroResponse::Done(Some(resp)) => {
+                    // Decoding and writing files is blocking work; the body moves along, so the
+                    // definition is held once.
+                    let summary =
+                        tokio::task::spawn_blocking(move || stream::write_answer(&resp.body, &dir))
+                            .await
+                            .map_err(|err| {
+                                Error::runtime(format!("writing the parts failed: {err}"))
+                            })??;
+                    Ok(Reply::json(summary))
+                }
+            };
+        }
+        let mut value =
+            match api_definitions::get(ctx.api(), &workspace, &id, format.as_deref()).await? {
+                LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                LroOutcome::Done(value) => value,
+            };
+        let mut reply_notes = Vec::new();
+        if args.flag("decode") {
+            reply_notes = add_decoded(&mut value);
+        }
+        Ok(reply_notes
+            .into_iter()
+            .fold(Reply::json(value), |reply, note| reply.with_note(note)))
+    })
+}
+
+/// Adds `decodedPayload` (the part's text) to each part; binary parts stay encoded, with a note.
+pub(crate) fn add_decoded(value: &mut Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    let Some(parts) = value
+        .pointer_mut("/definition/parts")
+        .and_then(Value::as_array_mut)
+    else {
+        return notes;
+    };
+    for part in parts {
+        let path = part["path"].as_str().unwrap_or_default().to_string();
+        let text = part["payload"]
+            .as_str()
+            .and_then(|payload| definition::decode_payload(payload).ok())
+            .and_then(|bytes| String::from_utf8(bytes).ok());
+        match text {
+            Some(text) => part["decodedPayload"] = json!(text),
+            None => notes.push(format!("part {path} is not UTF-8 text; left encoded")),
+        }
+    }
+    notes
+}
+
+/// The one flag among `--file`, `--definition`, `--dir` that was given.
+fn one_source(args: &Args) -> Result<&'static str> {
+    let given: Vec<&'static str> = ["file", "definition", "dir"]
+        .into_iter()
+        .filter(|name| args.has(name))
+        .collect();
+    match given.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Error::usage(
+            "give the definition with one of --file, --definition, --dir",
+        )),
+        many => Err(Error::usage(format!(
+            "give only one of --file, --definition, --dir (got --{})",
+            many.join(", --")
+        ))),
+    }
+}
+
+fn dir_arg(args: &Args) -> Result<PathBuf> {
+    Ok(PathBuf::from(args.str("dir")?))
+}
+
+fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let mut raw = match one_source(&args)? {
+            "file" => {
+                let file = args
+                    .file("file")
+                    .ok_or_else(|| Error::usage("--file is required"))?;
+                json!({"parts": [definition::part(&file.file_name(), &file.bytes)]})
+            }
+            "definition" => args.json("definition").cloned().unwrap_or(Value::Null),
+            _ => folder::read_dir(&dir_arg(&args)?)?,
+        };
+        if let Some(options) = args.json("options") {
+            let target = match raw.get_mut("definition") {
+                Some(inner) if inner.is_object() => inner,
+                _ => &mut raw,
+            };
+            merge_options(target, options)?;
+        }
+        let report = validate::validate(&raw, None);
+        if !report.valid {
+            let mut err = Error::usage(format!(
+                "the definition has {} error(s); nothing was sent",
+                report.errors.len()
+            ));
+            for line in report.error_lines() {
+                err = err.with_cause(line);
+            }
+            return Err(err.with_hint("`fabsh item validate-definition` shows the full report"));
+        }
+        let definition = definition::from_user_json(&raw, "the definition")?;
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let outcome = api_definitions::update(
+            ctx.api(),
+            &workspace,
+            &id,
+            definition,
+            args.flag("update-metadata"),
+        )
+        .await?;
+        if args.flag("update-metadata") {
+            ctx.resolver().forget_items(&workspace).await;
+        }
+        Ok(match outcome {
+            LroOutcome::Pending(pending) => Reply::json(pending),
+            LroOutcome::Done(_) => Reply::empty(),
+        })
+    })
+}
+
+fn validate_definition(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let raw = match one_source(&args)? {
+            "file" => {
+                let file = args
+                    .file("file")
+                    .ok_or_else(|| Error::usage("--file is required"))?;
+                serde_json::from_slice(&file.bytes).map_err(|err| {
+                    Error::usage(format!(
+                        "--file: {} is not valid JSON: {err}",
+                        file.path.display()
+                    ))
+                })?
+            }
+            "definition" => args.json("definition").cloned().unwrap_or(Value::Null),
+            _ => folder::read_dir(&dir_arg(&args)?)?,
+        };
+        let report = validate::validate(&raw, args.opt_str("type"));
+        let failure = if !report.valid {
+            Some(Error::usage(format!(
+                "the definition is not valid: {} error(s)",
+                report.errors.len()
+            )))
+        } else if args.flag("strict") && !report.warnings.is_empty() {
+            Some(Error::usage(format!(
+                "--strict: {} warning(s) count as failures",
+                report.warnings.len()
+            )))
+        } else {
+            None
+        };
+        let reply = Reply::json(report.to_json());
+        Ok(match failure {
+            Some(failure) => reply.with_failure(failure),
+            None => reply,
+        })
+    })
+}

@@ -1,0 +1,155 @@
+//! `item show-endorsement | list-endorsements`: read-only; endorsements are set in the portal.
+
+use crate::api::{endorsements, items};
+use crate::commands::args::Args;
+use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use fabsh_model::item_types::{self, ITEM_TYPES, ItemType};
+use serde_json::{Value, json};
+
+/// The endorsement values, `None` meaning not endorsed.
+const ENDORSEMENTS: &[&str] = &["Certified", "Promoted", "Master", "None"];
+
+const PORTAL_ONLY: &str = "Endorsement is read through the Power BI groups API; setting it is possible only in the portal.";
+
+pub const SHOW_ENDORSEMENT: CommandSpec = CommandSpec {
+    group: "item",
+    name: "show-endorsement",
+    summary: "Show an item's endorsement (Certified, Promoted, Master or None)",
+    about: PORTAL_ONLY,
+    args: &[WORKSPACE, ITEM],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "item show-endorsement -w Demo --id \"Sales Model\"",
+        about: "is the model certified?",
+    }],
+    handler: show_endorsement,
+};
+
+pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
+    group: "item",
+    name: "list-endorsements",
+    summary: "List the endorsements of a workspace's items",
+    about: PORTAL_ONLY,
+    args: &[
+        WORKSPACE,
+        ArgSpec::opt(
+            "endorsement",
+            ArgKind::Enum(ENDORSEMENTS),
+            "Only items with this endorsement",
+        ),
+        ArgSpec::opt(
+            "type",
+            ArgKind::Str,
+            "Only this type (default: every type with a readable endorsement: SemanticModel, Report, Dataflow, Dashboard, Datamart)",
+        ),
+    ],
+    traits: Traits::READ.unpaged_list(),
+    columns: &["id", "displayName", "type", "endorsement", "certifiedBy"],
+    examples: &[Example {
+        command: "item list-endorsements -w Demo --endorsement Certified",
+        about: "the certified items",
+    }],
+    handler: list_endorsements,
+};
+
+fn readable_types() -> impl Iterator<Item = &'static ItemType> {
+    ITEM_TYPES
+        .iter()
+        .filter(|t| t.endorsement_collection.is_some())
+}
+
+fn unreadable(type_name: &str) -> Error {
+    let names: Vec<&str> = readable_types().map(|t| t.name).collect();
+    Error::usage(format!(
+        "the endorsement of {type_name} items cannot be read; it can for {}",
+        names.join(", ")
+    ))
+}
+
+/// One row: the Power BI artifact in Fabric's terms.
+fn row(entry: &Value, item_type: &str) -> Value {
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| entry.get(*k).and_then(Value::as_str))
+            .map(str::to_string)
+    };
+    let details = entry.get("endorsementDetails").filter(|d| d.is_object());
+    json!({
+        // Dataflows are keyed by objectId in that API.
+        "id": text(&["id", "objectId"]),
+        "displayName": text(&["name", "displayName"]),
+        "type": item_type,
+        "endorsement": details
+            .and_then(|d| d.get("endorsement"))
+            .and_then(Value::as_str)
+            .unwrap_or("None"),
+        "certifiedBy": details.and_then(|d| d.get("certifiedBy")).cloned().unwrap_or(Value::Null),
+    })
+}
+
+async fn rows_of(ctx: &Ctx, workspace: &str, item_type: &'static ItemType) -> Result<Vec<Value>> {
+    let collection = item_type.endorsement_collection.unwrap_or_default();
+    let entries = endorsements::list(ctx.api(), workspace, collection).await?;
+    Ok(entries
+        .iter()
+        .map(|entry| row(entry, item_type.name))
+        .collect())
+}
+
+fn show_endorsement(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let item = items::get(ctx.api(), &workspace, &id, None).await?;
+        let type_name = item["type"].as_str().unwrap_or_default();
+        let item_type = item_types::find(type_name)
+            .filter(|t| t.endorsement_collection.is_some())
+            .ok_or_else(|| unreadable(type_name))?;
+        let rows = rows_of(&ctx, &workspace, item_type).await?;
+        let found = rows.into_iter().find(|row| {
+            row["id"]
+                .as_str()
+                .is_some_and(|rid| rid.eq_ignore_ascii_case(&id))
+        });
+        Ok(Reply::json(found.unwrap_or_else(|| {
+            json!({
+                "id": id,
+                "displayName": item["displayName"],
+                "type": item_type.name,
+                "endorsement": "None",
+                "certifiedBy": null,
+            })
+        })))
+    })
+}
+
+fn list_endorsements(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let types: Vec<&'static ItemType> = match args.opt_str("type") {
+            Some(name) => vec![
+                item_types::find(name)
+                    .filter(|t| t.endorsement_collection.is_some())
+                    .ok_or_else(|| unreadable(name))?,
+            ],
+            None => readable_types().collect(),
+        };
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let lists =
+            futures::future::join_all(types.iter().map(|t| rows_of(&ctx, &workspace, t))).await;
+        let wanted = args.opt_str("endorsement");
+        let mut rows = Vec::new();
+        for list in lists {
+            rows.extend(
+                list?
+                    .into_iter()
+                    .filter(|row| wanted.is_none_or(|w| row["endorsement"].as_str() == Some(w))),
+            );
+        }
+        Ok(Reply::json(Value::Array(rows)))
+    })
+}

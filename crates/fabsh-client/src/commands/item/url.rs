@@ -1,0 +1,95 @@
+//! `item url`: the item's page in the Fabric portal.
+
+use crate::api::items;
+use crate::api::resolve::is_guid;
+use crate::commands::args::Args;
+use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::context::Ctx;
+use crate::reply::Reply;
+use fabsh_model::item_types;
+use serde_json::json;
+
+/// The portal host (app.powerbi.com serves the same paths).
+const PORTAL: &str = "https://app.fabric.microsoft.com";
+
+pub const URL: CommandSpec = CommandSpec {
+    group: "item",
+    name: "url",
+    summary: "Print the item's portal URL",
+    about: "With ids and --type, no request is sent; otherwise the item is looked up for its type.",
+    args: &[
+        WORKSPACE,
+        ITEM,
+        ArgSpec::opt(
+            "type",
+            ArgKind::Str,
+            "Item type, which picks the right portal page",
+        ),
+    ],
+    traits: Traits::READ,
+    columns: &[],
+    examples: &[Example {
+        command: "item url -w Demo --id Welcome -q url",
+        about: "just the URL",
+    }],
+    handler: url,
+};
+
+fn url(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let item_text = args.str("id")?;
+        let (id, item_type) = match args.opt_str("type") {
+            Some(item_type) if is_guid(item_text) => {
+                (item_text.to_string(), item_types::canonical(item_type))
+            }
+            given_type => {
+                let id = ctx.item_id(&workspace, item_text, given_type).await?;
+                let item = items::get(ctx.api(), &workspace, &id, None).await?;
+                (id, item["type"].as_str().unwrap_or_default().to_string())
+            }
+        };
+        let (url, exact) = portal_url(&workspace, &id, &item_type);
+        let reply =
+            Reply::json(json!({"url": url, "id": id, "type": item_type, "workspaceId": workspace}));
+        Ok(if exact {
+            reply
+        } else {
+            reply.with_note(format!(
+                "the portal page for {item_type} items is not known; this URL opens the workspace"
+            ))
+        })
+    })
+}
+
+/// The portal URL of an item, and whether it points at the item itself (known type) or
+/// only at its workspace.
+pub fn portal_url(workspace: &str, id: &str, item_type: &str) -> (String, bool) {
+    match item_types::find(item_type).and_then(|t| t.portal) {
+        Some(segment) => (
+            format!("{PORTAL}/groups/{workspace}/{segment}/{id}?experience=fabric-developer"),
+            true,
+        ),
+        None => (
+            format!("{PORTAL}/groups/{workspace}/list?experience=fabric-developer"),
+            false,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::portal_url;
+
+    #[test]
+    fn known_types_get_their_page() {
+        let (url, exact) = portal_url("w", "i", "Notebook");
+        assert_eq!(
+            url,
+            "https://app.fabric.microsoft.com/groups/w/synapsenotebooks/i?experience=fabric-developer"
+        );
+        assert!(exact);
+        assert!(!portal_url("w", "i", "Plan").1);
+    }
+}

@@ -1,0 +1,208 @@
+//! `Ctx`: what every handler gets — the settings in effect, the API client for this call, the
+//! name resolver, the async bridge, the stdlib the front end provides, and whatever server
+//! the front end started for this context (local Fabric with `--local`).
+
+use crate::agent::judge::Judge;
+use crate::api::resolve::Resolver;
+use crate::api::{ApiClient, CallOptions};
+use crate::auth::{Secret, StaticToken};
+use crate::bridge::Bridge;
+use crate::config::Settings;
+use crate::error::Result;
+use crate::output::{Progress, Tracer};
+use crate::stdlib::Stdlib;
+use std::any::Any;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A server the front end started for this context: where it listens, a token for it, and
+/// the handle that keeps it running for as long as the context lives.
+pub struct AttachedServer {
+    /// The API base URL (`http://127.0.0.1:PORT/v1`).
+    pub base_url: String,
+    /// A bearer token the server accepts.
+    pub token: Secret,
+    /// How the backend is named in prompts and `fabsh::backend()` (`local`).
+    pub backend: String,
+    /// Dropped with the context, which stops the server.
+    pub keep_alive: Box<dyn Any + Send + Sync>,
+}
+
+/// The context handed to command handlers. Cheap to clone.
+#[derive(Clone)]
+pub struct Ctx {
+    shared: Arc<Shared>,
+    api: ApiClient,
+    /// The model that grades answers, when a command configured one (`evaluate --llm-*`).
+    judge: Option<Arc<Judge>>,
+    /// How commands run stdlib functions; set by front ends that embed the script host.
+    stdlib: Option<Arc<dyn Stdlib>>,
+}
+
+struct Shared {
+    bridge: Bridge,
+    settings: Settings,
+    resolver: Resolver,
+    backend: String,
+    /// Kept alive for as long as the context: dropping it stops an attached server.
+    _server: Option<Box<dyn Any + Send + Sync>>,
+}
+
+impl Ctx {
+    /// Connects to the endpoint the settings name, with the credentials they name.
+    pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Result<Ctx> {
+        let tracer = settings.verbose.then_some(Tracer);
+        let endpoint = settings.endpoint();
+        let api = ApiClient::new(&endpoint, settings.token_provider()?, tracer, progress)?;
+        let backend = api.base().host_str().unwrap_or("fabric").to_string();
+        Ok(Self::from_parts(settings, bridge, api, backend, None))
+    }
+
+    /// Connects to a server the front end started (local Fabric), keeping it running.
+    pub fn attach(
+        settings: &Settings,
+        bridge: Bridge,
+        progress: Progress,
+        server: AttachedServer,
+    ) -> Result<Ctx> {
+        let tracer = settings.verbose.then_some(Tracer);
+        let auth = Arc::new(StaticToken::new(server.token, server.backend.clone()));
+        let api = ApiClient::new(&server.base_url, auth, tracer, progress)?;
+        let keep_alive = Some(server.keep_alive);
+        Ok(Self::from_parts(
+            settings,
+            bridge,
+            api,
+            server.backend,
+            keep_alive,
+        ))
+    }
+
+    /// A context for commands that send nothing to the service: no server, no credentials.
+    pub fn offline(settings: &Settings, bridge: Bridge) -> Result<Ctx> {
+        let api = ApiClient::new(
+            crate::api::DEFAULT_ENDPOINT,
+            Arc::new(crate::auth::NoCredentials),
+            None,
+            Progress::hidden(),
+        )?;
+        Ok(Self::from_parts(
+            settings,
+            bridge,
+            api,
+            "offline".into(),
+            None,
+        ))
+    }
+
+    fn from_parts(
+        settings: &Settings,
+        bridge: Bridge,
+        api: ApiClient,
+        backend: String,
+        server: Option<Box<dyn Any + Send + Sync>>,
+    ) -> Ctx {
+        Ctx {
+            shared: Arc::new(Shared {
+                bridge,
+                settings: settings.clone(),
+                resolver: Resolver::default(),
+                backend,
+                _server: server,
+            }),
+            api,
+            judge: None,
+            stdlib: None,
+        }
+    }
+
+    /// The same context with per-call options (`--dry-run`, `--no-wait`, `--lro-timeout`).
+    pub fn for_call(&self, options: CallOptions) -> Ctx {
+        Ctx {
+            api: self.api.with_options(options),
+            ..self.clone()
+        }
+    }
+
+    /// The same context without spinners, for calls that run many at a time under one bar.
+    pub fn without_progress(&self) -> Ctx {
+        Ctx {
+            api: self.api.with_progress(Progress::hidden()),
+            ..self.clone()
+        }
+    }
+
+    /// The same context grading answers with `judge` (none: the deterministic rules).
+    pub fn with_judge(&self, judge: Option<Judge>) -> Ctx {
+        Ctx {
+            judge: judge.map(Arc::new),
+            ..self.clone()
+        }
+    }
+
+    /// The same context running stdlib functions with `stdlib`.
+    pub fn with_stdlib(&self, stdlib: Arc<dyn Stdlib>) -> Ctx {
+        Ctx {
+            stdlib: Some(stdlib),
+            ..self.clone()
+        }
+    }
+
+    /// The judge a command configured, if any.
+    pub fn judge(&self) -> Option<&Arc<Judge>> {
+        self.judge.as_ref()
+    }
+
+    /// The stdlib the front end provides, if any.
+    pub fn stdlib(&self) -> Option<&Arc<dyn Stdlib>> {
+        self.stdlib.as_ref()
+    }
+
+    /// The API client of this call.
+    pub fn api(&self) -> &ApiClient {
+        &self.api
+    }
+
+    /// The bridge between sync front ends and async handlers.
+    pub fn bridge(&self) -> &Bridge {
+        &self.shared.bridge
+    }
+
+    /// The settings in effect (flags, environment, profile).
+    pub fn settings(&self) -> &Settings {
+        &self.shared.settings
+    }
+
+    /// The process-wide name cache.
+    pub fn resolver(&self) -> &Resolver {
+        &self.shared.resolver
+    }
+
+    /// `local`, or the endpoint's host: shown in the REPL prompt.
+    pub fn backend(&self) -> &str {
+        &self.shared.backend
+    }
+
+    /// The directory whose stdlib modules replace the built-in ones, if any.
+    pub fn stdlib_dir(&self) -> Option<PathBuf> {
+        self.shared.settings.stdlib_dir()
+    }
+
+    /// The id of a workspace given by id or name.
+    pub async fn workspace_id(&self, text: &str) -> Result<String> {
+        self.shared.resolver.workspace(&self.api, text).await
+    }
+
+    /// The id of an item given by id or name, optionally of one type only.
+    pub async fn item_id(
+        &self,
+        workspace_id: &str,
+        text: &str,
+        item_type: Option<&str>,
+    ) -> Result<String> {
+        self.shared
+            .resolver
+            .item(&self.api, workspace_id, text, item_type)
+            .await
+    }
+}

@@ -1,0 +1,229 @@
+//! A definition as a folder of files: one file per part, at the part's path. Writing refuses
+//! paths that would leave the folder; reading turns every file back into a part.
+
+use crate::error::{Error, Result};
+use base64::Engine;
+use fabsh_model::definition::{LENIENT_BASE64, encode_payload, paths, platform};
+use serde_json::{Map, Value, json};
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Base64 characters decoded at a time when writing a part (a multiple of 4).
+const DECODE_CHUNK: usize = 64 * 1024;
+
+/// Writes parts under a folder that was empty (or missing) when it was opened, so what ends
+/// up there is exactly one definition.
+#[derive(Debug)]
+pub struct DirWriter {
+    root: PathBuf,
+}
+
+impl DirWriter {
+    /// Opens `dir` for writing, creating it when missing; a non-empty folder is refused,
+    /// because stale files there would later be read back as parts.
+    pub fn create(dir: &Path) -> Result<DirWriter> {
+        check_empty_or_missing(dir)?;
+        fs::create_dir_all(dir)
+            .map_err(|err| Error::usage(format!("cannot create {}: {err}", dir.display())))?;
+        Ok(DirWriter {
+            root: dir.to_path_buf(),
+        })
+    }
+
+    /// The folder written to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Decodes a base64 payload into the part's file, a chunk at a time so a large part never
+    /// sits in memory decoded. Returns the number of bytes written.
+    pub fn write_part(&self, path: &str, payload: &str) -> Result<u64> {
+        let target = paths::under(&self.root, path).map_err(Error::runtime)?;
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|err| {
+                Error::runtime(format!("cannot create {}: {err}", parent.display()))
+            })?;
+        }
+        let io_error = |err: std::io::Error| {
+            Error::runtime(format!("cannot write {}: {err}", target.display()))
+        };
+        let mut file = File::create_new(&target).map_err(|err| {
+            if err.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::runtime(format!("part {path} appears more than once"))
+            } else {
+                io_error(err)
+            }
+        })?;
+        let mut pending: Vec<u8> = Vec::with_capacity(DECODE_CHUNK);
+        let mut decoded: Vec<u8> = Vec::with_capacity(DECODE_CHUNK / 4 * 3);
+        let mut written = 0u64;
+        let mut flush = |pending: &mut Vec<u8>| -> Result<()> {
+            decoded.clear();
+            LENIENT_BASE64
+                .decode_vec(&pending[..], &mut decoded)
+                .map_err(|err| {
+                    Error::runtime(format!(
+                        "part {path}: the payload is not valid base64 ({err})"
+                    ))
+                })?;
+            file.write_all(&decoded).map_err(io_error)?;
+            written += decoded.len() as u64;
+            pending.clear();
+            Ok(())
+        };
+        for byte in payload.bytes().filter(|b| !b.is_ascii_whitespace()) {
+            pending.push(byte);
+            if pending.len() == DECODE_CHUNK {
+                flush(&mut pending)?;
+            }
+        }
+        flush(&mut pending)?;
+        Ok(written)
+    }
+}
+
+/// Refuses a folder that has files in it: stale files there would later be read back as
+/// parts. A missing folder is fine (it is created when written).
+pub fn check_empty_or_missing(dir: &Path) -> Result<()> {
+    let has_entries = match fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => false,
+        Err(err) => return Err(Error::usage(format!("cannot use {}: {err}", dir.display()))),
+    };
+    if has_entries {
+        return Err(
+            Error::usage(format!("{} is not empty", dir.display())).with_hint(
+                "give a new or empty folder, so the files there are exactly the item's parts",
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Reads every file under `dir` into a definition `{format?, parts}` (paths relative and
+/// `/`-separated, `.platform` last as the service orders it). Symbolic links are refused
+/// rather than followed, so nothing outside the folder is sent. A notebook folder holding
+/// `notebook-content.ipynb` gets `format: "ipynb"`, which the service needs for that layout.
+pub fn read_dir(dir: &Path) -> Result<Value> {
+    let meta = fs::metadata(dir)
+        .map_err(|err| Error::usage(format!("cannot read {}: {err}", dir.display())))?;
+    if !meta.is_dir() {
+        return Err(Error::usage(format!("{} is not a folder", dir.display())));
+    }
+    let mut files = Vec::new();
+    collect(dir, "", &mut files)?;
+    files.sort_by(|(a, _), (b, _)| {
+        (a == platform::PATH)
+            .cmp(&(b == platform::PATH))
+            .then(a.cmp(b))
+    });
+    if files.is_empty() {
+        return Err(Error::usage(format!("{} has no files", dir.display())));
+    }
+    let is_notebook = files.iter().any(|(path, bytes)| {
+        path == platform::PATH
+            && platform::parse(bytes).is_ok_and(|p| p.item_type.as_deref() == Some("Notebook"))
+    });
+    let ipynb = is_notebook
+        && files
+            .iter()
+            .any(|(path, _)| path == "notebook-content.ipynb");
+    let parts: Vec<Value> = files
+        .iter()
+        .map(|(path, bytes)| {
+            json!({"path": path, "payload": encode_payload(bytes), "payloadType": fabsh_model::definition::INLINE_BASE64})
+        })
+        .collect();
+    let mut definition = Map::new();
+    if ipynb {
+        definition.insert("format".into(), json!("ipynb"));
+    }
+    definition.insert("parts".into(), Value::Array(parts));
+    Ok(Value::Object(definition))
+}
+
+fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
+    let unreadable = |path: &Path, err: std::io::Error| {
+        Error::usage(format!("cannot read {}: {err}", path.display()))
+    };
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .map_err(|err| unreadable(dir, err))?
+        .collect::<std::io::Result<_>>()
+        .map_err(|err| unreadable(dir, err))?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().into_string().map_err(|name| {
+            Error::usage(format!(
+                "{}: file names must be UTF-8 ({name:?})",
+                dir.display()
+            ))
+        })?;
+        let relative = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let kind = entry.file_type().map_err(|err| unreadable(&path, err))?;
+        if kind.is_symlink() {
+            return Err(Error::usage(format!(
+                "{} is a symbolic link; links are not followed",
+                path.display()
+            )));
+        }
+        if kind.is_dir() {
+            collect(&path, &relative, files)?;
+        } else {
+            if let Some(problem) = paths::problem(&relative) {
+                return Err(Error::usage(format!("{}: {problem}", path.display())));
+            }
+            let bytes = fs::read(&path).map_err(|err| unreadable(&path, err))?;
+            files.push((relative, bytes));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writing_then_reading_gives_the_same_parts() {
+        let dir = tempfile::tempdir().expect("dir");
+        let out = dir.path().join("out");
+        let writer = DirWriter::create(&out).expect("writer");
+        let big = vec![7u8; DECODE_CHUNK * 2 + 5];
+        assert_eq!(
+            writer
+                .write_part("a/b.bin", &encode_payload(&big))
+                .expect("write"),
+            big.len() as u64
+        );
+        writer
+            .write_part(".platform", &encode_payload(b"{}"))
+            .expect("write");
+        let definition = read_dir(&out).expect("read");
+        let parts = definition["parts"].as_array().expect("parts");
+        assert_eq!(parts[0]["path"], "a/b.bin");
+        assert_eq!(parts[1]["path"], ".platform");
+        assert_eq!(
+            fabsh_model::definition::decode_payload(parts[0]["payload"].as_str().expect("text"))
+                .expect("b64"),
+            big
+        );
+    }
+
+    #[test]
+    fn escaping_paths_and_non_empty_folders_are_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let writer = DirWriter::create(&dir.path().join("out")).expect("writer");
+        for path in ["../x", "/x", "C:/x", "a/../../x"] {
+            assert!(writer.write_part(path, "eA==").is_err(), "{path}");
+        }
+        assert!(!dir.path().join("x").exists());
+        std::fs::write(dir.path().join("out/keep"), "x").expect("write");
+        assert!(DirWriter::create(&dir.path().join("out")).is_err());
+    }
+}

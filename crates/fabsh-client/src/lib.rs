@@ -1,0 +1,19 @@
+//! fabsh's client: configuration and sign-in, the HTTP core with retries, throttling, paging
+//! and long-running operations, the command registry and its handlers, and the output of
+//! their results. Front ends (the CLI, the REPL, scripts) run commands through it; it never
+//! depends on local Fabric, which it reaches like any other endpoint.
+
+pub mod agent;
+pub mod api;
+pub mod auth;
+pub mod bridge;
+pub mod commands;
+pub mod config;
+pub mod context;
+pub mod definition;
+pub mod error;
+pub mod output;
+pub mod reply;
+pub mod stdlib;
+
+pub use error::{Error, ErrorKind, Result};

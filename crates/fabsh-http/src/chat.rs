@@ -1,0 +1,315 @@
+//! A chat-completions client for a language model: the judge of `evaluate` and
+//! `validate-fewshots`, and local Fabric's NL-to-SQL. Two endpoint shapes: an Azure OpenAI
+//! resource URL (`{endpoint}/openai/deployments/{model}/chat/completions?api-version=`, key in
+//! `api-key`) or an OpenAI-compatible base URL (`{endpoint}/chat/completions`, key as a bearer,
+//! model in the body). Answers are asked for as JSON and read leniently. 429 and 5xx answers
+//! are retried. The key is a [`Secret`]: it is sent in a header and nowhere else.
+
+use crate::retry;
+use crate::{Error, ErrorKind};
+use fabsh_model::Secret;
+use reqwest::Url;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The judge endpoint variable.
+pub const ENDPOINT_VAR: &str = "FABSH_LLM_ENDPOINT";
+/// The judge key variable.
+pub const KEY_VAR: &str = "FABSH_LLM_KEY";
+/// The judge model (Azure: deployment) variable.
+pub const MODEL_VAR: &str = "FABSH_LLM_MODEL";
+/// The Azure OpenAI API version used unless told.
+pub const DEFAULT_API_VERSION: &str = "2024-10-21";
+/// Attempts per completion when the model answers 429 or 5xx.
+const MAX_ATTEMPTS: u32 = 5;
+
+type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A variable's value, unless it is unset or blank.
+fn env_text(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Invalid, message)
+}
+
+fn failed(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Failed, message)
+}
+
+/// Where a model is and how to reach it.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    /// An Azure OpenAI resource URL or an OpenAI-compatible base URL.
+    pub endpoint: Url,
+    /// The key, if the endpoint needs one.
+    pub key: Option<Secret>,
+    /// The model (Azure: the deployment name).
+    pub model: Option<String>,
+    /// The Azure OpenAI API version.
+    pub api_version: String,
+}
+
+impl LlmConfig {
+    /// From flag values falling back to `FABSH_LLM_*`; `None` when no endpoint is set. A bad
+    /// URL, or an Azure endpoint without a deployment, is a usage error.
+    pub fn resolve(
+        endpoint: Option<&str>,
+        key: Option<&str>,
+        model: Option<&str>,
+        api_version: Option<&str>,
+    ) -> Result<Option<LlmConfig>> {
+        let given = |flag: Option<&str>, var: &str| {
+            flag.map(str::to_string)
+                .filter(|text| !text.trim().is_empty())
+                .or_else(|| env_text(var))
+        };
+        let Some(endpoint) = given(endpoint, ENDPOINT_VAR) else {
+            return Ok(None);
+        };
+        let url = Url::parse(endpoint.trim())
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https"))
+            .ok_or_else(|| invalid(format!("--llm-endpoint {endpoint:?} is not an http(s) URL")))?;
+        let config = LlmConfig {
+            endpoint: url,
+            key: given(key, KEY_VAR).map(Secret::new),
+            model: given(model, MODEL_VAR),
+            api_version: api_version.unwrap_or(DEFAULT_API_VERSION).to_string(),
+        };
+        if config.is_azure() && config.model.is_none() && !config.names_deployment() {
+            return Err(invalid(
+                "an Azure OpenAI endpoint needs the deployment: give --llm-model (or FABSH_LLM_MODEL)",
+            ));
+        }
+        Ok(Some(config))
+    }
+
+    /// From `FABSH_LLM_*` alone (local Fabric's model); a bad value is reported, not fatal.
+    pub fn from_env() -> std::result::Result<Option<LlmConfig>, String> {
+        Self::resolve(None, None, None, None).map_err(|err| err.message)
+    }
+
+    fn is_azure(&self) -> bool {
+        self.endpoint
+            .host_str()
+            .is_some_and(|host| host.ends_with(".azure.com"))
+            || self.names_deployment()
+    }
+
+    fn names_deployment(&self) -> bool {
+        self.endpoint.path().contains("/openai/deployments/")
+    }
+
+    /// The chat-completions URL.
+    pub fn chat_url(&self) -> Result<Url> {
+        let base = self.endpoint.as_str().trim_end_matches('/');
+        let text = if base.ends_with("/chat/completions") {
+            base.to_string()
+        } else if self.names_deployment() {
+            format!("{base}/chat/completions")
+        } else if self.is_azure() {
+            let model = self.model.as_deref().unwrap_or_default();
+            format!("{base}/openai/deployments/{model}/chat/completions")
+        } else {
+            format!("{base}/chat/completions")
+        };
+        let mut url = Url::parse(&text)
+            .map_err(|err| invalid(format!("bad model endpoint {text}: {err}")))?;
+        if self.is_azure() && !url.query_pairs().any(|(key, _)| key == "api-version") {
+            url.query_pairs_mut()
+                .append_pair("api-version", &self.api_version);
+        }
+        Ok(url)
+    }
+
+    /// How the model is named in output: the model, else the endpoint's host.
+    pub fn label(&self) -> String {
+        self.model
+            .clone()
+            .unwrap_or_else(|| self.endpoint.host_str().unwrap_or("model").to_string())
+    }
+}
+
+/// A client for one model.
+#[derive(Clone, Debug)]
+pub struct LlmClient {
+    http: reqwest::Client,
+    config: LlmConfig,
+    url: Url,
+}
+
+impl LlmClient {
+    /// A client; the URL is worked out now so a bad one fails before any work.
+    pub fn new(config: LlmConfig) -> Result<LlmClient> {
+        let http = crate::client(config.endpoint.scheme() == "http")?;
+        let url = config.chat_url()?;
+        Ok(LlmClient { http, config, url })
+    }
+
+    /// The model's configuration.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// Asks for a JSON object: `system` says what to do, `user` holds the material. The reply
+    /// is read leniently (code fences, text around the object).
+    pub async fn chat_json(&self, system: &str, user: &str) -> Result<Value> {
+        let mut body = json!({
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ],
+            "temperature": 0,
+            "response_format": {"type": "json_object"},
+        });
+        if let Some(model) = &self.config.model {
+            body["model"] = json!(model);
+        }
+        let reply = self.send(&body).await?;
+        let content = reply["choices"][0]["message"]["content"]
+            .as_str()
+            .ok_or_else(|| failed("the model's reply has no message content"))?;
+        json_object_in(content).ok_or_else(|| {
+            failed("the model did not answer with a JSON object")
+                .with_cause(content.chars().take(200).collect::<String>())
+        })
+    }
+
+    async fn send(&self, body: &Value) -> Result<Value> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut request = self
+                .http
+                .post(self.url.clone())
+                .timeout(Duration::from_secs(120))
+                .json(body);
+            if let Some(key) = &self.config.key {
+                request = if self.config.is_azure() {
+                    request.header("api-key", key.expose())
+                } else {
+                    request.bearer_auth(key.expose())
+                };
+            }
+            let (status, wait, text) = match request.send().await {
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let wait = retry::retry_after(response.headers());
+                    (status, wait, response.text().await.unwrap_or_default())
+                }
+                Err(err) if attempt < MAX_ATTEMPTS => {
+                    let _ = err;
+                    tokio::time::sleep(retry::backoff(attempt)).await;
+                    continue;
+                }
+                Err(err) => {
+                    return Err(
+                        failed(format!("the model at {} did not answer", self.host()))
+                            .with_cause(err.without_url()),
+                    );
+                }
+            };
+            match status {
+                200..=299 => {
+                    return serde_json::from_str(&text).map_err(|err| {
+                        failed("the model answered with invalid JSON").with_cause(err)
+                    });
+                }
+                429 | 500..=599 if attempt < MAX_ATTEMPTS => {
+                    tokio::time::sleep(wait.unwrap_or_else(|| retry::backoff(attempt))).await;
+                }
+                _ => {
+                    let message = serde_json::from_str::<Value>(&text)
+                        .ok()
+                        .and_then(|v| v["error"]["message"].as_str().map(String::from))
+                        .unwrap_or_else(|| text.chars().take(200).collect());
+                    let kind = if matches!(status, 401 | 403) {
+                        ErrorKind::Auth
+                    } else {
+                        ErrorKind::Refused
+                    };
+                    return Err(Error::new(
+                        kind,
+                        format!("the model at {} answered {status}: {message}", self.host()),
+                    )
+                    .with_hint(
+                        "check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)",
+                    ));
+                }
+            }
+        }
+    }
+
+    fn host(&self) -> String {
+        self.url.host_str().unwrap_or("?").to_string()
+    }
+}
+
+/// The first JSON object in a model's reply: the whole text, a fenced block, or the first
+/// balanced `{...}` in it.
+pub fn json_object_in(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if let Ok(value @ Value::Object(_)) = serde_json::from_str(trimmed) {
+        return Some(value);
+    }
+    let bytes = trimmed.as_bytes();
+    let start = trimmed.find('{')?;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (at, &b) in bytes.iter().enumerate().skip(start) {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b'{' if !in_string => depth += 1,
+            b'}' if !in_string => {
+                depth -= 1;
+                if depth == 0 {
+                    return serde_json::from_str(&trimmed[start..=at]).ok();
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(endpoint: &str, model: Option<&str>) -> LlmConfig {
+        LlmConfig {
+            endpoint: Url::parse(endpoint).expect("url"),
+            key: None,
+            model: model.map(String::from),
+            api_version: DEFAULT_API_VERSION.into(),
+        }
+    }
+
+    #[test]
+    fn azure_and_openai_compatible_urls() {
+        let azure = config("https://res.openai.azure.com/", Some("gpt4o"));
+        assert_eq!(
+            azure.chat_url().expect("url").as_str(),
+            "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"
+        );
+        let open = config("http://127.0.0.1:9/v1", Some("m"));
+        assert_eq!(
+            open.chat_url().expect("url").as_str(),
+            "http://127.0.0.1:9/v1/chat/completions"
+        );
+    }
+
+    #[test]
+    fn replies_are_read_leniently() {
+        assert_eq!(json_object_in("{\"a\":1}"), Some(json!({"a": 1})));
+        let fenced =
+            "Sure:\n```json\n{\"verdict\": \"yes\", \"rationale\": \"a {b} \\\"c\\\"\"}\n```";
+        assert_eq!(json_object_in(fenced).expect("object")["verdict"], "yes");
+        assert_eq!(json_object_in("no json"), None);
+    }
+}

@@ -1,0 +1,273 @@
+//! Data agents in local Fabric: the definition parts are the stored truth, and the preview
+//! configuration API (`routes/agent_*.rs`) reads and writes them through this module — load
+//! the agent's parts as documents, change them, store them back, all in one transaction.
+
+pub mod answer;
+pub mod discovery;
+pub mod nl2sql;
+pub mod parsed;
+pub mod sql_run;
+pub mod wire;
+
+use crate::api_error::ApiError;
+use crate::store::items::{self, Item, Part};
+use axum::http::StatusCode;
+use fabsh_model::agent::definition::{
+    AgentDefinition, DataSourceDoc, ElementDoc, PartBytes, SourceFolder, Stage, StageDoc,
+};
+use fabsh_model::agent::sources;
+use parsed::SharedPart;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Datasources one agent may have.
+pub const MAX_DATASOURCES: usize = 5;
+/// Few-shot examples one datasource may have.
+pub const MAX_FEWSHOTS: usize = 100;
+
+/// 404 `DataAgentNotPublished`, for published reads before the first publish.
+pub fn not_published() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "DataAgentNotPublished",
+        "The data agent has not been published",
+    )
+}
+
+/// 404 for a datasource, element or few-shot that is not there.
+pub fn not_found(what: &str, id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "EntityNotFound",
+        format!("The {what} '{id}' was not found"),
+    )
+}
+
+/// The agent item and its definition as stored (shared: reads need no copy of a wide tree;
+/// changes go through [`change`]).
+pub fn load(
+    conn: &Connection,
+    workspace: &str,
+    id: &str,
+) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
+    let item = agent_item(conn, workspace, id)?;
+    let definition = Arc::clone(&parsed::load(conn, id)?.definition);
+    Ok((item, definition))
+}
+
+fn agent_item(conn: &Connection, workspace: &str, id: &str) -> Result<Item, ApiError> {
+    items::get(conn, workspace, id)?
+        .filter(|item| item.item_type == "DataAgent")
+        .ok_or_else(|| ApiError::item_not_found(id))
+}
+
+/// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
+pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
+    parsed::parse(parts)
+}
+
+/// Changes an agent's definition inside a write transaction and stores it back. Only the
+/// parts whose bytes changed are written (a few-shot added rewrites one small file, not every
+/// datasource's schema tree), and unchanged datasource trees are not even serialised again.
+/// Returns the change's result and the save, for [`parsed::remember`] after the commit.
+pub fn change<T>(
+    conn: &Connection,
+    workspace: &str,
+    id: &str,
+    change: impl FnOnce(&Item, &mut AgentDefinition) -> Result<T, ApiError>,
+) -> Result<(T, parsed::Saved), ApiError> {
+    let item = agent_item(conn, workspace, id)?;
+    let before = parsed::load(conn, id)?;
+    let mut definition = (*before.definition).clone();
+    let out = change(&item, &mut definition)?;
+    let previous = |path: &str| {
+        let part = before.parts.iter().find(|part| part.path == path)?;
+        Some(Arc::clone(&part.payload))
+    };
+    let mut parts = Vec::new();
+    for (path, bytes) in
+        definition.to_parts_since(&before.definition, &|path| previous(path).is_some())
+    {
+        let payload = match bytes {
+            PartBytes::New(bytes) => bytes.into(),
+            PartBytes::Unchanged => previous(&path).ok_or_else(|| {
+                ApiError::internal(format!("the stored part {path} went missing"))
+            })?,
+        };
+        parts.push(SharedPart { path, payload });
+    }
+    let stored = &before.parts;
+    let same_paths = stored.len() == parts.len()
+        && stored
+            .iter()
+            .zip(&parts)
+            .all(|(old, new)| old.path == new.path);
+    if !same_paths {
+        let plain: Vec<Part> = parts
+            .iter()
+            .map(|part| Part {
+                path: part.path.clone(),
+                payload: part.payload.to_vec(),
+            })
+            .collect();
+        items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &plain)?;
+    } else {
+        for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
+            if !Arc::ptr_eq(&old.payload, &new.payload) && old.payload != new.payload {
+                items::set_part_payload(conn, &item.id, ord, &new.payload)?;
+            }
+        }
+    }
+    let saved = parsed::saved(conn, &item.id, definition, parts)?;
+    Ok((out, saved))
+}
+
+/// The stage's documents, or `DataAgentNotPublished`.
+pub fn stage(definition: &AgentDefinition, stage: Stage) -> Result<&StageDoc, ApiError> {
+    definition.stage(stage).ok_or_else(not_published)
+}
+
+/// The datasource with this configuration-API id.
+pub fn source<'a>(
+    doc: &'a StageDoc,
+    agent_id: &str,
+    id: &str,
+) -> Result<&'a SourceFolder, ApiError> {
+    doc.sources
+        .iter()
+        .find(|s| wire::datasource_id(agent_id, &s.datasource.artifact_id) == id)
+        .ok_or_else(|| not_found("data source", id))
+}
+
+/// The same, in the draft, for changing.
+pub fn draft_source<'a>(
+    definition: &'a mut AgentDefinition,
+    agent_id: &str,
+    id: &str,
+) -> Result<&'a mut SourceFolder, ApiError> {
+    definition
+        .draft
+        .sources
+        .iter_mut()
+        .find(|s| wire::datasource_id(agent_id, &s.datasource.artifact_id) == id)
+        .ok_or_else(|| not_found("data source", id))
+}
+
+/// The elements under a display path (the tree's top for an empty path).
+pub fn children_at<'a>(elements: &'a [ElementDoc], path: &[String]) -> Option<&'a [ElementDoc]> {
+    let mut level = elements;
+    for name in path {
+        level = &level.iter().find(|e| &e.display_name == name)?.children;
+    }
+    Some(level)
+}
+
+/// The element at a display path, for changing.
+pub fn element_at_mut<'a>(
+    elements: &'a mut [ElementDoc],
+    path: &[String],
+) -> Option<&'a mut ElementDoc> {
+    let (last, parents) = path.split_last()?;
+    let mut level = elements;
+    for name in parents {
+        level = &mut level.iter_mut().find(|e| &e.display_name == name)?.children;
+    }
+    level.iter_mut().find(|e| &e.display_name == last)
+}
+
+/// Selects or unselects an element and everything under it (a table's columns go with it).
+pub fn set_selected(element: &mut ElementDoc, selected: bool) {
+    element.is_selected = selected;
+    for child in &mut element.children {
+        set_selected(child, selected);
+    }
+}
+
+/// The typed item's `properties`: `publishedDescription` once published.
+pub fn properties(conn: &Connection, item_id: &str) -> Value {
+    let parts = items::parts(conn, item_id).unwrap_or_default();
+    match from_parts(&parts)
+        .ok()
+        .as_ref()
+        .and_then(AgentDefinition::published_description)
+    {
+        Some(description) => json!({"publishedDescription": description}),
+        None => json!({}),
+    }
+}
+
+/// A datasource to add, discovered when the request came in.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewDataSource {
+    /// The agent's workspace.
+    pub workspace_id: String,
+    /// The agent.
+    pub agent_id: String,
+    /// `datasource.json` with the discovered tree.
+    pub datasource: DataSourceDoc,
+}
+
+/// 409 when the item is already a datasource of the agent; 400 past the datasource limit.
+pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<(), ApiError> {
+    let sources = &definition.draft.sources;
+    if sources
+        .iter()
+        .any(|s| s.datasource.artifact_id.eq_ignore_ascii_case(artifact_id))
+    {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "EntityConflict",
+            "The item is already a data source of this data agent",
+        ));
+    }
+    if sources.len() >= MAX_DATASOURCES {
+        return Err(ApiError::bad_request(
+            "InvalidRequest",
+            format!("A data agent can have at most {MAX_DATASOURCES} data sources"),
+        ));
+    }
+    Ok(())
+}
+
+/// Adds the datasource to the draft (re-checked, since time passed since the request);
+/// answers with the datasource in PascalCase, as the service's creates do.
+pub fn add_datasource(conn: &Connection, new: &NewDataSource) -> Result<Value, ApiError> {
+    let (item, _saved) = change(
+        conn,
+        &new.workspace_id,
+        &new.agent_id,
+        |item, definition| {
+            check_can_add(definition, &new.datasource.artifact_id)?;
+            let prefix = sources::by_definition_type(&new.datasource.kind)
+                .map_or(new.datasource.kind.as_str(), |kind| kind.folder_prefix);
+            let base: String = format!("{prefix}-{}", new.datasource.display_name)
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || "-_ .".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let taken = |name: &str| definition.draft.sources.iter().any(|s| s.folder == name);
+            let mut folder = base.clone();
+            let mut n = 2;
+            while taken(&folder) {
+                folder = format!("{base}-{n}");
+                n += 1;
+            }
+            definition.draft.sources.push(SourceFolder {
+                folder,
+                datasource: Arc::new(new.datasource.clone()),
+                fewshots: None,
+            });
+            Ok(item.clone())
+        },
+    )?;
+    let created = wire::datasource(&item.id, &new.datasource);
+    Ok(sources::with_key_case(created, true))
+}

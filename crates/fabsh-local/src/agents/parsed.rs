@@ -1,0 +1,122 @@
+//! Parsed agent definitions, remembered per item and parts version.
+//!
+//! Every configuration request reads the agent's definition; for an agent over a wide source
+//! that is a tree of a thousand elements to read and parse, many times more work than the
+//! request itself. The store bumps an item's parts version with every change to its parts
+//! (by any route, any process), so a remembered definition is used only while the stored
+//! one is still the same, and a request costs one small query instead.
+
+use crate::api_error::ApiError;
+use crate::store::items::{self, Part};
+use fabsh_model::agent::definition::AgentDefinition;
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Definitions kept at most; a server rarely works on more agents at once.
+const CAPACITY: usize = 32;
+
+/// The store file, the item, and its parts version.
+type Key = (String, String, i64);
+
+/// A definition and the part bytes it was read from.
+#[derive(Debug)]
+pub struct Parsed {
+    pub definition: Arc<AgentDefinition>,
+    pub parts: Vec<SharedPart>,
+}
+
+/// A stored part whose bytes successive versions share while they do not change (a wide
+/// source's tree is most of an agent's bytes and rarely changes).
+#[derive(Debug, Clone)]
+pub struct SharedPart {
+    pub path: String,
+    pub payload: Arc<[u8]>,
+}
+
+/// The memo, shared by every server in the process; keyed by store file, so servers on
+/// different data dirs never see each other's entries.
+fn memo() -> &'static Mutex<HashMap<Key, Arc<Parsed>>> {
+    static MEMO: OnceLock<Mutex<HashMap<Key, Arc<Parsed>>>> = OnceLock::new();
+    MEMO.get_or_init(Mutex::default)
+}
+
+fn lock() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Parsed>>> {
+    // The map only holds finished results; a panic elsewhere cannot leave it half-written.
+    memo()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn key(conn: &Connection, item_id: &str) -> Result<Key, ApiError> {
+    let version = items::parts_version(conn, item_id)?;
+    let file = conn.path().unwrap_or_default().to_string();
+    Ok((file, item_id.to_string(), version))
+}
+
+fn insert(key: Key, parsed: Arc<Parsed>) {
+    let mut map = lock();
+    if map.len() >= CAPACITY {
+        map.clear();
+    }
+    map.insert(key, parsed);
+}
+
+/// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
+pub fn parse(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
+    let pairs: Vec<(String, Vec<u8>)> = parts
+        .iter()
+        .map(|part| (part.path.clone(), part.payload.clone()))
+        .collect();
+    AgentDefinition::from_parts(&pairs)
+        .map_err(|err| ApiError::bad_request("CorruptedPayload", err))
+}
+
+/// The item's definition as stored now, parsed once per version.
+pub fn load(conn: &Connection, item_id: &str) -> Result<Arc<Parsed>, ApiError> {
+    let key = key(conn, item_id)?;
+    if let Some(found) = lock().get(&key) {
+        return Ok(Arc::clone(found));
+    }
+    let parts = items::parts(conn, item_id)?;
+    let definition = Arc::new(parse(&parts)?);
+    let parts = parts
+        .into_iter()
+        .map(|part| SharedPart {
+            path: part.path,
+            payload: part.payload.into(),
+        })
+        .collect();
+    let parsed = Arc::new(Parsed { definition, parts });
+    insert(key, Arc::clone(&parsed));
+    Ok(parsed)
+}
+
+/// What a save wrote, to remember once its transaction has committed.
+#[derive(Debug)]
+pub struct Saved {
+    key: Key,
+    parsed: Arc<Parsed>,
+}
+
+/// Describes the definition just written (call inside the transaction, after the writes).
+pub fn saved(
+    conn: &Connection,
+    item_id: &str,
+    definition: AgentDefinition,
+    parts: Vec<SharedPart>,
+) -> Result<Saved, ApiError> {
+    Ok(Saved {
+        key: key(conn, item_id)?,
+        parsed: Arc::new(Parsed {
+            definition: Arc::new(definition),
+            parts,
+        }),
+    })
+}
+
+/// Remembers a committed save, so the next request need not read or parse it back. Only
+/// after the commit: a rolled-back version number could otherwise be reused for other bytes.
+pub fn remember(saved: &Saved) {
+    insert(saved.key.clone(), Arc::clone(&saved.parsed));
+}

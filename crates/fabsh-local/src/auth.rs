@@ -1,0 +1,216 @@
+//! Bearer tokens: HS256 JWTs signed with a key kept in the database (so tokens outlive a
+//! restart), the `Caller` extractor every API handler starts with, and role checks.
+
+use super::api_error::ApiError;
+use super::middleware::RequestFlags;
+use super::state::Shared;
+use super::store::principals::{self, Principal, Role};
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+/// The `aud` of every token local Fabric issues and accepts.
+pub const AUDIENCE: &str = "https://api.fabric.microsoft.com";
+
+/// Signing and verification keys derived from the stored secret.
+pub struct Keys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl std::fmt::Debug for Keys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Keys(redacted)")
+    }
+}
+
+impl Keys {
+    /// Keys for an HMAC secret.
+    pub fn new(secret: &[u8]) -> Keys {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "aud"]);
+        // Expiry is exact so that a client's refresh-on-TokenExpired path can be tested.
+        validation.leeway = 0;
+        Keys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+        }
+    }
+}
+
+impl Keys {
+    /// Signs any claims with the server's HMAC key (refresh and federated tokens).
+    pub fn sign<T: Serialize>(&self, claims: &T) -> String {
+        // HS256 signing of a serializable struct cannot fail.
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+            .unwrap_or_default()
+    }
+
+    /// Checks signature, expiry (exactly) and audience of a token this server signed.
+    pub fn decode<T: serde::de::DeserializeOwned + Clone>(
+        &self,
+        token: &str,
+        audience: &str,
+    ) -> Result<T, jsonwebtoken::errors::Error> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[audience]);
+        validation.set_required_spec_claims(&["exp", "aud"]);
+        validation.leeway = 0;
+        jsonwebtoken::decode::<T>(token, &self.decoding, &validation).map(|data| data.claims)
+    }
+}
+
+/// The claims of an access token, shaped like an Entra v1 token for the Fabric resource.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    /// Audience.
+    pub aud: String,
+    /// Issuer: the tenant's token service URL.
+    pub iss: String,
+    /// Issued at (Unix seconds).
+    pub iat: i64,
+    /// Not before (Unix seconds).
+    pub nbf: i64,
+    /// Expiry (Unix seconds).
+    pub exp: i64,
+    /// Tenant id.
+    pub tid: String,
+    /// Principal object id.
+    pub oid: String,
+    /// Subject (the object id again; stable per principal).
+    pub sub: String,
+    /// Display name.
+    pub name: String,
+    /// `app` for service principals, `user` for users.
+    pub idtyp: String,
+    /// Application id, service principals only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub appid: Option<String>,
+    /// User principal name, users only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upn: Option<String>,
+}
+
+/// A signed token for `principal`, valid for `ttl_secs` from now (negative = already expired).
+pub fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
+    let now = super::clock::now_nanos() / 1_000_000_000;
+    let is_app = principal.kind == "ServicePrincipal";
+    let claims = Claims {
+        aud: AUDIENCE.to_string(),
+        iss: format!("https://sts.windows.net/{}/", principal.tenant_id),
+        iat: now.min(now + ttl_secs),
+        nbf: now.min(now + ttl_secs),
+        exp: now + ttl_secs,
+        tid: principal.tenant_id.clone(),
+        oid: principal.id.clone(),
+        sub: principal.id.clone(),
+        name: principal.display_name.clone(),
+        idtyp: if is_app { "app" } else { "user" }.to_string(),
+        appid: principal.client_id.clone(),
+        upn: principal.user_principal_name.clone(),
+    };
+    keys.sign(&claims)
+}
+
+/// Checks signature, audience and expiry.
+pub fn verify(keys: &Keys, token: &str) -> Result<Claims, ApiError> {
+    match jsonwebtoken::decode::<Claims>(token, &keys.decoding, &keys.validation) {
+        Ok(data) => Ok(data.claims),
+        Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => Err(ApiError::token_expired()),
+        Err(_) => Err(ApiError::unauthorized()),
+    }
+}
+
+/// The authenticated caller of an API request. Extracting it only checks the token; the
+/// principal's existence is checked together with its role by `workspace` or `known`.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// Principal object id.
+    pub principal_id: String,
+    /// Set when the fault layer will discard this response: LRO-capable calls then finish
+    /// inline so the change is committed before the (lost) answer.
+    pub inline_only: bool,
+}
+
+impl FromRequestParts<Shared> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Shared,
+    ) -> Result<Self, Self::Rejection> {
+        let header = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(ApiError::unauthorized)?;
+        let token = match header.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+            _ => return Err(ApiError::unauthorized()),
+        };
+        let claims = verify(&state.keys, token)?;
+        let inline_only = parts
+            .extensions
+            .get::<RequestFlags>()
+            .is_some_and(|f| f.lost_response);
+        Ok(Caller {
+            principal_id: claims.oid,
+            inline_only,
+        })
+    }
+}
+
+impl Caller {
+    /// Checks that the caller still exists and holds at least `needed` in the workspace.
+    /// Unknown workspace → 404 `WorkspaceNotFound`; no role at all → 403
+    /// `InsufficientPrivileges` (the code and message the service gives a principal that was
+    /// never added to an existing workspace); too low a role → 403 `InsufficientWorkspaceRole`.
+    pub fn workspace(
+        &self,
+        state: &Shared,
+        workspace_id: &str,
+        needed: Role,
+    ) -> Result<Role, ApiError> {
+        let access = state
+            .db
+            .read(|conn| principals::access(conn, &self.principal_id, workspace_id))?;
+        if !access.principal_exists {
+            return Err(ApiError::unauthorized());
+        }
+        if !access.workspace_exists {
+            return Err(ApiError::workspace_not_found(workspace_id));
+        }
+        let role = access
+            .role
+            .ok_or_else(|| ApiError::insufficient_privileges(workspace_id))?;
+        if role < needed {
+            return Err(ApiError::insufficient_role(needed.as_str()));
+        }
+        Ok(role)
+    }
+
+    /// Checks that the caller's principal still exists (routes outside a workspace).
+    pub fn known(&self, state: &Shared) -> Result<(), ApiError> {
+        let exists = state
+            .db
+            .read(|conn| principals::principal_exists(conn, &self.principal_id))?;
+        if exists {
+            Ok(())
+        } else {
+            Err(ApiError::unauthorized())
+        }
+    }
+}
+
+/// Hex SHA-256 of a client secret; only digests are stored.
+pub fn secret_digest(secret: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(secret.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}

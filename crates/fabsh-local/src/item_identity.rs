@@ -1,0 +1,64 @@
+//! Items' default identities: assigning the caller (the only assignment type) to an item and
+//! its child items, and the `defaultIdentity` that `include=DefaultIdentity` adds to an item.
+
+use super::api_error::ApiError;
+use super::store::items::{self, Item};
+use super::store::principals::{self, Principal};
+use super::store::shares;
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+/// Makes `principal_id` the identity of the item and its children:
+/// `{assignmentStatus: [{itemId, status, parentItemId?}]}`.
+pub fn assign(
+    conn: &Connection,
+    workspace_id: &str,
+    item_id: &str,
+    principal_id: &str,
+) -> Result<Value, ApiError> {
+    let item = items::get(conn, workspace_id, item_id)?
+        .ok_or_else(|| ApiError::item_not_found(item_id))?;
+    shares::set_identity(conn, &item.id, principal_id)?;
+    let mut statuses = vec![json!({"itemId": item.id, "status": "Succeeded"})];
+    for child in items::children(conn, &item.id)? {
+        shares::set_identity(conn, &child.id, principal_id)?;
+        statuses.push(json!({"itemId": child.id, "status": "Succeeded", "parentItemId": item.id}));
+    }
+    Ok(json!({ "assignmentStatus": statuses }))
+}
+
+/// A principal as the Item's `defaultIdentity` shows it.
+fn principal_wire(principal: &Principal) -> Value {
+    let mut value = json!({
+        "id": principal.id,
+        "displayName": principal.display_name,
+        "type": principal.kind,
+    });
+    if let Some(upn) = &principal.user_principal_name {
+        value["userDetails"] = json!({ "userPrincipalName": upn });
+    }
+    if let Some(app) = &principal.client_id {
+        value["servicePrincipalDetails"] = json!({ "aadAppId": app });
+    }
+    value
+}
+
+/// Whether an `include` query asks for `DefaultIdentity` (any case, comma list).
+pub fn wanted(include: Option<&str>) -> bool {
+    include.is_some_and(|list| {
+        list.split(',')
+            .any(|name| name.trim().eq_ignore_ascii_case("DefaultIdentity"))
+    })
+}
+
+/// Adds `defaultIdentity` to an item's wire form when it has one (absent otherwise, like the
+/// service's other optional keys).
+pub fn add_to(conn: &Connection, item: &Item, wire: &mut Value) -> rusqlite::Result<()> {
+    let Some(principal_id) = shares::identity(conn, &item.id)? else {
+        return Ok(());
+    };
+    if let Some(principal) = principals::get_principal(conn, &principal_id)? {
+        wire["defaultIdentity"] = principal_wire(&principal);
+    }
+    Ok(())
+}

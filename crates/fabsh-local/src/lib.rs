@@ -1,0 +1,198 @@
+//! Local Fabric: a wire-compatible Fabric REST server backed by SQLite, for trying fabsh,
+//! testing clients, and developing scripts offline.
+//!
+//! `LocalServer::start` opens (creating and seeding on first use) the store in a data
+//! directory, binds, and serves `/v1/...` like the real service, plus an Entra-style token
+//! endpoint and `/_local/*` test and admin routes.
+
+mod actions;
+pub mod admin;
+mod agents;
+mod api_error;
+mod api_quotas;
+mod auth;
+mod authority;
+mod bulk_export;
+mod bulk_import;
+mod clock;
+mod definitions;
+mod error;
+mod faults;
+mod item_identity;
+pub mod load_table;
+mod lro;
+mod middleware;
+mod paging;
+mod relations;
+mod respond;
+mod routes;
+mod seed;
+mod seed_content;
+mod seed_links;
+mod state;
+mod store;
+mod tables;
+
+pub use error::{Error, ErrorKind, Result};
+pub use faults::{Faults, KNOBS, Knob};
+
+use state::{AppState, Shared};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use store::principals::{self, Principal};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// Lifetime of `LocalServer::admin_token`: 30 days.
+const ADMIN_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
+
+/// How to run a server.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Address to bind; port 0 picks a free port.
+    pub addr: SocketAddr,
+    /// Directory holding the database (created if missing).
+    pub data_dir: PathBuf,
+    /// Fault injection settings.
+    pub faults: Faults,
+}
+
+/// The default data directory: `<data dir>/fabsh/local` (`$XDG_DATA_HOME` on Linux).
+pub fn default_data_dir() -> PathBuf {
+    dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("fabsh")
+        .join("local")
+}
+
+/// A running local Fabric server. Dropping it stops the server.
+pub struct LocalServer {
+    base_url: String,
+    state: Shared,
+    admin: Principal,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl std::fmt::Debug for LocalServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalServer")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalServer {
+    /// Opens or creates the store, binds, starts serving, and returns once listening.
+    pub async fn start(opts: ServeOptions) -> crate::Result<LocalServer> {
+        let data_dir = opts.data_dir.clone();
+        let (db, facts) = tokio::task::spawn_blocking(move || admin::open_store(&data_dir))
+            .await
+            .map_err(|e| {
+                crate::Error::failed("opening the local Fabric store failed").with_cause(e)
+            })??;
+        let admin = db
+            .read(|c| principals::get_principal(c, &facts.admin_id))
+            .ok()
+            .flatten()
+            .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+        let listener = tokio::net::TcpListener::bind(opts.addr)
+            .await
+            .map_err(|e| {
+                crate::Error::failed(format!("cannot listen on {}", opts.addr)).with_cause(e)
+            })?;
+        let local = listener.local_addr()?;
+        // An unspecified bind address is not something a client can connect to.
+        let host = match local.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        let origin = format!("http://{}", SocketAddr::new(host, local.port()));
+        let llm = match fabsh_http::chat::LlmConfig::from_env() {
+            Ok(Some(config)) => Some(
+                fabsh_http::chat::LlmClient::new(config)
+                    .map_err(|err| crate::Error::invalid(format!("local Fabric's model: {err}")))?,
+            ),
+            Ok(None) => None,
+            Err(why) => {
+                return Err(crate::Error::invalid(format!(
+                    "local Fabric's model: {why}"
+                )));
+            }
+        };
+        let state = Arc::new(AppState {
+            db,
+            faults: opts.faults,
+            quota: Default::default(),
+            api_quotas: Default::default(),
+            spreads: Default::default(),
+            requests: Default::default(),
+            keys: auth::Keys::new(&facts.signing_key),
+            default_tenant: facts.default_tenant,
+            second_tenant: facts.second_tenant,
+            admin_id: facts.admin_id,
+            bound_origin: origin.clone(),
+            llm,
+            shutdown: CancellationToken::new(),
+        });
+        lro::resume_pending(&state)
+            .map_err(|e| crate::Error::failed("cannot resume pending operations").with_cause(e))?;
+        let app = routes::router(state.clone());
+        let stop = state.shutdown.clone();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await
+        });
+        Ok(LocalServer {
+            base_url: format!("{origin}/v1"),
+            state,
+            admin,
+            task: Some(task),
+        })
+    }
+
+    /// The API base URL, `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// A bearer token for the seeded local admin user, valid 30 days.
+    pub fn admin_token(&self) -> String {
+        auth::issue(&self.state.keys, &self.admin, ADMIN_TOKEN_SECONDS)
+    }
+
+    /// Stops accepting requests, lets in-flight ones finish, and returns when stopped.
+    pub async fn shutdown(mut self) {
+        self.state.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Serves until the server stops or the process gets Ctrl-C (then stops gracefully).
+    pub async fn wait(mut self) -> crate::Result<()> {
+        let Some(mut task) = self.task.take() else {
+            return Ok(());
+        };
+        let outcome = tokio::select! {
+            outcome = &mut task => outcome,
+            _ = tokio::signal::ctrl_c() => {
+                self.state.shutdown.cancel();
+                task.await
+            }
+        };
+        match outcome {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(crate::Error::failed("local Fabric stopped").with_cause(e)),
+            Err(e) => Err(crate::Error::failed("local Fabric stopped").with_cause(e)),
+        }
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        self.state.shutdown.cancel();
+    }
+}

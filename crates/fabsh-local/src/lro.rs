@@ -1,0 +1,172 @@
+//! Long-running operations: choosing inline vs 202, persisting the pending action, applying it
+//! when due (a timer task, or a poll that arrives after the due time — whichever comes first;
+//! applying is idempotent), and resuming pending operations after a restart.
+
+use super::actions::Action;
+use super::api_error::{ApiError, current_request_id};
+use super::auth::Caller;
+use super::clock::now_nanos;
+use super::respond;
+use super::state::{AppState, Shared};
+use super::store::new_id;
+use super::store::operations::{self, FAILED, Operation, PENDING, SUCCEEDED};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use std::time::Duration;
+
+/// What the route wants for an LRO-capable call's inline answer.
+#[derive(Debug, Clone, Copy)]
+pub struct InlineAnswer {
+    /// 200 or 201.
+    pub status: StatusCode,
+    /// Whether to add `ETag: ""` (item creates do, on both 201 and 202).
+    pub etag: bool,
+}
+
+/// Runs `action` inline or as a 202 operation, per `async-ratio` (always inline when the
+/// response is going to be lost, so the change is committed first).
+pub fn run(
+    state: &Shared,
+    caller: &Caller,
+    origin: &str,
+    action: Action,
+    inline: InlineAnswer,
+) -> Result<Response, ApiError> {
+    if caller.inline_only || !state.spreads.async_calls.next(state.faults.async_ratio) {
+        return run_inline(state, action, inline);
+    }
+    let now = now_nanos();
+    let duration = i64::try_from(state.faults.lro_ms).unwrap_or(i64::MAX / 2) * 1_000_000;
+    let op = Operation {
+        id: new_id(),
+        principal_id: caller.principal_id.clone(),
+        status: PENDING.to_string(),
+        created_at: now,
+        updated_at: now,
+        due_at: now.saturating_add(duration),
+        action: Some(
+            serde_json::to_string(&action).map_err(|e| ApiError::internal(e.to_string()))?,
+        ),
+        has_result: action.has_result(),
+        result: None,
+        error: None,
+    };
+    state.db.write(|tx| operations::insert(tx, &op))?;
+    spawn_completion(state.clone(), op.id.clone(), op.due_at);
+    // The docs say a 202 has no body; the recordings show a literal `null`, sent here.
+    let mut response = respond::json(StatusCode::ACCEPTED, &serde_json::Value::Null);
+    let headers = response.headers_mut();
+    set(
+        headers,
+        header::LOCATION.as_str(),
+        &operation_url(origin, &op.id),
+    );
+    set(headers, "x-ms-operation-id", &op.id);
+    set(
+        headers,
+        header::RETRY_AFTER.as_str(),
+        &retry_after(duration).to_string(),
+    );
+    if inline.etag {
+        headers.insert(header::ETAG, HeaderValue::from_static("\"\""));
+    }
+    Ok(response)
+}
+
+fn run_inline(state: &Shared, action: Action, inline: InlineAnswer) -> Result<Response, ApiError> {
+    let now = now_nanos();
+    let result = if action.reads_only() {
+        state.db.read(|conn| action.apply(conn, now))?
+    } else {
+        state.db.write(|tx| action.apply(tx, now))?
+    };
+    Ok(match result {
+        Some(body) if inline.etag => respond::json_with_etag(inline.status, &body),
+        Some(body) => respond::json(inline.status, &body),
+        None => respond::empty_ok(),
+    })
+}
+
+fn set(headers: &mut axum::http::HeaderMap, name: &'static str, value: &str) {
+    if let Ok(value) = HeaderValue::from_str(value) {
+        headers.insert(name, value);
+    }
+}
+
+/// Absolute URL of an operation's state.
+pub fn operation_url(origin: &str, id: &str) -> String {
+    format!("{origin}/v1/operations/{id}")
+}
+
+/// Whole seconds of `remaining_nanos`, rounded down (0 for the default 50 ms operations).
+pub fn retry_after(remaining_nanos: i64) -> i64 {
+    remaining_nanos.max(0) / 1_000_000_000
+}
+
+/// Applies the operation when it comes due, unless the server shuts down first (then the
+/// next start resumes it).
+pub fn spawn_completion(state: Shared, id: String, due_at: i64) {
+    tokio::spawn(async move {
+        let wait = u64::try_from(due_at - now_nanos()).unwrap_or(0);
+        tokio::select! {
+            _ = state.shutdown.cancelled() => {}
+            _ = tokio::time::sleep(Duration::from_nanos(wait)) => {
+                // A failure here leaves the operation pending; the next poll retries it.
+                let _ = complete(&state, &id);
+            }
+        }
+    });
+}
+
+/// Applies a due, pending operation and records the outcome in the same transaction, so the
+/// change and the `Succeeded` status commit together. Does nothing if it is not due yet or was
+/// already applied (by a timer, a poll, or another process on the same file).
+pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
+    state.db.write(|tx| {
+        let now = now_nanos();
+        let Some(op) = operations::get(tx, id)? else {
+            return Ok(());
+        };
+        if op.status != PENDING || now < op.due_at {
+            return Ok(());
+        }
+        let parsed: Result<Action, _> = serde_json::from_str(op.action.as_deref().unwrap_or(""));
+        let outcome = match parsed {
+            Ok(action) => {
+                // A savepoint lets a failed action roll back its partial changes while the
+                // Failed status is still recorded.
+                tx.execute_batch("SAVEPOINT apply_action")?;
+                let outcome = action.apply(tx, now);
+                if outcome.is_err() {
+                    tx.execute_batch("ROLLBACK TO apply_action")?;
+                }
+                tx.execute_batch("RELEASE apply_action")?;
+                outcome
+            }
+            Err(e) => Err(ApiError::internal(format!(
+                "A stored operation is corrupt: {e}"
+            ))),
+        };
+        match outcome {
+            Ok(result) => {
+                let result = result.map(|v| v.to_string());
+                operations::finish(tx, id, SUCCEEDED, now, result.as_deref(), None)?;
+            }
+            Err(error) => {
+                let body = error.body(&current_request_id()).to_string();
+                operations::finish(tx, id, FAILED, now, None, Some(&body))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Re-arms timers for operations left pending by an earlier run.
+pub fn resume_pending(state: &Shared) -> rusqlite::Result<usize> {
+    let pending = state.db.read(operations::pending)?;
+    let count = pending.len();
+    for (id, due_at) in pending {
+        spawn_completion(state.clone(), id, due_at);
+    }
+    Ok(count)
+}

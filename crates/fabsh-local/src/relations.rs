@@ -1,0 +1,177 @@
+//! Item relations derived from what items really reference: a report depends on the semantic
+//! model its `definition.pbir` points at (by connection or by path), a child item (a
+//! lakehouse's SQL endpoint) on its parent. Served by the beta relations API.
+
+use super::api_error::ApiError;
+use super::store::items::{self, Item};
+use super::store::{principals, workspaces};
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, VecDeque};
+
+/// The relation type of a report reading a semantic model.
+const DATASOURCE: &str = "Datasource";
+/// The relation type of a child item, deleted with its parent.
+const CASCADE_DELETE: &str = "CascadeDelete";
+/// Most items one answer walks, so a large graph cannot make a request unbounded.
+const MAX_ITEMS: usize = 500;
+
+/// Which way to walk.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Direction {
+    /// What the item depends on.
+    Upstream,
+    /// What depends on the item.
+    Downstream,
+}
+
+/// `key=value;...` of a connection string, keys lower-cased.
+fn connection_fields(text: &str) -> BTreeMap<String, String> {
+    text.split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(key, value)| (key.trim().to_ascii_lowercase(), value.trim().to_string()))
+        .collect()
+}
+
+fn live_model(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
+    Ok(items::get_any(conn, &id.to_ascii_lowercase())?.filter(|m| m.item_type == "SemanticModel"))
+}
+
+/// The semantic model a report's `definition.pbir` references, if it exists.
+pub fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result<Option<Item>> {
+    let Some(bytes) = items::part(conn, &report.id, "definition.pbir")? else {
+        return Ok(None);
+    };
+    let Ok(pbir) =
+        serde_json::from_slice::<Value>(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes))
+    else {
+        return Ok(None);
+    };
+    let reference = &pbir["datasetReference"];
+    if let Some(path) = reference.pointer("/byPath/path").and_then(Value::as_str) {
+        // `../<Name>.SemanticModel`, relative to the report's own folder in a Git layout.
+        let folder = path
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        if let Some(name) = folder.strip_suffix(".SemanticModel") {
+            return items::find_named(conn, &report.workspace_id, "SemanticModel", name);
+        }
+    }
+    let by_connection = &reference["byConnection"];
+    if let Some(id) = by_connection["pbiModelDatabaseName"].as_str()
+        && let Some(model) = live_model(conn, id)?
+    {
+        return Ok(Some(model));
+    }
+    let fields = connection_fields(
+        by_connection["connectionString"]
+            .as_str()
+            .unwrap_or_default(),
+    );
+    if let Some(id) = fields.get("semanticmodelid")
+        && let Some(model) = live_model(conn, id)?
+    {
+        return Ok(Some(model));
+    }
+    let workspace_name = fields
+        .get("data source")
+        .and_then(|source| source.rsplit('/').next())
+        .unwrap_or_default();
+    match (
+        workspaces::find(conn, workspace_name)?,
+        fields.get("initial catalog"),
+    ) {
+        (Some(ws), Some(name)) => items::find_named(conn, &ws.id, "SemanticModel", name),
+        _ => Ok(None),
+    }
+}
+
+/// The direct neighbours of an item: `(neighbour, relation type)`.
+fn neighbours(
+    conn: &Connection,
+    item: &Item,
+    direction: Direction,
+) -> rusqlite::Result<Vec<(Item, &'static str)>> {
+    let mut found = Vec::new();
+    match direction {
+        Direction::Upstream => {
+            if let Some(parent) = &item.parent_item_id
+                && let Some(parent) = items::get_any(conn, parent)?
+            {
+                found.push((parent, CASCADE_DELETE));
+            }
+            if item.item_type == "Report"
+                && let Some(model) = report_model(conn, item)?
+            {
+                found.push((model, DATASOURCE));
+            }
+        }
+        Direction::Downstream => {
+            found.extend(
+                items::children(conn, &item.id)?
+                    .into_iter()
+                    .map(|c| (c, CASCADE_DELETE)),
+            );
+            if item.item_type == "SemanticModel" {
+                for report in items::all_of_type(conn, "Report")? {
+                    if report_model(conn, &report)?.is_some_and(|m| m.id == item.id) {
+                        found.push((report, DATASOURCE));
+                    }
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// `{items, relations, workspaces}` around `start`, walking `direction` transitively, limited
+/// to workspaces `principal_id` has a role in. `items` includes `start`.
+pub fn graph(
+    conn: &Connection,
+    start: &Item,
+    direction: Direction,
+    principal_id: &str,
+) -> Result<Value, ApiError> {
+    let visible = |item: &Item| -> rusqlite::Result<bool> {
+        Ok(principals::access(conn, principal_id, &item.workspace_id)?
+            .role
+            .is_some())
+    };
+    let mut seen: Vec<Item> = vec![start.clone()];
+    let mut relations = Vec::new();
+    let mut queue = VecDeque::from([start.clone()]);
+    while let Some(item) = queue.pop_front() {
+        for (other, kind) in neighbours(conn, &item, direction)? {
+            if !visible(&other)? {
+                continue;
+            }
+            let (dependent, dependency) = match direction {
+                Direction::Upstream => (&item.id, &other.id),
+                Direction::Downstream => (&other.id, &item.id),
+            };
+            relations.push(
+                json!({"itemId": dependent, "dependentOnItemId": dependency, "relationType": kind}),
+            );
+            if !seen.iter().any(|s| s.id == other.id) && seen.len() < MAX_ITEMS {
+                seen.push(other.clone());
+                queue.push_back(other);
+            }
+        }
+    }
+    let mut workspace_ids: Vec<&str> = seen.iter().map(|i| i.workspace_id.as_str()).collect();
+    workspace_ids.sort_unstable();
+    workspace_ids.dedup();
+    let mut workspaces_json = Vec::new();
+    for id in workspace_ids {
+        if let Some(ws) = workspaces::get(conn, id)? {
+            workspaces_json.push(json!({"id": ws.id, "displayName": ws.display_name}));
+        }
+    }
+    let items_json: Vec<Value> = seen
+        .iter()
+        .map(|i| json!({"id": i.id, "type": i.item_type, "displayName": i.display_name, "workspaceId": i.workspace_id}))
+        .collect();
+    Ok(json!({"items": items_json, "relations": relations, "workspaces": workspaces_json}))
+}

@@ -1,0 +1,191 @@
+//! Small request/response helpers shared by the routes: JSON and empty responses, the 202
+//! envelope, query and body parsing that fail with Fabric-shaped errors.
+
+use super::api_error::ApiError;
+use super::state::Shared;
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+/// A JSON response.
+pub fn json(status: StatusCode, value: &Value) -> Response {
+    let mut response = (status, value.to_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    response
+}
+
+/// A JSON response carrying the `ETag: ""` the service sends with single items.
+pub fn json_with_etag(status: StatusCode, value: &Value) -> Response {
+    let mut response = json(status, value);
+    response
+        .headers_mut()
+        .insert(header::ETAG, HeaderValue::from_static("\"\""));
+    response
+}
+
+/// An empty 200, as recorded for deletes: no body, `application/octet-stream`.
+pub fn empty_ok() -> Response {
+    let mut response = (StatusCode::OK, Body::empty()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    response
+        .headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
+    response
+}
+
+/// The scheme and authority clients reached us on, for absolute `Location` and
+/// `continuationUri` values.
+#[derive(Debug, Clone)]
+pub struct Origin(pub String);
+
+impl FromRequestParts<Shared> for Origin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Shared,
+    ) -> Result<Self, Self::Rejection> {
+        let host = parts
+            .headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .filter(|h| !h.is_empty() && !h.contains(['/', ' ']));
+        Ok(Origin(match host {
+            Some(host) => format!("http://{host}"),
+            None => state.bound_origin.clone(),
+        }))
+    }
+}
+
+/// Decoded query parameters; never rejects (bad values are judged by the handler).
+#[derive(Debug, Clone, Default)]
+pub struct Query(pub Vec<(String, String)>);
+
+impl Query {
+    /// The first value of a parameter.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A boolean parameter (`true`/`false`, any case), or `default` when absent.
+    pub fn flag(&self, name: &str, default: bool) -> Result<bool, ApiError> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+            Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+            Some(v) => Err(ApiError::invalid_parameter(name, v)),
+        }
+    }
+
+    /// Refuses a beta route called without `beta=true` (the reference reports the code
+    /// `BetaParameterRequired`; the status is not recorded, local Fabric answers 400).
+    pub fn require_beta(&self) -> Result<(), ApiError> {
+        if self.flag("beta", false)? {
+            Ok(())
+        } else {
+            Err(ApiError::bad_request(
+                "BetaParameterRequired",
+                "This API is in beta; add the query parameter beta=true",
+            ))
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Query {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let pairs = parts
+            .uri
+            .query()
+            .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+            .unwrap_or_default();
+        Ok(Query(pairs))
+    }
+}
+
+/// A JSON request body; an empty body reads as `null`, malformed JSON is a 400.
+#[derive(Debug, Clone)]
+pub struct JsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(request, state).await.map_err(|e| {
+            ApiError::invalid_body(format!("The request body could not be read: {e}"))
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(JsonBody(Value::Null));
+        }
+        serde_json::from_slice(&bytes)
+            .map(JsonBody)
+            .map_err(|e| ApiError::invalid_body(format!("The request body is not valid JSON: {e}")))
+    }
+}
+
+impl JsonBody {
+    /// The body as an object; `null` reads as an empty object.
+    pub fn object(&self) -> Result<Map<String, Value>, ApiError> {
+        match &self.0 {
+            Value::Object(map) => Ok(map.clone()),
+            Value::Null => Ok(Map::new()),
+            _ => Err(ApiError::invalid_body(
+                "The request body must be a JSON object",
+            )),
+        }
+    }
+}
+
+/// An optional string field; `null` counts as absent, other types are a 400.
+pub fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ApiError::invalid_body(format!("'{key}' must be a string"))),
+    }
+}
+
+/// A required, non-blank string field.
+pub fn req_str(obj: &Map<String, Value>, key: &str) -> Result<String, ApiError> {
+    opt_str(obj, key)?
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| ApiError::invalid_body(format!("The '{key}' field is required")))
+}
+
+/// An optional id field (lower-cased; `""` counts as absent, as some clients send it).
+pub fn opt_id(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
+    Ok(opt_str(obj, key)?
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_ascii_lowercase()))
+}
+
+/// Ids are GUIDs; compare them lower-case whatever case the client used.
+pub fn norm(id: &str) -> String {
+    id.to_ascii_lowercase()
+}
+
+/// Longest accepted description, in characters.
+pub const MAX_DESCRIPTION: usize = 256;
+
+/// Checks the 256-character description limit.
+pub fn check_description(description: Option<&str>) -> Result<(), ApiError> {
+    match description {
+        Some(d) if d.chars().count() > MAX_DESCRIPTION => Err(ApiError::invalid_body(format!(
+            "The description must be at most {MAX_DESCRIPTION} characters"
+        ))),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,401 @@
+//! `…/dataagents/{id}/aiassistant/openai/…`: the OpenAI-Assistants-compatible surface of a
+//! published agent — assistants, threads, messages, runs, run steps and files — answering
+//! from the published configuration like the MCP server. A run is worked out in the
+//! background (it starts `queued`); its steps record the SQL it generated and ran, and a
+//! result set is attached to the answer as a CSV file.
+
+use super::agent_config;
+use crate::agents::{self, answer};
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::clock::now_nanos;
+use crate::respond::{self, JsonBody};
+use crate::state::Shared;
+use crate::store::assistants as store;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use fabsh_model::agent::conversation;
+use fabsh_model::agent::definition::StageDoc;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+type Params = Path<HashMap<String, String>>;
+
+fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> &'a str {
+    params.get(key).map(String::as_str).unwrap_or_default()
+}
+
+/// The published agent a surface route is about: its id and published configuration.
+fn published(
+    state: &Shared,
+    caller: &Caller,
+    params: &HashMap<String, String>,
+) -> Result<(String, StageDoc), ApiError> {
+    if !param(params, "collection").eq_ignore_ascii_case("dataagents") {
+        return Err(ApiError::entity_not_found());
+    }
+    let path = (
+        param(params, "ws").to_string(),
+        "dataAgents".to_string(),
+        param(params, "item").to_string(),
+    );
+    let (item, definition) = agent_config::read(state, caller, &path)?;
+    let published = definition
+        .published
+        .clone()
+        .ok_or_else(agents::not_published)?;
+    Ok((item.id, published))
+}
+
+fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
+}
+
+fn created_at() -> i64 {
+    now_nanos() / 1_000_000_000
+}
+
+fn missing(what: &str, id: &str) -> ApiError {
+    agents::not_found(what, id)
+}
+
+/// `POST assistants`: the model is ignored, as by the service.
+pub async fn create_assistant(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let body = json!({"id": new_id("asst"), "object": "assistant", "created_at": created_at(), "model": "data-agent", "tools": []});
+    created(&state, &agent, "assistant", body)
+}
+
+/// `POST threads`.
+pub async fn create_thread(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let body = json!({"id": new_id("thread"), "object": "thread", "created_at": created_at(), "metadata": {}});
+    created(&state, &agent, "thread", body)
+}
+
+/// Stores a new object of `kind` that belongs to no thread, and answers with it.
+fn created(state: &Shared, agent: &str, kind: &str, body: Value) -> Result<Response, ApiError> {
+    state
+        .db
+        .write(|tx| store::insert(tx, agent, kind, None, &body, None))?;
+    Ok(respond::json(StatusCode::OK, &body))
+}
+
+/// `DELETE threads/{thread}`.
+pub async fn delete_thread(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let thread = param(&params, "thread");
+    if !state
+        .db
+        .write(|tx| store::delete_thread(tx, &agent, thread))?
+    {
+        return Err(missing("thread", thread));
+    }
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"id": thread, "object": "thread.deleted", "deleted": true}),
+    ))
+}
+
+fn text_message(
+    thread: &str,
+    role: &str,
+    text: &str,
+    run: Option<&str>,
+    file: Option<&str>,
+) -> Value {
+    let annotations: Vec<Value> = file
+        .map(|id| json!({"type": "file_path", "text": "query_result.csv", "file_path": {"file_id": id}}))
+        .into_iter()
+        .collect();
+    let attachments: Vec<Value> = file
+        .map(|id| json!({"file_id": id, "tools": []}))
+        .into_iter()
+        .collect();
+    json!({
+        "id": new_id("msg"), "object": "thread.message", "created_at": created_at(),
+        "thread_id": thread, "role": role, "run_id": run,
+        "content": [{"type": "text", "text": {"value": text, "annotations": annotations}}],
+        "attachments": attachments,
+    })
+}
+
+fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiError> {
+    match state
+        .db
+        .read(|conn| store::get(conn, agent, "thread", thread))?
+    {
+        Some(_) => Ok(()),
+        None => Err(missing("thread", thread)),
+    }
+}
+
+/// `POST threads/{thread}/messages` `{role, content}`.
+pub async fn create_message(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let thread = param(&params, "thread");
+    existing_thread(&state, &agent, thread)?;
+    let body = body.object()?;
+    let content = match body.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => return Err(ApiError::invalid_body("'content' is required")),
+    };
+    let message = text_message(
+        thread,
+        body.get("role").and_then(Value::as_str).unwrap_or("user"),
+        &content,
+        None,
+        None,
+    );
+    state
+        .db
+        .write(|tx| store::insert(tx, &agent, "message", Some(thread), &message, None))?;
+    Ok(respond::json(StatusCode::OK, &message))
+}
+
+/// `GET threads/{thread}/messages` (oldest first, as asked with `order=asc`).
+pub async fn list_messages(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let thread = param(&params, "thread");
+    existing_thread(&state, &agent, thread)?;
+    let data = state
+        .db
+        .read(|conn| store::in_thread(conn, thread, "message"))?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"object": "list", "data": data}),
+    ))
+}
+
+/// The thread as one question text in the conversation format: the earlier turns, then the
+/// last user message (the form the answering engine reads).
+fn conversation_text(messages: &[Value]) -> String {
+    fn text(message: &Value) -> &str {
+        message["content"][0]["text"]["value"]
+            .as_str()
+            .unwrap_or_default()
+    }
+    let Some(last_user) = messages.iter().rposition(|m| m["role"] == "user") else {
+        return String::new();
+    };
+    let mut turns: Vec<(&str, &str)> = Vec::new();
+    for message in &messages[..last_user] {
+        match (message["role"] == "user", turns.last_mut()) {
+            (false, Some(turn)) if turn.1.is_empty() => turn.1 = text(message),
+            (true, _) => turns.push((text(message), "")),
+            _ => {}
+        }
+    }
+    conversation::write(turns, text(&messages[last_user]))
+}
+
+/// `POST threads/{thread}/runs` `{assistant_id}`: answers in the background.
+pub async fn create_run(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (agent, published) = published(&state, &caller, &params)?;
+    let thread = param(&params, "thread").to_string();
+    existing_thread(&state, &agent, &thread)?;
+    let assistant = respond::req_str(&body.object()?, "assistant_id")?;
+    let run = json!({
+        "id": new_id("run"), "object": "thread.run", "created_at": created_at(), "thread_id": thread,
+        "assistant_id": assistant, "status": "queued", "last_error": null, "completed_at": null,
+    });
+    let messages = state.db.write(|tx| {
+        store::insert(tx, &agent, "run", Some(&thread), &run, None)?;
+        store::in_thread(tx, &thread, "message")
+    })?;
+    let text = conversation_text(&messages);
+    let (task_state, task_run) = (state.clone(), run.clone());
+    tokio::spawn(async move {
+        let answered = answer::answer(&task_state, &published, &text).await;
+        let _ = task_state
+            .db
+            .write(|tx| record_answer(tx, &agent, &task_run, &text, &answered));
+    });
+    Ok(respond::json(StatusCode::OK, &run))
+}
+
+/// Stores a run's steps, its answer (with the result set as a CSV file) and its end.
+fn record_answer(
+    tx: &rusqlite::Connection,
+    agent: &str,
+    run: &Value,
+    question: &str,
+    answered: &answer::Answer,
+) -> rusqlite::Result<()> {
+    let thread = run["thread_id"].as_str().unwrap_or_default();
+    let run_id = run["id"].as_str().unwrap_or_default();
+    let step = |name: &str, arguments: Value, output: String| {
+        json!({
+            "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(),
+            "run_id": run_id, "thread_id": thread, "type": "tool_calls", "status": "completed",
+            "step_details": {"type": "tool_calls", "tool_calls": [{
+                "id": new_id("call"), "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string(), "output": output},
+            }]},
+        })
+    };
+    if let Some(sql) = &answered.sql {
+        let arguments = json!({"natural_language_query": question, "datasource": answered.source, "basis": answered.basis});
+        store::insert(
+            tx,
+            agent,
+            "step",
+            Some(thread),
+            &step(
+                "analyze.database.nl2code",
+                arguments,
+                format!("```sql\n{sql}\n```"),
+            ),
+            None,
+        )?;
+        let executed = json!({"query": sql, "language": "sql"});
+        store::insert(
+            tx,
+            agent,
+            "step",
+            Some(thread),
+            &step("analyze.database.execute", executed, answered.text.clone()),
+            None,
+        )?;
+    }
+    let file = match &answered.table {
+        Some(table) if !table.rows.is_empty() => {
+            let bytes = table.to_csv();
+            let file = json!({
+                "id": new_id("file"), "object": "file", "created_at": created_at(),
+                "filename": "query_result.csv", "bytes": bytes.len(), "purpose": "assistants_output",
+            });
+            store::insert(tx, agent, "file", None, &file, Some(&bytes))?;
+            file["id"].as_str().map(String::from)
+        }
+        _ => None,
+    };
+    let message = text_message(
+        thread,
+        "assistant",
+        &answered.text,
+        Some(run_id),
+        file.as_deref(),
+    );
+    store::insert(tx, agent, "message", Some(thread), &message, None)?;
+    let creation = json!({
+        "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(), "run_id": run_id,
+        "thread_id": thread, "type": "message_creation", "status": "completed",
+        "step_details": {"type": "message_creation", "message_creation": {"message_id": message["id"]}},
+    });
+    store::insert(tx, agent, "step", Some(thread), &creation, None)?;
+    let mut done = run.clone();
+    done["status"] = json!("completed");
+    done["completed_at"] = json!(created_at());
+    store::update(tx, run_id, &done)
+}
+
+fn thread_run(
+    state: &Shared,
+    agent: &str,
+    params: &HashMap<String, String>,
+) -> Result<Value, ApiError> {
+    let run_id = param(params, "run");
+    let run = state
+        .db
+        .read(|conn| store::get(conn, agent, "run", run_id))?;
+    run.filter(|run| run["thread_id"] == param(params, "thread"))
+        .ok_or_else(|| missing("run", run_id))
+}
+
+/// `GET threads/{thread}/runs/{run}`.
+pub async fn show_run(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &thread_run(&state, &agent, &params)?,
+    ))
+}
+
+/// `GET threads/{thread}/runs/{run}/steps`.
+pub async fn list_steps(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let run = thread_run(&state, &agent, &params)?;
+    let steps = state
+        .db
+        .read(|conn| store::in_thread(conn, param(&params, "thread"), "step"))?;
+    let data: Vec<Value> = steps
+        .into_iter()
+        .filter(|s| s["run_id"] == run["id"])
+        .collect();
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"object": "list", "data": data}),
+    ))
+}
+
+/// `GET files/{file}`.
+pub async fn show_file(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let id = param(&params, "file");
+    let file = state.db.read(|conn| store::get(conn, &agent, "file", id))?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &file.ok_or_else(|| missing("file", id))?,
+    ))
+}
+
+/// `GET files/{file}/content`.
+pub async fn file_content(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(params): Params,
+) -> Result<Response, ApiError> {
+    let (agent, _) = published(&state, &caller, &params)?;
+    let id = param(&params, "file");
+    let bytes = state.db.read(|conn| store::content(conn, &agent, id))?;
+    let mut response = (StatusCode::OK, bytes.ok_or_else(|| missing("file", id))?).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/csv"));
+    Ok(response)
+}

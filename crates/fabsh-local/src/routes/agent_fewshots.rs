@@ -1,0 +1,221 @@
+//! `…/datasources/{ds}/fewshots[/{fs}]` and `…/fewshots/deleteAll`. Each example's
+//! `validationStatus` is worked out when it is read: SQL answers are parsed and checked
+//! against the source's live tables and columns; a new example answers `Validating`.
+
+use super::agent_config::{self, read, stage_of};
+use super::agent_sources::{SourcePath, agent_of};
+use crate::agents::{self, MAX_FEWSHOTS, discovery, wire};
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::respond::{self, JsonBody, Origin, Query, opt_str};
+use crate::state::Shared;
+use crate::store::{items, new_id};
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use fabsh_model::agent::definition::{FewShotDoc, SourceFolder};
+use fabsh_model::agent::sources;
+use fabsh_model::agent::sql_check::{self, KnownSchema};
+use serde_json::Value;
+
+/// A few-shot route: the datasource route plus the few-shot id.
+type FewShotPath = (String, String, String, String, String);
+
+fn source_of((ws, collection, id, ds, _): &FewShotPath) -> SourcePath {
+    (ws.clone(), collection.clone(), id.clone(), ds.clone())
+}
+
+/// Judges examples of one source: SQL against its live schema, others by being non-empty.
+struct Judge {
+    schema: Option<KnownSchema>,
+}
+
+impl Judge {
+    fn for_source(state: &Shared, source: &SourceFolder) -> Result<Judge, ApiError> {
+        let doc = &source.datasource;
+        let Some(kind) = sources::by_definition_type(&doc.kind) else {
+            return Ok(Judge { schema: None });
+        };
+        let schema = state.db.read(|conn| {
+            let item = items::get(conn, &doc.workspace_id, &doc.artifact_id)?;
+            discovery::known_schema(conn, state.db.data_dir(), kind, item.as_ref())
+        })?;
+        Ok(Judge { schema })
+    }
+
+    fn wire(&self, fewshot: &FewShotDoc) -> Value {
+        let query = fewshot.query.as_deref().map(str::trim).unwrap_or_default();
+        let verdict = if query.is_empty() {
+            Err("The query is empty".to_string())
+        } else {
+            match &self.schema {
+                Some(schema) => sql_check::check(query, schema),
+                None => Ok(()),
+            }
+        };
+        match verdict {
+            Ok(()) => wire::fewshot(fewshot, "Valid", None),
+            Err(reason) => wire::fewshot(fewshot, "Invalid", Some(&reason)),
+        }
+    }
+}
+
+/// GET the examples of a datasource, paged.
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    uri: Uri,
+    Path(path): Path<SourcePath>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (item, definition) = read(&state, &caller, &agent_of(&path))?;
+    let stage = agents::stage(&definition, stage_of(&uri))?;
+    let source = agents::source(stage, &item.id, &path.3)?;
+    let judge = Judge::for_source(&state, source)?;
+    let values: Vec<Value> = source
+        .fewshots
+        .iter()
+        .flatten()
+        .map(|fs| judge.wire(fs))
+        .collect();
+    agent_config::page(&state, values, &query, ("fewshots", &path.3), &origin, &uri)
+}
+
+/// GET one example.
+pub async fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    uri: Uri,
+    Path(path): Path<FewShotPath>,
+) -> Result<Response, ApiError> {
+    let (item, definition) = read(&state, &caller, &agent_of(&source_of(&path)))?;
+    let stage = agents::stage(&definition, stage_of(&uri))?;
+    let source = agents::source(stage, &item.id, &path.3)?;
+    let fewshot = source
+        .fewshots
+        .iter()
+        .flatten()
+        .find(|fs| fs.id.eq_ignore_ascii_case(&path.4))
+        .ok_or_else(|| agents::not_found("few-shot example", &path.4))?;
+    let judge = Judge::for_source(&state, source)?;
+    Ok(respond::json(StatusCode::OK, &judge.wire(fewshot)))
+}
+
+/// The refusal for sources that take no few-shots.
+fn check_supported(source: &SourceFolder) -> Result<(), ApiError> {
+    match sources::by_definition_type(&source.datasource.kind).and_then(sources::fewshots_refusal) {
+        Some(reason) => Err(ApiError::bad_request("InvalidRequest", reason)),
+        None => Ok(()),
+    }
+}
+
+/// POST an example `{question, query?}`: 201 with `validationStatus: Validating`.
+pub async fn create(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<SourcePath>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let body = body.object()?;
+    let question = respond::req_str(&body, "question")?;
+    let query = opt_str(&body, "query")?;
+    let created =
+        agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
+            let source = agents::draft_source(definition, &item.id, &path.3)?;
+            check_supported(source)?;
+            let list = source.fewshots.get_or_insert_with(Vec::new);
+            if list.len() >= MAX_FEWSHOTS {
+                return Err(ApiError::bad_request(
+                    "InvalidRequest",
+                    format!("A data source can have at most {MAX_FEWSHOTS} few-shot examples"),
+                ));
+            }
+            let fewshot = FewShotDoc {
+                id: new_id(),
+                question,
+                query,
+            };
+            list.push(fewshot.clone());
+            Ok(wire::fewshot(&fewshot, "Validating", None))
+        })?;
+    Ok(respond::json(StatusCode::CREATED, &created))
+}
+
+/// PATCH an example's `question` and/or `query`.
+pub async fn update(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<FewShotPath>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let body = body.object()?;
+    let question = opt_str(&body, "question")?;
+    let query = opt_str(&body, "query")?;
+    if question.as_deref().is_some_and(|q| q.trim().is_empty()) {
+        return Err(ApiError::invalid_body("'question' must not be empty"));
+    }
+    let source_path = source_of(&path);
+    let (updated, source) = agent_config::change(
+        &state,
+        &caller,
+        &agent_of(&source_path),
+        |_, item, definition| {
+            let source = agents::draft_source(definition, &item.id, &path.3)?;
+            check_supported(source)?;
+            let fewshot = source
+                .fewshots
+                .iter_mut()
+                .flatten()
+                .find(|fs| fs.id.eq_ignore_ascii_case(&path.4))
+                .ok_or_else(|| agents::not_found("few-shot example", &path.4))?;
+            if let Some(text) = question {
+                fewshot.question = text;
+            }
+            if query.is_some() {
+                fewshot.query = query;
+            }
+            Ok((fewshot.clone(), source.clone()))
+        },
+    )?;
+    let judge = Judge::for_source(&state, &source)?;
+    Ok(respond::json(StatusCode::OK, &judge.wire(&updated)))
+}
+
+/// DELETE one example.
+pub async fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<FewShotPath>,
+) -> Result<Response, ApiError> {
+    agent_config::change(
+        &state,
+        &caller,
+        &agent_of(&source_of(&path)),
+        |_, item, definition| {
+            let source = agents::draft_source(definition, &item.id, &path.3)?;
+            let list = source.fewshots.get_or_insert_with(Vec::new);
+            let before = list.len();
+            list.retain(|fs| !fs.id.eq_ignore_ascii_case(&path.4));
+            if list.len() == before {
+                return Err(agents::not_found("few-shot example", &path.4));
+            }
+            Ok(())
+        },
+    )?;
+    Ok(respond::empty_ok())
+}
+
+/// POST `deleteAll`: removes every example of the datasource.
+pub async fn remove_all(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<SourcePath>,
+) -> Result<Response, ApiError> {
+    agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &path.3)?;
+        source.fewshots = Some(Vec::new());
+        Ok(())
+    })?;
+    Ok(respond::empty_ok())
+}

@@ -1,0 +1,162 @@
+//! `POST /v1/mcp/workspaces/{ws}/dataagents/{id}/agent`: a published agent's MCP server, as
+//! the service runs it: streamable HTTP with POST only, a bearer required, `Accept` naming
+//! `text/event-stream`, answers as server-sent events. `initialize` (issuing a session id the
+//! server does not need back: it keeps no state), `tools/list` with the one tool
+//! `DataAgent_<name>`, `tools/call` answered from the published configuration. An agent never
+//! published is a 404.
+
+use super::agent_config;
+use crate::agents::{self, answer};
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::state::Shared;
+use crate::store::items::Item;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use fabsh_model::agent::mcp::{PROTOCOL_VERSION, QUESTION_ARGUMENT};
+use serde_json::{Value, json};
+
+/// The name the service's MCP server gives itself.
+pub const SERVER_NAME: &str = "DataAgent MCP Server";
+
+/// The agent's tool name: `DataAgent_` and its name, non-alphanumerics as `_`.
+pub fn tool_name(agent_name: &str) -> String {
+    let name: String = agent_name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("DataAgent_{name}")
+}
+
+/// The one tool of an agent's server.
+pub fn tool(item: &Item, description: Option<&str>) -> Value {
+    let description = description.map(String::from).unwrap_or_else(|| {
+        format!(
+            "Answers questions with the data agent {}",
+            item.display_name
+        )
+    });
+    json!({
+        "name": tool_name(&item.display_name),
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {QUESTION_ARGUMENT: {"type": "string", "description": "The question to ask the data agent"}},
+            "required": [QUESTION_ARGUMENT],
+        },
+        "annotations": {"readOnlyHint": true},
+    })
+}
+
+fn sse(value: &Value, session: Option<&str>) -> Response {
+    let body = format!("event: message\ndata: {value}\n\n");
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Some(id) = session.and_then(|id| HeaderValue::from_str(id).ok()) {
+        headers.insert("mcp-session-id", id);
+    }
+    response
+}
+
+fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn rpc_result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// One JSON-RPC message to the agent's server.
+pub async fn handle(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    if !accept.contains("text/event-stream") {
+        let error = rpc_error(
+            &Value::Null,
+            -32600,
+            "Not Acceptable: the client must accept text/event-stream",
+        );
+        return Ok((StatusCode::NOT_ACCEPTABLE, error.to_string()).into_response());
+    }
+    let message: Value = match serde_json::from_slice(&body) {
+        Ok(message @ Value::Object(_)) => message,
+        _ => {
+            let error = rpc_error(
+                &Value::Null,
+                -32700,
+                "Parse error: the body is not a JSON-RPC message",
+            );
+            return Ok((StatusCode::BAD_REQUEST, error.to_string()).into_response());
+        }
+    };
+    let (item, definition) =
+        agent_config::read(&state, &caller, &(ws, "dataAgents".to_string(), id))?;
+    let Some(published) = definition.published.clone() else {
+        return Err(agents::not_published());
+    };
+    let method = message["method"].as_str().unwrap_or_default();
+    let Some(id) = message.get("id").cloned() else {
+        // A notification: accepted, nothing to say.
+        return Ok(StatusCode::ACCEPTED.into_response());
+    };
+    let answer = match method {
+        "initialize" => {
+            let result = json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {"tools": {"listChanged": false}},
+                "serverInfo": {"name": SERVER_NAME, "version": "1.0.0"},
+            });
+            let session = uuid::Uuid::new_v4().to_string();
+            return Ok(sse(&rpc_result(&id, result), Some(&session)));
+        }
+        "ping" => rpc_result(&id, json!({})),
+        "tools/list" => {
+            let tool = tool(&item, definition.published_description());
+            rpc_result(&id, json!({"tools": [tool]}))
+        }
+        "tools/call" => {
+            let params = &message["params"];
+            let name = params["name"].as_str().unwrap_or_default();
+            let question = params["arguments"][QUESTION_ARGUMENT]
+                .as_str()
+                .map(str::trim)
+                .unwrap_or_default();
+            if name != tool_name(&item.display_name) {
+                rpc_error(&id, -32602, &format!("Unknown tool: {name}"))
+            } else if question.is_empty() {
+                rpc_error(&id, -32602, "The argument userQuestion is required")
+            } else {
+                let answered = answer::answer(&state, &published, question).await;
+                let content = json!([{"type": "text", "text": answered.text}]);
+                rpc_result(&id, json!({"content": content, "isError": false}))
+            }
+        }
+        other => rpc_error(&id, -32601, &format!("Method not found: {other}")),
+    };
+    Ok(sse(&answer, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_keep_letters_and_digits() {
+        assert_eq!(tool_name("Sales agent 2"), "DataAgent_Sales_agent_2");
+    }
+}

@@ -1,0 +1,203 @@
+//! `…/staging/datasources[/{ds}]` and the published `…/datasources[/{ds}]`: list, show, add
+//! (an operation, while the schema is discovered), change and remove datasources.
+
+use super::agent_config::{self, AgentPath, read, stage_of};
+use crate::actions::Action;
+use crate::agents::{self, NewDataSource, discovery, wire};
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::lro::{self, InlineAnswer};
+use crate::respond::{self, JsonBody, Origin, Query, opt_str};
+use crate::state::Shared;
+use crate::store::items::{self, Item};
+use crate::store::principals::Role;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use fabsh_model::agent::definition::{DataSourceDoc, schema_url};
+use fabsh_model::agent::sources::{self, SourceKind};
+use serde_json::{Map, Value};
+
+/// A datasource route: the agent plus the datasource id.
+pub type SourcePath = (String, String, String, String);
+
+/// The agent part of a datasource route.
+pub fn agent_of((ws, collection, id, _): &SourcePath) -> AgentPath {
+    (ws.clone(), collection.clone(), id.clone())
+}
+
+/// GET the datasources of a stage, paged.
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    uri: Uri,
+    Path(path): Path<AgentPath>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (item, definition) = read(&state, &caller, &path)?;
+    let stage = agents::stage(&definition, stage_of(&uri))?;
+    let values: Vec<Value> = stage
+        .sources
+        .iter()
+        .map(|s| wire::datasource(&item.id, &s.datasource))
+        .collect();
+    agent_config::page(
+        &state,
+        values,
+        &query,
+        ("datasources", &item.id),
+        &origin,
+        &uri,
+    )
+}
+
+/// GET one datasource of a stage.
+pub async fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    uri: Uri,
+    Path(path): Path<SourcePath>,
+) -> Result<Response, ApiError> {
+    let (item, definition) = read(&state, &caller, &agent_of(&path))?;
+    let stage = agents::stage(&definition, stage_of(&uri))?;
+    let source = agents::source(stage, &item.id, &path.3)?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &wire::datasource(&item.id, &source.datasource),
+    ))
+}
+
+/// The kind and referenced item of a create body.
+fn requested(body: &Map<String, Value>) -> Result<(&'static SourceKind, String, String), ApiError> {
+    let api_type = opt_str(body, "type")?.unwrap_or_default();
+    let (kind, reference_key) = if api_type.eq_ignore_ascii_case("LakehouseTables") {
+        (sources::by_item_type("Lakehouse"), "lakehouseReference")
+    } else if api_type.eq_ignore_ascii_case("FabricItem") {
+        let item_type = opt_str(body, "fabricItemType")?.ok_or_else(|| {
+            ApiError::invalid_body("'fabricItemType' is required for a FabricItem data source")
+        })?;
+        (sources::by_item_type(&item_type), "itemReference")
+    } else {
+        return Err(ApiError::invalid_body(
+            "'type' must be LakehouseTables or FabricItem",
+        ));
+    };
+    let kind = kind.ok_or_else(|| {
+        ApiError::bad_request("InvalidRequest", "This item type cannot be a data source")
+    })?;
+    let reference = body
+        .get(reference_key)
+        .and_then(Value::as_object)
+        .ok_or_else(|| ApiError::invalid_body(format!("'{reference_key}' is required")))?;
+    let id = |key: &str| -> Result<String, ApiError> {
+        opt_str(reference, key)?
+            .filter(|text| uuid::Uuid::parse_str(text).is_ok())
+            .map(|text| text.to_ascii_lowercase())
+            .ok_or_else(|| {
+                ApiError::invalid_body(format!("'{reference_key}.{key}' must be a GUID"))
+            })
+    };
+    Ok((kind, id("itemId")?, id("workspaceId")?))
+}
+
+/// POST `staging/datasources`: checks the item, discovers its schema now, and adds it inline
+/// (201, PascalCase keys) or through an operation (202).
+pub async fn create(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(path): Path<AgentPath>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (workspace_id, agent_id) = agent_config::target(&state, &caller, &path, Role::Contributor)?;
+    let (kind, item_id, item_workspace) = requested(&body.object()?)?;
+    caller.workspace(&state, &item_workspace, Role::Viewer)?;
+    let data_dir = state.db.data_dir().to_path_buf();
+    let datasource = state.db.read(|conn| {
+        let (_, definition) = agents::load(conn, &workspace_id, &agent_id)?;
+        agents::check_can_add(&definition, &item_id)?;
+        let item: Item = items::get(conn, &item_workspace, &item_id)?
+            .ok_or_else(|| ApiError::item_not_found(&item_id))?;
+        if !item.item_type.eq_ignore_ascii_case(kind.item_type) {
+            // What the service answers when, say, a lakehouse is added as a FabricItem.
+            return Err(ApiError::bad_request(
+                "BadRequest",
+                "Failed to fetch schema for the data source",
+            ));
+        }
+        Ok::<_, ApiError>(DataSourceDoc {
+            schema: schema_url("dataSource/1.0.0"),
+            artifact_id: item.id.clone(),
+            workspace_id: item.workspace_id.clone(),
+            display_name: item.display_name.clone(),
+            kind: kind.definition_type.to_string(),
+            instructions: None,
+            description: None,
+            elements: discovery::discover(conn, &data_dir, kind, &item)?,
+            extra: Map::new(),
+        })
+    })?;
+    let new = NewDataSource {
+        workspace_id,
+        agent_id,
+        datasource,
+    };
+    lro::run(
+        &state,
+        &caller,
+        &origin,
+        Action::AddDataSource(Box::new(new)),
+        InlineAnswer {
+            status: StatusCode::CREATED,
+            etag: false,
+        },
+    )
+}
+
+/// PATCH a draft datasource: `instructions`, `description` (or `userDescription`).
+pub async fn update(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<SourcePath>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let body = body.object()?;
+    let instructions = opt_str(&body, "instructions")?;
+    let description = match opt_str(&body, "description")? {
+        Some(text) => Some(text),
+        None => opt_str(&body, "userDescription")?,
+    };
+    let updated =
+        agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
+            let source = agents::draft_source(definition, &item.id, &path.3)?;
+            if let Some(text) = instructions {
+                source.datasource_mut().instructions = Some(text).filter(|t| !t.is_empty());
+            }
+            if let Some(text) = description {
+                source.datasource_mut().description = Some(text).filter(|t| !t.is_empty());
+            }
+            Ok(wire::datasource(&item.id, &source.datasource))
+        })?;
+    Ok(respond::json(StatusCode::OK, &updated))
+}
+
+/// DELETE a draft datasource, with its selections and few-shots.
+pub async fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<SourcePath>,
+) -> Result<Response, ApiError> {
+    agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
+        let before = definition.draft.sources.len();
+        definition
+            .draft
+            .sources
+            .retain(|s| wire::datasource_id(&item.id, &s.datasource.artifact_id) != path.3);
+        if definition.draft.sources.len() == before {
+            return Err(agents::not_found("data source", &path.3));
+        }
+        Ok(())
+    })?;
+    Ok(respond::empty_ok())
+}

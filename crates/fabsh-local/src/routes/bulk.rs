@@ -1,0 +1,213 @@
+//! POST `/v1/workspaces/{ws}/items/bulkExportDefinitions`, `…/bulkImportDefinitions` (both
+//! beta and long-running) and `…/bulkMove` (preview, answered at once as the spec has it), and
+//! `…/{id}/identities/default/assign` (beta, long-running).
+
+use super::items::{implied_type, load};
+use crate::actions::Action;
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::bulk_export::{Export, exportable, not_exportable};
+use crate::bulk_import;
+use crate::lro::{self, InlineAnswer};
+use crate::respond::{self, JsonBody, Origin, Query, norm, opt_id};
+use crate::state::Shared;
+use crate::store::items::{self, Item};
+use crate::store::{folders, principals::Role};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+
+/// Most items one bulk move takes.
+const MAX_MOVE_ITEMS: usize = 50;
+
+const INLINE_OK: InlineAnswer = InlineAnswer {
+    status: StatusCode::OK,
+    etag: false,
+};
+
+/// The workspace of a beta bulk route, checked: `beta=true` given, the caller a Contributor+.
+fn beta_workspace(
+    state: &Shared,
+    caller: &Caller,
+    ws: &str,
+    query: &Query,
+) -> Result<String, ApiError> {
+    let ws = norm(ws);
+    query.require_beta()?;
+    caller.workspace(state, &ws, Role::Contributor)?;
+    Ok(ws)
+}
+
+fn guid(text: &str) -> Option<String> {
+    uuid::Uuid::try_parse(text).ok().map(|id| id.to_string())
+}
+
+/// Export: `{mode: All}` or `{mode: Selective, items: [{id}]}`. Contributor+, as the service
+/// exports what the caller can both read and write.
+pub async fn export(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(ws): Path<String>,
+    query: Query,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let ws = beta_workspace(&state, &caller, &ws, &query)?;
+    let obj = body.object()?;
+    let item_ids = match obj.get("mode").and_then(Value::as_str) {
+        Some("All") => None,
+        Some("Selective") => {
+            let listed = obj
+                .get("items")
+                .and_then(Value::as_array)
+                .filter(|items| !items.is_empty())
+                .ok_or_else(|| ApiError::invalid_body("Selective mode needs 'items'"))?;
+            let mut seen = HashSet::new();
+            let mut ids = Vec::with_capacity(listed.len());
+            for entry in listed {
+                let id = entry
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(guid)
+                    .ok_or_else(|| ApiError::invalid_body("Each of 'items' needs an 'id' GUID"))?;
+                if !seen.insert(id.clone()) {
+                    return Err(ApiError::bad_request(
+                        "ItemReferencedMoreThanOnce",
+                        format!("The item '{id}' is referenced more than once"),
+                    ));
+                }
+                let item = load(&state, &ws, &id, None)?;
+                if !exportable(&item) {
+                    return Err(not_exportable(&item));
+                }
+                ids.push(id);
+            }
+            Some(ids)
+        }
+        _ => {
+            return Err(ApiError::invalid_body(
+                "The 'mode' field must be All or Selective",
+            ));
+        }
+    };
+    let export = Export {
+        workspace_id: ws,
+        item_ids,
+    };
+    lro::run(
+        &state,
+        &caller,
+        &origin,
+        Action::BulkExport(export),
+        INLINE_OK,
+    )
+}
+
+/// Import: `{definitionParts, options?}`, validated now, applied when the operation runs.
+pub async fn import(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(ws): Path<String>,
+    query: Query,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let ws = beta_workspace(&state, &caller, &ws, &query)?;
+    let import = bulk_import::parse(&ws, &body.object()?)?;
+    lro::run(
+        &state,
+        &caller,
+        &origin,
+        Action::BulkImport(import),
+        INLINE_OK,
+    )
+}
+
+/// Bulk move `{items: [1 to 50 ids], targetFolderId?}`: all or nothing; answers
+/// `{value: [moved items and their children]}`.
+pub async fn move_items(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(ws): Path<String>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let obj = body.object()?;
+    let listed = obj
+        .get("items")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ApiError::invalid_body("The 'items' field is required"))?;
+    if listed.is_empty() || listed.len() > MAX_MOVE_ITEMS {
+        return Err(ApiError::invalid_body(format!(
+            "'items' must hold 1 to {MAX_MOVE_ITEMS} item ids, got {}",
+            listed.len()
+        )));
+    }
+    let ids = listed
+        .iter()
+        .map(|v| v.as_str().and_then(guid))
+        .collect::<Option<Vec<String>>>()
+        .ok_or_else(|| ApiError::invalid_body("'items' must hold item ids (GUIDs)"))?;
+    let target = opt_id(&obj, "targetFolderId")?;
+    let moved = state.db.write(|tx| {
+        if let Some(folder) = &target
+            && folders::get(tx, &ws, folder)?.is_none()
+        {
+            return Err(ApiError::folder_not_found(folder));
+        }
+        let mut moved: Vec<Item> = Vec::new();
+        for id in &ids {
+            let item = items::get(tx, &ws, id)?.ok_or_else(|| ApiError::item_not_found(id))?;
+            if item.parent_item_id.is_some() {
+                return Err(ApiError::bad_request(
+                    "CannotMoveChildOnly",
+                    "A child item moves together with its parent",
+                ));
+            }
+            items::move_to_folder(tx, id, target.as_deref())?;
+        }
+        for id in &ids {
+            if moved.iter().any(|m| &m.id == id) {
+                continue;
+            }
+            moved.extend(items::get(tx, &ws, id)?);
+            moved.extend(items::children(tx, id)?);
+        }
+        Ok::<_, ApiError>(moved)
+    })?;
+    let values: Vec<Value> = moved.iter().map(Item::to_wire).collect();
+    Ok(respond::json(StatusCode::OK, &json!({ "value": values })))
+}
+
+/// Identity assignment `{assignmentType: "Caller"}`; the caller becomes the identity of the
+/// item and its children.
+pub async fn assign_identity(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let implied = implied_type(&collection)?;
+    let (ws, id) = (beta_workspace(&state, &caller, &ws, &query)?, norm(&id));
+    match body.object()?.get("assignmentType").and_then(Value::as_str) {
+        Some(kind) if kind.eq_ignore_ascii_case("Caller") => {}
+        _ => {
+            return Err(ApiError::bad_request(
+                "InvalidInput",
+                "The 'assignmentType' field is required; the only value is Caller",
+            ));
+        }
+    }
+    load(&state, &ws, &id, implied)?;
+    let action = Action::AssignIdentity {
+        workspace_id: ws,
+        item_id: id,
+        principal_id: caller.principal_id.clone(),
+    };
+    lro::run(&state, &caller, &origin, action, INLINE_OK)
+}

@@ -1,0 +1,137 @@
+//! POST `…/{id}/getDefinition` and `…/{id}/updateDefinition`, inline or as operations.
+//!
+//! `format` on getDefinition must be one the type names (else `400 InvalidDefinitionFormat`);
+//! parts already in that layout come back as stored, notebooks are converted between
+//! `fabricGitSource` and `ipynb`, other conversions are refused. Without `format` the parts come
+//! back as stored.
+
+use super::items::{implied_type, load};
+use crate::actions::{Action, DefinitionUpdate, name_in_use, store_parts};
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::definitions;
+use crate::lro::{self, InlineAnswer};
+use crate::respond::{JsonBody, Origin, Query, check_description, norm};
+use crate::state::Shared;
+use crate::store::items::{self, Item};
+use crate::store::principals::Role;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use fabsh_model::item_types;
+
+/// `400 OperationNotSupportedForItem` for types without a definition (and, as recorded for a
+/// warehouse, without connections).
+pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
+    if item_types::find(&item.item_type).is_some_and(|t| t.has_definition) {
+        Ok(())
+    } else {
+        // The recorded wording for this code.
+        Err(ApiError::bad_request(
+            "OperationNotSupportedForItem",
+            "Operation not supported for requested item",
+        ))
+    }
+}
+
+/// getDefinition: 200 `{definition}` or 202 whose result is the same body. Contributor+, as
+/// the service requires write permission to read definitions.
+pub async fn get_definition(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let item = load(&state, &ws, &id, implied)?;
+    require_definitions(&item)?;
+    let format = match query.get("format").filter(|f| !f.is_empty()) {
+        Some(format) => Some(definitions::check_format(&item.item_type, format)?.to_string()),
+        None => None,
+    };
+    lro::run(
+        &state,
+        &caller,
+        &origin,
+        Action::GetDefinition {
+            workspace_id: ws,
+            item_id: id,
+            format,
+        },
+        InlineAnswer {
+            status: StatusCode::OK,
+            etag: false,
+        },
+    )
+}
+
+/// updateDefinition: full replacement; empty 200, or 202 whose operation has no result.
+/// `.platform` is applied only with `updateMetadata=true` (name and description; the logical
+/// id stays).
+pub async fn update_definition(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let update_metadata = query.flag("updateMetadata", false)?;
+    let obj = body.object()?;
+    let wire = obj
+        .get("definition")
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| ApiError::invalid_body("The 'definition' field is required"))?;
+    let definition = definitions::parse(wire)?;
+    let item = load(&state, &ws, &id, implied)?;
+    require_definitions(&item)?;
+    if item.item_type == "DataAgent" {
+        // A broken agent part is refused now rather than breaking the configuration API later.
+        crate::agents::from_parts(&definition.parts)?;
+        let whole = definition
+            .parts
+            .iter()
+            .any(|part| part.path == fabsh_model::agent::definition::AGENT_PART);
+        if !whole {
+            // The service drops a DataAgent part set without data_agent.json, silently.
+            return Ok(crate::respond::empty_ok());
+        }
+    }
+    if update_metadata && let Some(platform) = &definition.platform {
+        check_description(platform.description.as_deref())?;
+        if let Some(name) = platform
+            .display_name
+            .as_deref()
+            .filter(|n| !n.trim().is_empty())
+            && state
+                .db
+                .read(|c| items::name_taken(c, &ws, &item.item_type, name, &item.id))?
+        {
+            return Err(name_in_use(name));
+        }
+    }
+    let update = DefinitionUpdate {
+        workspace_id: ws,
+        item_id: id,
+        format: definition.format,
+        parts: store_parts(&definition.parts),
+        platform: definition.platform,
+        update_metadata,
+    };
+    lro::run(
+        &state,
+        &caller,
+        &origin,
+        Action::UpdateDefinition(update),
+        InlineAnswer {
+            status: StatusCode::OK,
+            etag: false,
+        },
+    )
+}

@@ -1,0 +1,240 @@
+//! `/v1/workspaces/{ws}/folders[/{id}[/move]]` (preview API).
+
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::clock::now_nanos;
+use crate::paging::PageToken;
+use crate::respond::{self, JsonBody, Origin, Query, norm, opt_id, req_str};
+use crate::state::Shared;
+use crate::store::folders::{self, Folder};
+use crate::store::items::{self, FolderScope};
+use crate::store::{new_id, principals::Role};
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use rusqlite::Connection;
+
+/// Deepest allowed nesting (a root-level folder has depth 1).
+const MAX_DEPTH: i64 = 10;
+/// Longest folder name.
+const MAX_NAME: usize = 255;
+
+fn check_name(name: &str) -> Result<(), ApiError> {
+    let bad = name.trim() != name
+        || name.chars().count() > MAX_NAME
+        || name.ends_with('.')
+        || name.contains(['/', '\\', ':', '*', '?', '"', '<', '>', '|'])
+        || name.chars().any(char::is_control);
+    if bad {
+        return Err(ApiError::bad_request(
+            "InvalidFolderDisplayName",
+            format!("The folder name '{name}' is not valid"),
+        ));
+    }
+    Ok(())
+}
+
+fn name_in_use(name: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::CONFLICT,
+        "FolderDisplayNameAlreadyInUse",
+        format!("A folder named '{name}' already exists at this level"),
+    )
+}
+
+fn too_deep() -> ApiError {
+    ApiError::bad_request(
+        "FolderDepthOutOfRange",
+        format!("Folders can be nested at most {MAX_DEPTH} levels deep"),
+    )
+}
+
+fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError> {
+    folders::get(conn, ws, id)?.ok_or_else(|| ApiError::folder_not_found(id))
+}
+
+/// GET: a page of folders; `rootFolderId`, `recursive` (default true).
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(ws): Path<String>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let token = match query.get("continuationToken") {
+        Some(text) => PageToken::decode(text, "folders", Some(&ws))?,
+        None => {
+            let root_folder = query.get("rootFolderId").map(norm);
+            if let Some(folder) = &root_folder {
+                state.db.read(|c| get_folder(c, &ws, folder))?;
+            }
+            PageToken {
+                kind: "folders".into(),
+                workspace: Some(ws.clone()),
+                root_folder,
+                recursive: query.flag("recursive", true)?,
+                ..PageToken::default()
+            }
+        }
+    };
+    let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
+    let path = format!("/v1/workspaces/{ws}/folders");
+    token.respond(
+        state.faults.page_size,
+        &origin,
+        &path,
+        |after, limit| {
+            state
+                .db
+                .read(|c| folders::list(c, &ws, &scope, after, limit))
+        },
+        |f| f.seq,
+        Folder::to_wire,
+    )
+}
+
+/// POST `{displayName, parentFolderId?}` → 201 with `Location`.
+pub async fn create(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(ws): Path<String>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let obj = body.object()?;
+    let name = req_str(&obj, "displayName")?;
+    check_name(&name)?;
+    let folder = Folder {
+        seq: 0,
+        id: new_id(),
+        workspace_id: ws.clone(),
+        parent_id: opt_id(&obj, "parentFolderId")?,
+        display_name: name,
+    };
+    state.db.write(|tx| {
+        if let Some(parent) = &folder.parent_id {
+            get_folder(tx, &ws, parent)?;
+            if folders::depth(tx, parent)? + 1 > MAX_DEPTH {
+                return Err(too_deep());
+            }
+        }
+        if folders::name_taken(
+            tx,
+            &ws,
+            folder.parent_id.as_deref(),
+            &folder.display_name,
+            "",
+        )? {
+            return Err(name_in_use(&folder.display_name));
+        }
+        folders::insert(tx, &folder, now_nanos())?;
+        Ok::<_, ApiError>(())
+    })?;
+    let mut response = respond::json(StatusCode::CREATED, &folder.to_wire());
+    let location = format!("{origin}/v1/workspaces/{ws}/folders/{}", folder.id);
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// GET one folder.
+pub async fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let folder = state.db.read(|c| get_folder(c, &ws, &id))?;
+    Ok(respond::json(StatusCode::OK, &folder.to_wire()))
+}
+
+/// PATCH `{displayName}`.
+pub async fn rename(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let name = req_str(&body.object()?, "displayName")?;
+    check_name(&name)?;
+    let folder = state.db.write(|tx| {
+        let mut folder = get_folder(tx, &ws, &id)?;
+        if folders::name_taken(tx, &ws, folder.parent_id.as_deref(), &name, &id)? {
+            return Err(name_in_use(&name));
+        }
+        folders::rename(tx, &id, &name)?;
+        folder.display_name = name;
+        Ok::<_, ApiError>(folder)
+    })?;
+    Ok(respond::json(StatusCode::OK, &folder.to_wire()))
+}
+
+/// DELETE: only an empty folder (no sub-folders, no live items) → else 400 `FolderNotEmpty`.
+pub async fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    state.db.write(|tx| {
+        get_folder(tx, &ws, &id)?;
+        if folders::has_subfolders(tx, &id)? || items::count_in_folder(tx, &id)? > 0 {
+            return Err(ApiError::bad_request(
+                "FolderNotEmpty",
+                "The requested folder was not empty.",
+            )
+            .related(&id, "Folder"));
+        }
+        items::detach_deleted_from_folder(tx, &id)?;
+        folders::delete(tx, &id)?;
+        Ok::<_, ApiError>(())
+    })?;
+    Ok(respond::empty_ok())
+}
+
+/// POST `…/move` `{targetFolderId?}` (absent or null = root).
+pub async fn move_folder(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let target = opt_id(&body.object()?, "targetFolderId")?;
+    let folder = state.db.write(|tx| {
+        let mut folder = get_folder(tx, &ws, &id)?;
+        let target_depth = match &target {
+            Some(t) => {
+                get_folder(tx, &ws, t)?;
+                if folders::in_subtree(tx, &id, t)? {
+                    return Err(ApiError::bad_request(
+                        "InfiniteFolderHierarchyLoop",
+                        "A folder cannot be moved into itself or one of its sub-folders",
+                    ));
+                }
+                folders::depth(tx, t)?
+            }
+            None => 0,
+        };
+        if target_depth + folders::height(tx, &id)? > MAX_DEPTH {
+            return Err(too_deep());
+        }
+        if folders::name_taken(tx, &ws, target.as_deref(), &folder.display_name, &id)? {
+            return Err(name_in_use(&folder.display_name));
+        }
+        folders::set_parent(tx, &id, target.as_deref())?;
+        folder.parent_id = target;
+        Ok::<_, ApiError>(folder)
+    })?;
+    Ok(respond::json(StatusCode::OK, &folder.to_wire()))
+}

@@ -1,0 +1,202 @@
+//! Item routes beyond CRUD: `…/{id}/connections`, `…/{id}/relations/{direction}` (beta),
+//! `…/{id}/logicalId`, `…/{id}/applyTags` and `…/{id}/unapplyTags`.
+
+use super::definitions::require_definitions;
+use super::items::{implied_type, load};
+use crate::actions::logical_id_in_use;
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::paging::PageToken;
+use crate::relations::{self, Direction};
+use crate::respond::{self, JsonBody, Origin, Query, norm, req_str};
+use crate::state::Shared;
+use crate::store::items::{self, Item};
+use crate::store::{links, principals::Role, tags};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Value, json};
+
+/// GET `…/connections`: a page of the connections the item uses; types without a definition
+/// have none to offer (`OperationNotSupportedForItem`, as recorded for warehouses).
+pub async fn connections(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let item = load(&state, &ws, &id, implied)?;
+    require_definitions(&item)?;
+    let token = match query.get("continuationToken") {
+        Some(text) => {
+            let token = PageToken::decode(text, "connections", Some(&ws))?;
+            if token.extra.as_deref() != Some(id.as_str()) {
+                return Err(ApiError::bad_request(
+                    "InvalidContinuationToken",
+                    "The continuation token is not valid for this request",
+                ));
+            }
+            token
+        }
+        None => PageToken {
+            kind: "connections".into(),
+            workspace: Some(ws.clone()),
+            extra: Some(id.clone()),
+            ..PageToken::default()
+        },
+    };
+    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/connections");
+    token.respond(
+        state.faults.page_size,
+        &origin,
+        &path,
+        |after, limit| state.db.read(|c| links::connections(c, &id, after, limit)),
+        |(ord, _)| *ord,
+        |(_, connection)| connection.clone(),
+    )
+}
+
+/// GET `…/relations/{upstream|downstream}?beta=true`: not paged.
+pub async fn relations(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, collection, id, direction)): Path<(String, String, String, String)>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    let direction = match direction.as_str() {
+        "upstream" => Direction::Upstream,
+        "downstream" => Direction::Downstream,
+        _ => return Err(ApiError::entity_not_found()),
+    };
+    query.require_beta()?;
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let item = load(&state, &ws, &id, implied)?;
+    let graph = state
+        .db
+        .read(|c| relations::graph(c, &item, direction, &caller.principal_id))?;
+    Ok(respond::json(StatusCode::OK, &graph))
+}
+
+/// PATCH `…/logicalId` `{logicalId}` → `{logicalId}`: a non-empty GUID unused by the
+/// workspace's other live items. The generated `.platform` reads the same column, so the two
+/// always agree.
+pub async fn update_logical_id(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let logical_id = req_str(&body.object()?, "logicalId")?;
+    let parsed = uuid::Uuid::try_parse(logical_id.trim())
+        .map_err(|_| ApiError::invalid_body("'logicalId' must be a GUID"))?;
+    if parsed.is_nil() {
+        return Err(ApiError::bad_request(
+            "InvalidInput",
+            "The logical id cannot be the all-zero GUID",
+        ));
+    }
+    let logical_id = parsed.to_string();
+    state.db.write(|tx| {
+        let item = items::get(tx, &ws, &id)?
+            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
+            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        if items::logical_id_owner(tx, &ws, &logical_id, &item.id)?.is_some() {
+            return Err(logical_id_in_use(&logical_id));
+        }
+        items::set_logical_id(tx, &item.id, &logical_id)?;
+        Ok::<_, ApiError>(())
+    })?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({ "logicalId": logical_id }),
+    ))
+}
+
+/// The tag ids of an apply/unapply body: `tags` per the REST spec, each a known tag.
+fn tag_ids(body: &JsonBody) -> Result<Vec<String>, ApiError> {
+    let obj = body.object()?;
+    let ids = obj
+        .get("tags")
+        .and_then(Value::as_array)
+        .filter(|ids| !ids.is_empty())
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "InvalidInputs",
+                "'tags' must be a non-empty array of tag ids",
+            )
+        })?;
+    ids.iter()
+        .map(|id| {
+            id.as_str()
+                .filter(|id| uuid::Uuid::try_parse(id).is_ok())
+                .map(norm)
+                .ok_or_else(|| {
+                    ApiError::bad_request("InvalidInputs", format!("'{id}' is not a tag id"))
+                })
+        })
+        .collect()
+}
+
+async fn tagging(
+    state: Shared,
+    caller: Caller,
+    (ws, collection, id): (String, String, String),
+    body: JsonBody,
+    apply: bool,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let ids = tag_ids(&body)?;
+    state.db.write(|tx| {
+        let item: Item = items::get(tx, &ws, &id)?
+            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
+            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        for tag in &ids {
+            if tags::get(tx, tag)?.is_none() {
+                return Err(ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "EntityNotFound",
+                    format!("The tag '{tag}' was not found"),
+                )
+                .related(tag, "Tag"));
+            }
+            if apply {
+                tags::apply(tx, &item.id, tag)?;
+            } else {
+                tags::unapply(tx, &item.id, tag)?;
+            }
+        }
+        Ok::<_, ApiError>(())
+    })?;
+    Ok(respond::empty_ok())
+}
+
+/// POST `…/applyTags` `{tags: [id]}` → empty 200.
+pub async fn apply_tags(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<(String, String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    tagging(state, caller, path, body, true).await
+}
+
+/// POST `…/unapplyTags` `{tags: [id]}` → empty 200.
+pub async fn unapply_tags(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(path): Path<(String, String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    tagging(state, caller, path, body, false).await
+}

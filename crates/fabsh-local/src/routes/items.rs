@@ -1,0 +1,265 @@
+//! `/v1/workspaces/{ws}/items[/{id}]` and the per-type collections that behave the same with
+//! the type implied (`/notebooks`, `/dataAgents`, ...): list, get, update, delete, move.
+
+use crate::actions::name_in_use;
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::clock::now_nanos;
+use crate::item_identity;
+use crate::paging::PageToken;
+use crate::respond::{self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str};
+use crate::state::Shared;
+use crate::store::items::{self, FolderScope, Item};
+use crate::store::{folders, principals::Role};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use fabsh_model::item_types::{self, ItemType};
+use serde_json::{Value, json};
+
+/// The type a collection segment implies: `None` for `items`, 404 for an unknown segment.
+pub fn implied_type(collection: &str) -> Result<Option<&'static ItemType>, ApiError> {
+    if collection == "items" {
+        return Ok(None);
+    }
+    item_types::by_collection(collection)
+        .map(Some)
+        .ok_or_else(ApiError::entity_not_found)
+}
+
+/// 400 `InvalidItemType`.
+pub fn invalid_type(name: &str) -> ApiError {
+    ApiError::bad_request(
+        "InvalidItemType",
+        format!("The item type '{name}' is not valid"),
+    )
+}
+
+/// The item as the route returns it: per-type routes add the type's `properties` (a data
+/// agent's `publishedDescription`, read from its definition).
+pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> Value {
+    let mut value = item.to_wire();
+    if typed && item.item_type == "DataAgent" {
+        value["properties"] = crate::agents::properties(conn, &item.id);
+    }
+    value
+}
+
+/// Loads a live item, checking it matches the collection's type.
+pub fn load(
+    state: &Shared,
+    ws: &str,
+    id: &str,
+    implied: Option<&ItemType>,
+) -> Result<Item, ApiError> {
+    state
+        .db
+        .read(|c| items::get(c, ws, id))?
+        .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
+        .ok_or_else(|| ApiError::item_not_found(id))
+}
+
+/// GET: a page of live items; `type`, `rootFolderId`, `recursive` (default true), `include`.
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path((ws, collection)): Path<(String, String)>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let token = match query.get("continuationToken") {
+        Some(text) => PageToken::decode(text, "items", Some(&ws))?,
+        None => {
+            let item_type = match (implied, query.get("type")) {
+                (Some(t), _) => Some(t.name.to_string()),
+                (None, Some(name)) => Some(
+                    item_types::find(name)
+                        .ok_or_else(|| invalid_type(name))?
+                        .name
+                        .to_string(),
+                ),
+                (None, None) => None,
+            };
+            let root_folder = query.get("rootFolderId").map(norm);
+            if let Some(folder) = &root_folder
+                && state.db.read(|c| folders::get(c, &ws, folder))?.is_none()
+            {
+                return Err(ApiError::folder_not_found(folder));
+            }
+            PageToken {
+                kind: "items".into(),
+                workspace: Some(ws.clone()),
+                item_type,
+                root_folder,
+                recursive: query.flag("recursive", true)?,
+                ..PageToken::default()
+            }
+        }
+    };
+    let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
+    let path = format!("/v1/workspaces/{ws}/{collection}");
+    let with_identity = item_identity::wanted(query.get("include"));
+    // Rows become wire JSON inside the read, where the identities can be looked up too.
+    token.respond(
+        state.faults.page_size,
+        &origin,
+        &path,
+        |after, limit| {
+            state.db.read(|c| {
+                let rows = items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit)?;
+                rows.iter()
+                    .map(|item| {
+                        let mut value = wire(c, item, implied.is_some());
+                        if with_identity {
+                            item_identity::add_to(c, item, &mut value)?;
+                        }
+                        Ok((item.seq, value))
+                    })
+                    .collect::<rusqlite::Result<Vec<(i64, Value)>>>()
+            })
+        },
+        |(seq, _)| *seq,
+        |(_, value)| value.clone(),
+    )
+}
+
+/// GET one item (`ETag: ""`, as recorded); `include=DefaultIdentity` adds the item's
+/// identity. The hot path: token check, one access query, one row read.
+pub async fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let item = load(&state, &ws, &id, implied)?;
+    let mut value = state
+        .db
+        .read(|c| Ok::<_, ApiError>(wire(c, &item, implied.is_some())))?;
+    if item_identity::wanted(query.get("include")) {
+        state
+            .db
+            .read(|c| item_identity::add_to(c, &item, &mut value))?;
+    }
+    Ok(respond::json_with_etag(StatusCode::OK, &value))
+}
+
+/// PATCH: `displayName` and `description` only; anything else is ignored.
+pub async fn update(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let obj = body.object()?;
+    let name = opt_str(&obj, "displayName")?;
+    if name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        return Err(ApiError::invalid_body(
+            "The 'displayName' field must not be empty",
+        ));
+    }
+    let description = opt_str(&obj, "description")?;
+    check_description(description.as_deref())?;
+    let updated = state.db.write(|tx| {
+        let mut item = items::get(tx, &ws, &id)?
+            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
+            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        if let Some(name) = name {
+            if items::name_taken(tx, &ws, &item.item_type, &name, &item.id)? {
+                return Err(name_in_use(&name));
+            }
+            item.display_name = name;
+        }
+        if description.is_some() {
+            item.description = description;
+        }
+        items::update_metadata(
+            tx,
+            &item.id,
+            &item.display_name,
+            item.description.as_deref(),
+        )?;
+        Ok::<_, ApiError>(item)
+    })?;
+    let value = state
+        .db
+        .read(|c| Ok::<_, ApiError>(wire(c, &updated, implied.is_some())))?;
+    Ok(respond::json_with_etag(StatusCode::OK, &value))
+}
+
+/// DELETE: soft by default (the row stays, marked deleted; the name is free again);
+/// `hardDelete=true` removes it for good and needs Admin. Children go with their parent.
+pub async fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    let hard = query.flag("hardDelete", false)?;
+    let needed = if hard { Role::Admin } else { Role::Contributor };
+    caller.workspace(&state, &ws, needed)?;
+    state.db.write(|tx| {
+        let item = items::get(tx, &ws, &id)?
+            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
+            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        if item.parent_item_id.is_some() {
+            return Err(ApiError::bad_request(
+                "OperationNotSupportedForItem",
+                "A child item is deleted together with its parent",
+            ));
+        }
+        if hard {
+            items::hard_delete(tx, &id)?;
+        } else {
+            items::soft_delete(tx, &id, now_nanos())?;
+        }
+        Ok::<_, ApiError>(())
+    })?;
+    Ok(respond::empty_ok())
+}
+
+/// POST `…/{id}/move` `{targetFolderId?}`: moves the item and its children; answers them all.
+pub async fn move_item(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, collection, id)): Path<(String, String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    let implied = implied_type(&collection)?;
+    caller.workspace(&state, &ws, Role::Contributor)?;
+    let target = opt_id(&body.object()?, "targetFolderId")?;
+    let moved = state.db.write(|tx| {
+        let item = items::get(tx, &ws, &id)?
+            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
+            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        if item.parent_item_id.is_some() {
+            return Err(ApiError::bad_request(
+                "CannotMoveChildOnly",
+                "A child item moves together with its parent",
+            ));
+        }
+        if let Some(folder) = &target
+            && folders::get(tx, &ws, folder)?.is_none()
+        {
+            return Err(ApiError::folder_not_found(folder));
+        }
+        items::move_to_folder(tx, &id, target.as_deref())?;
+        let mut moved =
+            vec![items::get(tx, &ws, &id)?.ok_or_else(|| ApiError::item_not_found(&id))?];
+        moved.extend(items::children(tx, &id)?);
+        Ok::<_, ApiError>(moved)
+    })?;
+    let values: Vec<Value> = moved.iter().map(Item::to_wire).collect();
+    Ok(respond::json(StatusCode::OK, &json!({ "value": values })))
+}

@@ -1,0 +1,174 @@
+//! `/_local/*`: the request log (no auth) and admin routes for the seeded admin user's bearer.
+//! Faults never apply here.
+
+use crate::admin;
+use crate::api_error::ApiError;
+use crate::auth::{self, Caller};
+use crate::authority;
+use crate::respond::{self, JsonBody, opt_str, req_str};
+use crate::state::Shared;
+use crate::store::principals;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+
+/// Longest lifetime `/_local/tokens` hands out: 30 days.
+const MAX_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
+
+/// Refuses anyone but the seeded admin user.
+pub fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
+    caller.known(state)?;
+    if caller.principal_id == state.admin_id {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "InsufficientPrivileges",
+            "Only the local admin may use this route",
+        ))
+    }
+}
+
+/// `expiresInSeconds` of a token request: up to 30 days, negative for an expired token.
+fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
+    match obj.get("expiresInSeconds") {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_i64()
+            .filter(|s| *s <= MAX_TOKEN_SECONDS)
+            .ok_or_else(|| {
+                ApiError::invalid_body("'expiresInSeconds' must be a whole number up to 30 days")
+            }),
+    }
+}
+
+/// GET `/_local/requests`: how many API requests were served and the last 2000 of them.
+pub async fn requests(State(state): State<Shared>) -> Response {
+    respond::json(StatusCode::OK, &state.requests.to_json())
+}
+
+/// GET `/_local/tenants`: the two tenant ids (not secret; tests need the second one).
+pub async fn tenants(State(state): State<Shared>) -> Response {
+    respond::json(
+        StatusCode::OK,
+        &json!({"defaultTenantId": state.default_tenant, "secondTenantId": state.second_tenant}),
+    )
+}
+
+/// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?,
+/// tenant?}` → the new credentials (201). `certificate` is PEM text; `tenant` is `default`,
+/// `second` or a tenant id.
+pub async fn add_principal(
+    State(state): State<Shared>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    let obj = body.object()?;
+    let name = req_str(&obj, "name")?;
+    let workspace = opt_str(&obj, "workspace")?;
+    let role = opt_str(&obj, "role")?;
+    let certificate = opt_str(&obj, "certificate")?;
+    let federated_subject = opt_str(&obj, "federatedSubject")?;
+    let tenant = opt_str(&obj, "tenant")?;
+    let new = admin::NewPrincipal {
+        name: &name,
+        workspace: workspace.as_deref(),
+        role: role.as_deref(),
+        certificate_pem: certificate.as_deref(),
+        federated_subject: federated_subject.as_deref(),
+        tenant: tenant.as_deref(),
+    };
+    let created = admin::add_principal_in(&state.db, &new)?;
+    Ok(respond::json(StatusCode::CREATED, &created))
+}
+
+/// GET `/_local/principals`.
+pub async fn list_principals(
+    State(state): State<Shared>,
+    caller: Caller,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    Ok(respond::json(
+        StatusCode::OK,
+        &admin::list_principals_in(&state.db)?,
+    ))
+}
+
+/// DELETE `/_local/principals/{name or id}`.
+pub async fn remove_principal(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(key): Path<String>,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    admin::remove_principal_in(&state.db, &state.admin_id, &key)?;
+    Ok(respond::empty_ok())
+}
+
+/// POST `/_local/tokens` `{principal?, expiresInSeconds?}`: a token for any principal (the
+/// admin when omitted) with any lifetime up to 30 days; a negative lifetime gives an already
+/// expired token, for testing refresh on `TokenExpired`.
+pub async fn issue_token(
+    State(state): State<Shared>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    let obj = body.object()?;
+    let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
+    let ttl = lifetime(&obj, 3599)?;
+    let principal = state
+        .db
+        .read(|c| principals::find_principal(c, &key))?
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "PrincipalNotFound",
+                format!("No principal '{key}'"),
+            )
+        })?;
+    let token = auth::issue(&state.keys, &principal, ttl);
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"token_type": "Bearer", "expires_in": ttl, "access_token": token}),
+    ))
+}
+
+/// POST `/_local/federated-tokens` `{subject, expiresInSeconds?}`: a token of the local OIDC
+/// issuer for `subject`, as a CI system would hand a job for workload identity federation.
+pub async fn issue_federated_token(
+    State(state): State<Shared>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    let obj = body.object()?;
+    let subject = req_str(&obj, "subject")?;
+    let ttl = lifetime(&obj, 3600)?;
+    let token = authority::issue_federated(&state.keys, &subject, ttl);
+    Ok(respond::json(
+        StatusCode::OK,
+        &json!({"token": token, "issuer": authority::LOCAL_ISSUER, "audience": authority::FEDERATED_AUDIENCE}),
+    ))
+}
+
+/// POST `/_local/tables` `{workspace, item, table, csv}`: loads CSV text into a table of a
+/// lakehouse or warehouse (`fabsh local load-table` against a running server).
+pub async fn load_table(
+    State(state): State<Shared>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    let obj = body.object()?;
+    let loaded = crate::load_table::load_table_in(
+        &state.db,
+        &req_str(&obj, "workspace")?,
+        &req_str(&obj, "item")?,
+        &req_str(&obj, "table")?,
+        req_str(&obj, "csv")?.as_bytes(),
+    )?;
+    Ok(respond::json(StatusCode::OK, &loaded))
+}

@@ -1,0 +1,315 @@
+//! The HTTP surface: Fabric's `/v1` API, the Entra-style token and device-code endpoints,
+//! the managed-identity endpoints, and `/_local/*` test and admin routes.
+
+mod agent_assistants;
+mod agent_config;
+mod agent_elements;
+mod agent_fewshots;
+mod agent_mcp;
+mod agent_sources;
+mod bulk;
+mod definitions;
+mod device_code;
+mod folders;
+mod invitations;
+mod item_create;
+mod item_links;
+mod items;
+mod local_admin;
+mod managed_identity;
+mod operations;
+mod powerbi;
+mod role_assignments;
+mod shares;
+mod tags;
+mod token;
+mod workspaces;
+
+use super::api_error::ApiError;
+use super::middleware;
+use super::state::Shared;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+
+/// Largest accepted request body (bulk definition imports go up to 128 MB).
+const BODY_LIMIT: usize = 160 * 1024 * 1024;
+
+/// The complete router with its layers.
+pub fn router(state: Shared) -> Router {
+    // Per-type collections (`/notebooks`, `/dataAgents`, ...) share the `/items` handlers: the
+    // `{collection}` segment is resolved against the item type table, static segments
+    // (`folders`, `roleAssignments`) take precedence.
+    let api = Router::new()
+        .route(
+            "/v1/workspaces",
+            get(workspaces::list).post(workspaces::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}",
+            get(workspaces::show)
+                .patch(workspaces::update)
+                .delete(workspaces::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/roleAssignments",
+            get(role_assignments::list).post(role_assignments::add),
+        )
+        .route(
+            "/v1/workspaces/{ws}/roleAssignments/{principal}",
+            get(role_assignments::show)
+                .patch(role_assignments::update)
+                .delete(role_assignments::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/folders",
+            get(folders::list).post(folders::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}/folders/{folder}",
+            get(folders::show)
+                .patch(folders::rename)
+                .delete(folders::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/folders/{folder}/move",
+            post(folders::move_folder),
+        )
+        .route(
+            "/v1/workspaces/{ws}/items/bulkExportDefinitions",
+            post(bulk::export),
+        )
+        .route(
+            "/v1/workspaces/{ws}/items/bulkImportDefinitions",
+            post(bulk::import),
+        )
+        .route("/v1/workspaces/{ws}/items/bulkMove", post(bulk::move_items))
+        .route(
+            "/v1/workspaces/{ws}/{collection}",
+            get(items::list).post(item_create::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}",
+            get(items::show).patch(items::update).delete(items::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/getDefinition",
+            post(definitions::get_definition),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/updateDefinition",
+            post(definitions::update_definition),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/move",
+            post(items::move_item),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/connections",
+            get(item_links::connections),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/relations/{direction}",
+            get(item_links::relations),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/logicalId",
+            patch(item_links::update_logical_id),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/applyTags",
+            post(item_links::apply_tags),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/unapplyTags",
+            post(item_links::unapply_tags),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/identities/default/assign",
+            post(bulk::assign_identity),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares",
+            get(shares::list).post(shares::create),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares/{share}",
+            get(shares::show).delete(shares::remove),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares/{share}/revoke",
+            post(shares::revoke),
+        )
+        .route(
+            "/v1/externalDataShares/invitations/{invitation}",
+            get(invitations::show),
+        )
+        .route(
+            "/v1/externalDataShares/invitations/{invitation}/accept",
+            post(invitations::accept),
+        )
+        .route("/v1/tags", get(tags::list))
+        .route("/v1/admin/tags", get(tags::list))
+        .route("/v1.0/myorg/groups/{ws}/{collection}", get(powerbi::list))
+        .merge(data_agent_routes())
+        .merge(assistant_routes())
+        .route(
+            "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
+            post(agent_mcp::handle),
+        )
+        .route("/v1/operations/{op}", get(operations::state))
+        .route("/v1/operations/{op}/result", get(operations::result))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::faults,
+        ));
+
+    Router::new()
+        .merge(api)
+        // Token endpoint: no faults, no bearer (it is where bearers come from).
+        .route("/{tenant}/oauth2/v2.0/token", post(token::issue))
+        .route("/{tenant}/oauth2/v2.0/devicecode", post(device_code::start))
+        // Managed identity: the VM metadata service's path and App Service's.
+        .route(
+            "/metadata/identity/oauth2/token",
+            get(managed_identity::imds),
+        )
+        .route("/msi/token", get(managed_identity::app_service))
+        .route("/_local/devicelogin", get(device_code::login_page))
+        .route("/_local/devicecodes/approve", post(device_code::approve))
+        .route(
+            "/_local/federated-tokens",
+            post(local_admin::issue_federated_token),
+        )
+        .route("/_local/requests", get(local_admin::requests))
+        .route("/_local/tenants", get(local_admin::tenants))
+        .route(
+            "/_local/principals",
+            get(local_admin::list_principals).post(local_admin::add_principal),
+        )
+        .route(
+            "/_local/principals/{key}",
+            delete(local_admin::remove_principal),
+        )
+        .route("/_local/tokens", post(local_admin::issue_token))
+        .route("/_local/tables", post(local_admin::load_table))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::common,
+        ))
+        .with_state(state)
+}
+
+/// The data-agent configuration API: `staging/...` for the draft, the same paths without
+/// `staging` for the published copy (read-only). The `{collection}` segment must be
+/// `dataAgents`; the handlers check it.
+fn data_agent_routes() -> Router<Shared> {
+    const AGENT: &str = "/v1/workspaces/{ws}/{collection}/{item}";
+    let ds = |stage: &str, rest: &str| format!("{AGENT}{stage}/datasources/{{ds}}{rest}");
+    let mut router = Router::new()
+        .route(
+            &format!("{AGENT}/staging/settings"),
+            get(agent_config::get_settings).patch(agent_config::patch_settings),
+        )
+        .route(
+            &format!("{AGENT}/settings"),
+            get(agent_config::get_settings),
+        )
+        .route(
+            &format!("{AGENT}/staging/publish"),
+            post(agent_config::publish),
+        )
+        .route(&format!("{AGENT}/staging/reset"), post(agent_config::reset))
+        .route(
+            &format!("{AGENT}/staging/datasources"),
+            get(agent_sources::list).post(agent_sources::create),
+        )
+        .route(&format!("{AGENT}/datasources"), get(agent_sources::list))
+        .route(
+            &ds("/staging", ""),
+            get(agent_sources::show)
+                .patch(agent_sources::update)
+                .delete(agent_sources::remove),
+        )
+        .route(
+            &ds("/staging", "/elements"),
+            get(agent_elements::list)
+                .patch(agent_elements::update)
+                .delete(agent_elements::remove),
+        )
+        .route(
+            &ds("/staging", "/fewshots"),
+            get(agent_fewshots::list).post(agent_fewshots::create),
+        )
+        .route(
+            &ds("/staging", "/fewshots/deleteAll"),
+            post(agent_fewshots::remove_all),
+        )
+        .route(
+            &ds("/staging", "/fewshots/{fs}"),
+            get(agent_fewshots::show)
+                .patch(agent_fewshots::update)
+                .delete(agent_fewshots::remove),
+        );
+    for (rest, handler) in [
+        ("", get(agent_sources::show)),
+        ("/elements", get(agent_elements::list)),
+        ("/fewshots", get(agent_fewshots::list)),
+        ("/fewshots/{fs}", get(agent_fewshots::show)),
+    ] {
+        router = router.route(&ds("", rest), handler);
+    }
+    router
+}
+
+/// A published agent's Assistants-compatible surface (`{collection}` must be `dataagents`).
+fn assistant_routes() -> Router<Shared> {
+    const BASE: &str = "/v1/workspaces/{ws}/{collection}/{item}/aiassistant/openai";
+    let at = |rest: &str| format!("{BASE}/{rest}");
+    Router::new()
+        .route(&at("assistants"), post(agent_assistants::create_assistant))
+        .route(&at("threads"), post(agent_assistants::create_thread))
+        .route(
+            &at("threads/{thread}"),
+            delete(agent_assistants::delete_thread),
+        )
+        .route(
+            &at("threads/{thread}/messages"),
+            get(agent_assistants::list_messages).post(agent_assistants::create_message),
+        )
+        .route(
+            &at("threads/{thread}/runs"),
+            post(agent_assistants::create_run),
+        )
+        .route(
+            &at("threads/{thread}/runs/{run}"),
+            get(agent_assistants::show_run),
+        )
+        .route(
+            &at("threads/{thread}/runs/{run}/steps"),
+            get(agent_assistants::list_steps),
+        )
+        .route(&at("files/{file}"), get(agent_assistants::show_file))
+        .route(
+            &at("files/{file}/content"),
+            get(agent_assistants::file_content),
+        )
+}
+
+async fn not_found() -> Response {
+    ApiError::entity_not_found().into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "MethodNotAllowed",
+        "The HTTP method is not supported for this resource",
+    )
+    .into_response()
+}

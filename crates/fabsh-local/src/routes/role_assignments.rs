@@ -1,0 +1,175 @@
+//! `/v1/workspaces/{ws}/roleAssignments[/{id}]`. An assignment's id is its principal's id.
+//! Reading needs Member (as the service documents for listing); changes need Admin.
+
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::paging::PageToken;
+use crate::respond::{self, JsonBody, Origin, Query, norm, req_str};
+use crate::state::Shared;
+use crate::store::principals::{self, Assignment, Role};
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+fn to_wire(a: &Assignment) -> Value {
+    let p = &a.principal;
+    let mut principal = json!({
+        "id": p.id,
+        "displayName": p.display_name,
+        "type": p.kind,
+    });
+    if p.kind == "ServicePrincipal" {
+        principal["servicePrincipalDetails"] = json!({"aadAppId": p.client_id});
+    } else {
+        principal["userDetails"] = json!({"userPrincipalName": p.user_principal_name});
+    }
+    json!({"id": p.id, "principal": principal, "role": a.role.as_str()})
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "WorkspaceRoleAssignmentNotFound",
+        "The requested workspace role assignment was not found",
+    )
+    .related(id, "WorkspaceRoleAssignment")
+}
+
+fn parse_role(obj: &serde_json::Map<String, Value>) -> Result<Role, ApiError> {
+    let role = req_str(obj, "role")?;
+    Role::parse(&role).ok_or_else(|| ApiError::invalid_body(format!("Unknown role '{role}'")))
+}
+
+/// GET: a page of assignments.
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(ws): Path<String>,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Member)?;
+    let token = match query.get("continuationToken") {
+        Some(text) => PageToken::decode(text, "roleAssignments", Some(&ws))?,
+        None => PageToken {
+            kind: "roleAssignments".into(),
+            workspace: Some(ws.clone()),
+            ..PageToken::default()
+        },
+    };
+    let path = format!("/v1/workspaces/{ws}/roleAssignments");
+    token.respond(
+        state.faults.page_size,
+        &origin,
+        &path,
+        |after, limit| {
+            state
+                .db
+                .read(|c| principals::list_assignments(c, &ws, after, limit))
+        },
+        |a| a.seq,
+        to_wire,
+    )
+}
+
+/// GET one assignment.
+pub async fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Member)?;
+    let found = state
+        .db
+        .read(|c| principals::get_assignment(c, &ws, &id))?
+        .ok_or_else(|| not_found(&id))?;
+    Ok(respond::json(StatusCode::OK, &to_wire(&found)))
+}
+
+/// POST `{principal: {id, type}, role}` → 201.
+pub async fn add(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    Path(ws): Path<String>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Admin)?;
+    let obj = body.object()?;
+    let role = parse_role(&obj)?;
+    let principal = obj
+        .get("principal")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ApiError::invalid_body("The 'principal' field is required"))?;
+    let id = norm(&req_str(principal, "id")?);
+    let kind = req_str(principal, "type")?;
+    if !matches!(kind.as_str(), "User" | "ServicePrincipal") {
+        return Err(ApiError::bad_request(
+            "PrincipalTypeNotSupported",
+            format!("Local Fabric has no principals of type '{kind}'"),
+        ));
+    }
+    let created = state.db.write(|tx| {
+        let known = principals::get_principal(tx, &id)?
+            .filter(|p| p.kind == kind)
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "PrincipalNotFound",
+                    format!("No {kind} with id '{id}' exists"),
+                )
+            })?;
+        if principals::get_assignment(tx, &ws, &known.id)?.is_some() {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "PrincipalAlreadyHasWorkspaceRolePermissions",
+                "The principal already has a role in this workspace",
+            ));
+        }
+        principals::set_role(tx, &ws, &known.id, role)?;
+        principals::get_assignment(tx, &ws, &known.id)?
+            .ok_or_else(|| ApiError::internal("The role assignment vanished"))
+    })?;
+    let mut response = respond::json(StatusCode::CREATED, &to_wire(&created));
+    let location = format!("{origin}/v1/workspaces/{ws}/roleAssignments/{id}");
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// PATCH `{role}`.
+pub async fn update(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Admin)?;
+    let role = parse_role(&body.object()?)?;
+    let updated = state.db.write(|tx| {
+        principals::get_assignment(tx, &ws, &id)?.ok_or_else(|| not_found(&id))?;
+        principals::set_role(tx, &ws, &id, role)?;
+        principals::get_assignment(tx, &ws, &id)?.ok_or_else(|| not_found(&id))
+    })?;
+    Ok(respond::json(StatusCode::OK, &to_wire(&updated)))
+}
+
+/// DELETE → empty 200.
+pub async fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let (ws, id) = (norm(&ws), norm(&id));
+    caller.workspace(&state, &ws, Role::Admin)?;
+    if !state.db.write(|tx| principals::delete_role(tx, &ws, &id))? {
+        return Err(not_found(&id));
+    }
+    Ok(respond::empty_ok())
+}

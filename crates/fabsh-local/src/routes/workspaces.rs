@@ -1,0 +1,220 @@
+//! `/v1/workspaces[/{ws}]`.
+
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::clock::now_nanos;
+use crate::paging::PageToken;
+use crate::respond::{self, JsonBody, Origin, Query, norm, opt_id, opt_str, req_str};
+use crate::state::Shared;
+use crate::store::principals::{self, Role};
+use crate::store::{new_id, workspaces as store, workspaces::Workspace};
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+
+/// Longest workspace name.
+const MAX_NAME: usize = 256;
+/// Longest workspace description.
+const MAX_DESCRIPTION: usize = 4000;
+
+fn to_wire(ws: &Workspace, detailed: bool) -> Value {
+    let mut map = Map::new();
+    map.insert("id".into(), json!(ws.id));
+    map.insert("displayName".into(), json!(ws.display_name));
+    map.insert("description".into(), json!(ws.description));
+    map.insert("type".into(), json!("Workspace"));
+    if let Some(capacity) = &ws.capacity_id {
+        map.insert("capacityId".into(), json!(capacity));
+        if detailed {
+            map.insert("capacityAssignmentProgress".into(), json!("Completed"));
+        }
+    }
+    Value::Object(map)
+}
+
+/// The 409 for a workspace name already used (case-insensitive). No recording shows this
+/// case; 409 with `WorkspaceNameAlreadyExists` is the Power BI-era code clients expect.
+fn name_conflict(name: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::CONFLICT,
+        "WorkspaceNameAlreadyExists",
+        format!("Workspace name '{name}' already exists"),
+    )
+}
+
+fn check_name(name: &str) -> Result<(), ApiError> {
+    if name.chars().count() > MAX_NAME {
+        return Err(ApiError::invalid_body(format!(
+            "The displayName must be at most {MAX_NAME} characters"
+        )));
+    }
+    Ok(())
+}
+
+fn check_description(description: &str) -> Result<(), ApiError> {
+    if description.chars().count() > MAX_DESCRIPTION {
+        return Err(ApiError::invalid_body(format!(
+            "The description must be at most {MAX_DESCRIPTION} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// GET `/v1/workspaces`: the workspaces where the caller holds a role, optionally `roles=`.
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    query: Query,
+) -> Result<Response, ApiError> {
+    caller.known(&state)?;
+    let token = match query.get("continuationToken") {
+        Some(text) => PageToken::decode(text, "workspaces", None)?,
+        None => {
+            let mut roles = Vec::new();
+            for name in query.get("roles").unwrap_or("").split(',') {
+                let name = name.trim();
+                if name.is_empty() {
+                    continue;
+                }
+                let role =
+                    Role::parse(name).ok_or_else(|| ApiError::invalid_parameter("roles", name))?;
+                roles.push(role.as_str());
+            }
+            PageToken {
+                kind: "workspaces".into(),
+                extra: (!roles.is_empty()).then(|| roles.join(",")),
+                ..PageToken::default()
+            }
+        }
+    };
+    // The role list comes back inside a client-held token, so it is parsed again.
+    let mut roles = Vec::new();
+    for name in token
+        .extra
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter(|n| !n.is_empty())
+    {
+        roles.push(
+            Role::parse(name)
+                .ok_or_else(|| ApiError::invalid_parameter("continuationToken", name))?,
+        );
+    }
+    token.respond(
+        state.faults.page_size,
+        &origin,
+        "/v1/workspaces",
+        |after, limit| {
+            state
+                .db
+                .read(|c| store::list_for(c, &caller.principal_id, &roles, after, limit))
+        },
+        |(ws, _)| ws.seq,
+        |(ws, _)| to_wire(ws, false),
+    )
+}
+
+/// POST `/v1/workspaces`: 201 with `Location`; the caller becomes Admin.
+pub async fn create(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    caller.known(&state)?;
+    let obj = body.object()?;
+    let name = req_str(&obj, "displayName")?;
+    check_name(&name)?;
+    let description = opt_str(&obj, "description")?.unwrap_or_default();
+    check_description(&description)?;
+    let ws = Workspace {
+        seq: 0,
+        id: new_id(),
+        display_name: name,
+        description,
+        capacity_id: opt_id(&obj, "capacityId")?,
+    };
+    state.db.write(|tx| {
+        if store::name_taken(tx, &ws.display_name, "")? {
+            return Err(name_conflict(&ws.display_name));
+        }
+        store::insert(tx, &ws, now_nanos())?;
+        principals::set_role(tx, &ws.id, &caller.principal_id, Role::Admin)?;
+        Ok::<_, ApiError>(())
+    })?;
+    let mut response = respond::json(StatusCode::CREATED, &to_wire(&ws, false));
+    if let Ok(location) = HeaderValue::from_str(&format!("{origin}/v1/workspaces/{}", ws.id)) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// GET `/v1/workspaces/{ws}`.
+pub async fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(ws): Path<String>,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Viewer)?;
+    let found = state
+        .db
+        .read(|c| store::get(c, &ws))?
+        .ok_or_else(|| ApiError::workspace_not_found(&ws))?;
+    Ok(respond::json(StatusCode::OK, &to_wire(&found, true)))
+}
+
+/// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.
+pub async fn update(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(ws): Path<String>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Member)?;
+    let obj = body.object()?;
+    let name = opt_str(&obj, "displayName")?;
+    if let Some(name) = &name {
+        if name.trim().is_empty() {
+            return Err(ApiError::invalid_body(
+                "The 'displayName' field must not be empty",
+            ));
+        }
+        check_name(name)?;
+    }
+    let description = opt_str(&obj, "description")?;
+    if let Some(d) = &description {
+        check_description(d)?;
+    }
+    let updated = state.db.write(|tx| {
+        let mut current = store::get(tx, &ws)?.ok_or_else(|| ApiError::workspace_not_found(&ws))?;
+        if let Some(name) = name {
+            if store::name_taken(tx, &name, &ws)? {
+                return Err(name_conflict(&name));
+            }
+            current.display_name = name;
+        }
+        if let Some(d) = description {
+            current.description = d;
+        }
+        store::update(tx, &current)?;
+        Ok::<_, ApiError>(current)
+    })?;
+    Ok(respond::json(StatusCode::OK, &to_wire(&updated, true)))
+}
+
+/// DELETE `/v1/workspaces/{ws}`: Admin only; removes everything in it.
+pub async fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(ws): Path<String>,
+) -> Result<Response, ApiError> {
+    let ws = norm(&ws);
+    caller.workspace(&state, &ws, Role::Admin)?;
+    state.db.write(|tx| store::delete(tx, &ws))?;
+    Ok(respond::empty_ok())
+}

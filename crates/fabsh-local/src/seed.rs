@@ -1,0 +1,182 @@
+//! First-start setup: the token signing key, two tenants, the local admin user and the Demo
+//! workspace. Runs in one immediate transaction, so concurrent first starts seed once.
+
+use super::actions::{NewItem, create_item, store_parts};
+use super::api_error::ApiError;
+use super::clock::now_nanos;
+use super::seed_content as content;
+use super::store::items::Part;
+use super::store::principals::{self, Principal, Role};
+use super::store::workspaces::{self, Workspace};
+use super::store::{Db, new_id};
+use rusqlite::Connection;
+
+/// Facts fixed at first start and read on every start.
+#[derive(Debug, Clone)]
+pub struct StoreFacts {
+    /// HMAC secret for access tokens.
+    pub signing_key: Vec<u8>,
+    /// The tenant of the admin and of new principals.
+    pub default_tenant: String,
+    /// A second tenant for cross-tenant tests.
+    pub second_tenant: String,
+    /// Object id of the local admin user.
+    pub admin_id: String,
+}
+
+/// Display name of the seeded admin user.
+pub const ADMIN_NAME: &str = "Local Admin";
+/// Name of the seeded workspace.
+pub const DEMO_WORKSPACE: &str = "Demo";
+
+const KEY_SIGNING: &str = "signing_key";
+const KEY_ADMIN: &str = "admin_principal_id";
+const KEY_SEEDED: &str = "demo_seeded";
+
+fn text(bytes: Option<Vec<u8>>) -> Option<String> {
+    bytes.and_then(|b| String::from_utf8(b).ok())
+}
+
+/// Creates what is missing and returns the facts.
+pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
+    db.write(|tx| {
+        let now = now_nanos();
+        let signing_key = match principals::meta_get(tx, KEY_SIGNING)? {
+            Some(key) => key,
+            None => {
+                let mut key = vec![0u8; 32];
+                rand::fill(&mut key[..]);
+                principals::meta_set(tx, KEY_SIGNING, &key)?;
+                key
+            }
+        };
+        let mut tenants = principals::tenant_ids(tx)?;
+        if tenants.is_empty() {
+            let default_tenant = new_id();
+            let second_tenant = new_id();
+            principals::insert_tenant(tx, &default_tenant, "Local Fabric", true)?;
+            principals::insert_tenant(tx, &second_tenant, "Local Fabric (second tenant)", false)?;
+            tenants = vec![default_tenant, second_tenant];
+        }
+        let (default_tenant, second_tenant) = match tenants.as_slice() {
+            [first, second, ..] => (first.clone(), second.clone()),
+            _ => return Err(ApiError::internal("The store has fewer than two tenants")),
+        };
+        let admin_id = match text(principals::meta_get(tx, KEY_ADMIN)?) {
+            Some(id) => id,
+            None => {
+                let admin = Principal {
+                    id: new_id(),
+                    tenant_id: default_tenant.clone(),
+                    kind: "User".into(),
+                    display_name: ADMIN_NAME.into(),
+                    user_principal_name: Some("admin@local.fabsh".into()),
+                    client_id: None,
+                };
+                principals::insert_principal(tx, &admin, None, now)?;
+                principals::meta_set(tx, KEY_ADMIN, admin.id.as_bytes())?;
+                admin.id
+            }
+        };
+        if principals::meta_get(tx, KEY_SEEDED)?.is_none() {
+            seed_demo(tx, &admin_id, now)?;
+            principals::meta_set(tx, KEY_SEEDED, b"1")?;
+        }
+        super::seed_links::seed(tx)?;
+        Ok(StoreFacts {
+            signing_key,
+            default_tenant,
+            second_tenant,
+            admin_id,
+        })
+    })
+}
+
+fn part(path: &str, text: &str) -> Part {
+    Part {
+        path: path.into(),
+        payload: text.as_bytes().to_vec(),
+    }
+}
+
+fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> {
+    // A user may already have made a workspace called Demo; then the tour uses theirs.
+    if workspaces::find(tx, DEMO_WORKSPACE)?.is_some() {
+        return Ok(());
+    }
+    let ws = Workspace {
+        seq: 0,
+        id: new_id(),
+        display_name: DEMO_WORKSPACE.into(),
+        description: "Sample items seeded by local Fabric".into(),
+        capacity_id: None,
+    };
+    workspaces::insert(tx, &ws, now)?;
+    principals::set_role(tx, &ws.id, admin_id, Role::Admin)?;
+
+    let item =
+        |item_type: &str, name: &str, description: &str, format: Option<&str>, parts: Vec<Part>| {
+            NewItem {
+                id: new_id(),
+                workspace_id: ws.id.clone(),
+                item_type: item_type.into(),
+                display_name: name.into(),
+                description: Some(description.into()),
+                folder_id: None,
+                logical_id: new_id(),
+                sensitivity_label_id: None,
+                format: format.map(str::to_string),
+                parts: store_parts(&parts),
+            }
+        };
+    let lakehouse = item(
+        "Lakehouse",
+        "SalesLakehouse",
+        "Orders and customers",
+        None,
+        vec![part("lakehouse.metadata.json", "{}")],
+    );
+    create_item(tx, &lakehouse, now)?;
+    // Its tables (the demo dataset) are generated when first read, keeping first start fast.
+    principals::meta_set(
+        tx,
+        super::tables::DEMO_LAKEHOUSE_KEY,
+        lakehouse.id.as_bytes(),
+    )?;
+    let notebook = item(
+        "Notebook",
+        "Welcome",
+        "A first look at the sales data",
+        None,
+        vec![part("notebook-content.py", content::WELCOME_NOTEBOOK)],
+    );
+    create_item(tx, &notebook, now)?;
+    let model = item(
+        "SemanticModel",
+        "Sales Model",
+        "Total sales by customer",
+        Some("TMDL"),
+        vec![
+            part("definition.pbism", &content::semantic_model_pbism()),
+            part("definition/database.tmdl", content::DATABASE_TMDL),
+            part("definition/model.tmdl", content::MODEL_TMDL),
+            part("definition/tables/Orders.tmdl", content::ORDERS_TMDL),
+        ],
+    );
+    create_item(tx, &model, now)?;
+    let report = item(
+        "Report",
+        "Sales Report",
+        "Sales overview",
+        Some("PBIR-Legacy"),
+        vec![
+            part(
+                "definition.pbir",
+                &content::report_pbir(DEMO_WORKSPACE, &model.display_name, &model.id),
+            ),
+            part("report.json", &content::report_json()),
+        ],
+    );
+    create_item(tx, &report, now)?;
+    Ok(())
+}

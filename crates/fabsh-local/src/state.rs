@@ -1,0 +1,44 @@
+//! What every handler shares. Only immutable facts (keys, ids, settings) and per-server
+//! counters live here; all mutable Fabric state is in the database file.
+
+use super::api_quotas::ApiQuotas;
+use super::auth::Keys;
+use super::faults::{Faults, QuotaWindow, Spreads};
+use super::middleware::RequestLog;
+use super::store::Db;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Shared server state.
+#[derive(Debug)]
+pub struct AppState {
+    /// The store.
+    pub db: Db,
+    /// Fault settings.
+    pub faults: Faults,
+    /// Accepted-request window for `quota-rps`.
+    pub quota: QuotaWindow,
+    /// Accepted-request windows for `per-api-quotas`.
+    pub api_quotas: ApiQuotas,
+    /// Which requests the share knobs pick.
+    pub spreads: Spreads,
+    /// Recent requests for `GET /_local/requests`.
+    pub requests: RequestLog,
+    /// Token signing keys (the secret is persisted, never changes).
+    pub keys: Keys,
+    /// The tenant new principals join.
+    pub default_tenant: String,
+    /// A second tenant for cross-tenant tests.
+    pub second_tenant: String,
+    /// Object id of the seeded admin user.
+    pub admin_id: String,
+    /// `http://host:port` of the listener, used when a request has no `Host` header.
+    pub bound_origin: String,
+    /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
+    pub llm: Option<fabsh_http::chat::LlmClient>,
+    /// Cancelled on shutdown so background LRO tasks stop.
+    pub shutdown: CancellationToken,
+}
+
+/// The handle handlers receive.
+pub type Shared = Arc<AppState>;

@@ -1,0 +1,227 @@
+//! External data shares (their invitations are the same rows, seen from the recipient's
+//! tenant) and items' default identities.
+
+use crate::clock::operation_timestamp;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Map, Value, json};
+
+/// The tables of this file. Created if missing on every open rather than under a schema
+/// version number, so they merge cleanly with branches that add numbered versions.
+pub const TABLES: &str = r#"
+CREATE TABLE IF NOT EXISTS external_data_shares (
+    seq                   INTEGER PRIMARY KEY AUTOINCREMENT,
+    id                    TEXT NOT NULL UNIQUE,
+    workspace_id          TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    item_id               TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    provider_tenant_id    TEXT NOT NULL,
+    creator_id            TEXT NOT NULL,
+    creator_type          TEXT NOT NULL,
+    paths                 TEXT NOT NULL,
+    recipient             TEXT NOT NULL,
+    status                TEXT NOT NULL,
+    created_at            INTEGER NOT NULL,
+    expires_at            INTEGER NOT NULL,
+    accepted_by_tenant_id TEXT
+);
+CREATE INDEX IF NOT EXISTS external_data_shares_item ON external_data_shares(item_id, seq);
+
+CREATE TABLE IF NOT EXISTS item_identities (
+    item_id      TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL REFERENCES principals(id) ON DELETE CASCADE
+) WITHOUT ROWID;
+"#;
+
+/// Waiting for the recipient to accept.
+pub const PENDING: &str = "Pending";
+/// Accepted.
+pub const ACTIVE: &str = "Active";
+/// Revoked by the provider; final.
+pub const REVOKED: &str = "Revoked";
+/// Not accepted before it expired.
+pub const EXPIRED: &str = "InvitationExpired";
+
+/// A share row.
+#[derive(Debug, Clone)]
+pub struct Share {
+    /// Creation sequence, the paging key.
+    pub seq: i64,
+    /// GUID; also the invitation id.
+    pub id: String,
+    /// The shared item's workspace.
+    pub workspace_id: String,
+    /// The shared item.
+    pub item_id: String,
+    /// The provider's tenant (the creator's).
+    pub provider_tenant_id: String,
+    /// Who created it.
+    pub creator_id: String,
+    /// `User` or `ServicePrincipal`.
+    pub creator_type: String,
+    /// The shared paths.
+    pub paths: Vec<String>,
+    /// The recipient as the wire shows it (`{type, userPrincipalName | principalId, tenantId?}`).
+    pub recipient: Value,
+    /// Stored status; `Pending` reads as `InvitationExpired` once past `expires_at`.
+    pub status: String,
+    /// Unix nanoseconds.
+    pub created_at: i64,
+    /// Unix nanoseconds.
+    pub expires_at: i64,
+    /// The tenant that accepted, once accepted.
+    pub accepted_by_tenant_id: Option<String>,
+}
+
+impl Share {
+    /// The status at `now`: a pending invitation past its expiry has expired.
+    pub fn status_at(&self, now: i64) -> &str {
+        if self.status == PENDING && now >= self.expires_at {
+            EXPIRED
+        } else {
+            &self.status
+        }
+    }
+
+    /// The ExternalDataShare object; `invitation_url` is where the recipient is sent.
+    pub fn to_wire(&self, now: i64, invitation_url: &str) -> Value {
+        let mut map = Map::new();
+        map.insert("id".into(), json!(self.id));
+        map.insert("paths".into(), json!(self.paths));
+        map.insert(
+            "creatorPrincipal".into(),
+            json!({"id": self.creator_id, "type": self.creator_type}),
+        );
+        map.insert("recipient".into(), self.recipient.clone());
+        map.insert("status".into(), json!(self.status_at(now)));
+        map.insert(
+            "expirationTimeUtc".into(),
+            json!(operation_timestamp(self.expires_at)),
+        );
+        map.insert("workspaceId".into(), json!(self.workspace_id));
+        map.insert("itemId".into(), json!(self.item_id));
+        map.insert("invitationUrl".into(), json!(invitation_url));
+        if let Some(tenant) = &self.accepted_by_tenant_id {
+            map.insert("acceptedByTenantId".into(), json!(tenant));
+        }
+        Value::Object(map)
+    }
+}
+
+const COLUMNS: &str = "seq, id, workspace_id, item_id, provider_tenant_id, creator_id,
+    creator_type, paths, recipient, status, created_at, expires_at, accepted_by_tenant_id";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Share> {
+    let paths: String = row.get(7)?;
+    let recipient: String = row.get(8)?;
+    Ok(Share {
+        seq: row.get(0)?,
+        id: row.get(1)?,
+        workspace_id: row.get(2)?,
+        item_id: row.get(3)?,
+        provider_tenant_id: row.get(4)?,
+        creator_id: row.get(5)?,
+        creator_type: row.get(6)?,
+        paths: serde_json::from_str(&paths).unwrap_or_default(),
+        recipient: serde_json::from_str(&recipient).unwrap_or(Value::Null),
+        status: row.get(9)?,
+        created_at: row.get(10)?,
+        expires_at: row.get(11)?,
+        accepted_by_tenant_id: row.get(12)?,
+    })
+}
+
+/// Inserts a share.
+pub fn insert(conn: &Connection, share: &Share) -> rusqlite::Result<i64> {
+    conn.execute(
+        &format!(
+            "INSERT INTO external_data_shares ({}) VALUES
+             (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            COLUMNS.trim_start_matches("seq, ")
+        ),
+        params![
+            share.id,
+            share.workspace_id,
+            share.item_id,
+            share.provider_tenant_id,
+            share.creator_id,
+            share.creator_type,
+            serde_json::to_string(&share.paths).unwrap_or_default(),
+            share.recipient.to_string(),
+            share.status,
+            share.created_at,
+            share.expires_at,
+            share.accepted_by_tenant_id,
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A share of this item.
+pub fn get(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<Option<Share>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM external_data_shares WHERE id = ?1 AND item_id = ?2"
+    ))?
+    .query_row([id, item_id], from_row)
+    .optional()
+}
+
+/// A share by id alone (an invitation, seen from the recipient's side).
+pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Share>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM external_data_shares WHERE id = ?1"
+    ))?
+    .query_row([id], from_row)
+    .optional()
+}
+
+/// A page of an item's shares after `after_seq`, oldest first.
+pub fn list(
+    conn: &Connection,
+    item_id: &str,
+    after_seq: i64,
+    limit: i64,
+) -> rusqlite::Result<Vec<Share>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM external_data_shares
+          WHERE item_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+    ))?;
+    let rows = stmt.query_map(params![item_id, after_seq, limit], from_row)?;
+    rows.collect()
+}
+
+/// Sets the status (and, on acceptance, the accepting tenant).
+pub fn set_status(
+    conn: &Connection,
+    id: &str,
+    status: &str,
+    accepted_by_tenant_id: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE external_data_shares
+            SET status = ?2, accepted_by_tenant_id = coalesce(?3, accepted_by_tenant_id)
+          WHERE id = ?1",
+        params![id, status, accepted_by_tenant_id],
+    )?;
+    Ok(())
+}
+
+/// Deletes a share; returns whether it existed.
+pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+    Ok(conn.execute("DELETE FROM external_data_shares WHERE id = ?1", [id])? > 0)
+}
+
+/// Makes `principal_id` the item's default identity.
+pub fn set_identity(conn: &Connection, item_id: &str, principal_id: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO item_identities (item_id, principal_id) VALUES (?1, ?2)
+         ON CONFLICT(item_id) DO UPDATE SET principal_id = excluded.principal_id",
+        [item_id, principal_id],
+    )?;
+    Ok(())
+}
+
+/// The principal id of the item's default identity, if one was assigned.
+pub fn identity(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT principal_id FROM item_identities WHERE item_id = ?1")?
+        .query_row([item_id], |r| r.get(0))
+        .optional()
+}

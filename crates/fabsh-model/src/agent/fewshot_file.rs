@@ -1,0 +1,106 @@
+//! Few-shot files: a JSON array of `{question, query}` objects, or CSV (TSV) with the columns
+//! `question` and `query`, read by [`super::row_file`]: every row is checked and every problem
+//! is reported with its line number, so a file is either wholly valid or not uploaded at all.
+
+use super::row_file::{self, RowProblem, Shape};
+
+/// One valid example and the line it starts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FewShotRow {
+    /// 1-based line of the row (CSV) or of the object's opening brace (JSON).
+    pub line: usize,
+    /// The question.
+    pub question: String,
+    /// The answer query.
+    pub query: String,
+}
+
+const SHAPE: Shape = Shape {
+    required: &["question", "query"],
+    optional: &[],
+    strings: false,
+};
+
+/// The examples of a file, or a usage error (nothing was sent) that names the file and lists
+/// every malformed row with its line number.
+pub fn read_checked(
+    path: &std::path::Path,
+    bytes: &[u8],
+) -> Result<Vec<FewShotRow>, crate::Invalid> {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    parse(&name, bytes).map_err(|problems| {
+        rows_error(path, &problems, "nothing was uploaded")
+            .with_hint("each row needs a non-empty question and query")
+    })
+}
+
+/// The usage error for a file with malformed rows: the file, the count, every problem.
+pub fn rows_error(
+    path: &std::path::Path,
+    problems: &[RowProblem],
+    outcome: &str,
+) -> crate::Invalid {
+    let count = problems.len();
+    let mut err = crate::Invalid::new(format!(
+        "{}: {count} malformed row{}; {outcome}",
+        path.display(),
+        if count == 1 { "" } else { "s" }
+    ));
+    for problem in problems {
+        err = err.with_cause(problem);
+    }
+    err
+}
+
+/// Reads every example of the file, or every problem found in it.
+pub fn parse(file_name: &str, bytes: &[u8]) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
+    let rows = row_file::parse(file_name, bytes, &SHAPE)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| FewShotRow {
+            line: row.line,
+            question: row.get("question").unwrap_or_default().to_string(),
+            query: row.get("query").unwrap_or_default().to_string(),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_rows_carry_their_lines() {
+        let text = "[\n  {\"question\": \"How many?\", \"query\": \"SELECT 1\"},\n  {\"question\": \"Who?\",\n   \"query\": \"SELECT 2\"}\n]";
+        let rows = parse("x.json", text.as_bytes()).expect("valid");
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].line, rows[1].line), (2, 3));
+        assert_eq!(rows[1].query, "SELECT 2");
+    }
+
+    #[test]
+    fn json_problems_name_every_bad_row() {
+        let text = "[\n{\"question\": \"a\", \"query\": \"q\"},\n{\"question\": \"\", \"query\": \"q\"},\n{\"question\": \"c\"}\n]";
+        let problems = parse("x.json", text.as_bytes()).expect_err("invalid");
+        let lines: Vec<usize> = problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![3, 4]);
+        let broken = parse("x.json", b"[\n{\"question\": \n").expect_err("invalid");
+        assert!(broken[0].message.contains("not valid JSON"));
+    }
+
+    #[test]
+    fn csv_rows_and_problems_carry_their_lines() {
+        let text = "question,query\n\"How many orders?\",\"SELECT COUNT(*) FROM orders\"\n\"Multi\nline\",\"SELECT 1\"\nbad row only\n";
+        let problems = parse("x.csv", text.as_bytes()).expect_err("invalid");
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].line, 5, "{problems:?}");
+        let good = "Question,Query\nHow many?,SELECT 1\n\nWho?,SELECT 2\n";
+        let rows = parse("x.csv", good.as_bytes()).expect("valid");
+        assert_eq!((rows[0].line, rows[1].line), (2, 4));
+        let headers = parse("x.csv", b"q,a\n1,2\n").expect_err("invalid");
+        assert!(headers[0].message.contains("question and query"));
+    }
+}

@@ -1,0 +1,15 @@
+//! The data-agent domain: datasource kinds, element paths and ids, the definition's
+//! documents, few-shot and question files, SQL checks, similarity, the deterministic grading
+//! rules, the MCP wire names and the follow-up conversation format.
+
+pub mod conversation;
+pub mod definition;
+pub mod element_path;
+pub mod fewshot_file;
+pub mod grade;
+pub mod mcp;
+pub mod questions;
+pub mod row_file;
+pub mod similarity;
+pub mod sources;
+pub mod sql_check;

@@ -1,0 +1,90 @@
+//! Evaluation question files: a JSON array of strings or of `{question, expected}` objects,
+//! or CSV/TSV with a `question` column and an optional `expected` one (`expected_answer` is
+//! read too). Every row is checked first, so a bad file is rejected, with line numbers,
+//! before any question is asked.
+
+use super::fewshot_file::rows_error;
+use super::row_file::{self, Shape};
+use serde_json::{Value, json};
+
+/// One question to ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// 1-based line it starts on.
+    pub line: usize,
+    /// The question.
+    pub question: String,
+    /// The expected answer, if the file gives one.
+    pub expected: Option<String>,
+}
+
+impl Question {
+    /// As the stdlib takes it: `{question, expected}`.
+    pub fn to_json(&self) -> Value {
+        json!({"question": self.question, "expected": self.expected})
+    }
+}
+
+const SHAPE: Shape = Shape {
+    required: &["question"],
+    optional: &["expected", "expected_answer", "expectedanswer"],
+    strings: true,
+};
+
+/// The questions of a file, or a usage error naming every bad row by line.
+pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question>, crate::Invalid> {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let rows = row_file::parse(&name, bytes, &SHAPE).map_err(|problems| {
+        rows_error(path, &problems, "nothing was asked")
+            .with_hint("each row needs a non-empty question")
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|row| Question {
+            line: row.line,
+            question: row.get("question").unwrap_or_default().to_string(),
+            expected: SHAPE
+                .optional
+                .iter()
+                .find_map(|key| row.get(key))
+                .map(String::from),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn strings_objects_and_csv_are_read() {
+        let json = br#"["How many orders?", {"question": "Revenue?", "expected": "46,117.30"}]"#;
+        let questions = read_checked(Path::new("q.json"), json).expect("questions");
+        assert_eq!(questions[0].expected, None);
+        assert_eq!(questions[1].expected.as_deref(), Some("46,117.30"));
+        let csv = b"question,expected_answer\nHow many?,3000\n";
+        let questions = read_checked(Path::new("q.csv"), csv).expect("questions");
+        assert_eq!(
+            (questions[0].line, questions[0].expected.as_deref()),
+            (2, Some("3000"))
+        );
+    }
+
+    #[test]
+    fn bad_rows_are_named_by_line() {
+        let err = read_checked(
+            Path::new("q.json"),
+            b"[\n\"ok\",\n{\"expected\": \"x\"},\n7\n]",
+        )
+        .expect_err("bad");
+        let causes = err.causes.join("\n");
+        assert!(
+            causes.contains("line 3") && causes.contains("line 4"),
+            "{causes}"
+        );
+    }
+}

@@ -1,0 +1,11 @@
+//! fabsh's model: the wire and domain types and pure functions that the client and local
+//! Fabric share. Nothing here does I/O; both sides depend on this crate, never on each other.
+
+pub mod agent;
+pub mod definition;
+mod invalid;
+pub mod item_types;
+mod secret;
+
+pub use invalid::Invalid;
+pub use secret::Secret;

@@ -1,0 +1,53 @@
+//! How the front ends get the context commands run on: with `--local`, local Fabric starts
+//! in-process (once per context) and the client is handed its endpoint and admin token;
+//! otherwise the client connects to the endpoint the settings name. Either way, commands
+//! that run stdlib functions reach them through this binary's script host.
+
+use crate::script::StdlibHost;
+use fabsh_client::auth::Secret;
+use fabsh_client::bridge::Bridge;
+use fabsh_client::config::Settings;
+use fabsh_client::context::{AttachedServer, Ctx};
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Progress;
+use fabsh_local::{Faults, LocalServer, ServeOptions};
+use std::sync::Arc;
+
+/// A context connected to the backend the settings choose.
+pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Result<Ctx> {
+    let ctx = if settings.local {
+        let options = ServeOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            data_dir: fabsh_local::default_data_dir(),
+            faults: Faults::from_env().map_err(Error::usage)?,
+        };
+        let server =
+            bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
+        let attached = AttachedServer {
+            base_url: server.base_url().to_string(),
+            token: Secret::new(server.admin_token()),
+            backend: "local".to_string(),
+            keep_alive: Box::new(server),
+        };
+        Ctx::attach(settings, bridge, progress, attached)?
+    } else {
+        Ctx::connect(settings, bridge, progress)?
+    };
+    Ok(ctx.with_stdlib(Arc::new(StdlibHost)))
+}
+
+/// A context for commands that send nothing to the service.
+pub fn offline(settings: &Settings, bridge: Bridge) -> Result<Ctx> {
+    Ok(Ctx::offline(settings, bridge)?.with_stdlib(Arc::new(StdlibHost)))
+}
+
+/// Local Fabric's error as the client's: its kind decides the exit code.
+pub fn local_error(err: fabsh_local::Error) -> Error {
+    let mut out = match err.kind {
+        fabsh_local::ErrorKind::Invalid => Error::usage(err.message),
+        fabsh_local::ErrorKind::NotFound => Error::not_found(err.message),
+        fabsh_local::ErrorKind::Failed => Error::runtime(err.message),
+    };
+    out.causes = err.causes;
+    out
+}
