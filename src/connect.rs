@@ -6,6 +6,7 @@
 use crate::script::StdlibHost;
 use fabsh_client::auth::Secret;
 use fabsh_client::bridge::Bridge;
+use fabsh_client::commands::{CommandSpec, Needs};
 use fabsh_client::config::Settings;
 use fabsh_client::context::{AttachedServer, Ctx};
 use fabsh_client::error::{Error, Result};
@@ -50,4 +51,18 @@ pub fn local_error(err: fabsh_local::Error) -> Error {
     };
     out.causes = err.causes;
     out
+}
+
+/// The context a registry command runs on: connected when it needs the service, else one that
+/// sends nothing (offline checks, settings, local Fabric's store).
+pub fn context_for(
+    spec: &CommandSpec,
+    settings: &Settings,
+    bridge: Bridge,
+    progress: Progress,
+) -> Result<Ctx> {
+    match spec.traits.needs {
+        Needs::Service => connect(settings, bridge, progress),
+        Needs::Nothing | Needs::LocalFabric => offline(settings, bridge),
+    }
 }

@@ -5,6 +5,7 @@
 //! `fabsh-http`) are crates of their own.
 
 pub mod cli;
+pub mod commands;
 pub mod connect;
 pub mod repl;
 pub mod script;

@@ -1,11 +1,14 @@
-//! From clap matches to a registry handler: check the flags, confirm destructive commands on
-//! a terminal, connect, run through the bridge, render.
+//! From clap matches to a registry command: check the flags, confirm destructive commands on
+//! a terminal, then hand the terminal to an interactive command, or connect as the command
+//! needs, run it through the bridge and render its reply.
 
+use crate::commands::REGISTRY;
 use clap::ArgMatches;
+use clap::parser::ValueSource;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::args::{Args, RawValue, flag_name};
-use fabsh_client::commands::common::effective_args;
-use fabsh_client::commands::{self, CommandSpec};
+use fabsh_client::commands::common::{configured_default, effective_args};
+use fabsh_client::commands::{self, CommandSpec, Handler, Terminal};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -13,8 +16,9 @@ use fabsh_client::output::Printer;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// Runs the registry command named by the matches under `group`.
-pub fn run_registry_command(
+/// Runs the command the matches name under `group`: one that takes over the terminal gets
+/// it; any other gets the context its traits ask for.
+pub fn run_command(
     group: &str,
     matches: &ArgMatches,
     settings: &Settings,
@@ -22,38 +26,60 @@ pub fn run_registry_command(
     bridge: &Bridge,
 ) -> Result<ExitCode> {
     let (spec, args) = prepare(group, matches, settings, printer)?;
-    let ctx = if spec.traits.offline {
-        crate::connect::offline(settings, bridge.clone())?
-    } else {
-        crate::connect::connect(settings, bridge.clone(), printer.progress())?
-    };
+    if let Handler::Interactive(run) = spec.handler {
+        let terminal = Terminal {
+            settings,
+            bridge,
+            printer,
+        };
+        return run(&terminal, args);
+    }
+    let ctx = crate::connect::context_for(spec, settings, bridge.clone(), printer.progress())?;
     run_spec(spec, args, &ctx, printer)
 }
 
-/// The registry command named by the matches under `group`, with its flags checked and, when
-/// it is destructive and we are on a terminal, confirmed.
+/// The command the matches name under `group`, with its flags checked and, when it is
+/// destructive and we are on a terminal, confirmed.
 pub fn prepare(
     group: &str,
     matches: &ArgMatches,
     settings: &Settings,
     printer: &Printer,
 ) -> Result<(&'static CommandSpec, Args)> {
-    let (spec, matches) = match commands::find(group, "") {
-        Some(spec) => (spec, matches),
-        None => {
-            let (name, sub) = matches
-                .subcommand()
-                .ok_or_else(|| Error::usage(format!("`fabsh {group}` needs a command")))?;
-            let spec = commands::find(group, name)
-                .ok_or_else(|| Error::usage(format!("unknown command `{group} {name}`")))?;
-            (spec, sub)
-        }
-    };
+    let (spec, matches) = command_of(group, matches)?;
     let args = args_from_matches(spec, matches, settings)?;
+    if spec.traits.secret && printer.stdout_is_terminal() && !args.flag("show") {
+        return Err(Error::usage("refusing to print a secret to the terminal")
+            .with_hint("pipe it into another program, or add --show"));
+    }
     if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
         return Err(Error::cancelled().with_hint("nothing was changed"));
     }
     Ok((spec, args))
+}
+
+/// The registry command under `group` the matches name (one or two words down), with the
+/// matches of its own flags.
+fn command_of<'a>(
+    group: &str,
+    matches: &'a ArgMatches,
+) -> Result<(&'static CommandSpec, &'a ArgMatches)> {
+    if let Some(spec) = REGISTRY.find(group, "") {
+        return Ok((spec, matches));
+    }
+    let (name, sub) = matches
+        .subcommand()
+        .ok_or_else(|| Error::usage(format!("`fabsh {group}` needs a command")))?;
+    if let Some(spec) = REGISTRY.find(group, name) {
+        return Ok((spec, sub));
+    }
+    let (inner, inner_matches) = sub
+        .subcommand()
+        .ok_or_else(|| Error::usage(format!("`fabsh {group} {name}` needs a command")))?;
+    let spec = REGISTRY
+        .find(group, &format!("{name} {inner}"))
+        .ok_or_else(|| Error::usage(format!("unknown command `{group} {name} {inner}`")))?;
+    Ok((spec, inner_matches))
 }
 
 /// Runs a checked command on a connected context and renders its reply; a reply that carries
@@ -92,11 +118,19 @@ fn args_from_matches(
     let raw = declared
         .iter()
         .filter_map(|arg| {
-            let value = match matches.get_one::<String>(arg.long) {
-                Some(value) => value.clone(),
-                None => settings.flag_default(arg.long)?,
+            // A default clap filled in is left to `Args::check`, which puts the flag's
+            // environment variable first.
+            let given = matches.value_source(arg.long) != Some(ValueSource::DefaultValue);
+            let value = if arg.trailing {
+                let words = matches.get_many::<String>(arg.long)?;
+                RawValue::List(words.cloned().collect())
+            } else {
+                match matches.get_one::<String>(arg.long).filter(|_| given) {
+                    Some(value) => RawValue::Text(value.clone()),
+                    None => RawValue::Text(configured_default(settings, arg)?),
+                }
             };
-            Some((*arg, RawValue::Text(value)))
+            Some((*arg, value))
         })
         .collect();
     Args::check(spec, &declared, raw)

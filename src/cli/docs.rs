@@ -1,25 +1,54 @@
-//! `fabsh docs`: the command reference as markdown, generated from the registry.
+//! `fabsh docs`: the command reference as markdown, generated from what this binary
+//! registers: the global flags from the clap tree, every command from the registry, then
+//! scripting (functions, natives, stdlib) from the script engine.
 
+use super::tree;
+use crate::commands::REGISTRY;
 use fabsh_client::commands::common::effective_args;
-use fabsh_client::commands::{ArgKind, CommandSpec, GROUPS};
+use fabsh_client::commands::{ArgKind, CommandSpec};
+use fabsh_client::error::Result;
+use rhai::Engine;
 use std::fmt::Write;
 
-/// The whole reference: every command, then scripting and the stdlib.
-pub fn markdown(stdlib_dir: Option<&std::path::Path>) -> fabsh_client::Result<String> {
+/// The whole reference: the global flags, every command, then scripting and the stdlib.
+pub fn markdown(engine: &Engine, stdlib_dir: Option<&std::path::Path>) -> Result<String> {
     let mut out = String::from("# fabsh command reference\n\n");
-    out.push_str(
-        "Generated from the command registry (`fabsh docs`). Every command also runs in \
-         scripts and the REPL. Global flags: `-o/--output json|table|tsv|yaml`, \
-         `-q/--query <jmespath>`, `--endpoint <url>`, `--profile <name>`, `--local`, `-v/--verbose`, `--no-color`.\n",
+    let _ = writeln!(
+        out,
+        "Generated from the command registry (`fabsh docs`). Commands that neither take over \
+         the terminal nor print for a shell also run in scripts and the REPL. Global flags: {}.",
+        global_flags().join(", ")
     );
-    for group in GROUPS {
+    for group in REGISTRY.groups {
         let _ = write!(out, "\n## {}\n\n{}\n", group.name, group.summary);
         for spec in group.commands {
             command(&mut out, spec);
         }
     }
-    out.push_str(&crate::script::docs::markdown(stdlib_dir)?);
+    out.push_str(&crate::script::docs::markdown(engine, stdlib_dir)?);
     Ok(out)
+}
+
+/// The root command's flags as `-o/--output <FORMAT>`.
+fn global_flags() -> Vec<String> {
+    tree::build()
+        .get_arguments()
+        .filter_map(|arg| {
+            let long = arg.get_long()?;
+            let mut name = match arg.get_short() {
+                Some(short) => format!("-{short}/--{long}"),
+                None => format!("--{long}"),
+            };
+            if arg.get_action().takes_values()
+                && let Some(values) = arg.get_value_names()
+            {
+                for value in values {
+                    name.push_str(&format!(" <{value}>"));
+                }
+            }
+            Some(format!("`{name}`"))
+        })
+        .collect()
 }
 
 fn command(out: &mut String, spec: &'static CommandSpec) {
@@ -27,7 +56,7 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
     if !spec.about.is_empty() {
         let _ = write!(out, "\n{}\n", spec.about);
     }
-    let _ = write!(out, "\nTraits: {}.\n", spec.traits.describe());
+    let _ = write!(out, "\nTraits: {}.\n", describe(spec));
     let args = effective_args(spec);
     if !args.is_empty() {
         out.push_str("\n| flag | value | required | description |\n|---|---|---|---|\n");
@@ -48,6 +77,9 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
                 kind => kind.value_name().replace('|', "\\|"),
             };
             let mut help = arg.help.replace('|', "\\|");
+            if let Some(env) = arg.env {
+                help.push_str(&format!(" (env {env})"));
+            }
             if let Some(default) = arg.default {
                 help.push_str(&format!(" (default {default})"));
             }
@@ -62,4 +94,16 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
         }
         out.push_str("```\n");
     }
+}
+
+/// The traits' words, and where the command runs when not everywhere.
+pub fn describe(spec: &CommandSpec) -> String {
+    if spec.is_interactive() {
+        return "interactive: runs from a shell, takes over the terminal".to_string();
+    }
+    let mut text = spec.traits.describe();
+    if !spec.is_scriptable() {
+        text.push_str("; not a script function");
+    }
+    text
 }

@@ -1,12 +1,8 @@
-//! The one-shot command line: parse with the generated clap tree, dispatch to a registry
-//! handler or a built-in, render, and turn the outcome into an exit code.
+//! The one-shot command line: parse with the generated clap tree, dispatch to the registry
+//! command, render, and turn the outcome into an exit code.
 
-mod auth;
-mod builtins;
-mod config;
 pub mod dispatch;
-mod docs;
-mod local;
+pub mod docs;
 pub mod tree;
 
 use crate::repl;
@@ -67,10 +63,7 @@ fn run_matches(
     if eval.is_some() {
         return Err(Error::usage("give either -e or a command, not both"));
     }
-    if let Some(result) = builtins::run(name, sub, settings, printer, bridge) {
-        return result;
-    }
-    dispatch::run_registry_command(name, sub, settings, printer, bridge)
+    dispatch::run_command(name, sub, settings, printer, bridge)
 }
 
 /// The printer the global flags ask for: `-o` first, then `fallback` (the environment's or

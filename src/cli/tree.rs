@@ -1,13 +1,13 @@
-//! The clap command tree, generated from the registry, plus the built-in commands.
+//! The clap command tree, generated from the registry.
 
-use super::builtins;
+use crate::commands::REGISTRY;
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, Command};
 use fabsh_client::commands::common::effective_args;
-use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
+use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec, Group};
 use fabsh_client::output::Format;
 
-/// The whole tree: global flags, every registry group and command, and the built-ins.
+/// The whole tree: global flags, then every registry group and command.
 pub fn build() -> Command {
     let mut root = Command::new("fabsh")
         .version(env!("CARGO_PKG_VERSION"))
@@ -26,11 +26,8 @@ pub fn build() -> Command {
                 .help("Evaluate Rhai code and print its value"),
         )
         .args(global_args());
-    for group in GROUPS {
+    for group in REGISTRY.groups {
         root = root.subcommand(group_command(group));
-    }
-    for builtin in builtins::commands() {
-        root = root.subcommand(builtin);
     }
     root
 }
@@ -88,7 +85,7 @@ fn global_args() -> Vec<Arg> {
         .collect()
 }
 
-fn group_command(group: &commands::Group) -> Command {
+fn group_command(group: &Group) -> Command {
     // A group whose only command has an empty name is itself the command (`api`).
     if let [spec] = group.commands
         && spec.name.is_empty()
@@ -99,8 +96,39 @@ fn group_command(group: &commands::Group) -> Command {
         .about(group.summary)
         .subcommand_required(true)
         .arg_required_else_help(true);
+    let mut parents: Vec<&str> = Vec::new();
     for spec in group.commands {
-        command = command.subcommand(command_for(spec, spec.name));
+        match spec.name.split_once(' ') {
+            // `principal add`: the first word is a level of its own, made once for its
+            // siblings, where the first of them is declared.
+            Some((parent, _)) if !parents.contains(&parent) => {
+                parents.push(parent);
+                command = command.subcommand(parent_command(group, parent));
+            }
+            Some(_) => {}
+            None => command = command.subcommand(command_for(spec, spec.name)),
+        }
+    }
+    command
+}
+
+/// The level `parent` of `group` (`local principal`) with the commands under it.
+fn parent_command(group: &Group, parent: &'static str) -> Command {
+    let children: Vec<(&'static CommandSpec, &'static str)> = group
+        .commands
+        .iter()
+        .filter_map(|spec| match spec.name.split_once(' ') {
+            Some((first, name)) if first == parent => Some((spec, name)),
+            _ => None,
+        })
+        .collect();
+    let names: Vec<&str> = children.iter().map(|(_, name)| *name).collect();
+    let mut command = Command::new(parent)
+        .about(format!("{parent}: {}", names.join(", ")))
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for (spec, name) in children {
+        command = command.subcommand(command_for(spec, name));
     }
     command
 }
@@ -112,7 +140,7 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
         long_about.push_str("\n\n");
         long_about.push_str(spec.about);
     }
-    let mut after = format!("Traits: {}", spec.traits.describe());
+    let mut after = format!("Traits: {}", super::docs::describe(spec));
     if !spec.examples.is_empty() {
         after.push_str("\n\nExamples:");
         for example in spec.examples {
@@ -137,11 +165,22 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
 }
 
 fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
-    let mut arg = Arg::new(spec.long).help(spec.help);
+    let mut arg = Arg::new(spec.long).help(match spec.env {
+        Some(env) => format!("{} (env {env})", spec.help),
+        None => spec.help.to_string(),
+    });
+    if spec.trailing {
+        return arg
+            .index(position)
+            .num_args(0..)
+            .trailing_var_arg(true)
+            .allow_hyphen_values(true)
+            .value_name(spec.long.to_uppercase());
+    }
     if spec.positional {
         arg = arg
             .index(position)
-            .required(true)
+            .required(spec.required)
             .value_name(spec.long.to_uppercase());
     } else {
         arg = arg
@@ -149,7 +188,9 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
             .visible_aliases(spec.aliases)
             // A profile may give the workspace; `Args::check` still insists on one.
             .required(spec.required && spec.default.is_none() && spec.long != "workspace")
-            .value_name(spec.kind.value_name());
+            .value_name(spec.kind.value_name())
+            // `--token-seconds -60`: a negative number is a value, not a flag.
+            .allow_negative_numbers(true);
         if let Some(short) = spec.short {
             arg = arg.short(short);
         }

@@ -2,15 +2,15 @@
 //! command lines; modules and functions (registry, natives, stdlib) in Rhai; `:` commands.
 
 use super::lines::{is_command_line, split_words};
-use crate::script::{self, docs::NATIVES, stdlib};
+use super::meta::META_COMMANDS;
+use crate::commands::REGISTRY;
+use crate::script::{self, stdlib};
 use fabsh_client::commands::common::effective_args;
-use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, GROUPS};
+use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec};
 use fabsh_client::output::Format;
+use rhai::Engine;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// The `:` commands.
-pub const META_COMMANDS: &[&str] = &[":help", ":load", ":output", ":quit"];
 
 /// Everything that can be completed in Rhai: module → its functions, and global functions.
 #[derive(Debug, Default, Clone)]
@@ -22,16 +22,16 @@ pub struct Vocabulary {
 impl Vocabulary {
     /// The vocabulary of the registry, the natives and the stdlib (from `stdlib_dir` when
     /// given, as the engine loads it).
-    pub fn new(stdlib_dir: Option<&Path>) -> Vocabulary {
+    pub fn new(engine: &Engine, stdlib_dir: Option<&Path>) -> Vocabulary {
         let mut vocabulary = Vocabulary::default();
-        for spec in commands::all() {
+        for spec in REGISTRY.all() {
             vocabulary.add(
                 &script::module_name(spec.group),
                 &script::function_name(spec),
             );
         }
-        for (signature, _) in NATIVES {
-            let name = signature.split('(').next().unwrap_or(signature);
+        for native in script::docs::natives(engine, stdlib_dir).unwrap_or_default() {
+            let name = native.name();
             match name.split_once("::") {
                 Some((module, function)) => vocabulary.add(module, function),
                 None => vocabulary.globals.push(name.to_string()),
@@ -98,7 +98,8 @@ impl Vocabulary {
             );
             if start == before.len() - before.trim_start().len() {
                 candidates.extend(
-                    GROUPS
+                    REGISTRY
+                        .groups
                         .iter()
                         .filter(|group| group.name.starts_with(word))
                         .map(|group| format!("{} ", group.name)),
@@ -121,7 +122,7 @@ impl Vocabulary {
             .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
             .map_or(0, |at| at + 1);
         let (module, function) = open[start..].split_once("::")?;
-        let spec = commands::all().find(|spec| {
+        let spec = REGISTRY.all().find(|spec| {
             script::module_name(spec.group) == module && script::function_name(spec) == function
         })?;
         let mut parameters: Vec<String> = script::positional_args(spec)
@@ -139,8 +140,8 @@ fn complete_meta(before: &str) -> (usize, Vec<String>) {
         let start = before.len() - trimmed.len();
         let found = META_COMMANDS
             .iter()
+            .map(|meta| format!(":{}", meta.names[0]))
             .filter(|meta| meta.starts_with(trimmed))
-            .map(|meta| meta.to_string())
             .collect();
         return (start, found);
     };
@@ -152,7 +153,7 @@ fn complete_meta(before: &str) -> (usize, Vec<String>) {
             .chain(&["auto"])
             .map(|name| name.to_string())
             .collect(),
-        ":help" => commands::all().map(|spec| spec.path()).collect(),
+        ":help" => REGISTRY.all().map(|spec| spec.path()).collect(),
         _ => Vec::new(),
     };
     let found = options
@@ -165,8 +166,11 @@ fn complete_meta(before: &str) -> (usize, Vec<String>) {
 /// The command named by the first words, if complete.
 fn spec_of(words: &[String]) -> Option<&'static CommandSpec> {
     let group = words.first()?;
-    commands::find(group, "")
-        .or_else(|| commands::find(group, words.get(1).map_or("", String::as_str)))
+    let word = |at: usize| words.get(at).map_or("", String::as_str);
+    REGISTRY
+        .find(group, "")
+        .or_else(|| REGISTRY.find(group, word(1)))
+        .or_else(|| REGISTRY.find(group, &format!("{} {}", word(1), word(2))))
 }
 
 fn complete_command_line(before: &str) -> (usize, Vec<String>) {
@@ -180,7 +184,8 @@ fn complete_command_line(before: &str) -> (usize, Vec<String>) {
     let start = before.len() - current.len();
     let candidates: Vec<String> = match done {
         [] => Vec::new(),
-        [group] if commands::find(group, "").is_none() => commands::all()
+        [group] if REGISTRY.find(group, "").is_none() => REGISTRY
+            .all()
             .filter(|spec| spec.group == group)
             .map(|spec| spec.name.to_string())
             .collect(),
@@ -255,8 +260,19 @@ fn command_line_hint(line: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The vocabulary of the real engine (on a host that never connects).
+    fn vocabulary() -> Vocabulary {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let bridge = fabsh_client::bridge::Bridge::new(runtime.handle().clone());
+        let settings = fabsh_client::config::Settings::default();
+        let printer = fabsh_client::output::Printer::plain();
+        let host = crate::script::Host::lazy(settings, bridge, printer);
+        let engine = crate::script::engine(&host).expect("engine");
+        Vocabulary::new(&engine, None)
+    }
+
     fn candidates(before: &str) -> Vec<String> {
-        Vocabulary::new(None).complete(before).1
+        vocabulary().complete(before).1
     }
 
     #[test]
@@ -272,12 +288,14 @@ mod tests {
         assert!(candidates("item::sh").contains(&"item::show(".to_string()));
         assert!(candidates("bulk::cr").contains(&"bulk::create(".to_string()));
         assert!(candidates("json::pa").contains(&"json::parse(".to_string()));
+        assert!(candidates("grade::an").contains(&"grade::answer(".to_string()));
+        assert!(candidates("config::g").contains(&"config::get(".to_string()));
         assert_eq!(candidates(":ou"), vec![":output"]);
     }
 
     #[test]
     fn hints_name_what_is_still_needed() {
-        let vocabulary = Vocabulary::new(None);
+        let vocabulary = vocabulary();
         assert_eq!(
             vocabulary.hint("item::show(").as_deref(),
             Some("workspace, id, #{...})")

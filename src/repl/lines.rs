@@ -1,7 +1,7 @@
 //! What a REPL line is: a `:` command, a command line (it starts with a group name, like
 //! `item list -w Demo`), or Rhai code, which may need more lines before it is complete.
 
-use fabsh_client::commands::GROUPS;
+use crate::commands::REGISTRY;
 use rhai::{Engine, ParseErrorType};
 
 /// One line (or several joined) of REPL input.
@@ -44,9 +44,9 @@ pub fn classify(input: &str) -> Line {
 /// `item::list(...)` nor `item = 5`.
 pub fn is_command_line(text: &str) -> bool {
     let Some((first, rest)) = text.split_once(char::is_whitespace) else {
-        return GROUPS.iter().any(|group| group.name == text);
+        return REGISTRY.group(text).is_some();
     };
-    GROUPS.iter().any(|group| group.name == first)
+    REGISTRY.group(first).is_some()
         && rest
             .trim_start()
             .starts_with(|c: char| c.is_alphanumeric() || c == '-')

@@ -2,8 +2,8 @@
 
 use super::Session;
 use crate::cli::tree;
+use crate::commands::REGISTRY;
 use crate::script;
-use fabsh_client::commands::{self, GROUPS};
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Format;
 use std::fmt::Write;
@@ -14,20 +14,62 @@ pub enum Next {
     Quit,
 }
 
+/// One `:` command: its names (the first is the one shown), its usage and what it does.
+pub struct MetaCommand {
+    pub names: &'static [&'static str],
+    pub usage: &'static str,
+    pub about: &'static str,
+    run: fn(&mut Session, &str) -> Result<Next>,
+}
+
+/// Every `:` command: what `:help` lists, what Tab completes, what runs.
+pub const META_COMMANDS: &[MetaCommand] = &[
+    MetaCommand {
+        names: &["help", "h", "?"],
+        usage: ":help [command]",
+        about: "this text, or a command's flags and Rhai forms",
+        run: |session, rest| {
+            let text = match rest.trim() {
+                "" => overview(session)?,
+                topic => help(topic)?,
+            };
+            session.printer().text(&text)?;
+            Ok(Next::Continue)
+        },
+    },
+    MetaCommand {
+        names: &["load", "l"],
+        usage: ":load FILE",
+        about: "run a script file here (its functions and variables stay)",
+        run: |session, rest| session.load(rest).map(|()| Next::Continue),
+    },
+    MetaCommand {
+        names: &["output", "o"],
+        usage: ":output json|table|tsv|yaml|auto",
+        about: "how results are shown",
+        run: |session, rest| session.set_output(rest).map(|()| Next::Continue),
+    },
+    MetaCommand {
+        names: &["quit", "q", "exit"],
+        usage: ":quit",
+        about: "leave (Ctrl-D too)",
+        run: |_, _| Ok(Next::Quit),
+    },
+];
+
 /// Runs `:name rest`.
 pub fn run(session: &mut Session, name: &str, rest: &str) -> Result<Next> {
-    match name {
-        "help" | "h" | "?" => session.printer().text(&help(rest)?)?,
-        "load" | "l" => session.load(rest)?,
-        "output" | "o" => session.set_output(rest)?,
-        "quit" | "q" | "exit" => return Ok(Next::Quit),
-        other => {
-            return Err(Error::usage(format!(
-                "unknown REPL command `:{other}`; try :help, :load, :output, :quit"
-            )));
-        }
-    }
-    Ok(Next::Continue)
+    let Some(meta) = META_COMMANDS.iter().find(|meta| meta.names.contains(&name)) else {
+        let known: Vec<String> = META_COMMANDS
+            .iter()
+            .map(|meta| format!(":{}", meta.names[0]))
+            .collect();
+        return Err(Error::usage(format!(
+            "unknown REPL command `:{name}`; try {}",
+            known.join(", ")
+        )));
+    };
+    (meta.run)(session, rest)
 }
 
 /// Parses `:output`'s argument: a format, or `auto` (tables for lists on a terminal).
@@ -43,34 +85,35 @@ pub fn parse_output(text: &str) -> Result<Option<Format>> {
     })
 }
 
-/// `:help` text: an overview, or one group's or command's help with its Rhai call forms.
+/// `:help TOPIC` text: one group's or command's help with its Rhai call forms.
 pub fn help(topic: &str) -> Result<String> {
-    let topic = topic.trim();
-    if topic.is_empty() {
-        return Ok(overview());
-    }
     let path = topic.replace("::", " ");
-    if let Some(spec) = commands::find_path(&path).or_else(|| {
+    if let Some(spec) = REGISTRY.find_path(&path).or_else(|| {
         // `item::get_definition` and `api::request` name commands too.
-        commands::all().find(|spec| script::qualified_name(spec) == topic)
+        REGISTRY
+            .all()
+            .find(|spec| script::qualified_name(spec) == topic)
     }) {
-        let name = if spec.name.is_empty() {
-            spec.group
-        } else {
-            spec.name
+        let name = match spec.name.rsplit_once(' ') {
+            Some((_, last)) => last,
+            None if spec.name.is_empty() => spec.group,
+            None => spec.name,
         };
         let mut text = tree::command_for(spec, name)
             .bin_name(format!("fabsh {}", spec.path()))
             .render_long_help()
             .to_string();
-        text.push_str("\nIn Rhai:\n");
-        for form in script::docs::call_forms(spec) {
-            let _ = writeln!(text, "  {form}");
+        if spec.is_scriptable() {
+            text.push_str("\nIn Rhai:\n");
+            for form in script::docs::call_forms(spec) {
+                let _ = writeln!(text, "  {form}");
+            }
         }
         return Ok(text);
     }
     let group_name = path.split_whitespace().next().unwrap_or_default();
-    if let Some(group) = GROUPS
+    if let Some(group) = REGISTRY
+        .groups
         .iter()
         .find(|group| group.name == group_name || script::module_name(group.name) == group_name)
     {
@@ -91,25 +134,42 @@ pub fn help(topic: &str) -> Result<String> {
     )))
 }
 
-fn overview() -> String {
+/// `:help` alone: what to type, the groups, what else scripts have, the `:` commands.
+fn overview(session: &Session) -> Result<String> {
     let mut text = String::from(
         "Type Rhai code, or a command line that starts with a group name:\n\n  \
          item list -w Demo --type Notebook\n  \
          let nbs = item::list(\"Demo\", #{type: \"Notebook\"}); nbs.len()\n\n\
          Groups (`:help <group>` lists the commands):\n",
     );
-    for group in GROUPS {
+    for group in REGISTRY.groups {
         let _ = writeln!(text, "  {:<12} {}", group.name, group.summary);
     }
-    text.push_str(
-        "\nAlso: fabsh::parallel, json::, fs::, env::, sleep, now, and the stdlib modules \
-         (bulk::, util::); `fabsh docs` has the whole reference.\n\n\
-         REPL commands:\n  \
-         :help [command]       this text, or a command's flags and Rhai forms\n  \
-         :load FILE            run a script file here (its functions and variables stay)\n  \
-         :output json|table|tsv|yaml|auto   how results are shown\n  \
-         :quit                 leave (Ctrl-D too)\n\n\
-         Keys: Tab completes, Ctrl-C cancels the running command, Ctrl-D exits.\n",
+    let stdlib_dir = session.stdlib_dir();
+    let mut natives: Vec<String> = Vec::new();
+    for native in script::docs::natives(session.engine(), stdlib_dir.as_deref())? {
+        let name = match native.name().split_once("::") {
+            Some((module, _)) => format!("{module}::"),
+            None => native.name().to_string(),
+        };
+        if !natives.contains(&name) {
+            natives.push(name);
+        }
+    }
+    let modules: Vec<String> = script::stdlib::sources(stdlib_dir.as_deref())?
+        .into_iter()
+        .map(|source| format!("{}::", source.name))
+        .collect();
+    let _ = write!(
+        text,
+        "\nAlso: {}, and the stdlib modules {}; `fabsh docs` has the whole reference.\n\n\
+         REPL commands:\n",
+        natives.join(", "),
+        modules.join(", ")
     );
-    text
+    for meta in META_COMMANDS {
+        let _ = writeln!(text, "  {:<36} {}", meta.usage, meta.about);
+    }
+    text.push_str("\nKeys: Tab completes, Ctrl-C cancels the running command, Ctrl-D exits.\n");
+    Ok(text)
 }

@@ -52,7 +52,7 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
         .map_err(|err| Error::runtime(format!("cannot start the line editor: {err}")))?;
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     editor.set_helper(Some(ReplHelper::new(
-        complete::Vocabulary::new(settings.stdlib_dir().as_deref()),
+        complete::Vocabulary::new(&session.engine, settings.stdlib_dir().as_deref()),
         color,
     )));
     let history_path = history::path();
@@ -130,6 +130,16 @@ impl Session {
         &self.printer
     }
 
+    /// The session's engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Where stdlib modules come from, when not the built-in ones.
+    pub fn stdlib_dir(&self) -> Option<std::path::PathBuf> {
+        self.settings.stdlib_dir()
+    }
+
     /// `:output FORMAT`.
     pub fn set_output(&mut self, text: &str) -> Result<()> {
         self.format = meta::parse_output(text)?;
@@ -168,6 +178,13 @@ impl Session {
         };
         let printer = printer_for(&matches, self.format)?;
         let (spec, args) = dispatch::prepare(group, sub, &self.settings, &printer)?;
+        if spec.is_interactive() {
+            return Err(Error::usage(format!(
+                "`{}` takes over the terminal; run it from a shell",
+                spec.path()
+            ))
+            .with_hint("in the REPL, `:load FILE` runs a script"));
+        }
         dispatch::run_spec(spec, args, &self.ctx, &printer)?;
         Ok(())
     }

@@ -12,7 +12,7 @@
 use super::convert::{at_call, throw, to_dynamic, to_raw_value};
 use super::host::Host;
 use fabsh_client::commands::common::effective_args;
-use fabsh_client::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, Group, RawValue};
+use fabsh_client::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, RawValue, Registry};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use rhai::{Dynamic, Engine, EvalAltResult, FuncRegistration, Map, Module, NativeCallContext};
@@ -38,7 +38,7 @@ pub fn function_name(spec: &CommandSpec) -> String {
     if spec.name.is_empty() {
         GROUP_COMMAND_FUNCTION.to_string()
     } else {
-        spec.name.replace('-', "_")
+        spec.name.replace(['-', ' '], "_")
     }
 }
 
@@ -65,10 +65,18 @@ pub fn arities(spec: &'static CommandSpec) -> Vec<usize> {
 }
 
 /// Registers one static module per group, with a function for every command.
-pub fn register(engine: &mut Engine, host: &Host, groups: &[Group]) -> Result<()> {
-    for group in groups {
+pub fn register(engine: &mut Engine, host: &Host, registry: Registry) -> Result<()> {
+    for group in registry.groups {
+        let scriptable: Vec<&'static CommandSpec> = group
+            .commands
+            .iter()
+            .filter(|spec| spec.is_scriptable())
+            .collect();
+        if scriptable.is_empty() {
+            continue;
+        }
         let mut module = Module::new();
-        for spec in group.commands {
+        for spec in scriptable {
             let host = host.clone();
             let call: Call =
                 Rc::new(move |values| call_with_values(&host, spec, values).map_err(throw));
@@ -177,7 +185,7 @@ pub fn check_args(
         if raw.iter().any(|(given, _)| given.long == arg.long) {
             continue;
         }
-        if let Some(value) = host.flag_default(arg.long) {
+        if let Some(value) = host.flag_default(arg) {
             raw.push((arg, RawValue::Text(value)));
         }
     }

@@ -1,62 +1,78 @@
 //! The scripting part of `fabsh docs`: the call forms, every command's function (generated
 //! from the registry), the natives, and the stdlib modules' own `//!` and `///` comments.
 
-use super::bindings::{option_keys, positional_args, qualified_name};
+use super::bindings::{module_name, option_keys, positional_args, qualified_name};
 use super::stdlib;
-use fabsh_client::commands::{CommandSpec, GROUPS, ReturnKind};
+use crate::commands::REGISTRY;
+use fabsh_client::commands::{CommandSpec, ReturnKind};
 use fabsh_client::error::Result;
-use rhai::FnAccess;
+use rhai::{Engine, FnAccess};
+use serde_json::Value;
 use std::fmt::Write;
 use std::path::Path;
 
-/// The natives, as `signature — what it does` (also what the REPL completes).
-pub const NATIVES: &[(&str, &str)] = &[
-    (
-        "fabsh::parallel(calls, #{concurrency, progress})",
-        "run `#{command: \"item create\", args: #{...}}` calls concurrently; one `#{ok}` or `#{error}` per call, in order",
-    ),
-    (
-        "fabsh::run(command, args)",
-        "run one command named as on the command line: `fabsh::run(\"item show\", #{workspace: ws, id: id})`",
-    ),
-    (
-        "fabsh::page(command, args)",
-        "one page of a list: `#{items, continuation_token}`; pass the token back as `continuation_token`",
-    ),
-    ("fabsh::backend()", "`local`, or the endpoint's host"),
-    ("json::parse(text)", "JSON text to a value"),
-    ("json::stringify(value)", "a value as compact JSON"),
-    ("json::pretty(value)", "a value as indented JSON"),
-    (
-        "base64::encode(text)",
-        "text as base64 (definition part payloads)",
-    ),
-    ("base64::decode(text)", "base64 back to text"),
-    ("fs::read_text(path)", "a file's text"),
-    ("fs::read_json(path)", "a JSON file's value"),
-    (
-        "fs::read_csv(path)",
-        "a CSV file with a header row, as an array of maps of text",
-    ),
-    (
-        "fs::read_fewshots(path)",
-        "a few-shot file (JSON or CSV) as `[#{line, question, query}]`; a malformed row is an error naming every bad line",
-    ),
-    ("fs::write_text(path, text)", "writes text to a file"),
-    (
-        "fs::write_json(path, value)",
-        "writes a value as indented JSON",
-    ),
-    (
-        "env::get(name)",
-        "an environment variable, or `()`; `env::get(name, default)`",
-    ),
-    ("sleep(seconds)", "waits (Ctrl-C still stops the script)"),
-    ("now()", "the UTC time as RFC 3339 text"),
-];
+/// A function the engine registers beside the commands and the stdlib (`json::parse`,
+/// `fabsh::parallel`, `sleep`), as its registration documents it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Native {
+    /// How it is called, `fs::read_text(path)`.
+    pub signature: String,
+    /// What it does.
+    pub about: String,
+}
 
-/// The scripting reference as markdown.
-pub fn markdown(stdlib_dir: Option<&Path>) -> Result<String> {
+impl Native {
+    /// `fs::read_text`: the name as a script writes it.
+    pub fn name(&self) -> &str {
+        self.signature.split('(').next().unwrap_or(&self.signature)
+    }
+}
+
+/// Every documented native of `engine`: functions registered in the global namespace or in a
+/// static module other than a command group or a stdlib module, in registration order. A
+/// native's doc comment is `` `signature`: what it does ``.
+pub fn natives(engine: &Engine, stdlib_dir: Option<&Path>) -> Result<Vec<Native>> {
+    let metadata: Value = engine
+        .gen_fn_metadata_to_json(false)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let mut skipped: Vec<String> = REGISTRY
+        .groups
+        .iter()
+        .map(|group| module_name(group.name))
+        .collect();
+    skipped.extend(
+        stdlib::sources(stdlib_dir)?
+            .into_iter()
+            .map(|source| source.name),
+    );
+    let modules = metadata["modules"].as_object().into_iter().flatten();
+    let in_modules = modules
+        .filter(|(name, _)| !skipped.contains(name))
+        .flat_map(|(_, module)| module["functions"].as_array().into_iter().flatten());
+    let global = metadata["functions"].as_array().into_iter().flatten();
+    let mut found = Vec::new();
+    for function in in_modules.chain(global) {
+        let Some(comment) = function["docComments"][0].as_str() else {
+            continue;
+        };
+        let text = comment.trim_start_matches('/').trim();
+        if let Some((signature, about)) = text
+            .strip_prefix('`')
+            .and_then(|rest| rest.split_once("`: "))
+        {
+            found.push(Native {
+                signature: signature.to_string(),
+                about: about.to_string(),
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// The scripting reference as markdown, for what `engine` registers.
+pub fn markdown(engine: &Engine, stdlib_dir: Option<&Path>) -> Result<String> {
     let mut out = String::from("\n## Scripting (Rhai)\n\n");
     out.push_str(
         "Every command is a function in the module of its group (`data-agent` is \
@@ -75,13 +91,16 @@ pub fn markdown(stdlib_dir: Option<&Path>) -> Result<String> {
          ```\n\n\
          A script never asks for confirmation; `dry_run: true` works as on the command line.\n",
     );
-    for group in GROUPS {
+    for group in REGISTRY.groups {
+        if !group.commands.iter().any(CommandSpec::is_scriptable) {
+            continue;
+        }
         let _ = write!(
             out,
             "\n### {}\n\n| function | required, in order | options | returns |\n|---|---|---|---|\n",
             group.name.replace('-', "_")
         );
-        for spec in group.commands {
+        for spec in group.commands.iter().filter(|spec| spec.is_scriptable()) {
             let required: Vec<String> = positional_args(spec)
                 .iter()
                 .map(|arg| format!("`{}`", arg.snake_name()))
@@ -110,8 +129,8 @@ pub fn markdown(stdlib_dir: Option<&Path>) -> Result<String> {
         }
     }
     out.push_str("\n### Natives\n\n");
-    for (signature, about) in NATIVES {
-        let _ = writeln!(out, "- `{signature}`: {about}");
+    for native in natives(engine, stdlib_dir)? {
+        let _ = writeln!(out, "- `{}`: {}", native.signature, native.about);
     }
     out.push_str(
         "\nScripts cannot run processes, `eval` is disabled, and files are read and written \

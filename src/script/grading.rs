@@ -23,7 +23,8 @@ const DEFAULT_CONCURRENCY: usize = 8;
 /// Registers `grade::answer` and `grade::answers`.
 pub fn register(engine: &mut Engine, host: &Host) {
     let mut module = Module::new();
-    FuncRegistration::new("answer").set_into_module(
+    FuncRegistration::new("answer")
+        .with_comments(["/// `grade::answer(expected, actual)`: the deterministic rules' verdict on one answer: `#{verdict, rule, rationale}`"]).set_into_module(
         &mut module,
         |expected: Dynamic, actual: ImmutableString| {
             let expected = expected.into_string().ok();
@@ -32,6 +33,7 @@ pub fn register(engine: &mut Engine, host: &Host) {
     );
     let h = host.clone();
     FuncRegistration::new("answers")
+        .with_comments(["/// `grade::answers(rows, opts)`: grades many `#{expected, actual}` rows concurrently, with the judge the running command configured (or `opts.judge: true` for the one `FABSH_LLM_*` names), else the rules"])
         .with_volatility(true)
         .set_into_module(
             &mut module,

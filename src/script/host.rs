@@ -3,7 +3,8 @@
 //! `print`, and where stdlib modules come from.
 
 use fabsh_client::bridge::Bridge;
-use fabsh_client::commands::CommandSpec;
+use fabsh_client::commands::common::configured_default;
+use fabsh_client::commands::{ArgSpec, CommandSpec, Needs};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::Result;
@@ -74,9 +75,10 @@ impl Host {
         self.0.ctx.get().cloned()
     }
 
-    /// The context `spec` runs on: none is connected for commands that need no service.
+    /// The context `spec` runs on: the connected one when it needs the service, else one
+    /// that sends nothing (made once).
     pub fn ctx_for(&self, spec: &CommandSpec) -> Result<Ctx> {
-        if !spec.traits.offline {
+        if spec.traits.needs == Needs::Service {
             return self.ctx();
         }
         if let Some(ctx) = self.0.offline.get() {
@@ -88,8 +90,8 @@ impl Host {
     }
 
     /// The configured value of a flag a script left out (the default workspace).
-    pub fn flag_default(&self, long: &str) -> Option<String> {
-        self.0.settings.as_ref()?.flag_default(long)
+    pub fn flag_default(&self, arg: &ArgSpec) -> Option<String> {
+        configured_default(self.0.settings.as_ref()?, arg)
     }
 
     /// The bridge that commands and `sleep` wait through (Ctrl-C cancels it).

@@ -25,7 +25,8 @@ pub use host::Host;
 pub use parallel::DEFAULT_CONCURRENCY;
 pub use sandbox::syntax_engine;
 
-use fabsh_client::commands::{GROUPS, Group};
+use crate::commands::REGISTRY;
+use fabsh_client::commands::Registry;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Printer;
@@ -35,16 +36,16 @@ use serde_json::Value;
 
 /// The engine every front end uses, with bindings for the whole registry.
 pub fn engine(host: &Host) -> Result<Engine> {
-    build(host, GROUPS)
+    build(host, REGISTRY)
 }
 
-/// The engine with bindings for `groups` (tests bring a registry of their own).
-pub fn build(host: &Host, groups: &'static [Group]) -> Result<Engine> {
+/// The engine with bindings for `registry` (tests bring a registry of their own).
+pub fn build(host: &Host, registry: Registry) -> Result<Engine> {
     let mut engine = Engine::new();
     sandbox::apply_limits(&mut engine);
     sandbox::restrict(&mut engine, host);
-    bindings::register(&mut engine, host, groups)?;
-    parallel::register(&mut engine, host, groups);
+    bindings::register(&mut engine, host, registry)?;
+    parallel::register(&mut engine, host, registry);
     natives::register(&mut engine, host);
     grading::register(&mut engine, host);
     stdlib::register(&mut engine, host.stdlib_dir())?;

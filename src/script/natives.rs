@@ -34,12 +34,14 @@ pub fn register(engine: &mut Engine, host: &Host) {
     };
     let sleep_int = sleep.clone();
     FuncRegistration::new("sleep")
+        .with_comments(["/// `sleep(seconds)`: waits (Ctrl-C still stops the script)"])
         .with_volatility(true)
         .register_into_engine(engine, sleep);
     FuncRegistration::new("sleep")
         .with_volatility(true)
         .register_into_engine(engine, move |seconds: i64| sleep_int(seconds as f64));
     FuncRegistration::new("now")
+        .with_comments(["/// `now()`: the UTC time as RFC 3339 text"])
         .with_volatility(true)
         .register_into_engine(engine, now);
 }
@@ -54,24 +56,24 @@ fn now() -> RhaiResult {
 
 fn json_module() -> Module {
     let mut module = Module::new();
-    FuncRegistration::new("parse").set_into_module(
-        &mut module,
-        |context: NativeCallContext, text: ImmutableString| {
-            parse_json(&text, "json::parse").map_err(|err| at_call(&context, err))
-        },
-    );
-    FuncRegistration::new("stringify").set_into_module(
-        &mut module,
-        |context: NativeCallContext, value: Dynamic| {
+    FuncRegistration::new("parse")
+        .with_comments(["/// `json::parse(text)`: JSON text to a value"])
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, text: ImmutableString| {
+                parse_json(&text, "json::parse").map_err(|err| at_call(&context, err))
+            },
+        );
+    FuncRegistration::new("stringify")
+        .with_comments(["/// `json::stringify(value)`: a value as compact JSON"])
+        .set_into_module(&mut module, |context: NativeCallContext, value: Dynamic| {
             stringify(&value, false).map_err(|err| at_call(&context, err))
-        },
-    );
-    FuncRegistration::new("pretty").set_into_module(
-        &mut module,
-        |context: NativeCallContext, value: Dynamic| {
+        });
+    FuncRegistration::new("pretty")
+        .with_comments(["/// `json::pretty(value)`: a value as indented JSON"])
+        .set_into_module(&mut module, |context: NativeCallContext, value: Dynamic| {
             stringify(&value, true).map_err(|err| at_call(&context, err))
-        },
-    );
+        });
     module.build_index();
     module
 }
@@ -96,6 +98,7 @@ fn stringify(value: &Dynamic, pretty: bool) -> RhaiResult {
 fn fs_module() -> Module {
     let mut module = Module::new();
     FuncRegistration::new("read_text")
+        .with_comments(["/// `fs::read_text(path)`: a file's text"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -106,6 +109,7 @@ fn fs_module() -> Module {
             },
         );
     FuncRegistration::new("read_json")
+        .with_comments(["/// `fs::read_json(path)`: a JSON file's value"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -116,6 +120,9 @@ fn fs_module() -> Module {
             },
         );
     FuncRegistration::new("read_csv")
+        .with_comments([
+            "/// `fs::read_csv(path)`: a CSV file with a header row, as an array of maps of text",
+        ])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -124,6 +131,7 @@ fn fs_module() -> Module {
             },
         );
     FuncRegistration::new("read_fewshots")
+        .with_comments(["/// `fs::read_fewshots(path)`: a few-shot file (JSON or CSV) as `[#{line, question, query}]`; a malformed row is an error naming every bad line"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -132,6 +140,7 @@ fn fs_module() -> Module {
             },
         );
     FuncRegistration::new("write_text")
+        .with_comments(["/// `fs::write_text(path, text)`: writes text to a file"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -140,6 +149,7 @@ fn fs_module() -> Module {
             },
         );
     FuncRegistration::new("write_json")
+        .with_comments(["/// `fs::write_json(path, value)`: writes a value as indented JSON"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -201,26 +211,30 @@ fn base64_module() -> Module {
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;
     let mut module = Module::new();
-    FuncRegistration::new("encode").set_into_module(&mut module, |text: ImmutableString| {
-        STANDARD.encode(text.as_bytes())
-    });
-    FuncRegistration::new("decode").set_into_module(
-        &mut module,
-        |context: NativeCallContext, encoded: ImmutableString| -> RhaiResult {
-            let bytes = STANDARD.decode(encoded.trim()).map_err(|err| {
-                at_call(
-                    &context,
-                    throw(Error::usage(format!("base64::decode: {err}"))),
-                )
-            })?;
-            String::from_utf8(bytes).map(Dynamic::from).map_err(|_| {
-                at_call(
-                    &context,
-                    throw(Error::usage("base64::decode: the bytes are not UTF-8 text")),
-                )
-            })
-        },
-    );
+    FuncRegistration::new("encode")
+        .with_comments(["/// `base64::encode(text)`: text as base64 (definition part payloads)"])
+        .set_into_module(&mut module, |text: ImmutableString| {
+            STANDARD.encode(text.as_bytes())
+        });
+    FuncRegistration::new("decode")
+        .with_comments(["/// `base64::decode(text)`: base64 back to text"])
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, encoded: ImmutableString| -> RhaiResult {
+                let bytes = STANDARD.decode(encoded.trim()).map_err(|err| {
+                    at_call(
+                        &context,
+                        throw(Error::usage(format!("base64::decode: {err}"))),
+                    )
+                })?;
+                String::from_utf8(bytes).map(Dynamic::from).map_err(|_| {
+                    at_call(
+                        &context,
+                        throw(Error::usage("base64::decode: the bytes are not UTF-8 text")),
+                    )
+                })
+            },
+        );
     module.build_index();
     module
 }
@@ -233,6 +247,9 @@ fn env_module() -> Module {
             std::env::var(name.as_str()).map_or(Dynamic::UNIT, Dynamic::from)
         });
     FuncRegistration::new("get")
+        .with_comments([
+            "/// `env::get(name)`: an environment variable, or `()`; `env::get(name, default)`",
+        ])
         .with_volatility(true)
         .set_into_module(&mut module, |name: ImmutableString, default: Dynamic| {
             std::env::var(name.as_str()).map_or(default, Dynamic::from)

@@ -11,7 +11,7 @@
 use super::bindings::{check_args, raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
 use super::host::Host;
-use fabsh_client::commands::{self, Args, CommandSpec, Group};
+use fabsh_client::commands::{self, Args, CommandSpec, Registry};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Spinner;
@@ -35,7 +35,7 @@ type Prepared = (&'static CommandSpec, Args, Ctx);
 type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
 
 /// Registers the `fabsh` module.
-pub fn register(engine: &mut Engine, host: &Host, groups: &'static [Group]) {
+pub fn register(engine: &mut Engine, host: &Host, registry: Registry) {
     let mut module = Module::new();
     let h = host.clone();
     FuncRegistration::new("parallel")
@@ -43,16 +43,17 @@ pub fn register(engine: &mut Engine, host: &Host, groups: &'static [Group]) {
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, calls: Array| {
-                parallel(&h, groups, calls, &Map::new()).map_err(|err| at_call(&context, err))
+                parallel(&h, registry, calls, &Map::new()).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
     FuncRegistration::new("parallel")
+        .with_comments(["/// `fabsh::parallel(calls, #{concurrency, progress})`: run `#{command: \"item create\", args: #{...}}` calls concurrently; one `#{ok}` or `#{error}` per call, in order"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, calls: Array, options: Map| {
-                parallel(&h, groups, calls, &options).map_err(|err| at_call(&context, err))
+                parallel(&h, registry, calls, &options).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
@@ -61,29 +62,32 @@ pub fn register(engine: &mut Engine, host: &Host, groups: &'static [Group]) {
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, command: ImmutableString| {
-                call(&h, groups, &command, &Map::new()).map_err(|err| at_call(&context, err))
+                call(&h, registry, &command, &Map::new()).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
     FuncRegistration::new("run")
+        .with_comments(["/// `fabsh::run(command, args)`: run one command named as on the command line: `fabsh::run(\"item show\", #{workspace: ws, id: id})`"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, command: ImmutableString, args: Map| {
-                call(&h, groups, &command, &args).map_err(|err| at_call(&context, err))
+                call(&h, registry, &command, &args).map_err(|err| at_call(&context, err))
             },
         );
     let h = host.clone();
     FuncRegistration::new("page")
+        .with_comments(["/// `fabsh::page(command, args)`: one page of a list: `#{items, continuation_token}`; pass the token back as `continuation_token`"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
             move |context: NativeCallContext, command: ImmutableString, args: Map| {
-                page(&h, groups, &command, &args).map_err(|err| at_call(&context, throw(err)))
+                page(&h, registry, &command, &args).map_err(|err| at_call(&context, throw(err)))
             },
         );
     let h = host.clone();
     FuncRegistration::new("backend")
+        .with_comments(["/// `fabsh::backend()`: `local`, or the endpoint's host"])
         .with_volatility(true)
         .set_into_module(&mut module, move |context: NativeCallContext| {
             h.ctx()
@@ -95,12 +99,18 @@ pub fn register(engine: &mut Engine, host: &Host, groups: &'static [Group]) {
 }
 
 /// The command written as on the command line (`item create`), or a usage error.
-fn command(groups: &'static [Group], path: &str) -> Result<&'static CommandSpec> {
-    commands::find_path_in(groups, path).ok_or_else(|| {
+fn command(registry: Registry, path: &str) -> Result<&'static CommandSpec> {
+    let spec = registry.find_path(path).ok_or_else(|| {
         Error::usage(format!(
             "unknown command `{path}`; write it as on the command line, e.g. \"item create\""
         ))
-    })
+    })?;
+    if !spec.is_scriptable() {
+        return Err(Error::usage(format!(
+            "`{path}` is not available in scripts; run it from a shell"
+        )));
+    }
+    Ok(spec)
 }
 
 /// Checks a command's arguments given as one map.
@@ -108,15 +118,15 @@ fn checked_args(host: &Host, spec: &'static CommandSpec, args: &Map) -> Result<A
     check_args(host, spec, raw_args(spec, &[], &[], Some(args))?)
 }
 
-fn call(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> RhaiResult {
-    let spec = command(groups, path).map_err(throw)?;
+fn call(host: &Host, registry: Registry, path: &str, args: &Map) -> RhaiResult {
+    let spec = command(registry, path).map_err(throw)?;
     let raw = raw_args(spec, &[], &[], Some(args)).map_err(throw)?;
     run_command(host, spec, raw).map(to_dynamic).map_err(throw)
 }
 
 /// One page of a paged list: `#{items, continuation_token}` (the token is `()` on the last).
-fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result<Dynamic> {
-    let spec = command(groups, path)?;
+fn page(host: &Host, registry: Registry, path: &str, args: &Map) -> Result<Dynamic> {
+    let spec = command(registry, path)?;
     if !spec.traits.paged {
         return Err(Error::usage(format!("`{path}` does not return pages")));
     }
@@ -140,12 +150,12 @@ fn page(host: &Host, groups: &'static [Group], path: &str, args: &Map) -> Result
     Ok(to_dynamic(value))
 }
 
-fn parallel(host: &Host, groups: &'static [Group], calls: Array, options: &Map) -> RhaiResult {
+fn parallel(host: &Host, registry: Registry, calls: Array, options: &Map) -> RhaiResult {
     let (concurrency, label, timings) = parallel_options(options).map_err(throw)?;
     let prepared: Vec<Result<Prepared>> = calls
         .iter()
         .map(|call| {
-            let (spec, args) = prepare_call(host, groups, call)?;
+            let (spec, args) = prepare_call(host, registry, call)?;
             // One spinner per call would fight over the terminal; the bar shows progress.
             Ok((spec, args, host.ctx_for(spec)?.without_progress()))
         })
@@ -214,7 +224,7 @@ fn parallel_options(options: &Map) -> Result<(usize, Option<String>, bool)> {
 /// One call `#{command: "item create", args: #{...}}`, checked before anything runs.
 fn prepare_call(
     host: &Host,
-    groups: &'static [Group],
+    registry: Registry,
     call: &Dynamic,
 ) -> Result<(&'static CommandSpec, Args)> {
     let Some(call) = call.read_lock::<Map>() else {
@@ -227,7 +237,7 @@ fn prepare_call(
         .filter(|value| value.is_string())
         .ok_or_else(|| Error::usage("a call has no `command` string"))?
         .to_string();
-    let spec = command(groups, &path)?;
+    let spec = command(registry, &path)?;
     let args = match call.get("args") {
         None => Map::new(),
         Some(value) if value.is_unit() => Map::new(),

@@ -4,7 +4,7 @@
 use super::{Host, build, runner};
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::{
-    ArgKind, ArgSpec, ArgValue, Args, CommandSpec, Group, HandlerFuture, Traits,
+    ArgKind, ArgSpec, ArgValue, Args, CommandSpec, Group, Handler, HandlerFuture, Registry, Traits,
 };
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
@@ -42,29 +42,31 @@ fn echo(_ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-static FAKE: &[Group] = &[Group {
-    name: "fake-group",
-    summary: "test commands",
-    commands: &[CommandSpec {
-        group: "fake-group",
-        name: "echo-args",
-        summary: "echo the checked flags",
-        about: "",
-        args: &[
-            ArgSpec::req("workspace", ArgKind::Ref, "w"),
-            ArgSpec::req("name", ArgKind::Str, "n"),
-            ArgSpec::opt("count", ArgKind::Int, "c"),
-            ArgSpec::opt("tags", ArgKind::List, "t"),
-            ArgSpec::opt("hard-delete", ArgKind::Bool, "h"),
-            ArgSpec::opt("data", ArgKind::Json, "d"),
-            ArgSpec::opt("mode", ArgKind::Enum(&["Fast", "Slow"]), "m"),
-        ],
-        traits: Traits::READ,
-        columns: &[],
-        examples: &[],
-        handler: echo,
+static FAKE: Registry = Registry {
+    groups: &[Group {
+        name: "fake-group",
+        summary: "test commands",
+        commands: &[CommandSpec {
+            group: "fake-group",
+            name: "echo-args",
+            summary: "echo the checked flags",
+            about: "",
+            args: &[
+                ArgSpec::req("workspace", ArgKind::Ref, "w"),
+                ArgSpec::req("name", ArgKind::Str, "n"),
+                ArgSpec::opt("count", ArgKind::Int, "c"),
+                ArgSpec::opt("tags", ArgKind::List, "t"),
+                ArgSpec::opt("hard-delete", ArgKind::Bool, "h"),
+                ArgSpec::opt("data", ArgKind::Json, "d"),
+                ArgSpec::opt("mode", ArgKind::Enum(&["Fast", "Slow"]), "m"),
+            ],
+            traits: Traits::READ,
+            columns: &[],
+            examples: &[],
+            handler: Handler::Data(echo),
+        }],
     }],
-}];
+};
 
 struct Fixture {
     _runtime: tokio::runtime::Runtime,

@@ -2,9 +2,9 @@
 //! for it: commands added later get theirs from the registry. Checked on the real registry
 //! with no server (the probes fail in the flag checks, before anything connects).
 
+use fabsh::commands::REGISTRY;
 use fabsh::script::{self, Host, runner};
 use fabsh_client::bridge::Bridge;
-use fabsh_client::commands;
 use fabsh_client::config::Settings;
 use fabsh_client::output::Printer;
 use std::collections::{HashMap, HashSet};
@@ -47,7 +47,7 @@ fn every_registry_command_has_a_function_for_each_call_form() {
     let (_runtime, engine) = engine_on_nothing();
     let found = registered(&engine);
     let mut names = HashSet::new();
-    for spec in commands::all() {
+    for spec in REGISTRY.all().filter(|spec| spec.is_scriptable()) {
         let name = script::qualified_name(spec);
         assert!(names.insert(name.clone()), "{name} names two commands");
         let arities = found
@@ -69,7 +69,7 @@ fn every_registry_command_has_a_function_for_each_call_form() {
 #[test]
 fn every_function_reaches_its_commands_flag_checks() {
     let (_runtime, engine) = engine_on_nothing();
-    for spec in commands::all() {
+    for spec in REGISTRY.all().filter(|spec| spec.is_scriptable()) {
         let name = script::qualified_name(spec);
         let required = script::positional_args(spec).len();
         let mut positional = vec!["\"x\""; required];
@@ -93,8 +93,9 @@ fn every_function_reaches_its_commands_flag_checks() {
 
 #[test]
 fn the_docs_give_every_function_its_call_forms() {
-    let docs = script::docs::markdown(None).expect("docs");
-    for spec in commands::all() {
+    let (_runtime, engine) = engine_on_nothing();
+    let docs = script::docs::markdown(&engine, None).expect("docs");
+    for spec in REGISTRY.all().filter(|spec| spec.is_scriptable()) {
         assert!(
             docs.contains(&format!("`{}`", script::qualified_name(spec))),
             "{} is missing from the docs",

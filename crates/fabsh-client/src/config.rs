@@ -38,7 +38,22 @@ pub struct ConfigKey {
 }
 
 /// Every setting a profile may hold. Secrets are not among them: they live in the token cache.
-pub const KEYS: &[ConfigKey] = &[
+pub const KEYS: &[ConfigKey] = &KEY_TABLE;
+
+/// The settings' names, in the order of [`KEYS`] (`config get`'s values).
+pub const KEY_NAMES: &[&str] = &key_names(KEY_TABLE);
+
+const fn key_names<const N: usize>(keys: [ConfigKey; N]) -> [&'static str; N] {
+    let mut names = [""; N];
+    let mut at = 0;
+    while at < N {
+        names[at] = keys[at].name;
+        at += 1;
+    }
+    names
+}
+
+const KEY_TABLE: [ConfigKey; 7] = [
     ConfigKey {
         name: "endpoint",
         env: ENDPOINT_VAR,

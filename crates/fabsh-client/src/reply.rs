@@ -18,6 +18,9 @@ pub enum Body {
     },
     /// Every page, streamed as it arrives, so memory stays flat on long lists.
     Stream(PageStream),
+    /// Text written as it is (a setting's value, a token, the docs); to scripts, a string
+    /// without the final newline.
+    Text(String),
     /// Nothing to show (void commands).
     Empty,
 }
@@ -41,6 +44,11 @@ impl Reply {
     /// A reply carrying a JSON value.
     pub fn json(value: Value) -> Self {
         Self::from_body(Body::Json(value))
+    }
+
+    /// A reply of text written as it is.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::from_body(Body::Text(text.into()))
     }
 
     /// A reply with nothing to show.
@@ -109,6 +117,7 @@ impl Reply {
                 }
                 Value::Array(all)
             }
+            Body::Text(text) => Value::String(text.trim_end_matches('\n').to_string()),
             Body::Empty => Value::Null,
         })
     }

@@ -20,7 +20,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub static KNOBS: &[Knob] = &[
+pub const KNOBS: [Knob; 10] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",

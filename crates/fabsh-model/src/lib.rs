@@ -5,6 +5,7 @@ pub mod agent;
 pub mod definition;
 mod invalid;
 pub mod item_types;
+pub mod roles;
 mod secret;
 
 pub use invalid::Invalid;

@@ -115,6 +115,11 @@ impl ApiClient {
         }
     }
 
+    /// Where this call reports progress.
+    pub fn progress(&self) -> Progress {
+        self.progress
+    }
+
     /// The options of this call.
     pub fn options(&self) -> &CallOptions {
         &self.options

@@ -3,7 +3,7 @@
 
 use super::args::Args;
 use super::common::ALL;
-use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::api::{Req, Safety};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -47,7 +47,7 @@ and prints the items as one array. GET requests are retried on failure; others a
             about: "create, waiting for the operation",
         },
     ],
-    handler: api,
+    handler: Handler::Data(api),
 }];
 
 fn api(ctx: Ctx, args: Args) -> HandlerFuture {

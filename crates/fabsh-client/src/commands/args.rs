@@ -61,7 +61,8 @@ pub fn flag_name(arg: &ArgSpec) -> String {
 
 impl Args {
     /// Checks raw values against `spec` (plus the flags its traits add): kinds, enum values,
-    /// GUIDs, JSON, readable files, required flags, defaults. Errors are usage errors (exit 2).
+    /// GUIDs, JSON, readable files, required flags, then for absent flags their environment
+    /// variable or default. Errors are usage errors (exit 2).
     pub fn check(
         spec: &CommandSpec,
         args: &[&'static ArgSpec],
@@ -81,7 +82,14 @@ impl Args {
             if values.contains_key(arg.long) {
                 continue;
             }
-            if let Some(default) = arg.default {
+            let from_env = arg
+                .env
+                .and_then(|var| Some((var, crate::config::env_text(var)?)));
+            if let Some((var, value)) = from_env {
+                let checked = check_value(arg, RawValue::Text(value))
+                    .map_err(|err| err.with_hint(format!("the value came from {var}")))?;
+                values.insert(arg.long, checked);
+            } else if let Some(default) = arg.default {
                 values.insert(arg.long, check_value(arg, RawValue::Text(default.into()))?);
             } else if arg.required {
                 return Err(Error::usage(format!(

@@ -1,8 +1,9 @@
 //! Flags shared by many commands, and the ones a command's traits add to it.
 
 use super::args::Args;
-use super::spec::{ArgKind, ArgSpec, CommandSpec};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Needs};
 use crate::api::{ApiClient, CallOptions, Req};
+use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use serde_json::Value;
@@ -53,6 +54,16 @@ pub const LRO_TIMEOUT: ArgSpec = ArgSpec::opt(
 )
 .default("600");
 
+/// The configured value of a flag the caller left out: the default workspace, for a command
+/// that needs a workspace (never for an optional `--workspace`, which would quietly act on
+/// the default one).
+pub fn configured_default(settings: &Settings, arg: &ArgSpec) -> Option<String> {
+    if !arg.required {
+        return None;
+    }
+    settings.flag_default(arg.long)
+}
+
 /// The command's own flags plus those its traits add, in that order.
 pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
     let mut args: Vec<&'static ArgSpec> = spec.args.iter().collect();
@@ -63,7 +74,9 @@ pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
     if traits.lro {
         args.extend([&NO_WAIT, &LRO_TIMEOUT]);
     }
-    if traits.mutates {
+    // Dry runs are made by the HTTP layer, so only commands that change things through the
+    // service get the flag: a settings or sign-in change would happen anyway.
+    if traits.mutates && traits.needs == Needs::Service {
         args.push(&DRY_RUN);
     }
     if traits.destructive {

@@ -3,10 +3,10 @@
 
 use super::args::Args;
 use super::common::call_options;
-use super::spec::CommandSpec;
+use super::spec::{CommandSpec, Handler};
 use crate::api::DRY_RUN_STOP;
 use crate::context::Ctx;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::reply::Reply;
 use serde_json::json;
 
@@ -15,12 +15,18 @@ use serde_json::json;
 /// already a dry run stays one, so a command that runs other commands (`item bulk-create`)
 /// sends nothing either; its inner commands then leave the record to the outer one.
 pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Result<Reply> {
+    let Handler::Data(handler) = spec.handler else {
+        return Err(Error::usage(format!(
+            "`fabsh {}` takes over the terminal; run it from a shell",
+            spec.path()
+        )));
+    };
     let inherited = ctx.api().options().dry_run;
     let own_dry_run = args.flag("dry-run") && !inherited;
     let mut options = call_options(&args);
     options.dry_run |= inherited;
     let call = ctx.for_call(options);
-    match (spec.handler)(call.clone(), args).await {
+    match handler(call.clone(), args).await {
         Err(err) if own_dry_run && err.has_code(DRY_RUN_STOP) => {}
         Err(err) => return Err(err),
         Ok(_) if own_dry_run => {}

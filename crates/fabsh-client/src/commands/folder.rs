@@ -3,7 +3,7 @@
 
 use super::args::Args;
 use super::common::{self, WORKSPACE};
-use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::api::folders;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -33,7 +33,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "folder list -w Demo",
             about: "every folder and its parent",
         }],
-        handler: list,
+        handler: Handler::Data(list),
     },
     CommandSpec {
         group: "folder",
@@ -59,7 +59,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "folder create -w Demo --name Reports",
             about: "a folder at the root",
         }],
-        handler: create,
+        handler: Handler::Data(create),
     },
     CommandSpec {
         group: "folder",
@@ -73,7 +73,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "folder delete -w Demo --id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001 --yes",
             about: "without asking",
         }],
-        handler: delete,
+        handler: Handler::Data(delete),
     },
     CommandSpec {
         group: "folder",
@@ -95,7 +95,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "folder move -w Demo --id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001",
             about: "to the root",
         }],
-        handler: move_folder,
+        handler: Handler::Data(move_folder),
     },
 ];
 

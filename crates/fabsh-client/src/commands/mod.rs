@@ -3,7 +3,9 @@
 
 pub mod api;
 pub mod args;
+pub mod auth;
 pub mod common;
+pub mod config;
 pub mod data_agent;
 pub mod execute;
 pub mod folder;
@@ -14,7 +16,10 @@ pub mod workspace;
 
 pub use args::{ArgValue, Args, RawValue};
 pub use execute::execute;
-pub use spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, ReturnKind, Traits};
+pub use spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, ReturnKind, Terminal,
+    Traits,
+};
 
 /// A command group as shown in help.
 #[derive(Debug, Clone, Copy)]
@@ -24,66 +29,91 @@ pub struct Group {
     pub commands: &'static [CommandSpec],
 }
 
-/// Every group, in the order help lists them.
-pub static GROUPS: &[Group] = &[
-    Group {
-        name: "workspace",
-        summary: "Workspaces: list, show, create, delete",
-        commands: workspace::COMMANDS,
-    },
-    Group {
-        name: "item",
-        summary: "Workspace items: list, inspect, create, update, delete, definitions, copy, move, tags, bulk transfer, external data shares, identity",
-        commands: item::COMMANDS,
-    },
-    Group {
-        name: "folder",
-        summary: "Workspace folders: list, create, delete, move",
-        commands: folder::COMMANDS,
-    },
-    Group {
-        name: "tag",
-        summary: "Tenant tags: list",
-        commands: tag::COMMANDS,
-    },
-    Group {
-        name: "data-agent",
-        summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish, query, evaluation",
-        commands: data_agent::COMMANDS,
-    },
-    Group {
-        name: "api",
-        summary: "Send any request to the Fabric API",
-        commands: api::COMMANDS,
-    },
-];
+/// `fabsh workspace ...`.
+pub const WORKSPACE: Group = Group {
+    name: "workspace",
+    summary: "Workspaces: list, show, create, delete",
+    commands: workspace::COMMANDS,
+};
+/// `fabsh item ...`.
+pub const ITEM: Group = Group {
+    name: "item",
+    summary: "Workspace items: list, inspect, create, update, delete, definitions, copy, move, tags, bulk transfer, external data shares, identity",
+    commands: item::COMMANDS,
+};
+/// `fabsh folder ...`.
+pub const FOLDER: Group = Group {
+    name: "folder",
+    summary: "Workspace folders: list, create, delete, move",
+    commands: folder::COMMANDS,
+};
+/// `fabsh tag ...`.
+pub const TAG: Group = Group {
+    name: "tag",
+    summary: "Tenant tags: list",
+    commands: tag::COMMANDS,
+};
+/// `fabsh data-agent ...`.
+pub const DATA_AGENT: Group = Group {
+    name: "data-agent",
+    summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish, query, evaluation",
+    commands: data_agent::COMMANDS,
+};
+/// `fabsh api ...`.
+pub const API: Group = Group {
+    name: "api",
+    summary: "Send any request to the Fabric API",
+    commands: api::COMMANDS,
+};
+/// `fabsh auth ...`.
+pub const AUTH: Group = Group {
+    name: "auth",
+    summary: "Sign in to Fabric, and see or end the sign-in",
+    commands: auth::COMMANDS,
+};
+/// `fabsh config ...`.
+pub const CONFIG: Group = Group {
+    name: "config",
+    summary: "Show and change profile settings (--profile / FABSH_PROFILE selects the profile)",
+    commands: config::COMMANDS,
+};
 
-/// Every command of every group.
-pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
-    GROUPS.iter().flat_map(|group| group.commands.iter())
+/// The client's groups, in the order help lists them. Front ends add their own (the
+/// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
+pub static GROUPS: &[Group] = &[WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, API, AUTH, CONFIG];
+
+/// A set of groups: what one front end serves.
+#[derive(Debug, Clone, Copy)]
+pub struct Registry {
+    pub groups: &'static [Group],
 }
 
-/// The command `group name` (name empty for group-level commands such as `api`).
-pub fn find(group: &str, name: &str) -> Option<&'static CommandSpec> {
-    all().find(|spec| spec.group == group && spec.name == name)
-}
-
-/// The command written as on the command line (`item create`, `api`); snake_case names
-/// (`data_agent add_fewshot`) are accepted too.
-pub fn find_path(path: &str) -> Option<&'static CommandSpec> {
-    find_path_in(GROUPS, path)
-}
-
-/// [`find_path`] within `groups`.
-pub fn find_path_in(groups: &'static [Group], path: &str) -> Option<&'static CommandSpec> {
-    let mut words = path.split_whitespace();
-    let group = words.next()?.replace('_', "-");
-    let name = words.next().unwrap_or("").replace('_', "-");
-    if words.next().is_some() {
-        return None;
+impl Registry {
+    /// Every command of every group.
+    pub fn all(self) -> impl Iterator<Item = &'static CommandSpec> {
+        self.groups.iter().flat_map(|group| group.commands.iter())
     }
-    groups
-        .iter()
-        .flat_map(|known| known.commands.iter())
-        .find(|spec| spec.group == group && spec.name == name)
+
+    /// The group with this name.
+    pub fn group(self, name: &str) -> Option<&'static Group> {
+        self.groups.iter().find(|group| group.name == name)
+    }
+
+    /// The command `group name` (name empty for group-level commands such as `api`).
+    pub fn find(self, group: &str, name: &str) -> Option<&'static CommandSpec> {
+        self.all()
+            .find(|spec| spec.group == group && spec.name == name)
+    }
+
+    /// The command written as on the command line (`item create`, `local principal add`,
+    /// `api`); snake_case names (`data_agent add_fewshot`) are accepted too.
+    pub fn find_path(self, path: &str) -> Option<&'static CommandSpec> {
+        let words: Vec<String> = path
+            .split_whitespace()
+            .map(|word| word.replace('_', "-"))
+            .collect();
+        let (group, name) = words.split_first()?;
+        let name = name.join(" ");
+        self.find(group, &name)
+    }
 }

@@ -1,18 +1,36 @@
 //! The shape of a registry entry: one `CommandSpec` per command, from which the CLI, the
 //! script bindings, the REPL completion and the docs are all generated.
 
+use crate::bridge::Bridge;
+use crate::config::Settings;
 use crate::context::Ctx;
 use crate::error::Result;
+use crate::output::Printer;
 use crate::reply::Reply;
 use futures::future::BoxFuture;
+use std::process::ExitCode;
 
 use super::args::Args;
 
 /// What a handler returns: a boxed future yielding the command's data.
 pub type HandlerFuture = BoxFuture<'static, Result<Reply>>;
 
-/// An async command handler: data in, data out; never prints.
-pub type Handler = fn(Ctx, Args) -> HandlerFuture;
+/// What a front end gives a command that takes over the terminal.
+pub struct Terminal<'a> {
+    pub settings: &'a Settings,
+    pub bridge: &'a Bridge,
+    pub printer: &'a Printer,
+}
+
+/// How a command runs.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// Data in, data out, asynchronously; never prints. Every front end runs these.
+    Data(fn(Ctx, Args) -> HandlerFuture),
+    /// Takes over the terminal until it ends (`repl`, `run`, `local serve`): only the
+    /// command line starts it.
+    Interactive(fn(&Terminal<'_>, Args) -> Result<ExitCode>),
+}
 
 /// The type of a flag's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +87,11 @@ pub struct ArgSpec {
     pub positional: bool,
     /// The value used when the flag is absent.
     pub default: Option<&'static str>,
+    /// A positional that takes every remaining word (`run FILE -- ARGS...`).
+    pub trailing: bool,
+    /// The environment variable whose value is used when the flag is absent (before the
+    /// default).
+    pub env: Option<&'static str>,
 }
 
 impl ArgSpec {
@@ -83,6 +106,8 @@ impl ArgSpec {
             aliases: &[],
             positional: false,
             default: None,
+            trailing: false,
+            env: None,
         }
     }
 
@@ -102,6 +127,23 @@ impl ArgSpec {
         }
     }
 
+    /// An optional positional taking every remaining word, kept as a list.
+    pub const fn trailing(long: &'static str, help: &'static str) -> Self {
+        ArgSpec {
+            positional: true,
+            trailing: true,
+            ..Self::opt(long, ArgKind::List, help)
+        }
+    }
+
+    /// The same positional, optional.
+    pub const fn optional(self) -> Self {
+        ArgSpec {
+            required: false,
+            ..self
+        }
+    }
+
     /// With a short form (`-w`).
     pub const fn short(self, short: char) -> Self {
         ArgSpec {
@@ -113,6 +155,14 @@ impl ArgSpec {
     /// With other long names accepted.
     pub const fn aliases(self, aliases: &'static [&'static str]) -> Self {
         ArgSpec { aliases, ..self }
+    }
+
+    /// Taken from this environment variable when absent.
+    pub const fn env(self, env: &'static str) -> Self {
+        ArgSpec {
+            env: Some(env),
+            ..self
+        }
     }
 
     /// With a default value.
@@ -137,10 +187,23 @@ pub enum ReturnKind {
     Void,
 }
 
+/// What a command needs from the front end before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// A connected context: credentials and an endpoint (local Fabric, with `--local`).
+    Service,
+    /// Nothing from the service: it works from its flags, the settings and local files
+    /// (offline checks, `config`, `auth`, which signs in by itself).
+    Nothing,
+    /// Local Fabric's store (`--data-dir`) or a running local Fabric server; never the
+    /// Fabric service.
+    LocalFabric,
+}
+
 /// The traits of a command (SPEC §1): what it does to the service and what it returns.
 #[derive(Debug, Clone, Copy)]
 pub struct Traits {
-    /// Changes state; gets `--dry-run`.
+    /// Changes state; gets `--dry-run` when it does so through the service.
     pub mutates: bool,
     /// Loses data; asks for confirmation on a terminal unless `--yes`.
     pub destructive: bool,
@@ -148,8 +211,13 @@ pub struct Traits {
     pub lro: bool,
     /// Returns pages; gets `--all` and `--continuation-token`.
     pub paged: bool,
-    /// Needs no credentials and sends no request.
-    pub offline: bool,
+    /// What the front end must provide.
+    pub needs: Needs,
+    /// Returns a secret (a token): written only into a pipe unless `--show`, and never a
+    /// script function.
+    pub secret: bool,
+    /// A Rhai function too; off for what only makes sense on a shell's command line.
+    pub scriptable: bool,
     pub returns: ReturnKind,
 }
 
@@ -160,7 +228,9 @@ impl Traits {
         destructive: false,
         lro: false,
         paged: true,
-        offline: false,
+        needs: Needs::Service,
+        secret: false,
+        scriptable: true,
         returns: ReturnKind::List,
     };
     /// Read-only, returning an object.
@@ -202,10 +272,24 @@ impl Traits {
         }
     }
 
-    /// The same traits, needing no service at all.
-    pub const fn offline(self) -> Traits {
+    /// The same traits, needing this from the front end.
+    pub const fn needs(self, needs: Needs) -> Traits {
+        Traits { needs, ..self }
+    }
+
+    /// The same traits, for a command that returns a secret.
+    pub const fn secret(self) -> Traits {
         Traits {
-            offline: true,
+            secret: true,
+            scriptable: false,
+            ..self
+        }
+    }
+
+    /// The same traits, for a command only a shell's command line runs.
+    pub const fn unscripted(self) -> Traits {
+        Traits {
+            scriptable: false,
             ..self
         }
     }
@@ -219,8 +303,10 @@ impl Traits {
         if self.lro {
             words.push("LRO");
         }
-        if self.offline {
-            words.push("offline");
+        match self.needs {
+            Needs::Service => {}
+            Needs::Nothing => words.push("no Fabric connection"),
+            Needs::LocalFabric => words.push("local Fabric only"),
         }
         words.push(match self.returns {
             ReturnKind::List => "list",
@@ -244,7 +330,8 @@ pub struct Example {
 pub struct CommandSpec {
     /// The group (`item`, `data-agent`, `workspace`, `api`).
     pub group: &'static str,
-    /// The command within the group; empty when the group is itself the command (`api`).
+    /// The command within the group; empty when the group is itself the command (`api`);
+    /// two words for a command one level down (`principal add`).
     pub name: &'static str,
     pub summary: &'static str,
     /// Longer help shown under the summary, if any.
@@ -265,6 +352,16 @@ impl CommandSpec {
         } else {
             format!("{} {}", self.group, self.name)
         }
+    }
+
+    /// True when the command takes over the terminal (only the command line starts it).
+    pub fn is_interactive(&self) -> bool {
+        matches!(self.handler, Handler::Interactive(_))
+    }
+
+    /// True when scripts get it as a function.
+    pub fn is_scriptable(&self) -> bool {
+        self.traits.scriptable && !self.traits.secret && !self.is_interactive()
     }
 
     /// The declared flag with this long name or alias.

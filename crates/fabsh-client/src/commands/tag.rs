@@ -2,7 +2,7 @@
 
 use super::args::Args;
 use super::common;
-use super::spec::{CommandSpec, Example, HandlerFuture, Traits};
+use super::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::api::tags;
 use crate::context::Ctx;
 
@@ -19,7 +19,7 @@ pub static COMMANDS: &[CommandSpec] = &[CommandSpec {
         command: "tag list --all",
         about: "every tag",
     }],
-    handler: list,
+    handler: Handler::Data(list),
 }];
 
 fn list(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -3,7 +3,7 @@
 
 use super::args::Args;
 use super::common::{self, WORKSPACE};
-use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::api::workspaces;
 use crate::context::Ctx;
 use crate::error::Error;
@@ -24,7 +24,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "workspace list --all",
             about: "every workspace, all pages",
         }],
-        handler: list,
+        handler: Handler::Data(list),
     },
     CommandSpec {
         group: "workspace",
@@ -38,7 +38,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "workspace show -w Demo",
             about: "by display name",
         }],
-        handler: show,
+        handler: Handler::Data(show),
     },
     CommandSpec {
         group: "workspace",
@@ -56,7 +56,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "workspace create --name Sales --description \"Sales team\"",
             about: "a new workspace",
         }],
-        handler: create,
+        handler: Handler::Data(create),
     },
     CommandSpec {
         group: "workspace",
@@ -70,7 +70,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "workspace delete -w Scratch --yes",
             about: "without the confirmation prompt",
         }],
-        handler: delete,
+        handler: Handler::Data(delete),
     },
 ];
 

@@ -92,6 +92,7 @@ impl Printer {
         let mut out = BufWriter::new(std::io::stdout().lock());
         let written = match reply.body {
             Body::Empty => Ok(()),
+            Body::Text(text) if self.query.is_none() => out.write_all(text.as_bytes()),
             Body::Stream(mut pages) if self.query.is_none() && format.streams() => {
                 let mut writer = format.list_writer(&mut out, columns);
                 while let Some(page) = pages.next().await {

@@ -26,6 +26,12 @@ impl Progress {
         Progress { enabled: false }
     }
 
+    /// A message the user must act on while the command waits (a sign-in code): shown on
+    /// stderr even where spinners are not.
+    pub fn announce(&self, message: &str) {
+        eprintln!("{message}");
+    }
+
     /// A spinner for waiting on something (a long-running operation).
     pub fn spinner(&self, label: String) -> Spinner {
         let bar = self.enabled.then(|| {

@@ -3,37 +3,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// A workspace role, ordered from least to most privileged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
-    /// Read only.
-    Viewer,
-    /// Create, update and soft-delete items and folders.
-    Contributor,
-    /// Contributor plus workspace settings.
-    Member,
-    /// Everything, including hard delete, workspace delete and role management.
-    Admin,
-}
-
-impl Role {
-    /// Parses a role name, case-insensitively.
-    pub fn parse(text: &str) -> Option<Role> {
-        [Role::Viewer, Role::Contributor, Role::Member, Role::Admin]
-            .into_iter()
-            .find(|r| r.as_str().eq_ignore_ascii_case(text))
-    }
-
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Viewer => "Viewer",
-            Role::Contributor => "Contributor",
-            Role::Member => "Member",
-            Role::Admin => "Admin",
-        }
-    }
-}
+pub use fabsh_model::roles::Role;
 
 /// A user or service principal.
 #[derive(Debug, Clone)]

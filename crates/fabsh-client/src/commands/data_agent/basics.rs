@@ -5,7 +5,9 @@ use crate::api::data_agents;
 use crate::commands::args::Args;
 use crate::commands::common::{self, WORKSPACE};
 use crate::commands::item::basics::{checked_description, created_reply, update_body};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -23,7 +25,7 @@ pub const LIST: CommandSpec = CommandSpec {
         command: "data-agent list -w Demo",
         about: "the agents of the Demo workspace",
     }],
-    handler: list,
+    handler: Handler::Data(list),
 };
 
 pub const SHOW: CommandSpec = CommandSpec {
@@ -38,7 +40,7 @@ pub const SHOW: CommandSpec = CommandSpec {
         command: "data-agent show -w Demo --id \"Sales agent\"",
         about: "by display name",
     }],
-    handler: show,
+    handler: Handler::Data(show),
 };
 
 pub const CREATE: CommandSpec = CommandSpec {
@@ -66,7 +68,7 @@ pub const CREATE: CommandSpec = CommandSpec {
         command: "data-agent create -w Demo --name \"Sales agent\" --description \"Answers sales questions\"",
         about: "a new, empty agent",
     }],
-    handler: create,
+    handler: Handler::Data(create),
 };
 
 pub const UPDATE: CommandSpec = CommandSpec {
@@ -90,7 +92,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
         command: "data-agent update -w Demo --id \"Sales agent\" --description \"Sales and stock\"",
         about: "new description",
     }],
-    handler: update,
+    handler: Handler::Data(update),
 };
 
 pub const DELETE: CommandSpec = CommandSpec {
@@ -113,7 +115,7 @@ pub const DELETE: CommandSpec = CommandSpec {
         command: "data-agent delete -w Demo --id \"Sales agent\" --yes",
         about: "without asking",
     }],
-    handler: delete,
+    handler: Handler::Data(delete),
 };
 
 fn list(ctx: Ctx, args: Args) -> HandlerFuture {

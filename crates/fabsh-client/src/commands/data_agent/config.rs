@@ -4,7 +4,9 @@
 use super::{AGENT, STAGE, agent, explain_unpublished, stage};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -25,7 +27,7 @@ pub const GET_CONFIG: CommandSpec = CommandSpec {
         command: "data-agent get-config -w Demo --id \"Sales agent\" --stage published",
         about: "what the published agent answers with",
     }],
-    handler: get_config,
+    handler: Handler::Data(get_config),
 };
 
 pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
@@ -69,7 +71,7 @@ pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
             about: "switch the preview runtime on",
         },
     ],
-    handler: update_config,
+    handler: Handler::Data(update_config),
 };
 
 /// The preview-runtime flag of a settings object.

@@ -10,7 +10,9 @@ use crate::api::items::{self, ListFilter};
 use crate::api::resolve::is_guid;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -31,7 +33,7 @@ pub const LIST_DATASOURCES: CommandSpec = CommandSpec {
         command: "data-agent list-datasources -w Demo --id \"Sales agent\"",
         about: "the draft's datasources",
     }],
-    handler: list_datasources,
+    handler: Handler::Data(list_datasources),
 };
 
 pub const SHOW_DATASOURCE: CommandSpec = CommandSpec {
@@ -46,7 +48,7 @@ pub const SHOW_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent show-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "by name",
     }],
-    handler: show_datasource,
+    handler: Handler::Data(show_datasource),
 };
 
 pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
@@ -84,7 +86,7 @@ pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent add-datasource -w Demo --id \"Sales agent\" --artifact SalesLakehouse",
         about: "the demo lakehouse; its type is detected",
     }],
-    handler: add_datasource,
+    handler: Handler::Data(add_datasource),
 };
 
 pub const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
@@ -99,7 +101,7 @@ pub const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent remove-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --yes",
         about: "without asking",
     }],
-    handler: remove_datasource,
+    handler: Handler::Data(remove_datasource),
 };
 
 pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
@@ -128,7 +130,7 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent update-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
         about: "per-source instructions",
     }],
-    handler: update_datasource,
+    handler: Handler::Data(update_datasource),
 };
 
 fn list_datasources(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -7,7 +7,9 @@ use crate::api::definitions as api_definitions;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::item::definitions::add_decoded;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -35,7 +37,7 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
         command: "data-agent get-definition -w Demo --id \"Sales agent\" --decode -q \"definition.parts[].path\"",
         about: "the part paths",
     }],
-    handler: get_definition,
+    handler: Handler::Data(get_definition),
 };
 
 pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
@@ -64,7 +66,7 @@ pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
         command: "data-agent update-definition -w Demo --id \"Sales agent\" --file agent.json",
         about: "from a file saved by get-definition",
     }],
-    handler: update_definition,
+    handler: Handler::Data(update_definition),
 };
 
 fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {

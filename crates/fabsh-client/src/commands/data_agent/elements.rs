@@ -8,7 +8,9 @@ use crate::agent::walk::{self, Node};
 use crate::api::data_agents::{Agent, Stage};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -31,7 +33,7 @@ pub const LIST_ELEMENTS: CommandSpec = CommandSpec {
         command: "data-agent list-elements -w Demo --id \"Sales agent\" --datasource SalesLakehouse -q \"[?selected].path\"",
         about: "the selected tables and columns",
     }],
-    handler: list_elements,
+    handler: Handler::Data(list_elements),
 };
 
 pub const SELECT_TABLES: CommandSpec = CommandSpec {
@@ -69,7 +71,7 @@ pub const SELECT_TABLES: CommandSpec = CommandSpec {
             about: "unselect everything",
         },
     ],
-    handler: select_tables,
+    handler: Handler::Data(select_tables),
 };
 
 pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
@@ -94,7 +96,7 @@ pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
         command: "data-agent describe-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --path dbo.orders.amount --description \"Order total in EUR\"",
         about: "describe a column",
     }],
-    handler: describe_element,
+    handler: Handler::Data(describe_element),
 };
 
 pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
@@ -114,7 +116,7 @@ pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
         command: "data-agent delete-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --element-id U2NoZW1hcy9kYm8vVGFibGVzL29sZA== --yes",
         about: "a table that was dropped",
     }],
-    handler: delete_element,
+    handler: Handler::Data(delete_element),
 };
 
 fn list_elements(ctx: Ctx, args: Args) -> HandlerFuture {

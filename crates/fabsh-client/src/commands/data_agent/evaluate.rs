@@ -12,7 +12,9 @@ use crate::agent::downloads;
 use crate::agent::judge::{Judge, PLACEHOLDERS};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -166,7 +168,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             about: "graded by a judge model, failing CI below 80 %",
         },
     ],
-    handler: evaluate,
+    handler: Handler::Data(evaluate),
 };
 
 /// A whole number flag that must be at least 1.

@@ -5,7 +5,9 @@ use super::{AGENT, DATASOURCE, agent, check_fewshots_supported, with_datasource}
 use crate::api::data_agents::Stage;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -33,7 +35,7 @@ pub const UPLOAD_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent upload-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse --file examples.csv",
         about: "from CSV",
     }],
-    handler: upload_fewshots,
+    handler: Handler::Data(upload_fewshots),
 };
 
 /// The rows of `--file`, or a usage error listing every malformed row by line.

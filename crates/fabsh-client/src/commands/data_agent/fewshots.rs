@@ -8,7 +8,9 @@ use super::{
 use crate::api::data_agents::Stage;
 use crate::commands::args::Args;
 use crate::commands::common::{self, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -35,7 +37,7 @@ pub const LIST_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent list-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "the draft's examples",
     }],
-    handler: list_fewshots,
+    handler: Handler::Data(list_fewshots),
 };
 
 pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
@@ -50,7 +52,7 @@ pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
         command: "data-agent show-fewshot -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --datasource SalesLakehouse --fewshot-id 3a7b9c1d-4e5f-4061-8273-94a5b6c7d8e9",
         about: "by ids",
     }],
-    handler: show_fewshot,
+    handler: Handler::Data(show_fewshot),
 };
 
 pub const ADD_FEWSHOT: CommandSpec = CommandSpec {
@@ -71,7 +73,7 @@ pub const ADD_FEWSHOT: CommandSpec = CommandSpec {
         command: "data-agent add-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --question \"How many orders?\" --sql \"SELECT COUNT(*) FROM orders\"",
         about: "a SQL example",
     }],
-    handler: add_fewshot,
+    handler: Handler::Data(add_fewshot),
 };
 
 pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
@@ -93,7 +95,7 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
         command: "data-agent update-fewshot -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --datasource SalesLakehouse --fewshot-id 3a7b9c1d-4e5f-4061-8273-94a5b6c7d8e9 --sql \"SELECT COUNT(*) FROM dbo.orders\"",
         about: "a new answer",
     }],
-    handler: update_fewshot,
+    handler: Handler::Data(update_fewshot),
 };
 
 pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
@@ -113,7 +115,7 @@ pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
         command: "data-agent remove-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id 3a7b9c1d-4e5f-4061-8273-94a5b6c7d8e9 --yes",
         about: "without asking",
     }],
-    handler: remove_fewshot,
+    handler: Handler::Data(remove_fewshot),
 };
 
 pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
@@ -128,7 +130,7 @@ pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent clear-fewshots -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --datasource SalesLakehouse --yes",
         about: "start over",
     }],
-    handler: clear_fewshots,
+    handler: Handler::Data(clear_fewshots),
 };
 
 fn list_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {

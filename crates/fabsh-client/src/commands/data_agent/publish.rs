@@ -3,7 +3,9 @@
 use super::{AGENT, AGENT_ID, WORKSPACE_ID, agent};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -34,7 +36,7 @@ pub const PUBLISH: CommandSpec = CommandSpec {
         command: "data-agent publish -w Demo --id \"Sales agent\" --description \"Answers questions about orders and customers\"",
         about: "publish with a description",
     }],
-    handler: publish,
+    handler: Handler::Data(publish),
 };
 
 pub const RESET: CommandSpec = CommandSpec {
@@ -49,7 +51,7 @@ pub const RESET: CommandSpec = CommandSpec {
         command: "data-agent reset -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --yes",
         about: "back to what is published",
     }],
-    handler: reset,
+    handler: Handler::Data(reset),
 };
 
 fn publish(ctx: Ctx, args: Args) -> HandlerFuture {

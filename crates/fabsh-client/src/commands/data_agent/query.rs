@@ -7,7 +7,9 @@ use crate::agent::{assistants, downloads, mcp, threads};
 use crate::api::data_agents::{Agent, Stage};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -97,7 +99,7 @@ pub const QUERY: CommandSpec = CommandSpec {
             about: "a follow-up in that thread",
         },
     ],
-    handler: query,
+    handler: Handler::Data(query),
 };
 
 pub const MCP_URL: CommandSpec = CommandSpec {
@@ -112,7 +114,7 @@ pub const MCP_URL: CommandSpec = CommandSpec {
         command: "data-agent mcp-url -w Demo --id \"Sales agent\"",
         about: "for an MCP client's configuration",
     }],
-    handler: mcp_url,
+    handler: Handler::Data(mcp_url),
 };
 
 /// Refuses any stage but the published one, before anything is sent.

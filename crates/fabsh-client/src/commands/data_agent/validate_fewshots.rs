@@ -8,7 +8,7 @@ use crate::agent::fewshot_review::{self, Example, JUDGE_CHECKS};
 use crate::agent::walk;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{CommandSpec, Example as UsageExample, HandlerFuture, Traits};
+use crate::commands::spec::{CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::reply::Reply;
@@ -38,7 +38,7 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent validate-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "the deterministic checks",
     }],
-    handler: validate_fewshots,
+    handler: Handler::Data(validate_fewshots),
 };
 
 /// The tables and columns of a SQL datasource, from its element tree.

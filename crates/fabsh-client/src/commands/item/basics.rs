@@ -4,7 +4,9 @@ use crate::api::Created;
 use crate::api::items::{self, ListFilter};
 use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -54,7 +56,7 @@ pub const LIST: CommandSpec = CommandSpec {
             about: "every item's name",
         },
     ],
-    handler: list,
+    handler: Handler::Data(list),
 };
 
 pub const SHOW: CommandSpec = CommandSpec {
@@ -77,7 +79,7 @@ pub const SHOW: CommandSpec = CommandSpec {
         command: "item show -w Demo --id Welcome",
         about: "by display name",
     }],
-    handler: show,
+    handler: Handler::Data(show),
 };
 
 pub const EXISTS: CommandSpec = CommandSpec {
@@ -92,7 +94,7 @@ pub const EXISTS: CommandSpec = CommandSpec {
         command: "item exists -w Demo --id Welcome -q exists",
         about: "prints true or false",
     }],
-    handler: exists,
+    handler: Handler::Data(exists),
 };
 
 pub const CREATE: CommandSpec = CommandSpec {
@@ -141,7 +143,7 @@ pub const CREATE: CommandSpec = CommandSpec {
             about: "from a definition file",
         },
     ],
-    handler: create,
+    handler: Handler::Data(create),
 };
 
 pub const UPDATE: CommandSpec = CommandSpec {
@@ -165,7 +167,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
         command: "item update -w Demo --id Welcome --name \"Welcome (old)\"",
         about: "rename",
     }],
-    handler: update,
+    handler: Handler::Data(update),
 };
 
 pub const DELETE: CommandSpec = CommandSpec {
@@ -188,7 +190,7 @@ pub const DELETE: CommandSpec = CommandSpec {
         command: "item delete -w Demo --id Scratch --hard-delete true --yes",
         about: "permanently, without asking",
     }],
-    handler: delete,
+    handler: Handler::Data(delete),
 };
 
 fn list(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -4,7 +4,9 @@
 
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -52,7 +54,7 @@ Runs the stdlib function bulk::create.",
             about: "inline",
         },
     ],
-    handler: bulk_create,
+    handler: Handler::Data(bulk_create),
 };
 
 /// `item bulk-delete`.
@@ -82,7 +84,7 @@ function bulk::delete.",
         command: "item bulk-delete -w Demo --ids n1,n2,n3 --yes",
         about: "three items, without asking",
     }],
-    handler: bulk_delete,
+    handler: Handler::Data(bulk_delete),
 };
 
 fn bulk_create(ctx: Ctx, args: Args) -> HandlerFuture {

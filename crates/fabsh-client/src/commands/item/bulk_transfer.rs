@@ -8,7 +8,9 @@ use super::bulk_transfer_bodies::{
 use crate::api::{LroOutcome, LroResponse, bulk, serialized_len};
 use crate::commands::args::Args;
 use crate::commands::common::{self, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::definition::bulk_tree::ImportTree;
 use crate::definition::{folder, stream};
@@ -52,7 +54,7 @@ pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
             about: "one item",
         },
     ],
-    handler: bulk_export,
+    handler: Handler::Data(bulk_export),
 };
 
 pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
@@ -92,7 +94,7 @@ pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
             about: "pair by name where logical ids differ",
         },
     ],
-    handler: bulk_import,
+    handler: Handler::Data(bulk_import),
 };
 
 pub const BULK_MOVE: CommandSpec = CommandSpec {
@@ -107,7 +109,7 @@ pub const BULK_MOVE: CommandSpec = CommandSpec {
         command: "item bulk-move -w Demo --content '{\"items\":[\"5b1c9d6e-0a0b-4c4d-8e8f-000000000001\"],\"targetFolderId\":\"5b1c9d6e-0a0b-4c4d-8e8f-000000000002\"}'",
         about: "one item into a folder",
     }],
-    handler: bulk_move,
+    handler: Handler::Data(bulk_move),
 };
 
 /// The body given with `--file` or `--content` (never both), and the flag's name.

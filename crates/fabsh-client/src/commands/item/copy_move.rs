@@ -4,7 +4,9 @@
 use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, items};
 use crate::commands::args::Args;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -43,7 +45,7 @@ pub const COPY: CommandSpec = CommandSpec {
         command: "item copy --source-workspace Demo --id Welcome --dest-workspace Sales",
         about: "same name in another workspace",
     }],
-    handler: copy,
+    handler: Handler::Data(copy),
 };
 
 pub const MOVE: CommandSpec = CommandSpec {
@@ -58,7 +60,7 @@ pub const MOVE: CommandSpec = CommandSpec {
         command: "item move --source-workspace Demo --id Welcome --dest-workspace Sales --yes",
         about: "move without asking",
     }],
-    handler: move_item,
+    handler: Handler::Data(move_item),
 };
 
 /// A finished copy: the new item, and where it came from.

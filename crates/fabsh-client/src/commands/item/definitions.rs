@@ -5,7 +5,9 @@ use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, LroResponse};
 use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+};
 use crate::context::Ctx;
 use crate::definition::{folder, stream};
 use crate::error::{Error, Result};
@@ -57,7 +59,7 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
             about: "one file per part",
         },
     ],
-    handler: get_definition,
+    handler: Handler::Data(get_definition),
 };
 
 pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
@@ -102,7 +104,7 @@ pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
             about: "one part",
         },
     ],
-    handler: update_definition,
+    handler: Handler::Data(update_definition),
 };
 
 pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
@@ -129,7 +131,7 @@ pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
         DIR_IN,
         ArgSpec::opt("strict", ArgKind::Bool, "Treat warnings as failures"),
     ],
-    traits: Traits::READ.offline(),
+    traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
     examples: &[
         Example {
@@ -141,7 +143,7 @@ pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
             about: "warnings fail too",
         },
     ],
-    handler: validate_definition,
+    handler: Handler::Data(validate_definition),
 };
 
 fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {

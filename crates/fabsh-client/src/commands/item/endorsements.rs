@@ -3,7 +3,9 @@
 use crate::api::{endorsements, items};
 use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -27,7 +29,7 @@ pub const SHOW_ENDORSEMENT: CommandSpec = CommandSpec {
         command: "item show-endorsement -w Demo --id \"Sales Model\"",
         about: "is the model certified?",
     }],
-    handler: show_endorsement,
+    handler: Handler::Data(show_endorsement),
 };
 
 pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
@@ -54,7 +56,7 @@ pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
         command: "item list-endorsements -w Demo --endorsement Certified",
         about: "the certified items",
     }],
-    handler: list_endorsements,
+    handler: Handler::Data(list_endorsements),
 };
 
 fn readable_types() -> impl Iterator<Item = &'static ItemType> {

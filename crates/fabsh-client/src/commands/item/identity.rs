@@ -3,7 +3,9 @@
 use crate::api::{LroOutcome, bulk};
 use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::reply::Reply;
 
@@ -28,7 +30,7 @@ pub const ASSIGN_IDENTITY: CommandSpec = CommandSpec {
         command: "item assign-identity -w Demo --id SalesLake",
         about: "the caller becomes the lakehouse's identity",
     }],
-    handler: assign_identity,
+    handler: Handler::Data(assign_identity),
 };
 
 fn assign_identity(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -4,7 +4,7 @@ use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, items};
 use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
-use crate::commands::spec::{CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -25,7 +25,7 @@ pub const INSPECT: CommandSpec = CommandSpec {
         command: "item inspect -w Demo --id \"Sales Report\"",
         about: "everything about one item",
     }],
-    handler: inspect,
+    handler: Handler::Data(inspect),
 };
 
 pub const LIST_CONNECTIONS: CommandSpec = CommandSpec {
@@ -46,7 +46,7 @@ pub const LIST_CONNECTIONS: CommandSpec = CommandSpec {
         command: "item list-connections -w Demo --id \"Sales Model\"",
         about: "what a semantic model connects to",
     }],
-    handler: list_connections,
+    handler: Handler::Data(list_connections),
 };
 
 pub const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
@@ -61,7 +61,7 @@ pub const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
         command: "item list-downstream-relations -w Demo --id \"Sales Model\"",
         about: "the reports built on a model",
     }],
-    handler: downstream,
+    handler: Handler::Data(downstream),
 };
 
 pub const LIST_UPSTREAM_RELATIONS: CommandSpec = CommandSpec {
@@ -76,7 +76,7 @@ pub const LIST_UPSTREAM_RELATIONS: CommandSpec = CommandSpec {
         command: "item list-upstream-relations -w Demo --id \"Sales Report\"",
         about: "the model a report reads",
     }],
-    handler: upstream,
+    handler: Handler::Data(upstream),
 };
 
 /// The value of a part of `inspect`, or `None` (with a note) when the type does not have it.

@@ -10,7 +10,9 @@
 
 use crate::api::{items, shares};
 use crate::commands::args::Args;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -39,7 +41,7 @@ pub const GET_INVITATION: CommandSpec = CommandSpec {
         command: "item get-invitation --invitation-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --provider-tenant-id c51dc03f-268a-4da0-a879-25f24947ab8b",
         about: "what was shared",
     }],
-    handler: get_invitation,
+    handler: Handler::Data(get_invitation),
 };
 
 pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
@@ -76,7 +78,7 @@ pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
         command: "item accept-invitation --invitation-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --provider-tenant-id c51dc03f-268a-4da0-a879-25f24947ab8b -w Inbox --name SharedSales",
         about: "shortcuts in a new lakehouse SharedSales",
     }],
-    handler: accept_invitation,
+    handler: Handler::Data(accept_invitation),
 };
 
 fn get_invitation(ctx: Ctx, args: Args) -> HandlerFuture {

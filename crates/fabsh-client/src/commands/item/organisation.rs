@@ -4,7 +4,9 @@ use crate::api::{items, tags};
 use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::folder::folder_or_root;
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -30,7 +32,7 @@ pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
         command: "item move-to-folder -w Demo --id Welcome --folder-id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001",
         about: "into a folder",
     }],
-    handler: move_to_folder,
+    handler: Handler::Data(move_to_folder),
 };
 
 const TAG_IDS: ArgSpec = ArgSpec::opt(
@@ -51,7 +53,7 @@ pub const APPLY_TAGS: CommandSpec = CommandSpec {
         command: "item apply-tags -w Demo --id Welcome --tag-ids 7d4f6a3e-1c2b-4e5f-9a8b-0c1d2e3f4a5b",
         about: "one tag",
     }],
-    handler: apply_tags,
+    handler: Handler::Data(apply_tags),
 };
 
 pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
@@ -66,7 +68,7 @@ pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
         command: "item unapply-tags -w Demo --id Welcome --tag-ids 7d4f6a3e-1c2b-4e5f-9a8b-0c1d2e3f4a5b",
         about: "one tag",
     }],
-    handler: unapply_tags,
+    handler: Handler::Data(unapply_tags),
 };
 
 pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
@@ -89,7 +91,7 @@ pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
         command: "item update-logical-id -w Demo --id Welcome --logical-id 3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e",
         about: "give the item a new identity",
     }],
-    handler: update_logical_id,
+    handler: Handler::Data(update_logical_id),
 };
 
 fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -5,7 +5,9 @@
 use crate::api::shares;
 use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -39,7 +41,7 @@ pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
         command: "item list-external-data-shares -w Demo --id SalesLake",
         about: "the shares of a lakehouse",
     }],
-    handler: list,
+    handler: Handler::Data(list),
 };
 
 pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -89,7 +91,7 @@ pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
             about: "a folder with an app of another tenant",
         },
     ],
-    handler: create,
+    handler: Handler::Data(create),
 };
 
 pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -104,7 +106,7 @@ pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
         command: "item show-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 -q status",
         about: "its status",
     }],
-    handler: show,
+    handler: Handler::Data(show),
 };
 
 pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -119,7 +121,7 @@ pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
         command: "item revoke-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --yes",
         about: "revoke without asking",
     }],
-    handler: revoke,
+    handler: Handler::Data(revoke),
 };
 
 pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -134,7 +136,7 @@ pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
         command: "item delete-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --yes",
         about: "delete without asking",
     }],
-    handler: delete,
+    handler: Handler::Data(delete),
 };
 
 /// The workspace and item ids the flags name.

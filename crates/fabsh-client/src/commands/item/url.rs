@@ -4,7 +4,9 @@ use crate::api::items;
 use crate::api::resolve::is_guid;
 use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
-use crate::commands::spec::{ArgKind, ArgSpec, CommandSpec, Example, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::reply::Reply;
 use fabsh_model::item_types;
@@ -33,7 +35,7 @@ pub const URL: CommandSpec = CommandSpec {
         command: "item url -w Demo --id Welcome -q url",
         about: "just the URL",
     }],
-    handler: url,
+    handler: Handler::Data(url),
 };
 
 fn url(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -1,0 +1,368 @@
+//! `fabsh auth login|status|logout|token`. Tokens never reach the terminal, except through
+//! `auth token` into a pipe (or with `--show`); a secret is never a flag value.
+
+use crate::auth::cache::{Login, TokenCache};
+use crate::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
+use crate::auth::credential::Acquire;
+use crate::auth::managed_identity::IdentityEndpoint;
+use crate::auth::oauth::Authority;
+use crate::auth::{Method, Secret, TokenSet, claims};
+use crate::commands::args::Args;
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+};
+use crate::config::{ConfigFile, Settings, config_path, env_text};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::output::Tracer;
+use crate::reply::Reply;
+use serde_json::{Value, json};
+use std::io::{BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+
+/// Sign-ins and the token cache change; nothing is sent to the Fabric API.
+const SIGN_IN: Traits = Traits::MUTATE.needs(Needs::Nothing);
+const METHODS: &[&str] = &[
+    "device-code",
+    "service-principal",
+    "managed-identity",
+    "azure-cli",
+];
+
+/// Every `auth` command.
+pub static COMMANDS: &[CommandSpec] = &[LOGIN, STATUS, LOGOUT, TOKEN];
+
+const LOGIN: CommandSpec = CommandSpec {
+    group: "auth",
+    name: "login",
+    summary: "Sign in and remember it for the profile (device code unless another method is given)",
+    about: "The sign-in's refresh token (or how to get tokens again) is cached in the user \
+state dir, mode 0600; the method, tenant and client id go to the profile. A service \
+principal's secret is read from stdin with --client-secret (never a flag value), else from \
+FABSH_CLIENT_SECRET.",
+    args: &[
+        ArgSpec::opt(
+            "device-code",
+            ArgKind::Bool,
+            "Sign in as a user with a code entered in a browser (default)",
+        ),
+        ArgSpec::opt(
+            "service-principal",
+            ArgKind::Bool,
+            "Sign in as an app (needs --tenant and --client-id)",
+        ),
+        ArgSpec::opt(
+            "managed-identity",
+            ArgKind::Bool,
+            "Use this machine's managed identity",
+        ),
+        ArgSpec::opt(
+            "azure-cli",
+            ArgKind::Bool,
+            "Use whoever is signed in to the Azure CLI",
+        ),
+        ArgSpec::opt(
+            "tenant",
+            ArgKind::Str,
+            "Tenant id or domain (default: the profile's tenant)",
+        ),
+        ArgSpec::opt(
+            "client-id",
+            ArgKind::Str,
+            "App id: the service principal, a user-assigned identity, or the public client of a device-code sign-in",
+        ),
+        ArgSpec::opt(
+            "client-secret",
+            ArgKind::Bool,
+            "Read the service principal's secret from stdin (else FABSH_CLIENT_SECRET is used)",
+        ),
+        ArgSpec::opt(
+            "certificate",
+            ArgKind::File,
+            "Service principal certificate: PEM with its key, or PFX (password in FABSH_CLIENT_CERTIFICATE_PASSWORD)",
+        ),
+        ArgSpec::opt(
+            "federated-token-file",
+            ArgKind::File,
+            "File holding a federated (workload identity) token",
+        ),
+    ],
+    traits: SIGN_IN,
+    columns: &[],
+    examples: &[
+        Example {
+            command: "auth login",
+            about: "a user, with a device code",
+        },
+        Example {
+            command: "auth login --service-principal --tenant T --client-id C --client-secret < secret.txt",
+            about: "an app, its secret on stdin",
+        },
+    ],
+    handler: Handler::Data(login),
+};
+
+const STATUS: CommandSpec = CommandSpec {
+    group: "auth",
+    name: "status",
+    summary: "Show the credential source in effect, its tenant, principal and expiry (never the token)",
+    about: "",
+    args: &[],
+    traits: Traits::READ.needs(Needs::Nothing),
+    columns: &[],
+    examples: &[],
+    handler: Handler::Data(status),
+};
+
+const LOGOUT: CommandSpec = CommandSpec {
+    group: "auth",
+    name: "logout",
+    summary: "Forget the profile's cached sign-in and tokens",
+    about: "",
+    args: &[],
+    traits: SIGN_IN.void(),
+    columns: &[],
+    examples: &[],
+    handler: Handler::Data(logout),
+};
+
+const TOKEN: CommandSpec = CommandSpec {
+    group: "auth",
+    name: "token",
+    summary: "Print a bearer token for other tools (only into a pipe, unless --show)",
+    about: "",
+    args: &[ArgSpec::opt(
+        "show",
+        ArgKind::Bool,
+        "Print the token even to a terminal",
+    )],
+    traits: Traits::READ.needs(Needs::Nothing).secret(),
+    columns: &[],
+    examples: &[Example {
+        command: "auth token --show",
+        about: "a token for curl: curl -H \"Authorization: Bearer $(fabsh auth token)\" ...",
+    }],
+    handler: Handler::Data(token),
+};
+
+/// `auth` signs in to endpoints other than the in-process local Fabric, which needs none.
+fn not_local(settings: &Settings) -> Result<()> {
+    if settings.local {
+        return Err(Error::usage(
+            "--local signs in as local Fabric's admin by itself; `auth` is for other endpoints",
+        )
+        .with_hint("run `fabsh local serve` and point FABSH_ENDPOINT at it to sign in to it"));
+    }
+    Ok(())
+}
+
+fn login(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let settings = ctx.settings();
+        not_local(settings)?;
+        let chosen: Vec<&str> = METHODS.iter().copied().filter(|m| args.flag(m)).collect();
+        let method = match chosen.as_slice() {
+            [] | ["device-code"] => Method::DeviceCode,
+            ["service-principal"] => Method::ServicePrincipal,
+            ["managed-identity"] => Method::ManagedIdentity,
+            ["azure-cli"] => Method::AzureCli,
+            _ => {
+                return Err(Error::usage(format!(
+                    "give one sign-in method, not {}",
+                    chosen
+                        .iter()
+                        .map(|m| format!("--{m}"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )));
+            }
+        };
+        let text = |name: &str| args.opt_str(name).map(String::from);
+        let tracer = settings.verbose.then_some(Tracer);
+        let mut login = Login::new(method);
+        login.tenant = text("tenant").or_else(|| settings.value("tenant"));
+        let set = match method {
+            Method::DeviceCode => {
+                let tenant = login
+                    .tenant
+                    .clone()
+                    .unwrap_or_else(|| ANY_ORGANIZATION.into());
+                let client_id = text("client-id").unwrap_or_else(|| PUBLIC_CLIENT_ID.into());
+                login.client_id = text("client-id");
+                let authority = chain::authority(settings, &tenant, tracer)?;
+                let code = authority.start_device_code(&client_id).await?;
+                ctx.api()
+                    .progress()
+                    .announce(&Authority::device_code_message(&code));
+                authority.finish_device_code(&client_id, &code).await?
+            }
+            Method::ServicePrincipal => {
+                let tenant = login.tenant.clone().ok_or_else(|| {
+                    Error::usage("a service principal sign-in needs --tenant (or FABSH_TENANT_ID)")
+                })?;
+                let client_id = text("client-id")
+                    .or_else(|| settings.value("client-id"))
+                    .ok_or_else(|| {
+                        Error::usage(
+                            "a service principal sign-in needs --client-id (or FABSH_CLIENT_ID)",
+                        )
+                    })?;
+                login.client_id = Some(client_id.clone());
+                app_credential(&args, &mut login)?;
+                let authority = chain::authority(settings, &tenant, tracer)?;
+                let acquire = chain::app_acquire(authority, client_id, &login)?;
+                acquire.run(None, tracer).await?
+            }
+            Method::ManagedIdentity => {
+                login.client_id = text("client-id").or_else(|| settings.value("client-id"));
+                let acquire = Acquire::ManagedIdentity {
+                    endpoint: IdentityEndpoint::from_env_or_imds(),
+                    client_id: login.client_id.clone(),
+                };
+                acquire.run(None, tracer).await?
+            }
+            Method::AzureCli => {
+                let acquire = Acquire::AzureCli {
+                    tenant: login.tenant.clone(),
+                };
+                acquire.run(None, tracer).await?
+            }
+        };
+        Ok(Reply::json(remember(login, set, &args, settings)?))
+    })
+}
+
+/// Where a service principal's secret, certificate or federated token comes from: the
+/// flags, else the `FABSH_CLIENT_*` variables. A secret is never a flag value (it would land
+/// in shell history): `--client-secret` reads it from stdin.
+fn app_credential(args: &Args, login: &mut Login) -> Result<()> {
+    use crate::auth::chain::{
+        CLIENT_CERTIFICATE_PASSWORD_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_SECRET_VAR,
+        FEDERATED_TOKEN_FILE_VAR,
+    };
+    let path = |name: &str| args.file(name).map(|file| file.path.clone());
+    if args.flag("client-secret") {
+        login.client_secret = Some(secret_from_stdin()?);
+    } else if let Some(certificate) = path("certificate") {
+        login.certificate = Some(absolute(&certificate)?);
+        login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
+    } else if let Some(file) = path("federated-token-file") {
+        login.federated_token_file = Some(absolute(&file)?);
+    } else if let Some(secret) = env_text(CLIENT_SECRET_VAR) {
+        login.client_secret = Some(Secret::new(secret));
+    } else if let Some(certificate) = env_text(CLIENT_CERTIFICATE_VAR) {
+        login.certificate = Some(absolute(Path::new(&certificate))?);
+        login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
+    } else if let Some(file) = env_text(FEDERATED_TOKEN_FILE_VAR) {
+        login.federated_token_file = Some(absolute(Path::new(&file))?);
+    } else {
+        return Err(Error::usage("the service principal needs a credential").with_hint(
+            "pipe the secret into --client-secret, or give --certificate or --federated-token-file",
+        ));
+    }
+    Ok(())
+}
+
+/// Cached paths are absolute, so later commands find them from any directory.
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path)
+        .map_err(|err| Error::usage(format!("bad path {}", path.display())).with_cause(err))
+}
+
+fn secret_from_stdin() -> Result<Secret> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        // Typed at a terminal, the secret would be echoed; a pipe keeps it off the screen.
+        return Err(
+            Error::usage("--client-secret reads the secret from a pipe, not a terminal").with_hint(
+                "printf %s \"$SECRET\" | fabsh auth login --service-principal ... --client-secret",
+            ),
+        );
+    }
+    let mut line = String::new();
+    stdin.lock().read_line(&mut line)?;
+    let secret = line.trim_end_matches(['\r', '\n']);
+    if secret.is_empty() {
+        return Err(Error::usage("no client secret on stdin"));
+    }
+    Ok(Secret::new(secret))
+}
+
+/// Saves the sign-in to the cache and its method to the profile; returns what to show.
+fn remember(mut login: Login, set: TokenSet, args: &Args, settings: &Settings) -> Result<Value> {
+    let profile = settings.profile_name();
+    let described = claims::describe(set.access_token.expose());
+    login.access_token = Some(set.access_token);
+    login.expires_on = Some(set.expires_on);
+    login.refresh_token = set.refresh_token;
+    TokenCache::open().store(&profile, &login)?;
+    let path = config_path();
+    let mut file = ConfigFile::load(&path)?;
+    file.set(&profile, "auth-method", login.method.as_str());
+    if let Some(tenant) = args.opt_str("tenant") {
+        file.set(&profile, "tenant", tenant);
+    }
+    if login.method != Method::DeviceCode
+        && let Some(client_id) = args.opt_str("client-id")
+    {
+        file.set(&profile, "client-id", client_id);
+    }
+    file.save(&path)?;
+    let mut summary = json!({
+        "profile": profile,
+        "method": login.method.as_str(),
+        "authorityHost": settings.authority_host().0,
+    });
+    merge(&mut summary, described);
+    Ok(summary)
+}
+
+fn merge(into: &mut Value, from: Value) {
+    if let (Value::Object(into), Value::Object(from)) = (into, from) {
+        into.extend(from);
+    }
+}
+
+fn status(ctx: Ctx, _args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let settings = ctx.settings();
+        not_local(settings)?;
+        let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
+        let token = chosen.provider.token(false).await?;
+        let mut out = json!({
+            "profile": settings.profile_name(),
+            "source": chosen.provider.source(),
+            "method": chosen.method.map(Method::as_str),
+            "endpoint": settings.endpoint(),
+            "authorityHost": settings.authority_host().0,
+        });
+        merge(&mut out, claims::describe(token.expose()));
+        Ok(Reply::json(out))
+    })
+}
+
+fn logout(ctx: Ctx, _args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let settings = ctx.settings();
+        not_local(settings)?;
+        let profile = settings.profile_name();
+        let note = if TokenCache::open().remove(&profile)? {
+            format!("signed out of profile `{profile}`; its cached tokens are gone")
+        } else {
+            format!("profile `{profile}` was not signed in")
+        };
+        Ok(Reply::empty().with_note(note))
+    })
+}
+
+/// The token as text; front ends write it only into a pipe unless `--show` (the command's
+/// `secret` trait).
+fn token(ctx: Ctx, _args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let settings = ctx.settings();
+        not_local(settings)?;
+        let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
+        let token = chosen.provider.token(false).await?;
+        Ok(Reply::text(format!("{}\n", token.expose())))
+    })
+}

@@ -1,0 +1,414 @@
+//! `fabsh local ...`: run local Fabric as a server, and manage its principals and tables,
+//! either straight on its store (`--data-dir`) or through the running server that
+//! `FABSH_ENDPOINT` names.
+
+use crate::connect::local_error;
+use fabsh_client::api::{ApiClient, Req};
+use fabsh_client::auth::{Secret, StaticToken};
+use fabsh_client::commands::{
+    ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture, Needs, Terminal,
+    Traits,
+};
+use fabsh_client::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, ErrorKind, Result};
+use fabsh_client::output::Progress;
+use fabsh_client::reply::Reply;
+use fabsh_local::{Faults, KNOBS, LocalServer, ServeOptions};
+use fabsh_model::roles::ROLE_NAMES;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// `fabsh local ...`.
+pub const LOCAL: Group = Group {
+    name: "local",
+    summary: "Local Fabric: a wire-compatible Fabric server built into fabsh",
+    commands: COMMANDS,
+};
+
+static COMMANDS: &[CommandSpec] = &[
+    SERVE,
+    PRINCIPAL_ADD,
+    PRINCIPAL_LIST,
+    PRINCIPAL_REMOVE,
+    APPROVE,
+    LOAD_TABLE,
+];
+
+const DATA_DIR: ArgSpec = ArgSpec::opt(
+    "data-dir",
+    ArgKind::Str,
+    "Work on the store in this directory (default: the server FABSH_ENDPOINT names, else the store in the user data dir)",
+);
+const SERVE_DATA_DIR: ArgSpec = ArgSpec::opt(
+    "data-dir",
+    ArgKind::Str,
+    "Where local Fabric keeps its state (default: the user data dir)",
+);
+const ADMIN: Traits = Traits::MUTATE.needs(Needs::LocalFabric);
+
+const ADDR: ArgSpec = ArgSpec::opt(
+    "addr",
+    ArgKind::Str,
+    "Address to listen on, HOST:PORT (port 0 picks a free one)",
+)
+.default("127.0.0.1:0");
+
+/// `serve`'s flags: the address, the data dir, and one flag per fault knob of local Fabric.
+const SERVE_ARGS: [ArgSpec; 2 + KNOBS.len()] = serve_args();
+
+const fn serve_args() -> [ArgSpec; 2 + KNOBS.len()] {
+    let mut args = [ADDR; 2 + KNOBS.len()];
+    args[1] = SERVE_DATA_DIR;
+    let mut at = 0;
+    while at < KNOBS.len() {
+        let knob = KNOBS[at];
+        args[2 + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
+            .env(knob.env)
+            .default(knob.default);
+        at += 1;
+    }
+    args
+}
+
+const SERVE: CommandSpec = CommandSpec {
+    group: "local",
+    name: "serve",
+    summary: "Run local Fabric as a server; prints FABSH_ENDPOINT=... and FABSH_TOKEN=... first",
+    about: "Serves until Ctrl-C. The fault flags (latency, quotas, error rates, page size, \
+LRO timing) make it behave like a busy or failing service for tests and benchmarks.",
+    args: &SERVE_ARGS,
+    traits: Traits::READ.needs(Needs::LocalFabric),
+    columns: &[],
+    examples: &[Example {
+        command: "local serve --data-dir /tmp/fabric --page-size 5",
+        about: "a server with small pages, its state in /tmp/fabric",
+    }],
+    handler: Handler::Interactive(serve),
+};
+
+const PRINCIPAL_ADD: CommandSpec = CommandSpec {
+    group: "local",
+    name: "principal add",
+    summary: "Add a service principal; prints {tenantId, clientId, clientSecret, objectId}",
+    about: "",
+    args: &[
+        ArgSpec::req("name", ArgKind::Str, "Display name"),
+        ArgSpec::opt(
+            "workspace",
+            ArgKind::Str,
+            "Workspace to give a role in (id or name)",
+        )
+        .short('w'),
+        ArgSpec::opt("role", ArgKind::Enum(ROLE_NAMES), "Role in --workspace"),
+        ArgSpec::opt(
+            "certificate",
+            ArgKind::File,
+            "PEM file with a certificate whose key may sign client assertions",
+        ),
+        ArgSpec::opt(
+            "federated-subject",
+            ArgKind::Str,
+            "Trust tokens of the local OIDC issuer for this subject (workload identity)",
+        ),
+        ArgSpec::opt(
+            "tenant",
+            ArgKind::Str,
+            "Tenant to add it to: default, second (for cross-tenant tests such as external data sharing) or a tenant id",
+        ),
+        DATA_DIR,
+    ],
+    traits: ADMIN,
+    columns: &[],
+    examples: &[Example {
+        command: "local principal add --name ci-bot -w Demo --role Contributor",
+        about: "an app with a role in Demo",
+    }],
+    handler: Handler::Data(principal_add),
+};
+
+const PRINCIPAL_LIST: CommandSpec = CommandSpec {
+    group: "local",
+    name: "principal list",
+    summary: "List principals",
+    about: "",
+    args: &[DATA_DIR],
+    traits: Traits::READ.needs(Needs::LocalFabric).unpaged_list(),
+    columns: &[],
+    examples: &[Example {
+        command: "local principal list",
+        about: "users and apps",
+    }],
+    handler: Handler::Data(principal_list),
+};
+
+const PRINCIPAL_REMOVE: CommandSpec = CommandSpec {
+    group: "local",
+    name: "principal remove",
+    summary: "Remove a principal",
+    about: "",
+    args: &[
+        ArgSpec::req("name", ArgKind::Str, "Name or object id"),
+        DATA_DIR,
+    ],
+    traits: Traits::DESTRUCTIVE.needs(Needs::LocalFabric).void(),
+    columns: &[],
+    examples: &[Example {
+        command: "local principal remove --name ci-bot --yes",
+        about: "the app and its roles are gone",
+    }],
+    handler: Handler::Data(principal_remove),
+};
+
+const APPROVE: CommandSpec = CommandSpec {
+    group: "local",
+    name: "approve",
+    summary: "Approve a pending device-code sign-in (`fabsh auth login`) as the local admin user",
+    about: "",
+    args: &[
+        ArgSpec::positional("user-code", ArgKind::Str, "The code the sign-in printed"),
+        DATA_DIR,
+    ],
+    traits: ADMIN,
+    columns: &[],
+    examples: &[Example {
+        command: "local approve BCDF2345G",
+        about: "the sign-in that printed this code goes on",
+    }],
+    handler: Handler::Data(approve),
+};
+
+const LOAD_TABLE: CommandSpec = CommandSpec {
+    group: "local",
+    name: "load-table",
+    summary: "Load a CSV file into a table of a lakehouse or warehouse (column types are inferred)",
+    about: "",
+    args: &[
+        ArgSpec::req("workspace", ArgKind::Str, "Workspace id or name").short('w'),
+        ArgSpec::req(
+            "lakehouse",
+            ArgKind::Str,
+            "Lakehouse (or warehouse) id or name",
+        ),
+        ArgSpec::req(
+            "table",
+            ArgKind::Str,
+            "Table name; an existing table is replaced",
+        ),
+        ArgSpec::req("file", ArgKind::File, "CSV file with a header row"),
+        DATA_DIR,
+    ],
+    traits: ADMIN,
+    columns: &[],
+    examples: &[Example {
+        command: "local load-table -w Demo --lakehouse SalesLakehouse --table returns --file returns.csv",
+        about: "a returns table beside the demo data",
+    }],
+    handler: Handler::Data(load_table),
+};
+
+fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
+    let addr: SocketAddr = args
+        .str("addr")?
+        .parse()
+        .map_err(|err| Error::usage(format!("--addr: {err}")))?;
+    let mut faults = Faults::default();
+    for knob in KNOBS {
+        faults
+            .set(knob.flag, args.str(knob.flag)?)
+            .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
+    }
+    let options = ServeOptions {
+        addr,
+        data_dir: data_dir(&args),
+        faults,
+    };
+    let bridge = terminal.bridge;
+    let server =
+        bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
+    terminal.printer.text(&format!(
+        "{ENDPOINT_VAR}={}\n{TOKEN_VAR}={}\n",
+        server.base_url(),
+        server.admin_token()
+    ))?;
+    terminal
+        .printer
+        .note("local Fabric is running; Ctrl-C stops it");
+    bridge.cancel_on_ctrl_c();
+    match bridge.block_on(async { server.wait().await.map_err(local_error) }) {
+        Err(err) if err.kind == ErrorKind::Cancelled => Ok(ExitCode::SUCCESS),
+        other => other.map(|()| ExitCode::SUCCESS),
+    }
+}
+
+fn data_dir(args: &Args) -> PathBuf {
+    args.opt_str("data-dir")
+        .map_or_else(fabsh_local::default_data_dir, PathBuf::from)
+}
+
+/// The running server to manage: the one `FABSH_ENDPOINT` (or `--endpoint`) names, unless
+/// `--data-dir` asks for the store directly.
+fn running_server(args: &Args, settings: &Settings) -> Result<Option<ApiClient>> {
+    if args.has("data-dir") {
+        return Ok(None);
+    }
+    let Some(endpoint) = settings.endpoint.clone().or_else(|| env_text(ENDPOINT_VAR)) else {
+        return Ok(None);
+    };
+    let token = env_text(TOKEN_VAR).ok_or_else(|| {
+        Error::auth(format!("{TOKEN_VAR} is not set"))
+            .with_hint("use the token `local serve` printed, or pass --data-dir")
+    })?;
+    let auth = Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR));
+    ApiClient::new(&endpoint, auth, None, Progress::hidden()).map(Some)
+}
+
+/// Sends `req` (a path under the server's `/_local`) to the running server.
+async fn on_server(api: &ApiClient, req: impl FnOnce(String) -> Req) -> Result<Value> {
+    let origin = api.base().origin().ascii_serialization();
+    api.json(req(format!("{origin}/_local"))).await
+}
+
+/// Runs `work` on the store in the data dir, off the async workers (SQLite blocks).
+async fn on_store(
+    args: &Args,
+    work: impl FnOnce(PathBuf) -> fabsh_local::Result<Value> + Send + 'static,
+) -> Result<Value> {
+    let dir = data_dir(args);
+    tokio::task::spawn_blocking(move || work(dir))
+        .await
+        .map_err(|err| Error::runtime("local Fabric's store failed").with_cause(err))?
+        .map_err(local_error)
+}
+
+fn principal_add(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let text = |key: &str| args.opt_str(key).map(String::from);
+        let certificate = match args.file("certificate") {
+            Some(file) => Some(String::from_utf8(file.bytes.to_vec()).map_err(|_| {
+                Error::usage(format!(
+                    "--certificate: {} is not a PEM text file",
+                    file.path.display()
+                ))
+            })?),
+            None => None,
+        };
+        let (name, workspace, role) = (text("name"), text("workspace"), text("role"));
+        let (subject, tenant) = (text("federated-subject"), text("tenant"));
+        let value = match running_server(&args, ctx.settings())? {
+            Some(api) => {
+                let body = json!({
+                    "name": name, "workspace": workspace, "role": role,
+                    "certificate": certificate, "federatedSubject": subject, "tenant": tenant,
+                });
+                on_server(&api, |base| Req::post(format!("{base}/principals"), body)).await?
+            }
+            None => {
+                on_store(&args, move |dir| {
+                    let new = fabsh_local::admin::NewPrincipal {
+                        name: name.as_deref().unwrap_or_default(),
+                        workspace: workspace.as_deref(),
+                        role: role.as_deref(),
+                        certificate_pem: certificate.as_deref(),
+                        federated_subject: subject.as_deref(),
+                        tenant: tenant.as_deref(),
+                    };
+                    fabsh_local::admin::add_app(&dir, &new)
+                })
+                .await?
+            }
+        };
+        Ok(Reply::json(value))
+    })
+}
+
+fn principal_list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let value = match running_server(&args, ctx.settings())? {
+            Some(api) => on_server(&api, |base| Req::get(format!("{base}/principals"))).await?,
+            None => on_store(&args, |dir| fabsh_local::admin::list_principals(&dir)).await?,
+        };
+        Ok(Reply::json(value))
+    })
+}
+
+fn principal_remove(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let name = args.str("name")?.to_string();
+        match running_server(&args, ctx.settings())? {
+            Some(api) => {
+                let path = |base: String| Req::delete(format!("{base}/principals/{name}"));
+                on_server(&api, path).await?;
+            }
+            None => {
+                on_store(&args, move |dir| {
+                    fabsh_local::admin::remove_principal(&dir, &name).map(|()| Value::Null)
+                })
+                .await?;
+            }
+        }
+        Ok(Reply::empty())
+    })
+}
+
+fn approve(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let code = args.str("user-code")?.to_string();
+        let value = match running_server(&args, ctx.settings())? {
+            Some(api) => {
+                let body = json!({"userCode": code});
+                on_server(&api, |base| {
+                    Req::post(format!("{base}/devicecodes/approve"), body)
+                })
+                .await?
+            }
+            None => {
+                on_store(&args, move |dir| {
+                    fabsh_local::admin::approve_device_code(&dir, &code)
+                })
+                .await?
+            }
+        };
+        Ok(Reply::json(value))
+    })
+}
+
+fn load_table(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let file = args
+            .file("file")
+            .ok_or_else(|| Error::usage("--file is required"))?
+            .clone();
+        let workspace = args.str("workspace")?.to_string();
+        let (item, table) = (
+            args.str("lakehouse")?.to_string(),
+            args.str("table")?.to_string(),
+        );
+        let value = match running_server(&args, ctx.settings())? {
+            Some(api) => {
+                let csv = String::from_utf8(file.bytes.to_vec()).map_err(|_| {
+                    Error::usage(format!("--file: {} is not UTF-8 text", file.path.display()))
+                })?;
+                let body =
+                    json!({"workspace": workspace, "item": item, "table": table, "csv": csv});
+                on_server(&api, |base| Req::post(format!("{base}/tables"), body)).await?
+            }
+            None => {
+                on_store(&args, move |dir| {
+                    fabsh_local::load_table::load_table(
+                        &dir,
+                        &workspace,
+                        &item,
+                        &table,
+                        &file.bytes,
+                    )
+                })
+                .await?
+            }
+        };
+        Ok(Reply::json(value))
+    })
+}

@@ -1,0 +1,164 @@
+//! The registry this binary serves: the client's groups, then the commands of the front ends
+//! themselves (local Fabric, the reference, completions, scripts, the REPL). The clap tree,
+//! the REPL's command lines and completion, the Rhai bindings and `fabsh docs` are all
+//! generated from [`REGISTRY`].
+
+pub mod local;
+
+use crate::script::{Host, runner};
+use fabsh_client::commands::{
+    self as client, ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture,
+    Needs, Registry, Terminal, Traits,
+};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
+use fabsh_client::output::Printer;
+use fabsh_client::reply::Reply;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Every command of fabsh, in the order help lists the groups.
+pub static REGISTRY: Registry = Registry { groups: GROUPS };
+
+static GROUPS: &[Group] = &[
+    client::WORKSPACE,
+    client::ITEM,
+    client::FOLDER,
+    client::TAG,
+    client::DATA_AGENT,
+    client::API,
+    client::AUTH,
+    client::CONFIG,
+    local::LOCAL,
+    DOCS,
+    COMPLETIONS,
+    RUN,
+    REPL,
+];
+
+/// Shells `completions` writes for.
+pub const SHELLS: &[&str] = &["bash", "zsh", "fish", "powershell", "elvish"];
+
+/// Made for a shell's command line: neither a script function nor anything a service sees.
+const REFERENCE: Traits = Traits::READ.needs(Needs::Nothing).unscripted();
+
+const DOCS: Group = Group {
+    name: "docs",
+    summary: "Print the command reference as markdown",
+    commands: &[CommandSpec {
+        group: "docs",
+        name: "",
+        summary: "Print the command reference as markdown",
+        about: "Every command with its flags and examples, the global flags, the script \
+functions and the stdlib, generated from what this binary registers.",
+        args: &[],
+        traits: REFERENCE,
+        columns: &[],
+        examples: &[Example {
+            command: "docs",
+            about: "the whole reference",
+        }],
+        handler: Handler::Data(docs),
+    }],
+};
+
+const COMPLETIONS: Group = Group {
+    name: "completions",
+    summary: "Print shell completions",
+    commands: &[CommandSpec {
+        group: "completions",
+        name: "",
+        summary: "Print shell completions",
+        about: "",
+        args: &[ArgSpec::positional(
+            "shell",
+            ArgKind::Enum(SHELLS),
+            "bash, zsh, fish, powershell or elvish",
+        )],
+        traits: REFERENCE,
+        columns: &[],
+        examples: &[Example {
+            command: "completions bash",
+            about: "save it as ~/.local/share/bash-completion/completions/fabsh",
+        }],
+        handler: Handler::Data(completions),
+    }],
+};
+
+const RUN: Group = Group {
+    name: "run",
+    summary: "Run a Rhai script; the words after `--` are its ARGS array",
+    commands: &[CommandSpec {
+        group: "run",
+        name: "",
+        summary: "Run a Rhai script; the words after `--` are its ARGS array",
+        about: "",
+        args: &[
+            ArgSpec::positional("file", ArgKind::Str, "The script (.rhai)"),
+            ArgSpec::trailing("args", "Arguments for the script, after `--`"),
+        ],
+        traits: Traits::READ,
+        columns: &[],
+        examples: &[Example {
+            command: "--local run scripts/tour.rhai",
+            about: "the tour, on local Fabric",
+        }],
+        handler: Handler::Interactive(run_script),
+    }],
+};
+
+const REPL: Group = Group {
+    name: "repl",
+    summary: "Start the REPL (the same as `fabsh` with no command)",
+    commands: &[CommandSpec {
+        group: "repl",
+        name: "",
+        summary: "Start the REPL (the same as `fabsh` with no command)",
+        about: "",
+        args: &[],
+        traits: Traits::READ,
+        columns: &[],
+        examples: &[],
+        handler: Handler::Interactive(repl),
+    }],
+};
+
+fn docs(ctx: Ctx, _args: Args) -> HandlerFuture {
+    // The engine (not Send) is built and dropped before the future starts.
+    let text = reference(&ctx);
+    Box::pin(async move { Ok(Reply::text(text?)) })
+}
+
+/// The reference for what this binary registers, natives read off a script engine.
+fn reference(ctx: &Ctx) -> Result<String> {
+    let host = Host::connected(ctx.clone(), Printer::plain());
+    let engine = crate::script::engine(&host)?;
+    crate::cli::docs::markdown(&engine, ctx.stdlib_dir().as_deref())
+}
+
+fn completions(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let name = args.str("shell")?;
+        let shell: clap_complete::Shell = name
+            .parse()
+            .map_err(|_| Error::usage(format!("unknown shell {name}")))?;
+        let mut buffer = Vec::new();
+        clap_complete::generate(shell, &mut crate::cli::tree::build(), "fabsh", &mut buffer);
+        Ok(Reply::text(String::from_utf8_lossy(&buffer).into_owned()))
+    })
+}
+
+fn run_script(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
+    let file = PathBuf::from(args.str("file")?);
+    terminal.bridge.cancel_on_ctrl_c();
+    let host = Host::lazy(
+        terminal.settings.clone(),
+        terminal.bridge.clone(),
+        terminal.printer.clone(),
+    );
+    Ok(runner::run_file(&host, &file, args.list("args").to_vec()))
+}
+
+fn repl(terminal: &Terminal<'_>, _args: Args) -> Result<ExitCode> {
+    crate::repl::run(terminal.settings, terminal.bridge, terminal.printer)
+}
