@@ -15,6 +15,48 @@ pub const WORKSPACE: ArgSpec =
 /// `--id`: an item id or display name.
 pub const ITEM: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Item id or display name");
 
+/// `--hard-delete`, on every command that deletes items.
+pub const HARD_DELETE: ArgSpec = ArgSpec::opt(
+    "hard-delete",
+    ArgKind::Bool,
+    "Delete permanently, skipping the recycle bin (needs workspace Admin)",
+);
+
+/// `--decode`, on commands that print definitions.
+pub const DECODE: ArgSpec = ArgSpec::opt(
+    "decode",
+    ArgKind::Bool,
+    "Add each part's text as decodedPayload",
+);
+/// `--sensitivity-label`, on creates.
+pub const SENSITIVITY_LABEL: ArgSpec = ArgSpec::opt(
+    "sensitivity-label",
+    ArgKind::Uuid,
+    "Sensitivity label id to apply",
+);
+/// `--description` of a new item (the service takes up to 256 characters).
+pub const DESCRIPTION: ArgSpec = ArgSpec::opt(
+    "description",
+    ArgKind::Str,
+    "Description, up to 256 characters",
+);
+/// `--description` of an update.
+pub const NEW_DESCRIPTION: ArgSpec = ArgSpec::opt(
+    "description",
+    ArgKind::Str,
+    "New description, up to 256 characters",
+);
+/// `--name` of a new item.
+pub const DISPLAY_NAME: ArgSpec = ArgSpec::req("name", ArgKind::Str, "Display name");
+/// `--name` of an update.
+pub const NEW_DISPLAY_NAME: ArgSpec = ArgSpec::opt("name", ArgKind::Str, "New display name");
+/// `--instructions` of a data agent's datasource.
+pub const DATASOURCE_INSTRUCTIONS: ArgSpec = ArgSpec::opt(
+    "instructions",
+    ArgKind::Str,
+    "Instructions for querying this datasource",
+);
+
 /// `--dry-run`, added to every mutating command.
 pub const DRY_RUN: ArgSpec = ArgSpec::opt(
     "dry-run",

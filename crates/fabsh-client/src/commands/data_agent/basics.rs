@@ -3,11 +3,12 @@
 use super::{AGENT, agent};
 use crate::api::data_agents;
 use crate::commands::args::Args;
-use crate::commands::common::{self, WORKSPACE};
-use crate::commands::item::basics::{checked_description, created_reply, update_body};
-use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+use crate::commands::common::{
+    self, DESCRIPTION, DISPLAY_NAME, HARD_DELETE, NEW_DESCRIPTION, NEW_DISPLAY_NAME,
+    SENSITIVITY_LABEL, WORKSPACE,
 };
+use crate::commands::item::basics::{checked_description, created_reply, update_body};
+use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -48,20 +49,7 @@ pub const CREATE: CommandSpec = CommandSpec {
     name: "create",
     summary: "Create a data agent",
     about: "A create whose answer is lost is checked by name before it is sent again, so it never makes two agents.",
-    args: &[
-        WORKSPACE,
-        ArgSpec::req("name", ArgKind::Str, "Display name"),
-        ArgSpec::opt(
-            "description",
-            ArgKind::Str,
-            "Description, up to 256 characters",
-        ),
-        ArgSpec::opt(
-            "sensitivity-label",
-            ArgKind::Uuid,
-            "Sensitivity label id to apply",
-        ),
-    ],
+    args: &[WORKSPACE, DISPLAY_NAME, DESCRIPTION, SENSITIVITY_LABEL],
     traits: Traits::MUTATE,
     columns: &["id", "displayName", "type"],
     examples: &[Example {
@@ -76,16 +64,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
     name: "update",
     summary: "Rename a data agent or change its description",
     about: "",
-    args: &[
-        WORKSPACE,
-        AGENT,
-        ArgSpec::opt("name", ArgKind::Str, "New display name"),
-        ArgSpec::opt(
-            "description",
-            ArgKind::Str,
-            "New description, up to 256 characters",
-        ),
-    ],
+    args: &[WORKSPACE, AGENT, NEW_DISPLAY_NAME, NEW_DESCRIPTION],
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
@@ -100,15 +79,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     name: "delete",
     summary: "Delete a data agent (recoverable unless --hard-delete)",
     about: "Asks for confirmation on a terminal unless --yes.",
-    args: &[
-        WORKSPACE,
-        AGENT,
-        ArgSpec::opt(
-            "hard-delete",
-            ArgKind::Bool,
-            "Delete permanently, skipping the recycle bin (needs workspace Admin)",
-        ),
-    ],
+    args: &[WORKSPACE, AGENT, HARD_DELETE],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {

@@ -9,7 +9,7 @@ use crate::api::data_agents::Stage;
 use crate::api::items::{self, ListFilter};
 use crate::api::resolve::is_guid;
 use crate::commands::args::Args;
-use crate::commands::common::WORKSPACE;
+use crate::commands::common::{DATASOURCE_INSTRUCTIONS, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -74,11 +74,7 @@ pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
             ArgKind::Enum(ARTIFACT_TYPES),
             "The item's type (detected when omitted)",
         ),
-        ArgSpec::opt(
-            "instructions",
-            ArgKind::Str,
-            "Instructions for querying this datasource",
-        ),
+        DATASOURCE_INSTRUCTIONS,
     ],
     traits: Traits::MUTATE,
     columns: &[],
@@ -113,11 +109,7 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
         WORKSPACE_ID,
         AGENT_ID,
         DATASOURCE,
-        ArgSpec::opt(
-            "instructions",
-            ArgKind::Str,
-            "Instructions for querying this datasource",
-        ),
+        DATASOURCE_INSTRUCTIONS,
         ArgSpec::opt(
             "description",
             ArgKind::Str,

@@ -5,7 +5,7 @@ use super::{AGENT, agent};
 use crate::api::LroOutcome;
 use crate::api::definitions as api_definitions;
 use crate::commands::args::Args;
-use crate::commands::common::WORKSPACE;
+use crate::commands::common::{DECODE, WORKSPACE};
 use crate::commands::item::definitions::add_decoded;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -22,15 +22,7 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
     name: "get-definition",
     summary: "Get the agent's definition: draft, published copy and publish info as parts",
     about: "",
-    args: &[
-        WORKSPACE,
-        AGENT,
-        ArgSpec::opt(
-            "decode",
-            ArgKind::Bool,
-            "Add each part's text as decodedPayload",
-        ),
-    ],
+    args: &[WORKSPACE, AGENT, DECODE],
     traits: Traits::READ.lro(),
     columns: &[],
     examples: &[Example {

@@ -3,7 +3,10 @@
 use crate::api::Created;
 use crate::api::items::{self, ListFilter};
 use crate::commands::args::Args;
-use crate::commands::common::{self, ITEM, WORKSPACE};
+use crate::commands::common::{
+    self, DESCRIPTION, DISPLAY_NAME, HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME,
+    SENSITIVITY_LABEL, WORKSPACE,
+};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -104,22 +107,14 @@ pub const CREATE: CommandSpec = CommandSpec {
     about: "A create whose answer is lost (5xx, timeout) is checked by name before it is sent again, so it never makes two items.",
     args: &[
         WORKSPACE,
-        ArgSpec::req("name", ArgKind::Str, "Display name"),
+        DISPLAY_NAME,
         ArgSpec::req(
             "type",
             ArgKind::Str,
             "Item type (Notebook, Lakehouse, Report, ...)",
         ),
-        ArgSpec::opt(
-            "description",
-            ArgKind::Str,
-            "Description, up to 256 characters",
-        ),
-        ArgSpec::opt(
-            "sensitivity-label",
-            ArgKind::Uuid,
-            "Sensitivity label id to apply",
-        ),
+        DESCRIPTION,
+        SENSITIVITY_LABEL,
         ArgSpec::opt(
             "definition",
             ArgKind::Json,
@@ -151,16 +146,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
     name: "update",
     summary: "Rename an item or change its description",
     about: "",
-    args: &[
-        WORKSPACE,
-        ITEM,
-        ArgSpec::opt("name", ArgKind::Str, "New display name"),
-        ArgSpec::opt(
-            "description",
-            ArgKind::Str,
-            "New description, up to 256 characters",
-        ),
-    ],
+    args: &[WORKSPACE, ITEM, NEW_DISPLAY_NAME, NEW_DESCRIPTION],
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
@@ -175,15 +161,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     name: "delete",
     summary: "Delete an item (recoverable unless --hard-delete)",
     about: "Asks for confirmation on a terminal unless --yes.",
-    args: &[
-        WORKSPACE,
-        ITEM,
-        ArgSpec::opt(
-            "hard-delete",
-            ArgKind::Bool,
-            "Delete permanently, skipping the recycle bin (needs workspace Admin)",
-        ),
-    ],
+    args: &[WORKSPACE, ITEM, HARD_DELETE],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {

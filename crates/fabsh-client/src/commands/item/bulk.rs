@@ -3,7 +3,7 @@
 //! can read and copy the loop), and report one result per input item.
 
 use crate::commands::args::Args;
-use crate::commands::common::WORKSPACE;
+use crate::commands::common::{HARD_DELETE, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -71,11 +71,7 @@ function bulk::delete.",
             ArgKind::List,
             "Item ids or display names, comma-separated",
         ),
-        ArgSpec::opt(
-            "hard-delete",
-            ArgKind::Bool,
-            "Delete permanently, skipping the recycle bin (needs workspace Admin)",
-        ),
+        HARD_DELETE,
         CONCURRENCY,
     ],
     traits: Traits::DESTRUCTIVE,

@@ -4,7 +4,7 @@ use super::basics::merge_options;
 use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, LroResponse};
 use crate::commands::args::Args;
-use crate::commands::common::{ITEM, WORKSPACE};
+use crate::commands::common::{DECODE, ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
@@ -40,11 +40,7 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Layout to ask for, per type (Notebook: ipynb or fabricGitSource; SemanticModel: TMDL or TMSL)",
         ),
-        ArgSpec::opt(
-            "decode",
-            ArgKind::Bool,
-            "Add each part's text as decodedPayload",
-        ),
+        DECODE,
         DIR_OUT,
     ],
     traits: Traits::READ.lro(),
