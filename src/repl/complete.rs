@@ -184,11 +184,10 @@ fn complete_command_line(before: &str) -> (usize, Vec<String>) {
     let start = before.len() - current.len();
     let candidates: Vec<String> = match done {
         [] => Vec::new(),
-        [group] if REGISTRY.find(group, "").is_none() => REGISTRY
-            .all()
-            .filter(|spec| spec.group == group)
-            .map(|spec| spec.name.to_string())
-            .collect(),
+        [group] if REGISTRY.find(group, "").is_none() => next_words(group, None),
+        [group, parent] if REGISTRY.find(group, parent).is_none() => {
+            next_words(group, Some(parent))
+        }
         _ => match spec_of(done) {
             Some(spec) => argument_candidates(spec, done.last().map(String::as_str)),
             None => Vec::new(),
@@ -199,6 +198,23 @@ fn complete_command_line(before: &str) -> (usize, Vec<String>) {
         .filter(|candidate| candidate.starts_with(current))
         .collect();
     (start, found)
+}
+
+/// The command words after `group` (and `parent`, for `local principal ...`), each once.
+fn next_words(group: &str, parent: Option<&str>) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for spec in REGISTRY.all().filter(|spec| spec.group == group) {
+        let word = match (parent, spec.name.split_once(' ')) {
+            (None, Some((first, _))) => first,
+            (None, None) => spec.name,
+            (Some(parent), Some((first, second))) if first == parent => second,
+            (Some(_), _) => continue,
+        };
+        if !words.iter().any(|known| known == word) {
+            words.push(word.to_string());
+        }
+    }
+    words
 }
 
 /// Flags, or the values of the flag just typed.
@@ -278,6 +294,12 @@ mod tests {
     #[test]
     fn command_lines_complete_commands_flags_and_values() {
         assert!(candidates("item sh").contains(&"show".to_string()));
+        assert_eq!(candidates("local pr"), vec!["principal"]);
+        assert_eq!(
+            candidates("local principal "),
+            vec!["add", "list", "remove"]
+        );
+        assert!(candidates("local principal add --ro").contains(&"--role".to_string()));
         assert!(candidates("item list --wo").contains(&"--workspace".to_string()));
         assert_eq!(candidates("item list --recursive "), vec!["true", "false"]);
     }
