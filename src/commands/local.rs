@@ -2,24 +2,21 @@
 //! either straight on its store (`--data-dir`) or through the running server that
 //! `FABSH_ENDPOINT` names.
 
+use super::serve;
 use crate::connect::local_error;
 use fabsh_client::api::{ApiClient, Req};
 use fabsh_client::auth::{Secret, StaticToken};
 use fabsh_client::commands::{
-    ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture, Needs, Terminal,
-    Traits,
+    ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture, Needs, Traits,
 };
 use fabsh_client::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
 use fabsh_client::context::Ctx;
-use fabsh_client::error::{Error, ErrorKind, Result};
+use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Progress;
 use fabsh_client::reply::Reply;
-use fabsh_local::{Faults, KNOBS, LocalServer, ServeOptions};
 use fabsh_model::roles::ROLE_NAMES;
 use serde_json::{Value, json};
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 /// `fabsh local ...`.
@@ -30,7 +27,8 @@ pub const LOCAL: Group = Group {
 };
 
 static COMMANDS: &[CommandSpec] = &[
-    SERVE,
+    serve::SERVE,
+    serve::STOP,
     PRINCIPAL_ADD,
     PRINCIPAL_LIST,
     PRINCIPAL_REMOVE,
@@ -43,52 +41,7 @@ const DATA_DIR: ArgSpec = ArgSpec::opt(
     ArgKind::Str,
     "Work on the store in this directory (default: the server FABSH_ENDPOINT names, else the store in the user data dir)",
 );
-const SERVE_DATA_DIR: ArgSpec = ArgSpec::opt(
-    "data-dir",
-    ArgKind::Str,
-    "Where local Fabric keeps its state (default: the user data dir)",
-);
 const ADMIN: Traits = Traits::MUTATE.needs(Needs::LocalFabric);
-
-const ADDR: ArgSpec = ArgSpec::opt(
-    "addr",
-    ArgKind::Str,
-    "Address to listen on, HOST:PORT (port 0 picks a free one)",
-)
-.default("127.0.0.1:0");
-
-/// `serve`'s flags: the address, the data dir, and one flag per fault knob of local Fabric.
-const SERVE_ARGS: [ArgSpec; 2 + KNOBS.len()] = serve_args();
-
-const fn serve_args() -> [ArgSpec; 2 + KNOBS.len()] {
-    let mut args = [ADDR; 2 + KNOBS.len()];
-    args[1] = SERVE_DATA_DIR;
-    let mut at = 0;
-    while at < KNOBS.len() {
-        let knob = KNOBS[at];
-        args[2 + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
-            .env(knob.env)
-            .default(knob.default);
-        at += 1;
-    }
-    args
-}
-
-const SERVE: CommandSpec = CommandSpec {
-    group: "local",
-    name: "serve",
-    summary: "Run local Fabric as a server; prints FABSH_ENDPOINT=... and FABSH_TOKEN=... first",
-    about: "Serves until Ctrl-C. The fault flags (latency, quotas, error rates, page size, \
-LRO timing) make it behave like a busy or failing service for tests and benchmarks.",
-    args: &SERVE_ARGS,
-    traits: Traits::READ.needs(Needs::LocalFabric),
-    columns: &[],
-    examples: &[Example {
-        command: "local serve --data-dir /tmp/fabric --page-size 5",
-        about: "a server with small pages, its state in /tmp/fabric",
-    }],
-    handler: Handler::Interactive(serve),
-};
 
 const PRINCIPAL_ADD: CommandSpec = CommandSpec {
     group: "local",
@@ -210,41 +163,8 @@ const LOAD_TABLE: CommandSpec = CommandSpec {
     handler: Handler::Data(load_table),
 };
 
-fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
-    let addr: SocketAddr = args
-        .str("addr")?
-        .parse()
-        .map_err(|err| Error::usage(format!("--addr: {err}")))?;
-    let mut faults = Faults::default();
-    for knob in KNOBS {
-        faults
-            .set(knob.flag, args.str(knob.flag)?)
-            .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
-    }
-    let options = ServeOptions {
-        addr,
-        data_dir: data_dir(&args),
-        faults,
-    };
-    let bridge = terminal.bridge;
-    let server =
-        bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
-    terminal.printer.text(&format!(
-        "{ENDPOINT_VAR}={}\n{TOKEN_VAR}={}\n",
-        server.base_url(),
-        server.admin_token()
-    ))?;
-    terminal
-        .printer
-        .note("local Fabric is running; Ctrl-C stops it");
-    bridge.cancel_on_ctrl_c();
-    match bridge.block_on(async { server.wait().await.map_err(local_error) }) {
-        Err(err) if err.kind == ErrorKind::Cancelled => Ok(ExitCode::SUCCESS),
-        other => other.map(|()| ExitCode::SUCCESS),
-    }
-}
-
-fn data_dir(args: &Args) -> PathBuf {
+/// `--data-dir`, else the default data dir.
+pub fn data_dir(args: &Args) -> PathBuf {
     args.opt_str("data-dir")
         .map_or_else(fabsh_local::default_data_dir, PathBuf::from)
 }

@@ -4,6 +4,7 @@
 //! generated from [`REGISTRY`].
 
 pub mod local;
+mod serve;
 
 use crate::script::{Host, runner};
 use fabsh_client::commands::{

@@ -32,6 +32,7 @@ mod script_cases;
 mod script_examples;
 mod script_repl;
 mod script_stdlib;
+mod serve_recipe;
 mod shares;
 mod stub;
 mod support;

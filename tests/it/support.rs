@@ -167,8 +167,8 @@ impl Server {
                 .unwrap_or_else(|| panic!("expected {prefix}..., got {line}"))
                 .to_string()
         };
-        let endpoint = next("FABSH_ENDPOINT=");
-        let token = next("FABSH_TOKEN=");
+        let endpoint = next("export FABSH_ENDPOINT=");
+        let token = next("export FABSH_TOKEN=");
         Server {
             child,
             endpoint,

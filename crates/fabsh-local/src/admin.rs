@@ -272,6 +272,20 @@ pub fn approve_device_code(data_dir: &Path, user_code: &str) -> crate::Result<Va
     approve_device_code_in(&db, &facts.admin_id, user_code).map_err(crate::Error::from)
 }
 
+/// A bearer token for the local admin user, valid `seconds`, minted from the store (so a
+/// process with access to the data dir can administer the server running on it).
+pub fn admin_token(data_dir: &Path, seconds: i64) -> crate::Result<String> {
+    let (db, facts) = open_store(data_dir)?;
+    let admin = db
+        .read(|c| principals::get_principal(c, &facts.admin_id))?
+        .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+    Ok(crate::auth::issue(
+        &crate::auth::Keys::new(&facts.signing_key),
+        &admin,
+        seconds,
+    ))
+}
+
 /// Lists principals with their workspace roles.
 pub fn list_principals(data_dir: &Path) -> crate::Result<Value> {
     let (db, _) = open_store(data_dir)?;

@@ -85,3 +85,9 @@ impl From<crate::api_error::ApiError> for Error {
         }
     }
 }
+
+impl From<rusqlite::Error> for Error {
+    fn from(err: rusqlite::Error) -> Self {
+        Error::failed("local Fabric's store failed").with_cause(err)
+    }
+}

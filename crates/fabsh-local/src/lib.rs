@@ -171,14 +171,15 @@ impl LocalServer {
         }
     }
 
-    /// Serves until the server stops or the process gets Ctrl-C (then stops gracefully).
+    /// Serves until the server stops (`POST /_local/shutdown`) or the process is asked to
+    /// stop (Ctrl-C, SIGTERM); then stops gracefully.
     pub async fn wait(mut self) -> crate::Result<()> {
         let Some(mut task) = self.task.take() else {
             return Ok(());
         };
         let outcome = tokio::select! {
             outcome = &mut task => outcome,
-            _ = tokio::signal::ctrl_c() => {
+            () = stop_signal() => {
                 self.state.shutdown.cancel();
                 task.await
             }
@@ -189,6 +190,22 @@ impl LocalServer {
             Err(e) => Err(crate::Error::failed("local Fabric stopped").with_cause(e)),
         }
     }
+}
+
+/// Ctrl-C, or on Unix SIGTERM too (`kill`, service managers).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 impl Drop for LocalServer {

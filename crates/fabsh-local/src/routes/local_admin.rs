@@ -43,6 +43,17 @@ fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
     }
 }
 
+/// POST `/_local/shutdown` (admin): stops the server once in-flight requests finish
+/// (`fabsh local stop`).
+pub async fn shutdown(State(state): State<Shared>, caller: Caller) -> Result<Response, ApiError> {
+    require_admin(&state, &caller)?;
+    state.shutdown.cancel();
+    Ok(respond::json(
+        StatusCode::ACCEPTED,
+        &json!({"stopping": true}),
+    ))
+}
+
 /// GET `/_local/requests`: how many API requests were served and the last 2000 of them.
 pub async fn requests(State(state): State<Shared>) -> Response {
     respond::json(StatusCode::OK, &state.requests.to_json())

@@ -184,6 +184,7 @@ pub fn router(state: Shared) -> Router {
             post(local_admin::issue_federated_token),
         )
         .route("/_local/requests", get(local_admin::requests))
+        .route("/_local/shutdown", post(local_admin::shutdown))
         .route("/_local/tenants", get(local_admin::tenants))
         .route(
             "/_local/principals",

@@ -1,0 +1,274 @@
+//! `fabsh local serve` and `fabsh local stop`. A server prints `export FABSH_ENDPOINT=...`
+//! and `export FABSH_TOKEN=...` first, so `eval "$(fabsh local serve --detach)"` points the
+//! shell at it; it records where it listens in `serve.json` in its data dir, which is how
+//! `local stop` finds it.
+
+use super::local::data_dir;
+use crate::connect::local_error;
+use fabsh_client::commands::{
+    ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Terminal, Traits,
+};
+use fabsh_client::config::{ENDPOINT_VAR, TOKEN_VAR};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, ErrorKind, Result};
+use fabsh_client::reply::Reply;
+use fabsh_local::{Faults, KNOBS, LocalServer, ServeOptions};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where a running server records its process and endpoint, in its data dir.
+const SERVE_FILE: &str = "serve.json";
+/// The detached server's output, in its data dir.
+const LOG_FILE: &str = "serve.log";
+/// How long `local stop` waits for the server to finish its requests.
+const STOP_WAIT: Duration = Duration::from_secs(15);
+
+const DATA_DIR: ArgSpec = ArgSpec::opt(
+    "data-dir",
+    ArgKind::Str,
+    "Where local Fabric keeps its state (default: the user data dir)",
+);
+const ADDR: ArgSpec = ArgSpec::opt(
+    "addr",
+    ArgKind::Str,
+    "Address to listen on, HOST:PORT (port 0 picks a free one)",
+)
+.default("127.0.0.1:0");
+const DETACH: ArgSpec = ArgSpec::opt(
+    "detach",
+    ArgKind::Bool,
+    "Run in the background: print the export lines, then return (stop it with `local stop`)",
+);
+
+/// `serve`'s flags: the address, the data dir, detach, and one flag per fault knob.
+const SERVE_ARGS: [ArgSpec; 3 + KNOBS.len()] = serve_args();
+
+const fn serve_args() -> [ArgSpec; 3 + KNOBS.len()] {
+    let mut args = [ADDR; 3 + KNOBS.len()];
+    args[1] = DATA_DIR;
+    args[2] = DETACH;
+    let mut at = 0;
+    while at < KNOBS.len() {
+        let knob = KNOBS[at];
+        args[3 + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
+            .env(knob.env)
+            .default(knob.default);
+        at += 1;
+    }
+    args
+}
+
+/// `fabsh local serve`.
+pub const SERVE: CommandSpec = CommandSpec {
+    group: "local",
+    name: "serve",
+    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...` and `export FABSH_TOKEN=...` first",
+    about: "Serves until Ctrl-C or `fabsh local stop`; with --detach it runs in the \
+background and the command returns once it listens, so `eval \"$(fabsh local serve \
+--detach)\"` sets up the shell. The fault flags (latency, quotas, error rates, page size, LRO \
+timing) make it behave like a busy or failing service for tests and benchmarks.",
+    args: &SERVE_ARGS,
+    traits: Traits::READ.needs(Needs::LocalFabric),
+    columns: &[],
+    examples: &[
+        Example {
+            command: "local serve --data-dir ./fabric --page-size 5",
+            about: "a server with small pages, its state in ./fabric; Ctrl-C stops it",
+        },
+        Example {
+            command: "local serve --detach --data-dir ./fabric",
+            about: "in the background; `eval \"$(...)\"` exports its endpoint and token",
+        },
+    ],
+    handler: Handler::Interactive(serve),
+};
+
+/// `fabsh local stop`.
+pub const STOP: CommandSpec = CommandSpec {
+    group: "local",
+    name: "stop",
+    summary: "Stop the local Fabric server running on a data dir (one `local serve` started)",
+    about: "Asks the server to finish its requests and stop, and waits until it has.",
+    args: &[DATA_DIR],
+    traits: Traits::MUTATE.needs(Needs::LocalFabric),
+    columns: &[],
+    examples: &[Example {
+        command: "local stop --data-dir ./fabric",
+        about: "the server `local serve --detach --data-dir ./fabric` started",
+    }],
+    handler: Handler::Data(stop),
+};
+
+fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
+    let addr: SocketAddr = args
+        .str("addr")?
+        .parse()
+        .map_err(|err| Error::usage(format!("--addr: {err}")))?;
+    let mut faults = Faults::default();
+    for knob in KNOBS {
+        faults
+            .set(knob.flag, args.str(knob.flag)?)
+            .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
+    }
+    let dir = std::path::absolute(data_dir(&args))
+        .map_err(|err| Error::usage("--data-dir: not a usable path").with_cause(err))?;
+    if args.flag("detach") {
+        return detach(terminal, &args, &dir, addr);
+    }
+    let options = ServeOptions {
+        addr,
+        data_dir: dir.clone(),
+        faults,
+    };
+    let bridge = terminal.bridge;
+    let server =
+        bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
+    let record = json!({"pid": std::process::id(), "endpoint": server.base_url()});
+    write_record(&dir, &record)?;
+    terminal.printer.text(&format!(
+        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\n",
+        server.base_url(),
+        server.admin_token()
+    ))?;
+    terminal
+        .printer
+        .note("local Fabric is running; Ctrl-C or `fabsh local stop` stops it");
+    bridge.cancel_on_ctrl_c();
+    let outcome = bridge.block_on(async { server.wait().await.map_err(local_error) });
+    // Only this server's record goes: another may have started on the dir since.
+    if read_record(&dir).is_some_and(|found| found["pid"] == record["pid"]) {
+        let _ = std::fs::remove_file(dir.join(SERVE_FILE));
+    }
+    match outcome {
+        Err(err) if err.kind == ErrorKind::Cancelled => Ok(ExitCode::SUCCESS),
+        other => other.map(|()| ExitCode::SUCCESS),
+    }
+}
+
+/// Starts this binary as `local serve` (same flags, without --detach) in its own process
+/// group, so the shell's Ctrl-C does not reach it; prints its two export lines once it
+/// listens and returns.
+fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
+    std::fs::create_dir_all(dir)
+        .map_err(|err| Error::usage(format!("cannot create {}", dir.display())).with_cause(err))?;
+    let log_path = dir.join(LOG_FILE);
+    let log = std::fs::File::create(&log_path).map_err(|err| {
+        Error::runtime(format!("cannot write {}", log_path.display())).with_cause(err)
+    })?;
+    let exe = std::env::current_exe()
+        .map_err(|err| Error::runtime("cannot find the fabsh binary").with_cause(err))?;
+    let mut command = Command::new(exe);
+    command
+        .args(["local", "serve", "--addr", &addr.to_string(), "--data-dir"])
+        .arg(dir);
+    for knob in KNOBS {
+        command
+            .arg(format!("--{}", knob.flag))
+            .arg(args.str(knob.flag)?);
+    }
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
+        .spawn()
+        .map_err(|err| Error::runtime("cannot start local Fabric").with_cause(err))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::runtime("local Fabric's output was not captured"))?;
+    let lines: Vec<String> = BufReader::new(stdout)
+        .lines()
+        .take(2)
+        .map_while(std::io::Result::ok)
+        .collect();
+    if lines.len() < 2 {
+        let _ = child.wait();
+        let why = std::fs::read_to_string(&log_path).unwrap_or_default();
+        return Err(Error::runtime("local Fabric did not start").with_cause(why.trim()));
+    }
+    terminal.printer.text(&format!("{}\n", lines.join("\n")))?;
+    terminal.printer.note(&format!(
+        "local Fabric runs in the background (pid {}, log {}); `fabsh local stop --data-dir {}` stops it",
+        child.id(),
+        log_path.display(),
+        dir.display()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let dir = data_dir(&args);
+        let record = read_record(&dir).ok_or_else(|| {
+            Error::not_found(format!(
+                "no local Fabric server is recorded in {}",
+                dir.display()
+            ))
+            .with_hint("`local stop` stops a server that `local serve` started on that data dir")
+        })?;
+        let endpoint = record["endpoint"].as_str().unwrap_or_default().to_string();
+        let (store, seconds) = (dir.clone(), 60);
+        let token =
+            tokio::task::spawn_blocking(move || fabsh_local::admin::admin_token(&store, seconds))
+                .await
+                .map_err(|err| Error::runtime("local Fabric's store failed").with_cause(err))?
+                .map_err(local_error)?;
+        let origin = endpoint.trim_end_matches("/v1").to_string();
+        let http = fabsh_http::client(true)?;
+        let sent = http
+            .post(format!("{origin}/_local/shutdown"))
+            .bearer_auth(&token)
+            .send()
+            .await;
+        let address = listening_address(&origin);
+        if sent.is_err() && !answers(address).await {
+            // Nothing answers there: the server is gone already; forget its record.
+            let _ = std::fs::remove_file(dir.join(SERVE_FILE));
+            return Ok(Reply::empty().with_note("local Fabric was not running"));
+        }
+        let started = Instant::now();
+        while answers(address).await {
+            if started.elapsed() > STOP_WAIT {
+                return Err(Error::runtime(format!(
+                    "local Fabric at {origin} is still running after {} s",
+                    STOP_WAIT.as_secs()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // The server removes it too as it exits; whoever comes first, it is gone on return.
+        let _ = std::fs::remove_file(dir.join(SERVE_FILE));
+        Ok(Reply::empty().with_note(format!("local Fabric at {origin} stopped")))
+    })
+}
+
+/// True while something accepts connections at `address`.
+async fn answers(address: Option<SocketAddr>) -> bool {
+    match address {
+        Some(addr) => tokio::net::TcpStream::connect(addr).await.is_ok(),
+        None => false,
+    }
+}
+
+/// The address a `http://host:port` origin listens on.
+fn listening_address(origin: &str) -> Option<SocketAddr> {
+    origin.strip_prefix("http://")?.parse().ok()
+}
+
+fn write_record(dir: &Path, record: &Value) -> Result<()> {
+    let path = dir.join(SERVE_FILE);
+    std::fs::write(&path, record.to_string())
+        .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
+}
+
+fn read_record(dir: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(PathBuf::from(dir).join(SERVE_FILE)).ok()?;
+    serde_json::from_str(&text).ok()
+}
