@@ -12,12 +12,14 @@ pub mod endorsements;
 pub mod fabric_error;
 pub mod folders;
 pub mod items;
+mod list_cache;
 mod lro;
 mod paging;
 pub mod request;
 pub mod resolve;
 mod send;
 pub mod shares;
+pub mod stale;
 pub mod tags;
 pub mod throttle;
 pub mod workspaces;
@@ -31,6 +33,7 @@ use crate::auth::TokenProvider;
 use crate::error::{Error, Result};
 use crate::output::{Progress, Tracer};
 use reqwest::Url;
+use resolve::Resolver;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -61,8 +64,8 @@ impl Default for CallOptions {
     }
 }
 
-/// The API client. Cheap to clone; clones share the connection pool, the rate limiter and
-/// the dry-run plan.
+/// The API client. Cheap to clone; clones share the connection pool, the rate limiter, the
+/// name cache (which the client keeps fresh after writes) and the dry-run plan.
 #[derive(Clone)]
 pub struct ApiClient {
     http: reqwest::Client,
@@ -72,6 +75,7 @@ pub struct ApiClient {
     tracer: Option<Tracer>,
     progress: Progress,
     options: CallOptions,
+    resolver: Arc<Resolver>,
     dry_run_plan: Arc<Mutex<dry_run::Plan>>,
 }
 
@@ -93,6 +97,7 @@ impl ApiClient {
             tracer,
             progress,
             options: CallOptions::default(),
+            resolver: Arc::default(),
             dry_run_plan: Arc::default(),
         })
     }
@@ -139,6 +144,11 @@ impl ApiClient {
     /// Where the token comes from, for messages.
     pub fn auth_source(&self) -> &str {
         self.auth.source()
+    }
+
+    /// The name cache, shared by every clone of this client.
+    pub fn resolver(&self) -> &Resolver {
+        &self.resolver
     }
 
     /// The shared rate limiter.

@@ -22,11 +22,35 @@ impl ApiClient {
     ///
     /// Under `--dry-run` a request that changes something, or that is about something the
     /// dry run only planned, is recorded and answered with a made-up success instead.
+    ///
+    /// After a request that changed something, or may have (its answer was lost), the name
+    /// lists it made stale are forgotten.
     pub async fn send(&self, req: Req) -> Result<Resp> {
         let url = self.url_for(&req.target)?;
         if self.options.dry_run && (req.mutates() || dry_run::names_planned(&req, &url)) {
             return Ok(self.answer_dry_run(&req, &url));
         }
+        let outcome = self.send_to(&req, &url).await;
+        let acted = match &outcome {
+            Ok(_) => true,
+            Err(err) => err.is_ambiguous(),
+        };
+        if req.mutates() && acted {
+            self.forget_after_write(&url);
+        }
+        outcome
+    }
+
+    /// Forgets the cached lists a write to `url` made stale.
+    pub(crate) fn forget_after_write(&self, url: &reqwest::Url) {
+        let base = self.base.path().trim_end_matches('/');
+        if let Some(path) = url.path().strip_prefix(base) {
+            self.resolver.forget_after_write(path);
+        }
+    }
+
+    /// The send loop of [`ApiClient::send`].
+    async fn send_to(&self, req: &Req, url: &reqwest::Url) -> Result<Resp> {
         // Bytes: each attempt shares the one serialized body instead of copying it.
         let body = req.body_bytes()?;
         let mut throttled = 0;
@@ -55,7 +79,7 @@ impl ApiClient {
                     .body(body.clone());
             }
             if let Some(tracer) = &self.tracer {
-                tracer.request(&req.method, &url, &req.query, body.as_deref());
+                tracer.request(&req.method, url, &req.query, body.as_deref());
             }
             let started = Instant::now();
             let outcome = match builder.send().await {
@@ -86,7 +110,7 @@ impl ApiClient {
                         tokio::time::sleep(retry::backoff(failed)).await;
                         continue;
                     }
-                    return Err(network_error(&req, &url, &err));
+                    return Err(network_error(req, url, &err));
                 }
             };
             if let Some(tracer) = &self.tracer {
@@ -126,7 +150,7 @@ impl ApiClient {
                 }
                 _ => {}
             }
-            return Err(self.api_error(&req, &resp));
+            return Err(self.api_error(req, &resp));
         }
     }
 
