@@ -345,3 +345,39 @@ fn state_survives_a_restart() {
         .ok_json();
     assert_eq!(shown["displayName"], "Keeper");
 }
+
+#[test]
+fn names_follow_writes_in_one_process_and_dry_runs_forget_nothing() {
+    let server = Server::start();
+    let before = server.request_count();
+    // One process: the name cache lives across these calls.
+    let script = r#"
+        let first = item::show("Demo", "Welcome").id;
+        item::delete("Demo", "Welcome", #{dry_run: true});
+        let again = item::show("Demo", "Welcome").id;
+        item::update("Demo", "Welcome", #{name: "Renamed"});
+        let old_name = "still found";
+        try { item::show("Demo", "Welcome"); } catch (err) { old_name = err.kind; }
+        `${first == again} ${old_name}`
+    "#;
+    let run = server.fabsh(&["-e", script]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.trim(),
+        "true not_found",
+        "after the rename the old name is gone"
+    );
+    let log = server.requests();
+    let requests = log["requests"].as_array().expect("requests");
+    let new = (server.request_count() - before) as usize;
+    let item_lists = requests[requests.len() - new..]
+        .iter()
+        .filter(|r| {
+            r["method"] == "GET" && r["path"].as_str().is_some_and(|p| p.ends_with("/items"))
+        })
+        .count();
+    assert_eq!(
+        item_lists, 2,
+        "listed once for the first lookups (the dry run forgot nothing), once after the rename"
+    );
+}

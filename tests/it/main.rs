@@ -17,6 +17,7 @@ mod data_agent_query;
 mod data_agents;
 mod data_agents_local;
 mod definitions;
+mod dry_run;
 mod http_core;
 mod identity;
 mod inspect;

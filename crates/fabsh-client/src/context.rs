@@ -42,7 +42,6 @@ pub struct Ctx {
 struct Shared {
     bridge: Bridge,
     settings: Settings,
-    resolver: Resolver,
     backend: String,
     /// Kept alive for as long as the context: dropping it stops an attached server.
     _server: Option<Box<dyn Any + Send + Sync>>,
@@ -106,7 +105,6 @@ impl Ctx {
             shared: Arc::new(Shared {
                 bridge,
                 settings: settings.clone(),
-                resolver: Resolver::default(),
                 backend,
                 _server: server,
             }),
@@ -173,9 +171,9 @@ impl Ctx {
         &self.shared.settings
     }
 
-    /// The process-wide name cache.
+    /// The process-wide name cache (the API client's, which it keeps fresh after writes).
     pub fn resolver(&self) -> &Resolver {
-        &self.shared.resolver
+        self.api.resolver()
     }
 
     /// `local`, or the endpoint's host: shown in the REPL prompt.
@@ -190,7 +188,7 @@ impl Ctx {
 
     /// The id of a workspace given by id or name.
     pub async fn workspace_id(&self, text: &str) -> Result<String> {
-        self.shared.resolver.workspace(&self.api, text).await
+        self.resolver().workspace(&self.api, text).await
     }
 
     /// The id of an item given by id or name, optionally of one type only.
@@ -200,8 +198,7 @@ impl Ctx {
         text: &str,
         item_type: Option<&str>,
     ) -> Result<String> {
-        self.shared
-            .resolver
+        self.resolver()
             .item(&self.api, workspace_id, text, item_type)
             .await
     }

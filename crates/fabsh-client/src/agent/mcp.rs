@@ -68,7 +68,7 @@ pub async fn ask(ctx: &Ctx, url: &str, question: &str, timeout: Duration) -> Res
     match call_tool(ctx, &session, question, timeout).await {
         // A server that issued a session and then forgot it answers 404: start over, once.
         Err(err) if session.session_id.is_some() && err.status == Some(404) => {
-            ctx.resolver().forget_prefix(&cache_key(url)).await;
+            ctx.resolver().forget_prefix(&cache_key(url));
             let session = self::session(ctx, url, timeout).await?;
             call_tool(ctx, &session, question, timeout).await
         }

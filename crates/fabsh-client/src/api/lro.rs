@@ -63,6 +63,12 @@ impl ApiClient {
 
     /// As [`ApiClient::lro`], returning the result's response unparsed.
     pub async fn lro_response(&self, req: Req) -> Result<LroResponse> {
+        // A change made by an operation lands while it runs: a name list fetched meanwhile
+        // may miss it, so the lists the request changes are forgotten again once it ends.
+        let written = req
+            .mutates()
+            .then(|| self.url_for(&req.target))
+            .transpose()?;
         let resp = self.send(req).await?;
         if resp.status != 202 {
             return Ok(LroResponse::Done(Some(resp)));
@@ -75,7 +81,11 @@ impl ApiClient {
                 "location": op.url.as_str(),
             })));
         }
-        self.wait_for(op).await.map(LroResponse::Done)
+        let outcome = self.wait_for(op).await;
+        if let Some(url) = &written {
+            self.forget_after_write(url);
+        }
+        outcome.map(LroResponse::Done)
     }
 
     async fn wait_for(&self, op: Operation) -> Result<Option<Resp>> {

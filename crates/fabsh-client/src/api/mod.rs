@@ -7,16 +7,19 @@ pub mod bulk;
 mod create;
 pub mod data_agents;
 pub mod definitions;
+pub mod dry_run;
 pub mod endorsements;
 pub mod fabric_error;
 pub mod folders;
 pub mod items;
+mod list_cache;
 mod lro;
 mod paging;
 pub mod request;
 pub mod resolve;
 mod send;
 pub mod shares;
+pub mod stale;
 pub mod tags;
 pub mod throttle;
 pub mod workspaces;
@@ -30,6 +33,7 @@ use crate::auth::TokenProvider;
 use crate::error::{Error, Result};
 use crate::output::{Progress, Tracer};
 use reqwest::Url;
+use resolve::Resolver;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -38,13 +42,11 @@ use throttle::RateLimiter;
 /// The Fabric endpoint used when none is configured.
 pub const DEFAULT_ENDPOINT: &str = "https://api.fabric.microsoft.com/v1";
 
-/// The error code carried by the stop that `--dry-run` puts on the first mutating request.
-pub const DRY_RUN_STOP: &str = "fabsh.DryRun";
-
 /// Per-call behaviour chosen by the command's flags.
 #[derive(Debug, Clone)]
 pub struct CallOptions {
-    /// Record mutating requests instead of sending them.
+    /// Record mutating requests and answer them with a made-up success instead of sending
+    /// them (see [`dry_run`]).
     pub dry_run: bool,
     /// Return the operation instead of waiting for long-running operations.
     pub no_wait: bool,
@@ -62,8 +64,8 @@ impl Default for CallOptions {
     }
 }
 
-/// The API client. Cheap to clone; clones share the connection pool, the rate limiter and
-/// the dry-run record.
+/// The API client. Cheap to clone; clones share the connection pool, the rate limiter, the
+/// name cache (which the client keeps fresh after writes) and the dry-run plan.
 #[derive(Clone)]
 pub struct ApiClient {
     http: reqwest::Client,
@@ -73,7 +75,8 @@ pub struct ApiClient {
     tracer: Option<Tracer>,
     progress: Progress,
     options: CallOptions,
-    dry_run_log: Arc<Mutex<Vec<Value>>>,
+    resolver: Arc<Resolver>,
+    dry_run_plan: Arc<Mutex<dry_run::Plan>>,
 }
 
 impl ApiClient {
@@ -94,14 +97,22 @@ impl ApiClient {
             tracer,
             progress,
             options: CallOptions::default(),
-            dry_run_log: Arc::new(Mutex::new(Vec::new())),
+            resolver: Arc::default(),
+            dry_run_plan: Arc::default(),
         })
     }
 
-    /// The same client with per-call options.
+    /// The same client with per-call options. A dry run that starts here gets a plan of its
+    /// own; one already under way keeps sharing its plan (commands a command runs).
     pub fn with_options(&self, options: CallOptions) -> Self {
+        let dry_run_plan = if options.dry_run && !self.options.dry_run {
+            Arc::default()
+        } else {
+            Arc::clone(&self.dry_run_plan)
+        };
         ApiClient {
             options,
+            dry_run_plan,
             ..self.clone()
         }
     }
@@ -135,6 +146,11 @@ impl ApiClient {
         self.auth.source()
     }
 
+    /// The name cache, shared by every clone of this client.
+    pub fn resolver(&self) -> &Resolver {
+        &self.resolver
+    }
+
     /// The shared rate limiter.
     pub fn limiter(&self) -> &RateLimiter {
         &self.limiter
@@ -142,7 +158,10 @@ impl ApiClient {
 
     /// Takes the requests recorded by `--dry-run` so far.
     pub fn take_dry_run_log(&self) -> Vec<Value> {
-        std::mem::take(&mut *self.dry_run_log.lock().unwrap_or_else(|p| p.into_inner()))
+        self.dry_run_plan
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take_requests()
     }
 
     /// Sends `req` and parses the JSON answer.

@@ -1,19 +1,19 @@
 //! Workspace and item flags take an id or a display name. Names are resolved with one list
 //! call, cached for the life of the process (refreshed once when a name is missing, so
 //! things created since are found). An ambiguous name is an error listing the candidates.
+//! The API client forgets cached lists after each write that changes them (see [`stale`]).
 
-use super::{ApiClient, items, workspaces};
+use super::list_cache::ListCache;
+use super::{ApiClient, items, stale, workspaces};
 use crate::error::{Error, Result};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
-use tokio::sync::Mutex;
 
-/// The name cache of one process.
+/// The name cache of one process: lists fetched once per key at a time, keys side by side.
 #[derive(Default)]
 pub struct Resolver {
-    /// Keyed by `""` for workspaces, `"<workspace id>/<type>"` for items.
-    lists: Mutex<HashMap<String, Arc<Vec<Value>>>>,
+    /// Keyed as [`stale`] builds the keys, plus whatever other callers cache here.
+    lists: ListCache,
 }
 
 /// True when `text` is a GUID, so no lookup is needed.
@@ -32,7 +32,7 @@ impl Resolver {
         if is_guid(text) {
             return Ok(text.trim().to_string());
         }
-        self.resolve(String::new(), text, "workspace", || async {
+        self.resolve(stale::workspaces_key(), text, "workspace", || async {
             api.all(workspaces::list_req()).await
         })
         .await
@@ -50,7 +50,7 @@ impl Resolver {
         if is_guid(text) {
             return Ok(text.trim().to_string());
         }
-        let key = format!("{workspace_id}/{}", item_type.unwrap_or(""));
+        let key = stale::items_key(workspace_id, item_type);
         let what = item_type.map_or("item".to_string(), |t| format!("{t} item"));
         self.resolve(key, text, &what, || async {
             let filter = items::ListFilter {
@@ -62,19 +62,9 @@ impl Resolver {
         .await
     }
 
-    /// Drops cached item names of a workspace after something there changed.
-    pub async fn forget_items(&self, workspace_id: &str) {
-        self.forget_prefix(&format!("{workspace_id}/")).await;
-    }
-
-    /// Drops cached workspace names.
-    pub async fn forget_workspaces(&self) {
-        self.lists.lock().await.remove("");
-    }
-
     async fn resolve<F, Fut>(&self, key: String, name: &str, what: &str, fetch: F) -> Result<String>
     where
-        F: Fn() -> Fut,
+        F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Value>>>,
     {
         let list = self
@@ -88,8 +78,8 @@ impl Resolver {
     }
 
     /// A list kept for the life of the process under `key` (fetched on first use, once at a
-    /// time, so concurrent callers share one request); fetched again when `has_wanted` says
-    /// the cached copy lacks what the caller looks for, so things created since are found.
+    /// time per key, so concurrent callers share one request); fetched again when `has_wanted`
+    /// says the cached copy lacks what the caller looks for, so things created since are found.
     pub async fn cached_list<F, Fut>(
         &self,
         key: String,
@@ -97,26 +87,23 @@ impl Resolver {
         has_wanted: impl Fn(&[Value]) -> bool,
     ) -> Result<Arc<Vec<Value>>>
     where
-        F: Fn() -> Fut,
+        F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Value>>>,
     {
-        let mut lists = self.lists.lock().await;
-        if let Some(list) = lists.get(&key)
-            && has_wanted(list)
-        {
-            return Ok(Arc::clone(list));
-        }
-        let list = Arc::new(fetch().await?);
-        lists.insert(key, Arc::clone(&list));
-        Ok(list)
+        self.lists.get(&key, fetch, has_wanted).await
     }
 
     /// Drops every cached list whose key starts with `prefix`.
-    pub async fn forget_prefix(&self, prefix: &str) {
-        self.lists
-            .lock()
-            .await
-            .retain(|key, _| !key.starts_with(prefix));
+    pub fn forget_prefix(&self, prefix: &str) {
+        self.lists.forget_prefix(prefix);
+    }
+
+    /// Drops the cached lists a request that changed something at `path` (under the
+    /// endpoint) made stale.
+    pub fn forget_after_write(&self, path: &str) {
+        for prefix in stale::stale_prefixes(path) {
+            self.lists.forget_prefix(&prefix);
+        }
     }
 }
 

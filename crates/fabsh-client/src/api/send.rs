@@ -3,10 +3,9 @@
 
 use super::fabric_error;
 use super::request::{Req, Resp, Safety};
-use super::{ApiClient, DRY_RUN_STOP};
-use crate::error::{Error, ErrorKind, Result};
+use super::{ApiClient, dry_run};
+use crate::error::{Error, Result};
 use fabsh_http::retry::{self, MAX_FAILED_ATTEMPTS, MAX_THROTTLED_ATTEMPTS};
-use serde_json::json;
 use tokio::time::Instant;
 
 /// The code given to failures where no HTTP answer arrived.
@@ -20,12 +19,38 @@ impl ApiClient {
     /// - 5xx and connection failures: resent with jittered backoff only when the request is
     ///   safe to repeat; a create is never resent, since the service may have acted on it.
     /// - 401 `TokenExpired`: asks the token provider for a fresh token once.
+    ///
+    /// Under `--dry-run` a request that changes something, or that is about something the
+    /// dry run only planned, is recorded and answered with a made-up success instead.
+    ///
+    /// After a request that changed something, or may have (its answer was lost), the name
+    /// lists it made stale are forgotten.
     pub async fn send(&self, req: Req) -> Result<Resp> {
         let url = self.url_for(&req.target)?;
-        if self.options.dry_run && req.mutates() {
-            self.record_dry_run(&req, &url);
-            return Err(Error::new(ErrorKind::Runtime, "dry run: not sent").with_code(DRY_RUN_STOP));
+        if self.options.dry_run && (req.mutates() || dry_run::names_planned(&req, &url)) {
+            return Ok(self.answer_dry_run(&req, &url));
         }
+        let outcome = self.send_to(&req, &url).await;
+        let acted = match &outcome {
+            Ok(_) => true,
+            Err(err) => err.is_ambiguous(),
+        };
+        if req.mutates() && acted {
+            self.forget_after_write(&url);
+        }
+        outcome
+    }
+
+    /// Forgets the cached lists a write to `url` made stale.
+    pub(crate) fn forget_after_write(&self, url: &reqwest::Url) {
+        let base = self.base.path().trim_end_matches('/');
+        if let Some(path) = url.path().strip_prefix(base) {
+            self.resolver.forget_after_write(path);
+        }
+    }
+
+    /// The send loop of [`ApiClient::send`].
+    async fn send_to(&self, req: &Req, url: &reqwest::Url) -> Result<Resp> {
         // Bytes: each attempt shares the one serialized body instead of copying it.
         let body = req.body_bytes()?;
         let mut throttled = 0;
@@ -54,7 +79,7 @@ impl ApiClient {
                     .body(body.clone());
             }
             if let Some(tracer) = &self.tracer {
-                tracer.request(&req.method, &url, &req.query, body.as_deref());
+                tracer.request(&req.method, url, &req.query, body.as_deref());
             }
             let started = Instant::now();
             let outcome = match builder.send().await {
@@ -85,7 +110,7 @@ impl ApiClient {
                         tokio::time::sleep(retry::backoff(failed)).await;
                         continue;
                     }
-                    return Err(network_error(&req, &url, &err));
+                    return Err(network_error(req, url, &err));
                 }
             };
             if let Some(tracer) = &self.tracer {
@@ -125,7 +150,7 @@ impl ApiClient {
                 }
                 _ => {}
             }
-            return Err(self.api_error(&req, &resp));
+            return Err(self.api_error(req, &resp));
         }
     }
 
@@ -148,26 +173,6 @@ impl ApiClient {
             _ => {}
         }
         err
-    }
-
-    fn record_dry_run(&self, req: &Req, url: &reqwest::Url) {
-        let mut url = url.clone();
-        if !req.query.is_empty() {
-            url.query_pairs_mut().extend_pairs(&req.query);
-        }
-        let body = match &req.raw_body {
-            Some(raw) => serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null),
-            None => req.body.clone().unwrap_or(serde_json::Value::Null),
-        };
-        let entry = json!({
-            "method": req.method.as_str(),
-            "url": url.as_str(),
-            "body": body,
-        });
-        self.dry_run_log
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(entry);
     }
 }
 

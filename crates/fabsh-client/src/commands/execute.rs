@@ -4,16 +4,17 @@
 use super::args::Args;
 use super::common::call_options;
 use super::spec::{CommandSpec, Handler};
-use crate::api::DRY_RUN_STOP;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use serde_json::json;
 
-/// Runs `spec`'s handler on `ctx`. Under the command's own `--dry-run` the reply is the
-/// requests that would have been sent, `{dryRun: true, requests: [...]}`. A context that is
-/// already a dry run stays one, so a command that runs other commands (`item bulk-create`)
-/// sends nothing either; its inner commands then leave the record to the outer one.
+/// Runs `spec`'s handler on `ctx`. Under the command's own `--dry-run` the handler runs to
+/// its end on made-up answers (see [`crate::api::dry_run`]) and the reply is every request
+/// that would have changed something, in order: `{dryRun: true, requests: [...]}`. A context
+/// that is already a dry run stays one, so a command that runs other commands (`item
+/// bulk-create`) sends nothing either; its inner commands then leave the record to the outer
+/// one.
 pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Result<Reply> {
     let Handler::Data(handler) = spec.handler else {
         return Err(Error::usage(format!(
@@ -26,12 +27,11 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
     let mut options = call_options(&args);
     options.dry_run |= inherited;
     let call = ctx.for_call(options);
-    match handler(call.clone(), args).await {
-        Err(err) if own_dry_run && err.has_code(DRY_RUN_STOP) => {}
-        Err(err) => return Err(err),
-        Ok(_) if own_dry_run => {}
-        Ok(reply) => return Ok(reply),
+    let reply = handler(call.clone(), args).await?;
+    if !own_dry_run {
+        return Ok(reply);
     }
+    // The handler's reply describes made-up answers; the plan is what the user asked for.
     let requests = call.api().take_dry_run_log();
     Ok(Reply::json(json!({"dryRun": true, "requests": requests})))
 }

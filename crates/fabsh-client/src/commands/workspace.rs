@@ -100,7 +100,6 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
             body.insert("capacityId".into(), json!(capacity));
         }
         let created = workspaces::create(ctx.api(), Value::Object(body)).await?;
-        ctx.resolver().forget_workspaces().await;
         let reply = Reply::json(created.outcome.into_value());
         Ok(if created.recovered {
             reply.with_note("the service's answer was lost; found the new workspace by name")
@@ -114,7 +113,6 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let id = ctx.workspace_id(args.str("workspace")?).await?;
         workspaces::delete(ctx.api(), &id).await?;
-        ctx.resolver().forget_workspaces().await;
         Ok(Reply::empty())
     })
 }

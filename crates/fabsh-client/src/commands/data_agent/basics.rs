@@ -119,7 +119,6 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
         }
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let created = data_agents::create(ctx.api(), &workspace, Value::Object(body)).await?;
-        ctx.resolver().forget_items(&workspace).await;
         Ok(created_reply(created, "agent"))
     })
 }
@@ -129,7 +128,6 @@ fn update(ctx: Ctx, args: Args) -> HandlerFuture {
         let body = update_body(&args)?;
         let agent = agent(&ctx, &args).await?;
         let updated = agent.update(ctx.api(), body).await?;
-        ctx.resolver().forget_items(&agent.workspace).await;
         Ok(Reply::json(updated))
     })
 }
@@ -138,7 +136,6 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let agent = agent(&ctx, &args).await?;
         agent.delete(ctx.api(), args.flag("hard-delete")).await?;
-        ctx.resolver().forget_items(&agent.workspace).await;
         Ok(Reply::empty())
     })
 }

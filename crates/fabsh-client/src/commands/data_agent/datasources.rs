@@ -2,8 +2,7 @@
 //! update-datasource`.
 
 use super::{
-    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, explain_unpublished,
-    forget_sources, stage,
+    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, explain_unpublished, stage,
 };
 use crate::api::data_agents::Stage;
 use crate::api::items::{self, ListFilter};
@@ -241,7 +240,6 @@ fn add_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
         .await?;
         let body = sources::create_body(kind, &item_id, &artifact_workspace);
         let created = agent.datasource_create(ctx.api(), body).await?;
-        forget_sources(&ctx, &agent).await;
         let recovered = created.recovered;
         let mut value = sources::with_key_case(created.outcome.into_value(), false);
         if let Some(instructions) = args.opt_str("instructions")
@@ -265,7 +263,6 @@ fn remove_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
         let agent = agent(&ctx, &args).await?;
         let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
         agent.datasource_delete(ctx.api(), &source.id).await?;
-        forget_sources(&ctx, &agent).await;
         Ok(Reply::json(source.value))
     })
 }
@@ -291,7 +288,6 @@ fn update_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
         agent
             .datasource_patch(ctx.api(), &source.id, Value::Object(body))
             .await?;
-        forget_sources(&ctx, &agent).await;
         Ok(Reply::empty())
     })
 }

@@ -150,9 +150,6 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
             args.flag("update-metadata"),
         )
         .await?;
-        if args.flag("update-metadata") {
-            ctx.resolver().forget_items(&agent.workspace).await;
-        }
         let reply = match outcome {
             LroOutcome::Pending(pending) => Reply::json(pending),
             LroOutcome::Done(_) => Reply::empty(),

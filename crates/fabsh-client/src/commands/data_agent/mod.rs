@@ -18,6 +18,7 @@ use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::api::data_agents::{Agent, Stage};
 use crate::api::resolve::is_guid;
+use crate::api::stale;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use fabsh_model::agent::sources::{self, SourceKind};
@@ -130,22 +131,12 @@ fn find_source<'a>(list: &'a [Value], wanted: &str) -> Option<&'a Value> {
         })
 }
 
-/// The key under which an agent's datasource lists are cached for the process.
-fn sources_key(agent: &Agent) -> String {
-    format!("datasources:{}/{}/", agent.workspace, agent.id)
-}
-
-/// Forgets the cached datasource lists of an agent after one was added or removed.
-pub async fn forget_sources(ctx: &Ctx, agent: &Agent) {
-    ctx.resolver().forget_prefix(&sources_key(agent)).await;
-}
-
 /// The datasource `--datasource` names in `stage`. The list is fetched once per process and
 /// agent (many calls at once, as in a few-shot upload, share it), and again when the name is
 /// not in the cached copy.
 pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> Result<Source> {
     let wanted = args.str("datasource")?.trim();
-    let key = format!("{}{}", sources_key(agent), stage.name());
+    let key = stale::datasources_key(&agent.workspace, &agent.id, stage.name());
     let fetch = || ctx.api().all(agent.datasources_req(stage));
     let all = ctx
         .resolver()

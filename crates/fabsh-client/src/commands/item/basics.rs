@@ -243,7 +243,6 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
         let body = create_body(&args)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let created = items::create(ctx.api(), &workspace, body).await?;
-        ctx.resolver().forget_items(&workspace).await;
         Ok(created_reply(created, "item"))
     })
 }
@@ -351,7 +350,6 @@ fn update(ctx: Ctx, args: Args) -> HandlerFuture {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
         let item = items::update(ctx.api(), &workspace, &id, body).await?;
-        ctx.resolver().forget_items(&workspace).await;
         Ok(Reply::json(item))
     })
 }
@@ -361,7 +359,6 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
         items::delete(ctx.api(), &workspace, &id, args.flag("hard-delete")).await?;
-        ctx.resolver().forget_items(&workspace).await;
         Ok(Reply::empty())
     })
 }

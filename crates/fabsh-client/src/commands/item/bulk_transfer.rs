@@ -192,9 +192,7 @@ fn bulk_import(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let body = import_body(&args).await?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let outcome = bulk::import(ctx.api(), &workspace, body).await;
-        ctx.resolver().forget_items(&workspace).await;
-        let value = match outcome? {
+        let value = match bulk::import(ctx.api(), &workspace, body).await? {
             LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
             LroOutcome::Done(value) => value,
         };
@@ -215,8 +213,7 @@ fn bulk_move(ctx: Ctx, args: Args) -> HandlerFuture {
         })?;
         let body = check_move_body(body, flag)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let outcome = bulk::move_items(ctx.api(), &workspace, body).await;
-        ctx.resolver().forget_items(&workspace).await;
-        Ok(Reply::json(outcome?.into_value()))
+        let outcome = bulk::move_items(ctx.api(), &workspace, body).await?;
+        Ok(Reply::json(outcome.into_value()))
     })
 }

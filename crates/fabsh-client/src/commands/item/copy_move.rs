@@ -104,7 +104,6 @@ async fn copy_item(ctx: &Ctx, args: &Args) -> Result<Copied> {
     }
     body.insert("definition".into(), without_platform(definition));
     let created = items::create(api, &dest_workspace, Value::Object(body)).await?;
-    ctx.resolver().forget_items(&dest_workspace).await;
     Ok(Copied {
         item: created.outcome.into_value(),
         source_workspace,
@@ -138,7 +137,6 @@ fn move_item(ctx: Ctx, args: Args) -> HandlerFuture {
             false,
         )
         .await;
-        ctx.resolver().forget_items(&copied.source_workspace).await;
         let value = json!({
             "item": copied.item,
             "source": {

@@ -278,9 +278,6 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
             args.flag("update-metadata"),
         )
         .await?;
-        if args.flag("update-metadata") {
-            ctx.resolver().forget_items(&workspace).await;
-        }
         Ok(match outcome {
             LroOutcome::Pending(pending) => Reply::json(pending),
             LroOutcome::Done(_) => Reply::empty(),

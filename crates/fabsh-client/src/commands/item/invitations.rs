@@ -209,7 +209,6 @@ fn accept_invitation(ctx: Ctx, args: Args) -> HandlerFuture {
             None => {
                 let body = json!({"displayName": name, "type": TARGET_TYPE});
                 let made = items::create(api, &workspace, body).await?;
-                ctx.resolver().forget_items(&workspace).await;
                 (made.outcome.into_value(), true)
             }
         };
@@ -228,7 +227,6 @@ fn accept_invitation(ctx: Ctx, args: Args) -> HandlerFuture {
             }))),
             Err(err) if created => {
                 let cleanup = items::delete(api, &workspace, &item_id, false).await;
-                ctx.resolver().forget_items(&workspace).await;
                 Err(match cleanup {
                     Ok(()) => err.with_hint(format!(
                         "the lakehouse {name} made for the shortcuts was deleted again"
