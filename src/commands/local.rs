@@ -229,6 +229,10 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     let bridge = terminal.bridge;
     let server =
         bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
+    // Listening before the endpoint is printed: whoever reads it may press Ctrl-C at once,
+    // and that must stop the server as cleanly as a later one (the token stays cancelled
+    // until `wait` sees it).
+    bridge.cancel_on_ctrl_c();
     terminal.printer.text(&format!(
         "{ENDPOINT_VAR}={}\n{TOKEN_VAR}={}\n",
         server.base_url(),
@@ -237,7 +241,6 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     terminal
         .printer
         .note("local Fabric is running; Ctrl-C stops it");
-    bridge.cancel_on_ctrl_c();
     match bridge.block_on(async { server.wait().await.map_err(local_error) }) {
         Err(err) if err.kind == ErrorKind::Cancelled => Ok(ExitCode::SUCCESS),
         other => other.map(|()| ExitCode::SUCCESS),

@@ -256,6 +256,20 @@ impl Server {
         self.requests()["count"].as_u64().expect("count")
     }
 
+    /// Stops the server as Ctrl-C does (SIGINT), asserting that it exits 0, and returns its
+    /// home and data dir: the store is closed cleanly, so its files can be copied.
+    pub fn interrupt(mut self) -> (Home, PathBuf) {
+        let status = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -INT failed");
+        let exit = self.child.wait().expect("wait for local serve");
+        assert!(exit.success(), "local serve ended with {exit} after Ctrl-C");
+        let home = std::mem::replace(&mut self.home, Home::new());
+        (home, self.data_dir.clone())
+    }
+
     /// Stops the server and returns its home and data dir (to start it again).
     pub fn stop(mut self) -> (Home, PathBuf) {
         let _ = self.child.kill();
