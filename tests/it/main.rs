@@ -23,6 +23,7 @@ mod items;
 mod judge_stub;
 mod local_server;
 mod organisation;
+mod registry_checks;
 mod replay;
 mod script_bindings;
 mod script_bulk;
