@@ -84,8 +84,8 @@ LRO timing) make it behave like a busy or failing service for tests and benchmar
     traits: Traits::READ.needs(Needs::LocalFabric),
     columns: &[],
     examples: &[Example {
-        command: "local serve --data-dir /tmp/fabric --page-size 5",
-        about: "a server with small pages, its state in /tmp/fabric",
+        command: "local serve --data-dir ./fabric --page-size 5",
+        about: "a server with small pages, its state in ./fabric",
     }],
     handler: Handler::Interactive(serve),
 };
@@ -157,7 +157,7 @@ const PRINCIPAL_REMOVE: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.needs(Needs::LocalFabric).void(),
     columns: &[],
     examples: &[Example {
-        command: "local principal remove --name ci-bot --yes",
+        command: "local principal remove --name deploy-bot --yes",
         about: "the app and its roles are gone",
     }],
     handler: Handler::Data(principal_remove),
@@ -175,7 +175,7 @@ const APPROVE: CommandSpec = CommandSpec {
     traits: ADMIN,
     columns: &[],
     examples: &[Example {
-        command: "local approve BCDF2345G",
+        command: "local approve \"$USER_CODE\"",
         about: "the sign-in that printed this code goes on",
     }],
     handler: Handler::Data(approve),

@@ -16,6 +16,7 @@ mod data_agent_query;
 mod data_agents;
 mod data_agents_local;
 mod definitions;
+mod help_examples;
 mod http_core;
 mod identity;
 mod inspect;

@@ -1,5 +1,6 @@
 //! The registry's consistency (DESIGN §2): command and flag names unique and kebab-case,
 //! every flag documented (the ones traits add too), every command with an example of itself.
+//! That every example runs is `help_examples`.
 
 use fabsh::commands::REGISTRY;
 use fabsh_client::commands::common::effective_args;

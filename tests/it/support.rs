@@ -65,14 +65,7 @@ impl Home {
                 command.env(key, value);
             }
         }
-        let root = self.dir.path();
-        command
-            .env("HOME", root)
-            .env("XDG_CONFIG_HOME", root.join("config"))
-            .env("XDG_DATA_HOME", root.join("data"))
-            .env("XDG_STATE_HOME", root.join("state"))
-            .env("XDG_CACHE_HOME", root.join("cache"))
-            .env("NO_COLOR", "1");
+        command.envs(home_env(self.dir.path()));
         command
     }
 
@@ -92,6 +85,19 @@ impl Home {
     pub fn run(&self, args: &[&str]) -> Run {
         self.run_env(args, &[])
     }
+}
+
+/// The variables that make a process live in the home at `root`: HOME, the XDG dirs, and
+/// NO_COLOR (so output does not depend on the terminal).
+pub fn home_env(root: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", root.to_path_buf()),
+        ("XDG_CONFIG_HOME", root.join("config")),
+        ("XDG_DATA_HOME", root.join("data")),
+        ("XDG_STATE_HOME", root.join("state")),
+        ("XDG_CACHE_HOME", root.join("cache")),
+        ("NO_COLOR", PathBuf::from("1")),
+    ]
 }
 
 /// `fabsh local serve` running in the background for one test.

@@ -95,7 +95,7 @@ FABSH_CLIENT_SECRET.",
             about: "a user, with a device code",
         },
         Example {
-            command: "auth login --service-principal --tenant T --client-id C --client-secret < secret.txt",
+            command: "auth login --service-principal --tenant \"$TENANT_ID\" --client-id \"$CLIENT_ID\" --client-secret < secret.txt",
             about: "an app, its secret on stdin",
         },
     ],
