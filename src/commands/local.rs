@@ -110,7 +110,7 @@ const PRINCIPAL_REMOVE: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.needs(Needs::LocalFabric).void(),
     columns: &[],
     examples: &[Example {
-        command: "local principal remove --name ci-bot --yes",
+        command: "local principal remove --name deploy-bot --yes",
         about: "the app and its roles are gone",
     }],
     handler: Handler::Data(principal_remove),
@@ -128,7 +128,7 @@ const APPROVE: CommandSpec = CommandSpec {
     traits: ADMIN,
     columns: &[],
     examples: &[Example {
-        command: "local approve BCDF2345G",
+        command: "local approve \"$USER_CODE\"",
         about: "the sign-in that printed this code goes on",
     }],
     handler: Handler::Data(approve),

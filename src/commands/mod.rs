@@ -119,7 +119,10 @@ const REPL: Group = Group {
         args: &[],
         traits: Traits::READ,
         columns: &[],
-        examples: &[],
+        examples: &[Example {
+            command: "--local repl",
+            about: "Rhai code and command lines against local Fabric; :help says more",
+        }],
         handler: Handler::Interactive(repl),
     }],
 };

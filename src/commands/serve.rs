@@ -129,6 +129,10 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
     let record = json!({"pid": std::process::id(), "endpoint": server.base_url()});
     write_record(&dir, &record)?;
+    // Listening for Ctrl-C before the endpoint is printed: whoever reads it may press Ctrl-C
+    // at once, and that must stop the server as cleanly as a later one (the token stays
+    // cancelled until `wait` sees it).
+    bridge.cancel_on_ctrl_c();
     terminal.printer.text(&format!(
         "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\n",
         server.base_url(),
@@ -137,7 +141,6 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     terminal
         .printer
         .note("local Fabric is running; Ctrl-C or `fabsh local stop` stops it");
-    bridge.cancel_on_ctrl_c();
     let outcome = bridge.block_on(async { server.wait().await.map_err(local_error) });
     // Only this server's record goes: another may have started on the dir since.
     if read_record(&dir).is_some_and(|found| found["pid"] == record["pid"]) {

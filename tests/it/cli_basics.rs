@@ -1,6 +1,7 @@
-//! The command line itself: version, help, docs snapshot, completions, --local.
+//! The command line itself: version, help, docs snapshot, completions, --local, and
+//! `local serve` stopping on Ctrl-C.
 
-use crate::support::Home;
+use crate::support::{Home, Server};
 use std::path::Path;
 
 #[test]
@@ -88,4 +89,15 @@ fn local_starts_in_process_with_the_demo_workspace() {
         "--local", "item", "exists", "-w", "Demo", "--id", "Kept", "-q", "exists",
     ]);
     assert_eq!(again.stdout.trim(), "true", "{}", again.stderr);
+}
+
+#[test]
+fn local_serve_stops_cleanly_on_ctrl_c_as_soon_as_it_has_printed_its_endpoint() {
+    // The endpoint lines tell a reader the server is up; a Ctrl-C sent the moment they arrive
+    // must take the same clean way out as a later one (exit 0), not the signal's default.
+    let server = Server::start();
+    let (home, data_dir) = server.interrupt();
+    let again = Server::on_data_dir(home, data_dir, &[]);
+    let shown = again.fabsh(&["workspace", "show", "-w", "Demo", "-q", "displayName"]);
+    assert_eq!(shown.ok_json(), "Demo");
 }

@@ -65,14 +65,7 @@ impl Home {
                 command.env(key, value);
             }
         }
-        let root = self.dir.path();
-        command
-            .env("HOME", root)
-            .env("XDG_CONFIG_HOME", root.join("config"))
-            .env("XDG_DATA_HOME", root.join("data"))
-            .env("XDG_STATE_HOME", root.join("state"))
-            .env("XDG_CACHE_HOME", root.join("cache"))
-            .env("NO_COLOR", "1");
+        command.envs(home_env(self.dir.path()));
         command
     }
 
@@ -92,6 +85,19 @@ impl Home {
     pub fn run(&self, args: &[&str]) -> Run {
         self.run_env(args, &[])
     }
+}
+
+/// The variables that make a process live in the home at `root`: HOME, the XDG dirs, and
+/// NO_COLOR (so output does not depend on the terminal).
+pub fn home_env(root: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", root.to_path_buf()),
+        ("XDG_CONFIG_HOME", root.join("config")),
+        ("XDG_DATA_HOME", root.join("data")),
+        ("XDG_STATE_HOME", root.join("state")),
+        ("XDG_CACHE_HOME", root.join("cache")),
+        ("NO_COLOR", PathBuf::from("1")),
+    ]
 }
 
 /// `fabsh local serve` running in the background for one test.
@@ -254,6 +260,20 @@ impl Server {
     /// How many API requests the server has seen.
     pub fn request_count(&self) -> u64 {
         self.requests()["count"].as_u64().expect("count")
+    }
+
+    /// Stops the server as Ctrl-C does (SIGINT), asserting that it exits 0, and returns its
+    /// home and data dir: the store is closed cleanly, so its files can be copied.
+    pub fn interrupt(mut self) -> (Home, PathBuf) {
+        let status = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -INT failed");
+        let exit = self.child.wait().expect("wait for local serve");
+        assert!(exit.success(), "local serve ended with {exit} after Ctrl-C");
+        let home = std::mem::replace(&mut self.home, Home::new());
+        (home, self.data_dir.clone())
     }
 
     /// Stops the server and returns its home and data dir (to start it again).

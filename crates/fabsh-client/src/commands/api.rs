@@ -39,11 +39,11 @@ and prints the items as one array. GET requests are retried on failure; others a
             about: "the plain API response, queried",
         },
         Example {
-            command: "api GET /workspaces/<ws>/items --all",
+            command: "api GET /workspaces/$WORKSPACE_ID/items --all",
             about: "every item over every page",
         },
         Example {
-            command: "api POST /workspaces/<ws>/items --body '{\"displayName\":\"n\",\"type\":\"Notebook\"}'",
+            command: "api POST /workspaces/$WORKSPACE_ID/items --body '{\"displayName\":\"n\",\"type\":\"Notebook\"}'",
             about: "create, waiting for the operation",
         },
     ],

@@ -95,7 +95,7 @@ FABSH_CLIENT_SECRET.",
             about: "a user, with a device code",
         },
         Example {
-            command: "auth login --service-principal --tenant T --client-id C --client-secret < secret.txt",
+            command: "auth login --service-principal --tenant \"$TENANT_ID\" --client-id \"$CLIENT_ID\" --client-secret < secret.txt",
             about: "an app, its secret on stdin",
         },
     ],
@@ -110,7 +110,10 @@ const STATUS: CommandSpec = CommandSpec {
     args: &[],
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
-    examples: &[],
+    examples: &[Example {
+        command: "auth status",
+        about: "where the credentials come from, for whom and until when",
+    }],
     handler: Handler::Data(status),
 };
 
@@ -122,7 +125,10 @@ const LOGOUT: CommandSpec = CommandSpec {
     args: &[],
     traits: SIGN_IN.void(),
     columns: &[],
-    examples: &[],
+    examples: &[Example {
+        command: "auth logout",
+        about: "forget the default profile's sign-in; the other credential sources still apply",
+    }],
     handler: Handler::Data(logout),
 };
 

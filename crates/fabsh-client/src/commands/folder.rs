@@ -70,7 +70,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         traits: Traits::DESTRUCTIVE.void(),
         columns: &[],
         examples: &[Example {
-            command: "folder delete -w Demo --id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001 --yes",
+            command: "folder delete -w Demo --id \"$FOLDER_ID\" --yes",
             about: "without asking",
         }],
         handler: Handler::Data(delete),
@@ -92,7 +92,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         traits: Traits::MUTATE,
         columns: &["id", "displayName", "parentFolderId"],
         examples: &[Example {
-            command: "folder move -w Demo --id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001",
+            command: "folder move -w Demo --id \"$FOLDER_ID\"",
             about: "to the root",
         }],
         handler: Handler::Data(move_folder),

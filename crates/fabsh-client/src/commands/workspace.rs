@@ -53,7 +53,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         traits: Traits::MUTATE,
         columns: &[],
         examples: &[Example {
-            command: "workspace create --name Sales --description \"Sales team\"",
+            command: "workspace create --name Marketing --description \"Marketing team\"",
             about: "a new workspace",
         }],
         handler: Handler::Data(create),

@@ -53,7 +53,7 @@ pub const CREATE: CommandSpec = CommandSpec {
     traits: Traits::MUTATE,
     columns: &["id", "displayName", "type"],
     examples: &[Example {
-        command: "data-agent create -w Demo --name \"Sales agent\" --description \"Answers sales questions\"",
+        command: "data-agent create -w Demo --name \"Support agent\" --description \"Answers support questions\"",
         about: "a new, empty agent",
     }],
     handler: Handler::Data(create),

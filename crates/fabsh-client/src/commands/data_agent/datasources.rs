@@ -78,8 +78,8 @@ pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
-        command: "data-agent add-datasource -w Demo --id \"Sales agent\" --artifact SalesLakehouse",
-        about: "the demo lakehouse; its type is detected",
+        command: "data-agent add-datasource -w Demo --id \"Sales agent\" --artifact \"Sales Model\"",
+        about: "the demo semantic model beside the lakehouse; its type is detected",
     }],
     handler: Handler::Data(add_datasource),
 };
@@ -118,7 +118,7 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent update-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
+        command: "data-agent update-datasource -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
         about: "per-source instructions",
     }],
     handler: Handler::Data(update_datasource),

@@ -113,7 +113,7 @@ pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent delete-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --element-id U2NoZW1hcy9kYm8vVGFibGVzL29sZA== --yes",
+        command: "data-agent delete-element -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --element-id \"$ELEMENT_ID\" --yes",
         about: "a table that was dropped",
     }],
     handler: Handler::Data(delete_element),

@@ -164,7 +164,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             about: "graded by the rules",
         },
         Example {
-            command: "data-agent evaluate -w Demo --id \"Sales agent\" --questions questions.json --llm-endpoint https://my-resource.openai.azure.com --llm-model gpt-4o --output-file results.csv --min-pass-rate 0.8",
+            command: "data-agent evaluate -w Demo --id \"Sales agent\" --questions questions.json --llm-endpoint \"$AZURE_OPENAI_ENDPOINT\" --llm-model gpt-4o --output-file results.csv --min-pass-rate 0.8",
             about: "graded by a judge model, failing CI below 80 %",
         },
     ],

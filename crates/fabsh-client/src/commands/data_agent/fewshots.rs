@@ -49,7 +49,7 @@ pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
     traits: Traits::READ,
     columns: &[],
     examples: &[Example {
-        command: "data-agent show-fewshot -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --datasource SalesLakehouse --fewshot-id 3a7b9c1d-4e5f-4061-8273-94a5b6c7d8e9",
+        command: "data-agent show-fewshot -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\"",
         about: "by ids",
     }],
     handler: Handler::Data(show_fewshot),
@@ -92,7 +92,7 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent update-fewshot -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --datasource SalesLakehouse --fewshot-id 3a7b9c1d-4e5f-4061-8273-94a5b6c7d8e9 --sql \"SELECT COUNT(*) FROM dbo.orders\"",
+        command: "data-agent update-fewshot -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\" --sql \"SELECT COUNT(*) FROM dbo.orders\"",
         about: "a new answer",
     }],
     handler: Handler::Data(update_fewshot),
@@ -112,7 +112,7 @@ pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE,
     columns: &[],
     examples: &[Example {
-        command: "data-agent remove-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id 3a7b9c1d-4e5f-4061-8273-94a5b6c7d8e9 --yes",
+        command: "data-agent remove-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\" --yes",
         about: "without asking",
     }],
     handler: Handler::Data(remove_fewshot),
@@ -127,7 +127,7 @@ pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent clear-fewshots -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --datasource SalesLakehouse --yes",
+        command: "data-agent clear-fewshots -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --yes",
         about: "start over",
     }],
     handler: Handler::Data(clear_fewshots),

@@ -48,7 +48,7 @@ pub const RESET: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent reset -w 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10 --id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --yes",
+        command: "data-agent reset -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --yes",
         about: "back to what is published",
     }],
     handler: Handler::Data(reset),

@@ -95,7 +95,7 @@ pub const QUERY: CommandSpec = CommandSpec {
             about: "ask, keeping the thread for follow-ups",
         },
         Example {
-            command: "data-agent query -w Demo --id \"Sales agent\" --thread-id 0c9d5e71-8a26-4f3b-b1d4-2e6f7a8b9c01 --prompt \"and in Germany?\"",
+            command: "data-agent query -w Demo --id \"Sales agent\" --thread-id \"$THREAD_ID\" --prompt \"and in Germany?\"",
             about: "a follow-up in that thread",
         },
     ],

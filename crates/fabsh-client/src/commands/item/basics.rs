@@ -165,7 +165,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "item delete -w Demo --id Scratch --hard-delete true --yes",
+        command: "item delete -w Demo --id Draft --hard-delete true --yes",
         about: "permanently, without asking",
     }],
     handler: Handler::Data(delete),

@@ -50,7 +50,7 @@ Runs the stdlib function bulk::create.",
             about: "from a file",
         },
         Example {
-            command: "item bulk-create -w Demo --content '[{\"displayName\":\"n1\",\"type\":\"Notebook\"}]'",
+            command: "item bulk-create -w Demo --content '[{\"displayName\":\"Notes\",\"type\":\"Notebook\"}]'",
             about: "inline",
         },
     ],

@@ -46,12 +46,12 @@ pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
     columns: &[],
     examples: &[
         Example {
-            command: "item bulk-export-definitions -w Demo --dir ./demo-export",
+            command: "item bulk-export-definitions -w Demo --dir ./export",
             about: "every item, one folder per item",
         },
         Example {
-            command: "item bulk-export-definitions -w Demo --content '{\"mode\":\"Selective\",\"items\":[{\"id\":\"5b1c9d6e-0a0b-4c4d-8e8f-000000000001\"}]}'",
-            about: "one item",
+            command: "item bulk-export-definitions -w Demo --file selection.json",
+            about: "only the items the file lists: {\"mode\":\"Selective\",\"items\":[{\"id\":...}]}",
         },
     ],
     handler: Handler::Data(bulk_export),
@@ -87,7 +87,7 @@ pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
     examples: &[
         Example {
             command: "item bulk-import-definitions -w Staging --dir ./demo-export",
-            about: "deploy an exported workspace",
+            about: "deploy a workspace exported with bulk-export-definitions --dir",
         },
         Example {
             command: "item bulk-import-definitions -w Staging --file export.json --allow-pairing-by-name",
@@ -106,8 +106,8 @@ pub const BULK_MOVE: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.lro(),
     columns: &[],
     examples: &[Example {
-        command: "item bulk-move -w Demo --content '{\"items\":[\"5b1c9d6e-0a0b-4c4d-8e8f-000000000001\"],\"targetFolderId\":\"5b1c9d6e-0a0b-4c4d-8e8f-000000000002\"}'",
-        about: "one item into a folder",
+        command: "item bulk-move -w Demo --file move.json",
+        about: "the items and folder the file names: {\"items\":[ids],\"targetFolderId\":id}",
     }],
     handler: Handler::Data(bulk_move),
 };

@@ -51,8 +51,8 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
             about: "the notebook's source",
         },
         Example {
-            command: "item get-definition -w Demo --id Welcome --dir ./welcome",
-            about: "one file per part",
+            command: "item get-definition -w Demo --id \"Sales Model\" --dir ./sales-model",
+            about: "one file per part, in the folders the part paths name",
         },
     ],
     handler: Handler::Data(get_definition),

@@ -27,7 +27,7 @@ pub const ASSIGN_IDENTITY: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.lro(),
     columns: &[],
     examples: &[Example {
-        command: "item assign-identity -w Demo --id SalesLake",
+        command: "item assign-identity -w Demo --id SalesLakehouse",
         about: "the caller becomes the lakehouse's identity",
     }],
     handler: Handler::Data(assign_identity),

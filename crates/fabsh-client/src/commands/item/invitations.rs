@@ -38,7 +38,7 @@ pub const GET_INVITATION: CommandSpec = CommandSpec {
     traits: Traits::READ,
     columns: &[],
     examples: &[Example {
-        command: "item get-invitation --invitation-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --provider-tenant-id c51dc03f-268a-4da0-a879-25f24947ab8b",
+        command: "item get-invitation --invitation-id \"$INVITATION_ID\" --provider-tenant-id \"$PROVIDER_TENANT_ID\"",
         about: "what was shared",
     }],
     handler: Handler::Data(get_invitation),
@@ -75,7 +75,7 @@ pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
-        command: "item accept-invitation --invitation-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --provider-tenant-id c51dc03f-268a-4da0-a879-25f24947ab8b -w Inbox --name SharedSales",
+        command: "item accept-invitation --invitation-id \"$INVITATION_ID\" --provider-tenant-id \"$PROVIDER_TENANT_ID\" -w Inbox --name SharedSales",
         about: "shortcuts in a new lakehouse SharedSales",
     }],
     handler: Handler::Data(accept_invitation),

@@ -29,7 +29,7 @@ pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.unpaged_list(),
     columns: &["id", "displayName", "type", "folderId"],
     examples: &[Example {
-        command: "item move-to-folder -w Demo --id Welcome --folder-id 5b1c9d6e-0a0b-4c4d-8e8f-000000000001",
+        command: "item move-to-folder -w Demo --id Welcome --folder-id \"$FOLDER_ID\"",
         about: "into a folder",
     }],
     handler: Handler::Data(move_to_folder),
@@ -50,7 +50,7 @@ pub const APPLY_TAGS: CommandSpec = CommandSpec {
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
-        command: "item apply-tags -w Demo --id Welcome --tag-ids 7d4f6a3e-1c2b-4e5f-9a8b-0c1d2e3f4a5b",
+        command: "item apply-tags -w Demo --id Welcome --tag-ids \"$TAG_ID\"",
         about: "one tag",
     }],
     handler: Handler::Data(apply_tags),
@@ -65,7 +65,7 @@ pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
-        command: "item unapply-tags -w Demo --id Welcome --tag-ids 7d4f6a3e-1c2b-4e5f-9a8b-0c1d2e3f4a5b",
+        command: "item unapply-tags -w Demo --id Welcome --tag-ids \"$TAG_ID\"",
         about: "one tag",
     }],
     handler: Handler::Data(unapply_tags),

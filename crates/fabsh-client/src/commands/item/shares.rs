@@ -38,7 +38,7 @@ pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
         "expirationTimeUtc",
     ],
     examples: &[Example {
-        command: "item list-external-data-shares -w Demo --id SalesLake",
+        command: "item list-external-data-shares -w Demo --id SalesLakehouse",
         about: "the shares of a lakehouse",
     }],
     handler: Handler::Data(list),
@@ -83,11 +83,11 @@ pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     columns: &[],
     examples: &[
         Example {
-            command: "item create-external-data-share -w Demo --id SalesLake --paths Tables/sales --recipient-email lisa@fabrikam.com",
+            command: "item create-external-data-share -w Demo --id SalesLakehouse --paths Tables/orders --recipient-email lisa@fabrikam.com",
             about: "one table with a user",
         },
         Example {
-            command: "item create-external-data-share -w Demo --id SalesLake --paths Files/exports --recipient-type ServicePrincipal --recipient-id 6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d --recipient-tenant-id c51dc03f-268a-4da0-a879-25f24947ab8b",
+            command: "item create-external-data-share -w Demo --id SalesLakehouse --paths Files/exports --recipient-type ServicePrincipal --recipient-id \"$PARTNER_OBJECT_ID\" --recipient-tenant-id \"$PARTNER_TENANT_ID\"",
             about: "a folder with an app of another tenant",
         },
     ],
@@ -103,7 +103,7 @@ pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     traits: Traits::READ,
     columns: &[],
     examples: &[Example {
-        command: "item show-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 -q status",
+        command: "item show-external-data-share -w Demo --id SalesLakehouse --share-id \"$SHARE_ID\" -q status",
         about: "its status",
     }],
     handler: Handler::Data(show),
@@ -118,7 +118,7 @@ pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE,
     columns: &[],
     examples: &[Example {
-        command: "item revoke-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --yes",
+        command: "item revoke-external-data-share -w Demo --id SalesLakehouse --share-id \"$SHARE_ID\" --yes",
         about: "revoke without asking",
     }],
     handler: Handler::Data(revoke),
@@ -133,7 +133,7 @@ pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "item delete-external-data-share -w Demo --id SalesLake --share-id ee58d0b0-37a8-4c19-a30e-b495823e8700 --yes",
+        command: "item delete-external-data-share -w Demo --id SalesLakehouse --share-id \"$SHARE_ID\" --yes",
         about: "delete without asking",
     }],
     handler: Handler::Data(delete),
