@@ -1,6 +1,7 @@
 //! The integration tests: one test binary. They run the real binary (or the library) against
 //! local Fabric on an ephemeral loopback port, with HOME and XDG dirs in a temp dir.
 
+mod agent_access;
 mod architecture;
 mod auth;
 mod bad_input;

@@ -195,6 +195,13 @@ impl Caller {
         Ok(role)
     }
 
+    /// Checks that the caller may read the data a workspace's items hold (a lakehouse's rows):
+    /// Viewer or above there, as Fabric requires of whoever reads them, directly or through a
+    /// data agent. The one rule every path that hands data on applies.
+    pub fn may_read(&self, state: &Shared, workspace_id: &str) -> Result<(), ApiError> {
+        self.workspace(state, workspace_id, Role::Viewer).map(drop)
+    }
+
     /// Checks that the caller's principal still exists (routes outside a workspace).
     pub fn known(&self, state: &Shared) -> Result<(), ApiError> {
         let exists = state
