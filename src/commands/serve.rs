@@ -1,10 +1,11 @@
-//! `fabsh local serve` and `fabsh local stop`. A server prints `export FABSH_ENDPOINT=...`
-//! and `export FABSH_TOKEN=...` first, so `eval "$(fabsh local serve --detach)"` points the
-//! shell at it; it records where it listens in `serve.json` in its data dir, which is how
-//! `local stop` finds it.
+//! `fabsh local serve` and `fabsh local stop`. A server prints `export FABSH_ENDPOINT=...`,
+//! `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first, so
+//! `eval "$(fabsh local serve --detach)"` points the shell at it; it records where it listens
+//! in `serve.json` in its data dir, which is how `local stop` finds it.
 
 use super::local::data_dir;
 use crate::connect::local_error;
+use fabsh_client::auth::managed_identity::IDENTITY_HEADER_VAR;
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Terminal, Traits,
 };
@@ -24,6 +25,8 @@ use std::time::{Duration, Instant};
 const SERVE_FILE: &str = "serve.json";
 /// The detached server's output, in its data dir.
 const LOG_FILE: &str = "serve.log";
+/// How many `export` lines a server prints first (a detached server's parent passes them on).
+const EXPORT_LINES: usize = 3;
 /// How long `local stop` waits for the server to finish its requests.
 const STOP_WAIT: Duration = Duration::from_secs(15);
 
@@ -66,10 +69,12 @@ const fn serve_args() -> [ArgSpec; 3 + KNOBS.len()] {
 pub const SERVE: CommandSpec = CommandSpec {
     group: "local",
     name: "serve",
-    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...` and `export FABSH_TOKEN=...` first",
+    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...`, `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first",
     about: "Serves until Ctrl-C or `fabsh local stop`; with --detach it runs in the \
 background and the command returns once it listens, so `eval \"$(fabsh local serve \
---detach)\"` sets up the shell. The fault flags (latency, quotas, error rates, page size, LRO \
+--detach)\"` sets up the shell. IDENTITY_HEADER is the secret its managed-identity endpoint \
+(/msi/token, which IDENTITY_ENDPOINT names for a process that should sign in as a managed \
+identity) wants, kept in the store like the token's key. The fault flags (latency, quotas, error rates, page size, LRO \
 timing) make it behave like a busy or failing service for tests and benchmarks.",
     args: &SERVE_ARGS,
     traits: Traits::READ.needs(Needs::LocalFabric),
@@ -130,10 +135,18 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     let record = json!({"pid": std::process::id(), "endpoint": server.base_url()});
     write_record(&dir, &record)?;
     terminal.printer.text(&format!(
-        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\n",
+        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\nexport {IDENTITY_HEADER_VAR}={}\n",
         server.base_url(),
-        server.admin_token()
+        server.admin_token(),
+        server.identity_header()
     ))?;
+    // IDENTITY_ENDPOINT is not exported: with it, every Azure SDK in the shell would take
+    // its tokens from here.
+    terminal.printer.note(&format!(
+        "managed identities (`local principal add --managed-identity`) sign in with \
+         IDENTITY_ENDPOINT={}/msi/token and IDENTITY_HEADER set",
+        server.base_url().trim_end_matches("/v1")
+    ));
     terminal
         .printer
         .note("local Fabric is running; Ctrl-C or `fabsh local stop` stops it");
@@ -150,8 +163,8 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
 }
 
 /// Starts this binary as `local serve` (same flags, without --detach) in its own process
-/// group, so the shell's Ctrl-C does not reach it; prints its two export lines once it
-/// listens and returns.
+/// group, so the shell's Ctrl-C does not reach it; prints its export lines once it listens
+/// and returns.
 fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
     std::fs::create_dir_all(dir)
         .map_err(|err| Error::usage(format!("cannot create {}", dir.display())).with_cause(err))?;
@@ -185,10 +198,10 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
         .ok_or_else(|| Error::runtime("local Fabric's output was not captured"))?;
     let lines: Vec<String> = BufReader::new(stdout)
         .lines()
-        .take(2)
+        .take(EXPORT_LINES)
         .map_while(std::io::Result::ok)
         .collect();
-    if lines.len() < 2 {
+    if lines.len() < EXPORT_LINES {
         let _ = child.wait();
         let why = std::fs::read_to_string(&log_path).unwrap_or_default();
         return Err(Error::runtime("local Fabric did not start").with_cause(why.trim()));

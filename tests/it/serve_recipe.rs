@@ -9,7 +9,11 @@ use std::time::{Duration, Instant};
 /// Runs a shell line in `home` with fabsh on PATH; returns (exit code, stdout, stderr).
 fn shell(home: &Home, line: &str) -> (i32, String, String) {
     let dir = std::path::Path::new(bin()).parent().expect("bin dir");
-    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let output = Command::new("sh")
         .args(["-c", line])
         .env_clear()
@@ -46,12 +50,18 @@ fn a_detached_server_is_reached_through_eval_and_stopped_with_local_stop() {
         .trim_start_matches("http://")
         .trim_end_matches("/v1")
         .to_string();
-    assert!(TcpStream::connect(&address).is_ok(), "nothing listens at {address}");
+    assert!(
+        TcpStream::connect(&address).is_ok(),
+        "nothing listens at {address}"
+    );
 
     let (code, _, err) = shell(&home, "fabsh local stop --data-dir ./fabric");
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("stopped"), "{err}");
-    assert!(TcpStream::connect(&address).is_err(), "{address} still answers");
+    assert!(
+        TcpStream::connect(&address).is_err(),
+        "{address} still answers"
+    );
 
     let (code, _, err) = shell(&home, "fabsh local stop --data-dir ./fabric");
     assert_ne!(code, 0, "a second stop has nothing to stop: {err}");

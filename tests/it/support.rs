@@ -99,6 +99,8 @@ pub struct Server {
     child: Child,
     pub endpoint: String,
     pub token: String,
+    /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
+    pub identity_header: String,
     pub home: Home,
     data_dir: PathBuf,
 }
@@ -169,10 +171,12 @@ impl Server {
         };
         let endpoint = next("export FABSH_ENDPOINT=");
         let token = next("export FABSH_TOKEN=");
+        let identity_header = next("export IDENTITY_HEADER=");
         Server {
             child,
             endpoint,
             token,
+            identity_header,
             home,
             data_dir,
         }

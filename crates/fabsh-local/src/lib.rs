@@ -71,6 +71,7 @@ pub struct LocalServer {
     base_url: String,
     state: Shared,
     admin: Principal,
+    identity_header: String,
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
@@ -129,6 +130,7 @@ impl LocalServer {
             spreads: Default::default(),
             requests: Default::default(),
             keys: auth::Keys::new(&facts.signing_key),
+            identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,
             admin_id: facts.admin_id,
@@ -149,6 +151,7 @@ impl LocalServer {
             base_url: format!("{origin}/v1"),
             state,
             admin,
+            identity_header: facts.identity_header,
             task: Some(task),
         })
     }
@@ -161,6 +164,12 @@ impl LocalServer {
     /// A bearer token for the seeded local admin user, valid 30 days.
     pub fn admin_token(&self) -> String {
         auth::issue(&self.state.keys, &self.admin, ADMIN_TOKEN_SECONDS)
+    }
+
+    /// The secret `/msi/token` (App Service's managed-identity endpoint) wants in
+    /// `X-IDENTITY-HEADER`, as App Service hands its apps `IDENTITY_HEADER`. Kept in the store.
+    pub fn identity_header(&self) -> &str {
+        &self.identity_header
     }
 
     /// Stops accepting requests, lets in-flight ones finish, and returns when stopped.

@@ -26,6 +26,9 @@ pub struct AppState {
     pub requests: RequestLog,
     /// Token signing keys (the secret is persisted, never changes).
     pub keys: Keys,
+    /// SHA-256 (hex) of the identity header secret `/msi/token` wants; only the digest is
+    /// kept here, so it is compared without timing the secret itself.
+    pub identity_header_digest: String,
     /// The tenant new principals join.
     pub default_tenant: String,
     /// A second tenant for cross-tenant tests.

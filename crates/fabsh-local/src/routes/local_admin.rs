@@ -68,8 +68,8 @@ pub async fn tenants(State(state): State<Shared>) -> Response {
 }
 
 /// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?,
-/// tenant?}` → the new credentials (201). `certificate` is PEM text; `tenant` is `default`,
-/// `second` or a tenant id.
+/// tenant?, managedIdentity?, vmIdentity?}` → the new credentials (201). `certificate` is PEM
+/// text; `tenant` is `default`, `second` or a tenant id.
 pub async fn add_principal(
     State(state): State<Shared>,
     caller: Caller,
@@ -83,6 +83,13 @@ pub async fn add_principal(
     let certificate = opt_str(&obj, "certificate")?;
     let federated_subject = opt_str(&obj, "federatedSubject")?;
     let tenant = opt_str(&obj, "tenant")?;
+    let flag = |key: &str| match obj.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(value)) => Ok(*value),
+        Some(_) => Err(ApiError::invalid_body(format!(
+            "'{key}' must be true or false"
+        ))),
+    };
     let new = admin::NewPrincipal {
         name: &name,
         workspace: workspace.as_deref(),
@@ -90,6 +97,8 @@ pub async fn add_principal(
         certificate_pem: certificate.as_deref(),
         federated_subject: federated_subject.as_deref(),
         tenant: tenant.as_deref(),
+        managed_identity: flag("managedIdentity")?,
+        vm_identity: flag("vmIdentity")?,
     };
     let created = admin::add_principal_in(&state.db, &new)?;
     Ok(respond::json(StatusCode::CREATED, &created))
