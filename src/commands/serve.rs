@@ -46,18 +46,27 @@ const DETACH: ArgSpec = ArgSpec::opt(
     ArgKind::Bool,
     "Run in the background: print the export lines, then return (stop it with `local stop`)",
 );
+const PUBLIC_HOST: ArgSpec = ArgSpec::opt(
+    "public-host",
+    ArgKind::Str,
+    "The host name or address other machines reach the server by (HOST or HOST:PORT): requests must name it, a loopback host or the bound address in Host; others are refused (against DNS rebinding)",
+);
 
-/// `serve`'s flags: the address, the data dir, detach, and one flag per fault knob.
-const SERVE_ARGS: [ArgSpec; 3 + KNOBS.len()] = serve_args();
+/// `serve`'s flags before the fault knobs.
+const FIXED_ARGS: usize = 4;
+/// `serve`'s flags: the address, the data dir, detach, the public host, and one flag per
+/// fault knob.
+const SERVE_ARGS: [ArgSpec; FIXED_ARGS + KNOBS.len()] = serve_args();
 
-const fn serve_args() -> [ArgSpec; 3 + KNOBS.len()] {
-    let mut args = [ADDR; 3 + KNOBS.len()];
+const fn serve_args() -> [ArgSpec; FIXED_ARGS + KNOBS.len()] {
+    let mut args = [ADDR; FIXED_ARGS + KNOBS.len()];
     args[1] = DATA_DIR;
     args[2] = DETACH;
+    args[3] = PUBLIC_HOST;
     let mut at = 0;
     while at < KNOBS.len() {
         let knob = KNOBS[at];
-        args[3 + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
+        args[FIXED_ARGS + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
             .env(knob.env)
             .default(knob.default);
         at += 1;
@@ -87,6 +96,10 @@ timing) make it behave like a busy or failing service for tests and benchmarks."
         Example {
             command: "local serve --detach --data-dir ./fabric",
             about: "in the background; `eval \"$(...)\"` exports its endpoint and token",
+        },
+        Example {
+            command: "local serve --addr 0.0.0.0:8765 --public-host fabric.example.com",
+            about: "reachable from other machines as fabric.example.com:8765",
         },
     ],
     handler: Handler::Interactive(serve),
@@ -128,6 +141,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         addr,
         data_dir: dir.clone(),
         faults,
+        public_host: args.opt_str("public-host").map(String::from),
     };
     let bridge = terminal.bridge;
     let server =
@@ -178,6 +192,9 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     command
         .args(["local", "serve", "--addr", &addr.to_string(), "--data-dir"])
         .arg(dir);
+    if let Some(host) = args.opt_str("public-host") {
+        command.args(["--public-host", host]);
+    }
     for knob in KNOBS {
         command
             .arg(format!("--{}", knob.flag))

@@ -35,6 +35,7 @@ mod script_examples;
 mod script_repl;
 mod script_stdlib;
 mod serve_recipe;
+mod server_guards;
 mod shares;
 mod stub;
 mod support;

@@ -251,7 +251,9 @@ impl Server {
 
     /// The request log: `{count, requests: [{method, path, query, status}]}`.
     pub fn requests(&self) -> Value {
-        let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &[]);
+        let auth = self.bearer();
+        let headers = [("Authorization", auth.as_str())];
+        let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &headers);
         serde_json::from_str(&body).expect("request log JSON")
     }
 
@@ -288,9 +290,17 @@ pub fn http(
     let mut stream = TcpStream::connect(host).expect("connect");
     let body = body.unwrap_or("");
     let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
+    // The address connected to, unless the caller names another host (as a browser would
+    // after a DNS rebinding).
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        request.push_str(&format!("Host: {host}\r\n"));
+    }
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }

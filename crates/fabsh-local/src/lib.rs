@@ -18,6 +18,7 @@ mod clock;
 mod definitions;
 mod error;
 mod faults;
+mod hosts;
 mod item_identity;
 pub mod load_table;
 mod lro;
@@ -56,6 +57,9 @@ pub struct ServeOptions {
     pub data_dir: PathBuf,
     /// Fault injection settings.
     pub faults: Faults,
+    /// The host name (or address) the server is reached by from elsewhere, if any: requests
+    /// must name it or a loopback host (DNS rebinding). `HOST` or `HOST:PORT`.
+    pub public_host: Option<String>,
 }
 
 /// The default data directory: `<data dir>/fabsh/local` (`$XDG_DATA_HOME` on Linux).
@@ -86,6 +90,7 @@ impl std::fmt::Debug for LocalServer {
 impl LocalServer {
     /// Opens or creates the store, binds, starts serving, and returns once listening.
     pub async fn start(opts: ServeOptions) -> crate::Result<LocalServer> {
+        let hosts = hosts::Hosts::new(opts.public_host.as_deref(), opts.addr.ip())?;
         let data_dir = opts.data_dir.clone();
         let (db, facts) = tokio::task::spawn_blocking(move || admin::open_store(&data_dir))
             .await
@@ -135,6 +140,7 @@ impl LocalServer {
             second_tenant: facts.second_tenant,
             admin_id: facts.admin_id,
             bound_origin: origin.clone(),
+            hosts,
             llm,
             shutdown: CancellationToken::new(),
         });

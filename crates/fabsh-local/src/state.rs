@@ -4,6 +4,7 @@
 use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
 use super::faults::{Faults, QuotaWindow, Spreads};
+use super::hosts::Hosts;
 use super::middleware::RequestLog;
 use super::store::Db;
 use std::sync::Arc;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub admin_id: String,
     /// `http://host:port` of the listener, used when a request has no `Host` header.
     pub bound_origin: String,
+    /// The hosts requests may name.
+    pub hosts: Hosts,
     /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
     pub llm: Option<fabsh_http::chat::LlmClient>,
     /// Cancelled on shutdown so background LRO tasks stop.
