@@ -13,7 +13,7 @@ serve --latency-ms 50 --lro-ms "$LRO_MS"
 export FABSH_ENDPOINT FABSH_TOKEN
 ORIGIN=${FABSH_ENDPOINT%/v1}
 AUTH="Authorization: Bearer $FABSH_TOKEN"
-requests() { curl -s "$ORIGIN/_local/requests" | python3 -c "import json,sys;print(json.load(sys.stdin)['count'])"; }
+requests() { curl -s -H "$AUTH" "$ORIGIN/_local/requests" | python3 -c "import json,sys;print(json.load(sys.stdin)['count'])"; }
 
 echo "== setting up $ITEMS notebooks (about 4 KiB of source each)"
 SOURCE=$(python3 -c "import base64;print(base64.b64encode(('# Fabric notebook source\n\n# CELL ********************\n\n' + 'print(\"row\")\n' * 300).encode()).decode())")

@@ -47,7 +47,10 @@ const PRINCIPAL_ADD: CommandSpec = CommandSpec {
     group: "local",
     name: "principal add",
     summary: "Add a service principal; prints {tenantId, clientId, clientSecret, objectId}",
-    about: "",
+    about: "A managed identity (--managed-identity, --vm-identity) gets no secret: its tokens \
+come from local Fabric's identity endpoints, /msi/token for a caller that sends the server's \
+IDENTITY_HEADER (`local serve` prints it) and, for the VM identity only, the metadata \
+endpoint /metadata/identity/oauth2/token.",
     args: &[
         ArgSpec::req("name", ArgKind::Str, "Display name"),
         ArgSpec::opt(
@@ -72,14 +75,30 @@ const PRINCIPAL_ADD: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Tenant to add it to: default, second (for cross-tenant tests such as external data sharing) or a tenant id",
         ),
+        ArgSpec::opt(
+            "managed-identity",
+            ArgKind::Bool,
+            "Make it a managed identity: no secret; tokens from /msi/token with the server's IDENTITY_HEADER",
+        ),
+        ArgSpec::opt(
+            "vm-identity",
+            ArgKind::Bool,
+            "Make it the VM's managed identity, which the metadata endpoint serves and /msi/token gives without a client id; there is one, so choosing another moves it (the earlier one stays a managed identity)",
+        ),
         DATA_DIR,
     ],
     traits: ADMIN,
     columns: &[],
-    examples: &[Example {
-        command: "local principal add --name ci-bot -w Demo --role Contributor",
-        about: "an app with a role in Demo",
-    }],
+    examples: &[
+        Example {
+            command: "local principal add --name ci-bot -w Demo --role Contributor",
+            about: "an app with a role in Demo",
+        },
+        Example {
+            command: "local principal add --name vm --vm-identity -w Demo --role Viewer",
+            about: "the VM's managed identity, a Viewer of Demo",
+        },
+    ],
     handler: Handler::Data(principal_add),
 };
 
@@ -218,11 +237,13 @@ fn principal_add(ctx: Ctx, args: Args) -> HandlerFuture {
         };
         let (name, workspace, role) = (text("name"), text("workspace"), text("role"));
         let (subject, tenant) = (text("federated-subject"), text("tenant"));
+        let (managed, vm) = (args.flag("managed-identity"), args.flag("vm-identity"));
         let value = match running_server(&args, ctx.settings())? {
             Some(api) => {
                 let body = json!({
                     "name": name, "workspace": workspace, "role": role,
                     "certificate": certificate, "federatedSubject": subject, "tenant": tenant,
+                    "managedIdentity": managed, "vmIdentity": vm,
                 });
                 on_server(&api, |base| Req::post(format!("{base}/principals"), body)).await?
             }
@@ -235,6 +256,8 @@ fn principal_add(ctx: Ctx, args: Args) -> HandlerFuture {
                         certificate_pem: certificate.as_deref(),
                         federated_subject: subject.as_deref(),
                         tenant: tenant.as_deref(),
+                        managed_identity: managed,
+                        vm_identity: vm,
                     };
                     fabsh_local::admin::add_app(&dir, &new)
                 })

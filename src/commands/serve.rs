@@ -1,10 +1,11 @@
-//! `fabsh local serve` and `fabsh local stop`. A server prints `export FABSH_ENDPOINT=...`
-//! and `export FABSH_TOKEN=...` first, so `eval "$(fabsh local serve --detach)"` points the
-//! shell at it; it records where it listens in `serve.json` in its data dir, which is how
-//! `local stop` finds it.
+//! `fabsh local serve` and `fabsh local stop`. A server prints `export FABSH_ENDPOINT=...`,
+//! `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first, so
+//! `eval "$(fabsh local serve --detach)"` points the shell at it; it records where it listens
+//! in `serve.json` in its data dir, which is how `local stop` finds it.
 
 use super::local::data_dir;
 use crate::connect::local_error;
+use fabsh_client::auth::managed_identity::IDENTITY_HEADER_VAR;
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Terminal, Traits,
 };
@@ -24,6 +25,8 @@ use std::time::{Duration, Instant};
 const SERVE_FILE: &str = "serve.json";
 /// The detached server's output, in its data dir.
 const LOG_FILE: &str = "serve.log";
+/// How many `export` lines a server prints first (a detached server's parent passes them on).
+const EXPORT_LINES: usize = 3;
 /// How long `local stop` waits for the server to finish its requests.
 const STOP_WAIT: Duration = Duration::from_secs(15);
 
@@ -43,18 +46,27 @@ const DETACH: ArgSpec = ArgSpec::opt(
     ArgKind::Bool,
     "Run in the background: print the export lines, then return (stop it with `local stop`)",
 );
+const PUBLIC_HOST: ArgSpec = ArgSpec::opt(
+    "public-host",
+    ArgKind::Str,
+    "The host name or address other machines reach the server by (HOST or HOST:PORT): requests must name it, a loopback host or the bound address in Host; others are refused (against DNS rebinding)",
+);
 
-/// `serve`'s flags: the address, the data dir, detach, and one flag per fault knob.
-const SERVE_ARGS: [ArgSpec; 3 + KNOBS.len()] = serve_args();
+/// `serve`'s flags before the fault knobs.
+const FIXED_ARGS: usize = 4;
+/// `serve`'s flags: the address, the data dir, detach, the public host, and one flag per
+/// fault knob.
+const SERVE_ARGS: [ArgSpec; FIXED_ARGS + KNOBS.len()] = serve_args();
 
-const fn serve_args() -> [ArgSpec; 3 + KNOBS.len()] {
-    let mut args = [ADDR; 3 + KNOBS.len()];
+const fn serve_args() -> [ArgSpec; FIXED_ARGS + KNOBS.len()] {
+    let mut args = [ADDR; FIXED_ARGS + KNOBS.len()];
     args[1] = DATA_DIR;
     args[2] = DETACH;
+    args[3] = PUBLIC_HOST;
     let mut at = 0;
     while at < KNOBS.len() {
         let knob = KNOBS[at];
-        args[3 + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
+        args[FIXED_ARGS + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
             .env(knob.env)
             .default(knob.default);
         at += 1;
@@ -66,10 +78,12 @@ const fn serve_args() -> [ArgSpec; 3 + KNOBS.len()] {
 pub const SERVE: CommandSpec = CommandSpec {
     group: "local",
     name: "serve",
-    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...` and `export FABSH_TOKEN=...` first",
+    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...`, `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first",
     about: "Serves until Ctrl-C or `fabsh local stop`; with --detach it runs in the \
 background and the command returns once it listens, so `eval \"$(fabsh local serve \
---detach)\"` sets up the shell. The fault flags (latency, quotas, error rates, page size, LRO \
+--detach)\"` sets up the shell. IDENTITY_HEADER is the secret its managed-identity endpoint \
+(/msi/token, which IDENTITY_ENDPOINT names for a process that should sign in as a managed \
+identity) wants, kept in the store like the token's key. The fault flags (latency, quotas, error rates, page size, LRO \
 timing) make it behave like a busy or failing service for tests and benchmarks.",
     args: &SERVE_ARGS,
     traits: Traits::READ.needs(Needs::LocalFabric),
@@ -82,6 +96,10 @@ timing) make it behave like a busy or failing service for tests and benchmarks."
         Example {
             command: "local serve --detach --data-dir ./fabric",
             about: "in the background; `eval \"$(...)\"` exports its endpoint and token",
+        },
+        Example {
+            command: "local serve --addr 0.0.0.0:8765 --public-host fabric.example.com",
+            about: "reachable from other machines as fabric.example.com:8765",
         },
     ],
     handler: Handler::Interactive(serve),
@@ -123,6 +141,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         addr,
         data_dir: dir.clone(),
         faults,
+        public_host: args.opt_str("public-host").map(String::from),
     };
     let bridge = terminal.bridge;
     let server =
@@ -134,10 +153,18 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     // cancelled until `wait` sees it).
     bridge.cancel_on_ctrl_c();
     terminal.printer.text(&format!(
-        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\n",
+        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\nexport {IDENTITY_HEADER_VAR}={}\n",
         server.base_url(),
-        server.admin_token()
+        server.admin_token(),
+        server.identity_header()
     ))?;
+    // IDENTITY_ENDPOINT is not exported: with it, every Azure SDK in the shell would take
+    // its tokens from here.
+    terminal.printer.note(&format!(
+        "managed identities (`local principal add --managed-identity`) sign in with \
+         IDENTITY_ENDPOINT={}/msi/token and IDENTITY_HEADER set",
+        server.base_url().trim_end_matches("/v1")
+    ));
     terminal
         .printer
         .note("local Fabric is running; Ctrl-C or `fabsh local stop` stops it");
@@ -153,8 +180,8 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
 }
 
 /// Starts this binary as `local serve` (same flags, without --detach) in its own process
-/// group, so the shell's Ctrl-C does not reach it; prints its two export lines once it
-/// listens and returns.
+/// group, so the shell's Ctrl-C does not reach it; prints its export lines once it listens
+/// and returns.
 fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
     std::fs::create_dir_all(dir)
         .map_err(|err| Error::usage(format!("cannot create {}", dir.display())).with_cause(err))?;
@@ -168,6 +195,9 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     command
         .args(["local", "serve", "--addr", &addr.to_string(), "--data-dir"])
         .arg(dir);
+    if let Some(host) = args.opt_str("public-host") {
+        command.args(["--public-host", host]);
+    }
     for knob in KNOBS {
         command
             .arg(format!("--{}", knob.flag))
@@ -188,10 +218,10 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
         .ok_or_else(|| Error::runtime("local Fabric's output was not captured"))?;
     let lines: Vec<String> = BufReader::new(stdout)
         .lines()
-        .take(2)
+        .take(EXPORT_LINES)
         .map_while(std::io::Result::ok)
         .collect();
-    if lines.len() < 2 {
+    if lines.len() < EXPORT_LINES {
         let _ = child.wait();
         let why = std::fs::read_to_string(&log_path).unwrap_or_default();
         return Err(Error::runtime("local Fabric did not start").with_cause(why.trim()));

@@ -5,6 +5,7 @@
 mod apps;
 mod chain;
 mod device_code;
+mod managed_identity;
 mod profiles;
 
 use crate::support::{Run, Server, http};

@@ -75,6 +75,7 @@ pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
         addr: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.to_path_buf(),
         faults,
+        public_host: None,
     })
     .await
     .expect("server starts")
@@ -228,15 +229,10 @@ impl Env {
 
     /// The number of API requests the server has seen.
     pub async fn request_count(&self) -> u64 {
-        let reply = self
-            .http
-            .get(format!("{}/_local/requests", self.origin()))
-            .send()
-            .await
-            .unwrap();
-        reply.json::<Value>().await.unwrap()["count"]
-            .as_u64()
-            .unwrap()
+        let log = self
+            .get(&format!("{}/_local/requests", self.origin()))
+            .await;
+        log.json()["count"].as_u64().unwrap()
     }
 
     /// Adds a service principal with a role in a workspace and gets it a token from the token

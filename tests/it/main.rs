@@ -1,6 +1,7 @@
 //! The integration tests: one test binary. They run the real binary (or the library) against
 //! local Fabric on an ephemeral loopback port, with HOME and XDG dirs in a temp dir.
 
+mod agent_access;
 mod architecture;
 mod auth;
 mod bad_input;
@@ -36,6 +37,7 @@ mod script_examples;
 mod script_repl;
 mod script_stdlib;
 mod serve_recipe;
+mod server_guards;
 mod shares;
 mod stub;
 mod support;

@@ -142,7 +142,14 @@ fn an_invitation_is_accepted_from_the_second_tenant() {
             "Contributor",
         ],
     );
-    let (_, tenants) = http(&server.origin(), "GET", "/_local/tenants", None, &[]);
+    let auth = server.bearer();
+    let (_, tenants) = http(
+        &server.origin(),
+        "GET",
+        "/_local/tenants",
+        None,
+        &[("Authorization", &auth)],
+    );
     let tenants: Value = serde_json::from_str(&tenants).expect("tenants");
     assert_eq!(partner["tenantId"], tenants["secondTenantId"]);
     let created = share(

@@ -105,6 +105,8 @@ pub struct Server {
     child: Child,
     pub endpoint: String,
     pub token: String,
+    /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
+    pub identity_header: String,
     pub home: Home,
     data_dir: PathBuf,
 }
@@ -175,10 +177,12 @@ impl Server {
         };
         let endpoint = next("export FABSH_ENDPOINT=");
         let token = next("export FABSH_TOKEN=");
+        let identity_header = next("export IDENTITY_HEADER=");
         Server {
             child,
             endpoint,
             token,
+            identity_header,
             home,
             data_dir,
         }
@@ -253,7 +257,9 @@ impl Server {
 
     /// The request log: `{count, requests: [{method, path, query, status}]}`.
     pub fn requests(&self) -> Value {
-        let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &[]);
+        let auth = self.bearer();
+        let headers = [("Authorization", auth.as_str())];
+        let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &headers);
         serde_json::from_str(&body).expect("request log JSON")
     }
 
@@ -304,9 +310,17 @@ pub fn http(
     let mut stream = TcpStream::connect(host).expect("connect");
     let body = body.unwrap_or("");
     let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
+    // The address connected to, unless the caller names another host (as a browser would
+    // after a DNS rebinding).
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        request.push_str(&format!("Host: {host}\r\n"));
+    }
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }

@@ -8,7 +8,7 @@ use super::clock::now_nanos;
 use super::seed::{self, ADMIN_NAME};
 use super::store::principals::{self, Principal, Role};
 use super::store::sign_in::{self, CredentialKind};
-use super::store::{Db, new_id, workspaces};
+use super::store::{Db, identities, new_id, workspaces};
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -60,6 +60,11 @@ pub struct NewPrincipal<'a> {
     pub federated_subject: Option<&'a str>,
     /// The tenant to add it to: `default` (when absent), `second`, or a tenant id.
     pub tenant: Option<&'a str>,
+    /// A managed identity: no secret; its tokens come from the identity endpoints.
+    pub managed_identity: bool,
+    /// The VM's identity, the one the metadata endpoint serves (implies `managed_identity`);
+    /// there is one, so choosing another takes it over.
+    pub vm_identity: bool,
 }
 
 /// The tenant id `default`, `second` or an id names, refused when unknown.
@@ -83,7 +88,8 @@ fn tenant_for(tx: &rusqlite::Connection, wanted: Option<&str>) -> Result<String,
 }
 
 /// Creates a service principal in the default tenant (or the one `new.tenant` names),
-/// optionally with a workspace role, a certificate and a federated credential.
+/// optionally with a workspace role, a certificate and a federated credential, or as a
+/// managed identity (without a secret).
 pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value, ApiError> {
     let (workspace, role) = (new.workspace, new.role);
     let certificate = match new.certificate_pem {
@@ -105,6 +111,13 @@ pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value,
         .federated_subject
         .map(str::trim)
         .filter(|s| !s.is_empty());
+    let managed = new.managed_identity || new.vm_identity;
+    if managed && (certificate.is_some() || federated_subject.is_some()) {
+        return Err(ApiError::bad_request(
+            "InvalidInput",
+            "A managed identity has no credentials of its own: its tokens come from the identity endpoints",
+        ));
+    }
     let name = new.name.trim();
     if name.is_empty() {
         return Err(ApiError::bad_request(
@@ -125,7 +138,7 @@ pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value,
         (Some(_), None) => Some(DEFAULT_ROLE),
         (None, None) => None,
     };
-    let secret = new_secret();
+    let secret = (!managed).then(new_secret);
     let tenant_id = db.read(|c| tenant_for(c, new.tenant))?;
     let principal = Principal {
         id: new_id(),
@@ -149,7 +162,11 @@ pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value,
             }
             None => None,
         };
-        principals::insert_principal(tx, &principal, Some(&secret_digest(&secret)), now_nanos())?;
+        let digest = secret.as_deref().map(secret_digest);
+        principals::insert_principal(tx, &principal, digest.as_deref(), now_nanos())?;
+        if managed {
+            identities::register(tx, &principal.id, new.vm_identity)?;
+        }
         if let (Some(ws), Some(role)) = (target, role) {
             principals::set_role(tx, &ws.id, &principal.id, role)?;
         }
@@ -162,13 +179,27 @@ pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value,
         }
         Ok(())
     })?;
-    Ok(json!({
+    let mut created = json!({
         "tenantId": principal.tenant_id,
         "clientId": principal.client_id,
-        "clientSecret": secret,
         "objectId": principal.id,
         "displayName": principal.display_name,
-    }))
+    });
+    match secret {
+        Some(secret) => created["clientSecret"] = json!(secret),
+        None => identity_flags(&mut created, Some(new.vm_identity)),
+    }
+    Ok(created)
+}
+
+/// `managedIdentity: true` (and `vmIdentity: true` for the VM's) on a principal's entry.
+fn identity_flags(entry: &mut Value, kind: Option<bool>) {
+    if let Some(vm) = kind {
+        entry["managedIdentity"] = json!(true);
+        if vm {
+            entry["vmIdentity"] = json!(true);
+        }
+    }
 }
 
 /// Every principal with its roles (never secrets).
@@ -192,6 +223,7 @@ pub(crate) fn list_principals_in(db: &Db) -> Result<Value, ApiError> {
             if let Some(upn) = &p.user_principal_name {
                 entry["userPrincipalName"] = json!(upn);
             }
+            identity_flags(&mut entry, identities::kind_of(conn, &p.id)?);
             entry["roles"] = Value::Array(roles);
             out.push(entry);
         }
@@ -239,7 +271,8 @@ pub fn add_principal(
     )
 }
 
-/// Adds a service principal with any of its options (certificate, federated subject).
+/// Adds a service principal with any of its options (certificate, federated subject,
+/// managed identity).
 pub fn add_app(data_dir: &Path, new: &NewPrincipal<'_>) -> crate::Result<Value> {
     let (db, _) = open_store(data_dir)?;
     add_principal_in(&db, new).map_err(crate::Error::from)

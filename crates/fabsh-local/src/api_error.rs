@@ -158,6 +158,19 @@ impl ApiError {
         )
     }
 
+    /// 401 for a bearer token used before its `nbf`.
+    pub fn token_not_yet_valid() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized",
+            "The access token is not valid yet: its not-before time (nbf) is in the future",
+        )
+        .header(
+            header::WWW_AUTHENTICATE,
+            "Bearer error=\"invalid_token\", error_description=\"The access token is not valid yet\"",
+        )
+    }
+
     /// 403 when the caller holds no role in the workspace.
     pub fn insufficient_privileges(workspace_id: &str) -> Self {
         Self::new(

@@ -34,6 +34,8 @@ impl Keys {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud"]);
+        // A token is good from its `nbf` (when it has one), not before.
+        validation.validate_nbf = true;
         // Expiry is exact so that a client's refresh-on-TokenExpired path can be tested.
         validation.leeway = 0;
         Keys {
@@ -61,6 +63,7 @@ impl Keys {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "aud"]);
+        validation.validate_nbf = true;
         validation.leeway = 0;
         jsonwebtoken::decode::<T>(token, &self.decoding, &validation).map(|data| data.claims)
     }
@@ -118,12 +121,16 @@ pub fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
     keys.sign(&claims)
 }
 
-/// Checks signature, audience and expiry.
+/// Checks signature, audience, expiry and not-before.
 pub fn verify(keys: &Keys, token: &str) -> Result<Claims, ApiError> {
     match jsonwebtoken::decode::<Claims>(token, &keys.decoding, &keys.validation) {
         Ok(data) => Ok(data.claims),
-        Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => Err(ApiError::token_expired()),
-        Err(_) => Err(ApiError::unauthorized()),
+        Err(e) => Err(match e.kind() {
+            ErrorKind::ExpiredSignature => ApiError::token_expired(),
+            // Not `TokenExpired`: a client would refresh and could get the same token again.
+            ErrorKind::ImmatureSignature => ApiError::token_not_yet_valid(),
+            _ => ApiError::unauthorized(),
+        }),
     }
 }
 
@@ -193,6 +200,13 @@ impl Caller {
             return Err(ApiError::insufficient_role(needed.as_str()));
         }
         Ok(role)
+    }
+
+    /// Checks that the caller may read the data a workspace's items hold (a lakehouse's rows):
+    /// Viewer or above there, as Fabric requires of whoever reads them, directly or through a
+    /// data agent. The one rule every path that hands data on applies.
+    pub fn may_read(&self, state: &Shared, workspace_id: &str) -> Result<(), ApiError> {
+        self.workspace(state, workspace_id, Role::Viewer).map(drop)
     }
 
     /// Checks that the caller's principal still exists (routes outside a workspace).

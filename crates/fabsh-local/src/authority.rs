@@ -126,7 +126,7 @@ fn verify_federated(state: &Shared, app: &Principal, assertion: &str) -> Result<
             .keys
             .decode(assertion, FEDERATED_AUDIENCE)
             .map_err(|err| match err.kind() {
-                ErrorKind::ExpiredSignature => (
+                ErrorKind::ExpiredSignature | ErrorKind::ImmatureSignature => (
                     700024,
                     "Client assertion is not within its valid time range.".to_string(),
                 ),
@@ -192,12 +192,13 @@ fn verify_certificate(
     })?;
     let mut validation = Validation::new(header.alg);
     validation.set_required_spec_claims(&["exp", "aud", "iss", "sub"]);
+    validation.validate_nbf = true;
     // The audience is the token endpoint as the client addressed it; checked below.
     validation.validate_aud = false;
     let claims = jsonwebtoken::decode::<AssertionClaims>(assertion, &key, &validation)
         .map(|data| data.claims)
         .map_err(|err| match err.kind() {
-            ErrorKind::ExpiredSignature => (
+            ErrorKind::ExpiredSignature | ErrorKind::ImmatureSignature => (
                 700024,
                 "Client assertion is not within its valid time range.".to_string(),
             ),

@@ -18,6 +18,7 @@ mod clock;
 mod definitions;
 mod error;
 mod faults;
+mod hosts;
 mod item_identity;
 pub mod load_table;
 mod lro;
@@ -56,6 +57,9 @@ pub struct ServeOptions {
     pub data_dir: PathBuf,
     /// Fault injection settings.
     pub faults: Faults,
+    /// The host name (or address) the server is reached by from elsewhere, if any: requests
+    /// must name it or a loopback host (DNS rebinding). `HOST` or `HOST:PORT`.
+    pub public_host: Option<String>,
 }
 
 /// The default data directory: `<data dir>/fabsh/local` (`$XDG_DATA_HOME` on Linux).
@@ -71,6 +75,7 @@ pub struct LocalServer {
     base_url: String,
     state: Shared,
     admin: Principal,
+    identity_header: String,
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
@@ -85,6 +90,7 @@ impl std::fmt::Debug for LocalServer {
 impl LocalServer {
     /// Opens or creates the store, binds, starts serving, and returns once listening.
     pub async fn start(opts: ServeOptions) -> crate::Result<LocalServer> {
+        let hosts = hosts::Hosts::new(opts.public_host.as_deref(), opts.addr.ip())?;
         let data_dir = opts.data_dir.clone();
         let (db, facts) = tokio::task::spawn_blocking(move || admin::open_store(&data_dir))
             .await
@@ -129,10 +135,12 @@ impl LocalServer {
             spreads: Default::default(),
             requests: Default::default(),
             keys: auth::Keys::new(&facts.signing_key),
+            identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,
             admin_id: facts.admin_id,
             bound_origin: origin.clone(),
+            hosts,
             llm,
             shutdown: CancellationToken::new(),
         });
@@ -149,6 +157,7 @@ impl LocalServer {
             base_url: format!("{origin}/v1"),
             state,
             admin,
+            identity_header: facts.identity_header,
             task: Some(task),
         })
     }
@@ -161,6 +170,12 @@ impl LocalServer {
     /// A bearer token for the seeded local admin user, valid 30 days.
     pub fn admin_token(&self) -> String {
         auth::issue(&self.state.keys, &self.admin, ADMIN_TOKEN_SECONDS)
+    }
+
+    /// The secret `/msi/token` (App Service's managed-identity endpoint) wants in
+    /// `X-IDENTITY-HEADER`, as App Service hands its apps `IDENTITY_HEADER`. Kept in the store.
+    pub fn identity_header(&self) -> &str {
+        &self.identity_header
     }
 
     /// Stops accepting requests, lets in-flight ones finish, and returns when stopped.

@@ -9,6 +9,8 @@ use super::store::items::Part;
 use super::store::principals::{self, Principal, Role};
 use super::store::workspaces::{self, Workspace};
 use super::store::{Db, new_id};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rusqlite::Connection;
 
 /// Facts fixed at first start and read on every start.
@@ -16,6 +18,8 @@ use rusqlite::Connection;
 pub struct StoreFacts {
     /// HMAC secret for access tokens.
     pub signing_key: Vec<u8>,
+    /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
+    pub identity_header: String,
     /// The tenant of the admin and of new principals.
     pub default_tenant: String,
     /// A second tenant for cross-tenant tests.
@@ -30,6 +34,7 @@ pub const ADMIN_NAME: &str = "Local Admin";
 pub const DEMO_WORKSPACE: &str = "Demo";
 
 const KEY_SIGNING: &str = "signing_key";
+const KEY_IDENTITY_HEADER: &str = "identity_header";
 const KEY_ADMIN: &str = "admin_principal_id";
 const KEY_SEEDED: &str = "demo_seeded";
 
@@ -48,6 +53,17 @@ pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
                 rand::fill(&mut key[..]);
                 principals::meta_set(tx, KEY_SIGNING, &key)?;
                 key
+            }
+        };
+        // Kept, so a process given the header once keeps working across restarts.
+        let identity_header = match text(principals::meta_get(tx, KEY_IDENTITY_HEADER)?) {
+            Some(secret) => secret,
+            None => {
+                let mut bytes = [0u8; 32];
+                rand::fill(&mut bytes[..]);
+                let secret = URL_SAFE_NO_PAD.encode(bytes);
+                principals::meta_set(tx, KEY_IDENTITY_HEADER, secret.as_bytes())?;
+                secret
             }
         };
         let mut tenants = principals::tenant_ids(tx)?;
@@ -85,6 +101,7 @@ pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
         super::seed_links::seed(tx)?;
         Ok(StoreFacts {
             signing_key,
+            identity_header,
             default_tenant,
             second_tenant,
             admin_id,

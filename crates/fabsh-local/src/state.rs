@@ -4,6 +4,7 @@
 use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
 use super::faults::{Faults, QuotaWindow, Spreads};
+use super::hosts::Hosts;
 use super::middleware::RequestLog;
 use super::store::Db;
 use std::sync::Arc;
@@ -26,6 +27,9 @@ pub struct AppState {
     pub requests: RequestLog,
     /// Token signing keys (the secret is persisted, never changes).
     pub keys: Keys,
+    /// SHA-256 (hex) of the identity header secret `/msi/token` wants; only the digest is
+    /// kept here, so it is compared without timing the secret itself.
+    pub identity_header_digest: String,
     /// The tenant new principals join.
     pub default_tenant: String,
     /// A second tenant for cross-tenant tests.
@@ -34,6 +38,8 @@ pub struct AppState {
     pub admin_id: String,
     /// `http://host:port` of the listener, used when a request has no `Host` header.
     pub bound_origin: String,
+    /// The hosts requests may name.
+    pub hosts: Hosts,
     /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
     pub llm: Option<fabsh_http::chat::LlmClient>,
     /// Cancelled on shutdown so background LRO tasks stop.

@@ -1,5 +1,5 @@
 //! Apps and machines: client secret, certificate (PEM and PFX), federated token file,
-//! managed identity (App Service and VM metadata shapes), `FABSH_TOKEN`.
+//! `FABSH_TOKEN` (managed identities: `managed_identity.rs`).
 
 use super::{Session, add_app, federated_token, fixture, workspace_names};
 use crate::support::Server;
@@ -175,60 +175,6 @@ fn a_federated_token_file_signs_in_for_its_subject_only() {
     );
     assert_eq!(refused.code, 3, "{}", refused.stderr);
     assert!(refused.stderr.contains("AADSTS70021"), "{}", refused.stderr);
-    session.assert_no_secret_shown();
-}
-
-#[test]
-fn a_managed_identity_answers_in_both_endpoint_shapes() {
-    let server = Server::start();
-    let identity = add_app(
-        &server,
-        &["--name", "vm-identity", "-w", "Demo", "--role", "Viewer"],
-    );
-    let client_id = text(&identity, "clientId");
-    let mut session = Session::new(&server);
-    session.secret(&text(&identity, "clientSecret"));
-    let app_service = format!("{}/msi/token", server.origin());
-    let listed = session.run_env(
-        &["workspace", "list"],
-        &[
-            ("IDENTITY_ENDPOINT", &app_service),
-            ("IDENTITY_HEADER", "local-header"),
-            ("FABSH_CLIENT_ID", &client_id),
-        ],
-    );
-    assert_eq!(workspace_names(&listed), ["Demo"]);
-
-    // The VM shape, chosen by `auth login --managed-identity` for a user-assigned identity.
-    let imds = format!("{}/metadata/identity/oauth2/token", server.origin());
-    session.set("FABSH_IMDS_ENDPOINT", &imds);
-    let login = session.run(&[
-        "auth",
-        "login",
-        "--managed-identity",
-        "--client-id",
-        &client_id,
-    ]);
-    assert_eq!(login.code, 0, "{}", login.stderr);
-    assert_eq!(login.json()["method"], "managed-identity");
-    let status = session.run(&["auth", "status"]).ok_json();
-    assert_eq!(status["source"], format!("managed identity {client_id}"));
-    assert_eq!(
-        workspace_names(&session.run(&["workspace", "list"])),
-        ["Demo"]
-    );
-
-    // Without a client id, the system-assigned identity.
-    let system = session.run_env(
-        &["--profile", "machine", "auth", "status"],
-        &[
-            ("IDENTITY_ENDPOINT", &app_service),
-            ("IDENTITY_HEADER", "h"),
-        ],
-    );
-    let system = system.ok_json();
-    assert_eq!(system["source"], "managed identity");
-    assert_eq!(system["principal"]["displayName"], "Local Managed Identity");
     session.assert_no_secret_shown();
 }
 

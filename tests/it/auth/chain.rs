@@ -26,12 +26,21 @@ fn sources_are_tried_in_order() {
     );
     let identity = add_app(
         &server,
-        &["--name", "identity", "-w", "Demo", "--role", "Viewer"],
+        &[
+            "--name",
+            "identity",
+            "--managed-identity",
+            "-w",
+            "Demo",
+            "--role",
+            "Viewer",
+        ],
     );
     let cli_token = principal_token(&server, "cli-user", "Demo", "Viewer");
     let mut session = Session::new(&server);
     session.secret(&cli_token);
     session.secret(app["clientSecret"].as_str().unwrap());
+    session.secret(&server.identity_header);
     // No real Azure CLI may answer: the PATH holds nothing.
     session.set("PATH", "/nonexistent");
     let source = |session: &mut Session, extra: &[(&str, &str)]| {
@@ -54,7 +63,7 @@ fn sources_are_tried_in_order() {
     let identity_id = identity["clientId"].as_str().unwrap();
     let identity_env = [
         ("IDENTITY_ENDPOINT", msi.as_str()),
-        ("IDENTITY_HEADER", "h"),
+        ("IDENTITY_HEADER", server.identity_header.as_str()),
         ("PATH", &az),
     ];
     let mut with_identity = identity_env.to_vec();

@@ -12,6 +12,10 @@ use std::time::Instant;
 
 /// The VM metadata service's token URL.
 const IMDS_URL: &str = "http://169.254.169.254/metadata/identity/oauth2/token";
+/// App Service's token URL for the process's identities.
+pub const IDENTITY_ENDPOINT_VAR: &str = "IDENTITY_ENDPOINT";
+/// The per-host secret App Service's endpoint wants in `X-IDENTITY-HEADER`.
+pub const IDENTITY_HEADER_VAR: &str = "IDENTITY_HEADER";
 /// Names another metadata-service token URL.
 pub const IMDS_VAR: &str = "FABSH_IMDS_ENDPOINT";
 /// The resource managed identities ask tokens for.
@@ -29,9 +33,10 @@ pub enum IdentityEndpoint {
 impl IdentityEndpoint {
     /// The endpoint the environment names, if it names one.
     pub fn from_env() -> Option<IdentityEndpoint> {
-        if let (Some(url), Some(header)) =
-            (env_text("IDENTITY_ENDPOINT"), env_text("IDENTITY_HEADER"))
-        {
+        if let (Some(url), Some(header)) = (
+            env_text(IDENTITY_ENDPOINT_VAR),
+            env_text(IDENTITY_HEADER_VAR),
+        ) {
             return Some(IdentityEndpoint::AppService {
                 url,
                 header: Secret::new(header),

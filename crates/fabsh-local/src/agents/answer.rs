@@ -5,13 +5,19 @@
 //! taken and its SQL run. Either way the SQL runs read-only on the source's tables and the
 //! answer is made from the rows; when nothing fits, the answer says so plainly.
 //!
+//! The SQL runs only on data the asker may read: the service requires the asker, not only the
+//! agent's author, to have access to the underlying data, and says so when it has not.
+//!
 //! A question may carry a conversation (as `fabsh data-agent query --thread-id` sends it):
 //! the last paragraph is the question, earlier `Q:` lines are its context.
 
+use super::access;
 use super::discovery;
 use super::nl2sql;
 use super::sql_run::{self, MAX_COLUMNS, MAX_ROWS, ResultTable};
+use crate::auth::Caller;
 use crate::state::Shared;
+use axum::http::StatusCode;
 use fabsh_model::agent::conversation::Conversation;
 use fabsh_model::agent::definition::{FewShotDoc, SourceFolder, StageDoc};
 use fabsh_model::agent::sources;
@@ -58,8 +64,8 @@ pub fn ranked_examples<'a>(
     ranked
 }
 
-/// Answers `text` from the published configuration.
-pub async fn answer(state: &Shared, published: &StageDoc, text: &str) -> Answer {
+/// Answers `text`, asked by `asker`, from the published configuration.
+pub async fn answer(state: &Shared, asker: &Caller, published: &StageDoc, text: &str) -> Answer {
     let conversation = Conversation::parse(text);
     if conversation.question.is_empty() {
         return Answer::cannot("There is no question to answer.");
@@ -73,7 +79,13 @@ pub async fn answer(state: &Shared, published: &StageDoc, text: &str) -> Answer 
                     .iter()
                     .find(|s| s.datasource.display_name == source)
                 {
-                    Some(found) => run_on(state, found, &sql, "written by the model".to_string()),
+                    Some(found) => run_on(
+                        state,
+                        asker,
+                        found,
+                        &sql,
+                        "written by the model".to_string(),
+                    ),
                     None => Answer::cannot(format!(
                         "I can't answer that: the model chose a datasource ({source}) the agent does not have."
                     )),
@@ -101,14 +113,21 @@ pub async fn answer(state: &Shared, published: &StageDoc, text: &str) -> Answer 
     let sql = example.query.clone().unwrap_or_default();
     run_on(
         state,
+        asker,
         source,
         &sql,
         format!("the example \"{}\"", example.question),
     )
 }
 
-/// Runs `sql` on a datasource and words the result.
-fn run_on(state: &Shared, source: &SourceFolder, sql: &str, basis: String) -> Answer {
+/// Runs `sql` on a datasource, if the asker may read it, and words the result.
+fn run_on(
+    state: &Shared,
+    asker: &Caller,
+    source: &SourceFolder,
+    sql: &str,
+    basis: String,
+) -> Answer {
     let doc = &source.datasource;
     let mut answer = Answer {
         sql: Some(sql.to_string()),
@@ -122,6 +141,17 @@ fn run_on(state: &Shared, source: &SourceFolder, sql: &str, basis: String) -> An
         answer.text = format!(
             "I can't answer that here: the query is {language}, which is not executable locally (only SQL sources run in local Fabric)."
         );
+        return answer;
+    }
+    if let Err(refusal) = access::check_source(state, asker, doc) {
+        answer.text = if refusal.status == StatusCode::FORBIDDEN {
+            format!(
+                "I can't answer that: you do not have access to the datasource {} (reading it takes at least the Viewer role in its workspace).",
+                doc.display_name
+            )
+        } else {
+            format!("I can't answer that: {}.", refusal.message)
+        };
         return answer;
     }
     let data = state

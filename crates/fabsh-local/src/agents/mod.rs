@@ -2,6 +2,7 @@
 //! configuration API (`routes/agent_*.rs`) reads and writes them through this module — load
 //! the agent's parts as documents, change them, store them back, all in one transaction.
 
+pub mod access;
 pub mod answer;
 pub mod discovery;
 pub mod nl2sql;

@@ -238,7 +238,8 @@ pub async fn create_run(
     let text = conversation_text(&messages);
     let (task_state, task_run) = (state.clone(), run.clone());
     tokio::spawn(async move {
-        let answered = answer::answer(&task_state, &published, &text).await;
+        // Answered for the caller who started the run: only data it may read goes in.
+        let answered = answer::answer(&task_state, &caller, &published, &text).await;
         let _ = task_state
             .db
             .write(|tx| record_answer(tx, &agent, &task_run, &text, &answered));

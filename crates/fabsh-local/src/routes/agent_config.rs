@@ -3,7 +3,7 @@
 //! read-modify-write helpers every `agent_*` route uses. The draft is `staging/...`; the same
 //! routes without `staging` read the published copy.
 
-use crate::agents::{self, wire};
+use crate::agents::{self, access, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::paging::slice_page;
@@ -165,6 +165,9 @@ pub async fn publish(
         }
     };
     let published = change(&state, &caller, &path, |_, _, definition| {
+        // What is published is what answers: the publisher must still be able to read every
+        // datasource (a role may have been taken away since it was added).
+        access::check_stages(&state, &caller, [&definition.draft])?;
         let text = description
             .or_else(|| definition.published_description().map(String::from))
             .unwrap_or_default();

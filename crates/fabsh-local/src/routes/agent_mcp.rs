@@ -141,7 +141,7 @@ pub async fn handle(
             } else if question.is_empty() {
                 rpc_error(&id, -32602, "The argument userQuestion is required")
             } else {
-                let answered = answer::answer(&state, &published, question).await;
+                let answered = answer::answer(&state, &caller, &published, question).await;
                 let content = json!([{"type": "text", "text": answered.text}]);
                 rpc_result(&id, json!({"content": content, "isError": false}))
             }

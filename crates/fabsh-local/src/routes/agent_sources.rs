@@ -3,7 +3,7 @@
 
 use super::agent_config::{self, AgentPath, read, stage_of};
 use crate::actions::Action;
-use crate::agents::{self, NewDataSource, discovery, wire};
+use crate::agents::{self, NewDataSource, access, discovery, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::lro::{self, InlineAnswer};
@@ -112,7 +112,7 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let (workspace_id, agent_id) = agent_config::target(&state, &caller, &path, Role::Contributor)?;
     let (kind, item_id, item_workspace) = requested(&body.object()?)?;
-    caller.workspace(&state, &item_workspace, Role::Viewer)?;
+    caller.may_read(&state, &item_workspace)?;
     let data_dir = state.db.data_dir().to_path_buf();
     let datasource = state.db.read(|conn| {
         let (_, definition) = agents::load(conn, &workspace_id, &agent_id)?;
@@ -171,6 +171,7 @@ pub async fn update(
     let updated =
         agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
             let source = agents::draft_source(definition, &item.id, &path.3)?;
+            access::check_source(&state, &caller, &source.datasource)?;
             if let Some(text) = instructions {
                 source.datasource_mut().instructions = Some(text).filter(|t| !t.is_empty());
             }

@@ -3,7 +3,7 @@
 //! `…/{id}/identities/default/assign` (beta, long-running).
 
 use super::items::{implied_type, load};
-use crate::actions::Action;
+use crate::actions::{Action, load_parts};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::bulk_export::{Export, exportable, not_exportable};
@@ -116,6 +116,13 @@ pub async fn import(
 ) -> Result<Response, ApiError> {
     let ws = beta_workspace(&state, &caller, &ws, &query)?;
     let import = bulk_import::parse(&ws, &body.object()?)?;
+    // An imported agent is a definition like any other: it may name only data its author
+    // may read.
+    for item in &import.items {
+        if item.item_type.eq_ignore_ascii_case("DataAgent") {
+            crate::agents::access::check_parts(&state, &caller, &load_parts(&item.parts)?)?;
+        }
+    }
     lro::run(
         &state,
         &caller,

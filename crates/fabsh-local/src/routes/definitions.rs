@@ -93,7 +93,7 @@ pub async fn update_definition(
     require_definitions(&item)?;
     if item.item_type == "DataAgent" {
         // A broken agent part is refused now rather than breaking the configuration API later.
-        crate::agents::from_parts(&definition.parts)?;
+        let agent = crate::agents::from_parts(&definition.parts)?;
         let whole = definition
             .parts
             .iter()
@@ -102,6 +102,9 @@ pub async fn update_definition(
             // The service drops a DataAgent part set without data_agent.json, silently.
             return Ok(crate::respond::empty_ok());
         }
+        // Else a definition could name a lakehouse its author may not read (which adding the
+        // datasource refuses), and the agent would answer from its rows.
+        crate::agents::access::check_definition(&state, &caller, &agent)?;
     }
     if update_metadata && let Some(platform) = &definition.platform {
         check_description(platform.description.as_deref())?;

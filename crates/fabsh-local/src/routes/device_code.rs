@@ -7,7 +7,7 @@ use super::token::{
 };
 use crate::admin;
 use crate::api_error::ApiError;
-use crate::auth::{Caller, secret_digest};
+use crate::auth::secret_digest;
 use crate::clock::now_nanos;
 use crate::respond::{self, JsonBody, Origin, req_str};
 use crate::state::Shared;
@@ -147,13 +147,8 @@ pub async fn login_page() -> Response {
 }
 
 /// POST `/_local/devicecodes/approve` `{userCode}`: approves a pending sign-in as the local
-/// admin user (admin only).
-pub async fn approve(
-    State(state): State<Shared>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Response, ApiError> {
-    super::local_admin::require_admin(&state, &caller)?;
+/// admin user (admin only, as every admin route).
+pub async fn approve(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
     let user_code = req_str(&body.object()?, "userCode")?;
     let approved = admin::approve_device_code_in(&state.db, &state.admin_id, &user_code)?;
     Ok(respond::json(StatusCode::OK, &approved))

@@ -149,6 +149,10 @@ pub async fn create(
         }
         Ok(())
     })?;
+    // An agent's definition may name only data its author may read, as updateDefinition's.
+    if let (Some(d), "DataAgent") = (&definition, item_type.name) {
+        crate::agents::access::check_parts(&state, &caller, &d.parts)?;
+    }
     let (format, parts) = match definition {
         Some(d) => (d.format, d.parts),
         None => (

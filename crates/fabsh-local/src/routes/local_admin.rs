@@ -1,5 +1,5 @@
-//! `/_local/*`: the request log (no auth) and admin routes for the seeded admin user's bearer.
-//! Faults never apply here.
+//! `/_local/*`: the request log and admin routes, for the seeded admin user's bearer alone
+//! ([`admin_only`] guards them all). Faults never apply here.
 
 use crate::admin;
 use crate::api_error::ApiError;
@@ -8,16 +8,17 @@ use crate::authority;
 use crate::respond::{self, JsonBody, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::principals;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 /// Longest lifetime `/_local/tokens` hands out: 30 days.
 const MAX_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
 
-/// Refuses anyone but the seeded admin user.
-pub fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
+/// Refuses anyone but the seeded admin user: 401 without a valid token, 403 for others.
+fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
     caller.known(state)?;
     if caller.principal_id == state.admin_id {
         Ok(())
@@ -27,6 +28,19 @@ pub fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
             "InsufficientPrivileges",
             "Only the local admin may use this route",
         ))
+    }
+}
+
+/// The layer in front of every admin route.
+pub async fn admin_only(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let checked = match Caller::from_request_parts(&mut parts, &state).await {
+        Ok(caller) => require_admin(&state, &caller),
+        Err(refusal) => Err(refusal),
+    };
+    match checked {
+        Ok(()) => next.run(Request::from_parts(parts, body)).await,
+        Err(refusal) => refusal.into_response(),
     }
 }
 
@@ -45,8 +59,7 @@ fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
 
 /// POST `/_local/shutdown` (admin): stops the server once in-flight requests finish
 /// (`fabsh local stop`).
-pub async fn shutdown(State(state): State<Shared>, caller: Caller) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
+pub async fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError> {
     state.shutdown.cancel();
     Ok(respond::json(
         StatusCode::ACCEPTED,
@@ -59,7 +72,7 @@ pub async fn requests(State(state): State<Shared>) -> Response {
     respond::json(StatusCode::OK, &state.requests.to_json())
 }
 
-/// GET `/_local/tenants`: the two tenant ids (not secret; tests need the second one).
+/// GET `/_local/tenants`: the two tenant ids (tests need the second one).
 pub async fn tenants(State(state): State<Shared>) -> Response {
     respond::json(
         StatusCode::OK,
@@ -68,14 +81,12 @@ pub async fn tenants(State(state): State<Shared>) -> Response {
 }
 
 /// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?,
-/// tenant?}` → the new credentials (201). `certificate` is PEM text; `tenant` is `default`,
-/// `second` or a tenant id.
+/// tenant?, managedIdentity?, vmIdentity?}` → the new credentials (201). `certificate` is PEM
+/// text; `tenant` is `default`, `second` or a tenant id.
 pub async fn add_principal(
     State(state): State<Shared>,
-    caller: Caller,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
     let obj = body.object()?;
     let name = req_str(&obj, "name")?;
     let workspace = opt_str(&obj, "workspace")?;
@@ -83,6 +94,13 @@ pub async fn add_principal(
     let certificate = opt_str(&obj, "certificate")?;
     let federated_subject = opt_str(&obj, "federatedSubject")?;
     let tenant = opt_str(&obj, "tenant")?;
+    let flag = |key: &str| match obj.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(value)) => Ok(*value),
+        Some(_) => Err(ApiError::invalid_body(format!(
+            "'{key}' must be true or false"
+        ))),
+    };
     let new = admin::NewPrincipal {
         name: &name,
         workspace: workspace.as_deref(),
@@ -90,17 +108,15 @@ pub async fn add_principal(
         certificate_pem: certificate.as_deref(),
         federated_subject: federated_subject.as_deref(),
         tenant: tenant.as_deref(),
+        managed_identity: flag("managedIdentity")?,
+        vm_identity: flag("vmIdentity")?,
     };
     let created = admin::add_principal_in(&state.db, &new)?;
     Ok(respond::json(StatusCode::CREATED, &created))
 }
 
 /// GET `/_local/principals`.
-pub async fn list_principals(
-    State(state): State<Shared>,
-    caller: Caller,
-) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
+pub async fn list_principals(State(state): State<Shared>) -> Result<Response, ApiError> {
     Ok(respond::json(
         StatusCode::OK,
         &admin::list_principals_in(&state.db)?,
@@ -110,10 +126,8 @@ pub async fn list_principals(
 /// DELETE `/_local/principals/{name or id}`.
 pub async fn remove_principal(
     State(state): State<Shared>,
-    caller: Caller,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
     admin::remove_principal_in(&state.db, &state.admin_id, &key)?;
     Ok(respond::empty_ok())
 }
@@ -123,10 +137,8 @@ pub async fn remove_principal(
 /// expired token, for testing refresh on `TokenExpired`.
 pub async fn issue_token(
     State(state): State<Shared>,
-    caller: Caller,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
     let obj = body.object()?;
     let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
     let ttl = lifetime(&obj, 3599)?;
@@ -151,10 +163,8 @@ pub async fn issue_token(
 /// issuer for `subject`, as a CI system would hand a job for workload identity federation.
 pub async fn issue_federated_token(
     State(state): State<Shared>,
-    caller: Caller,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
     let obj = body.object()?;
     let subject = req_str(&obj, "subject")?;
     let ttl = lifetime(&obj, 3600)?;
@@ -167,12 +177,7 @@ pub async fn issue_federated_token(
 
 /// POST `/_local/tables` `{workspace, item, table, csv}`: loads CSV text into a table of a
 /// lakehouse or warehouse (`fabsh local load-table` against a running server).
-pub async fn load_table(
-    State(state): State<Shared>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Response, ApiError> {
-    require_admin(&state, &caller)?;
+pub async fn load_table(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let loaded = crate::load_table::load_table_in(
         &state.db,

@@ -1,27 +1,40 @@
 //! Managed-identity endpoints, so the client's managed-identity source runs on loopback:
 //! the VM metadata service's GET `/metadata/identity/oauth2/token` (header `Metadata: true`)
-//! and App Service's GET `/msi/token` (header `X-IDENTITY-HEADER`). Without `client_id` they
-//! answer for the system-assigned identity, a service principal created on first use; with it,
-//! for the registered service principal of that client id (a user-assigned identity).
+//! and App Service's GET `/msi/token` (header `X-IDENTITY-HEADER`). They serve principals
+//! registered as managed identities (`local principal add --managed-identity`) and nothing
+//! else, since they hand out tokens without a client secret:
+//! - `/msi/token` only to a caller that sends the server's identity header secret (as App
+//!   Service gives its apps `IDENTITY_HEADER`; `local serve` prints it), for the managed
+//!   identity `client_id` names, else the VM identity;
+//! - the metadata path, which any local process can call (`Metadata: true` only stops
+//!   forwarded browser requests), only for the one identity chosen as the VM's
+//!   (`--vm-identity`), with or without its `client_id`.
 
 use crate::auth;
 use crate::clock::now_nanos;
 use crate::state::Shared;
-use crate::store::new_id;
-use crate::store::principals::{self, Principal};
+use crate::store::identities;
+use crate::store::principals::Principal;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
-/// Display name of the system-assigned identity.
-const SYSTEM_IDENTITY: &str = "Local Managed Identity";
 /// Resources a managed identity may ask tokens for.
 const FABRIC_RESOURCES: &[&str] = &[
     "https://api.fabric.microsoft.com",
     "https://analysis.windows.net/powerbi/api",
 ];
+
+/// Which endpoint is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Endpoint {
+    /// The VM metadata service: the VM identity only.
+    Vm,
+    /// App Service: any managed identity, behind the identity header.
+    AppService,
+}
 
 fn refuse(status: StatusCode, description: &str) -> Response {
     crate::respond::json(
@@ -42,7 +55,7 @@ pub async fn imds(
             "Required metadata header not specified",
         );
     }
-    answer(&state, &query, true)
+    answer(&state, &query, Endpoint::Vm)
 }
 
 /// GET `/msi/token`, App Service's and Functions' shape.
@@ -51,20 +64,59 @@ pub async fn app_service(
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let has_header = headers
+    let Some(given) = headers
         .get("x-identity-header")
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| !v.trim().is_empty());
-    if !has_header {
+        .filter(|v| !v.trim().is_empty())
+    else {
         return refuse(
             StatusCode::BAD_REQUEST,
             "The X-IDENTITY-HEADER header is required",
         );
+    };
+    // Digests are compared, so the time taken says nothing about the secret.
+    if auth::secret_digest(given) != state.identity_header_digest {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "The X-IDENTITY-HEADER header does not match this server's identity header (IDENTITY_HEADER, printed by `fabsh local serve`)",
+        );
     }
-    answer(&state, &query, false)
+    answer(&state, &query, Endpoint::AppService)
 }
 
-fn answer(state: &Shared, query: &HashMap<String, String>, vm_shape: bool) -> Response {
+/// The identity a request is for, or why there is none.
+fn identity(
+    state: &Shared,
+    client_id: Option<&str>,
+    endpoint: Endpoint,
+) -> Result<Principal, (StatusCode, String)> {
+    let unavailable = |err: rusqlite::Error| (StatusCode::INTERNAL_SERVER_ERROR, err.to_string());
+    let found = match (endpoint, client_id) {
+        (Endpoint::AppService, Some(client_id)) => state
+            .db
+            .read(|c| identities::by_client_id(c, client_id))
+            .map_err(unavailable)?,
+        (_, client_id) => {
+            let vm = state.db.read(identities::vm).map_err(unavailable)?;
+            if vm.is_none() && client_id.is_none() {
+                return Err((
+                    StatusCode::BAD_REQUEST,
+                    "No VM identity: choose one with `fabsh local principal add --vm-identity`"
+                        .to_string(),
+                ));
+            }
+            let named = |vm: &Principal, id: &str| {
+                vm.client_id
+                    .as_deref()
+                    .is_some_and(|own| own.eq_ignore_ascii_case(id))
+            };
+            vm.filter(|vm| client_id.is_none_or(|id| named(vm, id)))
+        }
+    };
+    found.ok_or_else(|| (StatusCode::BAD_REQUEST, "Identity not found".to_string()))
+}
+
+fn answer(state: &Shared, query: &HashMap<String, String>, endpoint: Endpoint) -> Response {
     let resource = query.get("resource").map(|r| r.trim_end_matches('/'));
     let Some(resource) = resource.filter(|r| {
         FABRIC_RESOURCES
@@ -76,19 +128,13 @@ fn answer(state: &Shared, query: &HashMap<String, String>, vm_shape: bool) -> Re
             "Required audience parameter not specified or not a Fabric resource",
         );
     };
-    let identity = match query.get("client_id").filter(|id| !id.is_empty()) {
-        Some(client_id) => state
-            .db
-            .read(|c| principals::find_client(c, &state.default_tenant, client_id))
-            .map(|found| found.map(|(principal, _)| principal)),
-        None => system_identity(state).map(Some),
-    };
-    let principal = match identity {
-        Ok(Some(principal)) => principal,
-        Ok(None) => return refuse(StatusCode::BAD_REQUEST, "Identity not found"),
-        Err(err) => {
-            return refuse(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string());
-        }
+    let client_id = query
+        .get("client_id")
+        .map(String::as_str)
+        .filter(|id| !id.is_empty());
+    let principal = match identity(state, client_id, endpoint) {
+        Ok(principal) => principal,
+        Err((status, why)) => return refuse(status, &why),
     };
     let ttl = state.faults.token_seconds;
     let now = now_nanos() / 1_000_000_000;
@@ -100,7 +146,7 @@ fn answer(state: &Shared, query: &HashMap<String, String>, vm_shape: bool) -> Re
         "token_type": "Bearer",
         "client_id": principal.client_id,
     });
-    if vm_shape {
+    if endpoint == Endpoint::Vm {
         let extra = json!({
             "expires_in": ttl.max(0).to_string(),
             "ext_expires_in": ttl.max(0).to_string(),
@@ -111,23 +157,4 @@ fn answer(state: &Shared, query: &HashMap<String, String>, vm_shape: bool) -> Re
         }
     }
     crate::respond::json(StatusCode::OK, &body)
-}
-
-/// The system-assigned identity, created the first time it is asked for.
-fn system_identity(state: &Shared) -> rusqlite::Result<Principal> {
-    state.db.write(|tx| {
-        if let Some(found) = principals::find_principal(tx, SYSTEM_IDENTITY)? {
-            return Ok(found);
-        }
-        let principal = Principal {
-            id: new_id(),
-            tenant_id: state.default_tenant.clone(),
-            kind: "ServicePrincipal".into(),
-            display_name: SYSTEM_IDENTITY.into(),
-            user_principal_name: None,
-            client_id: Some(new_id()),
-        };
-        principals::insert_principal(tx, &principal, None, now_nanos())?;
-        Ok(principal)
-    })
 }

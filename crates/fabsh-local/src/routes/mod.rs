@@ -1,5 +1,6 @@
 //! The HTTP surface: Fabric's `/v1` API, the Entra-style token and device-code endpoints,
-//! the managed-identity endpoints, and `/_local/*` test and admin routes.
+//! the managed-identity endpoints, and `/_local/*` test and admin routes (the local admin's
+//! only). Nothing is answered for a host the server does not serve (`hosts`).
 
 mod agent_assistants;
 mod agent_config;
@@ -26,6 +27,7 @@ mod token;
 mod workspaces;
 
 use super::api_error::ApiError;
+use super::hosts;
 use super::middleware;
 use super::state::Shared;
 use axum::Router;
@@ -177,7 +179,28 @@ pub fn router(state: Shared) -> Router {
             get(managed_identity::imds),
         )
         .route("/msi/token", get(managed_identity::app_service))
+        // What a browser opens during a device-code sign-in: the one `/_local` page open to all.
         .route("/_local/devicelogin", get(device_code::login_page))
+        .merge(local_admin_routes(state.clone()))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            hosts::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::common,
+        ))
+        .with_state(state)
+}
+
+/// `/_local/*` test and admin routes, for the local admin's token only: they show every
+/// caller's requests, mint tokens, add principals. One layer checks, so a route added here
+/// cannot forget to.
+fn local_admin_routes(state: Shared) -> Router<Shared> {
+    Router::new()
         .route("/_local/devicecodes/approve", post(device_code::approve))
         .route(
             "/_local/federated-tokens",
@@ -196,14 +219,10 @@ pub fn router(state: Shared) -> Router {
         )
         .route("/_local/tokens", post(local_admin::issue_token))
         .route("/_local/tables", post(local_admin::load_table))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::common,
+        .route_layer(axum::middleware::from_fn_with_state(
+            state,
+            local_admin::admin_only,
         ))
-        .with_state(state)
 }
 
 /// The data-agent configuration API: `staging/...` for the draft, the same paths without

@@ -4,6 +4,7 @@
 
 pub mod assistants;
 pub mod folders;
+pub mod identities;
 pub mod items;
 pub mod links;
 pub mod operations;

@@ -22,9 +22,12 @@ pub struct Principal {
     pub client_id: Option<String>,
 }
 
-const PRINCIPAL_COLUMNS: &str = "id, tenant_id, kind, display_name, user_principal_name, client_id";
+/// The columns [`principal_from_row`] reads, in its order.
+pub const PRINCIPAL_COLUMNS: &str =
+    "id, tenant_id, kind, display_name, user_principal_name, client_id";
 
-fn principal_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Principal> {
+/// A principal from a row selecting [`PRINCIPAL_COLUMNS`] first.
+pub fn principal_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Principal> {
     Ok(Principal {
         id: row.get(0)?,
         tenant_id: row.get(1)?,

@@ -219,5 +219,6 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     // Additive tables outside the numbered versions (see `shares::TABLES`).
     tx.execute_batch(super::shares::TABLES)?;
     tx.execute_batch(super::assistants::TABLES)?;
+    tx.execute_batch(super::identities::TABLES)?;
     tx.commit()
 }
