@@ -20,7 +20,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 10] = [
+pub const KNOBS: [Knob; 11] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -81,6 +81,12 @@ pub const KNOBS: [Knob; 10] = [
         help: "Lifetime of refresh tokens (negative: already expired)",
         default: "7776000",
     },
+    Knob {
+        flag: "query-seconds",
+        env: "FABSH_LOCAL_QUERY_SECONDS",
+        help: "Seconds a data agent's SQL query may run (waiting for a free slot included) before it is stopped and the answer says so",
+        default: "5",
+    },
 ];
 
 /// The fault settings of one server.
@@ -107,6 +113,8 @@ pub struct Faults {
     pub token_seconds: i64,
     /// Seconds an issued refresh token is valid; negative issues expired ones.
     pub refresh_token_seconds: i64,
+    /// Seconds an agent's SQL query may take before it is stopped.
+    pub query_seconds: u64,
 }
 
 impl Default for Faults {
@@ -122,6 +130,7 @@ impl Default for Faults {
             per_api_quotas: false,
             token_seconds: 3599,
             refresh_token_seconds: 90 * 24 * 3600,
+            query_seconds: 5,
         }
     }
 }
@@ -147,6 +156,7 @@ impl Faults {
             }
             "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,
             "refresh-token-seconds" => self.refresh_token_seconds = parse_lifetime(flag, value)?,
+            "query-seconds" => self.query_seconds = parse_int(flag, value, 1, 3600)?,
             _ => return Err(format!("unknown fault knob '{flag}'")),
         }
         Ok(())
@@ -362,6 +372,9 @@ mod tests {
         assert!(faults.set("page-size", "0").is_err());
         assert!(faults.set("lro-ms", "soon").is_err());
         assert!(faults.set("no-such-knob", "1").is_err());
+        faults.set("query-seconds", "2").unwrap();
+        assert_eq!(faults.query_seconds, 2);
+        assert!(faults.set("query-seconds", "0").is_err());
     }
 
     #[test]

@@ -129,6 +129,7 @@ impl LocalServer {
         };
         let state = Arc::new(AppState {
             db,
+            queries: agents::budget::QueryBudget::new(opts.faults.query_seconds),
             faults: opts.faults,
             quota: Default::default(),
             api_quotas: Default::default(),

@@ -1,6 +1,7 @@
 //! What every handler shares. Only immutable facts (keys, ids, settings) and per-server
 //! counters live here; all mutable Fabric state is in the database file.
 
+use super::agents::budget::QueryBudget;
 use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
 use super::faults::{Faults, QuotaWindow, Spreads};
@@ -40,6 +41,8 @@ pub struct AppState {
     pub bound_origin: String,
     /// The hosts requests may name.
     pub hosts: Hosts,
+    /// Where, how long and how many at once agents' SQL queries run.
+    pub queries: QueryBudget,
     /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
     pub llm: Option<fabsh_http::chat::LlmClient>,
     /// Cancelled on shutdown so background LRO tasks stop.

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod answer;
+pub mod budget;
 pub mod discovery;
 pub mod nl2sql;
 pub mod parsed;
