@@ -12,6 +12,7 @@ mod api_error;
 mod api_quotas;
 mod auth;
 mod authority;
+mod blocking;
 mod bulk_export;
 mod bulk_import;
 mod clock;
@@ -92,16 +93,11 @@ impl LocalServer {
     pub async fn start(opts: ServeOptions) -> crate::Result<LocalServer> {
         let hosts = hosts::Hosts::new(opts.public_host.as_deref(), opts.addr.ip())?;
         let data_dir = opts.data_dir.clone();
-        let (db, facts) = tokio::task::spawn_blocking(move || admin::open_store(&data_dir))
-            .await
-            .map_err(|e| {
-                crate::Error::failed("opening the local Fabric store failed").with_cause(e)
-            })??;
-        let admin = db
-            .read(|c| principals::get_principal(c, &facts.admin_id))
-            .ok()
-            .flatten()
-            .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+        let (db, facts, admin) = blocking::run(move || open(&data_dir)).await.map_err(|e| {
+            crate::Error::failed("opening the local Fabric store failed").with_cause(e.message)
+        })??;
+        // From here on the store is the server's, used only through `blocking`.
+        db.guard_async_workers();
         let listener = tokio::net::TcpListener::bind(opts.addr)
             .await
             .map_err(|e| {
@@ -145,8 +141,9 @@ impl LocalServer {
             llm,
             shutdown: CancellationToken::new(),
         });
-        lro::resume_pending(&state)
-            .map_err(|e| crate::Error::failed("cannot resume pending operations").with_cause(e))?;
+        lro::resume_pending(&state).await.map_err(|e| {
+            crate::Error::failed("cannot resume pending operations").with_cause(e.message)
+        })?;
         let app = routes::router(state.clone());
         let stop = state.shutdown.clone();
         let task = tokio::spawn(async move {
@@ -206,6 +203,18 @@ impl LocalServer {
             Err(e) => Err(crate::Error::failed("local Fabric stopped").with_cause(e)),
         }
     }
+}
+
+/// Opens (creating and seeding if need be) the store in `data_dir`, with the facts a server
+/// keeps and its admin user.
+fn open(data_dir: &std::path::Path) -> crate::Result<(store::Db, seed::StoreFacts, Principal)> {
+    let (db, facts) = admin::open_store(data_dir)?;
+    let admin = db
+        .read(|c| principals::get_principal(c, &facts.admin_id))
+        .ok()
+        .flatten()
+        .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+    Ok((db, facts, admin))
 }
 
 /// Ctrl-C, or on Unix SIGTERM too (`kill`, service managers).

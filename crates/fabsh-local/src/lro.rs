@@ -5,6 +5,7 @@
 use super::actions::Action;
 use super::api_error::{ApiError, current_request_id};
 use super::auth::Caller;
+use super::blocking;
 use super::clock::now_nanos;
 use super::respond;
 use super::state::{AppState, Shared};
@@ -112,7 +113,7 @@ pub fn spawn_completion(state: Shared, id: String, due_at: i64) {
             _ = state.shutdown.cancelled() => {}
             _ = tokio::time::sleep(Duration::from_nanos(wait)) => {
                 // A failure here leaves the operation pending; the next poll retries it.
-                let _ = complete(&state, &id);
+                let _ = blocking::run(move || complete(&state, &id)).await;
             }
         }
     });
@@ -162,8 +163,9 @@ pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
 }
 
 /// Re-arms timers for operations left pending by an earlier run.
-pub fn resume_pending(state: &Shared) -> rusqlite::Result<usize> {
-    let pending = state.db.read(operations::pending)?;
+pub async fn resume_pending(state: &Shared) -> Result<usize, ApiError> {
+    let store = state.clone();
+    let pending = blocking::run(move || store.db.read(operations::pending)).await??;
     let count = pending.len();
     for (id, due_at) in pending {
         spawn_completion(state.clone(), id, due_at);

@@ -4,6 +4,10 @@
 //! [`QUERY_SLOTS`] run at once. A question that finds every slot taken waits for one until
 //! its deadline, then is answered that the server is busy: waiting costs no thread, and the
 //! asker hears back within the budget either way.
+//!
+//! A query runs through `crate::blocking` like all store work (its access check and the opening
+//! of the data read the store), under its own cap: a slot is a pool thread it may keep busy
+//! for the whole budget.
 
 use super::sql_run::Limits;
 use std::sync::Arc;
@@ -48,12 +52,12 @@ impl QueryBudget {
                 self.seconds
             ));
         };
-        let ran = tokio::task::spawn_blocking(move || {
+        let ran = crate::blocking::run(move || {
             let _slot = slot;
             query(limits)
         })
         .await;
-        ran.unwrap_or_else(|err| Err(format!("the query failed inside the server: {err}")))
+        ran.unwrap_or_else(|err| Err(format!("the query failed in the server: {}", err.message)))
     }
 }
 

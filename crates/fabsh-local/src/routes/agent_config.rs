@@ -99,7 +99,7 @@ pub fn page(
 }
 
 /// GET `staging/settings` or `settings`.
-pub async fn get_settings(
+pub fn get_settings(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -114,7 +114,7 @@ pub async fn get_settings(
 }
 
 /// PATCH `staging/settings`: `aiInstructions` and `experimental` (replaced whole) when given.
-pub async fn patch_settings(
+pub fn patch_settings(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<AgentPath>,
@@ -148,7 +148,7 @@ pub async fn patch_settings(
 }
 
 /// POST `staging/publish` `{publishedDescription?}`: the draft becomes the published copy.
-pub async fn publish(
+pub fn publish(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<AgentPath>,
@@ -181,7 +181,7 @@ pub async fn publish(
 }
 
 /// POST `staging/reset`: the draft becomes a copy of the published configuration again.
-pub async fn reset(
+pub fn reset(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<AgentPath>,

@@ -27,7 +27,7 @@ pub fn agent_of((ws, collection, id, _): &SourcePath) -> AgentPath {
 }
 
 /// GET the datasources of a stage, paged.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -53,7 +53,7 @@ pub async fn list(
 }
 
 /// GET one datasource of a stage.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -103,7 +103,7 @@ fn requested(body: &Map<String, Value>) -> Result<(&'static SourceKind, String, 
 
 /// POST `staging/datasources`: checks the item, discovers its schema now, and adds it inline
 /// (201, PascalCase keys) or through an operation (202).
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -156,7 +156,7 @@ pub async fn create(
 }
 
 /// PATCH a draft datasource: `instructions`, `description` (or `userDescription`).
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,
@@ -184,7 +184,7 @@ pub async fn update(
 }
 
 /// DELETE a draft datasource, with its selections and few-shots.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,

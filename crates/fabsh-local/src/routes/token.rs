@@ -223,11 +223,7 @@ pub fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthE
 }
 
 /// The token endpoint.
-pub async fn issue(
-    State(state): State<Shared>,
-    Path(tenant): Path<String>,
-    body: Bytes,
-) -> Response {
+pub fn issue(State(state): State<Shared>, Path(tenant): Path<String>, body: Bytes) -> Response {
     let form = Form::parse(&body);
     let tenant = match resolve_tenant(&state, &tenant) {
         Ok(tenant) => tenant,
