@@ -124,6 +124,8 @@ impl LocalServer {
             }
         };
         let state = Arc::new(AppState {
+            definitions: Default::default(),
+            tables: tables::Tables::new(db.data_dir()),
             db,
             queries: agents::budget::QueryBudget::new(opts.faults.query_seconds),
             faults: opts.faults,

@@ -77,9 +77,13 @@ pub fn run(
 fn run_inline(state: &Shared, action: Action, inline: InlineAnswer) -> Result<Response, ApiError> {
     let now = now_nanos();
     let result = if action.reads_only() {
-        state.db.read(|conn| action.apply(conn, now))?
+        state
+            .db
+            .read(|conn| action.apply(&state.definitions, conn, now))?
     } else {
-        state.db.write(|tx| action.apply(tx, now))?
+        state
+            .db
+            .write(|tx| action.apply(&state.definitions, tx, now))?
     };
     Ok(match result {
         Some(body) if inline.etag => respond::json_with_etag(inline.status, &body),
@@ -137,7 +141,7 @@ pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
                 // A savepoint lets a failed action roll back its partial changes while the
                 // Failed status is still recorded.
                 tx.execute_batch("SAVEPOINT apply_action")?;
-                let outcome = action.apply(tx, now);
+                let outcome = action.apply(&state.definitions, tx, now);
                 if outcome.is_err() {
                     tx.execute_batch("ROLLBACK TO apply_action")?;
                 }

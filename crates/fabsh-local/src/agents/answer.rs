@@ -193,7 +193,7 @@ fn open_readable(
     }
     let data = state
         .db
-        .read(|conn| discovery::open_data(conn, state.db.data_dir(), doc));
+        .read(|conn| discovery::open_data(conn, &state.tables, doc));
     match data {
         Ok(Some(conn)) => Ok(conn),
         Ok(None) => Err(format!(

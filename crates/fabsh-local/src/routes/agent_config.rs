@@ -53,7 +53,9 @@ pub fn read(
     path: &AgentPath,
 ) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
     let (ws, id) = target(state, caller, path, Role::Viewer)?;
-    state.db.read(|conn| agents::load(conn, &ws, &id))
+    state
+        .db
+        .read(|conn| agents::load(&state.definitions, conn, &ws, &id))
 }
 
 /// Changes the agent's definition in one write transaction (Contributor needed); `change`
@@ -65,13 +67,14 @@ pub fn change<T>(
     change: impl FnOnce(&Connection, &Item, &mut AgentDefinition) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
     let (ws, id) = target(state, caller, path, Role::Contributor)?;
+    let definitions = &state.definitions;
     let (out, _) = state.db.write_then(
         |tx| {
-            agents::change(tx, &ws, &id, |item, definition| {
+            agents::change(definitions, tx, &ws, &id, |item, definition| {
                 change(tx, item, definition)
             })
         },
-        |(_, saved)| agents::parsed::remember(saved),
+        |(_, saved)| definitions.remember(saved),
     )?;
     Ok(out)
 }

@@ -40,7 +40,7 @@ fn live_names(
         return Ok(Err(()));
     };
     let parent: Vec<&str> = parent.iter().map(String::as_str).collect();
-    discovery::live_names(conn, state.db.data_dir(), kind, &item, &parent).map(Ok)
+    discovery::live_names(conn, &state.tables, kind, &item, &parent).map(Ok)
 }
 
 /// GET one level of the tree: the top without `rootId`, else the children of that element.

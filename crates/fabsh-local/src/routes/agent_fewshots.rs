@@ -38,7 +38,7 @@ impl Judge {
         };
         let schema = state.db.read(|conn| {
             let item = items::get(conn, &doc.workspace_id, &doc.artifact_id)?;
-            discovery::known_schema(conn, state.db.data_dir(), kind, item.as_ref())
+            discovery::known_schema(conn, &state.tables, kind, item.as_ref())
         })?;
         Ok(Judge { schema })
     }

@@ -113,9 +113,8 @@ pub fn create(
     let (workspace_id, agent_id) = agent_config::target(&state, &caller, &path, Role::Contributor)?;
     let (kind, item_id, item_workspace) = requested(&body.object()?)?;
     caller.may_read(&state, &item_workspace)?;
-    let data_dir = state.db.data_dir().to_path_buf();
     let datasource = state.db.read(|conn| {
-        let (_, definition) = agents::load(conn, &workspace_id, &agent_id)?;
+        let (_, definition) = agents::load(&state.definitions, conn, &workspace_id, &agent_id)?;
         agents::check_can_add(&definition, &item_id)?;
         let item: Item = items::get(conn, &item_workspace, &item_id)?
             .ok_or_else(|| ApiError::item_not_found(&item_id))?;
@@ -134,7 +133,7 @@ pub fn create(
             kind: kind.definition_type.to_string(),
             instructions: None,
             description: None,
-            elements: discovery::discover(conn, &data_dir, kind, &item)?,
+            elements: discovery::discover(conn, &state.tables, kind, &item)?,
             extra: Map::new(),
         })
     })?;

@@ -1,8 +1,10 @@
 //! The SQLite store: one writer connection behind a mutex, a few reader connections, WAL so
 //! readers never wait for the writer, and a busy timeout because another process may have the
 //! same file open. Every call may block, so a server's store is used only from tokio's
-//! blocking pool (`crate::blocking`; debug builds check). Nothing mutable is cached in memory:
-//! every request reads the file.
+//! blocking pool (`crate::blocking`; debug builds check). The store caches nothing: every
+//! request reads the file. Beside it a server keeps two memos of its own (`state.rs`), parsed
+//! agent definitions and item table schemas, whose entries are used only while a version the
+//! files keep (the item's parts version, the table file's schema cookie) still matches.
 
 pub mod assistants;
 pub mod folders;
