@@ -79,7 +79,7 @@ fn item_create_show_update_delete_round_trip() {
         .ok_json();
     assert_eq!(exists["exists"], true);
 
-    let deleted = server.fabsh(&["item", "delete", "-w", "Demo", "--id", &id]);
+    let deleted = server.fabsh(&["item", "delete", "-w", "Demo", "--id", &id, "--yes"]);
     assert_eq!(deleted.code, 0, "{}", deleted.stderr);
     assert_eq!(deleted.stdout, "");
     let gone = server
@@ -143,7 +143,7 @@ fn workspace_create_show_delete_round_trip() {
         ])
         .ok_json();
     assert_eq!(item["workspaceId"], id);
-    let deleted = server.fabsh(&["workspace", "delete", "-w", id, "--yes"]);
+    let deleted = server.fabsh(&["workspace", "delete", "--id", id, "--yes"]);
     assert_eq!(deleted.code, 0, "{}", deleted.stderr);
     assert_eq!(server.fabsh(&["workspace", "show", "-w", id]).code, 4);
 }

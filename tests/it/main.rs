@@ -11,6 +11,7 @@ mod bad_input_query;
 mod bad_input_shares_bulk;
 mod bulk;
 mod cli_basics;
+mod consent;
 mod copy_move;
 mod data_agent_endpoints;
 mod data_agent_evaluate;

@@ -94,6 +94,7 @@ fn partial_failure_exits_5_with_a_row_per_item() {
     let run = server.fabsh(&[
         "item",
         "bulk-delete",
+        "--yes",
         "-w",
         "Demo",
         "--ids",

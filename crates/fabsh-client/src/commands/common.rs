@@ -67,7 +67,7 @@ pub const DRY_RUN: ArgSpec = ArgSpec::opt(
 pub const YES: ArgSpec = ArgSpec::opt(
     "yes",
     ArgKind::Bool,
-    "Do not ask for confirmation (confirmation is only asked on a terminal)",
+    "Go ahead without asking (needed off a terminal, where there is no one to ask)",
 )
 .short('y');
 /// `--all`, added to every paged list.
