@@ -26,6 +26,7 @@ mod identity;
 mod inspect;
 mod items;
 mod judge_stub;
+mod lists;
 mod local_server;
 mod organisation;
 mod registry_checks;
