@@ -68,6 +68,13 @@ impl Printer {
         for note in &reply.notes {
             self.note(note);
         }
+        if let Some(text) = &reply.text
+            && self.format.is_none()
+            && self.query.is_none()
+            && self.stdout_tty
+        {
+            return self.text(text);
+        }
         let table_rows = reply.table_rows;
         let columns: Vec<&str> = if reply.extra_columns.is_empty() {
             columns.to_vec()
