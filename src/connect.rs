@@ -51,6 +51,7 @@ pub fn local_error(err: fabsh_local::Error) -> Error {
         fabsh_local::ErrorKind::Failed => Error::runtime(err.message),
     };
     out.causes = err.causes;
+    out.hints = err.hints;
     out
 }
 

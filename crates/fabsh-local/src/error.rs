@@ -14,12 +14,14 @@ pub enum ErrorKind {
     Failed,
 }
 
-/// A failure with its kind, message and causes.
+/// A failure with its kind, message, causes and hints.
 #[derive(Debug, Clone)]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
     pub causes: Vec<String>,
+    /// What the user can do about it, shown as `hint:` lines.
+    pub hints: Vec<String>,
 }
 
 /// This crate's result type.
@@ -31,6 +33,7 @@ impl Error {
             kind,
             message: message.into(),
             causes: Vec::new(),
+            hints: Vec::new(),
         }
     }
 
@@ -52,6 +55,12 @@ impl Error {
     /// Adds a `caused by:` line.
     pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
         self.causes.push(cause.to_string());
+        self
+    }
+
+    /// Adds a `hint:` line.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hints.push(hint.into());
         self
     }
 }

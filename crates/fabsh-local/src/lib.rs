@@ -24,6 +24,7 @@ pub mod load_table;
 mod lro;
 mod middleware;
 mod paging;
+pub mod private_files;
 mod relations;
 mod respond;
 mod routes;
