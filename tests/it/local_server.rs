@@ -6,6 +6,7 @@ mod faults;
 mod folders;
 mod items;
 mod operations;
+mod signing_keys;
 mod workspaces;
 
 use fabsh_local::{Faults, LocalServer, ServeOptions};

@@ -314,11 +314,7 @@ pub fn admin_token(data_dir: &Path, seconds: i64) -> crate::Result<String> {
     let admin = db
         .read(|c| principals::get_principal(c, &facts.admin_id))?
         .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
-    Ok(crate::auth::issue(
-        &crate::auth::Keys::new(&facts.signing_key),
-        &admin,
-        seconds,
-    ))
+    Ok(crate::auth::issue(&facts.keys, &admin, seconds))
 }
 
 /// Lists principals with their workspace roles.
