@@ -41,6 +41,7 @@ mod script_stdlib;
 mod serve_recipe;
 mod server_guards;
 mod shares;
+mod store_files;
 mod stub;
 mod support;
 mod validation;

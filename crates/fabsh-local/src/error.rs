@@ -54,6 +54,12 @@ impl Error {
         self.problem = self.problem.with_cause(cause);
         self
     }
+
+    /// Adds a `hint:` line.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.problem = self.problem.with_hint(hint);
+        self
+    }
 }
 
 impl fmt::Display for Error {

@@ -24,12 +24,14 @@ pub mod load_table;
 mod lro;
 mod middleware;
 mod paging;
+pub mod private_files;
 mod relations;
 mod respond;
 mod routes;
 mod seed;
 mod seed_content;
 mod seed_links;
+mod signing_keys;
 mod state;
 mod store;
 mod tables;
@@ -134,7 +136,7 @@ impl LocalServer {
             api_quotas: Default::default(),
             spreads: Default::default(),
             requests: Default::default(),
-            keys: auth::Keys::new(&facts.signing_key),
+            keys: facts.keys,
             identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,

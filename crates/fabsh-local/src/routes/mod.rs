@@ -11,6 +11,7 @@ mod agent_sources;
 mod bulk;
 mod definitions;
 mod device_code;
+mod discovery;
 mod folders;
 mod invitations;
 mod item_create;
@@ -173,6 +174,17 @@ pub fn router(state: Shared) -> Router {
         // Token endpoint: no faults, no bearer (it is where bearers come from).
         .route("/{tenant}/oauth2/v2.0/token", post(token::issue))
         .route("/{tenant}/oauth2/v2.0/devicecode", post(device_code::start))
+        // Where MSAL and token validators find the authority's endpoints and keys.
+        .route(
+            "/{tenant}/v2.0/.well-known/openid-configuration",
+            get(discovery::openid_configuration),
+        )
+        .route("/discovery/v2.0/keys", get(discovery::keys))
+        .route("/{tenant}/discovery/v2.0/keys", get(discovery::tenant_keys))
+        .route(
+            "/{tenant}/oauth2/v2.0/authorize",
+            get(device_code::login_page),
+        )
         // Managed identity: the VM metadata service's path and App Service's.
         .route(
             "/metadata/identity/oauth2/token",
