@@ -21,6 +21,7 @@ mod definitions;
 mod dry_run;
 mod help_examples;
 mod http_core;
+mod http_hygiene;
 mod identity;
 mod inspect;
 mod items;

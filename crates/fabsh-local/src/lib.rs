@@ -30,6 +30,7 @@ mod routes;
 mod seed;
 mod seed_content;
 mod seed_links;
+mod serve;
 mod state;
 mod store;
 mod tables;
@@ -41,6 +42,7 @@ use state::{AppState, Shared};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use store::principals::{self, Principal};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -147,12 +149,13 @@ impl LocalServer {
         lro::resume_pending(&state)
             .map_err(|e| crate::Error::failed("cannot resume pending operations").with_cause(e))?;
         let app = routes::router(state.clone());
+        let timeouts = serve::Timeouts {
+            header: Duration::from_millis(state.faults.header_timeout_ms),
+            idle: Duration::from_millis(state.faults.idle_timeout_ms),
+        };
+        let max_connections = state.faults.max_connections as usize;
         let stop = state.shutdown.clone();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
-        });
+        let task = tokio::spawn(serve::run(listener, app, timeouts, max_connections, stop));
         Ok(LocalServer {
             base_url: format!("{origin}/v1"),
             state,
