@@ -1,8 +1,11 @@
-//! `fabsh local serve` keeps its connections in bounds (issue 13): silent, slow and idle
-//! connections are closed, and held connections cannot crowd out a request. Raw sockets, so
-//! the tests decide exactly what is sent and when.
+//! `fabsh local serve` keeps its connections and request bodies in bounds (issue 13): silent,
+//! slow and idle connections are closed, held connections cannot crowd out a request, bodies
+//! over their cap are refused before they are read (or cut off at the cap when streamed), and
+//! an unauthenticated request is answered without its body being read. Raw sockets, so the
+//! tests decide exactly what is sent and when.
 
 use crate::support::Server;
+use serde_json::Value;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -88,6 +91,17 @@ fn response(stream: &mut TcpStream) -> (u16, String) {
     (status, text[head_len..].to_string())
 }
 
+/// Asserts a Fabric-shaped 413.
+fn assert_too_large(status: u16, body: &str, what: &str) {
+    assert_eq!(status, 413, "{what}: {body}");
+    let error: Value = serde_json::from_str(body).expect("an error body");
+    assert_eq!(
+        error["errorCode"], "RequestEntityTooLarge",
+        "{what}: {body}"
+    );
+    assert!(error["requestId"].is_string(), "{what}: {body}");
+}
+
 #[test]
 fn a_connection_that_sends_no_whole_head_is_closed_after_the_header_timeout() {
     let server = Server::with_env(&[
@@ -167,4 +181,116 @@ fn connections_held_past_the_descriptor_limit_cannot_crowd_out_a_request() {
     let _held = hold(&server, 160);
     let (status, body) = list_workspaces(&server);
     assert_eq!(status, 200, "{body}");
+}
+
+#[test]
+fn a_declared_length_over_the_cap_is_refused_before_the_body_is_sent() {
+    let server = Server::start();
+    let bulk_import = server.demo_path("/items/bulkImportDefinitions?beta=true");
+    let cases = [
+        ("POST", "/v1/workspaces", true, 100 << 20),
+        ("POST", bulk_import.as_str(), true, 200 << 20),
+        ("POST", "/organizations/oauth2/v2.0/token", false, 100_000),
+        (
+            "POST",
+            "/organizations/oauth2/v2.0/devicecode",
+            false,
+            100_000,
+        ),
+    ];
+    for (method, path, token, length) in cases {
+        let mut stream = connect(&server);
+        let length = format!("Content-Length: {length}");
+        let request = head(&server, method, path, token, &[&length]);
+        stream.write_all(request.as_bytes()).expect("head");
+        let (status, body) = response(&mut stream);
+        assert_too_large(status, &body, path);
+    }
+}
+
+/// Sends a chunked body of `size` bytes of `filler` on another thread (until the server stops
+/// reading), and returns the response.
+fn send_chunked(server: &Server, path: &str, token: bool, size: usize) -> (u16, String) {
+    let mut stream = connect(server);
+    let request = head(server, "POST", path, token, &["Transfer-Encoding: chunked"]);
+    stream.write_all(request.as_bytes()).expect("head");
+    let mut writer = stream.try_clone().expect("clone");
+    let sender = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 64 * 1024];
+        let mut sent = 0;
+        while sent < size {
+            let framed = [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat();
+            if writer.write_all(&framed).is_err() {
+                return;
+            }
+            sent += chunk.len();
+        }
+        let _ = writer.write_all(b"0\r\n\r\n");
+    });
+    let answer = response(&mut stream);
+    drop(stream);
+    let _ = sender.join();
+    answer
+}
+
+#[test]
+fn a_streamed_body_over_the_cap_is_cut_off_at_the_cap() {
+    let server = Server::start();
+    let (status, body) = send_chunked(&server, "/v1/workspaces", true, 8 << 20);
+    assert_too_large(status, &body, "an API body");
+    let (status, body) = send_chunked(&server, "/organizations/oauth2/v2.0/token", false, 1 << 20);
+    assert_too_large(status, &body, "a token request");
+}
+
+#[test]
+fn an_unauthenticated_request_is_answered_without_its_body_being_read() {
+    let server = Server::start();
+    // Only the head is sent: the answer cannot wait for the body.
+    let mut stream = connect(&server);
+    let request = head(
+        &server,
+        "POST",
+        "/v1/workspaces",
+        false,
+        &["Content-Length: 3000000"],
+    );
+    stream.write_all(request.as_bytes()).expect("head");
+    let (status, body) = response(&mut stream);
+    assert_eq!(status, 401, "{body}");
+    // The whole body is sent, more than the sockets buffer: the server does not read it, yet
+    // its answer is not lost to a reset when it closes.
+    let mut stream = connect(&server);
+    let size = 3_000_000;
+    let length = format!("Content-Length: {size}");
+    let request = head(&server, "POST", "/v1/workspaces", false, &[&length]);
+    stream.write_all(request.as_bytes()).expect("head");
+    let mut writer = stream.try_clone().expect("clone");
+    let sender = std::thread::spawn(move || {
+        let _ = writer.write_all(&vec![b' '; size]);
+    });
+    let (status, body) = response(&mut stream);
+    assert_eq!(status, 401, "{body}");
+    drop(stream);
+    let _ = sender.join();
+}
+
+#[test]
+fn a_body_that_stops_arriving_is_given_up_on() {
+    let server = Server::with_env(&[
+        ("FABSH_LOCAL_HEADER_TIMEOUT_MS", SHORT),
+        ("FABSH_LOCAL_IDLE_TIMEOUT_MS", LONG),
+    ]);
+    for (path, token) in [
+        ("/v1/workspaces", true),
+        ("/organizations/oauth2/v2.0/token", false),
+    ] {
+        let mut stream = connect(&server);
+        let request = head(&server, "POST", path, token, &["Content-Length: 1000"]);
+        stream.write_all(request.as_bytes()).expect("head");
+        stream
+            .write_all(b"grant_type=")
+            .expect("the start of a body");
+        let (status, body) = response(&mut stream);
+        assert_eq!(status, 408, "{path}: {body}");
+    }
 }

@@ -85,7 +85,7 @@ pub const KNOBS: [Knob; 13] = [
     Knob {
         flag: "header-timeout-ms",
         env: "FABSH_LOCAL_HEADER_TIMEOUT_MS",
-        help: "Milliseconds a client has to send a request's head, from connecting or from its first byte on a kept-alive connection",
+        help: "Milliseconds a client has to send a request's head, from connecting or from its first byte on a kept-alive connection; also the longest a request body may stall, and all the time the small bodies of the sign-in endpoints get",
         default: "10000",
     },
     Knob {
@@ -126,7 +126,8 @@ pub struct Faults {
     pub token_seconds: i64,
     /// Seconds an issued refresh token is valid; negative issues expired ones.
     pub refresh_token_seconds: i64,
-    /// Time allowed for a request's head.
+    /// Time allowed for a request's head, for each stall of its body, and for all of a small
+    /// unauthenticated body.
     pub header_timeout_ms: u64,
     /// Time a kept-alive connection may wait for its next request.
     pub idle_timeout_ms: u64,

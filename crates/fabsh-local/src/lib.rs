@@ -12,6 +12,7 @@ mod api_error;
 mod api_quotas;
 mod auth;
 mod authority;
+mod bodies;
 mod bulk_export;
 mod bulk_import;
 mod clock;
@@ -135,6 +136,7 @@ impl LocalServer {
             quota: Default::default(),
             api_quotas: Default::default(),
             spreads: Default::default(),
+            large_bodies: Default::default(),
             requests: Default::default(),
             keys: auth::Keys::new(&facts.signing_key),
             identity_header_digest: auth::secret_digest(&facts.identity_header),

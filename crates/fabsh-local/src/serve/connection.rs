@@ -1,5 +1,5 @@
 //! One connection: hyper serves its requests, and the task closes the connection when the
-//! sweep finds it past its deadline (a head too slow, an idle keep-alive),
+//! sweep finds it past its deadline (a head too slow, an idle keep-alive, a lingering close),
 //! when the cap wants its place while it is idle, or, on shutdown, once its requests are
 //! answered.
 //!

@@ -13,6 +13,10 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
+/// How long a closing connection keeps reading what its client still sends, so that the
+/// answer it was given (a 413, a 401 before the body) is not destroyed by a reset.
+const LINGER_MS: u64 = 2_000;
+
 /// Milliseconds since the first call (a clock atomics can hold); never 0, which marks "unset".
 fn now_ms() -> u64 {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -42,6 +46,8 @@ pub struct Activity {
     idle_since: AtomicU64,
     /// When the first byte of a request arrived on an idle connection; 0 when none has.
     head_since: AtomicU64,
+    /// When the connection began its lingering close; 0 when it has not.
+    lingering_since: AtomicU64,
     /// Set when the cap asks this connection to close.
     evict: AtomicBool,
     /// Wakes the connection's task when the sweep found it past its deadline or the cap
@@ -57,6 +63,7 @@ impl Activity {
             served: AtomicBool::new(false),
             idle_since: AtomicU64::new(now_ms()),
             head_since: AtomicU64::new(0),
+            lingering_since: AtomicU64::new(0),
             evict: AtomicBool::new(false),
             wake: Notify::new(),
         }
@@ -85,6 +92,11 @@ impl Activity {
         self.in_flight.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
+    /// The connection is closing and still reads what its client sends (see `LINGER_MS`).
+    pub fn began_lingering(&self) {
+        self.lingering_since.store(now_ms(), Ordering::Relaxed);
+    }
+
     /// True when no request is being handled: closing the connection loses nothing begun.
     pub fn is_idle(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
@@ -93,6 +105,10 @@ impl Activity {
     /// When the connection should be closed, in `now_ms` time; `None` while a request is
     /// being handled.
     fn deadline_ms(&self, timeouts: &Timeouts) -> Option<u64> {
+        let lingering = self.lingering_since.load(Ordering::Relaxed);
+        if lingering != 0 {
+            return Some(lingering + LINGER_MS);
+        }
         if !self.is_idle() {
             return None;
         }
@@ -327,6 +343,8 @@ mod tests {
         assert!(left(&conn).unwrap() > TIMEOUTS.header);
         conn.bytes_arrived();
         assert!(left(&conn).unwrap() <= TIMEOUTS.header);
+        conn.began_lingering();
+        assert!(left(&conn).unwrap() <= Duration::from_millis(LINGER_MS));
         assert!(!conn.expired(&TIMEOUTS));
     }
 }
