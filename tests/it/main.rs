@@ -22,6 +22,7 @@ mod definitions;
 mod dry_run;
 mod help_examples;
 mod http_core;
+mod http_hygiene;
 mod identity;
 mod inspect;
 mod items;

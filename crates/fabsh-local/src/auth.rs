@@ -2,6 +2,7 @@
 //! extractor every API handler starts with, and role checks.
 
 use super::api_error::ApiError;
+use super::bodies::Authenticated;
 use super::middleware::RequestFlags;
 use super::state::Shared;
 use super::store::principals::{self, Principal, Role};
@@ -109,6 +110,7 @@ impl FromRequestParts<Shared> for Caller {
             _ => return Err(ApiError::unauthorized()),
         };
         let claims = verify(&state.keys, token)?;
+        parts.extensions.insert(Authenticated);
         let inline_only = parts
             .extensions
             .get::<RequestFlags>()

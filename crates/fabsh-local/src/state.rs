@@ -3,6 +3,7 @@
 
 use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
+use super::bodies::LargeBodies;
 use super::faults::{Faults, QuotaWindow, Spreads};
 use super::hosts::Hosts;
 use super::middleware::RequestLog;
@@ -23,6 +24,8 @@ pub struct AppState {
     pub api_quotas: ApiQuotas,
     /// Which requests the share knobs pick.
     pub spreads: Spreads,
+    /// Turns for reading large request bodies.
+    pub large_bodies: LargeBodies,
     /// Recent requests for `GET /_local/requests`.
     pub requests: RequestLog,
     /// Token signing keys (the secret is persisted, never changes).

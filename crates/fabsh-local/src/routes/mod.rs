@@ -28,6 +28,7 @@ mod token;
 mod workspaces;
 
 use super::api_error::ApiError;
+use super::bodies;
 use super::hosts;
 use super::middleware;
 use super::state::Shared;
@@ -36,9 +37,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
-
-/// Largest accepted request body (bulk definition imports go up to 128 MB).
-const BODY_LIMIT: usize = 160 * 1024 * 1024;
 
 /// The complete router with its layers.
 pub fn router(state: Shared) -> Router {
@@ -196,7 +194,9 @@ pub fn router(state: Shared) -> Router {
         .merge(local_admin_routes(state.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // Bodies are read by `bodies` within their own caps; this one only bounds an axum
+        // extractor a handler might use instead.
+        .layer(DefaultBodyLimit::max(bodies::API_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             hosts::guard,
