@@ -9,7 +9,7 @@ use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::{CommandSpec, Needs};
 use fabsh_client::config::Settings;
 use fabsh_client::context::{AttachedServer, Ctx};
-use fabsh_client::error::{Error, Result};
+use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::output::Progress;
 use fabsh_local::{Faults, LocalServer, ServeOptions};
 use std::sync::Arc;
@@ -45,13 +45,12 @@ pub fn offline(settings: &Settings, bridge: Bridge) -> Result<Ctx> {
 
 /// Local Fabric's error as the client's: its kind decides the exit code.
 pub fn local_error(err: fabsh_local::Error) -> Error {
-    let mut out = match err.kind {
-        fabsh_local::ErrorKind::Invalid => Error::usage(err.message),
-        fabsh_local::ErrorKind::NotFound => Error::not_found(err.message),
-        fabsh_local::ErrorKind::Failed => Error::runtime(err.message),
+    let kind = match err.kind {
+        fabsh_local::ErrorKind::Invalid => ErrorKind::Usage,
+        fabsh_local::ErrorKind::NotFound => ErrorKind::NotFound,
+        fabsh_local::ErrorKind::Failed => ErrorKind::Runtime,
     };
-    out.causes = err.causes;
-    out
+    Error::from_problem(kind, err.problem)
 }
 
 /// The context a registry command runs on: connected when it needs the service, else one that

@@ -52,8 +52,18 @@ pub fn prepare(
         return Err(Error::usage("refusing to print a secret to the terminal")
             .with_hint("pipe it into another program, or add --show"));
     }
-    if needs_confirmation(spec, &args) && !printer.confirm(&confirmation_question(spec, &args)) {
-        return Err(Error::cancelled().with_hint("nothing was changed"));
+    if needs_consent(spec, &args) {
+        if !on_terminal() {
+            return Err(Error::usage(format!(
+                "`fabsh {}` destroys data ({}); off a terminal it needs --yes",
+                spec.path(),
+                spec.summary.to_lowercase()
+            ))
+            .with_hint("add --yes to go ahead; nothing was sent"));
+        }
+        if !printer.confirm(&confirmation_question(spec, &args)) {
+            return Err(Error::runtime("not confirmed").with_hint("nothing was changed"));
+        }
     }
     Ok((spec, args))
 }
@@ -136,12 +146,14 @@ fn args_from_matches(
     Args::check(spec, &declared, raw)
 }
 
-fn needs_confirmation(spec: &CommandSpec, args: &Args) -> bool {
-    spec.traits.destructive
-        && !args.flag("yes")
-        && !args.flag("dry-run")
-        && std::io::stdin().is_terminal()
-        && std::io::stderr().is_terminal()
+/// A destructive command needs `--yes`, or a yes at a terminal (the gh convention); a dry
+/// run destroys nothing.
+fn needs_consent(spec: &CommandSpec, args: &Args) -> bool {
+    spec.traits.destructive && !args.flag("yes") && !args.flag("dry-run")
+}
+
+fn on_terminal() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 fn confirmation_question(spec: &'static CommandSpec, args: &Args) -> String {

@@ -13,7 +13,7 @@ use fabsh_client::config::{ENDPOINT_VAR, TOKEN_VAR};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::reply::Reply;
-use fabsh_local::{Faults, KNOBS, LocalServer, ServeOptions};
+use fabsh_local::{Faults, KNOBS, LocalServer, ServeOptions, private_files};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -183,10 +183,13 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
 /// group, so the shell's Ctrl-C does not reach it; prints its export lines once it listens
 /// and returns.
 fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
-    std::fs::create_dir_all(dir)
+    private_files::create_dir(dir)
         .map_err(|err| Error::usage(format!("cannot create {}", dir.display())).with_cause(err))?;
+    // Refused here, with its hint and exit code, rather than in the log of a server that
+    // did not start.
+    private_files::check_store(dir).map_err(local_error)?;
     let log_path = dir.join(LOG_FILE);
-    let log = std::fs::File::create(&log_path).map_err(|err| {
+    let log = private_files::rewrite(&log_path).map_err(|err| {
         Error::runtime(format!("cannot write {}", log_path.display())).with_cause(err)
     })?;
     let exe = std::env::current_exe()
@@ -296,8 +299,10 @@ fn listening_address(origin: &str) -> Option<SocketAddr> {
 }
 
 fn write_record(dir: &Path, record: &Value) -> Result<()> {
+    use std::io::Write;
     let path = dir.join(SERVE_FILE);
-    std::fs::write(&path, record.to_string())
+    private_files::rewrite(&path)
+        .and_then(|mut file| file.write_all(record.to_string().as_bytes()))
         .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
 }
 

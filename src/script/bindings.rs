@@ -174,7 +174,8 @@ pub fn option_keys(spec: &'static CommandSpec) -> Vec<String> {
 }
 
 /// Checks the values, filling in configured defaults (the default workspace) for flags the
-/// script left out, as the CLI does.
+/// script left out, as the CLI does. A script's list is the whole list: a paged command gets
+/// every page unless the script asks for less (`all: false`, `limit`, a continuation token).
 pub fn check_args(
     host: &Host,
     spec: &'static CommandSpec,
@@ -188,6 +189,15 @@ pub fn check_args(
         if let Some(value) = host.flag_default(arg) {
             raw.push((arg, RawValue::Text(value)));
         }
+    }
+    let asks_for_less = ["all", "limit", "continuation-token"]
+        .iter()
+        .any(|flag| raw.iter().any(|(given, _)| given.long == *flag));
+    if spec.traits.paged
+        && !asks_for_less
+        && let Some(all) = effective.iter().find(|arg| arg.long == "all")
+    {
+        raw.push((all, RawValue::Bool(true)));
     }
     Args::check(spec, &effective, raw)
 }

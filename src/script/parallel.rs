@@ -130,7 +130,10 @@ fn page(host: &Host, registry: Registry, path: &str, args: &Map) -> Result<Dynam
     if !spec.traits.paged {
         return Err(Error::usage(format!("`{path}` does not return pages")));
     }
-    let args = checked_args(host, spec, args)?;
+    // One page is what this function is for: never every page by default.
+    let mut args = args.clone();
+    args.entry("all".into()).or_insert(Dynamic::FALSE);
+    let args = checked_args(host, spec, &args)?;
     let ctx = host.ctx_for(spec)?;
     let value = host.bridge().block_on(async {
         let reply = commands::execute(spec, args, &ctx).await?;

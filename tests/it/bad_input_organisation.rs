@@ -20,7 +20,7 @@ fn definition_and_organisation_input_is_checked_before_sending() {
     let bad_json_part = r#"{"parts":[{"path":"x.json","payload":"ew=="}]}"#;
     let good = r#"{"parts":[{"path":"x.py","payload":"eA=="}]}"#;
     let update = |extra: &[&'static str]| -> Vec<String> {
-        let mut args: Vec<String> = ["item", "update-definition", "-w", WS, "--id", ITEM]
+        let mut args: Vec<String> = ["item", "update-definition", "-w", WS, "--id", ITEM, "--yes"]
             .iter()
             .map(|s| s.to_string())
             .collect();

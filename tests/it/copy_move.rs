@@ -132,6 +132,7 @@ fn move_deletes_the_source_only_after_the_copy() {
         .fabsh(&[
             "item",
             "move",
+            "--yes",
             "--source-workspace",
             "Demo",
             "--id",
@@ -169,6 +170,7 @@ fn move_deletes_the_source_only_after_the_copy() {
     let again = server.fabsh(&[
         "item",
         "move",
+        "--yes",
         "--source-workspace",
         "Target",
         "--id",
@@ -194,6 +196,7 @@ fn a_failed_delete_reports_both_ids_and_what_to_do() {
         &[
             "item",
             "move",
+            "--yes",
             "--source-workspace",
             "Demo",
             "--id",

@@ -314,3 +314,36 @@ fn with_a_model_local_fabric_writes_the_sql_over_the_selected_tables() {
         "{prompt}"
     );
 }
+
+#[test]
+fn at_a_terminal_the_answer_is_text_and_in_a_pipe_it_is_json() {
+    let fx = published(EXAMPLES);
+    let piped = fx.ok("query", &["--prompt", "How many orders are there?"]);
+    assert_eq!(number(&piped), 3000, "the demo lakehouse has 3,000 orders");
+    // `script` gives fabsh a terminal, as a user's shell would.
+    let line = format!(
+        "{} data-agent query -w {} --id {} --prompt 'How many orders are there?'",
+        crate::support::bin(),
+        fx.workspace,
+        fx.agent
+    );
+    let home = fx.server.home.dir.path();
+    let output = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("FABSH_ENDPOINT", &fx.server.endpoint)
+        .env("FABSH_TOKEN", &fx.server.token)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script");
+    let shown = String::from_utf8_lossy(&output.stdout).replace('\r', "");
+    assert_eq!(output.status.code(), Some(0), "{shown}");
+    assert_eq!(
+        shown.trim_end(),
+        answer(&piped),
+        "the answer alone, as text"
+    );
+}

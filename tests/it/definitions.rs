@@ -30,7 +30,15 @@ pub(crate) fn get_definition(server: &Server, id: &str, extra: &[&str]) -> Value
 
 /// `item update-definition -w Demo --id ID` with the given source flags, asserting success.
 fn update_definition(server: &Server, id: &str, source: &[&str]) {
-    let mut args = vec!["item", "update-definition", "-w", "Demo", "--id", id];
+    let mut args = vec![
+        "item",
+        "update-definition",
+        "-w",
+        "Demo",
+        "--id",
+        id,
+        "--yes",
+    ];
     args.extend_from_slice(source);
     let run = server.fabsh(&args);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -102,7 +110,7 @@ fn a_folder_export_validates_and_updates_the_item() {
     let table = dir.join("definition/tables/Orders.tmdl");
     let text = std::fs::read_to_string(&table).expect("tmdl");
     std::fs::write(&table, text.replace("'Total Sales'", "'Revenue'")).expect("write");
-    update_definition(&server, "Sales Model", &["--dir", &dir_text, "--yes"]);
+    update_definition(&server, "Sales Model", &["--dir", &dir_text]);
     let after = get_definition(&server, "Sales Model", &[]);
     assert!(decoded(&after, "definition/tables/Orders.tmdl").contains("measure 'Revenue'"));
 

@@ -269,10 +269,14 @@ fn roles_limit_what_a_principal_may_do() {
             id,
             "--hard-delete",
             "true",
+            "--yes",
         ],
     );
     assert_eq!(hard.code, 3, "only Admin hard-deletes: {}", hard.stderr);
-    let soft = server.fabsh_as(&contributor, &["item", "delete", "-w", "Demo", "--id", id]);
+    let soft = server.fabsh_as(
+        &contributor,
+        &["item", "delete", "-w", "Demo", "--id", id, "--yes"],
+    );
     assert_eq!(soft.code, 0, "{}", soft.stderr);
 }
 

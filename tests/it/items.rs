@@ -79,7 +79,7 @@ fn item_create_show_update_delete_round_trip() {
         .ok_json();
     assert_eq!(exists["exists"], true);
 
-    let deleted = server.fabsh(&["item", "delete", "-w", "Demo", "--id", &id]);
+    let deleted = server.fabsh(&["item", "delete", "-w", "Demo", "--id", &id, "--yes"]);
     assert_eq!(deleted.code, 0, "{}", deleted.stderr);
     assert_eq!(deleted.stdout, "");
     let gone = server
@@ -143,7 +143,7 @@ fn workspace_create_show_delete_round_trip() {
         ])
         .ok_json();
     assert_eq!(item["workspaceId"], id);
-    let deleted = server.fabsh(&["workspace", "delete", "-w", id, "--yes"]);
+    let deleted = server.fabsh(&["workspace", "delete", "--id", id, "--yes"]);
     assert_eq!(deleted.code, 0, "{}", deleted.stderr);
     assert_eq!(server.fabsh(&["workspace", "show", "-w", id]).code, 4);
 }
@@ -235,8 +235,14 @@ fn output_formats_and_queries() {
     let server = Server::start();
     let tsv = server.fabsh(&["item", "list", "-w", "Demo", "-o", "tsv"]);
     assert_eq!(tsv.code, 0, "{}", tsv.stderr);
-    let header = tsv.stdout.lines().next().expect("header");
-    assert_eq!(header, "id\tdisplayName\ttype\tdescription");
+    // Bare values, no header row, in the declared column order: id, displayName, type, ...
+    let welcome = tsv
+        .stdout
+        .lines()
+        .find(|line| line.split('\t').nth(1) == Some("Welcome"))
+        .unwrap_or_else(|| panic!("a row for Welcome: {}", tsv.stdout));
+    assert_eq!(welcome.split('\t').nth(2), Some("Notebook"));
+    assert!(!tsv.stdout.contains("displayName"), "{}", tsv.stdout);
     let yaml = server.fabsh(&["workspace", "show", "-w", "Demo", "-o", "yaml"]);
     assert!(yaml.stdout.contains("displayName: Demo"), "{}", yaml.stdout);
     let table = server.fabsh(&["item", "list", "-w", "Demo", "-o", "table"]);

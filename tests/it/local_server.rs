@@ -6,6 +6,7 @@ mod faults;
 mod folders;
 mod items;
 mod operations;
+mod signing_keys;
 mod workspaces;
 
 use fabsh_local::{Faults, LocalServer, ServeOptions};
@@ -81,9 +82,24 @@ pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
     .expect("server starts")
 }
 
+/// A temporary data dir, private to the user as local Fabric wants its store (a plain
+/// temporary dir has the umask's mode, which other users can read).
+pub fn store_dir() -> TempDir {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tempfile::Builder::new()
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
+            .unwrap()
+    }
+    #[cfg(not(unix))]
+    tempfile::tempdir().unwrap()
+}
+
 /// A fresh server with `faults`.
 pub async fn start(faults: Faults) -> Env {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = store_dir();
     let server = start_in(dir.path(), faults).await;
     let token = server.admin_token();
     Env {

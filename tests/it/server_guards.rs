@@ -44,7 +44,7 @@ fn not_yet_valid(server: &Server, seconds: i64) -> String {
         rusqlite::Connection::open(server.data_dir().join("local-fabric.sqlite3")).expect("store");
     let key: Vec<u8> = store
         .query_row(
-            "SELECT value FROM meta WHERE key = 'signing_key'",
+            "SELECT value FROM meta WHERE key = 'rsa_signing_key'",
             [],
             |r| r.get(0),
         )
@@ -55,10 +55,12 @@ fn not_yet_valid(server: &Server, seconds: i64) -> String {
     let later = claims["nbf"].as_i64().expect("nbf") + seconds;
     claims["nbf"] = later.into();
     claims["iat"] = later.into();
+    // The server's own header: RS256 and its key id.
+    let header = jsonwebtoken::decode_header(&server.token).expect("a JWT header");
     jsonwebtoken::encode(
-        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &header,
         &claims,
-        &jsonwebtoken::EncodingKey::from_secret(&key),
+        &jsonwebtoken::EncodingKey::from_rsa_der(&key),
     )
     .expect("signed")
 }

@@ -58,8 +58,25 @@ impl Home {
 
     /// A fabsh command with the environment cleaned and pointed at this home.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(bin());
-        command.args(args).env_clear();
+        let mut command = self.program(bin());
+        command.args(args);
+        command
+    }
+
+    /// A fabsh command run with at most `limit` open descriptors (`ulimit -n`, via `sh`).
+    pub fn command_with_descriptors(&self, limit: u32, args: &[&str]) -> Command {
+        let mut command = self.program("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+            .arg(bin())
+            .args(args);
+        command
+    }
+
+    fn program(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command.env_clear();
         for key in ["PATH", "LANG"] {
             if let Some(value) = std::env::var_os(key) {
                 command.env(key, value);
@@ -128,12 +145,20 @@ impl Server {
     pub fn with_env(env: &[(&str, &str)]) -> Server {
         let home = Home::new();
         let data_dir = home.dir.path().join("fabric");
-        Self::spawn(home, data_dir, &[], env)
+        Self::spawn(home, data_dir, &[], env, None)
     }
 
     /// Starts a server on an existing data dir (for restarts).
     pub fn on_data_dir(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)]) -> Server {
-        Self::spawn(home, data_dir, knobs, &[])
+        Self::spawn(home, data_dir, knobs, &[], None)
+    }
+
+    /// Starts a server allowed at most `limit` open descriptors, with extra environment
+    /// variables.
+    pub fn with_descriptors(limit: u32, env: &[(&str, &str)]) -> Server {
+        let home = Home::new();
+        let data_dir = home.dir.path().join("fabric");
+        Self::spawn(home, data_dir, &[], env, Some(limit))
     }
 
     fn spawn(
@@ -141,6 +166,7 @@ impl Server {
         data_dir: PathBuf,
         knobs: &[(&str, &str)],
         env: &[(&str, &str)],
+        descriptors: Option<u32>,
     ) -> Server {
         let data = data_dir.to_string_lossy().into_owned();
         let mut args = vec![
@@ -156,8 +182,11 @@ impl Server {
             args.push(value.to_string());
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child = home
-            .command(&args)
+        let mut command = match descriptors {
+            Some(limit) => home.command_with_descriptors(limit, &args),
+            None => home.command(&args),
+        };
+        let mut child = command
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -293,13 +293,10 @@ impl From<serde_json::Error> for Error {
     }
 }
 
-impl From<fabsh_model::Invalid> for Error {
+impl From<fabsh_model::Problem> for Error {
     /// Input the model refused: a usage error, nothing was sent.
-    fn from(invalid: fabsh_model::Invalid) -> Self {
-        let mut err = Error::usage(invalid.message);
-        err.causes = invalid.causes;
-        err.hints = invalid.hints;
-        err
+    fn from(problem: fabsh_model::Problem) -> Self {
+        Error::from_problem(ErrorKind::Usage, problem)
     }
 }
 
@@ -312,9 +309,16 @@ impl From<fabsh_http::Error> for Error {
             fabsh_http::ErrorKind::Refused => ErrorKind::Api,
             fabsh_http::ErrorKind::Failed => ErrorKind::Runtime,
         };
-        let mut err = Error::new(kind, failure.message);
-        err.causes = failure.causes;
-        err.hints = failure.hints;
+        Error::from_problem(kind, failure.problem)
+    }
+}
+
+impl Error {
+    /// An error of `kind` telling a problem another crate reported.
+    pub fn from_problem(kind: ErrorKind, problem: fabsh_model::Problem) -> Self {
+        let mut err = Error::new(kind, problem.message);
+        err.causes = problem.causes;
+        err.hints = problem.hints;
         err
     }
 }

@@ -38,6 +38,9 @@ pub struct Reply {
     /// For an object body: the key of the list that tables show as rows (a bulk command's
     /// `results`), while JSON and YAML show the whole object.
     pub table_rows: Option<&'static str>,
+    /// What a person at a terminal reads instead of the data (an agent's answer), when no
+    /// format or query was asked for; scripts and pipes get the data.
+    pub text: Option<String>,
 }
 
 impl Reply {
@@ -77,6 +80,7 @@ impl Reply {
             notes: Vec::new(),
             extra_columns: Vec::new(),
             table_rows: None,
+            text: None,
         }
     }
 
@@ -95,6 +99,12 @@ impl Reply {
     /// Shows the list under `key` as the table's rows (the object stays whole in JSON).
     pub fn with_table_rows(mut self, key: &'static str) -> Self {
         self.table_rows = Some(key);
+        self
+    }
+
+    /// Shows `text` to a person at a terminal instead of the data.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
         self
     }
 

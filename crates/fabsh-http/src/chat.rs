@@ -90,7 +90,7 @@ impl LlmConfig {
 
     /// From `FABSH_LLM_*` alone (local Fabric's model); a bad value is reported, not fatal.
     pub fn from_env() -> std::result::Result<Option<LlmConfig>, String> {
-        Self::resolve(None, None, None, None).map_err(|err| err.message)
+        Self::resolve(None, None, None, None).map_err(|err| err.to_string())
     }
 
     fn is_azure(&self) -> bool {

@@ -1,6 +1,7 @@
 //! This crate's error: what kind of failure (the caller turns it into its own error and exit
-//! code), what happened, and what to do.
+//! code), and the problem as the model tells one (message, causes, hints).
 
+use fabsh_model::Problem;
 use std::fmt;
 
 /// What went wrong, coarsely.
@@ -16,13 +17,11 @@ pub enum ErrorKind {
     Failed,
 }
 
-/// A failure with its kind, message, causes and hints.
+/// A failure of a kind.
 #[derive(Debug, Clone)]
 pub struct Error {
     pub kind: ErrorKind,
-    pub message: String,
-    pub causes: Vec<String>,
-    pub hints: Vec<String>,
+    pub problem: Problem,
 }
 
 impl Error {
@@ -30,32 +29,26 @@ impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error {
             kind,
-            message: message.into(),
-            causes: Vec::new(),
-            hints: Vec::new(),
+            problem: Problem::new(message),
         }
     }
 
     /// Adds a `caused by:` line.
     pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
-        self.causes.push(cause.to_string());
+        self.problem = self.problem.with_cause(cause);
         self
     }
 
     /// Adds a hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hints.push(hint.into());
+        self.problem = self.problem.with_hint(hint);
         self
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        for cause in &self.causes {
-            write!(f, ": {cause}")?;
-        }
-        Ok(())
+        self.problem.fmt(f)
     }
 }
 

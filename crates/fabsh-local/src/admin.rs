@@ -5,10 +5,11 @@ use super::api_error::ApiError;
 use super::auth::secret_digest;
 use super::authority;
 use super::clock::now_nanos;
+use super::private_files;
 use super::seed::{self, ADMIN_NAME};
 use super::store::principals::{self, Principal, Role};
 use super::store::sign_in::{self, CredentialKind};
-use super::store::{Db, identities, new_id, workspaces};
+use super::store::{DB_FILE, Db, identities, new_id, workspaces};
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -18,15 +19,16 @@ use std::path::Path;
 /// Role given when a workspace is named without a role.
 const DEFAULT_ROLE: Role = Role::Contributor;
 
-/// Opens (creating and seeding if needed) the store in `data_dir`.
+/// Opens (creating and seeding if needed) the store in `data_dir`; refuses a store other users
+/// can read (it holds the key that signs every token).
 pub(crate) fn open_store(data_dir: &Path) -> crate::Result<(Db, seed::StoreFacts)> {
-    // The database holds the token signing key, so a directory we create is private.
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(data_dir).map_err(|e| {
+    private_files::create_dir(data_dir).map_err(|e| {
         crate::Error::failed(format!("cannot create {}", data_dir.display())).with_cause(e)
+    })?;
+    private_files::check_store(data_dir)?;
+    let db_file = data_dir.join(DB_FILE);
+    private_files::create_file(&db_file).map_err(|e| {
+        crate::Error::failed(format!("cannot create {}", db_file.display())).with_cause(e)
     })?;
     let db = Db::open(data_dir).map_err(|e| {
         crate::Error::failed(format!(
@@ -312,11 +314,7 @@ pub fn admin_token(data_dir: &Path, seconds: i64) -> crate::Result<String> {
     let admin = db
         .read(|c| principals::get_principal(c, &facts.admin_id))?
         .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
-    Ok(crate::auth::issue(
-        &crate::auth::Keys::new(&facts.signing_key),
-        &admin,
-        seconds,
-    ))
+    Ok(crate::auth::issue(&facts.keys, &admin, seconds))
 }
 
 /// Lists principals with their workspace roles.

@@ -1,7 +1,8 @@
-//! Bearer tokens: HS256 JWTs signed with a key kept in the database (so tokens outlive a
-//! restart), the `Caller` extractor every API handler starts with, and role checks.
+//! Bearer tokens: RS256 JWTs signed with the store's key (`signing_keys`), the `Caller`
+//! extractor every API handler starts with, and role checks.
 
 use super::api_error::ApiError;
+use super::bodies::Authenticated;
 use super::middleware::RequestFlags;
 use super::state::Shared;
 use super::store::principals::{self, Principal, Role};
@@ -9,65 +10,12 @@ use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
+
+pub use super::signing_keys::Keys;
 
 /// The `aud` of every token local Fabric issues and accepts.
 pub const AUDIENCE: &str = "https://api.fabric.microsoft.com";
-
-/// Signing and verification keys derived from the stored secret.
-pub struct Keys {
-    encoding: EncodingKey,
-    decoding: DecodingKey,
-    validation: Validation,
-}
-
-impl std::fmt::Debug for Keys {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Keys(redacted)")
-    }
-}
-
-impl Keys {
-    /// Keys for an HMAC secret.
-    pub fn new(secret: &[u8]) -> Keys {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.set_audience(&[AUDIENCE]);
-        validation.set_required_spec_claims(&["exp", "aud"]);
-        // A token is good from its `nbf` (when it has one), not before.
-        validation.validate_nbf = true;
-        // Expiry is exact so that a client's refresh-on-TokenExpired path can be tested.
-        validation.leeway = 0;
-        Keys {
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
-            validation,
-        }
-    }
-}
-
-impl Keys {
-    /// Signs any claims with the server's HMAC key (refresh and federated tokens).
-    pub fn sign<T: Serialize>(&self, claims: &T) -> String {
-        // HS256 signing of a serializable struct cannot fail.
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
-            .unwrap_or_default()
-    }
-
-    /// Checks signature, expiry (exactly) and audience of a token this server signed.
-    pub fn decode<T: serde::de::DeserializeOwned + Clone>(
-        &self,
-        token: &str,
-        audience: &str,
-    ) -> Result<T, jsonwebtoken::errors::Error> {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.set_audience(&[audience]);
-        validation.set_required_spec_claims(&["exp", "aud"]);
-        validation.validate_nbf = true;
-        validation.leeway = 0;
-        jsonwebtoken::decode::<T>(token, &self.decoding, &validation).map(|data| data.claims)
-    }
-}
 
 /// The claims of an access token, shaped like an Entra v1 token for the Fabric resource.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -123,8 +71,8 @@ pub fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
 
 /// Checks signature, audience, expiry and not-before.
 pub fn verify(keys: &Keys, token: &str) -> Result<Claims, ApiError> {
-    match jsonwebtoken::decode::<Claims>(token, &keys.decoding, &keys.validation) {
-        Ok(data) => Ok(data.claims),
+    match keys.verify::<Claims>(token) {
+        Ok(claims) => Ok(claims),
         Err(e) => Err(match e.kind() {
             ErrorKind::ExpiredSignature => ApiError::token_expired(),
             // Not `TokenExpired`: a client would refresh and could get the same token again.
@@ -162,6 +110,7 @@ impl FromRequestParts<Shared> for Caller {
             _ => return Err(ApiError::unauthorized()),
         };
         let claims = verify(&state.keys, token)?;
+        parts.extensions.insert(Authenticated);
         let inline_only = parts
             .extensions
             .get::<RequestFlags>()

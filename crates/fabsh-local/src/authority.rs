@@ -1,6 +1,8 @@
 //! The token service's own tokens and the client assertions it accepts: refresh tokens,
 //! federated (workload identity) tokens from the local OIDC issuer, and certificate-signed
-//! assertions checked against the certificates registered on an app.
+//! assertions checked against the certificates registered on an app. Refresh and federated
+//! tokens are signed with the same key as access tokens; their audiences keep each kind from
+//! passing for another.
 
 use super::auth::Keys;
 use super::state::Shared;
@@ -105,13 +107,15 @@ pub fn issue_federated(keys: &Keys, subject: &str, ttl_secs: i64) -> String {
 /// Why an assertion was refused: the AADSTS code and its description.
 pub type Refusal = (u32, String);
 
-/// The app a client assertion proves, or why it proves nothing. HS256 assertions are
-/// federated tokens of the local issuer; RSA ones are signed with a registered certificate.
+/// The app a client assertion proves, or why it proves nothing. An assertion naming the
+/// server's own key is a federated token of the local issuer; other RSA ones are signed with
+/// a registered certificate.
 pub fn verify_assertion(state: &Shared, app: &Principal, assertion: &str) -> Result<(), Refusal> {
     let header = jsonwebtoken::decode_header(assertion)
         .map_err(|_| (50027, "JWT token is invalid or malformed.".to_string()))?;
+    let ours = header.kid.as_deref() == Some(state.keys.kid());
     match header.alg {
-        Algorithm::HS256 => verify_federated(state, app, assertion),
+        Algorithm::RS256 if ours => verify_federated(state, app, assertion),
         Algorithm::RS256 | Algorithm::PS256 => verify_certificate(state, app, &header, assertion),
         other => Err((
             5002738,

@@ -1,6 +1,8 @@
 //! The error local Fabric's public functions return (starting a server, managing its store
-//! directly); inside a request, errors are answered in Fabric's shape (`api_error`).
+//! directly): a kind and the problem as the model tells one. Inside a request, errors are
+//! answered in Fabric's shape (`api_error`).
 
+use fabsh_model::Problem;
 use std::fmt;
 
 /// What went wrong, coarsely.
@@ -14,12 +16,11 @@ pub enum ErrorKind {
     Failed,
 }
 
-/// A failure with its kind, message and causes.
+/// A failure of a kind.
 #[derive(Debug, Clone)]
 pub struct Error {
     pub kind: ErrorKind,
-    pub message: String,
-    pub causes: Vec<String>,
+    pub problem: Problem,
 }
 
 /// This crate's result type.
@@ -29,8 +30,7 @@ impl Error {
     fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error {
             kind,
-            message: message.into(),
-            causes: Vec::new(),
+            problem: Problem::new(message),
         }
     }
 
@@ -51,18 +51,20 @@ impl Error {
 
     /// Adds a `caused by:` line.
     pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
-        self.causes.push(cause.to_string());
+        self.problem = self.problem.with_cause(cause);
+        self
+    }
+
+    /// Adds a `hint:` line.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.problem = self.problem.with_hint(hint);
         self
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        for cause in &self.causes {
-            write!(f, ": {cause}")?;
-        }
-        Ok(())
+        self.problem.fmt(f)
     }
 }
 

@@ -1,5 +1,6 @@
-//! Fault knobs (latency, quota, errors, lost responses, LRO timing, paging, sync-vs-async) and
-//! the sliding-window request quota. `KNOBS` is the one table the CLI builds its flags from.
+//! Fault knobs (latency, quota, errors, lost responses, LRO timing, paging, sync-vs-async), the
+//! server's token lifetimes and connection limits, and the sliding-window request quota. `KNOBS`
+//! is the one table the CLI builds its flags from.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -20,7 +21,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 11] = [
+pub const KNOBS: [Knob; 14] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -87,9 +88,27 @@ pub const KNOBS: [Knob; 11] = [
         help: "Seconds a data agent's SQL query may run (waiting for a free slot included) before it is stopped and the answer says so",
         default: "5",
     },
+    Knob {
+        flag: "header-timeout-ms",
+        env: "FABSH_LOCAL_HEADER_TIMEOUT_MS",
+        help: "Milliseconds a client has to send a request's head, from connecting or from its first byte on a kept-alive connection; also the longest a request body may stall, and all the time the small bodies of the sign-in endpoints get",
+        default: "10000",
+    },
+    Knob {
+        flag: "idle-timeout-ms",
+        env: "FABSH_LOCAL_IDLE_TIMEOUT_MS",
+        help: "Milliseconds a kept-alive connection may wait for its next request before it is closed",
+        default: "60000",
+    },
+    Knob {
+        flag: "max-connections",
+        env: "FABSH_LOCAL_MAX_CONNECTIONS",
+        help: "Connections held open at once; at the limit the longest-idle one is closed to admit a new one (keep it well under `ulimit -n`: the store's files need descriptors too)",
+        default: "512",
+    },
 ];
 
-/// The fault settings of one server.
+/// The fault settings, token lifetimes and connection limits of one server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Faults {
     /// Sleep before handling each API request.
@@ -115,6 +134,13 @@ pub struct Faults {
     pub refresh_token_seconds: i64,
     /// Seconds an agent's SQL query may take before it is stopped.
     pub query_seconds: u64,
+    /// Time allowed for a request's head, for each stall of its body, and for all of a small
+    /// unauthenticated body.
+    pub header_timeout_ms: u64,
+    /// Time a kept-alive connection may wait for its next request.
+    pub idle_timeout_ms: u64,
+    /// Connections held open at once.
+    pub max_connections: u32,
 }
 
 impl Default for Faults {
@@ -131,6 +157,9 @@ impl Default for Faults {
             token_seconds: 3599,
             refresh_token_seconds: 90 * 24 * 3600,
             query_seconds: 5,
+            header_timeout_ms: 10_000,
+            idle_timeout_ms: 60_000,
+            max_connections: 512,
         }
     }
 }
@@ -157,6 +186,11 @@ impl Faults {
             "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,
             "refresh-token-seconds" => self.refresh_token_seconds = parse_lifetime(flag, value)?,
             "query-seconds" => self.query_seconds = parse_int(flag, value, 1, 3600)?,
+            "header-timeout-ms" => self.header_timeout_ms = parse_int(flag, value, 10, 3_600_000)?,
+            "idle-timeout-ms" => self.idle_timeout_ms = parse_int(flag, value, 10, 3_600_000)?,
+            "max-connections" => {
+                self.max_connections = parse_int(flag, value, 1, 1_000_000)? as u32
+            }
             _ => return Err(format!("unknown fault knob '{flag}'")),
         }
         Ok(())

@@ -13,6 +13,7 @@ mod api_quotas;
 mod auth;
 mod authority;
 mod blocking;
+mod bodies;
 mod bulk_export;
 mod bulk_import;
 mod clock;
@@ -25,12 +26,15 @@ pub mod load_table;
 mod lro;
 mod middleware;
 mod paging;
+pub mod private_files;
 mod relations;
 mod respond;
 mod routes;
 mod seed;
 mod seed_content;
 mod seed_links;
+mod serve;
+mod signing_keys;
 mod state;
 mod store;
 mod tables;
@@ -42,6 +46,7 @@ use state::{AppState, Shared};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use store::principals::{self, Principal};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -132,8 +137,9 @@ impl LocalServer {
             quota: Default::default(),
             api_quotas: Default::default(),
             spreads: Default::default(),
+            large_bodies: Default::default(),
             requests: Default::default(),
-            keys: auth::Keys::new(&facts.signing_key),
+            keys: facts.keys,
             identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,
@@ -147,12 +153,13 @@ impl LocalServer {
             crate::Error::failed("cannot resume pending operations").with_cause(e.message)
         })?;
         let app = routes::router(state.clone());
+        let timeouts = serve::Timeouts {
+            header: Duration::from_millis(state.faults.header_timeout_ms),
+            idle: Duration::from_millis(state.faults.idle_timeout_ms),
+        };
+        let max_connections = state.faults.max_connections as usize;
         let stop = state.shutdown.clone();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
-        });
+        let task = tokio::spawn(serve::run(listener, app, timeouts, max_connections, stop));
         Ok(LocalServer {
             base_url: format!("{origin}/v1"),
             state,

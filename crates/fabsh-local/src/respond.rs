@@ -2,6 +2,7 @@
 //! envelope, query and body parsing that fail with Fabric-shaped errors.
 
 use super::api_error::ApiError;
+use super::bodies;
 use super::state::Shared;
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -116,23 +117,72 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
     }
 }
 
-/// A JSON request body; an empty body reads as `null`, malformed JSON is a 400.
+/// A JSON request body of at most `bodies::API_LIMIT` bytes; an empty body reads as `null`,
+/// malformed JSON is a 400.
 #[derive(Debug, Clone)]
 pub struct JsonBody(pub Value);
 
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
-    type Rejection = ApiError;
-
-    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(request, state).await.map_err(|e| {
-            ApiError::invalid_body(format!("The request body could not be read: {e}"))
-        })?;
+impl JsonBody {
+    fn parse(bytes: &[u8]) -> Result<JsonBody, ApiError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(JsonBody(Value::Null));
         }
-        serde_json::from_slice(&bytes)
+        serde_json::from_slice(bytes)
             .map(JsonBody)
             .map_err(|e| ApiError::invalid_body(format!("The request body is not valid JSON: {e}")))
+    }
+}
+
+impl FromRequest<Shared> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &Shared) -> Result<Self, Self::Rejection> {
+        let bytes = bodies::read(state, request, bodies::API_LIMIT, false).await?;
+        JsonBody::parse(&bytes)
+    }
+}
+
+/// A JSON request body that may be large (item definitions, table data): up to
+/// `bodies::LARGE_LIMIT` bytes, from an authenticated caller only, read a few at a time.
+/// Derefs to the `JsonBody`.
+#[derive(Debug)]
+pub struct LargeJsonBody {
+    body: JsonBody,
+    // Held while the handler works on the body, which is when its memory is in use.
+    _turn: bodies::Turn,
+}
+
+impl std::ops::Deref for LargeJsonBody {
+    type Target = JsonBody;
+
+    fn deref(&self) -> &JsonBody {
+        &self.body
+    }
+}
+
+impl FromRequest<Shared> for LargeJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &Shared) -> Result<Self, Self::Rejection> {
+        let (bytes, turn) = bodies::read_large(state, request).await?;
+        Ok(LargeJsonBody {
+            body: JsonBody::parse(&bytes)?,
+            _turn: turn,
+        })
+    }
+}
+
+/// A raw request body of at most `bodies::API_LIMIT` bytes.
+#[derive(Debug, Clone)]
+pub struct RawBody(pub Bytes);
+
+impl FromRequest<Shared> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &Shared) -> Result<Self, Self::Rejection> {
+        bodies::read(state, request, bodies::API_LIMIT, false)
+            .await
+            .map(RawBody)
     }
 }
 

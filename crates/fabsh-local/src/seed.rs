@@ -1,10 +1,12 @@
 //! First-start setup: the token signing key, two tenants, the local admin user and the Demo
 //! workspace. Runs in one immediate transaction, so concurrent first starts seed once.
+//! Later starts find it all there; a store from before RS256 gets its key on its first start.
 
 use super::actions::{NewItem, create_item, store_parts};
 use super::api_error::ApiError;
 use super::clock::now_nanos;
 use super::seed_content as content;
+use super::signing_keys::{self, Keys};
 use super::store::items::Part;
 use super::store::principals::{self, Principal, Role};
 use super::store::workspaces::{self, Workspace};
@@ -14,10 +16,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rusqlite::Connection;
 
 /// Facts fixed at first start and read on every start.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct StoreFacts {
-    /// HMAC secret for access tokens.
-    pub signing_key: Vec<u8>,
+    /// The keys every token is signed and checked with.
+    pub keys: Keys,
     /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
     pub identity_header: String,
     /// The tenant of the admin and of new principals.
@@ -33,7 +35,10 @@ pub const ADMIN_NAME: &str = "Local Admin";
 /// Name of the seeded workspace.
 pub const DEMO_WORKSPACE: &str = "Demo";
 
-const KEY_SIGNING: &str = "signing_key";
+/// The RSA private key tokens are signed with (PKCS#1 DER).
+const KEY_SIGNING: &str = "rsa_signing_key";
+/// The HMAC secret tokens were signed with before RS256; removed from older stores.
+const KEY_OLD_HMAC: &str = "signing_key";
 const KEY_IDENTITY_HEADER: &str = "identity_header";
 const KEY_ADMIN: &str = "admin_principal_id";
 const KEY_SEEDED: &str = "demo_seeded";
@@ -44,17 +49,29 @@ fn text(bytes: Option<Vec<u8>>) -> Option<String> {
 
 /// Creates what is missing and returns the facts.
 pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
+    // Making a key takes a prime search (a tenth of a second, or more), so it is done before
+    // the write transaction, which would keep another process starting on the store waiting.
+    let new_key = match db.read(|c| principals::meta_get(c, KEY_SIGNING))? {
+        Some(_) => None,
+        None => Some(
+            signing_keys::generate()
+                .map_err(|e| ApiError::internal(format!("Cannot make a token signing key: {e}")))?,
+        ),
+    };
     db.write(|tx| {
         let now = now_nanos();
+        // Another process may have stored a key since: the first one stored is the key.
         let signing_key = match principals::meta_get(tx, KEY_SIGNING)? {
             Some(key) => key,
             None => {
-                let mut key = vec![0u8; 32];
-                rand::fill(&mut key[..]);
+                let key =
+                    new_key.ok_or_else(|| ApiError::internal("The store lost its signing key"))?;
                 principals::meta_set(tx, KEY_SIGNING, &key)?;
                 key
             }
         };
+        // Tokens signed with the old secret must never pass again, and it has no use left.
+        principals::meta_delete(tx, KEY_OLD_HMAC)?;
         // Kept, so a process given the header once keeps working across restarts.
         let identity_header = match text(principals::meta_get(tx, KEY_IDENTITY_HEADER)?) {
             Some(secret) => secret,
@@ -99,8 +116,11 @@ pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
             principals::meta_set(tx, KEY_SEEDED, b"1")?;
         }
         super::seed_links::seed(tx)?;
+        let keys = Keys::from_private_der(&signing_key).map_err(|e| {
+            ApiError::internal(format!("The store's token signing key is unreadable: {e}"))
+        })?;
         Ok(StoreFacts {
-            signing_key,
+            keys,
             identity_header,
             default_tenant,
             second_tenant,

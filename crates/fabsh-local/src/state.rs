@@ -8,6 +8,7 @@ use super::agents::budget::QueryBudget;
 use super::agents::parsed::Definitions;
 use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
+use super::bodies::LargeBodies;
 use super::faults::{Faults, QuotaWindow, Spreads};
 use super::hosts::Hosts;
 use super::middleware::RequestLog;
@@ -33,6 +34,8 @@ pub struct AppState {
     pub api_quotas: ApiQuotas,
     /// Which requests the share knobs pick.
     pub spreads: Spreads,
+    /// Turns for reading large request bodies.
+    pub large_bodies: LargeBodies,
     /// Recent requests for `GET /_local/requests`.
     pub requests: RequestLog,
     /// Token signing keys (the secret is persisted, never changes).

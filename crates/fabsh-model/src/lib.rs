@@ -3,10 +3,10 @@
 
 pub mod agent;
 pub mod definition;
-mod invalid;
 pub mod item_types;
+mod problem;
 pub mod roles;
 mod secret;
 
-pub use invalid::Invalid;
+pub use problem::Problem;
 pub use secret::Secret;

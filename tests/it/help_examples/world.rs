@@ -63,6 +63,9 @@ pub fn work_dir(root: &Path) -> PathBuf {
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
+    // The copy keeps each directory's mode too: local Fabric refuses a store dir others can read.
+    let mode = std::fs::metadata(from).expect("dir mode").permissions();
+    std::fs::set_permissions(to, mode).expect("set dir mode");
     for entry in std::fs::read_dir(from).expect("read dir") {
         let entry = entry.expect("dir entry");
         let target = to.join(entry.file_name());

@@ -33,7 +33,7 @@ async fn requests_beyond_the_quota_get_429_with_retry_after() {
 
 #[tokio::test]
 async fn injected_errors_change_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = super::store_dir();
     let failing = start_in(
         dir.path(),
         Faults {

@@ -187,7 +187,7 @@ async fn unknown_operations_are_not_found() {
 
 #[tokio::test]
 async fn pending_operations_resume_after_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = super::store_dir();
     let slow = Faults {
         lro_ms: 300,
         ..Faults::default()

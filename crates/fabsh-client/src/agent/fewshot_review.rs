@@ -230,7 +230,7 @@ pub async fn judge(model: &LlmClient, examples: &[Example]) -> (Vec<Issue>, Vec<
                 model
                     .chat_json(JUDGE_SYSTEM, &listed)
                     .await
-                    .map_err(|err| err.message.clone())
+                    .map_err(|err| err.problem.message.clone())
             }
         })
         .collect();

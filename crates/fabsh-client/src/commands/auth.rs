@@ -329,12 +329,18 @@ fn merge(into: &mut Value, from: Value) {
     }
 }
 
+/// The credential in effect and a token from it.
+async fn current(settings: &Settings) -> Result<(chain::Chosen, Secret)> {
+    not_local(settings)?;
+    let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
+    let token = chosen.provider.token(false).await?;
+    Ok((chosen, token))
+}
+
 fn status(ctx: Ctx, _args: Args) -> HandlerFuture {
     Box::pin(async move {
         let settings = ctx.settings();
-        not_local(settings)?;
-        let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
-        let token = chosen.provider.token(false).await?;
+        let (chosen, token) = current(settings).await?;
         let mut out = json!({
             "profile": settings.profile_name(),
             "source": chosen.provider.source(),
@@ -365,10 +371,7 @@ fn logout(ctx: Ctx, _args: Args) -> HandlerFuture {
 /// `secret` trait).
 fn token(ctx: Ctx, _args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let settings = ctx.settings();
-        not_local(settings)?;
-        let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
-        let token = chosen.provider.token(false).await?;
+        let (_, token) = current(ctx.settings()).await?;
         Ok(Reply::text(format!("{}\n", token.expose())))
     })
 }

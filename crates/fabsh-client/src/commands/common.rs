@@ -67,7 +67,7 @@ pub const DRY_RUN: ArgSpec = ArgSpec::opt(
 pub const YES: ArgSpec = ArgSpec::opt(
     "yes",
     ArgKind::Bool,
-    "Do not ask for confirmation (confirmation is only asked on a terminal)",
+    "Go ahead without asking (needed off a terminal, where there is no one to ask)",
 )
 .short('y');
 /// `--all`, added to every paged list.
@@ -75,6 +75,12 @@ pub const ALL: ArgSpec = ArgSpec::opt(
     "all",
     ArgKind::Bool,
     "Fetch every page, streaming results as they arrive",
+);
+/// `--limit`, added to every paged list.
+pub const LIMIT: ArgSpec = ArgSpec::opt(
+    "limit",
+    ArgKind::Int,
+    "Return at most N items, fetching pages as needed (a deliberate cap: the rest is not mentioned)",
 );
 /// `--continuation-token`, added to every paged list.
 pub const CONTINUATION_TOKEN: ArgSpec = ArgSpec::opt(
@@ -111,7 +117,7 @@ pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
     let mut args: Vec<&'static ArgSpec> = spec.args.iter().collect();
     let traits = spec.traits;
     if traits.paged {
-        args.extend([&ALL, &CONTINUATION_TOKEN]);
+        args.extend([&ALL, &LIMIT, &CONTINUATION_TOKEN]);
     }
     if traits.lro {
         args.extend([&NO_WAIT, &LRO_TIMEOUT]);
@@ -141,14 +147,43 @@ pub fn call_options(args: &Args) -> CallOptions {
     }
 }
 
-/// A paged list: every page streamed with `--all`, else one page and its token.
+/// A paged list: every page streamed with `--all`, the first N items with `--limit N`, else
+/// one page and its token.
 pub async fn paged(api: &ApiClient, req: Req, args: &Args) -> Result<Reply> {
     let token = args.opt_str("continuation-token").map(String::from);
+    if let Some(limit) = args.int("limit") {
+        let limit = usize::try_from(limit)
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| Error::usage(format!("--limit must be 1 or more, got {limit}")))?;
+        return Ok(Reply::json(Value::Array(
+            first_items(api, req, token, limit).await?,
+        )));
+    }
     if args.flag("all") {
         return Ok(Reply::stream(api.pages(req, token)));
     }
     let page = api.page(&req, token.as_deref()).await?;
     Ok(Reply::page(page.items, page.continuation_token))
+}
+
+/// The first `limit` items of a list, fetching only the pages that takes.
+async fn first_items(
+    api: &ApiClient,
+    req: Req,
+    token: Option<String>,
+    limit: usize,
+) -> Result<Vec<Value>> {
+    use futures::StreamExt;
+    let mut pages = api.pages(req, token);
+    let mut items = Vec::new();
+    while items.len() < limit
+        && let Some(page) = pages.next().await
+    {
+        items.extend(page?);
+    }
+    items.truncate(limit);
+    Ok(items)
 }
 
 /// A service answer that reports per item (`value[list][i][field]`), as the reply: when some

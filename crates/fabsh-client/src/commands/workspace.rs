@@ -62,12 +62,17 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "workspace",
         name: "delete",
         summary: "Delete a workspace and everything in it",
-        about: "",
-        args: &[WORKSPACE],
+        about: "The workspace must be named: a profile's default workspace is never deleted by \
+omission.",
+        args: &[
+            ArgSpec::req("id", ArgKind::Ref, "Workspace id or display name")
+                .short('w')
+                .aliases(&["workspace"]),
+        ],
         traits: Traits::DESTRUCTIVE.void(),
         columns: &[],
         examples: &[Example {
-            command: "workspace delete -w Scratch --yes",
+            command: "workspace delete --id Scratch --yes",
             about: "without the confirmation prompt",
         }],
         handler: Handler::Data(delete),
@@ -111,7 +116,7 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
 
 fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let id = ctx.workspace_id(args.str("workspace")?).await?;
+        let id = ctx.workspace_id(args.str("id")?).await?;
         workspaces::delete(ctx.api(), &id).await?;
         Ok(Reply::empty())
     })

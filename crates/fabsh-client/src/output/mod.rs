@@ -68,6 +68,13 @@ impl Printer {
         for note in &reply.notes {
             self.note(note);
         }
+        if let Some(text) = &reply.text
+            && self.format.is_none()
+            && self.query.is_none()
+            && self.stdout_tty
+        {
+            return self.text(text);
+        }
         let table_rows = reply.table_rows;
         let columns: Vec<&str> = if reply.extra_columns.is_empty() {
             columns.to_vec()
@@ -110,6 +117,9 @@ impl Printer {
                     self.note(&format!(
                         "more results: add --all, or continue with --continuation-token {token}"
                     ));
+                    if self.query.is_some() {
+                        self.warn("--query saw only this first page; add --all (or --limit N) to query the whole list");
+                    }
                 }
                 self.write_value(&mut out, Value::Array(items), format, columns)
             }
@@ -148,11 +158,15 @@ impl Printer {
         format: Format,
         columns: &[&str],
     ) -> std::io::Result<()> {
-        let value = match &self.query {
-            Some(query) => apply_query(query, &value).map_err(std::io::Error::other)?,
-            None => value,
-        };
-        format.write(out, &value, columns)
+        match &self.query {
+            // The query's result has shapes of its own: its keys are the columns, and a list
+            // of plain values is one column; the command's declared columns no longer apply.
+            Some(query) => {
+                let value = apply_query(query, &value).map_err(std::io::Error::other)?;
+                format.write(out, &value, &[])
+            }
+            None => format.write(out, &value, columns),
+        }
     }
 
     /// Writes text as is to stdout (docs, completions, `local serve`'s variables).

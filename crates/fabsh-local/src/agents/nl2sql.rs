@@ -33,7 +33,7 @@ pub async fn write_query(
     let reply = model
         .chat_json(SYSTEM, &prompt)
         .await
-        .map_err(|err| err.message.clone())?;
+        .map_err(|err| err.problem.message.clone())?;
     if let Some(why) = reply["cannot_answer"].as_str() {
         return Ok(Proposal::Cannot(why.to_string()));
     }

@@ -10,9 +10,9 @@ use crate::agents::{self, answer};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::blocking;
+use crate::respond::RawBody;
 use crate::state::Shared;
 use crate::store::items::Item;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -80,7 +80,7 @@ pub async fn handle(
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
     let accept = headers
         .get(header::ACCEPT)

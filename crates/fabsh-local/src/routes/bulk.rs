@@ -9,7 +9,7 @@ use crate::auth::Caller;
 use crate::bulk_export::{Export, exportable, not_exportable};
 use crate::bulk_import;
 use crate::lro::{self, InlineAnswer};
-use crate::respond::{self, JsonBody, Origin, Query, norm, opt_id};
+use crate::respond::{self, JsonBody, LargeJsonBody, Origin, Query, norm, opt_id};
 use crate::state::Shared;
 use crate::store::items::{self, Item};
 use crate::store::{folders, principals::Role};
@@ -112,7 +112,7 @@ pub fn import(
     Origin(origin): Origin,
     Path(ws): Path<String>,
     query: Query,
-    body: JsonBody,
+    body: LargeJsonBody,
 ) -> Result<Response, ApiError> {
     let ws = beta_workspace(&state, &caller, &ws, &query)?;
     let import = bulk_import::parse(&ws, &body.object()?)?;

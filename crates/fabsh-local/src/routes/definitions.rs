@@ -11,7 +11,7 @@ use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::definitions;
 use crate::lro::{self, InlineAnswer};
-use crate::respond::{JsonBody, Origin, Query, check_description, norm};
+use crate::respond::{LargeJsonBody, Origin, Query, check_description, norm};
 use crate::state::Shared;
 use crate::store::items::{self, Item};
 use crate::store::principals::Role;
@@ -77,7 +77,7 @@ pub fn update_definition(
     Origin(origin): Origin,
     Path((ws, collection, id)): Path<(String, String, String)>,
     query: Query,
-    body: JsonBody,
+    body: LargeJsonBody,
 ) -> Result<Response, ApiError> {
     let (ws, id) = (norm(&ws), norm(&id));
     let implied = implied_type(&collection)?;

@@ -12,7 +12,6 @@ use crate::clock::now_nanos;
 use crate::respond::{self, JsonBody, Origin, req_str};
 use crate::state::Shared;
 use crate::store::sign_in::{self, DeviceCode};
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -45,9 +44,8 @@ pub fn start(
     State(state): State<Shared>,
     Path(tenant): Path<String>,
     Origin(origin): Origin,
-    body: Bytes,
+    form: Form,
 ) -> Response {
-    let form = Form::parse(&body);
     let answer = (|| {
         let tenant = resolve_tenant(&state, &tenant)?;
         let client_id = form.require("client_id")?;

@@ -7,7 +7,7 @@ use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::definitions::{self, Definition};
 use crate::lro::{self, InlineAnswer};
-use crate::respond::{JsonBody, Origin, check_description, norm, opt_id, opt_str, req_str};
+use crate::respond::{LargeJsonBody, Origin, check_description, norm, opt_id, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::{folders, items, new_id, principals::Role};
 use axum::extract::{Path, State};
@@ -57,7 +57,7 @@ pub fn create(
     caller: Caller,
     Origin(origin): Origin,
     Path((ws, collection)): Path<(String, String)>,
-    body: JsonBody,
+    body: LargeJsonBody,
 ) -> Result<Response, ApiError> {
     let ws = norm(&ws);
     let implied = implied_type(&collection)?;

@@ -6,7 +6,7 @@ use crate::api_error::ApiError;
 use crate::auth::{self, Caller};
 use crate::authority;
 use crate::blocking;
-use crate::respond::{self, JsonBody, opt_str, req_str};
+use crate::respond::{self, JsonBody, LargeJsonBody, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::principals;
 use axum::extract::{FromRequestParts, Path, Request, State};
@@ -174,7 +174,7 @@ pub fn issue_federated_token(
 
 /// POST `/_local/tables` `{workspace, item, table, csv}`: loads CSV text into a table of a
 /// lakehouse or warehouse (`fabsh local load-table` against a running server).
-pub fn load_table(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
+pub fn load_table(State(state): State<Shared>, body: LargeJsonBody) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let loaded = crate::load_table::load_table_in(
         &state.db,

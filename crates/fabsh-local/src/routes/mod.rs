@@ -16,6 +16,7 @@ mod agent_sources;
 mod bulk;
 mod definitions;
 mod device_code;
+mod discovery;
 mod folders;
 mod invitations;
 mod item_create;
@@ -33,6 +34,7 @@ mod workspaces;
 
 use super::api_error::ApiError;
 use super::blocking::blocking;
+use super::bodies;
 use super::hosts;
 use super::middleware;
 use super::state::Shared;
@@ -41,9 +43,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
-
-/// Largest accepted request body (bulk definition imports go up to 128 MB).
-const BODY_LIMIT: usize = 160 * 1024 * 1024;
 
 /// The complete router with its layers.
 pub fn router(state: Shared) -> Router {
@@ -193,6 +192,20 @@ pub fn router(state: Shared) -> Router {
             "/{tenant}/oauth2/v2.0/devicecode",
             post(blocking(device_code::start)),
         )
+        // Where MSAL and token validators find the authority's endpoints and keys.
+        .route(
+            "/{tenant}/v2.0/.well-known/openid-configuration",
+            get(blocking(discovery::openid_configuration)),
+        )
+        .route("/discovery/v2.0/keys", get(discovery::keys))
+        .route(
+            "/{tenant}/discovery/v2.0/keys",
+            get(blocking(discovery::tenant_keys)),
+        )
+        .route(
+            "/{tenant}/oauth2/v2.0/authorize",
+            get(device_code::login_page),
+        )
         // Managed identity: the VM metadata service's path and App Service's.
         .route(
             "/metadata/identity/oauth2/token",
@@ -204,7 +217,9 @@ pub fn router(state: Shared) -> Router {
         .merge(local_admin_routes(state.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // Bodies are read by `bodies` within their own caps; this one only bounds an axum
+        // extractor a handler might use instead.
+        .layer(DefaultBodyLimit::max(bodies::API_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             hosts::guard,

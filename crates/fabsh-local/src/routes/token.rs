@@ -4,12 +4,13 @@
 //! (in `device_code.rs`) and refresh token.
 
 use super::device_code;
+use crate::api_error::ApiError;
 use crate::auth::{self, secret_digest};
 use crate::authority::{self, JWT_BEARER, RefreshRefusal};
+use crate::bodies;
 use crate::state::Shared;
 use crate::store::principals::{self, Principal};
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -32,12 +33,22 @@ const OIDC_SCOPES: &[&str] = &["offline_access", "openid", "profile", "email"];
 /// The grant type of the device-code flow.
 pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
-/// A form-encoded request body.
+/// A form-encoded request body, as the sign-in endpoints take it: anyone may send one, so it
+/// is small (`bodies::SIGN_IN_LIMIT`) and must arrive whole within the header timeout.
 pub struct Form(Vec<(String, String)>);
+
+impl FromRequest<Shared> for Form {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &Shared) -> Result<Self, Self::Rejection> {
+        let body = bodies::read(state, request, bodies::SIGN_IN_LIMIT, true).await?;
+        Ok(Form::parse(&body))
+    }
+}
 
 impl Form {
     /// Parses a form body.
-    pub fn parse(body: &[u8]) -> Form {
+    fn parse(body: &[u8]) -> Form {
         Form(form_urlencoded::parse(body).into_owned().collect())
     }
 
@@ -223,8 +234,7 @@ pub fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthE
 }
 
 /// The token endpoint.
-pub fn issue(State(state): State<Shared>, Path(tenant): Path<String>, body: Bytes) -> Response {
-    let form = Form::parse(&body);
+pub fn issue(State(state): State<Shared>, Path(tenant): Path<String>, form: Form) -> Response {
     let tenant = match resolve_tenant(&state, &tenant) {
         Ok(tenant) => tenant,
         Err(refusal) => return refusal.into_response(),

@@ -55,6 +55,12 @@ pub fn meta_set(conn: &Connection, key: &str, value: &[u8]) -> rusqlite::Result<
     Ok(())
 }
 
+/// Removes a `meta` value, if there is one.
+pub fn meta_delete(conn: &Connection, key: &str) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM meta WHERE key = ?1", [key])?;
+    Ok(())
+}
+
 /// Adds a tenant.
 pub fn insert_tenant(
     conn: &Connection,

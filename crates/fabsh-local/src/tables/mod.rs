@@ -8,6 +8,7 @@ mod demo;
 
 pub use csv_load::load_csv;
 
+use crate::private_files;
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -31,9 +32,14 @@ pub struct TableInfo {
     pub columns: Vec<(String, String)>,
 }
 
+/// The directory of the items' data files.
+pub fn tables_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("tables")
+}
+
 /// The data file of an item.
 pub fn data_path(data_dir: &Path, item_id: &str) -> PathBuf {
-    data_dir.join("tables").join(format!("{item_id}.sqlite3"))
+    tables_dir(data_dir).join(format!("{item_id}.sqlite3"))
 }
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
@@ -70,8 +76,9 @@ pub fn open_write(data_dir: &Path, item_id: &str, demo: bool) -> rusqlite::Resul
         generate_demo(&path)?;
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error)?;
+        private_files::create_dir(dir).map_err(io_error)?;
     }
+    private_files::create_file(&path).map_err(io_error)?;
     let conn = Connection::open(&path)?;
     configure(&conn)?;
     Ok(conn)
@@ -89,10 +96,11 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
         return Ok(());
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error)?;
+        private_files::create_dir(dir).map_err(io_error)?;
     }
     let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
     let _ = std::fs::remove_file(&temporary);
+    private_files::create_file(&temporary).map_err(io_error)?;
     {
         let mut conn = Connection::open(&temporary)?;
         demo::write(&mut conn)?;

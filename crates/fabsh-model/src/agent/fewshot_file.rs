@@ -26,7 +26,7 @@ const SHAPE: Shape = Shape {
 pub fn read_checked(
     path: &std::path::Path,
     bytes: &[u8],
-) -> Result<Vec<FewShotRow>, crate::Invalid> {
+) -> Result<Vec<FewShotRow>, crate::Problem> {
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -42,9 +42,9 @@ pub fn rows_error(
     path: &std::path::Path,
     problems: &[RowProblem],
     outcome: &str,
-) -> crate::Invalid {
+) -> crate::Problem {
     let count = problems.len();
-    let mut err = crate::Invalid::new(format!(
+    let mut err = crate::Problem::new(format!(
         "{}: {count} malformed row{}; {outcome}",
         path.display(),
         if count == 1 { "" } else { "s" }

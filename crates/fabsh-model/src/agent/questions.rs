@@ -32,7 +32,7 @@ const SHAPE: Shape = Shape {
 };
 
 /// The questions of a file, or a usage error naming every bad row by line.
-pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question>, crate::Invalid> {
+pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question>, crate::Problem> {
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())

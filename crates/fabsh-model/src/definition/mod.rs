@@ -8,7 +8,7 @@ pub mod paths;
 pub mod platform;
 pub mod validate;
 
-use crate::Invalid;
+use crate::Problem;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -54,41 +54,41 @@ pub fn inner(value: &Value) -> &Value {
 /// full envelope `{definition: {...}}` — and checks it enough that the service will not
 /// reject its shape: every part has a path and a valid base64 payload. `flag` names the
 /// flag in messages.
-pub fn from_user_json(value: &Value, flag: &str) -> Result<Value, Invalid> {
+pub fn from_user_json(value: &Value, flag: &str) -> Result<Value, Problem> {
     let definition = inner(value);
     let Some(object) = definition.as_object() else {
-        return Err(Invalid::new(format!(
+        return Err(Problem::new(format!(
             "{flag} must be a JSON object with a `parts` array (or `{{\"definition\": {{\"parts\": [...]}}}}`)"
         )));
     };
     let Some(parts) = object.get("parts").and_then(Value::as_array) else {
-        return Err(Invalid::new(format!("{flag} has no `parts` array")));
+        return Err(Problem::new(format!("{flag} has no `parts` array")));
     };
     let mut checked = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let path = part.get("path").and_then(Value::as_str).unwrap_or("");
         if path.trim().is_empty() {
-            return Err(Invalid::new(format!("{flag}: part {index} has no `path`")));
+            return Err(Problem::new(format!("{flag}: part {index} has no `path`")));
         }
         if let Some(problem) = paths::problem(path) {
-            return Err(Invalid::new(format!(
+            return Err(Problem::new(format!(
                 "{flag}: part path {path:?} refused: {problem}"
             )));
         }
         let Some(payload) = part.get("payload").and_then(Value::as_str) else {
-            return Err(Invalid::new(format!(
+            return Err(Problem::new(format!(
                 "{flag}: part {path} has no `payload`"
             )));
         };
         if let Err(err) = decode_payload(payload) {
-            return Err(Invalid::new(format!(
+            return Err(Problem::new(format!(
                 "{flag}: part {path} has a payload that is not valid base64 ({err})"
             )));
         }
         match part.get("payloadType").and_then(Value::as_str) {
             None | Some(INLINE_BASE64) => {}
             Some(other) => {
-                return Err(Invalid::new(format!(
+                return Err(Problem::new(format!(
                     "{flag}: part {path} has payloadType {other:?}; only {INLINE_BASE64} exists"
                 )));
             }

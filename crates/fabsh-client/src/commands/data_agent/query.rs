@@ -254,7 +254,21 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
         if args.flag("raw") {
             out.insert("raw".into(), answered.raw.clone());
         }
+        let plain = !wants_steps && downloads.is_none() && !args.flag("raw");
+        let thread_id = out
+            .get("threadId")
+            .and_then(Value::as_str)
+            .map(String::from);
         let mut reply = Reply::json(Value::Object(out));
+        if plain {
+            // At a terminal a person reads the answer; pipes and -o json get the object.
+            reply = reply.with_text(format!("{}\n", answered.answer.trim_end()));
+            if let Some(id) = thread_id {
+                notes.push(format!(
+                    "thread {id}: ask a follow-up with --thread-id {id}"
+                ));
+            }
+        }
         for note in notes {
             reply = reply.with_note(note);
         }

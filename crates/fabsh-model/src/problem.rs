@@ -1,12 +1,12 @@
-//! The one error of this crate: input that is not acceptable, with what is wrong in it and
-//! what to do. The client reports it as a usage error (exit 2, nothing sent); local Fabric
-//! answers it as a 400.
+//! What is wrong and what to do about it: a message, the problems found, hints. It is this
+//! crate's error (input that is not acceptable: the client reports it as a usage error, exit 2,
+//! nothing sent), and the body of the errors of the crates that share the model.
 
 use std::fmt;
 
-/// Input that is not acceptable.
+/// A problem, told for a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invalid {
+pub struct Problem {
     /// What is wrong, naming the flag or file.
     pub message: String,
     /// Each problem found, when there are several (a file's bad rows).
@@ -15,10 +15,10 @@ pub struct Invalid {
     pub hints: Vec<String>,
 }
 
-impl Invalid {
-    /// An error with a message and nothing else.
+impl Problem {
+    /// A problem with a message and nothing else.
     pub fn new(message: impl Into<String>) -> Self {
-        Invalid {
+        Problem {
             message: message.into(),
             causes: Vec::new(),
             hints: Vec::new(),
@@ -38,10 +38,15 @@ impl Invalid {
     }
 }
 
-impl fmt::Display for Invalid {
+impl fmt::Display for Problem {
+    /// One line: the message, then each cause after a colon.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.message)?;
+        for cause in &self.causes {
+            write!(f, ": {cause}")?;
+        }
+        Ok(())
     }
 }
 
-impl std::error::Error for Invalid {}
+impl std::error::Error for Problem {}
