@@ -15,7 +15,7 @@ BUDGET=${BUDGET:-5}
 # A server limited like a usual shell session (1,024 descriptors), with creates answered
 # inline; the idle-connection client below raises its own limit.
 ulimit -S -n 1024
-serve --page-size 100 --async-ratio 0
+serve --page-size 100 --async-ratio 0 --query-seconds "$BUDGET"
 ORIGIN=${FABSH_ENDPOINT%/v1}
 HOSTPORT=${ORIGIN#http://}
 

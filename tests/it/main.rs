@@ -2,6 +2,7 @@
 //! local Fabric on an ephemeral loopback port, with HOME and XDG dirs in a temp dir.
 
 mod agent_access;
+mod agent_budget;
 mod architecture;
 mod auth;
 mod bad_input;

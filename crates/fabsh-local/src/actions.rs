@@ -2,6 +2,7 @@
 //! either inline (200/201) or when its operation comes due (202), by the same code, so both
 //! paths behave identically and a conflict found late fails the operation with the same error.
 
+use super::agents::parsed::Definitions;
 use super::api_error::ApiError;
 use super::bulk_export::{self, Export};
 use super::bulk_import::{self, Import};
@@ -163,11 +164,19 @@ impl Action {
         matches!(self, Action::GetDefinition { .. } | Action::BulkExport(_))
     }
 
-    /// Applies the action on `conn` (a write transaction, or a reader for `GetDefinition`).
-    pub fn apply(&self, conn: &Connection, now: i64) -> Result<Option<Value>, ApiError> {
+    /// Applies the action on `conn` (a write transaction, or a reader for `GetDefinition`);
+    /// `definitions` are the server's parsed agent definitions.
+    pub fn apply(
+        &self,
+        definitions: &Definitions,
+        conn: &Connection,
+        now: i64,
+    ) -> Result<Option<Value>, ApiError> {
         match self {
             Action::CreateItem(new) => create_item(conn, new, now).map(|item| Some(item.to_wire())),
-            Action::AddDataSource(new) => super::agents::add_datasource(conn, new).map(Some),
+            Action::AddDataSource(new) => {
+                super::agents::add_datasource(definitions, conn, new).map(Some)
+            }
             Action::UpdateDefinition(update) => {
                 update_definition(conn, update)?;
                 Ok(None)

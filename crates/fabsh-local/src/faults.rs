@@ -21,7 +21,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 13] = [
+pub const KNOBS: [Knob; 14] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -83,6 +83,12 @@ pub const KNOBS: [Knob; 13] = [
         default: "7776000",
     },
     Knob {
+        flag: "query-seconds",
+        env: "FABSH_LOCAL_QUERY_SECONDS",
+        help: "Seconds a data agent's SQL query may run (waiting for a free slot included) before it is stopped and the answer says so",
+        default: "5",
+    },
+    Knob {
         flag: "header-timeout-ms",
         env: "FABSH_LOCAL_HEADER_TIMEOUT_MS",
         help: "Milliseconds a client has to send a request's head, from connecting or from its first byte on a kept-alive connection; also the longest a request body may stall, and all the time the small bodies of the sign-in endpoints get",
@@ -126,6 +132,8 @@ pub struct Faults {
     pub token_seconds: i64,
     /// Seconds an issued refresh token is valid; negative issues expired ones.
     pub refresh_token_seconds: i64,
+    /// Seconds an agent's SQL query may take before it is stopped.
+    pub query_seconds: u64,
     /// Time allowed for a request's head, for each stall of its body, and for all of a small
     /// unauthenticated body.
     pub header_timeout_ms: u64,
@@ -148,6 +156,7 @@ impl Default for Faults {
             per_api_quotas: false,
             token_seconds: 3599,
             refresh_token_seconds: 90 * 24 * 3600,
+            query_seconds: 5,
             header_timeout_ms: 10_000,
             idle_timeout_ms: 60_000,
             max_connections: 512,
@@ -176,6 +185,7 @@ impl Faults {
             }
             "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,
             "refresh-token-seconds" => self.refresh_token_seconds = parse_lifetime(flag, value)?,
+            "query-seconds" => self.query_seconds = parse_int(flag, value, 1, 3600)?,
             "header-timeout-ms" => self.header_timeout_ms = parse_int(flag, value, 10, 3_600_000)?,
             "idle-timeout-ms" => self.idle_timeout_ms = parse_int(flag, value, 10, 3_600_000)?,
             "max-connections" => {
@@ -396,6 +406,9 @@ mod tests {
         assert!(faults.set("page-size", "0").is_err());
         assert!(faults.set("lro-ms", "soon").is_err());
         assert!(faults.set("no-such-knob", "1").is_err());
+        faults.set("query-seconds", "2").unwrap();
+        assert_eq!(faults.query_seconds, 2);
+        assert!(faults.set("query-seconds", "0").is_err());
     }
 
     #[test]

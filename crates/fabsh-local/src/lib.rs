@@ -12,6 +12,7 @@ mod api_error;
 mod api_quotas;
 mod auth;
 mod authority;
+mod blocking;
 mod bodies;
 mod bulk_export;
 mod bulk_import;
@@ -97,16 +98,11 @@ impl LocalServer {
     pub async fn start(opts: ServeOptions) -> crate::Result<LocalServer> {
         let hosts = hosts::Hosts::new(opts.public_host.as_deref(), opts.addr.ip())?;
         let data_dir = opts.data_dir.clone();
-        let (db, facts) = tokio::task::spawn_blocking(move || admin::open_store(&data_dir))
-            .await
-            .map_err(|e| {
-                crate::Error::failed("opening the local Fabric store failed").with_cause(e)
-            })??;
-        let admin = db
-            .read(|c| principals::get_principal(c, &facts.admin_id))
-            .ok()
-            .flatten()
-            .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+        let (db, facts, admin) = blocking::run(move || open(&data_dir)).await.map_err(|e| {
+            crate::Error::failed("opening the local Fabric store failed").with_cause(e.message)
+        })??;
+        // From here on the store is the server's, used only through `blocking`.
+        db.guard_async_workers();
         let listener = tokio::net::TcpListener::bind(opts.addr)
             .await
             .map_err(|e| {
@@ -133,7 +129,10 @@ impl LocalServer {
             }
         };
         let state = Arc::new(AppState {
+            definitions: Default::default(),
+            tables: tables::Tables::new(db.data_dir()),
             db,
+            queries: agents::budget::QueryBudget::new(opts.faults.query_seconds),
             faults: opts.faults,
             quota: Default::default(),
             api_quotas: Default::default(),
@@ -150,8 +149,9 @@ impl LocalServer {
             llm,
             shutdown: CancellationToken::new(),
         });
-        lro::resume_pending(&state)
-            .map_err(|e| crate::Error::failed("cannot resume pending operations").with_cause(e))?;
+        lro::resume_pending(&state).await.map_err(|e| {
+            crate::Error::failed("cannot resume pending operations").with_cause(e.message)
+        })?;
         let app = routes::router(state.clone());
         let timeouts = serve::Timeouts {
             header: Duration::from_millis(state.faults.header_timeout_ms),
@@ -212,6 +212,18 @@ impl LocalServer {
             Err(e) => Err(crate::Error::failed("local Fabric stopped").with_cause(e)),
         }
     }
+}
+
+/// Opens (creating and seeding if need be) the store in `data_dir`, with the facts a server
+/// keeps and its admin user.
+fn open(data_dir: &std::path::Path) -> crate::Result<(store::Db, seed::StoreFacts, Principal)> {
+    let (db, facts) = admin::open_store(data_dir)?;
+    let admin = db
+        .read(|c| principals::get_principal(c, &facts.admin_id))
+        .ok()
+        .flatten()
+        .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+    Ok((db, facts, admin))
 }
 
 /// Ctrl-C, or on Unix SIGTERM too (`kill`, service managers).

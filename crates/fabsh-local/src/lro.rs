@@ -5,6 +5,7 @@
 use super::actions::Action;
 use super::api_error::{ApiError, current_request_id};
 use super::auth::Caller;
+use super::blocking;
 use super::clock::now_nanos;
 use super::respond;
 use super::state::{AppState, Shared};
@@ -76,9 +77,13 @@ pub fn run(
 fn run_inline(state: &Shared, action: Action, inline: InlineAnswer) -> Result<Response, ApiError> {
     let now = now_nanos();
     let result = if action.reads_only() {
-        state.db.read(|conn| action.apply(conn, now))?
+        state
+            .db
+            .read(|conn| action.apply(&state.definitions, conn, now))?
     } else {
-        state.db.write(|tx| action.apply(tx, now))?
+        state
+            .db
+            .write(|tx| action.apply(&state.definitions, tx, now))?
     };
     Ok(match result {
         Some(body) if inline.etag => respond::json_with_etag(inline.status, &body),
@@ -112,7 +117,7 @@ pub fn spawn_completion(state: Shared, id: String, due_at: i64) {
             _ = state.shutdown.cancelled() => {}
             _ = tokio::time::sleep(Duration::from_nanos(wait)) => {
                 // A failure here leaves the operation pending; the next poll retries it.
-                let _ = complete(&state, &id);
+                let _ = blocking::run(move || complete(&state, &id)).await;
             }
         }
     });
@@ -136,7 +141,7 @@ pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
                 // A savepoint lets a failed action roll back its partial changes while the
                 // Failed status is still recorded.
                 tx.execute_batch("SAVEPOINT apply_action")?;
-                let outcome = action.apply(tx, now);
+                let outcome = action.apply(&state.definitions, tx, now);
                 if outcome.is_err() {
                     tx.execute_batch("ROLLBACK TO apply_action")?;
                 }
@@ -162,8 +167,9 @@ pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
 }
 
 /// Re-arms timers for operations left pending by an earlier run.
-pub fn resume_pending(state: &Shared) -> rusqlite::Result<usize> {
-    let pending = state.db.read(operations::pending)?;
+pub async fn resume_pending(state: &Shared) -> Result<usize, ApiError> {
+    let store = state.clone();
+    let pending = blocking::run(move || store.db.read(operations::pending)).await??;
     let count = pending.len();
     for (id, due_at) in pending {
         spawn_completion(state.clone(), id, due_at);

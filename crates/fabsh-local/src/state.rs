@@ -1,6 +1,11 @@
-//! What every handler shares. Only immutable facts (keys, ids, settings) and per-server
-//! counters live here; all mutable Fabric state is in the database file.
+//! What every handler shares. Only immutable facts (keys, ids, settings), per-server counters
+//! and two memos live here; all mutable Fabric state is in the database file. The memos
+//! (parsed agent definitions, item table schemas) are this server's own, and each entry is
+//! keyed by a version its file keeps (an item's parts version, a table file's schema cookie),
+//! which a request reads first: a change by any route or process is seen at once.
 
+use super::agents::budget::QueryBudget;
+use super::agents::parsed::Definitions;
 use super::api_quotas::ApiQuotas;
 use super::auth::Keys;
 use super::bodies::LargeBodies;
@@ -8,6 +13,7 @@ use super::faults::{Faults, QuotaWindow, Spreads};
 use super::hosts::Hosts;
 use super::middleware::RequestLog;
 use super::store::Db;
+use super::tables::Tables;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -16,6 +22,10 @@ use tokio_util::sync::CancellationToken;
 pub struct AppState {
     /// The store.
     pub db: Db,
+    /// Parsed agent definitions, by item and parts version.
+    pub definitions: Definitions,
+    /// The item tables beside the store, and their schemas by schema cookie.
+    pub tables: Tables,
     /// Fault settings.
     pub faults: Faults,
     /// Accepted-request window for `quota-rps`.
@@ -43,6 +53,8 @@ pub struct AppState {
     pub bound_origin: String,
     /// The hosts requests may name.
     pub hosts: Hosts,
+    /// Where, how long and how many at once agents' SQL queries run.
+    pub queries: QueryBudget,
     /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
     pub llm: Option<fabsh_http::chat::LlmClient>,
     /// Cancelled on shutdown so background LRO tasks stop.

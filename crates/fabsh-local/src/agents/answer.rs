@@ -19,8 +19,9 @@ use crate::auth::Caller;
 use crate::state::Shared;
 use axum::http::StatusCode;
 use fabsh_model::agent::conversation::Conversation;
-use fabsh_model::agent::definition::{FewShotDoc, SourceFolder, StageDoc};
+use fabsh_model::agent::definition::{DataSourceDoc, FewShotDoc, SourceFolder, StageDoc};
 use fabsh_model::agent::sources;
+use std::sync::Arc;
 
 /// How close (0..1) a few-shot question must be to be used without a model.
 pub const MATCH_THRESHOLD: f64 = 0.6;
@@ -79,13 +80,16 @@ pub async fn answer(state: &Shared, asker: &Caller, published: &StageDoc, text: 
                     .iter()
                     .find(|s| s.datasource.display_name == source)
                 {
-                    Some(found) => run_on(
-                        state,
-                        asker,
-                        found,
-                        &sql,
-                        "written by the model".to_string(),
-                    ),
+                    Some(found) => {
+                        run_on(
+                            state,
+                            asker,
+                            found,
+                            &sql,
+                            "written by the model".to_string(),
+                        )
+                        .await
+                    }
                     None => Answer::cannot(format!(
                         "I can't answer that: the model chose a datasource ({source}) the agent does not have."
                     )),
@@ -118,10 +122,12 @@ pub async fn answer(state: &Shared, asker: &Caller, published: &StageDoc, text: 
         &sql,
         format!("the example \"{}\"", example.question),
     )
+    .await
 }
 
-/// Runs `sql` on a datasource, if the asker may read it, and words the result.
-fn run_on(
+/// Runs `sql` on a datasource, if the asker may read it, and words the result. The access
+/// check, opening the data and the query all run within the server's query budget.
+async fn run_on(
     state: &Shared,
     asker: &Caller,
     source: &SourceFolder,
@@ -143,31 +149,19 @@ fn run_on(
         );
         return answer;
     }
-    if let Err(refusal) = access::check_source(state, asker, doc) {
-        answer.text = if refusal.status == StatusCode::FORBIDDEN {
-            format!(
-                "I can't answer that: you do not have access to the datasource {} (reading it takes at least the Viewer role in its workspace).",
-                doc.display_name
-            )
-        } else {
-            format!("I can't answer that: {}.", refusal.message)
-        };
-        return answer;
-    }
-    let data = state
-        .db
-        .read(|conn| discovery::open_data(conn, state.db.data_dir(), doc));
-    let outcome = match data {
-        Ok(Some(conn)) => sql_run::run(&conn, sql),
-        Ok(None) => Err(format!(
-            "the datasource {} holds no tables",
-            doc.display_name
-        )),
-        Err(err) => Err(format!(
-            "the datasource {} cannot be read: {}",
-            doc.display_name, err.message
-        )),
-    };
+    let (task_state, asker, doc, sql) = (
+        state.clone(),
+        asker.clone(),
+        Arc::clone(doc),
+        sql.to_string(),
+    );
+    let outcome = state
+        .queries
+        .run(move |limits| {
+            let mut conn = open_readable(&task_state, &asker, &doc)?;
+            sql_run::run(&mut conn, &sql, limits)
+        })
+        .await;
     match outcome {
         Ok(table) => {
             answer.text = describe(&table);
@@ -179,6 +173,38 @@ fn run_on(
         Err(why) => answer.text = format!("I can't answer that: {why}."),
     }
     answer
+}
+
+/// The datasource's data, opened for a query, if the asker may read it; else why not.
+fn open_readable(
+    state: &Shared,
+    asker: &Caller,
+    doc: &DataSourceDoc,
+) -> Result<rusqlite::Connection, String> {
+    if let Err(refusal) = access::check_source(state, asker, doc) {
+        return Err(if refusal.status == StatusCode::FORBIDDEN {
+            format!(
+                "you do not have access to the datasource {} (reading it takes at least the Viewer role in its workspace)",
+                doc.display_name
+            )
+        } else {
+            refusal.message
+        });
+    }
+    let data = state
+        .db
+        .read(|conn| discovery::open_data(conn, &state.tables, doc));
+    match data {
+        Ok(Some(conn)) => Ok(conn),
+        Ok(None) => Err(format!(
+            "the datasource {} holds no tables",
+            doc.display_name
+        )),
+        Err(err) => Err(format!(
+            "the datasource {} cannot be read: {}",
+            doc.display_name, err.message
+        )),
+    }
 }
 
 /// The answer text for a result: the value alone for one cell, else a table.

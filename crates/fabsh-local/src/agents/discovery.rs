@@ -6,13 +6,12 @@
 use crate::api_error::ApiError;
 use crate::store::items::{self, Item};
 use crate::store::{new_id, principals};
-use crate::tables::{self, DEMO_LAKEHOUSE_KEY, TableInfo};
+use crate::tables::{self, DEMO_LAKEHOUSE_KEY, TableInfo, Tables};
 use fabsh_model::agent::definition::{DataSourceDoc, ElementDoc};
 use fabsh_model::agent::sources::SourceKind;
 use fabsh_model::agent::sql_check::KnownSchema;
 use rusqlite::Connection;
 use std::collections::HashSet;
-use std::path::Path;
 use std::sync::Arc;
 
 /// The schema every SQL source's tables sit in (SQLite has one).
@@ -42,14 +41,14 @@ fn is_demo(conn: &Connection, item_id: &str) -> bool {
 /// no tables yet.
 pub fn open_data(
     conn: &Connection,
-    data_dir: &Path,
+    item_tables: &Tables,
     doc: &DataSourceDoc,
 ) -> Result<Option<Connection>, ApiError> {
     let Some(item) = items::get(conn, &doc.workspace_id, &doc.artifact_id)? else {
         return Ok(None);
     };
     Ok(tables::open_read(
-        data_dir,
+        item_tables.dir(),
         &item.id,
         is_demo(conn, &item.id),
     )?)
@@ -58,17 +57,19 @@ pub fn open_data(
 /// The tables of a SQL source item, or none when it has no data yet.
 fn sql_tables(
     conn: &Connection,
-    data_dir: &Path,
+    item_tables: &Tables,
     item: &Item,
 ) -> Result<Arc<Vec<TableInfo>>, ApiError> {
-    Ok(tables::schema(data_dir, &item.id, is_demo(conn, &item.id))?.unwrap_or_default())
+    Ok(item_tables
+        .schema(&item.id, is_demo(conn, &item.id))?
+        .unwrap_or_default())
 }
 
 /// The whole tree of a new datasource; tables start unselected, semantic-model columns
 /// selected (as the service does).
 pub fn discover(
     conn: &Connection,
-    data_dir: &Path,
+    item_tables: &Tables,
     kind: &SourceKind,
     item: &Item,
 ) -> Result<Vec<ElementDoc>, ApiError> {
@@ -76,7 +77,7 @@ pub fn discover(
     if kind.sql {
         let mut tables = Vec::new();
         let mut views = Vec::new();
-        for table in sql_tables(conn, data_dir, item)?.iter() {
+        for table in sql_tables(conn, item_tables, item)?.iter() {
             let columns = table
                 .columns
                 .iter()
@@ -175,14 +176,14 @@ fn semantic_model_tree(parts: &[items::Part]) -> Vec<ElementDoc> {
 /// the live schema cannot say (the element is then taken as available).
 pub fn live_names(
     conn: &Connection,
-    data_dir: &Path,
+    item_tables: &Tables,
     kind: &SourceKind,
     item: &Item,
     parent: &[&str],
 ) -> Result<Option<HashSet<String>>, ApiError> {
     let lower = |names: Vec<String>| Some(names.into_iter().map(|n| n.to_lowercase()).collect());
     if !kind.sql {
-        let tree = discover(conn, data_dir, kind, item)?;
+        let tree = discover(conn, item_tables, kind, item)?;
         let mut level = &tree;
         for name in parent {
             match level
@@ -197,7 +198,7 @@ pub fn live_names(
             level.iter().map(|e| e.display_name.clone()).collect(),
         ));
     }
-    let data = sql_tables(conn, data_dir, item)?;
+    let data = sql_tables(conn, item_tables, item)?;
     let names = |views: bool| {
         lower(
             data.iter()
@@ -224,7 +225,7 @@ pub fn live_names(
 /// The tables and columns SQL few-shots are checked against; `None` for non-SQL sources.
 pub fn known_schema(
     conn: &Connection,
-    data_dir: &Path,
+    item_tables: &Tables,
     kind: &SourceKind,
     item: Option<&Item>,
 ) -> Result<Option<KnownSchema>, ApiError> {
@@ -233,7 +234,7 @@ pub fn known_schema(
     }
     let mut schema = KnownSchema::default();
     if let Some(item) = item {
-        for table in sql_tables(conn, data_dir, item)?.iter() {
+        for table in sql_tables(conn, item_tables, item)?.iter() {
             schema.add_table(&table.name, table.columns.iter().map(|(n, _)| n.as_str()));
         }
     }

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod answer;
+pub mod budget;
 pub mod discovery;
 pub mod nl2sql;
 pub mod parsed;
@@ -17,7 +18,7 @@ use fabsh_model::agent::definition::{
     AgentDefinition, DataSourceDoc, ElementDoc, PartBytes, SourceFolder, Stage, StageDoc,
 };
 use fabsh_model::agent::sources;
-use parsed::SharedPart;
+use parsed::{Definitions, SharedPart};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -49,12 +50,13 @@ pub fn not_found(what: &str, id: &str) -> ApiError {
 /// The agent item and its definition as stored (shared: reads need no copy of a wide tree;
 /// changes go through [`change`]).
 pub fn load(
+    definitions: &Definitions,
     conn: &Connection,
     workspace: &str,
     id: &str,
 ) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
     let item = agent_item(conn, workspace, id)?;
-    let definition = Arc::clone(&parsed::load(conn, id)?.definition);
+    let definition = Arc::clone(&definitions.load(conn, id)?.definition);
     Ok((item, definition))
 }
 
@@ -72,15 +74,16 @@ pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
 /// Changes an agent's definition inside a write transaction and stores it back. Only the
 /// parts whose bytes changed are written (a few-shot added rewrites one small file, not every
 /// datasource's schema tree), and unchanged datasource trees are not even serialised again.
-/// Returns the change's result and the save, for [`parsed::remember`] after the commit.
+/// Returns the change's result and the save, for [`Definitions::remember`] after the commit.
 pub fn change<T>(
+    definitions: &Definitions,
     conn: &Connection,
     workspace: &str,
     id: &str,
     change: impl FnOnce(&Item, &mut AgentDefinition) -> Result<T, ApiError>,
 ) -> Result<(T, parsed::Saved), ApiError> {
     let item = agent_item(conn, workspace, id)?;
-    let before = parsed::load(conn, id)?;
+    let before = definitions.load(conn, id)?;
     let mut definition = (*before.definition).clone();
     let out = change(&item, &mut definition)?;
     let previous = |path: &str| {
@@ -235,8 +238,13 @@ pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<
 
 /// Adds the datasource to the draft (re-checked, since time passed since the request);
 /// answers with the datasource in PascalCase, as the service's creates do.
-pub fn add_datasource(conn: &Connection, new: &NewDataSource) -> Result<Value, ApiError> {
+pub fn add_datasource(
+    definitions: &Definitions,
+    conn: &Connection,
+    new: &NewDataSource,
+) -> Result<Value, ApiError> {
     let (item, _saved) = change(
+        definitions,
         conn,
         &new.workspace_id,
         &new.agent_id,

@@ -4,20 +4,21 @@
 //! that is a tree of a thousand elements to read and parse, many times more work than the
 //! request itself. The store bumps an item's parts version with every change to its parts
 //! (by any route, any process), so a remembered definition is used only while the stored
-//! one is still the same, and a request costs one small query instead.
+//! one is still the same, and a request costs one small query instead. Each server keeps its
+//! own [`Definitions`] (two servers in one process share nothing).
 
 use crate::api_error::ApiError;
 use crate::store::items::{self, Part};
 use fabsh_model::agent::definition::AgentDefinition;
 use rusqlite::Connection;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Definitions kept at most; a server rarely works on more agents at once.
 const CAPACITY: usize = 32;
 
-/// The store file, the item, and its parts version.
-type Key = (String, String, i64);
+/// The item and its parts version.
+type Key = (String, i64);
 
 /// A definition and the part bytes it was read from.
 #[derive(Debug)]
@@ -34,32 +35,59 @@ pub struct SharedPart {
     pub payload: Arc<[u8]>,
 }
 
-/// The memo, shared by every server in the process; keyed by store file, so servers on
-/// different data dirs never see each other's entries.
-fn memo() -> &'static Mutex<HashMap<Key, Arc<Parsed>>> {
-    static MEMO: OnceLock<Mutex<HashMap<Key, Arc<Parsed>>>> = OnceLock::new();
-    MEMO.get_or_init(Mutex::default)
+/// One server's parsed definitions, by item and parts version.
+#[derive(Debug, Default)]
+pub struct Definitions {
+    memo: Mutex<HashMap<Key, Arc<Parsed>>>,
 }
 
-fn lock() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Parsed>>> {
-    // The map only holds finished results; a panic elsewhere cannot leave it half-written.
-    memo()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+impl Definitions {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Arc<Parsed>>> {
+        // The map only holds finished results; a panic elsewhere cannot leave it half-written.
+        self.memo
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn insert(&self, key: Key, parsed: Arc<Parsed>) {
+        let mut map = self.lock();
+        if map.len() >= CAPACITY {
+            map.clear();
+        }
+        map.insert(key, parsed);
+    }
+
+    /// The item's definition as stored now (as `conn` sees it), parsed once per version.
+    pub fn load(&self, conn: &Connection, item_id: &str) -> Result<Arc<Parsed>, ApiError> {
+        let key = key(conn, item_id)?;
+        if let Some(found) = self.lock().get(&key) {
+            return Ok(Arc::clone(found));
+        }
+        let parts = items::parts(conn, item_id)?;
+        let definition = Arc::new(parse(&parts)?);
+        let parts = parts
+            .into_iter()
+            .map(|part| SharedPart {
+                path: part.path,
+                payload: part.payload.into(),
+            })
+            .collect();
+        let parsed = Arc::new(Parsed { definition, parts });
+        self.insert(key, Arc::clone(&parsed));
+        Ok(parsed)
+    }
+
+    /// Remembers a committed save, so the next request need not read or parse it back. Only
+    /// after the commit: a rolled-back version number could otherwise be reused for other
+    /// bytes.
+    pub fn remember(&self, saved: &Saved) {
+        self.insert(saved.key.clone(), Arc::clone(&saved.parsed));
+    }
 }
 
 fn key(conn: &Connection, item_id: &str) -> Result<Key, ApiError> {
     let version = items::parts_version(conn, item_id)?;
-    let file = conn.path().unwrap_or_default().to_string();
-    Ok((file, item_id.to_string(), version))
-}
-
-fn insert(key: Key, parsed: Arc<Parsed>) {
-    let mut map = lock();
-    if map.len() >= CAPACITY {
-        map.clear();
-    }
-    map.insert(key, parsed);
+    Ok((item_id.to_string(), version))
 }
 
 /// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
@@ -70,26 +98,6 @@ pub fn parse(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
         .collect();
     AgentDefinition::from_parts(&pairs)
         .map_err(|err| ApiError::bad_request("CorruptedPayload", err))
-}
-
-/// The item's definition as stored now, parsed once per version.
-pub fn load(conn: &Connection, item_id: &str) -> Result<Arc<Parsed>, ApiError> {
-    let key = key(conn, item_id)?;
-    if let Some(found) = lock().get(&key) {
-        return Ok(Arc::clone(found));
-    }
-    let parts = items::parts(conn, item_id)?;
-    let definition = Arc::new(parse(&parts)?);
-    let parts = parts
-        .into_iter()
-        .map(|part| SharedPart {
-            path: part.path,
-            payload: part.payload.into(),
-        })
-        .collect();
-    let parsed = Arc::new(Parsed { definition, parts });
-    insert(key, Arc::clone(&parsed));
-    Ok(parsed)
 }
 
 /// What a save wrote, to remember once its transaction has committed.
@@ -113,10 +121,4 @@ pub fn saved(
             parts,
         }),
     })
-}
-
-/// Remembers a committed save, so the next request need not read or parse it back. Only
-/// after the commit: a rolled-back version number could otherwise be reused for other bytes.
-pub fn remember(saved: &Saved) {
-    insert(saved.key.clone(), Arc::clone(&saved.parsed));
 }

@@ -2,9 +2,15 @@
 //! query (anything that writes is refused before it reaches the database, which is opened
 //! read-only besides), T-SQL forms SQLite lacks are rewritten (`TOP n` → `LIMIT n`, the
 //! `dbo.` schema dropped), and the answer is capped at 25 rows × 25 columns like the service.
+//!
+//! A query also runs within [`Limits`], so that no question can hold the server: SQLite stops
+//! it at its deadline (the progress handler is asked every few thousand steps), refuses to
+//! build any value past [`MAX_VALUE_BYTES`] (`SQLITE_LIMIT_LENGTH`: `randomblob(900000000)`
+//! would otherwise cost 900 MB), and reading stops past [`MAX_ROWS`] rows or
+//! [`MAX_RESULT_BYTES`] of cells. Over a limit, the error says the query was stopped and why.
 
-use rusqlite::Connection;
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, ErrorCode, limits::Limit};
 use serde_json::{Value, json};
 use sqlparser::ast::{
     Expr, Ident, LimitClause, ObjectName, Query, SetExpr, Statement, TopQuantity, VisitMut,
@@ -13,11 +19,53 @@ use sqlparser::ast::{
 use sqlparser::dialect::{GenericDialect, MsSqlDialect};
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 /// Rows an answer carries at most.
 pub const MAX_ROWS: usize = 25;
 /// Columns an answer carries at most.
 pub const MAX_COLUMNS: usize = 25;
+/// The largest string or blob a query may build (SQLite's own default is 1 GB).
+pub const MAX_VALUE_BYTES: usize = 1_000_000;
+/// The most cell bytes read from one result (its rows are capped, but 25 × 25 cells of
+/// [`MAX_VALUE_BYTES`] each would still be 625 MB).
+pub const MAX_RESULT_BYTES: usize = 1_000_000;
+/// Virtual-machine steps between two looks at the clock: a few microseconds of work, so a
+/// query overruns its deadline by next to nothing and the clock costs next to nothing.
+const STEPS_PER_CHECK: i32 = 4_000;
+
+/// What one query may spend.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// When it is stopped.
+    pub deadline: Instant,
+    /// Its whole budget in seconds, for the answer that says it was stopped.
+    pub seconds: u64,
+}
+
+/// Why a query was stopped, in the words of an answer.
+fn stopped_after(limits: &Limits) -> String {
+    format!(
+        "the query was stopped after {} s, the time a query may run here",
+        limits.seconds
+    )
+}
+
+fn megabytes(bytes: usize) -> String {
+    format!("{} MB", bytes / 1_000_000)
+}
+
+/// A failure of SQLite in the words of an answer: a stop for the limits, else the error.
+fn failed(err: rusqlite::Error, limits: &Limits) -> String {
+    match err.sqlite_error_code() {
+        Some(ErrorCode::OperationInterrupted) => stopped_after(limits),
+        Some(ErrorCode::TooBig) => format!(
+            "the query was stopped: it built a value larger than {}, the most a query may build here",
+            megabytes(MAX_VALUE_BYTES)
+        ),
+        _ => format!("the query failed: {err}"),
+    }
+}
 
 /// A query's result, capped.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,9 +166,19 @@ impl VisitorMut for ForSqlite {
     }
 }
 
-/// Runs `sql` on `conn` (opened read-only) and returns the capped result, or why not.
-pub fn run(conn: &Connection, sql: &str) -> Result<ResultTable, String> {
+/// Runs `sql` on `conn` (opened read-only, and given to this query alone: its limits stay set)
+/// within `limits`, and returns the capped result, or why not.
+pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTable, String> {
     let sqlite = to_sqlite(sql)?;
+    let max_value = i32::try_from(MAX_VALUE_BYTES).unwrap_or(i32::MAX);
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, max_value)
+        .map_err(|err| format!("the query cannot run here: {err}"))?;
+    let deadline = limits.deadline;
+    conn.progress_handler(STEPS_PER_CHECK, Some(move || Instant::now() >= deadline))
+        .map_err(|err| format!("the query cannot run here: {err}"))?;
+    if Instant::now() >= deadline {
+        return Err(stopped_after(&limits));
+    }
     let mut stmt = conn
         .prepare(&sqlite)
         .map_err(|err| format!("the query cannot run here: {err}"))?;
@@ -131,20 +189,25 @@ pub fn run(conn: &Connection, sql: &str) -> Result<ResultTable, String> {
     let shown = all_columns.len().min(MAX_COLUMNS);
     let mut rows = Vec::new();
     let mut more_rows = false;
-    let mut cursor = stmt
-        .query([])
-        .map_err(|err| format!("the query failed: {err}"))?;
-    while let Some(row) = cursor
-        .next()
-        .map_err(|err| format!("the query failed: {err}"))?
-    {
+    let mut bytes = 0;
+    let mut cursor = stmt.query([]).map_err(|err| failed(err, &limits))?;
+    while let Some(row) = cursor.next().map_err(|err| failed(err, &limits))? {
         if rows.len() == MAX_ROWS {
             more_rows = true;
             break;
         }
-        let cells = (0..shown)
-            .map(|at| row.get_ref(at).map(json_of).unwrap_or(Value::Null))
-            .collect();
+        let mut cells = Vec::with_capacity(shown);
+        for at in 0..shown {
+            let cell = row.get_ref(at).unwrap_or(ValueRef::Null);
+            bytes += cell_bytes(cell);
+            if bytes > MAX_RESULT_BYTES {
+                return Err(format!(
+                    "the query was stopped: its result passed {}, the most an answer may read",
+                    megabytes(MAX_RESULT_BYTES)
+                ));
+            }
+            cells.push(json_of(cell));
+        }
         rows.push(cells);
     }
     Ok(ResultTable {
@@ -153,6 +216,14 @@ pub fn run(conn: &Connection, sql: &str) -> Result<ResultTable, String> {
         more_rows,
         more_columns: all_columns.len() > MAX_COLUMNS,
     })
+}
+
+/// What a cell costs to read: its bytes, or a word for a number or NULL.
+fn cell_bytes(value: ValueRef<'_>) -> usize {
+    match value {
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes.len(),
+        _ => 8,
+    }
 }
 
 fn json_of(value: ValueRef<'_>) -> Value {
@@ -189,12 +260,20 @@ mod tests {
         );
     }
 
+    /// A budget of `seconds` from now.
+    fn limits(seconds: u64) -> Limits {
+        Limits {
+            deadline: Instant::now() + std::time::Duration::from_secs(seconds),
+            seconds,
+        }
+    }
+
     #[test]
     fn results_are_capped() {
-        let conn = Connection::open_in_memory().expect("db");
+        let mut conn = Connection::open_in_memory().expect("db");
         conn.execute_batch("CREATE TABLE t(n INTEGER); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 30) INSERT INTO t SELECT x FROM c;")
             .expect("data");
-        let table = run(&conn, "SELECT n, n * 1.5 AS half FROM t").expect("rows");
+        let table = run(&mut conn, "SELECT n, n * 1.5 AS half FROM t", limits(5)).expect("rows");
         assert_eq!(table.rows.len(), MAX_ROWS);
         assert!(table.more_rows && !table.more_columns);
         assert_eq!(table.rows[1], vec![json!(2), json!(3.0)]);
@@ -203,5 +282,38 @@ mod tests {
                 .expect("utf8")
                 .starts_with("n,half\n1,1.5\n")
         );
+    }
+
+    #[test]
+    fn a_query_that_never_ends_is_stopped_at_its_deadline() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        let endless =
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c";
+        let why = run(&mut conn, endless, limits(0)).expect_err("stopped");
+        assert_eq!(
+            why,
+            "the query was stopped after 0 s, the time a query may run here"
+        );
+        let soon = Limits {
+            deadline: Instant::now() + std::time::Duration::from_millis(50),
+            seconds: 1,
+        };
+        let why = run(&mut conn, endless, soon).expect_err("stopped");
+        assert!(why.contains("stopped after 1 s"), "{why}");
+    }
+
+    #[test]
+    fn values_and_results_are_capped_in_size() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        let why =
+            run(&mut conn, "SELECT length(randomblob(900000000))", limits(5)).expect_err("too big");
+        assert!(why.contains("stopped") && why.contains("1 MB"), "{why}");
+        let fits = run(&mut conn, "SELECT length(randomblob(900000))", limits(5)).expect("fits");
+        assert_eq!(fits.rows, vec![vec![json!(900_000)]]);
+        // Each value fits; together they are more than an answer reads.
+        let wide = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 10) \
+                    SELECT zeroblob(500000) FROM c";
+        let why = run(&mut conn, wide, limits(5)).expect_err("too much");
+        assert!(why.contains("its result passed 1 MB"), "{why}");
     }
 }

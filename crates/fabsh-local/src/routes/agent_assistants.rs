@@ -8,6 +8,7 @@ use super::agent_config;
 use crate::agents::{self, answer};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
+use crate::blocking;
 use crate::clock::now_nanos;
 use crate::respond::{self, JsonBody};
 use crate::state::Shared;
@@ -61,7 +62,7 @@ fn missing(what: &str, id: &str) -> ApiError {
 }
 
 /// `POST assistants`: the model is ignored, as by the service.
-pub async fn create_assistant(
+pub fn create_assistant(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -72,7 +73,7 @@ pub async fn create_assistant(
 }
 
 /// `POST threads`.
-pub async fn create_thread(
+pub fn create_thread(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -91,7 +92,7 @@ fn created(state: &Shared, agent: &str, kind: &str, body: Value) -> Result<Respo
 }
 
 /// `DELETE threads/{thread}`.
-pub async fn delete_thread(
+pub fn delete_thread(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -144,7 +145,7 @@ fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiE
 }
 
 /// `POST threads/{thread}/messages` `{role, content}`.
-pub async fn create_message(
+pub fn create_message(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -177,7 +178,7 @@ pub async fn create_message(
 }
 
 /// `GET threads/{thread}/messages` (oldest first, as asked with `order=asc`).
-pub async fn list_messages(
+pub fn list_messages(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -223,9 +224,35 @@ pub async fn create_run(
     Path(params): Params,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (agent, published) = published(&state, &caller, &params)?;
-    let thread = param(&params, "thread").to_string();
-    existing_thread(&state, &agent, &thread)?;
+    let (task_state, task_caller) = (state.clone(), caller.clone());
+    let (agent, published, run, text) =
+        blocking::run(move || queue_run(&task_state, &task_caller, &params, body)).await??;
+    let (task_state, task_run) = (state.clone(), run.clone());
+    tokio::spawn(async move {
+        // Answered for the caller who started the run: only data it may read goes in.
+        let answered = answer::answer(&task_state, &caller, &published, &text).await;
+        let store = task_state.clone();
+        let _ = blocking::run(move || {
+            store
+                .db
+                .write(|tx| record_answer(tx, &agent, &task_run, &text, &answered))
+        })
+        .await;
+    });
+    Ok(respond::json(StatusCode::OK, &run))
+}
+
+/// Stores a new `queued` run; returns the agent, its published configuration, the run and
+/// the question its thread asks.
+fn queue_run(
+    state: &Shared,
+    caller: &Caller,
+    params: &HashMap<String, String>,
+    body: JsonBody,
+) -> Result<(String, StageDoc, Value, String), ApiError> {
+    let (agent, published) = published(state, caller, params)?;
+    let thread = param(params, "thread").to_string();
+    existing_thread(state, &agent, &thread)?;
     let assistant = respond::req_str(&body.object()?, "assistant_id")?;
     let run = json!({
         "id": new_id("run"), "object": "thread.run", "created_at": created_at(), "thread_id": thread,
@@ -236,15 +263,7 @@ pub async fn create_run(
         store::in_thread(tx, &thread, "message")
     })?;
     let text = conversation_text(&messages);
-    let (task_state, task_run) = (state.clone(), run.clone());
-    tokio::spawn(async move {
-        // Answered for the caller who started the run: only data it may read goes in.
-        let answered = answer::answer(&task_state, &caller, &published, &text).await;
-        let _ = task_state
-            .db
-            .write(|tx| record_answer(tx, &agent, &task_run, &text, &answered));
-    });
-    Ok(respond::json(StatusCode::OK, &run))
+    Ok((agent, published, run, text))
 }
 
 /// Stores a run's steps, its answer (with the result set as a CSV file) and its end.
@@ -337,7 +356,7 @@ fn thread_run(
 }
 
 /// `GET threads/{thread}/runs/{run}`.
-pub async fn show_run(
+pub fn show_run(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -350,7 +369,7 @@ pub async fn show_run(
 }
 
 /// `GET threads/{thread}/runs/{run}/steps`.
-pub async fn list_steps(
+pub fn list_steps(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -371,7 +390,7 @@ pub async fn list_steps(
 }
 
 /// `GET files/{file}`.
-pub async fn show_file(
+pub fn show_file(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -386,7 +405,7 @@ pub async fn show_file(
 }
 
 /// `GET files/{file}/content`.
-pub async fn file_content(
+pub fn file_content(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,

@@ -53,7 +53,9 @@ pub fn read(
     path: &AgentPath,
 ) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
     let (ws, id) = target(state, caller, path, Role::Viewer)?;
-    state.db.read(|conn| agents::load(conn, &ws, &id))
+    state
+        .db
+        .read(|conn| agents::load(&state.definitions, conn, &ws, &id))
 }
 
 /// Changes the agent's definition in one write transaction (Contributor needed); `change`
@@ -65,13 +67,14 @@ pub fn change<T>(
     change: impl FnOnce(&Connection, &Item, &mut AgentDefinition) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
     let (ws, id) = target(state, caller, path, Role::Contributor)?;
+    let definitions = &state.definitions;
     let (out, _) = state.db.write_then(
         |tx| {
-            agents::change(tx, &ws, &id, |item, definition| {
+            agents::change(definitions, tx, &ws, &id, |item, definition| {
                 change(tx, item, definition)
             })
         },
-        |(_, saved)| agents::parsed::remember(saved),
+        |(_, saved)| definitions.remember(saved),
     )?;
     Ok(out)
 }
@@ -99,7 +102,7 @@ pub fn page(
 }
 
 /// GET `staging/settings` or `settings`.
-pub async fn get_settings(
+pub fn get_settings(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -114,7 +117,7 @@ pub async fn get_settings(
 }
 
 /// PATCH `staging/settings`: `aiInstructions` and `experimental` (replaced whole) when given.
-pub async fn patch_settings(
+pub fn patch_settings(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<AgentPath>,
@@ -148,7 +151,7 @@ pub async fn patch_settings(
 }
 
 /// POST `staging/publish` `{publishedDescription?}`: the draft becomes the published copy.
-pub async fn publish(
+pub fn publish(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<AgentPath>,
@@ -181,7 +184,7 @@ pub async fn publish(
 }
 
 /// POST `staging/reset`: the draft becomes a copy of the published configuration again.
-pub async fn reset(
+pub fn reset(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<AgentPath>,

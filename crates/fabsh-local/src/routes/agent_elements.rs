@@ -40,11 +40,11 @@ fn live_names(
         return Ok(Err(()));
     };
     let parent: Vec<&str> = parent.iter().map(String::as_str).collect();
-    discovery::live_names(conn, state.db.data_dir(), kind, &item, &parent).map(Ok)
+    discovery::live_names(conn, &state.tables, kind, &item, &parent).map(Ok)
 }
 
 /// GET one level of the tree: the top without `rootId`, else the children of that element.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -96,7 +96,7 @@ fn element_id(query: &Query) -> Result<String, ApiError> {
 
 /// PATCH `?id=`: `isSelected` (a table's columns follow it) and `description` (null or empty
 /// clears it). Unselecting keeps descriptions.
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,
@@ -137,7 +137,7 @@ pub async fn update(
 
 /// DELETE `?id=`: only an element no longer in the live schema; otherwise
 /// `ElementStillAvailable`.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,

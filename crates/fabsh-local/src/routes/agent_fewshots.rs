@@ -38,7 +38,7 @@ impl Judge {
         };
         let schema = state.db.read(|conn| {
             let item = items::get(conn, &doc.workspace_id, &doc.artifact_id)?;
-            discovery::known_schema(conn, state.db.data_dir(), kind, item.as_ref())
+            discovery::known_schema(conn, &state.tables, kind, item.as_ref())
         })?;
         Ok(Judge { schema })
     }
@@ -61,7 +61,7 @@ impl Judge {
 }
 
 /// GET the examples of a datasource, paged.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -83,7 +83,7 @@ pub async fn list(
 }
 
 /// GET one example.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -111,7 +111,7 @@ fn check_supported(source: &SourceFolder) -> Result<(), ApiError> {
 }
 
 /// POST an example `{question, query?}`: 201 with `validationStatus: Validating`.
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,
@@ -143,7 +143,7 @@ pub async fn create(
 }
 
 /// PATCH an example's `question` and/or `query`.
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<FewShotPath>,
@@ -183,7 +183,7 @@ pub async fn update(
 }
 
 /// DELETE one example.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<FewShotPath>,
@@ -207,7 +207,7 @@ pub async fn remove(
 }
 
 /// POST `deleteAll`: removes every example of the datasource.
-pub async fn remove_all(
+pub fn remove_all(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,

@@ -9,6 +9,7 @@ use super::agent_config;
 use crate::agents::{self, answer};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
+use crate::blocking;
 use crate::respond::RawBody;
 use crate::state::Shared;
 use crate::store::items::Item;
@@ -104,8 +105,15 @@ pub async fn handle(
             return Ok((StatusCode::BAD_REQUEST, error.to_string()).into_response());
         }
     };
-    let (item, definition) =
-        agent_config::read(&state, &caller, &(ws, "dataAgents".to_string(), id))?;
+    let (task_state, task_caller) = (state.clone(), caller.clone());
+    let (item, definition) = blocking::run(move || {
+        agent_config::read(
+            &task_state,
+            &task_caller,
+            &(ws, "dataAgents".to_string(), id),
+        )
+    })
+    .await??;
     let Some(published) = definition.published.clone() else {
         return Err(agents::not_published());
     };

@@ -27,7 +27,7 @@ pub fn agent_of((ws, collection, id, _): &SourcePath) -> AgentPath {
 }
 
 /// GET the datasources of a stage, paged.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -53,7 +53,7 @@ pub async fn list(
 }
 
 /// GET one datasource of a stage.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -103,7 +103,7 @@ fn requested(body: &Map<String, Value>) -> Result<(&'static SourceKind, String, 
 
 /// POST `staging/datasources`: checks the item, discovers its schema now, and adds it inline
 /// (201, PascalCase keys) or through an operation (202).
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -113,9 +113,8 @@ pub async fn create(
     let (workspace_id, agent_id) = agent_config::target(&state, &caller, &path, Role::Contributor)?;
     let (kind, item_id, item_workspace) = requested(&body.object()?)?;
     caller.may_read(&state, &item_workspace)?;
-    let data_dir = state.db.data_dir().to_path_buf();
     let datasource = state.db.read(|conn| {
-        let (_, definition) = agents::load(conn, &workspace_id, &agent_id)?;
+        let (_, definition) = agents::load(&state.definitions, conn, &workspace_id, &agent_id)?;
         agents::check_can_add(&definition, &item_id)?;
         let item: Item = items::get(conn, &item_workspace, &item_id)?
             .ok_or_else(|| ApiError::item_not_found(&item_id))?;
@@ -134,7 +133,7 @@ pub async fn create(
             kind: kind.definition_type.to_string(),
             instructions: None,
             description: None,
-            elements: discovery::discover(conn, &data_dir, kind, &item)?,
+            elements: discovery::discover(conn, &state.tables, kind, &item)?,
             extra: Map::new(),
         })
     })?;
@@ -156,7 +155,7 @@ pub async fn create(
 }
 
 /// PATCH a draft datasource: `instructions`, `description` (or `userDescription`).
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,
@@ -184,7 +183,7 @@ pub async fn update(
 }
 
 /// DELETE a draft datasource, with its selections and few-shots.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<SourcePath>,

@@ -46,7 +46,7 @@ fn guid(text: &str) -> Option<String> {
 
 /// Export: `{mode: All}` or `{mode: Selective, items: [{id}]}`. Contributor+, as the service
 /// exports what the caller can both read and write.
-pub async fn export(
+pub fn export(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -106,7 +106,7 @@ pub async fn export(
 }
 
 /// Import: `{definitionParts, options?}`, validated now, applied when the operation runs.
-pub async fn import(
+pub fn import(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -134,7 +134,7 @@ pub async fn import(
 
 /// Bulk move `{items: [1 to 50 ids], targetFolderId?}`: all or nothing; answers
 /// `{value: [moved items and their children]}`.
-pub async fn move_items(
+pub fn move_items(
     State(state): State<Shared>,
     caller: Caller,
     Path(ws): Path<String>,
@@ -191,7 +191,7 @@ pub async fn move_items(
 
 /// Identity assignment `{assignmentType: "Caller"}`; the caller becomes the identity of the
 /// item and its children.
-pub async fn assign_identity(
+pub fn assign_identity(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

@@ -36,7 +36,7 @@ pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
 
 /// getDefinition: 200 `{definition}` or 202 whose result is the same body. Contributor+, as
 /// the service requires write permission to read definitions.
-pub async fn get_definition(
+pub fn get_definition(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -71,7 +71,7 @@ pub async fn get_definition(
 /// updateDefinition: full replacement; empty 200, or 202 whose operation has no result.
 /// `.platform` is applied only with `updateMetadata=true` (name and description; the logical
 /// id stays).
-pub async fn update_definition(
+pub fn update_definition(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

@@ -40,7 +40,7 @@ fn user_code() -> String {
 }
 
 /// POST `/{tenant}/oauth2/v2.0/devicecode`.
-pub async fn start(
+pub fn start(
     State(state): State<Shared>,
     Path(tenant): Path<String>,
     Origin(origin): Origin,
@@ -146,7 +146,7 @@ pub async fn login_page() -> Response {
 
 /// POST `/_local/devicecodes/approve` `{userCode}`: approves a pending sign-in as the local
 /// admin user (admin only, as every admin route).
-pub async fn approve(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
+pub fn approve(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
     let user_code = req_str(&body.object()?, "userCode")?;
     let approved = admin::approve_device_code_in(&state.db, &state.admin_id, &user_code)?;
     Ok(respond::json(StatusCode::OK, &approved))

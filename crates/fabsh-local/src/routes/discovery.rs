@@ -20,7 +20,7 @@ const CLAIMS: &[&str] = &[
 ];
 
 /// GET `/{tenant}/v2.0/.well-known/openid-configuration`.
-pub async fn openid_configuration(
+pub fn openid_configuration(
     State(state): State<Shared>,
     Path(tenant): Path<String>,
     Origin(origin): Origin,
@@ -65,14 +65,18 @@ pub async fn openid_configuration(
 
 /// GET `/discovery/v2.0/keys`: the keys tokens are signed with.
 pub async fn keys(State(state): State<Shared>) -> Response {
+    jwks(&state)
+}
+
+fn jwks(state: &Shared) -> Response {
     respond::json(StatusCode::OK, &json!({"keys": [state.keys.jwk()]}))
 }
 
 /// GET `/{tenant}/discovery/v2.0/keys` (`/common/...` too): the same keys, for a tenant the
 /// authority knows.
-pub async fn tenant_keys(State(state): State<Shared>, Path(tenant): Path<String>) -> Response {
+pub fn tenant_keys(State(state): State<Shared>, Path(tenant): Path<String>) -> Response {
     match resolve_tenant(&state, &tenant) {
-        Ok(_) => keys(State(state)).await,
+        Ok(_) => jwks(&state),
         Err(refusal) => refusal.into_response(),
     }
 }

@@ -54,7 +54,7 @@ fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError>
 }
 
 /// GET: a page of folders; `rootFolderId`, `recursive` (default true).
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -96,7 +96,7 @@ pub async fn list(
 }
 
 /// POST `{displayName, parentFolderId?}` → 201 with `Location`.
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -143,7 +143,7 @@ pub async fn create(
 }
 
 /// GET one folder.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,
@@ -155,7 +155,7 @@ pub async fn show(
 }
 
 /// PATCH `{displayName}`.
-pub async fn rename(
+pub fn rename(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,
@@ -178,7 +178,7 @@ pub async fn rename(
 }
 
 /// DELETE: only an empty folder (no sub-folders, no live items) → else 400 `FolderNotEmpty`.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,
@@ -202,7 +202,7 @@ pub async fn remove(
 }
 
 /// POST `…/move` `{targetFolderId?}` (absent or null = root).
-pub async fn move_folder(
+pub fn move_folder(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,

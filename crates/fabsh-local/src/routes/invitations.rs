@@ -75,7 +75,7 @@ fn invitation(state: &Shared, id: &str, provider_tenant: &str) -> Result<Share, 
 }
 
 /// GET `?providerTenantId=` (required): the provider and the shared paths.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,
@@ -164,7 +164,7 @@ fn shortcut_requests(
 }
 
 /// POST `…/accept` with the spec's body: 200 `{value: [{workspaceId, itemId, path, name}]}`.
-pub async fn accept(
+pub fn accept(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,

@@ -52,7 +52,7 @@ fn sensitivity_label(obj: &Map<String, Value>) -> Result<Option<String>, ApiErro
 }
 
 /// POST: create an item.
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

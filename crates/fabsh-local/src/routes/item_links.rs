@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 /// GET `…/connections`: a page of the connections the item uses; types without a definition
 /// have none to offer (`OperationNotSupportedForItem`, as recorded for warehouses).
-pub async fn connections(
+pub fn connections(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -61,7 +61,7 @@ pub async fn connections(
 }
 
 /// GET `…/relations/{upstream|downstream}?beta=true`: not paged.
-pub async fn relations(
+pub fn relations(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id, direction)): Path<(String, String, String, String)>,
@@ -86,7 +86,7 @@ pub async fn relations(
 /// PATCH `…/logicalId` `{logicalId}` → `{logicalId}`: a non-empty GUID unused by the
 /// workspace's other live items. The generated `.platform` reads the same column, so the two
 /// always agree.
-pub async fn update_logical_id(
+pub fn update_logical_id(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,
@@ -146,7 +146,7 @@ fn tag_ids(body: &JsonBody) -> Result<Vec<String>, ApiError> {
         .collect()
 }
 
-async fn tagging(
+fn tagging(
     state: Shared,
     caller: Caller,
     (ws, collection, id): (String, String, String),
@@ -182,21 +182,21 @@ async fn tagging(
 }
 
 /// POST `…/applyTags` `{tags: [id]}` → empty 200.
-pub async fn apply_tags(
+pub fn apply_tags(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<(String, String, String)>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    tagging(state, caller, path, body, true).await
+    tagging(state, caller, path, body, true)
 }
 
 /// POST `…/unapplyTags` `{tags: [id]}` → empty 200.
-pub async fn unapply_tags(
+pub fn unapply_tags(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<(String, String, String)>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    tagging(state, caller, path, body, false).await
+    tagging(state, caller, path, body, false)
 }

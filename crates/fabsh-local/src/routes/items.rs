@@ -60,7 +60,7 @@ pub fn load(
 }
 
 /// GET: a page of live items; `type`, `rootFolderId`, `recursive` (default true), `include`.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -128,7 +128,7 @@ pub async fn list(
 
 /// GET one item (`ETag: ""`, as recorded); `include=DefaultIdentity` adds the item's
 /// identity. The hot path: token check, one access query, one row read.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,
@@ -150,7 +150,7 @@ pub async fn show(
 }
 
 /// PATCH: `displayName` and `description` only; anything else is ignored.
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,
@@ -197,7 +197,7 @@ pub async fn update(
 
 /// DELETE: soft by default (the row stays, marked deleted; the name is free again);
 /// `hardDelete=true` removes it for good and needs Admin. Children go with their parent.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,
@@ -229,7 +229,7 @@ pub async fn remove(
 }
 
 /// POST `…/{id}/move` `{targetFolderId?}`: moves the item and its children; answers them all.
-pub async fn move_item(
+pub fn move_item(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, collection, id)): Path<(String, String, String)>,

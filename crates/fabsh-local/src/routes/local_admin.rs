@@ -5,6 +5,7 @@ use crate::admin;
 use crate::api_error::ApiError;
 use crate::auth::{self, Caller};
 use crate::authority;
+use crate::blocking;
 use crate::respond::{self, JsonBody, LargeJsonBody, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::principals;
@@ -35,7 +36,9 @@ fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
 pub async fn admin_only(State(state): State<Shared>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     let checked = match Caller::from_request_parts(&mut parts, &state).await {
-        Ok(caller) => require_admin(&state, &caller),
+        Ok(caller) => blocking::run(move || require_admin(&state, &caller))
+            .await
+            .and_then(|checked| checked),
         Err(refusal) => Err(refusal),
     };
     match checked {
@@ -59,7 +62,7 @@ fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
 
 /// POST `/_local/shutdown` (admin): stops the server once in-flight requests finish
 /// (`fabsh local stop`).
-pub async fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError> {
+pub fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError> {
     state.shutdown.cancel();
     Ok(respond::json(
         StatusCode::ACCEPTED,
@@ -68,12 +71,12 @@ pub async fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError>
 }
 
 /// GET `/_local/requests`: how many API requests were served and the last 2000 of them.
-pub async fn requests(State(state): State<Shared>) -> Response {
+pub fn requests(State(state): State<Shared>) -> Response {
     respond::json(StatusCode::OK, &state.requests.to_json())
 }
 
 /// GET `/_local/tenants`: the two tenant ids (tests need the second one).
-pub async fn tenants(State(state): State<Shared>) -> Response {
+pub fn tenants(State(state): State<Shared>) -> Response {
     respond::json(
         StatusCode::OK,
         &json!({"defaultTenantId": state.default_tenant, "secondTenantId": state.second_tenant}),
@@ -83,10 +86,7 @@ pub async fn tenants(State(state): State<Shared>) -> Response {
 /// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?,
 /// tenant?, managedIdentity?, vmIdentity?}` → the new credentials (201). `certificate` is PEM
 /// text; `tenant` is `default`, `second` or a tenant id.
-pub async fn add_principal(
-    State(state): State<Shared>,
-    body: JsonBody,
-) -> Result<Response, ApiError> {
+pub fn add_principal(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let name = req_str(&obj, "name")?;
     let workspace = opt_str(&obj, "workspace")?;
@@ -116,7 +116,7 @@ pub async fn add_principal(
 }
 
 /// GET `/_local/principals`.
-pub async fn list_principals(State(state): State<Shared>) -> Result<Response, ApiError> {
+pub fn list_principals(State(state): State<Shared>) -> Result<Response, ApiError> {
     Ok(respond::json(
         StatusCode::OK,
         &admin::list_principals_in(&state.db)?,
@@ -124,7 +124,7 @@ pub async fn list_principals(State(state): State<Shared>) -> Result<Response, Ap
 }
 
 /// DELETE `/_local/principals/{name or id}`.
-pub async fn remove_principal(
+pub fn remove_principal(
     State(state): State<Shared>,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -135,10 +135,7 @@ pub async fn remove_principal(
 /// POST `/_local/tokens` `{principal?, expiresInSeconds?}`: a token for any principal (the
 /// admin when omitted) with any lifetime up to 30 days; a negative lifetime gives an already
 /// expired token, for testing refresh on `TokenExpired`.
-pub async fn issue_token(
-    State(state): State<Shared>,
-    body: JsonBody,
-) -> Result<Response, ApiError> {
+pub fn issue_token(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
     let ttl = lifetime(&obj, 3599)?;
@@ -161,7 +158,7 @@ pub async fn issue_token(
 
 /// POST `/_local/federated-tokens` `{subject, expiresInSeconds?}`: a token of the local OIDC
 /// issuer for `subject`, as a CI system would hand a job for workload identity federation.
-pub async fn issue_federated_token(
+pub fn issue_federated_token(
     State(state): State<Shared>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
@@ -177,10 +174,7 @@ pub async fn issue_federated_token(
 
 /// POST `/_local/tables` `{workspace, item, table, csv}`: loads CSV text into a table of a
 /// lakehouse or warehouse (`fabsh local load-table` against a running server).
-pub async fn load_table(
-    State(state): State<Shared>,
-    body: LargeJsonBody,
-) -> Result<Response, ApiError> {
+pub fn load_table(State(state): State<Shared>, body: LargeJsonBody) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let loaded = crate::load_table::load_table_in(
         &state.db,

@@ -44,7 +44,7 @@ fn refuse(status: StatusCode, description: &str) -> Response {
 }
 
 /// GET `/metadata/identity/oauth2/token`, the VM metadata service's shape.
-pub async fn imds(
+pub fn imds(
     State(state): State<Shared>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
@@ -59,7 +59,7 @@ pub async fn imds(
 }
 
 /// GET `/msi/token`, App Service's and Functions' shape.
-pub async fn app_service(
+pub fn app_service(
     State(state): State<Shared>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,

@@ -1,6 +1,11 @@
 //! The HTTP surface: Fabric's `/v1` API, the Entra-style token and device-code endpoints,
 //! the managed-identity endpoints, and `/_local/*` test and admin routes (the local admin's
 //! only). Nothing is answered for a host the server does not serve (`hosts`).
+//!
+//! Handlers are synchronous functions served with `blocking(...)`: they use the store, so they
+//! run on tokio's blocking pool (`crate::blocking` says why). The few that also wait for
+//! something else (the MCP answer, a run's background task) are async and hand their store
+//! work over themselves.
 
 mod agent_assistants;
 mod agent_config;
@@ -28,6 +33,7 @@ mod token;
 mod workspaces;
 
 use super::api_error::ApiError;
+use super::blocking::blocking;
 use super::bodies;
 use super::hosts;
 use super::middleware;
@@ -46,122 +52,133 @@ pub fn router(state: Shared) -> Router {
     let api = Router::new()
         .route(
             "/v1/workspaces",
-            get(workspaces::list).post(workspaces::create),
+            get(blocking(workspaces::list)).post(blocking(workspaces::create)),
         )
         .route(
             "/v1/workspaces/{ws}",
-            get(workspaces::show)
-                .patch(workspaces::update)
-                .delete(workspaces::remove),
+            get(blocking(workspaces::show))
+                .patch(blocking(workspaces::update))
+                .delete(blocking(workspaces::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/roleAssignments",
-            get(role_assignments::list).post(role_assignments::add),
+            get(blocking(role_assignments::list)).post(blocking(role_assignments::add)),
         )
         .route(
             "/v1/workspaces/{ws}/roleAssignments/{principal}",
-            get(role_assignments::show)
-                .patch(role_assignments::update)
-                .delete(role_assignments::remove),
+            get(blocking(role_assignments::show))
+                .patch(blocking(role_assignments::update))
+                .delete(blocking(role_assignments::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/folders",
-            get(folders::list).post(folders::create),
+            get(blocking(folders::list)).post(blocking(folders::create)),
         )
         .route(
             "/v1/workspaces/{ws}/folders/{folder}",
-            get(folders::show)
-                .patch(folders::rename)
-                .delete(folders::remove),
+            get(blocking(folders::show))
+                .patch(blocking(folders::rename))
+                .delete(blocking(folders::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/folders/{folder}/move",
-            post(folders::move_folder),
+            post(blocking(folders::move_folder)),
         )
         .route(
             "/v1/workspaces/{ws}/items/bulkExportDefinitions",
-            post(bulk::export),
+            post(blocking(bulk::export)),
         )
         .route(
             "/v1/workspaces/{ws}/items/bulkImportDefinitions",
-            post(bulk::import),
+            post(blocking(bulk::import)),
         )
-        .route("/v1/workspaces/{ws}/items/bulkMove", post(bulk::move_items))
+        .route(
+            "/v1/workspaces/{ws}/items/bulkMove",
+            post(blocking(bulk::move_items)),
+        )
         .route(
             "/v1/workspaces/{ws}/{collection}",
-            get(items::list).post(item_create::create),
+            get(blocking(items::list)).post(blocking(item_create::create)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}",
-            get(items::show).patch(items::update).delete(items::remove),
+            get(blocking(items::show))
+                .patch(blocking(items::update))
+                .delete(blocking(items::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/getDefinition",
-            post(definitions::get_definition),
+            post(blocking(definitions::get_definition)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/updateDefinition",
-            post(definitions::update_definition),
+            post(blocking(definitions::update_definition)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/move",
-            post(items::move_item),
+            post(blocking(items::move_item)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/connections",
-            get(item_links::connections),
+            get(blocking(item_links::connections)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/relations/{direction}",
-            get(item_links::relations),
+            get(blocking(item_links::relations)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/logicalId",
-            patch(item_links::update_logical_id),
+            patch(blocking(item_links::update_logical_id)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/applyTags",
-            post(item_links::apply_tags),
+            post(blocking(item_links::apply_tags)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/unapplyTags",
-            post(item_links::unapply_tags),
+            post(blocking(item_links::unapply_tags)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/identities/default/assign",
-            post(bulk::assign_identity),
+            post(blocking(bulk::assign_identity)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares",
-            get(shares::list).post(shares::create),
+            get(blocking(shares::list)).post(blocking(shares::create)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares/{share}",
-            get(shares::show).delete(shares::remove),
+            get(blocking(shares::show)).delete(blocking(shares::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/externalDataShares/{share}/revoke",
-            post(shares::revoke),
+            post(blocking(shares::revoke)),
         )
         .route(
             "/v1/externalDataShares/invitations/{invitation}",
-            get(invitations::show),
+            get(blocking(invitations::show)),
         )
         .route(
             "/v1/externalDataShares/invitations/{invitation}/accept",
-            post(invitations::accept),
+            post(blocking(invitations::accept)),
         )
-        .route("/v1/tags", get(tags::list))
-        .route("/v1/admin/tags", get(tags::list))
-        .route("/v1.0/myorg/groups/{ws}/{collection}", get(powerbi::list))
+        .route("/v1/tags", get(blocking(tags::list)))
+        .route("/v1/admin/tags", get(blocking(tags::list)))
+        .route(
+            "/v1.0/myorg/groups/{ws}/{collection}",
+            get(blocking(powerbi::list)),
+        )
         .merge(data_agent_routes())
         .merge(assistant_routes())
         .route(
             "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
             post(agent_mcp::handle),
         )
-        .route("/v1/operations/{op}", get(operations::state))
-        .route("/v1/operations/{op}/result", get(operations::result))
+        .route("/v1/operations/{op}", get(blocking(operations::state)))
+        .route(
+            "/v1/operations/{op}/result",
+            get(blocking(operations::result)),
+        )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::faults,
@@ -170,15 +187,21 @@ pub fn router(state: Shared) -> Router {
     Router::new()
         .merge(api)
         // Token endpoint: no faults, no bearer (it is where bearers come from).
-        .route("/{tenant}/oauth2/v2.0/token", post(token::issue))
-        .route("/{tenant}/oauth2/v2.0/devicecode", post(device_code::start))
+        .route("/{tenant}/oauth2/v2.0/token", post(blocking(token::issue)))
+        .route(
+            "/{tenant}/oauth2/v2.0/devicecode",
+            post(blocking(device_code::start)),
+        )
         // Where MSAL and token validators find the authority's endpoints and keys.
         .route(
             "/{tenant}/v2.0/.well-known/openid-configuration",
-            get(discovery::openid_configuration),
+            get(blocking(discovery::openid_configuration)),
         )
         .route("/discovery/v2.0/keys", get(discovery::keys))
-        .route("/{tenant}/discovery/v2.0/keys", get(discovery::tenant_keys))
+        .route(
+            "/{tenant}/discovery/v2.0/keys",
+            get(blocking(discovery::tenant_keys)),
+        )
         .route(
             "/{tenant}/oauth2/v2.0/authorize",
             get(device_code::login_page),
@@ -186,9 +209,9 @@ pub fn router(state: Shared) -> Router {
         // Managed identity: the VM metadata service's path and App Service's.
         .route(
             "/metadata/identity/oauth2/token",
-            get(managed_identity::imds),
+            get(blocking(managed_identity::imds)),
         )
-        .route("/msi/token", get(managed_identity::app_service))
+        .route("/msi/token", get(blocking(managed_identity::app_service)))
         // What a browser opens during a device-code sign-in: the one `/_local` page open to all.
         .route("/_local/devicelogin", get(device_code::login_page))
         .merge(local_admin_routes(state.clone()))
@@ -213,24 +236,27 @@ pub fn router(state: Shared) -> Router {
 /// cannot forget to.
 fn local_admin_routes(state: Shared) -> Router<Shared> {
     Router::new()
-        .route("/_local/devicecodes/approve", post(device_code::approve))
+        .route(
+            "/_local/devicecodes/approve",
+            post(blocking(device_code::approve)),
+        )
         .route(
             "/_local/federated-tokens",
-            post(local_admin::issue_federated_token),
+            post(blocking(local_admin::issue_federated_token)),
         )
-        .route("/_local/requests", get(local_admin::requests))
-        .route("/_local/shutdown", post(local_admin::shutdown))
-        .route("/_local/tenants", get(local_admin::tenants))
+        .route("/_local/requests", get(blocking(local_admin::requests)))
+        .route("/_local/shutdown", post(blocking(local_admin::shutdown)))
+        .route("/_local/tenants", get(blocking(local_admin::tenants)))
         .route(
             "/_local/principals",
-            get(local_admin::list_principals).post(local_admin::add_principal),
+            get(blocking(local_admin::list_principals)).post(blocking(local_admin::add_principal)),
         )
         .route(
             "/_local/principals/{key}",
-            delete(local_admin::remove_principal),
+            delete(blocking(local_admin::remove_principal)),
         )
-        .route("/_local/tokens", post(local_admin::issue_token))
-        .route("/_local/tables", post(local_admin::load_table))
+        .route("/_local/tokens", post(blocking(local_admin::issue_token)))
+        .route("/_local/tables", post(blocking(local_admin::load_table)))
         .route_layer(axum::middleware::from_fn_with_state(
             state,
             local_admin::admin_only,
@@ -246,53 +272,59 @@ fn data_agent_routes() -> Router<Shared> {
     let mut router = Router::new()
         .route(
             &format!("{AGENT}/staging/settings"),
-            get(agent_config::get_settings).patch(agent_config::patch_settings),
+            get(blocking(agent_config::get_settings)).patch(blocking(agent_config::patch_settings)),
         )
         .route(
             &format!("{AGENT}/settings"),
-            get(agent_config::get_settings),
+            get(blocking(agent_config::get_settings)),
         )
         .route(
             &format!("{AGENT}/staging/publish"),
-            post(agent_config::publish),
+            post(blocking(agent_config::publish)),
         )
-        .route(&format!("{AGENT}/staging/reset"), post(agent_config::reset))
+        .route(
+            &format!("{AGENT}/staging/reset"),
+            post(blocking(agent_config::reset)),
+        )
         .route(
             &format!("{AGENT}/staging/datasources"),
-            get(agent_sources::list).post(agent_sources::create),
+            get(blocking(agent_sources::list)).post(blocking(agent_sources::create)),
         )
-        .route(&format!("{AGENT}/datasources"), get(agent_sources::list))
+        .route(
+            &format!("{AGENT}/datasources"),
+            get(blocking(agent_sources::list)),
+        )
         .route(
             &ds("/staging", ""),
-            get(agent_sources::show)
-                .patch(agent_sources::update)
-                .delete(agent_sources::remove),
+            get(blocking(agent_sources::show))
+                .patch(blocking(agent_sources::update))
+                .delete(blocking(agent_sources::remove)),
         )
         .route(
             &ds("/staging", "/elements"),
-            get(agent_elements::list)
-                .patch(agent_elements::update)
-                .delete(agent_elements::remove),
+            get(blocking(agent_elements::list))
+                .patch(blocking(agent_elements::update))
+                .delete(blocking(agent_elements::remove)),
         )
         .route(
             &ds("/staging", "/fewshots"),
-            get(agent_fewshots::list).post(agent_fewshots::create),
+            get(blocking(agent_fewshots::list)).post(blocking(agent_fewshots::create)),
         )
         .route(
             &ds("/staging", "/fewshots/deleteAll"),
-            post(agent_fewshots::remove_all),
+            post(blocking(agent_fewshots::remove_all)),
         )
         .route(
             &ds("/staging", "/fewshots/{fs}"),
-            get(agent_fewshots::show)
-                .patch(agent_fewshots::update)
-                .delete(agent_fewshots::remove),
+            get(blocking(agent_fewshots::show))
+                .patch(blocking(agent_fewshots::update))
+                .delete(blocking(agent_fewshots::remove)),
         );
     for (rest, handler) in [
-        ("", get(agent_sources::show)),
-        ("/elements", get(agent_elements::list)),
-        ("/fewshots", get(agent_fewshots::list)),
-        ("/fewshots/{fs}", get(agent_fewshots::show)),
+        ("", get(blocking(agent_sources::show))),
+        ("/elements", get(blocking(agent_elements::list))),
+        ("/fewshots", get(blocking(agent_fewshots::list))),
+        ("/fewshots/{fs}", get(blocking(agent_fewshots::show))),
     ] {
         router = router.route(&ds("", rest), handler);
     }
@@ -304,15 +336,22 @@ fn assistant_routes() -> Router<Shared> {
     const BASE: &str = "/v1/workspaces/{ws}/{collection}/{item}/aiassistant/openai";
     let at = |rest: &str| format!("{BASE}/{rest}");
     Router::new()
-        .route(&at("assistants"), post(agent_assistants::create_assistant))
-        .route(&at("threads"), post(agent_assistants::create_thread))
+        .route(
+            &at("assistants"),
+            post(blocking(agent_assistants::create_assistant)),
+        )
+        .route(
+            &at("threads"),
+            post(blocking(agent_assistants::create_thread)),
+        )
         .route(
             &at("threads/{thread}"),
-            delete(agent_assistants::delete_thread),
+            delete(blocking(agent_assistants::delete_thread)),
         )
         .route(
             &at("threads/{thread}/messages"),
-            get(agent_assistants::list_messages).post(agent_assistants::create_message),
+            get(blocking(agent_assistants::list_messages))
+                .post(blocking(agent_assistants::create_message)),
         )
         .route(
             &at("threads/{thread}/runs"),
@@ -320,16 +359,19 @@ fn assistant_routes() -> Router<Shared> {
         )
         .route(
             &at("threads/{thread}/runs/{run}"),
-            get(agent_assistants::show_run),
+            get(blocking(agent_assistants::show_run)),
         )
         .route(
             &at("threads/{thread}/runs/{run}/steps"),
-            get(agent_assistants::list_steps),
+            get(blocking(agent_assistants::list_steps)),
         )
-        .route(&at("files/{file}"), get(agent_assistants::show_file))
+        .route(
+            &at("files/{file}"),
+            get(blocking(agent_assistants::show_file)),
+        )
         .route(
             &at("files/{file}/content"),
-            get(agent_assistants::file_content),
+            get(blocking(agent_assistants::file_content)),
         )
 }
 

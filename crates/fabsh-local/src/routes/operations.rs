@@ -55,7 +55,7 @@ fn set(headers: &mut HeaderMap, name: &'static str, value: &str) {
 
 /// The operation state, with the recorded headers: while running `Location` (itself) and
 /// `Retry-After`; on success with a result `Location` of `/result`; without a result none.
-pub async fn state(
+pub fn state(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -116,7 +116,7 @@ pub async fn state(
 }
 
 /// The result body of a succeeded operation (`application/json`, as recorded).
-pub async fn result(
+pub fn result(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 const MAX_ARTIFACTS: i64 = 100_000;
 
 /// GET: every artifact of the collection's type in the workspace.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

@@ -42,7 +42,7 @@ fn parse_role(obj: &serde_json::Map<String, Value>) -> Result<Role, ApiError> {
 }
 
 /// GET: a page of assignments.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -75,7 +75,7 @@ pub async fn list(
 }
 
 /// GET one assignment.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,
@@ -90,7 +90,7 @@ pub async fn show(
 }
 
 /// POST `{principal: {id, type}, role}` → 201.
-pub async fn add(
+pub fn add(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -143,7 +143,7 @@ pub async fn add(
 }
 
 /// PATCH `{role}`.
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,
@@ -161,7 +161,7 @@ pub async fn update(
 }
 
 /// DELETE → empty 200.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,

@@ -59,7 +59,7 @@ fn shared_item(
 }
 
 /// GET: a page of the item's shares.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -186,7 +186,7 @@ fn recipient(obj: &Map<String, Value>) -> Result<Value, ApiError> {
 }
 
 /// POST: 201 with the share and its `Location`.
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -243,7 +243,7 @@ pub async fn create(
 }
 
 /// GET one share.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -279,7 +279,7 @@ fn change_share(
 }
 
 /// POST `…/revoke`: empty 200; revoking a revoked share changes nothing.
-pub async fn revoke(
+pub fn revoke(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<(String, String, String, String)>,
@@ -290,7 +290,7 @@ pub async fn revoke(
 }
 
 /// DELETE: empty 200.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path(path): Path<(String, String, String, String)>,

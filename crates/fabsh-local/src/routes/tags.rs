@@ -12,7 +12,7 @@ use axum::http::Uri;
 use axum::response::Response;
 
 /// GET: a page of tags.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

@@ -234,11 +234,7 @@ pub fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthE
 }
 
 /// The token endpoint.
-pub async fn issue(
-    State(state): State<Shared>,
-    Path(tenant): Path<String>,
-    form: Form,
-) -> Response {
+pub fn issue(State(state): State<Shared>, Path(tenant): Path<String>, form: Form) -> Response {
     let tenant = match resolve_tenant(&state, &tenant) {
         Ok(tenant) => tenant,
         Err(refusal) => return refusal.into_response(),

@@ -62,7 +62,7 @@ fn check_description(description: &str) -> Result<(), ApiError> {
 }
 
 /// GET `/v1/workspaces`: the workspaces where the caller holds a role, optionally `roles=`.
-pub async fn list(
+pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -118,7 +118,7 @@ pub async fn list(
 }
 
 /// POST `/v1/workspaces`: 201 with `Location`; the caller becomes Admin.
-pub async fn create(
+pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -153,7 +153,7 @@ pub async fn create(
 }
 
 /// GET `/v1/workspaces/{ws}`.
-pub async fn show(
+pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path(ws): Path<String>,
@@ -168,7 +168,7 @@ pub async fn show(
 }
 
 /// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.
-pub async fn update(
+pub fn update(
     State(state): State<Shared>,
     caller: Caller,
     Path(ws): Path<String>,
@@ -208,7 +208,7 @@ pub async fn update(
 }
 
 /// DELETE `/v1/workspaces/{ws}`: Admin only; removes everything in it.
-pub async fn remove(
+pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
     Path(ws): Path<String>,

@@ -1,6 +1,10 @@
 //! The SQLite store: one writer connection behind a mutex, a few reader connections, WAL so
 //! readers never wait for the writer, and a busy timeout because another process may have the
-//! same file open. Nothing mutable is cached in memory: every request reads the file.
+//! same file open. Every call may block, so a server's store is used only from tokio's
+//! blocking pool (`crate::blocking`; debug builds check). The store caches nothing: every
+//! request reads the file. Beside it a server keeps two memos of its own (`state.rs`), parsed
+//! agent definitions and item table schemas, whose entries are used only while a version the
+//! files keep (the item's parts version, the table file's schema cookie) still matches.
 
 pub mod assistants;
 pub mod folders;
@@ -18,7 +22,7 @@ pub mod workspaces;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// File name of the database inside the data directory.
@@ -33,6 +37,9 @@ pub struct Db {
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     path: PathBuf,
+    /// Set once a server owns the store: from then on every call must come from work
+    /// `crate::blocking` handed to the blocking pool (checked in debug builds).
+    guarded: AtomicBool,
 }
 
 impl std::fmt::Debug for Db {
@@ -75,6 +82,7 @@ impl Db {
             readers,
             next_reader: AtomicUsize::new(0),
             path,
+            guarded: AtomicBool::new(false),
         })
     }
 
@@ -84,8 +92,22 @@ impl Db {
         self.path.parent().unwrap_or(Path::new("."))
     }
 
+    /// From now on, calls must come through `crate::blocking` (a server's store): debug
+    /// builds check it on every call, so a handler or task that forgets fails its tests.
+    pub fn guard_async_workers(&self) {
+        self.guarded.store(true, Ordering::Relaxed);
+    }
+
+    fn check_thread(&self) {
+        debug_assert!(
+            !self.guarded.load(Ordering::Relaxed) || crate::blocking::on_pool(),
+            "the store was used on an async worker thread: run it through crate::blocking"
+        );
+    }
+
     /// Runs `f` on a reader connection. Readers see the last committed state.
     pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+        self.check_thread();
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
         for i in 0..self.readers.len() {
             if let Ok(conn) = self.readers[(start + i) % self.readers.len()].try_lock() {
@@ -118,6 +140,7 @@ impl Db {
         f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
         after_commit: impl FnOnce(&T),
     ) -> Result<T, E> {
+        self.check_thread();
         let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
@@ -130,4 +153,34 @@ impl Db {
 /// A fresh lower-case GUID.
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(conn: &Connection) -> rusqlite::Result<i64> {
+        conn.query_row("SELECT 1", [], |row| row.get(0))
+    }
+
+    #[tokio::test]
+    async fn a_guarded_store_is_used_through_the_blocking_pool() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = std::sync::Arc::new(Db::open(dir.path()).expect("open"));
+        assert_eq!(db.read(one).expect("read"), 1);
+        db.guard_async_workers();
+        let store = std::sync::Arc::clone(&db);
+        let read = crate::blocking::run(move || store.read(one)).await;
+        assert_eq!(read.expect("ran").expect("read"), 1);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "async worker")]
+    fn a_guarded_store_refuses_a_call_that_did_not_come_through_the_pool() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = Db::open(dir.path()).expect("open");
+        db.guard_async_workers();
+        let _ = db.read(one);
+    }
 }

@@ -12,7 +12,7 @@ use crate::private_files;
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// `meta` key naming the seeded lakehouse whose tables are the demo dataset.
@@ -108,41 +108,70 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
     std::fs::rename(&temporary, path).map_err(io_error)
 }
 
-/// Every table and view of an item with its columns, as [`list`] gives them; `None` when
-/// the item has no tables yet.
+/// The item tables of one server: the directory their files are in, and the schemas it has
+/// read from them.
 ///
 /// Agent requests ask for an item's schema on every call, and opening the file means parsing
-/// every `CREATE TABLE` in it again. The answer is remembered per file with the schema cookie
-/// it was read at (the counter SQLite keeps in the file header and bumps on every schema
-/// change), so a table loaded by any process is seen at once, and a file keeps one entry.
-pub fn schema(
-    data_dir: &Path,
-    item_id: &str,
-    demo: bool,
-) -> rusqlite::Result<Option<Arc<Vec<TableInfo>>>> {
-    type Memo = Mutex<HashMap<PathBuf, (u32, Arc<Vec<TableInfo>>)>>;
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    let path = data_path(data_dir, item_id);
-    if demo && !path.exists() {
-        generate_demo(&path)?;
+/// every `CREATE TABLE` in it again. So the schema is remembered per item with the schema
+/// cookie it was read at (the counter SQLite keeps in the file header and bumps on every
+/// schema change), and used only while the file's cookie is still the same: a table loaded
+/// by any process is seen at once, and an item keeps one entry. Nothing else is remembered,
+/// and the memo is the server's own (two servers in one process share nothing).
+#[derive(Debug)]
+pub struct Tables {
+    dir: PathBuf,
+    schemas: Mutex<HashMap<String, ReadAt>>,
+}
+
+/// A schema and the schema cookie it was read at.
+type ReadAt = (u32, Arc<Vec<TableInfo>>);
+
+impl Tables {
+    /// The tables of the items of the store in `data_dir`.
+    pub fn new(data_dir: &Path) -> Tables {
+        Tables {
+            dir: data_dir.to_path_buf(),
+            schemas: Mutex::default(),
+        }
     }
-    let Some(cookie) = schema_cookie(&path) else {
-        return Ok(None);
-    };
-    let memo = MEMO.get_or_init(Mutex::default);
-    // The map only holds finished results; a panic elsewhere cannot leave it half-written.
-    let lock = || memo.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((read_at, found)) = lock().get(&path)
-        && *read_at == cookie
-    {
-        return Ok(Some(Arc::clone(found)));
+
+    /// The data directory (the item files are in its `tables/`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
-    let Some(conn) = open_read(data_dir, item_id, demo)? else {
-        return Ok(None);
-    };
-    let tables = Arc::new(list(&conn)?);
-    lock().insert(path, (cookie, Arc::clone(&tables)));
-    Ok(Some(tables))
+
+    /// Every table and view of an item with its columns, as [`list`] gives them; `None` when
+    /// the item has no tables yet.
+    pub fn schema(
+        &self,
+        item_id: &str,
+        demo: bool,
+    ) -> rusqlite::Result<Option<Arc<Vec<TableInfo>>>> {
+        let path = data_path(&self.dir, item_id);
+        if demo && !path.exists() {
+            generate_demo(&path)?;
+        }
+        let Some(cookie) = schema_cookie(&path) else {
+            return Ok(None);
+        };
+        // The map only holds finished results; a panic elsewhere cannot leave it half-written.
+        let lock = || {
+            self.schemas
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some((read_at, found)) = lock().get(item_id)
+            && *read_at == cookie
+        {
+            return Ok(Some(Arc::clone(found)));
+        }
+        let Some(conn) = open_read(&self.dir, item_id, demo)? else {
+            return Ok(None);
+        };
+        let tables = Arc::new(list(&conn)?);
+        lock().insert(item_id.to_string(), (cookie, Arc::clone(&tables)));
+        Ok(Some(tables))
+    }
 }
 
 /// The schema cookie from a SQLite file's header (bytes 40..44), or `None` without a file.
@@ -217,5 +246,34 @@ mod tests {
         assert!(orders >= 2000, "{orders}");
         let columns = columns(&conn, "orders").expect("columns");
         assert!(columns.contains(&("amount".to_string(), "decimal(12,2)".to_string())));
+    }
+
+    #[test]
+    fn a_schema_is_remembered_until_the_file_changes_it() {
+        let dir = tempfile::tempdir().expect("dir");
+        let tables = Tables::new(dir.path());
+        assert!(tables.schema("none", false).expect("schema").is_none());
+        let first = tables
+            .schema("demo", true)
+            .expect("schema")
+            .expect("tables");
+        let again = tables
+            .schema("demo", true)
+            .expect("schema")
+            .expect("tables");
+        assert!(Arc::ptr_eq(&first, &again), "read twice");
+        // Another server's memo is its own; a change by it (or any process) is seen at once.
+        let other = Tables::new(dir.path());
+        open_write(dir.path(), "demo", true)
+            .expect("open")
+            .execute_batch("CREATE TABLE returns(id INTEGER)")
+            .expect("create");
+        let changed = other.schema("demo", true).expect("schema").expect("tables");
+        let seen = tables
+            .schema("demo", true)
+            .expect("schema")
+            .expect("tables");
+        assert_eq!(seen.len(), first.len() + 1);
+        assert_eq!(seen, changed);
     }
 }
