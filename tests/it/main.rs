@@ -10,6 +10,7 @@ mod bad_input_agents;
 mod bad_input_organisation;
 mod bad_input_query;
 mod bad_input_shares_bulk;
+mod bad_input_sweep;
 mod bulk;
 mod cli_basics;
 mod consent;

@@ -54,9 +54,13 @@ pub struct Args {
     values: BTreeMap<&'static str, ArgValue>,
 }
 
-/// `--name` as the user writes it.
+/// The flag as the user writes it (`--name`), or as usage lines show a positional (`PATH`).
 pub fn flag_name(arg: &ArgSpec) -> String {
-    format!("--{}", arg.long)
+    if arg.positional {
+        arg.long.to_uppercase()
+    } else {
+        format!("--{}", arg.long)
+    }
 }
 
 impl Args {
@@ -181,6 +185,19 @@ impl Args {
 
 fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
     let name = flag_name(arg);
+    // An empty id is looked up, an empty name sent, an empty folder is the current one:
+    // never what was meant, unless the flag gives emptiness a meaning.
+    if let RawValue::Text(text) = &raw
+        && text.trim().is_empty()
+        && !arg.allows_empty
+    {
+        let hint = if arg.required {
+            "give a value"
+        } else {
+            "give a value, or leave the flag out"
+        };
+        return Err(Error::usage(format!("{name} is empty")).with_hint(hint));
+    }
     let wrong = |expected: &str, got: &dyn std::fmt::Debug| {
         Error::usage(format!("{name} expects {expected}, got {got:?}"))
     };

@@ -44,8 +44,9 @@ pub const DESCRIPTION: ArgSpec = ArgSpec::opt(
 pub const NEW_DESCRIPTION: ArgSpec = ArgSpec::opt(
     "description",
     ArgKind::Str,
-    "New description, up to 256 characters",
-);
+    "New description, up to 256 characters; empty clears it",
+)
+.allowing_empty();
 /// `--name` of a new item.
 pub const DISPLAY_NAME: ArgSpec = ArgSpec::req("name", ArgKind::Str, "Display name");
 /// `--name` of an update.

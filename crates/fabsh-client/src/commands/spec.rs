@@ -92,6 +92,9 @@ pub struct ArgSpec {
     /// The environment variable whose value is used when the flag is absent (before the
     /// default).
     pub env: Option<&'static str>,
+    /// An empty value means something here (clears a description, names the root folder);
+    /// everywhere else an empty value is refused before anything is sent.
+    pub allows_empty: bool,
 }
 
 impl ArgSpec {
@@ -108,6 +111,7 @@ impl ArgSpec {
             default: None,
             trailing: false,
             env: None,
+            allows_empty: false,
         }
     }
 
@@ -161,6 +165,14 @@ impl ArgSpec {
     pub const fn env(self, env: &'static str) -> Self {
         ArgSpec {
             env: Some(env),
+            ..self
+        }
+    }
+
+    /// Taking an empty value as meaningful (its help says what it means).
+    pub const fn allowing_empty(self) -> Self {
+        ArgSpec {
+            allows_empty: true,
             ..self
         }
     }
