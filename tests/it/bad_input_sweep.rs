@@ -1,7 +1,7 @@
 //! Every command × every kind of bad input, generated from the registry so a new command or
 //! flag is covered without touching this file: a missing required flag, an empty value, a
-//! malformed GUID, bad JSON, an unreadable file. Each must exit 2 naming the flag, and local
-//! Fabric must see no request at all (DESIGN §5).
+//! malformed GUID, bad JSON, an unreadable file, a misspelt item type. Each must exit 2
+//! naming the flag, and local Fabric must see no request at all (DESIGN §5).
 
 use crate::support::{Run, Server};
 use fabsh::commands::REGISTRY;
@@ -47,6 +47,7 @@ fn good_value(arg: &ArgSpec, guid: &str, files: &Fixtures) -> String {
         ArgKind::Json => "{}".into(),
         ArgKind::File => files.readable.clone(),
         ArgKind::List => "a".into(),
+        ArgKind::ItemType => "Notebook".into(),
     }
 }
 
@@ -112,6 +113,7 @@ fn bad_values(arg: &ArgSpec, files: &Fixtures) -> Vec<(&'static str, String)> {
     }
     match arg.kind {
         ArgKind::Uuid => bad.push(("a malformed GUID", "not-a-guid".into())),
+        ArgKind::ItemType => bad.push(("a near miss of a known item type", "Notebok".into())),
         ArgKind::Json => {
             bad.push(("bad JSON", "{\"a\":".into()));
             bad.push(("an unreadable @file", format!("@{}", files.missing)));

@@ -3,6 +3,7 @@
 
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::error::{Error, Result};
+use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -207,6 +208,10 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
             other => Err(wrong("text", &other)),
         },
+        ArgKind::ItemType => match raw {
+            RawValue::Text(text) => checked_item_type(&name, &text).map(ArgValue::Str),
+            other => Err(wrong("an item type", &other)),
+        },
         ArgKind::Int => match raw {
             RawValue::Int(number) => Ok(ArgValue::Int(number)),
             RawValue::Text(text) => text
@@ -275,6 +280,22 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a comma-separated list", &other)),
         },
     }
+}
+
+/// An item type as the service wants it: a known type in its canonical casing, an unknown
+/// one as given. A near miss of a known type is a typo, refused before it reaches the
+/// service (which would answer with a less helpful error, after any lookups). `what` names
+/// where the type came from (`--type`, `item 3`).
+pub fn checked_item_type(what: &str, text: &str) -> Result<String> {
+    if let Some(known) = item_types::near_miss(text) {
+        return Err(Error::usage(format!(
+            "{what}: {:?} is not an item type; did you mean {}?",
+            text.trim(),
+            known.name
+        ))
+        .with_hint("types fabsh does not know are passed to the service as given"));
+    }
+    Ok(item_types::canonical(text))
 }
 
 /// `true/false`, `yes/no`, `1/0`, any case.

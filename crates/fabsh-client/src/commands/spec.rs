@@ -53,6 +53,10 @@ pub enum ArgKind {
     List,
     /// An id or a display name, resolved to an id by the handler.
     Ref,
+    /// An item type: a known one in its canonical casing, a near miss of a known one
+    /// (`Notebok`) refused with the suggestion, any other name passed through (the service
+    /// adds types).
+    ItemType,
 }
 
 impl ArgKind {
@@ -68,6 +72,7 @@ impl ArgKind {
             ArgKind::File => "FILE",
             ArgKind::List => "A,B,...",
             ArgKind::Ref => "ID|NAME",
+            ArgKind::ItemType => "TYPE",
         }
     }
 }

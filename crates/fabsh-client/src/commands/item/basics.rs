@@ -14,7 +14,6 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::definition;
-use fabsh_model::item_types;
 use serde_json::{Map, Value, json};
 
 /// The longest description the service accepts.
@@ -32,7 +31,7 @@ pub const LIST: CommandSpec = CommandSpec {
         WORKSPACE,
         ArgSpec::opt(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Only items of this type (Notebook, Lakehouse, ...)",
         ),
         ArgSpec::opt("folder", ArgKind::Uuid, "Only items under this folder id"),
@@ -110,7 +109,7 @@ pub const CREATE: CommandSpec = CommandSpec {
         DISPLAY_NAME,
         ArgSpec::req(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Item type (Notebook, Lakehouse, Report, ...)",
         ),
         DESCRIPTION,
@@ -185,7 +184,7 @@ fn list(ctx: Ctx, args: Args) -> HandlerFuture {
             .copied()
             .collect();
         let filter = ListFilter {
-            item_type: args.opt_str("type").map(item_types::canonical),
+            item_type: args.opt_str("type").map(String::from),
             root_folder_id: args.opt_str("folder").map(String::from),
             recursive: args.opt_str("recursive").map(|value| value == "true"),
             include: (!service_include.is_empty()).then(|| service_include.join(",")),
@@ -264,10 +263,8 @@ pub fn created_reply(created: Created, what: &str) -> Reply {
 fn create_body(args: &Args) -> Result<Value> {
     let mut body = Map::new();
     body.insert("displayName".into(), json!(args.str("name")?));
-    body.insert(
-        "type".into(),
-        json!(item_types::canonical(args.str("type")?)),
-    );
+    // `--type` is an ItemType flag: already in the service's casing.
+    body.insert("type".into(), json!(args.str("type")?));
     if let Some(description) = checked_description(args)? {
         body.insert("description".into(), json!(description));
     }

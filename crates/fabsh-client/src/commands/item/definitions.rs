@@ -111,7 +111,7 @@ pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
     args: &[
         ArgSpec::opt(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Item type, enabling the per-type part checks (Notebook, Report, ...)",
         ),
         ArgSpec::opt(
