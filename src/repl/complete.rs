@@ -224,6 +224,12 @@ fn argument_candidates(spec: &'static CommandSpec, previous: Option<&str>) -> Ve
         match arg.kind {
             ArgKind::Enum(values) => return values.iter().map(|v| v.to_string()).collect(),
             ArgKind::Bool => return vec!["true".into(), "false".into()],
+            ArgKind::ItemType => {
+                return fabsh_model::item_types::ITEM_TYPES
+                    .iter()
+                    .map(|t| t.name.to_string())
+                    .collect();
+            }
             _ => return Vec::new(),
         }
     }

@@ -213,3 +213,22 @@ fn every_bad_input_is_caught_before_sending() {
         assert_rejected(&server, &args, says);
     }
 }
+
+#[test]
+fn api_refuses_a_url_on_another_host_as_bad_input() {
+    let server = Server::start();
+    assert_rejected(
+        &server,
+        &["api", "GET", "https://example.com/v1/workspaces"],
+        "PATH https://example.com/v1/workspaces is not on the endpoint's host",
+    );
+    assert_rejected(
+        &server,
+        &["api", "GET", "https://example.com/v1/workspaces"],
+        "hint: give a path under the endpoint",
+    );
+    // The endpoint's own origin is fine, written out in full.
+    let own = format!("{}/workspaces", server.endpoint);
+    let run = server.fabsh(&["api", "GET", &own]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

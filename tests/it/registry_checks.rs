@@ -87,6 +87,14 @@ fn flags_are_unique_kebab_case_and_documented() {
                 spec.path(),
                 arg.long
             );
+            // Everywhere else an empty value is refused, so where it is taken the help
+            // must say what it means.
+            assert!(
+                !arg.allows_empty || arg.help.contains("empty"),
+                "{}: --{} takes an empty value but its help does not say what it means",
+                spec.path(),
+                arg.long
+            );
         }
         assert!(
             !spec.summary.trim().is_empty(),

@@ -4,6 +4,7 @@
 
 mod parts;
 
+use crate::edit_distance::edit_distance;
 use parts::{
     DATA_AGENT_PARTS, ENVIRONMENT_PARTS, LAKEHOUSE_PARTS, NOTEBOOK_PARTS, PIPELINE_PARTS,
     REPORT_PARTS, SEMANTIC_MODEL_PARTS, SPARK_JOB_PARTS,
@@ -184,6 +185,36 @@ pub fn find(name: &str) -> Option<&'static ItemType> {
         .find(|item_type| item_type.name.eq_ignore_ascii_case(name.trim()))
 }
 
+/// The known type that `name` is a near miss of, when it is not a known type itself: the
+/// same letters apart from case, spaces, `-` and `_` (`semantic-model`), or a typo a few
+/// edits away (`Notebok`). Names far from every known type are not near misses: the
+/// service adds types, so those pass through.
+pub fn near_miss(name: &str) -> Option<&'static ItemType> {
+    if find(name).is_some() {
+        return None;
+    }
+    let given = letters(name);
+    let allowed = match given.chars().count() {
+        0..=3 => 0,
+        4..=6 => 1,
+        _ => 2,
+    };
+    ITEM_TYPES
+        .iter()
+        .map(|item_type| (edit_distance(&given, &letters(item_type.name)), item_type))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, item_type)| item_type)
+}
+
+/// A type name reduced to what tells types apart: lower-case letters and digits.
+fn letters(name: &str) -> String {
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
 /// The known type served by this collection (`notebooks`).
 pub fn by_collection(collection: &str) -> Option<&'static ItemType> {
     ITEM_TYPES
@@ -213,6 +244,23 @@ mod tests {
                 Some(item_type.name)
             );
         }
+    }
+
+    #[test]
+    fn typos_of_known_types_are_near_misses_and_new_names_are_not() {
+        assert_eq!(near_miss("Notebok").map(|t| t.name), Some("Notebook"));
+        assert_eq!(near_miss("lakehose").map(|t| t.name), Some("Lakehouse"));
+        assert_eq!(
+            near_miss("semantic model").map(|t| t.name),
+            Some("SemanticModel")
+        );
+        assert_eq!(near_miss("notebook").map(|t| t.name), None, "a known type");
+        assert_eq!(near_miss("SomethingNew").map(|t| t.name), None);
+        assert_eq!(
+            near_miss("Mop").map(|t| t.name),
+            None,
+            "short names must match"
+        );
     }
 
     #[test]

@@ -55,6 +55,17 @@ fn api(ctx: Ctx, args: Args) -> HandlerFuture {
         let method = Method::from_bytes(args.str("method")?.as_bytes())
             .map_err(|_| Error::usage("invalid HTTP method"))?;
         let (target, query) = split_path(args.str("path")?)?;
+        if target.starts_with("http://") || target.starts_with("https://") {
+            // The HTTP layer would refuse to send the token there too, but only as a runtime
+            // failure: a URL the user typed for another host is bad input.
+            ctx.api().url_for(&target).map_err(|_| {
+                Error::usage(format!(
+                    "PATH {target} is not on the endpoint's host ({}); fabsh sends credentials only there",
+                    ctx.api().base()
+                ))
+                .with_hint("give a path under the endpoint (/workspaces/...), or point --endpoint at that host")
+            })?;
+        }
         let mut req = Req::new(method.clone(), target);
         req.query = query;
         if let Some(body) = args.json("body") {

@@ -3,6 +3,7 @@
 
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::error::{Error, Result};
+use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -54,9 +55,13 @@ pub struct Args {
     values: BTreeMap<&'static str, ArgValue>,
 }
 
-/// `--name` as the user writes it.
+/// The flag as the user writes it (`--name`), or as usage lines show a positional (`PATH`).
 pub fn flag_name(arg: &ArgSpec) -> String {
-    format!("--{}", arg.long)
+    if arg.positional {
+        arg.long.to_uppercase()
+    } else {
+        format!("--{}", arg.long)
+    }
 }
 
 impl Args {
@@ -181,6 +186,19 @@ impl Args {
 
 fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
     let name = flag_name(arg);
+    // An empty id is looked up, an empty name sent, an empty folder is the current one:
+    // never what was meant, unless the flag gives emptiness a meaning.
+    if let RawValue::Text(text) = &raw
+        && text.trim().is_empty()
+        && !arg.allows_empty
+    {
+        let hint = if arg.required {
+            "give a value"
+        } else {
+            "give a value, or leave the flag out"
+        };
+        return Err(Error::usage(format!("{name} is empty")).with_hint(hint));
+    }
     let wrong = |expected: &str, got: &dyn std::fmt::Debug| {
         Error::usage(format!("{name} expects {expected}, got {got:?}"))
     };
@@ -189,6 +207,10 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             RawValue::Text(text) => Ok(ArgValue::Str(text)),
             RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
             other => Err(wrong("text", &other)),
+        },
+        ArgKind::ItemType => match raw {
+            RawValue::Text(text) => checked_item_type(&name, &text).map(ArgValue::Str),
+            other => Err(wrong("an item type", &other)),
         },
         ArgKind::Int => match raw {
             RawValue::Int(number) => Ok(ArgValue::Int(number)),
@@ -258,6 +280,22 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a comma-separated list", &other)),
         },
     }
+}
+
+/// An item type as the service wants it: a known type in its canonical casing, an unknown
+/// one as given. A near miss of a known type is a typo, refused before it reaches the
+/// service (which would answer with a less helpful error, after any lookups). `what` names
+/// where the type came from (`--type`, `item 3`).
+pub fn checked_item_type(what: &str, text: &str) -> Result<String> {
+    if let Some(known) = item_types::near_miss(text) {
+        return Err(Error::usage(format!(
+            "{what}: {:?} is not an item type; did you mean {}?",
+            text.trim(),
+            known.name
+        ))
+        .with_hint("types fabsh does not know are passed to the service as given"));
+    }
+    Ok(item_types::canonical(text))
 }
 
 /// `true/false`, `yes/no`, `1/0`, any case.

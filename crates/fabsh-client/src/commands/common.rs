@@ -44,12 +44,37 @@ pub const DESCRIPTION: ArgSpec = ArgSpec::opt(
 pub const NEW_DESCRIPTION: ArgSpec = ArgSpec::opt(
     "description",
     ArgKind::Str,
-    "New description, up to 256 characters",
-);
+    "New description, up to 256 characters; empty clears it",
+)
+.allowing_empty();
 /// `--name` of a new item.
 pub const DISPLAY_NAME: ArgSpec = ArgSpec::req("name", ArgKind::Str, "Display name");
 /// `--name` of an update.
 pub const NEW_DISPLAY_NAME: ArgSpec = ArgSpec::opt("name", ArgKind::Str, "New display name");
+/// `--definition`, on the commands that take an item definition.
+pub const DEFINITION: ArgSpec = ArgSpec::opt(
+    "definition",
+    ArgKind::Json,
+    "Definition as {parts:[...]} or {definition:{parts:[...]}}, inline or @file",
+);
+/// `--dir`, on the commands that read an item definition from a folder.
+pub const DEFINITION_DIR: ArgSpec = ArgSpec::opt(
+    "dir",
+    ArgKind::Str,
+    "A folder of part files (as written by get-definition --dir), one part per file",
+);
+/// `--allow-extra`, wherever `--dir` sends a definition.
+pub const ALLOW_EXTRA: ArgSpec = ArgSpec::opt(
+    "allow-extra",
+    ArgKind::Bool,
+    "With --dir, also send files that are not parts of the item type's definition (notes, editor backups, hidden files)",
+);
+/// `--options`, wherever a definition is sent.
+pub const DEFINITION_OPTIONS: ArgSpec = ArgSpec::opt(
+    "options",
+    ArgKind::Json,
+    "Type-specific keys merged into the definition (e.g. {\"format\":\"ipynb\"}), inline or @file; needs --definition or --dir",
+);
 /// `--instructions` of a data agent's datasource.
 pub const DATASOURCE_INSTRUCTIONS: ArgSpec = ArgSpec::opt(
     "instructions",

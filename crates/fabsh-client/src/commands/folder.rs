@@ -87,7 +87,8 @@ pub static COMMANDS: &[CommandSpec] = &[
                 "target-folder-id",
                 ArgKind::Str,
                 "New parent folder id; omitted or empty means the workspace root",
-            ),
+            )
+            .allowing_empty(),
         ],
         traits: Traits::MUTATE,
         columns: &["id", "displayName", "parentFolderId"],

@@ -53,6 +53,10 @@ pub enum ArgKind {
     List,
     /// An id or a display name, resolved to an id by the handler.
     Ref,
+    /// An item type: a known one in its canonical casing, a near miss of a known one
+    /// (`Notebok`) refused with the suggestion, any other name passed through (the service
+    /// adds types).
+    ItemType,
 }
 
 impl ArgKind {
@@ -68,6 +72,7 @@ impl ArgKind {
             ArgKind::File => "FILE",
             ArgKind::List => "A,B,...",
             ArgKind::Ref => "ID|NAME",
+            ArgKind::ItemType => "TYPE",
         }
     }
 }
@@ -92,6 +97,9 @@ pub struct ArgSpec {
     /// The environment variable whose value is used when the flag is absent (before the
     /// default).
     pub env: Option<&'static str>,
+    /// An empty value means something here (clears a description, names the root folder);
+    /// everywhere else an empty value is refused before anything is sent.
+    pub allows_empty: bool,
 }
 
 impl ArgSpec {
@@ -108,6 +116,7 @@ impl ArgSpec {
             default: None,
             trailing: false,
             env: None,
+            allows_empty: false,
         }
     }
 
@@ -161,6 +170,14 @@ impl ArgSpec {
     pub const fn env(self, env: &'static str) -> Self {
         ArgSpec {
             env: Some(env),
+            ..self
+        }
+    }
+
+    /// Taking an empty value as meaningful (its help says what it means).
+    pub const fn allowing_empty(self) -> Self {
+        ArgSpec {
+            allows_empty: true,
             ..self
         }
     }

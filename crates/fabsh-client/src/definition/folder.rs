@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use base64::Engine;
+use fabsh_model::definition::extra_parts::extra_parts;
 use fabsh_model::definition::{LENIENT_BASE64, encode_payload, paths, platform};
 use serde_json::{Map, Value, json};
 use std::fs::{self, File};
@@ -101,15 +102,22 @@ pub fn check_empty_or_missing(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Reads every file under `dir` into a definition `{format?, parts}` (paths relative and
-/// `/`-separated, `.platform` last as the service orders it). Symbolic links are refused
-/// rather than followed, so nothing outside the folder is sent. A notebook folder holding
-/// `notebook-content.ipynb` gets `format: "ipynb"`, which the service needs for that layout.
-pub fn read_dir(dir: &Path) -> Result<Value> {
+/// Reads the files under `dir` into a definition `{format?, parts}` (paths relative and
+/// `/`-separated, `.platform` last as the service orders it). Only regular files are read:
+/// symbolic links are refused rather than followed, so nothing outside the folder is sent,
+/// and FIFOs, sockets and devices are refused without being opened, since reading one can
+/// block forever. Unless `allow_extra`, files that are not parts of an `item_type` definition
+/// (the `.platform` part's type when `None`) are refused, every one named: see
+/// [`extra_parts`]. A notebook folder holding `notebook-content.ipynb` gets
+/// `format: "ipynb"`, which the service needs for that layout.
+pub fn read_dir(dir: &Path, allow_extra: bool, item_type: Option<&str>) -> Result<Value> {
     let meta = fs::metadata(dir)
-        .map_err(|err| Error::usage(format!("cannot read {}: {err}", dir.display())))?;
+        .map_err(|err| Error::usage(format!("--dir: cannot read {}: {err}", dir.display())))?;
     if !meta.is_dir() {
-        return Err(Error::usage(format!("{} is not a folder", dir.display())));
+        return Err(Error::usage(format!(
+            "--dir: {} is not a folder",
+            dir.display()
+        )));
     }
     let mut files = Vec::new();
     collect(dir, "", &mut files)?;
@@ -119,22 +127,29 @@ pub fn read_dir(dir: &Path) -> Result<Value> {
             .then(a.cmp(b))
     });
     if files.is_empty() {
-        return Err(Error::usage(format!("{} has no files", dir.display())));
+        return Err(Error::usage(format!(
+            "--dir: {} has no files",
+            dir.display()
+        )));
     }
-    let is_notebook = files.iter().any(|(path, bytes)| {
-        path == platform::PATH
-            && platform::parse(bytes).is_ok_and(|p| p.item_type.as_deref() == Some("Notebook"))
-    });
-    let ipynb = is_notebook
+    let platform = match files.iter().find(|(path, _)| path == platform::PATH) {
+        Some((_, file)) => platform::parse(&read(file)?).ok(),
+        None => None,
+    };
+    let item_type = item_type.or(platform.as_ref().and_then(|p| p.item_type.as_deref()));
+    if !allow_extra {
+        refuse_extra_parts(dir, &files, item_type)?;
+    }
+    let ipynb = item_type == Some("Notebook")
         && files
             .iter()
             .any(|(path, _)| path == "notebook-content.ipynb");
-    let parts: Vec<Value> = files
+    let parts = files
         .iter()
-        .map(|(path, bytes)| {
-            json!({"path": path, "payload": encode_payload(bytes), "payloadType": fabsh_model::definition::INLINE_BASE64})
+        .map(|(path, file)| {
+            Ok(json!({"path": path, "payload": encode_payload(&read(file)?), "payloadType": fabsh_model::definition::INLINE_BASE64}))
         })
-        .collect();
+        .collect::<Result<Vec<Value>>>()?;
     let mut definition = Map::new();
     if ipynb {
         definition.insert("format".into(), json!("ipynb"));
@@ -143,9 +158,44 @@ pub fn read_dir(dir: &Path) -> Result<Value> {
     Ok(Value::Object(definition))
 }
 
-fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
+/// Refuses the folder when some of its files are not parts of the type's definition.
+fn refuse_extra_parts(
+    dir: &Path,
+    files: &[(String, PathBuf)],
+    item_type: Option<&str>,
+) -> Result<()> {
+    let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+    let extra = extra_parts(&paths, item_type);
+    if extra.is_empty() {
+        return Ok(());
+    }
+    let layout = match item_type {
+        Some(name) => format!("a {name} definition"),
+        None => "a definition".to_string(),
+    };
+    let mut err = Error::usage(format!(
+        "--dir: {} of the files in {} {} not part of {layout}: {}",
+        extra.len(),
+        dir.display(),
+        if extra.len() == 1 { "is" } else { "are" },
+        extra.join(", ")
+    ));
+    for path in &extra {
+        err = err.with_cause(format!("{path}: not a part path {layout} uses"));
+    }
+    Err(err.with_hint(
+        "remove them, or add --allow-extra to send them as parts anyway; nothing was sent",
+    ))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).map_err(|err| Error::usage(format!("cannot read {}: {err}", path.display())))
+}
+
+/// Every regular file under `dir`, as (part path, file path), without opening any.
+fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, PathBuf)>) -> Result<()> {
     let unreadable = |path: &Path, err: std::io::Error| {
-        Error::usage(format!("cannot read {}: {err}", path.display()))
+        Error::usage(format!("--dir: cannot read {}: {err}", path.display()))
     };
     let mut entries: Vec<_> = fs::read_dir(dir)
         .map_err(|err| unreadable(dir, err))?
@@ -156,7 +206,7 @@ fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) -> Resu
         let path = entry.path();
         let name = entry.file_name().into_string().map_err(|name| {
             Error::usage(format!(
-                "{}: file names must be UTF-8 ({name:?})",
+                "--dir: {}: file names must be UTF-8 ({name:?})",
                 dir.display()
             ))
         })?;
@@ -165,21 +215,29 @@ fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) -> Resu
         } else {
             format!("{prefix}/{name}")
         };
+        // The entry's own type (lstat): a link is not followed and nothing is opened.
         let kind = entry.file_type().map_err(|err| unreadable(&path, err))?;
         if kind.is_symlink() {
             return Err(Error::usage(format!(
-                "{} is a symbolic link; links are not followed",
+                "--dir: {} is a symbolic link; links are not followed",
                 path.display()
             )));
         }
         if kind.is_dir() {
             collect(&path, &relative, files)?;
-        } else {
+        } else if kind.is_file() {
             if let Some(problem) = paths::problem(&relative) {
-                return Err(Error::usage(format!("{}: {problem}", path.display())));
+                return Err(Error::usage(format!(
+                    "--dir: {}: {problem}",
+                    path.display()
+                )));
             }
-            let bytes = fs::read(&path).map_err(|err| unreadable(&path, err))?;
-            files.push((relative, bytes));
+            files.push((relative, path));
+        } else {
+            return Err(Error::usage(format!(
+                "--dir: {} is not a regular file (a FIFO, socket or device); only files are parts",
+                path.display()
+            )));
         }
     }
     Ok(())
@@ -204,7 +262,7 @@ mod tests {
         writer
             .write_part(".platform", &encode_payload(b"{}"))
             .expect("write");
-        let definition = read_dir(&out).expect("read");
+        let definition = read_dir(&out, true, None).expect("read");
         let parts = definition["parts"].as_array().expect("parts");
         assert_eq!(parts[0]["path"], "a/b.bin");
         assert_eq!(parts[1]["path"], ".platform");

@@ -4,4 +4,5 @@
 
 pub mod bulk_tree;
 pub mod folder;
+pub mod given;
 pub mod stream;

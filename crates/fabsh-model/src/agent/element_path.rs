@@ -2,6 +2,7 @@
 //! write (`<schema>.<table>[.<column>]`). Grouping containers (`Schemas`, `Tables`, ...) are
 //! part of the service's tree but not of a dot path.
 
+use crate::edit_distance::edit_distance;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
@@ -146,21 +147,6 @@ pub fn close_matches<'a>(
         .take(5)
         .map(|(_, c)| c.to_string())
         .collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

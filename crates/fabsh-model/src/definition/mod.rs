@@ -3,6 +3,7 @@
 //! against the per-type layouts of `item_types`, notebook formats. Reading and writing parts
 //! on disk is the client's.
 
+pub mod extra_parts;
 pub mod notebook;
 pub mod paths;
 pub mod platform;

@@ -302,11 +302,7 @@ fn check_layout(
         report.error(Some(expected), "MissingRequiredPart", message);
     }
     for path in paths.iter().filter(|p| **p != platform::PATH) {
-        if !rules
-            .canonical
-            .iter()
-            .any(|pattern| item_types::path_matches(pattern, path))
-        {
+        if !rules.is_canonical(path) {
             report.warning(
                 Some(path),
                 "NonCanonicalPath",

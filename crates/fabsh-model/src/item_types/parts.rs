@@ -15,6 +15,15 @@ pub struct PartRules {
     pub max_part_bytes: Option<usize>,
 }
 
+impl PartRules {
+    /// Whether `path` is one the type is known to use.
+    pub fn is_canonical(&self, path: &str) -> bool {
+        self.canonical
+            .iter()
+            .any(|pattern| path_matches(pattern, path))
+    }
+}
+
 /// One required part: any of `any_of`, checked only when the definition's `format` is
 /// `when_format` (or always, when `None`).
 #[derive(Debug, Clone, Copy)]

@@ -41,8 +41,9 @@ pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
         ArgSpec::opt(
             "instructions",
             ArgKind::Str,
-            "Agent instructions (data source choice, query style, tone)",
-        ),
+            "Agent instructions (data source choice, query style, tone); empty clears them",
+        )
+        .allowing_empty(),
         ArgSpec::opt(
             "instructions-file",
             ArgKind::File,

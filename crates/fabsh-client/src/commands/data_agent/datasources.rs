@@ -108,12 +108,18 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
         WORKSPACE_ID,
         AGENT_ID,
         DATASOURCE,
-        DATASOURCE_INSTRUCTIONS,
+        ArgSpec::opt(
+            "instructions",
+            ArgKind::Str,
+            "Instructions for querying this datasource; empty clears them",
+        )
+        .allowing_empty(),
         ArgSpec::opt(
             "description",
             ArgKind::Str,
-            "What the datasource holds, for routing questions to it",
-        ),
+            "What the datasource holds, for routing questions to it; empty clears it",
+        )
+        .allowing_empty(),
     ],
     traits: Traits::MUTATE.void(),
     columns: &[],

@@ -11,10 +11,10 @@ use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
 use crate::context::Ctx;
+use crate::definition::given;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::agent::definition::AGENT_PART;
-use fabsh_model::definition;
 use serde_json::{Value, json};
 
 pub const GET_DEFINITION: CommandSpec = CommandSpec {
@@ -82,18 +82,21 @@ fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
 
 /// The user's definition from `--file` or `--content`, checked.
 fn given_definition(args: &Args) -> Result<Value> {
-    let raw = match (args.file("file"), args.json("content")) {
+    let (raw, flag) = match (args.file("file"), args.json("content")) {
         (Some(_), Some(_)) => return Err(Error::usage("give --file or --content, not both")),
         (None, None) => return Err(Error::usage("give the definition with --file or --content")),
-        (Some(file), None) => serde_json::from_slice(&file.bytes).map_err(|err| {
-            Error::usage(format!(
-                "--file: {} is not valid JSON: {err}",
-                file.path.display()
-            ))
-        })?,
-        (None, Some(content)) => content.clone(),
+        (Some(file), None) => (
+            serde_json::from_slice(&file.bytes).map_err(|err| {
+                Error::usage(format!(
+                    "--file: {} is not valid JSON: {err}",
+                    file.path.display()
+                ))
+            })?,
+            "--file",
+        ),
+        (None, Some(content)) => (content.clone(), "--content"),
     };
-    Ok(definition::from_user_json(&raw, "the definition")?)
+    given::checked(&raw, None, flag)
 }
 
 /// `current` with every part of `changes` put in place of its namesake (or added).

@@ -88,7 +88,12 @@ pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Dot path (schema.table or schema.table.column) or element id",
         ),
-        ArgSpec::opt("description", ArgKind::Str, "The description"),
+        ArgSpec::opt(
+            "description",
+            ArgKind::Str,
+            "The description; omitted or empty clears it",
+        )
+        .allowing_empty(),
     ],
     traits: Traits::MUTATE,
     columns: &[],

@@ -4,17 +4,16 @@ use crate::api::Created;
 use crate::api::items::{self, ListFilter};
 use crate::commands::args::Args;
 use crate::commands::common::{
-    self, DESCRIPTION, DISPLAY_NAME, HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME,
-    SENSITIVITY_LABEL, WORKSPACE,
+    self, ALLOW_EXTRA, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, DESCRIPTION, DISPLAY_NAME,
+    HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME, SENSITIVITY_LABEL, WORKSPACE,
 };
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
 use crate::context::Ctx;
+use crate::definition::given::given_definition;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use fabsh_model::definition;
-use fabsh_model::item_types;
 use serde_json::{Map, Value, json};
 
 /// The longest description the service accepts.
@@ -32,7 +31,7 @@ pub const LIST: CommandSpec = CommandSpec {
         WORKSPACE,
         ArgSpec::opt(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Only items of this type (Notebook, Lakehouse, ...)",
         ),
         ArgSpec::opt("folder", ArgKind::Uuid, "Only items under this folder id"),
@@ -104,27 +103,21 @@ pub const CREATE: CommandSpec = CommandSpec {
     group: "item",
     name: "create",
     summary: "Create an item, optionally from a definition",
-    about: "A create whose answer is lost (5xx, timeout) is checked by name before it is sent again, so it never makes two items.",
+    about: "The definition (--definition or --dir) is checked as validate-definition does (without --type) and refused with exit 2 if it has errors; with --dir, files that are not parts of a --type definition (notes, editor backups, hidden files) are refused, each named, unless --allow-extra. A create whose answer is lost (5xx, timeout) is checked by name before it is sent again, so it never makes two items.",
     args: &[
         WORKSPACE,
         DISPLAY_NAME,
         ArgSpec::req(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Item type (Notebook, Lakehouse, Report, ...)",
         ),
         DESCRIPTION,
         SENSITIVITY_LABEL,
-        ArgSpec::opt(
-            "definition",
-            ArgKind::Json,
-            "Definition as {parts:[...]} or {definition:{parts:[...]}}, inline or @file",
-        ),
-        ArgSpec::opt(
-            "options",
-            ArgKind::Json,
-            "Type-specific definition options merged into the definition (e.g. {\"format\":\"ipynb\"}), inline or @file; needs --definition",
-        ),
+        DEFINITION,
+        DEFINITION_DIR,
+        ALLOW_EXTRA,
+        DEFINITION_OPTIONS,
     ],
     traits: Traits::MUTATE.lro(),
     columns: &["id", "displayName", "type"],
@@ -136,6 +129,10 @@ pub const CREATE: CommandSpec = CommandSpec {
         Example {
             command: "item create -w Demo --name Copy --type Notebook --definition @notebook.json",
             about: "from a definition file",
+        },
+        Example {
+            command: "item create -w Sales --name Welcome --type Notebook --dir ./welcome",
+            about: "from files written by get-definition --dir (its .platform keeps the item's logical id, so another workspace)",
         },
     ],
     handler: Handler::Data(create),
@@ -185,7 +182,7 @@ fn list(ctx: Ctx, args: Args) -> HandlerFuture {
             .copied()
             .collect();
         let filter = ListFilter {
-            item_type: args.opt_str("type").map(item_types::canonical),
+            item_type: args.opt_str("type").map(String::from),
             root_folder_id: args.opt_str("folder").map(String::from),
             recursive: args.opt_str("recursive").map(|value| value == "true"),
             include: (!service_include.is_empty()).then(|| service_include.join(",")),
@@ -260,54 +257,24 @@ pub fn created_reply(created: Created, what: &str) -> Reply {
     }
 }
 
-/// The create request body, checked before anything is sent.
-fn create_body(args: &Args) -> Result<Value> {
+/// The create request body, checked before anything is sent (bulk-create checks each of its
+/// items with it too).
+pub(crate) fn create_body(args: &Args) -> Result<Value> {
     let mut body = Map::new();
     body.insert("displayName".into(), json!(args.str("name")?));
-    body.insert(
-        "type".into(),
-        json!(item_types::canonical(args.str("type")?)),
-    );
+    // `--type` is an ItemType flag: already in the service's casing.
+    body.insert("type".into(), json!(args.str("type")?));
     if let Some(description) = checked_description(args)? {
         body.insert("description".into(), json!(description));
     }
     if let Some(label) = args.opt_str("sensitivity-label") {
         body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
     }
-    match (args.json("definition"), args.json("options")) {
-        (None, Some(_)) => {
-            return Err(Error::usage("--options needs --definition").with_hint(
-                "--options adds type-specific settings to the definition it goes with",
-            ));
-        }
-        (Some(definition), options) => {
-            let mut definition = definition::from_user_json(definition, "--definition")?;
-            if let Some(options) = options {
-                merge_options(&mut definition, options)?;
-            }
-            body.insert("definition".into(), definition);
-        }
-        (None, None) => {}
+    let item_type = args.str("type")?;
+    if let Some(definition) = given_definition(args, &["definition", "dir"], Some(item_type))? {
+        body.insert("definition".into(), definition);
     }
     Ok(Value::Object(body))
-}
-
-/// Adds `--options` keys to the definition object (`format`, ...); `parts` stays the user's.
-pub fn merge_options(definition: &mut Value, options: &Value) -> Result<()> {
-    let Some(options) = options.as_object() else {
-        return Err(Error::usage("--options must be a JSON object"));
-    };
-    if options.contains_key("parts") {
-        return Err(Error::usage(
-            "--options cannot set `parts`; put them in --definition",
-        ));
-    }
-    if let Some(definition) = definition.as_object_mut() {
-        for (key, value) in options {
-            definition.insert(key.clone(), value.clone());
-        }
-    }
-    Ok(())
 }
 
 /// `--description`, refused when longer than the service allows.

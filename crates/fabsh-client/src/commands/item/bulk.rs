@@ -2,8 +2,9 @@
 //! handlers check the input, then run the stdlib's `bulk::create` / `bulk::delete` (so users
 //! can read and copy the loop), and report one result per input item.
 
-use crate::commands::args::Args;
-use crate::commands::common::{HARD_DELETE, WORKSPACE};
+use super::basics;
+use crate::commands::args::{Args, RawValue};
+use crate::commands::common::{HARD_DELETE, WORKSPACE, effective_args};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -123,8 +124,16 @@ fn bulk_delete(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// The items from `--file` or `--content`, checked before anything is sent.
+/// The items from `--file` or `--content`, each checked as `item create` checks its flags
+/// (name, type, description length, definition), before anything is sent: an item the
+/// service would refuse fails the whole command up front, not one request at a time after
+/// the lookups.
 fn items_to_create(args: &Args) -> Result<Vec<Value>> {
+    let flag = if args.has("file") {
+        "--file"
+    } else {
+        "--content"
+    };
     let value = match (args.file("file"), args.json("content")) {
         (Some(_), Some(_)) => return Err(Error::usage("give --file or --content, not both")),
         (None, None) => {
@@ -140,24 +149,72 @@ fn items_to_create(args: &Args) -> Result<Vec<Value>> {
         (None, Some(content)) => content.clone(),
     };
     let Value::Array(items) = value else {
-        return Err(Error::usage("the items must be a JSON array of objects"));
+        return Err(Error::usage(format!(
+            "{flag}: the items must be a JSON array of objects"
+        )));
     };
     if items.is_empty() {
-        return Err(Error::usage("the item array is empty"));
+        return Err(Error::usage(format!("{flag}: the item array is empty")));
     }
-    for (index, item) in items.iter().enumerate() {
-        let has = |key: &str| {
-            item[key]
-                .as_str()
-                .is_some_and(|text| !text.trim().is_empty())
+    let workspace = args.str("workspace")?;
+    let problems: Vec<String> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(index, item)| {
+            let err = check_item(item, workspace).err()?;
+            let name = item["displayName"].as_str().unwrap_or("?");
+            Some(format!("item {index} ({name}): {}", err.message))
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(items);
+    }
+    let mut err = Error::usage(format!(
+        "{flag}: {} of {} items would be refused; nothing was sent",
+        problems.len(),
+        items.len()
+    ));
+    for problem in problems {
+        err = err.with_cause(problem);
+    }
+    Err(err.with_hint(
+        "each item takes what `item create` takes: displayName (--name), type (--type), description (--description), definition (--definition)",
+    ))
+}
+
+/// Item keys and the `item create` flags they become, as the stdlib's bulk::create passes
+/// them.
+const ITEM_KEYS: &[(&str, &str)] = &[
+    ("displayName", "name"),
+    ("type", "type"),
+    ("description", "description"),
+    ("definition", "definition"),
+];
+
+/// One item, checked as `item create` checks the flags it becomes.
+fn check_item(item: &Value, workspace: &str) -> Result<()> {
+    let spec = &basics::CREATE;
+    let declared = effective_args(spec);
+    let flag = |name: &str| declared.iter().copied().find(|arg| arg.long == name);
+    let mut raw = Vec::new();
+    raw.extend(flag("workspace").map(|arg| (arg, RawValue::Text(workspace.to_string()))));
+    if !item.is_object() {
+        return Err(Error::usage(format!("not an object: {item}")));
+    }
+    for (key, name) in ITEM_KEYS {
+        let (Some(arg), Some(value)) = (flag(name), item.get(*key)) else {
+            continue;
         };
-        if !has("displayName") || !has("type") {
-            return Err(Error::usage(format!(
-                "item {index} needs a non-empty \"displayName\" and \"type\", got {item}"
-            )));
-        }
+        let value = match value {
+            Value::Null => continue,
+            Value::String(text) => RawValue::Text(text.clone()),
+            other if arg.kind == ArgKind::Json => RawValue::Json(other.clone()),
+            other => return Err(Error::usage(format!("{key} must be text, got {other}"))),
+        };
+        raw.push((arg, value));
     }
-    Ok(items)
+    let args = Args::check(spec, &declared, raw)?;
+    basics::create_body(&args).map(drop)
 }
 
 fn concurrency(args: &Args) -> Result<i64> {

@@ -1,30 +1,26 @@
 //! `item get-definition | update-definition | validate-definition`.
 
-use super::basics::merge_options;
 use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, LroResponse};
 use crate::commands::args::Args;
-use crate::commands::common::{DECODE, ITEM, WORKSPACE};
+use crate::commands::common::{
+    ALLOW_EXTRA, DECODE, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, ITEM, WORKSPACE,
+};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
 use crate::context::Ctx;
-use crate::definition::{folder, stream};
+use crate::definition::{folder, given, stream};
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::definition::{self, validate};
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const DIR_OUT: ArgSpec = ArgSpec::opt(
     "dir",
     ArgKind::Str,
     "Write the parts as files under this new or empty folder instead of printing them",
-);
-const DIR_IN: ArgSpec = ArgSpec::opt(
-    "dir",
-    ArgKind::Str,
-    "A folder of part files (as written by get-definition --dir), one part per file",
 );
 
 pub const GET_DEFINITION: CommandSpec = CommandSpec {
@@ -62,7 +58,7 @@ pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
     group: "item",
     name: "update-definition",
     summary: "Replace an item's definition",
-    about: "Give exactly one of --file, --definition, --dir. The definition is checked as validate-definition does (without --type) and refused with exit 2 if it has errors; nothing is sent then. The new parts replace all old ones. Asks for confirmation on a terminal unless --yes.",
+    about: "Give exactly one of --file, --definition, --dir. The definition is checked as validate-definition does (without --type) and refused with exit 2 if it has errors; nothing is sent then. With --dir, files that are not parts of the item type's definition (the type its .platform names: notes, editor backups, hidden files) are refused, each named, unless --allow-extra. The new parts replace all old ones. Asks for confirmation on a terminal unless --yes.",
     args: &[
         WORKSPACE,
         ITEM,
@@ -71,22 +67,15 @@ pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
             ArgKind::File,
             "One file, sent as a single part named after the file",
         ),
-        ArgSpec::opt(
-            "definition",
-            ArgKind::Json,
-            "Definition as {parts:[...]} or {definition:{parts:[...]}}, inline or @file",
-        ),
-        DIR_IN,
+        DEFINITION,
+        DEFINITION_DIR,
+        ALLOW_EXTRA,
         ArgSpec::opt(
             "update-metadata",
             ArgKind::Bool,
             "Also apply the name and description of the .platform part",
         ),
-        ArgSpec::opt(
-            "options",
-            ArgKind::Json,
-            "Type-specific keys merged into the definition (e.g. {\"format\":\"ipynb\"}), inline or @file",
-        ),
+        DEFINITION_OPTIONS,
     ],
     traits: Traits::DESTRUCTIVE.lro().void(),
     columns: &[],
@@ -111,7 +100,7 @@ pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
     args: &[
         ArgSpec::opt(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Item type, enabling the per-type part checks (Notebook, Report, ...)",
         ),
         ArgSpec::opt(
@@ -119,12 +108,8 @@ pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
             ArgKind::File,
             "A JSON file holding the definition envelope",
         ),
-        ArgSpec::opt(
-            "definition",
-            ArgKind::Json,
-            "The definition envelope inline (or @file)",
-        ),
-        DIR_IN,
+        DEFINITION,
+        DEFINITION_DIR,
         ArgSpec::opt("strict", ArgKind::Bool, "Treat warnings as failures"),
     ],
     traits: Traits::READ.needs(Needs::Nothing),
@@ -215,59 +200,24 @@ pub(crate) fn add_decoded(value: &mut Value) -> Vec<String> {
     notes
 }
 
-/// The one flag among `--file`, `--definition`, `--dir` that was given.
-fn one_source(args: &Args) -> Result<&'static str> {
-    let given: Vec<&'static str> = ["file", "definition", "dir"]
-        .into_iter()
-        .filter(|name| args.has(name))
-        .collect();
-    match given.as_slice() {
-        [one] => Ok(one),
-        [] => Err(Error::usage(
-            "give the definition with one of --file, --definition, --dir",
-        )),
-        many => Err(Error::usage(format!(
-            "give only one of --file, --definition, --dir (got --{})",
-            many.join(", --")
-        ))),
-    }
+/// Where update-definition and validate-definition take a definition from.
+const SOURCES: &[&str] = &["file", "definition", "dir"];
+
+/// The definition flag given; none is a usage error.
+fn required_source(args: &Args) -> Result<&'static str> {
+    given::one_source(args, SOURCES)?.ok_or_else(no_source)
 }
 
-fn dir_arg(args: &Args) -> Result<PathBuf> {
-    Ok(PathBuf::from(args.str("dir")?))
+fn no_source() -> Error {
+    Error::usage(format!(
+        "give the definition with one of {}",
+        given::source_list(SOURCES, ", ")
+    ))
 }
 
 fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let mut raw = match one_source(&args)? {
-            "file" => {
-                let file = args
-                    .file("file")
-                    .ok_or_else(|| Error::usage("--file is required"))?;
-                json!({"parts": [definition::part(&file.file_name(), &file.bytes)]})
-            }
-            "definition" => args.json("definition").cloned().unwrap_or(Value::Null),
-            _ => folder::read_dir(&dir_arg(&args)?)?,
-        };
-        if let Some(options) = args.json("options") {
-            let target = match raw.get_mut("definition") {
-                Some(inner) if inner.is_object() => inner,
-                _ => &mut raw,
-            };
-            merge_options(target, options)?;
-        }
-        let report = validate::validate(&raw, None);
-        if !report.valid {
-            let mut err = Error::usage(format!(
-                "the definition has {} error(s); nothing was sent",
-                report.errors.len()
-            ));
-            for line in report.error_lines() {
-                err = err.with_cause(line);
-            }
-            return Err(err.with_hint("`fabsh item validate-definition` shows the full report"));
-        }
-        let definition = definition::from_user_json(&raw, "the definition")?;
+        let definition = given::given_definition(&args, SOURCES, None)?.ok_or_else(no_source)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
         let outcome = api_definitions::update(
@@ -287,7 +237,7 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
 
 fn validate_definition(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let raw = match one_source(&args)? {
+        let raw = match required_source(&args)? {
             "file" => {
                 let file = args
                     .file("file")
@@ -300,7 +250,9 @@ fn validate_definition(_ctx: Ctx, args: Args) -> HandlerFuture {
                 })?
             }
             "definition" => args.json("definition").cloned().unwrap_or(Value::Null),
-            _ => folder::read_dir(&dir_arg(&args)?)?,
+            // A report, not a refusal: every file is checked, and with --type the ones the
+            // type does not use are warnings.
+            _ => folder::read_dir(Path::new(args.str("dir")?), true, None)?,
         };
         let report = validate::validate(&raw, args.opt_str("type"));
         let failure = if !report.valid {

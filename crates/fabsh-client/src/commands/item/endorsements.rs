@@ -46,7 +46,7 @@ pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
         ),
         ArgSpec::opt(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Only this type (default: every type with a readable endorsement: SemanticModel, Report, Dataflow, Dashboard, Datamart)",
         ),
     ],

@@ -24,7 +24,8 @@ pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
             "folder-id",
             ArgKind::Str,
             "Target folder id; omitted or empty means the workspace root",
-        ),
+        )
+        .allowing_empty(),
     ],
     traits: Traits::MUTATE.unpaged_list(),
     columns: &["id", "displayName", "type", "folderId"],

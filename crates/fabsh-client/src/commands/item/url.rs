@@ -25,7 +25,7 @@ pub const URL: CommandSpec = CommandSpec {
         ITEM,
         ArgSpec::opt(
             "type",
-            ArgKind::Str,
+            ArgKind::ItemType,
             "Item type, which picks the right portal page",
         ),
     ],
@@ -43,9 +43,7 @@ fn url(ctx: Ctx, args: Args) -> HandlerFuture {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let item_text = args.str("id")?;
         let (id, item_type) = match args.opt_str("type") {
-            Some(item_type) if is_guid(item_text) => {
-                (item_text.to_string(), item_types::canonical(item_type))
-            }
+            Some(item_type) if is_guid(item_text) => (item_text.to_string(), item_type.to_string()),
             given_type => {
                 let id = ctx.item_id(&workspace, item_text, given_type).await?;
                 let item = items::get(ctx.api(), &workspace, &id, None).await?;
