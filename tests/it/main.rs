@@ -11,6 +11,7 @@ mod bad_input_organisation;
 mod bad_input_query;
 mod bad_input_shares_bulk;
 mod bulk;
+mod bulk_resume;
 mod cli_basics;
 mod consent;
 mod copy_move;
