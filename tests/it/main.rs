@@ -28,6 +28,7 @@ mod http_hygiene;
 mod identity;
 mod inspect;
 mod items;
+mod judge_failures;
 mod judge_stub;
 mod lists;
 mod local_server;

@@ -17,6 +17,9 @@ pub enum ErrorKind {
     NotFound,
     /// A bulk command finished with some items failed (exit 5).
     Partial,
+    /// The work was done but its result is below the bar set for it: `data-agent evaluate
+    /// --min-pass-rate` (exit 6), so CI can tell a failed check from a failed service.
+    BelowBar,
     /// The user pressed Ctrl-C (exit 130).
     Cancelled,
     /// A long-running operation or request took longer than allowed (exit 1).
@@ -33,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Auth => 3,
             ErrorKind::NotFound => 4,
             ErrorKind::Partial => 5,
+            ErrorKind::BelowBar => 6,
             ErrorKind::Cancelled => 130,
             ErrorKind::Api | ErrorKind::Timeout | ErrorKind::Runtime => 1,
         }
@@ -46,6 +50,7 @@ impl ErrorKind {
             ErrorKind::Auth => "auth",
             ErrorKind::NotFound => "not_found",
             ErrorKind::Partial => "partial",
+            ErrorKind::BelowBar => "below_bar",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Runtime => "runtime",
@@ -60,6 +65,7 @@ impl ErrorKind {
             ErrorKind::Auth,
             ErrorKind::NotFound,
             ErrorKind::Partial,
+            ErrorKind::BelowBar,
             ErrorKind::Cancelled,
             ErrorKind::Timeout,
             ErrorKind::Runtime,
