@@ -7,13 +7,20 @@
 //! that cannot even start (unknown command, bad arguments) or whose task dies still gets its
 //! error in its place. With `timings: true` each result also carries `elapsed_ms`, the time
 //! its call took once it started (waiting for a free slot not counted).
+//!
+//! With `report_on_cancel: true` a Ctrl-C does not throw: calls stop being started, the running
+//! ones are stopped, and every result is still returned, the calls not run with a
+//! `fabsh.NotStarted` error and the stopped ones with `fabsh.Interrupted` (marked
+//! `outcome_unknown` when the command changes things). The command that made the run then
+//! ends as cancelled (exit 130) after reporting; a second Ctrl-C cancels at once.
 
 use super::bindings::{check_args, raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
 use super::host::Host;
+use fabsh_client::bridge::CancellationToken;
 use fabsh_client::commands::{self, Args, CommandSpec, Registry};
 use fabsh_client::context::Ctx;
-use fabsh_client::error::{Error, Result};
+use fabsh_client::error::{Error, ErrorKind, INTERRUPTED, NOT_STARTED, Result};
 use fabsh_client::output::Spinner;
 use fabsh_client::reply::Body;
 use futures::FutureExt;
@@ -22,6 +29,7 @@ use rhai::{
 };
 use serde_json::{Value, json};
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
@@ -48,7 +56,7 @@ pub fn register(engine: &mut Engine, host: &Host, registry: Registry) {
         );
     let h = host.clone();
     FuncRegistration::new("parallel")
-        .with_comments(["/// `fabsh::parallel(calls, #{concurrency, progress})`: run `#{command: \"item create\", args: #{...}}` calls concurrently; one `#{ok}` or `#{error}` per call, in order"])
+        .with_comments(["/// `fabsh::parallel(calls, #{concurrency, progress, timings, report_on_cancel})`: run `#{command: \"item create\", args: #{...}}` calls concurrently; one `#{ok}` or `#{error}` per call, in order"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -154,7 +162,12 @@ fn page(host: &Host, registry: Registry, path: &str, args: &Map) -> Result<Dynam
 }
 
 fn parallel(host: &Host, registry: Registry, calls: Array, options: &Map) -> RhaiResult {
-    let (concurrency, label, timings) = parallel_options(options).map_err(throw)?;
+    let ParallelOptions {
+        concurrency,
+        label,
+        timings,
+        report_on_cancel,
+    } = parallel_options(options).map_err(throw)?;
     let prepared: Vec<Result<Prepared>> = calls
         .iter()
         .map(|call| {
@@ -165,10 +178,14 @@ fn parallel(host: &Host, registry: Registry, calls: Array, options: &Map) -> Rha
         .collect();
     let bar = label.map(|label| host.printer().progress().bar(prepared.len() as u64, label));
     let handle = host.bridge().handle().clone();
+    // Held for the whole run: the first Ctrl-C stops the run, which still returns every result.
+    let interruptible = report_on_cancel.then(|| host.bridge().interruptible());
+    let stop = interruptible.as_ref().map(|work| work.token().clone());
     let results = host
         .bridge()
-        .block_on(run_all(handle, prepared, concurrency, bar))
+        .block_on(run_all(handle, prepared, concurrency, bar, stop))
         .map_err(throw)?;
+    drop(interruptible);
     Ok(Dynamic::from_array(
         results
             .into_iter()
@@ -188,11 +205,21 @@ fn parallel(host: &Host, registry: Registry, calls: Array, options: &Map) -> Rha
     ))
 }
 
-/// `#{concurrency: n, progress: "label", timings: bool}`.
-fn parallel_options(options: &Map) -> Result<(usize, Option<String>, bool)> {
+/// How `parallel` runs its calls.
+struct ParallelOptions {
+    concurrency: usize,
+    /// The progress bar's label, when one is wanted.
+    label: Option<String>,
+    timings: bool,
+    report_on_cancel: bool,
+}
+
+/// `#{concurrency: n, progress: "label", timings: bool, report_on_cancel: bool}`.
+fn parallel_options(options: &Map) -> Result<ParallelOptions> {
     let mut concurrency = DEFAULT_CONCURRENCY;
     let mut label = None;
     let mut timings = false;
+    let mut report_on_cancel = false;
     for (key, value) in options {
         match key.as_str() {
             "concurrency" => {
@@ -214,14 +241,20 @@ fn parallel_options(options: &Map) -> Result<(usize, Option<String>, bool)> {
                 }
             }
             "timings" => timings = value.as_bool().unwrap_or(false),
+            "report_on_cancel" => report_on_cancel = value.as_bool().unwrap_or(false),
             other => {
                 return Err(Error::usage(format!(
-                    "fabsh::parallel has no option `{other}`; valid options: concurrency, progress, timings"
+                    "fabsh::parallel has no option `{other}`; valid options: concurrency, progress, timings, report_on_cancel"
                 )));
             }
         }
     }
-    Ok((concurrency, label, timings))
+    Ok(ParallelOptions {
+        concurrency,
+        label,
+        timings,
+        report_on_cancel,
+    })
 }
 
 /// One call `#{command: "item create", args: #{...}}`, checked before anything runs.
@@ -259,12 +292,15 @@ type Timed = (Result<Value>, Duration);
 ///
 /// `concurrency` workers each take the next waiting call as soon as their previous one ends,
 /// on the runtime's own threads: a finished call is replaced without a round trip through the
-/// script's thread, and calls start in the order given.
+/// script's thread, and calls start in the order given. When `stop` is cancelled, no call
+/// starts any more, the running ones are stopped, and each call not finished gets an error
+/// saying whether it had started.
 async fn run_all(
     handle: tokio::runtime::Handle,
     calls: Vec<Result<Prepared>>,
     concurrency: usize,
     bar: Option<Spinner>,
+    stop: Option<CancellationToken>,
 ) -> Result<Vec<Timed>> {
     let mut results: Vec<Option<Timed>> = calls.iter().map(|_| None).collect();
     let step = |bar: &Option<Spinner>| {
@@ -272,6 +308,15 @@ async fn run_all(
             bar.step();
         }
     };
+    // Per call: whether it changes things (so a stopped one may have taken effect), and
+    // whether it started.
+    let mutates: Vec<bool> = calls
+        .iter()
+        .map(|call| call.as_ref().is_ok_and(|(spec, _, _)| spec.traits.mutates))
+        .collect();
+    let started: Arc<Vec<AtomicBool>> =
+        Arc::new(calls.iter().map(|_| AtomicBool::new(false)).collect());
+    let stop = stop.unwrap_or_default();
     let mut ready = Vec::new();
     for (index, call) in calls.into_iter().enumerate() {
         match call {
@@ -289,11 +334,22 @@ async fn run_all(
     let mut workers = JoinSet::new();
     for _ in 0..workers_needed {
         let waiting = Arc::clone(&waiting);
+        let started = Arc::clone(&started);
+        let stop = stop.clone();
         let done = done_tx.clone();
         workers.spawn_on(
             async move {
-                // The lock is held only to take the next call, never across an await.
-                let next = || waiting.lock().unwrap_or_else(|e| e.into_inner()).next();
+                // The lock is held only to take the next call, never across an await; no
+                // call is taken once the run is stopped.
+                let next = || {
+                    let mut waiting = waiting.lock().unwrap_or_else(|e| e.into_inner());
+                    if stop.is_cancelled() {
+                        return None;
+                    }
+                    let call = waiting.next()?;
+                    started[call.0].store(true, Ordering::SeqCst);
+                    Some(call)
+                };
                 while let Some((index, (spec, args, ctx))) = next() {
                     let started = Instant::now();
                     // A call that panics gets the panic as its error, and the worker goes on.
@@ -311,18 +367,50 @@ async fn run_all(
     }
     // Only the workers hold senders now: the channel closes when the last one ends.
     drop(done_tx);
-    while let Some((index, timed)) = done_rx.recv().await {
-        results[index] = Some(timed);
-        step(&bar);
+    loop {
+        tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            finished = done_rx.recv() => match finished {
+                Some((index, timed)) => {
+                    results[index] = Some(timed);
+                    step(&bar);
+                }
+                None => break,
+            },
+        }
+    }
+    if stop.is_cancelled() {
+        workers.shutdown().await;
+        // Calls that finished while the run was being stopped keep their results.
+        while let Ok((index, timed)) = done_rx.try_recv() {
+            results[index] = Some(timed);
+        }
     }
     Ok(results
         .into_iter()
-        .map(|result| {
+        .enumerate()
+        .map(|(index, result)| {
             result.unwrap_or_else(|| {
-                (
-                    Err(Error::runtime("the call ended without a result")),
-                    Duration::ZERO,
-                )
+                let error = if !stop.is_cancelled() {
+                    Error::runtime("the call ended without a result")
+                } else if started[index].load(Ordering::SeqCst) {
+                    let stopped =
+                        Error::new(ErrorKind::Cancelled, "stopped by Ctrl-C while running")
+                            .with_code(INTERRUPTED);
+                    if mutates[index] {
+                        stopped.with_outcome_unknown()
+                    } else {
+                        stopped
+                    }
+                } else {
+                    Error::new(
+                        ErrorKind::Cancelled,
+                        "not started: Ctrl-C stopped the run first",
+                    )
+                    .with_code(NOT_STARTED)
+                };
+                (Err(error), Duration::ZERO)
             })
         })
         .collect())

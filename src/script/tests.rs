@@ -34,6 +34,7 @@ fn echo(_ctx: Ctx, args: Args) -> HandlerFuture {
                     ArgValue::Json(json) => json.clone(),
                     ArgValue::List(items) => json!(items),
                     ArgValue::File(file) => json!(file.file_name()),
+                    ArgValue::Secret(secret) => json!(secret.to_string()),
                 };
                 (key.to_string(), value)
             })

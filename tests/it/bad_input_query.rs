@@ -79,6 +79,21 @@ fn query_and_evaluation_input_is_checked_before_sending() {
             "not an http(s) URL",
         ),
         (
+            evaluate(&["--llm-endpoint", "http://127.0.0.1:9/v1"]),
+            "--llm-endpoint needs --llm-model",
+        ),
+        (
+            evaluate(&[
+                "--llm-endpoint",
+                "http://127.0.0.1:9/v1",
+                "--llm-model",
+                "m",
+                "--llm-key",
+                "@no-such-key-file",
+            ]),
+            "--llm-key: cannot read no-such-key-file",
+        ),
+        (
             [
                 "data-agent",
                 "evaluate",

@@ -39,7 +39,7 @@ fn case_guid(index: usize) -> String {
 /// A value that passes the flag's own checks.
 fn good_value(arg: &ArgSpec, guid: &str, files: &Fixtures) -> String {
     match arg.kind {
-        ArgKind::Str => "x".into(),
+        ArgKind::Str | ArgKind::Secret => "x".into(),
         ArgKind::Ref | ArgKind::Uuid => guid.into(),
         ArgKind::Int => "1".into(),
         ArgKind::Bool => "true".into(),
@@ -123,6 +123,7 @@ fn bad_values(arg: &ArgSpec, files: &Fixtures) -> Vec<(&'static str, String)> {
             bad.push(("an unreadable file", files.missing.clone()));
             bad.push(("a folder as file", files.folder.clone()));
         }
+        ArgKind::Secret => bad.push(("an unreadable @file", format!("@{}", files.missing))),
         _ => {}
     }
     bad

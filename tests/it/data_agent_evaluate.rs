@@ -115,7 +115,7 @@ fn rules_grade_right_and_wrong_answers_and_every_run_is_a_row() {
         "{}",
         run.stderr
     );
-    // Below the bar, the exit code fails.
+    // Below the bar, the exit code says so: 6, not 1 (which means the service failed).
     let strict = fx.run(
         "evaluate",
         &[
@@ -125,7 +125,7 @@ fn rules_grade_right_and_wrong_answers_and_every_run_is_a_row() {
             "0.9",
         ],
     );
-    assert_eq!(strict.code, 1, "{}", strict.stderr);
+    assert_eq!(strict.code, 6, "{}", strict.stderr);
     assert!(
         strict.stderr.contains("below --min-pass-rate"),
         "{}",
@@ -196,6 +196,8 @@ fn a_judge_grades_with_retries_and_a_filled_critic_prompt() {
             &file.to_string_lossy(),
             "--llm-endpoint",
             critic.endpoint(),
+            "--llm-model",
+            "stand-in",
             "--critic-prompt",
             "Grade it. Q={query}|E={expected_answer}|A={actual_answer}",
         ],

@@ -42,6 +42,19 @@ impl Judge {
         Judge { stub, seen }
     }
 
+    /// A judge that answers every request 500 (with `Retry-After: 0`, so the client's retries
+    /// are quick), recording them.
+    pub fn failing() -> Judge {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let state = Arc::clone(&seen);
+        let stub = Stub::start(move |_| {
+            Router::new()
+                .route("/v1/chat/completions", post(fail))
+                .with_state(state)
+        });
+        Judge { stub, seen }
+    }
+
     /// `--llm-endpoint`: the OpenAI-compatible base URL.
     pub fn endpoint(&self) -> &str {
         &self.stub.endpoint
@@ -88,23 +101,49 @@ fn answers_in(prompt: &str) -> (String, String) {
     (line("Expected answer:"), line("Actual answer:"))
 }
 
+/// The base URL of a judge that is not there: a loopback port that was just free, closed.
+pub fn unreachable_endpoint() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+fn record(seen: &Mutex<Vec<Seen>>, headers: &HeaderMap, body: &Value) -> usize {
+    let mut seen = seen.lock().expect("lock");
+    seen.push(Seen {
+        authorization: headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from),
+        body: body.clone(),
+    });
+    seen.len()
+}
+
+async fn fail(
+    State(seen): State<Arc<Mutex<Vec<Seen>>>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    record(&seen, &headers, &body);
+    let error = json!({"error": {"message": "the stand-in judge is failing on purpose"}});
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        [("retry-after", "0")],
+        error.to_string(),
+    )
+        .into_response()
+}
+
 async fn complete(
     State(seen): State<Arc<Mutex<Vec<Seen>>>>,
     headers: HeaderMap,
     body: String,
 ) -> Response {
     let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-    let count = {
-        let mut seen = seen.lock().expect("lock");
-        seen.push(Seen {
-            authorization: headers
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .map(String::from),
-            body: body.clone(),
-        });
-        seen.len()
-    };
+    let count = record(&seen, &headers, &body);
     match count {
         1 => return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")], "{}").into_response(),
         2 => return (StatusCode::SERVICE_UNAVAILABLE, "{}").into_response(),

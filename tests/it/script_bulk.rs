@@ -40,7 +40,7 @@ fn two_hundred_items_under_throttling_and_errors_are_each_created_once() {
         .ok_json();
     assert_eq!(
         out["summary"],
-        json!({"total": 200, "succeeded": 200, "failed": 0})
+        json!({"total": 200, "succeeded": 200, "existing": 0, "failed": 0, "unknown": 0, "notStarted": 0})
     );
     let results = out["results"].as_array().expect("results");
     assert_eq!(results.len(), 200);
@@ -83,7 +83,7 @@ fn partial_failure_exits_5_with_a_row_per_item() {
     let out = run.json();
     assert_eq!(
         out["summary"],
-        json!({"total": 2, "succeeded": 1, "failed": 1})
+        json!({"total": 2, "succeeded": 1, "existing": 0, "failed": 1, "unknown": 0, "notStarted": 0})
     );
     assert_eq!(out["results"][0]["ok"], json!(true));
     assert_eq!(out["results"][1]["ok"], json!(false));
@@ -105,7 +105,7 @@ fn partial_failure_exits_5_with_a_row_per_item() {
     let out = run.json();
     assert_eq!(
         out["summary"],
-        json!({"total": 2, "succeeded": 1, "failed": 1})
+        json!({"total": 2, "succeeded": 1, "existing": 0, "failed": 1, "unknown": 0, "notStarted": 0})
     );
     assert_eq!(out["results"][1]["id"], json!("no-such-item"));
     assert_eq!(out["results"][1]["error"]["kind"], json!("not_found"));

@@ -2,14 +2,16 @@
 //!
 //! Everything above the HTTP core (CLI dispatch, the REPL, Rhai bindings) calls
 //! [`Bridge::block_on`], which runs the future on the shared runtime and races it against the
-//! current cancellation token, so Ctrl-C stops whatever is running.
+//! current cancellation token, so Ctrl-C stops whatever is running. Work that can report what
+//! it did (a bulk run) takes Ctrl-C for itself with [`Bridge::interruptible`]: the first one
+//! stops that work, which then reports; a second one cancels the command as usual.
 
 use crate::error::{Error, Result};
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::runtime::Handle;
-use tokio_util::sync::CancellationToken;
+pub use tokio_util::sync::CancellationToken;
 
 /// Runs async work from synchronous code, cancellable with Ctrl-C.
 #[derive(Clone)]
@@ -18,6 +20,51 @@ pub struct Bridge {
     cancel: Arc<Mutex<CancellationToken>>,
     /// Set once the Ctrl-C listener runs, so front ends can ask for it as often as they like.
     listening: Arc<AtomicBool>,
+    /// The token of the work that takes the next Ctrl-C for itself, while there is one.
+    interruptible: Arc<Mutex<Held>>,
+    /// Set when a Ctrl-C stopped interruptible work, until the command ending asks.
+    interrupted: Arc<AtomicBool>,
+}
+
+/// The work that takes the next Ctrl-C: its number (to tell one from another) and its token.
+type Held = Option<(u64, CancellationToken)>;
+
+/// Interruptible work in progress: while it lives, the first Ctrl-C cancels [`Self::token`]
+/// instead of the command.
+pub struct Interruptible {
+    number: u64,
+    token: CancellationToken,
+    slot: Arc<Mutex<Held>>,
+}
+
+impl Interruptible {
+    /// Cancelled by the first Ctrl-C while this lives.
+    pub fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+}
+
+impl Drop for Interruptible {
+    fn drop(&mut self) {
+        let mut slot = lock(&self.slot);
+        if slot
+            .as_ref()
+            .is_some_and(|(number, _)| *number == self.number)
+        {
+            *slot = None;
+        }
+    }
+}
+
+/// Numbers interruptible work, so an ending one never clears a newer one's place.
+static NEXT_INTERRUPTIBLE: AtomicU64 = AtomicU64::new(0);
+
+/// A lock whose poisoning only means another thread panicked while swapping tokens; what it
+/// holds is still valid.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Bridge {
@@ -27,6 +74,8 @@ impl Bridge {
             handle,
             cancel: Arc::new(Mutex::new(CancellationToken::new())),
             listening: Arc::new(AtomicBool::new(false)),
+            interruptible: Arc::new(Mutex::new(None)),
+            interrupted: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -57,6 +106,38 @@ impl Bridge {
         self.lock().cancel();
     }
 
+    /// What Ctrl-C does: stops the interruptible work in progress, if there is some not yet
+    /// stopped, else cancels whatever is running.
+    pub fn interrupt(&self) {
+        let held = lock(&self.interruptible);
+        if let Some((_, token)) = held.as_ref().filter(|(_, token)| !token.is_cancelled()) {
+            self.interrupted.store(true, Ordering::SeqCst);
+            token.cancel();
+            return;
+        }
+        drop(held);
+        self.cancel();
+    }
+
+    /// Marks the start of work that reports what it did when Ctrl-C stops it: until the
+    /// guard is dropped, the first Ctrl-C cancels the guard's token instead of the command.
+    pub fn interruptible(&self) -> Interruptible {
+        let number = NEXT_INTERRUPTIBLE.fetch_add(1, Ordering::Relaxed);
+        let token = self.token().child_token();
+        *lock(&self.interruptible) = Some((number, token.clone()));
+        Interruptible {
+            number,
+            token,
+            slot: Arc::clone(&self.interruptible),
+        }
+    }
+
+    /// True (once) when a Ctrl-C stopped interruptible work since the last time asked: the
+    /// command then reports what was done and ends as cancelled.
+    pub fn take_interrupted(&self) -> bool {
+        self.interrupted.swap(false, Ordering::SeqCst)
+    }
+
     /// True when the current command was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.lock().is_cancelled()
@@ -64,6 +145,7 @@ impl Bridge {
 
     /// Starts afresh after a cancelled command (the REPL keeps going after Ctrl-C).
     pub fn reset(&self) {
+        self.interrupted.store(false, Ordering::SeqCst);
         let mut token = self.lock();
         if token.is_cancelled() {
             *token = CancellationToken::new();
@@ -87,7 +169,7 @@ impl Bridge {
                 Ok(mut interrupts) => {
                     self.handle.spawn(async move {
                         while interrupts.recv().await.is_some() {
-                            bridge.cancel();
+                            bridge.interrupt();
                         }
                     });
                 }
@@ -97,16 +179,40 @@ impl Bridge {
         #[cfg(not(unix))]
         self.handle.spawn(async move {
             while tokio::signal::ctrl_c().await.is_ok() {
-                bridge.cancel();
+                bridge.interrupt();
             }
         });
     }
 
     fn lock(&self) -> MutexGuard<'_, CancellationToken> {
-        // A poisoned lock only means another thread panicked while swapping tokens; the
-        // token inside is still a valid token.
-        self.cancel
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.cancel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_ctrl_c_stops_interruptible_work_and_the_second_the_command() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let bridge = Bridge::new(runtime.handle().clone());
+        let work = bridge.interruptible();
+        bridge.interrupt();
+        assert!(work.token().is_cancelled());
+        assert!(!bridge.is_cancelled());
+        bridge.interrupt();
+        assert!(bridge.is_cancelled());
+        assert!(bridge.take_interrupted());
+        assert!(!bridge.take_interrupted());
+        drop(work);
+        bridge.reset();
+        bridge.interrupt();
+        assert!(
+            bridge.is_cancelled(),
+            "with no interruptible work, Ctrl-C cancels"
+        );
     }
 }

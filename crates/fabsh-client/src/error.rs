@@ -17,6 +17,9 @@ pub enum ErrorKind {
     NotFound,
     /// A bulk command finished with some items failed (exit 5).
     Partial,
+    /// The work was done but its result is below the bar set for it: `data-agent evaluate
+    /// --min-pass-rate` (exit 6), so CI can tell a failed check from a failed service.
+    BelowBar,
     /// The user pressed Ctrl-C (exit 130).
     Cancelled,
     /// A long-running operation or request took longer than allowed (exit 1).
@@ -33,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Auth => 3,
             ErrorKind::NotFound => 4,
             ErrorKind::Partial => 5,
+            ErrorKind::BelowBar => 6,
             ErrorKind::Cancelled => 130,
             ErrorKind::Api | ErrorKind::Timeout | ErrorKind::Runtime => 1,
         }
@@ -46,6 +50,7 @@ impl ErrorKind {
             ErrorKind::Auth => "auth",
             ErrorKind::NotFound => "not_found",
             ErrorKind::Partial => "partial",
+            ErrorKind::BelowBar => "below_bar",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Runtime => "runtime",
@@ -60,6 +65,7 @@ impl ErrorKind {
             ErrorKind::Auth,
             ErrorKind::NotFound,
             ErrorKind::Partial,
+            ErrorKind::BelowBar,
             ErrorKind::Cancelled,
             ErrorKind::Timeout,
             ErrorKind::Runtime,
@@ -88,7 +94,15 @@ pub struct ErrorDetails {
     pub hints: Vec<String>,
     /// Extra structured detail (`moreDetails`, `relatedResource`, ...).
     pub details: Option<Value>,
+    /// True when the request that failed may still have taken effect (its answer was lost and
+    /// nothing could settle it), so a bulk report can say the outcome is unknown.
+    pub outcome_unknown: bool,
 }
+
+/// The code of a call a bulk run never started because Ctrl-C stopped it first.
+pub const NOT_STARTED: &str = "fabsh.NotStarted";
+/// The code of a call Ctrl-C stopped while it was running.
+pub const INTERRUPTED: &str = "fabsh.Interrupted";
 
 /// The crate-wide result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -105,6 +119,7 @@ impl Error {
             causes: Vec::new(),
             hints: Vec::new(),
             details: None,
+            outcome_unknown: false,
         }))
     }
 
@@ -164,6 +179,12 @@ impl Error {
         self
     }
 
+    /// Marks the failure as one whose request may still have taken effect.
+    pub fn with_outcome_unknown(mut self) -> Self {
+        self.outcome_unknown = true;
+        self
+    }
+
     /// Sets the request id.
     pub fn with_request_id(mut self, request_id: Option<String>) -> Self {
         self.request_id = request_id;
@@ -186,7 +207,8 @@ impl Error {
     }
 
     /// The error as the map scripts catch: `{kind, status, code, message, request_id}`, plus
-    /// `causes`, `hints` and `details` when there are any.
+    /// `causes`, `hints` and `details` when there are any, and `outcome_unknown: true` when
+    /// the request may have taken effect.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("kind".into(), json!(self.kind.name()));
@@ -202,6 +224,9 @@ impl Error {
         }
         if let Some(details) = &self.details {
             map.insert("details".into(), details.clone());
+        }
+        if self.outcome_unknown {
+            map.insert("outcome_unknown".into(), json!(true));
         }
         Value::Object(map)
     }
@@ -240,6 +265,7 @@ impl Error {
             .get("details")
             .filter(|details| !details.is_null())
             .cloned();
+        err.outcome_unknown = value.get("outcome_unknown") == Some(&json!(true));
         err
     }
 }

@@ -1,4 +1,5 @@
-//! Fault knobs (latency, quota, errors, lost responses, LRO timing, paging, sync-vs-async), the
+//! Fault knobs (latency, quota, errors, lost responses, a crash, LRO timing, paging,
+//! sync-vs-async), the
 //! server's token lifetimes and connection limits, and the sliding-window request quota. `KNOBS`
 //! is the one table the CLI builds its flags from.
 
@@ -21,7 +22,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 14] = [
+pub const KNOBS: [Knob; 15] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -45,6 +46,12 @@ pub const KNOBS: [Knob; 14] = [
         env: "FABSH_LOCAL_LOST_RESPONSE_RATE",
         help: "Share of mutating requests applied and committed, then answered 500 (0.0-1.0)",
         default: "0.0",
+    },
+    Knob {
+        flag: "crash-after-writes",
+        env: "FABSH_LOCAL_CRASH_AFTER_WRITES",
+        help: "Crash after committing this many mutating API requests: the process exits at once (status 70) without answering the last one, its change kept; 0 = never. For testing how clients recover from a server that dies mid-run; in-process (--local) the whole fabsh process exits",
+        default: "0",
     },
     Knob {
         flag: "lro-ms",
@@ -119,6 +126,8 @@ pub struct Faults {
     pub error_rate: f64,
     /// Share of mutating requests committed and then answered 500.
     pub lost_response_rate: f64,
+    /// Committed mutating requests after which the process exits unanswered; 0 never.
+    pub crash_after_writes: u64,
     /// Duration of a long-running operation.
     pub lro_ms: u64,
     /// Entries per page.
@@ -150,6 +159,7 @@ impl Default for Faults {
             quota_rps: 0,
             error_rate: 0.0,
             lost_response_rate: 0.0,
+            crash_after_writes: 0,
             lro_ms: 50,
             page_size: 100,
             async_ratio: 1.0,
@@ -173,6 +183,9 @@ impl Faults {
             "quota-rps" => self.quota_rps = parse_int(flag, value, 0, 1_000_000)? as u32,
             "error-rate" => self.error_rate = parse_share(flag, value)?,
             "lost-response-rate" => self.lost_response_rate = parse_share(flag, value)?,
+            "crash-after-writes" => {
+                self.crash_after_writes = parse_int(flag, value, 0, 1_000_000_000)?
+            }
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => self.async_ratio = parse_share(flag, value)?,
@@ -272,17 +285,27 @@ impl Spread {
     }
 }
 
-/// One [`Spread`] per share knob, so the knobs do not interfere. Errors are spread per HTTP
-/// method: a client's fixed request pattern (a lookup between two creates) then cannot line
-/// up with the spacing so that the same call always fails.
+/// One [`Spread`] per share knob, so the knobs do not interfere, and the count of committed
+/// writes `crash-after-writes` waits for. Errors are spread per HTTP method: a client's fixed
+/// request pattern (a lookup between two creates) then cannot line up with the spacing so that
+/// the same call always fails.
 #[derive(Debug, Default)]
 pub struct Spreads {
     errors_by_method: [Spread; 5],
     pub lost_responses: Spread,
     pub async_calls: Spread,
+    committed_writes: AtomicU64,
 }
 
+/// The exit status of a process that crashed on purpose (`crash-after-writes`): EX_SOFTWARE.
+pub const CRASH_STATUS: i32 = 70;
+
 impl Spreads {
+    /// Counts one committed write; true when it is the one `crash_after` (0: none) names.
+    pub fn crash_now(&self, crash_after: u64) -> bool {
+        crash_after > 0 && self.committed_writes.fetch_add(1, Ordering::SeqCst) + 1 == crash_after
+    }
+
     /// The error spread for requests with this method.
     pub fn errors(&self, method: &axum::http::Method) -> &Spread {
         use axum::http::Method;
@@ -374,6 +397,14 @@ mod tests {
         assert_eq!((0..100).filter(|_| fifth.next(0.2)).count(), 20);
         assert!(!Spread::default().next(0.0));
         assert!(Spread::default().next(1.0));
+    }
+
+    #[test]
+    fn the_crash_comes_after_exactly_the_writes_named() {
+        let spreads = Spreads::default();
+        let crashes: Vec<bool> = (0..4).map(|_| spreads.crash_now(3)).collect();
+        assert_eq!(crashes, [false, false, true, false]);
+        assert!(!Spreads::default().crash_now(0));
     }
 
     #[test]

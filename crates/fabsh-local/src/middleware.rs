@@ -108,7 +108,7 @@ pub async fn common(State(state): State<Shared>, request: Request, next: Next) -
 }
 
 /// API-only layer: latency, quota (429), injected 5xx before any change, and lost responses
-/// after the change is committed.
+/// or a crash after the change is committed.
 pub async fn faults(State(state): State<Shared>, mut request: Request, next: Next) -> Response {
     let faults = &state.faults;
     if faults.latency_ms > 0 {
@@ -148,6 +148,14 @@ pub async fn faults(State(state): State<Shared>, mut request: Request, next: Nex
         lost_response: lost,
     });
     let response = next.run(request).await;
+    if mutating
+        && response.status().is_success()
+        && state.spreads.crash_now(faults.crash_after_writes)
+    {
+        // A crash, not a shutdown: the change is committed, its answer never leaves, every
+        // open connection drops and new ones are refused, as when the process dies.
+        std::process::exit(super::faults::CRASH_STATUS);
+    }
     if lost && response.status().is_success() {
         return ApiError::internal("An internal error occurred.").into_response();
     }

@@ -286,13 +286,16 @@ fn rating_issues(rating: &Value) -> Vec<Issue> {
 }
 
 /// `good` without issues above low severity, `poor` with any high one or with issues on more
-/// than a quarter of the examples, else `fair`.
-pub fn overall_quality(issues: &[Issue], examples: usize) -> &'static str {
+/// than a quarter of the examples, else `fair`; but `unknown` instead of `good` or `fair` when
+/// the judge failed on some examples, whose issues are then not known.
+pub fn overall_quality(issues: &[Issue], examples: usize, judge_failed: bool) -> &'static str {
     let mut flagged: Vec<&String> = issues.iter().flat_map(|i| &i.fewshot_ids).collect();
     flagged.sort();
     flagged.dedup();
     if issues.iter().any(|i| i.severity == "high") || flagged.len() * 4 > examples {
         "poor"
+    } else if judge_failed {
+        "unknown"
     } else if issues.iter().any(|i| i.severity == "medium") {
         "fair"
     } else {
@@ -355,6 +358,9 @@ mod tests {
             kinds.contains(&("unknown_name", vec!["7".into()])),
             "{kinds:?}"
         );
-        assert_eq!(overall_quality(&issues, examples.len()), "poor");
+        assert_eq!(overall_quality(&issues, examples.len(), false), "poor");
+        assert_eq!(overall_quality(&issues, examples.len(), true), "poor");
+        assert_eq!(overall_quality(&[], examples.len(), true), "unknown");
+        assert_eq!(overall_quality(&[], examples.len(), false), "good");
     }
 }

@@ -5,8 +5,8 @@
 //! `{actual_answer}`, all filled in one pass (a placeholder inside an answer is left alone).
 //! `--critic-prompt` replaces the default template; the instruction to answer in JSON stays.
 
-use crate::error::Result;
-use fabsh_http::chat::{LlmClient, LlmConfig};
+use crate::error::{Error, Result};
+use fabsh_http::chat::{LlmClient, LlmConfig, MODEL_VAR};
 use fabsh_model::agent::grade::{Grade, Verdict};
 
 /// The placeholders a critic prompt may use.
@@ -40,6 +40,17 @@ pub fn fill(template: &str, question: &str, expected: Option<&str>, actual: &str
     }
     out.push_str(rest);
     out
+}
+
+/// `config`, refused (exit 2) when it names no model: a grade must not depend on whatever
+/// model the endpoint picks by default.
+pub fn with_model(config: LlmConfig) -> Result<LlmConfig> {
+    if config.model.is_none() {
+        return Err(Error::usage(format!(
+            "--llm-endpoint needs --llm-model (or {MODEL_VAR}): the judge model, or the Azure deployment name"
+        )));
+    }
+    Ok(config)
 }
 
 /// A judge: a model and the prompt it is given.
@@ -91,9 +102,13 @@ impl Judge {
     }
 }
 
+/// The rule of a grade the judge could not make.
+pub const JUDGE_FAILED: &str = "judge_failed";
+
 /// The grade of one evaluation run: a run that failed is a `no` by the rule `run_failed`;
-/// otherwise the judge's grade when there is a judge (its failure makes the grade unclear, the
-/// rationale saying why), else the deterministic rules.
+/// otherwise the judge's grade when there is a judge (its failure is a grade with the verdict
+/// `error` by the rule `judge_failed`, the rationale saying why), else the deterministic
+/// rules.
 pub async fn grade_run(
     judge: Option<&Judge>,
     question: &str,
@@ -114,9 +129,9 @@ pub async fn grade_run(
             .grade(question, expected, actual)
             .await
             .unwrap_or_else(|err| Grade {
-                verdict: Verdict::Unclear,
-                rule: "judge".to_string(),
-                rationale: format!("the judge failed: {}", err.message),
+                verdict: Verdict::Error,
+                rule: JUDGE_FAILED.to_string(),
+                rationale: format!("the judge failed: {err}"),
             }),
         None => fabsh_model::agent::grade::grade(expected, actual),
     }

@@ -50,7 +50,14 @@ impl ApiClient {
             if lost_answer {
                 tokio::time::sleep(retry::backoff(attempt)).await;
             }
-            if let Some(existing) = find_existing().await? {
+            // When even the look-up fails (the service went down), nothing settles whether
+            // the create took effect: the caller gets the create's error, marked unknown.
+            let found = find_existing().await.map_err(|lookup| {
+                err.clone()
+                    .with_outcome_unknown()
+                    .with_cause(format!("could not check whether it was made: {lookup}"))
+            })?;
+            if let Some(existing) = found {
                 return Ok(Created {
                     outcome: LroOutcome::Done(existing),
                     recovered: true,

@@ -8,8 +8,10 @@ use crate::error::{Error, Result};
 use fabsh_http::retry::{self, MAX_FAILED_ATTEMPTS, MAX_THROTTLED_ATTEMPTS};
 use tokio::time::Instant;
 
-/// The code given to failures where no HTTP answer arrived.
+/// The code given to failures where the request was sent but no HTTP answer arrived.
 pub const CONNECTION_FAILED: &str = "fabsh.ConnectionFailed";
+/// The code given to failures where no connection was made, so nothing was sent.
+pub const COULD_NOT_CONNECT: &str = "fabsh.CouldNotConnect";
 
 impl ApiClient {
     /// Sends `req` and returns the successful response, or the error.
@@ -202,8 +204,13 @@ fn network_error(req: &Req, url: &reqwest::Url, err: &reqwest::Error) -> Error {
     } else {
         "failed"
     };
+    let code = if err.is_connect() {
+        COULD_NOT_CONNECT
+    } else {
+        CONNECTION_FAILED
+    };
     let mut error = Error::runtime(format!("{} {} {what}", req.method, url))
-        .with_code(CONNECTION_FAILED)
+        .with_code(code)
         .with_cause(err);
     if let Some(source) = std::error::Error::source(err) {
         error = error.with_cause(source);
@@ -221,7 +228,7 @@ fn network_error(req: &Req, url: &reqwest::Url, err: &reqwest::Error) -> Error {
 
 impl Error {
     /// True when a create failed in a way that leaves unknown whether the service acted:
-    /// a 5xx, a timeout, or a connection lost after sending.
+    /// a 5xx, a timeout, or a connection lost after sending (not one never made).
     pub fn is_ambiguous(&self) -> bool {
         match self.status {
             Some(status) => status >= 500,

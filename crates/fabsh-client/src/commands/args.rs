@@ -3,6 +3,7 @@
 
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::error::{Error, Result};
+use fabsh_model::Secret;
 use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -47,6 +48,7 @@ pub enum ArgValue {
     Json(Value),
     List(Vec<String>),
     File(FileArg),
+    Secret(Secret),
 }
 
 /// The checked flags of one command call.
@@ -178,6 +180,14 @@ impl Args {
         }
     }
 
+    /// A secret flag, if given.
+    pub fn secret(&self, name: &str) -> Option<&Secret> {
+        match self.values.get(name) {
+            Some(ArgValue::Secret(secret)) => Some(secret),
+            _ => None,
+        }
+    }
+
     /// Every value, keyed by long flag name.
     pub fn values(&self) -> &BTreeMap<&'static str, ArgValue> {
         &self.values
@@ -266,6 +276,11 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             RawValue::Text(path) => read_file(&name, &path).map(ArgValue::File),
             other => Err(wrong("a file path", &other)),
         },
+        ArgKind::Secret => match raw {
+            RawValue::Text(text) => secret_value(&name, text).map(ArgValue::Secret),
+            // The value itself is never shown, whatever it is.
+            _ => Err(Error::usage(format!("{name} expects text or @file"))),
+        },
         ArgKind::List => match raw {
             RawValue::List(items) => Ok(ArgValue::List(items)),
             RawValue::Text(text) => Ok(ArgValue::List(split_list(&text))),
@@ -328,6 +343,22 @@ pub fn parse_json_or_file(name: &str, text: &str) -> Result<Value> {
     }
 }
 
+/// A secret given inline, or as `@path` naming a file that holds it (its final line break
+/// dropped). The errors name the flag and the file, never the value.
+fn secret_value(name: &str, text: String) -> Result<Secret> {
+    let Some(path) = text.strip_prefix('@') else {
+        return Ok(Secret::new(text));
+    };
+    let file = read_file(name, path)?;
+    let value = String::from_utf8(file.bytes.to_vec())
+        .map_err(|_| Error::usage(format!("{name}: {path} is not UTF-8 text")))?;
+    let value = value.trim_end_matches(['\r', '\n']);
+    if value.trim().is_empty() {
+        return Err(Error::usage(format!("{name}: {path} is empty")));
+    }
+    Ok(Secret::new(value))
+}
+
 fn read_file(name: &str, path: &str) -> Result<FileArg> {
     let bytes = std::fs::read(path)
         .map_err(|err| Error::usage(format!("{name}: cannot read {path}: {err}")))?;
@@ -346,6 +377,29 @@ mod tests {
         assert_eq!(parse_bool("true"), Some(true));
         assert_eq!(parse_bool("False"), Some(false));
         assert_eq!(parse_bool("maybe"), None);
+    }
+
+    #[test]
+    fn secrets_come_inline_or_from_a_file_and_are_never_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key.txt");
+        std::fs::write(&path, "s3cret\n").unwrap();
+        let from_file = secret_value("--llm-key", format!("@{}", path.display())).unwrap();
+        assert_eq!(from_file.expose(), "s3cret");
+        assert_eq!(
+            secret_value("--k", "inline".into()).unwrap().expose(),
+            "inline"
+        );
+        let missing = secret_value("--llm-key", "@/no/such/key".into()).unwrap_err();
+        assert!(
+            missing
+                .message
+                .starts_with("--llm-key: cannot read /no/such/key")
+        );
+        assert_eq!(
+            format!("{:?}", ArgValue::Secret(from_file)),
+            "Secret((redacted))"
+        );
     }
 
     #[test]

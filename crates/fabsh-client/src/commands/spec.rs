@@ -49,6 +49,9 @@ pub enum ArgKind {
     Uuid,
     /// A path to a file that must be readable.
     File,
+    /// A secret (an API key), inline or `@file` so it need not sit in shell history; never
+    /// printed, not even in errors about it.
+    Secret,
     /// Comma-separated values.
     List,
     /// An id or a display name, resolved to an id by the handler.
@@ -70,6 +73,7 @@ impl ArgKind {
             ArgKind::Json => "JSON|@FILE",
             ArgKind::Uuid => "GUID",
             ArgKind::File => "FILE",
+            ArgKind::Secret => "TEXT|@FILE",
             ArgKind::List => "A,B,...",
             ArgKind::Ref => "ID|NAME",
             ArgKind::ItemType => "TYPE",

@@ -19,6 +19,9 @@ pub enum Verdict {
     Yes,
     No,
     Unclear,
+    /// No verdict: the grade could not be made (the judge failed). Counted as an error, never
+    /// as a neutral `unclear`.
+    Error,
 }
 
 impl Verdict {

@@ -9,17 +9,17 @@ use super::query::{
 };
 use super::{AGENT, agent};
 use crate::agent::downloads;
-use crate::agent::judge::{Judge, PLACEHOLDERS};
+use crate::agent::judge::{self, JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
 use crate::context::Ctx;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use crate::stdlib;
-use fabsh_http::chat::{DEFAULT_API_VERSION, LlmConfig};
+use fabsh_http::chat::{DEFAULT_API_VERSION, ENDPOINT_VAR, KEY_VAR, LlmConfig, MODEL_VAR};
 use fabsh_model::agent::questions;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -28,20 +28,23 @@ use std::path::{Path, PathBuf};
 pub const LLM_ENDPOINT: ArgSpec = ArgSpec::opt(
     "llm-endpoint",
     ArgKind::Str,
-    "Judge model: an Azure OpenAI resource URL or an OpenAI-compatible base URL (else FABSH_LLM_ENDPOINT)",
-);
+    "Judge model: an Azure OpenAI resource URL or an OpenAI-compatible base URL; needs --llm-model",
+)
+.env(ENDPOINT_VAR);
 /// `--llm-key`.
 pub const LLM_KEY: ArgSpec = ArgSpec::opt(
     "llm-key",
-    ArgKind::Str,
-    "Judge API key (else FABSH_LLM_KEY); never printed or stored",
-);
+    ArgKind::Secret,
+    "Judge API key, or @FILE holding it (keeps it out of shell history); never printed or stored",
+)
+.env(KEY_VAR);
 /// `--llm-model`.
 pub const LLM_MODEL: ArgSpec = ArgSpec::opt(
     "llm-model",
     ArgKind::Str,
-    "Judge model, or the Azure deployment name (else FABSH_LLM_MODEL)",
-);
+    "Judge model, or the Azure deployment name",
+)
+.env(MODEL_VAR);
 /// `--llm-api-version`.
 pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
     "llm-api-version",
@@ -50,14 +53,16 @@ pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
 )
 .default(DEFAULT_API_VERSION);
 
-/// The judge the `--llm-*` flags (or `FABSH_LLM_*`) describe, if any.
+/// The judge the `--llm-*` flags (or `FABSH_LLM_*`) describe, if any; it must name its model.
 pub fn judge_config(args: &Args) -> Result<Option<LlmConfig>> {
-    Ok(LlmConfig::resolve(
+    LlmConfig::resolve(
         args.opt_str("llm-endpoint"),
-        args.opt_str("llm-key"),
+        args.secret("llm-key").map(|key| key.expose()),
         args.opt_str("llm-model"),
         args.opt_str("llm-api-version"),
-    )?)
+    )?
+    .map(judge::with_model)
+    .transpose()
 }
 
 /// The summary keys, in order.
@@ -100,7 +105,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-* or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Runs the stdlib function evaluate::run.",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate. Runs the stdlib function evaluate::run.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -144,7 +149,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
         ArgSpec::opt(
             "min-pass-rate",
             ArgKind::Str,
-            "Exit 1 when the pass rate (0 to 1) is below this, for CI",
+            "Exit 6 when the pass rate (0 to 1) is below this, for CI (1 means the service, the network or the judge failed)",
         ),
     ],
     traits: Traits::READ,
@@ -408,17 +413,40 @@ fn reply(out: Value, bar: Option<f64>, grader: &str) -> Reply {
         summary["latencyP50Ms"],
         summary["latencyP95Ms"],
     );
-    let failure = if count("runs") > 0 && count("errors") == count("runs") {
-        let first = out["rows"][0]["error"]
-            .as_str()
+    let rows = out["rows"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let ungraded: Vec<&Value> = rows
+        .iter()
+        .filter(|row| row["rule"] == JUDGE_FAILED)
+        .collect();
+    let first_error = |rows: &[&Value]| {
+        rows.first()
+            .and_then(|row| row["error"].as_str())
             .unwrap_or("no reason given")
-            .to_string();
-        Some(Error::runtime("every run failed").with_cause(first))
+            .to_string()
+    };
+    let failure = if !ungraded.is_empty() {
+        // Below the bar or not, a result with runs left ungraded cannot be trusted.
+        Some(
+            Error::runtime(format!(
+                "the judge could not grade {} of {} runs; they count under errors",
+                ungraded.len(),
+                count("runs")
+            ))
+            .with_cause(first_error(&ungraded))
+            .with_hint("check --llm-endpoint, --llm-model and --llm-key (or FABSH_LLM_*)"),
+        )
+    } else if count("runs") > 0 && count("errors") == count("runs") {
+        let all: Vec<&Value> = rows.iter().collect();
+        Some(Error::runtime("every run failed").with_cause(first_error(&all)))
     } else {
         bar.filter(|bar| rate < *bar).map(|bar| {
-            Error::runtime(format!(
-                "the pass rate {rate:.3} is below --min-pass-rate {bar}"
-            ))
+            Error::new(
+                ErrorKind::BelowBar,
+                format!("the pass rate {rate:.3} is below --min-pass-rate {bar}"),
+            )
         })
     };
     let reply = Reply::json(out)

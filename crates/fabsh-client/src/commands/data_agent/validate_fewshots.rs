@@ -10,7 +10,7 @@ use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits};
 use crate::context::Ctx;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_http::chat::LlmClient;
 use fabsh_model::agent::element_path;
@@ -21,7 +21,7 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "validate-fewshots",
     summary: "Check a datasource's few-shot examples: duplicates, conflicts, broken queries, quality",
-    about: "Always: exact and near-duplicate questions, conflicts (one question, different queries), empty or unparsable queries and names the datasource lacks (SQL sources), and literal values of the question missing from its query. With a judge (--llm-* or FABSH_LLM_*), each example is also rated for clarity, mapping and relatedness, ten per request; without one the output lists those checks as skipped. Output: {issues: [{fewshotIds, type, severity, explanation, suggestion}], summary, overallQuality}.",
+    about: "Always: exact and near-duplicate questions, conflicts (one question, different queries), empty or unparsable queries and names the datasource lacks (SQL sources), and literal values of the question missing from its query. With a judge (--llm-* or FABSH_LLM_*), each example is also rated for clarity, mapping and relatedness, ten per request; without one the output lists those checks as skipped. Output: {issues: [{fewshotIds, type, severity, explanation, suggestion}], summary, overallQuality} with overallQuality good, fair, poor, or unknown when the judge failed on some examples (summary.judgeFailures says why); a judge that failed also makes the exit code 1.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -95,6 +95,7 @@ fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
                 "queries are checked only for being empty: the source's language is not SQL"
             ]);
         }
+        let mut judge_failures = 0;
         match &model {
             Some(model) if !examples.is_empty() => {
                 let (judged, failures) = fewshot_review::judge(model, &examples).await;
@@ -104,6 +105,7 @@ fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
                     .as_array_mut()
                     .into_iter()
                     .for_each(|c| c.extend(JUDGE_CHECKS.iter().map(|k| json!(k))));
+                judge_failures = failures.len();
                 if !failures.is_empty() {
                     summary["judgeFailures"] = json!(failures);
                 }
@@ -116,16 +118,26 @@ fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
             }
         }
         summary["issues"] = json!(issues.len());
-        let overall = fewshot_review::overall_quality(&issues, examples.len());
+        let overall = fewshot_review::overall_quality(&issues, examples.len(), judge_failures > 0);
         let issues: Vec<Value> = issues.iter().map(|issue| issue.to_json()).collect();
-        Ok(
+        let reply =
             Reply::json(json!({"issues": issues, "summary": summary, "overallQuality": overall}))
                 .with_table_rows("issues")
                 .with_note(format!(
                     "{} issue(s) in {} example(s); overall quality {overall}",
                     issues.len(),
                     examples.len()
-                )),
-        )
+                ));
+        if judge_failures == 0 {
+            return Ok(reply);
+        }
+        Ok(reply.with_failure(
+            Error::runtime(format!(
+                "the judge failed on {judge_failures} request(s): some examples were not reviewed"
+            ))
+            .with_hint(
+                "summary.judgeFailures says why; check --llm-endpoint, --llm-model and --llm-key",
+            ),
+        ))
     })
 }

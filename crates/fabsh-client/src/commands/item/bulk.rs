@@ -1,6 +1,7 @@
 //! `item bulk-create | bulk-delete`: many items at once, client-side and concurrent. The
 //! handlers check the input, then run the stdlib's `bulk::create` / `bulk::delete` (so users
-//! can read and copy the loop), and report one result per input item.
+//! can read and copy the loop), and report one result per input item, each with its outcome,
+//! also when Ctrl-C stops the run (then exit 130, the items not run reported `not_started`).
 
 use super::basics;
 use crate::commands::args::{Args, RawValue};
@@ -31,8 +32,13 @@ pub const BULK_CREATE: CommandSpec = CommandSpec {
     summary: "Create many items at once; one result per item",
     about: "Items are objects with displayName and type (and optionally description and \
 definition). A create whose answer is lost (timeout, 5xx) is looked up by name before it is sent \
-again, so no item is made twice. Exits 5 when some items failed; the results say which and why. \
-Runs the stdlib function bulk::create.",
+again, so no item is made twice. Each result has an outcome: created, existing (with \
+--skip-existing: the name and type were already there, nothing sent), failed, unknown (the \
+answer was lost and could not be checked, e.g. the service went down: the item may exist) or \
+not_started (Ctrl-C stopped the run first). Exits 5 when some items were not done; Ctrl-C \
+reports every item so far and exits 130. Either way, running the same command again with \
+--skip-existing finishes the job and settles the unknown ones. Runs the stdlib function \
+bulk::create.",
     args: &[
         WORKSPACE,
         ArgSpec::opt("file", ArgKind::File, "JSON file holding an array of items"),
@@ -42,13 +48,29 @@ Runs the stdlib function bulk::create.",
             "Inline JSON array of items, e.g. [{\"displayName\":\"a\",\"type\":\"Notebook\"}]",
         ),
         CONCURRENCY,
+        ArgSpec::opt(
+            "skip-existing",
+            ArgKind::Bool,
+            "An item whose name (ignoring case) and type are already in the workspace counts as done (outcome existing) and is not sent",
+        ),
     ],
     traits: Traits::MUTATE,
-    columns: &["index", "displayName", "ok", "id", "error.message"],
+    columns: &[
+        "index",
+        "displayName",
+        "ok",
+        "outcome",
+        "id",
+        "error.message",
+    ],
     examples: &[
         Example {
             command: "item bulk-create -w Demo --file items.json --concurrency 16",
             about: "from a file",
+        },
+        Example {
+            command: "item bulk-create -w Demo --file items.json --skip-existing",
+            about: "finish an interrupted run: items already made count as done",
         },
         Example {
             command: "item bulk-create -w Demo --content '[{\"displayName\":\"Notes\",\"type\":\"Notebook\"}]'",
@@ -63,8 +85,9 @@ pub const BULK_DELETE: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-delete",
     summary: "Delete many items at once; one result per item",
-    about: "Exits 5 when some items failed; the results say which and why. Runs the stdlib \
-function bulk::delete.",
+    about: "Each result has an outcome: deleted, failed, unknown (the answer was lost) or \
+not_started (Ctrl-C stopped the run first). Exits 5 when some items were not deleted; Ctrl-C \
+reports every item so far and exits 130. Runs the stdlib function bulk::delete.",
     args: &[
         WORKSPACE,
         ArgSpec::req(
@@ -76,7 +99,7 @@ function bulk::delete.",
         CONCURRENCY,
     ],
     traits: Traits::DESTRUCTIVE,
-    columns: &["index", "id", "ok", "error.message"],
+    columns: &["index", "id", "ok", "outcome", "error.message"],
     examples: &[Example {
         command: "item bulk-delete -w Demo --ids n1,n2,n3 --yes",
         about: "three items, without asking",
@@ -88,20 +111,24 @@ fn bulk_create(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let items = items_to_create(&args)?;
         let count = items.len();
-        let options = json!({"concurrency": concurrency(&args)?, "progress": "creating items"});
+        let options = json!({
+            "concurrency": concurrency(&args)?,
+            "skip_existing": args.flag("skip-existing"),
+            "progress": "creating items",
+        });
         let workspace = json!(args.str("workspace")?);
         let outcome = stdlib::call(
-            ctx,
+            ctx.clone(),
             "bulk::create",
             vec![workspace, Value::Array(items), options],
         )
         .await?;
-        bulk_reply(
-            &outcome,
-            count,
-            &["index", "displayName", "ok", "id", "error"],
-            "created",
-        )
+        let report = Report {
+            keys: &["index", "displayName", "ok", "outcome", "id", "error"],
+            verb: "created",
+            rerun: "run the same command again with --skip-existing: items already made count as done, the rest are created",
+        };
+        report.reply(&outcome, count, ctx.bridge().take_interrupted())
     })
 }
 
@@ -118,9 +145,18 @@ fn bulk_delete(ctx: Ctx, args: Args) -> HandlerFuture {
             "progress": "deleting items",
         });
         let workspace = json!(args.str("workspace")?);
-        let outcome =
-            stdlib::call(ctx, "bulk::delete", vec![workspace, json!(ids), options]).await?;
-        bulk_reply(&outcome, count, &["index", "id", "ok", "error"], "deleted")
+        let outcome = stdlib::call(
+            ctx.clone(),
+            "bulk::delete",
+            vec![workspace, json!(ids), options],
+        )
+        .await?;
+        let report = Report {
+            keys: &["index", "id", "ok", "outcome", "error"],
+            verb: "deleted",
+            rerun: "run again with the ids of the items not deleted: `-q \"results[?!ok].id\"` lists them",
+        };
+        report.reply(&outcome, count, ctx.bridge().take_interrupted())
     })
 }
 
@@ -227,55 +263,116 @@ fn concurrency(args: &Args) -> Result<i64> {
     Ok(value)
 }
 
-/// `{summary: {total, succeeded, failed}, results: [...]}` from the stdlib's outcome, with
-/// the keys in a stable order; a failure (exit 5) when any item failed. Fewer results than
-/// items (a changed stdlib) is an error: no item may go unreported.
-fn bulk_reply(outcome: &Value, count: usize, keys: &[&str], verb: &str) -> Result<Reply> {
-    let rows = outcome["results"].as_array().cloned().unwrap_or_default();
-    if rows.len() != count {
-        return Err(Error::runtime(format!(
-            "the stdlib returned {} results for {count} items",
-            rows.len()
-        )));
-    }
-    let results: Vec<Value> = rows
-        .iter()
-        .map(|row| {
-            let ordered: Map<String, Value> = keys
-                .iter()
-                .map(|key| {
-                    let value = match (*key, &row[*key]) {
-                        // Through Rhai the error map's keys come back sorted; put them back.
-                        ("error", error) if error.is_object() => Error::from_json(error).to_json(),
-                        (_, value) => value.clone(),
-                    };
-                    (key.to_string(), value)
-                })
-                .collect();
-            Value::Object(ordered)
-        })
-        .collect();
-    let succeeded = results
-        .iter()
-        .filter(|row| row["ok"] == json!(true))
-        .count();
-    let failed = count - succeeded;
-    let value = json!({
-        "summary": {"total": count, "succeeded": succeeded, "failed": failed},
-        "results": results,
-    });
-    let reply = Reply::json(value)
-        .with_table_rows("results")
-        .with_note(format!("{succeeded} of {count} items {verb}"));
-    Ok(if failed > 0 {
-        reply.with_failure(
+/// The summary keys, in order (the stdlib counts them).
+const SUMMARY_KEYS: &[&str] = &[
+    "total",
+    "succeeded",
+    "existing",
+    "failed",
+    "unknown",
+    "notStarted",
+];
+
+/// How a bulk command reports: its row keys, in order, what a done item is, and how to finish
+/// the job after a partial failure or Ctrl-C.
+struct Report {
+    keys: &'static [&'static str],
+    verb: &'static str,
+    rerun: &'static str,
+}
+
+impl Report {
+    /// `{summary, results}` from the stdlib's outcome, keys in a stable order; a failure when
+    /// any item is not done: cancelled (exit 130) when Ctrl-C stopped the run, else partial
+    /// (exit 5). Fewer results than items (a changed stdlib) is an error: no item may go
+    /// unreported.
+    fn reply(&self, outcome: &Value, count: usize, interrupted: bool) -> Result<Reply> {
+        let rows = outcome["results"].as_array().cloned().unwrap_or_default();
+        if rows.len() != count {
+            return Err(Error::runtime(format!(
+                "the stdlib returned {} results for {count} items",
+                rows.len()
+            )));
+        }
+        let results: Vec<Value> = rows.iter().map(|row| self.ordered(row)).collect();
+        let summary: Map<String, Value> = SUMMARY_KEYS
+            .iter()
+            .map(|key| (key.to_string(), outcome["summary"][*key].clone()))
+            .collect();
+        let number = |key: &str| summary[key].as_u64().unwrap_or(0);
+        let done = number("succeeded");
+        let existing = number("existing");
+        let mut note = if existing > 0 {
+            format!(
+                "{done} of {count} items done: {} {}, {existing} already there",
+                done - existing,
+                self.verb
+            )
+        } else {
+            format!("{done} of {count} items {}", self.verb)
+        };
+        for (key, what) in [
+            ("unknown", "with an unknown outcome"),
+            ("notStarted", "not started"),
+        ] {
+            if number(key) > 0 {
+                note.push_str(&format!("; {} {what}", number(key)));
+            }
+        }
+        let not_done = count as u64 - done;
+        let reply = Reply::json(json!({"summary": summary, "results": results}))
+            .with_table_rows("results")
+            .with_note(note);
+        if not_done == 0 && !interrupted {
+            return Ok(reply);
+        }
+        let mut failure = if interrupted {
+            Error::new(
+                ErrorKind::Cancelled,
+                format!("cancelled: {not_done} of {count} items not done"),
+            )
+        } else if number("unknown") > 0 {
             Error::new(
                 ErrorKind::Partial,
-                format!("{failed} of {count} items failed"),
+                format!(
+                    "{not_done} of {count} items not done: {} failed, {} with an unknown outcome",
+                    number("failed"),
+                    number("unknown")
+                ),
             )
-            .with_hint("the results show each failed item's error; run again for those"),
-        )
-    } else {
-        reply
-    })
+        } else {
+            Error::new(
+                ErrorKind::Partial,
+                format!("{not_done} of {count} items failed"),
+            )
+        };
+        if number("unknown") > 0 {
+            failure = failure.with_hint(format!(
+                "{} outcome(s) are unknown: the service may have acted on them",
+                number("unknown")
+            ));
+        }
+        Ok(reply.with_failure(
+            failure
+                .with_hint("the results give each item's outcome and error")
+                .with_hint(self.rerun),
+        ))
+    }
+
+    /// A row with this report's keys, in order.
+    fn ordered(&self, row: &Value) -> Value {
+        let ordered: Map<String, Value> = self
+            .keys
+            .iter()
+            .map(|key| {
+                let value = match (*key, &row[*key]) {
+                    // Through Rhai the error map's keys come back sorted; put them back.
+                    ("error", error) if error.is_object() => Error::from_json(error).to_json(),
+                    (_, value) => value.clone(),
+                };
+                (key.to_string(), value)
+            })
+            .collect();
+        Value::Object(ordered)
+    }
 }

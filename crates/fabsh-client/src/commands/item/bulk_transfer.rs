@@ -57,11 +57,15 @@ pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(bulk_export),
 };
 
+/// What finishes a partly failed import: the items it made carry the logical ids of their
+/// `.platform`, so the same import pairs with them again instead of making them twice.
+const RERUN_IMPORT: &str = "fix the failed items and run the same import again: the items already imported pair by their logical id and are updated, not made twice";
+
 pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-import-definitions",
     summary: "Create or update many items from definitions at once (beta API, long-running)",
-    about: "Give exactly one of --file, --content ({definitionParts, options?}, as bulk-export-definitions prints) or --dir (a folder written by bulk-export-definitions --dir). Each item folder carries a .platform whose logicalId pairs it with an existing item, which is updated; unpaired items are created, or with --allow-pairing-by-name paired by display name and type. The body must stay within the service's 128 MB (128 MiB) limit: a larger one is refused before anything is sent, with its size. Prints {importItemDefinitionsDetails: [{itemId, itemDisplayName, itemType, itemLogicalId, operationType, operationStatus}]}; exit 5 when any item failed.",
+    about: "Give exactly one of --file, --content ({definitionParts, options?}, as bulk-export-definitions prints) or --dir (a folder written by bulk-export-definitions --dir). Each item folder carries a .platform whose logicalId pairs it with an existing item, which is updated; unpaired items are created, or with --allow-pairing-by-name paired by display name and type. The body must stay within the service's 128 MB (128 MiB) limit: a larger one is refused before anything is sent, with its size. Prints {importItemDefinitionsDetails: [{itemId, itemDisplayName, itemType, itemLogicalId, operationType, operationStatus}]}; exit 5 when any item failed. Re-running the same import after a partial failure or an interruption is safe: the items it made carry their logical ids, so they pair and are updated, not made twice.",
     args: &[
         WORKSPACE,
         FILE,
@@ -196,12 +200,14 @@ fn bulk_import(ctx: Ctx, args: Args) -> HandlerFuture {
             LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
             LroOutcome::Done(value) => value,
         };
-        Ok(common::per_item_reply(
+        let mut reply = common::per_item_reply(
             value,
             "importItemDefinitionsDetails",
             "operationStatus",
             "item(s) could not be imported",
-        ))
+        );
+        reply.failure = reply.failure.map(|failure| failure.with_hint(RERUN_IMPORT));
+        Ok(reply)
     })
 }
 
