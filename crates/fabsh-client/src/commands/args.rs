@@ -185,10 +185,20 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
         Error::usage(format!("{name} expects {expected}, got {got:?}"))
     };
     match arg.kind {
-        ArgKind::Str | ArgKind::Ref => match raw {
+        ArgKind::Str => match raw {
             RawValue::Text(text) => Ok(ArgValue::Str(text)),
             RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
             other => Err(wrong("text", &other)),
+        },
+        // A blank value is neither an id nor a name a lookup could find: refused before
+        // anything is sent, as a malformed GUID is.
+        ArgKind::Ref => match raw {
+            RawValue::Text(text) if text.trim().is_empty() => Err(Error::usage(format!(
+                "{name} is blank: give an id or a display name"
+            ))),
+            RawValue::Text(text) => Ok(ArgValue::Str(text)),
+            RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
+            other => Err(wrong("an id or a name", &other)),
         },
         ArgKind::Int => match raw {
             RawValue::Int(number) => Ok(ArgValue::Int(number)),

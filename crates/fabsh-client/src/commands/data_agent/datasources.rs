@@ -1,10 +1,8 @@
 //! `data-agent list-datasources | show-datasource | add-datasource | remove-datasource |
 //! update-datasource`.
 
-use super::{
-    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, explain_unpublished, stage,
-};
-use crate::api::data_agents::Stage;
+use super::{AGENT, DATASOURCE, STAGE, agent, datasource, explain_unpublished, stage};
+use crate::api::data_agents::{Agent, Stage};
 use crate::api::items::{self, ListFilter};
 use crate::api::resolve::is_guid;
 use crate::commands::args::Args;
@@ -105,8 +103,8 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     summary: "Change a datasource's instructions or description",
     about: "The description tells the agent when to route a question to this datasource.",
     args: &[
-        WORKSPACE_ID,
-        AGENT_ID,
+        WORKSPACE,
+        AGENT,
         DATASOURCE,
         DATASOURCE_INSTRUCTIONS,
         ArgSpec::opt(
@@ -118,7 +116,7 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent update-datasource -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
+        command: "data-agent update-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
         about: "per-source instructions",
     }],
     handler: Handler::Data(update_datasource),

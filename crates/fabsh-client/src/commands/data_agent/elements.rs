@@ -1,9 +1,7 @@
 //! `data-agent list-elements | select-tables | describe-element | delete-element`: the schema
 //! elements of a datasource, addressed by dot path (`dbo.orders.amount`) or element id.
 
-use super::{
-    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, stage, with_datasource,
-};
+use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage, with_datasource};
 use crate::agent::walk::{self, Node};
 use crate::api::data_agents::{Agent, Stage};
 use crate::commands::args::Args;
@@ -105,15 +103,15 @@ pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
     summary: "Delete an element that is gone from the datasource's live schema",
     about: "Elements still in the live schema cannot be deleted; unselect them instead. Asks for confirmation on a terminal unless --yes.",
     args: &[
-        WORKSPACE_ID,
-        AGENT_ID,
+        WORKSPACE,
+        AGENT,
         DATASOURCE,
         ArgSpec::req("element-id", ArgKind::Str, "Element id, from list-elements"),
     ],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent delete-element -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --element-id \"$ELEMENT_ID\" --yes",
+        command: "data-agent delete-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --element-id \"$ELEMENT_ID\" --yes",
         about: "a table that was dropped",
     }],
     handler: Handler::Data(delete_element),
