@@ -303,7 +303,10 @@ fn select_tables(ctx: Ctx, args: Args) -> HandlerFuture {
 fn describe_element(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let wanted = args.str("path")?.trim().to_string();
-        let description = args.opt_str("description").filter(|d| !d.is_empty());
+        // Staging_UpdateDatasourceElement updates only the fields given, and `description`
+        // is a string: a `null` may be read as "not given" and leave the old text, so an
+        // empty string is what clears it.
+        let description = args.opt_str("description").unwrap_or_default();
         let agent = agent(&ctx, &args).await?;
         let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
         // First along the path only; a suffix path or an element id needs the whole tree.
@@ -333,7 +336,11 @@ fn describe_element(ctx: Ctx, args: Args) -> HandlerFuture {
             "path": node.path,
             "type": node.kind,
             "id": node.id,
-            "description": updated.get("description").cloned().unwrap_or(Value::Null),
+            "description": updated
+                .get("description")
+                .filter(|text| text.as_str().is_some_and(|text| !text.is_empty()))
+                .cloned()
+                .unwrap_or(Value::Null),
         })))
     })
 }
