@@ -47,4 +47,5 @@ mod shares;
 mod store_files;
 mod stub;
 mod support;
+mod trusted_hosts;
 mod validation;
