@@ -4,7 +4,9 @@
 //! or definition it pins.
 
 use crate::bad_input::assert_rejected;
+use crate::data_agent_query::{EXAMPLES, published};
 use crate::data_agents::AgentFixture;
+use crate::judge_stub::{self, Judge};
 use crate::support::{Run, Server};
 use fabsh::commands::REGISTRY;
 use fabsh_client::commands::ArgKind;
@@ -234,4 +236,45 @@ fn publish_answers_with_the_published_description() {
     let fx = AgentFixture::new();
     let published = fx.ok("publish", &["--description", "Sales questions"]);
     assert_eq!(published["publishedDescription"], "Sales questions");
+}
+
+#[test]
+fn reasoning_judges_are_asked_without_a_temperature() {
+    // Reasoning models (o-series, gpt-5.x) answer 400 to `temperature: 0`, which made every
+    // grade "unclear". The stand-in judge refuses it as they do.
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("questions.json");
+    std::fs::write(&file, r#"["How many orders are there?"]"#).expect("write");
+    for model in ["o3-mini", "reasoning-deployment"] {
+        let judge = Judge::start();
+        let run = fx.server.fabsh_env(
+            &[
+                "data-agent",
+                "evaluate",
+                "-w",
+                &fx.workspace,
+                "--id",
+                &fx.agent,
+                "--questions",
+                &file.to_string_lossy(),
+                "--llm-endpoint",
+                judge.endpoint(),
+                "--llm-model",
+                model,
+            ],
+            &[("FABSH_LLM_KEY", judge_stub::KEY)],
+        );
+        let out = run.ok_json();
+        let row = &out["rows"][0];
+        assert_eq!(row["rule"], "judge", "{model}: {row}");
+        assert_ne!(row["verdict"], "unclear", "{model}: {row}");
+        let graded = judge.seen();
+        assert!(
+            graded
+                .iter()
+                .all(|seen| seen.body.get("temperature").is_none()),
+            "{model}"
+        );
+    }
 }
