@@ -76,8 +76,8 @@ fn data_agent_input_is_checked_before_sending() {
             "line 3",
         ),
         (
-            vec!["data-agent", "reset", "-w", "Demo", "--id", AGENT, "--yes"],
-            "--workspace must be a GUID",
+            vec!["data-agent", "reset", "-w", "", "--id", AGENT, "--yes"],
+            "--workspace is empty",
         ),
         (
             vec![

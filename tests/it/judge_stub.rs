@@ -1,6 +1,6 @@
 //! A stand-in judge: an OpenAI-compatible chat-completions server on a loopback port. It
-//! records every request, answers the first one 429 and the second 503 (so retries are
-//! exercised), and grades by numbers: `yes` when the expected answer's digits appear in the
+//! refuses a temperature for reasoning models with 400, as the service does; it records every
+//! other request, answers the first one 429 and the second 503 (so retries are exercised), and grades by numbers: `yes` when the expected answer's digits appear in the
 //! actual answer's. It reads the default prompt (`Expected answer:` / `Actual answer:` lines)
 //! and the tests' critic prompt (`E=...|A=...`).
 
@@ -80,6 +80,14 @@ impl Judge {
     }
 }
 
+/// An o-series or gpt-5.x name, or a deployment the tests name `reasoning-...` (a name that
+/// does not say what model it runs, as an Azure deployment's need not).
+fn is_reasoning_model(model: &Value) -> bool {
+    let name = model.as_str().unwrap_or_default().to_ascii_lowercase();
+    let o_series = name.len() > 1 && name.starts_with('o') && name.as_bytes()[1].is_ascii_digit();
+    o_series || name.starts_with("gpt-5") || name.starts_with("reasoning-")
+}
+
 fn digits(text: &str) -> String {
     text.chars().filter(char::is_ascii_digit).collect()
 }
@@ -143,6 +151,17 @@ async fn complete(
     body: String,
 ) -> Response {
     let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    if body.get("temperature").is_some() && is_reasoning_model(&body["model"]) {
+        // As OpenAI and Azure OpenAI answer a reasoning model asked for temperature 0; not
+        // recorded, so the counts above stay those of the requests the judge takes.
+        let refusal = json!({"error": {
+            "message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+            "type": "invalid_request_error",
+            "param": "temperature",
+            "code": "unsupported_value",
+        }});
+        return (StatusCode::BAD_REQUEST, axum::Json(refusal)).into_response();
+    }
     let count = record(&seen, &headers, &body);
     match count {
         1 => return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")], "{}").into_response(),

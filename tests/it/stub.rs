@@ -1,6 +1,6 @@
-//! Small HTTP servers for tests: a stub answering from an axum router, and a proxy in front
-//! of local Fabric that refuses chosen requests (to test what a command does when one step of
-//! several fails).
+//! Small HTTP servers for tests: a stub answering from an axum router, a proxy in front of
+//! local Fabric that refuses chosen requests (to test what a command does when one step of
+//! several fails), and a gateway in front of it whose answers link past it.
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -55,6 +55,16 @@ impl Stub {
     /// A proxy to `upstream` (an origin) answering 403 to requests `refuse(method, path)`
     /// picks, without passing them on.
     pub fn refusing_proxy(upstream: &str, refuse: fn(&str, &str) -> bool) -> Stub {
+        Self::proxy(upstream, refuse, true)
+    }
+
+    /// A gateway in front of `upstream` (an origin) that passes every request on and leaves
+    /// the links in answers as the upstream wrote them, naming the upstream's own origin.
+    pub fn gateway(upstream: &str) -> Stub {
+        Self::proxy(upstream, |_, _| false, false)
+    }
+
+    fn proxy(upstream: &str, refuse: fn(&str, &str) -> bool, rewrite_links: bool) -> Stub {
         let upstream = upstream.to_string();
         // reqwest's TLS backend needs a process-wide provider even for plain HTTP.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -63,6 +73,7 @@ impl Stub {
                 upstream,
                 origin,
                 refuse,
+                rewrite_links,
                 client: reqwest::Client::new(),
             });
             Router::new().fallback(forward).with_state(state)
@@ -85,6 +96,7 @@ struct Proxy {
     upstream: String,
     origin: String,
     refuse: fn(&str, &str) -> bool,
+    rewrite_links: bool,
     client: reqwest::Client,
 }
 
@@ -122,10 +134,12 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     let mut out = HeaderMap::new();
     for (name, value) in answer.headers() {
         // Links name the upstream's origin; the client only follows links to its own.
-        let text = value
-            .to_str()
-            .unwrap_or_default()
-            .replace(&proxy.upstream, &proxy.origin);
+        let text = value.to_str().unwrap_or_default();
+        let text = if proxy.rewrite_links {
+            text.replace(&proxy.upstream, &proxy.origin)
+        } else {
+            text.to_string()
+        };
         if let Ok(value) = HeaderValue::from_str(&text) {
             out.insert(name.clone(), value);
         }

@@ -157,19 +157,38 @@ impl LlmClient {
 
     /// Asks for a JSON object: `system` says what to do, `user` holds the material. The reply
     /// is read leniently (code fences, text around the object).
+    /// Temperature 0 (for steady verdicts) is sent only to models that take it: reasoning
+    /// models (o-series, gpt-5.x) answer 400 to any temperature but their default. An Azure
+    /// deployment's name need not say what model it runs, so a 400 that names
+    /// `temperature` is answered by asking once more without it.
     pub async fn chat_json(&self, system: &str, user: &str) -> Result<Value> {
         let mut body = json!({
             "messages": [
                 {"role": "system", "content": system},
                 {"role": "user", "content": user},
             ],
-            "temperature": 0,
             "response_format": {"type": "json_object"},
         });
         if let Some(model) = &self.config.model {
             body["model"] = json!(model);
         }
-        let reply = self.send(&body).await?;
+        if takes_temperature(self.config.model.as_deref()) {
+            body["temperature"] = json!(0);
+        }
+        let reply = match self.send(&body).await? {
+            Answer::Reply(reply) => reply,
+            Answer::Refused { status, text }
+                if status == 400
+                    && body.get("temperature").is_some()
+                    && refuses_temperature(&text) =>
+            {
+                if let Some(map) = body.as_object_mut() {
+                    map.remove("temperature");
+                }
+                self.send(&body).await?.into_reply(self)?
+            }
+            refused => refused.into_reply(self)?,
+        };
         let content = reply["choices"][0]["message"]["content"]
             .as_str()
             .ok_or_else(|| failed("the model's reply has no message content"))?;
@@ -179,7 +198,8 @@ impl LlmClient {
         })
     }
 
-    async fn send(&self, body: &Value) -> Result<Value> {
+    /// Posts `body`, retrying 429, 5xx and lost connections; any other answer is returned.
+    async fn send(&self, body: &Value) -> Result<Answer> {
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -215,38 +235,86 @@ impl LlmClient {
             };
             match status {
                 200..=299 => {
-                    return serde_json::from_str(&text).map_err(|err| {
-                        failed("the model answered with invalid JSON").with_cause(err)
-                    });
+                    return serde_json::from_str(&text)
+                        .map(Answer::Reply)
+                        .map_err(|err| {
+                            failed("the model answered with invalid JSON").with_cause(err)
+                        });
                 }
                 429 | 500..=599 if attempt < MAX_ATTEMPTS => {
                     tokio::time::sleep(wait.unwrap_or_else(|| retry::backoff(attempt))).await;
                 }
-                _ => {
-                    let message = serde_json::from_str::<Value>(&text)
-                        .ok()
-                        .and_then(|v| v["error"]["message"].as_str().map(String::from))
-                        .unwrap_or_else(|| text.chars().take(200).collect());
-                    let kind = if matches!(status, 401 | 403) {
-                        ErrorKind::Auth
-                    } else {
-                        ErrorKind::Refused
-                    };
-                    return Err(Error::new(
-                        kind,
-                        format!("the model at {} answered {status}: {message}", self.host()),
-                    )
-                    .with_hint(
-                        "check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)",
-                    ));
-                }
+                _ => return Ok(Answer::Refused { status, text }),
             }
         }
+    }
+
+    /// The error for a refusal the caller did not handle.
+    fn refusal(&self, status: u16, text: &str) -> Error {
+        let message = error_of(text)
+            .and_then(|error| error["message"].as_str().map(String::from))
+            .unwrap_or_else(|| text.chars().take(200).collect());
+        let kind = if matches!(status, 401 | 403) {
+            ErrorKind::Auth
+        } else {
+            ErrorKind::Refused
+        };
+        Error::new(
+            kind,
+            format!("the model at {} answered {status}: {message}", self.host()),
+        )
+        .with_hint("check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)")
     }
 
     fn host(&self) -> String {
         self.url.host_str().unwrap_or("?").to_string()
     }
+}
+
+/// What the model answered: a reply, or a refusal (a status that is not retried).
+enum Answer {
+    Reply(Value),
+    Refused { status: u16, text: String },
+}
+
+impl Answer {
+    fn into_reply(self, client: &LlmClient) -> Result<Value> {
+        match self {
+            Answer::Reply(reply) => Ok(reply),
+            Answer::Refused { status, text } => Err(client.refusal(status, &text)),
+        }
+    }
+}
+
+/// The `error` object of an OpenAI-style error body.
+fn error_of(text: &str) -> Option<Value> {
+    let body: Value = serde_json::from_str(text).ok()?;
+    body.get("error").filter(|error| error.is_object()).cloned()
+}
+
+/// Whether a model of this name takes a temperature other than its default: reasoning
+/// models (`o1`, `o3-mini`, `o4-mini`, `gpt-5`, `gpt-5.1`, ...) do not.
+pub fn takes_temperature(model: Option<&str>) -> bool {
+    let Some(model) = model else {
+        return true;
+    };
+    let name = model.trim().to_ascii_lowercase();
+    let name = name.rsplit('/').next().unwrap_or_default();
+    let o_series = name
+        .strip_prefix('o')
+        .is_some_and(|rest| rest.chars().next().is_some_and(|c| c.is_ascii_digit()));
+    !(o_series || name.starts_with("gpt-5"))
+}
+
+/// Whether a 400's body refuses the `temperature` parameter (OpenAI and Azure OpenAI say so
+/// in `error.param`, or at least in `error.message`).
+fn refuses_temperature(text: &str) -> bool {
+    error_of(text).is_some_and(|error| {
+        error["param"] == "temperature"
+            || error["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("temperature"))
+    })
 }
 
 /// The first JSON object in a model's reply: the whole text, a fenced block, or the first
@@ -302,6 +370,27 @@ mod tests {
             open.chat_url().expect("url").as_str(),
             "http://127.0.0.1:9/v1/chat/completions"
         );
+    }
+
+    #[test]
+    fn reasoning_models_get_no_temperature() {
+        for model in [
+            "o1",
+            "o3-mini",
+            "o4-mini",
+            "gpt-5",
+            "gpt-5.1",
+            "openai/gpt-5-mini",
+        ] {
+            assert!(!takes_temperature(Some(model)), "{model}");
+        }
+        for model in ["gpt-4o", "gpt-4.1-mini", "llama3", "omni-judge"] {
+            assert!(takes_temperature(Some(model)), "{model}");
+        }
+        assert!(takes_temperature(None));
+        let refusal = r#"{"error": {"message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}}"#;
+        assert!(refuses_temperature(refusal));
+        assert!(!refuses_temperature(r#"{"error": {"message": "bad key"}}"#));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! the preview configuration API — settings, datasources, elements, few-shots, publish and
 //! reset — for the draft (`staging/...`) and the published stage.
 
-use super::{ApiClient, Created, Req};
+use super::{ApiClient, Created, LroOutcome, Req};
 use crate::error::Result;
 use serde_json::{Value, json};
 
@@ -121,14 +121,21 @@ impl Agent {
             .unwrap_or_default()
             .to_string();
         let req = Req::post(self.datasources(Stage::Staging), body);
-        api.create_checked(req, || async {
-            let all = api.all(self.datasources_req(Stage::Staging)).await?;
-            Ok(all.into_iter().find(|ds| {
-                fabsh_model::agent::sources::referenced_item(ds)
-                    .is_some_and(|id| id.eq_ignore_ascii_case(&item))
-            }))
-        })
-        .await
+        api.create_checked(req, || self.draft_datasource_reading(api, &item))
+            .await
+    }
+
+    /// The draft datasource that reads `item`, if there is one (at most one per item).
+    pub async fn draft_datasource_reading(
+        &self,
+        api: &ApiClient,
+        item: &str,
+    ) -> Result<Option<Value>> {
+        let all = api.all(self.datasources_req(Stage::Staging)).await?;
+        Ok(all.into_iter().find(|ds| {
+            fabsh_model::agent::sources::referenced_item(ds)
+                .is_some_and(|id| id.eq_ignore_ascii_case(item))
+        }))
     }
 
     /// PATCH a draft datasource (`instructions`, `description`).
@@ -251,14 +258,21 @@ impl Agent {
         Ok(())
     }
 
-    /// Promotes the draft to the published stage.
+    /// Promotes the draft to the published stage; answers `{publishedDescription}`.
+    /// Items_PublishDataAgent is declared 200-only, but Fabric's long-running calls may answer
+    /// 202 on any call, so the answer goes through the LRO path; an operation that ends
+    /// without a result leaves the description to be read from the agent
+    /// (`properties.publishedDescription`).
     pub async fn publish(&self, api: &ApiClient, description: Option<&str>) -> Result<Value> {
         let body = match description {
             Some(text) => json!({"publishedDescription": text}),
             None => json!({}),
         };
         let req = Req::post(format!("{}/staging/publish", self.path()), body).idempotent();
-        api.json(req).await
+        match api.lro(req).await? {
+            LroOutcome::Done(Value::Null) => Ok(published_answer(&self.get(api).await?)),
+            outcome => Ok(outcome.into_value()),
+        }
     }
 
     /// Discards the draft's unpublished changes.
@@ -267,6 +281,12 @@ impl Agent {
         api.send(req).await?;
         Ok(())
     }
+}
+
+/// The publish answer (`PublishDataAgentResponse`) that an agent's item (`GetDataAgent`:
+/// `properties.publishedDescription`) implies.
+pub fn published_answer(agent: &Value) -> Value {
+    json!({"publishedDescription": agent["properties"]["publishedDescription"]})
 }
 
 /// The list request of a workspace's agents.

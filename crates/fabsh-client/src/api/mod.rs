@@ -22,6 +22,7 @@ pub mod shares;
 pub mod stale;
 pub mod tags;
 pub mod throttle;
+pub mod trusted_hosts;
 pub mod workspaces;
 
 pub use create::{Created, is_name_conflict};
@@ -38,6 +39,7 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use throttle::RateLimiter;
+use trusted_hosts::TrustedHosts;
 
 /// The Fabric endpoint used when none is configured.
 pub const DEFAULT_ENDPOINT: &str = "https://api.fabric.microsoft.com/v1";
@@ -77,6 +79,7 @@ pub struct ApiClient {
     options: CallOptions,
     resolver: Arc<Resolver>,
     dry_run_plan: Arc<Mutex<dry_run::Plan>>,
+    trusted: Arc<TrustedHosts>,
 }
 
 impl ApiClient {
@@ -99,6 +102,7 @@ impl ApiClient {
             options: CallOptions::default(),
             resolver: Arc::default(),
             dry_run_plan: Arc::default(),
+            trusted: Arc::new(TrustedHosts::from_env()),
         })
     }
 
@@ -170,8 +174,8 @@ impl ApiClient {
     }
 
     /// The absolute URL for a target path or link. Links from the service (operation,
-    /// result and next-page links) are followed only where the token may go: the endpoint's
-    /// own origin, or Fabric hosts when the endpoint is a Fabric host.
+    /// result and next-page links) are followed only where the token may go (see
+    /// [`trusted_hosts`]).
     pub(crate) fn url_for(&self, target: &str) -> Result<Url> {
         if !(target.starts_with("http://") || target.starts_with("https://")) {
             let path = target.trim_start_matches('/');
@@ -181,33 +185,18 @@ impl ApiClient {
         }
         let url = Url::parse(target)
             .map_err(|err| Error::runtime(format!("invalid URL {target}: {err}")))?;
-        if url.origin() == self.base.origin()
-            || (is_fabric_host(&self.base) && is_fabric_host(&url))
-        {
+        if self.trusted.allows(&self.base, &url) {
             Ok(url)
         } else {
             Err(Error::runtime(format!(
                 "{url} is not on the endpoint's host; not sending credentials there"
+            ))
+            .with_hint(format!(
+                "if that host is yours to trust, name it in {}",
+                trusted_hosts::TRUSTED_HOSTS_VAR
             )))
         }
     }
-}
-
-/// Hosts the real service answers and links to; the token may follow links between them.
-const FABRIC_HOST_SUFFIXES: &[&str] = &[
-    ".fabric.microsoft.com",
-    ".powerbi.com",
-    ".analysis.windows.net",
-    ".pbidedicated.windows.net",
-];
-
-fn is_fabric_host(url: &Url) -> bool {
-    url.scheme() == "https"
-        && url.host_str().is_some_and(|host| {
-            FABRIC_HOST_SUFFIXES
-                .iter()
-                .any(|suffix| host.ends_with(suffix))
-        })
 }
 
 /// Parses an endpoint, adding `/v1` when only a host was given.

@@ -213,7 +213,7 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
         Error::usage(format!("{name} expects {expected}, got {got:?}"))
     };
     match arg.kind {
-        ArgKind::Str | ArgKind::Ref => match raw {
+        ArgKind::Str => match raw {
             RawValue::Text(text) => Ok(ArgValue::Str(text)),
             RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
             other => Err(wrong("text", &other)),
@@ -221,6 +221,11 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
         ArgKind::ItemType => match raw {
             RawValue::Text(text) => checked_item_type(&name, &text).map(ArgValue::Str),
             other => Err(wrong("an item type", &other)),
+        },
+        ArgKind::Ref => match raw {
+            RawValue::Text(text) => Ok(ArgValue::Str(text)),
+            RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
+            other => Err(wrong("an id or a name", &other)),
         },
         ArgKind::Int => match raw {
             RawValue::Int(number) => Ok(ArgValue::Int(number)),

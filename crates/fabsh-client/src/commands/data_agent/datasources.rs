@@ -1,10 +1,8 @@
 //! `data-agent list-datasources | show-datasource | add-datasource | remove-datasource |
 //! update-datasource`.
 
-use super::{
-    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, explain_unpublished, stage,
-};
-use crate::api::data_agents::Stage;
+use super::{AGENT, DATASOURCE, STAGE, agent, datasource, explain_unpublished, stage};
+use crate::api::data_agents::{Agent, Stage};
 use crate::api::items::{self, ListFilter};
 use crate::api::resolve::is_guid;
 use crate::commands::args::Args;
@@ -105,8 +103,8 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     summary: "Change a datasource's instructions or description",
     about: "The description tells the agent when to route a question to this datasource.",
     args: &[
-        WORKSPACE_ID,
-        AGENT_ID,
+        WORKSPACE,
+        AGENT,
         DATASOURCE,
         ArgSpec::opt(
             "instructions",
@@ -124,7 +122,7 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent update-datasource -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
+        command: "data-agent update-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
         about: "per-source instructions",
     }],
     handler: Handler::Data(update_datasource),
@@ -247,14 +245,10 @@ fn add_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
         let body = sources::create_body(kind, &item_id, &artifact_workspace);
         let created = agent.datasource_create(ctx.api(), body).await?;
         let recovered = created.recovered;
-        let mut value = sources::with_key_case(created.outcome.into_value(), false);
-        if let Some(instructions) = args.opt_str("instructions")
-            && let Some(id) = value.get("id").and_then(Value::as_str)
-        {
-            value = agent
-                .datasource_patch(ctx.api(), id, json!({"instructions": instructions}))
+        let answer = sources::with_key_case(created.outcome.into_value(), false);
+        let value =
+            settle_new_datasource(&ctx, &agent, &item_id, answer, args.opt_str("instructions"))
                 .await?;
-        }
         let reply = Reply::json(value);
         Ok(if recovered {
             reply.with_note("the service's answer was lost; found the new datasource instead of adding it twice")
@@ -262,6 +256,42 @@ fn add_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
             reply
         })
     })
+}
+
+/// The new datasource as the service now holds it, with `instructions` set. A 201 carries
+/// the datasource; a 202 (Staging_CreateDatasource's example answers with headers only) may
+/// end in an operation without a result, so the datasource is then found by the item it
+/// reads. The create request takes no instructions (`CreateDataAgentDatasourceRequest` has
+/// `type` and a reference only), so they follow in a PATCH, which answers the datasource.
+async fn settle_new_datasource(
+    ctx: &Ctx,
+    agent: &Agent,
+    item_id: &str,
+    answer: Value,
+    instructions: Option<&str>,
+) -> Result<Value> {
+    let datasource = if answer.get("id").and_then(Value::as_str).is_some() {
+        answer
+    } else {
+        agent
+            .draft_datasource_reading(ctx.api(), item_id)
+            .await?
+            .ok_or_else(|| {
+                Error::runtime("the service accepted the datasource but does not list it")
+                    .with_hint(
+                        "see the draft's datasources with `fabsh data-agent list-datasources`",
+                    )
+            })?
+    };
+    match instructions {
+        Some(text) => {
+            let id = datasource["id"].as_str().unwrap_or_default();
+            agent
+                .datasource_patch(ctx.api(), id, json!({"instructions": text}))
+                .await
+        }
+        None => Ok(datasource),
+    }
 }
 
 fn remove_datasource(ctx: Ctx, args: Args) -> HandlerFuture {

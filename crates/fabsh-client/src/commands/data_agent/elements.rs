@@ -1,9 +1,7 @@
 //! `data-agent list-elements | select-tables | describe-element | delete-element`: the schema
 //! elements of a datasource, addressed by dot path (`dbo.orders.amount`) or element id.
 
-use super::{
-    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, datasource, stage, with_datasource,
-};
+use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage, with_datasource};
 use crate::agent::walk::{self, Node};
 use crate::api::data_agents::{Agent, Stage};
 use crate::commands::args::Args;
@@ -110,15 +108,15 @@ pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
     summary: "Delete an element that is gone from the datasource's live schema",
     about: "Elements still in the live schema cannot be deleted; unselect them instead. Asks for confirmation on a terminal unless --yes.",
     args: &[
-        WORKSPACE_ID,
-        AGENT_ID,
+        WORKSPACE,
+        AGENT,
         DATASOURCE,
         ArgSpec::req("element-id", ArgKind::Str, "Element id, from list-elements"),
     ],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent delete-element -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --element-id \"$ELEMENT_ID\" --yes",
+        command: "data-agent delete-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --element-id \"$ELEMENT_ID\" --yes",
         about: "a table that was dropped",
     }],
     handler: Handler::Data(delete_element),
@@ -310,7 +308,10 @@ fn select_tables(ctx: Ctx, args: Args) -> HandlerFuture {
 fn describe_element(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let wanted = args.str("path")?.trim().to_string();
-        let description = args.opt_str("description").filter(|d| !d.is_empty());
+        // Staging_UpdateDatasourceElement updates only the fields given, and `description`
+        // is a string: a `null` may be read as "not given" and leave the old text, so an
+        // empty string is what clears it.
+        let description = args.opt_str("description").unwrap_or_default();
         let agent = agent(&ctx, &args).await?;
         let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
         // First along the path only; a suffix path or an element id needs the whole tree.
@@ -340,7 +341,11 @@ fn describe_element(ctx: Ctx, args: Args) -> HandlerFuture {
             "path": node.path,
             "type": node.kind,
             "id": node.id,
-            "description": updated.get("description").cloned().unwrap_or(Value::Null),
+            "description": updated
+                .get("description")
+                .filter(|text| text.as_str().is_some_and(|text| !text.is_empty()))
+                .cloned()
+                .unwrap_or(Value::Null),
         })))
     })
 }

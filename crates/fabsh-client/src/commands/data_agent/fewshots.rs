@@ -2,8 +2,8 @@
 //! clear-fewshots`: example questions with their answer queries, per datasource.
 
 use super::{
-    AGENT, AGENT_ID, DATASOURCE, STAGE, WORKSPACE_ID, agent, check_fewshots_supported, datasource,
-    explain_unpublished, stage,
+    AGENT, DATASOURCE, STAGE, agent, check_fewshots_supported, datasource, explain_unpublished,
+    stage,
 };
 use crate::api::data_agents::Stage;
 use crate::commands::args::Args;
@@ -45,11 +45,11 @@ pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
     name: "show-fewshot",
     summary: "Show one few-shot example",
     about: "",
-    args: &[WORKSPACE_ID, AGENT_ID, DATASOURCE, FEWSHOT_ID, STAGE],
+    args: &[WORKSPACE, AGENT, DATASOURCE, FEWSHOT_ID, STAGE],
     traits: Traits::READ,
     columns: &[],
     examples: &[Example {
-        command: "data-agent show-fewshot -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\"",
+        command: "data-agent show-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\"",
         about: "by ids",
     }],
     handler: Handler::Data(show_fewshot),
@@ -82,8 +82,8 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
     summary: "Change a few-shot example's question or answer",
     about: "",
     args: &[
-        WORKSPACE_ID,
-        AGENT_ID,
+        WORKSPACE,
+        AGENT,
         DATASOURCE,
         FEWSHOT_ID,
         ArgSpec::opt("question", ArgKind::Str, QUESTION_HELP),
@@ -92,7 +92,7 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
     traits: Traits::MUTATE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent update-fewshot -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\" --sql \"SELECT COUNT(*) FROM dbo.orders\"",
+        command: "data-agent update-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\" --sql \"SELECT COUNT(*) FROM dbo.orders\"",
         about: "a new answer",
     }],
     handler: Handler::Data(update_fewshot),
@@ -123,7 +123,7 @@ pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
     name: "clear-fewshots",
     summary: "Remove every few-shot example of a datasource",
     about: "Asks for confirmation on a terminal unless --yes.",
-    args: &[WORKSPACE_ID, AGENT_ID, DATASOURCE],
+    args: &[WORKSPACE, AGENT, DATASOURCE],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {

@@ -59,12 +59,9 @@ pub static COMMANDS: &[CommandSpec] = &[
     validate_fewshots::VALIDATE_FEWSHOTS,
 ];
 
-/// `--workspace` where the spec asks for an id only.
-pub const WORKSPACE_ID: ArgSpec =
-    ArgSpec::req("workspace", ArgKind::Uuid, "Workspace id").short('w');
-/// `--id` where the spec asks for an id only.
-pub const AGENT_ID: ArgSpec = ArgSpec::req("id", ArgKind::Uuid, "Data agent id");
-/// `--id`: the data agent.
+/// `--id`: the data agent. SPEC §4.2 types `--workspace` and `--id` as uuid on a few
+/// commands (`reset`, `update-datasource`, ...); every command takes an id or a name alike,
+/// through one resolver, so the same flags work the same way everywhere.
 pub const AGENT: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Data agent id or display name");
 /// `--stage`: which configuration a read shows.
 pub const STAGE: ArgSpec = ArgSpec::opt(

@@ -1,6 +1,6 @@
 //! `data-agent publish | reset`: promote the draft, or throw its changes away.
 
-use super::{AGENT, AGENT_ID, WORKSPACE_ID, agent};
+use super::{AGENT, agent};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
@@ -44,11 +44,11 @@ pub const RESET: CommandSpec = CommandSpec {
     name: "reset",
     summary: "Discard the draft's unpublished changes",
     about: "The draft becomes a copy of the published configuration again. Asks for confirmation on a terminal unless --yes.",
-    args: &[WORKSPACE_ID, AGENT_ID],
+    args: &[WORKSPACE, AGENT],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent reset -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --yes",
+        command: "data-agent reset -w Demo --id \"Sales agent\" --yes",
         about: "back to what is published",
     }],
     handler: Handler::Data(reset),
