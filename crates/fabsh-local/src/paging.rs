@@ -4,8 +4,11 @@
 //! request carries a token, the token's filters win over any query parameters sent with it.
 
 use super::api_error::ApiError;
-use super::respond;
+use super::respond::{self, Origin, Query};
+use super::state::Shared;
+use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -39,6 +42,15 @@ pub struct PageToken {
 }
 
 impl PageToken {
+    /// The first page of the list `kind` (of `workspace`, when the list belongs to one).
+    pub fn first(kind: &str, workspace: Option<&str>) -> PageToken {
+        PageToken {
+            kind: kind.to_string(),
+            workspace: workspace.map(str::to_string),
+            ..PageToken::default()
+        }
+    }
+
     /// The opaque text form.
     pub fn encode(&self) -> String {
         STANDARD.encode(serde_json::to_vec(self).unwrap_or_default())
@@ -46,19 +58,114 @@ impl PageToken {
 
     /// Parses a token, checking it belongs to this list and workspace.
     pub fn decode(text: &str, kind: &str, workspace: Option<&str>) -> Result<PageToken, ApiError> {
-        let invalid = || {
-            ApiError::bad_request(
-                "InvalidContinuationToken",
-                "The continuation token is not valid for this request",
-            )
-        };
-        let bytes = STANDARD.decode(text.trim()).map_err(|_| invalid())?;
-        let token: PageToken = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
+        let bytes = STANDARD.decode(text.trim()).map_err(|_| invalid_token())?;
+        let token: PageToken = serde_json::from_slice(&bytes).map_err(|_| invalid_token())?;
         if token.kind != kind || token.workspace.as_deref() != workspace {
-            return Err(invalid());
+            return Err(invalid_token());
         }
         Ok(token)
     }
+}
+
+/// What a list request brings to paging: the continuation token it sent, and where its
+/// pages live (origin and path, for `continuationUri`), with the server's page size.
+#[derive(Debug, Clone)]
+pub struct Paging {
+    sent: Option<String>,
+    pub origin: String,
+    path: String,
+    page_size: u32,
+}
+
+impl FromRequestParts<Shared> for Paging {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, ApiError> {
+        let Origin(origin) = Origin::from_request_parts(parts, state).await?;
+        let query = Query::from_request_parts(parts, state).await?;
+        Ok(Paging {
+            sent: query.get("continuationToken").map(str::to_string),
+            origin,
+            path: parts.uri.path().to_string(),
+            page_size: state.faults.page_size,
+        })
+    }
+}
+
+impl Paging {
+    /// The state of the list: the token the request sent, which must belong to `list` (its
+    /// kind, workspace and, when `list` sets one, its `extra` scope), or for a first page
+    /// what `first` makes of `list` (the filters of the query). A sent token's filters win
+    /// over the query's.
+    pub fn token(
+        &self,
+        list: PageToken,
+        first: impl FnOnce(PageToken) -> Result<PageToken, ApiError>,
+    ) -> Result<PageToken, ApiError> {
+        let Some(text) = &self.sent else {
+            return first(list);
+        };
+        let token = PageToken::decode(text, &list.kind, list.workspace.as_deref())?;
+        if list.extra.is_some() && token.extra != list.extra {
+            return Err(invalid_token());
+        }
+        Ok(token)
+    }
+
+    /// Answers the page of a keyset-paged list that `token` continues to: fetches a row more
+    /// than a page (to learn whether another follows), turns the rows into wire JSON, and
+    /// links the next page with a token that continues after the last row and keeps this
+    /// token's filters.
+    pub fn respond<T, E>(
+        &self,
+        token: &PageToken,
+        fetch: impl FnOnce(i64, i64) -> Result<Vec<T>, E>,
+        key: impl Fn(&T) -> i64,
+        wire: impl Fn(&T) -> Value,
+    ) -> Result<Response, ApiError>
+    where
+        ApiError: From<E>,
+    {
+        let (rows, next) = fetch_page(token.after, self.page_size, fetch, key)?;
+        let next = next.map(|after| PageToken {
+            after,
+            ..token.clone()
+        });
+        let values = rows.iter().map(wire).collect();
+        Ok(self.page(values, next.as_ref()))
+    }
+
+    /// Answers one page of a list held in memory (the data-agent configuration lives in
+    /// definition parts, not in rows): the token's `after` counts the entries already served,
+    /// and `scope` binds it to this list.
+    pub fn slice(&self, values: Vec<Value>, kind: &str, scope: &str) -> Result<Response, ApiError> {
+        let after = match &self.sent {
+            Some(text) => PageToken::decode(text, kind, Some(scope))?.after.max(0) as usize,
+            None => 0,
+        };
+        let size = self.page_size.max(1) as usize;
+        let end = after.saturating_add(size).min(values.len());
+        let next = (end < values.len()).then(|| PageToken {
+            after: end as i64,
+            ..PageToken::first(kind, Some(scope))
+        });
+        let page: Vec<Value> = values.into_iter().skip(after).take(size).collect();
+        Ok(self.page(page, next.as_ref()))
+    }
+
+    fn page(&self, values: Vec<Value>, next: Option<&PageToken>) -> Response {
+        respond::json(
+            StatusCode::OK,
+            &page_body(values, next, &self.origin, &self.path),
+        )
+    }
+}
+
+fn invalid_token() -> ApiError {
+    ApiError::bad_request(
+        "InvalidContinuationToken",
+        "The continuation token is not valid for this request",
+    )
 }
 
 /// Fetches one page: asks `fetch(after, limit + 1)` for one row more than a page to learn
@@ -80,35 +187,6 @@ pub fn fetch_page<T, E>(
     }
 }
 
-impl PageToken {
-    /// Answers one page of a keyset-paged list: fetches a row more than a page (to learn
-    /// whether another follows), turns the rows into wire JSON, and links the next page with
-    /// a token that continues after the last row and keeps this token's filters.
-    pub fn respond<T, E>(
-        &self,
-        page_size: u32,
-        origin: &str,
-        path: &str,
-        fetch: impl FnOnce(i64, i64) -> Result<Vec<T>, E>,
-        key: impl Fn(&T) -> i64,
-        wire: impl Fn(&T) -> Value,
-    ) -> Result<Response, ApiError>
-    where
-        ApiError: From<E>,
-    {
-        let (rows, next) = fetch_page(self.after, page_size, fetch, key)?;
-        let next = next.map(|after| PageToken {
-            after,
-            ..self.clone()
-        });
-        let values = rows.iter().map(wire).collect();
-        Ok(respond::json(
-            StatusCode::OK,
-            &page_body(values, next.as_ref(), origin, path),
-        ))
-    }
-}
-
 /// `{"value": [...], "continuationToken"?, "continuationUri"?}`; both keys absent on the last
 /// page. `continuationUri` repeats the request path with only the token in the query.
 pub fn page_body(values: Vec<Value>, next: Option<&PageToken>, origin: &str, path: &str) -> Value {
@@ -124,34 +202,6 @@ pub fn page_body(values: Vec<Value>, next: Option<&PageToken>, origin: &str, pat
         );
     }
     Value::Object(map)
-}
-
-/// One page of a list held in memory (the data-agent configuration lives in definition
-/// parts, not in rows): the token's `after` counts the entries already served, and `scope`
-/// binds it to this list.
-pub fn slice_page(
-    values: Vec<Value>,
-    token: Option<&str>,
-    kind: &str,
-    scope: &str,
-    page_size: u32,
-    origin: &str,
-    path: &str,
-) -> Result<Value, ApiError> {
-    let after = match token {
-        Some(text) => PageToken::decode(text, kind, Some(scope))?.after.max(0) as usize,
-        None => 0,
-    };
-    let size = page_size.max(1) as usize;
-    let end = after.saturating_add(size).min(values.len());
-    let next = (end < values.len()).then(|| PageToken {
-        kind: kind.to_string(),
-        workspace: Some(scope.to_string()),
-        after: end as i64,
-        ..PageToken::default()
-    });
-    let page: Vec<Value> = values.into_iter().skip(after).take(size).collect();
-    Ok(page_body(page, next.as_ref(), origin, path))
 }
 
 #[cfg(test)]

@@ -36,12 +36,8 @@ fn published(
     if !param(params, "collection").eq_ignore_ascii_case("dataagents") {
         return Err(ApiError::entity_not_found());
     }
-    let path = (
-        param(params, "ws").to_string(),
-        "dataAgents".to_string(),
-        param(params, "item").to_string(),
-    );
-    let (item, definition) = agent_config::read(state, caller, &path)?;
+    let agent = agent_config::agent(param(params, "ws"), param(params, "item"));
+    let (item, definition) = agent_config::read(state, caller, &agent)?;
     let published = definition
         .published
         .clone()

@@ -3,24 +3,32 @@
 //! read-modify-write helpers every `agent_*` route uses. The draft is `staging/...`; the same
 //! routes without `staging` read the published copy.
 
+use super::target::ItemTarget;
 use crate::agents::{self, access, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::paging::slice_page;
-use crate::respond::{self, JsonBody, Query, norm};
+use crate::respond::{self, JsonBody};
 use crate::state::Shared;
 use crate::store::items::Item;
 use crate::store::principals::Role;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use fabsh_model::agent::definition::{AgentDefinition, Stage};
+use fabsh_model::item_types;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The agent a configuration route is about: `(workspace, collection, agent)`.
-pub type AgentPath = (String, String, String);
+/// The agent `id` of workspace `ws` as a target, for routes that name the agent other than
+/// by `{collection}/{item}` (the MCP server, the Assistants surface).
+pub fn agent(ws: &str, id: &str) -> ItemTarget {
+    ItemTarget {
+        collection: "dataAgents".to_string(),
+        implied: item_types::by_collection("dataAgents"),
+        ..ItemTarget::named(ws, id)
+    }
+}
 
 /// The stage a route reads: `staging/...` is the draft, anything else the published copy.
 pub fn stage_of(uri: &Uri) -> Stage {
@@ -31,31 +39,30 @@ pub fn stage_of(uri: &Uri) -> Stage {
     }
 }
 
-/// Checks access and that the route is under `/dataAgents`; returns the normalised ids.
+/// Checks that the route is under `/dataAgents` and that the caller holds `role`.
 pub fn target(
     state: &Shared,
     caller: &Caller,
-    (ws, collection, id): &AgentPath,
+    target: &ItemTarget,
     role: Role,
-) -> Result<(String, String), ApiError> {
-    if collection != "dataAgents" {
+) -> Result<(), ApiError> {
+    if target.implied.is_none_or(|t| t.name != "DataAgent") {
         return Err(ApiError::entity_not_found());
     }
-    let (ws, id) = (norm(ws), norm(id));
-    caller.workspace(state, &ws, role)?;
-    Ok((ws, id))
+    caller.workspace(state, &target.ws, role)?;
+    Ok(())
 }
 
 /// Reads the agent and its definition (Viewer is enough).
 pub fn read(
     state: &Shared,
     caller: &Caller,
-    path: &AgentPath,
+    agent: &ItemTarget,
 ) -> Result<(Item, Arc<AgentDefinition>), ApiError> {
-    let (ws, id) = target(state, caller, path, Role::Viewer)?;
+    target(state, caller, agent, Role::Viewer)?;
     state
         .db
-        .read(|conn| agents::load(&state.definitions, conn, &ws, &id))
+        .read(|conn| agents::load(&state.definitions, conn, &agent.ws, &agent.id))
 }
 
 /// Changes the agent's definition in one write transaction (Contributor needed); `change`
@@ -63,14 +70,14 @@ pub fn read(
 pub fn change<T>(
     state: &Shared,
     caller: &Caller,
-    path: &AgentPath,
+    agent: &ItemTarget,
     change: impl FnOnce(&Connection, &Item, &mut AgentDefinition) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
-    let (ws, id) = target(state, caller, path, Role::Contributor)?;
+    target(state, caller, agent, Role::Contributor)?;
     let definitions = &state.definitions;
     let (out, _) = state.db.write_then(
         |tx| {
-            agents::change(definitions, tx, &ws, &id, |item, definition| {
+            agents::change(definitions, tx, &agent.ws, &agent.id, |item, definition| {
                 change(tx, item, definition)
             })
         },
@@ -79,36 +86,14 @@ pub fn change<T>(
     Ok(out)
 }
 
-/// Answers one page of a configuration list (`kind` and `scope` bind the token to it).
-pub fn page(
-    state: &Shared,
-    values: Vec<Value>,
-    query: &Query,
-    (kind, scope): (&str, &str),
-    origin: &str,
-    uri: &Uri,
-) -> Result<Response, ApiError> {
-    let token = query.get("continuationToken");
-    let body = slice_page(
-        values,
-        token,
-        kind,
-        scope,
-        state.faults.page_size,
-        origin,
-        uri.path(),
-    )?;
-    Ok(respond::json(StatusCode::OK, &body))
-}
-
 /// GET `staging/settings` or `settings`.
 pub fn get_settings(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
-    Path(path): Path<AgentPath>,
+    agent: ItemTarget,
 ) -> Result<Response, ApiError> {
-    let (_, definition) = read(&state, &caller, &path)?;
+    let (_, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
     Ok(respond::json(
         StatusCode::OK,
@@ -120,7 +105,7 @@ pub fn get_settings(
 pub fn patch_settings(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<AgentPath>,
+    agent: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let body = body.object()?;
@@ -134,7 +119,7 @@ pub fn patch_settings(
         Some(value @ Value::Object(_)) => Some(value.clone()),
         Some(_) => return Err(ApiError::invalid_body("'experimental' must be an object")),
     };
-    let settings = change(&state, &caller, &path, |_, _, definition| {
+    let settings = change(&state, &caller, &agent, |_, _, definition| {
         let config = &mut definition.draft.config;
         if !config.is_object() {
             *config = json!({});
@@ -154,7 +139,7 @@ pub fn patch_settings(
 pub fn publish(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<AgentPath>,
+    agent: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let body = body.object()?;
@@ -167,7 +152,7 @@ pub fn publish(
             ));
         }
     };
-    let published = change(&state, &caller, &path, |_, _, definition| {
+    let published = change(&state, &caller, &agent, |_, _, definition| {
         // What is published is what answers: the publisher must still be able to read every
         // datasource (a role may have been taken away since it was added).
         access::check_stages(&state, &caller, [&definition.draft])?;
@@ -187,9 +172,9 @@ pub fn publish(
 pub fn reset(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<AgentPath>,
+    agent: ItemTarget,
 ) -> Result<Response, ApiError> {
-    change(&state, &caller, &path, |_, _, definition| {
+    change(&state, &caller, &agent, |_, _, definition| {
         if definition.reset() {
             Ok(())
         } else {

@@ -3,11 +3,13 @@
 //! (`?id=`), DELETE elements gone from the live schema.
 
 use super::agent_config::{self, read, stage_of};
-use super::agent_sources::{SourcePath, agent_of};
+use super::agent_sources::SourcePath;
+use super::target::ItemTarget;
 use crate::agents::{self, discovery, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::respond::{self, JsonBody, Origin, Query};
+use crate::paging::Paging;
+use crate::respond::{self, JsonBody, Query};
 use crate::state::Shared;
 use crate::store::items;
 use axum::extract::{Path, State};
@@ -47,14 +49,15 @@ fn live_names(
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
     uri: Uri,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
+    paging: Paging,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let (item, definition) = read(&state, &caller, &agent_of(&path))?;
+    let (item, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
-    let source = agents::source(stage, &item.id, &path.3)?;
+    let source = agents::source(stage, &item.id, &ds)?;
     let parent = match query.get("rootId").filter(|id| !id.is_empty()) {
         Some(id) => display_path(id)?,
         None => Vec::new(),
@@ -79,8 +82,8 @@ pub fn list(
             wire::element(child, &full, state)
         })
         .collect();
-    let scope = format!("{}/{}", path.3, parent.join("/"));
-    agent_config::page(&state, values, &query, ("elements", &scope), &origin, &uri)
+    let scope = format!("{}/{}", ds, parent.join("/"));
+    paging.slice(values, "elements", &scope)
 }
 
 /// The `?id=` of an element route.
@@ -99,7 +102,8 @@ fn element_id(query: &Query) -> Result<String, ApiError> {
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
     query: Query,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
@@ -117,21 +121,20 @@ pub fn update(
         Some(Value::String(text)) => Some(Some(text.clone()).filter(|t| !t.is_empty())),
         Some(_) => return Err(ApiError::invalid_body("'description' must be a string")),
     };
-    let updated =
-        agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
-            let source = agents::draft_source(definition, &item.id, &path.3)?;
-            let element: &mut ElementDoc =
-                agents::element_at_mut(&mut source.datasource_mut().elements, &target)
-                    .ok_or_else(|| agents::not_found("element", &id))?;
-            if let Some(on) = selected {
-                agents::set_selected(element, on);
-            }
-            if let Some(text) = description {
-                element.description = text;
-            }
-            let full: Vec<&str> = target.iter().map(String::as_str).collect();
-            Ok(wire::element(element, &full, "Available"))
-        })?;
+    let updated = agent_config::change(&state, &caller, &agent, |_, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &ds)?;
+        let element: &mut ElementDoc =
+            agents::element_at_mut(&mut source.datasource_mut().elements, &target)
+                .ok_or_else(|| agents::not_found("element", &id))?;
+        if let Some(on) = selected {
+            agents::set_selected(element, on);
+        }
+        if let Some(text) = description {
+            element.description = text;
+        }
+        let full: Vec<&str> = target.iter().map(String::as_str).collect();
+        Ok(wire::element(element, &full, "Available"))
+    })?;
     Ok(respond::json(StatusCode::OK, &updated))
 }
 
@@ -140,7 +143,8 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
     query: Query,
 ) -> Result<Response, ApiError> {
     let id = element_id(&query)?;
@@ -148,34 +152,28 @@ pub fn remove(
     let Some((name, parent)) = target.split_last() else {
         return Err(agents::not_found("element", &id));
     };
-    agent_config::change(
-        &state,
-        &caller,
-        &agent_of(&path),
-        |conn, item, definition| {
-            let source = agents::draft_source(definition, &item.id, &path.3)?;
-            if agents::children_at(&source.datasource.elements, &target).is_none() {
-                return Err(agents::not_found("element", &id));
-            }
-            let live = live_names(&state, conn, &source.datasource, parent)?;
-            if let Ok(names) = live
-                && names.is_none_or(|names| names.contains(&name.to_lowercase()))
-            {
-                return Err(ApiError::bad_request(
-                    "ElementStillAvailable",
-                    format!(
-                        "The element '{name}' still exists in the data source and cannot be deleted"
-                    ),
-                ));
-            }
-            let siblings =
-                match agents::element_at_mut(&mut source.datasource_mut().elements, parent) {
-                    Some(parent) => &mut parent.children,
-                    None => &mut source.datasource_mut().elements,
-                };
-            siblings.retain(|e| &e.display_name != name);
-            Ok(())
-        },
-    )?;
+    agent_config::change(&state, &caller, &agent, |conn, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &ds)?;
+        if agents::children_at(&source.datasource.elements, &target).is_none() {
+            return Err(agents::not_found("element", &id));
+        }
+        let live = live_names(&state, conn, &source.datasource, parent)?;
+        if let Ok(names) = live
+            && names.is_none_or(|names| names.contains(&name.to_lowercase()))
+        {
+            return Err(ApiError::bad_request(
+                "ElementStillAvailable",
+                format!(
+                    "The element '{name}' still exists in the data source and cannot be deleted"
+                ),
+            ));
+        }
+        let siblings = match agents::element_at_mut(&mut source.datasource_mut().elements, parent) {
+            Some(parent) => &mut parent.children,
+            None => &mut source.datasource_mut().elements,
+        };
+        siblings.retain(|e| &e.display_name != name);
+        Ok(())
+    })?;
     Ok(respond::empty_ok())
 }

@@ -3,11 +3,13 @@
 //! against the source's live tables and columns; a new example answers `Validating`.
 
 use super::agent_config::{self, read, stage_of};
-use super::agent_sources::{SourcePath, agent_of};
+use super::agent_sources::SourcePath;
+use super::target::ItemTarget;
 use crate::agents::{self, MAX_FEWSHOTS, discovery, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::respond::{self, JsonBody, Origin, Query, opt_str};
+use crate::paging::Paging;
+use crate::respond::{self, JsonBody, opt_str};
 use crate::state::Shared;
 use crate::store::{items, new_id};
 use axum::extract::{Path, State};
@@ -16,13 +18,14 @@ use axum::response::Response;
 use fabsh_model::agent::definition::{FewShotDoc, SourceFolder};
 use fabsh_model::agent::sources;
 use fabsh_model::agent::sql_check::{self, KnownSchema};
+use serde::Deserialize;
 use serde_json::Value;
 
-/// A few-shot route: the datasource route plus the few-shot id.
-type FewShotPath = (String, String, String, String, String);
-
-fn source_of((ws, collection, id, ds, _): &FewShotPath) -> SourcePath {
-    (ws.clone(), collection.clone(), id.clone(), ds.clone())
+/// The `{ds}` and `{fs}` of a few-shot route (the agent is its `ItemTarget`).
+#[derive(Deserialize)]
+pub struct FewShotPath {
+    ds: String,
+    fs: String,
 }
 
 /// Judges examples of one source: SQL against its live schema, others by being non-empty.
@@ -64,14 +67,14 @@ impl Judge {
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
     uri: Uri,
-    Path(path): Path<SourcePath>,
-    query: Query,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
+    paging: Paging,
 ) -> Result<Response, ApiError> {
-    let (item, definition) = read(&state, &caller, &agent_of(&path))?;
+    let (item, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
-    let source = agents::source(stage, &item.id, &path.3)?;
+    let source = agents::source(stage, &item.id, &ds)?;
     let judge = Judge::for_source(&state, source)?;
     let values: Vec<Value> = source
         .fewshots
@@ -79,7 +82,7 @@ pub fn list(
         .flatten()
         .map(|fs| judge.wire(fs))
         .collect();
-    agent_config::page(&state, values, &query, ("fewshots", &path.3), &origin, &uri)
+    paging.slice(values, "fewshots", &ds)
 }
 
 /// GET one example.
@@ -87,17 +90,18 @@ pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
-    Path(path): Path<FewShotPath>,
+    agent: ItemTarget,
+    Path(FewShotPath { ds, fs: example_id }): Path<FewShotPath>,
 ) -> Result<Response, ApiError> {
-    let (item, definition) = read(&state, &caller, &agent_of(&source_of(&path)))?;
+    let (item, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
-    let source = agents::source(stage, &item.id, &path.3)?;
+    let source = agents::source(stage, &item.id, &ds)?;
     let fewshot = source
         .fewshots
         .iter()
         .flatten()
-        .find(|fs| fs.id.eq_ignore_ascii_case(&path.4))
-        .ok_or_else(|| agents::not_found("few-shot example", &path.4))?;
+        .find(|fs| fs.id.eq_ignore_ascii_case(&example_id))
+        .ok_or_else(|| agents::not_found("few-shot example", &example_id))?;
     let judge = Judge::for_source(&state, source)?;
     Ok(respond::json(StatusCode::OK, &judge.wire(fewshot)))
 }
@@ -114,31 +118,31 @@ fn check_supported(source: &SourceFolder) -> Result<(), ApiError> {
 pub fn create(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let body = body.object()?;
     let question = respond::req_str(&body, "question")?;
     let query = opt_str(&body, "query")?;
-    let created =
-        agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
-            let source = agents::draft_source(definition, &item.id, &path.3)?;
-            check_supported(source)?;
-            let list = source.fewshots.get_or_insert_with(Vec::new);
-            if list.len() >= MAX_FEWSHOTS {
-                return Err(ApiError::bad_request(
-                    "InvalidRequest",
-                    format!("A data source can have at most {MAX_FEWSHOTS} few-shot examples"),
-                ));
-            }
-            let fewshot = FewShotDoc {
-                id: new_id(),
-                question,
-                query,
-            };
-            list.push(fewshot.clone());
-            Ok(wire::fewshot(&fewshot, "Validating", None))
-        })?;
+    let created = agent_config::change(&state, &caller, &agent, |_, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &ds)?;
+        check_supported(source)?;
+        let list = source.fewshots.get_or_insert_with(Vec::new);
+        if list.len() >= MAX_FEWSHOTS {
+            return Err(ApiError::bad_request(
+                "InvalidRequest",
+                format!("A data source can have at most {MAX_FEWSHOTS} few-shot examples"),
+            ));
+        }
+        let fewshot = FewShotDoc {
+            id: new_id(),
+            question,
+            query,
+        };
+        list.push(fewshot.clone());
+        Ok(wire::fewshot(&fewshot, "Validating", None))
+    })?;
     Ok(respond::json(StatusCode::CREATED, &created))
 }
 
@@ -146,7 +150,8 @@ pub fn create(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<FewShotPath>,
+    agent: ItemTarget,
+    Path(FewShotPath { ds, fs: example_id }): Path<FewShotPath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let body = body.object()?;
@@ -155,20 +160,16 @@ pub fn update(
     if question.as_deref().is_some_and(|q| q.trim().is_empty()) {
         return Err(ApiError::invalid_body("'question' must not be empty"));
     }
-    let source_path = source_of(&path);
-    let (updated, source) = agent_config::change(
-        &state,
-        &caller,
-        &agent_of(&source_path),
-        |_, item, definition| {
-            let source = agents::draft_source(definition, &item.id, &path.3)?;
+    let (updated, source) =
+        agent_config::change(&state, &caller, &agent, |_, item, definition| {
+            let source = agents::draft_source(definition, &item.id, &ds)?;
             check_supported(source)?;
             let fewshot = source
                 .fewshots
                 .iter_mut()
                 .flatten()
-                .find(|fs| fs.id.eq_ignore_ascii_case(&path.4))
-                .ok_or_else(|| agents::not_found("few-shot example", &path.4))?;
+                .find(|fs| fs.id.eq_ignore_ascii_case(&example_id))
+                .ok_or_else(|| agents::not_found("few-shot example", &example_id))?;
             if let Some(text) = question {
                 fewshot.question = text;
             }
@@ -176,8 +177,7 @@ pub fn update(
                 fewshot.query = query;
             }
             Ok((fewshot.clone(), source.clone()))
-        },
-    )?;
+        })?;
     let judge = Judge::for_source(&state, &source)?;
     Ok(respond::json(StatusCode::OK, &judge.wire(&updated)))
 }
@@ -186,23 +186,19 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<FewShotPath>,
+    agent: ItemTarget,
+    Path(FewShotPath { ds, fs: example_id }): Path<FewShotPath>,
 ) -> Result<Response, ApiError> {
-    agent_config::change(
-        &state,
-        &caller,
-        &agent_of(&source_of(&path)),
-        |_, item, definition| {
-            let source = agents::draft_source(definition, &item.id, &path.3)?;
-            let list = source.fewshots.get_or_insert_with(Vec::new);
-            let before = list.len();
-            list.retain(|fs| !fs.id.eq_ignore_ascii_case(&path.4));
-            if list.len() == before {
-                return Err(agents::not_found("few-shot example", &path.4));
-            }
-            Ok(())
-        },
-    )?;
+    agent_config::change(&state, &caller, &agent, |_, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &ds)?;
+        let list = source.fewshots.get_or_insert_with(Vec::new);
+        let before = list.len();
+        list.retain(|fs| !fs.id.eq_ignore_ascii_case(&example_id));
+        if list.len() == before {
+            return Err(agents::not_found("few-shot example", &example_id));
+        }
+        Ok(())
+    })?;
     Ok(respond::empty_ok())
 }
 
@@ -210,10 +206,11 @@ pub fn remove(
 pub fn remove_all(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
 ) -> Result<Response, ApiError> {
-    agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
-        let source = agents::draft_source(definition, &item.id, &path.3)?;
+    agent_config::change(&state, &caller, &agent, |_, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &ds)?;
         source.fewshots = Some(Vec::new());
         Ok(())
     })?;

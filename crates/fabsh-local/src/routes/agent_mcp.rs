@@ -107,11 +107,7 @@ pub async fn handle(
     };
     let (task_state, task_caller) = (state.clone(), caller.clone());
     let (item, definition) = blocking::run(move || {
-        agent_config::read(
-            &task_state,
-            &task_caller,
-            &(ws, "dataAgents".to_string(), id),
-        )
+        agent_config::read(&task_state, &task_caller, &agent_config::agent(&ws, &id))
     })
     .await??;
     let Some(published) = definition.published.clone() else {

@@ -1,55 +1,47 @@
 //! `…/staging/datasources[/{ds}]` and the published `…/datasources[/{ds}]`: list, show, add
 //! (an operation, while the schema is discovered), change and remove datasources.
 
-use super::agent_config::{self, AgentPath, read, stage_of};
+use super::agent_config::{self, read, stage_of};
+use super::target::ItemTarget;
 use crate::actions::Action;
 use crate::agents::{self, NewDataSource, access, discovery, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::lro::{self, InlineAnswer};
-use crate::respond::{self, JsonBody, Origin, Query, opt_str};
+use crate::paging::Paging;
+use crate::respond::{self, JsonBody, Origin, opt_str};
 use crate::state::Shared;
-use crate::store::items::{self, Item};
 use crate::store::principals::Role;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use fabsh_model::agent::definition::{DataSourceDoc, schema_url};
 use fabsh_model::agent::sources::{self, SourceKind};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// A datasource route: the agent plus the datasource id.
-pub type SourcePath = (String, String, String, String);
-
-/// The agent part of a datasource route.
-pub fn agent_of((ws, collection, id, _): &SourcePath) -> AgentPath {
-    (ws.clone(), collection.clone(), id.clone())
+/// The `{ds}` of a datasource route (the agent is its `ItemTarget`).
+#[derive(Deserialize)]
+pub struct SourcePath {
+    pub ds: String,
 }
 
 /// GET the datasources of a stage, paged.
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
     uri: Uri,
-    Path(path): Path<AgentPath>,
-    query: Query,
+    agent: ItemTarget,
+    paging: Paging,
 ) -> Result<Response, ApiError> {
-    let (item, definition) = read(&state, &caller, &path)?;
+    let (item, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
     let values: Vec<Value> = stage
         .sources
         .iter()
         .map(|s| wire::datasource(&item.id, &s.datasource))
         .collect();
-    agent_config::page(
-        &state,
-        values,
-        &query,
-        ("datasources", &item.id),
-        &origin,
-        &uri,
-    )
+    paging.slice(values, "datasources", &item.id)
 }
 
 /// GET one datasource of a stage.
@@ -57,11 +49,12 @@ pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
 ) -> Result<Response, ApiError> {
-    let (item, definition) = read(&state, &caller, &agent_of(&path))?;
+    let (item, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
-    let source = agents::source(stage, &item.id, &path.3)?;
+    let source = agents::source(stage, &item.id, &ds)?;
     Ok(respond::json(
         StatusCode::OK,
         &wire::datasource(&item.id, &source.datasource),
@@ -111,17 +104,16 @@ pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path(path): Path<AgentPath>,
+    agent: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (workspace_id, agent_id) = agent_config::target(&state, &caller, &path, Role::Contributor)?;
+    agent_config::target(&state, &caller, &agent, Role::Contributor)?;
     let (asked, item_id, item_workspace) = requested(&body.object()?)?;
     caller.may_read(&state, &item_workspace)?;
     let datasource = state.db.read(|conn| {
-        let (_, definition) = agents::load(&state.definitions, conn, &workspace_id, &agent_id)?;
+        let (_, definition) = agents::load(&state.definitions, conn, &agent.ws, &agent.id)?;
         agents::check_can_add(&definition, &item_id)?;
-        let item: Item = items::get(conn, &item_workspace, &item_id)?
-            .ok_or_else(|| ApiError::item_not_found(&item_id))?;
+        let item = ItemTarget::named(&item_workspace, &item_id).get(conn)?;
         let kind = match asked {
             Some(kind) => kind,
             None => sources::by_item_type(&item.item_type).ok_or_else(|| {
@@ -151,8 +143,8 @@ pub fn create(
         })
     })?;
     let new = NewDataSource {
-        workspace_id,
-        agent_id,
+        workspace_id: agent.ws,
+        agent_id: agent.id,
         datasource,
     };
     lro::run(
@@ -171,7 +163,8 @@ pub fn create(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let body = body.object()?;
@@ -180,18 +173,17 @@ pub fn update(
         Some(text) => Some(text),
         None => opt_str(&body, "userDescription")?,
     };
-    let updated =
-        agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
-            let source = agents::draft_source(definition, &item.id, &path.3)?;
-            access::check_source(&state, &caller, &source.datasource)?;
-            if let Some(text) = instructions {
-                source.datasource_mut().instructions = Some(text).filter(|t| !t.is_empty());
-            }
-            if let Some(text) = description {
-                source.datasource_mut().description = Some(text).filter(|t| !t.is_empty());
-            }
-            Ok(wire::datasource(&item.id, &source.datasource))
-        })?;
+    let updated = agent_config::change(&state, &caller, &agent, |_, item, definition| {
+        let source = agents::draft_source(definition, &item.id, &ds)?;
+        access::check_source(&state, &caller, &source.datasource)?;
+        if let Some(text) = instructions {
+            source.datasource_mut().instructions = Some(text).filter(|t| !t.is_empty());
+        }
+        if let Some(text) = description {
+            source.datasource_mut().description = Some(text).filter(|t| !t.is_empty());
+        }
+        Ok(wire::datasource(&item.id, &source.datasource))
+    })?;
     Ok(respond::json(StatusCode::OK, &updated))
 }
 
@@ -199,16 +191,17 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<SourcePath>,
+    agent: ItemTarget,
+    Path(SourcePath { ds }): Path<SourcePath>,
 ) -> Result<Response, ApiError> {
-    agent_config::change(&state, &caller, &agent_of(&path), |_, item, definition| {
+    agent_config::change(&state, &caller, &agent, |_, item, definition| {
         let before = definition.draft.sources.len();
         definition
             .draft
             .sources
-            .retain(|s| wire::datasource_id(&item.id, &s.datasource.artifact_id) != path.3);
+            .retain(|s| wire::datasource_id(&item.id, &s.datasource.artifact_id) != ds);
         if definition.draft.sources.len() == before {
-            return Err(agents::not_found("data source", &path.3));
+            return Err(agents::not_found("data source", &ds));
         }
         Ok(())
     })?;

@@ -2,18 +2,18 @@
 //! beta and long-running) and `…/bulkMove` (preview, answered at once as the spec has it), and
 //! `…/{id}/identities/default/assign` (beta, long-running).
 
-use super::items::{implied_type, load};
+use super::target::{ItemTarget, WorkspaceTarget};
 use crate::actions::{Action, load_parts};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::bulk_export::{Export, exportable, not_exportable};
 use crate::bulk_import;
 use crate::lro::{self, InlineAnswer};
-use crate::respond::{self, JsonBody, LargeJsonBody, Origin, Query, norm, opt_id};
+use crate::respond::{self, JsonBody, LargeJsonBody, Origin, Query, opt_id};
 use crate::state::Shared;
 use crate::store::items::{self, Item};
 use crate::store::{folders, principals::Role};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
@@ -27,17 +27,11 @@ const INLINE_OK: InlineAnswer = InlineAnswer {
     etag: false,
 };
 
-/// The workspace of a beta bulk route, checked: `beta=true` given, the caller a Contributor+.
-fn beta_workspace(
-    state: &Shared,
-    caller: &Caller,
-    ws: &str,
-    query: &Query,
-) -> Result<String, ApiError> {
-    let ws = norm(ws);
+/// Checks a beta bulk route: `beta=true` given, the caller a Contributor+ in the workspace.
+fn check_beta(state: &Shared, caller: &Caller, ws: &str, query: &Query) -> Result<(), ApiError> {
     query.require_beta()?;
-    caller.workspace(state, &ws, Role::Contributor)?;
-    Ok(ws)
+    caller.workspace(state, ws, Role::Contributor)?;
+    Ok(())
 }
 
 fn guid(text: &str) -> Option<String> {
@@ -50,11 +44,11 @@ pub fn export(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
     query: Query,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = beta_workspace(&state, &caller, &ws, &query)?;
+    check_beta(&state, &caller, &ws, &query)?;
     let obj = body.object()?;
     let item_ids = match obj.get("mode").and_then(Value::as_str) {
         Some("All") => None,
@@ -78,7 +72,7 @@ pub fn export(
                         format!("The item '{id}' is referenced more than once"),
                     ));
                 }
-                let item = load(&state, &ws, &id, None)?;
+                let item = ItemTarget::named(&ws, &id).load(&state)?;
                 if !exportable(&item) {
                     return Err(not_exportable(&item));
                 }
@@ -110,11 +104,11 @@ pub fn import(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
     query: Query,
     body: LargeJsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = beta_workspace(&state, &caller, &ws, &query)?;
+    check_beta(&state, &caller, &ws, &query)?;
     let import = bulk_import::parse(&ws, &body.object()?)?;
     // An imported agent is a definition like any other: it may name only data its author
     // may read.
@@ -137,10 +131,9 @@ pub fn import(
 pub fn move_items(
     State(state): State<Shared>,
     caller: Caller,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Contributor)?;
     let obj = body.object()?;
     let listed = obj
@@ -167,7 +160,7 @@ pub fn move_items(
         }
         let mut moved: Vec<Item> = Vec::new();
         for id in &ids {
-            let item = items::get(tx, &ws, id)?.ok_or_else(|| ApiError::item_not_found(id))?;
+            let item = ItemTarget::named(&ws, id).get(tx)?;
             if item.parent_item_id.is_some() {
                 return Err(ApiError::bad_request(
                     "CannotMoveChildOnly",
@@ -195,12 +188,11 @@ pub fn assign_identity(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     query: Query,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let implied = implied_type(&collection)?;
-    let (ws, id) = (beta_workspace(&state, &caller, &ws, &query)?, norm(&id));
+    check_beta(&state, &caller, &target.ws, &query)?;
     match body.object()?.get("assignmentType").and_then(Value::as_str) {
         Some(kind) if kind.eq_ignore_ascii_case("Caller") => {}
         _ => {
@@ -210,10 +202,10 @@ pub fn assign_identity(
             ));
         }
     }
-    load(&state, &ws, &id, implied)?;
+    target.load(&state)?;
     let action = Action::AssignIdentity {
-        workspace_id: ws,
-        item_id: id,
+        workspace_id: target.ws,
+        item_id: target.id,
         principal_id: caller.principal_id.clone(),
     };
     lro::run(&state, &caller, &origin, action, INLINE_OK)

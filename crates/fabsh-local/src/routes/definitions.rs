@@ -5,17 +5,17 @@
 //! `fabricGitSource` and `ipynb`, other conversions are refused. Without `format` the parts come
 //! back as stored.
 
-use super::items::{implied_type, load};
+use super::target::ItemTarget;
 use crate::actions::{Action, DefinitionUpdate, name_in_use, store_parts};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::definitions;
 use crate::lro::{self, InlineAnswer};
-use crate::respond::{LargeJsonBody, Origin, Query, check_description, norm};
+use crate::respond::{LargeJsonBody, Origin, Query, check_description};
 use crate::state::Shared;
 use crate::store::items::{self, Item};
 use crate::store::principals::Role;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::item_types;
@@ -40,13 +40,10 @@ pub fn get_definition(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
-    let item = load(&state, &ws, &id, implied)?;
+    let item = target.open(&state, &caller, Role::Contributor)?;
     require_definitions(&item)?;
     let format = match query.get("format").filter(|f| !f.is_empty()) {
         Some(format) => Some(definitions::check_format(&item.item_type, format)?.to_string()),
@@ -57,8 +54,8 @@ pub fn get_definition(
         &caller,
         &origin,
         Action::GetDefinition {
-            workspace_id: ws,
-            item_id: id,
+            workspace_id: target.ws,
+            item_id: target.id,
             format,
         },
         InlineAnswer {
@@ -75,13 +72,11 @@ pub fn update_definition(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     query: Query,
     body: LargeJsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
     let update_metadata = query.flag("updateMetadata", false)?;
     let obj = body.object()?;
     let wire = obj
@@ -89,7 +84,7 @@ pub fn update_definition(
         .filter(|v| !v.is_null())
         .ok_or_else(|| ApiError::invalid_body("The 'definition' field is required"))?;
     let definition = definitions::parse(wire)?;
-    let item = load(&state, &ws, &id, implied)?;
+    let item = target.load(&state)?;
     require_definitions(&item)?;
     if item.item_type == "DataAgent" {
         // A broken agent part is refused now rather than breaking the configuration API later.
@@ -114,14 +109,14 @@ pub fn update_definition(
             .filter(|n| !n.trim().is_empty())
             && state
                 .db
-                .read(|c| items::name_taken(c, &ws, &item.item_type, name, &item.id))?
+                .read(|c| items::name_taken(c, &target.ws, &item.item_type, name, &item.id))?
         {
             return Err(name_in_use(name));
         }
     }
     let update = DefinitionUpdate {
-        workspace_id: ws,
-        item_id: id,
+        workspace_id: target.ws,
+        item_id: target.id,
         format: definition.format,
         parts: store_parts(&definition.parts),
         platform: definition.platform,

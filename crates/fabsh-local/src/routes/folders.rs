@@ -1,9 +1,10 @@
 //! `/v1/workspaces/{ws}/folders[/{id}[/move]]` (preview API).
 
+use super::target::WorkspaceTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
-use crate::paging::PageToken;
+use crate::paging::{PageToken, Paging};
 use crate::respond::{self, JsonBody, Origin, Query, norm, opt_id, req_str};
 use crate::state::Shared;
 use crate::store::folders::{self, Folder};
@@ -13,6 +14,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use rusqlite::Connection;
+use serde::Deserialize;
 
 /// Deepest allowed nesting (a root-level folder has depth 1).
 const MAX_DEPTH: i64 = 10;
@@ -49,6 +51,12 @@ fn too_deep() -> ApiError {
     )
 }
 
+/// The `{folder}` of a folder route.
+#[derive(Deserialize)]
+pub struct FolderPath {
+    folder: String,
+}
+
 fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError> {
     folders::get(conn, ws, id)?.ok_or_else(|| ApiError::folder_not_found(id))
 }
@@ -57,34 +65,25 @@ fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError>
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    paging: Paging,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Viewer)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => PageToken::decode(text, "folders", Some(&ws))?,
-        None => {
-            let root_folder = query.get("rootFolderId").map(norm);
-            if let Some(folder) = &root_folder {
-                state.db.read(|c| get_folder(c, &ws, folder))?;
-            }
-            PageToken {
-                kind: "folders".into(),
-                workspace: Some(ws.clone()),
-                root_folder,
-                recursive: query.flag("recursive", true)?,
-                ..PageToken::default()
-            }
+    let token = paging.token(PageToken::first("folders", Some(&ws)), |first| {
+        let root_folder = query.get("rootFolderId").map(norm);
+        if let Some(folder) = &root_folder {
+            state.db.read(|c| get_folder(c, &ws, folder))?;
         }
-    };
+        Ok(PageToken {
+            root_folder,
+            recursive: query.flag("recursive", true)?,
+            ..first
+        })
+    })?;
     let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
-    let path = format!("/v1/workspaces/{ws}/folders");
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        &path,
+    paging.respond(
+        &token,
         |after, limit| {
             state
                 .db
@@ -100,10 +99,9 @@ pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Contributor)?;
     let obj = body.object()?;
     let name = req_str(&obj, "displayName")?;
@@ -146,9 +144,10 @@ pub fn create(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(FolderPath { folder: id }): Path<FolderPath>,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Viewer)?;
     let folder = state.db.read(|c| get_folder(c, &ws, &id))?;
     Ok(respond::json(StatusCode::OK, &folder.to_wire()))
@@ -158,10 +157,11 @@ pub fn show(
 pub fn rename(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(FolderPath { folder: id }): Path<FolderPath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Contributor)?;
     let name = req_str(&body.object()?, "displayName")?;
     check_name(&name)?;
@@ -181,9 +181,10 @@ pub fn rename(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(FolderPath { folder: id }): Path<FolderPath>,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Contributor)?;
     state.db.write(|tx| {
         get_folder(tx, &ws, &id)?;
@@ -205,10 +206,11 @@ pub fn remove(
 pub fn move_folder(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(FolderPath { folder: id }): Path<FolderPath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Contributor)?;
     let target = opt_id(&body.object()?, "targetFolderId")?;
     let folder = state.db.write(|tx| {

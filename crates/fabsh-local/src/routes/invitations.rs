@@ -6,7 +6,7 @@
 //! provider's; a ServicePrincipal recipient must be the caller, a User recipient is checked by
 //! tenant only (local Fabric's principals are apps, so no user could accept otherwise).
 
-use super::items::load;
+use super::target::ItemTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
@@ -204,8 +204,7 @@ pub fn accept(
     if recipient["type"] == "ServicePrincipal" && recipient["principalId"] != me.id.as_str() {
         return Err(forbidden("The invitation was sent to another principal"));
     }
-    caller.workspace(&state, &ws, Role::Contributor)?;
-    let target = load(&state, &ws, &item_id, None)?;
+    let target = ItemTarget::named(&ws, &item_id).open(&state, &caller, Role::Contributor)?;
     if target.item_type != "Lakehouse" {
         return Err(ApiError::bad_request(
             "ExternalDataShareOperationNotSupportedForItemType",

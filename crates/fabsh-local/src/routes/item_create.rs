@@ -1,7 +1,8 @@
 //! POST `/v1/workspaces/{ws}/items` (and per-type collections): validate everything up front,
 //! then create inline (201) or through an operation (202).
 
-use super::items::{implied_type, invalid_type};
+use super::items::invalid_type;
+use super::target::CollectionTarget;
 use crate::actions::{Action, NewItem, logical_id_in_use, name_in_use, store_parts};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
@@ -10,7 +11,7 @@ use crate::lro::{self, InlineAnswer};
 use crate::respond::{LargeJsonBody, Origin, check_description, norm, opt_id, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::{folders, items, new_id, principals::Role};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::item_types;
@@ -56,11 +57,9 @@ pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection)): Path<(String, String)>,
+    CollectionTarget { ws, implied, .. }: CollectionTarget,
     body: LargeJsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
-    let implied = implied_type(&collection)?;
     caller.workspace(&state, &ws, Role::Contributor)?;
     let obj = body.object()?;
 

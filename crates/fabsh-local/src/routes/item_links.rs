@@ -2,19 +2,20 @@
 //! `…/{id}/logicalId`, `…/{id}/applyTags` and `…/{id}/unapplyTags`.
 
 use super::definitions::require_definitions;
-use super::items::{implied_type, load};
+use super::target::ItemTarget;
 use crate::actions::logical_id_in_use;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::paging::PageToken;
+use crate::paging::{PageToken, Paging};
 use crate::relations::{self, Direction};
-use crate::respond::{self, JsonBody, Origin, Query, norm, req_str};
+use crate::respond::{self, JsonBody, Query, norm, req_str};
 use crate::state::Shared;
-use crate::store::items::{self, Item};
+use crate::store::items;
 use crate::store::{links, principals::Role, tags};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// GET `…/connections`: a page of the connections the item uses; types without a definition
@@ -22,61 +23,49 @@ use serde_json::{Value, json};
 pub fn connections(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
-    Path((ws, collection, id)): Path<(String, String, String)>,
-    query: Query,
+    target: ItemTarget,
+    paging: Paging,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Viewer)?;
-    let item = load(&state, &ws, &id, implied)?;
+    let item = target.open(&state, &caller, Role::Viewer)?;
     require_definitions(&item)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => {
-            let token = PageToken::decode(text, "connections", Some(&ws))?;
-            if token.extra.as_deref() != Some(id.as_str()) {
-                return Err(ApiError::bad_request(
-                    "InvalidContinuationToken",
-                    "The continuation token is not valid for this request",
-                ));
-            }
-            token
-        }
-        None => PageToken {
-            kind: "connections".into(),
-            workspace: Some(ws.clone()),
-            extra: Some(id.clone()),
-            ..PageToken::default()
-        },
+    let list = PageToken {
+        extra: Some(target.id.clone()),
+        ..PageToken::first("connections", Some(&target.ws))
     };
-    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/connections");
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        &path,
-        |after, limit| state.db.read(|c| links::connections(c, &id, after, limit)),
+    let token = paging.token(list, Ok)?;
+    paging.respond(
+        &token,
+        |after, limit| {
+            state
+                .db
+                .read(|c| links::connections(c, &target.id, after, limit))
+        },
         |(ord, _)| *ord,
         |(_, connection)| connection.clone(),
     )
+}
+
+/// The `{direction}` of a relations route.
+#[derive(Deserialize)]
+pub struct DirectionPath {
+    direction: String,
 }
 
 /// GET `…/relations/{upstream|downstream}?beta=true`: not paged.
 pub fn relations(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id, direction)): Path<(String, String, String, String)>,
+    target: ItemTarget,
+    Path(DirectionPath { direction }): Path<DirectionPath>,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
     let direction = match direction.as_str() {
         "upstream" => Direction::Upstream,
         "downstream" => Direction::Downstream,
         _ => return Err(ApiError::entity_not_found()),
     };
     query.require_beta()?;
-    caller.workspace(&state, &ws, Role::Viewer)?;
-    let item = load(&state, &ws, &id, implied)?;
+    let item = target.open(&state, &caller, Role::Viewer)?;
     let graph = state
         .db
         .read(|c| relations::graph(c, &item, direction, &caller.principal_id))?;
@@ -89,12 +78,10 @@ pub fn relations(
 pub fn update_logical_id(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
     let logical_id = req_str(&body.object()?, "logicalId")?;
     let parsed = uuid::Uuid::try_parse(logical_id.trim())
         .map_err(|_| ApiError::invalid_body("'logicalId' must be a GUID"))?;
@@ -106,10 +93,8 @@ pub fn update_logical_id(
     }
     let logical_id = parsed.to_string();
     state.db.write(|tx| {
-        let item = items::get(tx, &ws, &id)?
-            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
-            .ok_or_else(|| ApiError::item_not_found(&id))?;
-        if items::logical_id_owner(tx, &ws, &logical_id, &item.id)?.is_some() {
+        let item = target.get(tx)?;
+        if items::logical_id_owner(tx, &target.ws, &logical_id, &item.id)?.is_some() {
             return Err(logical_id_in_use(&logical_id));
         }
         items::set_logical_id(tx, &item.id, &logical_id)?;
@@ -149,18 +134,14 @@ fn tag_ids(body: &JsonBody) -> Result<Vec<String>, ApiError> {
 fn tagging(
     state: Shared,
     caller: Caller,
-    (ws, collection, id): (String, String, String),
+    target: ItemTarget,
     body: JsonBody,
     apply: bool,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
     let ids = tag_ids(&body)?;
     state.db.write(|tx| {
-        let item: Item = items::get(tx, &ws, &id)?
-            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
-            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        let item = target.get(tx)?;
         for tag in &ids {
             if tags::get(tx, tag)?.is_none() {
                 return Err(ApiError::new(
@@ -185,18 +166,18 @@ fn tagging(
 pub fn apply_tags(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<(String, String, String)>,
+    target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    tagging(state, caller, path, body, true)
+    tagging(state, caller, target, body, true)
 }
 
 /// POST `…/unapplyTags` `{tags: [id]}` → empty 200.
 pub fn unapply_tags(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<(String, String, String)>,
+    target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    tagging(state, caller, path, body, false)
+    tagging(state, caller, target, body, false)
 }

@@ -1,31 +1,22 @@
 //! `/v1/workspaces/{ws}/items[/{id}]` and the per-type collections that behave the same with
 //! the type implied (`/notebooks`, `/dataAgents`, ...): list, get, update, delete, move.
 
+use super::target::{CollectionTarget, ItemTarget};
 use crate::actions::name_in_use;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
 use crate::item_identity;
-use crate::paging::PageToken;
-use crate::respond::{self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str};
+use crate::paging::{PageToken, Paging};
+use crate::respond::{self, JsonBody, Query, check_description, norm, opt_id, opt_str};
 use crate::state::Shared;
 use crate::store::items::{self, FolderScope, Item};
 use crate::store::{folders, principals::Role};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use fabsh_model::item_types::{self, ItemType};
+use fabsh_model::item_types;
 use serde_json::{Value, json};
-
-/// The type a collection segment implies: `None` for `items`, 404 for an unknown segment.
-pub fn implied_type(collection: &str) -> Result<Option<&'static ItemType>, ApiError> {
-    if collection == "items" {
-        return Ok(None);
-    }
-    item_types::by_collection(collection)
-        .map(Some)
-        .ok_or_else(ApiError::entity_not_found)
-}
 
 /// 400 `InvalidItemType`.
 pub fn invalid_type(name: &str) -> ApiError {
@@ -45,71 +36,48 @@ pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> Value {
     value
 }
 
-/// Loads a live item, checking it matches the collection's type.
-pub fn load(
-    state: &Shared,
-    ws: &str,
-    id: &str,
-    implied: Option<&ItemType>,
-) -> Result<Item, ApiError> {
-    state
-        .db
-        .read(|c| items::get(c, ws, id))?
-        .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
-        .ok_or_else(|| ApiError::item_not_found(id))
-}
-
 /// GET: a page of live items; `type`, `rootFolderId`, `recursive` (default true), `include`.
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
-    Path((ws, collection)): Path<(String, String)>,
+    target: CollectionTarget,
+    paging: Paging,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Viewer)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => PageToken::decode(text, "items", Some(&ws))?,
-        None => {
-            let item_type = match (implied, query.get("type")) {
-                (Some(t), _) => Some(t.name.to_string()),
-                (None, Some(name)) => Some(
-                    item_types::find(name)
-                        .ok_or_else(|| invalid_type(name))?
-                        .name
-                        .to_string(),
-                ),
-                (None, None) => None,
-            };
-            let root_folder = query.get("rootFolderId").map(norm);
-            if let Some(folder) = &root_folder
-                && state.db.read(|c| folders::get(c, &ws, folder))?.is_none()
-            {
-                return Err(ApiError::folder_not_found(folder));
-            }
-            PageToken {
-                kind: "items".into(),
-                workspace: Some(ws.clone()),
-                item_type,
-                root_folder,
-                recursive: query.flag("recursive", true)?,
-                ..PageToken::default()
-            }
+    let CollectionTarget { ws, implied, .. } = &target;
+    caller.workspace(&state, ws, Role::Viewer)?;
+    let token = paging.token(PageToken::first("items", Some(ws)), |first| {
+        let item_type = match (implied, query.get("type")) {
+            (Some(t), _) => Some(t.name.to_string()),
+            (None, Some(name)) => Some(
+                item_types::find(name)
+                    .ok_or_else(|| invalid_type(name))?
+                    .name
+                    .to_string(),
+            ),
+            (None, None) => None,
+        };
+        let root_folder = query.get("rootFolderId").map(norm);
+        if let Some(folder) = &root_folder
+            && state.db.read(|c| folders::get(c, ws, folder))?.is_none()
+        {
+            return Err(ApiError::folder_not_found(folder));
         }
-    };
+        Ok(PageToken {
+            item_type,
+            root_folder,
+            recursive: query.flag("recursive", true)?,
+            ..first
+        })
+    })?;
     let scope = FolderScope::of(token.root_folder.as_deref(), token.recursive);
-    let path = format!("/v1/workspaces/{ws}/{collection}");
     let with_identity = item_identity::wanted(query.get("include"));
     // Rows become wire JSON inside the read, where the identities can be looked up too.
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        &path,
+    paging.respond(
+        &token,
         |after, limit| {
             state.db.read(|c| {
-                let rows = items::list(c, &ws, token.item_type.as_deref(), &scope, after, limit)?;
+                let rows = items::list(c, ws, token.item_type.as_deref(), &scope, after, limit)?;
                 rows.iter()
                     .map(|item| {
                         let mut value = wire(c, item, implied.is_some());
@@ -131,16 +99,13 @@ pub fn list(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Viewer)?;
-    let item = load(&state, &ws, &id, implied)?;
+    let item = target.open(&state, &caller, Role::Viewer)?;
     let mut value = state
         .db
-        .read(|c| Ok::<_, ApiError>(wire(c, &item, implied.is_some())))?;
+        .read(|c| Ok::<_, ApiError>(wire(c, &item, target.implied.is_some())))?;
     if item_identity::wanted(query.get("include")) {
         state
             .db
@@ -153,12 +118,10 @@ pub fn show(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
     let obj = body.object()?;
     let name = opt_str(&obj, "displayName")?;
     if name.as_deref().is_some_and(|n| n.trim().is_empty()) {
@@ -169,11 +132,9 @@ pub fn update(
     let description = opt_str(&obj, "description")?;
     check_description(description.as_deref())?;
     let updated = state.db.write(|tx| {
-        let mut item = items::get(tx, &ws, &id)?
-            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
-            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        let mut item = target.get(tx)?;
         if let Some(name) = name {
-            if items::name_taken(tx, &ws, &item.item_type, &name, &item.id)? {
+            if items::name_taken(tx, &target.ws, &item.item_type, &name, &item.id)? {
                 return Err(name_in_use(&name));
             }
             item.display_name = name;
@@ -191,7 +152,7 @@ pub fn update(
     })?;
     let value = state
         .db
-        .read(|c| Ok::<_, ApiError>(wire(c, &updated, implied.is_some())))?;
+        .read(|c| Ok::<_, ApiError>(wire(c, &updated, target.implied.is_some())))?;
     Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 
@@ -200,18 +161,14 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     query: Query,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
     let hard = query.flag("hardDelete", false)?;
     let needed = if hard { Role::Admin } else { Role::Contributor };
-    caller.workspace(&state, &ws, needed)?;
+    caller.workspace(&state, &target.ws, needed)?;
     state.db.write(|tx| {
-        let item = items::get(tx, &ws, &id)?
-            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
-            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        let item = target.get(tx)?;
         if item.parent_item_id.is_some() {
             return Err(ApiError::bad_request(
                 "OperationNotSupportedForItem",
@@ -219,9 +176,9 @@ pub fn remove(
             ));
         }
         if hard {
-            items::hard_delete(tx, &id)?;
+            items::hard_delete(tx, &item.id)?;
         } else {
-            items::soft_delete(tx, &id, now_nanos())?;
+            items::soft_delete(tx, &item.id, now_nanos())?;
         }
         Ok::<_, ApiError>(())
     })?;
@@ -232,32 +189,28 @@ pub fn remove(
 pub fn move_item(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let implied = implied_type(&collection)?;
-    caller.workspace(&state, &ws, Role::Contributor)?;
-    let target = opt_id(&body.object()?, "targetFolderId")?;
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
+    let folder = opt_id(&body.object()?, "targetFolderId")?;
+    let (ws, id) = (&target.ws, &target.id);
     let moved = state.db.write(|tx| {
-        let item = items::get(tx, &ws, &id)?
-            .filter(|item| implied.is_none_or(|t| t.name == item.item_type))
-            .ok_or_else(|| ApiError::item_not_found(&id))?;
+        let item = target.get(tx)?;
         if item.parent_item_id.is_some() {
             return Err(ApiError::bad_request(
                 "CannotMoveChildOnly",
                 "A child item moves together with its parent",
             ));
         }
-        if let Some(folder) = &target
-            && folders::get(tx, &ws, folder)?.is_none()
+        if let Some(folder) = &folder
+            && folders::get(tx, ws, folder)?.is_none()
         {
             return Err(ApiError::folder_not_found(folder));
         }
-        items::move_to_folder(tx, &id, target.as_deref())?;
-        let mut moved =
-            vec![items::get(tx, &ws, &id)?.ok_or_else(|| ApiError::item_not_found(&id))?];
-        moved.extend(items::children(tx, &id)?);
+        items::move_to_folder(tx, id, folder.as_deref())?;
+        let mut moved = vec![target.get(tx)?];
+        moved.extend(items::children(tx, id)?);
         Ok::<_, ApiError>(moved)
     })?;
     let values: Vec<Value> = moved.iter().map(Item::to_wire).collect();

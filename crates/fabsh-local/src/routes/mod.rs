@@ -29,6 +29,7 @@ mod powerbi;
 mod role_assignments;
 mod shares;
 mod tags;
+mod target;
 mod token;
 mod workspaces;
 

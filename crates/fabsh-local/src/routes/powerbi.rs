@@ -2,9 +2,10 @@
 //! only place endorsements can be read (reference §2.20). Each artifact carries
 //! `endorsementDetails` when endorsed; dataflows are keyed by `objectId`, as there.
 
+use super::target::WorkspaceTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::respond::{self, Origin, norm};
+use crate::respond::{self, Origin};
 use crate::state::Shared;
 use crate::store::items::{self, FolderScope};
 use crate::store::{links, principals::Role};
@@ -12,19 +13,27 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::item_types;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// Most artifacts listed; the Power BI API does not page these lists.
 const MAX_ARTIFACTS: i64 = 100_000;
+
+/// The `{collection}` of a groups route: a Power BI artifact list, not a Fabric item
+/// collection.
+#[derive(Deserialize)]
+pub struct ArtifactsPath {
+    collection: String,
+}
 
 /// GET: every artifact of the collection's type in the workspace.
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(ArtifactsPath { collection }): Path<ArtifactsPath>,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     let item_type = item_types::ITEM_TYPES
         .iter()
         .find(|t| t.endorsement_collection == Some(collection.as_str()))

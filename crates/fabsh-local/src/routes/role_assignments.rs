@@ -1,16 +1,24 @@
 //! `/v1/workspaces/{ws}/roleAssignments[/{id}]`. An assignment's id is its principal's id.
 //! Reading needs Member (as the service documents for listing); changes need Admin.
 
+use super::target::WorkspaceTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::paging::PageToken;
-use crate::respond::{self, JsonBody, Origin, Query, norm, req_str};
+use crate::paging::{PageToken, Paging};
+use crate::respond::{self, JsonBody, Origin, norm, req_str};
 use crate::state::Shared;
 use crate::store::principals::{self, Assignment, Role};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// The `{principal}` of an assignment route.
+#[derive(Deserialize)]
+pub struct PrincipalPath {
+    principal: String,
+}
 
 fn to_wire(a: &Assignment) -> Value {
     let p = &a.principal;
@@ -45,25 +53,13 @@ fn parse_role(obj: &serde_json::Map<String, Value>) -> Result<Role, ApiError> {
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
-    Path(ws): Path<String>,
-    query: Query,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    paging: Paging,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Member)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => PageToken::decode(text, "roleAssignments", Some(&ws))?,
-        None => PageToken {
-            kind: "roleAssignments".into(),
-            workspace: Some(ws.clone()),
-            ..PageToken::default()
-        },
-    };
-    let path = format!("/v1/workspaces/{ws}/roleAssignments");
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        &path,
+    let token = paging.token(PageToken::first("roleAssignments", Some(&ws)), Ok)?;
+    paging.respond(
+        &token,
         |after, limit| {
             state
                 .db
@@ -78,9 +74,10 @@ pub fn list(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(PrincipalPath { principal: id }): Path<PrincipalPath>,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Member)?;
     let found = state
         .db
@@ -94,10 +91,9 @@ pub fn add(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Admin)?;
     let obj = body.object()?;
     let role = parse_role(&obj)?;
@@ -146,10 +142,11 @@ pub fn add(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(PrincipalPath { principal: id }): Path<PrincipalPath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Admin)?;
     let role = parse_role(&body.object()?)?;
     let updated = state.db.write(|tx| {
@@ -164,9 +161,10 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    Path(PrincipalPath { principal: id }): Path<PrincipalPath>,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
+    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Admin)?;
     if !state.db.write(|tx| principals::delete_role(tx, &ws, &id))? {
         return Err(not_found(&id));

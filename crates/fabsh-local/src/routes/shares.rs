@@ -2,19 +2,20 @@
 //! sharing. A share is Pending until its invitation is accepted (Active), and Revoked for good
 //! once revoked; a Pending share past its expiry reads as InvitationExpired.
 
-use super::items::{implied_type, load};
+use super::target::ItemTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
-use crate::paging::PageToken;
-use crate::respond::{self, JsonBody, Origin, Query, norm};
+use crate::paging::{PageToken, Paging};
+use crate::respond::{self, JsonBody, Origin, norm};
 use crate::state::Shared;
+use crate::store::new_id;
 use crate::store::principals::{self, Role};
 use crate::store::shares::{self, PENDING, REVOKED, Share};
-use crate::store::{items::Item, new_id};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// Item types local Fabric shares data from (those with OneLake tables and files).
@@ -45,53 +46,33 @@ fn share_not_found(id: &str) -> ApiError {
     ApiError::entity_not_found().related(id, "ExternalDataShare")
 }
 
-/// The item behind a share route, checked: the caller needs Contributor (read and reshare).
-fn shared_item(
-    state: &Shared,
-    caller: &Caller,
-    ws: &str,
-    collection: &str,
-    id: &str,
-) -> Result<Item, ApiError> {
-    let implied = implied_type(collection)?;
-    caller.workspace(state, ws, Role::Contributor)?;
-    load(state, ws, id, implied)
+/// The `{share}` of a share route.
+#[derive(Deserialize)]
+pub struct SharePath {
+    share: String,
 }
 
 /// GET: a page of the item's shares.
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
-    Path((ws, collection, id)): Path<(String, String, String)>,
-    query: Query,
+    target: ItemTarget,
+    paging: Paging,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let item = shared_item(&state, &caller, &ws, &collection, &id)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => PageToken::decode(text, "externalDataShares", Some(&ws))?,
-        None => PageToken {
-            kind: "externalDataShares".into(),
-            workspace: Some(ws.clone()),
-            extra: Some(item.id.clone()),
-            ..PageToken::default()
-        },
+    // Contributor throughout: reading a share is reading what can be reshared.
+    let item = target.open(&state, &caller, Role::Contributor)?;
+    let list = PageToken {
+        extra: Some(item.id.clone()),
+        ..PageToken::first("externalDataShares", Some(&target.ws))
     };
-    if token.extra.as_deref() != Some(item.id.as_str()) {
-        return Err(ApiError::bad_request(
-            "InvalidContinuationToken",
-            "The continuation token is not valid for this request",
-        ));
-    }
+    let token = paging.token(list, Ok)?;
     let now = now_nanos();
-    let path = format!("/v1/workspaces/{ws}/{collection}/{id}/externalDataShares");
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        &path,
+    let origin = &paging.origin;
+    paging.respond(
+        &token,
         |after, limit| state.db.read(|c| shares::list(c, &item.id, after, limit)),
         |share| share.seq,
-        |share| share.to_wire(now, &invitation_url(&origin, share)),
+        |share| share.to_wire(now, &invitation_url(origin, share)),
     )
 }
 
@@ -190,11 +171,10 @@ pub fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection, id)): Path<(String, String, String)>,
+    target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (ws, id) = (norm(&ws), norm(&id));
-    let item = shared_item(&state, &caller, &ws, &collection, &id)?;
+    let item = target.open(&state, &caller, Role::Contributor)?;
     let obj = body.object()?;
     let paths = paths(&obj)?;
     let recipient = recipient(&obj)?;
@@ -215,7 +195,7 @@ pub fn create(
     let mut share = Share {
         seq: 0,
         id: new_id(),
-        workspace_id: ws.clone(),
+        workspace_id: target.ws.clone(),
         item_id: item.id.clone(),
         provider_tenant_id: creator.tenant_id,
         creator_id: creator.id,
@@ -233,8 +213,8 @@ pub fn create(
         &share.to_wire(now, &invitation_url(&origin, &share)),
     );
     let location = format!(
-        "{origin}/v1/workspaces/{ws}/{collection}/{id}/externalDataShares/{}",
-        share.id
+        "{origin}/v1/workspaces/{}/{}/{}/externalDataShares/{}",
+        target.ws, target.collection, target.id, share.id
     );
     if let Ok(value) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, value);
@@ -247,10 +227,11 @@ pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
-    Path((ws, collection, id, share)): Path<(String, String, String, String)>,
+    target: ItemTarget,
+    Path(SharePath { share }): Path<SharePath>,
 ) -> Result<Response, ApiError> {
-    let (ws, id, share) = (norm(&ws), norm(&id), norm(&share));
-    let item = shared_item(&state, &caller, &ws, &collection, &id)?;
+    let share = norm(&share);
+    let item = target.open(&state, &caller, Role::Contributor)?;
     let found = state
         .db
         .read(|c| shares::get(c, &item.id, &share))?
@@ -265,11 +246,12 @@ pub fn show(
 fn change_share(
     state: &Shared,
     caller: &Caller,
-    (ws, collection, id, share): (String, String, String, String),
+    target: ItemTarget,
+    share: &str,
     change: impl FnOnce(&rusqlite::Connection, &str) -> rusqlite::Result<()>,
 ) -> Result<Response, ApiError> {
-    let (ws, id, share) = (norm(&ws), norm(&id), norm(&share));
-    let item = shared_item(state, caller, &ws, &collection, &id)?;
+    let share = norm(share);
+    let item = target.open(state, caller, Role::Contributor)?;
     state.db.write(|tx| {
         shares::get(tx, &item.id, &share)?.ok_or_else(|| share_not_found(&share))?;
         change(tx, &share)?;
@@ -282,9 +264,10 @@ fn change_share(
 pub fn revoke(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<(String, String, String, String)>,
+    target: ItemTarget,
+    Path(SharePath { share }): Path<SharePath>,
 ) -> Result<Response, ApiError> {
-    change_share(&state, &caller, path, |tx, share| {
+    change_share(&state, &caller, target, &share, |tx, share| {
         shares::set_status(tx, share, REVOKED, None)
     })
 }
@@ -293,9 +276,10 @@ pub fn revoke(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path(path): Path<(String, String, String, String)>,
+    target: ItemTarget,
+    Path(SharePath { share }): Path<SharePath>,
 ) -> Result<Response, ApiError> {
-    change_share(&state, &caller, path, |tx, share| {
+    change_share(&state, &caller, target, &share, |tx, share| {
         shares::delete(tx, share).map(|_| ())
     })
 }

@@ -3,34 +3,22 @@
 
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::paging::PageToken;
-use crate::respond::{Origin, Query};
+use crate::paging::{PageToken, Paging};
 use crate::state::Shared;
 use crate::store::tags::{self, Tag};
 use axum::extract::State;
-use axum::http::Uri;
 use axum::response::Response;
 
 /// GET: a page of tags.
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
-    uri: Uri,
-    query: Query,
+    paging: Paging,
 ) -> Result<Response, ApiError> {
     caller.known(&state)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => PageToken::decode(text, "tags", None)?,
-        None => PageToken {
-            kind: "tags".into(),
-            ..PageToken::default()
-        },
-    };
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        uri.path(),
+    let token = paging.token(PageToken::first("tags", None), Ok)?;
+    paging.respond(
+        &token,
         |after, limit| state.db.read(|c| tags::list(c, after, limit)),
         |tag| tag.seq,
         Tag::to_wire,

@@ -1,14 +1,15 @@
 //! `/v1/workspaces[/{ws}]`.
 
+use super::target::WorkspaceTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
-use crate::paging::PageToken;
-use crate::respond::{self, JsonBody, Origin, Query, norm, opt_id, opt_str, req_str};
+use crate::paging::{PageToken, Paging};
+use crate::respond::{self, JsonBody, Origin, Query, opt_id, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::principals::{self, Role};
 use crate::store::{new_id, workspaces as store, workspaces::Workspace};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
@@ -65,30 +66,26 @@ fn check_description(description: &str) -> Result<(), ApiError> {
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
+    paging: Paging,
     query: Query,
 ) -> Result<Response, ApiError> {
     caller.known(&state)?;
-    let token = match query.get("continuationToken") {
-        Some(text) => PageToken::decode(text, "workspaces", None)?,
-        None => {
-            let mut roles = Vec::new();
-            for name in query.get("roles").unwrap_or("").split(',') {
-                let name = name.trim();
-                if name.is_empty() {
-                    continue;
-                }
-                let role =
-                    Role::parse(name).ok_or_else(|| ApiError::invalid_parameter("roles", name))?;
-                roles.push(role.as_str());
+    let token = paging.token(PageToken::first("workspaces", None), |first| {
+        let mut roles = Vec::new();
+        for name in query.get("roles").unwrap_or("").split(',') {
+            let name = name.trim();
+            if name.is_empty() {
+                continue;
             }
-            PageToken {
-                kind: "workspaces".into(),
-                extra: (!roles.is_empty()).then(|| roles.join(",")),
-                ..PageToken::default()
-            }
+            let role =
+                Role::parse(name).ok_or_else(|| ApiError::invalid_parameter("roles", name))?;
+            roles.push(role.as_str());
         }
-    };
+        Ok(PageToken {
+            extra: (!roles.is_empty()).then(|| roles.join(",")),
+            ..first
+        })
+    })?;
     // The role list comes back inside a client-held token, so it is parsed again.
     let mut roles = Vec::new();
     for name in token
@@ -103,10 +100,8 @@ pub fn list(
                 .ok_or_else(|| ApiError::invalid_parameter("continuationToken", name))?,
         );
     }
-    token.respond(
-        state.faults.page_size,
-        &origin,
-        "/v1/workspaces",
+    paging.respond(
+        &token,
         |after, limit| {
             state
                 .db
@@ -156,9 +151,8 @@ pub fn create(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Viewer)?;
     let found = state
         .db
@@ -171,10 +165,9 @@ pub fn show(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Member)?;
     let obj = body.object()?;
     let name = opt_str(&obj, "displayName")?;
@@ -211,9 +204,8 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    Path(ws): Path<String>,
+    WorkspaceTarget { ws }: WorkspaceTarget,
 ) -> Result<Response, ApiError> {
-    let ws = norm(&ws);
     caller.workspace(&state, &ws, Role::Admin)?;
     state.db.write(|tx| store::delete(tx, &ws))?;
     Ok(respond::empty_ok())
