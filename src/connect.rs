@@ -22,6 +22,7 @@ pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Resul
             data_dir: fabsh_local::default_data_dir(),
             faults: Faults::from_env().map_err(Error::usage)?,
             public_host: None,
+            public_url: None,
         };
         let server =
             bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;

@@ -52,10 +52,16 @@ const PUBLIC_HOST: ArgSpec = ArgSpec::opt(
     "The host name or address other machines reach the server by (HOST or HOST:PORT): requests must name it, a loopback host or the bound address in Host; others are refused (against DNS rebinding)",
 );
 
+const PUBLIC_URL: ArgSpec = ArgSpec::opt(
+    "public-url",
+    ArgKind::Str,
+    "The URL clients reach the server by when it is not http://HOST (behind a TLS terminator: https://HOST[:PORT]): operation, paging and invitation links use it; its host is the public host unless --public-host names one. Without it, a proxy's X-Forwarded-Proto or Forwarded proto= sets the scheme",
+);
+
 /// `serve`'s flags before the fault knobs.
-const FIXED_ARGS: usize = 4;
-/// `serve`'s flags: the address, the data dir, detach, the public host, and one flag per
-/// fault knob.
+const FIXED_ARGS: usize = 5;
+/// `serve`'s flags: the address, the data dir, detach, the public host and URL, and one flag
+/// per fault knob.
 const SERVE_ARGS: [ArgSpec; FIXED_ARGS + KNOBS.len()] = serve_args();
 
 const fn serve_args() -> [ArgSpec; FIXED_ARGS + KNOBS.len()] {
@@ -63,6 +69,7 @@ const fn serve_args() -> [ArgSpec; FIXED_ARGS + KNOBS.len()] {
     args[1] = DATA_DIR;
     args[2] = DETACH;
     args[3] = PUBLIC_HOST;
+    args[4] = PUBLIC_URL;
     let mut at = 0;
     while at < KNOBS.len() {
         let knob = KNOBS[at];
@@ -132,6 +139,10 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
             .set(knob.flag, args.str(knob.flag)?)
             .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
     }
+    if let Some(url) = args.opt_str("public-url") {
+        fabsh_local::public_url::parse(url)
+            .map_err(|why| Error::usage(format!("--public-url: {why}")))?;
+    }
     let dir = std::path::absolute(data_dir(&args))
         .map_err(|err| Error::usage("--data-dir: not a usable path").with_cause(err))?;
     if args.flag("detach") {
@@ -142,6 +153,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         data_dir: dir.clone(),
         faults,
         public_host: args.opt_str("public-host").map(String::from),
+        public_url: args.opt_str("public-url").map(String::from),
     };
     let bridge = terminal.bridge;
     let server =
@@ -198,8 +210,10 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     command
         .args(["local", "serve", "--addr", &addr.to_string(), "--data-dir"])
         .arg(dir);
-    if let Some(host) = args.opt_str("public-host") {
-        command.args(["--public-host", host]);
+    for flag in ["public-host", "public-url"] {
+        if let Some(value) = args.opt_str(flag) {
+            command.args([format!("--{flag}").as_str(), value]);
+        }
     }
     for knob in KNOBS {
         command

@@ -77,6 +77,7 @@ pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
         data_dir: dir.to_path_buf(),
         faults,
         public_host: None,
+        public_url: None,
     })
     .await
     .expect("server starts")

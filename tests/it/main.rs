@@ -37,6 +37,7 @@ mod judge_stub;
 mod lists;
 mod local_server;
 mod organisation;
+mod public_url;
 mod registry_checks;
 mod replay;
 mod script_bindings;

@@ -27,6 +27,7 @@ mod lro;
 mod middleware;
 mod paging;
 pub mod private_files;
+pub mod public_url;
 mod relations;
 mod respond;
 mod routes;
@@ -66,6 +67,10 @@ pub struct ServeOptions {
     /// The host name (or address) the server is reached by from elsewhere, if any: requests
     /// must name it or a loopback host (DNS rebinding). `HOST` or `HOST:PORT`.
     pub public_host: Option<String>,
+    /// The URL clients reach the server by, when it differs from `http://{Host}` (behind a
+    /// TLS terminator): the origin of every absolute URL it writes. Its host is the public
+    /// host unless `public_host` names one.
+    pub public_url: Option<String>,
 }
 
 /// The default data directory: `<data dir>/fabsh/local` (`$XDG_DATA_HOME` on Linux).
@@ -96,7 +101,17 @@ impl std::fmt::Debug for LocalServer {
 impl LocalServer {
     /// Opens or creates the store, binds, starts serving, and returns once listening.
     pub async fn start(opts: ServeOptions) -> crate::Result<LocalServer> {
-        let hosts = hosts::Hosts::new(opts.public_host.as_deref(), opts.addr.ip())?;
+        let public_url = match opts.public_url.as_deref() {
+            Some(text) => Some(public_url::parse(text).map_err(|why| {
+                crate::Error::invalid(format!("the public URL '{text}' is not usable: {why}"))
+            })?),
+            None => None,
+        };
+        let public_host = opts
+            .public_host
+            .as_deref()
+            .or(public_url.as_ref().map(|(_, host)| host.as_str()));
+        let hosts = hosts::Hosts::new(public_host, opts.addr.ip())?;
         let data_dir = opts.data_dir.clone();
         let (db, facts, admin) = blocking::run(move || open(&data_dir)).await.map_err(|e| {
             crate::Error::failed("opening the local Fabric store failed").with_cause(e.message)
@@ -145,6 +160,7 @@ impl LocalServer {
             second_tenant: facts.second_tenant,
             admin_id: facts.admin_id,
             bound_origin: origin.clone(),
+            public_url: public_url.map(|(origin, _)| origin),
             hosts,
             llm,
             shutdown: CancellationToken::new(),

@@ -44,7 +44,7 @@ pub fn empty_ok() -> Response {
 }
 
 /// The scheme and authority clients reached us on, for absolute `Location` and
-/// `continuationUri` values.
+/// `continuationUri` values (see [`crate::public_url`]).
 #[derive(Debug, Clone)]
 pub struct Origin(pub String);
 
@@ -55,15 +55,11 @@ impl FromRequestParts<Shared> for Origin {
         parts: &mut Parts,
         state: &Shared,
     ) -> Result<Self, Self::Rejection> {
-        let host = parts
-            .headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .filter(|h| !h.is_empty() && !h.contains(['/', ' ']));
-        Ok(Origin(match host {
-            Some(host) => format!("http://{host}"),
-            None => state.bound_origin.clone(),
-        }))
+        Ok(Origin(crate::public_url::origin_of(
+            &parts.headers,
+            state.public_url.as_deref(),
+            &state.bound_origin,
+        )))
     }
 }
 

@@ -51,6 +51,8 @@ pub struct AppState {
     pub admin_id: String,
     /// `http://host:port` of the listener, used when a request has no `Host` header.
     pub bound_origin: String,
+    /// The configured public URL (`--public-url`), the origin of every absolute URL.
+    pub public_url: Option<String>,
     /// The hosts requests may name.
     pub hosts: Hosts,
     /// Where, how long and how many at once agents' SQL queries run.
