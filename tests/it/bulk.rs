@@ -235,18 +235,13 @@ fn import_pairs_by_logical_id_or_by_name() {
         detail["itemId"], existing["id"],
         "paired with the item of the same name"
     );
-    let definition = server
-        .fabsh(&[
-            "item",
-            "get-definition",
-            "-w",
-            "Stage",
-            "--id",
-            &id_of(&existing),
-            "--decode",
-        ])
-        .ok_json();
-    let platform_text = crate::definitions::decoded(&definition, ".platform");
+    // getDefinition gives the all-zero logical id, as the service's does; bulk export gives
+    // the item's own (recordings/fabric-cli/bulk_export__test_bulk_export_and_deploy_round_trip).
+    let again = tempfile::tempdir().expect("dir");
+    let selected = json!({"mode": "Selective", "items": [{"id": id_of(&existing)}]}).to_string();
+    export_to(&server, "Stage", again.path(), &["--content", &selected]);
+    let platform_text =
+        std::fs::read_to_string(again.path().join("Welcome.Notebook/.platform")).expect("read");
     assert!(
         platform_text.contains(&logical_id),
         "it took the logical id: {platform_text}"

@@ -281,3 +281,44 @@ fn a_folder_with_a_symbolic_link_is_refused() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
 }
+
+/// Export a notebook with `get-definition --dir`, then create a new item from that folder in
+/// the same workspace. The exported `.platform` carries the all-zero logical id, as every
+/// getDefinition in recordings/fabric-cli does (export__test_export_item_success,
+/// import__test_import_update_existing_item_successNotebook), so the import gets a fresh
+/// identity instead of a 409 for the source's logical id.
+#[test]
+fn an_exported_folder_imports_beside_its_source() {
+    let server = Server::start();
+    let dir = server.home.dir.path().join("welcome");
+    let dir_text = dir.to_string_lossy().into_owned();
+    get_definition(&server, "Welcome", &["--dir", &dir_text]);
+    let platform: Value =
+        serde_json::from_slice(&std::fs::read(dir.join(".platform")).expect(".platform"))
+            .expect("JSON");
+    assert_eq!(
+        platform["config"]["logicalId"],
+        "00000000-0000-0000-0000-000000000000"
+    );
+    let created = server
+        .fabsh(&[
+            "item",
+            "create",
+            "-w",
+            "Demo",
+            "--name",
+            "Welcome again",
+            "--type",
+            "Notebook",
+            "--dir",
+            &dir_text,
+        ])
+        .ok_json();
+    assert_eq!(created["displayName"], "Welcome again");
+    let copy = get_definition(&server, created["id"].as_str().expect("id"), &[]);
+    let source = get_definition(&server, "Welcome", &[]);
+    assert_eq!(
+        decoded(&copy, "notebook-content.py"),
+        decoded(&source, "notebook-content.py")
+    );
+}

@@ -7,6 +7,7 @@ mod folders;
 mod items;
 mod operations;
 mod signing_keys;
+mod wire_definitions;
 mod workspaces;
 
 use fabsh_local::{Faults, LocalServer, ServeOptions};

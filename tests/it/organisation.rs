@@ -168,9 +168,37 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
         ])
         .ok_json();
     assert_eq!(set["logicalId"], logical_id);
-    let definition = get_definition(&server, "Welcome", &[]);
-    let platform: Value = serde_json::from_str(&decoded(&definition, ".platform")).expect("JSON");
+    // Bulk export carries the item's logical id (recordings/fabric-cli/
+    // bulk_export__test_bulk_export_and_deploy_round_trip); getDefinition the all-zero one, as
+    // every recorded getDefinition does.
+    let welcome = server
+        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .ok_json();
+    let dir = tempfile::tempdir().expect("dir");
+    let selected = json!({"mode": "Selective", "items": [{"id": id_of(&welcome)}]}).to_string();
+    server
+        .fabsh(&[
+            "item",
+            "bulk-export-definitions",
+            "-w",
+            "Demo",
+            "--dir",
+            &dir.path().to_string_lossy(),
+            "--content",
+            &selected,
+        ])
+        .ok_json();
+    let platform: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("Welcome.Notebook/.platform")).expect("read"),
+    )
+    .expect("JSON");
     assert_eq!(platform["config"]["logicalId"], logical_id);
+    let definition = get_definition(&server, "Welcome", &[]);
+    let exported: Value = serde_json::from_str(&decoded(&definition, ".platform")).expect("JSON");
+    assert_eq!(
+        exported["config"]["logicalId"],
+        "00000000-0000-0000-0000-000000000000"
+    );
     let taken = server.fabsh(&[
         "item",
         "update-logical-id",

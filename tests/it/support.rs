@@ -83,6 +83,10 @@ impl Home {
             }
         }
         command.envs(home_env(self.dir.path()));
+        // Local Fabric asks for at least 1 s between polls by default, as the service asks for
+        // whole seconds; fabsh honours it (up to 500 ms before its first poll), which would add
+        // that to every operation of the suite. Tests that pin the default pass the knob.
+        command.env("FABSH_LOCAL_RETRY_AFTER_SECONDS", "0");
         command
     }
 

@@ -94,6 +94,48 @@ pub fn parse(value: &Value) -> Result<Definition, ApiError> {
     })
 }
 
+/// Refuses a definition that would leave the item without the parts its type needs: no parts
+/// at all (besides `.platform`), or without a required part — the same rule as the client's
+/// `validate-definition` (`fabsh_model::definition::validate::missing_required_parts`). The
+/// service refuses both (updateDefinition would otherwise wipe the item); its answer is not
+/// recorded, so this is `400 CorruptedPayload`, the code the swagger's createItem and
+/// updateItemDefinition list for a bad definition, with a message naming the missing parts.
+/// Data agents are left to their own checks (`agents::from_parts`; the service drops an
+/// agent part set without `data_agent.json` silently).
+pub fn check_required_parts(item_type: &str, definition: &Definition) -> Result<(), ApiError> {
+    if item_type.eq_ignore_ascii_case("DataAgent") {
+        return Ok(());
+    }
+    if definition.parts.is_empty() {
+        return Err(corrupted(format!(
+            "The definition has no parts; a {item_type} definition needs its content parts"
+        )));
+    }
+    let paths: Vec<&str> = definition.parts.iter().map(|p| p.path.as_str()).collect();
+    let missing =
+        shared::validate::missing_required_parts(item_type, definition.format.as_deref(), &paths);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = missing
+        .iter()
+        .map(|f| format!("{}: {}", f.path.as_deref().unwrap_or(""), f.message))
+        .collect();
+    Err(corrupted(format!(
+        "The definition lacks required parts ({})",
+        lines.join("; ")
+    )))
+}
+
+/// The logical id a new item takes from a `.platform`: a GUID other than the all-zero one,
+/// which means "none" (the service's getDefinition writes it), so the item gets a fresh one.
+pub fn given_logical_id(platform: Option<&PlatformMeta>) -> Option<String> {
+    platform
+        .and_then(|p| p.logical_id.as_deref())
+        .filter(|id| uuid::Uuid::parse_str(id).is_ok_and(|u| !u.is_nil()))
+        .map(str::to_ascii_lowercase)
+}
+
 /// The `.platform` part Fabric returns with every definition.
 pub fn platform_part(item: &Item) -> Part {
     Part {
@@ -107,10 +149,18 @@ pub fn platform_part(item: &Item) -> Part {
     }
 }
 
-/// `{"definition": {format?, parts}}` with `.platform` last, as the service orders it.
+/// The getDefinition answer `{"definition": {format?, parts}}`, `.platform` last as the
+/// service orders it. Its `config.logicalId` is the all-zero GUID, as in every recorded
+/// getDefinition (recordings/fabric-cli export, import and set): a definition read this way
+/// carries no identity, so creating an item from it (export → import, copy) mints a new one.
+/// bulkExportDefinitions does give the item's logical id (see `bulk_export`).
 pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> Value {
     let mut wire: Vec<Value> = parts.iter().map(part_to_wire).collect();
-    wire.push(part_to_wire(&platform_part(item)));
+    let anonymous = Item {
+        logical_id: platform::UNSET_LOGICAL_ID.to_string(),
+        ..item.clone()
+    };
+    wire.push(part_to_wire(&platform_part(&anonymous)));
     let mut definition = Map::new();
     if let Some(format) = format {
         definition.insert("format".into(), json!(format));

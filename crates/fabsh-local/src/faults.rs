@@ -22,7 +22,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 15] = [
+pub const KNOBS: [Knob; 16] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -58,6 +58,12 @@ pub const KNOBS: [Knob; 15] = [
         env: "FABSH_LOCAL_LRO_MS",
         help: "How long a long-running operation runs, in milliseconds",
         default: "50",
+    },
+    Knob {
+        flag: "retry-after-seconds",
+        env: "FABSH_LOCAL_RETRY_AFTER_SECONDS",
+        help: "Least Retry-After, in whole seconds, on a 202 and on the state of a running operation (the service sends whole seconds, 20 in recordings; 0 lets a client poll at once)",
+        default: "1",
     },
     Knob {
         flag: "page-size",
@@ -130,6 +136,8 @@ pub struct Faults {
     pub crash_after_writes: u64,
     /// Duration of a long-running operation.
     pub lro_ms: u64,
+    /// Least `Retry-After` of a running operation, in seconds.
+    pub retry_after_seconds: u64,
     /// Entries per page.
     pub page_size: u32,
     /// Share of LRO-capable calls answered 202.
@@ -161,6 +169,7 @@ impl Default for Faults {
             lost_response_rate: 0.0,
             crash_after_writes: 0,
             lro_ms: 50,
+            retry_after_seconds: 1,
             page_size: 100,
             async_ratio: 1.0,
             per_api_quotas: false,
@@ -187,6 +196,7 @@ impl Faults {
                 self.crash_after_writes = parse_int(flag, value, 0, 1_000_000_000)?
             }
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
+            "retry-after-seconds" => self.retry_after_seconds = parse_int(flag, value, 0, 3600)?,
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => self.async_ratio = parse_share(flag, value)?,
             "per-api-quotas" => {

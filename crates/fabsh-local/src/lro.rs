@@ -66,7 +66,7 @@ pub fn run(
     set(
         headers,
         header::RETRY_AFTER.as_str(),
-        &retry_after(duration).to_string(),
+        &retry_after(state, duration).to_string(),
     );
     if inline.etag {
         headers.insert(header::ETAG, HeaderValue::from_static("\"\""));
@@ -103,10 +103,17 @@ pub fn operation_url(origin: &str, id: &str) -> String {
     format!("{origin}/v1/operations/{id}")
 }
 
-/// Whole seconds of `remaining_nanos`, rounded down (0 for the default 50 ms operations).
-pub fn retry_after(remaining_nanos: i64) -> i64 {
-    remaining_nanos.max(0) / 1_000_000_000
+/// `Retry-After` of a running operation: the whole seconds of `remaining_nanos` (rounded
+/// down), but never less than the `retry-after-seconds` knob (default 1). The service sends
+/// whole seconds (20 in the recordings), never 0; a 0 makes clients poll in a tight loop.
+pub fn retry_after(state: &AppState, remaining_nanos: i64) -> i64 {
+    let floor = i64::try_from(state.faults.retry_after_seconds).unwrap_or(i64::MAX);
+    (remaining_nanos.max(0) / 1_000_000_000).max(floor)
 }
+
+/// The wire status of an operation still to run: `Running` throughout, as the recordings show
+/// (they never show `NotStarted`).
+pub const RUNNING: &str = "Running";
 
 /// Applies the operation when it comes due, unless the server shuts down first (then the
 /// next start resumes it).

@@ -21,8 +21,11 @@ async fn create_answers_202_and_the_operation_yields_the_item() {
     let op = reply.header("x-ms-operation-id").unwrap();
     let location = reply.header("location").unwrap();
     assert_eq!(location, format!("{}/v1/operations/{op}", env.origin()));
+    // The service sends whole seconds, never 0 (Retry-After 20 on the 202s of
+    // recordings/fabric-cli/export__test_export_item_success.yaml); a 50 ms operation gets the
+    // `retry-after-seconds` floor, 1 s by default.
     let retry: u64 = reply.header("retry-after").unwrap().parse().unwrap();
-    assert_eq!(retry, 0, "a 50 ms operation rounds down to 0 s");
+    assert_eq!(retry, 1, "a 50 ms operation asks for the 1 s floor, not 0");
     assert_eq!(
         reply.header("access-control-expose-headers").as_deref(),
         Some("RequestId,Location,Retry-After,ETag,x-ms-operation-id")
@@ -236,4 +239,59 @@ async fn pending_operations_resume_after_a_restart() {
         .map(|i| i["displayName"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"later"));
+}
+
+/// While an operation runs its state says `Running` from the first poll (never `NotStarted`)
+/// with a whole-second `Retry-After` of at least the `retry-after-seconds` knob, as the polls
+/// of recordings/fabric-cli/export__test_export_item_success.yaml (`Running` twice, each with
+/// `Retry-After: 20`) and swagger `getOperationState` show. The knob set to 0 is honoured.
+#[tokio::test]
+async fn a_running_operation_says_running_with_a_whole_second_retry_after() {
+    for floor in [1u64, 3, 0] {
+        let env = start(Faults {
+            lro_ms: 60_000,
+            retry_after_seconds: floor,
+            ..Faults::default()
+        })
+        .await;
+        let ws = env.workspace("Running").await;
+        let reply = env
+            .post(
+                &format!("/workspaces/{ws}/notebooks"),
+                json!({"displayName": "nb", "type": "Notebook"}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text);
+        let location = reply.header("location").unwrap();
+        // 60 s remain: the header says so whatever the floor.
+        let first: u64 = reply.header("retry-after").unwrap().parse().unwrap();
+        assert!((59..=60).contains(&first), "{first}");
+        let state = env.get(&location).await;
+        assert_eq!(state.status, StatusCode::OK);
+        assert_eq!(state.json()["status"], "Running");
+        let retry: u64 = state.header("retry-after").unwrap().parse().unwrap();
+        assert!(retry >= floor.max(59), "{retry}");
+    }
+    // A short operation: the floor decides.
+    for (floor, expected) in [(1u64, "1"), (0, "0")] {
+        let env = start(Faults {
+            lro_ms: 400,
+            retry_after_seconds: floor,
+            ..Faults::default()
+        })
+        .await;
+        let ws = env.workspace("Short").await;
+        let reply = env
+            .post(
+                &format!("/workspaces/{ws}/notebooks"),
+                json!({"displayName": "nb", "type": "Notebook"}),
+            )
+            .await;
+        assert_eq!(reply.header("retry-after").as_deref(), Some(expected));
+        let location = reply.header("location").unwrap();
+        let state = env.get(&location).await;
+        if state.json()["status"] == "Running" {
+            assert_eq!(state.header("retry-after").as_deref(), Some(expected));
+        }
+    }
 }

@@ -101,6 +101,7 @@ pub fn update_definition(
         // datasource refuses), and the agent would answer from its rows.
         crate::agents::access::check_definition(&state, &caller, &agent)?;
     }
+    definitions::check_required_parts(&item.item_type, &definition)?;
     if update_metadata && let Some(platform) = &definition.platform {
         check_description(platform.description.as_deref())?;
         if let Some(name) = platform

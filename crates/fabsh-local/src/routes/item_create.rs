@@ -118,6 +118,9 @@ pub fn create(
             format!("Items of type {} have no definition", item_type.name),
         ));
     }
+    if let Some(d) = &definition {
+        definitions::check_required_parts(item_type.name, d)?;
+    }
     if definition.is_none() && DEFINITION_REQUIRED.contains(&item_type.name) {
         return Err(ApiError::bad_request(
             "InvalidRequest",
@@ -125,13 +128,9 @@ pub fn create(
         ));
     }
 
-    let logical_id = definition
-        .as_ref()
-        .and_then(|d| d.platform.as_ref())
-        .and_then(|p| p.logical_id.as_deref())
-        .filter(|id| is_guid(id))
-        .map(norm)
-        .unwrap_or_else(new_id);
+    let logical_id =
+        definitions::given_logical_id(definition.as_ref().and_then(|d| d.platform.as_ref()))
+            .unwrap_or_else(new_id);
     // Checked now so the caller gets the error at once; checked again when applied, because
     // another request may take the name or delete the folder in between.
     state.db.read(|c| {

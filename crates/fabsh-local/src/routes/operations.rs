@@ -66,16 +66,7 @@ pub fn state(
     let now = now_nanos();
     let url = operation_url(&origin, &id);
     let (status, percent, error) = match op.status.as_str() {
-        PENDING => {
-            // The first quarter of the run reports NotStarted, as the service's queue does.
-            let quarter = (op.due_at - op.created_at) / 4;
-            let status = if now - op.created_at < quarter {
-                "NotStarted"
-            } else {
-                "Running"
-            };
-            (status, Value::Null, Value::Null)
-        }
+        PENDING => (lro::RUNNING, Value::Null, Value::Null),
         SUCCEEDED => (SUCCEEDED, json!(100), Value::Null),
         _ => {
             let error = op
@@ -101,7 +92,7 @@ pub fn state(
             set(
                 headers,
                 header::RETRY_AFTER.as_str(),
-                &retry_after(op.due_at - now).to_string(),
+                &retry_after(&state, op.due_at - now).to_string(),
             );
             set(headers, "x-ms-operation-id", &id);
         }

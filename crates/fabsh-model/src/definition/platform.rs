@@ -7,6 +7,10 @@ use serde_json::{Map, Value, json};
 /// Path of the metadata part.
 pub const PATH: &str = ".platform";
 
+/// The logical id the service writes in the `.platform` of a getDefinition answer (every
+/// recorded getDefinition), and tools write when they know none: "no logical id".
+pub const UNSET_LOGICAL_ID: &str = "00000000-0000-0000-0000-000000000000";
+
 /// Schema URL of the `.platform` format (version 2.0.0).
 pub const SCHEMA: &str = "https://developer.microsoft.com/json-schemas/fabric/gitIntegration/platformProperties/2.0.0/schema.json";
 

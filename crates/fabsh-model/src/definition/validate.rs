@@ -248,6 +248,28 @@ fn check_platform(report: &mut Report, bytes: &[u8], item_type: Option<&str>) {
     }
 }
 
+/// The `MissingRequiredPart` findings for a definition of `item_type` with this `format` and
+/// these part paths: the rule [`validate`] applies, for callers that hold decoded parts (local
+/// Fabric refuses such definitions as the service does). None for unknown types or types
+/// without part rules.
+pub fn missing_required_parts(
+    item_type: &str,
+    format: Option<&str>,
+    paths: &[&str],
+) -> Vec<Finding> {
+    let mut report = Report::default();
+    if let Some(t) = item_types::find(item_type)
+        && let Some(rules) = t.parts
+    {
+        check_layout(&mut report, t.name, rules, format, paths);
+    }
+    report
+        .errors
+        .into_iter()
+        .filter(|f| f.code == "MissingRequiredPart")
+        .collect()
+}
+
 fn check_layout(
     report: &mut Report,
     type_name: &str,
@@ -331,6 +353,16 @@ mod tests {
         let report = validate(&def, Some("notebook"));
         assert!(report.valid, "{report:?}");
         assert!(report.warnings.is_empty(), "{report:?}");
+    }
+
+    #[test]
+    fn missing_required_parts_names_what_validate_names() {
+        let missing = missing_required_parts("Report", Some("PBIR"), &["definition.pbir"]);
+        let paths: Vec<_> = missing.iter().filter_map(|f| f.path.as_deref()).collect();
+        assert_eq!(paths, ["definition/report.json"]);
+        assert!(missing_required_parts("Notebook", None, &["notebook-content.py"]).is_empty());
+        assert_eq!(missing_required_parts("Notebook", None, &[]).len(), 1);
+        assert!(missing_required_parts("NoSuchType", None, &[]).is_empty());
     }
 
     #[test]
