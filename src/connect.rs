@@ -11,7 +11,9 @@ use fabsh_client::config::Settings;
 use fabsh_client::context::{AttachedServer, Ctx};
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::output::Progress;
+use fabsh_http::chat::{LlmClient, LlmConfig};
 use fabsh_local::{Faults, LocalServer, ServeOptions};
+use fabsh_model::agent::language_model::JsonChat;
 use std::sync::Arc;
 
 /// A context connected to the backend the settings choose.
@@ -23,6 +25,7 @@ pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Resul
             faults: Faults::from_env().map_err(Error::usage)?,
             public_host: None,
             public_url: None,
+            llm: local_model()?,
         };
         let server =
             bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
@@ -42,6 +45,17 @@ pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Resul
 /// A context for commands that send nothing to the service.
 pub fn offline(settings: &Settings, bridge: Bridge) -> Result<Ctx> {
     Ok(Ctx::offline(settings, bridge)?.with_stdlib(Arc::new(StdlibHost)))
+}
+
+/// The language model local Fabric's agents write SQL with, from `FABSH_LLM_*` (none when
+/// unset): the client side's chat client, handed to the emulator, which never depends on it.
+pub fn local_model() -> Result<Option<Arc<dyn JsonChat>>> {
+    let invalid = |why: String| Error::usage(format!("local Fabric's model: {why}"));
+    let Some(config) = LlmConfig::from_env().map_err(invalid)? else {
+        return Ok(None);
+    };
+    let client = LlmClient::new(config).map_err(|err| invalid(err.to_string()))?;
+    Ok(Some(Arc::new(client)))
 }
 
 /// Local Fabric's error as the client's: its kind decides the exit code.

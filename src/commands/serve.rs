@@ -154,6 +154,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         faults,
         public_host: args.opt_str("public-host").map(String::from),
         public_url: args.opt_str("public-url").map(String::from),
+        llm: crate::connect::local_model()?,
     };
     let bridge = terminal.bridge;
     let server =

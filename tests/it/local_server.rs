@@ -79,6 +79,7 @@ pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
         faults,
         public_host: None,
         public_url: None,
+        llm: None,
     })
     .await
     .expect("server starts")

@@ -8,6 +8,7 @@
 use crate::retry;
 use crate::{Error, ErrorKind};
 use fabsh_model::Secret;
+use fabsh_model::agent::language_model::{JsonChat, JsonReply};
 use reqwest::Url;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -140,6 +141,17 @@ pub struct LlmClient {
     http: reqwest::Client,
     config: LlmConfig,
     url: Url,
+}
+
+/// What local Fabric's agents ask of a model (they see only the message of a failure).
+impl JsonChat for LlmClient {
+    fn chat_json<'a>(&'a self, system: &'a str, user: &'a str) -> JsonReply<'a> {
+        Box::pin(async move {
+            LlmClient::chat_json(self, system, user)
+                .await
+                .map_err(|err| err.problem.message)
+        })
+    }
 }
 
 impl LlmClient {

@@ -43,6 +43,7 @@ mod tables;
 pub use error::{Error, ErrorKind, Result};
 pub use faults::{Faults, KNOBS, Knob};
 
+use fabsh_model::agent::language_model::JsonChat;
 use state::{AppState, Shared};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
@@ -71,6 +72,9 @@ pub struct ServeOptions {
     /// TLS terminator): the origin of every absolute URL it writes. Its host is the public
     /// host unless `public_host` names one.
     pub public_url: Option<String>,
+    /// The language model agents write SQL with; without one they answer from their
+    /// few-shot examples only.
+    pub llm: Option<Arc<dyn JsonChat>>,
 }
 
 /// The default data directory: `<data dir>/fabsh/local` (`$XDG_DATA_HOME` on Linux).
@@ -131,18 +135,6 @@ impl LocalServer {
             ip => ip,
         };
         let origin = format!("http://{}", SocketAddr::new(host, local.port()));
-        let llm = match fabsh_http::chat::LlmConfig::from_env() {
-            Ok(Some(config)) => Some(
-                fabsh_http::chat::LlmClient::new(config)
-                    .map_err(|err| crate::Error::invalid(format!("local Fabric's model: {err}")))?,
-            ),
-            Ok(None) => None,
-            Err(why) => {
-                return Err(crate::Error::invalid(format!(
-                    "local Fabric's model: {why}"
-                )));
-            }
-        };
         let state = Arc::new(AppState {
             definitions: Default::default(),
             tables: tables::Tables::new(db.data_dir()),
@@ -162,7 +154,7 @@ impl LocalServer {
             bound_origin: origin.clone(),
             public_url: public_url.map(|(origin, _)| origin),
             hosts,
-            llm,
+            llm: opts.llm,
             shutdown: CancellationToken::new(),
         });
         lro::resume_pending(&state).await.map_err(|e| {

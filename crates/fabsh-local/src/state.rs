@@ -14,6 +14,7 @@ use super::hosts::Hosts;
 use super::middleware::RequestLog;
 use super::store::Db;
 use super::tables::Tables;
+use fabsh_model::agent::language_model::JsonChat;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -57,8 +58,8 @@ pub struct AppState {
     pub hosts: Hosts,
     /// Where, how long and how many at once agents' SQL queries run.
     pub queries: QueryBudget,
-    /// The language model agents write SQL with (`FABSH_LLM_*`), if any.
-    pub llm: Option<fabsh_http::chat::LlmClient>,
+    /// The language model agents write SQL with, if the server was given one.
+    pub llm: Option<Arc<dyn JsonChat>>,
     /// Cancelled on shutdown so background LRO tasks stop.
     pub shutdown: CancellationToken,
 }

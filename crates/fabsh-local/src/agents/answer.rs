@@ -73,7 +73,7 @@ pub async fn answer(state: &Shared, asker: &Caller, published: &StageDoc, text: 
     }
     let ranked = ranked_examples(published, &conversation);
     if let Some(model) = &state.llm {
-        return match nl2sql::write_query(model, published, &conversation, &ranked).await {
+        return match nl2sql::write_query(model.as_ref(), published, &conversation, &ranked).await {
             Ok(nl2sql::Proposal::Query { source, sql }) => {
                 match published
                     .sources

@@ -1,11 +1,11 @@
-//! NL-to-SQL with a language model, for local Fabric's agents when the server has one
-//! (`FABSH_LLM_*`): the model gets the published instructions, the selected tables of each
+//! NL-to-SQL with a language model, for local Fabric's agents when the server was given one
+//! (the binary makes it from `FABSH_LLM_*`): the model gets the published instructions, the selected tables of each
 //! SQL datasource with their columns and descriptions, the closest few-shots and the
 //! conversation, and answers with one query or a reason it cannot.
 
-use fabsh_http::chat::LlmClient;
 use fabsh_model::agent::conversation::Conversation;
 use fabsh_model::agent::definition::{ElementDoc, FewShotDoc, SourceFolder, StageDoc};
+use fabsh_model::agent::language_model::JsonChat;
 use fabsh_model::agent::sources;
 
 /// Few-shots shown to the model (the service retrieves about four).
@@ -24,16 +24,13 @@ pub enum Proposal {
 
 /// Asks the model for a query answering the conversation's question.
 pub async fn write_query(
-    model: &LlmClient,
+    model: &dyn JsonChat,
     published: &StageDoc,
     conversation: &Conversation,
     ranked: &[(f64, &SourceFolder, &FewShotDoc)],
 ) -> Result<Proposal, String> {
     let prompt = prompt(published, conversation, ranked);
-    let reply = model
-        .chat_json(SYSTEM, &prompt)
-        .await
-        .map_err(|err| err.problem.message.clone())?;
+    let reply = model.chat_json(SYSTEM, &prompt).await?;
     if let Some(why) = reply["cannot_answer"].as_str() {
         return Ok(Proposal::Cannot(why.to_string()));
     }
