@@ -213,19 +213,15 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
         Error::usage(format!("{name} expects {expected}, got {got:?}"))
     };
     match arg.kind {
-        ArgKind::Str => match raw {
+        ArgKind::Str | ArgKind::Ref => match raw {
             RawValue::Text(text) => Ok(ArgValue::Str(text)),
             RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
+            other if arg.kind == ArgKind::Ref => Err(wrong("an id or a name", &other)),
             other => Err(wrong("text", &other)),
         },
         ArgKind::ItemType => match raw {
             RawValue::Text(text) => checked_item_type(&name, &text).map(ArgValue::Str),
             other => Err(wrong("an item type", &other)),
-        },
-        ArgKind::Ref => match raw {
-            RawValue::Text(text) => Ok(ArgValue::Str(text)),
-            RawValue::Int(number) => Ok(ArgValue::Str(number.to_string())),
-            other => Err(wrong("an id or a name", &other)),
         },
         ArgKind::Int => match raw {
             RawValue::Int(number) => Ok(ArgValue::Int(number)),
