@@ -91,7 +91,7 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
         let config = LlmConfig::resolve(None, None, None, None)?
             .ok_or_else(|| Error::usage("grade::answers: judge: true needs FABSH_LLM_ENDPOINT"))?;
         let config = judge::with_model(config)?;
-        Some(Arc::new(Judge::new(config, None)?))
+        Some(Arc::new(Judge::new(config, None, &host.settings())?))
     } else {
         host.connected_ctx().and_then(|ctx| ctx.judge().cloned())
     };

@@ -70,6 +70,14 @@ impl Host {
         Ok(self.0.ctx.get_or_init(|| ctx).clone())
     }
 
+    /// The settings the script runs with: its context's, else the ones it was started with.
+    pub fn settings(&self) -> Settings {
+        match self.connected_ctx() {
+            Some(ctx) => ctx.settings().clone(),
+            None => self.0.settings.clone().unwrap_or_default(),
+        }
+    }
+
     /// The context, when one is connected already (never connects).
     pub fn connected_ctx(&self) -> Option<Ctx> {
         self.0.ctx.get().cloned()

@@ -7,7 +7,7 @@
 use crate::stub::Stub;
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
@@ -20,6 +20,10 @@ pub const KEY: &str = "judge-test-key-5f2b";
 #[derive(Debug, Clone)]
 pub struct Seen {
     pub authorization: Option<String>,
+    /// Azure OpenAI's key header.
+    pub api_key: Option<String>,
+    /// The path and query the request went to.
+    pub uri: String,
     pub body: Value,
 }
 
@@ -34,12 +38,31 @@ impl Judge {
     pub fn start() -> Judge {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::clone(&seen);
+        // Both shapes of endpoint: OpenAI-compatible, and Azure OpenAI's (its v1 API and a
+        // deployment under a dated api-version).
         let stub = Stub::start(move |_| {
             Router::new()
                 .route("/v1/chat/completions", post(complete))
+                .route("/openai/v1/chat/completions", post(complete))
+                .route(
+                    "/openai/deployments/{deployment}/chat/completions",
+                    post(complete),
+                )
                 .with_state(state)
         });
         Judge { stub, seen }
+    }
+
+    /// An Azure OpenAI endpoint on the stand-in that names deployment `name`.
+    pub fn azure_deployment(&self, name: &str) -> String {
+        let origin = self.stub.endpoint.trim_end_matches("/v1");
+        format!("{origin}/openai/deployments/{name}")
+    }
+
+    /// The stand-in's Azure OpenAI v1 chat-completions URL.
+    pub fn azure_v1(&self) -> String {
+        let origin = self.stub.endpoint.trim_end_matches("/v1");
+        format!("{origin}/openai/v1/chat/completions")
     }
 
     /// A judge that answers every request 500 (with `Retry-After: 0`, so the client's retries
@@ -117,13 +140,18 @@ pub fn unreachable_endpoint() -> String {
     format!("http://127.0.0.1:{port}/v1")
 }
 
-fn record(seen: &Mutex<Vec<Seen>>, headers: &HeaderMap, body: &Value) -> usize {
+fn record(seen: &Mutex<Vec<Seen>>, uri: &Uri, headers: &HeaderMap, body: &Value) -> usize {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(String::from)
+    };
     let mut seen = seen.lock().expect("lock");
     seen.push(Seen {
-        authorization: headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .map(String::from),
+        authorization: header("authorization"),
+        api_key: header("api-key"),
+        uri: uri.to_string(),
         body: body.clone(),
     });
     seen.len()
@@ -131,11 +159,12 @@ fn record(seen: &Mutex<Vec<Seen>>, headers: &HeaderMap, body: &Value) -> usize {
 
 async fn fail(
     State(seen): State<Arc<Mutex<Vec<Seen>>>>,
+    uri: Uri,
     headers: HeaderMap,
     body: String,
 ) -> Response {
     let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-    record(&seen, &headers, &body);
+    record(&seen, &uri, &headers, &body);
     let error = json!({"error": {"message": "the stand-in judge is failing on purpose"}});
     (
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -147,6 +176,7 @@ async fn fail(
 
 async fn complete(
     State(seen): State<Arc<Mutex<Vec<Seen>>>>,
+    uri: Uri,
     headers: HeaderMap,
     body: String,
 ) -> Response {
@@ -162,7 +192,7 @@ async fn complete(
         }});
         return (StatusCode::BAD_REQUEST, axum::Json(refusal)).into_response();
     }
-    let count = record(&seen, &headers, &body);
+    let count = record(&seen, &uri, &headers, &body);
     match count {
         1 => return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")], "{}").into_response(),
         2 => return (StatusCode::SERVICE_UNAVAILABLE, "{}").into_response(),

@@ -33,6 +33,7 @@ mod identity;
 mod inspect;
 mod items;
 mod judge_failures;
+mod judge_keyless;
 mod judge_stub;
 mod lists;
 mod local_server;

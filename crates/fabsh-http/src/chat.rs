@@ -1,9 +1,14 @@
 //! A chat-completions client for a language model: the judge of `evaluate` and
 //! `validate-fewshots`, and local Fabric's NL-to-SQL. Two endpoint shapes: an Azure OpenAI
-//! resource URL (`{endpoint}/openai/deployments/{model}/chat/completions?api-version=`, key in
-//! `api-key`) or an OpenAI-compatible base URL (`{endpoint}/chat/completions`, key as a bearer,
-//! model in the body). Answers are asked for as JSON and read leniently. 429 and 5xx answers
-//! are retried. The key is a [`Secret`]: it is sent in a header and nowhere else.
+//! resource URL, or an OpenAI-compatible base URL (`{endpoint}/chat/completions`, key as a
+//! bearer, model in the body). Azure OpenAI is reached through its v1 API
+//! (`{endpoint}/openai/v1/chat/completions`, the deployment as the model, no api-version),
+//! or through a dated api-version (`{endpoint}/openai/deployments/{model}/chat/completions`)
+//! when one is given or the endpoint names a deployment. Its key goes in `api-key`; without a
+//! key, an Entra token for Cognitive Services (from the caller's credential chain, see
+//! [`EntraTokens`]) goes in `Authorization`. Answers are asked for as JSON and read
+//! leniently. 429 and 5xx answers are retried. Keys and tokens are [`Secret`]s: sent in a
+//! header and nowhere else.
 
 use crate::retry;
 use crate::{Error, ErrorKind};
@@ -11,6 +16,9 @@ use fabsh_model::Secret;
 use fabsh_model::agent::language_model::{JsonChat, JsonReply};
 use reqwest::Url;
 use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The judge endpoint variable.
@@ -19,8 +27,11 @@ pub const ENDPOINT_VAR: &str = "FABSH_LLM_ENDPOINT";
 pub const KEY_VAR: &str = "FABSH_LLM_KEY";
 /// The judge model (Azure: deployment) variable.
 pub const MODEL_VAR: &str = "FABSH_LLM_MODEL";
-/// The Azure OpenAI API version used unless told.
-pub const DEFAULT_API_VERSION: &str = "2024-10-21";
+/// The Azure OpenAI API used unless told: the versionless v1 API (GA since August 2025).
+pub const DEFAULT_API_VERSION: &str = "v1";
+/// The latest dated GA api-version, for endpoints that name a deployment: those paths have
+/// no v1 form.
+pub const LATEST_DATED_API_VERSION: &str = "2024-10-21";
 /// Attempts per completion when the model answers 429 or 5xx.
 const MAX_ATTEMPTS: u32 = 5;
 
@@ -41,6 +52,13 @@ fn failed(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Failed, message)
 }
 
+/// Where a keyless Azure OpenAI model's bearer tokens come from: Entra tokens for the
+/// Cognitive Services resource, from whatever credential the caller signs in with.
+pub trait EntraTokens: Send + Sync {
+    /// A token for the next request.
+    fn token(&self) -> Pin<Box<dyn Future<Output = Result<Secret>> + Send + '_>>;
+}
+
 /// Where a model is and how to reach it.
 #[derive(Debug, Clone)]
 pub struct LlmConfig {
@@ -50,7 +68,7 @@ pub struct LlmConfig {
     pub key: Option<Secret>,
     /// The model (Azure: the deployment name).
     pub model: Option<String>,
-    /// The Azure OpenAI API version.
+    /// The Azure OpenAI API version: `v1`, or a dated one (`2024-10-21`).
     pub api_version: String,
 }
 
@@ -94,11 +112,18 @@ impl LlmConfig {
         Self::resolve(None, None, None, None).map_err(|err| err.to_string())
     }
 
+    /// Whether requests need an Entra token: an Azure OpenAI endpoint given no key.
+    pub fn needs_entra(&self) -> bool {
+        self.is_azure() && self.key.is_none()
+    }
+
+    /// An Azure host, or a path only Azure OpenAI has (a deployment, or its v1 API).
     fn is_azure(&self) -> bool {
         self.endpoint
             .host_str()
             .is_some_and(|host| host.ends_with(".azure.com"))
             || self.names_deployment()
+            || self.endpoint.path().contains("/openai/v1/")
     }
 
     fn names_deployment(&self) -> bool {
@@ -108,10 +133,13 @@ impl LlmConfig {
     /// The chat-completions URL.
     pub fn chat_url(&self) -> Result<Url> {
         let base = self.endpoint.as_str().trim_end_matches('/');
+        let v1 = self.api_version == DEFAULT_API_VERSION;
         let text = if base.ends_with("/chat/completions") {
             base.to_string()
         } else if self.names_deployment() {
             format!("{base}/chat/completions")
+        } else if self.is_azure() && v1 {
+            format!("{base}/openai/v1/chat/completions")
         } else if self.is_azure() {
             let model = self.model.as_deref().unwrap_or_default();
             format!("{base}/openai/deployments/{model}/chat/completions")
@@ -120,9 +148,14 @@ impl LlmConfig {
         };
         let mut url = Url::parse(&text)
             .map_err(|err| invalid(format!("bad model endpoint {text}: {err}")))?;
-        if self.is_azure() && !url.query_pairs().any(|(key, _)| key == "api-version") {
-            url.query_pairs_mut()
-                .append_pair("api-version", &self.api_version);
+        let dated = self.is_azure() && !url.path().contains("/openai/v1/");
+        if dated && !url.query_pairs().any(|(key, _)| key == "api-version") {
+            let version = if v1 {
+                LATEST_DATED_API_VERSION
+            } else {
+                &self.api_version
+            };
+            url.query_pairs_mut().append_pair("api-version", version);
         }
         Ok(url)
     }
@@ -141,6 +174,13 @@ pub struct LlmClient {
     http: reqwest::Client,
     config: LlmConfig,
     url: Url,
+    entra: Option<Arc<dyn EntraTokens>>,
+}
+
+impl std::fmt::Debug for dyn EntraTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EntraTokens")
+    }
 }
 
 /// What local Fabric's agents ask of a model (they see only the message of a failure).
@@ -159,7 +199,18 @@ impl LlmClient {
     pub fn new(config: LlmConfig) -> Result<LlmClient> {
         let http = crate::client(config.endpoint.scheme() == "http")?;
         let url = config.chat_url()?;
-        Ok(LlmClient { http, config, url })
+        Ok(LlmClient {
+            http,
+            config,
+            url,
+            entra: None,
+        })
+    }
+
+    /// The client sending `tokens`' Entra tokens when its configuration has no key.
+    pub fn with_entra(mut self, tokens: Arc<dyn EntraTokens>) -> LlmClient {
+        self.entra = Some(tokens);
+        self
     }
 
     /// The model's configuration.
@@ -226,6 +277,8 @@ impl LlmClient {
                 } else {
                     request.bearer_auth(key.expose())
                 };
+            } else if let Some(tokens) = &self.entra {
+                request = request.bearer_auth(tokens.token().await?.expose());
             }
             let (status, wait, text) = match request.send().await {
                 Ok(response) => {
@@ -275,7 +328,11 @@ impl LlmClient {
             kind,
             format!("the model at {} answered {status}: {message}", self.host()),
         )
-        .with_hint("check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)")
+        .with_hint(if self.entra.is_some() && self.config.key.is_none() {
+            "without --llm-key the judge is called with your Entra sign-in: it needs the Cognitive Services OpenAI User role on the resource, or give --llm-key"
+        } else {
+            "check --llm-endpoint, --llm-key and --llm-model (or FABSH_LLM_*)"
+        })
     }
 
     fn host(&self) -> String {
@@ -372,10 +429,27 @@ mod tests {
 
     #[test]
     fn azure_and_openai_compatible_urls() {
+        // Azure OpenAI's v1 API: no api-version, the deployment in the body.
         let azure = config("https://res.openai.azure.com/", Some("gpt4o"));
         assert_eq!(
             azure.chat_url().expect("url").as_str(),
+            "https://res.openai.azure.com/openai/v1/chat/completions"
+        );
+        let dated = LlmConfig {
+            api_version: "2024-10-21".into(),
+            ..azure.clone()
+        };
+        assert_eq!(
+            dated.chat_url().expect("url").as_str(),
             "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"
+        );
+        let deployment = config(
+            "https://res.openai.azure.com/openai/deployments/judge",
+            None,
+        );
+        assert_eq!(
+            deployment.chat_url().expect("url").as_str(),
+            "https://res.openai.azure.com/openai/deployments/judge/chat/completions?api-version=2024-10-21"
         );
         let open = config("http://127.0.0.1:9/v1", Some("m"));
         assert_eq!(

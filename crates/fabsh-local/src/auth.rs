@@ -48,12 +48,19 @@ pub struct Claims {
     pub upn: Option<String>,
 }
 
-/// A signed token for `principal`, valid for `ttl_secs` from now (negative = already expired).
+/// A signed Fabric token for `principal`, valid for `ttl_secs` from now (negative = already
+/// expired).
 pub fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
+    issue_for(keys, principal, ttl_secs, AUDIENCE)
+}
+
+/// A signed token for `principal` and another resource (`audience`); the Fabric API refuses
+/// it, as Fabric refuses a token meant for another resource.
+pub fn issue_for(keys: &Keys, principal: &Principal, ttl_secs: i64, audience: &str) -> String {
     let now = super::clock::now_nanos() / 1_000_000_000;
     let is_app = principal.kind == "ServicePrincipal";
     let claims = Claims {
-        aud: AUDIENCE.to_string(),
+        aud: audience.to_string(),
         iss: format!("https://sts.windows.net/{}/", principal.tenant_id),
         iat: now.min(now + ttl_secs),
         nbf: now.min(now + ttl_secs),

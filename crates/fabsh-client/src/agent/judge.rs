@@ -5,6 +5,8 @@
 //! `{actual_answer}`, all filled in one pass (a placeholder inside an answer is left alone).
 //! `--critic-prompt` replaces the default template; the instruction to answer in JSON stays.
 
+use crate::auth::model_tokens::model_client;
+use crate::config::Settings;
 use crate::error::{Error, Result};
 use fabsh_http::chat::{LlmClient, LlmConfig, MODEL_VAR};
 use fabsh_model::agent::grade::{Grade, Verdict};
@@ -61,10 +63,15 @@ pub struct Judge {
 }
 
 impl Judge {
-    /// A judge on `config`, with `critic_prompt` as its template when given.
-    pub fn new(config: LlmConfig, critic_prompt: Option<String>) -> Result<Judge> {
+    /// A judge on `config`, with `critic_prompt` as its template when given; a keyless Azure
+    /// OpenAI judge signs in with the credential chain of `settings`.
+    pub fn new(
+        config: LlmConfig,
+        critic_prompt: Option<String>,
+        settings: &Settings,
+    ) -> Result<Judge> {
         Ok(Judge {
-            client: LlmClient::new(config)?,
+            client: model_client(config, settings)?,
             template: critic_prompt.unwrap_or_else(|| DEFAULT_PROMPT.to_string()),
         })
     }

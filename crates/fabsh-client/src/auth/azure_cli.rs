@@ -1,6 +1,6 @@
 //! The Azure CLI as a token source: `az account get-access-token` for the Fabric resource.
 
-use super::{Secret, TokenSet};
+use super::{Resource, Secret, TokenSet};
 use crate::error::{Error, Result};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -17,8 +17,8 @@ pub fn find() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// A token from the signed-in Azure CLI; `tenant` asks for that tenant.
-pub async fn token(tenant: Option<String>) -> Result<TokenSet> {
+/// A token for `resource` from the signed-in Azure CLI; `tenant` asks for that tenant.
+pub async fn token(tenant: Option<String>, resource: Resource) -> Result<TokenSet> {
     let program = find().ok_or_else(|| {
         Error::auth("the Azure CLI (az) is not installed")
             .with_hint("install it, or choose another sign-in method")
@@ -30,7 +30,7 @@ pub async fn token(tenant: Option<String>) -> Result<TokenSet> {
             "account",
             "get-access-token",
             "--resource",
-            "https://api.fabric.microsoft.com",
+            resource.uri(),
             "--output",
             "json",
         ]);

@@ -9,7 +9,9 @@ use super::cache::{Login, TokenCache};
 use super::credential::{Acquire, CredentialProvider};
 use super::managed_identity::IdentityEndpoint;
 use super::oauth::Authority;
-use super::{Method, NoCredentials, Refusing, Secret, StaticToken, TokenProvider, azure_cli};
+use super::{
+    Method, NoCredentials, Refusing, Resource, Secret, StaticToken, TokenProvider, azure_cli,
+};
 use crate::config::{DEFAULT_PROFILE, Settings, TOKEN_VAR, env_text};
 use crate::error::{Error, Result};
 use crate::output::Tracer;
@@ -52,9 +54,19 @@ pub fn authority(settings: &Settings, tenant: &str, tracer: Option<Tracer>) -> R
     Authority::new(&settings.authority_host().0, tenant, tracer)
 }
 
-/// Picks the source for these settings. Reads the cache, never the network.
+/// Picks the source of Fabric tokens for these settings. Reads the cache, never the network.
 pub fn choose(settings: &Settings, tracer: Option<Tracer>) -> Result<Chosen> {
-    if let Some(token) = env_text(TOKEN_VAR) {
+    choose_for(settings, Resource::Fabric, tracer)
+}
+
+/// Picks the source of tokens for `resource`: the same source as Fabric's, except that
+/// `FABSH_TOKEN` holds a Fabric token only and is passed over for other resources.
+pub fn choose_for(
+    settings: &Settings,
+    resource: Resource,
+    tracer: Option<Tracer>,
+) -> Result<Chosen> {
+    if let Some(token) = env_text(TOKEN_VAR).filter(|_| resource == Resource::Fabric) {
         let provider = StaticToken::new(Secret::new(token), TOKEN_VAR);
         return Ok(Chosen {
             provider: Arc::new(provider),
@@ -64,14 +76,14 @@ pub fn choose(settings: &Settings, tracer: Option<Tracer>) -> Result<Chosen> {
     let profile = settings.profile_name();
     let cache = TokenCache::open();
     let chosen = |provider: CredentialProvider, method| Chosen {
-        provider: Arc::new(provider),
+        provider: Arc::new(provider.for_resource(resource)),
         method: Some(method),
     };
     let explicit = settings.auth_method()?;
     let login = cache.load(&profile)?;
     if let Some(login) = login.filter(|l| explicit.is_none_or(|m| m == l.method)) {
         let method = login.method;
-        let provider = from_login(settings, cache, &profile, login, tracer)?;
+        let provider = from_login(settings, cache, &profile, login, resource, tracer)?;
         return Ok(chosen(provider, method));
     }
     let service_principal = service_principal_from_env(settings, tracer)?;
@@ -120,6 +132,7 @@ fn from_login(
     cache: TokenCache,
     profile: &str,
     login: Login,
+    resource: Resource,
     tracer: Option<Tracer>,
 ) -> Result<CredentialProvider> {
     let again = format!("sign in again with `{}`", login_command(profile));
@@ -154,7 +167,9 @@ fn from_login(
         }
         Method::AzureCli => azure_cli_provider(settings, tracer),
     };
-    Ok(provider.cached(cache, profile.to_string(), login))
+    Ok(provider
+        .for_resource(resource)
+        .cached(cache, profile.to_string(), login))
 }
 
 /// How a service principal proves itself, from what a sign-in holds.

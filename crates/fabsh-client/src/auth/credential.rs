@@ -5,7 +5,7 @@ use super::cache::{Login, TokenCache};
 use super::certificate::Certificate;
 use super::managed_identity::IdentityEndpoint;
 use super::oauth::{Authority, ClientProof};
-use super::{Method, Secret, TokenProvider, TokenSet, azure_cli, now_secs};
+use super::{Method, Resource, Secret, TokenProvider, TokenSet, azure_cli, now_secs};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::Tracer;
 use futures::future::BoxFuture;
@@ -63,10 +63,12 @@ impl Acquire {
         }
     }
 
-    /// Gets a new token set; `refresh_token` is the signed-in user's current one.
+    /// Gets a new token set for `resource`; `refresh_token` is the signed-in user's current
+    /// one.
     pub async fn run(
         &self,
         refresh_token: Option<&Secret>,
+        resource: Resource,
         tracer: Option<Tracer>,
     ) -> Result<TokenSet> {
         match self {
@@ -75,7 +77,7 @@ impl Acquire {
                 client_id,
             } => {
                 let token = refresh_token.ok_or_else(|| Error::auth("not signed in"))?;
-                authority.refresh(client_id, token).await
+                authority.refresh(client_id, token, resource).await
             }
             Acquire::Secret {
                 authority,
@@ -83,7 +85,9 @@ impl Acquire {
                 secret,
             } => {
                 let proof = ClientProof::Secret(secret.clone());
-                authority.client_credentials(client_id, &proof).await
+                authority
+                    .client_credentials(client_id, &proof, resource)
+                    .await
             }
             Acquire::Certificate {
                 authority,
@@ -94,7 +98,9 @@ impl Acquire {
                 let certificate = Certificate::load(path, password.as_ref())?;
                 let assertion = certificate.assertion(client_id, &authority.token_url())?;
                 let proof = ClientProof::Assertion(assertion);
-                authority.client_credentials(client_id, &proof).await
+                authority
+                    .client_credentials(client_id, &proof, resource)
+                    .await
             }
             Acquire::Federated {
                 authority,
@@ -109,13 +115,15 @@ impl Acquire {
                     .with_cause(err)
                 })?;
                 let proof = ClientProof::Assertion(Secret::new(text.trim()));
-                authority.client_credentials(client_id, &proof).await
+                authority
+                    .client_credentials(client_id, &proof, resource)
+                    .await
             }
             Acquire::ManagedIdentity {
                 endpoint,
                 client_id,
-            } => endpoint.token(client_id.as_deref(), tracer).await,
-            Acquire::AzureCli { tenant } => azure_cli::token(tenant.clone()).await,
+            } => endpoint.token(client_id.as_deref(), resource, tracer).await,
+            Acquire::AzureCli { tenant } => azure_cli::token(tenant.clone(), resource).await,
         }
     }
 }
@@ -130,6 +138,7 @@ struct Held {
 /// A refreshing token provider for one credential source.
 pub struct CredentialProvider {
     acquire: Acquire,
+    resource: Resource,
     source: String,
     hint: String,
     tracer: Option<Tracer>,
@@ -142,6 +151,7 @@ impl CredentialProvider {
     pub fn new(acquire: Acquire, source: String, hint: String, tracer: Option<Tracer>) -> Self {
         CredentialProvider {
             acquire,
+            resource: Resource::Fabric,
             source,
             hint,
             tracer,
@@ -154,10 +164,21 @@ impl CredentialProvider {
         }
     }
 
-    /// A provider for a cached sign-in: starts from its tokens and saves new ones to it.
+    /// The same source giving tokens for `resource` instead of Fabric.
+    pub fn for_resource(mut self, resource: Resource) -> Self {
+        self.resource = resource;
+        self
+    }
+
+    /// A provider for a cached sign-in: starts from its tokens and saves new ones to it. The
+    /// cache holds Fabric access tokens only; another resource's provider starts from the
+    /// refresh token alone and saves only rotated refresh tokens.
     pub fn cached(mut self, cache: TokenCache, profile: String, login: Login) -> Self {
+        let fabric = self.resource == Resource::Fabric;
         let held = self.held.get_mut();
-        held.access = login.access_token.clone().zip(login.expires_on);
+        if fabric {
+            held.access = login.access_token.clone().zip(login.expires_on);
+        }
         held.refresh = login.refresh_token.clone();
         held.login = Some(login);
         self.cache = Some((cache, profile));
@@ -179,7 +200,7 @@ impl CredentialProvider {
         }
         let set = self
             .acquire
-            .run(held.refresh.as_ref(), self.tracer)
+            .run(held.refresh.as_ref(), self.resource, self.tracer)
             .await
             .map_err(|err| match err.kind {
                 ErrorKind::Auth if !err.hints.contains(&self.hint) => {
@@ -191,9 +212,12 @@ impl CredentialProvider {
         if let Some(rotated) = &set.refresh_token {
             held.refresh = Some(rotated.clone());
         }
+        let fabric = self.resource == Resource::Fabric;
         if let (Some((cache, profile)), Some(login)) = (&self.cache, held.login.as_mut()) {
-            login.access_token = Some(set.access_token.clone());
-            login.expires_on = Some(set.expires_on);
+            if fabric {
+                login.access_token = Some(set.access_token.clone());
+                login.expires_on = Some(set.expires_on);
+            }
             if set.refresh_token.is_some() {
                 login.refresh_token = set.refresh_token.clone();
             }

@@ -3,7 +3,7 @@
 //! service is never probed unasked: it is used when `auth login --managed-identity` chose it,
 //! or when `FABSH_IMDS_ENDPOINT` names it (which is also how tests point it at local Fabric).
 
-use super::{Secret, TokenSet};
+use super::{Resource, Secret, TokenSet};
 use crate::config::env_text;
 use crate::error::{Error, Result};
 use crate::output::Tracer;
@@ -18,8 +18,6 @@ pub const IDENTITY_ENDPOINT_VAR: &str = "IDENTITY_ENDPOINT";
 pub const IDENTITY_HEADER_VAR: &str = "IDENTITY_HEADER";
 /// Names another metadata-service token URL.
 pub const IMDS_VAR: &str = "FABSH_IMDS_ENDPOINT";
-/// The resource managed identities ask tokens for.
-const FABRIC_RESOURCE: &str = "https://api.fabric.microsoft.com";
 
 /// Where the identity's tokens come from.
 #[derive(Debug, Clone)]
@@ -52,14 +50,19 @@ impl IdentityEndpoint {
         })
     }
 
-    /// A token for Fabric; `client_id` picks a user-assigned identity.
-    pub async fn token(&self, client_id: Option<&str>, tracer: Option<Tracer>) -> Result<TokenSet> {
+    /// A token for `resource`; `client_id` picks a user-assigned identity.
+    pub async fn token(
+        &self,
+        client_id: Option<&str>,
+        resource: Resource,
+        tracer: Option<Tracer>,
+    ) -> Result<TokenSet> {
         let (url, api_version) = match self {
             IdentityEndpoint::AppService { url, .. } => (url, "2019-08-01"),
             IdentityEndpoint::Imds { url } => (url, "2018-02-01"),
         };
         let http = fabsh_http::client(url.starts_with("http://"))?;
-        let mut query = vec![("api-version", api_version), ("resource", FABRIC_RESOURCE)];
+        let mut query = vec![("api-version", api_version), ("resource", resource.uri())];
         if let Some(client_id) = client_id {
             query.push(("client_id", client_id));
         }

@@ -9,10 +9,13 @@ pub mod claims;
 pub mod credential;
 pub mod managed_identity;
 mod method;
+pub mod model_tokens;
 pub mod oauth;
+mod resource;
 
 pub use fabsh_model::Secret;
 pub use method::Method;
+pub use resource::Resource;
 
 use crate::error::{Error, Result};
 use futures::future::BoxFuture;

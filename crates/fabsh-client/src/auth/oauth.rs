@@ -3,7 +3,7 @@
 //! the requests, parses the answers and runs the device-code polling loop; requests go out
 //! through fabsh's own HTTP client so they share its TLS set-up and `--verbose` traces.
 
-use super::{Secret, TokenSet};
+use super::{Resource, Secret, TokenSet};
 use crate::error::{Error, Result};
 use crate::output::Tracer;
 use futures::future::BoxFuture;
@@ -16,8 +16,6 @@ use oauth2::{
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-/// The app-only scope for Fabric.
-pub const FABRIC_DEFAULT_SCOPE: &str = "https://api.fabric.microsoft.com/.default";
 /// Asks for a refresh token alongside a user's access token.
 const OFFLINE_ACCESS: &str = "offline_access";
 /// The `client_assertion_type` of certificate and federated assertions.
@@ -105,7 +103,7 @@ impl Authority {
         let http = self.transport();
         client
             .exchange_device_code()
-            .add_scope(Scope::new(FABRIC_DEFAULT_SCOPE.into()))
+            .add_scope(Scope::new(Resource::Fabric.scope()))
             .add_scope(Scope::new(OFFLINE_ACCESS.into()))
             .request_async(&http)
             .await
@@ -135,14 +133,20 @@ impl Authority {
         Ok(token_set(&answer))
     }
 
-    /// Redeems a refresh token for a new access token (and a rotated refresh token).
-    pub async fn refresh(&self, client_id: &str, refresh_token: &Secret) -> Result<TokenSet> {
+    /// Redeems a refresh token for a new access token for `resource` (and a rotated refresh
+    /// token: Entra's refresh tokens serve every resource the client may reach).
+    pub async fn refresh(
+        &self,
+        client_id: &str,
+        refresh_token: &Secret,
+        resource: Resource,
+    ) -> Result<TokenSet> {
         let client = self.client(client_id)?;
         let http = self.transport();
         let refresh = RefreshToken::new(refresh_token.expose().to_string());
         let answer = client
             .exchange_refresh_token(&refresh)
-            .add_scope(Scope::new(FABRIC_DEFAULT_SCOPE.into()))
+            .add_scope(Scope::new(resource.scope()))
             .add_scope(Scope::new(OFFLINE_ACCESS.into()))
             .request_async(&http)
             .await
@@ -150,11 +154,12 @@ impl Authority {
         Ok(token_set(&answer))
     }
 
-    /// The client-credentials grant for an app.
+    /// The client-credentials grant for an app, for `resource`.
     pub async fn client_credentials(
         &self,
         client_id: &str,
         proof: &ClientProof,
+        resource: Resource,
     ) -> Result<TokenSet> {
         let mut client = self.client(client_id)?;
         if let ClientProof::Secret(secret) = proof {
@@ -163,7 +168,7 @@ impl Authority {
         let http = self.transport();
         let mut request = client
             .exchange_client_credentials()
-            .add_scope(Scope::new(FABRIC_DEFAULT_SCOPE.into()));
+            .add_scope(Scope::new(resource.scope()));
         if let ClientProof::Assertion(assertion) = proof {
             request = request
                 .add_extra_param("client_assertion_type", JWT_BEARER)

@@ -6,7 +6,7 @@ use crate::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
 use crate::auth::credential::Acquire;
 use crate::auth::managed_identity::IdentityEndpoint;
 use crate::auth::oauth::Authority;
-use crate::auth::{Method, Secret, TokenSet, claims};
+use crate::auth::{Method, Resource, Secret, TokenSet, claims};
 use crate::commands::args::Args;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
@@ -217,7 +217,7 @@ fn login(ctx: Ctx, args: Args) -> HandlerFuture {
                 app_credential(&args, &mut login)?;
                 let authority = chain::authority(settings, &tenant, tracer)?;
                 let acquire = chain::app_acquire(authority, client_id, &login)?;
-                acquire.run(None, tracer).await?
+                acquire.run(None, Resource::Fabric, tracer).await?
             }
             Method::ManagedIdentity => {
                 login.client_id = text("client-id").or_else(|| settings.value("client-id"));
@@ -225,13 +225,13 @@ fn login(ctx: Ctx, args: Args) -> HandlerFuture {
                     endpoint: IdentityEndpoint::from_env_or_imds(),
                     client_id: login.client_id.clone(),
                 };
-                acquire.run(None, tracer).await?
+                acquire.run(None, Resource::Fabric, tracer).await?
             }
             Method::AzureCli => {
                 let acquire = Acquire::AzureCli {
                     tenant: login.tenant.clone(),
                 };
-                acquire.run(None, tracer).await?
+                acquire.run(None, Resource::Fabric, tracer).await?
             }
         };
         Ok(Reply::json(remember(login, set, &args, settings)?))

@@ -49,7 +49,7 @@ pub fn start(
     let answer = (|| {
         let tenant = resolve_tenant(&state, &tenant)?;
         let client_id = form.require("client_id")?;
-        let (scope, _) = user_scopes(form.get("scope"))?;
+        let scope = user_scopes(form.get("scope"))?.scope;
         let mut device_code = [0u8; 48];
         rand::fill(&mut device_code[..]);
         let device_code = URL_SAFE_NO_PAD.encode(device_code);
@@ -125,13 +125,14 @@ pub fn redeem(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAu
         .db
         .write(|tx| sign_in::delete_device_code(tx, &digest, now))
         .map_err(unavailable)?;
-    let (scope, offline) = user_scopes(Some(&code.scope))?;
+    let granted = user_scopes(Some(&code.scope))?;
     Ok(token_answer(
         state,
         &principal,
         &code.client_id,
-        Some(&scope),
-        offline,
+        Some(&granted.scope),
+        granted.audience,
+        granted.offline,
     ))
 }
 

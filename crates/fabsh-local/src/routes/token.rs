@@ -27,6 +27,9 @@ const FABRIC_RESOURCES: &[&str] = &[
     "https://api.fabric.microsoft.com/",
     "https://analysis.windows.net/powerbi/api/",
 ];
+/// The Cognitive Services resource (Azure OpenAI): a keyless judge model's sign-in asks for
+/// its `/.default` scope from the same credential as Fabric's.
+const COGNITIVE_SERVICES: &str = "https://cognitiveservices.azure.com";
 /// Scopes a user sign-in may add that are not Fabric's.
 const OIDC_SCOPES: &[&str] = &["offline_access", "openid", "profile", "email"];
 
@@ -159,19 +162,39 @@ pub fn resolve_tenant(state: &Shared, tenant: &str) -> Result<String, OAuthError
     }
 }
 
-/// The Fabric scopes of a user sign-in's `scope`, or the Entra error when it asks for none or
-/// for something else.
-pub fn user_scopes(scope: Option<&str>) -> Result<(String, bool), OAuthError> {
+/// The `/.default` scope of Cognitive Services.
+fn cognitive_services_scope() -> String {
+    format!("{COGNITIVE_SERVICES}/.default")
+}
+
+/// What a user sign-in is granted: its resource scopes, whether it asked for a refresh
+/// token, and the audience of its access token.
+pub struct Granted {
+    pub scope: String,
+    pub offline: bool,
+    pub audience: &'static str,
+}
+
+/// The resource scopes of a user sign-in's `scope` — Fabric's, or Cognitive Services'
+/// `/.default` alone (Entra grants one resource per token) — or the Entra error when it asks
+/// for none or for something else.
+pub fn user_scopes(scope: Option<&str>) -> Result<Granted, OAuthError> {
     let requested: Vec<&str> = scope.unwrap_or_default().split_whitespace().collect();
-    let fabric: Vec<&str> = requested
-        .iter()
-        .copied()
-        .filter(|s| FABRIC_RESOURCES.iter().any(|r| s.starts_with(r)))
-        .collect();
+    let cognitive = cognitive_services_scope();
+    let (resource, audience): (Vec<&str>, _) = if requested.contains(&cognitive.as_str()) {
+        (vec![cognitive.as_str()], COGNITIVE_SERVICES)
+    } else {
+        let fabric = requested
+            .iter()
+            .copied()
+            .filter(|s| FABRIC_RESOURCES.iter().any(|r| s.starts_with(r)))
+            .collect();
+        (fabric, auth::AUDIENCE)
+    };
     let unknown = requested
         .iter()
-        .any(|s| !fabric.contains(s) && !OIDC_SCOPES.contains(s));
-    if fabric.is_empty() || unknown {
+        .any(|s| !resource.contains(s) && !OIDC_SCOPES.contains(s));
+    if resource.is_empty() || unknown {
         return Err(OAuthError::new(
             StatusCode::BAD_REQUEST,
             "invalid_scope",
@@ -182,16 +205,21 @@ pub fn user_scopes(scope: Option<&str>) -> Result<(String, bool), OAuthError> {
             ),
         ));
     }
-    Ok((fabric.join(" "), requested.contains(&"offline_access")))
+    Ok(Granted {
+        scope: resource.join(" "),
+        offline: requested.contains(&"offline_access"),
+        audience,
+    })
 }
 
-/// A successful answer: an access token for `principal`, the granted `scope` for user
-/// sign-ins, and a refresh token when the sign-in asked for `offline_access`.
+/// A successful answer: an access token for `principal` and `audience`, the granted `scope`
+/// for user sign-ins, and a refresh token when the sign-in asked for `offline_access`.
 pub fn token_answer(
     state: &Shared,
     principal: &Principal,
     client_id: &str,
     scope: Option<&str>,
+    audience: &str,
     with_refresh: bool,
 ) -> Response {
     let ttl = state.faults.token_seconds;
@@ -200,7 +228,7 @@ pub fn token_answer(
         // Entra never reports a negative lifetime; an already expired token says 0.
         "expires_in": ttl.max(0),
         "ext_expires_in": ttl.max(0),
-        "access_token": auth::issue(&state.keys, principal, ttl),
+        "access_token": auth::issue_for(&state.keys, principal, ttl, audience),
     });
     if let Some(scope) = scope {
         body["scope"] = json!(scope);
@@ -256,8 +284,9 @@ pub fn issue(State(state): State<Shared>, Path(tenant): Path<String>, form: Form
 
 fn client_credentials(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthError> {
     let client_id = form.require("client_id")?;
-    match form.get("scope") {
-        Some(scope) if FABRIC_SCOPES.contains(&scope) => {}
+    let audience = match form.get("scope") {
+        Some(scope) if FABRIC_SCOPES.contains(&scope) => auth::AUDIENCE,
+        Some(scope) if scope == cognitive_services_scope() => COGNITIVE_SERVICES,
         _ => {
             return Err(OAuthError::new(
                 StatusCode::BAD_REQUEST,
@@ -266,7 +295,7 @@ fn client_credentials(state: &Shared, tenant: &str, form: &Form) -> Result<Respo
                 "The provided value for scope is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).",
             ));
         }
-    }
+    };
     let found = state
         .db
         .read(|c| principals::find_client(c, tenant, client_id))
@@ -321,7 +350,9 @@ fn client_credentials(state: &Shared, tenant: &str, form: &Form) -> Result<Respo
         }
     }
     // App tokens carry no `scope` in Entra's answer.
-    Ok(token_answer(state, &principal, client_id, None, false))
+    Ok(token_answer(
+        state, &principal, client_id, None, audience, false,
+    ))
 }
 
 fn refresh(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthError> {
@@ -346,16 +377,14 @@ fn refresh(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthE
         ));
     }
     let principal = signed_in(state, &claims.sub)?;
-    let scope = match form.get("scope") {
-        Some(scope) => user_scopes(Some(scope))?.0,
-        None => claims.scp.clone(),
-    };
+    let granted = user_scopes(Some(form.get("scope").unwrap_or(&claims.scp)))?;
     // Refresh tokens rotate: every redemption answers a new one.
     Ok(token_answer(
         state,
         &principal,
         client_id,
-        Some(&scope),
+        Some(&granted.scope),
+        granted.audience,
         true,
     ))
 }

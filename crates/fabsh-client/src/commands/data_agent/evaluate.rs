@@ -49,7 +49,7 @@ pub const LLM_MODEL: ArgSpec = ArgSpec::opt(
 pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
     "llm-api-version",
     ArgKind::Str,
-    "Azure OpenAI API version of the judge",
+    "Azure OpenAI API of the judge: v1, or a dated api-version (2024-10-21) for the deployments path",
 )
 .default(DEFAULT_API_VERSION);
 
@@ -257,7 +257,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let asked = questions::read_checked(&file.path, &file.bytes)?;
         let critic = critic_prompt(&args)?;
         let judge = match (judge_config(&args)?, critic) {
-            (Some(config), critic) => Some(Judge::new(config, critic)?),
+            (Some(config), critic) => Some(Judge::new(config, critic, ctx.settings())?),
             (None, Some(_)) => {
                 return Err(Error::usage("--critic-prompt needs a judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)")
                     .with_hint(format!("the prompt may use {}", PLACEHOLDERS.join(", "))));

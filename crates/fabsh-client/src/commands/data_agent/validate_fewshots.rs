@@ -6,13 +6,13 @@ use super::evaluate::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_c
 use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage};
 use crate::agent::fewshot_review::{self, Example, JUDGE_CHECKS};
 use crate::agent::walk;
+use crate::auth::model_tokens::model_client;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use fabsh_http::chat::LlmClient;
 use fabsh_model::agent::element_path;
 use fabsh_model::agent::sql_check::KnownSchema;
 use serde_json::{Value, json};
@@ -62,7 +62,9 @@ async fn schema_of(ctx: &Ctx, args: &Args, source_id: &str) -> Result<KnownSchem
 
 fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let model = judge_config(&args)?.map(LlmClient::new).transpose()?;
+        let model = judge_config(&args)?
+            .map(|config| model_client(config, ctx.settings()))
+            .transpose()?;
         let agent = agent(&ctx, &args).await?;
         let stage = stage(&args);
         let source = datasource(&ctx, &agent, stage, &args).await?;

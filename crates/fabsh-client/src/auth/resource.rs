@@ -1,0 +1,26 @@
+//! The resources fabsh asks tokens for. Every sign-in method gets Fabric tokens; a judge
+//! model on Azure OpenAI without a key gets Cognitive Services tokens from the same source.
+
+/// A resource (Entra "audience") a token is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// The Fabric REST API.
+    Fabric,
+    /// Azure OpenAI and the other Azure AI services (keyless judge models).
+    CognitiveServices,
+}
+
+impl Resource {
+    /// The resource URI, as managed identities and the Azure CLI take it.
+    pub fn uri(self) -> &'static str {
+        match self {
+            Resource::Fabric => "https://api.fabric.microsoft.com",
+            Resource::CognitiveServices => "https://cognitiveservices.azure.com",
+        }
+    }
+
+    /// The `/.default` scope of the resource, as OAuth grants take it.
+    pub fn scope(self) -> String {
+        format!("{}/.default", self.uri())
+    }
+}
