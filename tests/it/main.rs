@@ -49,6 +49,7 @@ mod script_repl;
 mod script_stdlib;
 mod serve_recipe;
 mod server_guards;
+mod service_bodies;
 mod shares;
 mod store_files;
 mod stub;

@@ -339,6 +339,18 @@ pub fn http(
     body: Option<&str>,
     headers: &[(&str, &str)],
 ) -> (u16, String) {
+    let (status, _, body) = http_with_head(origin, method, path, body, headers);
+    (status, body)
+}
+
+/// [`http`] that also returns the response head (status line and headers, as sent).
+pub fn http_with_head(
+    origin: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
     let host = origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(host).expect("connect");
     let body = body.unwrap_or("");
@@ -373,6 +385,7 @@ pub fn http(
         .contains("transfer-encoding: chunked");
     (
         status,
+        head.to_string(),
         if chunked {
             dechunk(rest)
         } else {
