@@ -36,6 +36,7 @@ mod judge_failures;
 mod judge_stub;
 mod lists;
 mod local_server;
+mod notebook_ipynb;
 mod organisation;
 mod public_url;
 mod registry_checks;
