@@ -20,6 +20,7 @@ mod copy_move;
 mod data_agent_endpoints;
 mod data_agent_evaluate;
 mod data_agent_query;
+mod data_agent_sources;
 mod data_agent_wire;
 mod data_agents;
 mod data_agents_local;

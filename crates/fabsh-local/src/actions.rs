@@ -106,7 +106,7 @@ pub enum Action {
     /// import__test_import_update_existing_item_successNotebook.yaml, 2026-06; a December
     /// 2025 recording still showed no result).
     UpdateDefinition(DefinitionUpdate),
-    /// Data-agent datasource create; result = the datasource (PascalCase keys).
+    /// Data-agent datasource create; result = the datasource.
     AddDataSource(Box<super::agents::NewDataSource>),
     /// getDefinition; result = `{definition}`.
     #[serde(rename_all = "camelCase")]
