@@ -149,8 +149,10 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
             format!("{}{path_and_query}", proxy.upstream),
         )
         .body(body);
-    for name in ["authorization", "content-type"] {
-        if let Some(value) = headers.get(name) {
+    // Everything the client sent (MCP needs its Accept and session headers), but what
+    // belongs to this connection.
+    for (name, value) in &headers {
+        if !["host", "content-length", "connection", "transfer-encoding"].contains(&name.as_str()) {
             outgoing = outgoing.header(name, value);
         }
     }
