@@ -218,18 +218,9 @@ fn steps_show_the_sql_and_result_files_are_downloaded() {
     assert!(answer(&out).contains(lines[1].split(',').next().expect("name")));
 }
 
-/// `data-agent query` of the fixture's agent with these flags.
+/// `data-agent query` of the fixture's agent with these flags, through `endpoint`.
 fn query_with(fx: &AgentFixture, endpoint: &str, flags: &[&str]) -> crate::support::Run {
-    let mut args = vec![
-        "data-agent",
-        "query",
-        "-w",
-        &fx.workspace,
-        "--id",
-        &fx.agent,
-    ];
-    args.extend_from_slice(flags);
-    fx.server.fabsh_env(&args, &[("FABSH_ENDPOINT", endpoint)])
+    fx.run_env("query", flags, &[("FABSH_ENDPOINT", endpoint)])
 }
 
 #[test]

@@ -81,23 +81,11 @@ fn the_swagger_example_bodies_are_accepted_and_answered_in_camel_case() {
 
     // The warehouse example names its item as a FabricItem without saying its type: the
     // answer's fabricItemType (required by FabricItemDatasource) is the referenced item's.
-    let warehouse = fx
-        .server
-        .fabsh(&[
-            "item",
-            "create",
-            "-w",
-            "Demo",
-            "--name",
-            "Store",
-            "--type",
-            "Warehouse",
-        ])
-        .ok_json();
+    let warehouse = fx.server.create_demo_item("Store", "Warehouse");
     let body = example_body(
         "CreateStagingDataAgentWarehouseDatasource.json",
         "itemReference",
-        &id_of(&warehouse),
+        &warehouse,
         &fx.workspace,
     );
     let (status, created) = create(&fx, &body);

@@ -202,19 +202,14 @@ fn per_type_gets_carry_the_swagger_properties() {
             .contains(&sql["provisioningStatus"]),
         "{sql}"
     );
-    let endpoint = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "SQLEndpoint",
-            "-q",
-            "[0].id",
-        ])
-        .ok_json();
-    assert_eq!(sql["id"], endpoint, "the lakehouse's own SQL endpoint");
+    let endpoints = get_json(
+        &server,
+        &format!("/v1/workspaces/{ws}/items?type=SQLEndpoint"),
+    );
+    assert_eq!(
+        sql["id"], endpoints["value"][0]["id"],
+        "the lakehouse's own SQL endpoint"
+    );
     for path in ["oneLakeTablesPath", "oneLakeFilesPath"] {
         let text = properties[path].as_str().expect(path);
         assert!(
@@ -229,21 +224,10 @@ fn per_type_gets_carry_the_swagger_properties() {
     );
 
     // Items_GetWarehouse: WarehouseProperties, dates as the service prints them.
-    let warehouse = server
-        .fabsh(&[
-            "item",
-            "create",
-            "-w",
-            "Demo",
-            "--name",
-            "Store",
-            "--type",
-            "Warehouse",
-        ])
-        .ok_json();
+    let warehouse = server.create_demo_item("Store", "Warehouse");
     let got = get_json(
         &server,
-        &format!("/v1/workspaces/{ws}/warehouses/{}", id_of(&warehouse)),
+        &format!("/v1/workspaces/{ws}/warehouses/{}", warehouse),
     );
     let definitions = swagger("warehouse/definitions.json")["definitions"].clone();
     assert_shaped(
@@ -255,21 +239,10 @@ fn per_type_gets_carry_the_swagger_properties() {
     assert_service_timestamp(&got["properties"]["lastUpdatedTime"]);
 
     // Items_GetEnvironment: EnvironmentProperties with PublishDetails.
-    let environment = server
-        .fabsh(&[
-            "item",
-            "create",
-            "-w",
-            "Demo",
-            "--name",
-            "Spark",
-            "--type",
-            "Environment",
-        ])
-        .ok_json();
+    let environment = server.create_demo_item("Spark", "Environment");
     let got = get_json(
         &server,
-        &format!("/v1/workspaces/{ws}/environments/{}", id_of(&environment)),
+        &format!("/v1/workspaces/{ws}/environments/{}", environment),
     );
     let definitions = swagger("environment/definitions.json")["definitions"].clone();
     assert_shaped(
@@ -369,12 +342,8 @@ fn update_definition_links_a_result_with_the_item() {
     // result is the item.
     let server = Server::with(&[("async-ratio", "1"), ("retry-after-seconds", "0")]);
     let ws = demo_id(&server);
-    let notebook = server
-        .fabsh(&[
-            "item", "create", "-w", "Demo", "--name", "Updated", "--type", "Notebook",
-        ])
-        .ok_json();
-    let id = id_of(&notebook);
+    let notebook = server.create_demo_item("Updated", "Notebook");
+    let id = notebook;
     let definition = json!({"definition": {"parts": [{
         "path": "notebook-content.py", "payload": "IyBoaQ==", "payloadType": "InlineBase64"
     }]}});
@@ -394,15 +363,8 @@ fn update_definition_links_a_result_with_the_item() {
     // Answered inline, Items_UpdateItemDefinition's 200 has no body.
     let server = Server::with(&[("async-ratio", "0")]);
     let ws = demo_id(&server);
-    let notebook = server
-        .fabsh(&[
-            "item", "create", "-w", "Demo", "--name", "Inline", "--type", "Notebook",
-        ])
-        .ok_json();
-    let path = format!(
-        "/v1/workspaces/{ws}/items/{}/updateDefinition",
-        id_of(&notebook)
-    );
+    let notebook = server.create_demo_item("Inline", "Notebook");
+    let path = format!("/v1/workspaces/{ws}/items/{}/updateDefinition", notebook);
     let (status, head, body) = call(&server, "POST", &path, Some(&definition));
     assert_eq!(status, 200, "{body}");
     assert_eq!(body, "", "{head}");
@@ -415,18 +377,7 @@ fn empty_answers_are_sent_as_recorded() {
     // (bulk_export__test_bulk_export_and_deploy_round_trip.yaml).
     let server = Server::start();
     let ws = demo_id(&server);
-    let item = server
-        .fabsh(&[
-            "item",
-            "create",
-            "-w",
-            "Demo",
-            "--name",
-            "Gone",
-            "--type",
-            "DataPipeline",
-        ])
-        .ok_json();
+    let item = server.create_demo_item("Gone", "DataPipeline");
     let folder = server
         .fabsh(&["folder", "create", "-w", "Demo", "--name", "Empty"])
         .ok_json();
@@ -438,7 +389,7 @@ fn empty_answers_are_sent_as_recorded() {
     );
     let workspace = id_of(&serde_json::from_str(&body).expect("workspace"));
     for path in [
-        format!("/v1/workspaces/{ws}/items/{}", id_of(&item)),
+        format!("/v1/workspaces/{ws}/items/{}", item),
         format!("/v1/workspaces/{ws}/folders/{}", id_of(&folder)),
         format!("/v1/workspaces/{workspace}"),
     ] {

@@ -267,6 +267,15 @@ impl Server {
         self.fabsh(&args).ok_json()
     }
 
+    /// Creates an item of `item_type` called `name` in the Demo workspace; returns its id.
+    pub fn create_demo_item(&self, name: &str, item_type: &str) -> String {
+        let args = [
+            "item", "create", "-w", "Demo", "--name", name, "--type", item_type,
+        ];
+        let created = self.fabsh(&args).ok_json();
+        created["id"].as_str().expect("id").to_string()
+    }
+
     /// An API path under the Demo workspace, `/v1/workspaces/{id}{rest}`, for raw requests.
     pub fn demo_path(&self, rest: &str) -> String {
         let id = self
