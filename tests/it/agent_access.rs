@@ -359,7 +359,8 @@ fn mcp_answer(server: &Server, token: &str, ws: &str, agent: &str) -> String {
 
 #[test]
 fn an_agent_answers_only_from_data_the_asker_may_read() {
-    let server = Server::start();
+    // The retired Assistants-compatible surface is checked too, so it is served here.
+    let server = Server::with(&[("legacy-assistants", "true")]);
     let agents = workspace(&server, "Agents");
     let agent = published_agent(&server, &server.token, &agents, "Orders agent");
     let answer = true_answer(&server, &agents, &agent);

@@ -188,7 +188,8 @@ fn a_follow_up_in_a_thread_sees_the_earlier_turn() {
 
 #[test]
 fn steps_show_the_sql_and_result_files_are_downloaded() {
-    let fx = published(EXAMPLES);
+    // The Assistants-compatible surface, retired by the service, kept by the knob.
+    let fx = published_on(Server::with(&[("legacy-assistants", "true")]), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let downloads = dir.path().join("files");
     let out = fx.ok(
@@ -215,6 +216,81 @@ fn steps_show_the_sql_and_result_files_are_downloaded() {
     assert_eq!(lines[0], "name,country");
     assert_eq!(lines.len(), 4, "{written}");
     assert!(answer(&out).contains(lines[1].split(',').next().expect("name")));
+}
+
+/// `data-agent query` of the fixture's agent with these flags, through `endpoint`.
+fn query_with(fx: &AgentFixture, endpoint: &str, flags: &[&str]) -> crate::support::Run {
+    fx.run_env("query", flags, &[("FABSH_ENDPOINT", endpoint)])
+}
+
+#[test]
+fn by_default_the_retired_surface_is_gone_and_steps_are_said_to_be_unavailable() {
+    // The service retired the Assistants-compatible surface on 2026-08-26 (reference
+    // data-agent.md §5.3); local Fabric answers it 404 EntityNotFound like any path it does
+    // not serve, and the query is answered over MCP.
+    let fx = published(EXAMPLES);
+    let auth = fx.server.bearer();
+    let path = format!(
+        "/v1/workspaces/{}/dataagents/{}/aiassistant/openai/assistants?api-version=2024-05-01-preview",
+        fx.workspace, fx.agent
+    );
+    let (status, body) = crate::support::http(
+        &fx.server.origin(),
+        "POST",
+        &path,
+        Some(r#"{"model":"not used"}"#),
+        &[
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+    );
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("EntityNotFound"), "{body}");
+    let run = query_with(
+        &fx,
+        &fx.server.endpoint,
+        &["--prompt", "How many orders are there?", "--show-steps"],
+    );
+    let out = run.ok_json();
+    assert_eq!(number(&out), 3000, "{out}");
+    assert_eq!(out["steps"], Value::Null, "{out}");
+    assert!(
+        run.stderr
+            .contains("--show-steps: run steps are not available"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_surface_that_refuses_with_403_falls_back_to_mcp() {
+    // Any 4xx from the surface means it is not offered to this caller: the question is
+    // still answered over MCP, and stderr says files are not available.
+    let fx = published_on(Server::with(&[("legacy-assistants", "true")]), EXAMPLES);
+    let proxy = Stub::refusing_proxy(&fx.server.origin(), |_, path| {
+        path.contains("/aiassistant/")
+    });
+    let dir = tempfile::tempdir().expect("dir");
+    let run = query_with(
+        &fx,
+        &proxy.endpoint,
+        &[
+            "--prompt",
+            "How many orders are there?",
+            "--download-files",
+            &dir.path().to_string_lossy(),
+        ],
+    );
+    let out = run.ok_json();
+    assert_eq!(number(&out), 3000, "{out}");
+    assert_eq!(out["files"], Value::Null, "{out}");
+    assert!(
+        run.stderr
+            .contains("--download-files: files are not available")
+            && run.stderr.contains("Refused by the test proxy"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -277,6 +353,7 @@ fn with_a_model_local_fabric_writes_the_sql_over_the_selected_tables() {
     let server = Server::with_env(&[
         ("FABSH_LLM_ENDPOINT", model.endpoint.as_str()),
         ("FABSH_LLM_MODEL", "stand-in"),
+        ("FABSH_LOCAL_LEGACY_ASSISTANTS", "true"),
     ]);
     let fx = published_on(server, EXAMPLES);
     let out = fx.ok(

@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// A vendored swagger file, parsed.
-fn swagger(path: &str) -> Value {
+pub(crate) fn swagger(path: &str) -> Value {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/fabric-rest-api-specs")
         .join(path);

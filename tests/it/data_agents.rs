@@ -41,6 +41,11 @@ impl AgentFixture {
 
     /// Runs `data-agent <command> -w <ws id> --id <agent id> <rest>`.
     pub fn run(&self, command: &str, rest: &[&str]) -> Run {
+        self.run_env(command, rest, &[])
+    }
+
+    /// The same with extra environment variables.
+    pub fn run_env(&self, command: &str, rest: &[&str], env: &[(&str, &str)]) -> Run {
         let mut args = vec![
             "data-agent",
             command,
@@ -50,7 +55,7 @@ impl AgentFixture {
             &self.agent,
         ];
         args.extend_from_slice(rest);
-        self.server.fabsh(&args)
+        self.server.fabsh_env(&args, env)
     }
 
     /// The same, asserting success and parsing JSON.

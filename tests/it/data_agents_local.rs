@@ -1,5 +1,5 @@
 //! Local Fabric's data-agent surface: loaded tables become elements, elements gone from the
-//! live schema can be deleted (others cannot), creates answer in PascalCase, invalid few-shot
+//! live schema can be deleted (others cannot), creates answer as the swagger says, invalid few-shot
 //! SQL is reported, and partial definition updates are merged into a whole set.
 
 use crate::data_agents::AgentFixture;
@@ -191,8 +191,8 @@ fn the_wire_matches_the_service() {
     );
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("Failed to fetch schema"), "{body}");
-    // Creates answer in PascalCase (inline here: the demo server answers LROs with 202, so the
-    // client's result is read back through the operation).
+    // The create's answer (through an operation here: the demo server answers LROs with 202)
+    // gives the client the datasource's id.
     let created = fx.add_lakehouse();
     assert!(
         created.get("id").is_some(),

@@ -14,38 +14,47 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Deserialize)]
-struct Cassette {
-    interactions: Vec<Interaction>,
+pub(crate) struct Cassette {
+    pub(crate) interactions: Vec<Interaction>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-struct Interaction {
-    request: RecordedRequest,
-    response: RecordedResponse,
+pub(crate) struct Interaction {
+    pub(crate) request: RecordedRequest,
+    pub(crate) response: RecordedResponse,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-struct RecordedRequest {
-    method: String,
-    uri: String,
-    body: Option<String>,
+pub(crate) struct RecordedRequest {
+    pub(crate) method: String,
+    pub(crate) uri: String,
+    pub(crate) body: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-struct RecordedResponse {
-    status: Status,
-    headers: HashMap<String, Vec<String>>,
-    body: Body,
+pub(crate) struct RecordedResponse {
+    pub(crate) status: Status,
+    pub(crate) headers: HashMap<String, Vec<String>>,
+    pub(crate) body: Body,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-struct Status {
-    code: u16,
+pub(crate) struct Status {
+    pub(crate) code: u16,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-struct Body {
-    string: Option<String>,
+pub(crate) struct Body {
+    pub(crate) string: Option<String>,
+}
+
+/// A recording of `tests/recordings` by file name.
+pub(crate) fn cassette(name: &str) -> Cassette {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/recordings")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_yaml_ng::from_str(&text).expect("cassette YAML")
 }
 
 /// `METHOD /path?sorted&query`, host dropped: how requests are matched to the recording.
@@ -188,8 +197,7 @@ fn final_status(cassette: &Cassette, index: usize) -> u16 {
 }
 
 async fn replay_cassette(path: &Path) {
-    let text = std::fs::read_to_string(path).expect("cassette");
-    let cassette: Cassette = serde_yaml_ng::from_str(&text).expect("cassette YAML");
+    let cassette = cassette(&path.file_name().expect("name").to_string_lossy());
     let (origin, state) = serve(&cassette).await;
     let auth = Arc::new(StaticToken::new(Secret::new("replay-token"), "test"));
     let tracer = std::env::var_os("REPLAY_TRACE").map(|_| fabsh_client::output::Tracer);

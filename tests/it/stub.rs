@@ -64,7 +64,23 @@ impl Stub {
         Self::proxy(upstream, |_, _| false, false)
     }
 
+    /// A proxy to `upstream` that passes every request on and hands each JSON answer to
+    /// `reshape(method, path, body)` (to answer as the service might where local Fabric
+    /// does not).
+    pub fn reshaping_proxy(upstream: &str, reshape: Reshape) -> Stub {
+        Self::start_proxy(upstream, |_, _| false, true, Some(reshape))
+    }
+
     fn proxy(upstream: &str, refuse: fn(&str, &str) -> bool, rewrite_links: bool) -> Stub {
+        Self::start_proxy(upstream, refuse, rewrite_links, None)
+    }
+
+    fn start_proxy(
+        upstream: &str,
+        refuse: fn(&str, &str) -> bool,
+        rewrite_links: bool,
+        reshape: Option<Reshape>,
+    ) -> Stub {
         let upstream = upstream.to_string();
         // reqwest's TLS backend needs a process-wide provider even for plain HTTP.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -74,6 +90,7 @@ impl Stub {
                 origin,
                 refuse,
                 rewrite_links,
+                reshape,
                 client: reqwest::Client::new(),
             });
             Router::new().fallback(forward).with_state(state)
@@ -92,11 +109,15 @@ impl Drop for Stub {
     }
 }
 
+/// Rewrites a JSON answer: `(method, path, body) -> body`.
+pub type Reshape = fn(&str, &str, serde_json::Value) -> serde_json::Value;
+
 struct Proxy {
     upstream: String,
     origin: String,
     refuse: fn(&str, &str) -> bool,
     rewrite_links: bool,
+    reshape: Option<Reshape>,
     client: reqwest::Client,
 }
 
@@ -116,16 +137,22 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         );
         return response;
     }
+    let path = request.uri().path().to_string();
     let headers = request.headers().clone();
     let body: Bytes = axum::body::to_bytes(request.into_body(), usize::MAX)
         .await
         .expect("body");
     let mut outgoing = proxy
         .client
-        .request(method, format!("{}{path_and_query}", proxy.upstream))
+        .request(
+            method.clone(),
+            format!("{}{path_and_query}", proxy.upstream),
+        )
         .body(body);
-    for name in ["authorization", "content-type"] {
-        if let Some(value) = headers.get(name) {
+    // Everything the client sent (MCP needs its Accept and session headers), but what
+    // belongs to this connection.
+    for (name, value) in &headers {
+        if !["host", "content-length", "connection", "transfer-encoding"].contains(&name.as_str()) {
             outgoing = outgoing.header(name, value);
         }
     }
@@ -146,7 +173,12 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     }
     out.remove("content-length");
     out.remove("transfer-encoding");
-    let bytes = answer.bytes().await.expect("upstream body");
+    let mut bytes = answer.bytes().await.expect("upstream body");
+    if let Some(reshape) = proxy.reshape
+        && let Ok(value) = serde_json::from_slice(&bytes)
+    {
+        bytes = Bytes::from(reshape(method.as_str(), &path, value).to_string());
+    }
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
     *response.headers_mut() = out;

@@ -267,6 +267,15 @@ impl Server {
         self.fabsh(&args).ok_json()
     }
 
+    /// Creates an item of `item_type` called `name` in the Demo workspace; returns its id.
+    pub fn create_demo_item(&self, name: &str, item_type: &str) -> String {
+        let args = [
+            "item", "create", "-w", "Demo", "--name", name, "--type", item_type,
+        ];
+        let created = self.fabsh(&args).ok_json();
+        created["id"].as_str().expect("id").to_string()
+    }
+
     /// An API path under the Demo workspace, `/v1/workspaces/{id}{rest}`, for raw requests.
     pub fn demo_path(&self, rest: &str) -> String {
         let id = self
@@ -339,6 +348,18 @@ pub fn http(
     body: Option<&str>,
     headers: &[(&str, &str)],
 ) -> (u16, String) {
+    let (status, _, body) = http_with_head(origin, method, path, body, headers);
+    (status, body)
+}
+
+/// [`http`] that also returns the response head (status line and headers, as sent).
+pub fn http_with_head(
+    origin: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
     let host = origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(host).expect("connect");
     let body = body.unwrap_or("");
@@ -373,6 +394,7 @@ pub fn http(
         .contains("transfer-encoding: chunked");
     (
         status,
+        head.to_string(),
         if chunked {
             dechunk(rest)
         } else {

@@ -102,9 +102,11 @@ pub struct DefinitionUpdate {
 pub enum Action {
     /// Item create; result = the Item.
     CreateItem(NewItem),
-    /// updateDefinition; no result.
+    /// updateDefinition; result = the Item (the operation links a `/result` with it, as in
+    /// import__test_import_update_existing_item_successNotebook.yaml, 2026-06; a December
+    /// 2025 recording still showed no result).
     UpdateDefinition(DefinitionUpdate),
-    /// Data-agent datasource create; result = the datasource (PascalCase keys).
+    /// Data-agent datasource create; result = the datasource.
     AddDataSource(Box<super::agents::NewDataSource>),
     /// getDefinition; result = `{definition}`.
     #[serde(rename_all = "camelCase")]
@@ -154,9 +156,10 @@ pub fn logical_id_in_use(logical_id: &str) -> ApiError {
 }
 
 impl Action {
-    /// Whether a successful run has a `/result` body.
+    /// Whether a successful run has a `/result` body: every action's now has. (Operations
+    /// stored by earlier versions may have none; the column keeps saying so.)
     pub fn has_result(&self) -> bool {
-        !matches!(self, Action::UpdateDefinition(_))
+        true
     }
 
     /// Whether the action only reads (it then runs on a reader connection when inline).
@@ -177,10 +180,7 @@ impl Action {
             Action::AddDataSource(new) => {
                 super::agents::add_datasource(definitions, conn, new).map(Some)
             }
-            Action::UpdateDefinition(update) => {
-                update_definition(conn, update)?;
-                Ok(None)
-            }
+            Action::UpdateDefinition(update) => Ok(Some(update_definition(conn, update)?)),
             Action::GetDefinition {
                 workspace_id,
                 item_id,
@@ -274,7 +274,8 @@ pub fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<Item, A
     Ok(item)
 }
 
-fn update_definition(conn: &Connection, update: &DefinitionUpdate) -> Result<(), ApiError> {
+/// Applies an updateDefinition and returns the item as it now is.
+fn update_definition(conn: &Connection, update: &DefinitionUpdate) -> Result<Value, ApiError> {
     let item = items::get(conn, &update.workspace_id, &update.item_id)?
         .ok_or_else(|| ApiError::item_not_found(&update.item_id))?;
     if update.update_metadata
@@ -298,5 +299,7 @@ fn update_definition(conn: &Connection, update: &DefinitionUpdate) -> Result<(),
         update.format.as_deref(),
         &load_parts(&update.parts)?,
     )?;
-    Ok(())
+    let updated = items::get(conn, &update.workspace_id, &update.item_id)?
+        .ok_or_else(|| ApiError::item_not_found(&update.item_id))?;
+    Ok(updated.to_wire())
 }

@@ -14,11 +14,14 @@ fn to_datetime(nanos: i64) -> OffsetDateTime {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
-/// Operation timestamps as recorded: UTC, seven fractional digits, no `Z`
-/// (`2025-09-02T19:38:15.1233511`).
-pub fn operation_timestamp(nanos: i64) -> String {
+/// Timestamps as the service prints them (operation states, share expiry, item
+/// properties): UTC, no `Z`, up to seven fractional digits with trailing zeros dropped, as
+/// .NET's `yyyy-MM-ddTHH:mm:ss.FFFFFFF` does. Recorded: `2025-09-02T19:38:15.1233511`,
+/// `2025-12-31T14:28:28.557812` (set__test_set_item_report_definition_semantic_model_id_success.yaml),
+/// `2026-07-26T04:53:55.93` (ls__test_ls_external_data_shares_success.yaml).
+pub fn service_timestamp(nanos: i64) -> String {
     let t = to_datetime(nanos);
-    format!(
+    let mut text = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:07}",
         t.year(),
         u8::from(t.month()),
@@ -27,7 +30,10 @@ pub fn operation_timestamp(nanos: i64) -> String {
         t.minute(),
         t.second(),
         t.nanosecond() / 100
-    )
+    );
+    let kept = text.trim_end_matches('0').trim_end_matches('.').len();
+    text.truncate(kept);
+    text
 }
 
 /// The US-style time in the 429 message (`9/3/2025 7:03:20 AM`).
@@ -59,7 +65,15 @@ mod tests {
     fn formats_like_the_recordings() {
         // 2025-09-02T19:38:15.1233511Z
         let nanos = 1_756_841_895_123_351_100;
-        assert_eq!(operation_timestamp(nanos), "2025-09-02T19:38:15.1233511");
+        assert_eq!(service_timestamp(nanos), "2025-09-02T19:38:15.1233511");
+        assert_eq!(
+            service_timestamp(1_756_841_895_930_000_000),
+            "2025-09-02T19:38:15.93"
+        );
+        assert_eq!(
+            service_timestamp(1_756_841_895_000_000_000),
+            "2025-09-02T19:38:15"
+        );
         assert_eq!(blocked_until(nanos), "9/2/2025 7:38:15 PM");
         assert_eq!(
             blocked_until(1_756_771_200_000_000_000),

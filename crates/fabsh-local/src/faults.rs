@@ -22,7 +22,7 @@ pub struct Knob {
 }
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 16] = [
+pub const KNOBS: [Knob; 17] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -81,6 +81,12 @@ pub const KNOBS: [Knob; 16] = [
         flag: "per-api-quotas",
         env: "FABSH_LOCAL_PER_API_QUOTAS",
         help: "Enforce the per-API quotas of the reference, per caller: external data shares and invitations 10 requests/min, tags 25/min (true/false)",
+        default: "false",
+    },
+    Knob {
+        flag: "legacy-assistants",
+        env: "FABSH_LOCAL_LEGACY_ASSISTANTS",
+        help: "Serve data agents' OpenAI-Assistants-compatible surface (.../aiassistant/openai/...: threads, runs, run steps, files), which the service retired on 2026-08-26; by default it answers 404 as the service now does (true/false)",
         default: "false",
     },
     Knob {
@@ -144,6 +150,8 @@ pub struct Faults {
     pub async_ratio: f64,
     /// Whether the per-API quotas (shares, invitations, tags) are enforced.
     pub per_api_quotas: bool,
+    /// Whether the retired Assistants-compatible surface is served.
+    pub legacy_assistants: bool,
     /// Seconds an issued access token is valid; negative issues expired ones (for tests of
     /// the client's refresh paths).
     pub token_seconds: i64,
@@ -173,6 +181,7 @@ impl Default for Faults {
             page_size: 100,
             async_ratio: 1.0,
             per_api_quotas: false,
+            legacy_assistants: false,
             token_seconds: 3599,
             refresh_token_seconds: 90 * 24 * 3600,
             query_seconds: 5,
@@ -199,13 +208,8 @@ impl Faults {
             "retry-after-seconds" => self.retry_after_seconds = parse_int(flag, value, 0, 3600)?,
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => self.async_ratio = parse_share(flag, value)?,
-            "per-api-quotas" => {
-                self.per_api_quotas = match value.to_ascii_lowercase().as_str() {
-                    "true" | "1" | "on" => true,
-                    "false" | "0" | "off" => false,
-                    _ => return Err(format!("{flag} expects true or false, got '{value}'")),
-                }
-            }
+            "per-api-quotas" => self.per_api_quotas = parse_bool(flag, value)?,
+            "legacy-assistants" => self.legacy_assistants = parse_bool(flag, value)?,
             "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,
             "refresh-token-seconds" => self.refresh_token_seconds = parse_lifetime(flag, value)?,
             "query-seconds" => self.query_seconds = parse_int(flag, value, 1, 3600)?,
@@ -253,6 +257,14 @@ fn parse_lifetime(flag: &str, value: &str) -> Result<i64, String> {
         return Err(format!("{flag} must be within a year either way, got {n}"));
     }
     Ok(n)
+}
+
+fn parse_bool(flag: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "on" => Ok(true),
+        "false" | "0" | "off" => Ok(false),
+        _ => Err(format!("{flag} expects true or false, got '{value}'")),
+    }
 }
 
 fn parse_share(flag: &str, value: &str) -> Result<f64, String> {

@@ -22,6 +22,7 @@ mod error;
 mod faults;
 mod hosts;
 mod item_identity;
+mod item_properties;
 pub mod load_table;
 mod lro;
 mod middleware;

@@ -181,8 +181,8 @@ fn per_api_quota(state: &Shared, request: &Request) -> Result<(), Duration> {
     }
 }
 
-/// The recorded 429: `RequestBlocked`, whole-second `Retry-After` of at least 1, and the
-/// "blocked until" time in the message.
+/// The recorded 429: `RequestBlocked`, whole-second `Retry-After` of at least 1, the
+/// "blocked until" time in the message and `isRetriable: true` (recorded since 2026-04).
 fn throttled(wait: Duration) -> Response {
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let seconds = seconds.max(1);
@@ -195,6 +195,7 @@ fn throttled(wait: Duration) -> Response {
             clock::blocked_until(until)
         ),
     )
+    .retriable(true)
     .header(header::RETRY_AFTER, seconds.to_string())
     .into_response()
 }

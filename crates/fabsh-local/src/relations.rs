@@ -127,7 +127,10 @@ fn neighbours(
 }
 
 /// `{items, relations, workspaces}` around `start`, walking `direction` transitively, limited
-/// to workspaces `principal_id` has a role in. `items` includes `start`.
+/// to workspaces `principal_id` has a role in. `items` lists the related items only, never
+/// `start` itself, and `workspaces` the workspaces of those: the swagger's example of
+/// Items_Get_Upstream_Relations (platform/examples/platform/GetUpstreamRelations.json) names
+/// the queried item only in the edges, and not its workspace.
 pub fn graph(
     conn: &Connection,
     start: &Item,
@@ -160,7 +163,9 @@ pub fn graph(
             }
         }
     }
-    let mut workspace_ids: Vec<&str> = seen.iter().map(|i| i.workspace_id.as_str()).collect();
+    // `seen` starts with `start`, kept there so that a cycle back to it is not walked again.
+    let related = &seen[1..];
+    let mut workspace_ids: Vec<&str> = related.iter().map(|i| i.workspace_id.as_str()).collect();
     workspace_ids.sort_unstable();
     workspace_ids.dedup();
     let mut workspaces_json = Vec::new();
@@ -169,7 +174,7 @@ pub fn graph(
             workspaces_json.push(json!({"id": ws.id, "displayName": ws.display_name}));
         }
     }
-    let items_json: Vec<Value> = seen
+    let items_json: Vec<Value> = related
         .iter()
         .map(|i| json!({"id": i.id, "type": i.item_type, "displayName": i.display_name, "workspaceId": i.workspace_id}))
         .collect();

@@ -2,7 +2,8 @@
 //! used only for what MCP does not carry: the run's steps (the queries it generated) and the
 //! files its answer references. The flow: an assistant, a thread, the question as a message, a
 //! run polled until it ends, its steps, the thread's messages; the thread is then deleted.
-//! The surface is being retired: a 404 or 410 (or a retirement message) means "not offered",
+//! The service retired the surface on 2026-08-26: any 4xx (404 now; 403, 400 or 410 from
+//! endpoints that refuse it otherwise), a 501 or a retirement message means "not offered",
 //! and the caller answers over MCP instead.
 
 use crate::api::Req;
@@ -73,9 +74,10 @@ pub fn surface_for(agent: Option<&Agent>, mcp_url: &str) -> Option<Surface> {
     })
 }
 
-/// True when an error means the endpoint does not offer the surface (gone or retired).
+/// True when an error means the endpoint does not offer the surface (gone, retired or
+/// refused): the question can still be answered over MCP, which reports its own errors.
 pub fn is_not_offered(err: &Error) -> bool {
-    matches!(err.status, Some(404 | 410 | 501))
+    matches!(err.status, Some(400..=499 | 501))
         || err.message.to_lowercase().contains("retired")
         || err.message.to_lowercase().contains("deprecated")
 }

@@ -237,7 +237,11 @@ pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<
 }
 
 /// Adds the datasource to the draft (re-checked, since time passed since the request);
-/// answers with the datasource in PascalCase, as the service's creates do.
+/// answers with the datasource in camelCase, as the swagger's `Staging_CreateDatasource`
+/// declares (`DataAgentDatasource`, example CreateStagingDataAgentDatasource.json). The
+/// reference (data-agent.md §3 "Live behaviour") reports PascalCase keys from the live
+/// service, but that comes from fabio's notes, not recorded traffic, while the swagger's
+/// schema and example are the published contract; fabsh's client reads either casing.
 pub fn add_datasource(
     definitions: &Definitions,
     conn: &Connection,
@@ -277,6 +281,5 @@ pub fn add_datasource(
             Ok(item.clone())
         },
     )?;
-    let created = wire::datasource(&item.id, &new.datasource);
-    Ok(sources::with_key_case(created, true))
+    Ok(wire::datasource(&item.id, &new.datasource))
 }

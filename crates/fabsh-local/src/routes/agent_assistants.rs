@@ -13,8 +13,9 @@ use crate::clock::now_nanos;
 use crate::respond::{self, JsonBody};
 use crate::state::Shared;
 use crate::store::assistants as store;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use fabsh_model::agent::conversation;
 use fabsh_model::agent::definition::StageDoc;
@@ -22,6 +23,18 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 
 type Params = Path<HashMap<String, String>>;
+
+/// The service retired this surface on 2026-08-26 (reference data-agent.md §5.3, from
+/// fabio's code and other reports); it now answers like any path it does not serve, 404
+/// `EntityNotFound`, which is what this layer answers unless the `legacy-assistants` knob
+/// keeps the old surface for clients that still need it.
+pub async fn unless_retired(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    if state.faults.legacy_assistants {
+        next.run(request).await
+    } else {
+        ApiError::entity_not_found().into_response()
+    }
+}
 
 fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> &'a str {
     params.get(key).map(String::as_str).unwrap_or_default()

@@ -99,7 +99,7 @@ fn requested(
 }
 
 /// POST `staging/datasources`: checks the item, discovers its schema now, and adds it inline
-/// (201, PascalCase keys) or through an operation (202).
+/// (201) or through an operation (202).
 pub fn create(
     State(state): State<Shared>,
     caller: Caller,

@@ -65,7 +65,7 @@ pub fn get_definition(
     )
 }
 
-/// updateDefinition: full replacement; empty 200, or 202 whose operation has no result.
+/// updateDefinition: full replacement; empty 200, or 202 whose operation's result is the item.
 /// `.platform` is applied only with `updateMetadata=true` (name and description; the logical
 /// id stays).
 pub fn update_definition(
@@ -123,7 +123,7 @@ pub fn update_definition(
         platform: definition.platform,
         update_metadata,
     };
-    lro::run(
+    let answer = lro::run(
         &state,
         &caller,
         &origin,
@@ -132,5 +132,12 @@ pub fn update_definition(
             status: StatusCode::OK,
             etag: false,
         },
-    )
+    )?;
+    // Answered inline, Items_UpdateItemDefinition's 200 has no body (swagger); only the
+    // operation's `/result` carries the item.
+    Ok(if answer.status() == StatusCode::OK {
+        crate::respond::empty_ok()
+    } else {
+        answer
+    })
 }

@@ -26,14 +26,14 @@ pub fn invalid_type(name: &str) -> ApiError {
     )
 }
 
-/// The item as the route returns it: per-type routes add the type's `properties` (a data
-/// agent's `publishedDescription`, read from its definition).
-pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> Value {
+/// The item as the route returns it: per-type routes add the type's `properties` (see
+/// [`crate::item_properties`]).
+pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::Result<Value> {
     let mut value = item.to_wire();
-    if typed && item.item_type == "DataAgent" {
-        value["properties"] = crate::agents::properties(conn, &item.id);
+    if typed && let Some(properties) = crate::item_properties::of(conn, item)? {
+        value["properties"] = properties;
     }
-    value
+    Ok(value)
 }
 
 /// GET: a page of live items; `type`, `rootFolderId`, `recursive` (default true), `include`.
@@ -80,7 +80,7 @@ pub fn list(
                 let rows = items::list(c, ws, token.item_type.as_deref(), &scope, after, limit)?;
                 rows.iter()
                     .map(|item| {
-                        let mut value = wire(c, item, implied.is_some());
+                        let mut value = wire(c, item, implied.is_some())?;
                         if with_identity {
                             item_identity::add_to(c, item, &mut value)?;
                         }
@@ -105,7 +105,7 @@ pub fn show(
     let item = target.open(&state, &caller, Role::Viewer)?;
     let mut value = state
         .db
-        .read(|c| Ok::<_, ApiError>(wire(c, &item, target.implied.is_some())))?;
+        .read(|c| wire(c, &item, target.implied.is_some()))?;
     if item_identity::wanted(query.get("include")) {
         state
             .db
@@ -152,7 +152,7 @@ pub fn update(
     })?;
     let value = state
         .db
-        .read(|c| Ok::<_, ApiError>(wire(c, &updated, target.implied.is_some())))?;
+        .read(|c| wire(c, &updated, target.implied.is_some()))?;
     Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 

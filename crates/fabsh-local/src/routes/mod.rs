@@ -170,7 +170,7 @@ pub fn router(state: Shared) -> Router {
             get(blocking(powerbi::list)),
         )
         .merge(data_agent_routes())
-        .merge(assistant_routes())
+        .merge(assistant_routes(&state))
         .route(
             "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
             post(agent_mcp::handle),
@@ -332,8 +332,9 @@ fn data_agent_routes() -> Router<Shared> {
     router
 }
 
-/// A published agent's Assistants-compatible surface (`{collection}` must be `dataagents`).
-fn assistant_routes() -> Router<Shared> {
+/// A published agent's Assistants-compatible surface (`{collection}` must be `dataagents`),
+/// retired by the service; served only with the `legacy-assistants` knob.
+fn assistant_routes(state: &Shared) -> Router<Shared> {
     const BASE: &str = "/v1/workspaces/{ws}/{collection}/{item}/aiassistant/openai";
     let at = |rest: &str| format!("{BASE}/{rest}");
     Router::new()
@@ -374,6 +375,10 @@ fn assistant_routes() -> Router<Shared> {
             &at("files/{file}/content"),
             get(blocking(agent_assistants::file_content)),
         )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            agent_assistants::unless_retired,
+        ))
 }
 
 async fn not_found() -> Response {

@@ -9,7 +9,7 @@
 
 use crate::api_error::ApiError;
 use crate::auth::Caller;
-use crate::clock::{now_nanos, operation_timestamp};
+use crate::clock::{now_nanos, service_timestamp};
 use crate::lro::{self, operation_url, retry_after};
 use crate::respond::{self, Origin, norm};
 use crate::state::Shared;
@@ -79,8 +79,8 @@ pub fn state(
     };
     let body = json!({
         "status": status,
-        "createdTimeUtc": operation_timestamp(op.created_at),
-        "lastUpdatedTimeUtc": operation_timestamp(op.updated_at),
+        "createdTimeUtc": service_timestamp(op.created_at),
+        "lastUpdatedTimeUtc": service_timestamp(op.updated_at),
         "percentComplete": percent,
         "error": error,
     });

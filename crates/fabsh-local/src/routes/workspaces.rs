@@ -19,6 +19,23 @@ const MAX_NAME: usize = 256;
 /// Longest workspace description.
 const MAX_DESCRIPTION: usize = 4000;
 
+/// The region local Fabric reports for every capacity. Local Fabric has no capacities, so
+/// any `capacityId` stands for one in this region; the name and the OneLake hosts below are
+/// those recorded for a Central US capacity
+/// (bulk_export__test_bulk_export_and_deploy_round_trip.yaml, GET workspace).
+const CAPACITY_REGION: &str = "Central US";
+
+/// `oneLakeEndpoints` of the swagger's `WorkspaceInfo` (GET workspace): the regional OneLake
+/// hosts of [`CAPACITY_REGION`], as the service sends them by default.
+fn one_lake_endpoints() -> Value {
+    json!({
+        "blobEndpoint": "https://centralus-onelake.blob.fabric.microsoft.com",
+        "dfsEndpoint": "https://centralus-onelake.dfs.fabric.microsoft.com",
+    })
+}
+
+/// A workspace as lists and creates show it, or with `detailed` as GET workspace does (the
+/// swagger's `WorkspaceInfo`: capacity assignment progress and OneLake endpoints added).
 fn to_wire(ws: &Workspace, detailed: bool) -> Value {
     let mut map = Map::new();
     map.insert("id".into(), json!(ws.id));
@@ -27,9 +44,13 @@ fn to_wire(ws: &Workspace, detailed: bool) -> Value {
     map.insert("type".into(), json!("Workspace"));
     if let Some(capacity) = &ws.capacity_id {
         map.insert("capacityId".into(), json!(capacity));
+        map.insert("capacityRegion".into(), json!(CAPACITY_REGION));
         if detailed {
             map.insert("capacityAssignmentProgress".into(), json!("Completed"));
         }
+    }
+    if detailed {
+        map.insert("oneLakeEndpoints".into(), one_lake_endpoints());
     }
     Value::Object(map)
 }

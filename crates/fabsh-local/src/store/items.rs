@@ -16,7 +16,7 @@ pub struct Item {
     pub item_type: String,
     /// Name, unique per type in the workspace among live items.
     pub display_name: String,
-    /// `None` when never set (the key is then absent on the wire).
+    /// `None` when never set (sent as `""` on the wire).
     pub description: Option<String>,
     /// Containing folder; `None` at the workspace root.
     pub folder_id: Option<String>,
@@ -33,15 +33,19 @@ pub struct Item {
 }
 
 impl Item {
-    /// The Item object as Fabric returns it; optional keys are absent, never null.
+    /// The Item object as Fabric returns it; optional keys are absent, never null. An item
+    /// without a description carries `description: ""`: recordings up to early 2026 show the
+    /// key sometimes left out, every recording since 2026-04 (lists, GETs, 201s and LRO
+    /// `/result`s alike) shows `""`, which is what the service does now.
     pub fn to_wire(&self) -> Value {
         let mut map = Map::new();
         map.insert("id".into(), json!(self.id));
         map.insert("type".into(), json!(self.item_type));
         map.insert("displayName".into(), json!(self.display_name));
-        if let Some(description) = &self.description {
-            map.insert("description".into(), json!(description));
-        }
+        map.insert(
+            "description".into(),
+            json!(self.description.as_deref().unwrap_or_default()),
+        );
         map.insert("workspaceId".into(), json!(self.workspace_id));
         if let Some(folder) = &self.folder_id {
             map.insert("folderId".into(), json!(folder));
@@ -275,6 +279,13 @@ pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
 pub fn part(conn: &Connection, item_id: &str, path: &str) -> rusqlite::Result<Option<Vec<u8>>> {
     conn.prepare_cached("SELECT payload FROM definition_parts WHERE item_id = ?1 AND path = ?2")?
         .query_row([item_id, path], |r| r.get(0))
+        .optional()
+}
+
+/// When the item was created (Unix nanoseconds), if it exists.
+pub fn created_at(conn: &Connection, id: &str) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT created_at FROM items WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
         .optional()
 }
 

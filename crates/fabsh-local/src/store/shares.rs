@@ -1,7 +1,7 @@
 //! External data shares (their invitations are the same rows, seen from the recipient's
 //! tenant) and items' default identities.
 
-use crate::clock::operation_timestamp;
+use crate::clock::service_timestamp;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Map, Value, json};
 
@@ -94,7 +94,7 @@ impl Share {
         map.insert("status".into(), json!(self.status_at(now)));
         map.insert(
             "expirationTimeUtc".into(),
-            json!(operation_timestamp(self.expires_at)),
+            json!(service_timestamp(self.expires_at)),
         );
         map.insert("workspaceId".into(), json!(self.workspace_id));
         map.insert("itemId".into(), json!(self.item_id));

@@ -162,7 +162,8 @@ pub fn by_definition_type(definition_type: &str) -> Option<&'static SourceKind> 
 }
 
 /// The kind of a datasource as the configuration API shows it (`type` plus, for
-/// `FabricItem`, `fabricItemType`); either key casing is read, as creates answer in PascalCase.
+/// `FabricItem`, `fabricItemType`); either key casing is read: the live service reportedly
+/// answers creates in PascalCase.
 pub fn of_wire(datasource: &Value) -> Option<&'static SourceKind> {
     let text = |camel: &str, pascal: &str| {
         datasource
@@ -215,7 +216,8 @@ pub fn referenced_item(datasource: &Value) -> Option<&str> {
 }
 
 /// The value with every object key's first letter upper-case (`upper`) or lower-case:
-/// datasource creates answer in PascalCase (`Id`, `ItemReference`), lists in camelCase.
+/// the live service reportedly answers datasource creates in PascalCase (`Id`,
+/// `ItemReference`), lists in camelCase.
 pub fn with_key_case(value: Value, upper: bool) -> Value {
     match value {
         Value::Object(map) => Value::Object(

@@ -82,25 +82,105 @@ fn source_lines(text: &str) -> Value {
     Value::Array(lines)
 }
 
-/// fabricGitSource (Python) to ipynb JSON text.
+/// The notebook metadata the service writes into an ipynb converted from a fabricGitSource
+/// notebook, with the source's `# META` (`kernel_info`, `dependencies`, ...) filled in.
+/// Recorded (export__test_export_item_success.yaml, getDefinition `/result`): a `.py` whose
+/// metadata is `{"kernel_info": {"name": "synapse_pyspark"}, "dependencies": {}}` comes back
+/// with `{"language_info": {"name": "python"}, "kernel_info": {"name": "synapse_pyspark",
+/// "jupyter_kernel_name": null}, "a365ComputeOptions": null, "sessionKeepAliveTimeout": 0,
+/// "dependencies": {"lakehouse": null}}`.
+fn service_metadata(meta: Map<String, Value>) -> Value {
+    let mut meta = meta;
+    let mut object = |key: &str, defaults: Value| -> Value {
+        let mut value = match meta.shift_remove(key) {
+            Some(Value::Object(given)) => given,
+            _ => Map::new(),
+        };
+        if let Value::Object(defaults) = defaults {
+            for (name, default) in defaults {
+                value.entry(name).or_insert(default);
+            }
+        }
+        Value::Object(value)
+    };
+    let mut out = Map::new();
+    // A fabricGitSource `.py` notebook is Python, whatever its kernel.
+    out.insert(
+        "language_info".into(),
+        object("language_info", json!({"name": "python"})),
+    );
+    out.insert(
+        "kernel_info".into(),
+        object(
+            "kernel_info",
+            json!({"name": "synapse_pyspark", "jupyter_kernel_name": null}),
+        ),
+    );
+    let dependencies = object("dependencies", json!({"lakehouse": null}));
+    let compute = meta
+        .shift_remove("a365ComputeOptions")
+        .unwrap_or(Value::Null);
+    let keep_alive = meta
+        .shift_remove("sessionKeepAliveTimeout")
+        .unwrap_or(json!(0));
+    out.insert("a365ComputeOptions".into(), compute);
+    out.insert("sessionKeepAliveTimeout".into(), keep_alive);
+    out.insert("dependencies".into(), dependencies);
+    out.extend(meta);
+    Value::Object(out)
+}
+
+/// Drops from ipynb notebook metadata what [`service_metadata`] adds when it holds only the
+/// defaults, so that a notebook converted there and back keeps its `# META` as it was
+/// (`shift_remove` keeps the other keys in their order).
+fn source_metadata(meta: &Value) -> Value {
+    let mut meta = meta.as_object().cloned().unwrap_or_default();
+    let mut drop_if = |key: &str, default: Value| {
+        if meta.get(key) == Some(&default) {
+            meta.shift_remove(key);
+        }
+    };
+    drop_if("language_info", json!({"name": "python"}));
+    drop_if("a365ComputeOptions", Value::Null);
+    drop_if("sessionKeepAliveTimeout", json!(0));
+    for (key, inner) in [
+        ("kernel_info", "jupyter_kernel_name"),
+        ("dependencies", "lakehouse"),
+    ] {
+        if let Some(Value::Object(object)) = meta.get_mut(key)
+            && object.get(inner) == Some(&Value::Null)
+        {
+            object.shift_remove(inner);
+        }
+    }
+    Value::Object(meta)
+}
+
+/// fabricGitSource (Python) to ipynb JSON text, as the service converts it (compact JSON;
+/// code cells without `execution_count`, their `# META` under `metadata.microsoft`, each
+/// source line ending in a line break; see [`service_metadata`] for the notebook metadata).
 pub fn source_to_ipynb(source: &str) -> Result<String, String> {
-    let mut notebook_meta = Value::Object(Map::new());
+    let mut notebook_meta = Map::new();
     let mut cells: Vec<Value> = Vec::new();
     for (section, text) in sections(source)? {
         match section {
             Section::Metadata => {
                 let meta = meta_json(&text)?;
                 match cells.last_mut() {
-                    Some(cell) => cell["metadata"] = meta,
-                    None => notebook_meta = meta,
+                    Some(cell) => cell["metadata"] = json!({ "microsoft": meta }),
+                    None => {
+                        notebook_meta = meta
+                            .as_object()
+                            .cloned()
+                            .ok_or("the notebook metadata is not a JSON object")?
+                    }
                 }
             }
             Section::Code => cells.push(json!({
                 "cell_type": "code",
-                "execution_count": null,
                 "metadata": {},
+                "source": source_lines(&terminated(text)),
                 "outputs": [],
-                "source": source_lines(&text),
             })),
             Section::Markdown => {
                 let text: Vec<&str> = text
@@ -120,12 +200,20 @@ pub fn source_to_ipynb(source: &str) -> Result<String, String> {
         }
     }
     let notebook = json!({
-        "cells": cells,
-        "metadata": notebook_meta,
         "nbformat": 4,
         "nbformat_minor": 5,
+        "metadata": service_metadata(notebook_meta),
+        "cells": cells,
     });
-    serde_json::to_string_pretty(&notebook).map_err(|err| err.to_string())
+    serde_json::to_string(&notebook).map_err(|err| err.to_string())
+}
+
+/// A code cell's text with the line break the service keeps after its last line.
+fn terminated(mut text: String) -> String {
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    text
 }
 
 fn cell_text(cell: &Value) -> String {
@@ -174,9 +262,10 @@ pub fn ipynb_to_source(ipynb: &str) -> Result<String, String> {
     out.push('\n');
     if let Some(meta) = notebook
         .get("metadata")
+        .map(source_metadata)
         .filter(|m| m.as_object().is_some_and(|m| !m.is_empty()))
     {
-        push_section(&mut out, METADATA, &meta_lines(meta)?);
+        push_section(&mut out, METADATA, &meta_lines(&meta)?);
     }
     let cells = notebook
         .get("cells")
@@ -191,10 +280,11 @@ pub fn ipynb_to_source(ipynb: &str) -> Result<String, String> {
         } else {
             push_section(&mut out, CELL, text.trim_end_matches('\n'));
         }
-        if let Some(meta) = cell
+        // The service keeps a code cell's `# META` under `metadata.microsoft`.
+        let meta = cell
             .get("metadata")
-            .filter(|m| m.as_object().is_some_and(|m| !m.is_empty()))
-        {
+            .map(|meta| meta.get("microsoft").unwrap_or(meta));
+        if let Some(meta) = meta.filter(|m| m.as_object().is_some_and(|m| !m.is_empty())) {
             push_section(&mut out, METADATA, &meta_lines(meta)?);
         }
     }
@@ -212,7 +302,8 @@ mod tests {
 # META {
 # META   \"kernel_info\": {
 # META     \"name\": \"synapse_pyspark\"
-# META   }
+# META   },
+# META   \"dependencies\": {}
 # META }
 
 # MARKDOWN ********************
@@ -249,7 +340,11 @@ print(x)
         assert_eq!(notebook["cells"][0]["cell_type"], "markdown");
         assert_eq!(
             notebook["cells"][1]["source"],
-            json!(["x = 1\n", "print(x)"])
+            json!(["x = 1\n", "print(x)\n"])
+        );
+        assert_eq!(
+            notebook["cells"][1]["metadata"],
+            json!({"microsoft": {"language": "python"}})
         );
         assert_eq!(
             notebook["metadata"]["kernel_info"]["name"],

@@ -61,7 +61,7 @@ pub const QUERY: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "query",
     summary: "Ask a published agent a question (MCP), optionally in a thread kept by fabsh",
-    about: "Sends the question to the agent's MCP tool (initialize, tools/list, tools/call with userQuestion); without --prompt the question is read from piped stdin. Threads are fabsh's own, one file each in the state dir (mode 0600): --keep-thread starts one, --thread-id continues it. A follow-up sends one question text: \"Earlier in this conversation:\", then a \"Q: <question>\" and \"A: <answer>\" line for each of the last 10 turns (answers cut to 4,000 characters), a blank line, \"Answer this follow-up question in the light of the conversation above:\" and the new question. --show-steps and --download-files ask the agent's Assistants-compatible endpoint, which has run steps and files; when it is not offered the answer comes over MCP and the output says steps and files are not available.",
+    about: "Sends the question to the agent's MCP tool (initialize, tools/list, tools/call with userQuestion); without --prompt the question is read from piped stdin. Threads are fabsh's own, one file each in the state dir (mode 0600): --keep-thread starts one, --thread-id continues it. A follow-up sends one question text: \"Earlier in this conversation:\", then a \"Q: <question>\" and \"A: <answer>\" line for each of the last 10 turns (answers cut to 4,000 characters), a blank line, \"Answer this follow-up question in the light of the conversation above:\" and the new question. --show-steps and --download-files ask the agent's Assistants-compatible endpoint, which has run steps and files; the service retired it on 2026-08-26 (local Fabric keeps it with `local serve --legacy-assistants true`), and when it answers any 4xx the answer comes over MCP and stderr says which of steps and files are not available.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -245,9 +245,7 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
         }
         let mut notes = Vec::new();
         if let Some(why) = &answered.unavailable {
-            let note = format!(
-                "run steps and files are not available from this endpoint ({why}); the answer came over MCP"
-            );
+            let note = unavailable_note(wants_steps, downloads.is_some(), why);
             out.insert("note".into(), json!(note));
             notes.push(note);
         }
@@ -274,6 +272,20 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
         }
         Ok(reply)
     })
+}
+
+/// Says plainly which of the asked-for extras could not be had, and why: only the agent's
+/// Assistants-compatible endpoint (retired by the service) has run steps and files.
+fn unavailable_note(wants_steps: bool, wants_files: bool, why: &str) -> String {
+    let what = match (wants_steps, wants_files) {
+        (true, true) => "--show-steps and --download-files: run steps and files are",
+        (true, false) => "--show-steps: run steps are",
+        _ => "--download-files: files are",
+    };
+    format!(
+        "{what} not available; only the agent's Assistants-compatible endpoint has them, and it \
+         answered: {why}. The answer came over MCP"
+    )
 }
 
 /// What one question got.
