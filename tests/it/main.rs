@@ -35,6 +35,7 @@ mod items;
 mod judge_failures;
 mod judge_stub;
 mod lists;
+mod lro_defaults;
 mod local_server;
 mod organisation;
 mod public_url;
