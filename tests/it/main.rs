@@ -31,6 +31,7 @@ mod http_core;
 mod http_hygiene;
 mod identity;
 mod inspect;
+mod item_collections;
 mod items;
 mod judge_failures;
 mod judge_stub;
