@@ -57,3 +57,4 @@ mod stub;
 mod support;
 mod trusted_hosts;
 mod validation;
+mod workspace_identity;

@@ -8,6 +8,7 @@ use super::bulk_export::{self, Export};
 use super::bulk_import::{self, Import};
 use super::definitions::{self, PlatformMeta};
 use super::item_identity;
+use super::workspace_identity;
 use super::store::items::{self, Item, Part};
 use super::store::{folders, new_id, workspaces};
 use axum::http::StatusCode;
@@ -131,6 +132,19 @@ pub enum Action {
         /// The caller, who becomes the identity.
         principal_id: String,
     },
+    /// provisionIdentity; result = `{applicationId, servicePrincipalId}`.
+    #[serde(rename_all = "camelCase")]
+    ProvisionWorkspaceIdentity {
+        /// Workspace.
+        workspace_id: String,
+    },
+    /// deprovisionIdentity; no result (`OperationHasNoResult` in
+    /// recordings/fabric-cli/mkdir__test_mkdir_managed_identity_success.yaml).
+    #[serde(rename_all = "camelCase")]
+    DeprovisionWorkspaceIdentity {
+        /// Workspace.
+        workspace_id: String,
+    },
 }
 
 /// The 400 for a name already used by a live item of the same type. fabric-cicd recorded 400
@@ -156,7 +170,10 @@ pub fn logical_id_in_use(logical_id: &str) -> ApiError {
 impl Action {
     /// Whether a successful run has a `/result` body.
     pub fn has_result(&self) -> bool {
-        !matches!(self, Action::UpdateDefinition(_))
+        !matches!(
+            self,
+            Action::UpdateDefinition(_) | Action::DeprovisionWorkspaceIdentity { .. }
+        )
     }
 
     /// Whether the action only reads (it then runs on a reader connection when inline).
@@ -199,6 +216,13 @@ impl Action {
                 item_id,
                 principal_id,
             } => item_identity::assign(conn, workspace_id, item_id, principal_id).map(Some),
+            Action::ProvisionWorkspaceIdentity { workspace_id } => {
+                workspace_identity::provision(conn, workspace_id, now).map(Some)
+            }
+            Action::DeprovisionWorkspaceIdentity { workspace_id } => {
+                workspace_identity::deprovision(conn, workspace_id)?;
+                Ok(None)
+            }
         }
     }
 }
