@@ -84,7 +84,10 @@ fn an_item_opens_through_its_collection_in_any_case() {
     // same item is not found through another type's collection.
     let server = Server::start();
     let (_, notebooks) = get(&server, &server.demo_path("/notebooks"));
-    let id = ids_of(&notebooks, None).into_iter().next().expect("a notebook");
+    let id = ids_of(&notebooks, None)
+        .into_iter()
+        .next()
+        .expect("a notebook");
     for collection in ["notebooks", "Notebooks", "NOTEBOOKS", "Items"] {
         let (status, item) = get(&server, &server.demo_path(&format!("/{collection}/{id}")));
         assert_eq!(status, 200, "/{collection}/{id}: {item}");

@@ -112,7 +112,11 @@ fn replay_create(server: &Server, create: &RecordedPost, n: usize) -> (u16, Stri
     let mut body = create.body.clone();
     body["displayName"] = Value::from(format!("replayed{n}"));
     body.as_object_mut().unwrap().remove("folderId");
-    post(server, &server.demo_path(&format!("/{}", create.rest)), &body)
+    post(
+        server,
+        &server.demo_path(&format!("/{}", create.rest)),
+        &body,
+    )
 }
 
 #[test]
@@ -126,7 +130,8 @@ fn creates_answer_inline_or_202_as_the_recorded_service_did() {
     for (n, create) in creates.iter().enumerate() {
         let (status, body) = replay_create(&server, create, n);
         assert_eq!(
-            status, create.status,
+            status,
+            create.status,
             "{} POST .../{} ({}, definition: {}): {body}",
             create.file,
             create.rest,

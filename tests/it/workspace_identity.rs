@@ -45,7 +45,9 @@ fn logged_statuses(server: &Server, path: &str) -> Vec<u64> {
 
 fn principals(server: &Server) -> Value {
     let dir = server.data_dir().to_string_lossy().into_owned();
-    let run = server.home.run(&["local", "principal", "list", "--data-dir", &dir]);
+    let run = server
+        .home
+        .run(&["local", "principal", "list", "--data-dir", &dir]);
     run.ok_json()
 }
 
@@ -92,7 +94,10 @@ fn a_provisioned_identity_is_a_service_principal_until_deprovisioned() {
     let deprovision = format!("/workspaces/{ws}/deprovisionIdentity");
     let run = server.fabsh(&["api", "POST", &deprovision]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(logged_statuses(&server, &format!("/v1{deprovision}")), [202]);
+    assert_eq!(
+        logged_statuses(&server, &format!("/v1{deprovision}")),
+        [202]
+    );
     assert!(workspace(&server, &ws).get("workspaceIdentity").is_none());
     let listed = principals(&server);
     assert!(
@@ -104,7 +109,10 @@ fn a_provisioned_identity_is_a_service_principal_until_deprovisioned() {
         "{listed}"
     );
     let (status, body) = http(&server.origin(), "GET", &msi, None, &[header]);
-    assert_ne!(status, 200, "a deprovisioned identity gets no token: {body}");
+    assert_ne!(
+        status, 200,
+        "a deprovisioned identity gets no token: {body}"
+    );
 }
 
 #[test]
