@@ -4,10 +4,9 @@
 //! collection as recorded, and must get the recorded status; so must the recorded
 //! getDefinition and updateDefinition of a notebook. `--async-ratio` given overrides them all.
 
-use crate::support::{Server, http};
+use crate::support::{Server, http, recording_files};
 use serde::Deserialize;
 use serde_json::Value;
-use std::path::Path;
 
 #[derive(Debug, Deserialize)]
 struct Cassette {
@@ -47,15 +46,8 @@ struct RecordedPost {
 }
 
 fn recorded_posts() -> Vec<RecordedPost> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/recordings")
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    files.sort();
     let mut posts = Vec::new();
-    for path in files {
+    for path in recording_files() {
         let text = std::fs::read_to_string(&path).expect("recording");
         let cassette: Cassette = serde_yaml_ng::from_str(&text).expect("recording YAML");
         for interaction in cassette.interactions {

@@ -64,11 +64,15 @@ pub fn router(state: Shared) -> Router {
         )
         .route(
             "/v1/workspaces/{ws}/provisionIdentity",
-            post(blocking(workspace_identity::provision)),
+            post(blocking(workspace_identity::handler(
+                workspace_identity::provision,
+            ))),
         )
         .route(
             "/v1/workspaces/{ws}/deprovisionIdentity",
-            post(blocking(workspace_identity::deprovision)),
+            post(blocking(workspace_identity::handler(
+                workspace_identity::deprovision,
+            ))),
         )
         .route(
             "/v1/workspaces/{ws}/roleAssignments",

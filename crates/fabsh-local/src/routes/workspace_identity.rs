@@ -21,26 +21,27 @@ const ANSWER: InlineAnswer = InlineAnswer {
     service_lro: true,
 };
 
+/// The handler of either route: checks that the caller is an Admin of the workspace, then
+/// runs the action `action` makes for it (`provision` or `deprovision`).
+pub fn handler(
+    action: fn(String) -> Action,
+) -> impl FnOnce(State<Shared>, Caller, Origin, WorkspaceTarget) -> Result<Response, ApiError>
++ Clone
++ Send
++ Sync
++ 'static {
+    move |State(state), caller, Origin(origin), WorkspaceTarget { ws }| {
+        caller.workspace(&state, &ws, Role::Admin)?;
+        lro::run(&state, &caller, &origin, action(ws), ANSWER)
+    }
+}
+
 /// Provisions the workspace identity: 200 `{applicationId, servicePrincipalId}` or 202.
-pub fn provision(
-    State(state): State<Shared>,
-    caller: Caller,
-    Origin(origin): Origin,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-) -> Result<Response, ApiError> {
-    caller.workspace(&state, &ws, Role::Admin)?;
-    let action = Action::ProvisionWorkspaceIdentity { workspace_id: ws };
-    lro::run(&state, &caller, &origin, action, ANSWER)
+pub fn provision(workspace_id: String) -> Action {
+    Action::ProvisionWorkspaceIdentity { workspace_id }
 }
 
 /// Deprovisions it: an empty 200, or 202 whose operation has no result.
-pub fn deprovision(
-    State(state): State<Shared>,
-    caller: Caller,
-    Origin(origin): Origin,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-) -> Result<Response, ApiError> {
-    caller.workspace(&state, &ws, Role::Admin)?;
-    let action = Action::DeprovisionWorkspaceIdentity { workspace_id: ws };
-    lro::run(&state, &caller, &origin, action, ANSWER)
+pub fn deprovision(workspace_id: String) -> Action {
+    Action::DeprovisionWorkspaceIdentity { workspace_id }
 }
