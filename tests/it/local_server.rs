@@ -66,7 +66,16 @@ impl Reply {
 /// Faults with every LRO-capable call answered inline.
 pub fn inline() -> Faults {
     Faults {
-        async_ratio: 0.0,
+        async_ratio: Some(0.0),
+        ..Faults::default()
+    }
+}
+
+/// Faults with every LRO-capable call answered 202, creates without a definition too (which
+/// the service answers inline by default).
+pub fn lro_always() -> Faults {
+    Faults {
+        async_ratio: Some(1.0),
         ..Faults::default()
     }
 }

@@ -293,13 +293,7 @@ async fn replay_cassette(path: &Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_recording_replays_through_the_http_core() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
-    let mut cassettes: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/recordings")
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    cassettes.sort();
+    let cassettes = crate::support::recording_files();
     assert!(
         cassettes.len() >= 11,
         "expected the recordings, found {}",

@@ -460,3 +460,16 @@ pub fn principal_with_token(server: &Server, name: &str, extra: &[&str]) -> (Val
         .to_string();
     (principal, token)
 }
+
+/// The recorded Fabric traffic (`tests/recordings/*.yaml`, copied from
+/// ../shared/recordings/fabric-cli), in name order.
+pub fn recording_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/recordings")
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    files
+}

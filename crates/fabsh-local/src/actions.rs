@@ -10,6 +10,7 @@ use super::definitions::{self, PlatformMeta};
 use super::item_identity;
 use super::store::items::{self, Item, Part};
 use super::store::{folders, new_id, workspaces};
+use super::workspace_identity;
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -133,6 +134,19 @@ pub enum Action {
         /// The caller, who becomes the identity.
         principal_id: String,
     },
+    /// provisionIdentity; result = `{applicationId, servicePrincipalId}`.
+    #[serde(rename_all = "camelCase")]
+    ProvisionWorkspaceIdentity {
+        /// Workspace.
+        workspace_id: String,
+    },
+    /// deprovisionIdentity; no result (`OperationHasNoResult` in
+    /// recordings/fabric-cli/mkdir__test_mkdir_managed_identity_success.yaml).
+    #[serde(rename_all = "camelCase")]
+    DeprovisionWorkspaceIdentity {
+        /// Workspace.
+        workspace_id: String,
+    },
 }
 
 /// The 400 for a name already used by a live item of the same type. fabric-cicd recorded 400
@@ -156,10 +170,11 @@ pub fn logical_id_in_use(logical_id: &str) -> ApiError {
 }
 
 impl Action {
-    /// Whether a successful run has a `/result` body: every action's now has. (Operations
+    /// Whether a successful run has a `/result` body: every action's but a deprovisioning. (Operations
     /// stored by earlier versions may have none; the column keeps saying so.)
     pub fn has_result(&self) -> bool {
-        true
+        // Deprovisioning a workspace identity answers no result, as recorded.
+        !matches!(self, Action::DeprovisionWorkspaceIdentity { .. })
     }
 
     /// Whether the action only reads (it then runs on a reader connection when inline).
@@ -199,6 +214,13 @@ impl Action {
                 item_id,
                 principal_id,
             } => item_identity::assign(conn, workspace_id, item_id, principal_id).map(Some),
+            Action::ProvisionWorkspaceIdentity { workspace_id } => {
+                workspace_identity::provision(conn, workspace_id, now).map(Some)
+            }
+            Action::DeprovisionWorkspaceIdentity { workspace_id } => {
+                workspace_identity::deprovision(conn, workspace_id)?;
+                Ok(None)
+            }
         }
     }
 }

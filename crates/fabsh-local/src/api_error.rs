@@ -20,6 +20,10 @@ pub fn current_request_id() -> String {
         .unwrap_or_else(|_| uuid::Uuid::new_v4().to_string())
 }
 
+fn related_wire((id, kind): &Related) -> Value {
+    json!({"resourceId": id, "resourceType": kind})
+}
+
 /// An error answered in Fabric's shape.
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -33,10 +37,21 @@ pub struct ApiError {
     extra: Option<Box<Extra>>,
 }
 
+/// A `relatedResource`: `{resourceId, resourceType}`.
+type Related = (String, String);
+
+/// One `moreDetails` entry (swagger `ErrorResponseDetails`).
+#[derive(Debug, Clone)]
+struct Detail {
+    code: String,
+    message: String,
+    related: Option<Related>,
+}
+
 #[derive(Debug, Clone, Default)]
 struct Extra {
-    more_details: Vec<(String, String)>,
-    related_resource: Option<(String, String)>,
+    more_details: Vec<Detail>,
+    related_resource: Option<Related>,
     is_retriable: Option<bool>,
     headers: Vec<(HeaderName, String)>,
 }
@@ -64,9 +79,28 @@ impl ApiError {
 
     /// Adds one `moreDetails` entry.
     pub fn detail(mut self, code: &str, message: impl Into<String>) -> Self {
-        self.extra()
-            .more_details
-            .push((code.to_string(), message.into()));
+        self.extra().more_details.push(Detail {
+            code: code.to_string(),
+            message: message.into(),
+            related: None,
+        });
+        self
+    }
+
+    /// Adds one `moreDetails` entry about a resource: swagger `ErrorResponseDetails` with its
+    /// `relatedResource`.
+    pub fn detail_about(
+        mut self,
+        code: &str,
+        message: impl Into<String>,
+        resource_id: &str,
+        resource_type: &str,
+    ) -> Self {
+        self.extra().more_details.push(Detail {
+            code: code.to_string(),
+            message: message.into(),
+            related: Some((resource_id.to_string(), resource_type.to_string())),
+        });
         self
     }
 
@@ -95,15 +129,18 @@ impl ApiError {
             let details: Vec<Value> = extra
                 .more_details
                 .iter()
-                .map(|(code, message)| json!({"errorCode": code, "message": message}))
+                .map(|detail| {
+                    let mut entry = json!({"errorCode": detail.code, "message": detail.message});
+                    if let Some(related) = &detail.related {
+                        entry["relatedResource"] = related_wire(related);
+                    }
+                    entry
+                })
                 .collect();
             map.insert("moreDetails".into(), Value::Array(details));
         }
-        if let Some((id, kind)) = &extra.related_resource {
-            map.insert(
-                "relatedResource".into(),
-                json!({"resourceId": id, "resourceType": kind}),
-            );
+        if let Some(related) = &extra.related_resource {
+            map.insert("relatedResource".into(), related_wire(related));
         }
         if let Some(retriable) = extra.is_retriable {
             map.insert("isRetriable".into(), json!(retriable));
@@ -120,6 +157,23 @@ impl ApiError {
         )
         .detail("RequestBodyValidationFailed", detail)
         .retriable(false)
+    }
+
+    /// 400 `PrincipalNotFound` for a principal (of type `kind`: `User`, `Group`, ...) the
+    /// tenant does not have, naming it in `relatedResource` and in its `moreDetails` entry
+    /// (swagger `ErrorResponse`).
+    pub fn principal_not_found(id: &str, kind: &str) -> Self {
+        Self::bad_request(
+            "PrincipalNotFound",
+            "The principal was not found in the tenant",
+        )
+        .detail_about(
+            "PrincipalNotFound",
+            format!("No {kind} with id '{id}' exists in the tenant"),
+            id,
+            kind,
+        )
+        .related(id, kind)
     }
 
     /// 400 with a specific code.

@@ -21,6 +21,9 @@ pub struct Knob {
     pub default: &'static str,
 }
 
+/// The `async-ratio` value (its default) that answers each LRO-capable call as the service does.
+const SERVICE_MODE: &str = "service";
+
 /// Every fault knob, in the order `local serve --help` lists them.
 pub const KNOBS: [Knob; 17] = [
     Knob {
@@ -74,8 +77,8 @@ pub const KNOBS: [Knob; 17] = [
     Knob {
         flag: "async-ratio",
         env: "FABSH_LOCAL_ASYNC_RATIO",
-        help: "Share of LRO-capable calls answered 202 instead of inline (0.0-1.0)",
-        default: "1.0",
+        help: "Share of LRO-capable calls answered 202 instead of inline (0.0-1.0), the same for every such call. `service` (the default) answers each as the service does: creates without a definition inline (a Warehouse's 202), creates with one 202 (a DataPipeline's inline); getDefinition, updateDefinition, bulk export and import, identity and data-agent data-source calls 202",
+        default: "service",
     },
     Knob {
         flag: "per-api-quotas",
@@ -146,8 +149,8 @@ pub struct Faults {
     pub retry_after_seconds: u64,
     /// Entries per page.
     pub page_size: u32,
-    /// Share of LRO-capable calls answered 202.
-    pub async_ratio: f64,
+    /// Share of LRO-capable calls answered 202; `None` answers each as the service does.
+    pub async_ratio: Option<f64>,
     /// Whether the per-API quotas (shares, invitations, tags) are enforced.
     pub per_api_quotas: bool,
     /// Whether the retired Assistants-compatible surface is served.
@@ -179,7 +182,7 @@ impl Default for Faults {
             lro_ms: 50,
             retry_after_seconds: 1,
             page_size: 100,
-            async_ratio: 1.0,
+            async_ratio: None,
             per_api_quotas: false,
             legacy_assistants: false,
             token_seconds: 3599,
@@ -207,7 +210,14 @@ impl Faults {
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
             "retry-after-seconds" => self.retry_after_seconds = parse_int(flag, value, 0, 3600)?,
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
-            "async-ratio" => self.async_ratio = parse_share(flag, value)?,
+            "async-ratio" => {
+                self.async_ratio = match value {
+                    SERVICE_MODE => None,
+                    share => Some(
+                        parse_share(flag, share).map_err(|e| format!("{e} (or {SERVICE_MODE})"))?,
+                    ),
+                }
+            }
             "per-api-quotas" => self.per_api_quotas = parse_bool(flag, value)?,
             "legacy-assistants" => self.legacy_assistants = parse_bool(flag, value)?,
             "token-seconds" => self.token_seconds = parse_lifetime(flag, value)?,

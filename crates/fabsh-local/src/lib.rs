@@ -40,6 +40,7 @@ mod signing_keys;
 mod state;
 mod store;
 mod tables;
+mod workspace_identity;
 
 pub use error::{Error, ErrorKind, Result};
 pub use faults::{Faults, KNOBS, Knob};

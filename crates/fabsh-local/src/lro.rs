@@ -22,10 +22,13 @@ pub struct InlineAnswer {
     pub status: StatusCode,
     /// Whether to add `ETag: ""` (item creates do, on both 201 and 202).
     pub etag: bool,
+    /// Whether the service answers this call 202 (used when `async-ratio` is not given).
+    pub service_lro: bool,
 }
 
-/// Runs `action` inline or as a 202 operation, per `async-ratio` (always inline when the
-/// response is going to be lost, so the change is committed first).
+/// Runs `action` inline or as a 202 operation: as the service does (`inline.service_lro`)
+/// unless `async-ratio` is given, then per that share for every call; always inline when the
+/// response is going to be lost, so the change is committed first.
 pub fn run(
     state: &Shared,
     caller: &Caller,
@@ -33,7 +36,11 @@ pub fn run(
     action: Action,
     inline: InlineAnswer,
 ) -> Result<Response, ApiError> {
-    if caller.inline_only || !state.spreads.async_calls.next(state.faults.async_ratio) {
+    let as_operation = match state.faults.async_ratio {
+        Some(share) => state.spreads.async_calls.next(share),
+        None => inline.service_lro,
+    };
+    if caller.inline_only || !as_operation {
         return run_inline(state, action, inline);
     }
     let now = now_nanos();

@@ -215,11 +215,12 @@ fn letters(name: &str) -> String {
         .collect()
 }
 
-/// The known type served by this collection (`notebooks`).
+/// The known type served by this collection (`notebooks`), ignoring case as the service does
+/// (its swagger itself spells `digitaltwinbuilders` and `mlmodels` besides the camelCase).
 pub fn by_collection(collection: &str) -> Option<&'static ItemType> {
     ITEM_TYPES
         .iter()
-        .find(|item_type| item_type.collection == collection)
+        .find(|item_type| item_type.collection.eq_ignore_ascii_case(collection))
 }
 
 /// The type name as the service wants it: canonical casing for known types, else as given.
@@ -241,6 +242,10 @@ mod tests {
             assert_eq!(find(item_type.name).map(|t| t.name), Some(item_type.name));
             assert_eq!(
                 by_collection(item_type.collection).map(|t| t.name),
+                Some(item_type.name)
+            );
+            assert_eq!(
+                by_collection(&item_type.collection.to_uppercase()).map(|t| t.name),
                 Some(item_type.name)
             );
         }

@@ -90,7 +90,7 @@ async fn lost_responses_are_committed_before_the_500() {
     // async-ratio 1.0 on purpose: a lost create must still be applied at once.
     let env = start(Faults {
         lost_response_rate: 1.0,
-        ..Faults::default()
+        ..super::lro_always()
     })
     .await;
     let ws = env.demo().await;

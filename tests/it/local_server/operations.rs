@@ -1,13 +1,13 @@
 //! Long-running operations: 202 envelopes, polling, results, resultless updates, restarts.
 
-use super::{Env, inline, part, parts_of, start, start_in};
+use super::{Env, inline, lro_always, part, parts_of, start, start_in};
 use fabsh_local::Faults;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 #[tokio::test]
 async fn create_answers_202_and_the_operation_yields_the_item() {
-    let env = start(Faults::default()).await;
+    let env = start(lro_always()).await;
     let ws = env.workspace("Lro").await;
     let reply = env
         .post(
@@ -165,7 +165,7 @@ async fn a_conflict_found_when_the_operation_runs_fails_the_operation() {
     // accepts a create; the inline one takes the name before that operation runs.
     let env = start(Faults {
         lro_ms: 1500,
-        ..Faults::default()
+        ..lro_always()
     })
     .await;
     let other = start_in(env.dir.path(), inline()).await;
@@ -208,7 +208,7 @@ async fn pending_operations_resume_after_a_restart() {
     let dir = super::store_dir();
     let slow = Faults {
         lro_ms: 300,
-        ..Faults::default()
+        ..lro_always()
     };
     let server = start_in(dir.path(), slow.clone()).await;
     let env = Env {
@@ -266,7 +266,7 @@ async fn a_running_operation_says_running_with_a_whole_second_retry_after() {
         let env = start(Faults {
             lro_ms: 60_000,
             retry_after_seconds: floor,
-            ..Faults::default()
+            ..lro_always()
         })
         .await;
         let ws = env.workspace("Running").await;
@@ -292,7 +292,7 @@ async fn a_running_operation_says_running_with_a_whole_second_retry_after() {
         let env = start(Faults {
             lro_ms: 400,
             retry_after_seconds: floor,
-            ..Faults::default()
+            ..lro_always()
         })
         .await;
         let ws = env.workspace("Short").await;

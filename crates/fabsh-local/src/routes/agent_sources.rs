@@ -155,6 +155,8 @@ pub fn create(
         InlineAnswer {
             status: StatusCode::CREATED,
             etag: false,
+            // Schema discovery takes minutes (reference/data-agent.md): 202.
+            service_lro: true,
         },
     )
 }

@@ -25,6 +25,9 @@ const MAX_MOVE_ITEMS: usize = 50;
 const INLINE_OK: InlineAnswer = InlineAnswer {
     status: StatusCode::OK,
     etag: false,
+    // Bulk export 202 in bulk_export__test_bulk_export_and_deploy_round_trip.yaml; import and
+    // identity assignment are LROs in the swagger.
+    service_lro: true,
 };
 
 /// Checks a beta bulk route: `beta=true` given, the caller a Contributor+ in the workspace.

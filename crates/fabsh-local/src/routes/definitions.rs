@@ -61,6 +61,8 @@ pub fn get_definition(
         InlineAnswer {
             status: StatusCode::OK,
             etag: false,
+            // getDefinition and updateDefinition: 202 in every recording.
+            service_lro: true,
         },
     )
 }
@@ -131,6 +133,8 @@ pub fn update_definition(
         InlineAnswer {
             status: StatusCode::OK,
             etag: false,
+            // getDefinition and updateDefinition: 202 in every recording.
+            service_lro: true,
         },
     )?;
     // Answered inline, Items_UpdateItemDefinition's 200 has no body (swagger); only the

@@ -23,6 +23,18 @@ const MAX_NAME: usize = 256;
 /// Types the service refuses to create without a definition.
 const DEFINITION_REQUIRED: &[&str] = &["Report", "SemanticModel"];
 
+/// Whether the service answers this create 202 rather than 201 with the item. The recordings
+/// (`/work/shared/recordings/fabric-cli`) show creates without a definition answered 201
+/// (Lakehouse, DataPipeline) but a Warehouse's 202; creates with a definition 202 (Notebook,
+/// Report, SemanticModel) but a DataPipeline's 201.
+fn service_creates_through_operation(item_type: &str, with_definition: bool) -> bool {
+    match item_type {
+        "Warehouse" => true,
+        "DataPipeline" => false,
+        _ => with_definition,
+    }
+}
+
 fn present<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
@@ -151,6 +163,7 @@ pub fn create(
     if let (Some(d), "DataAgent") = (&definition, item_type.name) {
         crate::agents::access::check_parts(&state, &caller, &d.parts)?;
     }
+    let service_lro = service_creates_through_operation(item_type.name, definition.is_some());
     let (format, parts) = match definition {
         Some(d) => (d.format, d.parts),
         None => (
@@ -178,6 +191,7 @@ pub fn create(
         InlineAnswer {
             status: StatusCode::CREATED,
             etag: true,
+            service_lro,
         },
     )
 }

@@ -31,6 +31,7 @@ mod shares;
 mod tags;
 mod target;
 mod token;
+mod workspace_identity;
 mod workspaces;
 
 use super::api_error::ApiError;
@@ -60,6 +61,18 @@ pub fn router(state: Shared) -> Router {
             get(blocking(workspaces::show))
                 .patch(blocking(workspaces::update))
                 .delete(blocking(workspaces::remove)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/provisionIdentity",
+            post(blocking(workspace_identity::handler(
+                workspace_identity::provision,
+            ))),
+        )
+        .route(
+            "/v1/workspaces/{ws}/deprovisionIdentity",
+            post(blocking(workspace_identity::handler(
+                workspace_identity::deprovision,
+            ))),
         )
         .route(
             "/v1/workspaces/{ws}/roleAssignments",

@@ -7,12 +7,13 @@ use crate::auth::Caller;
 use crate::paging::{PageToken, Paging};
 use crate::respond::{self, JsonBody, Origin, norm, req_str};
 use crate::state::Shared;
-use crate::store::principals::{self, Assignment, Role};
+use crate::store::principals::{self, Assignment, Principal, Role};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use rusqlite::Connection;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The `{principal}` of an assignment route.
 #[derive(Deserialize)]
@@ -47,6 +48,71 @@ fn not_found(id: &str) -> ApiError {
 fn parse_role(obj: &serde_json::Map<String, Value>) -> Result<Role, ApiError> {
     let role = req_str(obj, "role")?;
     Role::parse(&role).ok_or_else(|| ApiError::invalid_body(format!("Unknown role '{role}'")))
+}
+
+/// The `principal` of an add request.
+struct Requested {
+    id: String,
+    /// `User`, `ServicePrincipal`, `Group` or `ServicePrincipalProfile` (swagger
+    /// `PrincipalType`; `EntireTenant` is no principal a workspace role is given to).
+    kind: String,
+    /// A profile's parent service principal
+    /// (`servicePrincipalProfileDetails.parentPrincipal.id`).
+    parent: Option<String>,
+}
+
+/// Reads the `principal` of an add request. A `ServicePrincipalProfile` must name its parent
+/// service principal (swagger `ServicePrincipalProfilePrincipal`).
+fn requested_principal(obj: &Map<String, Value>) -> Result<Requested, ApiError> {
+    let principal = obj
+        .get("principal")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ApiError::invalid_body("The 'principal' field is required"))?;
+    let id = norm(&req_str(principal, "id")?);
+    let kind = req_str(principal, "type")?;
+    let parent = match kind.as_str() {
+        "User" | "ServicePrincipal" | "Group" => None,
+        "ServicePrincipalProfile" => {
+            let parent = principal
+                .get("servicePrincipalProfileDetails")
+                .and_then(|details| details.get("parentPrincipal"))
+                .and_then(Value::as_object)
+                .ok_or_else(|| {
+                    ApiError::invalid_body(
+                        "A ServicePrincipalProfile needs 'servicePrincipalProfileDetails.parentPrincipal'",
+                    )
+                })?;
+            let parent_id = norm(&req_str(parent, "id")?);
+            if req_str(parent, "type")? != "ServicePrincipal" {
+                return Err(ApiError::invalid_body(
+                    "The 'parentPrincipal' of a ServicePrincipalProfile must be a ServicePrincipal",
+                ));
+            }
+            Some(parent_id)
+        }
+        _ => {
+            return Err(ApiError::bad_request(
+                "PrincipalTypeNotSupported",
+                format!("A workspace role cannot be given to a principal of type '{kind}'"),
+            ));
+        }
+    };
+    Ok(Requested { id, kind, parent })
+}
+
+/// The principal an add request names, of the type it names: else 400 `PrincipalNotFound`
+/// (for a profile, its parent is looked up first). Local Fabric has users and service
+/// principals only, so every group and profile is one the tenant does not have.
+fn known_principal(tx: &Connection, wanted: &Requested) -> Result<Principal, ApiError> {
+    let find = |id: &str, kind: &str| {
+        principals::get_principal(tx, id)?
+            .filter(|p| p.kind == kind)
+            .ok_or_else(|| ApiError::principal_not_found(id, kind))
+    };
+    if let Some(parent) = &wanted.parent {
+        find(parent, "ServicePrincipal")?;
+    }
+    find(&wanted.id, &wanted.kind)
 }
 
 /// GET: a page of assignments.
@@ -97,28 +163,9 @@ pub fn add(
     caller.workspace(&state, &ws, Role::Admin)?;
     let obj = body.object()?;
     let role = parse_role(&obj)?;
-    let principal = obj
-        .get("principal")
-        .and_then(Value::as_object)
-        .ok_or_else(|| ApiError::invalid_body("The 'principal' field is required"))?;
-    let id = norm(&req_str(principal, "id")?);
-    let kind = req_str(principal, "type")?;
-    if !matches!(kind.as_str(), "User" | "ServicePrincipal") {
-        return Err(ApiError::bad_request(
-            "PrincipalTypeNotSupported",
-            format!("Local Fabric has no principals of type '{kind}'"),
-        ));
-    }
+    let wanted = requested_principal(&obj)?;
     let created = state.db.write(|tx| {
-        let known = principals::get_principal(tx, &id)?
-            .filter(|p| p.kind == kind)
-            .ok_or_else(|| {
-                ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    "PrincipalNotFound",
-                    format!("No {kind} with id '{id}' exists"),
-                )
-            })?;
+        let known = known_principal(tx, &wanted)?;
         if principals::get_assignment(tx, &ws, &known.id)?.is_some() {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
@@ -131,7 +178,10 @@ pub fn add(
             .ok_or_else(|| ApiError::internal("The role assignment vanished"))
     })?;
     let mut response = respond::json(StatusCode::CREATED, &to_wire(&created));
-    let location = format!("{origin}/v1/workspaces/{ws}/roleAssignments/{id}");
+    let location = format!(
+        "{origin}/v1/workspaces/{ws}/roleAssignments/{}",
+        created.principal.id
+    );
     if let Ok(location) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, location);
     }

@@ -43,8 +43,9 @@ pub struct ItemTarget {
 }
 
 /// The type a collection segment implies: `None` for `items`, 404 for an unknown segment.
+/// Case does not matter (`/Notebooks`, `/dataagents`), as on the service.
 fn implied_type(collection: &str) -> Result<Option<&'static ItemType>, ApiError> {
-    if collection == "items" {
+    if collection.eq_ignore_ascii_case("items") {
         return Ok(None);
     }
     item_types::by_collection(collection)

@@ -7,8 +7,10 @@ use crate::clock::now_nanos;
 use crate::paging::{PageToken, Paging};
 use crate::respond::{self, JsonBody, Origin, Query, opt_id, opt_str, req_str};
 use crate::state::Shared;
+use crate::store::identities;
 use crate::store::principals::{self, Role};
 use crate::store::{new_id, workspaces as store, workspaces::Workspace};
+use crate::workspace_identity;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
@@ -168,18 +170,24 @@ pub fn create(
     Ok(response)
 }
 
-/// GET `/v1/workspaces/{ws}`.
+/// GET `/v1/workspaces/{ws}`: with `workspaceIdentity` while one is provisioned (swagger
+/// `WorkspaceInfo`; absent before and after, as in
+/// recordings/fabric-cli/mkdir__test_mkdir_managed_identity_success.yaml).
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &ws, Role::Viewer)?;
-    let found = state
-        .db
-        .read(|c| store::get(c, &ws))?
-        .ok_or_else(|| ApiError::workspace_not_found(&ws))?;
-    Ok(respond::json(StatusCode::OK, &to_wire(&found, true)))
+    let (found, identity) = state.db.read(|c| {
+        let found = store::get(c, &ws)?.ok_or_else(|| ApiError::workspace_not_found(&ws))?;
+        Ok::<_, ApiError>((found, identities::of_workspace(c, &ws)?))
+    })?;
+    let mut wire = to_wire(&found, true);
+    if let Some(identity) = identity {
+        wire["workspaceIdentity"] = workspace_identity::to_wire(&identity);
+    }
+    Ok(respond::json(StatusCode::OK, &wire))
 }
 
 /// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.
@@ -228,6 +236,11 @@ pub fn remove(
     WorkspaceTarget { ws }: WorkspaceTarget,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &ws, Role::Admin)?;
-    state.db.write(|tx| store::delete(tx, &ws))?;
+    // Its identity goes with it.
+    state.db.write(|tx| {
+        workspace_identity::deprovision(tx, &ws)?;
+        store::delete(tx, &ws)?;
+        Ok::<_, ApiError>(())
+    })?;
     Ok(respond::empty_ok())
 }

@@ -1,12 +1,14 @@
 //! Managed identities: service principals whose tokens come from the identity endpoints
 //! (`/msi/token`, `/metadata/identity/oauth2/token`) instead of a secret, and the one of them
-//! that is the VM's own (the metadata service's, and the system-assigned one).
+//! that is the VM's own (the metadata service's, and the system-assigned one); and which of
+//! them is a workspace's identity (`provisionIdentity`).
 
 use super::principals::{PRINCIPAL_COLUMNS, Principal, principal_from_row};
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// The table of this file, created if missing on every open (see `shares::TABLES`). The
-/// partial index keeps at most one VM identity, whatever process writes.
+/// The tables of this file, created if missing on every open (see `shares::TABLES`). The
+/// partial index keeps at most one VM identity, whatever process writes; a workspace has at
+/// most one identity.
 pub const TABLES: &str = r#"
 CREATE TABLE IF NOT EXISTS managed_identities (
     principal_id TEXT PRIMARY KEY REFERENCES principals(id) ON DELETE CASCADE,
@@ -14,6 +16,10 @@ CREATE TABLE IF NOT EXISTS managed_identities (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS managed_identities_vm
     ON managed_identities(is_vm) WHERE is_vm = 1;
+CREATE TABLE IF NOT EXISTS workspace_identities (
+    workspace_id TEXT PRIMARY KEY REFERENCES workspaces(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL UNIQUE REFERENCES principals(id) ON DELETE CASCADE
+);
 "#;
 
 /// Registers a principal as a managed identity; `vm` makes it the VM identity, taking that
@@ -58,4 +64,27 @@ pub fn kind_of(conn: &Connection, principal_id: &str) -> rusqlite::Result<Option
     conn.prepare_cached("SELECT is_vm FROM managed_identities WHERE principal_id = ?1")?
         .query_row([principal_id], |r| r.get(0))
         .optional()
+}
+
+/// The identity of a workspace, if one is provisioned.
+pub fn of_workspace(conn: &Connection, workspace_id: &str) -> rusqlite::Result<Option<Principal>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PRINCIPAL_COLUMNS} FROM principals
+          WHERE id = (SELECT principal_id FROM workspace_identities WHERE workspace_id = ?1)"
+    ))?
+    .query_row([workspace_id], principal_from_row)
+    .optional()
+}
+
+/// Makes a (managed identity) principal the workspace's identity.
+pub fn set_workspace_identity(
+    conn: &Connection,
+    workspace_id: &str,
+    principal_id: &str,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO workspace_identities (workspace_id, principal_id) VALUES (?1, ?2)",
+        params![workspace_id, principal_id],
+    )?;
+    Ok(())
 }

@@ -1,0 +1,151 @@
+//! Errors of `POST /workspaces/{ws}/roleAssignments` (swagger platform/swagger.json
+//! `Workspaces_AddWorkspaceRoleAssignment`) for principals the tenant does not have: 400
+//! `PrincipalNotFound` naming the principal in `relatedResource` and in a `moreDetails` entry,
+//! shaped as swagger `ErrorResponse` (tests/fixtures/fabric-rest-api-specs/common/
+//! definitions.json) has it. Swagger `PrincipalType` lists `Group` and
+//! `ServicePrincipalProfile` besides users and service principals; a profile names its parent
+//! in `servicePrincipalProfileDetails.parentPrincipal` (`ServicePrincipalProfilePrincipal`).
+
+use crate::auth::add_app;
+use crate::support::{Server, http};
+use serde_json::{Value, json};
+use std::path::Path;
+
+fn swagger_definitions() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fabric-rest-api-specs/common/definitions.json");
+    let text = std::fs::read_to_string(path).expect("common/definitions.json");
+    serde_json::from_str::<Value>(&text).expect("JSON")["definitions"].clone()
+}
+
+/// The properties and required keys of a swagger definition, `allOf` parents included.
+fn schema_of(definitions: &Value, name: &str) -> (Vec<String>, Vec<String>) {
+    let definition = &definitions[name];
+    let mut properties: Vec<String> = definition["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut required: Vec<String> = definition["required"]
+        .as_array()
+        .map(|r| r.iter().map(|k| k.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    for parent in definition["allOf"].as_array().into_iter().flatten() {
+        let reference = parent["$ref"].as_str().expect("$ref");
+        let (more, also) = schema_of(definitions, reference.rsplit('/').next().unwrap());
+        properties.extend(more);
+        required.extend(also);
+    }
+    (properties, required)
+}
+
+/// Asserts that `value` has every required key of the definition and no other keys than its
+/// properties.
+fn conforms(definitions: &Value, name: &str, value: &Value) {
+    let (properties, required) = schema_of(definitions, name);
+    let object = value
+        .as_object()
+        .unwrap_or_else(|| panic!("{name}: {value}"));
+    for key in &required {
+        assert!(object.contains_key(key), "{name} requires {key}: {value}");
+    }
+    for key in object.keys() {
+        assert!(properties.contains(key), "{name} has no {key}: {value}");
+    }
+}
+
+fn add_role(server: &Server, ws_path: &str, principal: Value) -> (u16, Value) {
+    let auth = server.bearer();
+    let body = json!({"principal": principal, "role": "Viewer"}).to_string();
+    let (status, text) = http(
+        &server.origin(),
+        "POST",
+        ws_path,
+        Some(&body),
+        &[
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+    );
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Asserts a 400 `PrincipalNotFound` about `id` of `kind`, in the swagger's error shape.
+fn assert_principal_not_found(answer: (u16, Value), id: &str, kind: &str) {
+    let (status, error) = answer;
+    assert_eq!(status, 400, "{error}");
+    let definitions = swagger_definitions();
+    conforms(&definitions, "ErrorResponse", &error);
+    assert_eq!(error["errorCode"], "PrincipalNotFound", "{error}");
+    assert!(error["requestId"].is_string(), "{error}");
+    let related = json!({"resourceId": id, "resourceType": kind});
+    conforms(
+        &definitions,
+        "ErrorRelatedResource",
+        &error["relatedResource"],
+    );
+    assert_eq!(error["relatedResource"], related);
+    let details = error["moreDetails"].as_array().expect("moreDetails");
+    assert_eq!(details.len(), 1, "{error}");
+    conforms(&definitions, "ErrorResponseDetails", &details[0]);
+    assert_eq!(details[0]["errorCode"], "PrincipalNotFound");
+    assert_eq!(details[0]["relatedResource"], related);
+}
+
+#[test]
+fn an_unknown_principal_of_any_type_is_principal_not_found() {
+    let server = Server::start();
+    let path = server.demo_path("/roleAssignments");
+    for kind in ["User", "ServicePrincipal", "Group"] {
+        let id = uuid::Uuid::new_v4().to_string();
+        let answer = add_role(&server, &path, json!({"id": id, "type": kind}));
+        assert_principal_not_found(answer, &id, kind);
+    }
+    // A service principal named as a user is no user the tenant has.
+    let app = add_app(&server, &["--name", "app"]);
+    let app_id = app["objectId"].as_str().expect("objectId");
+    let answer = add_role(&server, &path, json!({"id": app_id, "type": "User"}));
+    assert_principal_not_found(answer, app_id, "User");
+    // Named as what it is, it gets the role.
+    let (status, body) = add_role(
+        &server,
+        &path,
+        json!({"id": app_id, "type": "ServicePrincipal"}),
+    );
+    assert_eq!(status, 201, "{body}");
+}
+
+#[test]
+fn a_service_principal_profile_names_its_parent() {
+    let server = Server::start();
+    let path = server.demo_path("/roleAssignments");
+    let profile = uuid::Uuid::new_v4().to_string();
+    let (status, error) = add_role(
+        &server,
+        &path,
+        json!({"id": profile, "type": "ServicePrincipalProfile"}),
+    );
+    assert_eq!(status, 400, "{error}");
+    conforms(&swagger_definitions(), "ErrorResponse", &error);
+    assert!(
+        error.to_string().contains("parentPrincipal"),
+        "the error names the missing field: {error}"
+    );
+
+    let with_parent = |parent: &str| {
+        json!({
+            "id": profile,
+            "type": "ServicePrincipalProfile",
+            "servicePrincipalProfileDetails": {
+                "parentPrincipal": {"id": parent, "type": "ServicePrincipal"}
+            }
+        })
+    };
+    let unknown_parent = uuid::Uuid::new_v4().to_string();
+    let answer = add_role(&server, &path, with_parent(&unknown_parent));
+    assert_principal_not_found(answer, &unknown_parent, "ServicePrincipal");
+    // A real parent: the profile itself is then the principal not found.
+    let app = add_app(&server, &["--name", "parent"]);
+    let parent = app["objectId"].as_str().expect("objectId");
+    let answer = add_role(&server, &path, with_parent(parent));
+    assert_principal_not_found(answer, &profile, "ServicePrincipalProfile");
+}
