@@ -29,6 +29,48 @@ pub fn markdown(engine: &Engine, stdlib_dir: Option<&std::path::Path>) -> Result
     Ok(out)
 }
 
+/// The reference of one group (`item`) or one command (`item create`, `local principal
+/// add`); a name that is neither is a usage error.
+pub fn part(words: &[String]) -> Result<String> {
+    let asked = words.join(" ");
+    let (group_name, rest) = words
+        .split_first()
+        .map_or(("", &[][..]), |(g, r)| (g.as_str(), r));
+    let group = REGISTRY
+        .groups
+        .iter()
+        .find(|group| group.name == group_name)
+        .ok_or_else(|| unknown(&asked))?;
+    let mut out = String::new();
+    if rest.is_empty() {
+        let _ = write!(
+            out,
+            "## {}
+
+{}
+",
+            group.name, group.summary
+        );
+        for spec in group.commands {
+            command(&mut out, spec);
+        }
+        return Ok(out);
+    }
+    let name = rest.join(" ");
+    let spec = group
+        .commands
+        .iter()
+        .find(|spec| spec.name == name)
+        .ok_or_else(|| unknown(&asked))?;
+    command(&mut out, spec);
+    Ok(out.trim_start().to_string())
+}
+
+fn unknown(asked: &str) -> fabsh_client::error::Error {
+    fabsh_client::error::Error::usage(format!("no command `{asked}`"))
+        .with_hint("`fabsh docs` prints the whole reference, `fabsh --help` lists the groups")
+}
+
 /// The root command's flags as `-o/--output <FORMAT>`.
 fn global_flags() -> Vec<String> {
     tree::build()

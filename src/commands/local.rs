@@ -2,7 +2,7 @@
 //! either straight on its store (`--data-dir`) or through the running server that
 //! `FABSH_ENDPOINT` names.
 
-use super::serve;
+use super::{reset, serve};
 use crate::connect::local_error;
 use fabsh_client::api::{ApiClient, Req};
 use fabsh_client::auth::{Secret, StaticToken};
@@ -29,6 +29,7 @@ pub const LOCAL: Group = Group {
 static COMMANDS: &[CommandSpec] = &[
     serve::SERVE,
     serve::STOP,
+    reset::RESET,
     PRINCIPAL_ADD,
     PRINCIPAL_LIST,
     PRINCIPAL_REMOVE,

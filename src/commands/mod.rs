@@ -4,6 +4,7 @@
 //! generated from [`REGISTRY`].
 
 pub mod local;
+mod reset;
 mod serve;
 
 use crate::script::{Host, runner};
@@ -15,6 +16,7 @@ use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Printer;
 use fabsh_client::reply::Reply;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -51,14 +53,24 @@ const DOCS: Group = Group {
         name: "",
         summary: "Print the command reference as markdown",
         about: "Every command with its flags and examples, the global flags, the script \
-functions and the stdlib, generated from what this binary registers.",
-        args: &[],
+functions and the stdlib, generated from what this binary registers. Given a group, or a \
+group and a command, only their reference.",
+        args: &[ArgSpec::trailing(
+            "command",
+            "A group, or a group and a command (`item create`)",
+        )],
         traits: REFERENCE,
         columns: &[],
-        examples: &[Example {
-            command: "docs",
-            about: "the whole reference",
-        }],
+        examples: &[
+            Example {
+                command: "docs",
+                about: "the whole reference",
+            },
+            Example {
+                command: "docs item create",
+                about: "one command's flags and examples",
+            },
+        ],
         handler: Handler::Data(docs),
     }],
 };
@@ -127,7 +139,11 @@ const REPL: Group = Group {
     }],
 };
 
-fn docs(ctx: Ctx, _args: Args) -> HandlerFuture {
+fn docs(ctx: Ctx, args: Args) -> HandlerFuture {
+    let words = args.list("command").to_vec();
+    if !words.is_empty() {
+        return Box::pin(async move { Ok(Reply::text(crate::cli::docs::part(&words)?)) });
+    }
     // The engine (not Send) is built and dropped before the future starts.
     let text = reference(&ctx);
     Box::pin(async move { Ok(Reply::text(text?)) })
@@ -146,10 +162,32 @@ fn completions(_ctx: Ctx, args: Args) -> HandlerFuture {
         let shell: clap_complete::Shell = name
             .parse()
             .map_err(|_| Error::usage(format!("unknown shell {name}")))?;
+        // On a terminal the script would only scroll by: say where it goes instead.
+        if std::io::stdout().is_terminal() {
+            return Ok(Reply::text(install_hint(name)));
+        }
         let mut buffer = Vec::new();
         clap_complete::generate(shell, &mut crate::cli::tree::build(), "fabsh", &mut buffer);
         Ok(Reply::text(String::from_utf8_lossy(&buffer).into_owned()))
     })
+}
+
+/// How to install the completions of `shell`, for a person at a terminal.
+fn install_hint(shell: &str) -> String {
+    let step = match shell {
+        "bash" => {
+            "mkdir -p ~/.local/share/bash-completion/completions\nfabsh completions bash > ~/.local/share/bash-completion/completions/fabsh"
+        }
+        "zsh" => {
+            "mkdir -p ~/.zfunc && fabsh completions zsh > ~/.zfunc/_fabsh\n# and in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)"
+        }
+        "fish" => "fabsh completions fish > ~/.config/fish/completions/fabsh.fish",
+        "powershell" => "fabsh completions powershell >> $PROFILE",
+        _ => "fabsh completions elvish >> ~/.config/elvish/rc.elv",
+    };
+    format!(
+        "# The {shell} completions are a script; to install them, run:\n{step}\n# then open a new shell.\n"
+    )
 }
 
 fn run_script(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {

@@ -300,6 +300,17 @@ fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
+/// The origin of the server `local serve` recorded on `dir`, if it still answers there.
+pub(super) async fn running_on(dir: &Path) -> Option<String> {
+    let record = read_record(dir)?;
+    let endpoint = record["endpoint"].as_str()?;
+    let origin = endpoint.trim_end_matches("/v1").to_string();
+    answers(listening_address(&origin)).await.then_some(origin)
+}
+
+/// The record `local serve` leaves in its data dir.
+pub(super) const RECORD_FILE: &str = SERVE_FILE;
+
 /// True while something accepts connections at `address`.
 async fn answers(address: Option<SocketAddr>) -> bool {
     match address {

@@ -46,6 +46,36 @@ fn docs_match_the_snapshot() {
 }
 
 #[test]
+fn docs_prints_one_command_or_one_group() {
+    let home = Home::new();
+    let one = home.run(&["docs", "item", "create"]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert!(
+        one.stdout.starts_with("### `fabsh item create`"),
+        "{}",
+        one.stdout
+    );
+    // The flags the spec gives `item create`, and no other command.
+    for flag in ["--workspace", "--name", "--type", "--definition"] {
+        assert!(one.stdout.contains(flag), "{flag}: {}", one.stdout);
+    }
+    assert_eq!(one.stdout.matches("### `fabsh").count(), 1);
+    let nested = home.run(&["docs", "local", "principal", "add"]);
+    assert!(nested.stdout.starts_with("### `fabsh local principal add`"));
+    let group = home.run(&["docs", "folder"]);
+    assert!(group.stdout.starts_with("## folder"), "{}", group.stdout);
+    assert!(group.stdout.contains("### `fabsh folder create`"));
+    assert!(!group.stdout.contains("### `fabsh item"));
+    let unknown = home.run(&["docs", "item", "craete"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("no command `item craete`"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
 fn completions_for_every_shell() {
     let home = Home::new();
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {

@@ -38,6 +38,7 @@ mod judge_failures;
 mod judge_keyless;
 mod judge_stub;
 mod lists;
+mod local_reset;
 mod local_server;
 mod lro_defaults;
 mod notebook_ipynb;

@@ -39,6 +39,8 @@ mod serve;
 mod signing_keys;
 mod state;
 mod store;
+/// The store's file name in a data dir (`local reset` removes it).
+pub use store::DB_FILE;
 mod tables;
 mod workspace_identity;
 
