@@ -3,6 +3,7 @@
 
 use super::lines::{is_command_line, split_words};
 use super::meta::META_COMMANDS;
+use super::names::NameSource;
 use crate::commands::REGISTRY;
 use crate::script::{self, stdlib};
 use fabsh_client::commands::common::effective_args;
@@ -59,13 +60,13 @@ impl Vocabulary {
     }
 
     /// Completions for the text before the cursor: where the completed word starts, and the
-    /// candidates.
-    pub fn complete(&self, before: &str) -> (usize, Vec<String>) {
+    /// candidates; workspace and item names come from `names`.
+    pub fn complete(&self, before: &str, names: &dyn NameSource) -> (usize, Vec<String>) {
         if before.trim_start().starts_with(':') {
             return complete_meta(before);
         }
-        if is_command_line(before.trim_start()) {
-            return complete_command_line(before);
+        if is_command_line(before.trim_start()) || after_group(before) {
+            return complete_command_line(before, names);
         }
         let start = before
             .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
@@ -134,6 +135,12 @@ impl Vocabulary {
     }
 }
 
+/// A group name and a space, nothing more yet (`item `): a command line is being typed.
+fn after_group(before: &str) -> bool {
+    let text = before.trim_start();
+    text.ends_with(char::is_whitespace) && REGISTRY.group(text.trim_end()).is_some()
+}
+
 fn complete_meta(before: &str) -> (usize, Vec<String>) {
     let trimmed = before.trim_start();
     let Some((name, rest)) = trimmed.split_once(char::is_whitespace) else {
@@ -173,13 +180,21 @@ fn spec_of(words: &[String]) -> Option<&'static CommandSpec> {
         .or_else(|| REGISTRY.find(group, &format!("{} {}", word(1), word(2))))
 }
 
-fn complete_command_line(before: &str) -> (usize, Vec<String>) {
-    let ends_in_space = before.ends_with(char::is_whitespace);
-    let words = split_words(before).unwrap_or_default();
+fn complete_command_line(before: &str, names: &dyn NameSource) -> (usize, Vec<String>) {
+    // A word in an open double quote (`--id "Sales a`) is completed as typed, quote and all.
+    let open_quote = split_words(before)
+        .is_none()
+        .then(|| before.rfind('"'))
+        .flatten();
+    let words = split_words(before)
+        .or_else(|| split_words(&format!("{before}\"")))
+        .unwrap_or_default();
+    let ends_in_space = open_quote.is_none() && before.ends_with(char::is_whitespace);
     let (done, current) = if ends_in_space || words.is_empty() {
         (words.as_slice(), "")
     } else {
-        (&words[..words.len() - 1], words[words.len() - 1].as_str())
+        let typed = open_quote.map_or(words[words.len() - 1].as_str(), |at| &before[at..]);
+        (&words[..words.len() - 1], typed)
     };
     let start = before.len() - current.len();
     let candidates: Vec<String> = match done {
@@ -189,15 +204,25 @@ fn complete_command_line(before: &str) -> (usize, Vec<String>) {
             next_words(group, Some(parent))
         }
         _ => match spec_of(done) {
-            Some(spec) => argument_candidates(spec, done.last().map(String::as_str)),
+            Some(spec) => argument_candidates(spec, done, names),
             None => Vec::new(),
         },
     };
     let found = candidates
         .into_iter()
+        .map(|candidate| quoted(&candidate))
         .filter(|candidate| candidate.starts_with(current))
         .collect();
     (start, found)
+}
+
+/// A word as a command line takes it: in double quotes when it has whitespace.
+fn quoted(word: &str) -> String {
+    if word.contains(char::is_whitespace) {
+        format!("\"{}\"", word.replace('"', "\\\""))
+    } else {
+        word.to_string()
+    }
 }
 
 /// The command words after `group` (and `parent`, for `local principal ...`), each once.
@@ -217,10 +242,57 @@ fn next_words(group: &str, parent: Option<&str>) -> Vec<String> {
     words
 }
 
-/// Flags, or the values of the flag just typed.
-fn argument_candidates(spec: &'static CommandSpec, previous: Option<&str>) -> Vec<String> {
+/// The values the global flag `word` (`-o`, `--output`) takes, when it is one.
+fn global_values(word: &str) -> Option<Vec<String>> {
+    let tree = crate::cli::tree::build();
+    let flag = tree.get_arguments().find(|arg| {
+        word.strip_prefix("--")
+            .is_some_and(|long| arg.get_long() == Some(long))
+            || word.strip_prefix('-').is_some_and(|short| {
+                short.len() == 1 && arg.get_short().map(String::from).as_deref() == Some(short)
+            })
+    })?;
+    if !flag.get_action().takes_values() {
+        return None;
+    }
+    Some(
+        flag.get_possible_values()
+            .iter()
+            .map(|value| value.get_name().to_string())
+            .collect(),
+    )
+}
+
+/// The value the words give `long` (`-w Demo` → `Demo` for `workspace`).
+fn value_of(args: &[&'static ArgSpec], words: &[String], long: &str) -> Option<String> {
+    words
+        .windows(2)
+        .rev()
+        .find(|pair| flag_named(args, &pair[0]).is_some_and(|arg| arg.long == long))
+        .map(|pair| pair[1].clone())
+}
+
+/// Flags not used yet, or the values of the flag just typed: enum values, item types, and
+/// workspace and item names.
+fn argument_candidates(
+    spec: &'static CommandSpec,
+    done: &[String],
+    names: &dyn NameSource,
+) -> Vec<String> {
     let args = effective_args(spec);
+    let previous = done.last().map(String::as_str);
+    if let Some(values) = previous.and_then(global_values) {
+        return values;
+    }
     if let Some(arg) = previous.and_then(|word| flag_named(&args, word)) {
+        if arg.long == "workspace" {
+            return names.workspaces();
+        }
+        if arg.long == "id" {
+            return value_of(&args, done, "workspace")
+                .map(|workspace| names.items(&workspace))
+                .unwrap_or_default();
+        }
         match arg.kind {
             ArgKind::Enum(values) => return values.iter().map(|v| v.to_string()).collect(),
             ArgKind::Bool => return vec!["true".into(), "false".into()],
@@ -233,8 +305,14 @@ fn argument_candidates(spec: &'static CommandSpec, previous: Option<&str>) -> Ve
             _ => return Vec::new(),
         }
     }
+    let used = |arg: &ArgSpec| {
+        arg.kind != ArgKind::List
+            && done
+                .iter()
+                .any(|word| flag_named(&args, word).is_some_and(|named| named.long == arg.long))
+    };
     args.iter()
-        .filter(|arg| !arg.positional)
+        .filter(|arg| !arg.positional && !used(arg))
         .flat_map(|arg| {
             std::iter::once(format!("--{}", arg.long))
                 .chain(arg.aliases.iter().map(|alias| format!("--{alias}")))
@@ -261,6 +339,13 @@ fn command_line_hint(line: &str) -> Option<String> {
     let words = split_words(line)?;
     let spec = spec_of(&words)?;
     let args = effective_args(spec);
+    // After a flag that wants a value, the value comes next: no hint over it.
+    let last = words.last().map(String::as_str).unwrap_or_default();
+    let wants_value = global_values(last).is_some()
+        || flag_named(&args, last).is_some_and(|arg| arg.kind != ArgKind::Bool);
+    if line.ends_with(' ') && wants_value {
+        return None;
+    }
     let missing: Vec<String> = args
         .iter()
         .filter(|arg| arg.required && arg.default.is_none() && !arg.positional)
@@ -294,7 +379,40 @@ mod tests {
     }
 
     fn candidates(before: &str) -> Vec<String> {
-        vocabulary().complete(before).1
+        vocabulary().complete(before, &()).1
+    }
+
+    /// Names as a connected session would find them.
+    struct Demo;
+
+    impl NameSource for Demo {
+        fn workspaces(&self) -> Vec<String> {
+            vec!["Demo".into(), "Sales team".into()]
+        }
+        fn items(&self, workspace: &str) -> Vec<String> {
+            match workspace {
+                "Demo" => vec!["Welcome".into(), "SalesLakehouse".into()],
+                _ => Vec::new(),
+            }
+        }
+    }
+
+    #[test]
+    fn names_follow_workspace_and_id_flags_and_used_flags_are_left_out() {
+        let vocabulary = vocabulary();
+        let complete = |before: &str| vocabulary.complete(before, &Demo).1;
+        assert_eq!(complete("item list -w "), vec!["Demo", "\"Sales team\""]);
+        assert_eq!(complete("item list -w \"Sa"), vec!["\"Sales team\""]);
+        assert_eq!(complete("item show -w Demo --id W"), vec!["Welcome"]);
+        assert_eq!(complete("workspace show -w D"), vec!["Demo"]);
+        assert_eq!(
+            complete("item list -o "),
+            vec!["json", "table", "tsv", "yaml"]
+        );
+        let flags = complete("item list -w Demo --");
+        assert!(!flags.contains(&"--workspace".to_string()), "{flags:?}");
+        assert!(flags.contains(&"--type".to_string()), "{flags:?}");
+        assert!(complete("item ").contains(&"list".to_string()));
     }
 
     #[test]

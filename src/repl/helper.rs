@@ -3,6 +3,7 @@
 
 use super::complete::Vocabulary;
 use super::lines::needs_more;
+use super::names::NameSource;
 use rustyline::completion::Completer;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -13,16 +14,18 @@ use std::borrow::Cow;
 /// The REPL's rustyline helper.
 pub struct ReplHelper {
     vocabulary: Vocabulary,
+    names: Box<dyn NameSource>,
     /// A bare engine, only for telling complete code from code that needs more lines.
     syntax: rhai::Engine,
     color: bool,
 }
 
 impl ReplHelper {
-    /// A helper completing from `vocabulary`; hints are dimmed when `color`.
-    pub fn new(vocabulary: Vocabulary, color: bool) -> ReplHelper {
+    /// A helper completing from `vocabulary` and `names`; hints are dimmed when `color`.
+    pub fn new(vocabulary: Vocabulary, names: Box<dyn NameSource>, color: bool) -> ReplHelper {
         ReplHelper {
             vocabulary,
+            names,
             syntax: crate::script::syntax_engine(),
             color,
         }
@@ -38,7 +41,7 @@ impl Completer for ReplHelper {
         pos: usize,
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<String>)> {
-        Ok(self.vocabulary.complete(&line[..pos]))
+        Ok(self.vocabulary.complete(&line[..pos], self.names.as_ref()))
     }
 }
 

@@ -52,6 +52,32 @@ pub fn is_command_line(text: &str) -> bool {
             .starts_with(|c: char| c.is_alphanumeric() || c == '-')
 }
 
+/// A line that reads like a command line with a misspelt group (`items list`, `workspce
+/// list`): the line as it was probably meant.
+pub fn near_command_line(text: &str) -> Option<String> {
+    let (first, rest) = text.trim().split_once(char::is_whitespace)?;
+    let rest = rest.trim_start();
+    if REGISTRY.group(first).is_some()
+        || !first.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+        || !rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '-')
+    {
+        return None;
+    }
+    let lower = first.to_ascii_lowercase();
+    REGISTRY
+        .groups
+        .iter()
+        .map(|group| {
+            (
+                fabsh_model::edit_distance::edit_distance(&lower, group.name),
+                group.name,
+            )
+        })
+        .filter(|(distance, name)| *distance <= 2.min(name.len() / 2))
+        .min()
+        .map(|(_, name)| format!("{name} {rest}"))
+}
+
 /// Words as a shell splits them: whitespace separates, single and double quotes group, a
 /// backslash escapes the next character (not inside single quotes). `None` when a quote is
 /// left open.

@@ -7,6 +7,7 @@ mod helper;
 mod history;
 mod lines;
 mod meta;
+mod names;
 
 use crate::cli::{dispatch, printer_for, tree};
 use crate::script::{self, Host, ScriptFailure, runner};
@@ -19,7 +20,7 @@ use helper::ReplHelper;
 use lines::Line;
 use rhai::{AST, Engine, Scope};
 use rustyline::Editor;
-use rustyline::config::Config;
+use rustyline::config::{CompletionType, Config};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use std::io::IsTerminal;
@@ -38,12 +39,14 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
         settings: settings.clone(),
         ctx,
         engine,
-        scope: Scope::new(),
+        scope: runner::scope_with_args(Vec::new()),
         functions: AST::empty(),
         printer: printer.clone(),
         format: None,
     };
+    // Bash's way: Tab completes what all candidates share, a second Tab lists them.
     let config = Config::builder()
+        .completion_type(CompletionType::List)
         .auto_add_history(false)
         .max_history_size(5000)
         .map_err(|err| Error::runtime(format!("REPL history: {err}")))?
@@ -53,6 +56,9 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     editor.set_helper(Some(ReplHelper::new(
         complete::Vocabulary::new(&session.engine, settings.stdlib_dir().as_deref()),
+        Box::new(names::SessionNames {
+            ctx: session.ctx.clone(),
+        }),
         color,
     )));
     let history_path = history::path();
@@ -61,6 +67,14 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
         let _ = editor.load_history(path);
     }
     let prompt = format!("fabsh({})> ", session.ctx.backend());
+    // For a person at the prompt; input piped in gets no banner.
+    if std::io::stdin().is_terminal() {
+        printer.stderr_text(&format!(
+            "fabsh {} on {}. :help for help, Tab completes, Ctrl-D leaves\n",
+            env!("CARGO_PKG_VERSION"),
+            backend_name(session.ctx.backend())
+        ));
+    }
     loop {
         bridge.reset();
         let line = match editor.readline(&prompt) {
@@ -77,6 +91,14 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How the banner names the backend.
+fn backend_name(backend: &str) -> String {
+    match backend {
+        "local" => "local Fabric".to_string(),
+        host => host.to_string(),
+    }
 }
 
 /// Adds the line to the history file unless it may carry a secret.
@@ -120,7 +142,14 @@ impl Session {
             Line::Empty => {}
             Line::Meta { name, rest } => return meta::run(self, &name, &rest),
             Line::Command(words) => self.command_line(words)?,
-            Line::Rhai => self.rhai(input, REPL_ORIGIN),
+            Line::Rhai => match lines::near_command_line(input) {
+                Some(meant) => {
+                    let first = input.split_whitespace().next().unwrap_or_default();
+                    return Err(Error::usage(format!("no command group `{first}`"))
+                        .with_hint(format!("did you mean `{meant}`?")));
+                }
+                None => self.rhai(input, REPL_ORIGIN),
+            },
         }
         Ok(meta::Next::Continue)
     }

@@ -79,6 +79,7 @@ pub fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailur
             }
         }
         EvalAltResult::ErrorParsing(kind, _) => Error::usage(format!("syntax error: {kind}")),
+        EvalAltResult::ErrorFunctionNotFound(signature, _) => function_not_found(&signature),
         mut other => {
             other.clear_position();
             Error::runtime(other.to_string())
@@ -94,6 +95,34 @@ pub fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailur
     ScriptFailure {
         error,
         spot: spot(position, origin, source),
+    }
+}
+
+/// A call of a function that does not exist is a usage error (exit 2) that names the
+/// closest registered function, when one is close (`item::shw` → `item::show`).
+fn function_not_found(signature: &str) -> Error {
+    let name = signature.split('(').next().unwrap_or(signature).trim();
+    let error = Error::usage(format!("no function {signature}"));
+    let closest = crate::commands::REGISTRY
+        .all()
+        .map(|spec| {
+            format!(
+                "{}::{}",
+                super::module_name(spec.group),
+                super::function_name(spec)
+            )
+        })
+        .map(|known| {
+            (
+                fabsh_model::edit_distance::edit_distance(name, &known),
+                known,
+            )
+        })
+        .filter(|(distance, known)| *distance > 0 && *distance <= 2.max(known.len() / 5))
+        .min();
+    match closest {
+        Some((_, known)) => error.with_hint(format!("did you mean {known}?")),
+        None => error.with_hint("`:help` in the REPL, or `fabsh docs`, lists the functions"),
     }
 }
 

@@ -20,19 +20,26 @@ pub fn run_file(host: &Host, path: &Path, args: Vec<String>) -> ExitCode {
         .map_err(|err| Error::usage(format!("cannot read {origin}: {err}")).into())
         .and_then(|source| {
             let engine = super::engine(host)?;
-            let mut scope = Scope::new();
-            let args: rhai::Array = args.into_iter().map(Dynamic::from).collect();
-            scope.push_constant("ARGS", args);
+            let mut scope = scope_with_args(args);
             run_source(&engine, &mut scope, &origin, &source)
         });
     finish(host.printer(), outcome.map(|_| ()))
+}
+
+/// A scope holding `ARGS`: a script's words after `--`; empty for `-e` and the REPL, so a
+/// script that reads them runs there too.
+pub fn scope_with_args(args: Vec<String>) -> Scope<'static> {
+    let mut scope = Scope::new();
+    let args: rhai::Array = args.into_iter().map(Dynamic::from).collect();
+    scope.push_constant("ARGS", args);
+    scope
 }
 
 /// Evaluates `-e` code and prints its value.
 pub fn eval_code(host: &Host, code: &str) -> ExitCode {
     let outcome = super::engine(host)
         .map_err(ScriptFailure::from)
-        .and_then(|engine| run_source(&engine, &mut Scope::new(), EVAL_ORIGIN, code))
+        .and_then(|engine| run_source(&engine, &mut scope_with_args(Vec::new()), EVAL_ORIGIN, code))
         .and_then(|value| show_value(host.printer(), &value).map_err(ScriptFailure::from));
     finish(host.printer(), outcome)
 }

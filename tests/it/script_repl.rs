@@ -122,3 +122,77 @@ fn no_command_and_repl_start_the_same_repl() {
         assert_eq!(String::from_utf8_lossy(&output.stdout), "42\n");
     }
 }
+
+/// Runs `input` through a REPL on `server`; stdout and stderr.
+fn repl_session(server: &Server, input: &str) -> (String, String) {
+    let mut child = server
+        .home
+        .command(&["repl"])
+        .env("FABSH_ENDPOINT", &server.endpoint)
+        .env("FABSH_TOKEN", &server.token)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the REPL");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let output = child.wait_with_output().expect("output");
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn near_misses_are_answered_with_what_was_meant() {
+    let server = Server::start();
+    let (_, stderr) = repl_session(
+        &server,
+        "items list -w Demo\nworkspce list\nitem::shw(\"Demo\", \"Welcome\")\n",
+    );
+    assert!(
+        stderr.contains("did you mean `item list -w Demo`?"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `workspace list`?"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean item::show?"), "{stderr}");
+    assert!(!stderr.contains("syntax error"), "{stderr}");
+    assert_eq!(server.request_count(), 0, "nothing was sent");
+    // Off the REPL, an unknown function is a usage error.
+    let run = server.fabsh(&["-e", "item::shw(\"Demo\", \"Welcome\")"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean item::show?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn args_is_there_in_the_repl_and_in_inline_code_so_scripts_load() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("dir");
+    let script = dir.path().join("greet.rhai");
+    std::fs::write(
+        &script,
+        "let who = if ARGS.len() > 0 { ARGS[0] } else { \"nobody\" };\nprint(`hello ${who}`);\n",
+    )
+    .expect("write");
+    let (stdout, stderr) = repl_session(
+        &server,
+        &format!(":load {}\nARGS.len()\n", script.display()),
+    );
+    assert_eq!(stdout, "hello nobody\n0\n", "{stderr}");
+    let inline = server.fabsh(&["-e", "ARGS"]);
+    assert_eq!(inline.ok_json(), serde_json::json!([]));
+    let ran = server.fabsh(&["run", &script.to_string_lossy(), "--", "Ada"]);
+    assert_eq!(ran.stdout, "hello Ada\n", "{}", ran.stderr);
+}
