@@ -4,6 +4,7 @@
 
 use super::tree;
 use crate::commands::REGISTRY;
+use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::effective_args;
 use fabsh_client::commands::{ArgKind, CommandSpec};
 use fabsh_client::error::Result;
@@ -61,11 +62,7 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
     if !args.is_empty() {
         out.push_str("\n| flag | value | required | description |\n|---|---|---|---|\n");
         for arg in args {
-            let mut name = if arg.positional {
-                arg.long.to_uppercase()
-            } else {
-                format!("--{}", arg.long)
-            };
+            let mut name = flag_name(arg);
             if let Some(short) = arg.short {
                 name = format!("-{short}, {name}");
             }
@@ -74,7 +71,7 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
             }
             let value = match arg.kind {
                 ArgKind::Enum(values) => values.join(" \\| "),
-                kind => kind.value_name().replace('|', "\\|"),
+                _ => arg.shown_value_name().replace('|', "\\|"),
             };
             let mut help = arg.help.replace('|', "\\|");
             if let Some(env) = arg.env {
@@ -94,6 +91,19 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
         }
         out.push_str("```\n");
     }
+}
+
+/// What `--help` says of the command's traits, in words: what it does to the service,
+/// what it returns, and where it runs when not everywhere.
+pub fn sentence(spec: &CommandSpec) -> String {
+    if spec.is_interactive() {
+        return "Runs from a shell and takes over the terminal.".to_string();
+    }
+    let mut text = spec.traits.sentence();
+    if !spec.is_scriptable() {
+        text.push_str(" Not a script function.");
+    }
+    text
 }
 
 /// The traits' words, and where the command runs when not everywhere.

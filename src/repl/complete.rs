@@ -269,7 +269,7 @@ fn command_line_hint(line: &str) -> Option<String> {
                 .iter()
                 .any(|word| flag_named(&args, word).is_some_and(|named| named.long == arg.long))
         })
-        .map(|arg| format!("--{} {}", arg.long, arg.kind.value_name()))
+        .map(|arg| format!("--{} {}", arg.long, arg.shown_value_name()))
         .collect();
     if missing.is_empty() {
         return None;
