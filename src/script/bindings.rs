@@ -11,7 +11,7 @@
 
 use super::convert::{at_call, throw, to_dynamic, to_raw_value};
 use super::host::Host;
-use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::common::{TARGET, effective_args, target_fills};
 use fabsh_client::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, RawValue, Registry};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -182,8 +182,19 @@ pub fn check_args(
     mut raw: Vec<(&'static ArgSpec, RawValue)>,
 ) -> Result<Args> {
     let effective = effective_args(spec);
+    // `target: "Demo/Welcome"` names the workspace ahead of the profile's default.
+    let from_target: Vec<&str> = raw
+        .iter()
+        .find_map(|(arg, value)| match value {
+            RawValue::Text(target) if arg.long == TARGET => Some(target_fills(spec, target)),
+            _ => None,
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(long, _)| long)
+        .collect();
     for arg in &effective {
-        if raw.iter().any(|(given, _)| given.long == arg.long) {
+        if raw.iter().any(|(given, _)| given.long == arg.long) || from_target.contains(&arg.long) {
             continue;
         }
         if let Some(value) = host.flag_default(arg) {
@@ -210,7 +221,9 @@ pub fn run_command(
 ) -> Result<Value> {
     let args = check_args(host, spec, raw)?;
     let ctx = host.ctx_for(spec)?;
-    host.bridge().block_on(value_of(spec, args, ctx))
+    let value = host.bridge().block_on(value_of(spec, args, ctx))?;
+    host.ran(spec);
+    Ok(value)
 }
 
 /// Runs a command and collects its reply as JSON. A reply that carries a failure (some

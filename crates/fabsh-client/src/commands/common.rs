@@ -250,6 +250,16 @@ pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
     args
 }
 
+/// How a confirmation names what the user named: `"Welcome" (id)`, or the id alone when it
+/// was given by id.
+pub fn named_as(given: &str, id: &str) -> String {
+    if given.trim() == id {
+        id.to_string()
+    } else {
+        format!("{given:?} ({id})")
+    }
+}
+
 /// The per-call options the trait flags ask for.
 pub fn call_options(args: &Args) -> CallOptions {
     let defaults = CallOptions::default();

@@ -118,6 +118,9 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let id = ctx.workspace_id(args.str("id")?).await?;
         workspaces::delete(ctx.api(), &id).await?;
-        Ok(Reply::empty())
+        Ok(Reply::done(format!(
+            "deleted workspace {}",
+            common::named_as(args.str("id")?, &id)
+        )))
     })
 }

@@ -325,7 +325,12 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        items::delete(ctx.api(), &workspace, &id, args.flag("hard-delete")).await?;
-        Ok(Reply::empty())
+        let hard = args.flag("hard-delete");
+        items::delete(ctx.api(), &workspace, &id, hard).await?;
+        let how = if hard { " permanently" } else { "" };
+        Ok(Reply::done(format!(
+            "deleted item {}{how}",
+            common::named_as(args.str("id")?, &id)
+        )))
     })
 }
