@@ -11,7 +11,7 @@
 
 use super::convert::{at_call, throw, to_dynamic, to_raw_value};
 use super::host::Host;
-use fabsh_client::commands::common::{TARGET, effective_args, target_fills};
+use fabsh_client::commands::common::{TARGET, effective_args};
 use fabsh_client::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, RawValue, Registry};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -150,6 +150,7 @@ pub fn raw_args(
         let flag = key.replace('_', "-");
         let arg = effective
             .iter()
+            .filter(|arg| arg.long != TARGET)
             .find(|arg| arg.long == flag || arg.aliases.contains(&flag.as_str()))
             .ok_or_else(|| {
                 Error::usage(format!(
@@ -165,10 +166,13 @@ pub fn raw_args(
     Ok(raw)
 }
 
-/// Every option-map key a command takes, snake_case, in declared order.
+/// Every option-map key a command takes, snake_case, in declared order. The command line's
+/// `WORKSPACE/ITEM` is not one: a script passes the workspace and the item as values (fab's
+/// `Welcome.Notebook` form works there too).
 pub fn option_keys(spec: &'static CommandSpec) -> Vec<String> {
     effective_args(spec)
         .iter()
+        .filter(|arg| arg.long != TARGET)
         .map(|arg| arg.snake_name())
         .collect()
 }
@@ -182,19 +186,8 @@ pub fn check_args(
     mut raw: Vec<(&'static ArgSpec, RawValue)>,
 ) -> Result<Args> {
     let effective = effective_args(spec);
-    // `target: "Demo/Welcome"` names the workspace ahead of the profile's default.
-    let from_target: Vec<&str> = raw
-        .iter()
-        .find_map(|(arg, value)| match value {
-            RawValue::Text(target) if arg.long == TARGET => Some(target_fills(spec, target)),
-            _ => None,
-        })
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(long, _)| long)
-        .collect();
     for arg in &effective {
-        if raw.iter().any(|(given, _)| given.long == arg.long) || from_target.contains(&arg.long) {
+        if raw.iter().any(|(given, _)| given.long == arg.long) {
             continue;
         }
         if let Some(value) = host.flag_default(arg) {

@@ -113,10 +113,14 @@ impl Args {
                     }
                     _ => format!("see `fabsh {} --help`", spec.path()),
                 };
+                let shown = if arg.positional {
+                    flag_name(arg)
+                } else {
+                    format!("{} <{}>", flag_name(arg), arg.shown_value_name())
+                };
                 return Err(Error::usage(format!(
-                    "`{}` needs {} ({})",
+                    "`{}` needs {shown} ({})",
                     spec.path(),
-                    flag_name(arg),
                     arg.help
                 ))
                 .with_hint(hint));
