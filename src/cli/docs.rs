@@ -96,24 +96,33 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
 /// What `--help` says of the command's traits, in words: what it does to the service,
 /// what it returns, and where it runs when not everywhere.
 pub fn sentence(spec: &CommandSpec) -> String {
-    if spec.is_interactive() {
-        return "Runs from a shell and takes over the terminal.".to_string();
-    }
-    let mut text = spec.traits.sentence();
-    if !spec.is_scriptable() {
-        text.push_str(" Not a script function.");
-    }
-    text
+    worded(
+        spec,
+        spec.traits.sentence(),
+        "Runs from a shell and takes over the terminal.",
+        " Not a script function.",
+    )
 }
 
 /// The traits' words, and where the command runs when not everywhere.
 pub fn describe(spec: &CommandSpec) -> String {
+    worded(
+        spec,
+        spec.traits.describe(),
+        "interactive: runs from a shell, takes over the terminal",
+        "; not a script function",
+    )
+}
+
+/// `traits`, or `interactive` for a command that takes over the terminal, with `unscripted`
+/// added for one scripts cannot call.
+fn worded(spec: &CommandSpec, traits: String, interactive: &str, unscripted: &str) -> String {
     if spec.is_interactive() {
-        return "interactive: runs from a shell, takes over the terminal".to_string();
+        return interactive.to_string();
     }
-    let mut text = spec.traits.describe();
+    let mut text = traits;
     if !spec.is_scriptable() {
-        text.push_str("; not a script function");
+        text.push_str(unscripted);
     }
     text
 }

@@ -199,3 +199,29 @@ fn no_color_applies_to_usage_errors() {
     assert!(run.stderr.contains("--bogus"), "{}", run.stderr);
     assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
 }
+
+#[test]
+fn evaluate_shows_what_the_agent_answered_on_a_failed_question() {
+    let fx = published(EXAMPLES);
+    let question = "How many customers are there?";
+    let answered = fx.ok("query", &["--prompt", question]);
+    let answer = answered["answer"].as_str().expect("answer");
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("questions.json");
+    // An expectation no answer meets, so the question fails.
+    let text = format!(r#"[{{"question": "{question}", "expected": "no such number 0.123"}}]"#);
+    std::fs::write(&file, text).expect("write");
+    let run = fx.run(
+        "evaluate",
+        &["--questions", &file.to_string_lossy(), "-o", "wide"],
+    );
+    let header = run.stdout.lines().next().expect("header");
+    assert!(header.contains("failedAnswer"), "{header:?}");
+    let row = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with(question))
+        .unwrap_or_else(|| panic!("{question} in:\n{}", run.stdout));
+    let first_line = answer.lines().next().expect("a line");
+    assert!(row.contains(first_line.trim()), "{first_line:?} in {row:?}");
+}

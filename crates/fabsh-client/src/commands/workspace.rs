@@ -34,10 +34,16 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[WORKSPACE],
         traits: Traits::READ,
         columns: &[],
-        examples: &[Example {
-            command: "workspace show -w Demo",
-            about: "by display name",
-        }],
+        examples: &[
+            Example {
+                command: "workspace show -w Demo",
+                about: "by display name",
+            },
+            Example {
+                command: "workspace show Demo",
+                about: "the same, positional",
+            },
+        ],
         handler: Handler::Data(show),
     },
     CommandSpec {

@@ -77,10 +77,20 @@ pub const SHOW: CommandSpec = CommandSpec {
     ],
     traits: Traits::READ,
     columns: &[],
-    examples: &[Example {
-        command: "item show -w Demo --id Welcome",
-        about: "by display name",
-    }],
+    examples: &[
+        Example {
+            command: "item show -w Demo --id Welcome",
+            about: "by display name",
+        },
+        Example {
+            command: "item show Demo/Welcome",
+            about: "the same, as one path",
+        },
+        Example {
+            command: "item show Demo.Workspace/Welcome.Notebook",
+            about: "fab's path form, which also tells same-named items of different types apart",
+        },
+    ],
     handler: Handler::Data(show),
 };
 
