@@ -297,3 +297,18 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
     }
     arg
 }
+
+#[cfg(test)]
+mod tests {
+    use super::pasteable_lines;
+
+    #[test]
+    fn long_examples_break_between_words_with_backslashes_and_keep_quotes_whole() {
+        let lines = pasteable_lines("fabsh a --id \"Sales agent here\" --b ccc", 20);
+        assert_eq!(
+            lines,
+            ["fabsh a --id \\", "\"Sales agent here\" \\", "--b ccc"]
+        );
+        assert_eq!(pasteable_lines("fabsh short", 20), ["fabsh short"]);
+    }
+}

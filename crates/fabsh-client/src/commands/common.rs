@@ -325,3 +325,47 @@ pub fn per_item_reply(value: Value, list: &str, field: &str, what: &str) -> Repl
     }
     reply.with_failure(Error::new(ErrorKind::Partial, format!("{failed} {what}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::{GROUPS, Registry};
+
+    fn spec(path: &str) -> &'static CommandSpec {
+        Registry { groups: GROUPS }.find_path(path).expect(path)
+    }
+
+    #[test]
+    fn a_target_fills_the_workspace_and_the_item() {
+        let show = spec("item show");
+        assert_eq!(
+            target_fills(show, "Demo/Welcome"),
+            [
+                ("workspace", "Demo".to_string()),
+                ("id", "Welcome".to_string())
+            ]
+        );
+        assert_eq!(
+            target_fills(show, "Welcome"),
+            [("id", "Welcome".to_string())]
+        );
+        assert_eq!(
+            target_fills(show, "Demo.Workspace/F.Folder/Welcome.Notebook"),
+            [
+                ("workspace", "Demo.Workspace".to_string()),
+                ("id", "Welcome.Notebook".to_string())
+            ],
+            "fab's folder path names the item by its last part"
+        );
+        assert_eq!(
+            target_fills(spec("workspace show"), "A/B"),
+            [("workspace", "A/B".to_string())],
+            "a workspace-only command takes the whole word"
+        );
+        assert_eq!(
+            target_fills(spec("workspace delete"), "Scratch"),
+            [("id", "Scratch".to_string())]
+        );
+        assert!(target_for(spec("item copy")).is_none(), "no plain -w there");
+    }
+}
