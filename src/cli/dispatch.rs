@@ -7,7 +7,7 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::args::{Args, RawValue, flag_name};
-use fabsh_client::commands::common::{configured_default, effective_args};
+use fabsh_client::commands::common::{TARGET, configured_default, effective_args, target_fills};
 use fabsh_client::commands::{self, CommandSpec, Handler, Terminal};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
@@ -125,6 +125,18 @@ fn args_from_matches(
     settings: &Settings,
 ) -> Result<Args> {
     let declared = effective_args(spec);
+    // A `WORKSPACE/ITEM` positional names the workspace ahead of the profile's default.
+    let from_target: Vec<&str> = matches
+        .try_get_one::<String>(TARGET)
+        .ok()
+        .flatten()
+        .map(|target| {
+            target_fills(spec, target)
+                .into_iter()
+                .map(|(long, _)| long)
+                .collect()
+        })
+        .unwrap_or_default();
     let raw = declared
         .iter()
         .filter_map(|arg| {
@@ -137,6 +149,7 @@ fn args_from_matches(
             } else {
                 match matches.get_one::<String>(arg.long).filter(|_| given) {
                     Some(value) => RawValue::Text(value.clone()),
+                    None if from_target.contains(&arg.long) => return None,
                     None => RawValue::Text(configured_default(settings, arg)?),
                 }
             };

@@ -4,6 +4,7 @@
 
 use super::tree;
 use crate::commands::REGISTRY;
+use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::effective_args;
 use fabsh_client::commands::{ArgKind, CommandSpec};
 use fabsh_client::error::Result;
@@ -103,11 +104,7 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
     if !args.is_empty() {
         out.push_str("\n| flag | value | required | description |\n|---|---|---|---|\n");
         for arg in args {
-            let mut name = if arg.positional {
-                arg.long.to_uppercase()
-            } else {
-                format!("--{}", arg.long)
-            };
+            let mut name = flag_name(arg);
             if let Some(short) = arg.short {
                 name = format!("-{short}, {name}");
             }
@@ -116,7 +113,7 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
             }
             let value = match arg.kind {
                 ArgKind::Enum(values) => values.join(" \\| "),
-                kind => kind.value_name().replace('|', "\\|"),
+                _ => arg.shown_value_name().replace('|', "\\|"),
             };
             let mut help = arg.help.replace('|', "\\|");
             if let Some(env) = arg.env {
@@ -138,14 +135,36 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
     }
 }
 
+/// What `--help` says of the command's traits, in words: what it does to the service,
+/// what it returns, and where it runs when not everywhere.
+pub fn sentence(spec: &CommandSpec) -> String {
+    worded(
+        spec,
+        spec.traits.sentence(),
+        "Runs from a shell and takes over the terminal.",
+        " Not a script function.",
+    )
+}
+
 /// The traits' words, and where the command runs when not everywhere.
 pub fn describe(spec: &CommandSpec) -> String {
+    worded(
+        spec,
+        spec.traits.describe(),
+        "interactive: runs from a shell, takes over the terminal",
+        "; not a script function",
+    )
+}
+
+/// `traits`, or `interactive` for a command that takes over the terminal, with `unscripted`
+/// added for one scripts cannot call.
+fn worded(spec: &CommandSpec, traits: String, interactive: &str, unscripted: &str) -> String {
     if spec.is_interactive() {
-        return "interactive: runs from a shell, takes over the terminal".to_string();
+        return interactive.to_string();
     }
-    let mut text = spec.traits.describe();
+    let mut text = traits;
     if !spec.is_scriptable() {
-        text.push_str("; not a script function");
+        text.push_str(unscripted);
     }
     text
 }

@@ -3,6 +3,7 @@
 
 pub mod dispatch;
 pub mod docs;
+mod shorthands;
 pub mod tree;
 
 use crate::repl;
@@ -19,9 +20,18 @@ use tokio::runtime::Handle;
 
 /// Runs fabsh with these arguments (program name first) and returns the exit code.
 pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
-    let matches = match tree::build().try_get_matches_from(args) {
+    let args = shorthands::expand(args);
+    let no_color = args.iter().any(|arg| arg == "--no-color");
+    let mut root = tree::build();
+    if no_color {
+        root = root.color(clap::ColorChoice::Never);
+    }
+    let matches = match root.clone().try_get_matches_from(&args) {
         Ok(matches) => matches,
         Err(err) => {
+            if let Some(usage) = shorthands::name_for_id(&root, &args, &err) {
+                return fail(&Printer::plain(), &usage);
+            }
             // clap prints help/version to stdout and usage errors to stderr itself.
             let _ = err.print();
             return ExitCode::from(if err.use_stderr() { 2 } else { 0 });

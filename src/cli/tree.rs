@@ -3,7 +3,7 @@
 use crate::commands::REGISTRY;
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, Command};
-use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::common::{effective_args, target_fills, target_for};
 use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec, Group};
 use fabsh_client::output::Format;
 
@@ -106,10 +106,26 @@ fn group_command(group: &Group) -> Command {
                 command = command.subcommand(parent_command(group, parent));
             }
             Some(_) => {}
-            None => command = command.subcommand(command_for(spec, spec.name)),
+            None => {
+                let aliases = aliases_of(group, spec.name);
+                command = command.subcommand(command_for(spec, spec.name).visible_aliases(aliases));
+            }
         }
     }
     command
+}
+
+/// The short names people type from other CLIs (gh, kubectl, Unix): `ls`, `get`, `rm`,
+/// wherever the group has no command of that name itself.
+fn aliases_of(group: &Group, name: &str) -> Vec<&'static str> {
+    const ALIASES: &[(&str, &str)] = &[("list", "ls"), ("show", "get"), ("delete", "rm")];
+    ALIASES
+        .iter()
+        .filter(|(command, alias)| {
+            *command == name && group.commands.iter().all(|spec| spec.name != *alias)
+        })
+        .map(|(_, alias)| *alias)
+        .collect()
 }
 
 /// The level `parent` of `group` (`local principal`) with the commands under it.
@@ -140,13 +156,15 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
         long_about.push_str("\n\n");
         long_about.push_str(spec.about);
     }
-    let mut after = format!("Traits: {}", super::docs::describe(spec));
+    let mut after = super::docs::sentence(spec);
     if !spec.examples.is_empty() {
         after.push_str("\n\nExamples:");
         for example in spec.examples {
+            let lines = pasteable_lines(&format!("fabsh {}", example.command), EXAMPLE_WIDTH);
             after.push_str(&format!(
-                "\n  fabsh {}\n      {}",
-                example.command, example.about
+                "\n  # {}\n  {}",
+                example.about,
+                lines.join("\n      ")
             ));
         }
     }
@@ -154,14 +172,69 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
         .about(spec.summary)
         .long_about(long_about)
         .after_help(after);
+    // What a `WORKSPACE/ITEM` positional can fill is not required by clap; `Args::check`
+    // still insists on it, from the flag or the positional.
+    let fillable: Vec<&str> = target_for(spec)
+        .map(|_| {
+            target_fills(spec, "w/i")
+                .into_iter()
+                .map(|(long, _)| long)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut position = 0;
     for arg in effective_args(spec) {
         if arg.positional {
             position += 1;
         }
-        command = command.arg(clap_arg(arg, position));
+        let mut arg_ = clap_arg(arg, position);
+        if fillable.contains(&arg.long) {
+            arg_ = arg_.required(false);
+        }
+        command = command.arg(arg_);
     }
     command
+}
+
+/// Example lines are kept this short, so clap does not wrap them at 80 columns.
+const EXAMPLE_WIDTH: usize = 70;
+
+/// A shell command broken into lines of at most `width` (where it can be), each but the
+/// last ending in ` \` so the lines paste into a shell as one command. Quoted words stay
+/// whole.
+pub fn pasteable_lines(command: &str, width: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut quote: Option<char> = None;
+    for part in command.split(' ') {
+        match words.last_mut() {
+            Some(last) if quote.is_some() => {
+                last.push(' ');
+                last.push_str(part);
+            }
+            _ => words.push(part.to_string()),
+        }
+        for c in part.chars() {
+            match quote {
+                Some(open) if c == open => quote = None,
+                None if c == '"' || c == '\'' => quote = Some(c),
+                _ => {}
+            }
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in words {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(format!("{line} \\"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    lines.push(line);
+    lines
 }
 
 fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
@@ -175,20 +248,25 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
             .num_args(0..)
             .trailing_var_arg(true)
             .allow_hyphen_values(true)
-            .value_name(spec.long.to_uppercase());
+            .value_name(
+                spec.value_name
+                    .unwrap_or(&spec.long.to_uppercase())
+                    .to_string(),
+            );
     }
     if spec.positional {
-        arg = arg
-            .index(position)
-            .required(spec.required)
-            .value_name(spec.long.to_uppercase());
+        arg = arg.index(position).required(spec.required).value_name(
+            spec.value_name
+                .unwrap_or(&spec.long.to_uppercase())
+                .to_string(),
+        );
     } else {
         arg = arg
             .long(spec.long)
             .visible_aliases(spec.aliases)
             // A profile may give the workspace; `Args::check` still insists on one.
             .required(spec.required && spec.default.is_none() && spec.long != "workspace")
-            .value_name(spec.kind.value_name())
+            .value_name(spec.shown_value_name())
             // `--token-seconds -60`: a negative number is a value, not a flag.
             .allow_negative_numbers(true);
         if let Some(short) = spec.short {
@@ -218,4 +296,19 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
         arg = arg.default_value(default);
     }
     arg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pasteable_lines;
+
+    #[test]
+    fn long_examples_break_between_words_with_backslashes_and_keep_quotes_whole() {
+        let lines = pasteable_lines("fabsh a --id \"Sales agent here\" --b ccc", 20);
+        assert_eq!(
+            lines,
+            ["fabsh a --id \\", "\"Sales agent here\" \\", "--b ccc"]
+        );
+        assert_eq!(pasteable_lines("fabsh short", 20), ["fabsh short"]);
+    }
 }

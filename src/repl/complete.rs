@@ -354,7 +354,7 @@ fn command_line_hint(line: &str) -> Option<String> {
                 .iter()
                 .any(|word| flag_named(&args, word).is_some_and(|named| named.long == arg.long))
         })
-        .map(|arg| format!("--{} {}", arg.long, arg.kind.value_name()))
+        .map(|arg| format!("--{} {}", arg.long, arg.shown_value_name()))
         .collect();
     if missing.is_empty() {
         return None;
@@ -407,7 +407,7 @@ mod tests {
         assert_eq!(complete("workspace show -w D"), vec!["Demo"]);
         assert_eq!(
             complete("item list -o "),
-            vec!["json", "table", "tsv", "yaml"]
+            vec!["json", "table", "wide", "tsv", "yaml"]
         );
         let flags = complete("item list -w Demo --");
         assert!(!flags.contains(&"--workspace".to_string()), "{flags:?}");

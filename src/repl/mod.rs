@@ -36,6 +36,7 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
     let ctx = host.ctx()?;
     let engine = script::engine(&host)?;
     let mut session = Session {
+        host: host.clone(),
         settings: settings.clone(),
         ctx,
         engine,
@@ -123,6 +124,8 @@ fn remember(
 
 /// One REPL session: the connected context, the engine, and what earlier lines defined.
 pub struct Session {
+    /// The scripting host: which command ran last, for the columns of its value.
+    host: Host,
     /// For command lines: the same settings as the CLI's (the default workspace).
     settings: Settings,
     ctx: Ctx,
@@ -231,7 +234,8 @@ impl Session {
                 origin,
                 source,
             )?;
-            runner::show_value(&self.printer, &value).map_err(ScriptFailure::from)
+            let columns = self.host.columns_for(&value);
+            runner::show_value(&self.printer, &value, columns).map_err(ScriptFailure::from)
         });
         if let Err(failure) = outcome {
             self.printer

@@ -11,7 +11,7 @@
 
 use super::convert::{at_call, throw, to_dynamic, to_raw_value};
 use super::host::Host;
-use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::common::{TARGET, effective_args};
 use fabsh_client::commands::{self, ArgKind, ArgSpec, Args, CommandSpec, RawValue, Registry};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -150,6 +150,7 @@ pub fn raw_args(
         let flag = key.replace('_', "-");
         let arg = effective
             .iter()
+            .filter(|arg| arg.long != TARGET)
             .find(|arg| arg.long == flag || arg.aliases.contains(&flag.as_str()))
             .ok_or_else(|| {
                 Error::usage(format!(
@@ -165,10 +166,13 @@ pub fn raw_args(
     Ok(raw)
 }
 
-/// Every option-map key a command takes, snake_case, in declared order.
+/// Every option-map key a command takes, snake_case, in declared order. The command line's
+/// `WORKSPACE/ITEM` is not one: a script passes the workspace and the item as values (fab's
+/// `Welcome.Notebook` form works there too).
 pub fn option_keys(spec: &'static CommandSpec) -> Vec<String> {
     effective_args(spec)
         .iter()
+        .filter(|arg| arg.long != TARGET)
         .map(|arg| arg.snake_name())
         .collect()
 }
@@ -210,7 +214,9 @@ pub fn run_command(
 ) -> Result<Value> {
     let args = check_args(host, spec, raw)?;
     let ctx = host.ctx_for(spec)?;
-    host.bridge().block_on(value_of(spec, args, ctx))
+    let value = host.bridge().block_on(value_of(spec, args, ctx))?;
+    host.ran(spec);
+    Ok(value)
 }
 
 /// Runs a command and collects its reply as JSON. A reply that carries a failure (some

@@ -9,7 +9,7 @@ use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::Result;
 use fabsh_client::output::Printer;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -26,6 +26,8 @@ struct Inner {
     offline: OnceCell<Ctx>,
     /// How to connect on first use; `None` when the context was given at the start.
     settings: Option<Settings>,
+    /// The declared table columns of the last command a script ran (see `columns_for`).
+    last_columns: Cell<&'static [&'static str]>,
 }
 
 impl Host {
@@ -39,6 +41,7 @@ impl Host {
             ctx: OnceCell::new(),
             offline: OnceCell::new(),
             settings: Some(settings),
+            last_columns: Cell::new(&[]),
         }))
     }
 
@@ -56,6 +59,7 @@ impl Host {
             ctx: cell,
             offline: OnceCell::new(),
             settings: None,
+            last_columns: Cell::new(&[]),
         }))
     }
 
@@ -100,6 +104,36 @@ impl Host {
     /// The configured value of a flag a script left out (the default workspace).
     pub fn flag_default(&self, arg: &ArgSpec) -> Option<String> {
         configured_default(self.0.settings.as_ref()?, arg)
+    }
+
+    /// Remembers the table columns of the command a script just ran.
+    pub fn ran(&self, spec: &'static CommandSpec) {
+        self.0.last_columns.set(spec.columns);
+    }
+
+    /// The columns a script's value is shown with: those the last command declared, when
+    /// the value is still a list of its rows (every declared key there, as after `filter`),
+    /// so a table reads as the command's does rather than in alphabetical key order.
+    pub fn columns_for(&self, value: &rhai::Dynamic) -> &'static [&'static str] {
+        let columns = self.0.last_columns.get();
+        let first_row = value.read_lock::<rhai::Array>().and_then(|rows| {
+            rows.first().and_then(|row| {
+                row.read_lock::<rhai::Map>()
+                    .map(|m| m.keys().map(|k| k.to_string()).collect::<Vec<_>>())
+            })
+        });
+        match first_row {
+            Some(keys)
+                if !columns.is_empty()
+                    && columns.iter().all(|column| {
+                        let top = column.split('.').next().unwrap_or(column);
+                        keys.iter().any(|key| key == top)
+                    }) =>
+            {
+                columns
+            }
+            _ => &[],
+        }
     }
 
     /// The bridge that commands and `sleep` wait through (Ctrl-C cancels it).

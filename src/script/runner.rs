@@ -40,7 +40,10 @@ pub fn eval_code(host: &Host, code: &str) -> ExitCode {
     let outcome = super::engine(host)
         .map_err(ScriptFailure::from)
         .and_then(|engine| run_source(&engine, &mut scope_with_args(Vec::new()), EVAL_ORIGIN, code))
-        .and_then(|value| show_value(host.printer(), &value).map_err(ScriptFailure::from));
+        .and_then(|value| {
+            show_value(host.printer(), &value, host.columns_for(&value))
+                .map_err(ScriptFailure::from)
+        });
     finish(host.printer(), outcome)
 }
 
@@ -85,7 +88,7 @@ pub fn eval(
 
 /// Shows a script's value: nothing for `()`, text as is, anything else as the CLI shows data
 /// (JSON, or a table for lists on a terminal, or the `-o` format).
-pub fn show_value(printer: &Printer, value: &Dynamic) -> Result<()> {
+pub fn show_value(printer: &Printer, value: &Dynamic, columns: &[&str]) -> Result<()> {
     if value.is_unit() {
         return Ok(());
     }
@@ -93,7 +96,7 @@ pub fn show_value(printer: &Printer, value: &Dynamic) -> Result<()> {
         return printer.text(&format!("{value}\n"));
     }
     let json = to_json(value).map_err(Error::runtime)?;
-    printer.print_value(json, &[])
+    printer.print_value(json, columns)
 }
 
 /// Prints a failure (with its place) and turns the outcome into the exit code.

@@ -51,10 +51,12 @@ fn good_value(arg: &ArgSpec, guid: &str, files: &Fixtures) -> String {
     }
 }
 
-/// How a refusal names the flag: `--id`, or `PATH` for a positional.
+/// How a refusal names the flag: `--id`, or `PATH` for a positional (its usage-line name,
+/// `WORKSPACE/ITEM`, when it declares one).
 fn shown_name(arg: &ArgSpec) -> String {
     if arg.positional {
-        arg.long.to_uppercase()
+        arg.value_name
+            .map_or_else(|| arg.long.to_uppercase(), String::from)
     } else {
         format!("--{}", arg.long)
     }

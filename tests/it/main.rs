@@ -1,6 +1,7 @@
 //! The integration tests: one test binary. They run the real binary (or the library) against
 //! local Fabric on an ephemeral loopback port, with HOME and XDG dirs in a temp dir.
 
+mod addressing;
 mod agent_access;
 mod agent_budget;
 mod architecture;
@@ -61,6 +62,7 @@ mod shares;
 mod store_files;
 mod stub;
 mod support;
+mod tables;
 mod trusted_hosts;
 mod validation;
 mod workspace_identity;

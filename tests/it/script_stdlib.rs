@@ -38,9 +38,15 @@ fn the_flag_and_the_variable_replace_and_add_modules() {
     assert_eq!(run.stdout, "my util 42\n", "{}", run.stderr);
     let run = home.run_env(&["-e", "util::origin()"], &[("FABSH_STDLIB", &dir)]);
     assert_eq!(run.stdout, "my util\n", "{}", run.stderr);
-    // The built-in util is gone: its functions are not there.
+    // The built-in util is gone: its functions are not there (a call of an unknown
+    // function is a usage error).
     let run = home.run(&["--stdlib", &dir, "-e", "util::pp(1)"]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("no function util::pp"),
+        "{}",
+        run.stderr
+    );
 
     let docs = home.run(&["--stdlib", &dir, "docs"]);
     assert!(

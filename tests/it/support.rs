@@ -305,6 +305,16 @@ impl Server {
         serde_json::from_str(&body).expect("request log JSON")
     }
 
+    /// The paths of the requests the server remembers (the recent ones), oldest first.
+    pub fn request_paths(&self) -> Vec<String> {
+        self.requests()["requests"]
+            .as_array()
+            .expect("requests")
+            .iter()
+            .filter_map(|r| r["path"].as_str().map(String::from))
+            .collect()
+    }
+
     /// How many API requests the server has seen.
     pub fn request_count(&self) -> u64 {
         self.requests()["count"].as_u64().expect("count")

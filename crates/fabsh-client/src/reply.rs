@@ -72,6 +72,12 @@ impl Reply {
         Self::from_body(Body::Stream(pages))
     }
 
+    /// Nothing on stdout, so pipes stay clean; one line on stderr saying it was done
+    /// (`deleted Notebook "Welcome" (id)`).
+    pub fn done(message: impl Into<String>) -> Self {
+        Self::empty().with_note(message)
+    }
+
     /// A reply with this body.
     pub fn from_body(body: Body) -> Self {
         Reply {

@@ -1,19 +1,76 @@
 //! Workspace and item flags take an id or a display name. Names are resolved with one list
 //! call, cached for the life of the process (refreshed once when a name is missing, so
 //! things created since are found). An ambiguous name is an error listing the candidates.
-//! The API client forgets cached lists after each write that changes them (see [`stale`]).
+//! Microsoft fab's path form is understood too: `Demo.Workspace`, `Welcome.Notebook` (type
+//! suffix in any case) name the workspace `Demo` and the notebook `Welcome`, unless something
+//! is literally named so. The API client forgets cached lists after each write that changes
+//! them (see [`stale`]).
 
 use super::list_cache::ListCache;
 use super::{ApiClient, items, stale, workspaces};
 use crate::error::{Error, Result};
+use fabsh_model::item_types;
 use serde_json::Value;
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 /// The name cache of one process: lists fetched once per key at a time, keys side by side.
 #[derive(Default)]
 pub struct Resolver {
     /// Keyed as [`stale`] builds the keys, plus whatever other callers cache here.
     lists: ListCache,
+    /// The lakehouse picks already told on stderr, so a bulk run says each once.
+    told: Mutex<HashSet<String>>,
+}
+
+/// One way to read a name as typed: the display name, and the type it must have (fab's
+/// `Welcome.Notebook`).
+#[derive(Debug, Clone, PartialEq)]
+struct Reading {
+    name: String,
+    item_type: Option<String>,
+}
+
+impl Reading {
+    fn literal(text: &str) -> Reading {
+        Reading {
+            name: text.to_string(),
+            item_type: None,
+        }
+    }
+}
+
+/// The readings of a workspace name: as typed, then without fab's `.Workspace`.
+fn workspace_readings(text: &str) -> Vec<Reading> {
+    let mut readings = vec![Reading::literal(text)];
+    if let Some(name) = strip_suffix_ignoring_case(text, ".Workspace") {
+        readings.push(Reading::literal(name));
+    }
+    readings
+}
+
+/// The readings of an item name: as typed, then, when it ends in `.<known type>`, the name
+/// before it, of that type (fab's path form).
+fn item_readings(text: &str) -> Vec<Reading> {
+    let mut readings = vec![Reading::literal(text)];
+    if let Some((name, suffix)) = text.rsplit_once('.')
+        && !name.is_empty()
+        && let Some(known) = item_types::find(suffix)
+    {
+        readings.push(Reading {
+            name: name.to_string(),
+            item_type: Some(known.name.to_string()),
+        });
+    }
+    readings
+}
+
+fn strip_suffix_ignoring_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = text
+        .len()
+        .checked_sub(suffix.len())
+        .filter(|cut| *cut > 0)?;
+    (text.is_char_boundary(cut) && text[cut..].eq_ignore_ascii_case(suffix)).then(|| &text[..cut])
 }
 
 /// True when `text` is a GUID, so no lookup is needed.
@@ -32,9 +89,14 @@ impl Resolver {
         if is_guid(text) {
             return Ok(text.trim().to_string());
         }
-        self.resolve(stale::workspaces_key(), text, "workspace", || async {
-            api.all(workspaces::list_req()).await
-        })
+        let readings = workspace_readings(text);
+        self.resolve(
+            api,
+            stale::workspaces_key(),
+            &readings,
+            "workspace",
+            || async { api.all(workspaces::list_req()).await },
+        )
         .await
     }
 
@@ -52,7 +114,8 @@ impl Resolver {
         }
         let key = stale::items_key(workspace_id, item_type);
         let what = item_type.map_or("item".to_string(), |t| format!("{t} item"));
-        self.resolve(key, text, &what, || async {
+        let readings = item_readings(text);
+        self.resolve(api, key, &readings, &what, || async {
             let filter = items::ListFilter {
                 item_type: item_type.map(String::from),
                 ..Default::default()
@@ -62,18 +125,56 @@ impl Resolver {
         .await
     }
 
-    async fn resolve<F, Fut>(&self, key: String, name: &str, what: &str, fetch: F) -> Result<String>
+    /// The id of the one entry the first reading that matches anything names.
+    async fn resolve<F, Fut>(
+        &self,
+        api: &ApiClient,
+        key: String,
+        readings: &[Reading],
+        what: &str,
+        fetch: F,
+    ) -> Result<String>
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Value>>>,
     {
         let list = self
-            .cached_list(key, fetch, |list| !matching(list, name).is_empty())
+            .cached_list(key, fetch, |list| {
+                readings.iter().any(|r| !named(list, r).is_empty())
+            })
             .await?;
-        match matching(&list, name).as_slice() {
-            [only] => Ok(only["id"].as_str().unwrap_or_default().to_string()),
-            [] => Err(not_found(what, name, &list)),
-            many => Err(ambiguous(what, name, many)),
+        let typed = &readings[0].name;
+        let Some(candidates) = readings
+            .iter()
+            .map(|reading| named(&list, reading))
+            .find(|candidates| !candidates.is_empty())
+        else {
+            return Err(not_found(what, typed, &list));
+        };
+        match without_shadow_children(candidates.clone()).as_slice() {
+            [only] => {
+                let id = only["id"].as_str().unwrap_or_default().to_string();
+                if candidates.len() > 1 {
+                    self.tell_lakehouse_pick(api, typed, &id);
+                }
+                Ok(id)
+            }
+            many => Err(ambiguous(what, typed, many)),
+        }
+    }
+
+    /// Says on stderr, once per name, that a lakehouse was taken over its SQL endpoint.
+    fn tell_lakehouse_pick(&self, api: &ApiClient, name: &str, id: &str) {
+        let first_time = self
+            .told
+            .lock()
+            .map(|mut told| told.insert(id.to_string()))
+            .unwrap_or(false);
+        if first_time {
+            api.progress().note(&format!(
+                "{name:?} names a lakehouse and its SQL endpoint; using the lakehouse {id} \
+                 (for the endpoint: --type SQLEndpoint or \"{name}.SQLEndpoint\")"
+            ));
         }
     }
 
@@ -107,28 +208,52 @@ impl Resolver {
     }
 }
 
-/// Entries named exactly `name`, or, when none, named `name` ignoring case.
-fn matching<'a>(list: &'a [Value], name: &str) -> Vec<&'a Value> {
-    let exact: Vec<&Value> = list
+/// Entries of the reading's type (if it has one) named exactly as it says, or, when none,
+/// named so ignoring case.
+fn named<'a>(list: &'a [Value], reading: &Reading) -> Vec<&'a Value> {
+    let name = reading.name.as_str();
+    let typed: Vec<&Value> = list
         .iter()
+        .filter(|entry| {
+            reading.item_type.as_deref().is_none_or(|wanted| {
+                entry["type"]
+                    .as_str()
+                    .is_some_and(|kind| kind.eq_ignore_ascii_case(wanted))
+            })
+        })
+        .collect();
+    let exact: Vec<&Value> = typed
+        .iter()
+        .copied()
         .filter(|entry| entry["displayName"].as_str() == Some(name))
         .collect();
-    let named = if exact.is_empty() {
-        list.iter()
-            .filter(|entry| {
-                entry["displayName"]
-                    .as_str()
-                    .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
-            })
-            .collect()
-    } else {
-        exact
-    };
-    without_shadow_children(named)
+    if !exact.is_empty() {
+        return exact;
+    }
+    typed
+        .into_iter()
+        .filter(|entry| {
+            entry["displayName"]
+                .as_str()
+                .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
+        })
+        .collect()
 }
 
-/// Every lakehouse has a SQL endpoint child of the same name. A name that matches both means
-/// the lakehouse; the endpoint is still reachable by id or with `--type SQLEndpoint`.
+/// The entries a name stands for: its matches, a lakehouse's SQL endpoint left out.
+fn matching<'a>(list: &'a [Value], name: &str) -> Vec<&'a Value> {
+    item_readings(name)
+        .iter()
+        .map(|reading| named(list, reading))
+        .find(|candidates| !candidates.is_empty())
+        .map(without_shadow_children)
+        .unwrap_or_default()
+}
+
+/// Every lakehouse has a SQL endpoint child of the same name, so making that name an error
+/// would make every lakehouse name unusable. A name that matches both means the lakehouse
+/// (said on stderr); the endpoint is reachable by id, with `--type SQLEndpoint` or as
+/// `Name.SQLEndpoint`. Any other clash of names is an error.
 fn without_shadow_children(named: Vec<&Value>) -> Vec<&Value> {
     let is_child = |entry: &Value| entry["type"].as_str() == Some("SQLEndpoint");
     if named.len() > 1 && named.iter().any(|entry| !is_child(entry)) {
@@ -173,7 +298,13 @@ fn ambiguous(what: &str, name: &str, matches: &[&Value]) -> Error {
         matches.len(),
         candidates.join(", ")
     ))
-    .with_hint("pass the id instead of the name")
+    .with_hint(format!(
+        "pass the id, add --type where the command has it, or name the type as fab does: \"{name}.{}\"",
+        matches
+            .first()
+            .and_then(|entry| entry["type"].as_str())
+            .unwrap_or("Notebook")
+    ))
 }
 
 #[cfg(test)]
@@ -201,5 +332,7 @@ mod tests {
             [json!("e")],
             "an endpoint alone is still found"
         );
+        assert_eq!(ids("Sales.SQLEndpoint"), [json!("s")], "fab's path form");
+        assert_eq!(ids("sales.lakehouse"), [json!("l")], "suffix in any case");
     }
 }

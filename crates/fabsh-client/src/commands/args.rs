@@ -1,6 +1,7 @@
 //! Flag values, checked against their `ArgSpec` in one place for every front end: the CLI
 //! hands in strings, scripts hand in typed values, and both end up as the same `Args`.
 
+use super::common::{TARGET, target_fills, target_for};
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::error::{Error, Result};
 use fabsh_model::Secret;
@@ -60,7 +61,8 @@ pub struct Args {
 /// The flag as the user writes it (`--name`), or as usage lines show a positional (`PATH`).
 pub fn flag_name(arg: &ArgSpec) -> String {
     if arg.positional {
-        arg.long.to_uppercase()
+        arg.value_name
+            .map_or_else(|| arg.long.to_uppercase(), String::from)
     } else {
         format!("--{}", arg.long)
     }
@@ -85,6 +87,7 @@ impl Args {
                 )));
             }
         }
+        fill_from_target(spec, args, &mut values)?;
         for arg in args {
             if values.contains_key(arg.long) {
                 continue;
@@ -99,13 +102,28 @@ impl Args {
             } else if let Some(default) = arg.default {
                 values.insert(arg.long, check_value(arg, RawValue::Text(default.into()))?);
             } else if arg.required {
+                let hint = match target_for(spec) {
+                    Some(target) if target_fills(spec, "w/i").iter().any(|f| f.0 == arg.long) => {
+                        format!(
+                            "give {} or the positional {}; see `fabsh {} --help`",
+                            flag_name(arg),
+                            flag_name(target),
+                            spec.path()
+                        )
+                    }
+                    _ => format!("see `fabsh {} --help`", spec.path()),
+                };
+                let shown = if arg.positional {
+                    flag_name(arg)
+                } else {
+                    format!("{} <{}>", flag_name(arg), arg.shown_value_name())
+                };
                 return Err(Error::usage(format!(
-                    "`{}` needs {} ({})",
+                    "`{}` needs {shown} ({})",
                     spec.path(),
-                    flag_name(arg),
                     arg.help
                 ))
-                .with_hint(format!("see `fabsh {} --help`", spec.path())));
+                .with_hint(hint));
             }
         }
         Ok(Args { values })
@@ -192,6 +210,32 @@ impl Args {
     pub fn values(&self) -> &BTreeMap<&'static str, ArgValue> {
         &self.values
     }
+}
+
+/// The positional `WORKSPACE/ITEM` (or `WORKSPACE`) stands for the flags it fills, unless
+/// those were given: flags win. The target itself is not kept.
+fn fill_from_target(
+    spec: &CommandSpec,
+    args: &[&'static ArgSpec],
+    values: &mut BTreeMap<&'static str, ArgValue>,
+) -> Result<()> {
+    let Some(ArgValue::Str(target)) = values.remove(TARGET) else {
+        return Ok(());
+    };
+    for (long, text) in target_fills(spec, &target) {
+        if values.contains_key(long) {
+            continue;
+        }
+        if let Some(arg) = args.iter().find(|arg| arg.long == long) {
+            let checked = check_value(arg, RawValue::Text(text)).map_err(|err| {
+                err.with_hint(format!(
+                    "it came from {target:?}; for names with '/' in them use -w and --id"
+                ))
+            })?;
+            values.insert(arg.long, checked);
+        }
+    }
+    Ok(())
 }
 
 fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {

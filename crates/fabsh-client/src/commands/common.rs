@@ -15,6 +15,97 @@ pub const WORKSPACE: ArgSpec =
 /// `--id`: an item id or display name.
 pub const ITEM: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Item id or display name");
 
+/// `WORKSPACE/ITEM`, the positional that stands for `-w` and `--id` (an item's, an
+/// agent's, a folder's): see [`target_for`].
+pub const TARGET_ITEM: ArgSpec = target(
+    "WORKSPACE/ITEM",
+    "The workspace and the item as one path (Demo/Welcome, or fab's Demo.Workspace/Welcome.Notebook); -w and --id win over it",
+);
+/// `WORKSPACE/AGENT`, for data-agent commands.
+pub const TARGET_AGENT: ArgSpec = target(
+    "WORKSPACE/AGENT",
+    "The workspace and the data agent as one path (Demo/\"Sales agent\"); -w and --id win over it",
+);
+/// `WORKSPACE/FOLDER`, for folder commands.
+pub const TARGET_FOLDER: ArgSpec = target(
+    "WORKSPACE/FOLDER",
+    "The workspace and the folder as one path; -w and --id win over it",
+);
+/// `WORKSPACE`, for commands that take a workspace and no item.
+pub const TARGET_WORKSPACE: ArgSpec = target(
+    "WORKSPACE",
+    "The workspace (id, name, or fab's Demo.Workspace); -w wins over it",
+);
+
+const fn target(value_name: &'static str, help: &'static str) -> ArgSpec {
+    ArgSpec::positional(TARGET, ArgKind::Ref, help)
+        .optional()
+        .value_name(value_name)
+}
+
+/// The name of the positional target in [`Args`] and script option maps.
+pub const TARGET: &str = "target";
+
+/// The positional a command gets for its workspace and item (`item show Demo/Welcome`):
+/// commands with a required `-w` (or a workspace's `--id`) and no positional of their own.
+/// `WORKSPACE/ITEM` when the command also takes a required `--id`, else `WORKSPACE`.
+pub fn target_for(spec: &CommandSpec) -> Option<&'static ArgSpec> {
+    if spec.args.iter().any(|arg| arg.positional) {
+        return None;
+    }
+    let required = |name: &str| spec.args.iter().any(|arg| arg.long == name && arg.required);
+    let workspace_id = spec.group == "workspace" && required("id");
+    if workspace_id || (required("workspace") && !required("id")) {
+        return Some(&TARGET_WORKSPACE);
+    }
+    if !required("workspace") {
+        return None;
+    }
+    Some(match spec.group {
+        "data-agent" => &TARGET_AGENT,
+        "folder" => &TARGET_FOLDER,
+        _ => &TARGET_ITEM,
+    })
+}
+
+/// The flags a target fills, with their values: `Demo/Welcome` → `workspace` Demo and `id`
+/// Welcome. A target without `/` is the item when the command takes one (`-w` or the
+/// profile names the workspace), and the whole target is the workspace when it takes none
+/// (workspace names may contain `/`). fab's folder path (`Demo.Workspace/F.Folder/X.Notebook`)
+/// names the item by its last part; names are unique in a workspace per type.
+pub fn target_fills(spec: &CommandSpec, target: &str) -> Vec<(&'static str, String)> {
+    let Some(kind) = target_for(spec) else {
+        return Vec::new();
+    };
+    if kind.value_name == TARGET_WORKSPACE.value_name {
+        let takes_workspace = spec.args.iter().any(|arg| arg.long == "workspace");
+        let long = if takes_workspace { "workspace" } else { "id" };
+        return vec![(long, target.to_string())];
+    }
+    let Some((workspace, rest)) = target.split_once('/') else {
+        return vec![("id", target.to_string())];
+    };
+    let parts: Vec<&str> = rest.split('/').collect();
+    let folders_only = parts[..parts.len() - 1]
+        .iter()
+        .all(|part| has_suffix(part, ".Folder"));
+    let item = if folders_only {
+        parts[parts.len() - 1]
+    } else {
+        rest
+    };
+    vec![
+        ("workspace", workspace.to_string()),
+        ("id", item.to_string()),
+    ]
+}
+
+fn has_suffix(text: &str, suffix: &str) -> bool {
+    text.len() > suffix.len()
+        && text.is_char_boundary(text.len() - suffix.len())
+        && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+}
+
 /// `--hard-delete`, on every command that deletes items.
 pub const HARD_DELETE: ArgSpec = ArgSpec::opt(
     "hard-delete",
@@ -139,7 +230,8 @@ pub fn configured_default(settings: &Settings, arg: &ArgSpec) -> Option<String> 
 
 /// The command's own flags plus those its traits add, in that order.
 pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
-    let mut args: Vec<&'static ArgSpec> = spec.args.iter().collect();
+    let mut args: Vec<&'static ArgSpec> = target_for(spec).into_iter().collect();
+    args.extend(spec.args.iter());
     let traits = spec.traits;
     if traits.paged {
         args.extend([&ALL, &LIMIT, &CONTINUATION_TOKEN]);
@@ -156,6 +248,16 @@ pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
         args.push(&YES);
     }
     args
+}
+
+/// How a confirmation names what the user named: `"Welcome" (id)`, or the id alone when it
+/// was given by id.
+pub fn named_as(given: &str, id: &str) -> String {
+    if given.trim() == id {
+        id.to_string()
+    } else {
+        format!("{given:?} ({id})")
+    }
 }
 
 /// The per-call options the trait flags ask for.
@@ -222,4 +324,48 @@ pub fn per_item_reply(value: Value, list: &str, field: &str, what: &str) -> Repl
         return reply;
     }
     reply.with_failure(Error::new(ErrorKind::Partial, format!("{failed} {what}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::{GROUPS, Registry};
+
+    fn spec(path: &str) -> &'static CommandSpec {
+        Registry { groups: GROUPS }.find_path(path).expect(path)
+    }
+
+    #[test]
+    fn a_target_fills_the_workspace_and_the_item() {
+        let show = spec("item show");
+        assert_eq!(
+            target_fills(show, "Demo/Welcome"),
+            [
+                ("workspace", "Demo".to_string()),
+                ("id", "Welcome".to_string())
+            ]
+        );
+        assert_eq!(
+            target_fills(show, "Welcome"),
+            [("id", "Welcome".to_string())]
+        );
+        assert_eq!(
+            target_fills(show, "Demo.Workspace/F.Folder/Welcome.Notebook"),
+            [
+                ("workspace", "Demo.Workspace".to_string()),
+                ("id", "Welcome.Notebook".to_string())
+            ],
+            "fab's folder path names the item by its last part"
+        );
+        assert_eq!(
+            target_fills(spec("workspace show"), "A/B"),
+            [("workspace", "A/B".to_string())],
+            "a workspace-only command takes the whole word"
+        );
+        assert_eq!(
+            target_fills(spec("workspace delete"), "Scratch"),
+            [("id", "Scratch".to_string())]
+        );
+        assert!(target_for(spec("item copy")).is_none(), "no plain -w there");
+    }
 }

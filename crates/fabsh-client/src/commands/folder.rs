@@ -131,7 +131,7 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         folders::delete(ctx.api(), &workspace, args.str("id")?).await?;
-        Ok(Reply::empty())
+        Ok(Reply::done(format!("deleted folder {}", args.str("id")?)))
     })
 }
 

@@ -104,6 +104,8 @@ pub struct ArgSpec {
     /// An empty value means something here (clears a description, names the root folder);
     /// everywhere else an empty value is refused before anything is sent.
     pub allows_empty: bool,
+    /// How the value is written in usage lines and docs (`<FILE>`); none: from the kind.
+    pub value_name: Option<&'static str>,
 }
 
 impl ArgSpec {
@@ -121,6 +123,7 @@ impl ArgSpec {
             trailing: false,
             env: None,
             allows_empty: false,
+            value_name: None,
         }
     }
 
@@ -192,6 +195,44 @@ impl ArgSpec {
             default: Some(default),
             ..self
         }
+    }
+
+    /// With this value name in usage lines and docs (`--min-pass-rate <RATE>`).
+    pub const fn value_name(self, value_name: &'static str) -> Self {
+        ArgSpec {
+            value_name: Some(value_name),
+            ..self
+        }
+    }
+
+    /// How the value is written in usage lines and docs: the declared name, else one the
+    /// flag's name makes plain (`--output-file` takes a FILE), else the kind's.
+    pub fn shown_value_name(&self) -> &'static str {
+        if let Some(name) = self.value_name {
+            return name;
+        }
+        if self.kind != ArgKind::Str {
+            return self.kind.value_name();
+        }
+        const BY_SUFFIX: &[(&str, &str)] = &[
+            ("dir", "DIR"),
+            ("file", "FILE"),
+            ("url", "URL"),
+            ("-id", "ID"),
+            ("name", "NAME"),
+            ("seconds", "SECONDS"),
+            ("-ms", "MS"),
+            ("rate", "RATE"),
+            ("ratio", "RATIO"),
+            ("email", "EMAIL"),
+            ("host", "HOST"),
+            ("model", "MODEL"),
+            ("path", "PATH"),
+        ];
+        BY_SUFFIX
+            .iter()
+            .find(|(suffix, _)| self.long.ends_with(suffix))
+            .map_or(self.kind.value_name(), |(_, name)| name)
     }
 
     /// The key used in script option maps (`hard_delete`).
@@ -315,7 +356,7 @@ impl Traits {
         }
     }
 
-    /// The words SPEC §1 uses for these traits.
+    /// The words SPEC §1 uses for these traits (`read-only, object`): the docs' terse form.
     pub fn describe(&self) -> String {
         let mut words = vec![if self.mutates { "mutates" } else { "read-only" }];
         if self.destructive {
@@ -335,6 +376,39 @@ impl Traits {
             ReturnKind::Void => "void",
         });
         words.join(", ")
+    }
+
+    /// The same traits as a sentence for `--help`: "Changes state and cannot be undone;
+    /// runs a long-running operation; prints nothing."
+    pub fn sentence(&self) -> String {
+        let mut parts = vec![
+            match (self.mutates, self.destructive) {
+                (false, _) => "Only reads",
+                (true, false) => "Changes state",
+                (true, true) => "Changes state and loses data (asks first unless --yes)",
+            }
+            .to_string(),
+        ];
+        if self.lro {
+            parts.push("waits for a long-running operation (--no-wait returns at once)".into());
+        }
+        match self.needs {
+            Needs::Service => {}
+            Needs::Nothing => parts.push("needs no Fabric connection".into()),
+            Needs::LocalFabric => parts.push("works on local Fabric only".into()),
+        }
+        parts.push(
+            match self.returns {
+                ReturnKind::List if self.paged => {
+                    "returns a list, a page at a time (--all for every page)"
+                }
+                ReturnKind::List => "returns a list",
+                ReturnKind::Object => "returns an object",
+                ReturnKind::Void => "returns no data",
+            }
+            .into(),
+        );
+        format!("{}.", parts.join("; "))
     }
 }
 

@@ -34,10 +34,16 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[WORKSPACE],
         traits: Traits::READ,
         columns: &[],
-        examples: &[Example {
-            command: "workspace show -w Demo",
-            about: "by display name",
-        }],
+        examples: &[
+            Example {
+                command: "workspace show -w Demo",
+                about: "by display name",
+            },
+            Example {
+                command: "workspace show Demo",
+                about: "the same, positional",
+            },
+        ],
         handler: Handler::Data(show),
     },
     CommandSpec {
@@ -118,6 +124,9 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let id = ctx.workspace_id(args.str("id")?).await?;
         workspaces::delete(ctx.api(), &id).await?;
-        Ok(Reply::empty())
+        Ok(Reply::done(format!(
+            "deleted workspace {}",
+            common::named_as(args.str("id")?, &id)
+        )))
     })
 }

@@ -10,6 +10,8 @@ use std::io::Write;
 pub enum Format {
     Json,
     Table,
+    /// A table with every column whole (`-o wide`).
+    Wide,
     Tsv,
     Yaml,
 }
@@ -24,17 +26,23 @@ pub trait ListWriter {
 
 impl Format {
     /// The names accepted by `-o`.
-    pub const NAMES: &'static [&'static str] = &["json", "table", "tsv", "yaml"];
+    pub const NAMES: &'static [&'static str] = &["json", "table", "wide", "tsv", "yaml"];
 
     /// Parses `-o`'s value.
     pub fn parse(text: &str) -> Option<Format> {
         Some(match text.to_ascii_lowercase().as_str() {
             "json" => Format::Json,
             "table" => Format::Table,
+            "wide" => Format::Wide,
             "tsv" => Format::Tsv,
             "yaml" => Format::Yaml,
             _ => return None,
         })
+    }
+
+    /// True for the tables people read (`table`, `wide`).
+    pub fn is_table(self) -> bool {
+        matches!(self, Format::Table | Format::Wide)
     }
 
     /// True when lists can be written page by page without seeing them whole.
@@ -70,10 +78,15 @@ impl Format {
                 let text = serde_yaml_ng::to_string(value).map_err(std::io::Error::other)?;
                 out.write_all(text.as_bytes())
             }
-            Format::Table => {
+            Format::Table | Format::Wide => {
+                let fit = if self == Format::Wide {
+                    table::Fit::Wide
+                } else {
+                    table::Fit::Terminal
+                };
                 let text = match value {
-                    Value::Array(items) => table::render_table(items, columns),
-                    Value::Object(_) => table::render_object(value),
+                    Value::Array(items) => table::render_table(items, columns, fit),
+                    Value::Object(_) => table::render_object(value, fit),
                     Value::Null => return Ok(()),
                     scalar => table::cell(scalar),
                 };

@@ -62,12 +62,19 @@ impl Printer {
         Progress::new(std::io::stderr().is_terminal())
     }
 
-    /// Writes a reply's body to stdout and its notes to stderr. Lists are tables on a terminal
-    /// and JSON otherwise; pages stream as they arrive when the format allows it.
-    pub async fn render(&self, reply: Reply, columns: &[&str]) -> Result<()> {
-        for note in &reply.notes {
+    /// Writes a reply's body to stdout and then its notes to stderr, so summaries follow the
+    /// table they sum up. Lists are tables on a terminal and JSON otherwise; pages stream as
+    /// they arrive when the format allows it.
+    pub async fn render(&self, mut reply: Reply, columns: &[&str]) -> Result<()> {
+        let notes = std::mem::take(&mut reply.notes);
+        let written = self.render_body(reply, columns).await;
+        for note in &notes {
             self.note(note);
         }
+        written
+    }
+
+    async fn render_body(&self, reply: Reply, columns: &[&str]) -> Result<()> {
         if let Some(text) = &reply.text
             && self.format.is_none()
             && self.query.is_none()
@@ -113,6 +120,9 @@ impl Printer {
                 items,
                 continuation_token,
             } => {
+                let written = self
+                    .write_value(&mut out, Value::Array(items), format, columns)
+                    .and_then(|_| out.flush());
                 if let Some(token) = continuation_token {
                     self.note(&format!(
                         "more results: add --all, or continue with --continuation-token {token}"
@@ -121,13 +131,13 @@ impl Printer {
                         self.warn("--query saw only this first page; add --all (or --limit N) to query the whole list");
                     }
                 }
-                self.write_value(&mut out, Value::Array(items), format, columns)
+                written
             }
             body => {
                 let mut value = Reply::from_body(body).into_value().await?;
                 if let Some(key) = table_rows
                     && self.query.is_none()
-                    && matches!(format, Format::Table | Format::Tsv)
+                    && (format.is_table() || format == Format::Tsv)
                 {
                     value = value.get(key).cloned().unwrap_or(Value::Null);
                 }

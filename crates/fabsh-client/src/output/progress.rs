@@ -32,6 +32,12 @@ impl Progress {
         eprintln!("{message}");
     }
 
+    /// A remark about how the command read its input (`note: ...`), shown on stderr even
+    /// where spinners are not, so a pipe's reader still learns it.
+    pub fn note(&self, message: &str) {
+        eprintln!("note: {message}");
+    }
+
     /// A spinner for waiting on something (a long-running operation).
     pub fn spinner(&self, label: String) -> Spinner {
         let bar = self.enabled.then(|| {

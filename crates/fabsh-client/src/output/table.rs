@@ -1,7 +1,10 @@
-//! Tables for terminals and TSV for pipes, from lists of JSON objects.
+//! Tables for terminals and TSV for pipes, from lists of JSON objects. Tables are compact
+//! (gh, kubectl): a header once, no lines between rows, one line per row. Identifiers (ids,
+//! types, GUIDs) are never cut or wrapped; free text shrinks to fit the terminal and is cut
+//! with `…`. `-o wide` shows everything whole.
 
 use super::format::ListWriter;
-use comfy_table::{ContentArrangement, Table, presets};
+use comfy_table::{ColumnConstraint, ContentArrangement, Row, Table, Width, presets};
 use serde_json::Value;
 use std::io::Write;
 
@@ -68,6 +71,11 @@ pub fn cell(value: &Value) -> String {
 }
 
 fn shorten(text: String) -> String {
+    // A multi-line cell shows its first line: rows stay one line each.
+    let text = match text.split_once('\n') {
+        Some((first, _)) => format!("{}…", first.trim_end()),
+        None => text,
+    };
     if text.chars().count() <= MAX_CELL {
         return text;
     }
@@ -76,41 +84,130 @@ fn shorten(text: String) -> String {
     cut
 }
 
-fn new_table() -> Table {
+/// How much room a table has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// The terminal's width (`COLUMNS`, else the terminal's own; none when piped).
+    Terminal,
+    /// Every column whole, however wide (`-o wide`).
+    Wide,
+}
+
+/// The width tables fit into: `COLUMNS` when set, else none here (comfy-table asks the
+/// terminal itself when stdout is one).
+fn columns_env() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .filter(|width| *width > 0)
+}
+
+fn new_table(fit: Fit) -> Table {
     let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_HORIZONTAL_ONLY)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    table.load_style(presets::NOTHING);
+    if fit == Fit::Terminal {
+        table.set_content_arrangement(ContentArrangement::Dynamic);
+        if let Some(width) = columns_env() {
+            table.set_width(width);
+        }
+    }
     table
 }
 
+/// True for a column of identifiers, which must stay whole to be copied: `id`, `...Id`,
+/// `type`, or one whose every value is a GUID (or a number or a boolean: short, and wrong
+/// when cut).
+fn is_identifier_column(name: &str, cells: &[String]) -> bool {
+    let leaf = name.rsplit('.').next().unwrap_or(name);
+    leaf == "id"
+        || leaf.ends_with("Id")
+        || leaf == "type"
+        || (cells.iter().any(|cell| !cell.is_empty())
+            && cells.iter().all(|cell| {
+                cell.is_empty()
+                    || uuid::Uuid::try_parse(cell).is_ok()
+                    || cell.parse::<f64>().is_ok()
+                    || cell == "true"
+                    || cell == "false"
+            }))
+}
+
+/// Rows of cells under `header` as a table that fits: identifier columns keep their full
+/// width, the others shrink and cut with `…` (nothing cut with `Fit::Wide`).
+fn fitted(header: Vec<String>, show_header: bool, rows: Vec<Vec<String>>, fit: Fit) -> String {
+    let mut table = new_table(fit);
+    if show_header {
+        let mut row = Row::from(header.clone());
+        row.max_height(1);
+        table.set_header(row);
+    }
+    for cells in &rows {
+        let mut row = Row::from(cells.clone());
+        if fit == Fit::Terminal {
+            row.max_height(1);
+        }
+        table.add_row(row);
+    }
+    for (index, name) in header.iter().enumerate() {
+        let cells: Vec<String> = rows
+            .iter()
+            .map(|row| row.get(index).cloned().unwrap_or_default())
+            .collect();
+        let Some(column) = table.column_mut(index) else {
+            continue;
+        };
+        let padding = if index + 1 == header.len() { 0 } else { 2 };
+        column.set_padding((0, padding));
+        if fit == Fit::Terminal && is_identifier_column(name, &cells) {
+            let widest = cells
+                .iter()
+                .chain(std::iter::once(name))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+                + usize::from(padding);
+            let widest = u16::try_from(widest).unwrap_or(u16::MAX);
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(widest)));
+        }
+    }
+    table.trim_fmt()
+}
+
 /// A list as a table with a header row.
-pub fn render_table(items: &[Value], declared: &[&str]) -> String {
+pub fn render_table(items: &[Value], declared: &[&str], fit: Fit) -> String {
     if items.is_empty() {
         return "(no results)".into();
     }
     let columns = columns_for(items, declared);
-    let mut table = new_table();
-    table.set_header(columns.clone());
-    for item in items {
-        table.add_row(
+    let rows = items
+        .iter()
+        .map(|item| {
             columns
                 .iter()
-                .map(|column| shorten(cell(lookup(item, column)))),
-        );
-    }
-    table.to_string()
+                .map(|column| shown(cell(lookup(item, column)), fit))
+                .collect()
+        })
+        .collect();
+    fitted(columns, true, rows, fit)
 }
 
 /// An object as a two-column key/value table.
-pub fn render_object(value: &Value) -> String {
-    let mut table = new_table();
-    if let Value::Object(map) = value {
-        for (key, value) in map {
-            table.add_row(vec![key.clone(), shorten(cell(value))]);
-        }
+pub fn render_object(value: &Value, fit: Fit) -> String {
+    let rows = match value {
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| vec![key.clone(), shown(cell(value), fit)])
+            .collect(),
+        _ => Vec::new(),
+    };
+    fitted(vec!["key".into(), "value".into()], false, rows, fit)
+}
+
+fn shown(text: String, fit: Fit) -> String {
+    match fit {
+        Fit::Terminal => shorten(text),
+        Fit::Wide => text,
     }
-    table.to_string()
 }
 
 /// TSV: one line per item, cells separated by tabs, no header row (so `cut`, `xargs` and

@@ -135,7 +135,12 @@ fn update(ctx: Ctx, args: Args) -> HandlerFuture {
 fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let agent = agent(&ctx, &args).await?;
-        agent.delete(ctx.api(), args.flag("hard-delete")).await?;
-        Ok(Reply::empty())
+        let hard = args.flag("hard-delete");
+        agent.delete(ctx.api(), hard).await?;
+        let how = if hard { " permanently" } else { "" };
+        Ok(Reply::done(format!(
+            "deleted data agent {}{how}",
+            common::named_as(args.str("id")?, &agent.id)
+        )))
     })
 }

@@ -5,7 +5,7 @@ use super::{AGENT, agent};
 use crate::api::LroOutcome;
 use crate::api::definitions as api_definitions;
 use crate::commands::args::Args;
-use crate::commands::common::{DECODE, WORKSPACE};
+use crate::commands::common::{DECODE, WORKSPACE, named_as};
 use crate::commands::item::definitions::add_decoded;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -155,7 +155,10 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
         .await?;
         let reply = match outcome {
             LroOutcome::Pending(pending) => Reply::json(pending),
-            LroOutcome::Done(_) => Reply::empty(),
+            LroOutcome::Done(_) => Reply::done(format!(
+                "updated the definition of data agent {}",
+                named_as(args.str("id")?, &agent.id)
+            )),
         };
         Ok(match note {
             Some(note) => reply.with_note(note),

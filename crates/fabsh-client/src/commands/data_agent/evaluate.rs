@@ -162,6 +162,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
         "errors",
         "passRate",
         "consistent",
+        "failedAnswer",
     ],
     examples: &[
         Example {
@@ -320,11 +321,28 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|q| pick(q, QUESTION_KEYS))
+            .map(|q| with_failed_answer(pick(q, QUESTION_KEYS), &rows))
             .collect();
         let out = json!({"summary": pick(&result["summary"], SUMMARY_KEYS), "questions": per_question, "rows": rows});
         Ok(reply(out, bar, &grader))
     })
+}
+
+/// A question's summary with `failedAnswer`: what the agent answered (or the error) on its
+/// first run graded no, so a table shows why a question failed without the rows.
+fn with_failed_answer(mut question: Value, rows: &[Value]) -> Value {
+    let failed = rows
+        .iter()
+        .find(|row| row["question"] == question["question"] && row["verdict"] == "no");
+    if let Some(row) = failed {
+        let answer = row["actual"]
+            .as_str()
+            .filter(|text| !text.is_empty())
+            .or_else(|| row["error"].as_str())
+            .unwrap_or_default();
+        question["failedAnswer"] = json!(answer);
+    }
+    question
 }
 
 /// The rows with the keys `evaluate` promises, plus the ones asked for.

@@ -33,7 +33,7 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
         LLM_API_VERSION,
     ],
     traits: Traits::READ,
-    columns: &["type", "severity", "fewshotIds", "explanation"],
+    columns: &["severity", "type", "questions", "suggestion"],
     examples: &[UsageExample {
         command: "data-agent validate-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "the deterministic checks",
@@ -121,7 +121,23 @@ fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
         }
         summary["issues"] = json!(issues.len());
         let overall = fewshot_review::overall_quality(&issues, examples.len(), judge_failures > 0);
-        let issues: Vec<Value> = issues.iter().map(|issue| issue.to_json()).collect();
+        // A person reads the questions, not the few-shot ids, to know which examples to fix.
+        let question_of = |id: &String| {
+            examples
+                .iter()
+                .find(|example| &example.id == id)
+                .map(|example| example.question.clone())
+        };
+        let issues: Vec<Value> = issues
+            .iter()
+            .map(|issue| {
+                let mut value = issue.to_json();
+                let questions: Vec<String> =
+                    issue.fewshot_ids.iter().filter_map(question_of).collect();
+                value["questions"] = json!(questions);
+                value
+            })
+            .collect();
         let reply =
             Reply::json(json!({"issues": issues, "summary": summary, "overallQuality": overall}))
                 .with_table_rows("issues")

@@ -77,10 +77,20 @@ pub const SHOW: CommandSpec = CommandSpec {
     ],
     traits: Traits::READ,
     columns: &[],
-    examples: &[Example {
-        command: "item show -w Demo --id Welcome",
-        about: "by display name",
-    }],
+    examples: &[
+        Example {
+            command: "item show -w Demo --id Welcome",
+            about: "by display name",
+        },
+        Example {
+            command: "item show Demo/Welcome",
+            about: "the same, as one path",
+        },
+        Example {
+            command: "item show Demo.Workspace/Welcome.Notebook",
+            about: "fab's path form, which also tells same-named items of different types apart",
+        },
+    ],
     handler: Handler::Data(show),
 };
 
@@ -325,7 +335,12 @@ fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        items::delete(ctx.api(), &workspace, &id, args.flag("hard-delete")).await?;
-        Ok(Reply::empty())
+        let hard = args.flag("hard-delete");
+        items::delete(ctx.api(), &workspace, &id, hard).await?;
+        let how = if hard { " permanently" } else { "" };
+        Ok(Reply::done(format!(
+            "deleted item {}{how}",
+            common::named_as(args.str("id")?, &id)
+        )))
     })
 }

@@ -4,7 +4,8 @@ use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, LroResponse};
 use crate::commands::args::Args;
 use crate::commands::common::{
-    ALLOW_EXTRA, DECODE, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, ITEM, WORKSPACE,
+    self as common, ALLOW_EXTRA, DECODE, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, ITEM,
+    WORKSPACE,
 };
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
@@ -230,7 +231,10 @@ fn update_definition(ctx: Ctx, args: Args) -> HandlerFuture {
         .await?;
         Ok(match outcome {
             LroOutcome::Pending(pending) => Reply::json(pending),
-            LroOutcome::Done(_) => Reply::empty(),
+            LroOutcome::Done(_) => Reply::done(format!(
+                "updated the definition of item {}",
+                common::named_as(args.str("id")?, &id)
+            )),
         })
     })
 }

@@ -54,7 +54,8 @@ pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
             "invitation-id",
             ArgKind::Str,
             "Invitation id, or the invitation URL the provider sent (it carries the provider's tenant)",
-        ),
+        )
+        .value_name("ID|URL"),
         ArgSpec::req(
             "workspace",
             ArgKind::Ref,

@@ -1,0 +1,127 @@
+//! What people type out of habit from other CLIs: `fabsh login` (for `auth login`),
+//! `fabsh version` (for `--version`), and `--name`/`-n` where a command names its object
+//! with `--id`.
+
+use clap::Command;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use fabsh_client::error::Error;
+use std::ffi::OsString;
+
+/// Global flags that take a value: the word after them is not a command.
+const VALUED_GLOBALS: &[&str] = &[
+    "-o",
+    "--output",
+    "-q",
+    "--query",
+    "--endpoint",
+    "--profile",
+    "--stdlib",
+    "-e",
+    "--eval",
+];
+
+/// The command line with `login`/`logout` as the first word put under `auth`, and `version`
+/// turned into `--version`.
+pub fn expand(mut args: Vec<OsString>) -> Vec<OsString> {
+    let Some(at) = first_word(&args) else {
+        return args;
+    };
+    match args[at].to_str() {
+        Some("login" | "logout") => args.insert(at, "auth".into()),
+        Some("version") if at + 1 == args.len() => args[at] = "--version".into(),
+        _ => {}
+    }
+    args
+}
+
+/// Where the first word that is not a flag or a flag's value is (the program name skipped).
+fn first_word(args: &[OsString]) -> Option<usize> {
+    let mut skip_value = false;
+    for (at, arg) in args.iter().enumerate().skip(1) {
+        let text = arg.to_str()?;
+        if skip_value {
+            skip_value = false;
+        } else if text.starts_with('-') {
+            skip_value = VALUED_GLOBALS.contains(&text);
+        } else {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// clap refused an unknown `--name`/`-n` on a command that names its object with `--id`:
+/// the usage error that says so, with an example of the command's own forms.
+pub fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Option<Error> {
+    if err.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let flag = given.split('=').next().unwrap_or_default();
+    if flag != "--name" && flag != "-n" {
+        return None;
+    }
+    let (path, command) = command_named(root, args)?;
+    let id = command
+        .get_arguments()
+        .find(|arg| arg.get_long() == Some("id"))?;
+    let positional = command
+        .get_positionals()
+        .find_map(|arg| arg.get_value_names()?.first().map(|name| name.to_string()));
+    let example = match positional {
+        Some(target) => format!("`fabsh {path} {target}` or `fabsh {path} --id NAME`"),
+        None => format!("`fabsh {path} --id NAME`"),
+    };
+    let help = id
+        .get_help()
+        .map(|help| help.to_string())
+        .unwrap_or_default();
+    Some(
+        Error::usage(format!(
+            "`fabsh {path}` has no {flag}: --id takes the name ({help})"
+        ))
+        .with_hint(format!("use {example}")),
+    )
+}
+
+/// The deepest command the words of `args` name, with its path (`item show`).
+fn command_named<'a>(root: &'a Command, args: &[OsString]) -> Option<(String, &'a Command)> {
+    let mut command = root;
+    let mut path: Vec<&str> = Vec::new();
+    for arg in args.iter().skip(1).filter_map(|arg| arg.to_str()) {
+        if let Some(sub) = command
+            .get_subcommands()
+            .find(|sub| sub.get_name() == arg || sub.get_all_aliases().any(|alias| alias == arg))
+        {
+            path.push(sub.get_name());
+            command = sub;
+        }
+    }
+    (!path.is_empty()).then(|| (path.join(" "), command))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<OsString> {
+        line.split(' ').map(OsString::from).collect()
+    }
+
+    #[test]
+    fn login_and_version_are_found_after_global_flags() {
+        assert_eq!(expand(words("fabsh login")), words("fabsh auth login"));
+        assert_eq!(
+            expand(words("fabsh -o json --local login --tenant x")),
+            words("fabsh -o json --local auth login --tenant x")
+        );
+        assert_eq!(expand(words("fabsh version")), words("fabsh --version"));
+        assert_eq!(
+            expand(words("fabsh --profile login item list")),
+            words("fabsh --profile login item list"),
+            "a profile named login is a value, not a command"
+        );
+    }
+}

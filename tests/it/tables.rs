@@ -1,0 +1,227 @@
+//! Tables for people: compact (a header once, no rules between rows, one line per row),
+//! identifiers never cut or wrapped at 80 columns while free text shrinks, `-o wide` whole,
+//! help with real value names and pasteable examples. The ids and descriptions checked are
+//! the server's, from List Items (`GET /v1/workspaces/{workspaceId}/items` in the Fabric REST
+//! swagger) over raw HTTP, or text the test planted.
+
+use crate::data_agent_query::{EXAMPLES, published};
+use crate::support::{Server, http};
+use serde_json::Value;
+
+/// Demo's items as the server lists them.
+fn demo_items(server: &Server) -> Vec<Value> {
+    let auth = server.bearer();
+    let headers = [("Authorization", auth.as_str())];
+    let (_, body) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
+    let workspaces: Value = serde_json::from_str(&body).expect("JSON");
+    let demo = workspaces["value"]
+        .as_array()
+        .expect("value")
+        .iter()
+        .find(|ws| ws["displayName"] == "Demo")
+        .and_then(|ws| ws["id"].as_str())
+        .expect("Demo")
+        .to_string();
+    let path = format!("/v1/workspaces/{demo}/items");
+    let (_, body) = http(&server.origin(), "GET", &path, None, &headers);
+    let items: Value = serde_json::from_str(&body).expect("JSON");
+    items["value"].as_array().expect("value").clone()
+}
+
+/// A server whose Demo has a dozen more notebooks with long descriptions.
+fn crowded() -> Server {
+    let server = Server::start();
+    for n in 1..=12 {
+        let name = format!("Notebook number {n}");
+        let description = format!(
+            "Notebook {n} of a bulk run, with a description long enough to need cutting at 80 columns"
+        );
+        let made = server.fabsh(&[
+            "item",
+            "create",
+            "Demo",
+            "--name",
+            &name,
+            "--type",
+            "Notebook",
+            "--description",
+            &description,
+        ]);
+        assert_eq!(made.code, 0, "{}", made.stderr);
+    }
+    server
+}
+
+#[test]
+fn a_table_at_80_columns_is_compact_and_keeps_every_guid_whole() {
+    let server = crowded();
+    let items = demo_items(&server);
+    let run = server.fabsh_env(
+        &["item", "list", "Demo", "-o", "table"],
+        &[("COLUMNS", "80")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        items.len() + 1,
+        "a header and one line per item:\n{}",
+        run.stdout
+    );
+    assert!(lines[0].starts_with("id"), "{}", lines[0]);
+    for line in &lines {
+        assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
+        assert!(
+            !line.chars().all(|c| "─═-+| ".contains(c)),
+            "a rule line: {line:?}"
+        );
+    }
+    for item in &items {
+        let id = item["id"].as_str().expect("id");
+        let row = lines
+            .iter()
+            .find(|line| line.starts_with(id))
+            .unwrap_or_else(|| panic!("{id} whole at a line's start:\n{}", run.stdout));
+        let kind = item["type"].as_str().expect("type");
+        assert!(row.contains(kind), "{kind} whole in {row:?}");
+    }
+    assert!(run.stdout.contains('…'), "long descriptions are cut with …");
+}
+
+#[test]
+fn wide_shows_every_column_whole() {
+    let server = crowded();
+    let run = server.fabsh_env(
+        &["item", "list", "Demo", "-o", "wide"],
+        &[("COLUMNS", "80")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for item in demo_items(&server) {
+        for key in ["id", "displayName", "description"] {
+            let text = item[key].as_str().unwrap_or_default();
+            assert!(
+                run.stdout.contains(text),
+                "{text:?} whole in:\n{}",
+                run.stdout
+            );
+        }
+    }
+    assert!(!run.stdout.contains('…'));
+}
+
+#[test]
+fn validate_fewshots_shows_the_questions_of_an_issue() {
+    let planted = "How many orders are there";
+    let mut examples = EXAMPLES.to_vec();
+    examples.push((planted, "SELECT COUNT(*) FROM dbo.orders"));
+    let fx = published(&examples);
+    let run = fx.server.fabsh_env(
+        &[
+            "data-agent",
+            "validate-fewshots",
+            "Demo/Sales agent",
+            "--datasource",
+            "SalesLakehouse",
+            "--stage",
+            "published",
+            "-o",
+            "wide",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let header = run.stdout.lines().next().expect("header");
+    for column in ["severity", "type", "questions", "suggestion"] {
+        assert!(header.contains(column), "{column} in {header:?}");
+    }
+    assert!(run.stdout.contains(planted), "{}", run.stdout);
+}
+
+#[test]
+fn help_names_values_and_examples_paste_as_one_command() {
+    let server = Server::start();
+    let evaluate = server.fabsh(&["data-agent", "evaluate", "--help"]);
+    assert_eq!(evaluate.code, 0, "{}", evaluate.stderr);
+    for name in [
+        "--min-pass-rate <RATE>",
+        "--output-file <FILE>",
+        "--questions <FILE>",
+    ] {
+        assert!(
+            evaluate.stdout.contains(name),
+            "{name} in:\n{}",
+            evaluate.stdout
+        );
+    }
+    let definition = server.fabsh(&["item", "get-definition", "--help"]);
+    assert!(
+        definition.stdout.contains("--dir <DIR>"),
+        "{}",
+        definition.stdout
+    );
+    assert!(
+        definition.stdout.contains("[WORKSPACE/ITEM]"),
+        "{}",
+        definition.stdout
+    );
+    for help in [&evaluate.stdout, &definition.stdout] {
+        assert!(!help.contains("Traits:"), "traits in words:\n{help}");
+        // After "Examples:", each example is a `# what` line, then its command, every line
+        // of which but the last ends with a backslash.
+        let examples = help.split("Examples:").nth(1).expect("examples");
+        let mut lines = examples
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .peekable();
+        while let Some(about) = lines.next() {
+            assert!(about.trim_start().starts_with("# "), "{about:?}");
+            let mut command = Vec::new();
+            while let Some(line) = lines.next_if(|line| !line.trim_start().starts_with("# ")) {
+                command.push(line);
+            }
+            assert!(command[0].trim_start().starts_with("fabsh "), "{command:?}");
+            for line in &command[..command.len() - 1] {
+                assert!(line.ends_with(" \\"), "{line:?} does not continue");
+            }
+            assert!(!command[command.len() - 1].ends_with('\\'));
+        }
+    }
+}
+
+#[test]
+fn no_color_applies_to_usage_errors() {
+    let server = Server::start();
+    let run = server.fabsh_env(
+        &["--no-color", "item", "show", "--bogus"],
+        &[("CLICOLOR_FORCE", "1")],
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--bogus"), "{}", run.stderr);
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+}
+
+#[test]
+fn evaluate_shows_what_the_agent_answered_on_a_failed_question() {
+    let fx = published(EXAMPLES);
+    let question = "How many customers are there?";
+    let answered = fx.ok("query", &["--prompt", question]);
+    let answer = answered["answer"].as_str().expect("answer");
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("questions.json");
+    // An expectation no answer meets, so the question fails.
+    let text = format!(r#"[{{"question": "{question}", "expected": "no such number 0.123"}}]"#);
+    std::fs::write(&file, text).expect("write");
+    let run = fx.run(
+        "evaluate",
+        &["--questions", &file.to_string_lossy(), "-o", "wide"],
+    );
+    let header = run.stdout.lines().next().expect("header");
+    assert!(header.contains("failedAnswer"), "{header:?}");
+    let row = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with(question))
+        .unwrap_or_else(|| panic!("{question} in:\n{}", run.stdout));
+    let first_line = answer.lines().next().expect("a line");
+    assert!(row.contains(first_line.trim()), "{first_line:?} in {row:?}");
+}
