@@ -73,12 +73,32 @@ const fn serve_args() -> [ArgSpec; FIXED_ARGS + KNOBS.len()] {
     let mut at = 0;
     while at < KNOBS.len() {
         let knob = KNOBS[at];
-        args[FIXED_ARGS + at] = ArgSpec::opt(knob.flag, ArgKind::Str, knob.help)
+        // A switch (`--legacy-assistants`) when the knob is true or false, a value otherwise.
+        let kind = if is_switch(knob.default) {
+            ArgKind::Bool
+        } else {
+            ArgKind::Str
+        };
+        args[FIXED_ARGS + at] = ArgSpec::opt(knob.flag, kind, knob.help)
             .env(knob.env)
             .default(knob.default);
         at += 1;
     }
     args
+}
+
+/// Whether a knob's default is `true` or `false` (so the knob is a switch).
+const fn is_switch(default: &str) -> bool {
+    let text = default.as_bytes();
+    matches!(text, b"true" | b"false")
+}
+
+/// A knob's value as text: a switch's `true`/`false`, or the value given.
+fn knob_value(args: &Args, flag: &str) -> Result<String> {
+    match args.opt_bool(flag) {
+        Some(on) => Ok(on.to_string()),
+        None => args.str(flag).map(str::to_string),
+    }
 }
 
 /// `fabsh local serve`.
@@ -136,7 +156,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     let mut faults = Faults::default();
     for knob in KNOBS {
         faults
-            .set(knob.flag, args.str(knob.flag)?)
+            .set(knob.flag, &knob_value(&args, knob.flag)?)
             .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
     }
     if let Some(url) = args.opt_str("public-url") {
@@ -219,7 +239,7 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     for knob in KNOBS {
         command
             .arg(format!("--{}", knob.flag))
-            .arg(args.str(knob.flag)?);
+            .arg(knob_value(args, knob.flag)?);
     }
     command
         .stdin(Stdio::null())

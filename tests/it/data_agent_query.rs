@@ -189,7 +189,8 @@ fn a_follow_up_in_a_thread_sees_the_earlier_turn() {
 #[test]
 fn steps_show_the_sql_and_result_files_are_downloaded() {
     // The Assistants-compatible surface, retired by the service, kept by the knob.
-    let fx = published_on(Server::with(&[("legacy-assistants", "true")]), EXAMPLES);
+    // `local serve --legacy-assistants`, the bare switch.
+    let fx = published_on(Server::with(&[("legacy-assistants", "")]), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let downloads = dir.path().join("files");
     let out = fx.ok(

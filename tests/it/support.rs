@@ -183,7 +183,10 @@ impl Server {
         ];
         for (flag, value) in knobs {
             args.push(format!("--{flag}"));
-            args.push(value.to_string());
+            // An empty value gives the bare switch (`--legacy-assistants`).
+            if !value.is_empty() {
+                args.push(value.to_string());
+            }
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut command = match descriptors {
