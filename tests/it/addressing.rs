@@ -5,21 +5,13 @@
 //! `GET /v1/workspaces/{workspaceId}/items`, in the Fabric REST swagger), read here over raw
 //! HTTP rather than through fabsh.
 
-use crate::support::{Server, http};
+use crate::support::Server;
 use serde_json::Value;
 
 /// The `value` list of a raw GET.
 fn listed(server: &Server, path: &str) -> Vec<Value> {
-    let auth = server.bearer();
-    let (status, body) = http(
-        &server.origin(),
-        "GET",
-        path,
-        None,
-        &[("Authorization", auth.as_str())],
-    );
-    assert_eq!(status, 200, "{path}: {body}");
-    let page: Value = serde_json::from_str(&body).expect("JSON");
+    let (status, page) = server.get_json(path);
+    assert_eq!(status, 200, "{path}: {page}");
     page["value"].as_array().expect("value").clone()
 }
 

@@ -5,7 +5,7 @@
 //! The swagger itself spells segments in more than one case (`digitaltwinbuilders`,
 //! `mlmodels` beside `mlModels`): the service matches them without regard to case.
 
-use crate::support::{Server, http};
+use crate::support::Server;
 use serde_json::Value;
 use std::path::Path;
 
@@ -24,18 +24,6 @@ fn swagger_collections() -> Vec<[String; 4]> {
         .collect()
 }
 
-fn get(server: &Server, path: &str) -> (u16, Value) {
-    let auth = server.bearer();
-    let (status, body) = http(
-        &server.origin(),
-        "GET",
-        path,
-        None,
-        &[("Authorization", auth.as_str())],
-    );
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-}
-
 /// The ids of `items` of `item_type`, in order.
 fn ids_of(items: &Value, item_type: Option<&str>) -> Vec<String> {
     items["value"]
@@ -52,7 +40,7 @@ fn every_swagger_collection_lists_its_type_in_any_case() {
     let collections = swagger_collections();
     assert!(collections.len() >= 51, "the fixture lists the item types");
     let server = Server::start();
-    let (status, all) = get(&server, &server.demo_path("/items"));
+    let (status, all) = server.get_json(&server.demo_path("/items"));
     assert_eq!(status, 200);
     let mut types_seen = 0;
     for [segment, item_type, file, operation] in &collections {
@@ -66,7 +54,7 @@ fn every_swagger_collection_lists_its_type_in_any_case() {
             segment.to_lowercase(),
         ];
         for variant in variants {
-            let (status, listed) = get(&server, &server.demo_path(&format!("/{variant}")));
+            let (status, listed) = server.get_json(&server.demo_path(&format!("/{variant}")));
             assert_eq!(status, 200, "{operation} ({file}) as /{variant}: {listed}");
             assert_eq!(
                 ids_of(&listed, None),
@@ -83,16 +71,16 @@ fn an_item_opens_through_its_collection_in_any_case() {
     // Items_GetNotebook (notebook/swagger.json): GET /workspaces/{ws}/notebooks/{id}; the
     // same item is not found through another type's collection.
     let server = Server::start();
-    let (_, notebooks) = get(&server, &server.demo_path("/notebooks"));
+    let (_, notebooks) = server.get_json(&server.demo_path("/notebooks"));
     let id = ids_of(&notebooks, None)
         .into_iter()
         .next()
         .expect("a notebook");
     for collection in ["notebooks", "Notebooks", "NOTEBOOKS", "Items"] {
-        let (status, item) = get(&server, &server.demo_path(&format!("/{collection}/{id}")));
+        let (status, item) = server.get_json(&server.demo_path(&format!("/{collection}/{id}")));
         assert_eq!(status, 200, "/{collection}/{id}: {item}");
         assert_eq!(item["id"], id.as_str());
     }
-    let (status, body) = get(&server, &server.demo_path(&format!("/Lakehouses/{id}")));
+    let (status, body) = server.get_json(&server.demo_path(&format!("/Lakehouses/{id}")));
     assert_eq!(status, 404, "{body}");
 }

@@ -35,14 +35,9 @@ fn a_keyless_azure_judge_is_called_with_a_cognitive_services_token() {
     let text = |key: &str| app[key].as_str().expect(key).to_string();
     let (tenant, client, secret) = (text("tenantId"), text("clientId"), text("clientSecret"));
     let judge = Judge::start();
-    let run = fx.server.fabsh_env(
+    let run = fx.run_env(
+        "evaluate",
         &[
-            "data-agent",
-            "evaluate",
-            "-w",
-            &fx.workspace,
-            "--id",
-            &fx.agent,
             "--questions",
             &questions,
             "--llm-endpoint",
@@ -100,23 +95,15 @@ fn a_judge_with_a_key_uses_azure_openai_v1_and_no_credentials_is_explained() {
     let questions = questions_file(&dir);
     let judge = Judge::start();
     let evaluate = |endpoint: &str, env: &[(&str, &str)]| {
-        fx.server.fabsh_env(
-            &[
-                "data-agent",
-                "evaluate",
-                "-w",
-                &fx.workspace,
-                "--id",
-                &fx.agent,
-                "--questions",
-                &questions,
-                "--llm-endpoint",
-                endpoint,
-                "--llm-model",
-                "judge-deployment",
-            ],
-            env,
-        )
+        let flags = [
+            "--questions",
+            &questions,
+            "--llm-endpoint",
+            endpoint,
+            "--llm-model",
+            "judge-deployment",
+        ];
+        fx.run_env("evaluate", &flags, env)
     };
     let keyed = evaluate(&judge.azure_v1(), &[("FABSH_LLM_KEY", judge_stub::KEY)]);
     assert_eq!(keyed.ok_json()["summary"]["errors"], 0);

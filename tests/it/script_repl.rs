@@ -35,23 +35,7 @@ fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history()
     )
     .expect("file");
     let session = SESSION.replace("LOADED", &loaded.to_string_lossy());
-    let mut child = server
-        .home
-        .command(&[])
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the REPL");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(session.as_bytes())
-        .expect("write the session");
-    let output = child.wait_with_output().expect("REPL output");
+    let output = piped_repl(&server, &[], &session);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "stderr:\n{stderr}");
@@ -101,33 +85,17 @@ fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history()
 fn no_command_and_repl_start_the_same_repl() {
     let server = Server::start();
     for args in [&[][..], &["repl"][..]] {
-        let mut child = server
-            .home
-            .command(args)
-            .env("FABSH_ENDPOINT", &server.endpoint)
-            .env("FABSH_TOKEN", &server.token)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the REPL");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(b"40 + 2\n")
-            .expect("write");
-        let output = child.wait_with_output().expect("output");
+        let output = piped_repl(&server, args, "40 + 2\n");
         assert_eq!(output.status.code(), Some(0));
         assert_eq!(String::from_utf8_lossy(&output.stdout), "42\n");
     }
 }
 
-/// Runs `input` through a REPL on `server`; stdout and stderr.
-fn repl_session(server: &Server, input: &str) -> (String, String) {
+/// Runs fabsh with `args` (none, or `repl`) on `server`, `input` piped in.
+fn piped_repl(server: &Server, args: &[&str], input: &str) -> std::process::Output {
     let mut child = server
         .home
-        .command(&["repl"])
+        .command(args)
         .env("FABSH_ENDPOINT", &server.endpoint)
         .env("FABSH_TOKEN", &server.token)
         .stdin(Stdio::piped())
@@ -141,7 +109,12 @@ fn repl_session(server: &Server, input: &str) -> (String, String) {
         .expect("stdin")
         .write_all(input.as_bytes())
         .expect("write");
-    let output = child.wait_with_output().expect("output");
+    child.wait_with_output().expect("output")
+}
+
+/// Runs `input` through a REPL on `server`; stdout and stderr.
+fn repl_session(server: &Server, input: &str) -> (String, String) {
+    let output = piped_repl(server, &["repl"], input);
     (
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),

@@ -250,6 +250,20 @@ impl Server {
         )
     }
 
+    /// A raw GET of `path` with the admin's token: the status and the JSON body (null when
+    /// the body is not JSON), for checks against what the service's API answers.
+    pub fn get_json(&self, path: &str) -> (u16, Value) {
+        let auth = self.bearer();
+        let (status, body) = http(
+            &self.origin(),
+            "GET",
+            path,
+            None,
+            &[("Authorization", auth.as_str())],
+        );
+        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
     /// The server's data dir.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
