@@ -132,6 +132,17 @@ fn is_identifier_column(name: &str, cells: &[String]) -> bool {
             }))
 }
 
+/// The width left to each free-text column but the name, when the name column takes the rest.
+const MIN_FREE_WIDTH: u16 = 10;
+
+/// The column people find a row by (`displayName`, `name`): it shrinks after the other free text.
+fn is_name_column(name: &str) -> bool {
+    matches!(
+        name.rsplit('.').next().unwrap_or(name),
+        "displayName" | "name"
+    )
+}
+
 /// Rows of cells under `header` as a table that fits: identifier columns keep their full
 /// width, the others shrink and cut with `…` (nothing cut with `Fit::Wide`).
 fn fitted(header: Vec<String>, show_header: bool, rows: Vec<Vec<String>>, fit: Fit) -> String {
@@ -148,26 +159,67 @@ fn fitted(header: Vec<String>, show_header: bool, rows: Vec<Vec<String>>, fit: F
         }
         table.add_row(row);
     }
-    for (index, name) in header.iter().enumerate() {
-        let cells: Vec<String> = rows
+    let columns: Vec<(String, Vec<String>, u16)> = header
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let cells: Vec<String> = rows
+                .iter()
+                .map(|row| row.get(index).cloned().unwrap_or_default())
+                .collect();
+            let padding = if index + 1 == header.len() { 0 } else { 2 };
+            (name.clone(), cells, padding)
+        })
+        .collect();
+    let widest = |name: &str, cells: &[String], padding: u16| {
+        let widest = cells
             .iter()
-            .map(|row| row.get(index).cloned().unwrap_or_default())
-            .collect();
+            .map(String::as_str)
+            .chain(std::iter::once(name))
+            .map(|cell| cell.chars().count())
+            .max()
+            .unwrap_or(0)
+            + usize::from(padding);
+        u16::try_from(widest).unwrap_or(u16::MAX)
+    };
+    let identifiers: Vec<bool> = columns
+        .iter()
+        .map(|(name, cells, _)| is_identifier_column(name, cells))
+        .collect();
+    // What is left once identifiers have their width goes first to the name column (the one
+    // people scan by), leaving the other free-text columns a little each.
+    let fixed: u16 = columns
+        .iter()
+        .zip(&identifiers)
+        .filter(|(_, identifier)| **identifier)
+        .map(|((name, cells, padding), _)| widest(name, cells, *padding))
+        .sum();
+    let free = identifiers
+        .iter()
+        .filter(|identifier| !**identifier)
+        .count() as u16;
+    let for_name = table
+        .width()
+        .map(|total| total.saturating_sub(fixed + MIN_FREE_WIDTH * free.saturating_sub(1)));
+    for (index, ((name, cells, padding), identifier)) in
+        columns.iter().zip(&identifiers).enumerate()
+    {
         let Some(column) = table.column_mut(index) else {
             continue;
         };
-        let padding = if index + 1 == header.len() { 0 } else { 2 };
-        column.set_padding((0, padding));
-        if fit == Fit::Terminal && is_identifier_column(name, &cells) {
-            let widest = cells
-                .iter()
-                .chain(std::iter::once(name))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-                + usize::from(padding);
-            let widest = u16::try_from(widest).unwrap_or(u16::MAX);
-            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(widest)));
+        column.set_padding((0, *padding));
+        if fit != Fit::Terminal {
+            continue;
+        }
+        let bound = if *identifier {
+            Some(widest(name, cells, *padding))
+        } else if is_name_column(name) {
+            for_name.map(|room| room.min(widest(name, cells, *padding)))
+        } else {
+            None
+        };
+        if let Some(bound) = bound {
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(bound)));
         }
     }
     table.trim_fmt()
