@@ -184,6 +184,21 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
     assert_eq!(out["configurationChanged"], false);
     // One of four questions lost its pass: a quarter of the pass rate.
     assert_eq!(out["passRateDelta"], -0.25);
+
+    // Republished with another description, the agent's configuration fingerprint changes.
+    fx.ok("publish", &["--description", "Sales questions, revised"]);
+    let republished = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"].clone();
+    let out = evaluations(
+        &fx,
+        &[
+            "compare",
+            base.as_str().unwrap(),
+            republished.as_str().unwrap(),
+        ],
+    )
+    .ok_json();
+    assert_eq!(out["configurationChanged"], true, "{}", out);
+    assert_eq!(out["newlyFailing"], 0);
 }
 
 /// Counts the opening tags named `name` and checks the document is balanced.

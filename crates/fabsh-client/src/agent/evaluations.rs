@@ -2,6 +2,7 @@
 //! data dir (`fabsh/evaluations.sqlite3`, private to its owner), so runs can be listed,
 //! shown and compared over time. Runs are JSON objects in the shape `evaluations show` prints.
 
+use crate::config::private_file;
 use crate::error::{Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
@@ -40,8 +41,8 @@ CREATE TABLE IF NOT EXISTS rows (
 );
 ";
 
-/// The row fields, in the order `evaluate` outputs them and the table stores them.
-const ROW_FIELDS: [&str; 8] = [
+/// The row keys, in the order `evaluate` outputs them and the table stores them.
+pub const ROW_KEYS: &[&str] = &[
     "question",
     "expected",
     "actual",
@@ -75,12 +76,7 @@ fn create_private(path: &Path) -> Result<()> {
     if path.exists() {
         return Ok(());
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
+    private_file::create_dir(path.parent().unwrap_or(Path::new(".")))?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(false);
     #[cfg(unix)]
@@ -255,7 +251,7 @@ impl Store {
         let rows = statement
             .query_map(params![id], |row| {
                 let mut out = serde_json::Map::new();
-                for (i, key) in ROW_FIELDS.iter().enumerate() {
+                for (i, key) in ROW_KEYS.iter().enumerate() {
                     let value = if *key == "latencyMs" {
                         row.get::<_, Option<i64>>(i)?
                             .map_or(Value::Null, Value::from)

@@ -10,6 +10,7 @@ use super::query::{
 };
 use super::{AGENT, agent};
 use crate::agent::downloads;
+use crate::agent::evaluations::ROW_KEYS;
 use crate::agent::judge::{self, JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
@@ -89,17 +90,6 @@ const QUESTION_KEYS: &[&str] = &[
     "passRate",
     "consistent",
     "distinctAnswers",
-];
-/// The row keys `evaluate` outputs, in order.
-const ROW_KEYS: &[&str] = &[
-    "question",
-    "expected",
-    "actual",
-    "verdict",
-    "rule",
-    "rationale",
-    "latencyMs",
-    "error",
 ];
 
 pub const EVALUATE: CommandSpec = CommandSpec {
@@ -237,24 +227,13 @@ fn output_file(args: &Args) -> Result<Option<PathBuf>> {
     let Some(text) = args.opt_str("output-file") else {
         return Ok(None);
     };
-    let path = PathBuf::from(text);
     let lower = text.to_ascii_lowercase();
     if !(lower.ends_with(".csv") || lower.ends_with(".json")) {
         return Err(Error::usage(format!(
             "--output-file must end in .csv or .json, got {text:?}"
         )));
     }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(Error::usage(format!(
-            "--output-file: the directory {} does not exist",
-            parent.display()
-        )));
-    }
-    Ok(Some(path))
+    tracking::in_existing_dir("output-file", text).map(Some)
 }
 
 fn min_pass_rate(args: &Args) -> Result<Option<f64>> {

@@ -63,11 +63,8 @@ pub fn open(args: &Args, workspace: &str, agent: &str) -> Result<Tracking> {
     })
 }
 
-/// `--junit FILE`, in a directory that exists.
-pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
-    let Some(text) = args.opt_str("junit") else {
-        return Ok(None);
-    };
+/// The file `--flag` names, checked to be in a directory that exists before anything is asked.
+pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
     let path = PathBuf::from(text);
     let parent = path
         .parent()
@@ -75,11 +72,18 @@ pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
         .unwrap_or(Path::new("."));
     if !parent.is_dir() {
         return Err(Error::usage(format!(
-            "--junit: the directory {} does not exist",
+            "--{flag}: the directory {} does not exist",
             parent.display()
         )));
     }
-    Ok(Some(path))
+    Ok(path)
+}
+
+/// `--junit FILE`.
+pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
+    args.opt_str("junit")
+        .map(|text| in_existing_dir("junit", text))
+        .transpose()
 }
 
 /// Writes the rows as JUnit XML.

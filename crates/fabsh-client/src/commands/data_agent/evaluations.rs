@@ -66,7 +66,7 @@ pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
     columns: &[],
     examples: &[Example {
         command: "data-agent evaluations delete 5f0c --yes",
-        about: "",
+        about: "the run and its rows are gone",
     }],
     handler: Handler::Data(delete),
 };
