@@ -111,6 +111,15 @@ fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
     assert_eq!(shown["grading"], "rules");
     assert_eq!(shown["questionsSha256"].as_str().map(str::len), Some(64));
 
+    // The registry gives scripts the same commands.
+    let script = format!(
+        r#"print(`${{data_agent::evaluations_list("{ws}", "{agent}").len()}} ${{data_agent::evaluations_show("{first_id}").rows.len()}}`)"#,
+        ws = fx.workspace,
+        agent = fx.agent,
+    );
+    let scripted = fx.server.fabsh(&["-e", &script]);
+    assert_eq!(scripted.stdout.trim(), "2 8", "{}", scripted.stderr);
+
     let refused = evaluations(&fx, &["delete", &first_id]);
     assert_eq!(
         refused.code, 2,

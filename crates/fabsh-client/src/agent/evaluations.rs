@@ -97,6 +97,9 @@ impl Store {
             Error::runtime(format!("cannot create {}", path.display())).with_cause(err)
         })?;
         let conn = Connection::open(path).map_err(failed)?;
+        // Two evaluations finishing at once (parallel CI jobs) wait for each other.
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(failed)?;
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .and_then(|()| conn.execute_batch(SCHEMA))
             .map_err(failed)?;
