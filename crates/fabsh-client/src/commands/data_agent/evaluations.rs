@@ -50,7 +50,7 @@ pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
     examples: &[Example {
-        command: "data-agent evaluations show 5f0c -q \"rows[?verdict=='no']\"",
+        command: "data-agent evaluations show \"$RUN_ID\" -q \"rows[?verdict=='no']\"",
         about: "the failed runs of a recorded evaluation",
     }],
     handler: Handler::Data(show),
@@ -65,7 +65,7 @@ pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
     traits: Traits::DESTRUCTIVE.needs(Needs::Nothing).void(),
     columns: &[],
     examples: &[Example {
-        command: "data-agent evaluations delete 5f0c --yes",
+        command: "data-agent evaluations delete \"$RUN_ID\" --yes",
         about: "the run and its rows are gone",
     }],
     handler: Handler::Data(delete),
@@ -87,7 +87,7 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &["question", "status", "base", "head"],
     examples: &[Example {
-        command: "data-agent evaluations compare 5f0c 9a21 -q \"questions[?status=='newly_failing']\"",
+        command: "data-agent evaluations compare \"$BASE_RUN_ID\" \"$RUN_ID\" -q \"questions[?status=='newly_failing']\"",
         about: "what broke between two runs",
     }],
     handler: Handler::Data(compare),
