@@ -168,26 +168,27 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
         &["compare", base.as_str().unwrap(), head.as_str().unwrap()],
     )
     .ok_json();
-    let status = |question: &str| {
-        out["questions"]
+    // (status, regressed) of a question.
+    let verdict = |question: &str| {
+        let found = out["questions"]
             .as_array()
             .expect("questions")
             .iter()
             .find(|q| q["question"] == question)
-            .map(|q| q["status"].clone())
+            .cloned()
+            .unwrap_or_else(|| panic!("{question} not compared: {out}"));
+        (found["status"].clone(), found["regressed"].clone())
     };
     assert_eq!(
-        status("How many orders are there?"),
-        Some("newly_failing".into())
+        verdict("How many orders are there?"),
+        ("newly_failing".into(), true.into())
     );
-    assert_eq!(
-        status("How many customers live in Germany?"),
-        Some("unchanged".into())
-    );
-    assert_eq!(
-        status("How many customers are there?"),
-        Some("unchanged".into())
-    );
+    for same in [
+        "How many customers live in Germany?",
+        "How many customers are there?",
+    ] {
+        assert_eq!(verdict(same), ("unchanged".into(), false.into()));
+    }
     assert_eq!(out["newlyFailing"], 1);
     assert_eq!(out["newlyPassing"], 0);
     assert_eq!(out["configurationChanged"], false);

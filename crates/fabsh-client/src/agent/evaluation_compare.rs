@@ -85,9 +85,13 @@ pub fn compare(base: &Value, head: &Value) -> Value {
     let mut add = |question: &str, was: Option<Outcome>, now: Option<Outcome>| {
         let status = status(was, now);
         *counts.entry(status).or_default() += 1;
-        questions.push(
-            json!({"question": question, "status": status, "base": name(was), "head": name(now)}),
-        );
+        // What `--fail-on-regression` stops on: every repeat passed before and some fail now,
+        // whether all (newly failing) or some (flaky).
+        let regressed = was == Some(Outcome::Pass) && now.is_some_and(|o| o != Outcome::Pass);
+        questions.push(json!({
+            "question": question, "status": status, "base": name(was), "head": name(now),
+            "regressed": regressed,
+        }));
     };
     for (question, now) in &after {
         add(question, before.get(question).copied(), Some(*now));
@@ -172,6 +176,16 @@ mod tests {
             ]
         );
         assert_eq!(out["newlyFailing"], 2);
+        let regressed: Vec<bool> = out["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["regressed"] == true)
+            .collect();
+        assert_eq!(regressed, [true, false, false, true, false]);
+        let now_flaky = compare(&run(&[("a", "yes")]), &run(&[("a", "yes"), ("a", "no")]));
+        assert_eq!(now_flaky["questions"][0]["status"], "flaky");
+        assert_eq!(now_flaky["questions"][0]["regressed"], true);
         assert_eq!(out["configurationChanged"], Value::Null);
     }
 }
