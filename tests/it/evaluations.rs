@@ -29,6 +29,15 @@ fn list(fx: &AgentFixture) -> Vec<Value> {
     out.as_array().expect("list").clone()
 }
 
+/// The sha256 of a file as coreutils' `sha256sum` gives it.
+fn sha256sum(path: &Path) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum");
+    String::from_utf8(out.stdout).expect("text")[..64].to_string()
+}
+
 fn store(fx: &AgentFixture) -> PathBuf {
     fx.server
         .home
@@ -109,7 +118,13 @@ fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
     assert_eq!(shown["agent"]["name"], "Sales agent");
     assert_eq!(shown["workspace"]["id"], fx.workspace.as_str());
     assert_eq!(shown["grading"], "rules");
-    assert_eq!(shown["questionsSha256"].as_str().map(str::len), Some(64));
+    // The fingerprint is of the file's bytes, checked against an independent sha256.
+    let expected = sha256sum(&file);
+    assert_eq!(shown["questionsSha256"], expected.as_str());
+    assert_eq!(
+        shown["questionsFile"],
+        std::fs::canonicalize(&file).unwrap().to_str().unwrap()
+    );
 
     // The registry gives scripts the same commands.
     let script = format!(

@@ -332,7 +332,9 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .map_or("the rules".to_string(), |m| format!("the judge {m}"));
         let mut summary = pick(&result["summary"], SUMMARY_KEYS);
         run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
-        run["questionsFile"] = json!(file.path.display().to_string());
+        // Absolute, so runs recorded from different directories name the same file alike.
+        let questions_file = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
+        run["questionsFile"] = json!(questions_file.display().to_string());
         run["questionsSha256"] = json!(sha256_hex(&file.bytes));
         run["repeats"] = json!(repeats);
         run["concurrency"] = json!(concurrency);
