@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// The true answers, as the agent gives them.
-fn truth(fx: &AgentFixture, question: &str) -> String {
+pub fn truth(fx: &AgentFixture, question: &str) -> String {
     let out = fx.ok("query", &["--prompt", question]);
     out["answer"]
         .as_str()
@@ -20,7 +20,7 @@ fn truth(fx: &AgentFixture, question: &str) -> String {
 }
 
 /// A question file: two right expectations, one wrong, one without an expectation.
-fn questions(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
+pub fn questions(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
     let orders = truth(fx, "How many orders are there?");
     let customers = truth(fx, "How many customers are there?");
     let wrong: u64 = customers.parse::<u64>().expect("number") + 1;

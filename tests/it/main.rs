@@ -28,6 +28,7 @@ mod data_agents_local;
 mod definition_extras;
 mod definitions;
 mod dry_run;
+mod evaluations;
 mod help_examples;
 mod http_core;
 mod http_hygiene;

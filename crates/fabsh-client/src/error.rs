@@ -20,6 +20,9 @@ pub enum ErrorKind {
     /// The work was done but its result is below the bar set for it: `data-agent evaluate
     /// --min-pass-rate` (exit 6), so CI can tell a failed check from a failed service.
     BelowBar,
+    /// `data-agent evaluate --fail-on-regression`: a question that passed in the baseline
+    /// run now fails (exit 7), told apart from a pass rate below the bar.
+    Regression,
     /// The user pressed Ctrl-C (exit 130).
     Cancelled,
     /// A long-running operation or request took longer than allowed (exit 1).
@@ -37,6 +40,7 @@ impl ErrorKind {
             ErrorKind::NotFound => 4,
             ErrorKind::Partial => 5,
             ErrorKind::BelowBar => 6,
+            ErrorKind::Regression => 7,
             ErrorKind::Cancelled => 130,
             ErrorKind::Api | ErrorKind::Timeout | ErrorKind::Runtime => 1,
         }
@@ -51,6 +55,7 @@ impl ErrorKind {
             ErrorKind::NotFound => "not_found",
             ErrorKind::Partial => "partial",
             ErrorKind::BelowBar => "below_bar",
+            ErrorKind::Regression => "regression",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Runtime => "runtime",
@@ -66,6 +71,7 @@ impl ErrorKind {
             ErrorKind::NotFound,
             ErrorKind::Partial,
             ErrorKind::BelowBar,
+            ErrorKind::Regression,
             ErrorKind::Cancelled,
             ErrorKind::Timeout,
             ErrorKind::Runtime,

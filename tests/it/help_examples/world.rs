@@ -1,6 +1,7 @@
 //! The world every help example starts from: the seeded Demo workspace plus what the
 //! examples name (workspaces, items, folders, a published data agent, an external data share
-//! with a partner app in the second tenant, a sign-in, a pending device code), the files they
+//! with a partner app in the second tenant, a sign-in, a pending device code, two recorded
+//! evaluation runs of the agent), the files they
 //! read, and the ids they take as shell variables. It is built once by running fabsh against
 //! a `local serve`, which is then stopped; each example runs on a copy of it.
 
@@ -140,6 +141,7 @@ impl<'a> Builder<'a> {
         self.sharing();
         self.principals_and_sign_ins();
         files::write(&self.work);
+        self.evaluations();
         self.set("AZURE_OPENAI_ENDPOINT", judge.endpoint());
         self.set("FABSH_LLM_KEY", judge_stub::KEY);
     }

@@ -5,9 +5,12 @@
 
 pub mod assistants;
 pub mod downloads;
+pub mod evaluation_compare;
+pub mod evaluations;
 pub mod fewshot_review;
 pub mod jsonrpc;
 pub mod judge;
+pub mod junit;
 pub mod mcp;
 pub mod threads;
 pub mod walk;

@@ -5,14 +5,19 @@
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` privately and atomically.
-pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+/// Creates `dir` (and its parents) with mode 0700 if missing.
+pub fn create_dir(dir: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
+    builder.create(dir)
+}
+
+/// Writes `bytes` to `path` privately and atomically.
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_dir(dir)?;
     let temp = path.with_extension(format!("tmp{}", std::process::id()));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);

@@ -48,6 +48,18 @@ impl Builder<'_> {
         self.dropped_table();
     }
 
+    /// Two recorded evaluation runs of the agent, BASE_RUN_ID before RUN_ID, for the
+    /// `data-agent evaluations` examples (which take them as shell variables, as ids are new
+    /// on every run).
+    pub(super) fn evaluations(&mut self) {
+        let questions = self.file("questions.json");
+        let evaluate = agent("evaluate", &["--questions", &questions]);
+        let base = self.text(&evaluate, "summary.runId");
+        self.set("BASE_RUN_ID", &base);
+        let run = self.text(&evaluate, "summary.runId");
+        self.set("RUN_ID", &run);
+    }
+
     /// A table the draft still lists but the lakehouse no longer has (what
     /// `delete-element` removes), made as a user would meet it: the definition names it.
     fn dropped_table(&mut self) {

@@ -3,12 +3,14 @@
 //! function `evaluate::run`; this handler checks the input first, then shapes and writes the
 //! result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
 
+use super::evaluation_record::{self as tracking, sha256_hex};
 use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
 };
 use super::{AGENT, agent};
 use crate::agent::downloads;
+use crate::agent::evaluations::ROW_KEYS;
 use crate::agent::judge::{self, JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
@@ -89,23 +91,12 @@ const QUESTION_KEYS: &[&str] = &[
     "consistent",
     "distinctAnswers",
 ];
-/// The row keys `evaluate` outputs, in order.
-const ROW_KEYS: &[&str] = &[
-    "question",
-    "expected",
-    "actual",
-    "verdict",
-    "rule",
-    "rationale",
-    "latencyMs",
-    "error",
-];
 
 pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate. Runs the stdlib function evaluate::run.",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib function evaluate::run.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -151,6 +142,28 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Exit 6 when the pass rate (0 to 1) is below this, for CI (1 means the service, the network or the judge failed)",
         ),
+        ArgSpec::opt(
+            "no-save",
+            ArgKind::Bool,
+            "Do not record this run in the evaluation store",
+        ),
+        ArgSpec::opt(
+            "baseline",
+            ArgKind::Str,
+            "A recorded run to compare with (its id, an unambiguous prefix, or latest); the comparison is in the output",
+        )
+        .value_name("RUN"),
+        ArgSpec::opt(
+            "fail-on-regression",
+            ArgKind::Bool,
+            "Exit 7 when a question that passed in --baseline (default latest) now fails, on any repeat",
+        ),
+        ArgSpec::opt(
+            "junit",
+            ArgKind::Str,
+            "Also write the runs as JUnit XML to this file, one testcase per question and repeat",
+        )
+        .value_name("FILE"),
     ],
     traits: Traits::READ,
     columns: &[
@@ -214,24 +227,13 @@ fn output_file(args: &Args) -> Result<Option<PathBuf>> {
     let Some(text) = args.opt_str("output-file") else {
         return Ok(None);
     };
-    let path = PathBuf::from(text);
     let lower = text.to_ascii_lowercase();
     if !(lower.ends_with(".csv") || lower.ends_with(".json")) {
         return Err(Error::usage(format!(
             "--output-file must end in .csv or .json, got {text:?}"
         )));
     }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(Error::usage(format!(
-            "--output-file: the directory {} does not exist",
-            parent.display()
-        )));
-    }
-    Ok(Some(path))
+    tracking::in_existing_dir("output-file", text).map(Some)
 }
 
 fn min_pass_rate(args: &Args) -> Result<Option<f64>> {
@@ -271,15 +273,24 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .opt_str("download-files")
             .map(downloads::check_dir)
             .transpose()?;
-        let (workspace, id) = match args.opt_str("published-url") {
-            Some(_) => (
+        let junit = tracking::junit_file(&args)?;
+        let resolved = match args.opt_str("published-url") {
+            Some(_) => None,
+            None => Some(agent(&ctx, &args).await?),
+        };
+        let (workspace, id) = match &resolved {
+            Some(agent) => (agent.workspace.clone(), agent.id.clone()),
+            None => (
                 args.str("workspace")?.to_string(),
                 args.str("id")?.to_string(),
             ),
-            None => {
-                let agent = agent(&ctx, &args).await?;
-                (agent.workspace, agent.id)
-            }
+        };
+        let mut tracked = tracking::open(&args, &workspace, &id)?;
+        // Who was evaluated costs a few reads: skipped when nothing is recorded or named.
+        let mut run = if args.flag("no-save") && junit.is_none() {
+            json!({"configurationFingerprint": null})
+        } else {
+            tracking::subject(&ctx, &args, resolved.as_ref(), &workspace, &id).await
         };
         let model = judge.as_ref().map(Judge::model);
         let mut opts = json!({
@@ -316,15 +327,44 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         if let Some(path) = &output {
             write_rows(path, &rows)?;
         }
-        let grader = model.map_or("the rules".to_string(), |m| format!("the judge {m}"));
+        let grader = model
+            .as_ref()
+            .map_or("the rules".to_string(), |m| format!("the judge {m}"));
+        let mut summary = pick(&result["summary"], SUMMARY_KEYS);
+        run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
+        // Absolute, so runs recorded from different directories name the same file alike.
+        let questions_file = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
+        run["questionsFile"] = json!(questions_file.display().to_string());
+        run["questionsSha256"] = json!(sha256_hex(&file.bytes));
+        run["repeats"] = json!(repeats);
+        run["concurrency"] = json!(concurrency);
+        run["summary"] = summary.clone();
+        let run_id = tracking::record(&mut tracked, &mut run, &rows)?;
+        summary["runId"] = json!(run_id);
+        let comparison = tracking::compare(&tracked, &run, &rows);
+        if let Some(path) = &junit {
+            let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
+            tracking::write_junit(path, &suite, &rows)?;
+        }
         let per_question: Vec<Value> = result["questions"]
             .as_array()
             .into_iter()
             .flatten()
             .map(|q| with_failed_answer(pick(q, QUESTION_KEYS), &rows))
             .collect();
-        let out = json!({"summary": pick(&result["summary"], SUMMARY_KEYS), "questions": per_question, "rows": rows});
-        Ok(reply(out, bar, &grader))
+        let mut out = json!({"summary": summary, "questions": per_question, "rows": rows});
+        let gate = Gate {
+            bar,
+            fail_on_regression: args.flag("fail-on-regression"),
+        };
+        if let Some(comparison) = comparison {
+            out["comparison"] = comparison;
+        }
+        let reply = reply(out, gate, &grader);
+        Ok(match run_id {
+            Some(id) => reply.with_note(format!("recorded as evaluation run {id}")),
+            None => reply,
+        })
     })
 }
 
@@ -414,9 +454,16 @@ fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
     std::fs::write(path, bytes).map_err(failed)
 }
 
+/// The bars a run must clear: `--min-pass-rate` and `--fail-on-regression`.
+struct Gate {
+    bar: Option<f64>,
+    fail_on_regression: bool,
+}
+
 /// The reply: the questions as the table's rows, the summary as a note, and a failure when
-/// every run failed or the pass rate is below `--min-pass-rate`.
-fn reply(out: Value, bar: Option<f64>, grader: &str) -> Reply {
+/// every run failed, a question regressed under `--fail-on-regression`, or the pass rate is
+/// below `--min-pass-rate`.
+fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
     let summary = &out["summary"];
     let count = |key: &str| summary[key].as_u64().unwrap_or(0);
     let rate = summary["passRate"].as_f64().unwrap_or(0.0);
@@ -459,8 +506,22 @@ fn reply(out: Value, bar: Option<f64>, grader: &str) -> Reply {
     } else if count("runs") > 0 && count("errors") == count("runs") {
         let all: Vec<&Value> = rows.iter().collect();
         Some(Error::runtime("every run failed").with_cause(first_error(&all)))
+    } else if let Some(regressed) = regressions(&out).filter(|_| gate.fail_on_regression) {
+        Some(
+            Error::new(
+                ErrorKind::Regression,
+                format!(
+                    "{} question(s) that passed in the baseline run {} now fail",
+                    regressed.len(),
+                    out["comparison"]["base"]["runId"]
+                        .as_str()
+                        .unwrap_or_default()
+                ),
+            )
+            .with_cause(regressed.join("; ")),
+        )
     } else {
-        bar.filter(|bar| rate < *bar).map(|bar| {
+        gate.bar.filter(|bar| rate < *bar).map(|bar| {
             Error::new(
                 ErrorKind::BelowBar,
                 format!("the pass rate {rate:.3} is below --min-pass-rate {bar}"),
@@ -474,4 +535,15 @@ fn reply(out: Value, bar: Option<f64>, grader: &str) -> Reply {
         Some(failure) => reply.with_failure(failure),
         None => reply,
     }
+}
+
+/// The questions that passed on every repeat of the baseline and fail on some now, if any.
+fn regressions(out: &Value) -> Option<Vec<String>> {
+    let regressed: Vec<String> = out["comparison"]["questions"]
+        .as_array()?
+        .iter()
+        .filter(|q| q["regressed"] == true)
+        .filter_map(|q| q["question"].as_str().map(str::to_string))
+        .collect();
+    (!regressed.is_empty()).then_some(regressed)
 }

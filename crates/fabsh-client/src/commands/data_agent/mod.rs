@@ -8,6 +8,8 @@ mod datasources;
 mod definition;
 mod elements;
 mod evaluate;
+mod evaluation_record;
+mod evaluations;
 mod fewshot_upload;
 mod fewshots;
 mod publish;
@@ -56,6 +58,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     query::QUERY,
     query::MCP_URL,
     evaluate::EVALUATE,
+    evaluations::LIST_EVALUATIONS,
+    evaluations::SHOW_EVALUATION,
+    evaluations::COMPARE_EVALUATIONS,
+    evaluations::DELETE_EVALUATION,
     validate_fewshots::VALIDATE_FEWSHOTS,
 ];
 

@@ -1,0 +1,191 @@
+//! Two recorded evaluation runs side by side, question by question: what newly fails, what
+//! newly passes, what is flaky (different verdicts across the repeats of a run) and what is
+//! unchanged, with the pass-rate and p50 latency deltas and whether the agent's published
+//! configuration changed in between. `evaluate --fail-on-regression` uses the same verdicts.
+
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// How a question fared in one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Every repeat graded yes.
+    Pass,
+    /// No repeat graded yes.
+    Fail,
+    /// Some repeats yes, some not.
+    Flaky,
+}
+
+/// The outcome of each question of a run's rows, in the order first asked.
+fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
+    let mut order: Vec<String> = Vec::new();
+    let mut verdicts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for row in run["rows"].as_array().into_iter().flatten() {
+        let question = row["question"].as_str().unwrap_or_default().to_string();
+        let entry = verdicts.entry(question.clone()).or_insert_with(|| {
+            order.push(question);
+            (0, 0)
+        });
+        entry.0 += 1;
+        entry.1 += usize::from(row["verdict"] == "yes");
+    }
+    order
+        .into_iter()
+        .map(|question| {
+            let (runs, yes) = verdicts[&question];
+            let outcome = match yes {
+                0 => Outcome::Fail,
+                n if n == runs => Outcome::Pass,
+                _ => Outcome::Flaky,
+            };
+            (question, outcome)
+        })
+        .collect()
+}
+
+fn name(outcome: Option<Outcome>) -> Value {
+    match outcome {
+        Some(Outcome::Pass) => json!("pass"),
+        Some(Outcome::Fail) => json!("fail"),
+        Some(Outcome::Flaky) => json!("flaky"),
+        None => Value::Null,
+    }
+}
+
+/// The change of one question from `base` to `head`.
+fn status(base: Option<Outcome>, head: Option<Outcome>) -> &'static str {
+    match (base, head) {
+        (None, Some(_)) => "added",
+        (Some(_), None) => "removed",
+        (Some(Outcome::Flaky), _) | (_, Some(Outcome::Flaky)) => "flaky",
+        (Some(Outcome::Pass), Some(Outcome::Fail)) => "newly_failing",
+        (Some(Outcome::Fail), Some(Outcome::Pass)) => "newly_passing",
+        _ => "unchanged",
+    }
+}
+
+/// A run's headline for the comparison.
+fn headline(run: &Value) -> Value {
+    json!({
+        "runId": run["runId"],
+        "time": run["time"],
+        "passRate": run["summary"]["passRate"],
+        "latencyP50Ms": run["summary"]["latencyP50Ms"],
+        "configurationFingerprint": run["configurationFingerprint"],
+    })
+}
+
+/// `evaluations compare`'s answer for two runs as `evaluations show` gives them.
+pub fn compare(base: &Value, head: &Value) -> Value {
+    let before: BTreeMap<String, Outcome> = outcomes(base).into_iter().collect();
+    let after = outcomes(head);
+    let mut questions: Vec<Value> = Vec::new();
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut add = |question: &str, was: Option<Outcome>, now: Option<Outcome>| {
+        let status = status(was, now);
+        *counts.entry(status).or_default() += 1;
+        // What `--fail-on-regression` stops on: every repeat passed before and some fail now,
+        // whether all (newly failing) or some (flaky).
+        let regressed = was == Some(Outcome::Pass) && now.is_some_and(|o| o != Outcome::Pass);
+        questions.push(json!({
+            "question": question, "status": status, "base": name(was), "head": name(now),
+            "regressed": regressed,
+        }));
+    };
+    for (question, now) in &after {
+        add(question, before.get(question).copied(), Some(*now));
+    }
+    let asked: Vec<&String> = after.iter().map(|(question, _)| question).collect();
+    for (question, was) in &before {
+        if !asked.contains(&question) {
+            add(question, Some(*was), None);
+        }
+    }
+    let delta = |key: &str| match (base["summary"][key].as_f64(), head["summary"][key].as_f64()) {
+        (Some(was), Some(now)) => json!(now - was),
+        _ => Value::Null,
+    };
+    let fingerprints = (
+        base["configurationFingerprint"].as_str(),
+        head["configurationFingerprint"].as_str(),
+    );
+    let configuration_changed = match fingerprints {
+        (Some(was), Some(now)) => json!(was != now),
+        _ => Value::Null,
+    };
+    let count = |status: &str| counts.get(status).copied().unwrap_or(0);
+    json!({
+        "base": headline(base),
+        "head": headline(head),
+        "passRateDelta": delta("passRate"),
+        "latencyP50DeltaMs": delta("latencyP50Ms"),
+        "configurationChanged": configuration_changed,
+        "newlyFailing": count("newly_failing"),
+        "newlyPassing": count("newly_passing"),
+        "flaky": count("flaky"),
+        "unchanged": count("unchanged"),
+        "questions": questions,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rows: &[(&str, &str)]) -> Value {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|(q, v)| json!({"question": q, "verdict": v}))
+            .collect();
+        json!({"rows": rows, "summary": {"passRate": 0.5, "latencyP50Ms": 10}})
+    }
+
+    #[test]
+    fn statuses_follow_each_questions_verdicts() {
+        let base = run(&[
+            ("a", "yes"),
+            ("b", "no"),
+            ("c", "yes"),
+            ("d", "yes"),
+            ("e", "yes"),
+            ("e", "no"),
+        ]);
+        let head = run(&[
+            ("a", "no"),
+            ("b", "yes"),
+            ("c", "yes"),
+            ("d", "unclear"),
+            ("e", "yes"),
+        ]);
+        let out = compare(&base, &head);
+        let statuses: Vec<&str> = out["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                "newly_failing",
+                "newly_passing",
+                "unchanged",
+                "newly_failing",
+                "flaky"
+            ]
+        );
+        assert_eq!(out["newlyFailing"], 2);
+        let regressed: Vec<bool> = out["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["regressed"] == true)
+            .collect();
+        assert_eq!(regressed, [true, false, false, true, false]);
+        let now_flaky = compare(&run(&[("a", "yes")]), &run(&[("a", "yes"), ("a", "no")]));
+        assert_eq!(now_flaky["questions"][0]["status"], "flaky");
+        assert_eq!(now_flaky["questions"][0]["regressed"], true);
+        assert_eq!(out["configurationChanged"], Value::Null);
+    }
+}

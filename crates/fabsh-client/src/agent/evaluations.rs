@@ -1,0 +1,284 @@
+//! The evaluation store: every `data-agent evaluate` run with its rows, in SQLite in the user
+//! data dir (`fabsh/evaluations.sqlite3`, private to its owner), so runs can be listed,
+//! shown and compared over time. Runs are JSON objects in the shape `evaluations show` prints.
+
+use crate::config::private_file;
+use crate::error::{Error, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    time TEXT NOT NULL,
+    workspace_id TEXT NOT NULL,
+    workspace_name TEXT,
+    agent_id TEXT NOT NULL,
+    agent_name TEXT,
+    grading TEXT NOT NULL,
+    questions_file TEXT NOT NULL,
+    questions_sha256 TEXT NOT NULL,
+    repeats INTEGER NOT NULL,
+    concurrency INTEGER NOT NULL,
+    configuration_fingerprint TEXT,
+    pass_rate REAL NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_agent ON runs (workspace_id, agent_id);
+CREATE TABLE IF NOT EXISTS rows (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    question TEXT NOT NULL,
+    expected TEXT,
+    actual TEXT,
+    verdict TEXT,
+    rule TEXT,
+    rationale TEXT,
+    latency_ms INTEGER,
+    error TEXT,
+    PRIMARY KEY (run_id, seq)
+);
+";
+
+/// The row keys, in the order `evaluate` outputs them and the table stores them.
+pub const ROW_KEYS: &[&str] = &[
+    "question",
+    "expected",
+    "actual",
+    "verdict",
+    "rule",
+    "rationale",
+    "latencyMs",
+    "error",
+];
+
+/// The store's file: `<user data dir>/fabsh/evaluations.sqlite3`.
+pub fn default_path() -> Result<PathBuf> {
+    dirs::data_dir()
+        .map(|dir| dir.join("fabsh").join("evaluations.sqlite3"))
+        .ok_or_else(|| {
+            Error::runtime("no user data directory for the evaluation store")
+                .with_hint("set XDG_DATA_HOME (or HOME)")
+        })
+}
+
+/// An open evaluation store.
+pub struct Store(Connection);
+
+fn failed(err: rusqlite::Error) -> Error {
+    Error::runtime("the evaluation store failed").with_cause(err)
+}
+
+/// The file created empty with mode 0600 (in a 0700 directory) before SQLite opens it, so the
+/// answers it will hold are never readable by others.
+fn create_private(path: &Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    private_file::create_dir(path.parent().unwrap_or(Path::new(".")))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?;
+    Ok(())
+}
+
+impl Store {
+    /// The store in the user data dir, created on first use.
+    pub fn open() -> Result<Store> {
+        Self::open_at(&default_path()?)
+    }
+
+    /// The store at `path`, created on first use.
+    pub fn open_at(path: &Path) -> Result<Store> {
+        create_private(path).map_err(|err| {
+            Error::runtime(format!("cannot create {}", path.display())).with_cause(err)
+        })?;
+        let conn = Connection::open(path).map_err(failed)?;
+        // Two evaluations finishing at once (parallel CI jobs) wait for each other.
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(failed)?;
+        conn.execute_batch("PRAGMA foreign_keys = ON;")
+            .and_then(|()| conn.execute_batch(SCHEMA))
+            .map_err(failed)?;
+        Ok(Store(conn))
+    }
+
+    /// Records a run (`evaluations show`'s shape without `rows`) and its rows.
+    pub fn save(&mut self, run: &Value, rows: &[Value]) -> Result<()> {
+        let tx = self.0.transaction().map_err(failed)?;
+        let text = |value: &Value| value.as_str().map(str::to_string);
+        tx.execute(
+            "INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                text(&run["runId"]),
+                text(&run["time"]),
+                text(&run["workspace"]["id"]),
+                text(&run["workspace"]["name"]),
+                text(&run["agent"]["id"]),
+                text(&run["agent"]["name"]),
+                text(&run["grading"]),
+                text(&run["questionsFile"]),
+                text(&run["questionsSha256"]),
+                run["repeats"].as_i64(),
+                run["concurrency"].as_i64(),
+                text(&run["configurationFingerprint"]),
+                run["summary"]["passRate"].as_f64().unwrap_or(0.0),
+                run["summary"].to_string(),
+            ],
+        )
+        .map_err(failed)?;
+        for (seq, row) in rows.iter().enumerate() {
+            let cell = |key: &str| match &row[key] {
+                Value::Null => None,
+                Value::String(text) => Some(text.clone()),
+                other => Some(other.to_string()),
+            };
+            tx.execute(
+                "INSERT INTO rows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    text(&run["runId"]),
+                    seq as i64,
+                    cell("question"),
+                    cell("expected"),
+                    cell("actual"),
+                    cell("verdict"),
+                    cell("rule"),
+                    cell("rationale"),
+                    row["latencyMs"].as_i64(),
+                    cell("error"),
+                ],
+            )
+            .map_err(failed)?;
+        }
+        tx.commit().map_err(failed)
+    }
+
+    /// The runs of an agent, newest first, in `evaluations list`'s shape.
+    /// (Newest by insertion: RFC 3339 texts with fractions of varying length do not sort.)
+    pub fn list(&self, workspace: &str, agent: &str) -> Result<Vec<Value>> {
+        let mut statement = self
+            .0
+            .prepare(
+                "SELECT id, time, pass_rate, summary, configuration_fingerprint, grading FROM runs
+                 WHERE workspace_id = ?1 AND agent_id = ?2 ORDER BY rowid DESC",
+            )
+            .map_err(failed)?;
+        let runs = statement
+            .query_map(params![workspace, agent], |row| {
+                let summary: String = row.get(3)?;
+                let summary: Value = serde_json::from_str(&summary).unwrap_or(Value::Null);
+                Ok(json!({
+                    "runId": row.get::<_, String>(0)?,
+                    "time": row.get::<_, String>(1)?,
+                    "passRate": row.get::<_, f64>(2)?,
+                    "runs": summary["runs"],
+                    "configurationFingerprint": row.get::<_, Option<String>>(4)?,
+                    "grading": row.get::<_, String>(5)?,
+                }))
+            })
+            .map_err(failed)?;
+        runs.collect::<rusqlite::Result<Vec<Value>>>()
+            .map_err(failed)
+    }
+
+    /// The newest run of an agent, if any.
+    pub fn latest(&self, workspace: &str, agent: &str) -> Result<Option<String>> {
+        Ok(self
+            .list(workspace, agent)?
+            .first()
+            .and_then(|run| run["runId"].as_str().map(str::to_string)))
+    }
+
+    /// The full id of the run `reference` names: its id or an unambiguous prefix of it.
+    pub fn resolve(&self, reference: &str) -> Result<String> {
+        let pattern = format!("{}%", reference.replace(['%', '_'], ""));
+        let mut statement = self
+            .0
+            .prepare("SELECT id FROM runs WHERE id LIKE ?1 LIMIT 2")
+            .map_err(failed)?;
+        let ids = statement
+            .query_map(params![pattern], |row| row.get::<_, String>(0))
+            .map_err(failed)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(failed)?;
+        match ids.as_slice() {
+            [id] if !reference.is_empty() => Ok(id.clone()),
+            [] | [_] => Err(Error::not_found(format!("no evaluation run {reference:?}"))
+                .with_hint("`data-agent evaluations list -w WORKSPACE --id AGENT` lists the runs")),
+            _ => Err(Error::usage(format!(
+                "{reference:?} names more than one evaluation run; give more of its id"
+            ))),
+        }
+    }
+
+    /// A run and its rows, in `evaluations show`'s shape.
+    pub fn show(&self, reference: &str) -> Result<Value> {
+        let id = self.resolve(reference)?;
+        let mut run = self
+            .0
+            .query_row(
+                "SELECT id, time, workspace_id, workspace_name, agent_id, agent_name, grading,
+                        questions_file, questions_sha256, repeats, concurrency,
+                        configuration_fingerprint, summary FROM runs WHERE id = ?1",
+                params![id],
+                |row| {
+                    let summary: String = row.get(12)?;
+                    Ok(json!({
+                        "runId": row.get::<_, String>(0)?,
+                        "time": row.get::<_, String>(1)?,
+                        "workspace": {"id": row.get::<_, String>(2)?, "name": row.get::<_, Option<String>>(3)?},
+                        "agent": {"id": row.get::<_, String>(4)?, "name": row.get::<_, Option<String>>(5)?},
+                        "grading": row.get::<_, String>(6)?,
+                        "questionsFile": row.get::<_, String>(7)?,
+                        "questionsSha256": row.get::<_, String>(8)?,
+                        "repeats": row.get::<_, i64>(9)?,
+                        "concurrency": row.get::<_, i64>(10)?,
+                        "configurationFingerprint": row.get::<_, Option<String>>(11)?,
+                        "summary": serde_json::from_str::<Value>(&summary).unwrap_or(Value::Null),
+                    }))
+                },
+            )
+            .optional()
+            .map_err(failed)?
+            .ok_or_else(|| Error::not_found(format!("no evaluation run {reference:?}")))?;
+        let mut statement = self
+            .0
+            .prepare(
+                "SELECT question, expected, actual, verdict, rule, rationale, latency_ms, error
+                 FROM rows WHERE run_id = ?1 ORDER BY seq",
+            )
+            .map_err(failed)?;
+        let rows = statement
+            .query_map(params![id], |row| {
+                let mut out = serde_json::Map::new();
+                for (i, key) in ROW_KEYS.iter().enumerate() {
+                    let value = if *key == "latencyMs" {
+                        row.get::<_, Option<i64>>(i)?
+                            .map_or(Value::Null, Value::from)
+                    } else {
+                        row.get::<_, Option<String>>(i)?
+                            .map_or(Value::Null, Value::from)
+                    };
+                    out.insert(key.to_string(), value);
+                }
+                Ok(Value::Object(out))
+            })
+            .map_err(failed)?
+            .collect::<rusqlite::Result<Vec<Value>>>()
+            .map_err(failed)?;
+        run["rows"] = Value::Array(rows);
+        Ok(run)
+    }
+
+    /// Deletes a run and its rows; answers the full id.
+    pub fn delete(&self, reference: &str) -> Result<String> {
+        let id = self.resolve(reference)?;
+        self.0
+            .execute("DELETE FROM runs WHERE id = ?1", params![id])
+            .map_err(failed)?;
+        Ok(id)
+    }
+}

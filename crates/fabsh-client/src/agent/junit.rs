@@ -1,0 +1,99 @@
+//! `data-agent evaluate --junit FILE`: the rows as JUnit XML for CI test reports, one
+//! testcase per question and repeat; a run not graded yes is a failure carrying the expected
+//! and actual answers and the rationale (or the error).
+
+use serde_json::Value;
+use std::fmt::Write;
+
+/// `text` safe inside an XML attribute or element: the five special characters escaped and
+/// the characters XML 1.0 cannot hold at all dropped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn text(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The JUnit document for an evaluation's rows; `suite` names the testsuite (the agent).
+pub fn render(suite: &str, rows: &[Value]) -> String {
+    let mut repeat: std::collections::HashMap<String, usize> = Default::default();
+    let failures = rows.iter().filter(|row| row["verdict"] != "yes").count();
+    let seconds = |row: &Value| row["latencyMs"].as_f64().unwrap_or(0.0) / 1000.0;
+    let total: f64 = rows.iter().map(seconds).sum();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites tests=\"{n}\" failures=\"{failures}\" time=\"{total:.3}\">\n  <testsuite name=\"{suite}\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" time=\"{total:.3}\">",
+        n = rows.len(),
+        suite = escape(suite),
+    );
+    for row in rows {
+        let question = text(&row["question"]);
+        let count = repeat.entry(question.clone()).or_default();
+        *count += 1;
+        let _ = write!(
+            out,
+            "    <testcase classname=\"{suite}\" name=\"{name}\" time=\"{time:.3}\"",
+            suite = escape(suite),
+            name = escape(&format!("{question} #{count}")),
+            time = seconds(row),
+        );
+        if row["verdict"] == "yes" {
+            out.push_str("/>\n");
+            continue;
+        }
+        let reason = match text(&row["error"]) {
+            error if !error.is_empty() => error,
+            _ => text(&row["rationale"]),
+        };
+        let _ = write!(
+            out,
+            ">\n      <failure message=\"verdict {verdict} ({rule})\" type=\"{verdict}\">expected: {expected}\nactual: {actual}\nrationale: {reason}</failure>\n    </testcase>\n",
+            verdict = escape(&text(&row["verdict"])),
+            rule = escape(&text(&row["rule"])),
+            expected = escape(&text(&row["expected"])),
+            actual = escape(&text(&row["actual"])),
+            reason = escape(&reason),
+        );
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn special_characters_are_escaped_and_control_characters_dropped() {
+        assert_eq!(
+            escape("a<b & \"c\" 'd'>\u{1}"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
+        let xml = render(
+            "A&B",
+            &[json!({"question": "q<", "verdict": "no", "actual": "x]]>"})],
+        );
+        assert!(xml.contains("name=\"q&lt; #1\""), "{xml}");
+        assert!(xml.contains("actual: x]]&gt;"), "{xml}");
+    }
+}

@@ -1,0 +1,192 @@
+//! What `data-agent evaluate` adds around a run for tracking it over time: the baseline it is
+//! compared with (`--baseline`, `--fail-on-regression`), the record of the run in the
+//! evaluation store (unless `--no-save`) and the JUnit file (`--junit`).
+
+use crate::agent::evaluation_compare;
+use crate::agent::evaluations::Store;
+use crate::agent::junit;
+use crate::api::LroOutcome;
+use crate::api::Req;
+use crate::api::data_agents::Agent;
+use crate::api::definitions as api_definitions;
+use crate::api::resolve::is_guid;
+use crate::commands::args::Args;
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use time::format_description::well_known::Rfc3339;
+
+/// The store and baseline an evaluation needs, opened and checked before anything is asked.
+pub struct Tracking {
+    store: Option<Store>,
+    save: bool,
+    /// The recorded run to compare with, as `evaluations show` gives it.
+    pub baseline: Option<Value>,
+}
+
+/// The run `--baseline` names (or latest, under `--fail-on-regression`), if any.
+fn baseline_reference(args: &Args) -> Option<&str> {
+    args.opt_str("baseline")
+        .or_else(|| args.flag("fail-on-regression").then_some("latest"))
+}
+
+/// The store and baseline for this evaluation of `workspace`/`agent`. No store is opened
+/// when nothing is saved or compared.
+pub fn open(args: &Args, workspace: &str, agent: &str) -> Result<Tracking> {
+    let save = !args.flag("no-save");
+    let reference = baseline_reference(args);
+    if !save && reference.is_none() {
+        return Ok(Tracking {
+            store: None,
+            save,
+            baseline: None,
+        });
+    }
+    let store = Store::open()?;
+    let baseline = match reference {
+        None => None,
+        Some("latest") => {
+            let id = store.latest(workspace, agent)?.ok_or_else(|| {
+                Error::not_found("--baseline latest: this agent has no recorded evaluation run")
+                    .with_hint("run `data-agent evaluate` once without --fail-on-regression to record a baseline")
+            })?;
+            Some(store.show(&id)?)
+        }
+        Some(reference) => Some(store.show(reference)?),
+    };
+    Ok(Tracking {
+        store: Some(store),
+        save,
+        baseline,
+    })
+}
+
+/// The file `--flag` names, checked to be in a directory that exists before anything is asked.
+pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
+    let path = PathBuf::from(text);
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(Error::usage(format!(
+            "--{flag}: the directory {} does not exist",
+            parent.display()
+        )));
+    }
+    Ok(path)
+}
+
+/// `--junit FILE`.
+pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
+    args.opt_str("junit")
+        .map(|text| in_existing_dir("junit", text))
+        .transpose()
+}
+
+/// Writes the rows as JUnit XML.
+pub fn write_junit(path: &Path, suite: &str, rows: &[Value]) -> Result<()> {
+    std::fs::write(path, junit::render(suite, rows))
+        .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
+}
+
+/// The sha256 of some bytes, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The agent's published configuration as one hash: its definition's `published/` parts (path
+/// and payload, in path order) and the publish description, so two runs can tell whether the
+/// agent changed between them. `None` when the definition cannot be read.
+async fn configuration_fingerprint(
+    ctx: &Ctx,
+    agent: &Agent,
+    description: &Value,
+) -> Option<String> {
+    let outcome = api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None)
+        .await
+        .ok()?;
+    let LroOutcome::Done(definition) = outcome else {
+        return None;
+    };
+    let mut parts: Vec<(String, String)> = definition["definition"]["parts"]
+        .as_array()?
+        .iter()
+        .filter_map(|part| {
+            let path = part["path"].as_str()?;
+            path.contains("/published/").then(|| {
+                (
+                    path.to_string(),
+                    part["payload"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+        })
+        .collect();
+    parts.sort();
+    let mut text = json!(parts).to_string();
+    text.push_str(&description.to_string());
+    Some(sha256_hex(text.as_bytes()))
+}
+
+/// Who was evaluated: the workspace and agent, each `{id, name}`, and the fingerprint of the
+/// agent's published configuration. Best effort: a name or fingerprint that cannot be read
+/// is null; a `--published-url` run knows only the ids it was given.
+pub async fn subject(
+    ctx: &Ctx,
+    args: &Args,
+    agent: Option<&Agent>,
+    workspace: &str,
+    id: &str,
+) -> Value {
+    let Some(agent) = agent else {
+        return json!({"workspace": {"id": workspace, "name": null}, "agent": {"id": id, "name": null}, "configurationFingerprint": null});
+    };
+    let given = args.opt_str("workspace").unwrap_or_default();
+    let workspace_name = if is_guid(given) {
+        ctx.api()
+            .json(Req::get(format!("/workspaces/{}", agent.workspace)))
+            .await
+            .ok()
+            .map(|ws| ws["displayName"].clone())
+    } else {
+        Some(json!(given))
+    };
+    let item = agent.get(ctx.api()).await.unwrap_or(Value::Null);
+    let description = item["properties"]["publishedDescription"].clone();
+    json!({
+        "workspace": {"id": agent.workspace, "name": workspace_name.unwrap_or(Value::Null)},
+        "agent": {"id": agent.id, "name": item["displayName"]},
+        "configurationFingerprint": configuration_fingerprint(ctx, agent, &description).await,
+    })
+}
+
+/// Records the run (when saving) and answers its id.
+pub fn record(tracking: &mut Tracking, run: &mut Value, rows: &[Value]) -> Result<Option<String>> {
+    let Some(store) = tracking.store.as_mut().filter(|_| tracking.save) else {
+        return Ok(None);
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    run["runId"] = json!(id);
+    run["time"] = json!(
+        time::OffsetDateTime::now_utc()
+            .format(&Rfc3339)
+            .map_err(|err| Error::runtime("cannot format the time").with_cause(err))?
+    );
+    store.save(run, rows)?;
+    Ok(Some(id))
+}
+
+/// The comparison of this run with the baseline, if there is one.
+pub fn compare(tracking: &Tracking, run: &Value, rows: &[Value]) -> Option<Value> {
+    let mut head = run.clone();
+    head["rows"] = json!(rows);
+    tracking
+        .baseline
+        .as_ref()
+        .map(|base| evaluation_compare::compare(base, &head))
+}

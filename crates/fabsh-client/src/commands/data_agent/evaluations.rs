@@ -1,0 +1,122 @@
+//! `data-agent evaluations list | show | delete | compare`: the runs `data-agent evaluate`
+//! recorded in the evaluation store, read back to track an agent over time. Only `list`
+//! asks the service (to resolve the workspace and agent names); the rest work offline.
+
+use super::{AGENT, agent};
+use crate::agent::evaluation_compare;
+use crate::agent::evaluations::Store;
+use crate::commands::args::Args;
+use crate::commands::common::WORKSPACE;
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+};
+use crate::context::Ctx;
+use crate::reply::Reply;
+
+const RUN: ArgSpec = ArgSpec::positional(
+    "run",
+    ArgKind::Str,
+    "Evaluation run id, or an unambiguous prefix of it",
+);
+
+pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "evaluations list",
+    summary: "List the recorded evaluation runs of an agent, newest first",
+    about: "Runs recorded by `data-agent evaluate` in the evaluation store (the user data dir's fabsh/evaluations.sqlite3): runId, time (UTC), passRate, runs (questions × repeats), grading and configurationFingerprint, a hash of the agent's published configuration that changes when it is republished differently.",
+    args: &[WORKSPACE, AGENT],
+    traits: Traits::READ.unpaged_list(),
+    columns: &[
+        "runId",
+        "time",
+        "passRate",
+        "runs",
+        "grading",
+        "configurationFingerprint",
+    ],
+    examples: &[Example {
+        command: "data-agent evaluations list -w Demo --id \"Sales agent\"",
+        about: "the pass rate over time",
+    }],
+    handler: Handler::Data(list),
+};
+
+pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "evaluations show",
+    summary: "Show a recorded evaluation run and its rows",
+    about: "The run as recorded: runId, time, workspace and agent ({id, name}), grading (rules or the judge model), questionsFile and its questionsSha256, repeats, concurrency, configurationFingerprint, summary, and every row (question, expected, actual, verdict, rule, rationale, latencyMs, error).",
+    args: &[RUN],
+    traits: Traits::READ.needs(Needs::Nothing),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent evaluations show \"$RUN_ID\" -q \"rows[?verdict=='no']\"",
+        about: "the failed runs of a recorded evaluation",
+    }],
+    handler: Handler::Data(show),
+};
+
+pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "evaluations delete",
+    summary: "Delete a recorded evaluation run and its rows",
+    about: "",
+    args: &[RUN],
+    traits: Traits::DESTRUCTIVE.needs(Needs::Nothing).void(),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent evaluations delete \"$RUN_ID\" --yes",
+        about: "the run and its rows are gone",
+    }],
+    handler: Handler::Data(delete),
+};
+
+pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "evaluations compare",
+    summary: "Compare two recorded evaluation runs question by question",
+    about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none).",
+    args: &[
+        ArgSpec::positional("run-a", ArgKind::Str, "The base run (id or prefix)"),
+        ArgSpec::positional(
+            "run-b",
+            ArgKind::Str,
+            "The run compared with it (id or prefix)",
+        ),
+    ],
+    traits: Traits::READ.needs(Needs::Nothing),
+    columns: &["question", "status", "base", "head"],
+    examples: &[Example {
+        command: "data-agent evaluations compare \"$BASE_RUN_ID\" \"$RUN_ID\" -q \"questions[?status=='newly_failing']\"",
+        about: "what broke between two runs",
+    }],
+    handler: Handler::Data(compare),
+};
+
+fn list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let agent = agent(&ctx, &args).await?;
+        let runs = Store::open()?.list(&agent.workspace, &agent.id)?;
+        Ok(Reply::json(serde_json::Value::Array(runs)))
+    })
+}
+
+fn show(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move { Ok(Reply::json(Store::open()?.show(args.str("run")?)?)) })
+}
+
+fn delete(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let id = Store::open()?.delete(args.str("run")?)?;
+        Ok(Reply::empty().with_note(format!("deleted evaluation run {id}")))
+    })
+}
+
+fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let store = Store::open()?;
+        let base = store.show(args.str("run-a")?)?;
+        let head = store.show(args.str("run-b")?)?;
+        Ok(Reply::json(evaluation_compare::compare(&base, &head)).with_table_rows("questions"))
+    })
+}

@@ -1,0 +1,284 @@
+//! The evaluation store against local Fabric: `data-agent evaluate` records each run (unless
+//! `--no-save`), `data-agent evaluations list | show | compare | delete` read them back,
+//! `--fail-on-regression` exits 7 when a question that passed in the baseline fails, and
+//! `--junit` writes one testcase per question and repeat. The questions' expectations come
+//! from the agent's own answers (`data_agent_evaluate::questions`): two right, one wrong, one
+//! without an expectation, so a run's pass rate is known before it runs.
+
+use crate::data_agent_evaluate::{questions, truth};
+use crate::data_agent_query::{EXAMPLES, published};
+use crate::data_agents::AgentFixture;
+use crate::support::Run;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn evaluate(fx: &AgentFixture, file: &Path, extra: &[&str]) -> Run {
+    let mut rest = vec!["--questions", file.to_str().expect("path")];
+    rest.extend_from_slice(extra);
+    fx.run("evaluate", &rest)
+}
+
+fn evaluations(fx: &AgentFixture, args: &[&str]) -> Run {
+    let mut all = vec!["data-agent", "evaluations"];
+    all.extend_from_slice(args);
+    fx.server.fabsh(&all)
+}
+
+fn list(fx: &AgentFixture) -> Vec<Value> {
+    let out = evaluations(fx, &["list", "-w", &fx.workspace, "--id", &fx.agent]).ok_json();
+    out.as_array().expect("list").clone()
+}
+
+/// The sha256 of a file as coreutils' `sha256sum` gives it.
+fn sha256sum(path: &Path) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum");
+    String::from_utf8(out.stdout).expect("text")[..64].to_string()
+}
+
+fn store(fx: &AgentFixture) -> PathBuf {
+    fx.server
+        .home
+        .dir
+        .path()
+        .join("data/fabsh/evaluations.sqlite3")
+}
+
+/// The questions file with the orders question's expectation made wrong.
+fn orders_made_wrong(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
+    let right = truth(fx, "How many orders are there?");
+    let path = questions(fx, dir);
+    let text = std::fs::read_to_string(&path).expect("read");
+    let wrong = format!("{}", right.parse::<u64>().expect("number") + 7);
+    let changed = dir.path().join("changed.json");
+    std::fs::write(
+        &changed,
+        text.replacen(&format!("\"{right}\""), &format!("\"{wrong}\""), 1),
+    )
+    .expect("write");
+    changed
+}
+
+#[test]
+fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let first = evaluate(&fx, &file, &["--repeats", "2"]);
+    let first_out = first.ok_json();
+    let first_id = first_out["summary"]["runId"]
+        .as_str()
+        .expect("runId")
+        .to_string();
+    assert!(
+        first
+            .stderr
+            .contains(&format!("recorded as evaluation run {first_id}")),
+        "{}",
+        first.stderr
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(store(&fx))
+            .expect("store")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let second_out = evaluate(&fx, &file, &[]).ok_json();
+    let second_id = second_out["summary"]["runId"]
+        .as_str()
+        .expect("runId")
+        .to_string();
+
+    // Newest first; two of the three expectations are right and one question has none, so
+    // half the runs pass (the unclear ones do not).
+    let runs = list(&fx);
+    let ids: Vec<&str> = runs
+        .iter()
+        .map(|r| r["runId"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids, [second_id.as_str(), first_id.as_str()]);
+    assert_eq!(runs[0]["runs"], 4);
+    assert_eq!(runs[1]["runs"], 8);
+    assert!(runs.iter().all(|r| r["passRate"] == 0.5), "{runs:?}");
+    assert!(runs[0]["configurationFingerprint"].is_string(), "{runs:?}");
+    assert_eq!(
+        runs[0]["configurationFingerprint"], runs[1]["configurationFingerprint"],
+        "the agent was not republished between the runs"
+    );
+
+    let shown = evaluations(&fx, &["show", &first_id[..8]]).ok_json();
+    assert_eq!(shown["runId"], first_id.as_str());
+    assert_eq!(shown["rows"], first_out["rows"]);
+    assert_eq!(shown["repeats"], 2);
+    assert_eq!(shown["agent"]["name"], "Sales agent");
+    assert_eq!(shown["workspace"]["id"], fx.workspace.as_str());
+    assert_eq!(shown["grading"], "rules");
+    // The fingerprint is of the file's bytes, checked against an independent sha256.
+    let expected = sha256sum(&file);
+    assert_eq!(shown["questionsSha256"], expected.as_str());
+    assert_eq!(
+        shown["questionsFile"],
+        std::fs::canonicalize(&file).unwrap().to_str().unwrap()
+    );
+
+    // The registry gives scripts the same commands.
+    let script = format!(
+        r#"print(`${{data_agent::evaluations_list("{ws}", "{agent}").len()}} ${{data_agent::evaluations_show("{first_id}").rows.len()}}`)"#,
+        ws = fx.workspace,
+        agent = fx.agent,
+    );
+    let scripted = fx.server.fabsh(&["-e", &script]);
+    assert_eq!(scripted.stdout.trim(), "2 8", "{}", scripted.stderr);
+
+    let refused = evaluations(&fx, &["delete", &first_id]);
+    assert_eq!(
+        refused.code, 2,
+        "off a terminal, delete needs --yes: {}",
+        refused.stderr
+    );
+    assert_eq!(list(&fx).len(), 2);
+    evaluations(&fx, &["delete", &first_id, "--yes"]);
+    let ids: Vec<Value> = list(&fx).iter().map(|r| r["runId"].clone()).collect();
+    assert_eq!(ids, [Value::from(second_id)]);
+    let gone = evaluations(&fx, &["show", &first_id]);
+    assert_eq!(gone.code, 4, "{}", gone.stderr);
+}
+
+#[test]
+fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let changed = orders_made_wrong(&fx, &dir);
+    // No recorded run yet: the gate has no baseline, and says so before asking anything.
+    let none = evaluate(&fx, &file, &["--fail-on-regression"]);
+    assert_eq!(none.code, 4, "{}", none.stderr);
+    assert!(list(&fx).is_empty());
+
+    let base = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"].clone();
+    let gated = evaluate(&fx, &changed, &["--fail-on-regression"]);
+    assert_eq!(gated.code, 7, "{}", gated.stderr);
+    assert!(
+        gated.stderr.contains("How many orders are there?"),
+        "{}",
+        gated.stderr
+    );
+    let head = list(&fx)[0]["runId"].clone();
+    assert_ne!(head, base, "the failing run is recorded too");
+    // The same file again passes the gate against that run.
+    let again = evaluate(
+        &fx,
+        &changed,
+        &["--fail-on-regression", "--baseline", head.as_str().unwrap()],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+
+    let out = evaluations(
+        &fx,
+        &["compare", base.as_str().unwrap(), head.as_str().unwrap()],
+    )
+    .ok_json();
+    // (status, regressed) of a question.
+    let verdict = |question: &str| {
+        let found = out["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .find(|q| q["question"] == question)
+            .cloned()
+            .unwrap_or_else(|| panic!("{question} not compared: {out}"));
+        (found["status"].clone(), found["regressed"].clone())
+    };
+    assert_eq!(
+        verdict("How many orders are there?"),
+        ("newly_failing".into(), true.into())
+    );
+    for same in [
+        "How many customers live in Germany?",
+        "How many customers are there?",
+    ] {
+        assert_eq!(verdict(same), ("unchanged".into(), false.into()));
+    }
+    assert_eq!(out["newlyFailing"], 1);
+    assert_eq!(out["newlyPassing"], 0);
+    assert_eq!(out["configurationChanged"], false);
+    // One of four questions lost its pass: a quarter of the pass rate.
+    assert_eq!(out["passRateDelta"], -0.25);
+
+    // Republished with another description, the agent's configuration fingerprint changes.
+    fx.ok("publish", &["--description", "Sales questions, revised"]);
+    let republished = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"].clone();
+    let out = evaluations(
+        &fx,
+        &[
+            "compare",
+            base.as_str().unwrap(),
+            republished.as_str().unwrap(),
+        ],
+    )
+    .ok_json();
+    assert_eq!(out["configurationChanged"], true, "{}", out);
+    assert_eq!(out["newlyFailing"], 0);
+}
+
+/// Counts the opening tags named `name` and checks the document is balanced.
+fn tags(xml: &str, name: &str) -> usize {
+    let mut stack: Vec<&str> = Vec::new();
+    let mut count = 0;
+    for tag in xml.split('<').skip(1) {
+        let tag = &tag[..tag.find('>').expect("tag closed")];
+        if tag.starts_with('?') {
+            continue;
+        }
+        if let Some(closing) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop(), Some(closing), "unbalanced at </{closing}>");
+            continue;
+        }
+        let tag_name = tag.split_whitespace().next().expect("name");
+        count += usize::from(tag_name == name);
+        if !tag.ends_with('/') {
+            stack.push(tag_name);
+        }
+    }
+    assert!(stack.is_empty(), "unclosed {stack:?}");
+    count
+}
+
+#[test]
+fn junit_has_a_testcase_per_question_and_repeat_and_no_save_records_nothing() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let junit = dir.path().join("results.xml");
+    let out = evaluate(
+        &fx,
+        &file,
+        &[
+            "--repeats",
+            "2",
+            "--junit",
+            junit.to_str().unwrap(),
+            "--no-save",
+        ],
+    )
+    .ok_json();
+    assert_eq!(out["summary"]["runId"], Value::Null);
+    assert!(!store(&fx).exists(), "--no-save opens no store");
+    assert!(list(&fx).is_empty());
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert_eq!(tags(&xml, "testcase"), 8);
+    // The wrong expectation fails twice, the question without one is unclear twice.
+    assert_eq!(tags(&xml, "failure"), 4);
+    assert!(
+        xml.contains("<testsuite name=\"Sales agent\" tests=\"8\" failures=\"4\""),
+        "{xml}"
+    );
+    let bad = evaluate(&fx, &file, &["--junit", "/no/such/dir/x.xml"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--junit"), "{}", bad.stderr);
+}
