@@ -35,6 +35,8 @@ dt{font-size:.75rem;color:#555;text-transform:uppercase;letter-spacing:.03em}
 dd{margin:0;font-weight:600;overflow-wrap:anywhere}
 svg{display:block;width:100%;height:auto;max-width:760px}
 .scroll{overflow-x:auto;max-width:100%;border:1px solid #e3e3e3;border-radius:6px}
+.chart{overflow-x:auto;max-width:100%}
+.chart svg{min-width:520px}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:4px 6px;border:1px solid #e3e3e3;text-align:left;vertical-align:top}
 table.matrix th.question{min-width:180px;max-width:320px;font-weight:normal;overflow-wrap:anywhere;position:sticky;left:0;background:#fff;z-index:1}
@@ -282,7 +284,7 @@ fn trend_section(history: &[Value], current: &str) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<section><h2>Pass rate over the agent's {} recorded runs</h2>{svg}\
+        "<section><h2>Pass rate over the agent's {} recorded runs</h2><div class=\"chart\">{svg}</div>\
          <p class=\"muted\">Oldest to newest; each point is labelled with its configuration \
          fingerprint; the larger amber point is this run.</p></section>",
         history.len()
@@ -403,13 +405,19 @@ fn latency_section(run: &Value) -> String {
             out,
             "<g class=\"bar\" data-count=\"{count}\"><title>{from:.0}–{:.0} ms: {count}</title>\
              <rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"#2d6cdf\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{count}</text></g>",
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text></g>",
             from + step,
             x + 1.0,
             top + plot_h - h,
             bar_w - 2.0,
             x + bar_w / 2.0,
             top + plot_h - h - 3.0,
+            // An empty bin shows no count: a lone 0 would read as an axis label.
+            if *count == 0 {
+                String::new()
+            } else {
+                count.to_string()
+            },
         );
     }
     let _ = write!(
