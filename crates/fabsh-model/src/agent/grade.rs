@@ -162,11 +162,18 @@ mod tests {
             (graded.verdict, graded.rule.as_str()),
             (Verdict::Yes, "numbers")
         );
-        let wrong = grade(Some("2000"), "There are 2001 orders.");
+        // 1% off is outside the default 0.5%; 0.05% off is inside it, but not inside 0.01%.
+        let wrong = grade(Some("2000"), "There are 2020 orders.");
         assert_eq!(
             (wrong.verdict, wrong.rule.as_str()),
             (Verdict::No, "numbers")
         );
+        assert_eq!(
+            grade(Some("2000"), "There are 2001 orders.").verdict,
+            Verdict::Yes
+        );
+        let strict = grade_within(Some("2000"), "There are 2001 orders.", 0.0001);
+        assert_eq!(strict.verdict, Verdict::No);
         assert_eq!(
             numbers_in("12% of 1,000 in 2024"),
             vec![12.0, 1000.0, 2024.0]
