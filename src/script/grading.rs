@@ -95,6 +95,18 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
     } else {
         host.connected_ctx().and_then(|ctx| ctx.judge().cloned())
     };
+    let tolerance = match opts.get("tolerance") {
+        None => grade::DEFAULT_TOLERANCE,
+        Some(value) => value
+            .as_float()
+            .ok()
+            .filter(|t| (0.0..=1.0).contains(t))
+            .ok_or_else(|| {
+                Error::usage(
+                    "grade::answers: tolerance must be a number from 0 to 1 (0.005 is 0.5%)",
+                )
+            })?,
+    };
     let runs = rows.iter().map(run_of).collect::<Result<Vec<Run>>>()?;
     let bar = opts
         .get("progress")
@@ -113,6 +125,7 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
                     run.expected.as_deref(),
                     run.actual.as_deref(),
                     run.error.as_deref(),
+                    tolerance,
                 )
             })
             .buffered(concurrency)

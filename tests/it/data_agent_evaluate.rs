@@ -23,7 +23,8 @@ pub fn truth(fx: &AgentFixture, question: &str) -> String {
 pub fn questions(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
     let orders = truth(fx, "How many orders are there?");
     let customers = truth(fx, "How many customers are there?");
-    let wrong: u64 = customers.parse::<u64>().expect("number") + 1;
+    // Twice the truth: wrong by far more than the number tolerance.
+    let wrong: u64 = customers.parse::<u64>().expect("number") * 2;
     let path = dir.path().join("questions.json");
     let text = format!(
         r#"[{{"question": "How many orders are there?", "expected": "{orders}"}},

@@ -51,7 +51,8 @@ pub fn orders_made_wrong(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf 
     let right = truth(fx, "How many orders are there?");
     let path = questions(fx, dir);
     let text = std::fs::read_to_string(&path).expect("read");
-    let wrong = format!("{}", right.parse::<u64>().expect("number") + 7);
+    // Twice the truth: far outside any number tolerance.
+    let wrong = format!("{}", right.parse::<u64>().expect("number") * 2);
     let changed = dir.path().join("changed.json");
     std::fs::write(
         &changed,
@@ -281,4 +282,99 @@ fn junit_has_a_testcase_per_question_and_repeat_and_no_save_records_nothing() {
     let bad = evaluate(&fx, &file, &["--junit", "/no/such/dir/x.xml"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("--junit"), "{}", bad.stderr);
+}
+
+/// The questions file with the orders question expecting `factor` times the true count.
+fn orders_scaled(fx: &AgentFixture, dir: &tempfile::TempDir, factor: f64) -> PathBuf {
+    let right: f64 = truth(fx, "How many orders are there?")
+        .parse()
+        .expect("number");
+    let path = dir.path().join("scaled.json");
+    let expected = format!("{}", (right * factor).round());
+    let body =
+        serde_json::json!([{"question": "How many orders are there?", "expected": expected}]);
+    std::fs::write(&path, body.to_string()).expect("write");
+    path
+}
+
+#[test]
+fn numbers_match_within_the_tolerance_and_the_rule_is_recorded() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let right: f64 = truth(&fx, "How many orders are there?")
+        .parse()
+        .expect("number");
+    // 0.4% off the truth (at least one unit): inside the default 0.5%, outside 0.1%.
+    let factor = 1.0 + (0.004f64).max(1.0 / right);
+    assert!(
+        factor < 1.005,
+        "the demo's order count is large enough for this test"
+    );
+    let file = orders_scaled(&fx, &dir, factor);
+    let row = |run: Run| run.ok_json()["rows"][0].clone();
+    let near = row(evaluate(&fx, &file, &["--no-save"]));
+    assert_eq!(
+        (near["verdict"].as_str(), near["rule"].as_str()),
+        (Some("yes"), Some("numbers")),
+        "{near}"
+    );
+    let strict = row(evaluate(&fx, &file, &["--no-save", "--tolerance", "0.1%"]));
+    assert_eq!(
+        (strict["verdict"].as_str(), strict["rule"].as_str()),
+        (Some("no"), Some("numbers")),
+        "{strict}"
+    );
+    let share = row(evaluate(&fx, &file, &["--no-save", "--tolerance", "0.001"]));
+    assert_eq!(share["verdict"], "no");
+    let before = fx.server.request_count();
+    let bad = evaluate(&fx, &file, &["--tolerance", "2"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--tolerance"), "{}", bad.stderr);
+    assert_eq!(fx.server.request_count(), before, "nothing sent");
+}
+
+#[test]
+fn a_script_gate_over_the_store_stops_on_a_regression() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let gate = dir.path().join("gate.rhai");
+    std::fs::write(
+        &gate,
+        "let diff = evaluate::gate(ARGS[0], ARGS[1], 0.05);\nprint(`${evaluate::history(ARGS[0], ARGS[1]).len()} runs, delta ${diff.passRateDelta}`);\n",
+    )
+    .expect("write");
+    let run_gate = || {
+        fx.server.fabsh(&[
+            "run",
+            gate.to_str().expect("path"),
+            "--",
+            &fx.workspace,
+            &fx.agent,
+        ])
+    };
+    let too_few = run_gate();
+    assert_ne!(too_few.code, 0);
+    assert!(
+        too_few.stderr.contains("a gate needs two"),
+        "{}",
+        too_few.stderr
+    );
+
+    let file = questions(&fx, &dir);
+    evaluate(&fx, &file, &[]).ok_json();
+    evaluate(&fx, &file, &[]).ok_json();
+    let same = run_gate();
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    assert_eq!(same.stdout, "2 runs, delta 0.0\n");
+
+    evaluate(&fx, &orders_made_wrong(&fx, &dir), &[]).ok_json();
+    let regressed = run_gate();
+    assert_ne!(regressed.code, 0, "{}", regressed.stdout);
+    assert!(
+        regressed
+            .stderr
+            .contains("1 question(s) regressed, first: How many orders are there?"),
+        "{}",
+        regressed.stderr
+    );
 }

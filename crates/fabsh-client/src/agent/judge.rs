@@ -122,6 +122,7 @@ pub async fn grade_run(
     expected: Option<&str>,
     actual: Option<&str>,
     error: Option<&str>,
+    tolerance: f64,
 ) -> Grade {
     if let Some(error) = error {
         return Grade {
@@ -140,7 +141,7 @@ pub async fn grade_run(
                 rule: JUDGE_FAILED.to_string(),
                 rationale: format!("the judge failed: {err}"),
             }),
-        None => fabsh_model::agent::grade::grade(expected, actual),
+        None => fabsh_model::agent::grade::grade_within(expected, actual, tolerance),
     }
 }
 

@@ -54,8 +54,9 @@ impl Grade {
     }
 }
 
-/// Relative tolerance when comparing numbers.
-const NUMBER_TOLERANCE: f64 = 1e-4;
+/// Relative tolerance when comparing numbers unless told (`--tolerance`): 0.5%, so an answer
+/// that rounds (46,117 for 46,117.30) still passes.
+pub const DEFAULT_TOLERANCE: f64 = 0.005;
 
 /// The numbers in a text, thousands separators dropped (`46,117.30` → 46117.3).
 pub fn numbers_in(text: &str) -> Vec<f64> {
@@ -73,12 +74,19 @@ pub fn numbers_in(text: &str) -> Vec<f64> {
         .collect()
 }
 
-fn same_number(a: f64, b: f64) -> bool {
-    (a - b).abs() <= NUMBER_TOLERANCE * a.abs().max(b.abs()).max(1.0)
+fn same_number(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
 }
 
-/// Grades `actual` against `expected` by the rules above.
+/// Grades `actual` against `expected` by the rules above, numbers within the default
+/// tolerance.
 pub fn grade(expected: Option<&str>, actual: &str) -> Grade {
+    grade_within(expected, actual, DEFAULT_TOLERANCE)
+}
+
+/// Grades `actual` against `expected` by the rules above, numbers equal within `tolerance`
+/// (relative).
+pub fn grade_within(expected: Option<&str>, actual: &str, tolerance: f64) -> Grade {
     let Some(expected) = expected.map(str::trim).filter(|text| !text.is_empty()) else {
         return Grade::new(
             Verdict::Unclear,
@@ -98,7 +106,7 @@ pub fn grade(expected: Option<&str>, actual: &str) -> Grade {
         let found = numbers_in(actual);
         let missing: Vec<String> = wanted_numbers
             .iter()
-            .filter(|want| !found.iter().any(|got| same_number(**want, *got)))
+            .filter(|want| !found.iter().any(|got| same_number(**want, *got, tolerance)))
             .map(f64::to_string)
             .collect();
         return if missing.is_empty() {
@@ -154,11 +162,18 @@ mod tests {
             (graded.verdict, graded.rule.as_str()),
             (Verdict::Yes, "numbers")
         );
-        let wrong = grade(Some("2000"), "There are 2001 orders.");
+        // 1% off is outside the default 0.5%; 0.05% off is inside it, but not inside 0.01%.
+        let wrong = grade(Some("2000"), "There are 2020 orders.");
         assert_eq!(
             (wrong.verdict, wrong.rule.as_str()),
             (Verdict::No, "numbers")
         );
+        assert_eq!(
+            grade(Some("2000"), "There are 2001 orders.").verdict,
+            Verdict::Yes
+        );
+        let strict = grade_within(Some("2000"), "There are 2001 orders.", 0.0001);
+        assert_eq!(strict.verdict, Verdict::No);
         assert_eq!(
             numbers_in("12% of 1,000 in 2024"),
             vec![12.0, 1000.0, 2024.0]

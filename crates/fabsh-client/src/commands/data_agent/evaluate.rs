@@ -96,7 +96,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib function evaluate::run.",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib function evaluate::run.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -142,6 +142,13 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Exit 6 when the pass rate (0 to 1) is below this, for CI (1 means the service, the network or the judge failed)",
         ),
+        ArgSpec::opt(
+            "tolerance",
+            ArgKind::Str,
+            "Without a judge, numbers match within this relative tolerance: 0.5% (the default) or 0.005",
+        )
+        .value_name("SHARE")
+        .default("0.5%"),
         ArgSpec::opt(
             "no-save",
             ArgKind::Bool,
@@ -248,6 +255,21 @@ fn min_pass_rate(args: &Args) -> Result<Option<f64>> {
     }
 }
 
+/// `--tolerance`: a share (`0.005`) or a percentage (`0.5%`), from 0 to 1.
+fn tolerance(args: &Args) -> Result<f64> {
+    let text = args.str("tolerance")?.trim();
+    let parsed = match text.strip_suffix('%') {
+        Some(percent) => percent.trim().parse::<f64>().map(|p| p / 100.0),
+        None => text.parse::<f64>(),
+    };
+    match parsed {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(Error::usage(format!(
+            "--tolerance must be a share from 0 to 1 (0.005) or a percentage (0.5%), got {text:?}"
+        ))),
+    }
+}
+
 fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         check_stage(&args)?;
@@ -269,6 +291,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         };
         let output = output_file(&args)?;
         let bar = min_pass_rate(&args)?;
+        let tolerance = tolerance(&args)?;
         let downloads = args
             .opt_str("download-files")
             .map(downloads::check_dir)
@@ -296,7 +319,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let mut opts = json!({
             "repeats": repeats, "concurrency": concurrency, "timeout": limit.as_secs(),
             "show_steps": args.flag("show-steps"), "keep_thread": args.flag("keep-thread"),
-            "progress": "evaluating",
+            "progress": "evaluating", "tolerance": tolerance,
         });
         if let Some(url) = args.opt_str("published-url") {
             opts["published_url"] = json!(url);
