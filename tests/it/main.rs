@@ -29,6 +29,7 @@ mod definition_extras;
 mod definitions;
 mod dry_run;
 mod evaluations;
+mod evaluations_report;
 mod help_examples;
 mod http_core;
 mod http_hygiene;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// How a question fared in one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
+pub enum Outcome {
     /// Every repeat graded yes.
     Pass,
     /// No repeat graded yes.
@@ -18,7 +18,7 @@ enum Outcome {
 }
 
 /// The outcome of each question of a run's rows, in the order first asked.
-fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
+pub fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
     let mut order: Vec<String> = Vec::new();
     let mut verdicts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for row in run["rows"].as_array().into_iter().flatten() {
@@ -44,13 +44,19 @@ fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
         .collect()
 }
 
-fn name(outcome: Option<Outcome>) -> Value {
-    match outcome {
-        Some(Outcome::Pass) => json!("pass"),
-        Some(Outcome::Fail) => json!("fail"),
-        Some(Outcome::Flaky) => json!("flaky"),
-        None => Value::Null,
+impl Outcome {
+    /// Its name in `evaluations compare`'s output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Flaky => "flaky",
+        }
     }
+}
+
+fn name(outcome: Option<Outcome>) -> Value {
+    outcome.map_or(Value::Null, |o| json!(o.name()))
 }
 
 /// The change of one question from `base` to `head`.

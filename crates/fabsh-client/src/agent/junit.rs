@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 /// `text` safe inside an XML attribute or element: the five special characters escaped and
 /// the characters XML 1.0 cannot hold at all dropped.
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -24,7 +24,8 @@ fn escape(text: &str) -> String {
     out
 }
 
-fn text(value: &Value) -> String {
+/// A JSON value as text: strings as they are, null as nothing, the rest as JSON.
+pub fn text(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
         Value::String(text) => text.clone(),

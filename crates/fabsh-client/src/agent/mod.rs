@@ -6,6 +6,7 @@
 pub mod assistants;
 pub mod downloads;
 pub mod evaluation_compare;
+pub mod evaluation_report;
 pub mod evaluations;
 pub mod fewshot_review;
 pub mod jsonrpc;

@@ -63,9 +63,16 @@ pub fn open(args: &Args, workspace: &str, agent: &str) -> Result<Tracking> {
     })
 }
 
-/// The file `--flag` names, checked to be in a directory that exists before anything is asked.
+/// The file `--flag` names, checked to be in a directory that exists (and not to be a
+/// directory itself) before anything is asked.
 pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
     let path = PathBuf::from(text);
+    if path.is_dir() {
+        return Err(Error::usage(format!(
+            "--{flag}: {} is a directory; give a file path",
+            path.display()
+        )));
+    }
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

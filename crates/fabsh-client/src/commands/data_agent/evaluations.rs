@@ -1,9 +1,11 @@
-//! `data-agent evaluations list | show | delete | compare`: the runs `data-agent evaluate`
+//! `data-agent evaluations list | show | delete | compare | report`: the runs `data-agent evaluate`
 //! recorded in the evaluation store, read back to track an agent over time. Only `list`
 //! asks the service (to resolve the workspace and agent names); the rest work offline.
 
+use super::evaluation_record::in_existing_dir;
 use super::{AGENT, agent};
 use crate::agent::evaluation_compare;
+use crate::agent::evaluation_report::{self, Report};
 use crate::agent::evaluations::Store;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
@@ -93,6 +95,32 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(compare),
 };
 
+/// The most runs the report's matrix shows.
+const MATRIX_RUNS: usize = 20;
+
+pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
+    group: "data-agent",
+    name: "evaluations report",
+    summary: "Write a recorded evaluation run as a self-contained HTML report",
+    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point labelled with its configuration fingerprint), a questions × runs matrix over the agent's last 20 runs (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error. --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
+    args: &[
+        RUN,
+        ArgSpec::req("output", ArgKind::Str, "The HTML file to write").value_name("FILE"),
+        ArgSpec::opt(
+            "compare",
+            ArgKind::Str,
+            "A run to compare with, as the base (id or prefix)",
+        ),
+    ],
+    traits: Traits::READ.needs(Needs::Nothing),
+    columns: &[],
+    examples: &[Example {
+        command: "data-agent evaluations report \"$RUN_ID\" --compare \"$BASE_RUN_ID\" --output report.html",
+        about: "a page to read or attach to a pull request",
+    }],
+    handler: Handler::Data(report),
+};
+
 fn list(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let agent = agent(&ctx, &args).await?;
@@ -118,5 +146,43 @@ fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
         let base = store.show(args.str("run-a")?)?;
         let head = store.show(args.str("run-b")?)?;
         Ok(Reply::json(evaluation_compare::compare(&base, &head)).with_table_rows("questions"))
+    })
+}
+
+fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let output = in_existing_dir("output", args.str("output")?)?;
+        let store = Store::open()?;
+        let run = store.show(args.str("run")?)?;
+        let comparison = args
+            .opt_str("compare")
+            .map(|base| store.show(base))
+            .transpose()?
+            .map(|base| evaluation_compare::compare(&base, &run));
+        let mut history = store.list(
+            run["workspace"]["id"].as_str().unwrap_or_default(),
+            run["agent"]["id"].as_str().unwrap_or_default(),
+        )?;
+        history.reverse();
+        let matrix = history[history.len().saturating_sub(MATRIX_RUNS)..]
+            .iter()
+            .map(|listed| store.show(listed["runId"].as_str().unwrap_or_default()))
+            .collect::<crate::error::Result<Vec<_>>>()?;
+        let page = evaluation_report::render(&Report {
+            run: &run,
+            history: &history,
+            matrix: &matrix,
+            comparison: comparison.as_ref(),
+        });
+        std::fs::write(&output, page).map_err(|err| {
+            crate::error::Error::runtime(format!("cannot write {}", output.display()))
+                .with_cause(err)
+        })?;
+        Ok(Reply::json(serde_json::json!({
+            "report": output.display().to_string(),
+            "runId": run["runId"],
+            "runsCharted": history.len(),
+            "matrixRuns": matrix.len(),
+        })))
     })
 }

@@ -61,6 +61,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     evaluations::LIST_EVALUATIONS,
     evaluations::SHOW_EVALUATION,
     evaluations::COMPARE_EVALUATIONS,
+    evaluations::REPORT_EVALUATION,
     evaluations::DELETE_EVALUATION,
     validate_fewshots::VALIDATE_FEWSHOTS,
 ];

@@ -1,0 +1,469 @@
+//! `data-agent evaluations report`: one recorded run as a single self-contained HTML page
+//! (inline CSS and SVG, nothing loaded from anywhere) — its summary, the agent's pass rate
+//! over its recorded runs, a questions × runs matrix, the latency histogram of the run and
+//! every row not graded yes; with a comparison, its summary first. Every text from the
+//! store is escaped. Elements carry class names and data-* attributes so tests (and
+//! scripts) can read the page structurally.
+
+use super::evaluation_compare::{Outcome, outcomes};
+use super::junit::{escape, text};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// What the page shows.
+pub struct Report<'a> {
+    /// The run, as `evaluations show` gives it.
+    pub run: &'a Value,
+    /// The agent's recorded runs, oldest first, as `evaluations list` gives them.
+    pub history: &'a [Value],
+    /// The runs of the matrix, oldest first, as `evaluations show` gives them.
+    pub matrix: &'a [Value],
+    /// `evaluations compare`'s answer, when asked for.
+    pub comparison: Option<&'a Value>,
+}
+
+const STYLE: &str = "
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;padding:16px;max-width:1100px;color:#1b1b1b;background:#fff;line-height:1.4}
+h1{font-size:1.5rem;margin:.2em 0 .6em;overflow-wrap:anywhere}
+h2{font-size:1.15rem;margin:1.6em 0 .5em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+section{max-width:100%}
+dl.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:8px;margin:0}
+dl.summary div{background:#f5f6f8;border-radius:6px;padding:8px 10px;min-width:0}
+dt{font-size:.75rem;color:#555;text-transform:uppercase;letter-spacing:.03em}
+dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+svg{display:block;width:100%;height:auto;max-width:760px}
+.scroll{overflow-x:auto;max-width:100%;border:1px solid #e3e3e3;border-radius:6px}
+.chart{overflow-x:auto;max-width:100%}
+.chart svg{min-width:520px}
+table{border-collapse:collapse;font-size:.85rem}
+th,td{padding:4px 6px;border:1px solid #e3e3e3;text-align:left;vertical-align:top}
+table.matrix th.question{min-width:180px;max-width:320px;font-weight:normal;overflow-wrap:anywhere;position:sticky;left:0;background:#fff;z-index:1}
+table.matrix thead th{font-size:.7rem;white-space:nowrap}
+table.matrix thead th.current{background:#fff3c4}
+td.cell{text-align:center;font-weight:700;min-width:34px}
+.pass{background:#cdeccd;color:#125212}
+.fail{background:#f8cccc;color:#8a1010}
+.mixed{background:#fbe3a6;color:#6b4a00}
+.absent{background:#e8e8e8;color:#555}
+.legend{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0;font-size:.85rem;padding:0;list-style:none}
+.legend li span{display:inline-block;min-width:24px;text-align:center;border-radius:4px;margin-right:4px;font-weight:700}
+article.failure{border:1px solid #e3c0c0;border-left:4px solid #c33;border-radius:6px;padding:8px 12px;margin:10px 0;overflow-wrap:anywhere}
+article.failure h3{font-size:1rem;margin:0 0 6px}
+article.failure pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 8px;background:#f7f7f7;padding:6px;border-radius:4px;font-size:.85rem}
+.muted{color:#666;font-size:.85rem}
+.comparison ul{padding-left:1.2em}
+@media (max-width:480px){body{padding:10px}h1{font-size:1.2rem}dl.summary{grid-template-columns:1fr 1fr}}
+";
+
+/// The page.
+pub fn render(report: &Report) -> String {
+    let run = report.run;
+    let agent = name_or_id(&run["agent"]);
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>Evaluation {} of {}</title><style>{STYLE}</style></head><body>\
+         <h1>Evaluation of {}</h1>",
+        escape(&short(&text(&run["runId"]), 8)),
+        escape(&agent),
+        escape(&agent),
+    );
+    if let Some(comparison) = report.comparison {
+        page.push_str(&comparison_section(comparison));
+    }
+    page.push_str(&summary_section(run));
+    page.push_str(&trend_section(report.history, &text(&run["runId"])));
+    page.push_str(&matrix_section(run, report.matrix));
+    page.push_str(&latency_section(run));
+    page.push_str(&failures_section(run));
+    page.push_str("</body></html>\n");
+    page
+}
+
+fn name_or_id(named: &Value) -> String {
+    named["name"]
+        .as_str()
+        .map_or_else(|| text(&named["id"]), str::to_string)
+}
+
+/// The first `n` characters.
+fn short(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+fn percent(value: &Value) -> String {
+    value
+        .as_f64()
+        .map_or_else(|| "—".to_string(), |rate| format!("{:.1}%", rate * 100.0))
+}
+
+fn millis(value: &Value) -> String {
+    value
+        .as_f64()
+        .map_or_else(|| "—".to_string(), |ms| format!("{ms:.0} ms"))
+}
+
+fn summary_section(run: &Value) -> String {
+    let summary = &run["summary"];
+    let fingerprint = run["configurationFingerprint"]
+        .as_str()
+        .map_or_else(|| "none".to_string(), |f| short(f, 12));
+    let items = [
+        ("Agent", name_or_id(&run["agent"])),
+        ("Workspace", name_or_id(&run["workspace"])),
+        ("Time (UTC)", text(&run["time"])),
+        ("Grading", text(&run["grading"])),
+        ("Pass rate", percent(&summary["passRate"])),
+        (
+            "Runs",
+            format!(
+                "{} ({} × {} repeats)",
+                text(&summary["runs"]),
+                outcomes(run).len(),
+                text(&run["repeats"])
+            ),
+        ),
+        ("Latency p50", millis(&summary["latencyP50Ms"])),
+        ("Latency p95", millis(&summary["latencyP95Ms"])),
+        ("Configuration", fingerprint),
+        (
+            "Questions file sha256",
+            short(&text(&run["questionsSha256"]), 12),
+        ),
+        ("Run id", text(&run["runId"])),
+    ];
+    let mut out = String::from("<section class=\"summary\"><h2>Summary</h2><dl class=\"summary\">");
+    for (label, value) in items {
+        let _ = write!(
+            out,
+            "<div><dt>{label}</dt><dd>{}</dd></div>",
+            escape(&value)
+        );
+    }
+    let _ = write!(
+        out,
+        "</dl><p class=\"muted\">Questions file: {}</p></section>",
+        escape(&text(&run["questionsFile"]))
+    );
+    out
+}
+
+fn comparison_section(comparison: &Value) -> String {
+    let signed = |value: &Value, scale: f64, unit: &str| {
+        value
+            .as_f64()
+            .map_or_else(|| "—".to_string(), |v| format!("{:+.1}{unit}", v * scale))
+    };
+    let mut out = format!(
+        "<section class=\"comparison\"><h2>Compared with run {}</h2><dl class=\"summary\">",
+        escape(&short(&text(&comparison["base"]["runId"]), 8))
+    );
+    let items = [
+        ("Newly failing", text(&comparison["newlyFailing"])),
+        ("Newly passing", text(&comparison["newlyPassing"])),
+        ("Flaky", text(&comparison["flaky"])),
+        ("Unchanged", text(&comparison["unchanged"])),
+        (
+            "Pass rate Δ",
+            signed(&comparison["passRateDelta"], 100.0, " pts"),
+        ),
+        (
+            "Latency p50 Δ",
+            signed(&comparison["latencyP50DeltaMs"], 1.0, " ms"),
+        ),
+        (
+            "Configuration changed",
+            text(&comparison["configurationChanged"]),
+        ),
+    ];
+    for (label, value) in items {
+        let _ = write!(
+            out,
+            "<div><dt>{label}</dt><dd>{}</dd></div>",
+            escape(&value)
+        );
+    }
+    out.push_str("</dl><ul>");
+    for question in comparison["questions"].as_array().into_iter().flatten() {
+        let status = text(&question["status"]);
+        if status == "unchanged" {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<li class=\"change\" data-status=\"{}\"><strong>{}</strong>: {}</li>",
+            escape(&status),
+            escape(&status.replace('_', " ")),
+            escape(&text(&question["question"]))
+        );
+    }
+    out.push_str("</ul></section>");
+    out
+}
+
+/// The pass rate over the agent's runs, oldest first, as a line chart.
+fn trend_section(history: &[Value], current: &str) -> String {
+    let (width, height, left, right, top, bottom) = (640.0, 260.0, 44.0, 16.0, 16.0, 70.0);
+    let plot_w = width - left - right;
+    let plot_h = height - top - bottom;
+    let x = |i: usize| {
+        if history.len() <= 1 {
+            left + plot_w / 2.0
+        } else {
+            left + plot_w * i as f64 / (history.len() - 1) as f64
+        }
+    };
+    let y = |rate: f64| top + plot_h * (1.0 - rate.clamp(0.0, 1.0));
+    let mut svg = format!(
+        "<svg class=\"trend\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
+         aria-label=\"Pass rate over {} recorded runs\" font-size=\"11\">",
+        history.len()
+    );
+    for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let _ = write!(
+            svg,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#e3e3e3\"/>\
+             <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}%</text>",
+            width - right,
+            left - 6.0,
+            y(tick) + 4.0,
+            tick * 100.0,
+            y = y(tick)
+        );
+    }
+    let points: Vec<String> = history
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            format!(
+                "{:.1},{:.1}",
+                x(i),
+                y(run["passRate"].as_f64().unwrap_or(0.0))
+            )
+        })
+        .collect();
+    let _ = write!(
+        svg,
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"#2d6cdf\" stroke-width=\"2\"/>",
+        points.join(" ")
+    );
+    for (i, run) in history.iter().enumerate() {
+        let id = text(&run["runId"]);
+        let is_current = id == current;
+        let rate = run["passRate"].as_f64().unwrap_or(0.0);
+        let label = run["configurationFingerprint"]
+            .as_str()
+            .map_or_else(|| "none".to_string(), |f| short(f, 7));
+        let (cx, cy) = (x(i), y(rate));
+        let _ = write!(
+            svg,
+            "<g class=\"point{}\" data-run=\"{}\" data-current=\"{is_current}\">\
+             <title>{} {} {}</title>\
+             <circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#2d6cdf\" stroke-width=\"2\"/>\
+             <text transform=\"translate({cx:.1},{:.1}) rotate(-45)\" text-anchor=\"end\" fill=\"{}\" font-family=\"monospace\"{}>{}</text></g>",
+            if is_current { " current" } else { "" },
+            escape(&id),
+            escape(&text(&run["time"])),
+            percent(&run["passRate"]),
+            escape(&label),
+            if is_current { 7 } else { 4 },
+            if is_current { "#f0a000" } else { "#fff" },
+            top + plot_h + 14.0,
+            if is_current { "#000" } else { "#555" },
+            if is_current {
+                " font-weight=\"bold\""
+            } else {
+                ""
+            },
+            escape(&label),
+        );
+    }
+    svg.push_str("</svg>");
+    format!(
+        "<section><h2>Pass rate over the agent's {} recorded runs</h2><div class=\"chart\">{svg}</div>\
+         <p class=\"muted\">Oldest to newest; each point is labelled with its configuration \
+         fingerprint; the larger amber point is this run.</p></section>",
+        history.len()
+    )
+}
+
+/// One cell's class, symbol and wording.
+fn cell(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str) {
+    match outcome {
+        Some(Outcome::Pass) => ("pass", "✓", "passed on every repeat"),
+        Some(Outcome::Fail) => ("fail", "✗", "failed on every repeat"),
+        Some(Outcome::Flaky) => ("mixed", "±", "passed on some repeats"),
+        None => ("absent", "–", "not asked"),
+    }
+}
+
+fn matrix_section(run: &Value, matrix: &[Value]) -> String {
+    let columns: Vec<BTreeMap<String, Outcome>> = matrix
+        .iter()
+        .map(|r| outcomes(r).into_iter().collect())
+        .collect();
+    let current = text(&run["runId"]);
+    let mut out = format!(
+        "<section><h2>Questions × the last {} runs</h2><ul class=\"legend\">",
+        matrix.len()
+    );
+    for outcome in [
+        Some(Outcome::Pass),
+        Some(Outcome::Fail),
+        Some(Outcome::Flaky),
+        None,
+    ] {
+        let (class, symbol, wording) = cell(outcome);
+        let _ = write!(
+            out,
+            "<li><span class=\"{class}\">{symbol}</span>{wording}</li>"
+        );
+    }
+    out.push_str(
+        "</ul><div class=\"scroll\"><table class=\"matrix\"><thead><tr><th class=\"question\">Question</th>",
+    );
+    for shown in matrix {
+        let id = text(&shown["runId"]);
+        let _ = write!(
+            out,
+            "<th class=\"run{}\" data-run=\"{}\" title=\"{}\">{}<br>{}</th>",
+            if id == current { " current" } else { "" },
+            escape(&id),
+            escape(&id),
+            escape(&short(&id, 8)),
+            escape(&short(&text(&shown["time"]), 10)),
+        );
+    }
+    out.push_str("</tr></thead><tbody>");
+    for (question, _) in outcomes(run) {
+        let _ = write!(
+            out,
+            "<tr class=\"matrix-row\"><th class=\"question\" scope=\"row\">{}</th>",
+            escape(&question)
+        );
+        for (shown, column) in matrix.iter().zip(&columns) {
+            let (class, symbol, wording) = cell(column.get(&question).copied());
+            let _ = write!(
+                out,
+                "<td class=\"cell {class}\" data-run=\"{}\" data-outcome=\"{class}\" title=\"{wording}\">{symbol}</td>",
+                escape(&text(&shown["runId"]))
+            );
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div></section>");
+    out
+}
+
+/// The run's latencies as a histogram of up to ten equal bins.
+fn latency_section(run: &Value) -> String {
+    let latencies: Vec<f64> = run["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| row["latencyMs"].as_f64())
+        .collect();
+    let mut out = String::from("<section><h2>Latency of this run</h2>");
+    if latencies.is_empty() {
+        out.push_str("<p class=\"muted\">No latencies recorded.</p></section>");
+        return out;
+    }
+    let low = latencies.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = latencies.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let bins = if high > low { 10 } else { 1 };
+    let step = ((high - low) / bins as f64).max(1.0);
+    let mut counts = vec![0usize; bins];
+    for latency in &latencies {
+        let bin = (((latency - low) / step) as usize).min(bins - 1);
+        counts[bin] += 1;
+    }
+    let most = counts.iter().copied().max().unwrap_or(1).max(1);
+    let (width, height, left, bottom, top) = (640.0, 220.0, 36.0, 40.0, 12.0);
+    let plot_h = height - top - bottom;
+    let bar_w = (width - left - 8.0) / bins as f64;
+    let _ = write!(
+        out,
+        "<svg class=\"histogram\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
+         aria-label=\"Latency histogram of {} runs\" font-size=\"11\">\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{most}</text>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">0</text>",
+        latencies.len(),
+        left - 6.0,
+        top + 8.0,
+        left - 6.0,
+        top + plot_h,
+    );
+    for (i, count) in counts.iter().enumerate() {
+        let h = plot_h * *count as f64 / most as f64;
+        let x = left + bar_w * i as f64;
+        let from = low + step * i as f64;
+        let _ = write!(
+            out,
+            "<g class=\"bar\" data-count=\"{count}\"><title>{from:.0}–{:.0} ms: {count}</title>\
+             <rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"#2d6cdf\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">{}</text></g>",
+            from + step,
+            x + 1.0,
+            top + plot_h - h,
+            bar_w - 2.0,
+            x + bar_w / 2.0,
+            top + plot_h - h - 3.0,
+            // An empty bin shows no count: a lone 0 would read as an axis label.
+            if *count == 0 {
+                String::new()
+            } else {
+                count.to_string()
+            },
+        );
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{left}\" y=\"{}\" fill=\"#555\">{low:.0} ms</text>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{:.0} ms</text></svg></section>",
+        height - 18.0,
+        width - 8.0,
+        height - 18.0,
+        low + step * bins as f64,
+    );
+    out
+}
+
+/// Every row not graded yes, with what was expected, what came back and why.
+fn failures_section(run: &Value) -> String {
+    let failed: Vec<&Value> = run["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|row| row["verdict"] != "yes")
+        .collect();
+    let mut out = format!("<section><h2>Rows not graded yes ({})</h2>", failed.len());
+    for row in failed {
+        let why = if row["error"].is_null() {
+            text(&row["rationale"])
+        } else {
+            text(&row["error"])
+        };
+        let _ = write!(
+            out,
+            "<article class=\"failure\" data-verdict=\"{}\"><h3>{}</h3>\
+             <p class=\"muted\">verdict {} · rule {} · {}</p>\
+             <div>Expected</div><pre class=\"expected\">{}</pre>\
+             <div>Actual</div><pre class=\"actual\">{}</pre>\
+             <div>Why</div><pre class=\"why\">{}</pre></article>",
+            escape(&text(&row["verdict"])),
+            escape(&text(&row["question"])),
+            escape(&text(&row["verdict"])),
+            escape(&text(&row["rule"])),
+            millis(&row["latencyMs"]),
+            escape(&text(&row["expected"])),
+            escape(&text(&row["actual"])),
+            escape(&why),
+        );
+    }
+    out.push_str("</section>");
+    out
+}

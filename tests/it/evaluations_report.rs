@@ -1,0 +1,250 @@
+//! `data-agent evaluations report`: the HTML page of a recorded run, read back structurally
+//! (the class names and data-* attributes it emits) against what the store recorded, as
+//! `evaluations show` / `list` give it. The fixture: a published agent, a base run of the
+//! questions of `data_agent_evaluate::questions` (two right, one wrong, one without an
+//! expectation) and a head run with the orders expectation made wrong and a question
+//! carrying markup, so its text must come out escaped.
+
+use crate::data_agent_evaluate::questions;
+use crate::data_agent_query::{EXAMPLES, published};
+use crate::evaluations::{evaluate, evaluations, list, orders_made_wrong};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const MARKUP: &str = "<b>Orders</b> <script>alert(1)</script> by region?";
+const MARKUP_ESCAPED: &str = "&lt;b&gt;Orders&lt;/b&gt; &lt;script&gt;alert(1)&lt;/script&gt;";
+
+/// The values of `attribute="..."` in `html`, in order.
+fn attributes<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
+    let marker = format!("{attribute}=\"");
+    html.match_indices(&marker)
+        .map(|(at, _)| {
+            let rest = &html[at + marker.len()..];
+            &rest[..rest.find('"').expect("closing quote")]
+        })
+        .collect()
+}
+
+/// The question of each matrix row and its cells as (run, outcome).
+fn matrix(html: &str) -> Vec<(String, Vec<(String, String)>)> {
+    html.split("<tr class=\"matrix-row\">")
+        .skip(1)
+        .map(|row| {
+            let row = &row[..row.find("</tr>").expect("row end")];
+            let question = row
+                .split("scope=\"row\">")
+                .nth(1)
+                .and_then(|rest| rest.split("</th>").next())
+                .expect("question")
+                .to_string();
+            let runs = attributes(row, "data-run");
+            let outcomes = attributes(row, "data-outcome");
+            let cells = runs
+                .into_iter()
+                .zip(outcomes)
+                .map(|(r, o)| (r.to_string(), o.to_string()))
+                .collect();
+            (question, cells)
+        })
+        .collect()
+}
+
+/// A question's cell as the spec names it from its recorded verdicts: every repeat yes is
+/// pass, none is fail, some is mixed; not asked is absent.
+fn expected_cell(run: &Value, question: &str) -> &'static str {
+    let verdicts: Vec<&Value> = run["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["question"] == question)
+        .map(|row| &row["verdict"])
+        .collect();
+    let yes = verdicts.iter().filter(|v| **v == "yes").count();
+    match (verdicts.len(), yes) {
+        (0, _) => "absent",
+        (_, 0) => "fail",
+        (n, y) if n == y => "pass",
+        _ => "mixed",
+    }
+}
+
+/// HTML-escaped as the page must show text.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+#[test]
+fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let base_out = evaluate(&fx, &file, &["--repeats", "2"]).ok_json();
+    let base_id = base_out["summary"]["runId"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let changed = orders_made_wrong(&fx, &dir);
+    let text = std::fs::read_to_string(&changed).expect("read");
+    let end = text.rfind(']').expect("array end");
+    let extra = serde_json::to_string(MARKUP).expect("json");
+    std::fs::write(
+        &changed,
+        format!(
+            "{}, {{\"question\": {extra}, \"expected\": \"1\"}}]",
+            &text[..end]
+        ),
+    )
+    .expect("write");
+    let head_run = evaluate(&fx, &changed, &[]);
+    let head_id = list(&fx)[0]["runId"].as_str().expect("id").to_string();
+    assert_ne!(head_id, base_id, "{}", head_run.stderr);
+
+    let page = dir.path().join("report.html");
+    let out = evaluations(
+        &fx,
+        &[
+            "report",
+            &head_id[..8],
+            "--compare",
+            &base_id,
+            "--output",
+            page.to_str().expect("path"),
+        ],
+    )
+    .ok_json();
+    assert_eq!(out["runId"], head_id.as_str());
+    let html = std::fs::read_to_string(&page).expect("the report is written");
+
+    // Self-contained: nothing loaded from elsewhere, no script at all.
+    for remote in [
+        "src=\"http",
+        "href=\"http",
+        "url(http",
+        "@import",
+        "<script",
+        "<link",
+    ] {
+        assert!(!html.contains(remote), "{remote} in the report");
+    }
+    // Text from the store is escaped.
+    assert!(
+        html.contains(MARKUP_ESCAPED),
+        "the markup question, escaped"
+    );
+
+    // One chart point per recorded run, oldest first, this run the current one.
+    let recorded: Vec<String> = list(&fx)
+        .iter()
+        .rev()
+        .map(|r| r["runId"].as_str().expect("id").to_string())
+        .collect();
+    let trend = &html[html.find("<svg class=\"trend\"").expect("chart")..];
+    let trend = &trend[..trend.find("</svg>").expect("chart end")];
+    assert_eq!(attributes(trend, "data-run"), recorded);
+    assert_eq!(attributes(trend, "data-current"), ["false", "true"]);
+
+    // The matrix: a row per question of the head run, a column per recorded run, each cell
+    // as the recorded verdicts say.
+    let base = evaluations(&fx, &["show", &base_id]).ok_json();
+    let head = evaluations(&fx, &["show", &head_id]).ok_json();
+    let mut asked: Vec<String> = Vec::new();
+    for row in head["rows"].as_array().expect("rows") {
+        let q = row["question"].as_str().expect("question").to_string();
+        if !asked.contains(&q) {
+            asked.push(q);
+        }
+    }
+    let rows = matrix(&html);
+    assert_eq!(
+        rows.iter().map(|(q, _)| q.clone()).collect::<Vec<_>>(),
+        asked.iter().map(|q| escaped(q)).collect::<Vec<_>>()
+    );
+    let shown: BTreeMap<&str, &Value> = [(base_id.as_str(), &base), (head_id.as_str(), &head)]
+        .into_iter()
+        .collect();
+    for ((_, cells), question) in rows.iter().zip(&asked) {
+        let runs: Vec<&str> = cells.iter().map(|(r, _)| r.as_str()).collect();
+        assert_eq!(runs, recorded, "one column per run, oldest first");
+        for (run, outcome) in cells {
+            assert_eq!(
+                outcome,
+                expected_cell(shown[run.as_str()], question),
+                "{question} in {run}"
+            );
+        }
+    }
+    let outcomes: Vec<&str> = rows
+        .iter()
+        .flat_map(|(_, cells)| cells.iter().map(|(_, o)| o.as_str()))
+        .collect();
+    for class in ["pass", "fail", "absent"] {
+        assert!(outcomes.contains(&class), "{class} in {outcomes:?}");
+    }
+
+    // Every row of the head run not graded yes, in order, and no other.
+    let failed: Vec<String> = head["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["verdict"] != "yes")
+        .map(|row| escaped(row["question"].as_str().expect("question")))
+        .collect();
+    let listed: Vec<String> = html
+        .split("<article class=\"failure\"")
+        .skip(1)
+        .map(|a| {
+            a.split("<h3>")
+                .nth(1)
+                .expect("h3")
+                .split("</h3>")
+                .next()
+                .expect("h3 end")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(listed, failed);
+
+    // The comparison: one change entry per question `evaluations compare` says changed.
+    let compared = evaluations(&fx, &["compare", &base_id, &head_id]).ok_json();
+    let changed_statuses: Vec<&str> = compared["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .map(|q| q["status"].as_str().expect("status"))
+        .filter(|s| *s != "unchanged")
+        .collect();
+    let section = &html[html.find("class=\"comparison\"").expect("comparison")..];
+    let section = &section[..section.find("</section>").expect("end")];
+    assert_eq!(attributes(section, "data-status"), changed_statuses);
+    // At least the markup question, added in the head run.
+    assert!(changed_statuses.contains(&"added"), "{compared}");
+}
+
+#[test]
+fn a_bad_output_is_refused_before_anything_is_written() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let out = evaluate(&fx, &file, &[]).ok_json();
+    let id = out["summary"]["runId"].as_str().expect("id").to_string();
+    let dir_path = dir.path().to_str().expect("path").to_string();
+    let missing = dir.path().join("no/such/report.html");
+    for output in [
+        Some(dir_path.as_str()),
+        Some(missing.to_str().expect("path")),
+        None,
+    ] {
+        let mut args = vec!["report", id.as_str()];
+        if let Some(output) = output {
+            args.extend(["--output", output]);
+        }
+        let refused = evaluations(&fx, &args);
+        assert_eq!(refused.code, 2, "{output:?}: {}", refused.stderr);
+        assert!(refused.stderr.contains("--output"), "{}", refused.stderr);
+    }
+    assert!(!missing.exists());
+}
