@@ -3,7 +3,7 @@
 //! next start seed the demo data afresh.
 
 use super::local::data_dir;
-use super::serve::{RECORD_FILE, running_on};
+use super::serve::{SERVE_FILE, running_on};
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
@@ -39,7 +39,7 @@ fn store_files(dir: &Path) -> Vec<std::path::PathBuf> {
     ["", "-wal", "-shm", "-journal"]
         .iter()
         .map(|suffix| dir.join(format!("{DB_FILE}{suffix}")))
-        .chain([dir.join(RECORD_FILE)])
+        .chain([dir.join(SERVE_FILE)])
         .collect()
 }
 

@@ -22,7 +22,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 /// Where a running server records its process and endpoint, in its data dir.
-const SERVE_FILE: &str = "serve.json";
+pub(super) const SERVE_FILE: &str = "serve.json";
 /// The detached server's output, in its data dir.
 const LOG_FILE: &str = "serve.log";
 /// How many `export` lines a server prints first (a detached server's parent passes them on).
@@ -277,21 +277,19 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
 fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let dir = data_dir(&args);
-        let record = read_record(&dir).ok_or_else(|| {
+        let origin = recorded_origin(&dir).ok_or_else(|| {
             Error::not_found(format!(
                 "no local Fabric server is recorded in {}",
                 dir.display()
             ))
             .with_hint("`local stop` stops a server that `local serve` started on that data dir")
         })?;
-        let endpoint = record["endpoint"].as_str().unwrap_or_default().to_string();
         let (store, seconds) = (dir.clone(), 60);
         let token =
             tokio::task::spawn_blocking(move || fabsh_local::admin::admin_token(&store, seconds))
                 .await
                 .map_err(|err| Error::runtime("local Fabric's store failed").with_cause(err))?
                 .map_err(local_error)?;
-        let origin = endpoint.trim_end_matches("/v1").to_string();
         let http = fabsh_http::client(true)?;
         let sent = http
             .post(format!("{origin}/_local/shutdown"))
@@ -320,16 +318,18 @@ fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// The origin of the server `local serve` recorded on `dir`, if it still answers there.
-pub(super) async fn running_on(dir: &Path) -> Option<String> {
+/// The origin of the server `local serve` recorded on `dir` (whether or not it still runs).
+fn recorded_origin(dir: &Path) -> Option<String> {
     let record = read_record(dir)?;
-    let endpoint = record["endpoint"].as_str()?;
-    let origin = endpoint.trim_end_matches("/v1").to_string();
-    answers(listening_address(&origin)).await.then_some(origin)
+    let endpoint = record["endpoint"].as_str().unwrap_or_default();
+    Some(endpoint.trim_end_matches("/v1").to_string())
 }
 
-/// The record `local serve` leaves in its data dir.
-pub(super) const RECORD_FILE: &str = SERVE_FILE;
+/// The origin of the server `local serve` recorded on `dir`, if it still answers there.
+pub(super) async fn running_on(dir: &Path) -> Option<String> {
+    let origin = recorded_origin(dir)?;
+    answers(listening_address(&origin)).await.then_some(origin)
+}
 
 /// True while something accepts connections at `address`.
 async fn answers(address: Option<SocketAddr>) -> bool {
