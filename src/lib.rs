@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod commands;
 pub mod connect;
+pub mod mcp;
 pub mod repl;
 pub mod script;
 

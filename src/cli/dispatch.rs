@@ -6,9 +6,9 @@ use crate::commands::REGISTRY;
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 use fabsh_client::bridge::Bridge;
-use fabsh_client::commands::args::{Args, RawValue, flag_name};
+use fabsh_client::commands::args::{Args, RawValue, flag_name, split_list};
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args, target_fills};
-use fabsh_client::commands::{self, CommandSpec, Handler, Terminal};
+use fabsh_client::commands::{self, ArgKind, CommandSpec, Handler, Terminal};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -146,6 +146,10 @@ fn args_from_matches(
             let value = if arg.trailing {
                 let words = matches.get_many::<String>(arg.long)?;
                 RawValue::List(words.cloned().collect())
+            } else if arg.kind == ArgKind::List && !arg.positional && given {
+                // A repeated list flag: every occurrence, each split at its commas.
+                let given = matches.get_many::<String>(arg.long)?;
+                RawValue::List(given.flat_map(|text| split_list(text)).collect())
             } else {
                 match matches.get_one::<String>(arg.long).filter(|_| given) {
                     Some(value) => RawValue::Text(value.clone()),

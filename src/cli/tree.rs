@@ -290,6 +290,8 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
                 .ignore_case(true);
         }
         ArgKind::File => arg = arg.value_hint(clap::ValueHint::FilePath),
+        // `--workspace A --workspace B` as well as `--workspace A,B`.
+        ArgKind::List if !spec.positional => arg = arg.action(clap::ArgAction::Append),
         _ => {}
     }
     if let Some(default) = spec.default {

@@ -4,6 +4,7 @@
 //! generated from [`REGISTRY`].
 
 pub mod local;
+mod mcp;
 mod reset;
 mod serve;
 
@@ -33,6 +34,7 @@ static GROUPS: &[Group] = &[
     client::AUTH,
     client::CONFIG,
     local::LOCAL,
+    mcp::MCP,
     DOCS,
     COMPLETIONS,
     RUN,

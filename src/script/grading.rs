@@ -111,11 +111,7 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
     let bar = opts
         .get("progress")
         .filter(|label| label.is_string())
-        .map(|label| {
-            host.printer()
-                .progress()
-                .bar(runs.len() as u64, label.to_string())
-        });
+        .map(|label| host.progress().bar(runs.len() as u64, label.to_string()));
     let graded = host.bridge().block_on(async {
         let grades = futures::stream::iter(runs.iter())
             .map(|run| {

@@ -141,6 +141,15 @@ impl Host {
         &self.0.bridge
     }
 
+    /// Where long work run from a script reports progress: the connected context's reports
+    /// (an MCP call's, when a tool runs a stdlib function), else the terminal's.
+    pub fn progress(&self) -> fabsh_client::output::Progress {
+        match self.connected_ctx() {
+            Some(ctx) => ctx.api().progress(),
+            None => self.0.printer.progress(),
+        }
+    }
+
     /// The printer behind `print` and `debug`.
     pub fn printer(&self) -> &Printer {
         &self.0.printer

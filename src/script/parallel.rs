@@ -176,7 +176,7 @@ fn parallel(host: &Host, registry: Registry, calls: Array, options: &Map) -> Rha
             Ok((spec, args, host.ctx_for(spec)?.without_progress()))
         })
         .collect();
-    let bar = label.map(|label| host.printer().progress().bar(prepared.len() as u64, label));
+    let bar = label.map(|label| host.progress().bar(prepared.len() as u64, label));
     let handle = host.bridge().handle().clone();
     // Held for the whole run: the first Ctrl-C stops the run, which still returns every result.
     let interruptible = report_on_cancel.then(|| host.bridge().interruptible());

@@ -41,6 +41,9 @@ enum Way {
     /// accept a share in the provider's own tenant: these run with the token of the partner
     /// app the world's share was made for, instead of the admin's.
     AsRecipient,
+    /// `mcp serve` over stdio: a client's opening (initialize, then tools/list) on stdin;
+    /// the session ends, exit 0, when stdin does.
+    McpSession,
     /// Not run, for the reason given.
     NotRun(&'static str),
 }
@@ -55,6 +58,8 @@ fn way(spec: &CommandSpec, example: &Example) -> Way {
         "repl" => Way::NotRun("the REPL is interactive; tests/it/script_repl.rs drives it"),
         "local serve" if example.command.contains("--detach") => Way::Detached,
         "local serve" => Way::Server,
+        "mcp serve" if example.command.contains("--http") => Way::Server,
+        "mcp serve" => Way::McpSession,
         "local stop" => Way::StopsServer,
         "auth login" if !other_method => Way::DeviceCode,
         "item get-invitation" | "item accept-invitation" => Way::AsRecipient,
@@ -91,6 +96,18 @@ fn run_example(world: &World, spec: &CommandSpec, example: &Example) -> Result<(
         Way::Detached => shell.run_then(example.command, &stop_line(example.command)),
         Way::StopsServer => shell.run_after(&detach_line(example.command), example.command),
         Way::DeviceCode => shell.run_device_code_login(example.command),
+        Way::McpSession => {
+            let outcome = shell.run_with_input(example.command, MCP_OPENING);
+            if outcome.code == Some(0) && !outcome.stdout.contains("\"tools\":[") {
+                let why = "no tools/list answer".to_string();
+                return Err(report(
+                    spec,
+                    example,
+                    &shell::Outcome::broken(why, outcome.stdout, outcome.stderr),
+                ));
+            }
+            outcome
+        }
         _ => shell.run(example.command),
     };
     if outcome.code == Some(0) {
@@ -99,6 +116,16 @@ fn run_example(world: &World, spec: &CommandSpec, example: &Example) -> Result<(
         Err(report(spec, example, &outcome))
     }
 }
+
+/// What an MCP client sends first: initialize, initialized, and a tools/list.
+const MCP_OPENING: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"help-examples","version":"0"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    "\n",
+);
 
 /// `local stop` of the data dir a `local serve` line names.
 fn stop_line(serve: &str) -> String {

@@ -44,6 +44,7 @@ mod lists;
 mod local_reset;
 mod local_server;
 mod lro_defaults;
+mod mcp;
 mod notebook_ipynb;
 mod organisation;
 mod public_url;

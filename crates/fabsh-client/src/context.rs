@@ -124,8 +124,13 @@ impl Ctx {
 
     /// The same context without spinners, for calls that run many at a time under one bar.
     pub fn without_progress(&self) -> Ctx {
+        self.with_progress(Progress::hidden())
+    }
+
+    /// The same context reporting progress through `progress` (an MCP call's own reports).
+    pub fn with_progress(&self, progress: Progress) -> Ctx {
         Ctx {
-            api: self.api.with_progress(Progress::hidden()),
+            api: self.api.with_progress(progress),
             ..self.clone()
         }
     }

@@ -4,7 +4,7 @@
 //! not end by itself: approving the device code it prints, and Ctrl-C.
 
 use crate::support::{bin, home_env};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
@@ -26,7 +26,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// The outcome of a command line that could not even be run as planned.
-    fn broken(why: String, stdout: String, stderr: String) -> Outcome {
+    pub fn broken(why: String, stdout: String, stderr: String) -> Outcome {
         Outcome {
             code: None,
             stdout,
@@ -75,6 +75,30 @@ impl Shell {
         finish(child, Drain::start(stdout), Drain::start(stderr), "", "")
     }
 
+    /// Runs the line to its end with `input` on its stdin.
+    pub fn run_with_input(&self, line: &str, input: &str) -> Outcome {
+        let mut child = self
+            .command(line)
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("start sh");
+        let _deadline = Deadline::new(&child);
+        let mut stdin = child.stdin.take().expect("stdin");
+        let written = stdin.write_all(input.as_bytes());
+        // Closing stdin ends the session.
+        drop(stdin);
+        let (stdout, stderr) = take_pipes(&mut child);
+        let outcome = finish(child, Drain::start(stdout), Drain::start(stderr), "", "");
+        match written {
+            Ok(()) => outcome,
+            Err(err) => Outcome::broken(
+                format!("cannot write stdin: {err}"),
+                outcome.stdout,
+                outcome.stderr,
+            ),
+        }
+    }
+
     /// Runs `line`, then `after` (which cleans up after it): the outcome of `line`, unless
     /// `after` failed.
     pub fn run_then(&self, line: &str, after: &str) -> Outcome {
@@ -107,7 +131,8 @@ impl Shell {
         let mut stdout = BufReader::new(stdout);
         let mut first = String::new();
         let _ = stdout.read_line(&mut first);
-        if first.starts_with("export FABSH_ENDPOINT=") {
+        // `local serve` prints its endpoint first, `mcp serve --http` its URL.
+        if first.starts_with("export FABSH_ENDPOINT=") || first.starts_with("FABSH_MCP_URL=") {
             // A terminal sends Ctrl-C to the foreground job, fabsh; sh (which does not exec
             // its last command) waits and ends as fabsh does.
             if let Err(why) = interrupt_child_of(child.id()) {

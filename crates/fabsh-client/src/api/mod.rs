@@ -132,7 +132,7 @@ impl ApiClient {
 
     /// Where this call reports progress.
     pub fn progress(&self) -> Progress {
-        self.progress
+        self.progress.clone()
     }
 
     /// The options of this call.

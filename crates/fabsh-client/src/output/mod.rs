@@ -10,7 +10,7 @@ mod trace;
 
 pub use errors::SourceSpot;
 pub use format::Format;
-pub use progress::{Progress, Spinner};
+pub use progress::{Progress, ProgressSink, Spinner};
 pub use trace::Tracer;
 
 use crate::error::{Error, Result};

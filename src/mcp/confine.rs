@@ -1,0 +1,142 @@
+//! `mcp serve --workspace W`: the server acts in those workspaces only. A call is checked
+//! before its command runs: every workspace it names must be one of them, a command that
+//! names none is refused (it could reach any), and `workspace_list` shows only them.
+
+use super::tools::arg_key;
+use fabsh_client::commands::{ArgValue, Args, CommandSpec};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, Result};
+use serde_json::Value;
+
+/// The workspaces a server is confined to (ids, lowercase), or none for no confinement.
+#[derive(Debug, Clone, Default)]
+pub struct Confinement {
+    ids: Option<Vec<String>>,
+    /// As the user named them, for errors.
+    named: Vec<String>,
+}
+
+impl Confinement {
+    /// Confined to the workspaces `named` (ids or names), resolved once at start; an empty
+    /// list confines nothing.
+    pub async fn resolve(ctx: &Ctx, named: &[String]) -> Result<Confinement> {
+        if named.is_empty() {
+            return Ok(Confinement::default());
+        }
+        let mut ids = Vec::new();
+        for name in named {
+            let id = ctx.workspace_id(name).await.map_err(|err| {
+                err.with_hint(format!(
+                    "--workspace {name:?} names no workspace you can reach"
+                ))
+            })?;
+            ids.push(id.to_lowercase());
+        }
+        Ok(Confinement {
+            ids: Some(ids),
+            named: named.to_vec(),
+        })
+    }
+
+    pub fn is_confined(&self) -> bool {
+        self.ids.is_some()
+    }
+
+    /// Refuses a call that would act outside the workspaces, before anything is sent for it
+    /// (resolving a workspace name reads the workspace list).
+    pub async fn check(&self, ctx: &Ctx, spec: &CommandSpec, args: &Args) -> Result<()> {
+        let Some(ids) = &self.ids else {
+            return Ok(());
+        };
+        if spec.group == "workspace" && spec.name == "list" {
+            return Ok(());
+        }
+        if spec.group == "api" {
+            let path = args.opt_str("path").unwrap_or_default();
+            return match api_workspace(path) {
+                Some(id) if ids.contains(&id) => Ok(()),
+                _ => Err(self.refused(format!(
+                    "`api` may only reach paths under /workspaces/<id> of the confined workspaces, not {path:?}"
+                ))),
+            };
+        }
+        let named = workspace_values(spec, args);
+        if named.is_empty() {
+            return Err(self.refused(format!(
+                "`{}` names no workspace, so it could act on any",
+                spec.path()
+            )));
+        }
+        for (key, value) in named {
+            let id = ctx.workspace_id(&value).await?.to_lowercase();
+            if !ids.contains(&id) {
+                return Err(self.refused(format!("argument `{key}` names workspace {value:?}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// `workspace_list`'s result with only the confined workspaces.
+    pub fn filter_list(&self, spec: &CommandSpec, value: &mut Value) {
+        let (Some(ids), true) = (&self.ids, spec.group == "workspace" && spec.name == "list")
+        else {
+            return;
+        };
+        let keep = |workspace: &Value| {
+            workspace["id"]
+                .as_str()
+                .is_some_and(|id| ids.contains(&id.to_lowercase()))
+        };
+        match value {
+            Value::Array(list) => list.retain(keep),
+            Value::Object(page) => {
+                if let Some(Value::Array(list)) = page.get_mut("value") {
+                    list.retain(keep);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn refused(&self, why: String) -> Error {
+        Error::usage(format!(
+            "this MCP server is confined to {}: {why}",
+            self.named.join(", ")
+        ))
+        .with_hint("nothing was sent; ask for one of those workspaces, or restart the server with another --workspace")
+    }
+}
+
+/// Every workspace a call names, with the argument that names it: the flags whose name ends
+/// in `workspace`, and a workspace command's `id`.
+fn workspace_values(spec: &CommandSpec, args: &Args) -> Vec<(String, String)> {
+    args.values()
+        .iter()
+        .filter(|(long, _)| {
+            long.ends_with("workspace") || (spec.group == "workspace" && **long == "id")
+        })
+        .filter_map(|(long, value)| match value {
+            ArgValue::Str(text) => {
+                let key = spec
+                    .arg(long)
+                    .map_or_else(|| long.replace('-', "_"), arg_key);
+                Some((key, text.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The workspace id an API path is under (`/v1/workspaces/<id>/items` or
+/// `workspaces/<id>`), lowercase.
+fn api_workspace(path: &str) -> Option<String> {
+    let path = path.split(['?', '#']).next()?;
+    let mut segments = path.split('/').filter(|segment| !segment.is_empty());
+    segments.find(|segment| segment.eq_ignore_ascii_case("workspaces"))?;
+    let id = segments.next()?;
+    // `..` or an encoded slash would let a path climb out of the workspace.
+    if path.contains("..") || path.to_ascii_lowercase().contains("%2f") {
+        return None;
+    }
+    Some(id.to_lowercase())
+}

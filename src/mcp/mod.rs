@@ -1,0 +1,14 @@
+//! The fourth front end: fabsh as a Model Context Protocol server (`fabsh mcp serve`). Each
+//! registry command the server's policy admits is a tool whose schema comes from its flags
+//! and whose annotations come from its traits; a call runs the command in process, as the
+//! command line would, and returns its JSON.
+
+mod arguments;
+mod confine;
+pub mod http;
+mod server;
+mod tools;
+
+pub use confine::Confinement;
+pub use server::{FabshMcp, Shared};
+pub use tools::{Policy, input_schema, tool_name};

@@ -1,0 +1,253 @@
+//! The MCP server: lists the tools its policy admits and runs a call as the command line runs
+//! the command, in process, on one shared context (one sign-in, one rate limiter, one name
+//! cache), each call on its own task so calls run concurrently.
+
+use super::arguments;
+use super::confine::Confinement;
+use super::tools::{Policy, tools};
+use crate::commands::REGISTRY;
+use fabsh_client::commands::{self, Args, CommandSpec, Needs};
+use fabsh_client::context::Ctx;
+use fabsh_client::error::{Error, ErrorKind, Result};
+use fabsh_client::output::{Progress, ProgressSink};
+use fabsh_client::reply::Body;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// What every session of one server shares.
+pub struct Shared {
+    /// The context of commands that use the service.
+    pub service: Ctx,
+    /// The context of commands that send nothing (offline checks, the evaluation store).
+    pub offline: Ctx,
+    pub policy: Policy,
+    pub confinement: Confinement,
+    tools: Vec<Tool>,
+    by_name: HashMap<String, &'static CommandSpec>,
+}
+
+impl Shared {
+    pub fn new(service: Ctx, offline: Ctx, policy: Policy, confinement: Confinement) -> Shared {
+        let listed = tools(REGISTRY, policy, service.settings());
+        let by_name = listed
+            .iter()
+            .map(|(tool, spec)| (tool.name.to_string(), *spec))
+            .collect();
+        Shared {
+            service,
+            offline,
+            policy,
+            confinement,
+            tools: listed.into_iter().map(|(tool, _)| tool).collect(),
+            by_name,
+        }
+    }
+}
+
+/// One MCP session's handler; clones share everything.
+#[derive(Clone)]
+pub struct FabshMcp(pub Arc<Shared>);
+
+impl ServerHandler for FabshMcp {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("fabsh", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions(&self.0));
+        config.server_info.title = Some("fabsh: Microsoft Fabric items and data agents".into());
+        config
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.0.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.0.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, McpError> {
+        let Some(spec) = self.0.by_name.get(request.name.as_ref()).copied() else {
+            return Err(McpError::invalid_params(
+                format!("no tool named {:?} on this server", request.name),
+                None,
+            ));
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let (progress, forwarded) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (progress, forwarded) = reporter(context.peer.clone(), token);
+                (Some(progress), Some(forwarded))
+            }
+            None => (None, None),
+        };
+        let call = run(&self.0, spec, &arguments, progress);
+        let outcome = tokio::select! {
+            outcome = call => outcome,
+            // The client gave up on the call (`notifications/cancelled`): dropping the call
+            // stops its requests; nothing more is sent for it.
+            () = context.ct.cancelled() => Err(Error::new(ErrorKind::Cancelled, "the call was cancelled")),
+        };
+        // The call's progress reports go out before its result. Work the call left behind
+        // (a script thread finishing) may still hold the reporter, so the wait is bounded.
+        if let Some(forwarded) = forwarded {
+            let _ = tokio::time::timeout(PROGRESS_DRAIN, forwarded).await;
+        }
+        Ok(match outcome {
+            Ok(result) => result,
+            Err(err) => tool_error(&err),
+        }
+        .into())
+    }
+}
+
+/// What an assistant is told about this server when it connects.
+fn instructions(shared: &Shared) -> String {
+    let mut text = String::from(
+        "fabsh manages Microsoft Fabric workspace items and data agents. Tools take workspaces \
+         and items by id or display name. Errors come back as tool results whose \
+         structuredContent is {kind, code, message, request_id, hints}.",
+    );
+    text.push_str(match (shared.policy.writes, shared.policy.destructive) {
+        (false, _) => " This server is read-only.",
+        (true, false) => " Tools that change things take dry_run: true to show the plan first; nothing destructive is offered.",
+        (true, true) => " Tools that change things take dry_run: true to show the plan first; destructive tools are offered.",
+    });
+    if shared.confinement.is_confined() {
+        text.push_str(" It acts only in the workspaces it was started with.");
+    }
+    text
+}
+
+/// Checks a call and runs its command; errors come back as the error they are.
+async fn run(
+    shared: &Shared,
+    spec: &'static CommandSpec,
+    arguments: &Map<String, Value>,
+    progress: Option<Progress>,
+) -> Result<CallToolResult> {
+    let args = arguments::check(spec, arguments, shared.service.settings())?;
+    refuse_raw_delete(shared.policy, spec, &args)?;
+    let ctx = match spec.traits.needs {
+        Needs::Service => &shared.service,
+        Needs::Nothing | Needs::LocalFabric => &shared.offline,
+    };
+    shared.confinement.check(ctx, spec, &args).await?;
+    let ctx = match progress {
+        Some(progress) => ctx.with_progress(progress),
+        None => ctx.clone(),
+    };
+    let mut reply = commands::execute(spec, args, &ctx).await?;
+    let failure = reply.failure.take();
+    let notes = std::mem::take(&mut reply.notes);
+    let mut value = match reply.body {
+        Body::Page {
+            items,
+            continuation_token,
+        } => json!({"value": items, "continuationToken": continuation_token}),
+        body => {
+            let reply = fabsh_client::reply::Reply::from_body(body);
+            match reply.into_value().await? {
+                Value::Array(items) => json!({"value": items}),
+                Value::Null => json!({}),
+                Value::String(text) => json!({"text": text}),
+                object => object,
+            }
+        }
+    };
+    shared.confinement.filter_list(spec, &mut value);
+    if let Some(mut failure) = failure {
+        // Some of a bulk command's items failed: the error, with every item's outcome.
+        failure.details = Some(value);
+        return Err(failure);
+    }
+    let mut text = value.to_string();
+    for note in notes {
+        text.push_str("\nnote: ");
+        text.push_str(&note);
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    Ok(result)
+}
+
+/// The raw `api` tool may send any method; a DELETE destroys as `item_delete` does, so it
+/// needs the same `--allow-destructive`.
+fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
+    let deletes = spec.group == "api"
+        && args
+            .opt_str("method")
+            .is_some_and(|method| method.eq_ignore_ascii_case("DELETE"));
+    if deletes && !policy.destructive && !args.flag("dry-run") {
+        return Err(Error::usage(
+            "argument `method`: DELETE needs a server started with --allow-destructive",
+        )
+        .with_hint("nothing was sent; dry_run: true shows the request"));
+    }
+    Ok(())
+}
+
+/// An error as a tool result: the error map as structured content and its message (with
+/// hints) as text, so the assistant can read and act on it.
+fn tool_error(err: &Error) -> CallToolResult {
+    let map = err.to_json();
+    let mut text = format!("error: {}", err.message);
+    for hint in &err.hints {
+        text.push_str("\nhint: ");
+        text.push_str(hint);
+    }
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(map);
+    result
+}
+
+/// How long a finished call waits for its last progress reports to go out.
+const PROGRESS_DRAIN: Duration = Duration::from_secs(1);
+
+/// Progress of one call, sent to the client as `notifications/progress` in order, and the
+/// task sending them, which ends once the progress is dropped and every report is sent.
+fn reporter(peer: Peer<RoleServer>, token: ProgressToken) -> (Progress, JoinHandle<()>) {
+    let (sender, mut receiver) = mpsc::unbounded_channel::<ProgressNotificationParam>();
+    let forwarded = tokio::spawn(async move {
+        while let Some(report) = receiver.recv().await {
+            // A client that went away stops caring about progress; the call goes on.
+            if peer.notify_progress(report).await.is_err() {
+                break;
+            }
+        }
+    });
+    let progress = Progress::reporting_to(Arc::new(Reports { sender, token }));
+    (progress, forwarded)
+}
+
+struct Reports {
+    sender: mpsc::UnboundedSender<ProgressNotificationParam>,
+    token: ProgressToken,
+}
+
+impl ProgressSink for Reports {
+    fn report(&self, done: f64, total: Option<f64>, message: String) {
+        let mut report = ProgressNotificationParam::new(self.token.clone(), done);
+        report.total = total;
+        report.message = Some(message);
+        let _ = self.sender.send(report);
+    }
+}

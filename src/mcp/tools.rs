@@ -1,0 +1,179 @@
+//! The MCP tools: one per registry command the server's policy lets through, each with an
+//! input schema made from the command's flags and annotations made from its traits.
+
+use fabsh_client::commands::common::{TARGET, configured_default, effective_args};
+use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec, Needs, Registry};
+use fabsh_client::config::Settings;
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Groups that stay with the person at the terminal: signing in, their settings, the local
+/// Fabric store's administration and this server itself.
+const NOT_TOOLS: &[&str] = &["auth", "config", "local", "mcp"];
+
+/// Flags a tool never takes: the consent to destroy is the server's `--allow-destructive`,
+/// given by the person who started it, not an argument the assistant can fill in.
+const HIDDEN_FLAGS: &[&str] = &["yes"];
+
+/// What the server lets an assistant do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policy {
+    /// Mutating tools are listed (`--allow-writes`).
+    pub writes: bool,
+    /// Destructive tools are listed too (`--allow-destructive`, which implies writes).
+    pub destructive: bool,
+}
+
+impl Policy {
+    /// True when `spec` is a tool under this policy.
+    pub fn admits(&self, spec: &CommandSpec) -> bool {
+        spec.is_scriptable()
+            && !NOT_TOOLS.contains(&spec.group)
+            && spec.traits.needs != Needs::LocalFabric
+            // A change that does not go through the service cannot be a dry run, and every
+            // tool that changes things must offer one.
+            && (!spec.traits.mutates || (self.writes && spec.traits.needs == Needs::Service))
+            && (!spec.traits.destructive || self.destructive)
+    }
+}
+
+/// A tool's name: the command's words joined by `_` (`item_list`, `data_agent_query`,
+/// `workspace_principal_add`, `api`).
+pub fn tool_name(spec: &CommandSpec) -> String {
+    spec.path().replace([' ', '-'], "_")
+}
+
+/// The flags a tool takes, in declared order: the command's own and those its traits add,
+/// less the command line's `WORKSPACE/ITEM` positional (the tool has `workspace` and `id`)
+/// and the hidden ones.
+pub fn tool_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
+    effective_args(spec)
+        .into_iter()
+        .filter(|arg| arg.long != TARGET && !HIDDEN_FLAGS.contains(&arg.long))
+        .collect()
+}
+
+/// An argument's key in a tool call: the flag's name in snake_case (`hard_delete`).
+pub fn arg_key(arg: &ArgSpec) -> String {
+    arg.snake_name()
+}
+
+/// Every tool of `registry` under `policy`, with the configured defaults of `settings`
+/// (a profile's default workspace makes `workspace` optional).
+pub fn tools(
+    registry: Registry,
+    policy: Policy,
+    settings: &Settings,
+) -> Vec<(Tool, &'static CommandSpec)> {
+    registry
+        .all()
+        .filter(|spec| policy.admits(spec))
+        .map(|spec| (tool(spec, settings), spec))
+        .collect()
+}
+
+/// The MCP description of one command.
+pub fn tool(spec: &'static CommandSpec, settings: &Settings) -> Tool {
+    let mut description = spec.summary.to_string();
+    if !spec.about.is_empty() {
+        description.push_str("\n\n");
+        description.push_str(spec.about);
+    }
+    if spec.traits.paged {
+        description.push_str(
+            "\n\nReturns {value: [...], continuationToken}: one page; pass continuation_token for \
+             the next, or all: true for every page.",
+        );
+    }
+    if spec.traits.mutates && spec.traits.needs == Needs::Service {
+        description.push_str(
+            "\n\nWith dry_run: true nothing is changed and the result is the plan: every request \
+             that would change something.",
+        );
+    }
+    let traits = spec.traits;
+    // Deleting twice leaves the service as deleting once did; other writes make no such
+    // promise, so they are not called idempotent.
+    let annotations = ToolAnnotations::with_title(spec.summary)
+        .read_only(!traits.mutates)
+        .destructive(traits.destructive)
+        .idempotent(!traits.mutates || traits.destructive)
+        .open_world(traits.needs == Needs::Service);
+    let mut tool = Tool::default();
+    tool.name = tool_name(spec).into();
+    tool.title = Some(spec.summary.to_string());
+    tool.description = Some(description.into());
+    tool.input_schema = Arc::new(input_schema(spec, settings));
+    tool.annotations = Some(annotations);
+    tool
+}
+
+/// The JSON Schema of a tool's arguments: one property per flag, typed by its kind, with its
+/// help as the description, its choices as an enum and its default; required when the
+/// command needs it and nothing (an environment variable, a default, the profile) fills it.
+pub fn input_schema(spec: &'static CommandSpec, settings: &Settings) -> JsonObject {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for arg in tool_args(spec) {
+        let mut property = kind_schema(arg.kind);
+        property.insert("description".into(), json!(arg.help));
+        if let Some(default) = arg.default {
+            property.insert("default".into(), default_value(arg.kind, default));
+        }
+        if must_be_given(arg, settings) {
+            required.push(json!(arg_key(arg)));
+        }
+        properties.insert(arg_key(arg), Value::Object(property));
+    }
+    let mut schema = JsonObject::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    schema
+}
+
+/// True when a call must give the flag: the command needs it and nothing fills it in (a
+/// default, its environment variable, the profile's default workspace).
+pub fn must_be_given(arg: &ArgSpec, settings: &Settings) -> bool {
+    arg.required
+        && arg.default.is_none()
+        && arg
+            .env
+            .is_none_or(|var| fabsh_client::config::env_text(var).is_none())
+        && configured_default(settings, arg).is_none()
+}
+
+/// The schema of one kind of value.
+fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
+    let schema = match kind {
+        ArgKind::Int => json!({"type": "integer"}),
+        ArgKind::Bool => json!({"type": "boolean"}),
+        ArgKind::Enum(choices) => json!({"type": "string", "enum": choices}),
+        ArgKind::Uuid => json!({"type": "string", "format": "uuid"}),
+        ArgKind::List => json!({"type": "array", "items": {"type": "string"}}),
+        // Inline JSON, or text: JSON to parse, or @file.
+        ArgKind::Json => json!({"type": ["object", "array", "string"]}),
+        ArgKind::Str | ArgKind::Ref | ArgKind::ItemType | ArgKind::File | ArgKind::Secret => {
+            json!({"type": "string"})
+        }
+    };
+    match schema {
+        Value::Object(map) => map,
+        _ => unreachable!("every kind's schema is an object"),
+    }
+}
+
+/// A declared default as the JSON value of its kind (`"600"` is the integer 600).
+fn default_value(kind: ArgKind, default: &str) -> Value {
+    match kind {
+        ArgKind::Int => default
+            .parse::<i64>()
+            .map_or_else(|_| json!(default), Value::from),
+        ArgKind::Bool => json!(default == "true"),
+        _ => json!(default),
+    }
+}
