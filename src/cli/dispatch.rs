@@ -6,7 +6,7 @@ use crate::commands::REGISTRY;
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 use fabsh_client::bridge::Bridge;
-use fabsh_client::commands::args::{Args, RawValue, flag_name, split_list};
+use fabsh_client::commands::args::{Args, RawValue, flag_name};
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args, target_fills};
 use fabsh_client::commands::{self, ArgKind, CommandSpec, Handler, Terminal};
 use fabsh_client::config::Settings;
@@ -147,9 +147,16 @@ fn args_from_matches(
                 let words = matches.get_many::<String>(arg.long)?;
                 RawValue::List(words.cloned().collect())
             } else if arg.kind == ArgKind::List && !arg.positional && given {
-                // A repeated list flag: every occurrence, each split at its commas.
-                let given = matches.get_many::<String>(arg.long)?;
-                RawValue::List(given.flat_map(|text| split_list(text)).collect())
+                // A repeated list flag is one list; a blank occurrence is passed on alone, to
+                // be refused like any empty value.
+                let given: Vec<&String> = matches.get_many::<String>(arg.long)?.collect();
+                let blank = given.iter().find(|text| text.trim().is_empty());
+                let joined = given
+                    .iter()
+                    .map(|text| text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",");
+                RawValue::Text(blank.map_or(joined, |text| text.to_string()))
             } else {
                 match matches.get_one::<String>(arg.long).filter(|_| given) {
                     Some(value) => RawValue::Text(value.clone()),

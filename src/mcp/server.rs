@@ -150,7 +150,12 @@ async fn run(
         Needs::Service => &shared.service,
         Needs::Nothing | Needs::LocalFabric => &shared.offline,
     };
-    shared.confinement.check(ctx, spec, &args).await?;
+    // Workspace names are resolved through the service even for a command that sends
+    // nothing itself (the evaluation store keeps ids).
+    shared
+        .confinement
+        .check(&shared.service, spec, &args)
+        .await?;
     let ctx = match progress {
         Some(progress) => ctx.with_progress(progress),
         None => ctx.clone(),

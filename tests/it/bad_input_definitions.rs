@@ -144,10 +144,7 @@ fn an_empty_dir_is_not_the_current_folder() {
     ] {
         let before = server.request_count();
         let run = server
-            .home
             .command(args)
-            .env("FABSH_ENDPOINT", &server.endpoint)
-            .env("FABSH_TOKEN", &server.token)
             .current_dir(cwd.path())
             .stdin(Stdio::null())
             .output()

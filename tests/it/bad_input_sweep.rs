@@ -174,10 +174,7 @@ fn run_case(server: &Server, case: &Case, index: usize, scratch: &Path) -> Resul
     let err_path = scratch.join(format!("{index}.err"));
     let create = |path: &Path| std::fs::File::create(path).expect("output file");
     let mut child = server
-        .home
         .command(&args)
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
         .current_dir(scratch.join("cwd"))
         .stdin(Stdio::null())
         .stdout(create(&out_path))

@@ -148,7 +148,6 @@ fn ctrl_c_reports_every_item_and_exits_130() {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let content = notebooks(&names);
     let child = server
-        .home
         .command(&[
             "item",
             "bulk-create",
@@ -161,8 +160,6 @@ fn ctrl_c_reports_every_item_and_exits_130() {
             "-o",
             "json",
         ])
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

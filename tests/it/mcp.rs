@@ -8,7 +8,8 @@ use fabsh_client::commands::common::effective_args;
 use fabsh_client::commands::{ArgKind, CommandSpec, Needs};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam, Tool};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
@@ -36,11 +37,7 @@ type Client = RunningService<RoleClient, Recorder>;
 async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
     let mut args = vec!["mcp", "serve"];
     args.extend_from_slice(flags);
-    let mut command = server.home.command(&args);
-    command
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token);
-    let transport = TokioChildProcess::new(tokio::process::Command::from(command))
+    let transport = TokioChildProcess::new(tokio::process::Command::from(server.command(&args)))
         .expect("start fabsh mcp serve");
     let recorder = Recorder::default();
     let client = recorder.clone().serve(transport).await.expect("initialize");
@@ -499,13 +496,21 @@ fn long_calls_report_progress_and_can_be_cancelled() {
 
         // A Warehouse made without a definition is a long-running operation; local Fabric
         // keeps it running for a minute. Dropping the call sends notifications/cancelled.
-        let long = call(
+        let mut long = Box::pin(call(
             &client,
             "item_create",
             json!({"workspace": "Demo", "name": "Slow", "type": "Warehouse"}),
-        );
-        let outcome = tokio::time::timeout(Duration::from_secs(2), long).await;
+        ));
+        // Calls run concurrently: a quick one sent after it is answered while it waits.
+        let quick = tokio::select! {
+            biased;
+            done = &mut long => panic!("the operation ended early: {done:?}"),
+            listed = call(&client, "item_list", json!({"workspace": "Demo"})) => listed,
+        };
+        assert_eq!(quick.is_error, Some(false));
+        let outcome = tokio::time::timeout(Duration::from_secs(1), &mut long).await;
         assert!(outcome.is_err(), "the operation ended early: {outcome:?}");
+        drop(long);
         tokio::time::sleep(Duration::from_millis(500)).await;
         let polls = server.request_count();
         tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -535,10 +540,7 @@ fn http_needs_the_printed_token_and_stays_on_loopback() {
     );
 
     let mut child = server
-        .home
         .command(&["mcp", "serve", "--http", "127.0.0.1:0"])
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -588,6 +590,29 @@ fn http_needs_the_printed_token_and_stays_on_loopback() {
         body.contains("\"serverInfo\"") && body.contains("fabsh"),
         "{body}"
     );
+    // rmcp's own streamable-HTTP client, with the token, gets the same tools as over stdio.
+    // reqwest is built without a default TLS provider (rustls with ring, as fabsh uses).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    runtime().block_on(async {
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header(token.clone());
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let client = ().serve(transport).await.expect("initialize over HTTP");
+        let tools = client.list_all_tools().await.expect("tools/list");
+        assert!(names(&tools).contains(&"item_list".to_string()));
+        let listed = client
+            .call_tool(CallToolRequestParams::new("workspace_list"))
+            .await
+            .expect("tools/call");
+        assert!(
+            structured(&listed)["value"]
+                .as_array()
+                .expect("workspaces")
+                .iter()
+                .any(|w| w["displayName"] == "Demo")
+        );
+        client.cancel().await.expect("close");
+    });
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -69,13 +69,9 @@ fn run_case(script: &Path) -> Vec<String> {
     );
     let case_tmp = server.home.dir.path().join("case");
     std::fs::create_dir_all(&case_tmp).unwrap();
-    let mut command = server
-        .home
-        .command(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut command = server.command(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let output = command
         .current_dir(cases_dir())
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
         .env("CASE_TMP", &case_tmp)
         .stdin(std::process::Stdio::null())
         .output()

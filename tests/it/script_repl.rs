@@ -94,10 +94,7 @@ fn no_command_and_repl_start_the_same_repl() {
 /// Runs fabsh with `args` (none, or `repl`) on `server`, `input` piped in.
 fn piped_repl(server: &Server, args: &[&str], input: &str) -> std::process::Output {
     let mut child = server
-        .home
         .command(args)
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -224,6 +224,15 @@ impl Server {
         }
     }
 
+    /// A fabsh command against this server, not yet started (for pipes and signals).
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = self.home.command(args);
+        command
+            .env("FABSH_ENDPOINT", &self.endpoint)
+            .env("FABSH_TOKEN", &self.token);
+        command
+    }
+
     /// Runs fabsh against this server.
     pub fn fabsh(&self, args: &[&str]) -> Run {
         self.fabsh_env(args, &[])
