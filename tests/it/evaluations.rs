@@ -162,6 +162,47 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
     assert!(list(&fx).is_empty());
 
     let base = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"].clone();
+    // Another agent's run is no baseline for this one: refused before anything is asked.
+    let other = fx
+        .server
+        .fabsh(&[
+            "data-agent",
+            "create",
+            "-w",
+            "Demo",
+            "--name",
+            "Other agent",
+            "-q",
+            "id",
+        ])
+        .ok_json();
+    let before = fx.server.request_count();
+    let foreign = fx.server.fabsh(&[
+        "data-agent",
+        "evaluate",
+        "-w",
+        "Demo",
+        "--id",
+        other.as_str().expect("id"),
+        "--questions",
+        file.to_str().expect("path"),
+        "--baseline",
+        base.as_str().expect("run id"),
+    ]);
+    assert_eq!(foreign.code, 2, "{}", foreign.stderr);
+    assert!(
+        foreign.stderr.contains("not of this agent"),
+        "{}",
+        foreign.stderr
+    );
+    let asked = fx.server.requests()["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .rev()
+        .take((fx.server.request_count() - before) as usize)
+        .any(|r| r["method"] != "GET");
+    assert!(!asked, "a question was asked");
     let gated = evaluate(&fx, &changed, &["--fail-on-regression"]);
     assert_eq!(gated.code, 7, "{}", gated.stderr);
     assert!(

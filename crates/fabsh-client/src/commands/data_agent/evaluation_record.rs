@@ -54,13 +54,37 @@ pub fn open(args: &Args, workspace: &str, agent: &str) -> Result<Tracking> {
             })?;
             Some(store.show(&id)?)
         }
-        Some(reference) => Some(store.show(reference)?),
+        Some(reference) => Some(same_agent(store.show(reference)?, agent)?),
     };
     Ok(Tracking {
         store: Some(store),
         save,
         baseline,
     })
+}
+
+/// The recorded run, when it is one of `agent`: comparing with another agent's run would
+/// call every difference between the agents a regression.
+fn same_agent(run: Value, agent: &str) -> Result<Value> {
+    let of = &run["agent"];
+    // With --published-url the agent is as the user named it: an id or a name.
+    let named = |key: &str| {
+        of[key]
+            .as_str()
+            .is_some_and(|it| it.eq_ignore_ascii_case(agent))
+    };
+    if named("id") || named("name") {
+        return Ok(run);
+    }
+    let name = of["name"]
+        .as_str()
+        .or(of["id"].as_str())
+        .unwrap_or("another agent");
+    Err(Error::usage(format!(
+        "--baseline {}: that run is of {name:?}, not of this agent",
+        run["runId"].as_str().unwrap_or_default()
+    ))
+    .with_hint("give a run of this agent (`data-agent evaluations list`), or compare any two runs with `data-agent evaluations compare`"))
 }
 
 /// The file `--flag` names, checked to be in a directory that exists (and not to be a
