@@ -2,6 +2,8 @@
 //! real binary and local Fabric: the tools against the registry's declarations, answers
 //! against the service's own API, and every refusal against the request log (nothing sent).
 
+use crate::data_agent_query::{EXAMPLES, published};
+use crate::judge_stub::{self, Judge};
 use crate::support::Server;
 use fabsh::commands::REGISTRY;
 use fabsh_client::commands::common::effective_args;
@@ -615,4 +617,64 @@ fn http_needs_the_printed_token_and_stays_on_loopback() {
     });
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[test]
+fn an_evaluation_through_a_tool_reports_progress_and_never_shows_the_judge_key() {
+    let fx = published(EXAMPLES);
+    let judge = Judge::start();
+    let questions = fx.server.home.dir.path().join("questions.json");
+    std::fs::write(
+        &questions,
+        r#"[{"question": "How many orders are there?", "expected": "1"},
+            {"question": "How many customers are there?", "expected": "2"}]"#,
+    )
+    .expect("questions");
+    runtime().block_on(async {
+        let (client, recorder) = connect(&fx.server, &[]).await;
+        let result = call(
+            &client,
+            "data_agent_evaluate",
+            json!({
+                "workspace": fx.workspace,
+                "id": fx.agent,
+                "questions": questions.to_string_lossy(),
+                "llm_endpoint": judge.endpoint(),
+                "llm_model": "stand-in",
+                "llm_key": judge_stub::KEY,
+                "no_save": true,
+            }),
+        )
+        .await;
+        let out = structured(&result);
+        assert_eq!(out["summary"]["runs"], 2, "{out}");
+        assert_eq!(out["summary"]["errors"], 0, "{out}");
+        // The judge was asked with the key, and the key is nowhere in what the tool returned.
+        let bearer = format!("Bearer {}", judge_stub::KEY);
+        assert!(!judge.seen().is_empty());
+        assert!(
+            judge
+                .seen()
+                .iter()
+                .all(|seen| seen.authorization.as_deref() == Some(bearer.as_str()))
+        );
+        let returned = serde_json::to_string(&result).expect("JSON");
+        assert!(
+            !returned.contains(judge_stub::KEY),
+            "the key came back: {returned}"
+        );
+        // Each question asked is a step.
+        for _ in 0..50 {
+            if !recorder.progress.lock().expect("progress").is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let progress = recorder.progress.lock().expect("progress").clone();
+        assert!(
+            progress.iter().any(|p| p.total == Some(2.0)),
+            "{progress:?}"
+        );
+        client.cancel().await.expect("close");
+    });
 }
