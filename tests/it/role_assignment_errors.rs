@@ -149,3 +149,72 @@ fn a_service_principal_profile_names_its_parent() {
     let answer = add_role(&server, &path, with_parent(parent));
     assert_principal_not_found(answer, &profile, "ServicePrincipalProfile");
 }
+
+/// Add Workspace Role Assignment's documented permissions: "The caller must have member or
+/// higher role on the workspace. Members can add members or others with lower permissions."
+/// Changing an assignment needs Admin (Update Workspace Role Assignment).
+#[test]
+fn a_member_may_give_member_or_lower_roles_but_not_admin() {
+    let server = Server::start();
+    let path = server.demo_path("/roleAssignments");
+    let (_, member) = crate::support::principal_with_token(
+        &server,
+        "Member app",
+        &["--workspace", "Demo", "--role", "Member"],
+    );
+    let (_, contributor) = crate::support::principal_with_token(
+        &server,
+        "Contributor app",
+        &["--workspace", "Demo", "--role", "Contributor"],
+    );
+    let give = |token: &str, name: &str, role: &str| {
+        let (target, _) = crate::support::principal_with_token(&server, name, &[]);
+        let body = json!({
+            "principal": {"id": target["objectId"], "type": "ServicePrincipal"},
+            "role": role,
+        })
+        .to_string();
+        let bearer = format!("Bearer {token}");
+        let (status, text) = http(
+            &server.origin(),
+            "POST",
+            &path,
+            Some(&body),
+            &[
+                ("Authorization", bearer.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+        );
+        (
+            status,
+            serde_json::from_str::<Value>(&text).unwrap_or(Value::Null),
+            target,
+        )
+    };
+    for role in ["Viewer", "Contributor", "Member"] {
+        let (status, answer, _) = give(&member, &format!("Given {role}"), role);
+        assert_eq!(status, 201, "a Member gives {role}: {answer}");
+        assert_eq!(answer["role"], role);
+    }
+    let (status, answer, _) = give(&member, "Given Admin", "Admin");
+    assert_eq!(status, 403, "{answer}");
+    assert_eq!(answer["errorCode"], "InsufficientWorkspaceRole", "{answer}");
+    let (status, answer, _) = give(&contributor, "Given Viewer by a contributor", "Viewer");
+    assert_eq!(status, 403, "{answer}");
+    assert_eq!(answer["errorCode"], "InsufficientWorkspaceRole", "{answer}");
+
+    // A Member may not change an existing assignment.
+    let (_, _, target) = give(&server.token, "Changed later", "Viewer");
+    let bearer = format!("Bearer {member}");
+    let (status, text) = http(
+        &server.origin(),
+        "PATCH",
+        &format!("{path}/{}", target["objectId"].as_str().expect("objectId")),
+        Some(r#"{"role": "Contributor"}"#),
+        &[
+            ("Authorization", bearer.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+    );
+    assert_eq!(status, 403, "{text}");
+}

@@ -1,5 +1,7 @@
 //! `/v1/workspaces/{ws}/roleAssignments[/{id}]`. An assignment's id is its principal's id.
-//! Reading needs Member (as the service documents for listing); changes need Admin.
+//! Reading needs Member (as the service documents for listing). Adding needs Member, and a
+//! Member may give Member or a lower role only ("Members can add members or others with
+//! lower permissions", Add Workspace Role Assignment); changing or removing one needs Admin.
 
 use super::target::WorkspaceTarget;
 use crate::api_error::ApiError;
@@ -160,9 +162,12 @@ pub fn add(
     WorkspaceTarget { ws }: WorkspaceTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    caller.workspace(&state, &ws, Role::Admin)?;
+    let held = caller.workspace(&state, &ws, Role::Member)?;
     let obj = body.object()?;
     let role = parse_role(&obj)?;
+    if role > held {
+        return Err(ApiError::insufficient_role(role.as_str()));
+    }
     let wanted = requested_principal(&obj)?;
     let created = state.db.write(|tx| {
         let known = known_principal(tx, &wanted)?;
