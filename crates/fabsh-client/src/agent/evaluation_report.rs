@@ -33,10 +33,11 @@ dl.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr))
 dl.summary div{background:#f5f6f8;border-radius:6px;padding:8px 10px;min-width:0}
 dt{font-size:.75rem;color:#555;text-transform:uppercase;letter-spacing:.03em}
 dd{margin:0;font-weight:600;overflow-wrap:anywhere}
-svg{display:block;width:100%;height:auto;max-width:760px}
+svg{display:block;width:100%;height:auto}
+svg.histogram{max-width:760px}
 .scroll{overflow-x:auto;max-width:100%;border:1px solid #e3e3e3;border-radius:6px}
-.chart{overflow-x:auto;max-width:100%}
-.chart svg{min-width:520px}
+.chart{overflow-x:auto;max-width:100%;direction:rtl}
+.chart svg{direction:ltr}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:4px 6px;border:1px solid #e3e3e3;text-align:left;vertical-align:top}
 table.matrix th.question{min-width:180px;max-width:320px;font-weight:normal;overflow-wrap:anywhere;position:sticky;left:0;background:#fff;z-index:1}
@@ -205,9 +206,25 @@ fn comparison_section(comparison: &Value) -> String {
     out
 }
 
-/// The pass rate over the agent's runs, oldest first, as a line chart.
+/// Horizontal room per run in the trend chart, in viewBox units: the rotated (-45°)
+/// fingerprint labels of neighbouring points are `RUN_STEP × sin 45°` apart, which must be
+/// more than their 11-unit font for them not to overlap.
+const RUN_STEP: f64 = 18.0;
+/// The trend chart's narrowest viewBox, for an agent with few runs.
+const TREND_MIN_WIDTH: f64 = 800.0;
+/// The smallest scale the trend chart is drawn at (CSS px per viewBox unit), so its 11-unit
+/// labels stay readable on a phone; narrower screens scroll instead.
+const TREND_MIN_SCALE: f64 = 0.8;
+
+/// The pass rate over the agent's runs, oldest first, as a line chart. The viewBox widens
+/// with the number of runs, so labels never crowd, and the chart fills the content width;
+/// below its minimum width it scrolls. The scroll box is right-to-left so that, without
+/// a script, it opens at its right end: the newest runs and this one are what a phone
+/// shows first. The percent scale is drawn on both sides so it is in view at either end.
 fn trend_section(history: &[Value], current: &str) -> String {
-    let (width, height, left, right, top, bottom) = (640.0, 260.0, 44.0, 16.0, 16.0, 70.0);
+    let (height, left, right, top, bottom) = (260.0, 44.0, 44.0, 16.0, 70.0);
+    let steps = history.len().saturating_sub(1) as f64;
+    let width = (left + right + RUN_STEP * steps).max(TREND_MIN_WIDTH);
     let plot_w = width - left - right;
     let plot_h = height - top - bottom;
     let x = |i: usize| {
@@ -219,20 +236,23 @@ fn trend_section(history: &[Value], current: &str) -> String {
     };
     let y = |rate: f64| top + plot_h * (1.0 - rate.clamp(0.0, 1.0));
     let mut svg = format!(
-        "<svg class=\"trend\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
-         aria-label=\"Pass rate over {} recorded runs\" font-size=\"11\">",
+        "<svg class=\"trend\" viewBox=\"0 0 {width} {height}\" style=\"min-width:{:.0}px\" \
+         role=\"img\" aria-label=\"Pass rate over {} recorded runs\" font-size=\"11\">",
+        width * TREND_MIN_SCALE,
         history.len()
     );
     for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let _ = write!(
             svg,
             "<line x1=\"{left}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#e3e3e3\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}%</text>",
+             <text x=\"{}\" y=\"{label_y}\" text-anchor=\"end\" fill=\"#555\">{percent}%</text>\
+             <text x=\"{}\" y=\"{label_y}\" fill=\"#555\">{percent}%</text>",
             width - right,
             left - 6.0,
-            y(tick) + 4.0,
-            tick * 100.0,
-            y = y(tick)
+            width - right + 6.0,
+            y = y(tick),
+            label_y = y(tick) + 4.0,
+            percent = tick * 100.0,
         );
     }
     let points: Vec<String> = history
@@ -466,4 +486,76 @@ fn failures_section(run: &Value) -> String {
     }
     out.push_str("</section>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn history(n: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| {
+                json!({
+                    "runId": format!("run-{i}"),
+                    "time": "2026-01-01T00:00:00Z",
+                    "passRate": 0.5,
+                    "configurationFingerprint": format!("{i:064x}"),
+                })
+            })
+            .collect()
+    }
+
+    /// The numbers of every `attribute="..."` in `html`, in order.
+    fn numbers(html: &str, attribute: &str) -> Vec<f64> {
+        let marker = format!(" {attribute}=\"");
+        html.match_indices(&marker)
+            .map(|(at, _)| {
+                let rest = &html[at + marker.len()..];
+                rest[..rest.find('"').unwrap()].parse().unwrap()
+            })
+            .collect()
+    }
+
+    /// The trend chart's viewBox width and its CSS min-width in px.
+    fn widths(html: &str) -> (f64, f64) {
+        let view_box = html.split("viewBox=\"0 0 ").nth(1).unwrap();
+        let width = view_box.split(' ').next().unwrap().parse().unwrap();
+        let min_width = html.split("min-width:").nth(1).unwrap();
+        let min_width = min_width[..min_width.find("px").unwrap()].parse().unwrap();
+        (width, min_width)
+    }
+
+    #[test]
+    fn the_trend_chart_widens_with_the_runs_so_neighbouring_points_keep_their_room() {
+        let mut last_width = 0.0;
+        for n in [1, 3, 30, 52, 200] {
+            let runs = history(n);
+            let html = trend_section(&runs, &format!("run-{}", n - 1));
+            let (width, min_width) = widths(&html);
+            assert!(width >= TREND_MIN_WIDTH, "{n} runs: {width}");
+            assert!(width >= last_width, "{n} runs: {width} < {last_width}");
+            last_width = width;
+            // Below its minimum scale the chart scrolls rather than shrinking its labels.
+            assert_eq!(min_width, (width * TREND_MIN_SCALE).round(), "{n} runs");
+            let xs = numbers(&html, "cx");
+            assert_eq!(xs.len(), n);
+            for pair in xs.windows(2) {
+                assert!(pair[1] - pair[0] >= RUN_STEP - 0.1, "{n} runs: {pair:?}");
+            }
+            assert!(
+                xs.iter().all(|x| *x > 0.0 && *x < width),
+                "{n} runs: {xs:?}"
+            );
+            assert_eq!(html.matches("data-current=\"true\"").count(), 1, "{n} runs");
+        }
+        // Few runs share the minimum width; many widen it, one step per run.
+        assert_eq!(widths(&trend_section(&history(3), "")).0, TREND_MIN_WIDTH);
+        let (many, more) = (
+            widths(&trend_section(&history(100), "")).0,
+            widths(&trend_section(&history(101), "")).0,
+        );
+        assert!(many > TREND_MIN_WIDTH);
+        assert_eq!(more - many, RUN_STEP);
+    }
 }
