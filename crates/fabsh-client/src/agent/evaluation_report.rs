@@ -17,7 +17,8 @@ pub struct Report<'a> {
     pub run: &'a Value,
     /// The agent's recorded runs, oldest first, as `evaluations list` gives them.
     pub history: &'a [Value],
-    /// The runs of the matrix, oldest first, as `evaluations show` gives them.
+    /// The runs of the matrix, oldest first, as `evaluations show` gives them; the page shows
+    /// them newest first.
     pub matrix: &'a [Value],
     /// `evaluations compare`'s answer, when asked for.
     pub comparison: Option<&'a Value>,
@@ -42,7 +43,10 @@ table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:4px 6px;border:1px solid #e3e3e3;text-align:left;vertical-align:top}
 table.matrix th.question{min-width:180px;max-width:320px;font-weight:normal;overflow-wrap:anywhere;position:sticky;left:0;background:#fff;z-index:1}
 table.matrix thead th{font-size:.7rem;white-space:nowrap}
-table.matrix thead th.current{background:#fff3c4}
+table.matrix th.current{background:#fff3c4;border:2px solid #b07a00;border-bottom-width:1px}
+table.matrix td.current{border-left:2px solid #b07a00;border-right:2px solid #b07a00}
+table.matrix tr:last-child td.current{border-bottom:2px solid #b07a00}
+.this-run{display:inline-block;background:#b07a00;color:#fff;border-radius:3px;padding:0 4px;margin-bottom:2px;font-weight:700}
 td.cell{text-align:center;font-weight:700;min-width:34px}
 .pass{background:#cdeccd;color:#125212}
 .fail{background:#f8cccc;color:#8a1010}
@@ -94,6 +98,11 @@ fn name_or_id(named: &Value) -> String {
 /// The first `n` characters.
 fn short(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
+}
+
+/// "1 run", "2 runs": a page of a first run says so without a stray plural.
+fn runs(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 fn percent(value: &Value) -> String {
@@ -304,10 +313,10 @@ fn trend_section(history: &[Value], current: &str) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<section><h2>Pass rate over the agent's {} recorded runs</h2><div class=\"chart\">{svg}</div>\
+        "<section><h2>Pass rate over the agent's {}</h2><div class=\"chart\">{svg}</div>\
          <p class=\"muted\">Oldest to newest; each point is labelled with its configuration \
          fingerprint; the larger amber point is this run.</p></section>",
-        history.len()
+        runs(history.len(), "recorded run")
     )
 }
 
@@ -321,15 +330,29 @@ fn cell(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str) 
     }
 }
 
+/// The questions of the run × the runs of the matrix, newest first: the matrix scrolls
+/// sideways behind a sticky question column, and without a script a scroll box opens at its
+/// left end, so newest first is what puts this run (normally the newest) in view on a phone
+/// and on a desktop alike. This run's column is outlined and headed "this run", so it is not
+/// told by colour alone.
 fn matrix_section(run: &Value, matrix: &[Value]) -> String {
-    let columns: Vec<BTreeMap<String, Outcome>> = matrix
-        .iter()
-        .map(|r| outcomes(r).into_iter().collect())
-        .collect();
     let current = text(&run["runId"]);
+    let shown: Vec<(&Value, BTreeMap<String, Outcome>)> = matrix
+        .iter()
+        .rev()
+        .map(|r| (r, outcomes(r).into_iter().collect()))
+        .collect();
+    // A report of an older run can have it fall outside the window of the last runs.
+    let where_this_run_is = if shown.iter().any(|(r, _)| text(&r["runId"]) == current) {
+        "the outlined column headed <b>this run</b> is the run this page reports"
+    } else {
+        "the run this page reports is older than these and not among them"
+    };
     let mut out = format!(
-        "<section><h2>Questions × the last {} runs</h2><ul class=\"legend\">",
-        matrix.len()
+        "<section><h2>Questions × the last {}</h2>\
+         <p class=\"muted\">Newest first, older runs further right; {where_this_run_is}.</p>\
+         <ul class=\"legend\">",
+        runs(matrix.len(), "run")
     );
     for outcome in [
         Some(Outcome::Pass),
@@ -346,16 +369,27 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
     out.push_str(
         "</ul><div class=\"scroll\"><table class=\"matrix\"><thead><tr><th class=\"question\">Question</th>",
     );
-    for shown in matrix {
-        let id = text(&shown["runId"]);
+    for (column, _) in &shown {
+        let id = text(&column["runId"]);
+        let is_current = id == current;
+        let time = text(&column["time"]);
         let _ = write!(
             out,
-            "<th class=\"run{}\" data-run=\"{}\" title=\"{}\">{}<br>{}</th>",
-            if id == current { " current" } else { "" },
+            "<th class=\"run{}\" data-run=\"{}\" data-current=\"{is_current}\" title=\"{} {}\">\
+             {}{}<br>{}<br>{}</th>",
+            if is_current { " current" } else { "" },
             escape(&id),
             escape(&id),
+            escape(&time),
+            if is_current {
+                "<span class=\"this-run\">this run</span><br>"
+            } else {
+                ""
+            },
             escape(&short(&id, 8)),
-            escape(&short(&text(&shown["time"]), 10)),
+            escape(&short(&time, 10)),
+            // The hour and minute: runs of one day are otherwise told apart by id alone.
+            escape(&time.chars().skip(11).take(5).collect::<String>()),
         );
     }
     out.push_str("</tr></thead><tbody>");
@@ -365,12 +399,14 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
             "<tr class=\"matrix-row\"><th class=\"question\" scope=\"row\">{}</th>",
             escape(&question)
         );
-        for (shown, column) in matrix.iter().zip(&columns) {
-            let (class, symbol, wording) = cell(column.get(&question).copied());
+        for (column, outcomes) in &shown {
+            let id = text(&column["runId"]);
+            let (class, symbol, wording) = cell(outcomes.get(&question).copied());
             let _ = write!(
                 out,
-                "<td class=\"cell {class}\" data-run=\"{}\" data-outcome=\"{class}\" title=\"{wording}\">{symbol}</td>",
-                escape(&text(&shown["runId"]))
+                "<td class=\"cell {class}{}\" data-run=\"{}\" data-outcome=\"{class}\" title=\"{wording}\">{symbol}</td>",
+                if id == current { " current" } else { "" },
+                escape(&id)
             );
         }
         out.push_str("</tr>");
@@ -557,5 +593,56 @@ mod tests {
         );
         assert!(many > TREND_MIN_WIDTH);
         assert_eq!(more - many, RUN_STEP);
+    }
+
+    /// Each run column's header, in order: its `data-run` and whether it is marked current.
+    fn matrix_header(html: &str) -> Vec<(String, bool)> {
+        let header = &html[..html.find("</thead>").unwrap()];
+        header
+            .split("<th class=\"run")
+            .skip(1)
+            .map(|th| {
+                let id = th.split("data-run=\"").nth(1).unwrap();
+                let id = id[..id.find('"').unwrap()].to_string();
+                (id, th.starts_with(" current\""))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_matrix_puts_the_newest_run_first_and_marks_this_one_wherever_it_is() {
+        let mut runs = history(5);
+        for run in &mut runs {
+            run["rows"] = json!([{"question": "q", "verdict": "yes"}]);
+        }
+        let header = |current: usize, window: &[Value]| -> Vec<(String, bool)> {
+            window
+                .iter()
+                .rev()
+                .map(|r| {
+                    (
+                        text(&r["runId"]),
+                        text(&r["runId"]) == format!("run-{current}"),
+                    )
+                })
+                .collect()
+        };
+        // This run is the newest: the first column, headed in words as well as coloured.
+        let html = matrix_section(&runs[4], &runs);
+        assert_eq!(matrix_header(&html), header(4, &runs));
+        assert_eq!(matrix_header(&html)[0], ("run-4".to_string(), true));
+        assert_eq!(html.matches("this run</span>").count(), 1);
+        assert_eq!(html.matches("cell pass current").count(), 1);
+        assert!(html.contains("Newest first"));
+        // An older run keeps its place in time.
+        let html = matrix_section(&runs[2], &runs);
+        assert_eq!(matrix_header(&html), header(2, &runs));
+        // A run older than the window is not pretended into it.
+        let html = matrix_section(&runs[0], &runs[1..]);
+        assert_eq!(matrix_header(&html), header(0, &runs[1..]));
+        assert!(!html.contains("this run</span>"));
+        assert!(html.contains("not among them"));
+        assert!(html.contains("the last 4 runs"));
+        assert!(matrix_section(&runs[0], &runs[..1]).contains("the last 1 run<"));
     }
 }
