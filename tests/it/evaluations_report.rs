@@ -147,8 +147,24 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
     assert_eq!(attributes(trend, "data-run"), recorded);
     assert_eq!(attributes(trend, "data-current"), ["false", "true"]);
 
-    // The matrix: a row per question of the head run, a column per recorded run, each cell
-    // as the recorded verdicts say.
+    // The matrix: a row per question of the head run, a column per recorded run, newest
+    // first as `evaluations list` gives them, so the run reported (here the newest) is the
+    // first column, in view without scrolling; each cell as the recorded verdicts say.
+    let newest_first: Vec<String> = recorded.iter().rev().cloned().collect();
+    assert_eq!(newest_first[0], head_id);
+    let table = &html[html.find("<table class=\"matrix\">").expect("matrix")..];
+    let header = &table[..table.find("</thead>").expect("matrix header")];
+    assert_eq!(attributes(header, "data-run"), newest_first);
+    // The first run column is this run's, marked in words as well as colour.
+    assert_eq!(attributes(header, "data-current"), ["true", "false"]);
+    let first = header
+        .split("<th class=\"run")
+        .nth(1)
+        .expect("a run column");
+    assert!(
+        first.starts_with(" current\"") && first.contains("this run"),
+        "{first}"
+    );
     let base = evaluations(&fx, &["show", &base_id]).ok_json();
     let head = evaluations(&fx, &["show", &head_id]).ok_json();
     let mut asked: Vec<String> = Vec::new();
@@ -168,7 +184,7 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
         .collect();
     for ((_, cells), question) in rows.iter().zip(&asked) {
         let runs: Vec<&str> = cells.iter().map(|(r, _)| r.as_str()).collect();
-        assert_eq!(runs, recorded, "one column per run, oldest first");
+        assert_eq!(runs, newest_first, "one column per run, newest first");
         for (run, outcome) in cells {
             assert_eq!(
                 outcome,

@@ -17,7 +17,8 @@ pub struct Report<'a> {
     pub run: &'a Value,
     /// The agent's recorded runs, oldest first, as `evaluations list` gives them.
     pub history: &'a [Value],
-    /// The runs of the matrix, oldest first, as `evaluations show` gives them.
+    /// The runs of the matrix, oldest first, as `evaluations show` gives them; the page shows
+    /// them newest first.
     pub matrix: &'a [Value],
     /// `evaluations compare`'s answer, when asked for.
     pub comparison: Option<&'a Value>,
@@ -33,15 +34,19 @@ dl.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr))
 dl.summary div{background:#f5f6f8;border-radius:6px;padding:8px 10px;min-width:0}
 dt{font-size:.75rem;color:#555;text-transform:uppercase;letter-spacing:.03em}
 dd{margin:0;font-weight:600;overflow-wrap:anywhere}
-svg{display:block;width:100%;height:auto;max-width:760px}
+svg{display:block;width:100%;height:auto}
+svg.histogram{max-width:760px}
 .scroll{overflow-x:auto;max-width:100%;border:1px solid #e3e3e3;border-radius:6px}
-.chart{overflow-x:auto;max-width:100%}
-.chart svg{min-width:520px}
+.chart{overflow-x:auto;max-width:100%;direction:rtl}
+.chart svg{direction:ltr}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:4px 6px;border:1px solid #e3e3e3;text-align:left;vertical-align:top}
 table.matrix th.question{min-width:180px;max-width:320px;font-weight:normal;overflow-wrap:anywhere;position:sticky;left:0;background:#fff;z-index:1}
 table.matrix thead th{font-size:.7rem;white-space:nowrap}
-table.matrix thead th.current{background:#fff3c4}
+table.matrix th.current{background:#fff3c4;border:2px solid #b07a00;border-bottom-width:1px}
+table.matrix td.current{border-left:2px solid #b07a00;border-right:2px solid #b07a00}
+table.matrix tr:last-child td.current{border-bottom:2px solid #b07a00}
+.this-run{display:inline-block;background:#b07a00;color:#fff;border-radius:3px;padding:0 4px;margin-bottom:2px;font-weight:700}
 td.cell{text-align:center;font-weight:700;min-width:34px}
 .pass{background:#cdeccd;color:#125212}
 .fail{background:#f8cccc;color:#8a1010}
@@ -93,6 +98,11 @@ fn name_or_id(named: &Value) -> String {
 /// The first `n` characters.
 fn short(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
+}
+
+/// "1 run", "2 runs": a page of a first run says so without a stray plural.
+fn runs(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 fn percent(value: &Value) -> String {
@@ -205,9 +215,25 @@ fn comparison_section(comparison: &Value) -> String {
     out
 }
 
-/// The pass rate over the agent's runs, oldest first, as a line chart.
+/// Horizontal room per run in the trend chart, in viewBox units: the rotated (-45°)
+/// fingerprint labels of neighbouring points are `RUN_STEP × sin 45°` apart, which must be
+/// more than their 11-unit font for them not to overlap.
+const RUN_STEP: f64 = 18.0;
+/// The trend chart's narrowest viewBox, for an agent with few runs.
+const TREND_MIN_WIDTH: f64 = 800.0;
+/// The smallest scale the trend chart is drawn at (CSS px per viewBox unit), so its 11-unit
+/// labels stay readable on a phone; narrower screens scroll instead.
+const TREND_MIN_SCALE: f64 = 0.8;
+
+/// The pass rate over the agent's runs, oldest first, as a line chart. The viewBox widens
+/// with the number of runs, so labels never crowd, and the chart fills the content width;
+/// below its minimum width it scrolls. The scroll box is right-to-left so that, without
+/// a script, it opens at its right end: the newest runs and this one are what a phone
+/// shows first. The percent scale is drawn on both sides so it is in view at either end.
 fn trend_section(history: &[Value], current: &str) -> String {
-    let (width, height, left, right, top, bottom) = (640.0, 260.0, 44.0, 16.0, 16.0, 70.0);
+    let (height, left, right, top, bottom) = (260.0, 44.0, 44.0, 16.0, 70.0);
+    let steps = history.len().saturating_sub(1) as f64;
+    let width = (left + right + RUN_STEP * steps).max(TREND_MIN_WIDTH);
     let plot_w = width - left - right;
     let plot_h = height - top - bottom;
     let x = |i: usize| {
@@ -219,20 +245,23 @@ fn trend_section(history: &[Value], current: &str) -> String {
     };
     let y = |rate: f64| top + plot_h * (1.0 - rate.clamp(0.0, 1.0));
     let mut svg = format!(
-        "<svg class=\"trend\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
-         aria-label=\"Pass rate over {} recorded runs\" font-size=\"11\">",
+        "<svg class=\"trend\" viewBox=\"0 0 {width} {height}\" style=\"min-width:{:.0}px\" \
+         role=\"img\" aria-label=\"Pass rate over {} recorded runs\" font-size=\"11\">",
+        width * TREND_MIN_SCALE,
         history.len()
     );
     for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let _ = write!(
             svg,
             "<line x1=\"{left}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#e3e3e3\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}%</text>",
+             <text x=\"{}\" y=\"{label_y}\" text-anchor=\"end\" fill=\"#555\">{percent}%</text>\
+             <text x=\"{}\" y=\"{label_y}\" fill=\"#555\">{percent}%</text>",
             width - right,
             left - 6.0,
-            y(tick) + 4.0,
-            tick * 100.0,
-            y = y(tick)
+            width - right + 6.0,
+            y = y(tick),
+            label_y = y(tick) + 4.0,
+            percent = tick * 100.0,
         );
     }
     let points: Vec<String> = history
@@ -284,10 +313,10 @@ fn trend_section(history: &[Value], current: &str) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<section><h2>Pass rate over the agent's {} recorded runs</h2><div class=\"chart\">{svg}</div>\
+        "<section><h2>Pass rate over the agent's {}</h2><div class=\"chart\">{svg}</div>\
          <p class=\"muted\">Oldest to newest; each point is labelled with its configuration \
          fingerprint; the larger amber point is this run.</p></section>",
-        history.len()
+        runs(history.len(), "recorded run")
     )
 }
 
@@ -301,15 +330,29 @@ fn cell(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str) 
     }
 }
 
+/// The questions of the run × the runs of the matrix, newest first: the matrix scrolls
+/// sideways behind a sticky question column, and without a script a scroll box opens at its
+/// left end, so newest first is what puts this run (normally the newest) in view on a phone
+/// and on a desktop alike. This run's column is outlined and headed "this run", so it is not
+/// told by colour alone.
 fn matrix_section(run: &Value, matrix: &[Value]) -> String {
-    let columns: Vec<BTreeMap<String, Outcome>> = matrix
-        .iter()
-        .map(|r| outcomes(r).into_iter().collect())
-        .collect();
     let current = text(&run["runId"]);
+    let shown: Vec<(&Value, BTreeMap<String, Outcome>)> = matrix
+        .iter()
+        .rev()
+        .map(|r| (r, outcomes(r).into_iter().collect()))
+        .collect();
+    // A report of an older run can have it fall outside the window of the last runs.
+    let where_this_run_is = if shown.iter().any(|(r, _)| text(&r["runId"]) == current) {
+        "the outlined column headed <b>this run</b> is the run this page reports"
+    } else {
+        "the run this page reports is older than these and not among them"
+    };
     let mut out = format!(
-        "<section><h2>Questions × the last {} runs</h2><ul class=\"legend\">",
-        matrix.len()
+        "<section><h2>Questions × the last {}</h2>\
+         <p class=\"muted\">Newest first, older runs further right; {where_this_run_is}.</p>\
+         <ul class=\"legend\">",
+        runs(matrix.len(), "run")
     );
     for outcome in [
         Some(Outcome::Pass),
@@ -326,16 +369,27 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
     out.push_str(
         "</ul><div class=\"scroll\"><table class=\"matrix\"><thead><tr><th class=\"question\">Question</th>",
     );
-    for shown in matrix {
-        let id = text(&shown["runId"]);
+    for (column, _) in &shown {
+        let id = text(&column["runId"]);
+        let is_current = id == current;
+        let time = text(&column["time"]);
         let _ = write!(
             out,
-            "<th class=\"run{}\" data-run=\"{}\" title=\"{}\">{}<br>{}</th>",
-            if id == current { " current" } else { "" },
+            "<th class=\"run{}\" data-run=\"{}\" data-current=\"{is_current}\" title=\"{} {}\">\
+             {}{}<br>{}<br>{}</th>",
+            if is_current { " current" } else { "" },
             escape(&id),
             escape(&id),
+            escape(&time),
+            if is_current {
+                "<span class=\"this-run\">this run</span><br>"
+            } else {
+                ""
+            },
             escape(&short(&id, 8)),
-            escape(&short(&text(&shown["time"]), 10)),
+            escape(&short(&time, 10)),
+            // The hour and minute: runs of one day are otherwise told apart by id alone.
+            escape(&time.chars().skip(11).take(5).collect::<String>()),
         );
     }
     out.push_str("</tr></thead><tbody>");
@@ -345,12 +399,14 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
             "<tr class=\"matrix-row\"><th class=\"question\" scope=\"row\">{}</th>",
             escape(&question)
         );
-        for (shown, column) in matrix.iter().zip(&columns) {
-            let (class, symbol, wording) = cell(column.get(&question).copied());
+        for (column, outcomes) in &shown {
+            let id = text(&column["runId"]);
+            let (class, symbol, wording) = cell(outcomes.get(&question).copied());
             let _ = write!(
                 out,
-                "<td class=\"cell {class}\" data-run=\"{}\" data-outcome=\"{class}\" title=\"{wording}\">{symbol}</td>",
-                escape(&text(&shown["runId"]))
+                "<td class=\"cell {class}{}\" data-run=\"{}\" data-outcome=\"{class}\" title=\"{wording}\">{symbol}</td>",
+                if id == current { " current" } else { "" },
+                escape(&id)
             );
         }
         out.push_str("</tr>");
@@ -466,4 +522,127 @@ fn failures_section(run: &Value) -> String {
     }
     out.push_str("</section>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn history(n: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| {
+                json!({
+                    "runId": format!("run-{i}"),
+                    "time": "2026-01-01T00:00:00Z",
+                    "passRate": 0.5,
+                    "configurationFingerprint": format!("{i:064x}"),
+                })
+            })
+            .collect()
+    }
+
+    /// The numbers of every `attribute="..."` in `html`, in order.
+    fn numbers(html: &str, attribute: &str) -> Vec<f64> {
+        let marker = format!(" {attribute}=\"");
+        html.match_indices(&marker)
+            .map(|(at, _)| {
+                let rest = &html[at + marker.len()..];
+                rest[..rest.find('"').unwrap()].parse().unwrap()
+            })
+            .collect()
+    }
+
+    /// The trend chart's viewBox width and its CSS min-width in px.
+    fn widths(html: &str) -> (f64, f64) {
+        let view_box = html.split("viewBox=\"0 0 ").nth(1).unwrap();
+        let width = view_box.split(' ').next().unwrap().parse().unwrap();
+        let min_width = html.split("min-width:").nth(1).unwrap();
+        let min_width = min_width[..min_width.find("px").unwrap()].parse().unwrap();
+        (width, min_width)
+    }
+
+    #[test]
+    fn the_trend_chart_widens_with_the_runs_so_neighbouring_points_keep_their_room() {
+        let mut last_width = 0.0;
+        for n in [1, 3, 30, 52, 200] {
+            let runs = history(n);
+            let html = trend_section(&runs, &format!("run-{}", n - 1));
+            let (width, min_width) = widths(&html);
+            assert!(width >= TREND_MIN_WIDTH, "{n} runs: {width}");
+            assert!(width >= last_width, "{n} runs: {width} < {last_width}");
+            last_width = width;
+            // Below its minimum scale the chart scrolls rather than shrinking its labels.
+            assert_eq!(min_width, (width * TREND_MIN_SCALE).round(), "{n} runs");
+            let xs = numbers(&html, "cx");
+            assert_eq!(xs.len(), n);
+            for pair in xs.windows(2) {
+                assert!(pair[1] - pair[0] >= RUN_STEP - 0.1, "{n} runs: {pair:?}");
+            }
+            assert!(
+                xs.iter().all(|x| *x > 0.0 && *x < width),
+                "{n} runs: {xs:?}"
+            );
+            assert_eq!(html.matches("data-current=\"true\"").count(), 1, "{n} runs");
+        }
+        // Few runs share the minimum width; many widen it, one step per run.
+        assert_eq!(widths(&trend_section(&history(3), "")).0, TREND_MIN_WIDTH);
+        let (many, more) = (
+            widths(&trend_section(&history(100), "")).0,
+            widths(&trend_section(&history(101), "")).0,
+        );
+        assert!(many > TREND_MIN_WIDTH);
+        assert_eq!(more - many, RUN_STEP);
+    }
+
+    /// Each run column's header, in order: its `data-run` and whether it is marked current.
+    fn matrix_header(html: &str) -> Vec<(String, bool)> {
+        let header = &html[..html.find("</thead>").unwrap()];
+        header
+            .split("<th class=\"run")
+            .skip(1)
+            .map(|th| {
+                let id = th.split("data-run=\"").nth(1).unwrap();
+                let id = id[..id.find('"').unwrap()].to_string();
+                (id, th.starts_with(" current\""))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_matrix_puts_the_newest_run_first_and_marks_this_one_wherever_it_is() {
+        let mut runs = history(5);
+        for run in &mut runs {
+            run["rows"] = json!([{"question": "q", "verdict": "yes"}]);
+        }
+        let header = |current: usize, window: &[Value]| -> Vec<(String, bool)> {
+            window
+                .iter()
+                .rev()
+                .map(|r| {
+                    (
+                        text(&r["runId"]),
+                        text(&r["runId"]) == format!("run-{current}"),
+                    )
+                })
+                .collect()
+        };
+        // This run is the newest: the first column, headed in words as well as coloured.
+        let html = matrix_section(&runs[4], &runs);
+        assert_eq!(matrix_header(&html), header(4, &runs));
+        assert_eq!(matrix_header(&html)[0], ("run-4".to_string(), true));
+        assert_eq!(html.matches("this run</span>").count(), 1);
+        assert_eq!(html.matches("cell pass current").count(), 1);
+        assert!(html.contains("Newest first"));
+        // An older run keeps its place in time.
+        let html = matrix_section(&runs[2], &runs);
+        assert_eq!(matrix_header(&html), header(2, &runs));
+        // A run older than the window is not pretended into it.
+        let html = matrix_section(&runs[0], &runs[1..]);
+        assert_eq!(matrix_header(&html), header(0, &runs[1..]));
+        assert!(!html.contains("this run</span>"));
+        assert!(html.contains("not among them"));
+        assert!(html.contains("the last 4 runs"));
+        assert!(matrix_section(&runs[0], &runs[..1]).contains("the last 1 run<"));
+    }
 }
