@@ -55,7 +55,7 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
         ArgSpec::opt(
             "workspace",
             ArgKind::List,
-            "Act only in this workspace (id or name; repeat or comma-separate for several)",
+            "Act only in this workspace (id or name; repeat or comma-separate for several); with one, calls that leave out `workspace` act there",
         )
         .short('w')
         .value_name("WORKSPACE"),

@@ -2,11 +2,9 @@
 //! an error names the argument as the assistant wrote it; what a value means (a GUID, an
 //! enum value, a readable file) is checked by `Args::check` as for every front end.
 
-use super::tools::{arg_key, must_be_given, tool_args};
+use super::tools::{Defaults, arg_key, must_be_given, tool_args};
 use fabsh_client::commands::args::flag_name;
-use fabsh_client::commands::common::configured_default;
 use fabsh_client::commands::{ArgKind, ArgSpec, Args, CommandSpec, RawValue};
-use fabsh_client::config::Settings;
 use fabsh_client::error::{Error, Result};
 use serde_json::{Map, Value};
 
@@ -15,7 +13,7 @@ use serde_json::{Map, Value};
 pub fn check(
     spec: &'static CommandSpec,
     arguments: &Map<String, Value>,
-    settings: &Settings,
+    defaults: &Defaults,
 ) -> Result<Args> {
     let args = tool_args(spec);
     let mut raw = Vec::new();
@@ -25,14 +23,14 @@ pub fn check(
             raw.push((arg, value));
         }
     }
-    // A flag the call left out takes the profile's default, as on the command line.
+    // A flag the call left out takes its default: the confined or the profile's workspace.
     for arg in &args {
         if raw.iter().any(|(given, _)| given.long == arg.long) {
             continue;
         }
-        if let Some(value) = configured_default(settings, arg) {
+        if let Some(value) = defaults.value(arg) {
             raw.push((*arg, RawValue::Text(value)));
-        } else if must_be_given(arg, settings) {
+        } else if must_be_given(arg, defaults) {
             return Err(Error::usage(format!(
                 "missing required argument `{}` ({})",
                 arg_key(arg),

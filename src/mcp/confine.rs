@@ -38,6 +38,14 @@ impl Confinement {
         })
     }
 
+    /// The workspace id, when the server is confined to exactly one.
+    pub fn only(&self) -> Option<&str> {
+        match self.ids.as_deref() {
+            Some([only]) => Some(only),
+            _ => None,
+        }
+    }
+
     pub fn is_confined(&self) -> bool {
         self.ids.is_some()
     }

@@ -11,4 +11,4 @@ mod tools;
 
 pub use confine::Confinement;
 pub use server::{FabshMcp, Shared};
-pub use tools::{Policy, input_schema, tool_name};
+pub use tools::Policy;

@@ -4,7 +4,7 @@
 
 use super::arguments;
 use super::confine::Confinement;
-use super::tools::{Policy, tools};
+use super::tools::{Defaults, Policy, tools};
 use crate::commands::REGISTRY;
 use fabsh_client::commands::{self, Args, CommandSpec, Needs};
 use fabsh_client::context::Ctx;
@@ -33,13 +33,18 @@ pub struct Shared {
     pub offline: Ctx,
     pub policy: Policy,
     pub confinement: Confinement,
+    defaults: Defaults,
     tools: Vec<Tool>,
     by_name: HashMap<String, &'static CommandSpec>,
 }
 
 impl Shared {
     pub fn new(service: Ctx, offline: Ctx, policy: Policy, confinement: Confinement) -> Shared {
-        let listed = tools(REGISTRY, policy, service.settings());
+        let defaults = Defaults {
+            settings: service.settings().clone(),
+            workspace: confinement.only().map(String::from),
+        };
+        let listed = tools(REGISTRY, policy, &defaults);
         let by_name = listed
             .iter()
             .map(|(tool, spec)| (tool.name.to_string(), *spec))
@@ -49,6 +54,7 @@ impl Shared {
             offline,
             policy,
             confinement,
+            defaults,
             tools: listed.into_iter().map(|(tool, _)| tool).collect(),
             by_name,
         }
@@ -144,7 +150,7 @@ async fn run(
     arguments: &Map<String, Value>,
     progress: Option<Progress>,
 ) -> Result<CallToolResult> {
-    let args = arguments::check(spec, arguments, shared.service.settings())?;
+    let args = arguments::check(spec, arguments, &shared.defaults)?;
     refuse_raw_delete(shared.policy, spec, &args)?;
     let ctx = match spec.traits.needs {
         Needs::Service => &shared.service,

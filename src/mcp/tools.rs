@@ -16,6 +16,25 @@ const NOT_TOOLS: &[&str] = &["auth", "config", "local", "mcp"];
 /// given by the person who started it, not an argument the assistant can fill in.
 const HIDDEN_FLAGS: &[&str] = &["yes"];
 
+/// Where a flag a call leaves out gets its value: the workspace of a server confined to one,
+/// else the profile's default workspace, as on the command line.
+#[derive(Clone)]
+pub struct Defaults {
+    pub settings: Settings,
+    /// The one workspace (id) the server is confined to, if it is confined to one.
+    pub workspace: Option<String>,
+}
+
+impl Defaults {
+    /// The value `arg` takes when a call leaves it out, if any.
+    pub fn value(&self, arg: &ArgSpec) -> Option<String> {
+        match &self.workspace {
+            Some(workspace) if arg.required && arg.long == "workspace" => Some(workspace.clone()),
+            _ => configured_default(&self.settings, arg),
+        }
+    }
+}
+
 /// What the server lets an assistant do.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Policy {
@@ -59,22 +78,21 @@ pub fn arg_key(arg: &ArgSpec) -> String {
     arg.snake_name()
 }
 
-/// Every tool of `registry` under `policy`, with the configured defaults of `settings`
-/// (a profile's default workspace makes `workspace` optional).
+/// Every tool of `registry` under `policy`; a flag `defaults` fills in is optional.
 pub fn tools(
     registry: Registry,
     policy: Policy,
-    settings: &Settings,
+    defaults: &Defaults,
 ) -> Vec<(Tool, &'static CommandSpec)> {
     registry
         .all()
         .filter(|spec| policy.admits(spec))
-        .map(|spec| (tool(spec, settings), spec))
+        .map(|spec| (tool(spec, defaults), spec))
         .collect()
 }
 
 /// The MCP description of one command.
-pub fn tool(spec: &'static CommandSpec, settings: &Settings) -> Tool {
+pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut description = spec.summary.to_string();
     if !spec.about.is_empty() {
         description.push_str("\n\n");
@@ -104,7 +122,7 @@ pub fn tool(spec: &'static CommandSpec, settings: &Settings) -> Tool {
     tool.name = tool_name(spec).into();
     tool.title = Some(spec.summary.to_string());
     tool.description = Some(description.into());
-    tool.input_schema = Arc::new(input_schema(spec, settings));
+    tool.input_schema = Arc::new(input_schema(spec, defaults));
     tool.annotations = Some(annotations);
     tool
 }
@@ -112,7 +130,7 @@ pub fn tool(spec: &'static CommandSpec, settings: &Settings) -> Tool {
 /// The JSON Schema of a tool's arguments: one property per flag, typed by its kind, with its
 /// help as the description, its choices as an enum and its default; required when the
 /// command needs it and nothing (an environment variable, a default, the profile) fills it.
-pub fn input_schema(spec: &'static CommandSpec, settings: &Settings) -> JsonObject {
+pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObject {
     let mut properties = serde_json::Map::new();
     let mut required = Vec::new();
     for arg in tool_args(spec) {
@@ -121,7 +139,7 @@ pub fn input_schema(spec: &'static CommandSpec, settings: &Settings) -> JsonObje
         if let Some(default) = arg.default {
             property.insert("default".into(), default_value(arg.kind, default));
         }
-        if must_be_given(arg, settings) {
+        if must_be_given(arg, defaults) {
             required.push(json!(arg_key(arg)));
         }
         properties.insert(arg_key(arg), Value::Object(property));
@@ -137,14 +155,14 @@ pub fn input_schema(spec: &'static CommandSpec, settings: &Settings) -> JsonObje
 }
 
 /// True when a call must give the flag: the command needs it and nothing fills it in (a
-/// default, its environment variable, the profile's default workspace).
-pub fn must_be_given(arg: &ArgSpec, settings: &Settings) -> bool {
+/// default, its environment variable, `defaults`).
+pub fn must_be_given(arg: &ArgSpec, defaults: &Defaults) -> bool {
     arg.required
         && arg.default.is_none()
         && arg
             .env
             .is_none_or(|var| fabsh_client::config::env_text(var).is_none())
-        && configured_default(settings, arg).is_none()
+        && defaults.value(arg).is_none()
 }
 
 /// The schema of one kind of value.

@@ -419,6 +419,20 @@ fn a_confined_server_acts_only_in_its_workspaces() {
                 .is_error
                 == Some(false)
         );
+        // Confined to one workspace, the workspace may be left out: it is that one.
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let item_list = tools
+            .iter()
+            .find(|tool| tool.name == "item_list")
+            .expect("item_list");
+        assert!(
+            item_list.input_schema.get("required").is_none(),
+            "{:?}",
+            item_list.input_schema
+        );
+        let unnamed = call(&client, "item_list", json!({})).await;
+        let (_, demo_items) = server.get_json(&server.demo_path("/items"));
+        assert_eq!(structured(&unnamed)["value"], demo_items["value"]);
 
         let before = server.request_paths();
         for (tool, arguments) in [
