@@ -21,6 +21,15 @@ pub fn json(status: StatusCode, value: &Value) -> Response {
     response
 }
 
+/// A 201 with the created resource and its address in `Location`.
+pub fn created(value: &Value, location: &str) -> Response {
+    let mut response = json(StatusCode::CREATED, value);
+    if let Ok(location) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
 /// A JSON response carrying the `ETag: ""` the service sends with single items.
 pub fn json_with_etag(status: StatusCode, value: &Value) -> Response {
     let mut response = json(status, value);

@@ -1,6 +1,6 @@
 //! `/v1/workspaces/{ws}/folders[/{id}[/move]]` (preview API).
 
-use super::target::WorkspaceTarget;
+use super::target::{ChildTarget, WorkspaceTarget};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
@@ -10,11 +10,10 @@ use crate::state::Shared;
 use crate::store::folders::{self, Folder};
 use crate::store::items::{self, FolderScope};
 use crate::store::{new_id, principals::Role};
-use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::Response;
 use rusqlite::Connection;
-use serde::Deserialize;
 
 /// Deepest allowed nesting (a root-level folder has depth 1).
 const MAX_DEPTH: i64 = 10;
@@ -49,12 +48,6 @@ fn too_deep() -> ApiError {
         "FolderDepthOutOfRange",
         format!("Folders can be nested at most {MAX_DEPTH} levels deep"),
     )
-}
-
-/// The `{folder}` of a folder route.
-#[derive(Deserialize)]
-pub struct FolderPath {
-    folder: String,
 }
 
 fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError> {
@@ -132,22 +125,18 @@ pub fn create(
         folders::insert(tx, &folder, now_nanos())?;
         Ok::<_, ApiError>(())
     })?;
-    let mut response = respond::json(StatusCode::CREATED, &folder.to_wire());
-    let location = format!("{origin}/v1/workspaces/{ws}/folders/{}", folder.id);
-    if let Ok(location) = HeaderValue::from_str(&location) {
-        response.headers_mut().insert(header::LOCATION, location);
-    }
-    Ok(response)
+    Ok(respond::created(
+        &folder.to_wire(),
+        &format!("{origin}/v1/workspaces/{ws}/folders/{}", folder.id),
+    ))
 }
 
 /// GET one folder.
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(FolderPath { folder: id }): Path<FolderPath>,
+    ChildTarget { ws, id }: ChildTarget,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Viewer)?;
     let folder = state.db.read(|c| get_folder(c, &ws, &id))?;
     Ok(respond::json(StatusCode::OK, &folder.to_wire()))
@@ -157,11 +146,9 @@ pub fn show(
 pub fn rename(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(FolderPath { folder: id }): Path<FolderPath>,
+    ChildTarget { ws, id }: ChildTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Contributor)?;
     let name = req_str(&body.object()?, "displayName")?;
     check_name(&name)?;
@@ -181,10 +168,8 @@ pub fn rename(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(FolderPath { folder: id }): Path<FolderPath>,
+    ChildTarget { ws, id }: ChildTarget,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Contributor)?;
     state.db.write(|tx| {
         get_folder(tx, &ws, &id)?;
@@ -206,11 +191,9 @@ pub fn remove(
 pub fn move_folder(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(FolderPath { folder: id }): Path<FolderPath>,
+    ChildTarget { ws, id }: ChildTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Contributor)?;
     let target = opt_id(&body.object()?, "targetFolderId")?;
     let folder = state.db.write(|tx| {

@@ -3,25 +3,18 @@
 //! Member may give Member or a lower role only ("Members can add members or others with
 //! lower permissions", Add Workspace Role Assignment); changing or removing one needs Admin.
 
-use super::target::WorkspaceTarget;
+use super::target::{ChildTarget, WorkspaceTarget};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::paging::{PageToken, Paging};
 use crate::respond::{self, JsonBody, Origin, norm, req_str};
 use crate::state::Shared;
 use crate::store::principals::{self, Assignment, Principal, Role};
-use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::Response;
 use rusqlite::Connection;
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
-
-/// The `{principal}` of an assignment route.
-#[derive(Deserialize)]
-pub struct PrincipalPath {
-    principal: String,
-}
 
 fn to_wire(a: &Assignment) -> Value {
     let p = &a.principal;
@@ -142,10 +135,8 @@ pub fn list(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(PrincipalPath { principal: id }): Path<PrincipalPath>,
+    ChildTarget { ws, id }: ChildTarget,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Member)?;
     let found = state
         .db
@@ -182,26 +173,22 @@ pub fn add(
         principals::get_assignment(tx, &ws, &known.id)?
             .ok_or_else(|| ApiError::internal("The role assignment vanished"))
     })?;
-    let mut response = respond::json(StatusCode::CREATED, &to_wire(&created));
-    let location = format!(
-        "{origin}/v1/workspaces/{ws}/roleAssignments/{}",
-        created.principal.id
-    );
-    if let Ok(location) = HeaderValue::from_str(&location) {
-        response.headers_mut().insert(header::LOCATION, location);
-    }
-    Ok(response)
+    Ok(respond::created(
+        &to_wire(&created),
+        &format!(
+            "{origin}/v1/workspaces/{ws}/roleAssignments/{}",
+            created.principal.id
+        ),
+    ))
 }
 
 /// PATCH `{role}`.
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(PrincipalPath { principal: id }): Path<PrincipalPath>,
+    ChildTarget { ws, id }: ChildTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Admin)?;
     let role = parse_role(&body.object()?)?;
     let updated = state.db.write(|tx| {
@@ -216,10 +203,8 @@ pub fn update(
 pub fn remove(
     State(state): State<Shared>,
     caller: Caller,
-    WorkspaceTarget { ws }: WorkspaceTarget,
-    Path(PrincipalPath { principal: id }): Path<PrincipalPath>,
+    ChildTarget { ws, id }: ChildTarget,
 ) -> Result<Response, ApiError> {
-    let id = norm(&id);
     caller.workspace(&state, &ws, Role::Admin)?;
     if !state.db.write(|tx| principals::delete_role(tx, &ws, &id))? {
         return Err(not_found(&id));

@@ -21,6 +21,14 @@ pub struct WorkspaceTarget {
     pub ws: String,
 }
 
+/// A resource under a workspace that is not an item (a folder, a role assignment): `{ws}`
+/// and the route's other id (`{folder}`, `{principal}`), both normalised.
+#[derive(Debug, Clone)]
+pub struct ChildTarget {
+    pub ws: String,
+    pub id: String,
+}
+
 /// The `{ws}/{collection}` of an item list or create route.
 #[derive(Debug, Clone)]
 pub struct CollectionTarget {
@@ -79,6 +87,23 @@ impl FromRequestParts<Shared> for WorkspaceTarget {
         let params = path_params(parts, state).await?;
         Ok(WorkspaceTarget {
             ws: norm(param(&params, "ws")?),
+        })
+    }
+}
+
+impl FromRequestParts<Shared> for ChildTarget {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, ApiError> {
+        let params = path_params(parts, state).await?;
+        let id = params
+            .iter()
+            .find(|(name, _)| name != "ws")
+            .map(|(_, value)| norm(value))
+            .ok_or_else(ApiError::entity_not_found)?;
+        Ok(ChildTarget {
+            ws: norm(param(&params, "ws")?),
+            id,
         })
     }
 }

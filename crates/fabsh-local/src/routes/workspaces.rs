@@ -12,7 +12,7 @@ use crate::store::principals::{self, Role};
 use crate::store::{new_id, workspaces as store, workspaces::Workspace};
 use crate::workspace_identity;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
@@ -163,11 +163,10 @@ pub fn create(
         principals::set_role(tx, &ws.id, &caller.principal_id, Role::Admin)?;
         Ok::<_, ApiError>(())
     })?;
-    let mut response = respond::json(StatusCode::CREATED, &to_wire(&ws, false));
-    if let Ok(location) = HeaderValue::from_str(&format!("{origin}/v1/workspaces/{}", ws.id)) {
-        response.headers_mut().insert(header::LOCATION, location);
-    }
-    Ok(response)
+    Ok(respond::created(
+        &to_wire(&ws, false),
+        &format!("{origin}/v1/workspaces/{}", ws.id),
+    ))
 }
 
 /// GET `/v1/workspaces/{ws}`: with `workspaceIdentity` while one is provisioned (swagger
