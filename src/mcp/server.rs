@@ -6,6 +6,7 @@ use super::arguments;
 use super::confine::Confinement;
 use super::tools::{Defaults, Policy, tools};
 use crate::commands::REGISTRY;
+use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::{self, Args, CommandSpec, Needs};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
@@ -105,12 +106,18 @@ impl ServerHandler for FabshMcp {
             }
             None => (None, None),
         };
-        let call = run(&self.0, spec, &arguments, progress);
+        // Each call waits through a bridge of its own, so cancelling it stops a stdlib
+        // function's script (bulk work, evaluate) as Ctrl-C would, and no other call.
+        let bridge = Bridge::new(tokio::runtime::Handle::current());
+        let call = run(&self.0, spec, &arguments, progress, bridge.clone());
         let outcome = tokio::select! {
             outcome = call => outcome,
             // The client gave up on the call (`notifications/cancelled`): dropping the call
-            // stops its requests; nothing more is sent for it.
-            () = context.ct.cancelled() => Err(Error::new(ErrorKind::Cancelled, "the call was cancelled")),
+            // stops its requests, and the bridge stops its script; nothing more is sent.
+            () = context.ct.cancelled() => {
+                bridge.cancel();
+                Err(Error::new(ErrorKind::Cancelled, "the call was cancelled"))
+            }
         };
         // The call's progress reports go out before its result. Work the call left behind
         // (a script thread finishing) may still hold the reporter, so the wait is bounded.
@@ -149,6 +156,7 @@ async fn run(
     spec: &'static CommandSpec,
     arguments: &Map<String, Value>,
     progress: Option<Progress>,
+    bridge: Bridge,
 ) -> Result<CallToolResult> {
     let args = arguments::check(spec, arguments, &shared.defaults)?;
     refuse_raw_delete(shared.policy, spec, &args)?;
@@ -165,7 +173,8 @@ async fn run(
     let ctx = match progress {
         Some(progress) => ctx.with_progress(progress),
         None => ctx.clone(),
-    };
+    }
+    .with_bridge(bridge);
     let mut reply = commands::execute(spec, args, &ctx).await?;
     let failure = reply.failure.take();
     let notes = std::mem::take(&mut reply.notes);

@@ -692,3 +692,45 @@ fn an_evaluation_through_a_tool_reports_progress_and_never_shows_the_judge_key()
         client.cancel().await.expect("close");
     });
 }
+
+#[test]
+fn a_cancelled_bulk_call_stops_creating() {
+    // Every request takes 300 ms, so 20 creates one at a time take 6 s.
+    let server = Server::with(&[("latency-ms", "300")]);
+    let items: Vec<Value> = (0..20)
+        .map(|i| json!({"displayName": format!("Cancelled {i}"), "type": "Notebook"}))
+        .collect();
+    let file = server.home.dir.path().join("items.json");
+    std::fs::write(&file, serde_json::to_string(&items).expect("json")).expect("write");
+    let created = |server: &Server| {
+        let (_, listed) = server.get_json(&server.demo_path("/items"));
+        listed["value"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter(|item| {
+                item["displayName"]
+                    .as_str()
+                    .is_some_and(|name| name.starts_with("Cancelled"))
+            })
+            .count()
+    };
+    runtime().block_on(async {
+        let (client, _) = connect(&server, &["--allow-writes"]).await;
+        let bulk = call(
+            &client,
+            "item_bulk_create",
+            json!({"workspace": "Demo", "file": file.to_string_lossy(), "concurrency": 1}),
+        );
+        let outcome = tokio::time::timeout(Duration::from_millis(1500), bulk).await;
+        assert!(outcome.is_err(), "the bulk call ended early: {outcome:?}");
+        // Dropped: notifications/cancelled. What was under way may still land.
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let after_cancel = created(&server);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let later = created(&server);
+        assert_eq!(later, after_cancel, "creates went on after the cancel");
+        assert!(later < 20, "every item was created: {later}");
+        client.cancel().await.expect("close");
+    });
+}

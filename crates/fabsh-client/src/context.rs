@@ -37,10 +37,12 @@ pub struct Ctx {
     judge: Option<Arc<Judge>>,
     /// How commands run stdlib functions; set by front ends that embed the script host.
     stdlib: Option<Arc<dyn Stdlib>>,
+    /// What synchronous work of this context (a stdlib function's script) waits through,
+    /// and is cancelled by.
+    bridge: Bridge,
 }
 
 struct Shared {
-    bridge: Bridge,
     settings: Settings,
     backend: String,
     /// Kept alive for as long as the context: dropping it stops an attached server.
@@ -103,7 +105,6 @@ impl Ctx {
     ) -> Ctx {
         Ctx {
             shared: Arc::new(Shared {
-                bridge,
                 settings: settings.clone(),
                 backend,
                 _server: server,
@@ -111,6 +112,7 @@ impl Ctx {
             api,
             judge: None,
             stdlib: None,
+            bridge,
         }
     }
 
@@ -125,6 +127,15 @@ impl Ctx {
     /// The same context without spinners, for calls that run many at a time under one bar.
     pub fn without_progress(&self) -> Ctx {
         self.with_progress(Progress::hidden())
+    }
+
+    /// The same context waiting through `bridge`: one call's own, so cancelling it stops that
+    /// call's synchronous work and no other's (the MCP server's calls).
+    pub fn with_bridge(&self, bridge: Bridge) -> Ctx {
+        Ctx {
+            bridge,
+            ..self.clone()
+        }
     }
 
     /// The same context reporting progress through `progress` (an MCP call's own reports).
@@ -168,7 +179,7 @@ impl Ctx {
 
     /// The bridge between sync front ends and async handlers.
     pub fn bridge(&self) -> &Bridge {
-        &self.shared.bridge
+        &self.bridge
     }
 
     /// The settings in effect (flags, environment, profile).
