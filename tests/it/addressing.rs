@@ -261,3 +261,73 @@ fn name_where_id_is_meant_is_a_usage_error_pointing_at_id() {
     }
     assert_eq!(server.request_count(), before, "nothing sent");
 }
+
+/// fab's folder path (`Demo.Workspace/Reports.Folder/Q1.Folder/Welcome.Notebook`) names the
+/// item in that folder: a folder that does not exist, or an item that is not in it, is not
+/// found rather than the same name elsewhere.
+#[test]
+fn a_fab_folder_path_finds_the_item_in_that_folder_only() {
+    let server = Server::start();
+    let folder = |name: &str, parent: Option<&str>| {
+        let mut args = vec!["folder", "create", "-w", "Demo", "--name", name, "-q", "id"];
+        if let Some(parent) = parent {
+            args.extend(["--parent-id", parent]);
+        }
+        server
+            .fabsh(&args)
+            .ok_json()
+            .as_str()
+            .expect("id")
+            .to_string()
+    };
+    let reports = folder("Reports", None);
+    let q1 = folder("Q1", Some(&reports));
+    let welcome = item_id(&server, "Welcome", "Notebook");
+    let moved = server.fabsh(&[
+        "item",
+        "move-to-folder",
+        "-w",
+        "Demo",
+        "--id",
+        &welcome,
+        "--folder-id",
+        &q1,
+    ]);
+    assert_eq!(moved.code, 0, "{}", moved.stderr);
+    for args in [
+        &[
+            "item",
+            "show",
+            "Demo.Workspace/Reports.Folder/Q1.Folder/Welcome.Notebook",
+        ][..],
+        &["item", "show", "Demo/reports.folder/q1.FOLDER/Welcome"],
+        &[
+            "item",
+            "show",
+            "-w",
+            "Demo",
+            "--id",
+            "Reports.Folder/Q1.Folder/Welcome.Notebook",
+        ],
+    ] {
+        assert_eq!(shown_id(&server, args), welcome, "{args:?}");
+    }
+    for (path, says) in [
+        (
+            "Demo.Workspace/Q1.Folder/Welcome.Notebook",
+            "no folder named \"Q1\" at the workspace's root",
+        ),
+        (
+            "Demo.Workspace/Reports.Folder/Welcome.Notebook",
+            "no item named \"Welcome.Notebook\" in folder Reports",
+        ),
+        (
+            "Demo.Workspace/Reports.Folder/Nope.Folder/Welcome.Notebook",
+            "no folder named \"Nope\" in Reports",
+        ),
+    ] {
+        let run = server.fabsh(&["item", "show", path]);
+        assert_eq!(run.code, 4, "{path}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{path}: {}", run.stderr);
+    }
+}

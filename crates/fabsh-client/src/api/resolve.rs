@@ -7,8 +7,8 @@
 //! them (see [`stale`]).
 
 use super::list_cache::ListCache;
-use super::{ApiClient, items, stale, workspaces};
-use crate::error::{Error, Result};
+use super::{ApiClient, folders, items, stale, workspaces};
+use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -29,6 +29,8 @@ pub struct Resolver {
 struct Reading {
     name: String,
     item_type: Option<String>,
+    /// The folder it must be in (fab's `F.Folder/Welcome.Notebook`); `None`: anywhere.
+    folder: Option<String>,
 }
 
 impl Reading {
@@ -36,6 +38,7 @@ impl Reading {
         Reading {
             name: text.to_string(),
             item_type: None,
+            folder: None,
         }
     }
 }
@@ -60,9 +63,22 @@ fn item_readings(text: &str) -> Vec<Reading> {
         readings.push(Reading {
             name: name.to_string(),
             item_type: Some(known.name.to_string()),
+            folder: None,
         });
     }
     readings
+}
+
+/// fab's folder path before an item (`F.Folder/Sub.Folder/Welcome.Notebook`): the folder
+/// names, outermost first, and the item's part; `None` unless every part before the last
+/// ends in `.Folder`.
+fn folder_path(text: &str) -> Option<(Vec<&str>, &str)> {
+    let (folders, item) = text.rsplit_once('/')?;
+    let names = folders
+        .split('/')
+        .map(|part| strip_suffix_ignoring_case(part, ".Folder"))
+        .collect::<Option<Vec<&str>>>()?;
+    Some((names, item))
 }
 
 fn strip_suffix_ignoring_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
@@ -114,15 +130,39 @@ impl Resolver {
         }
         let key = stale::items_key(workspace_id, item_type);
         let what = item_type.map_or("item".to_string(), |t| format!("{t} item"));
-        let readings = item_readings(text);
-        self.resolve(api, key, &readings, &what, || async {
+        let fetch = || async {
             let filter = items::ListFilter {
                 item_type: item_type.map(String::from),
                 ..Default::default()
             };
             api.all(items::list_req(workspace_id, &filter)).await
-        })
-        .await
+        };
+        let Some((folders, item)) = folder_path(text) else {
+            return self
+                .resolve(api, key, &item_readings(text), &what, fetch)
+                .await;
+        };
+        let folder = folder_at(api, workspace_id, &folders).await?;
+        let readings: Vec<Reading> = item_readings(item)
+            .into_iter()
+            .map(|reading| Reading {
+                folder: Some(folder.clone()),
+                ..reading
+            })
+            .collect();
+        self.resolve(api, key, &readings, &what, fetch)
+            .await
+            .map_err(|err| match err.kind {
+                // The names elsewhere in the workspace are no help here.
+                ErrorKind::NotFound => Error::not_found(format!(
+                    "no {what} named {item:?} in folder {}",
+                    folders.join("/")
+                ))
+                .with_hint(
+                    "`fabsh item list -w <workspace> --folder <folder id>` lists what it holds",
+                ),
+                _ => err,
+            })
     }
 
     /// The id of the one entry the first reading that matches anything names.
@@ -221,6 +261,13 @@ fn named<'a>(list: &'a [Value], reading: &Reading) -> Vec<&'a Value> {
                     .is_some_and(|kind| kind.eq_ignore_ascii_case(wanted))
             })
         })
+        .filter(|entry| {
+            reading.folder.as_deref().is_none_or(|folder| {
+                entry["folderId"]
+                    .as_str()
+                    .is_some_and(|id| id.eq_ignore_ascii_case(folder))
+            })
+        })
         .collect();
     let exact: Vec<&Value> = typed
         .iter()
@@ -238,6 +285,41 @@ fn named<'a>(list: &'a [Value], reading: &Reading) -> Vec<&'a Value> {
                 .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
         })
         .collect()
+}
+
+/// The id of the folder at the end of `names` (outermost first) in `workspace_id`: each
+/// named folder must sit in the one before it, the first at the workspace's root.
+async fn folder_at(api: &ApiClient, workspace_id: &str, names: &[&str]) -> Result<String> {
+    let all = api
+        .all(folders::list_req(workspace_id, None, Some(true)))
+        .await?;
+    let mut parent: Option<String> = None;
+    for (depth, name) in names.iter().enumerate() {
+        let siblings: Vec<Value> = all
+            .iter()
+            .filter(|folder| {
+                folder["parentFolderId"].as_str().map(str::to_lowercase)
+                    == parent.as_deref().map(str::to_lowercase)
+            })
+            .cloned()
+            .collect();
+        let within = match depth {
+            0 => "at the workspace's root".to_string(),
+            _ => format!("in {}", names[..depth].join("/")),
+        };
+        let found = named(&siblings, &Reading::literal(name));
+        parent = match found.as_slice() {
+            [folder] => folder["id"].as_str().map(String::from),
+            [] => {
+                return Err(
+                    Error::not_found(format!("no folder named {name:?} {within}"))
+                        .with_hint("`fabsh folder list -w <workspace>` shows the folders"),
+                );
+            }
+            many => return Err(ambiguous("folder", name, many)),
+        };
+    }
+    parent.ok_or_else(|| Error::runtime("a folder without an id"))
 }
 
 /// The entries a name stands for: its matches, a lakehouse's SQL endpoint left out.

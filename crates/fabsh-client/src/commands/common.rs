@@ -72,7 +72,7 @@ pub fn target_for(spec: &CommandSpec) -> Option<&'static ArgSpec> {
 /// Welcome. A target without `/` is the item when the command takes one (`-w` or the
 /// profile names the workspace), and the whole target is the workspace when it takes none
 /// (workspace names may contain `/`). fab's folder path (`Demo.Workspace/F.Folder/X.Notebook`)
-/// names the item by its last part; names are unique in a workspace per type.
+/// is kept whole as the item: the resolver finds the item in that folder.
 pub fn target_fills(spec: &CommandSpec, target: &str) -> Vec<(&'static str, String)> {
     let Some(kind) = target_for(spec) else {
         return Vec::new();
@@ -85,25 +85,10 @@ pub fn target_fills(spec: &CommandSpec, target: &str) -> Vec<(&'static str, Stri
     let Some((workspace, rest)) = target.split_once('/') else {
         return vec![("id", target.to_string())];
     };
-    let parts: Vec<&str> = rest.split('/').collect();
-    let folders_only = parts[..parts.len() - 1]
-        .iter()
-        .all(|part| has_suffix(part, ".Folder"));
-    let item = if folders_only {
-        parts[parts.len() - 1]
-    } else {
-        rest
-    };
     vec![
         ("workspace", workspace.to_string()),
-        ("id", item.to_string()),
+        ("id", rest.to_string()),
     ]
-}
-
-fn has_suffix(text: &str, suffix: &str) -> bool {
-    text.len() > suffix.len()
-        && text.is_char_boundary(text.len() - suffix.len())
-        && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
 }
 
 /// `--hard-delete`, on every command that deletes items.
@@ -353,9 +338,9 @@ mod tests {
             target_fills(show, "Demo.Workspace/F.Folder/Welcome.Notebook"),
             [
                 ("workspace", "Demo.Workspace".to_string()),
-                ("id", "Welcome.Notebook".to_string())
+                ("id", "F.Folder/Welcome.Notebook".to_string())
             ],
-            "fab's folder path names the item by its last part"
+            "fab's folder path stays whole, for the resolver to check the folders"
         );
         assert_eq!(
             target_fills(spec("workspace show"), "A/B"),
