@@ -231,3 +231,29 @@ fn evaluate_shows_what_the_agent_answered_on_a_failed_question() {
     let first_line = answer.lines().next().expect("a line");
     assert!(row.contains(first_line.trim()), "{first_line:?} in {row:?}");
 }
+
+#[test]
+fn a_cut_cell_keeps_as_much_of_its_text_as_fits() {
+    let server = Server::start();
+    let name = "Quarterly revenue reconciliation notebook";
+    let made = server.fabsh(&[
+        "item", "create", "Demo", "--name", name, "--type", "Notebook", "-q", "id",
+    ]);
+    let id = made.ok_json().as_str().expect("id").to_string();
+    let run = server.fabsh_env(
+        &["item", "list", "Demo", "-o", "table"],
+        &[("COLUMNS", "80")],
+    );
+    let row = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with(&id))
+        .unwrap_or_else(|| panic!("{id} in\n{}", run.stdout));
+    // The seed's longest name (SalesLakehouse) fits whole, so the column is at least that
+    // wide: the name is cut there, mid-word, not back at the last space ("Quarterly…").
+    let shown = (14..name.len())
+        .rev()
+        .map(|keep| format!("{}…", &name[..keep]))
+        .find(|cut| row.contains(cut.as_str()));
+    assert!(shown.is_some(), "the name cut short: {row:?}");
+}

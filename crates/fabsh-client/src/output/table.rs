@@ -107,6 +107,9 @@ fn new_table(fit: Fit) -> Table {
     table.load_style(presets::NOTHING);
     if fit == Fit::Terminal {
         table.set_content_arrangement(ContentArrangement::Dynamic);
+        // Cells are cut to one line, never wrapped: with no word delimiter a cell is cut at
+        // the column's width ("Scratch noteb…"), not at the last space that fits ("Scratch…").
+        table.set_delimiter('\0');
         if let Some(width) = columns_env() {
             table.set_width(width);
         }
