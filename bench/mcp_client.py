@@ -52,6 +52,12 @@ def stats(name, times):
 def main():
     command, workspace, item = sys.argv[1].split(), sys.argv[2], sys.argv[3]
     starts, lists = [], []
+    # One session first, not counted: the binary's pages come from disk on the first start
+    # after a build (as hyperfine's --warmup does).
+    warmup = Session(command)
+    warmup.send(INITIALIZE)
+    warmup.answer(1)
+    warmup.close()
     for _ in range(20):
         start = time.perf_counter()
         session = Session(command)
