@@ -211,11 +211,16 @@ impl Session {
         let printer = printer_for(&matches, self.format)?;
         let (spec, args) = dispatch::prepare(group, sub, &self.settings, &printer)?;
         if spec.is_interactive() {
-            return Err(Error::usage(format!(
+            let err = Error::usage(format!(
                 "`{}` takes over the terminal; run it from a shell",
                 spec.path()
-            ))
-            .with_hint("in the REPL, `:load FILE` runs a script"));
+            ));
+            // Only a script has an in-REPL way to run it.
+            return Err(if spec.group == "run" {
+                err.with_hint("in the REPL, `:load FILE` runs a script")
+            } else {
+                err
+            });
         }
         dispatch::run_spec(spec, args, &self.ctx, &printer)?;
         Ok(())

@@ -166,3 +166,20 @@ fn args_is_there_in_the_repl_and_in_inline_code_so_scripts_load() {
     let ran = server.fabsh(&["run", &script.to_string_lossy(), "--", "Ada"]);
     assert_eq!(ran.stdout, "hello Ada\n", "{}", ran.stderr);
 }
+
+#[test]
+fn a_command_that_takes_over_the_terminal_is_refused_in_the_repl_with_the_way_that_works() {
+    let server = Server::start();
+    let (_, stderr) = repl_session(&server, "mcp serve\nrun x.rhai\n");
+    let lines: Vec<&str> = stderr.lines().collect();
+    let at = |command: &str| {
+        lines
+            .iter()
+            .position(|line| line.contains(&format!("`{command}` takes over the terminal")))
+            .unwrap_or_else(|| panic!("{command} refused:\n{stderr}"))
+    };
+    let (mcp, run) = (at("mcp serve"), at("run"));
+    // A script can be run in the REPL after all; a server cannot.
+    assert!(lines[run + 1].contains(":load FILE"), "{stderr}");
+    assert!(!lines[mcp + 1].contains(":load"), "{stderr}");
+}
