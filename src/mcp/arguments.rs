@@ -30,7 +30,7 @@ pub fn check(
         }
         if let Some(value) = defaults.value(arg) {
             raw.push((*arg, RawValue::Text(value)));
-        } else if must_be_given(arg, defaults) {
+        } else if must_be_given(spec, arg, defaults) {
             return Err(Error::usage(format!(
                 "missing required argument `{}` ({})",
                 arg_key(arg),

@@ -68,6 +68,16 @@ impl Confinement {
                 ))),
             };
         }
+        // An agent's MCP URL names its workspace in its path, and is asked instead of the
+        // agent the other arguments name.
+        if let Some(url) = args.opt_str("published-url") {
+            let path = url.split_once("://").map_or(url, |(_, rest)| rest);
+            if !api_workspace(path).is_some_and(|id| ids.contains(&id)) {
+                return Err(self.refused(format!(
+                    "argument `published_url` is not under /workspaces/<id> of the confined workspaces: {url:?}"
+                )));
+            }
+        }
         let named = workspace_values(spec, args);
         if named.is_empty() {
             return Err(self.refused(format!(

@@ -139,7 +139,7 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
         if let Some(default) = arg.default {
             property.insert("default".into(), default_value(arg.kind, default));
         }
-        if must_be_given(arg, defaults) {
+        if must_be_given(spec, arg, defaults) {
             required.push(json!(arg_key(arg)));
         }
         properties.insert(arg_key(arg), Value::Object(property));
@@ -154,15 +154,23 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
     schema
 }
 
+/// Flags a command reads from stdin when they are absent (`data-agent query` without
+/// `--prompt`). Over stdio, stdin is the protocol, so a tool call must give them.
+const READ_FROM_STDIN: &[(&str, &str)] = &[("data-agent query", "prompt")];
+
 /// True when a call must give the flag: the command needs it and nothing fills it in (a
-/// default, its environment variable, `defaults`).
-pub fn must_be_given(arg: &ArgSpec, defaults: &Defaults) -> bool {
-    arg.required
-        && arg.default.is_none()
-        && arg
-            .env
-            .is_none_or(|var| fabsh_client::config::env_text(var).is_none())
-        && defaults.value(arg).is_none()
+/// default, its environment variable, `defaults`), or the command would read it from stdin.
+pub fn must_be_given(spec: &CommandSpec, arg: &ArgSpec, defaults: &Defaults) -> bool {
+    let from_stdin = READ_FROM_STDIN
+        .iter()
+        .any(|(path, long)| *long == arg.long && spec.path() == *path);
+    from_stdin
+        || arg.required
+            && arg.default.is_none()
+            && arg
+                .env
+                .is_none_or(|var| fabsh_client::config::env_text(var).is_none())
+            && defaults.value(arg).is_none()
 }
 
 /// The schema of one kind of value.

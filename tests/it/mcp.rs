@@ -163,7 +163,11 @@ fn tools_are_the_registry_commands_with_their_flags() {
                 .unwrap_or_default();
             for arg in &flags {
                 let key = arg.long.replace('-', "_");
-                let must = arg.required && arg.default.is_none() && arg.env.is_none();
+                // `data-agent query` reads its question from stdin without --prompt; over
+                // stdio stdin is the protocol, so the tool requires it.
+                let from_stdin = tool.name == "data_agent_query" && key == "prompt";
+                let must =
+                    from_stdin || (arg.required && arg.default.is_none() && arg.env.is_none());
                 assert_eq!(
                     required.contains(&key.as_str()),
                     must,
@@ -322,6 +326,7 @@ fn not_found_and_bad_arguments_are_tool_errors_and_send_nothing() {
             ("item_create", json!({"workspace": "Demo", "name": "x", "type": "Notebook", "dry_run": "yes"}), "dry_run"),
             ("item_create", json!({"workspace": "Demo", "type": "Notebook"}), "name"),
             ("item_show", json!({"id": "Welcome"}), "workspace"),
+            ("data_agent_query", json!({"workspace": "Demo", "id": "Sales agent"}), "prompt"),
             ("item_create", json!({"workspace": "Demo", "name": "x", "type": "Notebook", "definition": 5}), "definition"),
         ];
         for (tool, arguments, named) in cases {
@@ -449,6 +454,18 @@ fn a_confined_server_acts_only_in_its_workspaces() {
             (
                 "api",
                 json!({"method": "GET", "path": "/workspaces/../workspaces"}),
+            ),
+            (
+                "data_agent_query",
+                json!({
+                    "workspace": "Demo",
+                    "id": "Any agent",
+                    "prompt": "How many orders are there?",
+                    "published_url": format!(
+                        "{}/workspaces/{other_id}/dataagents/00000000-0000-0000-0000-000000000001/aiassistant/openai",
+                        server.endpoint
+                    ),
+                }),
             ),
         ] {
             let result = call(&client, tool, arguments.clone()).await;
