@@ -61,7 +61,7 @@ impl Stdlib for StdlibHost {
     fn prepare(&self, ctx: Ctx) -> PendingCall {
         let handle = ctx.bridge().handle().clone();
         PendingCall::spawn(&handle, move |calls| {
-            let host = Host::connected(ctx, Printer::plain());
+            let host = Host::connected(ctx, Printer::beside_output());
             let engine = engine(&host);
             let (function, args) = calls.recv().ok()?;
             Some(engine.and_then(|engine| run_function(&engine, function, args)))

@@ -90,3 +90,48 @@ fn a_broken_stdlib_file_is_a_usage_error_naming_it() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("util.rhai"), "{}", run.stderr);
 }
+
+/// A stdlib function a command runs prints to stderr: its output is the command's reply, and
+/// for `mcp serve` stdout is the protocol.
+#[test]
+fn a_stdlib_function_run_by_a_command_prints_beside_its_output() {
+    let server = Server::start();
+    let dir = server.home.dir.path().join("chatty-stdlib");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let builtin = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib/bulk.rhai"),
+    )
+    .expect("stdlib/bulk.rhai");
+    let opening = "fn create(workspace, items, opts) {";
+    assert!(builtin.contains(opening), "the built-in bulk::create moved");
+    let chatty = builtin.replacen(
+        opening,
+        &format!("{opening}\n    print(\"creating from my stdlib\");"),
+        1,
+    );
+    std::fs::write(dir.join("bulk.rhai"), chatty).expect("bulk.rhai");
+    let items = server.home.dir.path().join("items.json");
+    std::fs::write(&items, r#"[{"displayName": "Chatty", "type": "Notebook"}]"#).expect("items");
+    let dir = dir.to_string_lossy().into_owned();
+    let run = server.fabsh(&[
+        "--stdlib",
+        &dir,
+        "item",
+        "bulk-create",
+        "-w",
+        "Demo",
+        "--file",
+        items.to_str().expect("path"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reply: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|err| panic!("stdout is not the JSON reply ({err}):\n{}", run.stdout));
+    assert_eq!(reply["summary"]["succeeded"], 1, "{reply}");
+    assert!(
+        run.stderr.contains("creating from my stdlib"),
+        "{}",
+        run.stderr
+    );
+}

@@ -26,6 +26,8 @@ pub struct Printer {
     query: Option<String>,
     color: bool,
     stdout_tty: bool,
+    /// `text` goes to stderr (see [`Printer::beside_output`]).
+    text_to_stderr: bool,
 }
 
 impl Printer {
@@ -44,6 +46,7 @@ impl Printer {
             query,
             color,
             stdout_tty: std::io::stdout().is_terminal(),
+            text_to_stderr: false,
         })
     }
 
@@ -181,6 +184,10 @@ impl Printer {
 
     /// Writes text as is to stdout (docs, completions, `local serve`'s variables).
     pub fn text(&self, text: &str) -> Result<()> {
+        if self.text_to_stderr {
+            let mut out = std::io::stderr().lock();
+            return finish_write(out.write_all(text.as_bytes()).and_then(|_| out.flush()));
+        }
         let mut out = std::io::stdout().lock();
         finish_write(out.write_all(text.as_bytes()).and_then(|_| out.flush()))
     }
@@ -238,6 +245,17 @@ impl Printer {
             query: None,
             color: false,
             stdout_tty: false,
+            text_to_stderr: false,
+        }
+    }
+
+    /// The printer of a stdlib function a command runs: its `print` goes to stderr, beside
+    /// the command's output and never into it (a JSON reply, or an MCP server's stdout,
+    /// which is the protocol).
+    pub fn beside_output() -> Printer {
+        Printer {
+            text_to_stderr: true,
+            ..Printer::plain()
         }
     }
 }
