@@ -3,7 +3,6 @@
 //! enum value, a readable file) is checked by `Args::check` as for every front end.
 
 use super::tools::{Defaults, arg_key, must_be_given, tool_args};
-use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::{ArgKind, ArgSpec, Args, CommandSpec, RawValue};
 use fabsh_client::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -38,7 +37,7 @@ pub fn check(
             )));
         }
     }
-    Args::check(spec, &args, raw).map_err(|err| in_argument_names(err, &args))
+    Args::check(spec, &args, raw)
 }
 
 /// The flag a key names: its snake_case or kebab-case name, or an alias.
@@ -97,23 +96,4 @@ fn json_type(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// A flag check's error with the flags named as the tool's arguments (`--hard-delete` is
-/// `hard_delete` here), so the assistant can tell which argument to fix.
-fn in_argument_names(mut err: Error, args: &[&'static ArgSpec]) -> Error {
-    // Longest names first, so `--id` does not rewrite the start of `--id-type`.
-    let mut names: Vec<(String, String)> = args
-        .iter()
-        .map(|arg| (flag_name(arg), format!("`{}`", arg_key(arg))))
-        .collect();
-    names.sort_by_key(|(flag, _)| std::cmp::Reverse(flag.len()));
-    let rename = |text: &str| {
-        names.iter().fold(text.to_string(), |text, (flag, key)| {
-            text.replace(flag.as_str(), key)
-        })
-    };
-    err.message = rename(&err.message);
-    err.hints = err.hints.iter().map(|hint| rename(hint)).collect();
-    err
 }

@@ -4,7 +4,7 @@
 
 use super::arguments;
 use super::confine::Confinement;
-use super::tools::{Defaults, Policy, tools};
+use super::tools::{Defaults, Policy, in_argument_names, tools};
 use crate::commands::REGISTRY;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::{self, Args, CommandSpec, Needs};
@@ -126,7 +126,7 @@ impl ServerHandler for FabshMcp {
         }
         Ok(match outcome {
             Ok(result) => result,
-            Err(err) => tool_error(&err),
+            Err(err) => tool_error(spec, err),
         }
         .into())
     }
@@ -226,8 +226,14 @@ fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<
 }
 
 /// An error as a tool result: the error map as structured content and its message (with
-/// hints) as text, so the assistant can read and act on it.
-fn tool_error(err: &Error) -> CallToolResult {
+/// hints) as text, so the assistant can read and act on it; flags are named as arguments.
+fn tool_error(spec: &'static CommandSpec, mut err: Error) -> CallToolResult {
+    err.message = in_argument_names(spec, &err.message);
+    err.hints = err
+        .hints
+        .iter()
+        .map(|hint| in_argument_names(spec, hint))
+        .collect();
     let map = err.to_json();
     let mut text = format!("error: {}", err.message);
     for hint in &err.hints {

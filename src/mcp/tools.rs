@@ -1,6 +1,7 @@
 //! The MCP tools: one per registry command the server's policy lets through, each with an
 //! input schema made from the command's flags and annotations made from its traits.
 
+use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args};
 use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec, Needs, Registry};
 use fabsh_client::config::Settings;
@@ -91,6 +92,44 @@ pub fn tools(
         .collect()
 }
 
+/// Text about a command with its flags named as the tool's arguments (`--hard-delete` is
+/// `` `hard_delete` ``, a positional `PATH` is `` `path` ``): its description, and the
+/// errors of a call, so the assistant reads the names it passes.
+pub fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
+    // Longest names first, so `--id` does not rewrite the start of `--id-type`.
+    let mut names: Vec<(String, String)> = tool_args(spec)
+        .into_iter()
+        .map(|arg| (flag_name(arg), format!("`{}`", arg_key(arg))))
+        .collect();
+    names.sort_by_key(|(flag, _)| std::cmp::Reverse(flag.len()));
+    names.iter().fold(text.to_string(), |text, (flag, key)| {
+        // A name already in backticks keeps one pair.
+        let text = text.replace(&format!("`{flag}`"), key);
+        replace_name(&text, flag, key)
+    })
+}
+
+/// `text` with each whole occurrence of `name` replaced: not inside a longer word or flag
+/// (`--all` in `--allow-writes`, `PATH` in `XPATH`).
+fn replace_name(text: &str, name: &str, with: &str) -> String {
+    let part_of_word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    for (at, _) in text.match_indices(name) {
+        let end = at + name.len();
+        let before = text[..at].chars().next_back();
+        let after = text[end..].chars().next();
+        if before.is_some_and(part_of_word) || after.is_some_and(part_of_word) {
+            continue;
+        }
+        out.push_str(&text[rest..at]);
+        out.push_str(with);
+        rest = end;
+    }
+    out.push_str(&text[rest..]);
+    out
+}
+
 /// The MCP description of one command.
 pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut description = spec.summary.to_string();
@@ -121,7 +160,7 @@ pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut tool = Tool::default();
     tool.name = tool_name(spec).into();
     tool.title = Some(spec.summary.to_string());
-    tool.description = Some(description.into());
+    tool.description = Some(in_argument_names(spec, &description).into());
     tool.input_schema = Arc::new(input_schema(spec, defaults));
     tool.annotations = Some(annotations);
     tool
@@ -201,5 +240,28 @@ fn default_value(kind: ArgKind, default: &str) -> Value {
             .map_or_else(|_| json!(default), Value::from),
         ArgKind::Bool => json!(default == "true"),
         _ => json!(default),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::REGISTRY;
+
+    #[test]
+    fn flags_in_text_are_named_as_arguments_and_nothing_else_is_touched() {
+        let list = REGISTRY.find_path("item list").expect("item list");
+        assert_eq!(
+            in_argument_names(
+                list,
+                "--all for every page; see `--limit`, not --allow-writes or XPATH"
+            ),
+            "`all` for every page; see `limit`, not --allow-writes or XPATH"
+        );
+        let api = REGISTRY.find_path("api").expect("api");
+        assert_eq!(
+            in_argument_names(api, "PATH is relative; --body is JSON"),
+            "`path` is relative; `body` is JSON"
+        );
     }
 }

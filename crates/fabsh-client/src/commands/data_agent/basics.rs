@@ -18,7 +18,7 @@ pub const LIST: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "list",
     summary: "List the data agents of a workspace",
-    about: "Without --all, one page is shown and the token for the next one is printed on stderr.",
+    about: "Without --all, one page is returned with the token for the next one (the command line prints it on stderr; --continuation-token continues there).",
     args: &[WORKSPACE],
     traits: Traits::LIST,
     columns: &["id", "displayName", "description"],

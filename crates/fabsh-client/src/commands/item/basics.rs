@@ -26,7 +26,7 @@ pub const LIST: CommandSpec = CommandSpec {
     group: "item",
     name: "list",
     summary: "List the items of a workspace",
-    about: "Without --all, one page is shown and the token for the next one is printed on stderr.",
+    about: "Without --all, one page is returned with the token for the next one (the command line prints it on stderr; --continuation-token continues there).",
     args: &[
         WORKSPACE,
         ArgSpec::opt(
