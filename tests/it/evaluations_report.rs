@@ -165,6 +165,24 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
         first.starts_with(" current\"") && first.contains("this run"),
         "{first}"
     );
+    // A report of the older run ends its matrix there: the runs up to it, it first.
+    let old_page = dir.path().join("old.html");
+    evaluations(
+        &fx,
+        &[
+            "report",
+            &base_id,
+            "--output",
+            old_page.to_str().expect("path"),
+        ],
+    )
+    .ok_json();
+    let old_html = std::fs::read_to_string(&old_page).expect("the older report");
+    let old_table = &old_html[old_html.find("<table class=\"matrix\">").expect("matrix")..];
+    let old_header = &old_table[..old_table.find("</thead>").expect("matrix header")];
+    assert_eq!(attributes(old_header, "data-run"), [base_id.as_str()]);
+    assert_eq!(attributes(old_header, "data-current"), ["true"]);
+
     let base = evaluations(&fx, &["show", &base_id]).ok_json();
     let head = evaluations(&fx, &["show", &head_id]).ok_json();
     let mut asked: Vec<String> = Vec::new();

@@ -342,14 +342,20 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
         .rev()
         .map(|r| (r, outcomes(r).into_iter().collect()))
         .collect();
-    // A report of an older run can have it fall outside the window of the last runs.
-    let where_this_run_is = if shown.iter().any(|(r, _)| text(&r["runId"]) == current) {
-        "the outlined column headed <b>this run</b> is the run this page reports"
+    // The command's window ends at the reported run; a window given without it is said so.
+    let (up_to, where_this_run_is) = if shown.iter().any(|(r, _)| text(&r["runId"]) == current) {
+        (
+            " up to this one",
+            "the outlined column headed <b>this run</b> is the run this page reports",
+        )
     } else {
-        "the run this page reports is older than these and not among them"
+        (
+            "",
+            "the run this page reports is older than these and not among them",
+        )
     };
     let mut out = format!(
-        "<section><h2>Questions × the last {}</h2>\
+        "<section><h2>Questions × the last {}{up_to}</h2>\
          <p class=\"muted\">Newest first, older runs further right; {where_this_run_is}.</p>\
          <ul class=\"legend\">",
         runs(matrix.len(), "run")
@@ -643,6 +649,6 @@ mod tests {
         assert!(!html.contains("this run</span>"));
         assert!(html.contains("not among them"));
         assert!(html.contains("the last 4 runs"));
-        assert!(matrix_section(&runs[0], &runs[..1]).contains("the last 1 run<"));
+        assert!(matrix_section(&runs[0], &runs[..1]).contains("the last 1 run up to this one<"));
     }
 }

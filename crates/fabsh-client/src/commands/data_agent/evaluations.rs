@@ -102,7 +102,7 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations report",
     summary: "Write a recorded evaluation run as a self-contained HTML report",
-    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point labelled with its configuration fingerprint), a questions × runs matrix over the agent's last 20 runs, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error. --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
+    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point labelled with its configuration fingerprint), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error. --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
     args: &[
         RUN,
         ArgSpec::req("output", ArgKind::Str, "The HTML file to write").value_name("FILE"),
@@ -164,7 +164,13 @@ fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
             run["agent"]["id"].as_str().unwrap_or_default(),
         )?;
         history.reverse();
-        let matrix = history[history.len().saturating_sub(MATRIX_RUNS)..]
+        // The matrix ends at the reported run, so an older run's report shows the runs up to
+        // it (as they were then) with it in the first column, whenever it is made.
+        let end = history
+            .iter()
+            .position(|listed| listed["runId"] == run["runId"])
+            .map_or(history.len(), |at| at + 1);
+        let matrix = history[end.saturating_sub(MATRIX_RUNS)..end]
             .iter()
             .map(|listed| store.show(listed["runId"].as_str().unwrap_or_default()))
             .collect::<crate::error::Result<Vec<_>>>()?;
