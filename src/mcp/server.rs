@@ -29,11 +29,11 @@ use tokio::task::JoinHandle;
 /// What every session of one server shares.
 pub struct Shared {
     /// The context of commands that use the service.
-    pub service: Ctx,
+    service: Ctx,
     /// The context of commands that send nothing (offline checks, the evaluation store).
-    pub offline: Ctx,
-    pub policy: Policy,
-    pub confinement: Confinement,
+    offline: Ctx,
+    policy: Policy,
+    confinement: Confinement,
     defaults: Defaults,
     tools: Vec<Tool>,
     by_name: HashMap<String, &'static CommandSpec>,

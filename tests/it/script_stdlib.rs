@@ -110,8 +110,6 @@ fn a_stdlib_function_run_by_a_command_prints_beside_its_output() {
         1,
     );
     std::fs::write(dir.join("bulk.rhai"), chatty).expect("bulk.rhai");
-    let items = server.home.dir.path().join("items.json");
-    std::fs::write(&items, r#"[{"displayName": "Chatty", "type": "Notebook"}]"#).expect("items");
     let dir = dir.to_string_lossy().into_owned();
     let run = server.fabsh(&[
         "--stdlib",
@@ -120,8 +118,8 @@ fn a_stdlib_function_run_by_a_command_prints_beside_its_output() {
         "bulk-create",
         "-w",
         "Demo",
-        "--file",
-        items.to_str().expect("path"),
+        "--content",
+        r#"[{"displayName": "Chatty", "type": "Notebook"}]"#,
         "-o",
         "json",
     ]);

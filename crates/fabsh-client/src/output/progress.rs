@@ -34,7 +34,7 @@ pub struct Spinner {
     label: String,
     sink: Option<Arc<dyn ProgressSink>>,
     /// Steps done, for a bar's reports to the sink.
-    done: Arc<AtomicU64>,
+    done: AtomicU64,
     total: Option<u64>,
 }
 
@@ -107,7 +107,7 @@ impl Progress {
             bar,
             label,
             sink: self.sink.clone(),
-            done: Arc::default(),
+            done: AtomicU64::new(0),
             total,
         }
     }
