@@ -1,6 +1,6 @@
 //! Workspace and item commands end to end against local Fabric.
 
-use crate::support::Server;
+use crate::support::{Server, shared};
 use serde_json::Value;
 
 fn demo_id(server: &Server) -> String {
@@ -10,7 +10,7 @@ fn demo_id(server: &Server) -> String {
 
 #[test]
 fn demo_workspace_lists_its_seeded_items() {
-    let server = Server::start();
+    let server = shared(module_path!());
     let items = server.fabsh(&["item", "list", "-w", "Demo"]).ok_json();
     let types: Vec<&str> = items
         .as_array()
@@ -28,7 +28,7 @@ fn demo_workspace_lists_its_seeded_items() {
 
 #[test]
 fn item_create_show_update_delete_round_trip() {
-    let server = Server::start();
+    let server = shared(module_path!());
     let created = server
         .fabsh(&[
             "item",
@@ -55,7 +55,7 @@ fn item_create_show_update_delete_round_trip() {
         .ok_json();
     assert_eq!(shown["id"], id.as_str());
     assert_eq!(shown["description"], "first");
-    assert_eq!(shown["workspaceId"], demo_id(&server).as_str());
+    assert_eq!(shown["workspaceId"], demo_id(server).as_str());
 
     let updated = server
         .fabsh(&[
@@ -97,7 +97,7 @@ fn item_create_show_update_delete_round_trip() {
 
 #[test]
 fn exists_is_an_error_when_the_workspace_is_missing() {
-    let server = Server::start();
+    let server = shared(module_path!());
     let run = server.fabsh(&[
         "item",
         "exists",

@@ -1,11 +1,15 @@
-//! Test support: local Fabric as a child process on an ephemeral port, and the fabsh binary
-//! run against it with HOME and XDG dirs in a temp dir.
+//! Test support: local Fabric as a child process on an ephemeral port (or one in-process
+//! server shared by a test file's tests), and the fabsh binary run against it with HOME and
+//! XDG dirs in a temp dir.
 
+use fabsh_local::{Faults, LocalServer, ServeOptions};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use tempfile::TempDir;
 
 /// The fabsh binary under test.
@@ -121,9 +125,11 @@ pub fn home_env(root: &Path) -> Vec<(&'static str, PathBuf)> {
     ]
 }
 
-/// `fabsh local serve` running in the background for one test.
+/// `fabsh local serve` running in the background for one test, or the local Fabric a test
+/// file's tests share ([`shared`]).
 pub struct Server {
-    child: Child,
+    /// The `local serve` process; none for a shared server, which runs in this process.
+    child: Option<Child>,
     pub endpoint: String,
     pub token: String,
     /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
@@ -215,7 +221,7 @@ impl Server {
         let token = next("export FABSH_TOKEN=");
         let identity_header = next("export IDENTITY_HEADER=");
         Server {
-            child,
+            child: Some(child),
             endpoint,
             token,
             identity_header,
@@ -349,12 +355,16 @@ impl Server {
     /// Stops the server as Ctrl-C does (SIGINT), asserting that it exits 0, and returns its
     /// home and data dir: the store is closed cleanly, so its files can be copied.
     pub fn interrupt(mut self) -> (Home, PathBuf) {
+        let child = self
+            .child
+            .as_mut()
+            .expect("a server of its own, not a shared one");
         let status = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
+            .args(["-INT", &child.id().to_string()])
             .status()
             .expect("run kill");
         assert!(status.success(), "kill -INT failed");
-        let exit = self.child.wait().expect("wait for local serve");
+        let exit = child.wait().expect("wait for local serve");
         assert!(exit.success(), "local serve ended with {exit} after Ctrl-C");
         let home = std::mem::replace(&mut self.home, Home::new());
         (home, self.data_dir.clone())
@@ -362,18 +372,113 @@ impl Server {
 
     /// Stops the server and returns its home and data dir (to start it again).
     pub fn stop(mut self) -> (Home, PathBuf) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.end_child();
         let home = std::mem::replace(&mut self.home, Home::new());
         (home, self.data_dir.clone())
     }
 }
 
+impl Server {
+    fn end_child(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.end_child();
     }
+}
+
+/// The local Fabric that every test calling this with the same `key` shares (a file's tests
+/// pass `module_path!()`): started once, in this process, with default knobs, and gone when
+/// the test binary ends. Starting a server per test costs a store, a signing key and a
+/// process; tests that only read, or that work in a workspace of their own, need none of it.
+/// Tests that count requests or change shared state (the Demo workspace, principals) keep a
+/// server of their own.
+pub fn shared(key: &'static str) -> &'static Server {
+    static SERVERS: Mutex<BTreeMap<&'static str, &'static Server>> = Mutex::new(BTreeMap::new());
+    let mut servers = SERVERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    servers
+        .entry(key)
+        .or_insert_with(|| Box::leak(Box::new(in_process_server())))
+}
+
+/// A local Fabric served by a thread of this process. Its home lives under cargo's temp dir
+/// for integration tests, in a folder named by this process's id: statics are never dropped,
+/// so the folders of earlier runs are removed here instead.
+fn in_process_server() -> Server {
+    let root = shared_homes_root();
+    let home = Home {
+        dir: tempfile::tempdir_in(&root).expect("shared server home"),
+    };
+    let data_dir = home.dir.path().join("fabric");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let options = ServeOptions {
+        addr: "127.0.0.1:0".parse().expect("loopback"),
+        data_dir: data_dir.clone(),
+        faults: Faults {
+            // As `FABSH_LOCAL_RETRY_AFTER_SECONDS=0` does for a server of its own.
+            retry_after_seconds: 0,
+            ..Faults::default()
+        },
+        public_host: None,
+        public_url: None,
+        llm: None,
+    };
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a runtime for the shared server");
+        runtime.block_on(async move {
+            let server = LocalServer::start(options)
+                .await
+                .expect("start local Fabric");
+            let facts = (
+                server.base_url().to_string(),
+                server.admin_token(),
+                server.identity_header().to_string(),
+            );
+            sender.send(facts).expect("the test waits for the server");
+            // Serves until the test binary ends.
+            std::future::pending::<()>().await;
+            drop(server);
+        });
+    });
+    let (endpoint, token, identity_header) = receiver.recv().expect("shared server started");
+    Server {
+        child: None,
+        endpoint,
+        token,
+        identity_header,
+        home,
+        data_dir,
+    }
+}
+
+/// `<cargo's temp dir>/shared-servers/<pid>`, after removing the folders of processes that
+/// have ended.
+fn shared_homes_root() -> PathBuf {
+    let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared-servers");
+    if let Ok(entries) = std::fs::read_dir(&parent) {
+        for entry in entries.flatten() {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            let ended = !Path::new("/proc").join(&pid).exists();
+            if Path::new("/proc/self").exists() && ended {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let root = parent.join(std::process::id().to_string());
+    std::fs::create_dir_all(&root).expect("shared server homes");
+    root
 }
 
 /// A minimal HTTP/1.1 request over a plain socket: (status, body).
