@@ -4,6 +4,7 @@
 mod addressing;
 mod agent_access;
 mod agent_budget;
+mod agreement_routes;
 mod architecture;
 mod auth;
 mod bad_input;

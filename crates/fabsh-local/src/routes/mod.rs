@@ -31,6 +31,7 @@ mod shares;
 mod tags;
 mod target;
 mod token;
+mod trailing_slash;
 mod workspace_identity;
 mod workspaces;
 
@@ -198,7 +199,7 @@ pub fn router(state: Shared) -> Router {
             middleware::faults,
         ));
 
-    Router::new()
+    let routed = Router::new()
         .merge(api)
         // Token endpoint: no faults, no bearer (it is where bearers come from).
         .route("/{tenant}/oauth2/v2.0/token", post(blocking(token::issue)))
@@ -242,7 +243,11 @@ pub fn router(state: Shared) -> Router {
             state.clone(),
             middleware::common,
         ))
-        .with_state(state)
+        .with_state(state);
+    // Outside the routed router, so the trimmed path is the one routed.
+    Router::new()
+        .fallback_service(routed)
+        .layer(axum::middleware::map_request(trailing_slash::trim))
 }
 
 /// `/_local/*` test and admin routes, for the local admin's token only: they show every
