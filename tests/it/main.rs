@@ -27,6 +27,7 @@ mod data_agent_wire;
 mod data_agents;
 mod data_agents_local;
 mod definition_extras;
+mod definition_status;
 mod definitions;
 mod dry_run;
 mod evaluations;

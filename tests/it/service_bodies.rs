@@ -11,7 +11,12 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 /// A raw request as the admin: (status, head, body).
-fn call(server: &Server, method: &str, path: &str, body: Option<&Value>) -> (u16, String, String) {
+pub(crate) fn call(
+    server: &Server,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, String, String) {
     let auth = server.bearer();
     let headers = [
         ("Authorization", auth.as_str()),
@@ -22,14 +27,14 @@ fn call(server: &Server, method: &str, path: &str, body: Option<&Value>) -> (u16
 }
 
 /// A raw GET's JSON answer, which must be a 200.
-fn get_json(server: &Server, path: &str) -> Value {
+pub(crate) fn get_json(server: &Server, path: &str) -> Value {
     let (status, _, body) = call(server, "GET", path, None);
     assert_eq!(status, 200, "GET {path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
 }
 
 /// A header's value in a response head, by case-insensitive name.
-fn header(head: &str, name: &str) -> Option<String> {
+pub(crate) fn header(head: &str, name: &str) -> Option<String> {
     head.lines().find_map(|line| {
         let (key, value) = line.split_once(':')?;
         key.trim()
@@ -39,7 +44,7 @@ fn header(head: &str, name: &str) -> Option<String> {
 }
 
 /// The path of an absolute URL on the server (`http://127.0.0.1:P/v1/...` → `/v1/...`).
-fn path_of(server: &Server, url: &str) -> String {
+pub(crate) fn path_of(server: &Server, url: &str) -> String {
     url.strip_prefix(&server.origin())
         .unwrap_or_else(|| panic!("{url} is not on {}", server.origin()))
         .to_string()
@@ -47,7 +52,7 @@ fn path_of(server: &Server, url: &str) -> String {
 
 /// Polls the operation a 202's head points at until it has succeeded; returns the final
 /// state's head and body.
-fn poll_to_success(server: &Server, accepted_head: &str) -> (String, Value) {
+pub(crate) fn poll_to_success(server: &Server, accepted_head: &str) -> (String, Value) {
     let location = header(accepted_head, "Location").expect("a 202 carries Location");
     let path = path_of(server, &location);
     for _ in 0..200 {
@@ -89,7 +94,7 @@ fn declared(definition: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
 }
 
 /// Checks that `value` has every required key of `definition` and no key it does not declare.
-fn assert_shaped(value: &Value, definition: &Value, what: &str) {
+pub(crate) fn assert_shaped(value: &Value, definition: &Value, what: &str) {
     let (all, required) = declared(definition);
     let present = keys(value);
     assert!(

@@ -17,6 +17,7 @@ mod bodies;
 mod bulk_export;
 mod bulk_import;
 mod clock;
+mod definition_answers;
 mod definitions;
 mod error;
 mod faults;

@@ -9,6 +9,7 @@ use super::target::ItemTarget;
 use crate::actions::{Action, DefinitionUpdate, name_in_use, store_parts};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
+use crate::definition_answers::{self, DefinitionCall};
 use crate::definitions;
 use crate::lro::{self, InlineAnswer};
 use crate::respond::{LargeJsonBody, Origin, Query, check_description};
@@ -34,7 +35,8 @@ pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
     }
 }
 
-/// getDefinition: 200 `{definition}` or 202 whose result is the same body. Contributor+, as
+/// getDefinition: 200 `{definition}` or 202 whose result is the same body, per type as the
+/// service answers ([`definition_answers`]). Contributor+, as
 /// the service requires write permission to read definitions.
 pub fn get_definition(
     State(state): State<Shared>,
@@ -61,8 +63,7 @@ pub fn get_definition(
         InlineAnswer {
             status: StatusCode::OK,
             etag: false,
-            // getDefinition and updateDefinition: 202 in every recording.
-            service_lro: true,
+            service_lro: definition_answers::service_lro(&item.item_type, DefinitionCall::Get),
         },
     )
 }
@@ -133,8 +134,7 @@ pub fn update_definition(
         InlineAnswer {
             status: StatusCode::OK,
             etag: false,
-            // getDefinition and updateDefinition: 202 in every recording.
-            service_lro: true,
+            service_lro: definition_answers::service_lro(&item.item_type, DefinitionCall::Update),
         },
     )?;
     // Answered inline, Items_UpdateItemDefinition's 200 has no body (swagger); only the
