@@ -1,8 +1,9 @@
 //! Errors of `POST /workspaces/{ws}/roleAssignments` (swagger platform/swagger.json
 //! `Workspaces_AddWorkspaceRoleAssignment`) for principals the tenant does not have: 400
-//! `PrincipalNotFound` naming the principal in `relatedResource` and in a `moreDetails` entry,
-//! shaped as swagger `ErrorResponse` (tests/fixtures/fabric-rest-api-specs/common/
-//! definitions.json) has it. Swagger `PrincipalType` lists `Group` and
+//! `PrincipalNotFound` as the service answered it in 2025-09 (tests/recordings/acls, MIT): the
+//! workspace in `relatedResource`, the principal in a `moreDetails` entry of its own, in the
+//! top-level shape of swagger `ErrorResponse` (tests/fixtures/fabric-rest-api-specs/common/
+//! definitions.json). Swagger `PrincipalType` lists `Group` and
 //! `ServicePrincipalProfile` besides users and service principals; a profile names its parent
 //! in `servicePrincipalProfileDetails.parentPrincipal` (`ServicePrincipalProfilePrincipal`).
 
@@ -54,8 +55,16 @@ fn conforms(definitions: &Value, name: &str, value: &Value) {
 }
 
 fn add_role(server: &Server, ws_path: &str, principal: Value) -> (u16, Value) {
+    add_role_body(
+        server,
+        ws_path,
+        &json!({"principal": principal, "role": "Viewer"}),
+    )
+}
+
+fn add_role_body(server: &Server, ws_path: &str, body: &Value) -> (u16, Value) {
     let auth = server.bearer();
-    let body = json!({"principal": principal, "role": "Viewer"}).to_string();
+    let body = body.to_string();
     let (status, text) = http(
         &server.origin(),
         "POST",
@@ -69,42 +78,92 @@ fn add_role(server: &Server, ws_path: &str, principal: Value) -> (u16, Value) {
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-/// Asserts a 400 `PrincipalNotFound` about `id` of `kind`, in the swagger's error shape.
-fn assert_principal_not_found(answer: (u16, Value), id: &str, kind: &str) {
+/// Asserts a 400 `PrincipalNotFound` about `id`, shaped as the service answers it (recorded
+/// 2025-09, tests/recordings/acls): the workspace in `relatedResource`, the principal (type
+/// `Principal`) in the one `moreDetails` entry, which carries nothing else.
+fn assert_principal_not_found(answer: (u16, Value), ws_id: &str, id: &str) {
     let (status, error) = answer;
     assert_eq!(status, 400, "{error}");
-    let definitions = swagger_definitions();
-    conforms(&definitions, "ErrorResponse", &error);
+    conforms(&swagger_definitions(), "ErrorResponse", &error);
     assert_eq!(error["errorCode"], "PrincipalNotFound", "{error}");
+    assert_eq!(error["message"], "The provided principal was not found");
     assert!(error["requestId"].is_string(), "{error}");
-    let related = json!({"resourceId": id, "resourceType": kind});
-    conforms(
-        &definitions,
-        "ErrorRelatedResource",
-        &error["relatedResource"],
+    assert_eq!(
+        error["relatedResource"],
+        json!({"resourceId": ws_id, "resourceType": "Workspace"})
     );
-    assert_eq!(error["relatedResource"], related);
-    let details = error["moreDetails"].as_array().expect("moreDetails");
-    assert_eq!(details.len(), 1, "{error}");
-    conforms(&definitions, "ErrorResponseDetails", &details[0]);
-    assert_eq!(details[0]["errorCode"], "PrincipalNotFound");
-    assert_eq!(details[0]["relatedResource"], related);
+    assert_eq!(
+        error["moreDetails"],
+        json!([{"relatedResource": {"resourceId": id, "resourceType": "Principal"}}])
+    );
+}
+
+/// The Demo workspace's id, from a `/v1/workspaces/{id}/...` path.
+fn workspace_of(path: &str) -> String {
+    path.split('/')
+        .nth(3)
+        .expect("a workspace path")
+        .to_string()
+}
+
+/// Every role-assignment POST of the recording, replayed on the Demo workspace: the same
+/// status, error code, message and body keys, ids mapped to the replay's workspace.
+#[test]
+fn recorded_role_assignment_errors_are_answered_alike() {
+    let server = Server::start();
+    let path = server.demo_path("/roleAssignments");
+    let ws_id = workspace_of(&path);
+    let recording =
+        crate::replay::cassette("acls/test_acls_set_workspace_invalid_identity_failure.yaml");
+    let mut replayed = 0;
+    for interaction in recording.interactions {
+        let request = &interaction.request;
+        if request.method != "POST" || !request.uri.ends_with("/roleAssignments") {
+            continue;
+        }
+        let recorded_ws = request.uri.split('/').nth(5).expect("workspace id");
+        let body: Value =
+            serde_json::from_str(request.body.as_deref().expect("a body")).expect("JSON");
+        let (status, answer) = add_role_body(&server, &path, &body);
+        let response = &interaction.response;
+        let expected: Value = serde_json::from_str(
+            &response
+                .body
+                .string
+                .as_deref()
+                .expect("a body")
+                .replace(recorded_ws, &ws_id),
+        )
+        .expect("JSON");
+        assert_eq!(status, response.status.code, "{body}: {answer}");
+        for key in ["errorCode", "message", "relatedResource", "moreDetails"] {
+            assert_eq!(answer[key], expected[key], "{key} for {body}: {answer}");
+        }
+        let keys = |v: &Value| {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect::<std::collections::BTreeSet<_>>())
+        };
+        assert_eq!(keys(&answer), keys(&expected), "{answer}");
+        replayed += 1;
+    }
+    assert_eq!(replayed, 4, "the recording's four requests");
 }
 
 #[test]
 fn an_unknown_principal_of_any_type_is_principal_not_found() {
     let server = Server::start();
     let path = server.demo_path("/roleAssignments");
+    let ws = workspace_of(&path);
     for kind in ["User", "ServicePrincipal", "Group"] {
         let id = uuid::Uuid::new_v4().to_string();
         let answer = add_role(&server, &path, json!({"id": id, "type": kind}));
-        assert_principal_not_found(answer, &id, kind);
+        assert_principal_not_found(answer, &ws, &id);
     }
     // A service principal named as a user is no user the tenant has.
     let app = add_app(&server, &["--name", "app"]);
     let app_id = app["objectId"].as_str().expect("objectId");
     let answer = add_role(&server, &path, json!({"id": app_id, "type": "User"}));
-    assert_principal_not_found(answer, app_id, "User");
+    assert_principal_not_found(answer, &ws, app_id);
     // Named as what it is, it gets the role.
     let (status, body) = add_role(
         &server,
@@ -118,6 +177,7 @@ fn an_unknown_principal_of_any_type_is_principal_not_found() {
 fn a_service_principal_profile_names_its_parent() {
     let server = Server::start();
     let path = server.demo_path("/roleAssignments");
+    let ws = workspace_of(&path);
     let profile = uuid::Uuid::new_v4().to_string();
     let (status, error) = add_role(
         &server,
@@ -126,9 +186,9 @@ fn a_service_principal_profile_names_its_parent() {
     );
     assert_eq!(status, 400, "{error}");
     conforms(&swagger_definitions(), "ErrorResponse", &error);
-    assert!(
-        error.to_string().contains("parentPrincipal"),
-        "the error names the missing field: {error}"
+    assert_eq!(
+        error["errorCode"], "WorkspaceRoleNotAllowedForServicePrincipalProfile",
+        "{error}"
     );
 
     let with_parent = |parent: &str| {
@@ -142,12 +202,12 @@ fn a_service_principal_profile_names_its_parent() {
     };
     let unknown_parent = uuid::Uuid::new_v4().to_string();
     let answer = add_role(&server, &path, with_parent(&unknown_parent));
-    assert_principal_not_found(answer, &unknown_parent, "ServicePrincipal");
+    assert_principal_not_found(answer, &ws, &unknown_parent);
     // A real parent: the profile itself is then the principal not found.
     let app = add_app(&server, &["--name", "parent"]);
     let parent = app["objectId"].as_str().expect("objectId");
     let answer = add_role(&server, &path, with_parent(parent));
-    assert_principal_not_found(answer, &profile, "ServicePrincipalProfile");
+    assert_principal_not_found(answer, &ws, &profile);
 }
 
 /// Add Workspace Role Assignment's documented permissions: "The caller must have member or

@@ -43,8 +43,8 @@ type Related = (String, String);
 /// One `moreDetails` entry (swagger `ErrorResponseDetails`).
 #[derive(Debug, Clone)]
 struct Detail {
-    code: String,
-    message: String,
+    code: Option<String>,
+    message: Option<String>,
     related: Option<Related>,
 }
 
@@ -80,25 +80,19 @@ impl ApiError {
     /// Adds one `moreDetails` entry.
     pub fn detail(mut self, code: &str, message: impl Into<String>) -> Self {
         self.extra().more_details.push(Detail {
-            code: code.to_string(),
-            message: message.into(),
+            code: Some(code.to_string()),
+            message: Some(message.into()),
             related: None,
         });
         self
     }
 
-    /// Adds one `moreDetails` entry about a resource: swagger `ErrorResponseDetails` with its
-    /// `relatedResource`.
-    pub fn detail_about(
-        mut self,
-        code: &str,
-        message: impl Into<String>,
-        resource_id: &str,
-        resource_type: &str,
-    ) -> Self {
+    /// Adds one `moreDetails` entry that only names a resource, as the service's role
+    /// assignment errors do (`{"relatedResource": {...}}`, no code or message of its own).
+    pub fn detail_naming(mut self, resource_id: &str, resource_type: &str) -> Self {
         self.extra().more_details.push(Detail {
-            code: code.to_string(),
-            message: message.into(),
+            code: None,
+            message: None,
             related: Some((resource_id.to_string(), resource_type.to_string())),
         });
         self
@@ -130,7 +124,13 @@ impl ApiError {
                 .more_details
                 .iter()
                 .map(|detail| {
-                    let mut entry = json!({"errorCode": detail.code, "message": detail.message});
+                    let mut entry = json!({});
+                    if let Some(code) = &detail.code {
+                        entry["errorCode"] = json!(code);
+                    }
+                    if let Some(message) = &detail.message {
+                        entry["message"] = json!(message);
+                    }
                     if let Some(related) = &detail.related {
                         entry["relatedResource"] = related_wire(related);
                     }
@@ -159,21 +159,29 @@ impl ApiError {
         .retriable(false)
     }
 
-    /// 400 `PrincipalNotFound` for a principal (of type `kind`: `User`, `Group`, ...) the
-    /// tenant does not have, naming it in `relatedResource` and in its `moreDetails` entry
-    /// (swagger `ErrorResponse`).
-    pub fn principal_not_found(id: &str, kind: &str) -> Self {
-        Self::bad_request(
+    /// A 400 about a role assignment's principal, shaped as the service answers it
+    /// (recorded 2025-09, tests/recordings/acls): the top-level `relatedResource` is the
+    /// workspace, the one `moreDetails` entry names the principal (type `Principal`) and carries
+    /// nothing else.
+    pub fn principal_refused(
+        code: &str,
+        message: &str,
+        workspace_id: &str,
+        principal_id: &str,
+    ) -> Self {
+        Self::bad_request(code, message)
+            .detail_naming(principal_id, "Principal")
+            .related(workspace_id, "Workspace")
+    }
+
+    /// 400 `PrincipalNotFound`: the tenant has no principal `principal_id` of the type named.
+    pub fn principal_not_found(workspace_id: &str, principal_id: &str) -> Self {
+        Self::principal_refused(
             "PrincipalNotFound",
-            "The principal was not found in the tenant",
+            "The provided principal was not found",
+            workspace_id,
+            principal_id,
         )
-        .detail_about(
-            "PrincipalNotFound",
-            format!("No {kind} with id '{id}' exists in the tenant"),
-            id,
-            kind,
-        )
-        .related(id, kind)
     }
 
     /// 400 with a specific code.

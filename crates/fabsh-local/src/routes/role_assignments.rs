@@ -57,8 +57,10 @@ struct Requested {
 }
 
 /// Reads the `principal` of an add request. A `ServicePrincipalProfile` must name its parent
-/// service principal (swagger `ServicePrincipalProfilePrincipal`).
-fn requested_principal(obj: &Map<String, Value>) -> Result<Requested, ApiError> {
+/// service principal (swagger `ServicePrincipalProfilePrincipal`); without one the service
+/// answers `WorkspaceRoleNotAllowedForServicePrincipalProfile` (recorded 2025-09,
+/// tests/recordings/acls).
+fn requested_principal(ws: &str, obj: &Map<String, Value>) -> Result<Requested, ApiError> {
     let principal = obj
         .get("principal")
         .and_then(Value::as_object)
@@ -73,8 +75,11 @@ fn requested_principal(obj: &Map<String, Value>) -> Result<Requested, ApiError> 
                 .and_then(|details| details.get("parentPrincipal"))
                 .and_then(Value::as_object)
                 .ok_or_else(|| {
-                    ApiError::invalid_body(
-                        "A ServicePrincipalProfile needs 'servicePrincipalProfileDetails.parentPrincipal'",
+                    ApiError::principal_refused(
+                        "WorkspaceRoleNotAllowedForServicePrincipalProfile",
+                        "The provided role cannot be assigned to the provided profile",
+                        ws,
+                        &id,
                     )
                 })?;
             let parent_id = norm(&req_str(parent, "id")?);
@@ -98,11 +103,11 @@ fn requested_principal(obj: &Map<String, Value>) -> Result<Requested, ApiError> 
 /// The principal an add request names, of the type it names: else 400 `PrincipalNotFound`
 /// (for a profile, its parent is looked up first). Local Fabric has users and service
 /// principals only, so every group and profile is one the tenant does not have.
-fn known_principal(tx: &Connection, wanted: &Requested) -> Result<Principal, ApiError> {
+fn known_principal(tx: &Connection, ws: &str, wanted: &Requested) -> Result<Principal, ApiError> {
     let find = |id: &str, kind: &str| {
         principals::get_principal(tx, id)?
             .filter(|p| p.kind == kind)
-            .ok_or_else(|| ApiError::principal_not_found(id, kind))
+            .ok_or_else(|| ApiError::principal_not_found(ws, id))
     };
     if let Some(parent) = &wanted.parent {
         find(parent, "ServicePrincipal")?;
@@ -159,9 +164,9 @@ pub fn add(
     if role > held {
         return Err(ApiError::insufficient_role(role.as_str()));
     }
-    let wanted = requested_principal(&obj)?;
+    let wanted = requested_principal(&ws, &obj)?;
     let created = state.db.write(|tx| {
-        let known = known_principal(tx, &wanted)?;
+        let known = known_principal(tx, &ws, &wanted)?;
         if principals::get_assignment(tx, &ws, &known.id)?.is_some() {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
