@@ -86,6 +86,108 @@ pub fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Opti
     )
 }
 
+/// Microsoft fab's first commands (it browses workspaces as folders) and what fabsh calls
+/// them: fabsh names things with `-w` and `WORKSPACE/ITEM` instead of a current directory.
+const FAB_COMMANDS: &[(&str, &str)] = &[
+    (
+        "ls",
+        "`fabsh workspace ls` lists workspaces; `fabsh item ls -w WORKSPACE` a workspace's items",
+    ),
+    (
+        "dir",
+        "`fabsh workspace ls` lists workspaces; `fabsh item ls -w WORKSPACE` a workspace's items",
+    ),
+    (
+        "cd",
+        "fabsh has no current workspace: name it with `-w WORKSPACE` or `WORKSPACE/ITEM`, or set a default with `fabsh config set workspace WORKSPACE`",
+    ),
+    (
+        "pwd",
+        "fabsh has no current workspace: `fabsh config get workspace` prints the profile's default one",
+    ),
+    (
+        "get",
+        "`fabsh item show WORKSPACE/ITEM` or `fabsh workspace show WORKSPACE`",
+    ),
+    (
+        "desc",
+        "`fabsh item show WORKSPACE/ITEM` or `fabsh item inspect WORKSPACE/ITEM`",
+    ),
+    ("exists", "`fabsh item exists WORKSPACE/ITEM`"),
+    (
+        "rm",
+        "`fabsh item rm WORKSPACE/ITEM` or `fabsh workspace rm WORKSPACE`",
+    ),
+    (
+        "del",
+        "`fabsh item rm WORKSPACE/ITEM` or `fabsh workspace rm WORKSPACE`",
+    ),
+    (
+        "mkdir",
+        "`fabsh workspace create --name NAME`, `fabsh item create -w WORKSPACE --name NAME --type TYPE` or `fabsh folder create WORKSPACE --name NAME`",
+    ),
+    (
+        "create",
+        "`fabsh workspace create --name NAME` or `fabsh item create -w WORKSPACE --name NAME --type TYPE`",
+    ),
+    (
+        "cp",
+        "`fabsh item copy --source-workspace WORKSPACE --id ITEM --dest-workspace WORKSPACE`",
+    ),
+    (
+        "mv",
+        "`fabsh item move` (to a workspace) or `fabsh item move-to-folder`",
+    ),
+    (
+        "export",
+        "`fabsh item get-definition WORKSPACE/ITEM --dir DIR`",
+    ),
+    (
+        "import",
+        "`fabsh item create` with a definition, or `fabsh item update-definition`",
+    ),
+    (
+        "set",
+        "`fabsh item update WORKSPACE/ITEM --name NAME` or `--description TEXT`",
+    ),
+    (
+        "open",
+        "`fabsh item url WORKSPACE/ITEM` prints the portal URL",
+    ),
+    (
+        "job",
+        "`fabsh api` sends any request, job endpoints included",
+    ),
+    (
+        "jobs",
+        "`fabsh api` sends any request, job endpoints included",
+    ),
+    (
+        "table",
+        "`fabsh api` sends any request, OneLake table endpoints included",
+    ),
+    (
+        "acl",
+        "`fabsh api` sends any request, role assignments included",
+    ),
+];
+
+/// clap refused an unknown first word that is one of fab's commands (`fabsh ls`): the usage
+/// error that says what to type in fabsh instead.
+pub fn fab_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
+    if err.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    let word = args.get(first_word(args)?)?.to_str()?;
+    let (_, instead) = FAB_COMMANDS.iter().find(|(fab, _)| *fab == word)?;
+    Some(
+        Error::usage(format!(
+            "fabsh has no `{word}` command (that is Microsoft fab's)"
+        ))
+        .with_hint(*instead),
+    )
+}
+
 /// The deepest command the words of `args` name, with its path (`item show`).
 fn command_named<'a>(root: &'a Command, args: &[OsString]) -> Option<(String, &'a Command)> {
     let mut command = root;

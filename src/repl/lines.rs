@@ -63,19 +63,8 @@ pub fn near_command_line(text: &str) -> Option<String> {
     {
         return None;
     }
-    let lower = first.to_ascii_lowercase();
-    REGISTRY
-        .groups
-        .iter()
-        .map(|group| {
-            (
-                fabsh_model::edit_distance::edit_distance(&lower, group.name),
-                group.name,
-            )
-        })
-        .filter(|(distance, name)| *distance <= 2.min(name.len() / 2))
-        .min()
-        .map(|(_, name)| format!("{name} {rest}"))
+    let names = REGISTRY.groups.iter().map(|group| group.name);
+    fabsh_model::edit_distance::closest(first, names).map(|name| format!("{name} {rest}"))
 }
 
 /// Words as a shell splits them: whitespace separates, single and double quotes group, a

@@ -55,12 +55,16 @@ pub fn positional_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
         .collect()
 }
 
-/// The numbers of parameters a command's function is registered with.
+/// The numbers of parameters a command's function is registered with: every count up to the
+/// positional ones plus an options map, so a call with too few values (or with the rest of
+/// the required values in its map, `add_fewshot(ws, agent, ds, #{question, answer})`)
+/// reaches the command and gets a message about its arguments, not "no function".
 pub fn arities(spec: &'static CommandSpec) -> Vec<usize> {
     let required = positional_args(spec).len();
-    let mut arities = vec![required, required + 1, 1];
-    arities.sort_unstable();
-    arities.dedup();
+    let mut arities: Vec<usize> = (1..=required + 1).collect();
+    if required == 0 {
+        arities.insert(0, 0);
+    }
     arities
 }
 
@@ -105,20 +109,43 @@ fn call_with_values(
     let options = if values.len() == positional.len() && !single_map {
         None
     } else {
+        let given = values.len();
         let last = values.pop().unwrap_or_default();
         let Some(map) = last.try_cast::<Map>() else {
-            let required: Vec<String> = positional.iter().map(|arg| arg.snake_name()).collect();
-            let required = required.join(", ");
-            let name = qualified_name(spec);
-            return Err(Error::usage(format!(
-                "{name} takes ({required}), ({required}, #{{options}}) or one map #{{...}}; \
-                 its last argument here is not a map"
-            )));
+            return Err(wrong_arguments(spec, &positional, given));
         };
         Some(map)
     };
     let raw = raw_args(spec, &positional, &values, options.as_ref())?;
     run_command(host, spec, raw).map(to_dynamic)
+}
+
+/// A call whose values fit none of the forms: what the function takes, and which of its
+/// arguments the call left out.
+fn wrong_arguments(
+    spec: &'static CommandSpec,
+    positional: &[&'static ArgSpec],
+    given: usize,
+) -> Error {
+    let required: Vec<String> = positional.iter().map(|arg| arg.snake_name()).collect();
+    let name = qualified_name(spec);
+    let takes = required.join(", ");
+    let plural = if given == 1 { "" } else { "s" };
+    let missing = required.get(given..).unwrap_or_default();
+    let detail = if missing.is_empty() {
+        format!("it was given {given} argument{plural} and the last is not an options map")
+    } else {
+        format!(
+            "it was given {given} argument{plural}, so {} missing",
+            match missing {
+                [one] => format!("`{one}` is"),
+                more => format!("`{}` are", more.join("`, `")),
+            }
+        )
+    };
+    Error::usage(format!(
+        "{name} takes ({takes}), ({takes}, #{{options}}) or one map #{{...}}; {detail}"
+    ))
 }
 
 /// Flag values from script values: positional ones for `positional` flags, then an options
@@ -152,18 +179,27 @@ pub fn raw_args(
             .iter()
             .filter(|arg| arg.long != TARGET)
             .find(|arg| arg.long == flag || arg.aliases.contains(&flag.as_str()))
-            .ok_or_else(|| {
-                Error::usage(format!(
-                    "{} has no option `{key}`; valid options: {}",
-                    qualified_name(spec),
-                    option_keys(spec).join(", ")
-                ))
-            })?;
+            .ok_or_else(|| unknown_key(spec, key))?;
         if let Some(value) = convert(arg, value)? {
             raw.push((*arg, value));
         }
     }
     Ok(raw)
+}
+
+/// A map key the command does not take: named as the unknown key, with the keys it takes
+/// and the closest one, as a typo usually is.
+fn unknown_key(spec: &'static CommandSpec, key: &str) -> Error {
+    let keys = option_keys(spec);
+    let error = Error::usage(format!(
+        "{} has no option `{key}`; valid options: {}",
+        qualified_name(spec),
+        keys.join(", ")
+    ));
+    match fabsh_model::edit_distance::closest(key, keys.iter().map(String::as_str)) {
+        Some(near) => error.with_hint(format!("did you mean `{near}`?")),
+        None => error,
+    }
 }
 
 /// Every option-map key a command takes, snake_case, in declared order. The command line's

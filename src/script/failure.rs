@@ -103,7 +103,7 @@ pub fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailur
 fn function_not_found(signature: &str) -> Error {
     let name = signature.split('(').next().unwrap_or(signature).trim();
     let error = Error::usage(format!("no function {signature}"));
-    let closest = crate::commands::REGISTRY
+    let known: Vec<String> = crate::commands::REGISTRY
         .all()
         .map(|spec| {
             format!(
@@ -112,16 +112,10 @@ fn function_not_found(signature: &str) -> Error {
                 super::function_name(spec)
             )
         })
-        .map(|known| {
-            (
-                fabsh_model::edit_distance::edit_distance(name, &known),
-                known,
-            )
-        })
-        .filter(|(distance, known)| *distance > 0 && *distance <= 2.max(known.len() / 5))
-        .min();
+        .collect();
+    let closest = fabsh_model::edit_distance::closest(name, known.iter().map(String::as_str));
     match closest {
-        Some((_, known)) => error.with_hint(format!("did you mean {known}?")),
+        Some(known) => error.with_hint(format!("did you mean {known}?")),
         None => error.with_hint("`:help` in the REPL, or `fabsh docs`, lists the functions"),
     }
 }

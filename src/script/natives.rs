@@ -159,8 +159,49 @@ fn fs_module() -> Module {
                     .map_err(|err| at_call(&context, err))
             },
         );
+    FuncRegistration::new("remove")
+        .with_comments(["/// `fs::remove(path)`: deletes a file, or a folder with everything in it; true when something was there. Refuses the current folder, the home folder and the folders that hold them"])
+        .with_volatility(true)
+        .set_into_module(
+            &mut module,
+            |context: NativeCallContext, path: ImmutableString| {
+                remove(&path).map_err(|err| at_call(&context, err))
+            },
+        );
     module.build_index();
     module
+}
+
+/// Deletes `path` (a folder recursively), refusing the folders a slip would destroy: the
+/// current one, the home folder, and any folder holding either (`fs::remove("..")`, `/`).
+fn remove(path: &str) -> RhaiResult {
+    let target = std::path::Path::new(path);
+    let Ok(resolved) = target.canonicalize() else {
+        // Nothing there (or a dangling link, removed as the link it is).
+        return match std::fs::remove_file(target) {
+            Ok(()) => Ok(Dynamic::TRUE),
+            Err(_) => Ok(Dynamic::FALSE),
+        };
+    };
+    let precious = [std::env::current_dir().ok(), dirs::home_dir()];
+    for keep in precious.iter().flatten() {
+        let keep = keep.canonicalize().unwrap_or_else(|_| keep.clone());
+        if keep.starts_with(&resolved) {
+            return Err(throw(Error::usage(format!(
+                "fs::remove {path}: refusing to delete {}, which is or holds {}",
+                resolved.display(),
+                keep.display()
+            ))));
+        }
+    }
+    let removed = if target.is_dir() && !target.is_symlink() {
+        std::fs::remove_dir_all(target)
+    } else {
+        std::fs::remove_file(target)
+    };
+    removed
+        .map(|()| Dynamic::TRUE)
+        .map_err(|err| throw(Error::runtime(format!("cannot remove {path}: {err}"))))
 }
 
 fn read(path: &str) -> std::result::Result<String, Box<rhai::EvalAltResult>> {

@@ -47,6 +47,7 @@ mod local_reset;
 mod local_server;
 mod lro_defaults;
 mod mcp;
+mod new_user;
 mod notebook_ipynb;
 mod organisation;
 mod public_url;

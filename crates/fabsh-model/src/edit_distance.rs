@@ -17,9 +17,34 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The candidate closest to `given` (ignoring case) when it is close enough to be a typo:
+/// one edit for short names, one more for every six characters. An exact match (bar case)
+/// is not a suggestion; ties go to the first candidate.
+pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = given.to_lowercase();
+    let allowed = 1 + lower.chars().count() / 6;
+    candidates
+        .into_iter()
+        .map(|candidate| (edit_distance(&lower, &candidate.to_lowercase()), candidate))
+        .filter(|(distance, _)| (1..=allowed).contains(distance))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::edit_distance;
+    use super::{closest, edit_distance};
+
+    #[test]
+    fn closest_suggests_only_near_misses() {
+        assert_eq!(closest("Dmo", ["Demo", "Staging"]), Some("Demo"));
+        assert_eq!(
+            closest("workspce", ["item", "workspace"]),
+            Some("workspace")
+        );
+        assert_eq!(closest("Sales", ["Demo"]), None);
+        assert_eq!(closest("demo", ["Demo"]), None);
+    }
 
     #[test]
     fn counts_single_character_edits() {

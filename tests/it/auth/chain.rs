@@ -44,7 +44,7 @@ fn sources_are_tried_in_order() {
     // No real Azure CLI may answer: the PATH holds nothing.
     session.set("PATH", "/nonexistent");
     let source = |session: &mut Session, extra: &[(&str, &str)]| {
-        let run = session.run_env(&["auth", "status"], extra);
+        let run = session.run_env(&["auth", "status", "--check"], extra);
         if run.code != 0 {
             return format!("exit {}: {}", run.code, run.stderr);
         }

@@ -357,7 +357,14 @@ fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
         .take(5)
         .collect();
     let err = Error::not_found(format!("no {what} named {name:?}"));
-    if similar.is_empty() {
+    let names = list
+        .iter()
+        .filter_map(|entry| entry["displayName"].as_str());
+    if let Some(near) = fabsh_model::edit_distance::closest(name, names)
+        && similar.is_empty()
+    {
+        err.with_hint(format!("did you mean {near:?}?"))
+    } else if similar.is_empty() {
         err.with_hint("pass an id, or check the name with a list command")
     } else {
         err.with_hint(format!("similar names: {}", similar.join(", ")))

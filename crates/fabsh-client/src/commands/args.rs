@@ -87,7 +87,7 @@ impl Args {
                 )));
             }
         }
-        fill_from_target(spec, args, &mut values)?;
+        let one_name_target = fill_from_target(spec, args, &mut values)?;
         for arg in args {
             if values.contains_key(arg.long) {
                 continue;
@@ -102,6 +102,12 @@ impl Args {
             } else if let Some(default) = arg.default {
                 values.insert(arg.long, check_value(arg, RawValue::Text(default.into()))?);
             } else if arg.required {
+                if let Some(target) = one_name_target
+                    .as_deref()
+                    .filter(|_| arg.long == "workspace")
+                {
+                    return Err(one_name_for_two(spec, target));
+                }
                 let hint = match target_for(spec) {
                     Some(target) if target_fills(spec, "w/i").iter().any(|f| f.0 == arg.long) => {
                         format!(
@@ -214,15 +220,19 @@ impl Args {
 
 /// The positional `WORKSPACE/ITEM` (or `WORKSPACE`) stands for the flags it fills, unless
 /// those were given: flags win. The target itself is not kept.
+/// Returns the target when it was one name standing for a workspace-scoped thing (`item show
+/// Demo`), so a missing workspace can be reported as the ambiguity it is.
 fn fill_from_target(
     spec: &CommandSpec,
     args: &[&'static ArgSpec],
     values: &mut BTreeMap<&'static str, ArgValue>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let Some(ArgValue::Str(target)) = values.remove(TARGET) else {
-        return Ok(());
+        return Ok(None);
     };
-    for (long, text) in target_fills(spec, &target) {
+    let fills = target_fills(spec, &target);
+    let one_name = fills.len() == 1 && fills[0].0 == "id" && !target.contains('/');
+    for (long, text) in fills {
         if values.contains_key(long) {
             continue;
         }
@@ -235,7 +245,29 @@ fn fill_from_target(
             values.insert(arg.long, checked);
         }
     }
-    Ok(())
+    Ok(one_name.then_some(target))
+}
+
+/// `item show Demo` with no workspace anywhere: the one name could be the workspace (the
+/// item is missing) or the item (the workspace is), so say both rather than only asking for
+/// a workspace the user believes they gave.
+fn one_name_for_two(spec: &CommandSpec, target: &str) -> Error {
+    let thing = match spec.group {
+        "data-agent" => "data agent",
+        "folder" => "folder",
+        _ => "item",
+    };
+    Error::usage(format!(
+        "`{} {target}` names one thing, but {thing}s are named by workspace and {thing}: \
+         if {target:?} is the workspace, the {thing} is missing",
+        spec.path()
+    ))
+    .with_hint(format!(
+        "write `fabsh {path} {target}/{upper}`, or `fabsh {path} -w WORKSPACE {target}` \
+         when {target:?} is the {thing}",
+        path = spec.path(),
+        upper = thing.replace(' ', "-").to_uppercase()
+    ))
 }
 
 fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
@@ -352,8 +384,7 @@ pub fn checked_item_type(what: &str, text: &str) -> Result<String> {
             "{what}: {:?} is not an item type; did you mean {}?",
             text.trim(),
             known.name
-        ))
-        .with_hint("types fabsh does not know are passed to the service as given"));
+        )));
     }
     Ok(item_types::canonical(text))
 }

@@ -6,7 +6,7 @@ use crate::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
 use crate::auth::credential::Acquire;
 use crate::auth::managed_identity::IdentityEndpoint;
 use crate::auth::oauth::Authority;
-use crate::auth::{Method, Resource, Secret, TokenSet, claims};
+use crate::auth::{Method, Resource, Secret, TokenProvider, TokenSet, claims};
 use crate::commands::args::Args;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
@@ -106,8 +106,13 @@ const STATUS: CommandSpec = CommandSpec {
     group: "auth",
     name: "status",
     summary: "Show the credential source in effect, its tenant, principal and expiry (never the token)",
-    about: "",
-    args: &[],
+    about: "Signed out is an answer, not a failure (signedIn: false, exit 0), unless --check asks \
+            for the exit code to tell.",
+    args: &[ArgSpec::opt(
+        "check",
+        ArgKind::Bool,
+        "Exit non-zero (3) when not signed in, for scripts",
+    )],
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
     examples: &[Example {
@@ -337,12 +342,34 @@ async fn current(settings: &Settings) -> Result<(chain::Chosen, Secret)> {
     Ok((chosen, token))
 }
 
-fn status(ctx: Ctx, _args: Args) -> HandlerFuture {
+fn status(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let settings = ctx.settings();
-        let (chosen, token) = current(settings).await?;
+        not_local(settings)?;
+        let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
+        if chosen.provider.source() == crate::auth::NoCredentials.source() {
+            let signed_out = json!({
+                "profile": settings.profile_name(),
+                "signedIn": false,
+                "endpoint": settings.endpoint(),
+            });
+            if args.flag("check") {
+                return Err(chosen
+                    .provider
+                    .token(false)
+                    .await
+                    .err()
+                    .unwrap_or_else(|| Error::auth("not signed in")));
+            }
+            return Ok(Reply::json(signed_out).with_note(
+                "not signed in: sign in with `fabsh auth login`, set FABSH_TOKEN to a bearer \
+                 token, or use `fabsh --local ...` for local Fabric",
+            ));
+        }
+        let token = chosen.provider.token(false).await?;
         let mut out = json!({
             "profile": settings.profile_name(),
+            "signedIn": true,
             "source": chosen.provider.source(),
             "method": chosen.method.map(Method::as_str),
             "endpoint": settings.endpoint(),

@@ -1,0 +1,162 @@
+//! What a new user trips over (issue 27): messages that name what is missing, suggestions for
+//! near-miss names, fab's habits, signing in, and the rest of a first afternoon with fabsh.
+//! Names come from local Fabric's demo data (the Demo workspace: SalesLakehouse, Welcome,
+//! Sales Model, Sales Report).
+
+use crate::support::{Home, Server, shared};
+
+fn server() -> &'static Server {
+    shared(module_path!())
+}
+
+#[test]
+fn one_name_for_an_item_command_names_the_missing_item() {
+    let run = server().fabsh(&["item", "show", "Demo"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the item is missing") && run.stderr.contains("Demo/ITEM"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("needs --workspace"), "{}", run.stderr);
+}
+
+#[test]
+fn a_near_miss_workspace_name_gets_a_suggestion() {
+    let run = server().fabsh(&["item", "ls", "-w", "Dmo"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean \"Demo\"?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_misspelt_type_gets_one_message() {
+    let run = server().fabsh(&["item", "ls", "-w", "Demo", "--type", "Notbook"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean Notebook?"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("passed to the service"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn fab_first_commands_say_what_to_type_instead() {
+    let home = Home::new();
+    let run = home.run(&["ls"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("fabsh workspace ls") && run.stderr.contains("fabsh item ls -w"),
+        "{}",
+        run.stderr
+    );
+    let run = home.run(&["cd", "Demo"]);
+    assert!(run.stderr.contains("-w WORKSPACE"), "{}", run.stderr);
+}
+
+#[test]
+fn auth_status_signed_out_is_an_answer_unless_checked() {
+    let home = Home::new();
+    let run = home.run(&["auth", "status"]);
+    let status = run.ok_json();
+    assert_eq!(status["signedIn"], false);
+    assert!(run.stderr.contains("not signed in"), "{}", run.stderr);
+    assert!(run.stderr.contains("fabsh auth login"), "{}", run.stderr);
+    let checked = home.run(&["auth", "status", "--check"]);
+    assert_eq!(checked.code, 3, "{}", checked.stderr);
+    let signed_in = server().fabsh(&["auth", "status"]).ok_json();
+    assert_eq!(signed_in["signedIn"], true);
+}
+
+/// A new data agent called `name` in Demo with the demo lakehouse as its datasource.
+fn agent_with_lakehouse(name: &str) {
+    let server = server();
+    server
+        .fabsh(&["data-agent", "create", "-w", "Demo", "--name", name])
+        .ok_json();
+    let args = [
+        "data-agent",
+        "add-datasource",
+        "-w",
+        "Demo",
+        "--id",
+        name,
+        "--artifact",
+        "SalesLakehouse",
+    ];
+    server.fabsh(&args).ok_json();
+}
+
+#[test]
+fn a_script_call_with_too_few_values_says_what_is_missing() {
+    let run = server().fabsh(&["-e", "item::show(\"Demo\")"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("takes (workspace, id)") && run.stderr.contains("`id` is missing"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("not a map"), "{}", run.stderr);
+}
+
+#[test]
+fn an_unknown_script_key_is_named_with_the_valid_ones() {
+    let run = server().fabsh(&["-e", "item::list(#{workspce: \"Demo\"})"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no option `workspce`")
+            && run.stderr.contains("valid options: workspace")
+            && run.stderr.contains("did you mean `workspace`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_few_shot_from_a_script_takes_the_rest_of_its_values_in_a_map_with_cli_aliases() {
+    agent_with_lakehouse("Script few-shot agent");
+    let code = "data_agent::add_fewshot(\"Demo\", \"Script few-shot agent\", \"SalesLakehouse\", \
+                #{question: \"How many orders?\", sql: \"SELECT COUNT(*) FROM orders\"})";
+    let added = server().fabsh(&["-e", code]).ok_json();
+    assert_eq!(added["query"], "SELECT COUNT(*) FROM orders");
+    assert_eq!(added["question"], "How many orders?");
+}
+
+#[test]
+fn fs_remove_deletes_what_it_is_given_but_never_the_current_or_home_folder() {
+    let home = Home::new();
+    let work = home.dir.path().join("work");
+    std::fs::create_dir_all(work.join("out/parts")).unwrap();
+    std::fs::write(work.join("out/parts/a.json"), "{}").unwrap();
+    let run = |code: &str| {
+        let mut command = home.command(&["-e", code]);
+        command
+            .current_dir(&work)
+            .stdin(std::process::Stdio::null());
+        command.output().expect("run fabsh")
+    };
+    let removed = run("fs::remove(\"out\")");
+    assert!(removed.status.success(), "{removed:?}");
+    assert_eq!(String::from_utf8_lossy(&removed.stdout).trim(), "true");
+    assert!(!work.join("out").exists());
+    let again = run("fs::remove(\"out\")");
+    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "false");
+    for precious in ["..", ".", "~"] {
+        let code = if precious == "~" {
+            format!("fs::remove({:?})", home.dir.path().display().to_string())
+        } else {
+            format!("fs::remove({precious:?})")
+        };
+        let refused = run(&code);
+        assert_eq!(refused.status.code(), Some(2), "{precious}: {refused:?}");
+        assert!(work.exists() && home.dir.path().exists());
+    }
+}
