@@ -6,6 +6,7 @@ use super::{reset, serve};
 use crate::connect::local_error;
 use fabsh_client::api::{ApiClient, Req};
 use fabsh_client::auth::{Secret, StaticToken};
+use fabsh_client::commands::args::FileArg;
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture, Needs, Traits,
 };
@@ -228,12 +229,7 @@ fn principal_add(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let text = |key: &str| args.opt_str(key).map(String::from);
         let certificate = match args.file("certificate") {
-            Some(file) => Some(String::from_utf8(file.bytes.to_vec()).map_err(|_| {
-                Error::usage(format!(
-                    "--certificate: {} is not a PEM text file",
-                    file.path.display()
-                ))
-            })?),
+            Some(file) => Some(certificate_pem(file)?),
             None => None,
         };
         let (name, workspace, role) = (text("name"), text("workspace"), text("role"));
@@ -267,6 +263,21 @@ fn principal_add(ctx: Ctx, args: Args) -> HandlerFuture {
         };
         Ok(Reply::json(value))
     })
+}
+
+/// The `--certificate` file's PEM text, checked here so that a file that is not a certificate
+/// is a usage error before anything reaches the server or the store.
+fn certificate_pem(file: &FileArg) -> Result<String> {
+    let not_one = || {
+        Error::usage(format!(
+            "--certificate: {} is not a PEM file with an RSA certificate",
+            file.path.display()
+        ))
+        .with_hint("give the certificate (-----BEGIN CERTIFICATE-----), not only its key")
+    };
+    let pem = String::from_utf8(file.bytes.to_vec()).map_err(|_| not_one())?;
+    fabsh_local::admin::rsa_certificate_in_pem(&pem).ok_or_else(not_one)?;
+    Ok(pem)
 }
 
 fn principal_list(ctx: Ctx, args: Args) -> HandlerFuture {
@@ -326,6 +337,18 @@ fn load_table(ctx: Ctx, args: Args) -> HandlerFuture {
             .file("file")
             .ok_or_else(|| Error::usage("--file is required"))?
             .clone();
+        // The CSV needs a header row at least; an empty file is a usage error, not the
+        // server's.
+        let text = file
+            .bytes
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(&file.bytes);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return Err(Error::usage(format!(
+                "--file: {} is empty; it needs a header row (the column names)",
+                file.path.display()
+            )));
+        }
         let workspace = args.str("workspace")?.to_string();
         let (item, table) = (
             args.str("lakehouse")?.to_string(),

@@ -126,6 +126,20 @@ fn bad_values(arg: &ArgSpec, files: &Fixtures) -> Vec<(&'static str, String)> {
             bad.push(("a folder as file", files.folder.clone()));
         }
         ArgKind::Secret => bad.push(("an unreadable @file", format!("@{}", files.missing))),
+        ArgKind::Int => {
+            bad.push(("not a number", "abc".into()));
+            // Every count and duration is at least 1 or at least 0: -1 is never one.
+            bad.push(("a negative number", "-1".into()));
+            let (min, max) = arg
+                .range
+                .expect("every whole-number flag declares its range");
+            if min - 1 != -1 {
+                bad.push(("a number below its range", (min - 1).to_string()));
+            }
+            if max != i64::MAX {
+                bad.push(("a number above its range", (max + 1).to_string()));
+            }
+        }
         _ => {}
     }
     bad

@@ -33,6 +33,8 @@ mod dry_run;
 mod evaluations;
 mod evaluations_report;
 mod help_examples;
+mod hostile_evaluations;
+mod hostile_refusals;
 mod http_core;
 mod http_hygiene;
 mod identity;

@@ -89,24 +89,28 @@ fn tenant_for(tx: &rusqlite::Connection, wanted: Option<&str>) -> Result<String,
         .ok_or_else(|| unknown(wanted.unwrap_or_default()))
 }
 
+/// The first certificate of a PEM text, when it is an X.509 certificate with an RSA key (the
+/// kind whose key may sign client assertions); the CLI checks a file with it before sending.
+pub fn rsa_certificate_in_pem(pem: &str) -> Option<Vec<u8>> {
+    let der = authority::certificates_in_pem(pem).into_iter().next()?;
+    authority::is_rsa_certificate(&der).then_some(der)
+}
+
 /// Creates a service principal in the default tenant (or the one `new.tenant` names),
 /// optionally with a workspace role, a certificate and a federated credential, or as a
 /// managed identity (without a secret).
 pub(crate) fn add_principal_in(db: &Db, new: &NewPrincipal<'_>) -> Result<Value, ApiError> {
     let (workspace, role) = (new.workspace, new.role);
     let certificate = match new.certificate_pem {
-        Some(pem) => {
-            let der = authority::certificates_in_pem(pem).into_iter().next();
-            match der {
-                Some(der) if authority::is_rsa_certificate(&der) => Some(der),
-                _ => {
-                    return Err(ApiError::bad_request(
-                        "InvalidInput",
-                        "The certificate must be a PEM file with an RSA certificate",
-                    ));
-                }
+        Some(pem) => match rsa_certificate_in_pem(pem) {
+            Some(der) => Some(der),
+            None => {
+                return Err(ApiError::bad_request(
+                    "InvalidInput",
+                    "The certificate must be a PEM file with an RSA certificate",
+                ));
             }
-        }
+        },
         None => None,
     };
     let federated_subject = new

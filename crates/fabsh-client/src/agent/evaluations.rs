@@ -2,7 +2,7 @@
 //! data dir (`fabsh/evaluations.sqlite3`, private to its owner), so runs can be listed,
 //! shown and compared over time. Runs are JSON objects in the shape `evaluations show` prints.
 
-use crate::config::private_file;
+use super::evaluation_store_file as store_file;
 use crate::error::{Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
@@ -70,21 +70,6 @@ fn failed(err: rusqlite::Error) -> Error {
     Error::runtime("the evaluation store failed").with_cause(err)
 }
 
-/// The file created empty with mode 0600 (in a 0700 directory) before SQLite opens it, so the
-/// answers it will hold are never readable by others.
-fn create_private(path: &Path) -> Result<()> {
-    if path.exists() {
-        return Ok(());
-    }
-    private_file::create_dir(path.parent().unwrap_or(Path::new(".")))?;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?;
-    Ok(())
-}
-
 impl Store {
     /// The store in the user data dir, created on first use.
     pub fn open() -> Result<Store> {
@@ -93,16 +78,27 @@ impl Store {
 
     /// The store at `path`, created on first use.
     pub fn open_at(path: &Path) -> Result<Store> {
-        create_private(path).map_err(|err| {
-            Error::runtime(format!("cannot create {}", path.display())).with_cause(err)
-        })?;
-        let conn = Connection::open(path).map_err(failed)?;
+        store_file::check_private(path)?;
+        store_file::create_if_missing(path, SCHEMA)?;
+        store_file::check_not_empty(path)?;
+        // A file SQLite cannot read as a database: named, with the ways around it.
+        let unreadable = |err: rusqlite::Error| {
+            use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+            match err.sqlite_error_code() {
+                Some(NotADatabase | DatabaseCorrupt) => {
+                    store_file::unusable(path, "cannot be read as a database").with_cause(err)
+                }
+                _ => Error::runtime(format!("the evaluation store {} failed", path.display()))
+                    .with_cause(err),
+            }
+        };
+        let conn = Connection::open(path).map_err(unreadable)?;
         // Two evaluations finishing at once (parallel CI jobs) wait for each other.
         conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(failed)?;
+            .map_err(unreadable)?;
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .and_then(|()| conn.execute_batch(SCHEMA))
-            .map_err(failed)?;
+            .map_err(unreadable)?;
         Ok(Store(conn))
     }
 

@@ -7,6 +7,7 @@ pub mod assistants;
 pub mod downloads;
 pub mod evaluation_compare;
 pub mod evaluation_report;
+pub(crate) mod evaluation_store_file;
 pub mod evaluations;
 pub mod fewshot_review;
 pub mod jsonrpc;

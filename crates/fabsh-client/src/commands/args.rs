@@ -270,8 +270,25 @@ fn one_name_for_two(spec: &CommandSpec, target: &str) -> Error {
     ))
 }
 
-fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
+/// How a refusal of a value names its flag: as [`flag_name`], plus the other spellings when
+/// there are any, since the user may have typed one of those (`workspace delete -w ""` is a
+/// refusal of `--id`, which the user never wrote).
+fn value_flag_name(arg: &ArgSpec) -> String {
     let name = flag_name(arg);
+    if arg.aliases.is_empty() || arg.positional {
+        return name;
+    }
+    let others: Vec<String> = arg
+        .short
+        .map(|short| format!("-{short}"))
+        .into_iter()
+        .chain(arg.aliases.iter().map(|alias| format!("--{alias}")))
+        .collect();
+    format!("{name} ({})", others.join(", "))
+}
+
+fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
+    let name = value_flag_name(arg);
     // An empty id is looked up, an empty name sent, an empty folder is the current one:
     // never what was meant, unless the flag gives emptiness a meaning.
     if let RawValue::Text(text) = &raw
@@ -299,15 +316,17 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             RawValue::Text(text) => checked_item_type(&name, &text).map(ArgValue::Str),
             other => Err(wrong("an item type", &other)),
         },
-        ArgKind::Int => match raw {
-            RawValue::Int(number) => Ok(ArgValue::Int(number)),
-            RawValue::Text(text) => text
-                .trim()
-                .parse()
-                .map(ArgValue::Int)
-                .map_err(|_| wrong("a whole number", &text)),
-            other => Err(wrong("a whole number", &other)),
-        },
+        ArgKind::Int => {
+            let number = match raw {
+                RawValue::Int(number) => number,
+                RawValue::Text(text) => text
+                    .trim()
+                    .parse()
+                    .map_err(|_| wrong("a whole number", &text))?,
+                other => return Err(wrong("a whole number", &other)),
+            };
+            in_range(&name, arg.range, number).map(ArgValue::Int)
+        }
         ArgKind::Bool => match raw {
             RawValue::Bool(value) => Ok(ArgValue::Bool(value)),
             RawValue::Text(text) => parse_bool(&text)
@@ -372,6 +391,25 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a comma-separated list", &other)),
         },
     }
+}
+
+/// A count or duration inside the flag's range: `--limit -1` or `--lro-timeout -1` would
+/// otherwise reach a handler that sends first and fails (or waits no time at all) later.
+fn in_range(name: &str, range: Option<(i64, i64)>, number: i64) -> Result<i64> {
+    let Some((min, max)) = range else {
+        return Ok(number);
+    };
+    if (min..=max).contains(&number) {
+        return Ok(number);
+    }
+    let allowed = if max == i64::MAX {
+        format!("at least {min}")
+    } else {
+        format!("{min} to {max}")
+    };
+    Err(Error::usage(format!(
+        "{name} must be {allowed}, got {number}"
+    )))
 }
 
 /// An item type as the service wants it: a known type in its canonical casing, an unknown

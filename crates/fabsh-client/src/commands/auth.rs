@@ -167,6 +167,27 @@ fn not_local(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
+/// The flags that carry an app's credential only mean something to a service-principal
+/// sign-in: ignored, they would start a device-code sign-in that waits for a person (forever,
+/// in CI) while the caller meant to sign in as the app.
+const APP_CREDENTIALS: &[&str] = &["certificate", "federated-token-file", "client-secret"];
+
+fn app_credentials_need_service_principal(args: &Args, method: Method) -> Result<()> {
+    if method == Method::ServicePrincipal {
+        return Ok(());
+    }
+    let given = APP_CREDENTIALS
+        .iter()
+        .find(|flag| args.has(flag) && args.opt_bool(flag) != Some(false));
+    let Some(given) = given else {
+        return Ok(());
+    };
+    Err(Error::usage(format!(
+        "--{given} is an app's credential: it needs --service-principal (with --tenant and --client-id)"
+    ))
+    .with_hint("add --service-principal, or leave the credential out to sign in as a user"))
+}
+
 fn login(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let settings = ctx.settings();
@@ -188,6 +209,7 @@ fn login(ctx: Ctx, args: Args) -> HandlerFuture {
                 )));
             }
         };
+        app_credentials_need_service_principal(&args, method)?;
         let text = |name: &str| args.opt_str(name).map(String::from);
         let tracer = settings.verbose.then_some(Tracer);
         let mut login = Login::new(method);

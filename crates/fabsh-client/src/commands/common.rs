@@ -182,7 +182,8 @@ pub const LIMIT: ArgSpec = ArgSpec::opt(
     "limit",
     ArgKind::Int,
     "Return at most N items, fetching pages as needed (a deliberate cap: the rest is not mentioned)",
-);
+)
+.at_least(1);
 /// `--continuation-token`, added to every paged list.
 pub const CONTINUATION_TOKEN: ArgSpec = ArgSpec::opt(
     "continuation-token",
@@ -201,6 +202,7 @@ pub const LRO_TIMEOUT: ArgSpec = ArgSpec::opt(
     ArgKind::Int,
     "Seconds to wait for the long-running operation",
 )
+.at_least(1)
 .default("600");
 
 /// The configured value of a flag the caller left out: the default workspace, for a command

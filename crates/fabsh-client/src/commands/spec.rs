@@ -106,6 +106,9 @@ pub struct ArgSpec {
     pub allows_empty: bool,
     /// How the value is written in usage lines and docs (`<FILE>`); none: from the kind.
     pub value_name: Option<&'static str>,
+    /// The smallest and largest whole number an `Int` flag takes (a count or a duration),
+    /// checked with the other flags, before anything is sent.
+    pub range: Option<(i64, i64)>,
 }
 
 impl ArgSpec {
@@ -124,6 +127,7 @@ impl ArgSpec {
             env: None,
             allows_empty: false,
             value_name: None,
+            range: None,
         }
     }
 
@@ -195,6 +199,19 @@ impl ArgSpec {
             default: Some(default),
             ..self
         }
+    }
+
+    /// A whole number from `min` to `max` (`i64::MAX`: no upper bound).
+    pub const fn range(self, min: i64, max: i64) -> Self {
+        ArgSpec {
+            range: Some((min, max)),
+            ..self
+        }
+    }
+
+    /// A whole number of at least `min` (a count of 1 or more, a duration of 1 s or more).
+    pub const fn at_least(self, min: i64) -> Self {
+        self.range(min, i64::MAX)
     }
 
     /// With this value name in usage lines and docs (`--min-pass-rate <RATE>`).

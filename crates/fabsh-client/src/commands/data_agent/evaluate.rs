@@ -106,7 +106,9 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             "JSON, CSV or TSV file of questions (and expected answers)",
         ),
         PUBLISHED_URL,
-        ArgSpec::opt("repeats", ArgKind::Int, "Times each question is asked").default("1"),
+        ArgSpec::opt("repeats", ArgKind::Int, "Times each question is asked")
+            .at_least(1)
+            .default("1"),
         QUERY_STAGE,
         TIMEOUT,
         ArgSpec::opt(
@@ -114,6 +116,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             ArgKind::Int,
             "Runs at once (1 = one after another)",
         )
+        .at_least(1)
         .default("1"),
         ArgSpec::opt(
             "critic-prompt",
@@ -171,6 +174,11 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             "Also write the runs as JUnit XML to this file, one testcase per question and repeat",
         )
         .value_name("FILE"),
+        ArgSpec::opt(
+            "force",
+            ArgKind::Bool,
+            "Replace the --output-file and --junit files when they exist",
+        ),
     ],
     traits: Traits::READ,
     columns: &[
@@ -240,7 +248,7 @@ fn output_file(args: &Args) -> Result<Option<PathBuf>> {
             "--output-file must end in .csv or .json, got {text:?}"
         )));
     }
-    tracking::in_existing_dir("output-file", text).map(Some)
+    tracking::new_output_file(args, "output-file", text).map(Some)
 }
 
 fn min_pass_rate(args: &Args) -> Result<Option<f64>> {

@@ -110,10 +110,25 @@ pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// A file `evaluate` writes (`--output-file`, `--junit`): as [`in_existing_dir`], and not
+/// one that exists unless `--force` says to replace it (a results file of an earlier run
+/// is often what a user compares with).
+pub fn new_output_file(args: &Args, flag: &str, text: &str) -> Result<PathBuf> {
+    let path = in_existing_dir(flag, text)?;
+    if path.exists() && !args.flag("force") {
+        return Err(Error::usage(format!(
+            "--{flag}: {} exists; refusing to replace it",
+            path.display()
+        ))
+        .with_hint("add --force to replace it, or give another file name"));
+    }
+    Ok(path)
+}
+
 /// `--junit FILE`.
 pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
     args.opt_str("junit")
-        .map(|text| in_existing_dir("junit", text))
+        .map(|text| new_output_file(args, "junit", text))
         .transpose()
 }
 

@@ -31,6 +31,7 @@ pub const TIMEOUT: ArgSpec = ArgSpec::opt(
     ArgKind::Int,
     "Seconds to wait for an answer (per question run)",
 )
+.at_least(1)
 .default("300");
 /// `--published-url`: an MCP server to ask instead of the agent's own endpoint.
 pub const PUBLISHED_URL: ArgSpec = ArgSpec::opt(
@@ -183,6 +184,12 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         check_stage(&args)?;
         let limit = timeout(&args)?;
+        if args.flag("keep-thread") && args.has("thread-id") {
+            return Err(Error::usage(
+                "give --keep-thread (start a new thread) or --thread-id (continue one), not both",
+            )
+            .with_hint("a turn with --thread-id is kept in that thread already"));
+        }
         let continued = match args.opt_str("thread-id") {
             Some(id) => Some(threads::Thread::load(&threads::check_id(id)?)?),
             None => None,

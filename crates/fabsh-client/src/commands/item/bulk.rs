@@ -23,6 +23,7 @@ const CONCURRENCY: ArgSpec = ArgSpec::opt(
     ArgKind::Int,
     "How many requests run at once (1 to 64)",
 )
+.range(1, MAX_CONCURRENCY)
 .default("8");
 
 /// `item bulk-create`.
