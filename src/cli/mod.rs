@@ -98,6 +98,7 @@ fn settings_for(matches: &ArgMatches) -> Settings {
         profile: matches.get_one::<String>("profile").cloned(),
         profile_values: Default::default(),
         stdlib: matches.get_one::<String>("stdlib").map(PathBuf::from),
+        no_cache: matches.get_flag("no-cache"),
     }
 }
 

@@ -74,6 +74,11 @@ fn global_args() -> Vec<Arg> {
             .value_name("DIR")
             .value_hint(clap::ValueHint::DirPath)
             .help("Load stdlib modules from DIR/<module>.rhai instead of the built-in ones (env FABSH_STDLIB)"),
+        Arg::new("no-cache")
+            .long("no-cache")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Look names up afresh, without the name cache of earlier commands (env FABSH_NO_CACHE)"),
         Arg::new("no-color")
             .long("no-color")
             .global(true)

@@ -33,6 +33,7 @@ static GROUPS: &[Group] = &[
     client::API,
     client::AUTH,
     client::CONFIG,
+    client::CACHE,
     local::LOCAL,
     mcp::MCP,
     DOCS,

@@ -163,6 +163,9 @@ pub struct Settings {
     pub profile_values: Profile,
     /// `--stdlib`, when given.
     pub stdlib: Option<PathBuf>,
+    /// `--no-cache`: keep names in memory for this process only (see
+    /// [`Settings::persistent_names`]).
+    pub no_cache: bool,
 }
 
 impl Settings {
@@ -216,6 +219,14 @@ impl Settings {
     /// A setting's value, without its origin.
     pub fn value(&self, name: &str) -> Option<String> {
         self.lookup(name).map(|(value, _)| value)
+    }
+
+    /// Whether names are cached in the state dir for later processes: not with `--no-cache`
+    /// or `FABSH_NO_CACHE` set (to anything but `0` or `false`).
+    pub fn persistent_names(&self) -> bool {
+        let off_by_env = env_text(crate::api::names::NO_CACHE_VAR)
+            .is_some_and(|value| !matches!(value.trim(), "0" | "false"));
+        !(self.no_cache || off_by_env)
     }
 
     /// The endpoint to use when not local.

@@ -54,7 +54,12 @@ impl Ctx {
     pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Result<Ctx> {
         let tracer = settings.verbose.then_some(Tracer);
         let endpoint = settings.endpoint();
-        let api = ApiClient::new(&endpoint, settings.token_provider()?, tracer, progress)?;
+        let mut api = ApiClient::new(&endpoint, settings.token_provider()?, tracer, progress)?;
+        // Local Fabric started in-process (`attach`) listens on a new port each time, so only
+        // connected endpoints keep names across processes.
+        if settings.persistent_names() {
+            api = api.with_persistent_names();
+        }
         let backend = api.base().host_str().unwrap_or("fabric").to_string();
         Ok(Self::from_parts(settings, bridge, api, backend, None))
     }

@@ -60,6 +60,11 @@ impl ListCache {
         self.slots().retain(|key, _| !key.starts_with(prefix));
     }
 
+    /// Drops the list under `key`, as [`ListCache::forget_prefix`] does.
+    pub fn forget(&self, key: &str) {
+        self.slots().remove(key);
+    }
+
     fn slot(&self, key: &str) -> Arc<Slot> {
         let mut slots = self.slots();
         Arc::clone(slots.entry(key.to_string()).or_default())

@@ -65,16 +65,24 @@ impl ApiClient {
     pub async fn lro_response(&self, req: Req) -> Result<LroResponse> {
         // A change made by an operation lands while it runs: a name list fetched meanwhile
         // may miss it, so the lists the request changes are forgotten again once it ends.
-        let written = req
-            .mutates()
-            .then(|| self.url_for(&req.target))
-            .transpose()?;
+        let written = match req.mutates() {
+            true => Some((
+                self.url_for(&req.target)?,
+                req.method.clone(),
+                req.query.clone(),
+            )),
+            false => None,
+        };
         let resp = self.send(req).await?;
         if resp.status != 202 {
             return Ok(LroResponse::Done(Some(resp)));
         }
         let op = self.operation_of(&resp)?;
         if self.options.no_wait {
+            // What the operation will change is not known yet.
+            if let Some((url, method, query)) = &written {
+                self.after_write(method, query, url, None).await;
+            }
             return Ok(LroResponse::Pending(json!({
                 "operationId": op.id,
                 "status": "Running",
@@ -82,8 +90,13 @@ impl ApiClient {
             })));
         }
         let outcome = self.wait_for(op).await;
-        if let Some(url) = &written {
-            self.forget_after_write(url);
+        if let Some((url, method, query)) = &written {
+            // A create's result is the new item.
+            let answer = match &outcome {
+                Ok(Some(result)) => result.json().ok(),
+                _ => None,
+            };
+            self.after_write(method, query, url, answer.as_ref()).await;
         }
         outcome.map(LroResponse::Done)
     }

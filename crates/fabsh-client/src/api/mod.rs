@@ -14,6 +14,7 @@ pub mod folders;
 pub mod items;
 mod list_cache;
 mod lro;
+pub mod names;
 mod paging;
 pub mod request;
 pub mod resolve;
@@ -33,6 +34,8 @@ pub use request::{Req, Resp, Safety, serialized_len};
 use crate::auth::TokenProvider;
 use crate::error::{Error, Result};
 use crate::output::{Progress, Tracer};
+use names::NameCache;
+use names::confirm::CallScope;
 use reqwest::Url;
 use resolve::Resolver;
 use serde_json::Value;
@@ -54,6 +57,10 @@ pub struct CallOptions {
     pub no_wait: bool,
     /// Give up waiting for a long-running operation after this long.
     pub lro_timeout: Duration,
+    /// Let the call's next request confirm the cached ids its lookups hand out, rather than
+    /// each lookup at once (set by [`crate::commands::execute`], which starts a command
+    /// over when a confirmation fails; see [`names::confirm`]).
+    pub confirm_names_later: bool,
 }
 
 impl Default for CallOptions {
@@ -62,6 +69,7 @@ impl Default for CallOptions {
             dry_run: false,
             no_wait: false,
             lro_timeout: Duration::from_secs(600),
+            confirm_names_later: false,
         }
     }
 }
@@ -78,6 +86,8 @@ pub struct ApiClient {
     progress: Progress,
     options: CallOptions,
     resolver: Arc<Resolver>,
+    names: Arc<NameCache>,
+    call: Arc<CallScope>,
     dry_run_plan: Arc<Mutex<dry_run::Plan>>,
     trusted: Arc<TrustedHosts>,
 }
@@ -94,16 +104,27 @@ impl ApiClient {
         let http = fabsh_http::client(base.scheme() == "http")?;
         Ok(ApiClient {
             http,
-            base,
             auth,
             limiter: Arc::new(RateLimiter::default()),
             tracer,
             progress,
             options: CallOptions::default(),
             resolver: Arc::default(),
+            names: Arc::new(NameCache::new(base.as_str(), false)),
+            call: Arc::new(CallScope::new(false)),
             dry_run_plan: Arc::default(),
             trusted: Arc::new(TrustedHosts::from_env()),
+            base,
         })
+    }
+
+    /// The same client keeping its name cache in the state dir, per endpoint and principal,
+    /// for later processes (see [`names`]); without it, names are cached for this process.
+    pub fn with_persistent_names(self) -> Self {
+        ApiClient {
+            names: Arc::new(NameCache::new(self.base.as_str(), true)),
+            ..self
+        }
     }
 
     /// The same client with per-call options. A dry run that starts here gets a plan of its
@@ -114,9 +135,17 @@ impl ApiClient {
         } else {
             Arc::clone(&self.dry_run_plan)
         };
+        // A command run by a command (bulk work) shares its caller's names: what one
+        // confirmed or listed, the others use.
+        let call = if options.confirm_names_later && self.options.confirm_names_later {
+            Arc::clone(&self.call)
+        } else {
+            Arc::new(CallScope::new(options.confirm_names_later))
+        };
         ApiClient {
             options,
             dry_run_plan,
+            call,
             ..self.clone()
         }
     }
@@ -153,6 +182,20 @@ impl ApiClient {
     /// The name cache, shared by every clone of this client.
     pub fn resolver(&self) -> &Resolver {
         &self.resolver
+    }
+
+    /// The name cache, opened for the signed-in principal on first use.
+    pub async fn names(&self) -> Result<&NameCache> {
+        if !self.names.is_open() {
+            let token = self.auth.token(false).await?;
+            self.names.open(&names::principal_of(token.expose()));
+        }
+        Ok(&self.names)
+    }
+
+    /// The id of this call (see [`names::confirm`]).
+    pub(crate) fn call_id(&self) -> u64 {
+        self.call.id
     }
 
     /// The shared rate limiter.

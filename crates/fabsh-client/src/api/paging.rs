@@ -2,6 +2,8 @@
 //! last page.
 
 use super::ApiClient;
+use super::names::file::Entry;
+use super::names::writes;
 use super::request::Req;
 use crate::error::{Error, Result};
 use crate::reply::PageStream;
@@ -60,7 +62,25 @@ impl Page {
 
 impl ApiClient {
     /// Fetches one page; `token` continues an earlier listing.
+    /// A page of workspaces or of a workspace's items adds its names to the name cache (and
+    /// replaces them when it is the only page).
     pub async fn page(&self, req: &Req, token: Option<&str>) -> Result<Page> {
+        let page = self.fetch_page(req, token).await?;
+        if let Some(listing) = writes::listing(&req.target, &req.query)
+            && let Ok(names) = self.names().await
+        {
+            // A first page with none after it is the whole list.
+            if listing.whole && token.is_none() && !page.has_more() {
+                let entries = page.items.iter().filter_map(writes::entry_of).collect();
+                names.after_whole_listing(&listing, entries, self.call_id());
+            } else {
+                names.after_page(&listing, &page.items);
+            }
+        }
+        Ok(page)
+    }
+
+    async fn fetch_page(&self, req: &Req, token: Option<&str>) -> Result<Page> {
         let mut req = req.clone();
         if let Some(token) = token {
             req.query.retain(|(key, _)| key != "continuationToken");
@@ -74,6 +94,8 @@ impl ApiClient {
     ///
     /// The next page repeats the original request (filters included) with the
     /// `continuationToken`; a page that only gives a `continuationUri` is followed as is.
+    /// A whole listing of workspaces or of a workspace's items, read to its last page,
+    /// replaces that list in the name cache.
     pub fn pages(&self, req: Req, start_token: Option<String>) -> PageStream {
         enum Next {
             Token(Option<String>),
@@ -81,15 +103,22 @@ impl ApiClient {
             Done,
         }
         let api = self.clone();
-        futures::stream::unfold(Next::Token(start_token), move |next| {
+        let whole = match start_token {
+            None => writes::listing(&req.target, &req.query).filter(|listing| listing.whole),
+            Some(_) => None,
+        };
+        let collected: Option<Vec<Entry>> = whole.as_ref().map(|_| Vec::new());
+        let start = (Next::Token(start_token), collected);
+        futures::stream::unfold(start, move |(next, mut collected)| {
             let api = api.clone();
             let req = req.clone();
+            let whole = whole.clone();
             async move {
                 let page = match next {
                     Next::Done => return None,
-                    Next::Token(token) => api.page(&req, token.as_deref()).await,
+                    Next::Token(token) => api.fetch_page(&req, token.as_deref()).await,
                     Next::Uri(uri) => match api.url_for(&uri) {
-                        Ok(url) => api.page(&Req::get(url.as_str()), None).await,
+                        Ok(url) => api.fetch_page(&Req::get(url.as_str()), None).await,
                         Err(err) => Err(err),
                     },
                 };
@@ -100,9 +129,18 @@ impl ApiClient {
                             (None, Some(uri)) => Next::Uri(uri),
                             (None, None) => Next::Done,
                         };
-                        Some((Ok(page.items), next))
+                        if let Some(entries) = collected.as_mut() {
+                            entries.extend(page.items.iter().filter_map(writes::entry_of));
+                        }
+                        if let (Next::Done, Some(listing), Some(entries)) =
+                            (&next, &whole, collected.take())
+                            && let Ok(names) = api.names().await
+                        {
+                            names.after_whole_listing(listing, entries, api.call_id());
+                        }
+                        Some((Ok(page.items), (next, collected)))
                     }
-                    Err(err) => Some((Err(err), Next::Done)),
+                    Err(err) => Some((Err(err), (Next::Done, None))),
                 }
             }
         })

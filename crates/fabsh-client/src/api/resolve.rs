@@ -1,12 +1,16 @@
-//! Workspace and item flags take an id or a display name. Names are resolved with one list
-//! call, cached for the life of the process (refreshed once when a name is missing, so
-//! things created since are found). An ambiguous name is an error listing the candidates.
+//! Workspace and item flags take an id or a display name. A name is looked up in the name
+//! cache first (see [`super::names`]), whose ids the service confirms before they are used;
+//! else it is resolved with one list call, which refreshes the cache. An ambiguous name is
+//! an error listing the candidates.
 //! Microsoft fab's path form is understood too: `Demo.Workspace`, `Welcome.Notebook` (type
 //! suffix in any case) name the workspace `Demo` and the notebook `Welcome`, unless something
 //! is literally named so. The API client forgets cached lists after each write that changes
 //! them (see [`stale`]).
 
 use super::list_cache::ListCache;
+use super::names::ListKey;
+use super::names::confirm::Pending;
+use super::names::file::Entry;
 use super::{ApiClient, folders, items, stale, workspaces};
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::item_types;
@@ -106,6 +110,10 @@ impl Resolver {
             return Ok(text.trim().to_string());
         }
         let readings = workspace_readings(text);
+        let key = ListKey::Workspaces;
+        if let Some(id) = self.from_cache(api, &key, &readings, None).await? {
+            return Ok(id);
+        }
         self.resolve(
             api,
             stale::workspaces_key(),
@@ -138,9 +146,12 @@ impl Resolver {
             api.all(items::list_req(workspace_id, &filter)).await
         };
         let Some((folders, item)) = folder_path(text) else {
-            return self
-                .resolve(api, key, &item_readings(text), &what, fetch)
-                .await;
+            let readings = item_readings(text);
+            let cached = ListKey::items(workspace_id);
+            if let Some(id) = self.from_cache(api, &cached, &readings, item_type).await? {
+                return Ok(id);
+            }
+            return self.resolve(api, key, &readings, &what, fetch).await;
         };
         let folder = folder_at(api, workspace_id, &folders).await?;
         let readings: Vec<Reading> = item_readings(item)
@@ -179,14 +190,17 @@ impl Resolver {
         Fut: std::future::Future<Output = Result<Vec<Value>>>,
     {
         let list = self
-            .cached_list(key, fetch, |list| {
+            .cached_list(key.clone(), fetch, |list| {
                 readings.iter().any(|r| !named(list, r).is_empty())
             })
             .await?;
+        // The listing is in the name cache now, which later lookups read (and confirm
+        // across commands); a copy kept here would be trusted unconfirmed.
+        self.lists.forget(&key);
         let typed = &readings[0].name;
         let Some(candidates) = readings
             .iter()
-            .map(|reading| named(&list, reading))
+            .map(|reading| named(list.iter(), reading))
             .find(|candidates| !candidates.is_empty())
         else {
             return Err(not_found(what, typed, &list));
@@ -201,6 +215,59 @@ impl Resolver {
             }
             many => Err(ambiguous(what, typed, many)),
         }
+    }
+
+    /// The id the name cache holds for the first reading that names anything, when it may
+    /// be used: one entry (a lakehouse over its SQL endpoint), listed by this very call, or
+    /// else confirmed by the service (see [`super::names::confirm`]) and either named with
+    /// its type or listed recently enough to rule out another type of the same name.
+    /// `None`: list.
+    async fn from_cache(
+        &self,
+        api: &ApiClient,
+        key: &ListKey,
+        readings: &[Reading],
+        item_type: Option<&str>,
+    ) -> Result<Option<String>> {
+        let names = api.names().await?;
+        let found = names.with_list(key, api.call_id(), |listed| {
+            let of_type: Vec<&Entry> = listed
+                .list
+                .entries
+                .iter()
+                .filter(|entry| item_type.is_none_or(|t| entry.kind().eq_ignore_ascii_case(t)))
+                .collect();
+            let (reading, candidates) = readings
+                .iter()
+                .map(|reading| (reading, named(of_type.iter().copied(), reading)))
+                .find(|(_, candidates)| !candidates.is_empty())?;
+            let [only] = without_shadow_children(candidates.clone())[..] else {
+                return None;
+            };
+            let typed = item_type.is_some() || reading.item_type.is_some();
+            let unique = typed || *key == ListKey::Workspaces;
+            if !(listed.listed_here || listed.fresh || unique) {
+                return None;
+            }
+            let pending = Pending {
+                key: key.clone(),
+                id: only.id().to_string(),
+                name: reading.name.clone(),
+                kind: Some(only.kind().to_string()).filter(|kind| !kind.is_empty()),
+            };
+            Some((pending, listed.listed_here, candidates.len() > 1))
+        });
+        let Some((pending, listed_here, picked)) = found else {
+            return Ok(None);
+        };
+        let (id, name) = (pending.id.clone(), pending.name.clone());
+        if !listed_here && !api.use_cached(pending).await? {
+            return Ok(None);
+        }
+        if picked {
+            self.tell_lakehouse_pick(api, &name, &id);
+        }
+        Ok(Some(id))
     }
 
     /// Says on stderr, once per name, that a lakehouse was taken over its SQL endpoint.
@@ -248,31 +315,65 @@ impl Resolver {
     }
 }
 
+/// What name matching reads of a list entry: a listed object, or a name cache entry.
+pub(crate) trait Named {
+    fn display_name(&self) -> Option<&str>;
+    fn kind(&self) -> Option<&str>;
+    fn folder(&self) -> Option<&str>;
+}
+
+impl Named for Value {
+    fn display_name(&self) -> Option<&str> {
+        self["displayName"].as_str()
+    }
+    fn kind(&self) -> Option<&str> {
+        self["type"].as_str()
+    }
+    fn folder(&self) -> Option<&str> {
+        self["folderId"].as_str()
+    }
+}
+
+impl Named for Entry {
+    fn display_name(&self) -> Option<&str> {
+        Some(self.name())
+    }
+    fn kind(&self) -> Option<&str> {
+        Some(Entry::kind(self)).filter(|kind| !kind.is_empty())
+    }
+    fn folder(&self) -> Option<&str> {
+        None
+    }
+}
+
 /// Entries of the reading's type (if it has one) named exactly as it says, or, when none,
 /// named so ignoring case.
-fn named<'a>(list: &'a [Value], reading: &Reading) -> Vec<&'a Value> {
+fn named<'a, T: Named + 'a>(
+    list: impl IntoIterator<Item = &'a T>,
+    reading: &Reading,
+) -> Vec<&'a T> {
     let name = reading.name.as_str();
-    let typed: Vec<&Value> = list
-        .iter()
+    let typed: Vec<&T> = list
+        .into_iter()
         .filter(|entry| {
             reading.item_type.as_deref().is_none_or(|wanted| {
-                entry["type"]
-                    .as_str()
+                entry
+                    .kind()
                     .is_some_and(|kind| kind.eq_ignore_ascii_case(wanted))
             })
         })
         .filter(|entry| {
             reading.folder.as_deref().is_none_or(|folder| {
-                entry["folderId"]
-                    .as_str()
+                entry
+                    .folder()
                     .is_some_and(|id| id.eq_ignore_ascii_case(folder))
             })
         })
         .collect();
-    let exact: Vec<&Value> = typed
+    let exact: Vec<&T> = typed
         .iter()
         .copied()
-        .filter(|entry| entry["displayName"].as_str() == Some(name))
+        .filter(|entry| entry.display_name() == Some(name))
         .collect();
     if !exact.is_empty() {
         return exact;
@@ -280,8 +381,8 @@ fn named<'a>(list: &'a [Value], reading: &Reading) -> Vec<&'a Value> {
     typed
         .into_iter()
         .filter(|entry| {
-            entry["displayName"]
-                .as_str()
+            entry
+                .display_name()
                 .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
         })
         .collect()
@@ -336,8 +437,8 @@ fn matching<'a>(list: &'a [Value], name: &str) -> Vec<&'a Value> {
 /// would make every lakehouse name unusable. A name that matches both means the lakehouse
 /// (said on stderr); the endpoint is reachable by id, with `--type SQLEndpoint` or as
 /// `Name.SQLEndpoint`. Any other clash of names is an error.
-fn without_shadow_children(named: Vec<&Value>) -> Vec<&Value> {
-    let is_child = |entry: &Value| entry["type"].as_str() == Some("SQLEndpoint");
+fn without_shadow_children<T: Named>(named: Vec<&T>) -> Vec<&T> {
+    let is_child = |entry: &T| entry.kind() == Some("SQLEndpoint");
     if named.len() > 1 && named.iter().any(|entry| !is_child(entry)) {
         named.into_iter().filter(|entry| !is_child(entry)).collect()
     } else {

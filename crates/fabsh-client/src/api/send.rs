@@ -6,6 +6,7 @@ use super::request::{Req, Resp, Safety};
 use super::{ApiClient, dry_run};
 use crate::error::{Error, Result};
 use fabsh_http::retry::{self, MAX_FAILED_ATTEMPTS, MAX_THROTTLED_ATTEMPTS};
+use serde_json::Value;
 use tokio::time::Instant;
 
 /// The code given to failures where the request was sent but no HTTP answer arrived.
@@ -29,6 +30,11 @@ impl ApiClient {
     /// lists it made stale are forgotten.
     pub async fn send(&self, req: Req) -> Result<Resp> {
         let url = self.url_for(&req.target)?;
+        // Cached names the call's lookups handed out are confirmed first (a read may have
+        // gone out alongside the checks: then this is its answer).
+        if let Some(sent) = self.confirm_before(&req, &url).await? {
+            return sent;
+        }
         if self.options.dry_run && (req.mutates() || dry_run::names_planned(&req, &url)) {
             return Ok(self.answer_dry_run(&req, &url));
         }
@@ -38,21 +44,49 @@ impl ApiClient {
             Err(err) => err.is_ambiguous(),
         };
         if req.mutates() && acted {
-            self.forget_after_write(&url);
+            self.call.note_write();
+            match &outcome {
+                // An operation: its result says what changed (see `lro_response`).
+                Ok(resp) if resp.status == 202 => self.forget_stale_lists(&url),
+                Ok(resp) => {
+                    let answer = resp.json().ok();
+                    self.after_write(&req.method, &req.query, &url, answer.as_ref())
+                        .await;
+                }
+                Err(_) => self.after_write(&req.method, &req.query, &url, None).await,
+            }
         }
         outcome
     }
 
-    /// Forgets the cached lists a write to `url` made stale.
-    pub(crate) fn forget_after_write(&self, url: &reqwest::Url) {
-        let base = self.base.path().trim_end_matches('/');
-        if let Some(path) = url.path().strip_prefix(base) {
-            self.resolver.forget_after_write(path);
+    /// Forgets the process's cached lists a write to `url` made stale.
+    pub(crate) fn forget_stale_lists(&self, url: &reqwest::Url) {
+        if let Some(path) = self.path_under_base(url) {
+            self.resolver.forget_after_write(&path);
+        }
+    }
+
+    /// After a write to `url` (answered by `answer`, when it answered with JSON): forgets
+    /// the stale lists and tells the name cache what changed.
+    pub(crate) async fn after_write(
+        &self,
+        method: &reqwest::Method,
+        query: &[(String, String)],
+        url: &reqwest::Url,
+        answer: Option<&Value>,
+    ) {
+        let Some(path) = self.path_under_base(url) else {
+            return;
+        };
+        self.resolver.forget_after_write(&path);
+        // Opened even when this process looked nothing up: a new name must reach the file.
+        if let Ok(names) = self.names().await {
+            names.after_write(method, &path, query, answer);
         }
     }
 
     /// The send loop of [`ApiClient::send`].
-    async fn send_to(&self, req: &Req, url: &reqwest::Url) -> Result<Resp> {
+    pub(crate) async fn send_to(&self, req: &Req, url: &reqwest::Url) -> Result<Resp> {
         // Bytes: each attempt shares the one serialized body instead of copying it.
         let body = req.body_bytes()?;
         let mut throttled = 0;

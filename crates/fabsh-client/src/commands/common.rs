@@ -258,6 +258,7 @@ pub fn call_options(args: &Args) -> CallOptions {
             .map_or(defaults.lro_timeout, |secs| {
                 Duration::from_secs(secs.max(0) as u64)
             }),
+        ..defaults
     }
 }
 

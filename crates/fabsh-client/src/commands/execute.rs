@@ -4,6 +4,7 @@
 use super::args::Args;
 use super::common::call_options;
 use super::spec::{CommandSpec, Handler};
+use crate::api::names::confirm::STALE_NAME;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -26,12 +27,37 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
     let own_dry_run = args.flag("dry-run") && !inherited;
     let mut options = call_options(&args);
     options.dry_run |= inherited;
-    let call = ctx.for_call(options);
-    let reply = handler(call.clone(), args).await?;
+    options.confirm_names_later = true;
+    let nested = ctx.api().options().confirm_names_later;
+    let mut call = ctx.for_call(options.clone());
+    let mut reply = run_confirmed(handler, &call, args.clone()).await;
+    // A cached name was stale: nothing was changed yet (confirmations come before the
+    // first write), so the command starts over, and its lookups list afresh. A command run
+    // by another leaves that to the outer one, whose call it shares.
+    if let Err(err) = &reply
+        && err.has_code(STALE_NAME)
+        && !nested
+        && !call.api().call_wrote()
+    {
+        call = ctx.for_call(options);
+        reply = run_confirmed(handler, &call, args).await;
+    }
+    let reply = reply?;
     if !own_dry_run {
         return Ok(reply);
     }
     // The handler's reply describes made-up answers; the plan is what the user asked for.
     let requests = call.api().take_dry_run_log();
     Ok(Reply::json(json!({"dryRun": true, "requests": requests})))
+}
+
+/// Runs the handler, then confirms the cached names it looked up but sent no request about.
+async fn run_confirmed(
+    handler: fn(Ctx, Args) -> super::spec::HandlerFuture,
+    call: &Ctx,
+    args: Args,
+) -> Result<Reply> {
+    let reply = handler(call.clone(), args).await?;
+    call.api().confirm_pending().await?;
+    Ok(reply)
 }

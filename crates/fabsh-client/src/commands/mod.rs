@@ -4,6 +4,7 @@
 pub mod api;
 pub mod args;
 pub mod auth;
+pub mod cache;
 pub mod common;
 pub mod config;
 pub mod data_agent;
@@ -78,9 +79,18 @@ pub const CONFIG: Group = Group {
     commands: config::COMMANDS,
 };
 
+/// `fabsh cache ...`.
+pub const CACHE: Group = Group {
+    name: "cache",
+    summary: "The name cache: show what it holds, or clear it",
+    commands: cache::COMMANDS,
+};
+
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
-pub static GROUPS: &[Group] = &[WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, API, AUTH, CONFIG];
+pub static GROUPS: &[Group] = &[
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, API, AUTH, CONFIG, CACHE,
+];
 
 /// A set of groups: what one front end serves.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,267 @@
+//! What fabsh's own requests teach the name cache: a whole listing replaces a list, a page
+//! adds to it, and a write changes the entries it changed (a create adds the new item, a
+//! rename renames it, a delete removes it). A write whose effect on names cannot be read from
+//! its answer (a create that became a long-running operation, a bulk import, a definition
+//! update that may rename) marks the workspace's list as no longer whole, so the next
+//! lookup that must rule out ambiguity lists again.
+
+use super::file::{CacheFile, Entry, NameList};
+use super::{ListKey, NameCache, list_in};
+use reqwest::Method;
+use serde_json::Value;
+
+/// What a listing request lists, when it lists names the cache keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listing {
+    pub key: ListKey,
+    /// The one type listed (`?type=`), if filtered so.
+    pub item_type: Option<String>,
+    /// Whether every page of it is every name (of that type): no other filter.
+    pub whole: bool,
+}
+
+/// The listing `path` (under the endpoint) and `query` make, if it lists workspaces or a
+/// workspace's items.
+pub(crate) fn listing(path: &str, query: &[(String, String)]) -> Option<Listing> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let filters = query
+        .iter()
+        .filter(|(key, _)| key != "continuationToken")
+        .collect::<Vec<_>>();
+    match segments.as_slice() {
+        ["workspaces"] => Some(Listing {
+            key: ListKey::Workspaces,
+            item_type: None,
+            whole: filters.is_empty(),
+        }),
+        ["workspaces", ws, "items"] => {
+            let item_type = filters
+                .iter()
+                .find(|(key, _)| key == "type")
+                .map(|(_, value)| value.clone());
+            let others = filters.iter().filter(|(key, _)| key != "type").count();
+            Some(Listing {
+                key: ListKey::items(ws),
+                item_type,
+                whole: others == 0,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The cache entry an answer describes: `{id, displayName, type}`.
+pub(crate) fn entry_of(value: &Value) -> Option<Entry> {
+    Some(Entry(
+        value["id"].as_str()?.to_string(),
+        value["displayName"].as_str()?.to_string(),
+        value["type"].as_str().unwrap_or_default().to_string(),
+    ))
+}
+
+impl NameCache {
+    /// After every page of `listing` from its first, made by `call`.
+    pub(crate) fn after_whole_listing(&self, listing: &Listing, entries: Vec<Entry>, call: u64) {
+        match &listing.item_type {
+            None => self.replace(&listing.key, entries, call),
+            Some(kind) => self.update(|file| {
+                let list = list_or_new(file, &listing.key);
+                list.entries
+                    .retain(|entry| !entry.kind().eq_ignore_ascii_case(kind));
+                list.entries.extend(entries);
+                true
+            }),
+        }
+    }
+
+    /// After one page of `listing` (not known to be the whole list): adds what it shows.
+    pub(crate) fn after_page(&self, listing: &Listing, page: &[Value]) {
+        let entries: Vec<Entry> = page.iter().filter_map(entry_of).collect();
+        if entries.is_empty() {
+            return;
+        }
+        self.update(|file| {
+            let list = list_or_new(file, &listing.key);
+            let mut changed = false;
+            for entry in entries {
+                changed |= upsert(list, entry);
+            }
+            changed
+        });
+    }
+
+    /// After a request to `path` (under the endpoint) that changed something, or may have;
+    /// `answer` is its JSON answer when it had one.
+    pub(crate) fn after_write(
+        &self,
+        method: &Method,
+        path: &str,
+        query: &[(String, String)],
+        answer: Option<&Value>,
+    ) {
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        let entry = answer.and_then(entry_of);
+        match segments.as_slice() {
+            ["workspaces"] => match entry {
+                Some(entry) if *method == Method::POST => self.update(|file| {
+                    upsert(&mut file.workspaces, Entry(entry.0, entry.1, String::new()))
+                }),
+                _ => {}
+            },
+            ["workspaces", ws] => {
+                let ws = ws.to_lowercase();
+                let deleted = *method == Method::DELETE;
+                let renamed = (*method == Method::PATCH)
+                    .then_some(entry)
+                    .flatten()
+                    .map(|entry| Entry(entry.0, entry.1, String::new()));
+                self.update(|file| {
+                    let mut changed = remove(&mut file.workspaces, &ws);
+                    if deleted {
+                        changed |= file.items.remove(&ws).is_some();
+                    }
+                    if let Some(entry) = renamed {
+                        changed |= upsert(&mut file.workspaces, entry);
+                    }
+                    changed
+                });
+            }
+            ["workspaces", ws, _collection] if *method == Method::POST => {
+                let key = ListKey::items(ws);
+                self.update(|file| match entry {
+                    Some(entry) => list_in(file, &key).is_some_and(|list| upsert(list, entry)),
+                    None => not_whole(file, &key),
+                });
+            }
+            ["workspaces", ws, _collection, id] => {
+                let key = ListKey::items(ws);
+                let id = id.to_lowercase();
+                self.update(|file| {
+                    let Some(list) = list_in(file, &key) else {
+                        return false;
+                    };
+                    match *method {
+                        Method::PATCH | Method::PUT => {
+                            let removed = remove(list, &id);
+                            match entry {
+                                Some(entry) => upsert(list, entry) | removed,
+                                None => removed,
+                            }
+                        }
+                        Method::DELETE => remove(list, &id),
+                        // Actions on the collection: a bulk import makes items nobody named
+                        // yet; a bulk move or export changes no names.
+                        _ if id.starts_with("bulkimport") => not_whole(file, &key),
+                        _ => false,
+                    }
+                });
+            }
+            ["workspaces", ws, _collection, id, "updateDefinition"] => {
+                let renames = query
+                    .iter()
+                    .any(|(key, value)| key == "updateMetadata" && value == "true");
+                if renames {
+                    let key = ListKey::items(ws);
+                    let id = id.to_lowercase();
+                    self.update(|file| {
+                        list_in(file, &key).is_some_and(|list| remove(list, &id))
+                            | not_whole(file, &key)
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Drops the entry `id` from the list under `key` (a confirmation failed), and marks the
+    /// list as no longer whole.
+    pub(crate) fn forget_entry(&self, key: &ListKey, id: &str) {
+        let id = id.to_lowercase();
+        self.update(|file| {
+            let Some(list) = list_in(file, key) else {
+                return false;
+            };
+            remove(list, &id);
+            list.listed_at = 0;
+            true
+        });
+    }
+}
+
+fn list_or_new<'a>(file: &'a mut CacheFile, key: &ListKey) -> &'a mut NameList {
+    match key {
+        ListKey::Workspaces => &mut file.workspaces,
+        ListKey::Items(ws) => file.items.entry(ws.clone()).or_default(),
+    }
+}
+
+/// Adds or replaces the entry with `entry`'s id; true when that changed the list.
+fn upsert(list: &mut NameList, entry: Entry) -> bool {
+    match list
+        .entries
+        .iter_mut()
+        .find(|known| known.id().eq_ignore_ascii_case(entry.id()))
+    {
+        Some(known) if *known == entry => false,
+        Some(known) => {
+            *known = entry;
+            true
+        }
+        None => {
+            list.entries.push(entry);
+            true
+        }
+    }
+}
+
+/// Removes the entry with id `id` (lowercase); true when there was one.
+fn remove(list: &mut NameList, id: &str) -> bool {
+    let before = list.entries.len();
+    list.entries
+        .retain(|entry| !entry.id().eq_ignore_ascii_case(id));
+    list.entries.len() != before
+}
+
+/// Marks the list under `key` as no longer whole; true when that changed it.
+fn not_whole(file: &mut CacheFile, key: &ListKey) -> bool {
+    match list_in(file, key) {
+        Some(list) if list.listed_at != 0 => {
+            list.listed_at = 0;
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(query: &[(&str, &str)]) -> Vec<(String, String)> {
+        query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn only_unfiltered_listings_are_whole() {
+        let items = listing("/workspaces/W1/items", &pairs(&[])).expect("items");
+        assert_eq!(items.key, ListKey::Items("w1".into()));
+        assert!(items.whole && items.item_type.is_none());
+        let typed = listing(
+            "/workspaces/w1/items",
+            &pairs(&[("type", "Notebook"), ("continuationToken", "x")]),
+        )
+        .expect("typed");
+        assert!(typed.whole);
+        assert_eq!(typed.item_type.as_deref(), Some("Notebook"));
+        let folder = listing("/workspaces/w1/items", &pairs(&[("rootFolderId", "f")]));
+        assert!(!folder.expect("folder").whole);
+        assert!(listing("/workspaces/w1/folders", &[]).is_none());
+        assert_eq!(
+            listing("/workspaces", &[]).expect("workspaces").key,
+            ListKey::Workspaces
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! `fabsh cache show|clear`: the name cache (see [`crate::api::names`]) for the curious, and
+//! the way to forget it.
+
+use crate::api::names::{self, file};
+use crate::auth::claims::timestamp;
+use crate::commands::args::Args;
+use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Needs, Traits};
+use crate::context::Ctx;
+use crate::error::Error;
+use crate::reply::Reply;
+use serde_json::{Value, json};
+
+/// Every `cache` command.
+pub static COMMANDS: &[CommandSpec] = &[SHOW, CLEAR];
+
+const ABOUT: &str = "fabsh keeps the workspaces, and the items of the workspaces used most \
+recently, as of their last listing, per endpoint and signed-in principal, in the state dir \
+(0600), so a name costs one request instead of a listing. A cached id is only used once the \
+service has answered for it with the same name and type; a stale one makes fabsh list \
+again. A cached name rules out another item of the same name for 15 minutes after the \
+listing. --no-cache (or FABSH_NO_CACHE=1) leaves the file alone for one command.";
+
+const SHOW: CommandSpec = CommandSpec {
+    group: "cache",
+    name: "show",
+    summary: "Show what the name cache holds, per endpoint and principal",
+    about: ABOUT,
+    args: &[],
+    traits: Traits::READ.needs(Needs::Nothing).unpaged_list(),
+    columns: &[
+        "endpoint",
+        "principal",
+        "workspaces",
+        "itemLists",
+        "listedAt",
+    ],
+    examples: &[Example {
+        command: "cache show",
+        about: "each cache file: endpoint, principal, how many names, when listed",
+    }],
+    handler: Handler::Data(show),
+};
+
+const CLEAR: CommandSpec = CommandSpec {
+    group: "cache",
+    name: "clear",
+    summary: "Forget every cached name (the next lookups list again)",
+    about: ABOUT,
+    args: &[],
+    traits: Traits::MUTATE.needs(Needs::Nothing),
+    columns: &[],
+    examples: &[Example {
+        command: "cache clear",
+        about: "remove the name cache files of every endpoint and principal",
+    }],
+    handler: Handler::Data(clear),
+};
+
+fn show(_ctx: Ctx, _args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let dir = file::dir();
+        let rows: Vec<Value> = file::cache_files(&dir)
+            .into_iter()
+            .filter_map(|path| {
+                let cache = file::read_any(&path)?;
+                let items: Vec<Value> = cache
+                    .items
+                    .iter()
+                    .map(|(workspace, list)| {
+                        let name = cache
+                            .workspaces
+                            .entries
+                            .iter()
+                            .find(|entry| entry.id().eq_ignore_ascii_case(workspace))
+                            .map(|entry| entry.name().to_string());
+                        json!({
+                            "workspaceId": workspace,
+                            "workspace": name,
+                            "items": list.entries.len(),
+                            "listedAt": when(list.listed_at),
+                            "usedAt": when(list.used_at),
+                        })
+                    })
+                    .collect();
+                Some(json!({
+                    "file": path.display().to_string(),
+                    "endpoint": cache.endpoint,
+                    "principal": cache.principal,
+                    "workspaces": cache.workspaces.entries.len(),
+                    "listedAt": when(cache.workspaces.listed_at),
+                    "itemLists": items.len(),
+                    "items": items,
+                    "freshForSeconds": names::FRESH_FOR_SECS,
+                }))
+            })
+            .collect();
+        Ok(Reply::json(Value::Array(rows)))
+    })
+}
+
+fn clear(_ctx: Ctx, _args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let dir = file::dir();
+        let files = file::cache_files(&dir);
+        for path in &files {
+            std::fs::remove_file(path).map_err(|err| {
+                Error::runtime(format!("cannot remove {}", path.display())).with_cause(err)
+            })?;
+        }
+        Ok(Reply::json(
+            json!({"removed": files.len(), "dir": dir.display().to_string()}),
+        ))
+    })
+}
+
+/// A unix time as RFC 3339; `null` for never (0).
+fn when(unix: i64) -> Value {
+    match unix {
+        0 => Value::Null,
+        _ => timestamp(unix).map_or(Value::Null, Value::String),
+    }
+}
