@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod definition;
+pub mod deploy;
 pub mod edit_distance;
 pub mod item_types;
 mod problem;

@@ -1,0 +1,16 @@
+//! Deploying a workspace from a git folder, as pure functions: read the repository (Fabric's
+//! git layout, fabric-cicd's `config.yml` and `parameter.yml`), parameterise each item's parts
+//! for a target workspace, order the items by their references, and compare them with what
+//! the workspace holds. The client fetches the workspace's state and carries the plan out;
+//! nothing here sends a request.
+
+pub mod config;
+mod error;
+pub mod levels;
+pub mod params;
+pub mod plan;
+pub mod render;
+pub mod repo;
+mod variables;
+
+pub use error::{Error, Result};

@@ -1,0 +1,191 @@
+use super::*;
+use crate::render::RuleHits;
+use crate::repo::tests::sample_dir;
+
+fn sample(environment: Option<&str>) -> Repository {
+    open(Some(&sample_dir()), None, environment).expect("sample opens")
+}
+
+fn part<'a>(rendered: &'a crate::render::Rendered, path: &str) -> &'a str {
+    let part = rendered
+        .parts
+        .iter()
+        .find(|p| p.path == path)
+        .expect("part");
+    std::str::from_utf8(&part.bytes).expect("text")
+}
+
+#[test]
+fn offline_validation_of_the_sample_finds_no_errors() {
+    let repo = sample(None);
+    assert_eq!(repo.items.len(), 40);
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let errors: Vec<_> = plan
+        .problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(!plan.pending);
+    // The first find_replace GUID appears in no notebook of the sample: reported, not fatal.
+    assert!(
+        plan.problems
+            .iter()
+            .any(|p| p.code == "UnmatchedRule" && p.message.contains("db52be81"))
+    );
+    // Lakehouses, the Eventhouse and the notebook's references put the notebook later.
+    let level = |name: &str, t: &str| {
+        plan.items
+            .iter()
+            .find(|r| r.display_name == name && r.item_type == t)
+            .and_then(|r| r.level)
+            .expect("level")
+    };
+    assert!(level("Example Notebook", "Notebook") > level("WithoutSchema", "Lakehouse"));
+    assert!(level("Example Notebook", "Notebook") > level("SampleEventhouse", "Eventhouse"));
+    assert!(level("TaxiDB", "KQLDatabase") > level("SampleEventhouse", "Eventhouse"));
+    assert!(level("Run Hello World", "DataPipeline") > level("Hello World", "Notebook"));
+    assert!(level("ABC", "SemanticModel") < level("ByConnection", "Report"));
+    assert!(level("ABC", "SemanticModel") < level("ABC", "Report"));
+}
+
+#[test]
+fn parameters_take_the_deployed_values_of_the_target() {
+    let repo = sample(Some("PPE"));
+    let mut target = repo.target();
+    target.workspace_id = Some("11111111-2222-3333-4444-555555555555".into());
+    let lakehouse = BTreeMap::from([("sqlendpoint".to_string(), "lh.sql.example".to_string())]);
+    target.set_deployed(
+        "Lakehouse",
+        "WithoutSchema",
+        "aaaaaaaa-0000-0000-0000-000000000001",
+        lakehouse,
+    );
+    let eventhouse = BTreeMap::from([(
+        "queryserviceuri".to_string(),
+        "https://eh.example".to_string(),
+    )]);
+    target.set_deployed(
+        "Eventhouse",
+        "SampleEventhouse",
+        "aaaaaaaa-0000-0000-0000-000000000002",
+        eventhouse,
+    );
+    target.set_deployed(
+        "Notebook",
+        "Hello World",
+        "aaaaaaaa-0000-0000-0000-000000000003",
+        BTreeMap::new(),
+    );
+    target.set_deployed(
+        "SemanticModel",
+        "ABC",
+        "aaaaaaaa-0000-0000-0000-000000000004",
+        BTreeMap::new(),
+    );
+    let renderer = repo.renderer(&target);
+    let mut hits = RuleHits::new(&repo.params);
+    let index = |name: &str, t: &str| {
+        repo.items
+            .iter()
+            .position(|i| i.display_name == name && i.item_type == t)
+            .expect("item")
+    };
+
+    let notebook = renderer.render(index("Example Notebook", "Notebook"), &mut hits);
+    let text = part(&notebook, "notebook-content.py");
+    assert!(
+        text.contains(r#""default_lakehouse": "aaaaaaaa-0000-0000-0000-000000000001""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            r#""default_lakehouse_workspace_id": "11111111-2222-3333-4444-555555555555""#
+        )
+    );
+    assert!(text.contains("endpoint: lh.sql.example"));
+    assert!(text.contains("query URI: https://eh.example"));
+    assert!(!text.contains("f3b9c1e2-7d4a-4b3e-9f2a-1c6e8d9a7b3c"));
+    assert!(
+        notebook.pending.is_empty() && notebook.problems.is_empty(),
+        "{notebook:?}"
+    );
+
+    let pipeline = renderer.render(index("Run Hello World", "DataPipeline"), &mut hits);
+    let content: Value =
+        serde_json::from_str(part(&pipeline, "pipeline-content.json")).expect("json");
+    let activity = &content["properties"]["activities"][0]["typeProperties"];
+    assert_eq!(
+        activity["notebookId"],
+        "aaaaaaaa-0000-0000-0000-000000000003"
+    );
+    assert_eq!(
+        activity["workspaceId"],
+        "11111111-2222-3333-4444-555555555555"
+    );
+    let schedules: Value = serde_json::from_str(part(&pipeline, ".schedules")).expect("json");
+    assert_eq!(schedules["schedules"][0]["enabled"], false);
+
+    let report = renderer.render(index("ByConnection", "Report"), &mut hits);
+    let pbir = part(&report, "definition.pbir");
+    assert!(
+        pbir.contains("myorg/11111111-2222-3333-4444-555555555555;initial catalog=ABC;"),
+        "{pbir}"
+    );
+    assert!(pbir.contains("semanticmodelid=aaaaaaaa-0000-0000-0000-000000000004"));
+    let abc = renderer.render(index("ABC", "Report"), &mut hits);
+    let pbir: Value = serde_json::from_str(part(&abc, "definition.pbir")).expect("json");
+    assert_eq!(
+        pbir["datasetReference"]["byConnection"]["pbiModelDatabaseName"],
+        "aaaaaaaa-0000-0000-0000-000000000004"
+    );
+
+    let vars = renderer.render(index("Vars", "VariableLibrary"), &mut hits);
+    let variables: Value = serde_json::from_str(part(&vars, "variables.json")).expect("json");
+    assert_eq!(
+        variables["variables"][1]["value"],
+        "contoso-ppe.database.windows.net"
+    );
+}
+
+#[test]
+fn prod_overrides_reach_the_value_set_by_its_file_path() {
+    let repo = sample(Some("PROD"));
+    let target = repo.target();
+    let renderer = repo.renderer(&target);
+    let mut hits = RuleHits::new(&repo.params);
+    let vars = repo
+        .items
+        .iter()
+        .position(|i| i.display_name == "Vars")
+        .expect("vars");
+    let rendered = renderer.render(vars, &mut hits);
+    let prod: Value = serde_json::from_str(part(&rendered, "valueSets/PROD.json")).expect("json");
+    assert_eq!(prod["variableOverrides"][0]["value"], "PROD_ENV");
+    assert_eq!(
+        prod["variableOverrides"][1]["value"],
+        "contoso-production-override.database.windows.net"
+    );
+    let variables: Value = serde_json::from_str(part(&rendered, "variables.json")).expect("json");
+    assert_eq!(variables["variables"][0]["value"], "PROD");
+}
+
+#[test]
+fn parts_compare_after_normalising_and_diff_as_text() {
+    let part = |path: &str, bytes: &[u8]| RepoPart {
+        path: path.into(),
+        bytes: bytes.to_vec(),
+    };
+    let ours = vec![part("a.json", b"{\"x\": 1, \"y\": [2]}")];
+    let same = vec![part("a.json", b"{\r\n  \"y\": [2],\r\n  \"x\": 1\r\n}")];
+    assert!(compare_parts(&same, &ours, true).is_empty());
+    let text_a = vec![part("n.py", b"print(1)\r\n")];
+    let text_b = vec![part("n.py", b"print(2)\n")];
+    let changes = compare_parts(&text_a, &text_b, true);
+    assert_eq!(changes.len(), 1);
+    let diff = &changes[0].2.as_ref().expect("diff").diff;
+    assert!(
+        diff.contains("-print(1)") && diff.contains("+print(2)"),
+        "{diff}"
+    );
+}

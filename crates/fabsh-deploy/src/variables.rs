@@ -1,0 +1,159 @@
+//! The variables a replacement value may hold: `$workspace.id` (or `$workspace.$id`),
+//! `$workspace.$name`, `$workspace.$name_encoded`, `$items.<Type>.<Name>.<attribute>` (the
+//! attribute with or without `$`), and `$ENV:NAME`. Anything else is the literal value.
+
+use crate::render::Target;
+
+/// The attributes `$items` may ask for, and the types that have each.
+const ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("id", &[]),
+    (
+        "sqlendpoint",
+        &["Lakehouse", "MirroredDatabase", "SQLDatabase", "Warehouse"],
+    ),
+    ("sqlendpointid", &["Lakehouse", "MirroredDatabase"]),
+    ("queryserviceuri", &["Eventhouse"]),
+];
+
+/// A `$items` reference, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ItemRef {
+    pub item_type: String,
+    pub name: String,
+    pub attribute: String,
+}
+
+/// What a value stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    /// The value to write.
+    Value(String),
+    /// Known only once something is deployed (an item to be created, or no workspace yet):
+    /// the plan shows this placeholder.
+    Pending(String),
+    /// The variable is wrong (syntax, unknown item, unsupported attribute, unset variable).
+    Invalid(String),
+}
+
+/// Parses `$items.<Type>.<Name>.<attr>`; the name may hold dots and spaces.
+pub(crate) fn item_ref(text: &str) -> Option<std::result::Result<ItemRef, String>> {
+    let rest = text.strip_prefix("$items.")?;
+    let parsed = (|| {
+        let (item_type, rest) = rest.split_once('.')?;
+        let (name, attribute) = rest.rsplit_once('.')?;
+        let attribute = attribute.strip_prefix('$').unwrap_or(attribute);
+        (!item_type.is_empty() && !name.is_empty()).then(|| ItemRef {
+            item_type: item_type.to_string(),
+            name: name.to_string(),
+            attribute: attribute.to_string(),
+        })
+    })();
+    Some(parsed.ok_or_else(|| format!("{text:?} is not $items.<type>.<name>.<attribute>")))
+}
+
+/// Checks an attribute against the item type.
+pub(crate) fn check_attribute(reference: &ItemRef) -> std::result::Result<(), String> {
+    match ATTRIBUTES
+        .iter()
+        .find(|(name, _)| *name == reference.attribute)
+    {
+        None => Err(format!(
+            "unknown attribute {:?} (one of id, sqlendpoint, sqlendpointid, queryserviceuri)",
+            reference.attribute
+        )),
+        Some((_, types)) if !types.is_empty() && !types.contains(&reference.item_type.as_str()) => {
+            Err(format!(
+                "{} items have no attribute {:?}",
+                reference.item_type, reference.attribute
+            ))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// Resolves a replacement value against the target.
+pub(crate) fn resolve(text: &str, target: &Target) -> Resolved {
+    if let Some(name) = text.strip_prefix("$ENV:") {
+        return match target.env_vars.get(name) {
+            Some(value) => Resolved::Value(value.clone()),
+            None => Resolved::Invalid(format!("the environment variable {name} is not set")),
+        };
+    }
+    if let Some(rest) = text.strip_prefix("$workspace.") {
+        let pending = || Resolved::Pending(format!("<{text}>"));
+        return match rest {
+            "id" | "$id" => target
+                .workspace_id
+                .clone()
+                .map_or_else(pending, Resolved::Value),
+            "$name" => target
+                .workspace_name
+                .clone()
+                .map_or_else(pending, Resolved::Value),
+            "$name_encoded" => target
+                .workspace_name
+                .as_deref()
+                .map(|name| Resolved::Value(percent_encode(name)))
+                .unwrap_or_else(pending),
+            _ => Resolved::Invalid(format!(
+                "{text:?}: only $workspace.id, $workspace.$name and $workspace.$name_encoded are supported (not other workspaces)"
+            )),
+        };
+    }
+    match item_ref(text) {
+        None => Resolved::Value(text.to_string()),
+        Some(Err(message)) => Resolved::Invalid(message),
+        Some(Ok(reference)) => {
+            if let Err(message) = check_attribute(&reference) {
+                return Resolved::Invalid(format!("{text:?}: {message}"));
+            }
+            if !target.in_repository(&reference.item_type, &reference.name) {
+                return Resolved::Invalid(format!(
+                    "{text:?}: no {} named {:?} in the repository (in scope)",
+                    reference.item_type, reference.name
+                ));
+            }
+            match target.attribute(&reference) {
+                Some(value) => Resolved::Value(value),
+                None => Resolved::Pending(format!("<{text}>")),
+            }
+        }
+    }
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986), as a URL path needs.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_references_parse_with_spaces_and_either_attribute_form() {
+        let parsed = item_ref("$items.Notebook.Hello World.$id").expect("a ref");
+        assert_eq!(
+            parsed,
+            Ok(ItemRef {
+                item_type: "Notebook".into(),
+                name: "Hello World".into(),
+                attribute: "id".into()
+            })
+        );
+        assert!(item_ref("$items.Notebook").expect("a ref").is_err());
+        assert_eq!(item_ref("plain"), None);
+        let bad = item_ref("$items.Notebook.X.sqlendpoint")
+            .expect("ref")
+            .expect("parses");
+        assert!(check_attribute(&bad).is_err());
+        assert_eq!(percent_encode("My Workspace"), "My%20Workspace");
+    }
+}
