@@ -111,7 +111,7 @@ impl Resolver {
         }
         let readings = workspace_readings(text);
         let key = ListKey::Workspaces;
-        if let Some(id) = self.from_cache(api, &key, &readings, None).await? {
+        if let Some(id) = self.cached_id(api, &key, &readings, None).await? {
             return Ok(id);
         }
         self.resolve(
@@ -148,7 +148,7 @@ impl Resolver {
         let Some((folders, item)) = folder_path(text) else {
             let readings = item_readings(text);
             let cached = ListKey::items(workspace_id);
-            if let Some(id) = self.from_cache(api, &cached, &readings, item_type).await? {
+            if let Some(id) = self.cached_id(api, &cached, &readings, item_type).await? {
                 return Ok(id);
             }
             return self.resolve(api, key, &readings, &what, fetch).await;
@@ -222,7 +222,7 @@ impl Resolver {
     /// else confirmed by the service (see [`super::names::confirm`]) and either named with
     /// its type or listed recently enough to rule out another type of the same name.
     /// `None`: list.
-    async fn from_cache(
+    async fn cached_id(
         &self,
         api: &ApiClient,
         key: &ListKey,
