@@ -86,7 +86,9 @@ impl Confinement {
             )));
         }
         for (key, value) in named {
-            let id = ctx.workspace_id(&value).await?.to_lowercase();
+            // Listed, not taken from the name cache: confirming a cached id would send a
+            // request about a workspace that may be outside.
+            let id = ctx.workspace_id_listed(&value).await?.to_lowercase();
             if !ids.contains(&id) {
                 return Err(self.refused(format!("argument `{key}` names workspace {value:?}")));
             }

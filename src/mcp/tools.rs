@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// Groups that stay with the person at the terminal: signing in, their settings, the local
 /// Fabric store's administration and this server itself.
-const NOT_TOOLS: &[&str] = &["auth", "config", "local", "mcp"];
+const NOT_TOOLS: &[&str] = &["auth", "cache", "config", "local", "mcp"];
 
 /// Flags a tool never takes: the consent to destroy is the server's `--allow-destructive`,
 /// given by the person who started it, not an argument the assistant can fill in.

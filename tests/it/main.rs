@@ -50,6 +50,7 @@ mod local_server;
 mod lro_defaults;
 mod mcp;
 mod new_user;
+mod name_cache;
 mod notebook_ipynb;
 mod organisation;
 mod public_url;

@@ -212,6 +212,14 @@ impl Ctx {
         self.resolver().workspace(&self.api, text).await
     }
 
+    /// The id of a workspace given by id or name, from a listing rather than the name cache
+    /// (whose ids are confirmed with a request about them).
+    pub async fn workspace_id_listed(&self, text: &str) -> Result<String> {
+        self.resolver()
+            .workspace_from_listing(&self.api, text)
+            .await
+    }
+
     /// The id of an item given by id or name, optionally of one type only.
     pub async fn item_id(
         &self,

@@ -193,6 +193,13 @@ impl ApiClient {
         Ok(&self.names)
     }
 
+    /// Writes what the name cache learnt to its file, if it was opened at all.
+    pub fn flush_names(&self) {
+        if self.names.is_open() {
+            self.names.flush();
+        }
+    }
+
     /// The id of this call (see [`names::confirm`]).
     pub(crate) fn call_id(&self) -> u64 {
         self.call.id

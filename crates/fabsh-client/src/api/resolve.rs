@@ -114,6 +114,17 @@ impl Resolver {
         if let Some(id) = self.cached_id(api, &key, &readings, None).await? {
             return Ok(id);
         }
+        self.workspace_from_listing(api, text).await
+    }
+
+    /// The id of the workspace named or identified by `text`, from a listing (which
+    /// refreshes the name cache): for checks that must not send a request about a workspace
+    /// before knowing it is the right one (an MCP server's confinement).
+    pub async fn workspace_from_listing(&self, api: &ApiClient, text: &str) -> Result<String> {
+        if is_guid(text) {
+            return Ok(text.trim().to_string());
+        }
+        let readings = workspace_readings(text);
         self.resolve(
             api,
             stale::workspaces_key(),

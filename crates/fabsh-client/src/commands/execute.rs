@@ -42,6 +42,11 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
         call = ctx.for_call(options);
         reply = run_confirmed(handler, &call, args).await;
     }
+    // What the command taught the name cache reaches the file once, at the end (a command
+    // run by another leaves that to the outer one too).
+    if !nested {
+        ctx.api().flush_names();
+    }
     let reply = reply?;
     if !own_dry_run {
         return Ok(reply);

@@ -68,7 +68,12 @@ struct View {
     stamp: Option<Stamp>,
     /// The lists this process listed whole, with the call that did.
     listed_by: HashMap<ListKey, u64>,
+    /// The changes not yet written, to apply again to a file another process replaced.
+    journal: Vec<Change>,
 }
+
+/// A change to the cache, applied to the view now and again to a newer file when flushed.
+type Change = Box<dyn Fn(&mut CacheFile) -> bool + Send>;
 
 impl NameCache {
     /// A cache for `endpoint`, backed by its file when `persist`.
@@ -103,6 +108,7 @@ impl NameCache {
             path,
             file: loaded,
             listed_by: HashMap::new(),
+            journal: Vec::new(),
         });
     }
 
@@ -135,16 +141,28 @@ impl NameCache {
         })
     }
 
-    /// Changes the cache with `change` (which says whether it changed anything) and writes
-    /// it back. The change applies to the file's latest version, so what another process
-    /// wrote since is kept.
-    pub(crate) fn update(&self, change: impl FnOnce(&mut CacheFile) -> bool) {
+    /// Changes the cache with `change` (which says whether it changed anything). The change
+    /// is written with the next [`NameCache::flush`] (each command's end), applied again to
+    /// the file's latest version then, so what another process wrote meanwhile is kept, and
+    /// bulk work writes the file once, not once per item.
+    pub(crate) fn update(&self, change: impl Fn(&mut CacheFile) -> bool + Send + 'static) {
         let mut guard = self.lock();
         let Some(view) = guard.as_mut() else { return };
         view.reload_if_replaced();
-        if !change(&mut view.file) {
+        if change(&mut view.file) && view.path.is_some() {
+            view.journal.push(Box::new(change));
+        }
+    }
+
+    /// Writes the changes made since the last flush to the file.
+    pub fn flush(&self) {
+        let mut guard = self.lock();
+        let Some(view) = guard.as_mut() else { return };
+        if view.journal.is_empty() {
             return;
         }
+        view.reload_if_replaced();
+        view.journal.clear();
         if let Some(path) = &view.path {
             // Only a cache: a file that cannot be written costs listings, nothing else.
             if let Ok(stamp) = file::save(path, &mut view.file) {
@@ -153,20 +171,22 @@ impl NameCache {
         }
     }
 
-    /// Replaces the list under `key` with a whole listing made by `call`.
+    /// Replaces the list under `key` with a whole listing made by `call`, and writes it.
     pub(crate) fn replace(&self, key: &ListKey, entries: Vec<Entry>, call: u64) {
-        let mut guard = self.lock();
-        let Some(view) = guard.as_mut() else { return };
-        view.reload_if_replaced();
-        let now = now_secs();
-        *view.list_mut(key) = NameList {
-            listed_at: now,
-            used_at: now,
-            entries,
-        };
-        view.listed_by.insert(key.clone(), call);
-        drop(guard);
-        self.update(|_| true);
+        let listed_at = now_secs();
+        let key_for_change = key.clone();
+        self.update(move |file| {
+            *list_or_default(file, &key_for_change) = NameList {
+                listed_at,
+                used_at: listed_at,
+                entries: entries.clone(),
+            };
+            true
+        });
+        if let Some(view) = self.lock().as_mut() {
+            view.listed_by.insert(key.clone(), call);
+        }
+        self.flush();
     }
 
     /// Forgets everything (`cache clear`), in memory and on disk.
@@ -176,6 +196,7 @@ impl NameCache {
             file.items.clear();
             true
         });
+        self.flush();
         if let Some(view) = self.lock().as_mut() {
             view.listed_by.clear();
         }
@@ -201,13 +222,21 @@ impl View {
         self.file = file::load(path, &self.file.endpoint, &self.file.principal);
         self.stamp = now;
         self.listed_by.clear();
+        for change in &self.journal {
+            change(&mut self.file);
+        }
     }
 
     fn list_mut(&mut self, key: &ListKey) -> &mut NameList {
-        match key {
-            ListKey::Workspaces => &mut self.file.workspaces,
-            ListKey::Items(ws) => self.file.items.entry(ws.clone()).or_default(),
-        }
+        list_or_default(&mut self.file, key)
+    }
+}
+
+/// The list under `key` in `file`, made empty if missing.
+pub(crate) fn list_or_default<'a>(file: &'a mut CacheFile, key: &ListKey) -> &'a mut NameList {
+    match key {
+        ListKey::Workspaces => &mut file.workspaces,
+        ListKey::Items(ws) => file.items.entry(ws.clone()).or_default(),
     }
 }
 

@@ -6,7 +6,7 @@
 //! lookup that must rule out ambiguity lists again.
 
 use super::file::{CacheFile, Entry, NameList};
-use super::{ListKey, NameCache, list_in};
+use super::{ListKey, NameCache, list_in, list_or_default};
 use reqwest::Method;
 use serde_json::Value;
 
@@ -64,13 +64,17 @@ impl NameCache {
     pub(crate) fn after_whole_listing(&self, listing: &Listing, entries: Vec<Entry>, call: u64) {
         match &listing.item_type {
             None => self.replace(&listing.key, entries, call),
-            Some(kind) => self.update(|file| {
-                let list = list_or_new(file, &listing.key);
-                list.entries
-                    .retain(|entry| !entry.kind().eq_ignore_ascii_case(kind));
-                list.entries.extend(entries);
-                true
-            }),
+            Some(kind) => {
+                let (key, kind) = (listing.key.clone(), kind.clone());
+                self.update(move |file| {
+                    let list = list_or_default(file, &key);
+                    list.entries
+                        .retain(|entry| !entry.kind().eq_ignore_ascii_case(&kind));
+                    list.entries.extend(entries.iter().cloned());
+                    true
+                });
+                self.flush();
+            }
         }
     }
 
@@ -80,11 +84,12 @@ impl NameCache {
         if entries.is_empty() {
             return;
         }
-        self.update(|file| {
-            let list = list_or_new(file, &listing.key);
+        let key = listing.key.clone();
+        self.update(move |file| {
+            let list = list_or_default(file, &key);
             let mut changed = false;
-            for entry in entries {
-                changed |= upsert(list, entry);
+            for entry in &entries {
+                changed |= upsert(list, entry.clone());
             }
             changed
         });
@@ -103,9 +108,10 @@ impl NameCache {
         let entry = answer.and_then(entry_of);
         match segments.as_slice() {
             ["workspaces"] => match entry {
-                Some(entry) if *method == Method::POST => self.update(|file| {
-                    upsert(&mut file.workspaces, Entry(entry.0, entry.1, String::new()))
-                }),
+                Some(entry) if *method == Method::POST => {
+                    let entry = Entry(entry.0, entry.1, String::new());
+                    self.update(move |file| upsert(&mut file.workspaces, entry.clone()))
+                }
                 _ => {}
             },
             ["workspaces", ws] => {
@@ -115,36 +121,39 @@ impl NameCache {
                     .then_some(entry)
                     .flatten()
                     .map(|entry| Entry(entry.0, entry.1, String::new()));
-                self.update(|file| {
+                self.update(move |file| {
                     let mut changed = remove(&mut file.workspaces, &ws);
                     if deleted {
                         changed |= file.items.remove(&ws).is_some();
                     }
-                    if let Some(entry) = renamed {
-                        changed |= upsert(&mut file.workspaces, entry);
+                    if let Some(entry) = &renamed {
+                        changed |= upsert(&mut file.workspaces, entry.clone());
                     }
                     changed
                 });
             }
             ["workspaces", ws, _collection] if *method == Method::POST => {
                 let key = ListKey::items(ws);
-                self.update(|file| match entry {
-                    Some(entry) => list_in(file, &key).is_some_and(|list| upsert(list, entry)),
+                self.update(move |file| match &entry {
+                    Some(entry) => {
+                        list_in(file, &key).is_some_and(|list| upsert(list, entry.clone()))
+                    }
                     None => not_whole(file, &key),
                 });
             }
             ["workspaces", ws, _collection, id] => {
                 let key = ListKey::items(ws);
                 let id = id.to_lowercase();
-                self.update(|file| {
+                let method = method.clone();
+                self.update(move |file| {
                     let Some(list) = list_in(file, &key) else {
                         return false;
                     };
-                    match *method {
+                    match method {
                         Method::PATCH | Method::PUT => {
                             let removed = remove(list, &id);
-                            match entry {
-                                Some(entry) => upsert(list, entry) | removed,
+                            match &entry {
+                                Some(entry) => upsert(list, entry.clone()) | removed,
                                 None => removed,
                             }
                         }
@@ -163,7 +172,7 @@ impl NameCache {
                 if renames {
                     let key = ListKey::items(ws);
                     let id = id.to_lowercase();
-                    self.update(|file| {
+                    self.update(move |file| {
                         list_in(file, &key).is_some_and(|list| remove(list, &id))
                             | not_whole(file, &key)
                     });
@@ -176,22 +185,15 @@ impl NameCache {
     /// Drops the entry `id` from the list under `key` (a confirmation failed), and marks the
     /// list as no longer whole.
     pub(crate) fn forget_entry(&self, key: &ListKey, id: &str) {
-        let id = id.to_lowercase();
-        self.update(|file| {
-            let Some(list) = list_in(file, key) else {
+        let (key, id) = (key.clone(), id.to_lowercase());
+        self.update(move |file| {
+            let Some(list) = list_in(file, &key) else {
                 return false;
             };
             remove(list, &id);
             list.listed_at = 0;
             true
         });
-    }
-}
-
-fn list_or_new<'a>(file: &'a mut CacheFile, key: &ListKey) -> &'a mut NameList {
-    match key {
-        ListKey::Workspaces => &mut file.workspaces,
-        ListKey::Items(ws) => file.items.entry(ws.clone()).or_default(),
     }
 }
 
