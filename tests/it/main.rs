@@ -33,6 +33,7 @@ mod evaluations_report;
 mod help_examples;
 mod hostile_evaluations;
 mod hostile_refusals;
+mod hostile_server;
 mod http_core;
 mod http_hygiene;
 mod identity;
