@@ -34,6 +34,7 @@ mod help_examples;
 mod hostile_evaluations;
 mod hostile_refusals;
 mod hostile_server;
+mod hostile_sql;
 mod http_core;
 mod http_hygiene;
 mod identity;
