@@ -31,6 +31,7 @@ mod dry_run;
 mod evaluations;
 mod evaluations_report;
 mod help_examples;
+mod hostile_bulk;
 mod hostile_evaluations;
 mod hostile_refusals;
 mod hostile_server;

@@ -81,14 +81,26 @@ impl ApiClient {
                 "location": op.url.as_str(),
             })));
         }
-        let outcome = self.wait_for(op).await;
+        let changes = written.is_some();
+        let outcome = self.wait_for(op, changes).await;
         if let Some(url) = &written {
             self.forget_after_write(url);
         }
         outcome.map(LroResponse::Done)
     }
 
-    async fn wait_for(&self, op: Operation) -> Result<Option<Resp>> {
+    /// Follows an accepted operation to its end. When it `changes` something, losing track of
+    /// it (the service stops answering, the wait runs out) leaves unknown whether the change
+    /// was made, and the error says so (`outcome_unknown`): the request was sent and accepted,
+    /// so it is not a plain failure. The operation's own verdict (Failed) is a plain failure.
+    async fn wait_for(&self, op: Operation, changes: bool) -> Result<Option<Resp>> {
+        let unsettled = |err: Error| {
+            if changes {
+                err.with_outcome_unknown()
+            } else {
+                err
+            }
+        };
         let deadline = Instant::now() + self.options.lro_timeout;
         let spinner = self.progress.spinner(format!("operation {}", op.id));
         let mut delay = if op.retry_after.is_zero() {
@@ -100,7 +112,7 @@ impl ApiClient {
         loop {
             let now = Instant::now();
             if now >= deadline {
-                return Err(Error::new(
+                return Err(unsettled(Error::new(
                     ErrorKind::Timeout,
                     format!(
                         "operation {} was still running after {} s",
@@ -111,10 +123,13 @@ impl ApiClient {
                 .with_hint(format!(
                     "it may still finish: check with `fabsh api GET /operations/{}`, or allow longer with --lro-timeout",
                     op.id
-                )));
+                ))));
             }
             tokio::time::sleep(delay.min(deadline - now)).await;
-            let resp = self.send(Req::get(op.url.as_str())).await?;
+            let resp = self
+                .send(Req::get(op.url.as_str()))
+                .await
+                .map_err(unsettled)?;
             let state = resp.json()?;
             let status = state
                 .get("status")
@@ -125,7 +140,7 @@ impl ApiClient {
             match status {
                 "Succeeded" | "Completed" => {
                     spinner.finish();
-                    return self.result_of(&op, &resp).await;
+                    return self.result_of(&op, &resp).await.map_err(unsettled);
                 }
                 "Failed" | "Cancelled" | "Canceled" => {
                     spinner.finish();
