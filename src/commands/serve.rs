@@ -14,19 +14,22 @@ use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::reply::Reply;
 use fabsh_local::{Faults, KNOBS, LocalServer, ServeOptions, private_files};
-use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-/// Where a running server records its process and endpoint, in its data dir.
-pub(super) const SERVE_FILE: &str = "serve.json";
+pub(super) use super::serve_record::SERVE_FILE;
+use super::serve_record::{self as record, Record};
+
 /// The detached server's output, in its data dir.
 const LOG_FILE: &str = "serve.log";
 /// How many `export` lines a server prints first (a detached server's parent passes them on).
 const EXPORT_LINES: usize = 3;
+/// How long the admin token printed for an already running server lasts (as long as the one
+/// a server prints when it starts).
+const LIVE_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
 /// How long `local stop` waits for the server to finish its requests.
 const STOP_WAIT: Duration = Duration::from_secs(15);
 
@@ -165,9 +168,18 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     }
     let dir = std::path::absolute(data_dir(&args))
         .map_err(|err| Error::usage("--data-dir: not a usable path").with_cause(err))?;
+    prepare_dir(&dir)?;
+    if !addr.ip().is_loopback() {
+        terminal.printer.warn(&exposure_warning(addr));
+    }
     if args.flag("detach") {
         return detach(terminal, &args, &dir, addr);
     }
+    let bridge = terminal.bridge;
+    // Held until this process ends: one data dir has one server.
+    let Some(_lock) = fabsh_local::server_identity::lock(&dir).map_err(local_error)? else {
+        return bridge.block_on(async { Err(record::already_served(&dir).await) });
+    };
     let options = ServeOptions {
         addr,
         data_dir: dir.clone(),
@@ -176,11 +188,13 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         public_url: args.opt_str("public-url").map(String::from),
         llm: crate::connect::local_model()?,
     };
-    let bridge = terminal.bridge;
     let server =
         bridge.block_on(async { LocalServer::start(options).await.map_err(local_error) })?;
-    let record = json!({"pid": std::process::id(), "endpoint": server.base_url()});
-    write_record(&dir, &record)?;
+    let own = Record {
+        pid: std::process::id(),
+        endpoint: server.base_url().to_string(),
+    };
+    record::write(&dir, &own)?;
     // Listening for Ctrl-C before the endpoint is printed: whoever reads it may press Ctrl-C
     // at once, and that must stop the server as cleanly as a later one (the token stays
     // cancelled until `wait` sees it).
@@ -202,10 +216,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         .printer
         .note("local Fabric is running; Ctrl-C or `fabsh local stop` stops it");
     let outcome = bridge.block_on(async { server.wait().await.map_err(local_error) });
-    // Only this server's record goes: another may have started on the dir since.
-    if read_record(&dir).is_some_and(|found| found["pid"] == record["pid"]) {
-        let _ = std::fs::remove_file(dir.join(SERVE_FILE));
-    }
+    record::remove(&dir, Some(own.pid));
     match outcome {
         Err(err) if err.kind == ErrorKind::Cancelled => Ok(ExitCode::SUCCESS),
         other => other.map(|()| ExitCode::SUCCESS),
@@ -216,11 +227,9 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
 /// group, so the shell's Ctrl-C does not reach it; prints its export lines once it listens
 /// and returns.
 fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
-    private_files::create_dir(dir)
-        .map_err(|err| Error::usage(format!("cannot create {}", dir.display())).with_cause(err))?;
-    // Refused here, with its hint and exit code, rather than in the log of a server that
-    // did not start.
-    private_files::check_store(dir).map_err(local_error)?;
+    if record::is_served(dir) {
+        return print_live(terminal, dir);
+    }
     let log_path = dir.join(LOG_FILE);
     let log = private_files::rewrite(&log_path).map_err(|err| {
         Error::runtime(format!("cannot write {}", log_path.display())).with_cause(err)
@@ -261,6 +270,10 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
         .collect();
     if lines.len() < EXPORT_LINES {
         let _ = child.wait();
+        // Another `serve --detach` on this dir won the race for the store lock.
+        if record::is_served(dir) {
+            return print_live(terminal, dir);
+        }
         let why = std::fs::read_to_string(&log_path).unwrap_or_default();
         return Err(Error::runtime("local Fabric did not start").with_cause(why.trim()));
     }
@@ -277,13 +290,30 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
 fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let dir = data_dir(&args);
-        let origin = recorded_origin(&dir).ok_or_else(|| {
+        let found = record::read(&dir).ok_or_else(|| {
             Error::not_found(format!(
                 "no local Fabric server is recorded in {}",
                 dir.display()
             ))
             .with_hint("`local stop` stops a server that `local serve` started on that data dir")
         })?;
+        let recorded = format!("pid {}, {}", found.pid, found.endpoint);
+        // Nothing secret goes anywhere until the server has shown it is the one of this
+        // store: after a crash another program may hold the recorded port.
+        if !record::is_served(&dir) {
+            record::remove(&dir, None);
+            return Ok(Reply::empty().with_note(format!(
+                "the recorded local Fabric server ({recorded}) is gone: no server holds the store of {}; removed its record",
+                dir.display()
+            )));
+        }
+        if !record::proves_itself(&dir, &found).await? {
+            record::remove(&dir, None);
+            return Ok(Reply::empty().with_note(format!(
+                "the recorded local Fabric server ({recorded}) is gone: what answers there is not the server of {}, and was sent nothing; removed its record",
+                dir.display()
+            )));
+        }
         let (store, seconds) = (dir.clone(), 60);
         let token =
             tokio::task::spawn_blocking(move || fabsh_local::admin::admin_token(&store, seconds))
@@ -291,19 +321,19 @@ fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
                 .map_err(|err| Error::runtime("local Fabric's store failed").with_cause(err))?
                 .map_err(local_error)?;
         let http = fabsh_http::client(true)?;
+        let origin = found.origin().to_string();
         let sent = http
             .post(format!("{origin}/_local/shutdown"))
             .bearer_auth(&token)
             .send()
             .await;
-        let address = listening_address(&origin);
-        if sent.is_err() && !answers(address).await {
-            // Nothing answers there: the server is gone already; forget its record.
-            let _ = std::fs::remove_file(dir.join(SERVE_FILE));
+        if sent.is_err() && !record::is_served(&dir) {
+            record::remove(&dir, Some(found.pid));
             return Ok(Reply::empty().with_note("local Fabric was not running"));
         }
+        // Stopped when it lets go of the store.
         let started = Instant::now();
-        while answers(address).await {
+        while record::is_served(&dir) {
             if started.elapsed() > STOP_WAIT {
                 return Err(Error::runtime(format!(
                     "local Fabric at {origin} is still running after {} s",
@@ -313,22 +343,59 @@ fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         // The server removes it too as it exits; whoever comes first, it is gone on return.
-        let _ = std::fs::remove_file(dir.join(SERVE_FILE));
+        record::remove(&dir, Some(found.pid));
         Ok(Reply::empty().with_note(format!("local Fabric at {origin} stopped")))
     })
 }
 
-/// The origin of the server `local serve` recorded on `dir` (whether or not it still runs).
-fn recorded_origin(dir: &Path) -> Option<String> {
-    let record = read_record(dir)?;
-    let endpoint = record["endpoint"].as_str().unwrap_or_default();
-    Some(endpoint.trim_end_matches("/v1").to_string())
+/// The origin of the server running on `dir`: the one holding its store lock, or (for a
+/// server without one) whatever answers at the recorded endpoint.
+pub(super) async fn running_on(dir: &Path) -> Option<String> {
+    let found = record::read(dir)?;
+    let running = record::is_served(dir) || answers(found.address()).await;
+    running.then(|| found.origin().to_string())
 }
 
-/// The origin of the server `local serve` recorded on `dir`, if it still answers there.
-pub(super) async fn running_on(dir: &Path) -> Option<String> {
-    let origin = recorded_origin(dir)?;
-    answers(listening_address(&origin)).await.then_some(origin)
+/// Creates the data dir private (or makes an empty one private) and refuses a store others
+/// can read: here, with its hint and exit code, rather than in the log of a server that did
+/// not start.
+fn prepare_dir(dir: &Path) -> Result<()> {
+    private_files::create_dir(dir)
+        .map_err(|err| Error::usage(format!("cannot create {}", dir.display())).with_cause(err))?;
+    private_files::check_store(dir).map_err(local_error)
+}
+
+/// What a bind beyond loopback exposes, for stderr.
+fn exposure_warning(addr: SocketAddr) -> String {
+    format!(
+        "local Fabric listens on {addr}, beyond this machine: anyone who can reach it may call its API with a token, sign principals in at its token endpoint with their secrets, and open its device-code page; its managed-identity endpoints still answer only this machine"
+    )
+}
+
+/// The export lines of the server already running on `dir`, as it printed them (a fresh
+/// admin token, the same endpoint and identity header), so `eval "$(fabsh local serve
+/// --detach ...)"` may be repeated.
+fn print_live(terminal: &Terminal<'_>, dir: &Path) -> Result<ExitCode> {
+    let bridge = terminal.bridge;
+    let found = bridge.block_on(async {
+        let found = record::live(dir).await;
+        match found {
+            Some(found) if record::proves_itself(dir, &found).await? => Ok(found),
+            _ => Err(record::already_served(dir).await),
+        }
+    })?;
+    let token = fabsh_local::admin::admin_token(dir, LIVE_TOKEN_SECONDS).map_err(local_error)?;
+    let header = fabsh_local::server_identity::identity_header(dir).map_err(local_error)?;
+    terminal.printer.text(&format!(
+        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={token}\nexport {IDENTITY_HEADER_VAR}={header}\n",
+        found.endpoint
+    ))?;
+    terminal.printer.note(&format!(
+        "local Fabric already runs on {} (pid {}); these are its export lines",
+        dir.display(),
+        found.pid
+    ));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// True while something accepts connections at `address`.
@@ -337,22 +404,4 @@ async fn answers(address: Option<SocketAddr>) -> bool {
         Some(addr) => tokio::net::TcpStream::connect(addr).await.is_ok(),
         None => false,
     }
-}
-
-/// The address a `http://host:port` origin listens on.
-fn listening_address(origin: &str) -> Option<SocketAddr> {
-    origin.strip_prefix("http://")?.parse().ok()
-}
-
-fn write_record(dir: &Path, record: &Value) -> Result<()> {
-    use std::io::Write;
-    let path = dir.join(SERVE_FILE);
-    private_files::rewrite(&path)
-        .and_then(|mut file| file.write_all(record.to_string().as_bytes()))
-        .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
-}
-
-fn read_record(dir: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(PathBuf::from(dir).join(SERVE_FILE)).ok()?;
-    serde_json::from_str(&text).ok()
 }

@@ -37,6 +37,7 @@ mod seed;
 mod seed_content;
 mod seed_links;
 mod serve;
+pub mod server_identity;
 mod signing_keys;
 mod state;
 mod store;

@@ -46,6 +46,7 @@ pub fn create_file(path: &Path) -> io::Result<()> {
 /// `-shm` files, or the tables dir with group or other permissions. What does not exist yet
 /// is created private later.
 pub fn check_store(data_dir: &Path) -> crate::Result<()> {
+    make_empty_dir_private(data_dir);
     let files = [
         data_dir.to_path_buf(),
         data_dir.join(DB_FILE),
@@ -58,6 +59,24 @@ pub fn check_store(data_dir: &Path) -> crate::Result<()> {
     }
     Ok(())
 }
+
+/// An empty folder made for the store (`mkdir fabric`, mode 0755 under the usual umask) holds
+/// nothing anyone could read yet: it is made private (0700) and used. Only its owner can
+/// change its mode, so a folder of another user stays as it is, to be refused.
+#[cfg(unix)]
+fn make_empty_dir_private(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return;
+    };
+    let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+    if meta.is_dir() && empty && meta.permissions().mode() & 0o077 != 0 {
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+}
+
+#[cfg(not(unix))]
+fn make_empty_dir_private(_dir: &Path) {}
 
 #[cfg(unix)]
 fn check(path: &Path, data_dir: &Path) -> crate::Result<()> {

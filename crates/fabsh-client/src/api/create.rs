@@ -41,6 +41,17 @@ impl ApiClient {
                 }
                 Err(err) => err,
             };
+            // Accepted, then lost track of (its operation could not be followed to the end):
+            // looked up once, never sent again while it may still be running.
+            if err.outcome_unknown {
+                return match find_existing().await {
+                    Ok(Some(existing)) => Ok(Created {
+                        outcome: LroOutcome::Done(existing),
+                        recovered: true,
+                    }),
+                    _ => Err(err),
+                };
+            }
             let lost_answer = err.is_ambiguous();
             // A name clash after a lost answer usually means our own earlier attempt won.
             let clash_after_retry = attempt > 1 && is_name_conflict(&err);

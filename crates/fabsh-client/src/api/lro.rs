@@ -89,7 +89,8 @@ impl ApiClient {
                 "location": op.url.as_str(),
             })));
         }
-        let outcome = self.wait_for(op).await;
+        let changes = written.is_some();
+        let outcome = self.wait_for(op, changes).await;
         if let Some((url, method, query)) = &written {
             // A create's result is the new item.
             let answer = match &outcome {
@@ -101,7 +102,18 @@ impl ApiClient {
         outcome.map(LroResponse::Done)
     }
 
-    async fn wait_for(&self, op: Operation) -> Result<Option<Resp>> {
+    /// Follows an accepted operation to its end. When it `changes` something, losing track of
+    /// it (the service stops answering, the wait runs out) leaves unknown whether the change
+    /// was made, and the error says so (`outcome_unknown`): the request was sent and accepted,
+    /// so it is not a plain failure. The operation's own verdict (Failed) is a plain failure.
+    async fn wait_for(&self, op: Operation, changes: bool) -> Result<Option<Resp>> {
+        let unsettled = |err: Error| {
+            if changes {
+                err.with_outcome_unknown()
+            } else {
+                err
+            }
+        };
         let deadline = Instant::now() + self.options.lro_timeout;
         let spinner = self.progress.spinner(format!("operation {}", op.id));
         let mut delay = if op.retry_after.is_zero() {
@@ -113,7 +125,7 @@ impl ApiClient {
         loop {
             let now = Instant::now();
             if now >= deadline {
-                return Err(Error::new(
+                return Err(unsettled(Error::new(
                     ErrorKind::Timeout,
                     format!(
                         "operation {} was still running after {} s",
@@ -124,10 +136,13 @@ impl ApiClient {
                 .with_hint(format!(
                     "it may still finish: check with `fabsh api GET /operations/{}`, or allow longer with --lro-timeout",
                     op.id
-                )));
+                ))));
             }
             tokio::time::sleep(delay.min(deadline - now)).await;
-            let resp = self.send(Req::get(op.url.as_str())).await?;
+            let resp = self
+                .send(Req::get(op.url.as_str()))
+                .await
+                .map_err(unsettled)?;
             let state = resp.json()?;
             let status = state
                 .get("status")
@@ -138,7 +153,7 @@ impl ApiClient {
             match status {
                 "Succeeded" | "Completed" => {
                     spinner.finish();
-                    return self.result_of(&op, &resp).await;
+                    return self.result_of(&op, &resp).await.map_err(unsettled);
                 }
                 "Failed" | "Cancelled" | "Canceled" => {
                     spinner.finish();

@@ -179,9 +179,14 @@ pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTab
     if Instant::now() >= deadline {
         return Err(stopped_after(&limits));
     }
-    let mut stmt = conn
-        .prepare(&sqlite)
-        .map_err(|err| format!("the query cannot run here: {err}"))?;
+    confine_to_tables(conn)?;
+    let mut stmt = conn.prepare(&sqlite).map_err(|err| {
+        if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
+            format!("the query cannot run here: {OUTSIDE_THE_TABLES}")
+        } else {
+            format!("the query cannot run here: {err}")
+        }
+    })?;
     if !stmt.readonly() {
         return Err("only read-only queries are run; this one would change data".to_string());
     }
@@ -216,6 +221,77 @@ pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTab
         more_rows,
         more_columns: all_columns.len() > MAX_COLUMNS,
     })
+}
+
+/// Why a query that reaches past the item's tables is refused.
+const OUTSIDE_THE_TABLES: &str = "it reads something other than the tables of the datasource (SQLite's pragmas, schema, attached files or host functions are not reachable)";
+
+/// Functions a query may not call although SQLite offers them: they load code or reach past
+/// the item's data (SQLite's shell adds `readfile` and `writefile`; refused here should a
+/// build ever carry them).
+const REFUSED_FUNCTIONS: &[&str] = &[
+    "load_extension",
+    "fts3_tokenizer",
+    "readfile",
+    "writefile",
+    "edit",
+    "sqlite_compileoption_get",
+    "sqlite_compileoption_used",
+];
+
+/// Lets the query on `conn` read the item's own tables and views and nothing else: an
+/// authorizer, asked for every table, function and statement as the query is prepared,
+/// allows a SELECT (with its CTEs) over the tables and views the file holds, and refuses
+/// pragmas (`pragma_database_list` would show the server's paths), the schema table,
+/// `ATTACH`, every other statement, and the functions of [`REFUSED_FUNCTIONS`].
+fn confine_to_tables(conn: &mut Connection) -> Result<(), String> {
+    use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+    // The previous query's authorizer would refuse the schema read below.
+    conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
+        .map_err(|err| format!("the query cannot run here: {err}"))?;
+    let readable: std::collections::HashSet<String> = {
+        let mut stmt = conn
+            .prepare(
+                "SELECT lower(name) FROM main.sqlite_schema \
+                 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+            )
+            .map_err(|err| format!("the query cannot run here: {err}"))?;
+        let names = stmt
+            .query_map([], |row| row.get::<_, String>(0))
+            .and_then(Iterator::collect)
+            .map_err(|err: rusqlite::Error| format!("the query cannot run here: {err}"));
+        names?
+    };
+    let decide = move |context: AuthContext<'_>| {
+        let allowed = match context.action {
+            AuthAction::Select | AuthAction::Recursive => true,
+            // A column of a table, a view or SQLite's own tables (`sqlite_schema`, the
+            // `pragma_*` functions) is read from `main`; a common table expression, and a
+            // table read for no column (`count(*)`), with no database named.
+            AuthAction::Read { table_name, .. } => {
+                let name = table_name.to_lowercase();
+                match context.database_name {
+                    Some("main") => readable.contains(&name),
+                    None => {
+                        readable.contains(&name)
+                            || !(name.starts_with("pragma_") || name.starts_with("sqlite_"))
+                    }
+                    Some(_) => false,
+                }
+            }
+            AuthAction::Function { function_name } => !REFUSED_FUNCTIONS
+                .iter()
+                .any(|refused| refused.eq_ignore_ascii_case(function_name)),
+            _ => false,
+        };
+        if allowed {
+            Authorization::Allow
+        } else {
+            Authorization::Deny
+        }
+    };
+    conn.authorizer(Some(decide))
+        .map_err(|err| format!("the query cannot run here: {err}"))
 }
 
 /// What a cell costs to read: its bytes, or a word for a number or NULL.
@@ -265,6 +341,40 @@ mod tests {
         Limits {
             deadline: Instant::now() + std::time::Duration::from_secs(seconds),
             seconds,
+        }
+    }
+
+    #[test]
+    fn a_query_reads_the_tables_and_nothing_past_them() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.execute_batch("CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1), (2); CREATE VIEW v AS SELECT n * 2 AS d FROM t;")
+            .expect("data");
+        let read = |conn: &mut Connection, sql: &str| run(conn, sql, limits(5));
+        assert_eq!(
+            read(&mut conn, "SELECT count(*) FROM t").expect("t").rows,
+            vec![vec![json!(2)]]
+        );
+        assert_eq!(
+            read(&mut conn, "SELECT max(d) FROM v").expect("v").rows,
+            vec![vec![json!(4)]]
+        );
+        let recursive = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT count(*) FROM c JOIN t ON t.n <= c.x";
+        assert_eq!(
+            read(&mut conn, recursive).expect("cte").rows,
+            vec![vec![json!(5)]]
+        );
+        for outside in [
+            "SELECT * FROM pragma_database_list",
+            "SELECT name FROM pragma_table_info('t')",
+            "SELECT sql FROM sqlite_master",
+            "SELECT sql FROM sqlite_schema",
+            "SELECT load_extension('x')",
+            "SELECT * FROM temp.sqlite_master",
+            "SELECT count(*) FROM pragma_database_list",
+            "SELECT count(*) FROM sqlite_schema",
+        ] {
+            let refused = read(&mut conn, outside).expect_err(outside);
+            assert!(refused.contains("cannot run here"), "{outside}: {refused}");
         }
     }
 

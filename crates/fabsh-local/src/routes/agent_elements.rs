@@ -5,7 +5,7 @@
 use super::agent_config::{self, read, stage_of};
 use super::agent_sources::SourcePath;
 use super::target::ItemTarget;
-use crate::agents::{self, discovery, wire};
+use crate::agents::{self, access, discovery, wire};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::paging::Paging;
@@ -58,6 +58,12 @@ pub fn list(
     let (item, definition) = read(&state, &caller, &agent)?;
     let stage = agents::stage(&definition, stage_of(&uri))?;
     let source = agents::source(stage, &item.id, &ds)?;
+    // The names of a source's tables are its data too: a caller who may not read the source
+    // (a member of the agent's workspace only) is shown none of them.
+    if access::check_source(&state, &caller, &source.datasource).is_err() {
+        let scope = format!("{}/{}", ds, query.get("rootId").unwrap_or_default());
+        return paging.slice(Vec::new(), "elements", &scope);
+    }
     let parent = match query.get("rootId").filter(|id| !id.is_empty()) {
         Some(id) => display_path(id)?,
         None => Vec::new(),

@@ -9,17 +9,24 @@
 //! - the metadata path, which any local process can call (`Metadata: true` only stops
 //!   forwarded browser requests), only for the one identity chosen as the VM's
 //!   (`--vm-identity`), with or without its `client_id`.
+//!
+//! Both answer processes on this machine only, as the services' endpoints do: the socket's
+//! peer must be a loopback address (never judged by `Host`, which a caller from afar writes
+//! as it likes), and a request forwarded by a proxy (`X-Forwarded-For`, `Forwarded`) is
+//! refused, as the VM metadata service refuses one.
 
 use crate::auth;
 use crate::clock::now_nanos;
 use crate::state::Shared;
 use crate::store::identities;
 use crate::store::principals::Principal;
-use axum::extract::{Query, State};
+use axum::Extension;
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::net::SocketAddr;
 
 /// Resources a managed identity may ask tokens for.
 const FABRIC_RESOURCES: &[&str] = &[
@@ -43,12 +50,33 @@ fn refuse(status: StatusCode, description: &str) -> Response {
     )
 }
 
+/// Why a request may not have a managed identity's token: it comes from another machine, or
+/// through a proxy, or from no socket at all.
+fn not_from_this_machine(peer: Option<&ConnectInfo<SocketAddr>>, headers: &HeaderMap) -> bool {
+    let loopback = peer.is_some_and(|ConnectInfo(addr)| addr.ip().to_canonical().is_loopback());
+    let forwarded = ["x-forwarded-for", "forwarded"]
+        .iter()
+        .any(|name| headers.contains_key(*name));
+    !loopback || forwarded
+}
+
+fn from_afar() -> Response {
+    refuse(
+        StatusCode::FORBIDDEN,
+        "Managed-identity tokens are given only to processes on this machine",
+    )
+}
+
 /// GET `/metadata/identity/oauth2/token`, the VM metadata service's shape.
 pub fn imds(
     State(state): State<Shared>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
+    if not_from_this_machine(peer.as_deref(), &headers) {
+        return from_afar();
+    }
     if headers.get("metadata").and_then(|v| v.to_str().ok()) != Some("true") {
         return refuse(
             StatusCode::BAD_REQUEST,
@@ -61,9 +89,13 @@ pub fn imds(
 /// GET `/msi/token`, App Service's and Functions' shape.
 pub fn app_service(
     State(state): State<Shared>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
+    if not_from_this_machine(peer.as_deref(), &headers) {
+        return from_afar();
+    }
     let Some(given) = headers
         .get("x-identity-header")
         .and_then(|v| v.to_str().ok())

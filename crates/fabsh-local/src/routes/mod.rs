@@ -229,6 +229,11 @@ pub fn router(state: Shared) -> Router {
         .route("/msi/token", get(blocking(managed_identity::app_service)))
         // What a browser opens during a device-code sign-in: the one `/_local` page open to all.
         .route("/_local/devicelogin", get(device_code::login_page))
+        // Proves which store the server opened, to a client about to send it a secret.
+        .route(
+            "/_local/identity",
+            get(blocking(crate::server_identity::answer)),
+        )
         .merge(local_admin_routes(state.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

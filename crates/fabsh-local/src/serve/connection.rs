@@ -12,12 +12,14 @@ use super::conns::{Activity, Conns, Timeouts};
 use super::watched::Watched;
 use axum::Router;
 use axum::body::{Body, Bytes};
+use axum::extract::ConnectInfo;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -28,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 /// closes, it), then unregisters it.
 pub async fn serve(
     stream: TcpStream,
+    peer: SocketAddr,
     conn: Arc<Activity>,
     conns: Arc<Conns>,
     router: Router,
@@ -43,6 +46,7 @@ pub async fn serve(
     let io = TokioIo::new(Watched::new(stream, conn.clone()));
     let service = Tracked {
         inner: TowerToHyperService::new(router),
+        peer,
         conn: conn.clone(),
         conns: conns.clone(),
     };
@@ -92,9 +96,11 @@ impl Drop for Registered {
 }
 
 /// The router, with each request counted in flight on its connection from the moment its
-/// head is read until its answer has been sent.
+/// head is read until its answer has been sent, and given the socket's peer address (axum's
+/// `ConnectInfo`), which routes that answer only this machine judge by.
 struct Tracked {
     inner: TowerToHyperService<Router>,
+    peer: SocketAddr,
     conn: Arc<Activity>,
     conns: Arc<Conns>,
 }
@@ -104,8 +110,9 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
-    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: hyper::Request<Incoming>) -> Self::Future {
         self.conn.request_began();
+        request.extensions_mut().insert(ConnectInfo(self.peer));
         let in_flight = InFlight {
             conn: self.conn.clone(),
             conns: self.conns.clone(),

@@ -40,10 +40,11 @@ pub async fn run(
             () = stop.cancelled() => break,
         };
         match accepted {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 let conn = conns.add();
                 tokio::spawn(connection::serve(
                     stream,
+                    peer,
                     conn,
                     conns.clone(),
                     router.clone(),

@@ -1,0 +1,103 @@
+//! Local Fabric's SQL stays inside the lakehouse (issue 26): an agent's query cannot reach
+//! SQLite's pragmas or schema (which would show the server's files), and a datasource shows
+//! its tables only to a caller who may read them.
+
+use crate::data_agent_query::published;
+use crate::support::{Server, principal_token};
+use serde_json::Value;
+
+const WHERE: &str = "Where is the store kept?";
+
+#[test]
+fn an_agents_query_cannot_reach_sqlites_pragmas_or_schema() {
+    let fx = published(&[
+        (WHERE, "SELECT file FROM pragma_database_list"),
+        ("What does the schema say?", "SELECT sql FROM sqlite_master"),
+        (
+            "How many orders are there?",
+            "SELECT COUNT(*) FROM dbo.orders",
+        ),
+    ]);
+    let data_dir = fx.server.data_dir().display().to_string();
+    for question in [WHERE, "What does the schema say?"] {
+        let out = fx.ok("query", &["--prompt", question]);
+        let answer = out["answer"].as_str().expect("answer");
+        assert!(
+            !answer.contains(&data_dir) && !answer.contains("CREATE TABLE"),
+            "{question}: the answer shows the server's files or schema: {answer}"
+        );
+        assert!(answer.contains("cannot run here"), "{question}: {answer}");
+    }
+    // The lakehouse's own tables are still read.
+    let orders = fx.ok("query", &["--prompt", "How many orders are there?"]);
+    let answer = orders["answer"].as_str().expect("answer");
+    assert!(answer.chars().any(|c| c.is_ascii_digit()), "{answer}");
+}
+
+fn paths(run: &crate::support::Run) -> Vec<String> {
+    run.ok_json()
+        .as_array()
+        .expect("elements")
+        .iter()
+        .filter_map(|row| row["path"].as_str().map(String::from))
+        .collect()
+}
+
+#[test]
+fn a_datasource_lists_its_tables_only_to_callers_who_may_read_them() {
+    let server = Server::start();
+    let created = server
+        .fabsh(&["workspace", "create", "--name", "Agents"])
+        .ok_json();
+    let agents = created["id"].as_str().expect("id").to_string();
+    let lakehouse = server.demo_lakehouse();
+    let agent: Value = server
+        .fabsh(&[
+            "data-agent",
+            "create",
+            "-w",
+            &agents,
+            "--name",
+            "Orders agent",
+        ])
+        .ok_json();
+    let agent = agent["id"].as_str().expect("id").to_string();
+    server
+        .fabsh(&[
+            "data-agent",
+            "add-datasource",
+            "-w",
+            &agents,
+            "--id",
+            &agent,
+            "--artifact",
+            "SalesLakehouse",
+            "--artifact-workspace",
+            lakehouse["workspaceId"].as_str().expect("workspaceId"),
+        ])
+        .ok_json();
+    let list = [
+        "data-agent",
+        "list-elements",
+        "-w",
+        &agents,
+        "--id",
+        &agent,
+        "--datasource",
+        "SalesLakehouse",
+    ];
+    let admin_sees = paths(&server.fabsh(&list));
+    assert!(
+        admin_sees.iter().any(|path| path.contains("orders")),
+        "the admin, who may read Demo, sees its tables: {admin_sees:?}"
+    );
+    // A Contributor of the agent's workspace with no role in Demo.
+    let member = principal_token(&server, "member", "Agents", "Contributor");
+    let member_sees = paths(&server.fabsh_as(&member, &list));
+    assert!(
+        !member_sees
+            .iter()
+            .any(|path| path.contains("orders") || path.contains("customers")),
+        "a caller who may not read Demo lists its tables: {member_sees:?}"
+    );
+}
