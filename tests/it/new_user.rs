@@ -160,3 +160,112 @@ fn fs_remove_deletes_what_it_is_given_but_never_the_current_or_home_folder() {
         assert!(work.exists() && home.dir.path().exists());
     }
 }
+
+#[test]
+fn a_few_shot_file_may_name_its_query_sql_and_says_so() {
+    agent_with_lakehouse("Aliased file agent");
+    let home = Home::new();
+    let file = home.dir.path().join("examples.csv");
+    std::fs::write(
+        &file,
+        "question,sql\nHow many orders?,SELECT COUNT(*) FROM orders\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    let base = [
+        "data-agent",
+        "upload-fewshots",
+        "-w",
+        "Demo",
+        "--id",
+        "Aliased file agent",
+        "--datasource",
+        "SalesLakehouse",
+        "--file",
+    ];
+    let mut args = base.to_vec();
+    args.push(&path);
+    let run = server().fabsh(&args);
+    assert_eq!(run.ok_json()["summary"]["added"], 1);
+    assert!(
+        run.stderr
+            .contains("the queries were read from the column sql"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(&file, "question,sql,answer\nq,SELECT 1,SELECT 2\n").unwrap();
+    let both = server().fabsh(&args);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    assert!(both.stderr.contains("sql and answer"), "{}", both.stderr);
+    std::fs::write(&file, "q,a\nx,y\n").unwrap();
+    let header = server().fabsh(&args);
+    assert!(
+        header
+            .stderr
+            .contains("query (or answer, sql, kql, dax, gql)"),
+        "{}",
+        header.stderr
+    );
+}
+
+#[test]
+fn agents_create_checks_the_few_shot_file_before_creating_anything() {
+    let home = Home::new();
+    let file = home.dir.path().join("bad.csv");
+    std::fs::write(&file, "question,query\nHow many orders?,\n").unwrap();
+    let code = format!(
+        "agents::create(\"Demo\", #{{name: \"Checked first agent\", \
+         sources: [#{{artifact: \"SalesLakehouse\", fewshots: {:?}}}]}})",
+        file.display().to_string()
+    );
+    let run = server().fabsh(&["-e", &code]);
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(run.stderr.contains("line 2"), "{}", run.stderr);
+    let agents = server()
+        .fabsh(&["data-agent", "ls", "-w", "Demo", "-o", "json"])
+        .ok_json();
+    assert!(
+        !agents
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|agent| agent["displayName"] == "Checked first agent"),
+        "{agents}"
+    );
+}
+
+#[test]
+fn a_query_that_returns_null_is_answered_as_no_value() {
+    let name = "Null answer agent";
+    agent_with_lakehouse(name);
+    let agent = ["-w", "Demo", "--id", name];
+    let run = |command: &str, rest: &[&str]| {
+        let mut args = vec!["data-agent", command];
+        args.extend_from_slice(&agent);
+        args.extend_from_slice(rest);
+        server().fabsh(&args).ok_json()
+    };
+    run(
+        "select-tables",
+        &["--datasource", "SalesLakehouse", "--tables", "orders"],
+    );
+    run(
+        "add-fewshot",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--question",
+            "What is the largest order from the year 1900?",
+            "--sql",
+            "SELECT MAX(amount) FROM orders WHERE order_date < '1901-01-01'",
+        ],
+    );
+    run("publish", &["--description", "Nothing before 1901"]);
+    let out = run(
+        "query",
+        &["--prompt", "What is the largest order from the year 1900?"],
+    );
+    let answer = out["answer"].as_str().expect("answer");
+    assert!(answer.contains("returned no value"), "{out}");
+    assert!(!answer.contains("The answer is ."), "{out}");
+}
