@@ -269,3 +269,20 @@ fn a_query_that_returns_null_is_answered_as_no_value() {
     assert!(answer.contains("returned no value"), "{out}");
     assert!(!answer.contains("The answer is ."), "{out}");
 }
+
+#[test]
+fn show_steps_is_documented_as_local_fabric_with_legacy_assistants_only() {
+    let help = Home::new().run(&["data-agent", "query", "--help"]);
+    assert!(
+        help.stdout.contains("--legacy-assistants"),
+        "{}",
+        help.stdout
+    );
+    let readme = include_str!("../../README.md");
+    assert!(readme.contains("--legacy-assistants true"));
+    // The tour runs `--local` (no legacy surface): it shows no flag that cannot work there.
+    let tour_steps = readme
+        .lines()
+        .filter(|line| line.starts_with("fabsh --local") && line.contains("--show-steps"));
+    assert_eq!(tour_steps.count(), 0);
+}
