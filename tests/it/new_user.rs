@@ -286,3 +286,47 @@ fn show_steps_is_documented_as_local_fabric_with_legacy_assistants_only() {
         .filter(|line| line.starts_with("fabsh --local") && line.contains("--show-steps"));
     assert_eq!(tour_steps.count(), 0);
 }
+
+#[test]
+fn a_dry_run_rename_to_a_taken_name_reports_the_conflict() {
+    let server = server();
+    let taken = server.create_demo_item("Dry run taken name", "Notebook");
+    let renamed = server.create_demo_item("Dry run renamed", "Notebook");
+    let run = server.fabsh(&[
+        "item",
+        "update",
+        "Demo/Dry run renamed",
+        "--name",
+        "Dry run taken name",
+        "--dry-run",
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("ItemDisplayNameAlreadyInUse") && run.stderr.contains(&taken),
+        "{}",
+        run.stderr
+    );
+    // A free name is planned as before.
+    let free = server.fabsh(&[
+        "item",
+        "update",
+        "Demo/Dry run renamed",
+        "--name",
+        "Dry run free name",
+        "--dry-run",
+    ]);
+    assert_eq!(free.code, 0, "{}", free.stderr);
+    let shown = server
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            "Demo",
+            "--id",
+            &renamed,
+            "-q",
+            "displayName",
+        ])
+        .ok_json();
+    assert_eq!(shown, "Dry run renamed");
+}
