@@ -26,6 +26,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
     if no_color {
         root = root.color(clap::ColorChoice::Never);
     }
+    let args = shorthands::output_file(&root, args);
     let matches = match root.clone().try_get_matches_from(&args) {
         Ok(matches) => matches,
         Err(err) => {

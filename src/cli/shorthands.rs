@@ -188,6 +188,39 @@ pub fn fab_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
     )
 }
 
+/// `--output FILE` on a command that writes `--output-file` (how `evaluations report` used to
+/// spell it): the global `-o/--output` takes only format names, so a value that is not one is
+/// the file, and the flag is renamed before clap sees it.
+pub fn output_file(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
+    let takes_file = command_named(root, &args).is_some_and(|(_, command)| {
+        command
+            .get_arguments()
+            .any(|arg| arg.get_long() == Some("output-file"))
+    });
+    if !takes_file {
+        return args;
+    }
+    let is_format = |text: &str| fabsh_client::output::Format::NAMES.contains(&text);
+    for at in 0..args.len() {
+        let Some(word) = args[at].to_str() else {
+            continue;
+        };
+        if let Some(value) = word.strip_prefix("--output=") {
+            if !is_format(value) {
+                args[at] = format!("--output-file={value}").into();
+            }
+        } else if word == "--output"
+            && args
+                .get(at + 1)
+                .and_then(|next| next.to_str())
+                .is_some_and(|next| !is_format(next))
+        {
+            args[at] = "--output-file".into();
+        }
+    }
+    args
+}
+
 /// The deepest command the words of `args` name, with its path (`item show`).
 fn command_named<'a>(root: &'a Command, args: &[OsString]) -> Option<(String, &'a Command)> {
     let mut command = root;

@@ -266,9 +266,17 @@ fn clap_arg(spec: &'static ArgSpec, position: usize) -> Arg {
                 .to_string(),
         );
     } else {
+        // An alias that is a global flag's name (report's `--output` FILE, now
+        // `--output-file`) cannot be a clap alias: `shorthands::output_file` rewrites it.
+        let aliases: Vec<&str> = spec
+            .aliases
+            .iter()
+            .copied()
+            .filter(|alias| *alias != "output")
+            .collect();
         arg = arg
             .long(spec.long)
-            .visible_aliases(spec.aliases)
+            .visible_aliases(aliases)
             // A profile may give the workspace; `Args::check` still insists on one.
             .required(spec.required && spec.default.is_none() && spec.long != "workspace")
             .value_name(spec.shown_value_name())

@@ -50,7 +50,8 @@ fn matrix(html: &str) -> Vec<(String, Vec<(String, String)>)> {
 }
 
 /// A question's cell as the spec names it from its recorded verdicts: every repeat yes is
-/// pass, none is fail, some is mixed; not asked is absent.
+/// pass, none is fail, some is mixed; every repeat unclear (no expectation) is unclear, its own
+/// state; not asked is absent.
 fn expected_cell(run: &Value, question: &str) -> &'static str {
     let verdicts: Vec<&Value> = run["rows"]
         .as_array()
@@ -60,8 +61,10 @@ fn expected_cell(run: &Value, question: &str) -> &'static str {
         .map(|row| &row["verdict"])
         .collect();
     let yes = verdicts.iter().filter(|v| **v == "yes").count();
+    let graded = verdicts.iter().filter(|v| **v != "unclear").count();
     match (verdicts.len(), yes) {
         (0, _) => "absent",
+        _ if graded == 0 => "unclear",
         (_, 0) => "fail",
         (n, y) if n == y => "pass",
         _ => "mixed",
@@ -118,6 +121,23 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
     .ok_json();
     assert_eq!(out["runId"], head_id.as_str());
     let html = std::fs::read_to_string(&page).expect("the report is written");
+    // `latest` names the newest run, as `--baseline latest` does; `--output-file` is the
+    // file's name as `evaluate` has it (`--output` stays as an alias).
+    let latest_page = dir.path().join("latest.html");
+    let latest = evaluations(
+        &fx,
+        &[
+            "report",
+            "latest",
+            "--output-file",
+            latest_page.to_str().expect("path"),
+        ],
+    )
+    .ok_json();
+    assert_eq!(latest["runId"], head_id.as_str());
+    let compared = evaluations(&fx, &["compare", &base_id, "latest"]).ok_json();
+    assert_eq!(compared["head"]["runId"], head_id.as_str());
+    assert_eq!(compared["unclear"], 1, "{compared}");
 
     // Self-contained: nothing loaded from elsewhere, no script at all.
     for remote in [
@@ -172,7 +192,7 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
         &[
             "report",
             &base_id,
-            "--output",
+            "--output-file",
             old_page.to_str().expect("path"),
         ],
     )
@@ -215,7 +235,7 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
         .iter()
         .flat_map(|(_, cells)| cells.iter().map(|(_, o)| o.as_str()))
         .collect();
-    for class in ["pass", "fail", "absent"] {
+    for class in ["pass", "fail", "unclear", "absent"] {
         assert!(outcomes.contains(&class), "{class} in {outcomes:?}");
     }
 
@@ -278,7 +298,11 @@ fn a_bad_output_is_refused_before_anything_is_written() {
         }
         let refused = evaluations(&fx, &args);
         assert_eq!(refused.code, 2, "{output:?}: {}", refused.stderr);
-        assert!(refused.stderr.contains("--output"), "{}", refused.stderr);
+        assert!(
+            refused.stderr.contains("--output-file"),
+            "{}",
+            refused.stderr
+        );
     }
     assert!(!missing.exists());
 }

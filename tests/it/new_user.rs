@@ -160,3 +160,173 @@ fn fs_remove_deletes_what_it_is_given_but_never_the_current_or_home_folder() {
         assert!(work.exists() && home.dir.path().exists());
     }
 }
+
+#[test]
+fn a_few_shot_file_may_name_its_query_sql_and_says_so() {
+    agent_with_lakehouse("Aliased file agent");
+    let home = Home::new();
+    let file = home.dir.path().join("examples.csv");
+    std::fs::write(
+        &file,
+        "question,sql\nHow many orders?,SELECT COUNT(*) FROM orders\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    let base = [
+        "data-agent",
+        "upload-fewshots",
+        "-w",
+        "Demo",
+        "--id",
+        "Aliased file agent",
+        "--datasource",
+        "SalesLakehouse",
+        "--file",
+    ];
+    let mut args = base.to_vec();
+    args.push(&path);
+    let run = server().fabsh(&args);
+    assert_eq!(run.ok_json()["summary"]["added"], 1);
+    assert!(
+        run.stderr
+            .contains("the queries were read from the column sql"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(&file, "question,sql,answer\nq,SELECT 1,SELECT 2\n").unwrap();
+    let both = server().fabsh(&args);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    assert!(both.stderr.contains("sql and answer"), "{}", both.stderr);
+    std::fs::write(&file, "q,a\nx,y\n").unwrap();
+    let header = server().fabsh(&args);
+    assert!(
+        header
+            .stderr
+            .contains("query (or answer, sql, kql, dax, gql)"),
+        "{}",
+        header.stderr
+    );
+}
+
+#[test]
+fn agents_create_checks_the_few_shot_file_before_creating_anything() {
+    let home = Home::new();
+    let file = home.dir.path().join("bad.csv");
+    std::fs::write(&file, "question,query\nHow many orders?,\n").unwrap();
+    let code = format!(
+        "agents::create(\"Demo\", #{{name: \"Checked first agent\", \
+         sources: [#{{artifact: \"SalesLakehouse\", fewshots: {:?}}}]}})",
+        file.display().to_string()
+    );
+    let run = server().fabsh(&["-e", &code]);
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(run.stderr.contains("line 2"), "{}", run.stderr);
+    let agents = server()
+        .fabsh(&["data-agent", "ls", "-w", "Demo", "-o", "json"])
+        .ok_json();
+    assert!(
+        !agents
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|agent| agent["displayName"] == "Checked first agent"),
+        "{agents}"
+    );
+}
+
+#[test]
+fn a_query_that_returns_null_is_answered_as_no_value() {
+    let name = "Null answer agent";
+    agent_with_lakehouse(name);
+    let agent = ["-w", "Demo", "--id", name];
+    let run = |command: &str, rest: &[&str]| {
+        let mut args = vec!["data-agent", command];
+        args.extend_from_slice(&agent);
+        args.extend_from_slice(rest);
+        server().fabsh(&args).ok_json()
+    };
+    run(
+        "select-tables",
+        &["--datasource", "SalesLakehouse", "--tables", "orders"],
+    );
+    run(
+        "add-fewshot",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--question",
+            "What is the largest order from the year 1900?",
+            "--sql",
+            "SELECT MAX(amount) FROM orders WHERE order_date < '1901-01-01'",
+        ],
+    );
+    run("publish", &["--description", "Nothing before 1901"]);
+    let out = run(
+        "query",
+        &["--prompt", "What is the largest order from the year 1900?"],
+    );
+    let answer = out["answer"].as_str().expect("answer");
+    assert!(answer.contains("returned no value"), "{out}");
+    assert!(!answer.contains("The answer is ."), "{out}");
+}
+
+#[test]
+fn show_steps_is_documented_as_local_fabric_with_legacy_assistants_only() {
+    let help = Home::new().run(&["data-agent", "query", "--help"]);
+    assert!(
+        help.stdout.contains("--legacy-assistants"),
+        "{}",
+        help.stdout
+    );
+    let readme = include_str!("../../README.md");
+    assert!(readme.contains("--legacy-assistants true"));
+    // The tour runs `--local` (no legacy surface): it shows no flag that cannot work there.
+    let tour_steps = readme
+        .lines()
+        .filter(|line| line.starts_with("fabsh --local") && line.contains("--show-steps"));
+    assert_eq!(tour_steps.count(), 0);
+}
+
+#[test]
+fn a_dry_run_rename_to_a_taken_name_reports_the_conflict() {
+    let server = server();
+    let taken = server.create_demo_item("Dry run taken name", "Notebook");
+    let renamed = server.create_demo_item("Dry run renamed", "Notebook");
+    let run = server.fabsh(&[
+        "item",
+        "update",
+        "Demo/Dry run renamed",
+        "--name",
+        "Dry run taken name",
+        "--dry-run",
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("ItemDisplayNameAlreadyInUse") && run.stderr.contains(&taken),
+        "{}",
+        run.stderr
+    );
+    // A free name is planned as before.
+    let free = server.fabsh(&[
+        "item",
+        "update",
+        "Demo/Dry run renamed",
+        "--name",
+        "Dry run free name",
+        "--dry-run",
+    ]);
+    assert_eq!(free.code, 0, "{}", free.stderr);
+    let shown = server
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            "Demo",
+            "--id",
+            &renamed,
+            "-q",
+            "displayName",
+        ])
+        .ok_json();
+    assert_eq!(shown, "Dry run renamed");
+}

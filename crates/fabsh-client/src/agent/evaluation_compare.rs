@@ -15,6 +15,9 @@ pub enum Outcome {
     Fail,
     /// Some repeats yes, some not.
     Flaky,
+    /// No repeat could be graded either way (verdict unclear: no expected answer, or a judge
+    /// that could not tell): neither a pass nor a failure.
+    Unclear,
 }
 
 /// The outcome of each question of a run's rows, in the order first asked.
@@ -27,14 +30,19 @@ pub fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
             order.push(question);
             (0, 0)
         });
-        entry.0 += 1;
+        if row["verdict"] != "unclear" {
+            entry.0 += 1;
+        }
         entry.1 += usize::from(row["verdict"] == "yes");
     }
     order
         .into_iter()
         .map(|question| {
-            let (runs, yes) = verdicts[&question];
+            // Repeats graded unclear are left out; all of them unclear is its own outcome.
+            let (graded, yes) = verdicts[&question];
+            let runs = graded;
             let outcome = match yes {
+                _ if graded == 0 => Outcome::Unclear,
                 0 => Outcome::Fail,
                 n if n == runs => Outcome::Pass,
                 _ => Outcome::Flaky,
@@ -51,6 +59,7 @@ impl Outcome {
             Outcome::Pass => "pass",
             Outcome::Fail => "fail",
             Outcome::Flaky => "flaky",
+            Outcome::Unclear => "unclear",
         }
     }
 }
@@ -64,6 +73,7 @@ fn status(base: Option<Outcome>, head: Option<Outcome>) -> &'static str {
     match (base, head) {
         (None, Some(_)) => "added",
         (Some(_), None) => "removed",
+        (Some(Outcome::Unclear), _) | (_, Some(Outcome::Unclear)) => "unclear",
         (Some(Outcome::Flaky), _) | (_, Some(Outcome::Flaky)) => "flaky",
         (Some(Outcome::Pass), Some(Outcome::Fail)) => "newly_failing",
         (Some(Outcome::Fail), Some(Outcome::Pass)) => "newly_passing",
@@ -93,7 +103,8 @@ pub fn compare(base: &Value, head: &Value) -> Value {
         *counts.entry(status).or_default() += 1;
         // What `--fail-on-regression` stops on: every repeat passed before and some fail now,
         // whether all (newly failing) or some (flaky).
-        let regressed = was == Some(Outcome::Pass) && now.is_some_and(|o| o != Outcome::Pass);
+        let regressed = was == Some(Outcome::Pass)
+            && now.is_some_and(|o| matches!(o, Outcome::Fail | Outcome::Flaky));
         questions.push(json!({
             "question": question, "status": status, "base": name(was), "head": name(now),
             "regressed": regressed,
@@ -131,6 +142,7 @@ pub fn compare(base: &Value, head: &Value) -> Value {
         "newlyPassing": count("newly_passing"),
         "flaky": count("flaky"),
         "unchanged": count("unchanged"),
+        "unclear": count("unclear"),
         "questions": questions,
     })
 }

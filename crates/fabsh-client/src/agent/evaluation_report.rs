@@ -52,6 +52,7 @@ td.cell{text-align:center;font-weight:700;min-width:34px}
 .fail{background:#f8cccc;color:#8a1010}
 .mixed{background:#fbe3a6;color:#6b4a00}
 .absent{background:#e8e8e8;color:#555}
+.unclear{background:#dfe7f5;color:#1f3f73}
 .legend{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0;font-size:.85rem;padding:0;list-style:none}
 .legend li span{display:inline-block;min-width:24px;text-align:center;border-radius:4px;margin-right:4px;font-weight:700}
 article.failure{border:1px solid #e3c0c0;border-left:4px solid #c33;border-radius:6px;padding:8px 12px;margin:10px 0;overflow-wrap:anywhere}
@@ -61,6 +62,19 @@ article.failure pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 8px
 .comparison ul{padding-left:1.2em}
 @media (max-width:480px){body{padding:10px}h1{font-size:1.2rem}dl.summary{grid-template-columns:1fr 1fr}}
 ";
+
+/// A recorded time (RFC 3339, to the nanosecond) to the second, with its offset:
+/// `2026-11-25 16:40:12 +00:00`. Text that does not parse is shown as it is.
+fn to_the_second(recorded: &str) -> String {
+    use time::format_description::well_known::Rfc3339;
+    let shown = time::macros::format_description!(
+        "[year]-[month]-[day] [hour]:[minute]:[second] [offset_hour sign:mandatory]:[offset_minute]"
+    );
+    time::OffsetDateTime::parse(recorded, &Rfc3339)
+        .ok()
+        .and_then(|at| at.format(&shown).ok())
+        .unwrap_or_else(|| recorded.to_string())
+}
 
 /// The page.
 pub fn render(report: &Report) -> String {
@@ -125,9 +139,10 @@ fn summary_section(run: &Value) -> String {
     let items = [
         ("Agent", name_or_id(&run["agent"])),
         ("Workspace", name_or_id(&run["workspace"])),
-        ("Time (UTC)", text(&run["time"])),
+        ("Time", to_the_second(&text(&run["time"]))),
         ("Grading", text(&run["grading"])),
         ("Pass rate", percent(&summary["passRate"])),
+        ("Unclear", text(&summary["unclear"])),
         (
             "Runs",
             format!(
@@ -177,6 +192,7 @@ fn comparison_section(comparison: &Value) -> String {
         ("Newly passing", text(&comparison["newlyPassing"])),
         ("Flaky", text(&comparison["flaky"])),
         ("Unchanged", text(&comparison["unchanged"])),
+        ("Unclear", text(&comparison["unclear"])),
         (
             "Pass rate Δ",
             signed(&comparison["passRateDelta"], 100.0, " pts"),
@@ -296,7 +312,7 @@ fn trend_section(history: &[Value], current: &str) -> String {
              <text transform=\"translate({cx:.1},{:.1}) rotate(-45)\" text-anchor=\"end\" fill=\"{}\" font-family=\"monospace\"{}>{}</text></g>",
             if is_current { " current" } else { "" },
             escape(&id),
-            escape(&text(&run["time"])),
+            escape(&to_the_second(&text(&run["time"]))),
             percent(&run["passRate"]),
             escape(&label),
             if is_current { 7 } else { 4 },
@@ -326,6 +342,7 @@ fn cell(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str) 
         Some(Outcome::Pass) => ("pass", "✓", "passed on every repeat"),
         Some(Outcome::Fail) => ("fail", "✗", "failed on every repeat"),
         Some(Outcome::Flaky) => ("mixed", "±", "passed on some repeats"),
+        Some(Outcome::Unclear) => ("unclear", "?", "unclear (no expected answer to grade by)"),
         None => ("absent", "–", "not asked"),
     }
 }
@@ -364,6 +381,7 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
         Some(Outcome::Pass),
         Some(Outcome::Fail),
         Some(Outcome::Flaky),
+        Some(Outcome::Unclear),
         None,
     ] {
         let (class, symbol, wording) = cell(outcome);

@@ -190,6 +190,23 @@ impl Store {
 
     /// The full id of the run `reference` names: its id or an unambiguous prefix of it.
     pub fn resolve(&self, reference: &str) -> Result<String> {
+        if reference == "latest" {
+            // As `--baseline latest` means the newest run: here of any agent, as a run id
+            // alone names no agent.
+            return self
+                .0
+                .query_row(
+                    "SELECT id FROM runs ORDER BY rowid DESC LIMIT 1",
+                    [],
+                    |row| row.get::<_, String>(0),
+                )
+                .optional()
+                .map_err(failed)?
+                .ok_or_else(|| {
+                    Error::not_found("latest: no evaluation run is recorded")
+                        .with_hint("`data-agent evaluate` records a run unless --no-save")
+                });
+        }
         let pattern = format!("{}%", reference.replace(['%', '_'], ""));
         let mut statement = self
             .0

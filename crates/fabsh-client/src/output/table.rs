@@ -70,6 +70,47 @@ pub fn cell(value: &Value) -> String {
     }
 }
 
+/// True for a column holding a fraction read as a percentage (`passRate`, `passRateDelta`).
+fn is_rate_column(name: &str) -> bool {
+    let leaf = name.rsplit('.').next().unwrap_or(name);
+    leaf == "passRate" || leaf.ends_with("PassRate") || leaf.starts_with("passRate")
+}
+
+/// A cell as a table shows it: pass rates as percentages (`33.3%`, `+12.5%` for a delta)
+/// rather than `0.3333333333333333`; JSON and TSV keep the fraction.
+fn table_cell(column: &str, value: &Value) -> String {
+    match value.as_f64() {
+        Some(rate) if is_rate_column(column) => {
+            let percent = format!("{:.1}", rate * 100.0);
+            let percent = percent.strip_suffix(".0").unwrap_or(&percent).to_string();
+            let leaf = column.rsplit('.').next().unwrap_or(column);
+            if leaf.ends_with("Delta") && rate > 0.0 {
+                format!("+{percent}%")
+            } else {
+                format!("{percent}%")
+            }
+        }
+        _ => cell(value),
+    }
+}
+
+/// At this width or less, the id column goes last: names and types stay readable and the
+/// id, which only a copy needs whole, takes what room is left.
+const NARROW: u16 = 100;
+
+/// The columns in the order a table shows them: `id` last when the table is narrow.
+fn shown_order(columns: Vec<String>, fit: Fit) -> Vec<String> {
+    let narrow =
+        fit == Fit::Terminal && new_table(fit).width().is_some_and(|width| width <= NARROW);
+    if !narrow || columns.len() < 2 {
+        return columns;
+    }
+    let (ids, mut rest): (Vec<String>, Vec<String>) =
+        columns.into_iter().partition(|column| column == "id");
+    rest.extend(ids);
+    rest
+}
+
 fn shorten(text: String) -> String {
     // A multi-line cell shows its first line: rows stay one line each.
     let text = match text.split_once('\n') {
@@ -233,13 +274,13 @@ pub fn render_table(items: &[Value], declared: &[&str], fit: Fit) -> String {
     if items.is_empty() {
         return "(no results)".into();
     }
-    let columns = columns_for(items, declared);
+    let columns = shown_order(columns_for(items, declared), fit);
     let rows = items
         .iter()
         .map(|item| {
             columns
                 .iter()
-                .map(|column| shown(cell(lookup(item, column)), fit))
+                .map(|column| shown(table_cell(column, lookup(item, column)), fit))
                 .collect()
         })
         .collect();
@@ -251,7 +292,7 @@ pub fn render_object(value: &Value, fit: Fit) -> String {
     let rows = match value {
         Value::Object(map) => map
             .iter()
-            .map(|(key, value)| vec![key.clone(), shown(cell(value), fit)])
+            .map(|(key, value)| vec![key.clone(), shown(table_cell(key, value), fit)])
             .collect(),
         _ => Vec::new(),
     };
@@ -326,6 +367,16 @@ impl ListWriter for TsvWriter<'_> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn pass_rates_show_as_percentages_in_tables_only() {
+        assert_eq!(table_cell("passRate", &json!(0.3333333333333333)), "33.3%");
+        assert_eq!(table_cell("head.passRate", &json!(1.0)), "100%");
+        assert_eq!(table_cell("passRateDelta", &json!(0.125)), "+12.5%");
+        assert_eq!(table_cell("passRateDelta", &json!(-0.5)), "-50%");
+        assert_eq!(table_cell("runs", &json!(0.5)), "0.5");
+        assert_eq!(tsv_cell(&json!(0.5)), "0.5");
+    }
 
     #[test]
     fn derived_columns_follow_first_appearance() {

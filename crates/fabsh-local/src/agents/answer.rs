@@ -213,7 +213,16 @@ pub fn describe(table: &ResultTable) -> String {
         return "The query returned no rows.".to_string();
     }
     if table.rows.len() == 1 && table.columns.len() == 1 {
-        return format!("The answer is {}.", sql_run::cell_text(&table.rows[0][0]));
+        let cell = sql_run::cell_text(&table.rows[0][0]);
+        // A NULL or empty cell (SUM over no rows, MAX of nothing) is no answer: say so in
+        // words rather than "The answer is .".
+        if cell.trim().is_empty() {
+            return format!(
+                "The query returned no value for {} (the result was empty).",
+                table.columns[0]
+            );
+        }
+        return format!("The answer is {cell}.");
     }
     let mut text = format!(
         "| {} |\n|{}\n",

@@ -13,13 +13,36 @@ pub struct FewShotRow {
     pub question: String,
     /// The answer query.
     pub query: String,
+    /// The column (JSON key) the query was read from: `query` or one of [`QUERY_ALIASES`].
+    pub query_column: String,
 }
+
+/// The other names of a few-shot's query, as files, the command line (`--answer`, `--sql`),
+/// scripts and MCP take them.
+pub const QUERY_ALIASES: &[&str] = &["answer", "sql", "kql", "dax", "gql"];
 
 const SHAPE: Shape = Shape {
     required: &["question", "query"],
     optional: &[],
     strings: false,
+    aliases: &[("query", QUERY_ALIASES)],
 };
+
+/// Which columns the queries of `rows` were read from, when any was not `query`:
+/// `the queries were read from the column sql`, for the upload's result.
+pub fn query_columns_note(rows: &[FewShotRow]) -> Option<String> {
+    let mut columns: Vec<&str> = rows.iter().map(|row| row.query_column.as_str()).collect();
+    columns.sort_unstable();
+    columns.dedup();
+    match columns.as_slice() {
+        ["query"] | [] => None,
+        [one] => Some(format!("the queries were read from the column {one}")),
+        more => Some(format!(
+            "the queries were read from the columns {}",
+            more.join(", ")
+        )),
+    }
+}
 
 /// The examples of a file, or a usage error (nothing was sent) that names the file and lists
 /// every malformed row with its line number.
@@ -32,8 +55,10 @@ pub fn read_checked(
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     parse(&name, bytes).map_err(|problems| {
-        rows_error(path, &problems, "nothing was uploaded")
-            .with_hint("each row needs a non-empty question and query")
+        rows_error(path, &problems, "nothing was uploaded").with_hint(format!(
+            "each row needs a non-empty question and query (the query may be named {})",
+            QUERY_ALIASES.join(", ")
+        ))
     })
 }
 
@@ -64,6 +89,7 @@ pub fn parse(file_name: &str, bytes: &[u8]) -> Result<Vec<FewShotRow>, Vec<RowPr
             line: row.line,
             question: row.get("question").unwrap_or_default().to_string(),
             query: row.get("query").unwrap_or_default().to_string(),
+            query_column: row.source("query").to_string(),
         })
         .collect())
 }
@@ -101,6 +127,30 @@ mod tests {
         let rows = parse("x.csv", good.as_bytes()).expect("valid");
         assert_eq!((rows[0].line, rows[1].line), (2, 4));
         let headers = parse("x.csv", b"q,a\n1,2\n").expect_err("invalid");
-        assert!(headers[0].message.contains("question and query"));
+        assert!(
+            headers[0]
+                .message
+                .contains("question and query (or answer, sql")
+        );
+    }
+
+    #[test]
+    fn the_query_column_may_go_by_its_aliases_but_only_once() {
+        let rows = parse("x.csv", b"question,SQL\nHow many?,SELECT 1\n").expect("valid");
+        assert_eq!(
+            (rows[0].query.as_str(), rows[0].query_column.as_str()),
+            ("SELECT 1", "sql")
+        );
+        let note = query_columns_note(&rows).expect("a note");
+        assert_eq!(note, "the queries were read from the column sql");
+        let both = parse("x.csv", b"question,sql,answer\nq,a,b\n").expect_err("refused");
+        assert!(both[0].message.contains("sql and answer"), "{both:?}");
+        let json = br#"[{"question": "q", "answer": "SELECT 2"}]"#;
+        assert_eq!(
+            parse("x.json", json).expect("valid")[0].query_column,
+            "answer"
+        );
+        let twice = br#"[{"question": "q", "answer": "a", "query": "b"}]"#;
+        assert!(parse("x.json", twice).is_err());
     }
 }

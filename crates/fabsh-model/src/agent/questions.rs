@@ -29,6 +29,7 @@ const SHAPE: Shape = Shape {
     required: &["question"],
     optional: &["expected", "expected_answer", "expectedanswer"],
     strings: true,
+    aliases: &[],
 };
 
 /// The questions of a file, or a usage error naming every bad row by line.

@@ -63,9 +63,28 @@ pub struct Shape {
     pub optional: &'static [&'static str],
     /// Whether a JSON array may hold plain strings (each the first required column).
     pub strings: bool,
+    /// Other names a column may go by (`answer` and `sql` for `query`), each with the
+    /// column it stands for. Two columns naming the same one are refused.
+    pub aliases: &'static [(&'static str, &'static [&'static str])],
 }
 
 impl Shape {
+    /// The column a header or key names: itself, or the column it is an alias of.
+    fn canonical<'a>(&self, name: &'a str) -> &'a str {
+        self.aliases
+            .iter()
+            .find(|(_, aliases)| aliases.iter().any(|alias| alias.eq_ignore_ascii_case(name)))
+            .map_or(name, |(column, _)| column)
+    }
+
+    /// `query` as the header error shows it: `query (or answer, sql, ...)`.
+    fn shown(&self, column: &str) -> String {
+        match self.aliases.iter().find(|(name, _)| *name == column) {
+            Some((_, aliases)) => format!("{column} (or {})", aliases.join(", ")),
+            None => column.to_string(),
+        }
+    }
+
     fn described(&self) -> String {
         let keys: Vec<String> = self
             .required
@@ -87,9 +106,16 @@ pub struct Row {
     /// 1-based line of the row (CSV) or of the element's start (JSON).
     pub line: usize,
     fields: HashMap<String, String>,
+    /// The name the file used for a column, where it used an alias (`sql` for `query`).
+    sources: HashMap<String, String>,
 }
 
 impl Row {
+    /// The name the file gave `column`: an alias, or the column's own name.
+    pub fn source<'a>(&'a self, column: &'a str) -> &'a str {
+        self.sources.get(column).map_or(column, String::as_str)
+    }
+
     /// The value of a column, if present and not blank.
     pub fn get(&self, column: &str) -> Option<&str> {
         self.fields
@@ -179,15 +205,32 @@ fn parse_json(text: &str, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
             }
         };
         let mut fields = HashMap::new();
+        let mut sources = HashMap::new();
         match value {
             Value::String(text) if shape.strings => {
                 fields.insert(shape.required[0].to_string(), text.trim().to_string());
             }
             Value::Object(map) => {
+                let mut named: HashMap<String, String> = HashMap::new();
+                let mut clash = None;
                 for (key, value) in map {
-                    if let Some(text) = scalar_text(&value) {
-                        fields.insert(key.to_lowercase(), text);
+                    let key = key.to_lowercase();
+                    let column = shape.canonical(&key).to_string();
+                    if let Some(first) = named.insert(column.clone(), key.clone()) {
+                        clash = Some(format!(
+                            "\"{first}\" and \"{key}\" both give the {column}; keep one"
+                        ));
                     }
+                    if let Some(text) = scalar_text(&value) {
+                        fields.insert(column.clone(), text);
+                    }
+                    if column != key {
+                        sources.insert(column, key);
+                    }
+                }
+                if let Some(clash) = clash {
+                    problems.push(problem(line, clash));
+                    continue;
                 }
             }
             _ => {
@@ -200,7 +243,12 @@ fn parse_json(text: &str, shape: &Shape) -> Result<Vec<Row>, Vec<RowProblem>> {
                 continue;
             }
         }
-        match checked(Row { line, fields }, shape) {
+        let row = Row {
+            line,
+            fields,
+            sources,
+        };
+        match checked(row, shape) {
             Ok(row) => rows.push(row),
             Err(err) => problems.push(err),
         }
@@ -232,22 +280,51 @@ fn parse_delimited(text: &str, delimiter: u8, shape: &Shape) -> Result<Vec<Row>,
         .headers()
         .map_err(|err| vec![problem(1, format!("unreadable header row: {err}"))])?
         .clone();
-    let column = |name: &str| {
+    // Each column the shape knows, with every header that names it (itself or an alias).
+    let naming = |name: &str| -> Vec<(usize, String)> {
         headers
             .iter()
-            .position(|header| header.trim().eq_ignore_ascii_case(name))
+            .enumerate()
+            .map(|(at, header)| (at, header.trim().to_lowercase()))
+            .filter(|(_, header)| shape.canonical(header) == name)
+            .collect()
     };
+    for name in shape.required.iter().chain(shape.optional) {
+        if let [first, second, ..] = naming(name).as_slice() {
+            return Err(vec![problem(
+                1,
+                format!(
+                    "the columns {} and {} both give the {name}; keep one",
+                    first.1, second.1
+                ),
+            )]);
+        }
+    }
+    let column = |name: &str| naming(name).first().map(|(at, _)| *at);
+    let header_of = |name: &str| naming(name).first().map(|(_, header)| header.clone());
     if shape.required.iter().any(|name| column(name).is_none()) {
         let found: Vec<&str> = headers.iter().collect();
+        let wanted: Vec<String> = shape
+            .required
+            .iter()
+            .map(|name| shape.shown(name))
+            .collect();
         return Err(vec![problem(
             1,
             format!(
                 "the header row must name the columns {} (found: {})",
-                shape.required.join(" and "),
+                wanted.join(" and "),
                 found.join(", ")
             ),
         )]);
     }
+    let sources: HashMap<String, String> = shape
+        .required
+        .iter()
+        .chain(shape.optional)
+        .filter_map(|name| Some((name.to_string(), header_of(name)?)))
+        .filter(|(name, header)| name != header)
+        .collect();
     let wanted: Vec<(&str, usize)> = shape
         .required
         .iter()
@@ -291,7 +368,12 @@ fn parse_delimited(text: &str, delimiter: u8, shape: &Shape) -> Result<Vec<Row>,
                     .map(|value| (name.to_string(), value.trim().to_string()))
             })
             .collect();
-        match checked(Row { line, fields }, shape) {
+        let row = Row {
+            line,
+            fields,
+            sources: sources.clone(),
+        };
+        match checked(row, shape) {
             Ok(row) => rows.push(row),
             Err(err) => problems.push(err),
         }
@@ -343,6 +425,7 @@ mod tests {
         required: &["question"],
         optional: &["expected"],
         strings: true,
+        aliases: &[],
     };
 
     #[test]

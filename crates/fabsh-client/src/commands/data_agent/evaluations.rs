@@ -18,7 +18,7 @@ use crate::reply::Reply;
 const RUN: ArgSpec = ArgSpec::positional(
     "run",
     ArgKind::Str,
-    "Evaluation run id, or an unambiguous prefix of it",
+    "Evaluation run id, an unambiguous prefix of it, or latest (the newest recorded run)",
 );
 
 pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
@@ -79,11 +79,11 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     summary: "Compare two recorded evaluation runs question by question",
     about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none).",
     args: &[
-        ArgSpec::positional("run-a", ArgKind::Str, "The base run (id or prefix)"),
+        ArgSpec::positional("run-a", ArgKind::Str, "The base run (id, prefix or latest)"),
         ArgSpec::positional(
             "run-b",
             ArgKind::Str,
-            "The run compared with it (id or prefix)",
+            "The run compared with it (id, prefix or latest)",
         ),
     ],
     traits: Traits::READ.needs(Needs::Nothing),
@@ -105,7 +105,10 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point labelled with its configuration fingerprint), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error. --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
     args: &[
         RUN,
-        ArgSpec::req("output", ArgKind::Str, "The HTML file to write").value_name("FILE"),
+        // `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
+        ArgSpec::req("output-file", ArgKind::Str, "The HTML file to write")
+            .value_name("FILE")
+            .aliases(&["output"]),
         ArgSpec::opt(
             "compare",
             ArgKind::Str,
@@ -115,7 +118,7 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
     examples: &[Example {
-        command: "data-agent evaluations report \"$RUN_ID\" --compare \"$BASE_RUN_ID\" --output report.html",
+        command: "data-agent evaluations report \"$RUN_ID\" --compare \"$BASE_RUN_ID\" --output-file report.html",
         about: "a page to read or attach to a pull request",
     }],
     handler: Handler::Data(report),
@@ -151,7 +154,7 @@ fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
 
 fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let output = in_existing_dir("output", args.str("output")?)?;
+        let output = in_existing_dir("output-file", args.str("output-file")?)?;
         let store = Store::open()?;
         let run = store.show(args.str("run")?)?;
         let comparison = args

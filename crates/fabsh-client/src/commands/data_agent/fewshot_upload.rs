@@ -22,7 +22,7 @@ pub const UPLOAD_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "upload-fewshots",
     summary: "Upload few-shot examples from a JSON or CSV file; one outcome per row",
-    about: "The file is a JSON array of {\"question\", \"query\"} objects or CSV with the columns question,query. Every row is checked first: if any is malformed, each problem is reported with its line number and nothing is uploaded. Rows the agent already has are left alone; a known question with a new query is updated. Exits 5 when some rows failed. Runs the stdlib function fewshots::upload.",
+    about: "The file is a JSON array of {\"question\", \"query\"} objects or CSV with the columns question,query; the query may also be named answer, sql, kql, dax or gql (the result says which was read). Every row is checked first: if any is malformed, each problem is reported with its line number and nothing is uploaded. Rows the agent already has are left alone; a known question with a new query is updated. Exits 5 when some rows failed. Runs the stdlib function fewshots::upload.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -50,6 +50,7 @@ fn upload_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let rows = read_rows(&args)?;
         let count = rows.len();
+        let column_note = fewshot_file::query_columns_note(&rows);
         // The script engine is built while the agent and its examples are looked up.
         let stdlib = stdlib::prepare(&ctx)?;
         let agent = agent(&ctx, &args).await?;
@@ -101,7 +102,11 @@ fn upload_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
                 results.len()
             )));
         }
-        Ok(upload_reply(results))
+        let reply = upload_reply(results);
+        Ok(match column_note {
+            Some(note) => reply.with_note(note),
+            None => reply,
+        })
     })
 }
 

@@ -19,8 +19,11 @@ use serde_json::{Map, Value, json};
 /// Columns of few-shot tables.
 pub const FEWSHOT_COLUMNS: &[&str] = &["id", "question", "query", "validationStatus.value"];
 
-/// `--answer` and the names of the query languages it also goes by.
-const ANSWER_ALIASES: &[&str] = &["sql", "kql", "dax", "gql"];
+/// `--answer`'s other names: the query's names in few-shot files without `answer` itself
+/// (listed first there), so the command line, scripts, MCP and files agree.
+const ANSWER_ALIASES: &[&str] = fabsh_model::agent::fewshot_file::QUERY_ALIASES
+    .split_at(1)
+    .1;
 const ANSWER_HELP: &str = "The answer query, in the datasource's language (SQL, KQL, DAX or GQL)";
 const QUESTION_HELP: &str = "The example question, as a user would ask it";
 const FEWSHOT_ID: ArgSpec = ArgSpec::req("fewshot-id", ArgKind::Uuid, "Few-shot id");

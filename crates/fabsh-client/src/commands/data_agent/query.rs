@@ -43,7 +43,7 @@ pub const PUBLISHED_URL: ArgSpec = ArgSpec::opt(
 pub const SHOW_STEPS: ArgSpec = ArgSpec::opt(
     "show-steps",
     ArgKind::Bool,
-    "Add the run's steps with the SQL/DAX/KQL/GQL they generated (needs the Assistants-compatible endpoint)",
+    "Add the run's steps with the SQL/DAX/KQL/GQL they generated (needs the Assistants-compatible endpoint, which the service retired; on local Fabric only with `local serve --legacy-assistants true`)",
 );
 /// `--keep-thread`: keep the conversation for follow-ups.
 pub const KEEP_THREAD: ArgSpec = ArgSpec::opt(

@@ -326,9 +326,35 @@ fn update(ctx: Ctx, args: Args) -> HandlerFuture {
         let body = update_body(&args)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        if ctx.api().options().dry_run
+            && let Some(name) = args.opt_str("name")
+        {
+            name_free_for(&ctx, &workspace, &id, name).await?;
+        }
         let item = items::update(ctx.api(), &workspace, &id, body).await?;
         Ok(Reply::json(item))
     })
+}
+
+/// A dry run's check of what the service would refuse: another item of the same type in the
+/// workspace already has the new name (`ItemDisplayNameAlreadyInUse`, exit 2, before any
+/// PATCH is planned).
+async fn name_free_for(ctx: &Ctx, workspace: &str, id: &str, name: &str) -> Result<()> {
+    let item = items::get(ctx.api(), workspace, id, None).await?;
+    let item_type = item["type"].as_str().unwrap_or_default();
+    let Some(other) = items::find_by_name(ctx.api(), workspace, name, item_type).await? else {
+        return Ok(());
+    };
+    if other["id"].as_str() == Some(id) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--name: the workspace already has a {item_type} named {name:?} ({}); the service \
+         would refuse the rename with ItemDisplayNameAlreadyInUse",
+        other["id"].as_str().unwrap_or("?")
+    ))
+    .with_code("ItemDisplayNameAlreadyInUse")
+    .with_hint("choose another --name"))
 }
 
 fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
