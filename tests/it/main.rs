@@ -69,5 +69,6 @@ mod stub;
 mod support;
 mod tables;
 mod trusted_hosts;
+mod typed_properties;
 mod validation;
 mod workspace_identity;

@@ -7,6 +7,7 @@
 //! files keep (the item's parts version, the table file's schema cookie) still matches.
 
 pub mod assistants;
+pub mod creation_payloads;
 pub mod folders;
 pub mod identities;
 pub mod items;
