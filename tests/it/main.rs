@@ -21,6 +21,7 @@ mod consent;
 mod copy_move;
 mod data_agent_endpoints;
 mod data_agent_evaluate;
+mod data_agent_optional_strings;
 mod data_agent_query;
 mod data_agent_sources;
 mod data_agent_wire;
