@@ -40,3 +40,83 @@ fn a_trailing_slash_is_answered_as_the_route_without_it() {
     );
     assert_eq!(status, 201, "{body}");
 }
+
+/// Items_PublishEnvironment (environment/swagger.json): 202 with an operation, whatever the
+/// body (fabric-cicd sends the JSON string `"{}"`, which the service accepts); the
+/// environment's `publishDetails.state` is `Running` until the operation ends, then `Success`
+/// (swagger `EnvironmentPublishState`), and a never-published environment claims no publish.
+#[test]
+fn an_environment_publishes_through_an_operation_and_says_so() {
+    use crate::service_bodies::{call, get_json, header, poll_to_success};
+    let server = crate::support::Server::with(&[("lro-ms", "400")]);
+    let id = server.create_demo_item("Published env", "Environment");
+    let env_path = server.demo_path(&format!("/environments/{id}"));
+    let before = get_json(&server, &env_path);
+    assert!(
+        before["properties"]["publishDetails"]
+            .get("state")
+            .is_none(),
+        "never published: {before}"
+    );
+    let publish = format!("{env_path}/staging/publish");
+    for body in [
+        None,
+        Some(serde_json::json!("{}")),
+        Some(serde_json::json!({})),
+    ] {
+        let (status, head, text) = call(&server, "POST", &publish, body.as_ref());
+        assert_eq!(status, 202, "{body:?}: {text}");
+        assert!(header(&head, "x-ms-operation-id").is_some(), "{head}");
+        let running = get_json(&server, &env_path);
+        assert_eq!(
+            running["properties"]["publishDetails"]["state"], "Running",
+            "{running}"
+        );
+        poll_to_success(&server, &head);
+        let done = get_json(&server, &env_path);
+        let details = &done["properties"]["publishDetails"];
+        assert_eq!(details["state"], "Success", "{done}");
+        assert!(details["endTime"].is_string(), "{done}");
+    }
+}
+
+/// Connections_ListConnections and CustomPools_ListWorkspaceCustomPools: deployments read
+/// them to rebind models and environments; the pool list holds the starter pool as the
+/// swagger's ListCustomPools example shows it.
+#[test]
+fn connections_and_spark_pools_are_listed() {
+    let server = shared(module_path!());
+    let (status, connections) = server.get_json("/v1/connections");
+    assert_eq!(status, 200, "{connections}");
+    assert!(connections["value"].is_array(), "{connections}");
+    let (status, pools) = server.get_json(&server.demo_path("/spark/pools"));
+    assert_eq!(status, 200, "{pools}");
+    let example = crate::data_agent_wire::swagger("spark/examples/ListCustomPools.json");
+    let starter = &example["responses"]["200"]["body"]["value"][0];
+    assert_eq!(pools["value"][0], *starter, "{pools}");
+}
+
+/// Deployment tools call one server by several names in a run; `--public-host` repeats.
+#[test]
+fn every_public_host_named_is_answered() {
+    let server = crate::support::Server::with(&[
+        ("public-host", "api.fabric.microsoft.com"),
+        (
+            "public-host",
+            "api.powerbi.com,msitapi.fabric.microsoft.com",
+        ),
+    ]);
+    let admin = server.bearer();
+    for host in [
+        "api.fabric.microsoft.com",
+        "api.powerbi.com",
+        "msitapi.fabric.microsoft.com:443",
+    ] {
+        let headers = [("Authorization", admin.as_str()), ("Host", host)];
+        let (status, body) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
+        assert_eq!(status, 200, "Host {host}: {body}");
+    }
+    let headers = [("Authorization", admin.as_str()), ("Host", "other.test")];
+    let (status, _) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
+    assert_eq!(status, 421);
+}

@@ -252,8 +252,16 @@ fn per_type_gets_carry_the_swagger_properties() {
     assert_service_timestamp(&got["properties"]["createdDate"]);
     assert_service_timestamp(&got["properties"]["lastUpdatedTime"]);
 
-    // Items_GetEnvironment: EnvironmentProperties with PublishDetails.
+    // Items_GetEnvironment: EnvironmentProperties with PublishDetails, once published.
     let environment = server.create_demo_item("Spark", "Environment");
+    let (status, head, text) = call(
+        &server,
+        "POST",
+        &format!("/v1/workspaces/{ws}/environments/{environment}/staging/publish"),
+        None,
+    );
+    assert_eq!(status, 202, "{text}");
+    poll_to_success(&server, &head);
     let got = get_json(
         &server,
         &format!("/v1/workspaces/{ws}/environments/{}", environment),

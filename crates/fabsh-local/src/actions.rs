@@ -9,7 +9,7 @@ use super::bulk_import::{self, Import};
 use super::definitions::{self, PlatformMeta};
 use super::item_identity;
 use super::store::items::{self, Item, Part};
-use super::store::{creation_payloads, folders, new_id, workspaces};
+use super::store::{creation_payloads, environment_publishes, folders, new_id, workspaces};
 use super::workspace_identity;
 use axum::http::StatusCode;
 use base64::Engine;
@@ -123,6 +123,12 @@ pub enum Action {
         #[serde(default)]
         format: Option<String>,
     },
+    /// An environment's staging publish; no result (the environment's `publishDetails` tell).
+    #[serde(rename_all = "camelCase")]
+    PublishEnvironment {
+        /// Item.
+        item_id: String,
+    },
     /// bulkExportDefinitions; result = `{itemDefinitionsIndex, definitionParts}`.
     BulkExport(Export),
     /// bulkImportDefinitions; result = `{importItemDefinitionsDetails}`.
@@ -177,7 +183,10 @@ impl Action {
     /// stored by earlier versions may have none; the column keeps saying so.)
     pub fn has_result(&self) -> bool {
         // Deprovisioning a workspace identity answers no result, as recorded.
-        !matches!(self, Action::DeprovisionWorkspaceIdentity { .. })
+        !matches!(
+            self,
+            Action::DeprovisionWorkspaceIdentity { .. } | Action::PublishEnvironment { .. }
+        )
     }
 
     /// Whether the action only reads (it then runs on a reader connection when inline).
@@ -209,6 +218,10 @@ impl Action {
                 let parts = items::parts(conn, item_id)?;
                 let (format, parts) = definitions::in_format(&item, parts, format.as_deref())?;
                 Ok(Some(definitions::to_wire(format.as_deref(), &item, &parts)))
+            }
+            Action::PublishEnvironment { item_id } => {
+                environment_publishes::succeed(conn, item_id, now)?;
+                Ok(None)
             }
             Action::BulkExport(export) => bulk_export::apply(conn, export).map(Some),
             Action::BulkImport(import) => bulk_import::apply(conn, import, now).map(Some),

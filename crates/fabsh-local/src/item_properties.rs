@@ -9,8 +9,8 @@
 //! them (fabric-cicd's `$items.Eventhouse.X.queryserviceuri`) gets a URL of this server.
 
 use super::clock::service_timestamp;
-use super::store::creation_payloads;
 use super::store::items::{self, Item};
+use super::store::{creation_payloads, environment_publishes};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -216,21 +216,25 @@ fn sql_database(item: &Item) -> Value {
     })
 }
 
-/// `EnvironmentProperties`: local Fabric publishes environments as they are created, so the
-/// one publish there was succeeded then; its version is the item's logical id, fixed for
-/// the item's life.
+/// `EnvironmentProperties`: the environment's last publish as it stands (`Running` until its
+/// operation completes, then `Success`). One never published has no publish to describe, so
+/// `publishDetails` (required) is empty rather than claiming a success.
 fn environment(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
-    let created = created(conn, item)?;
-    Ok(json!({
-        "publishDetails": {
-            "state": "Success",
-            "targetVersion": item.logical_id,
-            "startTime": created,
-            "endTime": created,
-            "componentPublishInfo": {
-                "sparkLibraries": {"state": "Success"},
-                "sparkSettings": {"state": "Success"},
-            },
+    let Some(publish) = environment_publishes::last(conn, &item.id)? else {
+        return Ok(json!({ "publishDetails": {} }));
+    };
+    let component = json!({ "state": publish.state });
+    let mut details = json!({
+        "state": publish.state,
+        "targetVersion": publish.target_version,
+        "startTime": service_timestamp(publish.started_at),
+        "componentPublishInfo": {
+            "sparkLibraries": component,
+            "sparkSettings": component,
         },
-    }))
+    });
+    if let Some(ended) = publish.ended_at {
+        details["endTime"] = json!(service_timestamp(ended));
+    }
+    Ok(json!({ "publishDetails": details }))
 }

@@ -15,6 +15,7 @@ mod agent_mcp;
 mod agent_sources;
 mod bulk;
 mod definitions;
+mod deploy_reads;
 mod device_code;
 mod discovery;
 mod folders;
@@ -177,6 +178,14 @@ pub fn router(state: Shared) -> Router {
             "/v1/externalDataShares/invitations/{invitation}/accept",
             post(blocking(invitations::accept)),
         )
+        .route(
+            "/v1/connections",
+            get(blocking(deploy_reads::list_connections)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/spark/pools",
+            get(blocking(deploy_reads::list_spark_pools)),
+        )
         .route("/v1/tags", get(blocking(tags::list)))
         .route("/v1/admin/tags", get(blocking(tags::list)))
         .route(
@@ -299,7 +308,7 @@ fn data_agent_routes() -> Router<Shared> {
         )
         .route(
             &format!("{AGENT}/staging/publish"),
-            post(blocking(agent_config::publish)),
+            post(blocking(deploy_reads::staging_publish)),
         )
         .route(
             &format!("{AGENT}/staging/reset"),

@@ -8,6 +8,7 @@
 
 pub mod assistants;
 pub mod creation_payloads;
+pub mod environment_publishes;
 pub mod folders;
 pub mod identities;
 pub mod items;

@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     SCHEMA_V4,
     SCHEMA_V5,
     super::creation_payloads::MIGRATION,
+    super::environment_publishes::MIGRATION,
 ];
 
 /// Schema version written to `PRAGMA user_version`.
