@@ -120,3 +120,123 @@ fn every_public_host_named_is_answered() {
     let (status, _) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
     assert_eq!(status, 421);
 }
+
+/// Workspaces_ApplyWorkspaceTags / Workspaces_UnapplyWorkspaceTags (swagger `Tags`): the
+/// request of the swagger example answers an empty 200, and `fabsh workspace apply-tags` /
+/// `unapply-tags` show the workspace's `tags` (swagger `Workspace.tags`) afterwards.
+#[test]
+fn workspace_tags_are_applied_and_removed() {
+    use crate::service_bodies::call;
+    let server = crate::support::Server::start();
+    let tags = server.fabsh(&["tag", "list"]).ok_json();
+    let tag = &tags.as_array().expect("tags")[0];
+    let tag_id = tag["id"].as_str().expect("id").to_string();
+    let example =
+        crate::data_agent_wire::swagger("platform/examples/platform/ApplyWorkspaceTags.json");
+    assert_eq!(example["responses"]["200"], serde_json::json!({}));
+    let body = serde_json::json!({"tags": [tag_id]});
+    let (status, _, text) = call(
+        &server,
+        "POST",
+        &server.demo_path("/applyTags"),
+        Some(&body),
+    );
+    assert_eq!(status, 200, "{text}");
+    let (status, _, text) = call(
+        &server,
+        "POST",
+        &server.demo_path("/unapplyTags"),
+        Some(&body),
+    );
+    assert_eq!(status, 200, "{text}");
+
+    let applied = server
+        .fabsh(&[
+            "workspace",
+            "apply-tags",
+            "-w",
+            "Demo",
+            "--tag-ids",
+            &tag_id,
+        ])
+        .ok_json();
+    assert_eq!(
+        applied["tags"],
+        serde_json::json!([{"id": tag_id, "displayName": tag["displayName"]}])
+    );
+    let removed = server
+        .fabsh(&[
+            "workspace",
+            "unapply-tags",
+            "-w",
+            "Demo",
+            "--tag-ids",
+            &tag_id,
+        ])
+        .ok_json();
+    assert!(removed.get("tags").is_none(), "{removed}");
+    let refused = server.fabsh(&["workspace", "apply-tags", "-w", "Demo", "--tag-ids", "x"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+}
+
+/// Items_BindSemanticModelConnection: the swagger's bind and unbind examples answer an empty
+/// 200, and the bound connection is among the model's connections until unbound.
+#[test]
+fn a_semantic_model_binds_and_unbinds_a_connection() {
+    use crate::service_bodies::{call, get_json};
+    let server = shared(module_path!());
+    let model = server
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            "Demo",
+            "--type",
+            "SemanticModel",
+            "-q",
+            "[0].id",
+        ])
+        .ok_json();
+    let model = model.as_str().expect("the Demo semantic model");
+    let base = server.demo_path(&format!("/semanticModels/{model}"));
+    let example = |name: &str| {
+        crate::data_agent_wire::swagger(&format!("semanticModel/examples/{name}.json"))
+            ["parameters"]["bindSemanticModelConnectionRequest"]
+            .clone()
+    };
+    let bind = example("BindSemanticModelConnection");
+    let (status, _, text) = call(
+        server,
+        "POST",
+        &format!("{base}/bindConnection"),
+        Some(&bind),
+    );
+    assert_eq!(status, 200, "{text}");
+    let connections = get_json(server, &format!("{base}/connections"));
+    let bound_id = &bind["connectionBinding"]["id"];
+    assert!(
+        connections["value"]
+            .as_array()
+            .expect("value")
+            .iter()
+            .any(|c| c["id"] == *bound_id),
+        "{connections}"
+    );
+    let unbind = example("UnbindSemanticModelConnection");
+    let (status, _, text) = call(
+        server,
+        "POST",
+        &format!("{base}/bindConnection"),
+        Some(&unbind),
+    );
+    assert_eq!(status, 200, "{text}");
+    let connections = get_json(server, &format!("{base}/connections"));
+    assert!(
+        !connections["value"]
+            .as_array()
+            .expect("value")
+            .iter()
+            .any(|c| c["id"] == *bound_id),
+        "{connections}"
+    );
+}

@@ -11,7 +11,7 @@ use crate::lro::{self, InlineAnswer};
 use crate::paging::Paging;
 use crate::respond::{self, JsonBody, Origin};
 use crate::state::Shared;
-use crate::store::{environment_publishes, new_id, principals::Role};
+use crate::store::{environment_publishes, links, new_id, principals::Role};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -111,4 +111,56 @@ pub fn list_spark_pools(
         StatusCode::OK,
         &json!({ "value": [starter] }),
     ))
+}
+
+/// Items_BindSemanticModelConnection: `{connectionBinding: {id?, connectivityType,
+/// connectionDetails}}` binds the model's data source to a connection (recorded as one of the
+/// model's connections, replacing one of the same id or details); a binding without `id`
+/// unbinds the data source with those details (UnbindSemanticModelConnection example).
+pub fn bind_connection(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    let item = target.open(&state, &caller, Role::Contributor)?;
+    if item.item_type != "SemanticModel" {
+        return Err(ApiError::bad_request(
+            "OperationNotSupportedForItem",
+            "Operation not supported for requested item",
+        ));
+    }
+    let obj = body.object()?;
+    let binding = obj
+        .get("connectionBinding")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ApiError::invalid_body("The 'connectionBinding' field is required"))?;
+    let details = binding
+        .get("connectionDetails")
+        .filter(|d| d.is_object())
+        .ok_or_else(|| {
+            ApiError::invalid_body("The 'connectionBinding.connectionDetails' field is required")
+        })?
+        .clone();
+    let id = binding
+        .get("id")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    state.db.write(|tx| {
+        let mut connections: Vec<Value> = links::connections(tx, &item.id, 0, i64::MAX)?
+            .into_iter()
+            .map(|(_, connection)| connection)
+            .filter(|connection| {
+                connection["connectionDetails"] != details
+                    && id
+                        .as_deref()
+                        .is_none_or(|id| connection["id"].as_str() != Some(id))
+            })
+            .collect();
+        if id.is_some() {
+            connections.push(Value::Object(binding.clone()));
+        }
+        links::set_connections(tx, &item.id, &connections)
+    })?;
+    Ok(respond::empty_ok())
 }

@@ -77,6 +77,14 @@ pub fn router(state: Shared) -> Router {
             ))),
         )
         .route(
+            "/v1/workspaces/{ws}/applyTags",
+            post(blocking(workspaces::apply_tags)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/unapplyTags",
+            post(blocking(workspaces::unapply_tags)),
+        )
+        .route(
             "/v1/workspaces/{ws}/roleAssignments",
             get(blocking(role_assignments::list)).post(blocking(role_assignments::add)),
         )
@@ -133,6 +141,10 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/move",
             post(blocking(items::move_item)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/bindConnection",
+            post(blocking(deploy_reads::bind_connection)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/connections",

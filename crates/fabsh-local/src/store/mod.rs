@@ -19,6 +19,7 @@ pub mod schema;
 pub mod shares;
 pub mod sign_in;
 pub mod tags;
+pub mod workspace_tags;
 pub mod workspaces;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};

@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     SCHEMA_V5,
     super::creation_payloads::MIGRATION,
     super::environment_publishes::MIGRATION,
+    super::workspace_tags::MIGRATION,
 ];
 
 /// Schema version written to `PRAGMA user_version`.
