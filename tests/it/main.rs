@@ -65,6 +65,7 @@ mod serve_recipe;
 mod server_guards;
 mod service_bodies;
 mod shares;
+mod shortcuts;
 mod store_files;
 mod stub;
 mod support;

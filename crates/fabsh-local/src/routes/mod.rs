@@ -29,6 +29,7 @@ mod operations;
 mod powerbi;
 mod role_assignments;
 mod shares;
+mod shortcuts;
 mod tags;
 mod target;
 mod token;
@@ -141,6 +142,18 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/move",
             post(blocking(items::move_item)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/shortcuts",
+            get(blocking(shortcuts::list)).post(blocking(shortcuts::create)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/shortcuts/bulkCreate",
+            post(blocking(shortcuts::bulk_create)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/shortcuts/{*rest}",
+            get(blocking(shortcuts::show)).delete(blocking(shortcuts::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/bindConnection",

@@ -17,6 +17,7 @@ pub mod operations;
 pub mod principals;
 pub mod schema;
 pub mod shares;
+pub mod shortcuts;
 pub mod sign_in;
 pub mod tags;
 pub mod workspace_tags;

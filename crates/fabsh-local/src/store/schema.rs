@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     super::creation_payloads::MIGRATION,
     super::environment_publishes::MIGRATION,
     super::workspace_tags::MIGRATION,
+    super::shortcuts::MIGRATION,
 ];
 
 /// Schema version written to `PRAGMA user_version`.
