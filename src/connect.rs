@@ -23,7 +23,7 @@ pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Resul
             addr: ([127, 0, 0, 1], 0).into(),
             data_dir: fabsh_local::default_data_dir(),
             faults: Faults::from_env().map_err(Error::usage)?,
-            public_host: None,
+            public_hosts: Vec::new(),
             public_url: None,
             llm: local_model()?,
         };

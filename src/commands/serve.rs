@@ -51,8 +51,8 @@ const DETACH: ArgSpec = ArgSpec::opt(
 );
 const PUBLIC_HOST: ArgSpec = ArgSpec::opt(
     "public-host",
-    ArgKind::Str,
-    "The host name or address other machines reach the server by (HOST or HOST:PORT): requests must name it, a loopback host or the bound address in Host; others are refused (against DNS rebinding)",
+    ArgKind::List,
+    "The host names or addresses other machines reach the server by (HOST or HOST:PORT; repeat the flag or separate with commas for several, as deployment tools call api.fabric.microsoft.com and api.powerbi.com in one run): requests must name one of them, a loopback host or the bound address in Host; others are refused (against DNS rebinding)",
 );
 
 const PUBLIC_URL: ArgSpec = ArgSpec::opt(
@@ -184,7 +184,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         addr,
         data_dir: dir.clone(),
         faults,
-        public_host: args.opt_str("public-host").map(String::from),
+        public_hosts: args.list("public-host").to_vec(),
         public_url: args.opt_str("public-url").map(String::from),
         llm: crate::connect::local_model()?,
     };
@@ -240,10 +240,11 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     command
         .args(["local", "serve", "--addr", &addr.to_string(), "--data-dir"])
         .arg(dir);
-    for flag in ["public-host", "public-url"] {
-        if let Some(value) = args.opt_str(flag) {
-            command.args([format!("--{flag}").as_str(), value]);
-        }
+    for host in args.list("public-host") {
+        command.args(["--public-host", host]);
+    }
+    if let Some(value) = args.opt_str("public-url") {
+        command.args(["--public-url", value]);
     }
     for knob in KNOBS {
         command

@@ -40,3 +40,203 @@ fn a_trailing_slash_is_answered_as_the_route_without_it() {
     );
     assert_eq!(status, 201, "{body}");
 }
+
+/// Items_PublishEnvironment (environment/swagger.json): 202 with an operation, whatever the
+/// body (fabric-cicd sends the JSON string `"{}"`, which the service accepts); the
+/// environment's `publishDetails.state` is `Running` until the operation ends, then `Success`
+/// (swagger `EnvironmentPublishState`), and a never-published environment claims no publish.
+#[test]
+fn an_environment_publishes_through_an_operation_and_says_so() {
+    use crate::service_bodies::{call, get_json, header, poll_to_success};
+    let server = crate::support::Server::with(&[("lro-ms", "400")]);
+    let id = server.create_demo_item("Published env", "Environment");
+    let env_path = server.demo_path(&format!("/environments/{id}"));
+    let before = get_json(&server, &env_path);
+    assert!(
+        before["properties"]["publishDetails"]
+            .get("state")
+            .is_none(),
+        "never published: {before}"
+    );
+    let publish = format!("{env_path}/staging/publish");
+    for body in [
+        None,
+        Some(serde_json::json!("{}")),
+        Some(serde_json::json!({})),
+    ] {
+        let (status, head, text) = call(&server, "POST", &publish, body.as_ref());
+        assert_eq!(status, 202, "{body:?}: {text}");
+        assert!(header(&head, "x-ms-operation-id").is_some(), "{head}");
+        let running = get_json(&server, &env_path);
+        assert_eq!(
+            running["properties"]["publishDetails"]["state"], "Running",
+            "{running}"
+        );
+        poll_to_success(&server, &head);
+        let done = get_json(&server, &env_path);
+        let details = &done["properties"]["publishDetails"];
+        assert_eq!(details["state"], "Success", "{done}");
+        assert!(details["endTime"].is_string(), "{done}");
+    }
+}
+
+/// Connections_ListConnections and CustomPools_ListWorkspaceCustomPools: deployments read
+/// them to rebind models and environments; the pool list holds the starter pool as the
+/// swagger's ListCustomPools example shows it.
+#[test]
+fn connections_and_spark_pools_are_listed() {
+    let server = shared(module_path!());
+    let (status, connections) = server.get_json("/v1/connections");
+    assert_eq!(status, 200, "{connections}");
+    assert!(connections["value"].is_array(), "{connections}");
+    let (status, pools) = server.get_json(&server.demo_path("/spark/pools"));
+    assert_eq!(status, 200, "{pools}");
+    let example = crate::data_agent_wire::swagger("spark/examples/ListCustomPools.json");
+    let starter = &example["responses"]["200"]["body"]["value"][0];
+    assert_eq!(pools["value"][0], *starter, "{pools}");
+}
+
+/// Deployment tools call one server by several names in a run; `--public-host` repeats.
+#[test]
+fn every_public_host_named_is_answered() {
+    let server = crate::support::Server::with(&[
+        ("public-host", "api.fabric.microsoft.com"),
+        (
+            "public-host",
+            "api.powerbi.com,msitapi.fabric.microsoft.com",
+        ),
+    ]);
+    let admin = server.bearer();
+    for host in [
+        "api.fabric.microsoft.com",
+        "api.powerbi.com",
+        "msitapi.fabric.microsoft.com:443",
+    ] {
+        let headers = [("Authorization", admin.as_str()), ("Host", host)];
+        let (status, body) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
+        assert_eq!(status, 200, "Host {host}: {body}");
+    }
+    let headers = [("Authorization", admin.as_str()), ("Host", "other.test")];
+    let (status, _) = http(&server.origin(), "GET", "/v1/workspaces", None, &headers);
+    assert_eq!(status, 421);
+}
+
+/// Workspaces_ApplyWorkspaceTags / Workspaces_UnapplyWorkspaceTags (swagger `Tags`): the
+/// request of the swagger example answers an empty 200, and `fabsh workspace apply-tags` /
+/// `unapply-tags` show the workspace's `tags` (swagger `Workspace.tags`) afterwards.
+#[test]
+fn workspace_tags_are_applied_and_removed() {
+    use crate::service_bodies::call;
+    let server = crate::support::Server::start();
+    let tags = server.fabsh(&["tag", "list"]).ok_json();
+    let tag = &tags.as_array().expect("tags")[0];
+    let tag_id = tag["id"].as_str().expect("id").to_string();
+    let example =
+        crate::data_agent_wire::swagger("platform/examples/platform/ApplyWorkspaceTags.json");
+    assert_eq!(example["responses"]["200"], serde_json::json!({}));
+    let body = serde_json::json!({"tags": [tag_id]});
+    let (status, _, text) = call(
+        &server,
+        "POST",
+        &server.demo_path("/applyTags"),
+        Some(&body),
+    );
+    assert_eq!(status, 200, "{text}");
+    let (status, _, text) = call(
+        &server,
+        "POST",
+        &server.demo_path("/unapplyTags"),
+        Some(&body),
+    );
+    assert_eq!(status, 200, "{text}");
+
+    let applied = server
+        .fabsh(&[
+            "workspace",
+            "apply-tags",
+            "-w",
+            "Demo",
+            "--tag-ids",
+            &tag_id,
+        ])
+        .ok_json();
+    assert_eq!(
+        applied["tags"],
+        serde_json::json!([{"id": tag_id, "displayName": tag["displayName"]}])
+    );
+    let removed = server
+        .fabsh(&[
+            "workspace",
+            "unapply-tags",
+            "-w",
+            "Demo",
+            "--tag-ids",
+            &tag_id,
+        ])
+        .ok_json();
+    assert!(removed.get("tags").is_none(), "{removed}");
+    let refused = server.fabsh(&["workspace", "apply-tags", "-w", "Demo", "--tag-ids", "x"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+}
+
+/// Items_BindSemanticModelConnection: the swagger's bind and unbind examples answer an empty
+/// 200, and the bound connection is among the model's connections until unbound.
+#[test]
+fn a_semantic_model_binds_and_unbinds_a_connection() {
+    use crate::service_bodies::{call, get_json};
+    let server = shared(module_path!());
+    let model = server
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            "Demo",
+            "--type",
+            "SemanticModel",
+            "-q",
+            "[0].id",
+        ])
+        .ok_json();
+    let model = model.as_str().expect("the Demo semantic model");
+    let base = server.demo_path(&format!("/semanticModels/{model}"));
+    let example = |name: &str| {
+        crate::data_agent_wire::swagger(&format!("semanticModel/examples/{name}.json"))
+            ["parameters"]["bindSemanticModelConnectionRequest"]
+            .clone()
+    };
+    let bind = example("BindSemanticModelConnection");
+    let (status, _, text) = call(
+        server,
+        "POST",
+        &format!("{base}/bindConnection"),
+        Some(&bind),
+    );
+    assert_eq!(status, 200, "{text}");
+    let connections = get_json(server, &format!("{base}/connections"));
+    let bound_id = &bind["connectionBinding"]["id"];
+    assert!(
+        connections["value"]
+            .as_array()
+            .expect("value")
+            .iter()
+            .any(|c| c["id"] == *bound_id),
+        "{connections}"
+    );
+    let unbind = example("UnbindSemanticModelConnection");
+    let (status, _, text) = call(
+        server,
+        "POST",
+        &format!("{base}/bindConnection"),
+        Some(&unbind),
+    );
+    assert_eq!(status, 200, "{text}");
+    let connections = get_json(server, &format!("{base}/connections"));
+    assert!(
+        !connections["value"]
+            .as_array()
+            .expect("value")
+            .iter()
+            .any(|c| c["id"] == *bound_id),
+        "{connections}"
+    );
+}

@@ -39,6 +39,19 @@ impl AgentFixture {
         }
     }
 
+    /// One new agent called `name` on a server a test file shares (borrowed, not owned).
+    pub fn on_shared(server: &'static Server, name: &str) -> SharedAgent {
+        let workspace = text(&server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]));
+        let created = server
+            .fabsh(&["data-agent", "create", "-w", "Demo", "--name", name])
+            .ok_json();
+        SharedAgent {
+            server,
+            workspace,
+            agent: created["id"].as_str().expect("id").to_string(),
+        }
+    }
+
     /// Runs `data-agent <command> -w <ws id> --id <agent id> <rest>`.
     pub fn run(&self, command: &str, rest: &[&str]) -> Run {
         self.run_env(command, rest, &[])
@@ -61,6 +74,34 @@ impl AgentFixture {
     /// The same, asserting success and parsing JSON.
     pub fn ok(&self, command: &str, rest: &[&str]) -> Value {
         self.run(command, rest).ok_json()
+    }
+
+    /// Adds the demo lakehouse.
+    pub fn add_lakehouse(&self) -> Value {
+        self.ok("add-datasource", &["--artifact", "SalesLakehouse"])
+    }
+}
+
+/// An agent on a shared server: the same commands as [`AgentFixture`].
+pub struct SharedAgent {
+    pub server: &'static Server,
+    pub workspace: String,
+    pub agent: String,
+}
+
+impl SharedAgent {
+    /// Runs `data-agent <command> -w <ws id> --id <agent id> <rest>`, asserting success.
+    pub fn ok(&self, command: &str, rest: &[&str]) -> Value {
+        let mut args = vec![
+            "data-agent",
+            command,
+            "-w",
+            &self.workspace,
+            "--id",
+            &self.agent,
+        ];
+        args.extend_from_slice(rest);
+        self.server.fabsh(&args).ok_json()
     }
 
     /// Adds the demo lakehouse.

@@ -86,7 +86,7 @@ pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
         addr: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.to_path_buf(),
         faults,
-        public_host: None,
+        public_hosts: Vec::new(),
         public_url: None,
         llm: None,
     })

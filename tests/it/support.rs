@@ -427,7 +427,7 @@ fn in_process_server() -> Server {
             retry_after_seconds: 0,
             ..Faults::default()
         },
-        public_host: None,
+        public_hosts: Vec::new(),
         public_url: None,
         llm: None,
     };

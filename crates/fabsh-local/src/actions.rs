@@ -9,7 +9,7 @@ use super::bulk_import::{self, Import};
 use super::definitions::{self, PlatformMeta};
 use super::item_identity;
 use super::store::items::{self, Item, Part};
-use super::store::{folders, new_id, workspaces};
+use super::store::{creation_payloads, environment_publishes, folders, new_id, workspaces};
 use super::workspace_identity;
 use axum::http::StatusCode;
 use base64::Engine;
@@ -77,6 +77,9 @@ pub struct NewItem {
     pub format: Option<String>,
     /// Definition parts (defaults already filled in).
     pub parts: Vec<StoredPart>,
+    /// The request's `creationPayload`, kept for the properties it sets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_payload: Option<Value>,
 }
 
 /// A definition replacement.
@@ -119,6 +122,12 @@ pub enum Action {
         /// The `format` asked for, if any.
         #[serde(default)]
         format: Option<String>,
+    },
+    /// An environment's staging publish; no result (the environment's `publishDetails` tell).
+    #[serde(rename_all = "camelCase")]
+    PublishEnvironment {
+        /// Item.
+        item_id: String,
     },
     /// bulkExportDefinitions; result = `{itemDefinitionsIndex, definitionParts}`.
     BulkExport(Export),
@@ -174,7 +183,10 @@ impl Action {
     /// stored by earlier versions may have none; the column keeps saying so.)
     pub fn has_result(&self) -> bool {
         // Deprovisioning a workspace identity answers no result, as recorded.
-        !matches!(self, Action::DeprovisionWorkspaceIdentity { .. })
+        !matches!(
+            self,
+            Action::DeprovisionWorkspaceIdentity { .. } | Action::PublishEnvironment { .. }
+        )
     }
 
     /// Whether the action only reads (it then runs on a reader connection when inline).
@@ -206,6 +218,10 @@ impl Action {
                 let parts = items::parts(conn, item_id)?;
                 let (format, parts) = definitions::in_format(&item, parts, format.as_deref())?;
                 Ok(Some(definitions::to_wire(format.as_deref(), &item, &parts)))
+            }
+            Action::PublishEnvironment { item_id } => {
+                environment_publishes::succeed(conn, item_id, now)?;
+                Ok(None)
             }
             Action::BulkExport(export) => bulk_export::apply(conn, export).map(Some),
             Action::BulkImport(import) => bulk_import::apply(conn, import, now).map(Some),
@@ -263,15 +279,18 @@ pub fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<Item, A
         tags_json: "[]".into(),
     };
     item.seq = items::insert(conn, &item, now)?;
+    if let Some(payload) = &new.creation_payload {
+        creation_payloads::insert(conn, &item.id, payload)?;
+    }
     items::replace_parts(
         conn,
         &item.id,
         new.format.as_deref(),
         &load_parts(&new.parts)?,
     )?;
-    if item.item_type == "Lakehouse" {
-        // Every lakehouse comes with its SQL analytics endpoint, a child item of the same name
-        // that moves and is deleted with it.
+    if matches!(item.item_type.as_str(), "Lakehouse" | "MirroredDatabase") {
+        // Every lakehouse and mirrored database comes with its SQL analytics endpoint, a child
+        // item of the same name that moves and is deleted with it.
         let endpoint = Item {
             seq: 0,
             id: new_id(),

@@ -339,6 +339,7 @@ fn import_one(
             sensitivity_label_id: None,
             format,
             parts: item.parts.clone(),
+            creation_payload: None,
         };
         let created = create_item(conn, &new, now).map_err(Failure::All)?;
         return Ok((created.id, "Create"));

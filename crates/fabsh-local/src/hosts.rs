@@ -15,8 +15,9 @@ use std::net::IpAddr;
 /// The hosts a server answers for, besides `localhost` and loopback addresses.
 #[derive(Debug, Clone, Default)]
 pub struct Hosts {
-    /// The public host name or address, lower-case, without a port.
-    public: Option<String>,
+    /// The public host names or addresses, lower-case, without a port: deployment tools call
+    /// one server by several (`api.fabric.microsoft.com` and `api.powerbi.com` in one run).
+    public: Vec<String>,
     /// The address bound, when it is a particular one (not 0.0.0.0 or ::): the endpoint the
     /// server prints names it.
     bound: Option<IpAddr>,
@@ -37,18 +38,19 @@ fn host_part(value: &str) -> String {
 }
 
 impl Hosts {
-    /// The hosts for a server bound to `bound` and known publicly as `public` (`HOST` or
-    /// `HOST:PORT`; any port is answered).
-    pub fn new(public: Option<&str>, bound: IpAddr) -> crate::Result<Hosts> {
-        let public = match public.map(str::trim).filter(|p| !p.is_empty()) {
-            Some(text) if text.contains(['/', '@', ' ', '?', '#']) => {
+    /// The hosts for a server bound to `bound` and known publicly as each of `public` (`HOST`
+    /// or `HOST:PORT`; any port is answered).
+    pub fn new(public: &[&str], bound: IpAddr) -> crate::Result<Hosts> {
+        let mut names = Vec::new();
+        for text in public.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            if text.contains(['/', '@', ' ', '?', '#']) {
                 return Err(crate::Error::invalid(format!(
                     "the public host '{text}' is not a host name or address (give HOST or HOST:PORT, no scheme or path)"
                 )));
             }
-            Some(text) => Some(host_part(text)),
-            None => None,
-        };
+            names.push(host_part(text));
+        }
+        let public = names;
         Ok(Hosts {
             public,
             bound: Some(bound).filter(|ip| !ip.is_unspecified()),
@@ -58,7 +60,7 @@ impl Hosts {
     /// True when a request naming `value` in `Host` is for this server.
     pub fn permits(&self, value: &str) -> bool {
         let host = host_part(value);
-        if host == "localhost" || self.public.as_deref() == Some(host.as_str()) {
+        if host == "localhost" || self.public.contains(&host) {
             return true;
         }
         match host.parse::<IpAddr>() {
@@ -84,10 +86,13 @@ pub async fn guard(State(state): State<Shared>, request: Request, next: Next) ->
         .flatten()
         .find(|host| !state.hosts.permits(host))
     {
-        let answered = match &state.hosts.public {
-            Some(public) => format!("localhost, loopback addresses and {public}"),
-            None => "localhost and loopback addresses (`local serve --public-host` adds one)"
-                .to_string(),
+        let answered = if state.hosts.public.is_empty() {
+            "localhost and loopback addresses (`local serve --public-host` adds one)".to_string()
+        } else {
+            format!(
+                "localhost, loopback addresses and {}",
+                state.hosts.public.join(", ")
+            )
         };
         return ApiError::new(
             StatusCode::MISDIRECTED_REQUEST,
@@ -105,7 +110,11 @@ mod tests {
 
     #[test]
     fn loopback_the_bound_address_and_the_public_host_are_answered() {
-        let hosts = Hosts::new(Some("Fabric.Example:8443"), "10.0.0.5".parse().unwrap()).unwrap();
+        let hosts = Hosts::new(
+            &["Fabric.Example:8443", "api.powerbi.com"],
+            "10.0.0.5".parse().unwrap(),
+        )
+        .unwrap();
         for host in [
             "localhost",
             "LOCALHOST:80",
@@ -116,6 +125,7 @@ mod tests {
             "10.0.0.5:8765",
             "fabric.example",
             "fabric.example.:443",
+            "api.powerbi.com",
         ] {
             assert!(hosts.permits(host), "{host}");
         }
@@ -128,8 +138,8 @@ mod tests {
         ] {
             assert!(!hosts.permits(host), "{host}");
         }
-        let any = Hosts::new(None, "0.0.0.0".parse().unwrap()).unwrap();
+        let any = Hosts::new(&[], "0.0.0.0".parse().unwrap()).unwrap();
         assert!(!any.permits("0.0.0.0") && !any.permits("192.168.1.10"));
-        assert!(Hosts::new(Some("http://x"), "127.0.0.1".parse().unwrap()).is_err());
+        assert!(Hosts::new(&["a.example", "http://x"], "127.0.0.1".parse().unwrap()).is_err());
     }
 }

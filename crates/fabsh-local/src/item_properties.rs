@@ -1,12 +1,16 @@
 //! The `properties` an item carries when read through its per-type collection
-//! (`/lakehouses/{id}`, `/warehouses`, `/environments`, `/dataAgents`), shaped as the
-//! swagger's per-type definitions: `LakehouseProperties`, `WarehouseProperties`,
-//! `EnvironmentProperties` (microsoft/fabric-rest-api-specs, `<type>/definitions.json`).
-//! Local Fabric has no SQL or OneLake hosts of its own; the names below follow the shapes the
-//! service sends so that clients parsing them work, and are not meant to be connected to.
+//! (`/lakehouses/{id}`, `/warehouses`, `/eventhouses`, ...), shaped as the swagger's per-type
+//! definitions: `LakehouseProperties`, `WarehouseProperties`, `EnvironmentProperties`,
+//! `EventhouseProperties`, `KQLDatabaseProperties`, `MirroredDatabaseProperties`,
+//! `SQLDatabaseProperties` (microsoft/fabric-rest-api-specs, `<type>/definitions.json`).
+//! Local Fabric has no SQL or OneLake hosts of its own; the SQL and OneLake names below follow
+//! the shapes the service sends so that clients parsing them work, and are not meant to be
+//! connected to. Kusto URIs are on local Fabric's own origin, so a deployment that substitutes
+//! them (fabric-cicd's `$items.Eventhouse.X.queryserviceuri`) gets a URL of this server.
 
 use super::clock::service_timestamp;
 use super::store::items::{self, Item};
+use super::store::{creation_payloads, environment_publishes};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -22,20 +26,30 @@ fn sql_host(workspace_id: &str) -> String {
     )
 }
 
-/// The item's type-specific `properties`, or `None` for types without any.
-pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
+/// The item's type-specific `properties`, or `None` for types without any. `origin` is the
+/// scheme and authority the caller reached local Fabric on.
+pub fn of(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Option<Value>> {
     Ok(Some(match item.item_type.as_str() {
         "Lakehouse" => lakehouse(conn, item)?,
         "Warehouse" => warehouse(conn, item)?,
         "Environment" => environment(conn, item)?,
         "DataAgent" => crate::agents::properties(conn, &item.id),
+        "Eventhouse" => eventhouse(conn, item, origin)?,
+        "KQLDatabase" => kql_database(conn, item, origin)?,
+        "MirroredDatabase" => mirrored_database(conn, item)?,
+        "SQLDatabase" => sql_database(item),
         _ => return Ok(None),
     }))
 }
 
-/// `LakehouseProperties`: OneLake paths and the SQL endpoint created with the lakehouse.
-fn lakehouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
-    let root = format!("{ONE_LAKE_DFS}/{}/{}", item.workspace_id, item.id);
+/// The OneLake folder of an item.
+fn one_lake_root(item: &Item) -> String {
+    format!("{ONE_LAKE_DFS}/{}/{}", item.workspace_id, item.id)
+}
+
+/// `SqlEndpointProperties` of the SQL analytics endpoint created with a lakehouse or mirrored
+/// database.
+fn sql_endpoint(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
     let endpoint = items::children(conn, &item.id)?
         .into_iter()
         .find(|child| child.item_type == "SQLEndpoint");
@@ -49,11 +63,38 @@ fn lakehouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
         }),
         None => json!({"provisioningStatus": "Failed"}),
     };
+    Ok(sql)
+}
+
+/// `LakehouseProperties`: OneLake paths and the SQL endpoint created with the lakehouse.
+fn lakehouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let root = one_lake_root(item);
     Ok(json!({
         "oneLakeTablesPath": format!("{root}/Tables"),
         "oneLakeFilesPath": format!("{root}/Files"),
-        "sqlEndpointProperties": sql,
+        "sqlEndpointProperties": sql_endpoint(conn, item)?,
     }))
+}
+
+/// `MirroredDatabaseProperties`: its OneLake tables, the SQL endpoint made with it, and the
+/// default schema when its definition enables one ("returned only for mirrored database that
+/// enables default schema in definition": `mirroring.json`'s
+/// `properties.target.typeProperties.defaultSchema`).
+fn mirrored_database(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let mut properties = json!({
+        "oneLakeTablesPath": format!("{}/Tables", one_lake_root(item)),
+        "sqlEndpointProperties": sql_endpoint(conn, item)?,
+    });
+    let default_schema = items::part(conn, &item.id, "mirroring.json")?
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|mirroring| {
+            let schema = &mirroring["properties"]["target"]["typeProperties"]["defaultSchema"];
+            schema.as_str().map(str::to_string)
+        });
+    if let Some(schema) = default_schema {
+        properties["defaultSchema"] = json!(schema);
+    }
+    Ok(properties)
 }
 
 /// When the item was created, as the service prints times.
@@ -63,33 +104,137 @@ fn created(conn: &Connection, item: &Item) -> rusqlite::Result<String> {
     ))
 }
 
-/// `WarehouseProperties`: the required connection string and dates. A warehouse has no
-/// definition to update here, so it was last updated when it was created. `collationType`
-/// (optional) is left out: the creation payload that would set it is not kept.
+/// The default collation of a warehouse (swagger `CollationType`: "The default").
+const DEFAULT_COLLATION: &str = "Latin1_General_100_BIN2_UTF8";
+
+/// A string field of the item's `creationPayload`.
+fn payload_string(conn: &Connection, item: &Item, key: &str) -> rusqlite::Result<Option<String>> {
+    Ok(creation_payloads::get(conn, &item.id)?
+        .and_then(|payload| payload.get(key)?.as_str().map(str::to_string)))
+}
+
+/// `WarehouseProperties`: the required connection string and dates, the collation it was
+/// created with, and the `connectionInfo` and `creationMode` the service adds (recorded
+/// 2026-01, get__test_get_item_query_all_successWarehouse.yaml). A warehouse has no
+/// definition to update here, so it was last updated when it was created.
 fn warehouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
     let created = created(conn, item)?;
+    let collation = payload_string(conn, item, "collationType")?
+        .unwrap_or_else(|| DEFAULT_COLLATION.to_string());
     Ok(json!({
+        "connectionInfo": sql_host(&item.workspace_id),
         "connectionString": sql_host(&item.workspace_id),
         "createdDate": created,
         "lastUpdatedTime": created,
+        "collationType": collation,
+        "creationMode": "New",
     }))
 }
 
-/// `EnvironmentProperties`: local Fabric publishes environments as they are created, so the
-/// one publish there was succeeded then; its version is the item's logical id, fixed for
-/// the item's life.
-fn environment(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
-    let created = created(conn, item)?;
+/// An eventhouse's Kusto query and ingestion URIs, on local Fabric's origin.
+fn kusto_uris(origin: &str, eventhouse_id: &str) -> (String, String) {
+    (
+        format!("{origin}/kusto/{eventhouse_id}"),
+        format!("{origin}/kusto-ingest/{eventhouse_id}"),
+    )
+}
+
+/// A KQL database's `DatabaseProperties.json` (the part fabric-cicd deploys, naming the parent
+/// eventhouse and the type) or else its `creationPayload`, which carries the same fields.
+fn kql_settings(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let from_part = items::part(conn, &item.id, "DatabaseProperties.json")?
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .filter(Value::is_object);
+    Ok(match from_part {
+        Some(settings) => settings,
+        None => creation_payloads::get(conn, &item.id)?.unwrap_or_else(|| json!({})),
+    })
+}
+
+/// `EventhouseProperties`: its URIs, the KQL databases that name it as their parent, and the
+/// minimum consumption units it was created with (0 when none).
+fn eventhouse(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Value> {
+    let (query, ingestion) = kusto_uris(origin, &item.id);
+    let databases: Vec<String> = items::list(
+        conn,
+        &item.workspace_id,
+        Some("KQLDatabase"),
+        &items::FolderScope::All,
+        0,
+        i64::MAX,
+    )?
+    .into_iter()
+    .filter_map(|database| {
+        let parent = kql_settings(conn, &database).ok()?;
+        (parent["parentEventhouseItemId"].as_str()? == item.id).then_some(database.id)
+    })
+    .collect();
+    let minimum = creation_payloads::get(conn, &item.id)?
+        .and_then(|payload| payload.get("minimumConsumptionUnits")?.as_f64())
+        .unwrap_or(0.0);
     Ok(json!({
-        "publishDetails": {
-            "state": "Success",
-            "targetVersion": item.logical_id,
-            "startTime": created,
-            "endTime": created,
-            "componentPublishInfo": {
-                "sparkLibraries": {"state": "Success"},
-                "sparkSettings": {"state": "Success"},
-            },
-        },
+        "queryServiceUri": query,
+        "ingestionServiceUri": ingestion,
+        "databasesItemIds": databases,
+        "minimumConsumptionUnits": minimum,
     }))
+}
+
+/// `KQLDatabaseProperties`: its parent eventhouse, whose URIs it shares, and its type.
+fn kql_database(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Value> {
+    let settings = kql_settings(conn, item)?;
+    let parent = settings["parentEventhouseItemId"].as_str();
+    let (query, ingestion) = kusto_uris(origin, parent.unwrap_or(&item.id));
+    let mut properties = json!({
+        "queryServiceUri": query,
+        "ingestionServiceUri": ingestion,
+        "databaseType": settings["databaseType"].as_str().unwrap_or("ReadWrite"),
+    });
+    if let Some(parent) = parent {
+        properties["parentEventhouseItemId"] = json!(parent);
+    }
+    Ok(properties)
+}
+
+/// `SQLDatabaseProperties`: a server named after the workspace (as warehouses' SQL hosts are),
+/// a database named after the item as the service names them (`<name>-<id>`).
+fn sql_database(item: &Item) -> Value {
+    let server = format!(
+        "{}.database.fabric.microsoft.com,1433",
+        item.workspace_id.replace('-', "")
+    );
+    let database = format!("{}-{}", item.display_name, item.id);
+    json!({
+        "connectionString": format!(
+            "Data Source={server};Initial Catalog={database};MultipleActiveResultSets=False;\
+             Connect Timeout=30;Encrypt=True;TrustServerCertificate=False"
+        ),
+        "databaseName": database,
+        "serverFqdn": server,
+        "backupRetentionDays": 7,
+        "collation": "SQL_Latin1_General_CP1_CI_AS",
+    })
+}
+
+/// `EnvironmentProperties`: the environment's last publish as it stands (`Running` until its
+/// operation completes, then `Success`). One never published has no publish to describe, so
+/// `publishDetails` (required) is empty rather than claiming a success.
+fn environment(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let Some(publish) = environment_publishes::last(conn, &item.id)? else {
+        return Ok(json!({ "publishDetails": {} }));
+    };
+    let component = json!({ "state": publish.state });
+    let mut details = json!({
+        "state": publish.state,
+        "targetVersion": publish.target_version,
+        "startTime": service_timestamp(publish.started_at),
+        "componentPublishInfo": {
+            "sparkLibraries": component,
+            "sparkSettings": component,
+        },
+    });
+    if let Some(ended) = publish.ended_at {
+        details["endTime"] = json!(service_timestamp(ended));
+    }
+    Ok(json!({ "publishDetails": details }))
 }

@@ -71,12 +71,12 @@ pub struct ServeOptions {
     pub data_dir: PathBuf,
     /// Fault injection settings.
     pub faults: Faults,
-    /// The host name (or address) the server is reached by from elsewhere, if any: requests
-    /// must name it or a loopback host (DNS rebinding). `HOST` or `HOST:PORT`.
-    pub public_host: Option<String>,
+    /// The host names (or addresses) the server is reached by from elsewhere: requests must
+    /// name one of them or a loopback host (DNS rebinding). `HOST` or `HOST:PORT` each.
+    pub public_hosts: Vec<String>,
     /// The URL clients reach the server by, when it differs from `http://{Host}` (behind a
     /// TLS terminator): the origin of every absolute URL it writes. Its host is the public
-    /// host unless `public_host` names one.
+    /// host unless `public_hosts` names some.
     pub public_url: Option<String>,
     /// The language model agents write SQL with; without one they answer from their
     /// few-shot examples only.
@@ -117,11 +117,13 @@ impl LocalServer {
             })?),
             None => None,
         };
-        let public_host = opts
-            .public_host
-            .as_deref()
-            .or(public_url.as_ref().map(|(_, host)| host.as_str()));
-        let hosts = hosts::Hosts::new(public_host, opts.addr.ip())?;
+        let mut public_hosts: Vec<&str> = opts.public_hosts.iter().map(String::as_str).collect();
+        if public_hosts.is_empty()
+            && let Some((_, host)) = &public_url
+        {
+            public_hosts.push(host);
+        }
+        let hosts = hosts::Hosts::new(&public_hosts, opts.addr.ip())?;
         let data_dir = opts.data_dir.clone();
         let (db, facts, admin) = blocking::run(move || open(&data_dir)).await.map_err(|e| {
             crate::Error::failed("opening the local Fabric store failed").with_cause(e.message)

@@ -164,6 +164,7 @@ fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> 
                 sensitivity_label_id: None,
                 format: format.map(str::to_string),
                 parts: store_parts(&parts),
+                creation_payload: None,
             }
         };
     let lakehouse = item(

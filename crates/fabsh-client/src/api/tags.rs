@@ -19,6 +19,24 @@ pub async fn unapply(api: &ApiClient, workspace: &str, id: &str, tag_ids: &[Stri
     send(api, workspace, id, "unapplyTags", tag_ids).await
 }
 
+/// Applies tags to a workspace (Workspaces_ApplyWorkspaceTags) or removes them
+/// (`apply` false: Workspaces_UnapplyWorkspaceTags).
+pub async fn tag_workspace(
+    api: &ApiClient,
+    workspace: &str,
+    tag_ids: &[String],
+    apply: bool,
+) -> Result<()> {
+    let action = if apply { "applyTags" } else { "unapplyTags" };
+    let req = Req::post(
+        format!("/workspaces/{workspace}/{action}"),
+        json!({ "tags": tag_ids }),
+    )
+    .idempotent();
+    api.send(req).await?;
+    Ok(())
+}
+
 async fn send(
     api: &ApiClient,
     workspace: &str,

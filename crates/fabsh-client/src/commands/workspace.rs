@@ -1,10 +1,11 @@
 //! `workspace list | show | create | delete`: navigation, beyond the spec, because every
-//! user needs workspace ids and names.
+//! user needs workspace ids and names; `apply-tags | unapply-tags` (swagger `Tags`).
 
 use super::args::Args;
 use super::common::{self, WORKSPACE};
+use super::item::organisation::{TAG_IDS, tag_ids};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
-use crate::api::workspaces;
+use crate::api::{tags, workspaces};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -83,7 +84,52 @@ omission.",
         }],
         handler: Handler::Data(delete),
     },
+    CommandSpec {
+        group: "workspace",
+        name: "apply-tags",
+        summary: "Apply tags to a workspace",
+        about: "Prints the workspace afterwards, tags included.",
+        args: &[WORKSPACE, TAG_IDS],
+        traits: Traits::MUTATE,
+        columns: &[],
+        examples: &[Example {
+            command: "workspace apply-tags -w Demo --tag-ids \"$TAG_ID\"",
+            about: "one tag",
+        }],
+        handler: Handler::Data(apply_tags),
+    },
+    CommandSpec {
+        group: "workspace",
+        name: "unapply-tags",
+        summary: "Remove tags from a workspace",
+        about: "Prints the workspace afterwards.",
+        args: &[WORKSPACE, TAG_IDS],
+        traits: Traits::MUTATE,
+        columns: &[],
+        examples: &[Example {
+            command: "workspace unapply-tags -w Demo --tag-ids \"$TAG_ID\"",
+            about: "one tag",
+        }],
+        handler: Handler::Data(unapply_tags),
+    },
 ];
+
+fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
+    Box::pin(async move {
+        let ids = tag_ids(&args)?;
+        let id = ctx.workspace_id(args.str("workspace")?).await?;
+        tags::tag_workspace(ctx.api(), &id, &ids, apply).await?;
+        Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
+    })
+}
+
+fn apply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
+    tagging(ctx, args, true)
+}
+
+fn unapply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
+    tagging(ctx, args, false)
+}
 
 fn list(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move { common::paged(ctx.api(), workspaces::list_req(), &args).await })

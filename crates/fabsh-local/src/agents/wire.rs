@@ -29,10 +29,12 @@ pub fn settings(config: &Value) -> Value {
     experimental
         .entry("mcpServers")
         .or_insert_with(|| json!([]));
-    json!({
-        "aiInstructions": config.get("aiInstructions").cloned().unwrap_or(Value::Null),
-        "experimental": experimental,
-    })
+    let mut settings = json!({ "experimental": experimental });
+    // An unset optional string is left out, as the swagger examples show, never `null`.
+    if let Some(instructions) = config.get("aiInstructions").filter(|v| v.is_string()) {
+        settings["aiInstructions"] = instructions.clone();
+    }
+    settings
 }
 
 /// A datasource as lists show it.
@@ -58,8 +60,9 @@ pub fn datasource(agent_id: &str, doc: &DataSourceDoc) -> Value {
         map.insert("fabricItemType".into(), json!(kind.map(|k| k.item_type)));
     }
     map.insert("displayName".into(), json!(doc.display_name));
-    map.insert("description".into(), json!(doc.description));
-    map.insert("instructions".into(), json!(doc.instructions));
+    // Unset optional strings are left out (swagger examples), never `null`.
+    insert_set(&mut map, "description", doc.description.as_deref());
+    insert_set(&mut map, "instructions", doc.instructions.as_deref());
     let reference_key = if lakehouse {
         "lakehouseReference"
     } else {
@@ -82,7 +85,7 @@ pub fn element(doc: &ElementDoc, path: &[&str], state: &str) -> Value {
     if let Some(data_type) = &doc.data_type {
         map.insert("dataType".into(), json!(data_type));
     }
-    map.insert("description".into(), json!(doc.description));
+    insert_set(&mut map, "description", doc.description.as_deref());
     map.insert("hasSubElements".into(), json!(!doc.children.is_empty()));
     map.insert("state".into(), json!(state));
     if let Some(index_state) = &doc.index_state {
@@ -98,12 +101,20 @@ pub fn fewshot(doc: &FewShotDoc, status: &str, reason: Option<&str>) -> Value {
     if let Some(reason) = reason {
         validation.insert("reason".into(), json!(reason));
     }
-    json!({
-        "id": doc.id,
-        "question": doc.question,
-        "query": doc.query,
-        "validationStatus": validation,
-    })
+    let mut map = Map::new();
+    map.insert("id".into(), json!(doc.id));
+    map.insert("question".into(), json!(doc.question));
+    insert_set(&mut map, "query", doc.query.as_deref());
+    map.insert("validationStatus".into(), Value::Object(validation));
+    Value::Object(map)
+}
+
+/// Adds `key` when the optional string is set: the swagger types these as strings and its
+/// examples leave unset ones out.
+fn insert_set(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        map.insert(key.into(), json!(value));
+    }
 }
 
 #[cfg(test)]

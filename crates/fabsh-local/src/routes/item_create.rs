@@ -182,6 +182,7 @@ pub fn create(
         sensitivity_label_id,
         format,
         parts: store_parts(&parts),
+        creation_payload: creation_payload.cloned(),
     };
     lro::run(
         &state,

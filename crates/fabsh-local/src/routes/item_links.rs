@@ -107,7 +107,7 @@ pub fn update_logical_id(
 }
 
 /// The tag ids of an apply/unapply body: `tags` per the REST spec, each a known tag.
-fn tag_ids(body: &JsonBody) -> Result<Vec<String>, ApiError> {
+pub(super) fn tag_ids(body: &JsonBody) -> Result<Vec<String>, ApiError> {
     let obj = body.object()?;
     let ids = obj
         .get("tags")
@@ -131,6 +131,19 @@ fn tag_ids(body: &JsonBody) -> Result<Vec<String>, ApiError> {
         .collect()
 }
 
+/// 404 `EntityNotFound` for a tag the tenant does not have.
+pub(super) fn require_tag(conn: &rusqlite::Connection, tag: &str) -> Result<(), ApiError> {
+    if tags::get(conn, tag)?.is_some() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::NOT_FOUND,
+        "EntityNotFound",
+        format!("The tag '{tag}' was not found"),
+    )
+    .related(tag, "Tag"))
+}
+
 fn tagging(
     state: Shared,
     caller: Caller,
@@ -143,14 +156,7 @@ fn tagging(
     state.db.write(|tx| {
         let item = target.get(tx)?;
         for tag in &ids {
-            if tags::get(tx, tag)?.is_none() {
-                return Err(ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    "EntityNotFound",
-                    format!("The tag '{tag}' was not found"),
-                )
-                .related(tag, "Tag"));
-            }
+            require_tag(tx, tag)?;
             if apply {
                 tags::apply(tx, &item.id, tag)?;
             } else {

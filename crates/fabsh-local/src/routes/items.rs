@@ -8,7 +8,7 @@ use crate::auth::Caller;
 use crate::clock::now_nanos;
 use crate::item_identity;
 use crate::paging::{PageToken, Paging};
-use crate::respond::{self, JsonBody, Query, check_description, norm, opt_id, opt_str};
+use crate::respond::{self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str};
 use crate::state::Shared;
 use crate::store::items::{self, FolderScope, Item};
 use crate::store::{folders, principals::Role};
@@ -26,11 +26,17 @@ pub fn invalid_type(name: &str) -> ApiError {
     )
 }
 
-/// The item as the route returns it: per-type routes add the type's `properties` (see
-/// [`crate::item_properties`]).
-pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::Result<Value> {
+/// The item as the route returns it: per-type routes (`typed` holds the origin the caller
+/// reached) add the type's `properties` (see [`crate::item_properties`]).
+pub fn wire(
+    conn: &rusqlite::Connection,
+    item: &Item,
+    typed: Option<&str>,
+) -> rusqlite::Result<Value> {
     let mut value = item.to_wire();
-    if typed && let Some(properties) = crate::item_properties::of(conn, item)? {
+    if let Some(origin) = typed
+        && let Some(properties) = crate::item_properties::of(conn, item, origin)?
+    {
         value["properties"] = properties;
     }
     Ok(value)
@@ -40,13 +46,22 @@ pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
+    Origin(origin): Origin,
     target: CollectionTarget,
     paging: Paging,
     query: Query,
 ) -> Result<Response, ApiError> {
     let CollectionTarget { ws, implied, .. } = &target;
     caller.workspace(&state, ws, Role::Viewer)?;
-    let token = paging.token(PageToken::first("items", Some(ws)), |first| {
+    // A per-type list's token carries its type as its scope, so a token of another list
+    // (`/items`, whose pages hold every type) cannot continue it: `GET /lakehouses` with a
+    // `/items` token served an OrgAppAudience without lakehouse properties.
+    let list = PageToken {
+        extra: implied.map(|t| t.name.to_string()),
+        ..PageToken::first("items", Some(ws))
+    };
+    let typed = implied.is_some().then_some(origin.as_str());
+    let token = paging.token(list, |first| {
         let item_type = match (implied, query.get("type")) {
             (Some(t), _) => Some(t.name.to_string()),
             (None, Some(name)) => Some(
@@ -80,7 +95,7 @@ pub fn list(
                 let rows = items::list(c, ws, token.item_type.as_deref(), &scope, after, limit)?;
                 rows.iter()
                     .map(|item| {
-                        let mut value = wire(c, item, implied.is_some())?;
+                        let mut value = wire(c, item, typed)?;
                         if with_identity {
                             item_identity::add_to(c, item, &mut value)?;
                         }
@@ -99,13 +114,14 @@ pub fn list(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
+    Origin(origin): Origin,
     target: ItemTarget,
     query: Query,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
     let mut value = state
         .db
-        .read(|c| wire(c, &item, target.implied.is_some()))?;
+        .read(|c| wire(c, &item, target.implied.map(|_| origin.as_str())))?;
     if item_identity::wanted(query.get("include")) {
         state
             .db
@@ -118,6 +134,7 @@ pub fn show(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
+    Origin(origin): Origin,
     target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
@@ -152,7 +169,7 @@ pub fn update(
     })?;
     let value = state
         .db
-        .read(|c| wire(c, &updated, target.implied.is_some()))?;
+        .read(|c| wire(c, &updated, target.implied.map(|_| origin.as_str())))?;
     Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 

@@ -15,6 +15,7 @@ mod agent_mcp;
 mod agent_sources;
 mod bulk;
 mod definitions;
+mod deploy_reads;
 mod device_code;
 mod discovery;
 mod folders;
@@ -28,6 +29,7 @@ mod operations;
 mod powerbi;
 mod role_assignments;
 mod shares;
+mod shortcuts;
 mod tags;
 mod target;
 mod token;
@@ -74,6 +76,14 @@ pub fn router(state: Shared) -> Router {
             post(blocking(workspace_identity::handler(
                 workspace_identity::deprovision,
             ))),
+        )
+        .route(
+            "/v1/workspaces/{ws}/applyTags",
+            post(blocking(workspaces::apply_tags)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/unapplyTags",
+            post(blocking(workspaces::unapply_tags)),
         )
         .route(
             "/v1/workspaces/{ws}/roleAssignments",
@@ -134,6 +144,22 @@ pub fn router(state: Shared) -> Router {
             post(blocking(items::move_item)),
         )
         .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/shortcuts",
+            get(blocking(shortcuts::list)).post(blocking(shortcuts::create)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/shortcuts/bulkCreate",
+            post(blocking(shortcuts::bulk_create)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/shortcuts/{*rest}",
+            get(blocking(shortcuts::show)).delete(blocking(shortcuts::remove)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/bindConnection",
+            post(blocking(deploy_reads::bind_connection)),
+        )
+        .route(
             "/v1/workspaces/{ws}/{collection}/{item}/connections",
             get(blocking(item_links::connections)),
         )
@@ -176,6 +202,14 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/externalDataShares/invitations/{invitation}/accept",
             post(blocking(invitations::accept)),
+        )
+        .route(
+            "/v1/connections",
+            get(blocking(deploy_reads::list_connections)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/spark/pools",
+            get(blocking(deploy_reads::list_spark_pools)),
         )
         .route("/v1/tags", get(blocking(tags::list)))
         .route("/v1/admin/tags", get(blocking(tags::list)))
@@ -304,7 +338,7 @@ fn data_agent_routes() -> Router<Shared> {
         )
         .route(
             &format!("{AGENT}/staging/publish"),
-            post(blocking(agent_config::publish)),
+            post(blocking(deploy_reads::staging_publish)),
         )
         .route(
             &format!("{AGENT}/staging/reset"),

@@ -178,15 +178,63 @@ pub fn show(
     WorkspaceTarget { ws }: WorkspaceTarget,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &ws, Role::Viewer)?;
-    let (found, identity) = state.db.read(|c| {
+    let (found, identity, tags) = state.db.read(|c| {
         let found = store::get(c, &ws)?.ok_or_else(|| ApiError::workspace_not_found(&ws))?;
-        Ok::<_, ApiError>((found, identities::of_workspace(c, &ws)?))
+        let tags = crate::store::workspace_tags::of(c, &ws)?;
+        Ok::<_, ApiError>((found, identities::of_workspace(c, &ws)?, tags))
     })?;
     let mut wire = to_wire(&found, true);
+    if !tags.is_empty() {
+        wire["tags"] = Value::Array(tags);
+    }
     if let Some(identity) = identity {
         wire["workspaceIdentity"] = workspace_identity::to_wire(&identity);
     }
     Ok(respond::json(StatusCode::OK, &wire))
+}
+
+/// POST `/v1/workspaces/{ws}/applyTags` `{tags: [id]}` → empty 200 (Admin, as updating the
+/// workspace's settings is).
+pub fn apply_tags(
+    State(state): State<Shared>,
+    caller: Caller,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    tagging(state, caller, ws, body, true)
+}
+
+/// POST `/v1/workspaces/{ws}/unapplyTags` `{tags: [id]}` → empty 200.
+pub fn unapply_tags(
+    State(state): State<Shared>,
+    caller: Caller,
+    WorkspaceTarget { ws }: WorkspaceTarget,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    tagging(state, caller, ws, body, false)
+}
+
+fn tagging(
+    state: Shared,
+    caller: Caller,
+    ws: String,
+    body: JsonBody,
+    apply: bool,
+) -> Result<Response, ApiError> {
+    caller.workspace(&state, &ws, Role::Admin)?;
+    let ids = super::item_links::tag_ids(&body)?;
+    state.db.write(|tx| {
+        for tag in &ids {
+            super::item_links::require_tag(tx, tag)?;
+            if apply {
+                crate::store::workspace_tags::apply(tx, &ws, tag)?;
+            } else {
+                crate::store::workspace_tags::unapply(tx, &ws, tag)?;
+            }
+        }
+        Ok::<_, ApiError>(())
+    })?;
+    Ok(respond::empty_ok())
 }
 
 /// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.

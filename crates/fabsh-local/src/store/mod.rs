@@ -7,6 +7,8 @@
 //! files keep (the item's parts version, the table file's schema cookie) still matches.
 
 pub mod assistants;
+pub mod creation_payloads;
+pub mod environment_publishes;
 pub mod folders;
 pub mod identities;
 pub mod items;
@@ -15,8 +17,10 @@ pub mod operations;
 pub mod principals;
 pub mod schema;
 pub mod shares;
+pub mod shortcuts;
 pub mod sign_in;
 pub mod tags;
+pub mod workspace_tags;
 pub mod workspaces;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};

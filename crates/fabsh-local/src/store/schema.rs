@@ -2,8 +2,23 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+/// The migrations in order: the file's `PRAGMA user_version` counts those applied. A new
+/// one is a step of its own appended here (one line), so branches that each add one merge by
+/// keeping both lines.
+const MIGRATIONS: &[&str] = &[
+    SCHEMA_V1,
+    SCHEMA_V2,
+    SCHEMA_V3,
+    SCHEMA_V4,
+    SCHEMA_V5,
+    super::creation_payloads::MIGRATION,
+    super::environment_publishes::MIGRATION,
+    super::workspace_tags::MIGRATION,
+    super::shortcuts::MIGRATION,
+];
+
 /// Schema version written to `PRAGMA user_version`.
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
 const SCHEMA_V1: &str = r#"
 CREATE TABLE meta (
@@ -198,20 +213,10 @@ CREATE UNIQUE INDEX definition_parts_key ON definition_parts(item_id, ord);
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < 1 {
-        tx.execute_batch(SCHEMA_V1)?;
-    }
-    if version < 2 {
-        tx.execute_batch(SCHEMA_V2)?;
-    }
-    if version < 3 {
-        tx.execute_batch(SCHEMA_V3)?;
-    }
-    if version < 4 {
-        tx.execute_batch(SCHEMA_V4)?;
-    }
-    if version < 5 {
-        tx.execute_batch(SCHEMA_V5)?;
+    for (applied, migration) in (1..).zip(MIGRATIONS) {
+        if version < applied {
+            tx.execute_batch(migration)?;
+        }
     }
     if version < VERSION {
         tx.pragma_update(None, "user_version", VERSION)?;

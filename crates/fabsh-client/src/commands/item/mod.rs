@@ -10,7 +10,7 @@ mod endorsements;
 mod identity;
 mod inspect;
 mod invitations;
-mod organisation;
+pub(crate) mod organisation;
 mod shares;
 mod url;
 

@@ -36,7 +36,7 @@ pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
     handler: Handler::Data(move_to_folder),
 };
 
-const TAG_IDS: ArgSpec = ArgSpec::opt(
+pub(crate) const TAG_IDS: ArgSpec = ArgSpec::opt(
     "tag-ids",
     ArgKind::List,
     "Tag ids, comma-separated (see `fabsh tag list`)",
@@ -110,7 +110,7 @@ fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
 }
 
 /// `--tag-ids`, each a GUID, at least one.
-fn tag_ids(args: &Args) -> Result<Vec<String>> {
+pub(crate) fn tag_ids(args: &Args) -> Result<Vec<String>> {
     let ids = args.list("tag-ids");
     if ids.is_empty() {
         return Err(Error::usage("give the tags with --tag-ids")

@@ -1,0 +1,341 @@
+//! OneLake shortcuts (swagger platform `OneLakeShortcuts_*`): list, create with
+//! `shortcutConflictPolicy`, bulkCreate, get, delete, on `…/items/{id}/shortcuts`. A shortcut
+//! lives under the item's `Files` or `Tables`; a OneLake target must name an item the caller
+//! can read and a path under its `Files` or `Tables`, else 400 as the service refuses a target
+//! that does not exist (its exact code is not recorded: `BadRequest`, as for other bodies).
+
+use super::target::ItemTarget;
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::paging::{PageToken, Paging};
+use crate::respond::{self, JsonBody, Origin, Query, norm};
+use crate::state::Shared;
+use crate::store::items;
+use crate::store::principals::Role;
+use crate::store::shortcuts::{self, Shortcut};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+
+/// The target kinds of swagger `CreatableShortcutTarget`, with the `type` each reports.
+const TARGET_KINDS: &[(&str, &str)] = &[
+    ("oneLake", "OneLake"),
+    ("adlsGen2", "AdlsGen2"),
+    ("amazonS3", "AmazonS3"),
+    ("googleCloudStorage", "GoogleCloudStorage"),
+    ("s3Compatible", "S3Compatible"),
+    ("dataverse", "Dataverse"),
+    ("azureBlobStorage", "AzureBlobStorage"),
+    ("oneDriveSharePoint", "OneDriveSharePoint"),
+];
+
+/// A path inside an item: no leading or trailing `/`, under `Files` or `Tables`.
+fn item_path(text: &str, field: &str) -> Result<String, ApiError> {
+    let path = text.trim().trim_matches('/').to_string();
+    let root = path.split('/').next().unwrap_or_default();
+    if root.eq_ignore_ascii_case("Files") || root.eq_ignore_ascii_case("Tables") {
+        Ok(path)
+    } else {
+        Err(ApiError::invalid_body(format!(
+            "'{field}' must be a path under Files or Tables, not '{text}'"
+        )))
+    }
+}
+
+fn wire(shortcut: &Shortcut) -> Value {
+    json!({"path": shortcut.path, "name": shortcut.name, "target": shortcut.target})
+}
+
+fn not_found(path: &str, name: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "EntityNotFound",
+        format!("The shortcut '{path}/{name}' was not found"),
+    )
+}
+
+/// A create request checked: where the shortcut goes and its wire target.
+struct Wanted {
+    path: String,
+    name: String,
+    target: Value,
+}
+
+/// Checks a `CreateShortcutRequest`; a OneLake target must exist (see the module comment).
+fn wanted(
+    conn: &Connection,
+    caller: &Caller,
+    state: &Shared,
+    request: &Map<String, Value>,
+) -> Result<Wanted, ApiError> {
+    let text = |key: &str| {
+        request
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::invalid_body(format!("The '{key}' field is required")))
+    };
+    let path = item_path(text("path")?, "path")?;
+    let name = text("name")?.trim().to_string();
+    if name.is_empty() || name.contains('/') {
+        return Err(ApiError::invalid_body(
+            "'name' must be a non-empty name without '/'",
+        ));
+    }
+    let given = request
+        .get("target")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ApiError::invalid_body("The 'target' field is required"))?;
+    let kinds: Vec<&(&str, &str)> = TARGET_KINDS
+        .iter()
+        .filter(|(key, _)| given.get(*key).is_some_and(Value::is_object))
+        .collect();
+    let [(key, kind)] = kinds.as_slice() else {
+        return Err(ApiError::invalid_body(
+            "'target' must name exactly one destination (oneLake, adlsGen2, amazonS3, ...)",
+        ));
+    };
+    let mut destination = given[*key].clone();
+    if *key == "oneLake" {
+        destination = one_lake_target(conn, caller, state, &destination)?;
+    }
+    Ok(Wanted {
+        path,
+        name,
+        target: json!({"type": kind, *key: destination}),
+    })
+}
+
+/// A OneLake target as stored: `workspaceId`, `itemId`, `path` (checked to exist).
+fn one_lake_target(
+    conn: &Connection,
+    caller: &Caller,
+    state: &Shared,
+    target: &Value,
+) -> Result<Value, ApiError> {
+    let field = |key: &str| {
+        target[key]
+            .as_str()
+            .map(norm)
+            .ok_or_else(|| ApiError::invalid_body(format!("'target.oneLake.{key}' is required")))
+    };
+    let (ws, item) = (field("workspaceId")?, field("itemId")?);
+    let path = item_path(
+        target["path"].as_str().unwrap_or_default(),
+        "target.oneLake.path",
+    )?;
+    let missing = || {
+        ApiError::invalid_body(format!(
+            "The target path '{path}' of item '{item}' in workspace '{ws}' does not exist"
+        ))
+    };
+    if caller.workspace(state, &ws, Role::Viewer).is_err() {
+        return Err(missing());
+    }
+    if items::get(conn, &ws, &item)?.is_none() {
+        return Err(missing());
+    }
+    Ok(json!({"workspaceId": ws, "itemId": item, "path": path}))
+}
+
+/// `shortcutConflictPolicy` (swagger `ShortcutConflictPolicy`), `Abort` by default.
+fn conflict_policy(query: &Query) -> Result<&'static str, ApiError> {
+    match query.get("shortcutConflictPolicy") {
+        None | Some("") => Ok("Abort"),
+        Some(given) => [
+            "Abort",
+            "GenerateUniqueName",
+            "CreateOrOverwrite",
+            "OverwriteOnly",
+        ]
+        .into_iter()
+        .find(|p| p.eq_ignore_ascii_case(given))
+        .ok_or_else(|| ApiError::invalid_parameter("shortcutConflictPolicy", given)),
+    }
+}
+
+/// Creates one shortcut under the policy; returns it and whether it was new.
+fn create_one(
+    conn: &Connection,
+    item_id: &str,
+    mut wanted: Wanted,
+    policy: &str,
+) -> Result<(Value, bool), ApiError> {
+    let exists = shortcuts::get(conn, item_id, &wanted.path, &wanted.name)?.is_some();
+    match (policy, exists) {
+        ("Abort", true) => {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "ShortcutAlreadyExists",
+                format!(
+                    "A shortcut '{}' already exists at '{}'",
+                    wanted.name, wanted.path
+                ),
+            ));
+        }
+        ("OverwriteOnly", false) => return Err(not_found(&wanted.path, &wanted.name)),
+        ("GenerateUniqueName", true) => {
+            let base = wanted.name.clone();
+            let mut n = 1;
+            while shortcuts::get(conn, item_id, &wanted.path, &wanted.name)?.is_some() {
+                wanted.name = format!("{base}_{n}");
+                n += 1;
+            }
+        }
+        _ => {}
+    }
+    shortcuts::put(conn, item_id, &wanted.path, &wanted.name, &wanted.target)?;
+    let created = !(exists && matches!(policy, "CreateOrOverwrite" | "OverwriteOnly"));
+    Ok((
+        json!({"path": wanted.path, "name": wanted.name, "target": wanted.target}),
+        created,
+    ))
+}
+
+/// GET `…/shortcuts[?parentPath=]`: a page of the item's shortcuts.
+pub fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    paging: Paging,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let item = target.open(&state, &caller, Role::Viewer)?;
+    let parent = query
+        .get("parentPath")
+        .map(|p| p.trim().trim_matches('/').to_string())
+        .filter(|p| !p.is_empty());
+    let list = PageToken {
+        extra: Some(format!("{}:{}", item.id, parent.as_deref().unwrap_or(""))),
+        ..PageToken::first("shortcuts", Some(&target.ws))
+    };
+    let token = paging.token(list, Ok)?;
+    paging.respond(
+        &token,
+        |after, limit| {
+            state
+                .db
+                .read(|c| shortcuts::list(c, &item.id, parent.as_deref(), after, limit))
+        },
+        |s| s.seq,
+        wire,
+    )
+}
+
+/// POST `…/shortcuts`: 201 with the shortcut and its Location, 200 when it replaced one.
+pub fn create(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    target: ItemTarget,
+    query: Query,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
+    let policy = conflict_policy(&query)?;
+    let request = body.object()?;
+    let (shortcut, created) = state.db.write(|tx| {
+        let item = target.get(tx)?;
+        let wanted = wanted(tx, &caller, &state, &request)?;
+        create_one(tx, &item.id, wanted, policy)
+    })?;
+    if !created {
+        return Ok(respond::json(StatusCode::OK, &shortcut));
+    }
+    let location = format!(
+        "{origin}/v1/workspaces/{}/items/{}/shortcuts/{}/{}",
+        target.ws,
+        target.id,
+        shortcut["path"].as_str().unwrap_or_default(),
+        shortcut["name"].as_str().unwrap_or_default()
+    );
+    Ok(respond::created(&shortcut, &location))
+}
+
+/// POST `…/shortcuts/bulkCreate` `{createShortcutRequests: [...]}`: each request succeeds or
+/// fails on its own (swagger `BulkCreateShortcutResponse`), answered inline (the swagger
+/// allows 200).
+pub fn bulk_create(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    query: Query,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
+    let policy = conflict_policy(&query)?;
+    let body = body.object()?;
+    let requests = body
+        .get("createShortcutRequests")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ApiError::invalid_body("The 'createShortcutRequests' field is required"))?
+        .clone();
+    let answers = state.db.write(|tx| {
+        let item = target.get(tx)?;
+        let mut answers = Vec::new();
+        for request in &requests {
+            let echo = json!({"path": request["path"], "name": request["name"]});
+            tx.execute_batch("SAVEPOINT one_shortcut")?;
+            let outcome = request
+                .as_object()
+                .ok_or_else(|| ApiError::invalid_body("Each request must be an object"))
+                .and_then(|r| wanted(tx, &caller, &state, r))
+                .and_then(|w| create_one(tx, &item.id, w, policy));
+            answers.push(match outcome {
+                Ok((shortcut, _)) => {
+                    tx.execute_batch("RELEASE one_shortcut")?;
+                    json!({"request": echo, "status": "Succeeded", "result": shortcut})
+                }
+                Err(error) => {
+                    tx.execute_batch("ROLLBACK TO one_shortcut; RELEASE one_shortcut")?;
+                    json!({"request": echo, "status": "Failed",
+                           "error": {"errorCode": error.code, "message": error.message}})
+                }
+            });
+        }
+        Ok::<_, ApiError>(answers)
+    })?;
+    Ok(respond::json(StatusCode::OK, &json!({ "value": answers })))
+}
+
+fn split(rest: &str) -> Result<(String, String), ApiError> {
+    let rest = rest.trim_matches('/');
+    let (path, name) = rest.rsplit_once('/').ok_or_else(|| not_found(rest, ""))?;
+    Ok((path.to_string(), name.to_string()))
+}
+
+/// GET `…/shortcuts/{path}/{name}`.
+pub fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    Path(params): Path<std::collections::HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let item = target.open(&state, &caller, Role::Viewer)?;
+    let (path, name) = split(params.get("rest").map(String::as_str).unwrap_or_default())?;
+    let found = state
+        .db
+        .read(|c| shortcuts::get(c, &item.id, &path, &name))?
+        .ok_or_else(|| not_found(&path, &name))?;
+    Ok(respond::json(StatusCode::OK, &wire(&found)))
+}
+
+/// DELETE `…/shortcuts/{path}/{name}` → empty 200.
+pub fn remove(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    Path(params): Path<std::collections::HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
+    let (path, name) = split(params.get("rest").map(String::as_str).unwrap_or_default())?;
+    let removed = state.db.write(|tx| {
+        let item = target.get(tx)?;
+        Ok::<_, ApiError>(shortcuts::delete(tx, &item.id, &path, &name)?)
+    })?;
+    if !removed {
+        return Err(not_found(&path, &name));
+    }
+    Ok(respond::empty_ok())
+}

@@ -1,0 +1,112 @@
+//! OneLake shortcuts on local Fabric (swagger platform `OneLakeShortcuts_*`, example
+//! tests/fixtures/fabric-rest-api-specs/platform/examples/platform/
+//! CreateShortcutOneLakeTarget.json): create (201 with the example's body shape and Location),
+//! list, get, delete, `shortcutConflictPolicy`, bulkCreate, and a target that does not exist
+//! refused with 400.
+
+use crate::data_agent_wire::swagger;
+use crate::service_bodies::{call, get_json, header};
+use crate::support::shared;
+use serde_json::{Value, json};
+
+#[test]
+fn shortcuts_are_created_listed_shown_and_deleted() {
+    let server = shared(module_path!());
+    let target = server.create_demo_item("Shortcut target", "Lakehouse");
+    let holder = server.create_demo_item("Shortcut holder", "Lakehouse");
+    let ws = server.demo_path("");
+    let ws_id = ws.rsplit('/').next().expect("workspace id").to_string();
+    let base = format!("{ws}/items/{holder}/shortcuts");
+
+    let example = swagger("platform/examples/platform/CreateShortcutOneLakeTarget.json");
+    let mut request = example["parameters"]["createShortcutRequest"].clone();
+    request["target"]["oneLake"]["workspaceId"] = json!(ws_id);
+    request["target"]["oneLake"]["itemId"] = json!(target);
+    let (status, head, text) = call(server, "POST", &base, Some(&request));
+    assert_eq!(status, 201, "{text}");
+    let created: Value = serde_json::from_str(&text).expect("JSON");
+    let mut expected = example["responses"]["201"]["body"].clone();
+    expected["target"]["oneLake"] = request["target"]["oneLake"].clone();
+    assert_eq!(created, expected);
+    let location = header(&head, "Location").expect("Location");
+    assert!(
+        location.ends_with(&format!(
+            "/items/{holder}/shortcuts/Files/blafolder/folder3/MyOneLakeShortcut"
+        )),
+        "{location}"
+    );
+
+    let one = format!("{base}/Files/blafolder/folder3/MyOneLakeShortcut");
+    assert_eq!(get_json(server, &one), expected);
+    let listed = get_json(server, &base);
+    assert_eq!(listed["value"], json!([expected]));
+    let under = get_json(server, &format!("{base}?parentPath=Tables"));
+    assert_eq!(under["value"], json!([]));
+
+    // Abort (the default) refuses a second one; GenerateUniqueName makes another name;
+    // CreateOrOverwrite replaces (200).
+    let (status, _, text) = call(server, "POST", &base, Some(&request));
+    assert_eq!(status, 409, "{text}");
+    let (status, _, text) = call(
+        server,
+        "POST",
+        &format!("{base}?shortcutConflictPolicy=GenerateUniqueName"),
+        Some(&request),
+    );
+    assert_eq!(status, 201, "{text}");
+    let renamed: Value = serde_json::from_str(&text).expect("JSON");
+    assert_ne!(renamed["name"], "MyOneLakeShortcut");
+    let (status, _, text) = call(
+        server,
+        "POST",
+        &format!("{base}?shortcutConflictPolicy=CreateOrOverwrite"),
+        Some(&request),
+    );
+    assert_eq!(status, 200, "{text}");
+
+    let (status, _, text) = call(server, "DELETE", &one, None);
+    assert_eq!(status, 200, "{text}");
+    let (status, _, _) = call(server, "GET", &one, None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn a_target_that_does_not_exist_is_refused_and_bulk_creates_report_each() {
+    let server = shared(module_path!());
+    let holder = server.create_demo_item("Bulk holder", "Lakehouse");
+    let target = server.create_demo_item("Bulk target", "Lakehouse");
+    let ws = server.demo_path("");
+    let ws_id = ws.rsplit('/').next().expect("workspace id").to_string();
+    let base = format!("{ws}/items/{holder}/shortcuts");
+    let shortcut = |name: &str, item: &str, path: &str| {
+        json!({"path": "/Files", "name": name, "target": {"type": "OneLake", "oneLake": {
+            "workspaceId": ws_id, "itemId": item, "path": path, "artifactType": "Lakehouse"}}})
+    };
+    let missing_item = uuid::Uuid::new_v4().to_string();
+    for bad in [
+        shortcut("nowhere", &missing_item, "Files/x"),
+        shortcut("outside", &target, "Elsewhere/x"),
+    ] {
+        let (status, _, text) = call(server, "POST", &base, Some(&bad));
+        assert_eq!(status, 400, "{bad}: {text}");
+    }
+    // fabric-cicd's shortcuts.metadata.json shape: a leading `/` and `type` beside `oneLake`.
+    let body = json!({"createShortcutRequests": [
+        shortcut("images", &target, "Files/images"),
+        shortcut("nowhere", &missing_item, "Files/x"),
+    ]});
+    let (status, _, text) = call(server, "POST", &format!("{base}/bulkCreate"), Some(&body));
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).expect("JSON");
+    let statuses: Vec<&str> = answer["value"]
+        .as_array()
+        .expect("value")
+        .iter()
+        .map(|entry| entry["status"].as_str().expect("status"))
+        .collect();
+    assert_eq!(statuses, ["Succeeded", "Failed"], "{answer}");
+    let listed = get_json(server, &base);
+    assert_eq!(listed["value"][0]["path"], "Files");
+    assert_eq!(listed["value"][0]["name"], "images");
+    assert_eq!(listed["value"].as_array().map(Vec::len), Some(1));
+}
