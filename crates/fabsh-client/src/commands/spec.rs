@@ -106,6 +106,23 @@ pub struct ArgSpec {
     pub allows_empty: bool,
     /// How the value is written in usage lines and docs (`<FILE>`); none: from the kind.
     pub value_name: Option<&'static str>,
+    /// The value names a local file or folder the command reads or writes (a `File` flag
+    /// reads one without saying so): front ends that must not reach the file system (the
+    /// MCP server) leave such flags out or confine them.
+    pub local: Option<LocalPath>,
+}
+
+/// How a flag's value reaches the local file system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalPath {
+    /// A file the command reads.
+    ReadFile,
+    /// A folder the command reads.
+    ReadDir,
+    /// A file the command writes (replacing it if it exists).
+    WriteFile,
+    /// A folder the command writes files into.
+    WriteDir,
 }
 
 impl ArgSpec {
@@ -124,6 +141,7 @@ impl ArgSpec {
             env: None,
             allows_empty: false,
             value_name: None,
+            local: None,
         }
     }
 
@@ -194,6 +212,24 @@ impl ArgSpec {
         ArgSpec {
             default: Some(default),
             ..self
+        }
+    }
+
+    /// Naming a local file or folder the command reads or writes.
+    pub const fn local(self, local: LocalPath) -> Self {
+        ArgSpec {
+            local: Some(local),
+            ..self
+        }
+    }
+
+    /// How the value reaches the local file system, if it does: as declared, and a `File`
+    /// flag is a file read.
+    pub fn local_path(&self) -> Option<LocalPath> {
+        match (self.local, self.kind) {
+            (Some(local), _) => Some(local),
+            (None, ArgKind::File) => Some(LocalPath::ReadFile),
+            (None, _) => None,
         }
     }
 

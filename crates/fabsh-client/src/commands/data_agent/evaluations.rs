@@ -10,7 +10,7 @@ use crate::agent::evaluations::Store;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
 };
 use crate::context::Ctx;
 use crate::reply::Reply;
@@ -105,7 +105,13 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point labelled with its configuration fingerprint), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error. --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
     args: &[
         RUN,
-        ArgSpec::req("output", ArgKind::Str, "The HTML file to write").value_name("FILE"),
+        ArgSpec::opt(
+            "output",
+            ArgKind::Str,
+            "The HTML file to write; without it the page is returned as `html`",
+        )
+        .value_name("FILE")
+        .local(LocalPath::WriteFile),
         ArgSpec::opt(
             "compare",
             ArgKind::Str,
@@ -151,7 +157,10 @@ fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
 
 fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let output = in_existing_dir("output", args.str("output")?)?;
+        let output = args
+            .opt_str("output")
+            .map(|text| in_existing_dir("output", text))
+            .transpose()?;
         let store = Store::open()?;
         let run = store.show(args.str("run")?)?;
         let comparison = args
@@ -180,15 +189,21 @@ fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
             matrix: &matrix,
             comparison: comparison.as_ref(),
         });
-        std::fs::write(&output, page).map_err(|err| {
-            crate::error::Error::runtime(format!("cannot write {}", output.display()))
-                .with_cause(err)
-        })?;
-        Ok(Reply::json(serde_json::json!({
-            "report": output.display().to_string(),
+        let mut summary = serde_json::json!({
             "runId": run["runId"],
             "runsCharted": history.len(),
             "matrixRuns": matrix.len(),
-        })))
+        });
+        match output {
+            Some(output) => {
+                std::fs::write(&output, page).map_err(|err| {
+                    crate::error::Error::runtime(format!("cannot write {}", output.display()))
+                        .with_cause(err)
+                })?;
+                summary["report"] = serde_json::json!(output.display().to_string());
+            }
+            None => summary["html"] = serde_json::json!(page),
+        }
+        Ok(Reply::json(summary))
     })
 }
