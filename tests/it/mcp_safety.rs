@@ -6,7 +6,7 @@
 use crate::data_agent_query::{EXAMPLES, published};
 use crate::mcp::{call, connect, error_map, runtime, structured};
 use crate::stub::Stub;
-use crate::support;
+use crate::support::{self, Server};
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
@@ -358,4 +358,72 @@ fn the_judge_key_is_redacted_from_results_output_and_the_store() {
         .fabsh(&["data-agent", "evaluations", "show", &run_id]);
     assert!(shown.stdout.contains("Incorrect API key"), "{shown:?}");
     assert!(!shown.stdout.contains(KEY));
+}
+
+#[test]
+fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
+    let server = Server::start();
+    let demo = server.demo_path("");
+    let demo_id = demo.trim_start_matches("/workspaces/").to_string();
+    let other = server
+        .fabsh(&["workspace", "create", "--name", "Other"])
+        .ok_json();
+    let other_id = other["id"].as_str().expect("id").to_string();
+    runtime().block_on(async {
+        let (client, _) = connect(&server, &["--allow-writes", "--workspace", "Demo"]).await;
+        let before = server.request_count();
+        let mut calls = Vec::new();
+        for climb in ["%2e%2e", "%2E%2E", ".%2e", "%2e.", "..%2f.."] {
+            let path = format!("/workspaces/{demo_id}/{climb}/{other_id}/items");
+            calls.push(("api", json!({"method": "GET", "path": path})));
+            calls.push((
+                "api",
+                json!({"method": "POST", "path": path, "body": {"displayName": "x", "type": "Notebook"}}),
+            ));
+            calls.push((
+                "data_agent_query",
+                json!({
+                    "workspace": "Demo", "id": "Any agent", "prompt": "How many orders?",
+                    "published_url": format!(
+                        "{}/mcp/workspaces/{demo_id}/{climb}/{other_id}/dataagents/00000000-0000-0000-0000-000000000001/agent",
+                        server.endpoint
+                    ),
+                }),
+            ));
+        }
+        calls.push((
+            "api",
+            json!({"method": "GET", "path": format!("/workspaces/{demo_id}%2f..%2f{other_id}/items")}),
+        ));
+        for (tool, arguments) in calls {
+            let result = call(&client, tool, arguments.clone()).await;
+            assert!(
+                message(&result).contains("confined"),
+                "{tool} {arguments}: {result:?}"
+            );
+        }
+        assert_eq!(server.request_count(), before, "a refused call sent something");
+        client.cancel().await.expect("close");
+    });
+    // The definition part rule is the client's, so the command line refuses the same path.
+    let definition = json!({"parts": [{"path": "%2e%2e/notebook-content.py",
+        "payload": "IyBGYWJyaWMgbm90ZWJvb2sgc291cmNl", "payloadType": "InlineBase64"}]});
+    let run = server.fabsh(&[
+        "item",
+        "validate-definition",
+        "--type",
+        "Notebook",
+        "--definition",
+        &definition.to_string(),
+    ]);
+    assert_ne!(run.code, 0, "{run:?}");
+    let report = run.json();
+    assert!(
+        report["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .any(|error| error["code"] == "UnsafePath"),
+        "{report}"
+    );
 }
