@@ -1,8 +1,11 @@
 //! `fabsh mcp serve`: the registry as MCP tools for AI assistants, over stdio or HTTP.
 
-use crate::mcp::{Confinement, FabshMcp, Policy, Shared, http};
+use crate::mcp::{Confinement, FabshMcp, FileRoots, Policy, Setup, Shared, http};
+use fabsh_client::commands::data_agent::{
+    LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config,
+};
 use fabsh_client::commands::{
-    ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, Terminal, Traits,
+    ArgKind, ArgSpec, ArgValue, Args, CommandSpec, Example, Group, Handler, Terminal, Traits,
 };
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::output::Progress;
@@ -27,7 +30,10 @@ arguments (snake_case), read-only unless --allow-writes. Tools that change thing
 `dry_run: true` and return the plan. Results are the command's JSON as structuredContent \
 (lists as {value: [...]}, a page with its continuationToken); errors are tool results \
 carrying the error map. Sign-in, settings and local Fabric's administration are not tools, \
-and neither is anything that returns a secret. With --local the tools act on local Fabric, \
+and neither is anything that returns a secret. No tool argument names a local file unless \
+--files DIR names folders to work in (paths stay under them; nothing existing is replaced \
+without `overwrite: true` and --allow-writes), and the judge that grades evaluations is the \
+server's (--llm-endpoint, --llm-model, --llm-key or FABSH_LLM_*), never a tool's argument. With --local the tools act on local Fabric, \
 started in this process. Over stdio, stdout carries the protocol and stderr the notes; with \
 --http the URL and a bearer token are printed first, and the server stops on Ctrl-C.",
     args: &[
@@ -59,6 +65,21 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
         )
         .short('w')
         .value_name("WORKSPACE"),
+        ArgSpec::opt(
+            "files",
+            ArgKind::List,
+            "Let tools read and write local files under this folder (repeat for several; relative paths start at the first); without it no tool argument names a local file",
+        )
+        .value_name("DIR"),
+        LLM_ENDPOINT,
+        LLM_KEY,
+        LLM_MODEL,
+        LLM_API_VERSION,
+        ArgSpec::opt(
+            "critic-prompt-file",
+            ArgKind::File,
+            "The judge's prompt, with {query}, {expected_answer}, {actual_answer}; needs a judge",
+        ),
     ],
     traits: Traits::READ.unscripted(),
     columns: &[],
@@ -100,9 +121,16 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     // No spinners: stdout may be the protocol, and progress goes to the client instead.
     let service = crate::connect::connect(terminal.settings, bridge.clone(), Progress::hidden())?;
     let offline = crate::connect::offline(terminal.settings, bridge.clone())?;
+    let files = FileRoots::new(args.list("files"))?;
+    let judge = judge(&args)?;
     let workspaces = args.list("workspace").to_vec();
     let confinement = bridge.block_on(Confinement::resolve(&service, &workspaces))?;
-    let handler = FabshMcp(Arc::new(Shared::new(service, offline, policy, confinement)));
+    let setup = Setup {
+        confinement,
+        files,
+        judge,
+    };
+    let handler = FabshMcp(Arc::new(Shared::new(service, offline, policy, setup)));
     bridge.cancel_on_ctrl_c();
     let served = match http {
         Some(addr) => {
@@ -133,4 +161,31 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         Err(err) if err.kind == ErrorKind::Cancelled => Ok(ExitCode::SUCCESS),
         other => other.map(|()| ExitCode::SUCCESS),
     }
+}
+
+/// The judge the server was started with (its flags, or `FABSH_LLM_*`), checked now so a
+/// mistake shows at start and not in the first call; empty without one.
+fn judge(args: &Args) -> Result<Vec<(&'static str, ArgValue)>> {
+    judge_config(args)?;
+    let mut judge = Vec::new();
+    for long in ["llm-endpoint", "llm-key", "llm-model", "llm-api-version"] {
+        if let Some(value) = args.values().get(long) {
+            judge.push((long, value.clone()));
+        }
+    }
+    if let Some(file) = args.file("critic-prompt-file") {
+        let prompt = String::from_utf8(file.bytes.to_vec()).map_err(|_| {
+            Error::usage(format!(
+                "--critic-prompt-file: {} is not UTF-8 text",
+                file.path.display()
+            ))
+        })?;
+        if !args.has("llm-endpoint") {
+            return Err(Error::usage(
+                "--critic-prompt-file needs a judge: give --llm-endpoint and --llm-model",
+            ));
+        }
+        judge.push(("critic-prompt", ArgValue::Str(prompt)));
+    }
+    Ok(judge)
 }

@@ -1,8 +1,12 @@
 //! A tool call's arguments as a command's checked flags. The JSON types are checked here, so
 //! an error names the argument as the assistant wrote it; what a value means (a GUID, an
-//! enum value, a readable file) is checked by `Args::check` as for every front end.
+//! enum value, a readable file) is checked by `Args::check` as for every front end. Text is
+//! never `@file`: a path reaches the file system only through `--files`.
 
-use super::tools::{Defaults, arg_key, must_be_given, tool_args};
+use super::tools::{
+    Defaults, OVERWRITE, arg_key, inline_content, must_be_given, tool_args, writes_files,
+};
+use fabsh_client::commands::common::effective_args;
 use fabsh_client::commands::{ArgKind, ArgSpec, Args, CommandSpec, RawValue};
 use fabsh_client::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -13,12 +17,32 @@ pub fn check(
     spec: &'static CommandSpec,
     arguments: &Map<String, Value>,
     defaults: &Defaults,
+    writes: bool,
 ) -> Result<Args> {
-    let args = tool_args(spec);
+    let files = !defaults.files.is_empty();
+    let args = tool_args(spec, files);
+    let overwrite = overwrite(spec, arguments, files, writes)?;
     let mut raw = Vec::new();
     for (key, value) in arguments {
-        let arg = find(&args, key).ok_or_else(|| unknown(key, &args))?;
-        if let Some(value) = raw_value(arg, key, value)? {
+        if key == OVERWRITE && writes_files(spec, files) {
+            continue;
+        }
+        let arg = find(&args, key).ok_or_else(|| unknown(spec, key, &args))?;
+        let value = match (arg.local_path(), value) {
+            (_, Value::Null) => None,
+            (_, Value::Array(_)) if inline_content(spec, arg).is_some() => {
+                Some(RawValue::FileContent {
+                    name: "inline.json".into(),
+                    bytes: value.to_string().into_bytes(),
+                })
+            }
+            (Some(how), Value::String(text)) => {
+                let path = defaults.files.resolve(key, text, how, overwrite)?;
+                Some(RawValue::Text(path.display().to_string()))
+            }
+            _ => raw_value(arg, key, value)?,
+        };
+        if let Some(value) = value {
             raw.push((arg, value));
         }
     }
@@ -37,7 +61,51 @@ pub fn check(
             )));
         }
     }
-    Args::check(spec, &args, raw)
+    let checked = Args::check(spec, &args, raw)?;
+    Ok(with_judge(spec, checked, defaults))
+}
+
+/// The call's `overwrite: true`, refused where it cannot apply: a server that changes
+/// nothing replaces no file either.
+fn overwrite(
+    spec: &'static CommandSpec,
+    arguments: &Map<String, Value>,
+    files: bool,
+    writes: bool,
+) -> Result<bool> {
+    if !writes_files(spec, files) {
+        return Ok(false);
+    }
+    match arguments.get(OVERWRITE) {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(false),
+        Some(Value::Bool(true)) if writes => Ok(true),
+        Some(Value::Bool(true)) => Err(Error::usage(
+            "argument `overwrite`: this server is read-only, so it replaces no file",
+        )
+        .with_hint("nothing was written; name a new file instead")),
+        Some(other) => Err(Error::usage(format!(
+            "argument `overwrite` must be a boolean, got {}",
+            json_type(other)
+        ))),
+    }
+}
+
+/// The server's judge settings on a command that takes them.
+fn with_judge(spec: &'static CommandSpec, args: Args, defaults: &Defaults) -> Args {
+    let takes = |long: &str| effective_args(spec).iter().any(|arg| arg.long == long);
+    let given: Vec<_> = defaults
+        .judge
+        .iter()
+        .filter(|(long, _)| takes(long))
+        .collect();
+    if given.is_empty() {
+        return args;
+    }
+    let mut values = args.values().clone();
+    for (long, value) in given {
+        values.insert(long, value.clone());
+    }
+    Args::from_values(values)
 }
 
 /// The flag a key names: its snake_case or kebab-case name, or an alias.
@@ -48,9 +116,20 @@ fn find(args: &[&'static ArgSpec], key: &str) -> Option<&'static ArgSpec> {
         .copied()
 }
 
-fn unknown(key: &str, args: &[&'static ArgSpec]) -> Error {
+fn unknown(spec: &'static CommandSpec, key: &str, args: &[&'static ArgSpec]) -> Error {
     let valid: Vec<String> = args.iter().map(|arg| arg_key(arg)).collect();
-    Error::usage(format!("unknown argument `{key}`"))
+    let flag = key.replace('_', "-");
+    let withheld = effective_args(spec)
+        .into_iter()
+        .find(|arg| arg.long == flag || arg.aliases.contains(&flag.as_str()));
+    let why = match withheld {
+        Some(arg) if arg.local_path().is_some() => {
+            " (it names a local file, and this server was started without --files)"
+        }
+        Some(_) => " (it is the server's setting, not a tool argument)",
+        None => "",
+    };
+    Error::usage(format!("unknown argument `{key}`{why}"))
         .with_hint(format!("valid arguments: {}", valid.join(", ")))
 }
 
@@ -78,7 +157,14 @@ fn raw_value(arg: &ArgSpec, key: &str, value: &Value) -> Result<Option<RawValue>
                 .ok_or_else(|| wrong("an array of strings"))?,
         ),
         (ArgKind::List, _) => return Err(wrong("an array of strings")),
-        (ArgKind::Json, Value::String(text)) => RawValue::Text(text.clone()),
+        // Text holding JSON, parsed here: `Args::check` would read `@file` text from disk.
+        (ArgKind::Json, Value::String(text)) => {
+            RawValue::Json(serde_json::from_str(text).map_err(|err| {
+                Error::usage(format!("argument `{key}` is not valid JSON: {err}"))
+                    .with_hint("give the value as JSON itself (an object or an array)")
+            })?)
+        }
+        (ArgKind::Secret, _) => return Err(wrong("given to the server, not to a tool")),
         (ArgKind::Json, Value::Object(_) | Value::Array(_)) => RawValue::Json(value.clone()),
         (ArgKind::Json, _) => return Err(wrong("an object, an array or a string")),
         (_, Value::String(text)) => RawValue::Text(text.clone()),

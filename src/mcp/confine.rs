@@ -6,6 +6,8 @@ use super::tools::arg_key;
 use fabsh_client::commands::{ArgValue, Args, CommandSpec};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
+use fabsh_model::definition::paths::has_encoded_dot_or_slash;
+use percent_encoding::percent_decode_str;
 use serde_json::Value;
 
 /// The workspaces a server is confined to (ids, lowercase), or none for no confinement.
@@ -71,7 +73,9 @@ impl Confinement {
         // An agent's MCP URL names its workspace in its path, and is asked instead of the
         // agent the other arguments name.
         if let Some(url) = args.opt_str("published-url") {
-            let path = url.split_once("://").map_or(url, |(_, rest)| rest);
+            // The path after the host; the host itself is checked against the endpoint.
+            let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+            let path = after_scheme.find('/').map_or("", |at| &after_scheme[at..]);
             if !api_workspace(path).is_some_and(|id| ids.contains(&id)) {
                 return Err(self.refused(format!(
                     "argument `published_url` is not under /workspaces/<id> of the confined workspaces: {url:?}"
@@ -147,16 +151,65 @@ fn workspace_values(spec: &CommandSpec, args: &Args) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The workspace id an API path is under (`/v1/workspaces/<id>/items` or
-/// `workspaces/<id>`), lowercase.
+/// The workspace id an API path is under (`/workspaces/<id>/items`, `/v1/workspaces/<id>`,
+/// `/v1/mcp/workspaces/<id>/...`), lowercase, as the service will resolve the path: decoded
+/// and normalised. A path with an encoded dot or slash, a `.` or `..` segment, or an escape
+/// left after decoding is refused outright (none), as is one where `workspaces` comes later.
 fn api_workspace(path: &str) -> Option<String> {
     let path = path.split(['?', '#']).next()?;
-    let mut segments = path.split('/').filter(|segment| !segment.is_empty());
-    segments.find(|segment| segment.eq_ignore_ascii_case("workspaces"))?;
-    let id = segments.next()?;
-    // `..` or an encoded slash would let a path climb out of the workspace.
-    if path.contains("..") || path.to_ascii_lowercase().contains("%2f") {
+    if has_encoded_dot_or_slash(path) {
         return None;
     }
-    Some(id.to_lowercase())
+    let decoded = percent_decode_str(path).decode_utf8().ok()?;
+    if decoded.contains(['%', '\\']) {
+        return None;
+    }
+    let segments: Vec<&str> = decoded.split('/').filter(|part| !part.is_empty()).collect();
+    if segments.iter().any(|part| *part == "." || *part == "..") {
+        return None;
+    }
+    let mut rest = segments.as_slice();
+    for prefix in ["v1", "mcp"] {
+        if rest
+            .first()
+            .is_some_and(|part| part.eq_ignore_ascii_case(prefix))
+        {
+            rest = &rest[1..];
+        }
+    }
+    match rest {
+        [first, id, ..] if first.eq_ignore_ascii_case("workspaces") => Some(id.to_lowercase()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::api_workspace;
+
+    #[test]
+    fn paths_are_compared_as_the_service_resolves_them() {
+        let id = "6f1c6a3e-0000-4000-8000-000000000001";
+        for path in [
+            format!("/workspaces/{id}/items"),
+            format!("workspaces/{id}"),
+            format!("/v1/workspaces/{id}/items?x=1"),
+            format!("/v1/mcp/workspaces/{id}/dataagents/a/agent"),
+            format!("/workspaces/%36{}/items", &id[1..]),
+        ] {
+            assert_eq!(api_workspace(&path).as_deref(), Some(id), "{path}");
+        }
+        for path in [
+            format!("/workspaces/{id}/%2e%2e/other/items"),
+            format!("/workspaces/{id}/%2E%2E/other"),
+            format!("/workspaces/{id}/.%2e/other"),
+            format!("/workspaces/{id}/%2e./other"),
+            format!("/workspaces/{id}%2fother"),
+            format!("/workspaces/{id}/../other"),
+            format!("/workspaces/{id}/%252e%252e/other"),
+            format!("/admin/workspaces/{id}"),
+        ] {
+            assert_eq!(api_workspace(&path), None, "{path}");
+        }
+    }
 }

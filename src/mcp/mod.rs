@@ -5,10 +5,12 @@
 
 mod arguments;
 mod confine;
+mod files;
 pub mod http;
 mod server;
 mod tools;
 
 pub use confine::Confinement;
-pub use server::{FabshMcp, Shared};
+pub use files::FileRoots;
+pub use server::{FabshMcp, Setup, Shared};
 pub use tools::Policy;

@@ -4,10 +4,11 @@
 
 use super::arguments;
 use super::confine::Confinement;
+use super::files::FileRoots;
 use super::tools::{Defaults, Policy, in_argument_names, tools};
 use crate::commands::REGISTRY;
 use fabsh_client::bridge::Bridge;
-use fabsh_client::commands::{self, Args, CommandSpec, Needs};
+use fabsh_client::commands::{self, ArgValue, Args, CommandSpec, Needs};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::output::{Progress, ProgressSink};
@@ -37,13 +38,39 @@ pub struct Shared {
     defaults: Defaults,
     tools: Vec<Tool>,
     by_name: HashMap<String, &'static CommandSpec>,
+    /// The judge's key: never in anything the server returns.
+    secrets: Vec<String>,
+}
+
+/// How the person starting the server set it up, beyond the policy.
+pub struct Setup {
+    pub confinement: Confinement,
+    /// The folders of `--files`.
+    pub files: FileRoots,
+    /// The judge flags given at start, for the commands that grade answers.
+    pub judge: Vec<(&'static str, ArgValue)>,
 }
 
 impl Shared {
-    pub fn new(service: Ctx, offline: Ctx, policy: Policy, confinement: Confinement) -> Shared {
+    pub fn new(service: Ctx, offline: Ctx, policy: Policy, setup: Setup) -> Shared {
+        let Setup {
+            confinement,
+            files,
+            judge,
+        } = setup;
+        let secrets = judge
+            .iter()
+            .filter_map(|(_, value)| match value {
+                ArgValue::Secret(secret) => Some(secret.expose().to_string()),
+                _ => None,
+            })
+            .filter(|secret| !secret.is_empty())
+            .collect();
         let defaults = Defaults {
             settings: service.settings().clone(),
             workspace: confinement.only().map(String::from),
+            files,
+            judge,
         };
         let listed = tools(REGISTRY, policy, &defaults);
         let by_name = listed
@@ -58,6 +85,7 @@ impl Shared {
             defaults,
             tools: listed.into_iter().map(|(tool, _)| tool).collect(),
             by_name,
+            secrets,
         }
     }
 }
@@ -124,11 +152,11 @@ impl ServerHandler for FabshMcp {
         if let Some(forwarded) = forwarded {
             let _ = tokio::time::timeout(PROGRESS_DRAIN, forwarded).await;
         }
-        Ok(match outcome {
+        let result = match outcome {
             Ok(result) => result,
             Err(err) => tool_error(spec, err),
-        }
-        .into())
+        };
+        Ok(redacted(&self.0.secrets, result).into())
     }
 }
 
@@ -158,8 +186,9 @@ async fn run(
     progress: Option<Progress>,
     bridge: Bridge,
 ) -> Result<CallToolResult> {
-    let args = arguments::check(spec, arguments, &shared.defaults)?;
+    let args = arguments::check(spec, arguments, &shared.defaults, shared.policy.writes)?;
     refuse_raw_delete(shared.policy, spec, &args)?;
+    refuse_other_hosts(&shared.service, &args)?;
     let ctx = match spec.traits.needs {
         Needs::Service => &shared.service,
         Needs::Nothing | Needs::LocalFabric => &shared.offline,
@@ -225,6 +254,23 @@ fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<
     Ok(())
 }
 
+/// A URL argument (`published_url`) is asked with the Fabric sign-in: only the endpoint's
+/// host and the hosts trusted with its token may be named, so no call sends a question or
+/// a token elsewhere.
+fn refuse_other_hosts(service: &Ctx, args: &Args) -> Result<()> {
+    let Some(url) = args.opt_str("published-url") else {
+        return Ok(());
+    };
+    if service.api().reaches(url.trim()) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "argument `published_url` is not on the Fabric endpoint ({}) or a host trusted with its sign-in: {url:?}",
+        service.api().base()
+    ))
+    .with_hint("nothing was sent; give the URL `data_agent_mcp_url` returns, or leave it out to ask the agent by workspace and id"))
+}
+
 /// An error as a tool result: the error map as structured content and its message (with
 /// hints) as text, so the assistant can read and act on it; flags are named as arguments.
 fn tool_error(spec: &'static CommandSpec, mut err: Error) -> CallToolResult {
@@ -243,6 +289,22 @@ fn tool_error(spec: &'static CommandSpec, mut err: Error) -> CallToolResult {
     let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
     result.structured_content = Some(map);
     result
+}
+
+/// `result` with every secret the server holds (the judge's key) and any bearer token
+/// replaced, whatever part of it quotes them.
+fn redacted(secrets: &[String], result: CallToolResult) -> CallToolResult {
+    let Ok(text) = serde_json::to_string(&result) else {
+        return result;
+    };
+    let mut clean = secrets.iter().fold(text.clone(), |text, secret| {
+        text.replace(secret.as_str(), "(redacted)")
+    });
+    clean = fabsh_http::chat::redact_bearer_tokens(&clean);
+    if clean == text {
+        return result;
+    }
+    serde_json::from_str(&clean).unwrap_or(result)
 }
 
 /// How long a finished call waits for its last progress reports to go out.

@@ -1,9 +1,10 @@
 //! The MCP tools: one per registry command the server's policy lets through, each with an
 //! input schema made from the command's flags and annotations made from its traits.
 
+use super::files::FileRoots;
 use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args};
-use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec, Needs, Registry};
+use fabsh_client::commands::{ArgKind, ArgSpec, ArgValue, CommandSpec, LocalPath, Needs, Registry};
 use fabsh_client::config::Settings;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
@@ -14,16 +15,49 @@ use std::sync::Arc;
 const NOT_TOOLS: &[&str] = &["auth", "cache", "config", "local", "mcp"];
 
 /// Flags a tool never takes: the consent to destroy is the server's `--allow-destructive`,
-/// given by the person who started it, not an argument the assistant can fill in.
-const HIDDEN_FLAGS: &[&str] = &["yes"];
+/// given by the person who started it, not an argument the assistant can fill in; the judge
+/// (where answers are sent to be graded, with which key and prompt) is the server's
+/// configuration, so no call can send an answer, a key or a file elsewhere.
+const HIDDEN_FLAGS: &[&str] = &[
+    "yes",
+    "llm-endpoint",
+    "llm-key",
+    "llm-model",
+    "llm-api-version",
+    "critic-prompt",
+    "critic-prompt-file",
+];
 
-/// Where a flag a call leaves out gets its value: the workspace of a server confined to one,
-/// else the profile's default workspace, as on the command line.
+/// File flags whose content a call may give inline instead, as JSON: the argument's
+/// description then, and the file's name its content is read as (by its extension).
+const INLINE_CONTENT: &[(&str, &str, &str)] = &[
+    (
+        "data-agent evaluate",
+        "questions",
+        "The questions: an array of strings, or of {question, expected} objects",
+    ),
+    (
+        "data-agent upload-fewshots",
+        "file",
+        "The examples: an array of {question, query} objects",
+    ),
+];
+
+/// The argument that lets a call replace a file it writes.
+pub const OVERWRITE: &str = "overwrite";
+
+/// What the server brings to a call: where a flag the call leaves out gets its value (the
+/// workspace of a server confined to one, else the profile's default workspace, as on the
+/// command line; the server's judge), and the folders a call may name files in.
 #[derive(Clone)]
 pub struct Defaults {
     pub settings: Settings,
     /// The one workspace (id) the server is confined to, if it is confined to one.
     pub workspace: Option<String>,
+    /// The folders of `--files`; none: no argument names a file.
+    pub files: FileRoots,
+    /// The judge flags the server was started with, given to every command that takes them.
+    pub judge: Vec<(&'static str, ArgValue)>,
 }
 
 impl Defaults {
@@ -65,13 +99,38 @@ pub fn tool_name(spec: &CommandSpec) -> String {
 }
 
 /// The flags a tool takes, in declared order: the command's own and those its traits add,
-/// less the command line's `WORKSPACE/ITEM` positional (the tool has `workspace` and `id`)
-/// and the hidden ones.
-pub fn tool_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
+/// less the command line's `WORKSPACE/ITEM` positional (the tool has `workspace` and `id`),
+/// the hidden ones and secrets, and, unless the server has `--files`, those naming a local
+/// file or folder (but for those a call may give inline).
+pub fn tool_args(spec: &'static CommandSpec, files: bool) -> Vec<&'static ArgSpec> {
     effective_args(spec)
         .into_iter()
-        .filter(|arg| arg.long != TARGET && !HIDDEN_FLAGS.contains(&arg.long))
+        .filter(|arg| {
+            arg.long != TARGET
+                && !HIDDEN_FLAGS.contains(&arg.long)
+                && arg.kind != ArgKind::Secret
+                && (files || arg.local_path().is_none() || inline_content(spec, arg).is_some())
+        })
         .collect()
+}
+
+/// The description of a file flag a call may give inline, if it may.
+pub fn inline_content(spec: &CommandSpec, arg: &ArgSpec) -> Option<&'static str> {
+    INLINE_CONTENT
+        .iter()
+        .find(|(path, long, _)| *long == arg.long && spec.path() == *path)
+        .map(|(_, _, about)| *about)
+}
+
+/// True when the tool writes a local file: it then takes `overwrite`.
+pub fn writes_files(spec: &'static CommandSpec, files: bool) -> bool {
+    files
+        && tool_args(spec, files).iter().any(|arg| {
+            matches!(
+                arg.local_path(),
+                Some(LocalPath::WriteFile | LocalPath::WriteDir)
+            )
+        })
 }
 
 /// An argument's key in a tool call: the flag's name in snake_case (`hard_delete`).
@@ -97,7 +156,7 @@ pub fn tools(
 /// errors of a call, so the assistant reads the names it passes.
 pub fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
     // Longest names first, so `--id` does not rewrite the start of `--id-type`.
-    let mut names: Vec<(String, String)> = tool_args(spec)
+    let mut names: Vec<(String, String)> = effective_args(spec)
         .into_iter()
         .map(|arg| (flag_name(arg), format!("`{}`", arg_key(arg))))
         .collect();
@@ -172,9 +231,21 @@ pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
 pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObject {
     let mut properties = serde_json::Map::new();
     let mut required = Vec::new();
-    for arg in tool_args(spec) {
+    let files = !defaults.files.is_empty();
+    for arg in tool_args(spec, files) {
         let mut property = kind_schema(arg.kind);
         property.insert("description".into(), json!(arg.help));
+        if let Some(inline) = inline_content(spec, arg) {
+            property = inline_schema(inline, files);
+        } else if arg.local_path().is_some() {
+            property.insert(
+                "description".into(),
+                json!(format!(
+                    "{} (a path under the folders this server may use; a relative one starts at the first)",
+                    arg.help
+                )),
+            );
+        }
         if let Some(default) = arg.default {
             property.insert("default".into(), default_value(arg.kind, default));
         }
@@ -182,6 +253,12 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
             required.push(json!(arg_key(arg)));
         }
         properties.insert(arg_key(arg), Value::Object(property));
+    }
+    if writes_files(spec, files) {
+        properties.insert(
+            OVERWRITE.into(),
+            json!({"type": "boolean", "description": "Replace files that exist already (only on a server that allows writes); without it nothing existing is replaced"}),
+        );
     }
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
@@ -212,6 +289,20 @@ pub fn must_be_given(spec: &CommandSpec, arg: &ArgSpec, defaults: &Defaults) -> 
             && defaults.value(arg).is_none()
 }
 
+/// The schema of a file flag given inline: an array, or with `--files` a path too.
+fn inline_schema(about: &str, files: bool) -> serde_json::Map<String, Value> {
+    let items = json!({"type": ["string", "object"]});
+    let schema = if files {
+        json!({"type": ["array", "string"], "items": items, "description": format!("{about}; or a path to a JSON or CSV file under the folders this server may use")})
+    } else {
+        json!({"type": "array", "items": items, "description": about})
+    };
+    match schema {
+        Value::Object(map) => map,
+        _ => unreachable!("the schema is an object"),
+    }
+}
+
 /// The schema of one kind of value.
 fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
     let schema = match kind {
@@ -220,7 +311,7 @@ fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
         ArgKind::Enum(choices) => json!({"type": "string", "enum": choices}),
         ArgKind::Uuid => json!({"type": "string", "format": "uuid"}),
         ArgKind::List => json!({"type": "array", "items": {"type": "string"}}),
-        // Inline JSON, or text: JSON to parse, or @file.
+        // Inline JSON, or text holding JSON (never a file).
         ArgKind::Json => json!({"type": ["object", "array", "string"]}),
         ArgKind::Str | ArgKind::Ref | ArgKind::ItemType | ArgKind::File | ArgKind::Secret => {
             json!({"type": "string"})

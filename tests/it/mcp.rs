@@ -19,8 +19,8 @@ use std::time::Duration;
 
 /// A client that keeps the progress notifications it receives.
 #[derive(Clone, Default)]
-struct Recorder {
-    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+pub struct Recorder {
+    pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
 impl ClientHandler for Recorder {
@@ -33,10 +33,10 @@ impl ClientHandler for Recorder {
     }
 }
 
-type Client = RunningService<RoleClient, Recorder>;
+pub type Client = RunningService<RoleClient, Recorder>;
 
 /// `fabsh mcp serve FLAGS` over stdio against `server`, connected and initialised.
-async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
+pub async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
     let mut args = vec!["mcp", "serve"];
     args.extend_from_slice(flags);
     let transport = TokioChildProcess::new(tokio::process::Command::from(server.command(&args)))
@@ -46,7 +46,7 @@ async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
     (client, recorder)
 }
 
-async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+pub async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
@@ -56,7 +56,7 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
         .expect("a tools/call answer (tool errors are answers too)")
 }
 
-fn structured(result: &CallToolResult) -> &Value {
+pub fn structured(result: &CallToolResult) -> &Value {
     result
         .structured_content
         .as_ref()
@@ -64,7 +64,7 @@ fn structured(result: &CallToolResult) -> &Value {
 }
 
 /// The error map of a tool error.
-fn error_map(result: &CallToolResult) -> &Value {
+pub fn error_map(result: &CallToolResult) -> &Value {
     assert_eq!(
         result.is_error,
         Some(true),
@@ -73,15 +73,23 @@ fn error_map(result: &CallToolResult) -> &Value {
     structured(result)
 }
 
-fn names(tools: &[Tool]) -> Vec<String> {
+pub fn names(tools: &[Tool]) -> Vec<String> {
     tools.iter().map(|tool| tool.name.to_string()).collect()
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("runtime")
+}
+
+/// The file flags a call gives inline, as a JSON array, when the server reaches no files.
+fn inline(tool: &str, flag: &str) -> bool {
+    matches!(
+        (tool, flag),
+        ("data_agent_evaluate", "questions") | ("data_agent_upload_fewshots", "file")
+    )
 }
 
 /// The command a tool stands for, by the naming rule the README gives (words joined by `_`).
@@ -129,16 +137,24 @@ fn tools_are_the_registry_commands_with_their_flags() {
             assert_eq!(schema["additionalProperties"], false);
             let properties = schema["properties"].as_object().expect("properties");
             // Every flag the command takes, in snake_case, typed by its kind; the command
-            // line's WORKSPACE/ITEM positional is `workspace` and `id` here.
+            // line's WORKSPACE/ITEM positional is `workspace` and `id` here. Local files,
+            // secrets and the judge are not the assistant's to name (no --files here).
             let flags: Vec<_> = effective_args(spec)
                 .into_iter()
-                .filter(|arg| arg.long != "target" && arg.long != "yes")
+                .filter(|arg| {
+                    arg.long != "target"
+                        && arg.long != "yes"
+                        && !arg.long.starts_with("llm-")
+                        && !arg.long.starts_with("critic-prompt")
+                        && arg.kind != ArgKind::Secret
+                        && (arg.local_path().is_none() || inline(&tool.name, arg.long))
+                })
                 .collect();
             let keys: Vec<&String> = properties.keys().collect();
             let expected: Vec<String> =
                 flags.iter().map(|arg| arg.long.replace('-', "_")).collect();
             assert_eq!(keys, expected.iter().collect::<Vec<_>>(), "{}", tool.name);
-            for arg in &flags {
+            for arg in flags.iter().filter(|arg| !inline(&tool.name, arg.long)) {
                 let property = &properties[&arg.long.replace('-', "_")];
                 assert_eq!(
                     property["description"], arg.help,
@@ -245,7 +261,7 @@ fn writes_and_destructive_tools_come_only_when_allowed() {
     });
 }
 
-fn object(value: Value) -> Map<String, Value> {
+pub fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => panic!("not an object"),
@@ -494,14 +510,12 @@ fn long_calls_report_progress_and_can_be_cancelled() {
     let items: Vec<Value> = (0..4)
         .map(|i| json!({"displayName": format!("Bulk {i}"), "type": "Notebook"}))
         .collect();
-    let file = server.home.dir.path().join("items.json");
-    std::fs::write(&file, serde_json::to_string(&items).expect("json")).expect("write");
     runtime().block_on(async {
         let (client, recorder) = connect(&server, &["--allow-writes"]).await;
         let bulk = call(
             &client,
             "item_bulk_create",
-            json!({"workspace": "Demo", "file": file.to_string_lossy()}),
+            json!({"workspace": "Demo", "content": items}),
         )
         .await;
         assert_eq!(structured(&bulk)["summary"]["succeeded"], 4, "{bulk:?}");
@@ -654,25 +668,28 @@ fn http_needs_the_printed_token_and_stays_on_loopback() {
 fn an_evaluation_through_a_tool_reports_progress_and_never_shows_the_judge_key() {
     let fx = published(EXAMPLES);
     let judge = Judge::start();
-    let questions = fx.server.home.dir.path().join("questions.json");
-    std::fs::write(
-        &questions,
-        r#"[{"question": "How many orders are there?", "expected": "1"},
-            {"question": "How many customers are there?", "expected": "2"}]"#,
-    )
-    .expect("questions");
     runtime().block_on(async {
-        let (client, recorder) = connect(&fx.server, &[]).await;
+        // The judge is the server's, named by the person starting it.
+        let (client, recorder) = connect(
+            &fx.server,
+            &[
+                "--llm-endpoint",
+                judge.endpoint(),
+                "--llm-model",
+                "stand-in",
+                "--llm-key",
+                judge_stub::KEY,
+            ],
+        )
+        .await;
         let result = call(
             &client,
             "data_agent_evaluate",
             json!({
                 "workspace": fx.workspace,
                 "id": fx.agent,
-                "questions": questions.to_string_lossy(),
-                "llm_endpoint": judge.endpoint(),
-                "llm_model": "stand-in",
-                "llm_key": judge_stub::KEY,
+                "questions": [{"question": "How many orders are there?", "expected": "1"},
+                              {"question": "How many customers are there?", "expected": "2"}],
                 "no_save": true,
             }),
         )
@@ -717,8 +734,6 @@ fn a_cancelled_bulk_call_stops_creating() {
     let items: Vec<Value> = (0..20)
         .map(|i| json!({"displayName": format!("Cancelled {i}"), "type": "Notebook"}))
         .collect();
-    let file = server.home.dir.path().join("items.json");
-    std::fs::write(&file, serde_json::to_string(&items).expect("json")).expect("write");
     let created = |server: &Server| {
         let (_, listed) = server.get_json(&server.demo_path("/items"));
         listed["value"]
@@ -737,7 +752,7 @@ fn a_cancelled_bulk_call_stops_creating() {
         let bulk = call(
             &client,
             "item_bulk_create",
-            json!({"workspace": "Demo", "file": file.to_string_lossy(), "concurrency": 1}),
+            json!({"workspace": "Demo", "content": items, "concurrency": 1}),
         );
         let outcome = tokio::time::timeout(Duration::from_millis(1500), bulk).await;
         assert!(outcome.is_err(), "the bulk call ended early: {outcome:?}");

@@ -284,7 +284,8 @@ impl LlmClient {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let wait = retry::retry_after(response.headers());
-                    (status, wait, response.text().await.unwrap_or_default())
+                    let text = response.text().await.unwrap_or_default();
+                    (status, wait, self.redacted(text))
                 }
                 Err(err) if attempt < MAX_ATTEMPTS => {
                     let _ = err;
@@ -335,6 +336,16 @@ impl LlmClient {
         })
     }
 
+    /// `text` (what the model sent back) without the key or any bearer token in it: an
+    /// error that quotes the key would otherwise carry it into messages and stored rows.
+    fn redacted(&self, text: String) -> String {
+        let text = match &self.config.key {
+            Some(key) if !key.expose().is_empty() => text.replace(key.expose(), REDACTED),
+            _ => text,
+        };
+        redact_bearer_tokens(&text)
+    }
+
     fn host(&self) -> String {
         self.url.host_str().unwrap_or("?").to_string()
     }
@@ -353,6 +364,31 @@ impl Answer {
             Answer::Refused { status, text } => Err(client.refusal(status, &text)),
         }
     }
+}
+
+const REDACTED: &str = "(redacted)";
+
+/// `text` with the credential after each `Bearer ` replaced (credentials are long; a
+/// shorter word after it is prose: "Bearer auth").
+pub fn redact_bearer_tokens(text: &str) -> String {
+    const SCHEME: &str = "Bearer ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(SCHEME) {
+        let start = at + SCHEME.len();
+        out.push_str(&rest[..start]);
+        let token_len = rest[start..]
+            .find(|c: char| c.is_whitespace() || "\\\"',;".contains(c))
+            .unwrap_or(rest.len() - start);
+        if token_len >= 16 {
+            out.push_str(REDACTED);
+            rest = &rest[start + token_len..];
+        } else {
+            rest = &rest[start..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The `error` object of an OpenAI-style error body.
@@ -456,6 +492,17 @@ mod tests {
             open.chat_url().expect("url").as_str(),
             "http://127.0.0.1:9/v1/chat/completions"
         );
+    }
+
+    #[test]
+    fn bearer_tokens_are_redacted() {
+        assert_eq!(
+            redact_bearer_tokens(
+                "was Bearer abc.def.ghi.jkl.mno, then \"Bearer xyz0123456789abcdef\""
+            ),
+            "was Bearer (redacted), then \"Bearer (redacted)\""
+        );
+        assert_eq!(redact_bearer_tokens("Bearer auth"), "Bearer auth");
     }
 
     #[test]

@@ -223,6 +223,12 @@ impl ApiClient {
         self.send(req).await?.json()
     }
 
+    /// True when requests may go to `url`: the endpoint's host, or a host trusted with its
+    /// token (a front end refusing a URL argument before anything runs asks this).
+    pub fn reaches(&self, url: &str) -> bool {
+        Url::parse(url).is_ok_and(|url| self.trusted.allows(&self.base, &url))
+    }
+
     /// The absolute URL for a target path or link. Links from the service (operation,
     /// result and next-page links) are followed only where the token may go (see
     /// [`trusted_hosts`]).

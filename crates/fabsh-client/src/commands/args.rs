@@ -21,6 +21,12 @@ pub enum RawValue {
     /// Structured data from a script (maps, arrays).
     Json(Value),
     List(Vec<String>),
+    /// A file flag's content given inline instead of a path (the MCP server's inline
+    /// questions), read as a file of this name would be.
+    FileContent {
+        name: String,
+        bytes: Vec<u8>,
+    },
 }
 
 /// A readable file named by a `File` flag, read when the flags are checked.
@@ -370,6 +376,10 @@ fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
         },
         ArgKind::File => match raw {
             RawValue::Text(path) => read_file(&name, &path).map(ArgValue::File),
+            RawValue::FileContent { name, bytes } => Ok(ArgValue::File(FileArg {
+                path: PathBuf::from(name),
+                bytes: Arc::new(bytes),
+            })),
             other => Err(wrong("a file path", &other)),
         },
         ArgKind::Secret => match raw {

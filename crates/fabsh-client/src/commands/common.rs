@@ -1,7 +1,7 @@
 //! Flags shared by many commands, and the ones a command's traits add to it.
 
 use super::args::Args;
-use super::spec::{ArgKind, ArgSpec, CommandSpec, Needs};
+use super::spec::{ArgKind, ArgSpec, CommandSpec, LocalPath, Needs};
 use crate::api::{ApiClient, CallOptions, Req};
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
@@ -138,7 +138,8 @@ pub const DEFINITION_DIR: ArgSpec = ArgSpec::opt(
     "dir",
     ArgKind::Str,
     "A folder of part files (as written by get-definition --dir), one part per file",
-);
+)
+.local(LocalPath::ReadDir);
 /// `--allow-extra`, wherever `--dir` sends a definition.
 pub const ALLOW_EXTRA: ArgSpec = ArgSpec::opt(
     "allow-extra",

@@ -18,8 +18,8 @@ pub mod workspace;
 pub use args::{ArgValue, Args, RawValue};
 pub use execute::execute;
 pub use spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, ReturnKind, Terminal,
-    Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, ReturnKind,
+    Terminal, Traits,
 };
 
 /// A command group as shown in help.

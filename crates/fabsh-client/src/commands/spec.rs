@@ -109,6 +109,23 @@ pub struct ArgSpec {
     /// The smallest and largest whole number an `Int` flag takes (a count or a duration),
     /// checked with the other flags, before anything is sent.
     pub range: Option<(i64, i64)>,
+    /// The value names a local file or folder the command reads or writes (a `File` flag
+    /// reads one without saying so): front ends that must not reach the file system (the
+    /// MCP server) leave such flags out or confine them.
+    pub local: Option<LocalPath>,
+}
+
+/// How a flag's value reaches the local file system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalPath {
+    /// A file the command reads.
+    ReadFile,
+    /// A folder the command reads.
+    ReadDir,
+    /// A file the command writes (replacing it if it exists).
+    WriteFile,
+    /// A folder the command writes files into.
+    WriteDir,
 }
 
 impl ArgSpec {
@@ -128,6 +145,7 @@ impl ArgSpec {
             allows_empty: false,
             value_name: None,
             range: None,
+            local: None,
         }
     }
 
@@ -209,9 +227,27 @@ impl ArgSpec {
         }
     }
 
+    /// Naming a local file or folder the command reads or writes.
+    pub const fn local(self, local: LocalPath) -> Self {
+        ArgSpec {
+            local: Some(local),
+            ..self
+        }
+    }
+
     /// A whole number of at least `min` (a count of 1 or more, a duration of 1 s or more).
     pub const fn at_least(self, min: i64) -> Self {
         self.range(min, i64::MAX)
+    }
+
+    /// How the value reaches the local file system, if it does: as declared, and a `File`
+    /// flag is a file read.
+    pub fn local_path(&self) -> Option<LocalPath> {
+        match (self.local, self.kind) {
+            (Some(local), _) => Some(local),
+            (None, ArgKind::File) => Some(LocalPath::ReadFile),
+            (None, _) => None,
+        }
     }
 
     /// With this value name in usage lines and docs (`--min-pass-rate <RATE>`).

@@ -18,6 +18,9 @@ pub fn problem(path: &str) -> Option<&'static str> {
     if path.contains('\\') {
         return Some("backslashes are not allowed; separate folders with /");
     }
+    if has_encoded_dot_or_slash(path) {
+        return Some("encoded dots and slashes (%2e, %2f, %5c) are not allowed");
+    }
     let first = path.split('/').next().unwrap_or_default();
     if first.len() >= 2 && first.as_bytes()[1] == b':' && first.as_bytes()[0].is_ascii_alphabetic()
     {
@@ -31,6 +34,16 @@ pub fn problem(path: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// True when `text` carries a percent-encoded `.`, `/` or `\\`: a service that decodes it
+/// would see a path other than the one checked (`%2e%2e/` climbs), so such a path is refused
+/// outright rather than decoded.
+pub fn has_encoded_dot_or_slash(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["%2e", "%2f", "%5c"]
+        .iter()
+        .any(|code| lower.contains(code))
 }
 
 /// Where part `path` goes under `root`, refused when it would land anywhere else.
@@ -72,6 +85,10 @@ mod tests {
             "a//b",
             "a/",
             "a\u{0}b",
+            "%2e%2e/notebook-content.py",
+            "%2E%2E/x",
+            ".%2e/x",
+            "a%2fb",
         ] {
             assert!(problem(path).is_some(), "{path:?} should be refused");
         }

@@ -15,7 +15,7 @@ use crate::agent::judge::{self, JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Traits,
 };
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
@@ -139,7 +139,8 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             "output-file",
             ArgKind::Str,
             "Also write the rows to this .csv or .json file",
-        ),
+        )
+        .local(LocalPath::WriteFile),
         ArgSpec::opt(
             "min-pass-rate",
             ArgKind::Str,
@@ -173,7 +174,8 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Also write the runs as JUnit XML to this file, one testcase per question and repeat",
         )
-        .value_name("FILE"),
+        .value_name("FILE")
+        .local(LocalPath::WriteFile),
         ArgSpec::opt(
             "force",
             ArgKind::Bool,

@@ -10,7 +10,7 @@ use crate::agent::evaluations::Store;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
 };
 use crate::context::Ctx;
 use crate::reply::Reply;
@@ -106,9 +106,14 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     args: &[
         RUN,
         // `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
-        ArgSpec::req("output-file", ArgKind::Str, "The HTML file to write")
-            .value_name("FILE")
-            .aliases(&["output"]),
+        ArgSpec::opt(
+            "output-file",
+            ArgKind::Str,
+            "The HTML file to write; without it the page is returned as `html`",
+        )
+        .value_name("FILE")
+        .aliases(&["output"])
+        .local(LocalPath::WriteFile),
         ArgSpec::opt(
             "compare",
             ArgKind::Str,
@@ -154,7 +159,10 @@ fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
 
 fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let output = in_existing_dir("output-file", args.str("output-file")?)?;
+        let output = args
+            .opt_str("output-file")
+            .map(|text| in_existing_dir("output-file", text))
+            .transpose()?;
         let store = Store::open()?;
         let run = store.show(args.str("run")?)?;
         let comparison = args
@@ -183,15 +191,21 @@ fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
             matrix: &matrix,
             comparison: comparison.as_ref(),
         });
-        std::fs::write(&output, page).map_err(|err| {
-            crate::error::Error::runtime(format!("cannot write {}", output.display()))
-                .with_cause(err)
-        })?;
-        Ok(Reply::json(serde_json::json!({
-            "report": output.display().to_string(),
+        let mut summary = serde_json::json!({
             "runId": run["runId"],
             "runsCharted": history.len(),
             "matrixRuns": matrix.len(),
-        })))
+        });
+        match output {
+            Some(output) => {
+                std::fs::write(&output, page).map_err(|err| {
+                    crate::error::Error::runtime(format!("cannot write {}", output.display()))
+                        .with_cause(err)
+                })?;
+                summary["report"] = serde_json::json!(output.display().to_string());
+            }
+            None => summary["html"] = serde_json::json!(page),
+        }
+        Ok(Reply::json(summary))
     })
 }

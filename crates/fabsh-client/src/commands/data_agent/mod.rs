@@ -16,6 +16,9 @@ mod publish;
 mod query;
 mod validate_fewshots;
 
+/// The judge flags, for a front end that sets the judge once (`mcp serve`).
+pub use evaluate::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
+
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::api::data_agents::{Agent, Stage};

@@ -8,7 +8,7 @@ use crate::api::data_agents::{Agent, Stage};
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Traits,
 };
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
@@ -56,7 +56,8 @@ pub const DOWNLOAD_FILES: ArgSpec = ArgSpec::opt(
     "download-files",
     ArgKind::Str,
     "Write the files the answer references into this directory (needs the Assistants-compatible endpoint)",
-);
+)
+.local(LocalPath::WriteDir);
 
 pub const QUERY: CommandSpec = CommandSpec {
     group: "data-agent",

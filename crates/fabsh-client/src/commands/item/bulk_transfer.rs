@@ -9,7 +9,7 @@ use crate::api::{LroOutcome, LroResponse, bulk, serialized_len};
 use crate::commands::args::Args;
 use crate::commands::common::{self, WORKSPACE};
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Traits,
 };
 use crate::context::Ctx;
 use crate::definition::bulk_tree::ImportTree;
@@ -40,7 +40,8 @@ pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
             "dir",
             ArgKind::Str,
             "Write the exported items as files under this new or empty folder",
-        ),
+        )
+        .local(LocalPath::WriteDir),
     ],
     traits: Traits::READ.lro(),
     columns: &[],
@@ -74,7 +75,8 @@ pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
             "dir",
             ArgKind::Str,
             "A folder written by bulk-export-definitions --dir, assembled into the body",
-        ),
+        )
+        .local(LocalPath::ReadDir),
         ArgSpec::opt(
             "allow-pairing-by-name",
             ArgKind::Bool,

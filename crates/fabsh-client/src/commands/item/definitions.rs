@@ -8,7 +8,7 @@ use crate::commands::common::{
     WORKSPACE,
 };
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
 };
 use crate::context::Ctx;
 use crate::definition::{folder, given, stream};
@@ -22,7 +22,8 @@ const DIR_OUT: ArgSpec = ArgSpec::opt(
     "dir",
     ArgKind::Str,
     "Write the parts as files under this new or empty folder instead of printing them",
-);
+)
+.local(LocalPath::WriteDir);
 
 pub const GET_DEFINITION: CommandSpec = CommandSpec {
     group: "item",

@@ -1,0 +1,429 @@
+//! `fabsh mcp serve` is safe to hand to an assistant: no tool argument reaches a local file
+//! unless the person starting it named a folder, the judge is theirs to name, and nothing
+//! leaves for a host they did not name. A listener on loopback that tool calls point at
+//! proves nothing was sent: it must receive no connection.
+
+use crate::data_agent_query::{EXAMPLES, published};
+use crate::mcp::{call, connect, error_map, runtime, structured};
+use crate::stub::Stub;
+use crate::support::{self, Server};
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use fabsh::commands::REGISTRY;
+use fabsh_client::commands::common::effective_args;
+use serde_json::json;
+use std::net::TcpListener;
+use std::path::Path;
+
+/// A loopback port tool calls are pointed at; nothing may connect to it.
+struct Trap(TcpListener);
+
+impl Trap {
+    fn start() -> Trap {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("non-blocking");
+        Trap(listener)
+    }
+
+    fn origin(&self) -> String {
+        format!("http://{}", self.0.local_addr().expect("addr"))
+    }
+
+    /// Connections are queued even while nobody accepts, so an empty queue means none came.
+    fn assert_untouched(&self) {
+        match self.0.accept() {
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
+            other => panic!("something connected to the trap: {other:?}"),
+        }
+    }
+}
+
+fn message(result: &rmcp::model::CallToolResult) -> String {
+    error_map(result)["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A folder with a Notebook definition's one part.
+fn notebook_dir(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("dir");
+    std::fs::write(
+        dir.join("notebook-content.py"),
+        "# Fabric notebook source\n\n# CELL ********************\n\nprint(1)\n",
+    )
+    .expect("part");
+}
+
+/// A definition a file holds, valid JSON, that an `@file` argument would read.
+const DEFINITION_FILE: &str = r#"{"parts":[{"path":"notebook-content.py","payload":"IyBGYWJyaWMgbm90ZWJvb2sgc291cmNl","payloadType":"InlineBase64"}]}"#;
+
+#[test]
+fn without_files_no_argument_names_a_local_file() {
+    let server = support::shared(module_path!());
+    let scratch = tempfile::tempdir().expect("scratch");
+    let precious = scratch.path().join("precious.txt");
+    std::fs::write(&precious, "keep me").expect("precious");
+    let secret = scratch.path().join("definition.json");
+    std::fs::write(&secret, DEFINITION_FILE).expect("secret");
+    let out = scratch.path().join("out");
+    runtime().block_on(async {
+        let (client, _) = connect(server, &[]).await;
+        // The schemas name no flag that reads or writes a file, but for those given inline.
+        for tool in client.list_all_tools().await.expect("tools/list") {
+            let spec = REGISTRY
+                .all()
+                .find(|spec| spec.path().replace([' ', '-'], "_") == tool.name)
+                .expect("a registry command");
+            let properties = tool.input_schema["properties"]
+                .as_object()
+                .expect("properties");
+            for arg in effective_args(spec) {
+                let key = arg.long.replace('-', "_");
+                let inline = properties
+                    .get(&key)
+                    .is_some_and(|p| p["type"] == "array" && arg.local_path().is_some());
+                assert!(
+                    arg.local_path().is_none() || !properties.contains_key(&key) || inline,
+                    "{} offers {key}",
+                    tool.name
+                );
+            }
+        }
+        // A file argument is refused by name, and nothing is written.
+        let written = call(
+            &client,
+            "item_get_definition",
+            json!({"workspace": "Demo", "id": "SalesLakehouse", "dir": out.to_string_lossy()}),
+        )
+        .await;
+        assert!(message(&written).contains("unknown argument `dir`"));
+        assert!(!out.exists());
+        let junit = call(
+            &client,
+            "data_agent_evaluate",
+            json!({"workspace": "Demo", "id": "Nobody", "questions": ["q"],
+                   "junit": precious.to_string_lossy()}),
+        )
+        .await;
+        assert!(message(&junit).contains("unknown argument `junit`"));
+        assert_eq!(std::fs::read_to_string(&precious).expect("read"), "keep me");
+        // `@file` is text, never a file's content.
+        let at_file = call(
+            &client,
+            "item_validate_definition",
+            json!({"type": "Notebook", "definition": format!("@{}", secret.display())}),
+        )
+        .await;
+        assert!(
+            message(&at_file).contains("is not valid JSON"),
+            "{at_file:?}"
+        );
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn files_resolve_under_the_roots_only() {
+    let server = support::shared(module_path!());
+    let root = tempfile::tempdir().expect("root");
+    let outside = tempfile::tempdir().expect("outside");
+    notebook_dir(&root.path().join("def"));
+    notebook_dir(&outside.path().join("def"));
+    std::fs::create_dir(root.path().join("full")).expect("full");
+    std::fs::write(root.path().join("full/keep.txt"), "keep").expect("keep");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.path(), root.path().join("link")).expect("symlink");
+    let root_arg = root.path().to_string_lossy().to_string();
+    let notebook = server.create_demo_item("Files boundary notebook", "Notebook");
+    runtime().block_on(async {
+        let (client, _) = connect(server, &["--files", &root_arg]).await;
+        let validate = |dir: String| {
+            let client = &client;
+            async move {
+                call(
+                    client,
+                    "item_validate_definition",
+                    json!({"type": "Notebook", "dir": dir}),
+                )
+                .await
+            }
+        };
+        // Relative paths start at the root.
+        let inside = validate("def".into()).await;
+        assert_eq!(structured(&inside)["valid"], true, "{inside:?}");
+        let outside_def = outside.path().join("def").to_string_lossy().to_string();
+        for refused in [
+            "../def".to_string(),
+            "def/../def".to_string(),
+            outside_def,
+            "link/def".to_string(),
+        ] {
+            let result = validate(refused.clone()).await;
+            assert!(
+                message(&result).contains("is refused"),
+                "{refused}: {result:?}"
+            );
+        }
+        // A write goes to a new folder under the root, never over what is there.
+        let full = call(
+            &client,
+            "item_get_definition",
+            json!({"workspace": "Demo", "id": notebook, "dir": "full"}),
+        )
+        .await;
+        assert!(message(&full).contains("exists"), "{full:?}");
+        let replaced = call(
+            &client,
+            "item_get_definition",
+            json!({"workspace": "Demo", "id": notebook, "dir": "full", "overwrite": true}),
+        )
+        .await;
+        assert!(message(&replaced).contains("read-only"), "{replaced:?}");
+        assert_eq!(
+            std::fs::read_dir(root.path().join("full"))
+                .expect("full")
+                .count(),
+            1
+        );
+        let fresh = call(
+            &client,
+            "item_get_definition",
+            json!({"workspace": "Demo", "id": notebook, "dir": "fresh"}),
+        )
+        .await;
+        assert_eq!(fresh.is_error, Some(false), "{fresh:?}");
+        assert!(root.path().join("fresh/notebook-content.py").exists());
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn the_judge_and_its_key_are_never_tool_arguments() {
+    let server = support::shared(module_path!());
+    let trap = Trap::start();
+    let scratch = tempfile::tempdir().expect("scratch");
+    let secret = scratch.path().join("secret.txt");
+    std::fs::write(&secret, "not-for-anyone").expect("secret");
+    runtime().block_on(async {
+        let (client, _) = connect(server, &[]).await;
+        let tools = client.list_all_tools().await.expect("tools/list");
+        for tool in &tools {
+            for key in [
+                "llm_endpoint",
+                "llm_key",
+                "llm_model",
+                "llm_api_version",
+                "critic_prompt",
+                "critic_prompt_file",
+            ] {
+                assert!(
+                    tool.input_schema["properties"].get(key).is_none(),
+                    "{} offers {key}",
+                    tool.name
+                );
+            }
+        }
+        let judged = call(
+            &client,
+            "data_agent_validate_fewshots",
+            json!({"workspace": "Demo", "id": "Any", "llm_endpoint": format!("{}/v1", trap.origin()),
+                   "llm_model": "m", "llm_key": format!("@{}", secret.display())}),
+        )
+        .await;
+        assert!(
+            message(&judged).contains("unknown argument `llm_endpoint`"),
+            "{judged:?}"
+        );
+        assert!(message(&judged).contains("the server's setting"));
+        client.cancel().await.expect("close");
+    });
+    trap.assert_untouched();
+}
+
+#[test]
+fn urls_outside_the_fabric_endpoint_are_refused_before_anything_is_sent() {
+    let server = support::shared(module_path!());
+    let trap = Trap::start();
+    runtime().block_on(async {
+        let (client, _) = connect(server, &[]).await;
+        let workspace = server.demo_path("");
+        let url = format!(
+            "{}/v1/mcp{workspace}/dataagents/00000000-0000-0000-0000-000000000001/agent",
+            trap.origin()
+        );
+        let asked = call(
+            &client,
+            "data_agent_query",
+            json!({"workspace": "Demo", "id": "Any agent", "published_url": url,
+                   "prompt": "How many orders?"}),
+        )
+        .await;
+        let error = error_map(&asked);
+        assert_eq!(error["kind"], "usage", "{error}");
+        assert!(message(&asked).contains("published_url"), "{asked:?}");
+        client.cancel().await.expect("close");
+    });
+    trap.assert_untouched();
+}
+
+/// A judge that refuses every request, quoting the credential it was sent, as some services'
+/// "invalid key" errors do.
+fn quoting_judge() -> Stub {
+    Stub::start(|_| {
+        Router::new().route(
+            "/v1/chat/completions",
+            post(|headers: HeaderMap| async move {
+                let sent = headers
+                    .get("authorization")
+                    .and_then(|value| value.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
+                (
+                    StatusCode::UNAUTHORIZED,
+                    axum::Json(json!({"error": {"message": format!("Incorrect API key provided: {sent}")}})),
+                )
+            }),
+        )
+    })
+}
+
+#[test]
+fn the_judge_key_is_redacted_from_results_output_and_the_store() {
+    const KEY: &str = "sk-judge-secret-0123456789abcdef";
+    let fx = published(EXAMPLES);
+    let judge = quoting_judge();
+    let questions = json!([{"question": "How many orders are there?", "expected": "1"}]);
+    runtime().block_on(async {
+        let (client, _) = connect(
+            &fx.server,
+            &[
+                "--llm-endpoint",
+                &judge.endpoint,
+                "--llm-model",
+                "m",
+                "--llm-key",
+                KEY,
+            ],
+        )
+        .await;
+        let result = call(
+            &client,
+            "data_agent_evaluate",
+            json!({"workspace": fx.workspace, "id": fx.agent, "questions": questions}),
+        )
+        .await;
+        let returned = serde_json::to_string(&result).expect("JSON");
+        assert!(returned.contains("Incorrect API key"), "{returned}");
+        assert!(!returned.contains(KEY), "the key came back: {returned}");
+        client.cancel().await.expect("close");
+    });
+    // The command line too, and the run it recorded.
+    let file = fx.server.home.dir.path().join("questions.json");
+    std::fs::write(&file, questions.to_string()).expect("questions");
+    let run = fx.server.fabsh(&[
+        "data-agent",
+        "evaluate",
+        "-w",
+        &fx.workspace,
+        "--id",
+        &fx.agent,
+        "--questions",
+        &file.to_string_lossy(),
+        "--llm-endpoint",
+        &judge.endpoint,
+        "--llm-model",
+        "m",
+        "--llm-key",
+        KEY,
+    ]);
+    assert!(run.stdout.contains("Incorrect API key"), "{run:?}");
+    assert!(!run.stdout.contains(KEY) && !run.stderr.contains(KEY));
+    let runs = fx.server.fabsh(&[
+        "data-agent",
+        "evaluations",
+        "list",
+        "-w",
+        &fx.workspace,
+        "--id",
+        &fx.agent,
+    ]);
+    let run_id = runs.ok_json()[0]["runId"]
+        .as_str()
+        .expect("a recorded run")
+        .to_string();
+    let shown = fx
+        .server
+        .fabsh(&["data-agent", "evaluations", "show", &run_id]);
+    assert!(shown.stdout.contains("Incorrect API key"), "{shown:?}");
+    assert!(!shown.stdout.contains(KEY));
+}
+
+#[test]
+fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
+    let server = Server::start();
+    let demo = server.demo_path("");
+    let demo_id = demo.trim_start_matches("/workspaces/").to_string();
+    let other = server
+        .fabsh(&["workspace", "create", "--name", "Other"])
+        .ok_json();
+    let other_id = other["id"].as_str().expect("id").to_string();
+    runtime().block_on(async {
+        let (client, _) = connect(&server, &["--allow-writes", "--workspace", "Demo"]).await;
+        let before = server.request_count();
+        let mut calls = Vec::new();
+        for climb in ["%2e%2e", "%2E%2E", ".%2e", "%2e.", "..%2f.."] {
+            let path = format!("/workspaces/{demo_id}/{climb}/{other_id}/items");
+            calls.push(("api", json!({"method": "GET", "path": path})));
+            calls.push((
+                "api",
+                json!({"method": "POST", "path": path, "body": {"displayName": "x", "type": "Notebook"}}),
+            ));
+            calls.push((
+                "data_agent_query",
+                json!({
+                    "workspace": "Demo", "id": "Any agent", "prompt": "How many orders?",
+                    "published_url": format!(
+                        "{}/mcp/workspaces/{demo_id}/{climb}/{other_id}/dataagents/00000000-0000-0000-0000-000000000001/agent",
+                        server.endpoint
+                    ),
+                }),
+            ));
+        }
+        calls.push((
+            "api",
+            json!({"method": "GET", "path": format!("/workspaces/{demo_id}%2f..%2f{other_id}/items")}),
+        ));
+        for (tool, arguments) in calls {
+            let result = call(&client, tool, arguments.clone()).await;
+            assert!(
+                message(&result).contains("confined"),
+                "{tool} {arguments}: {result:?}"
+            );
+        }
+        assert_eq!(server.request_count(), before, "a refused call sent something");
+        client.cancel().await.expect("close");
+    });
+    // The definition part rule is the client's, so the command line refuses the same path.
+    let definition = json!({"parts": [{"path": "%2e%2e/notebook-content.py",
+        "payload": "IyBGYWJyaWMgbm90ZWJvb2sgc291cmNl", "payloadType": "InlineBase64"}]});
+    let run = server.fabsh(&[
+        "item",
+        "validate-definition",
+        "--type",
+        "Notebook",
+        "--definition",
+        &definition.to_string(),
+    ]);
+    assert_ne!(run.code, 0, "{run:?}");
+    let report = run.json();
+    assert!(
+        report["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .any(|error| error["code"] == "UnsafePath"),
+        "{report}"
+    );
+}
