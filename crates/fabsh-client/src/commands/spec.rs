@@ -106,6 +106,9 @@ pub struct ArgSpec {
     pub allows_empty: bool,
     /// How the value is written in usage lines and docs (`<FILE>`); none: from the kind.
     pub value_name: Option<&'static str>,
+    /// Setting this flag makes a mutating command lose data (`deploy apply --delete-orphans`):
+    /// an MCP server offers it only with `--allow-destructive`.
+    pub destructive: bool,
 }
 
 impl ArgSpec {
@@ -124,6 +127,7 @@ impl ArgSpec {
             env: None,
             allows_empty: false,
             value_name: None,
+            destructive: false,
         }
     }
 
@@ -193,6 +197,14 @@ impl ArgSpec {
     pub const fn default(self, default: &'static str) -> Self {
         ArgSpec {
             default: Some(default),
+            ..self
+        }
+    }
+
+    /// Making the command lose data when set.
+    pub const fn destructive(self) -> Self {
+        ArgSpec {
+            destructive: true,
             ..self
         }
     }
