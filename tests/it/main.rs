@@ -27,6 +27,7 @@ mod data_agents;
 mod data_agents_local;
 mod definition_extras;
 mod definitions;
+mod deploy;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;

@@ -197,7 +197,13 @@ impl Repository {
             let found = deployed
                 .iter()
                 .find(|d| d.item_type == item.item_type && d.display_name == item.display_name);
-            rows.push(self.row(item, &rendered[n].parts, found, level_of[n], options.diff));
+            let mut row = self.row(item, &rendered[n].parts, found, level_of[n], options.diff);
+            row.refers_to = rendered[n]
+                .references
+                .iter()
+                .map(|&r| self.items[r].key())
+                .collect();
+            rows.push(row);
         }
         let in_scope = |t: &str| {
             self.settings
@@ -232,6 +238,7 @@ impl Repository {
                     Vec::new()
                 },
                 delete: options.delete_orphans && !excluded && !self.settings.unpublish_skip,
+                refers_to: Vec::new(),
                 diffs: Vec::new(),
             });
         }
@@ -281,6 +288,7 @@ impl Repository {
             level: Some(level),
             changes: Vec::new(),
             delete: false,
+            refers_to: Vec::new(),
             diffs: Vec::new(),
         };
         let Some(found) = found else {

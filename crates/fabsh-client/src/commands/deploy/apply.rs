@@ -113,8 +113,8 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Every repository item, level by level; after a level with a failure, the later levels
-    /// are not started (their items may refer to the failed one).
+    /// Every repository item, level by level; an item that refers to one that failed (or was
+    /// not started) is not started.
     async fn items(
         &self,
         plan: &[PlanRow],
@@ -160,7 +160,6 @@ impl Run<'_> {
                 );
             }
             let done: Vec<(usize, Done)> = at_most(jobs, self.concurrency).await;
-            let mut failed = false;
             for (n, result) in done {
                 match result {
                     Ok((outcome, id)) => {
@@ -168,7 +167,6 @@ impl Run<'_> {
                         rows[n].id = Some(id);
                     }
                     Err(err) => {
-                        failed = true;
                         rows[n].outcome = ApplyOutcome::Failed;
                         rows[n].error = Some(err.to_string());
                     }
@@ -186,9 +184,6 @@ impl Run<'_> {
                         target.deployed.get(&key).cloned().unwrap_or_default()
                     };
                 target.set_deployed(&key.0, &key.1, id, attributes);
-            }
-            if failed {
-                break;
             }
         }
         rows

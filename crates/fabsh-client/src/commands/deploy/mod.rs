@@ -79,8 +79,8 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "validate the repository, no workspace needed",
             },
             Example {
-                command: "deploy plan ./workspace -w Sales-Test --environment PPE --diff",
-                about: "what apply would change, with diffs",
+                command: "deploy plan --config deploy.yml -w Release --environment PROD --diff",
+                about: "what apply would change in Release, with diffs (exit 8 when something would)",
             },
         ],
         handler: Handler::Data(plan::plan),
@@ -112,11 +112,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         columns: &["type", "displayName", "outcome", "level", "id", "error"],
         examples: &[
             Example {
-                command: "deploy apply ./workspace -w Sales-Test --environment PPE",
-                about: "deploy, leaving orphans in place",
+                command: "deploy apply --config deploy.yml -w Staging --environment PROD",
+                about: "deploy with PROD's parameters, leaving orphans in place",
             },
             Example {
-                command: "deploy apply ./workspace -w Sales-Test --environment PPE --dry-run",
+                command: "deploy apply --config deploy.yml -w Release --environment PROD --delete-orphans",
+                about: "deploy and delete what the repository no longer holds",
+            },
+            Example {
+                command: "deploy apply --config deploy.yml -w Sales --environment PROD --dry-run",
                 about: "every request apply would send, nothing changed",
             },
         ],
@@ -139,7 +143,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         traits: Traits::READ,
         columns: &["type", "displayName", "path"],
         examples: &[Example {
-            command: "deploy export -w Sales-Dev ./workspace",
+            command: "deploy export -w Release ./release",
             about: "a repository of the workspace",
         }],
         handler: Handler::Data(export::export),
