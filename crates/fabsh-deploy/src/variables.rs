@@ -133,31 +133,6 @@ fn percent_encode(text: &str) -> String {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn item_references_parse_with_spaces_and_either_attribute_form() {
-        let parsed = item_ref("$items.Notebook.Hello World.$id").expect("a ref");
-        assert_eq!(
-            parsed,
-            Ok(ItemRef {
-                item_type: "Notebook".into(),
-                name: "Hello World".into(),
-                attribute: "id".into()
-            })
-        );
-        assert!(item_ref("$items.Notebook").expect("a ref").is_err());
-        assert_eq!(item_ref("plain"), None);
-        let bad = item_ref("$items.Notebook.X.sqlendpoint")
-            .expect("ref")
-            .expect("parses");
-        assert!(check_attribute(&bad).is_err());
-        assert_eq!(percent_encode("My Workspace"), "My%20Workspace");
-    }
-}
-
 /// Where each attribute sits in a type's own GET answer.
 const ATTRIBUTE_POINTERS: &[(&str, &str, &str)] = &[
     (
@@ -224,4 +199,29 @@ pub fn attributes_from(
             Some((attribute.to_string(), value.to_string()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_references_parse_with_spaces_and_either_attribute_form() {
+        let parsed = item_ref("$items.Notebook.Hello World.$id").expect("a ref");
+        assert_eq!(
+            parsed,
+            Ok(ItemRef {
+                item_type: "Notebook".into(),
+                name: "Hello World".into(),
+                attribute: "id".into()
+            })
+        );
+        assert!(item_ref("$items.Notebook").expect("a ref").is_err());
+        assert_eq!(item_ref("plain"), None);
+        let bad = item_ref("$items.Notebook.X.sqlendpoint")
+            .expect("ref")
+            .expect("parses");
+        assert!(check_attribute(&bad).is_err());
+        assert_eq!(percent_encode("My Workspace"), "My%20Workspace");
+    }
 }
