@@ -223,6 +223,8 @@ async fn run(
         }
     };
     shared.confinement.filter_list(spec, &mut value);
+    // A plan with changes pending is the answer asked for, not a failure.
+    let failure = failure.filter(|f| f.kind != fabsh_client::error::ErrorKind::ChangesPending);
     if let Some(mut failure) = failure {
         // Some of a bulk command's items failed: the error, with every item's outcome.
         failure.details = Some(value);
@@ -239,7 +241,7 @@ async fn run(
 }
 
 /// The raw `api` tool may send any method; a DELETE destroys as `item_delete` does, so it
-/// needs the same `--allow-destructive`.
+/// needs the same `--allow-destructive`; so does a destructive flag of a mutating tool.
 fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
     let deletes = spec.group == "api"
         && args
@@ -250,6 +252,19 @@ fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<
             "argument `method`: DELETE needs a server started with --allow-destructive",
         )
         .with_hint("nothing was sent; dry_run: true shows the request"));
+    }
+    // A flag that makes a mutating command delete (`deploy apply --delete-orphans`) needs
+    // what a destructive command needs.
+    if spec.traits.mutates && !policy.destructive && !args.flag("dry-run") {
+        for arg in spec.args.iter().filter(|arg| arg.destructive) {
+            if args.flag(arg.long) {
+                return Err(Error::usage(format!(
+                    "argument `{}`: needs a server started with --allow-destructive",
+                    arg.snake_name()
+                ))
+                .with_hint("nothing was sent; dry_run: true shows the requests"));
+            }
+        }
     }
     Ok(())
 }

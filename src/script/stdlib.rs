@@ -15,6 +15,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("fewshots", include_str!("../../stdlib/fewshots.rhai")),
     ("agents", include_str!("../../stdlib/agents.rhai")),
     ("evaluate", include_str!("../../stdlib/evaluate.rhai")),
+    ("promote", include_str!("../../stdlib/promote.rhai")),
 ];
 
 /// One stdlib module's source.

@@ -30,6 +30,7 @@ mod data_agents_local;
 mod definition_extras;
 mod definition_status;
 mod definitions;
+mod deploy;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;

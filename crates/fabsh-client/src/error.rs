@@ -23,6 +23,9 @@ pub enum ErrorKind {
     /// `data-agent evaluate --fail-on-regression`: a question that passed in the baseline
     /// run now fails (exit 7), told apart from a pass rate below the bar.
     Regression,
+    /// `deploy plan` found changes to make (exit 8, as `terraform plan -detailed-exitcode`
+    /// tells them apart): not an error to scripts and tools, which read the plan.
+    ChangesPending,
     /// The user pressed Ctrl-C (exit 130).
     Cancelled,
     /// A long-running operation or request took longer than allowed (exit 1).
@@ -41,6 +44,7 @@ impl ErrorKind {
             ErrorKind::Partial => 5,
             ErrorKind::BelowBar => 6,
             ErrorKind::Regression => 7,
+            ErrorKind::ChangesPending => 8,
             ErrorKind::Cancelled => 130,
             ErrorKind::Api | ErrorKind::Timeout | ErrorKind::Runtime => 1,
         }
@@ -56,6 +60,7 @@ impl ErrorKind {
             ErrorKind::Partial => "partial",
             ErrorKind::BelowBar => "below_bar",
             ErrorKind::Regression => "regression",
+            ErrorKind::ChangesPending => "changes_pending",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Runtime => "runtime",
@@ -72,6 +77,7 @@ impl ErrorKind {
             ErrorKind::Partial,
             ErrorKind::BelowBar,
             ErrorKind::Regression,
+            ErrorKind::ChangesPending,
             ErrorKind::Cancelled,
             ErrorKind::Timeout,
             ErrorKind::Runtime,

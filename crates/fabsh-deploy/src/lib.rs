@@ -14,3 +14,4 @@ pub mod repo;
 mod variables;
 
 pub use error::{Error, Result};
+pub use variables::{attributes_from, needing_properties as variables_needing_properties};

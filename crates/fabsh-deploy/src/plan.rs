@@ -197,7 +197,13 @@ impl Repository {
             let found = deployed
                 .iter()
                 .find(|d| d.item_type == item.item_type && d.display_name == item.display_name);
-            rows.push(self.row(item, &rendered[n].parts, found, level_of[n], options.diff));
+            let mut row = self.row(item, &rendered[n].parts, found, level_of[n], options.diff);
+            row.refers_to = rendered[n]
+                .references
+                .iter()
+                .map(|&r| self.items[r].key())
+                .collect();
+            rows.push(row);
         }
         let in_scope = |t: &str| {
             self.settings
@@ -232,6 +238,7 @@ impl Repository {
                     Vec::new()
                 },
                 delete: options.delete_orphans && !excluded && !self.settings.unpublish_skip,
+                refers_to: Vec::new(),
                 diffs: Vec::new(),
             });
         }
@@ -281,6 +288,7 @@ impl Repository {
             level: Some(level),
             changes: Vec::new(),
             delete: false,
+            refers_to: Vec::new(),
             diffs: Vec::new(),
         };
         let Some(found) = found else {
@@ -400,19 +408,23 @@ impl Repository {
                 problems.push(unmatched("spark_pool", &rule.instance_pool_id));
             }
         }
+        // A variable of a rule that matched some part would make apply fail: an error. One of
+        // a rule that matches nothing in scope is only worth a look.
         let values = self
             .params
             .find_replace
             .iter()
-            .flat_map(|r| r.replace_value.values())
+            .zip(&hits.find_replace)
+            .flat_map(|(r, hit)| r.replace_value.values().map(move |v| (v, *hit > 0)))
             .chain(
                 self.params
                     .key_value_replace
                     .iter()
-                    .flat_map(|r| r.replace_value.values()),
+                    .zip(&hits.key_value_replace)
+                    .flat_map(|(r, hit)| r.replace_value.values().map(move |v| (v, *hit > 0))),
             );
         let target = self.target();
-        for value in values {
+        for (value, matched) in values {
             let Some(text) = value.as_str() else { continue };
             if let Some(parsed) = variables::item_ref(text) {
                 let problem = match parsed {
@@ -430,11 +442,13 @@ impl Repository {
                     }),
                 };
                 if let Some(message) = problem {
-                    problems.push(error(
-                        Some("parameter.yml".into()),
-                        "UnknownItemReference",
-                        message,
-                    ));
+                    let code = "UnknownItemReference";
+                    let subject = Some("parameter.yml".to_string());
+                    problems.push(if matched {
+                        error(subject, code, message)
+                    } else {
+                        warning(subject, code, message)
+                    });
                 }
             }
         }

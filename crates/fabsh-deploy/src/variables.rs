@@ -133,6 +133,74 @@ fn percent_encode(text: &str) -> String {
         .collect()
 }
 
+/// Where each attribute sits in a type's own GET answer.
+const ATTRIBUTE_POINTERS: &[(&str, &str, &str)] = &[
+    (
+        "Lakehouse",
+        "sqlendpoint",
+        "/properties/sqlEndpointProperties/connectionString",
+    ),
+    (
+        "Lakehouse",
+        "sqlendpointid",
+        "/properties/sqlEndpointProperties/id",
+    ),
+    (
+        "MirroredDatabase",
+        "sqlendpoint",
+        "/properties/sqlEndpointProperties/connectionString",
+    ),
+    (
+        "MirroredDatabase",
+        "sqlendpointid",
+        "/properties/sqlEndpointProperties/id",
+    ),
+    ("Warehouse", "sqlendpoint", "/properties/connectionString"),
+    ("SQLDatabase", "sqlendpoint", "/properties/serverFqdn"),
+    (
+        "Eventhouse",
+        "queryserviceuri",
+        "/properties/queryServiceUri",
+    ),
+];
+
+/// The items (type, name) whose attributes other than `id` some `$items` variable asks for:
+/// those need their type's GET.
+pub fn needing_properties(
+    params: &crate::params::Parameters,
+) -> std::collections::BTreeSet<(String, String)> {
+    params
+        .find_replace
+        .iter()
+        .flat_map(|r| r.replace_value.values())
+        .chain(
+            params
+                .key_value_replace
+                .iter()
+                .flat_map(|r| r.replace_value.values()),
+        )
+        .filter_map(serde_json::Value::as_str)
+        .filter_map(|text| item_ref(text)?.ok())
+        .filter(|r| r.attribute != "id")
+        .map(|r| (r.item_type, r.name))
+        .collect()
+}
+
+/// The attributes found in a type's GET answer.
+pub fn attributes_from(
+    item_type: &str,
+    body: &serde_json::Value,
+) -> std::collections::BTreeMap<String, String> {
+    ATTRIBUTE_POINTERS
+        .iter()
+        .filter(|(t, _, _)| *t == item_type)
+        .filter_map(|(_, attribute, pointer)| {
+            let value = body.pointer(pointer)?.as_str()?;
+            Some((attribute.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

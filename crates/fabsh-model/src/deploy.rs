@@ -49,6 +49,10 @@ pub struct PlanRow {
     /// For an orphan: whether apply deletes it (`--delete-orphans`, not matched by the
     /// unpublish exclude_regex, unpublish not skipped).
     pub delete: bool,
+    /// The repository items (`Name.Type`) this one refers to: deployed before it, and its
+    /// apply is not started when one of them fails.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refers_to: Vec<String>,
     /// With `--diff`: the unified diffs of the changed parts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diffs: Vec<PartDiff>,

@@ -56,6 +56,17 @@ pub fn write(work: &Path) {
     for (name, text) in files {
         std::fs::write(work.join(name), text).expect("write a work file");
     }
+    // The deploy examples read fabric-cicd's sample repository and a config that leaves out
+    // the one notebook whose parameters need an Eventhouse query URI.
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fabric-cicd-sample/workspace"),
+        &work.join("workspace"),
+    );
+    std::fs::write(
+        work.join("deploy.yml"),
+        "core:\n  repository_directory: workspace\npublish:\n  exclude_regex: \"^Example Notebook$\"\n",
+    )
+    .expect("write deploy.yml");
     // `fabsh --local run scripts/tour.rhai` names the script as the README does, from the
     // repository root; the work dir gets the same layout.
     let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
@@ -64,5 +75,18 @@ pub fn write(work: &Path) {
         let entry = entry.expect("entry");
         std::fs::copy(entry.path(), work.join("scripts").join(entry.file_name()))
             .expect("copy a script");
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
     }
 }

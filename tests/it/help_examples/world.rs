@@ -141,9 +141,27 @@ impl<'a> Builder<'a> {
         self.sharing();
         self.principals_and_sign_ins();
         files::write(&self.work);
+        self.deployment();
         self.evaluations();
         self.set("AZURE_OPENAI_ENDPOINT", judge.endpoint());
         self.set("FABSH_LLM_KEY", judge_stub::KEY);
+    }
+
+    /// Release holds the sample repository as `deploy apply` put it there, so a plan against
+    /// it has nothing to do.
+    fn deployment(&mut self) {
+        self.ok(&["workspace", "create", "--name", "Release"]);
+        let config = self.file("deploy.yml");
+        self.ok(&[
+            "deploy",
+            "apply",
+            "--config",
+            &config,
+            "-w",
+            "Release",
+            "--environment",
+            "PROD",
+        ]);
     }
 
     fn workspaces_and_items(&mut self) {

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod common;
 pub mod config;
 pub mod data_agent;
+pub mod deploy;
 pub mod execute;
 pub mod folder;
 pub mod item;
@@ -60,6 +61,12 @@ pub const DATA_AGENT: Group = Group {
     summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish, query, evaluation",
     commands: data_agent::COMMANDS,
 };
+/// `fabsh deploy ...`.
+pub const DEPLOY: Group = Group {
+    name: "deploy",
+    summary: "Deploy a workspace from a git folder (fabric-cicd's layout, config.yml, parameter.yml): plan, apply, export",
+    commands: deploy::COMMANDS,
+};
 /// `fabsh api ...`.
 pub const API: Group = Group {
     name: "api",
@@ -89,7 +96,7 @@ pub const CACHE: Group = Group {
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, API, AUTH, CONFIG, CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, DEPLOY, API, AUTH, CONFIG, CACHE,
 ];
 
 /// A set of groups: what one front end serves.

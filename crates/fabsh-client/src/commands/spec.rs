@@ -113,6 +113,9 @@ pub struct ArgSpec {
     /// reads one without saying so): front ends that must not reach the file system (the
     /// MCP server) leave such flags out or confine them.
     pub local: Option<LocalPath>,
+    /// Setting this flag makes a mutating command lose data (`deploy apply --delete-orphans`):
+    /// an MCP server offers it only with `--allow-destructive`.
+    pub destructive: bool,
 }
 
 /// How a flag's value reaches the local file system.
@@ -146,6 +149,7 @@ impl ArgSpec {
             value_name: None,
             range: None,
             local: None,
+            destructive: false,
         }
     }
 
@@ -223,6 +227,14 @@ impl ArgSpec {
     pub const fn range(self, min: i64, max: i64) -> Self {
         ArgSpec {
             range: Some((min, max)),
+            ..self
+        }
+    }
+
+    /// Making the command lose data when set.
+    pub const fn destructive(self) -> Self {
+        ArgSpec {
+            destructive: true,
             ..self
         }
     }

@@ -1,0 +1,204 @@
+//! `deploy plan | apply | export`: a workspace from a git folder in Fabric's git layout, with
+//! fabric-cicd's config.yml and parameter.yml. The repository is read and parameterised by
+//! the pure `fabsh-deploy` crate; these handlers fetch the workspace's state and carry the
+//! plan out.
+
+mod apply;
+mod export;
+mod plan;
+mod state;
+
+use super::args::Args;
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use fabsh_deploy::plan::Repository;
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use std::path::PathBuf;
+
+const DIR: ArgSpec = ArgSpec::positional(
+    "dir",
+    ArgKind::Str,
+    "The repository directory: one <name>.<Type> folder per item (default: the config's core.repository_directory)",
+)
+.optional()
+.value_name("DIR")
+.local(LocalPath::ReadDir);
+const WORKSPACE: ArgSpec = ArgSpec::opt(
+    "workspace",
+    ArgKind::Ref,
+    "Target workspace id or display name (default: the config's core.workspace_id or core.workspace)",
+)
+.short('w');
+const ENVIRONMENT: ArgSpec = ArgSpec::opt(
+    "environment",
+    ArgKind::Str,
+    "The environment: picks the config's values and parameter.yml's replace_value entries (PPE, PROD, ...)",
+)
+.value_name("ENV");
+const CONFIG: ArgSpec = ArgSpec::opt(
+    "config",
+    ArgKind::Str,
+    "fabric-cicd's config.yml (workspace, repository_directory, item_types_in_scope, parameter, publish/unpublish)",
+)
+.value_name("FILE")
+.local(LocalPath::ReadFile);
+const DELETE_ORPHANS: ArgSpec = ArgSpec::opt(
+    "delete-orphans",
+    ArgKind::Bool,
+    "Plan to delete the workspace's items of types in scope that the repository does not hold (less unpublish.exclude_regex)",
+);
+const DIFF: ArgSpec = ArgSpec::opt(
+    "diff",
+    ArgKind::Bool,
+    "Add a unified diff of every changed part (base64 parts decoded where they are text)",
+);
+
+/// The exit code of `deploy plan` when apply would change something.
+pub const CHANGES_PENDING_EXIT: u8 = 8;
+
+/// The deploy commands.
+pub static COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        group: "deploy",
+        name: "plan",
+        summary: "What deploy apply would do, item by item; with no workspace, validate the repository offline",
+        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. Each item is create, update, move, unchanged or orphan (in the workspace only). Problems (definition checks as validate-definition, rules that match nothing, $items naming no item of the repository) are listed with their severity. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the repository has errors.",
+        args: &[DIR, WORKSPACE, ENVIRONMENT, CONFIG, DIFF, DELETE_ORPHANS],
+        traits: Traits::READ,
+        columns: &[
+            "action",
+            "type",
+            "displayName",
+            "folder",
+            "level",
+            "changes",
+        ],
+        examples: &[
+            Example {
+                command: "deploy plan ./workspace",
+                about: "validate the repository, no workspace needed",
+            },
+            Example {
+                command: "deploy plan --config deploy.yml -w Release --environment PROD --diff",
+                about: "what apply would change in Release, with diffs (exit 8 when something would)",
+            },
+        ],
+        handler: Handler::Data(plan::plan),
+    },
+    CommandSpec {
+        group: "deploy",
+        name: "apply",
+        summary: "Deploy the repository to a workspace: create, update, move (and delete orphans with --delete-orphans)",
+        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently. Unchanged items are not written. Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed). Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards.",
+        args: &[
+            DIR,
+            WORKSPACE,
+            ENVIRONMENT,
+            CONFIG,
+            DELETE_ORPHANS,
+            ArgSpec::opt(
+                "concurrency",
+                ArgKind::Int,
+                "How many items of one level are written at once (1 to 64)",
+            )
+            .default("8"),
+            ArgSpec::opt(
+                "publish-agents",
+                ArgKind::Bool,
+                "Publish every data agent of the repository after deploying it",
+            ),
+        ],
+        traits: Traits::MUTATE,
+        columns: &["type", "displayName", "outcome", "level", "id", "error"],
+        examples: &[
+            Example {
+                command: "deploy apply --config deploy.yml -w Staging --environment PROD",
+                about: "deploy with PROD's parameters, leaving orphans in place",
+            },
+            Example {
+                command: "deploy apply --config deploy.yml -w Release --environment PROD --delete-orphans",
+                about: "deploy and delete what the repository no longer holds",
+            },
+            Example {
+                command: "deploy apply --config deploy.yml -w Sales --environment PROD --dry-run",
+                about: "every request apply would send, nothing changed",
+            },
+        ],
+        handler: Handler::Data(apply::apply),
+    },
+    CommandSpec {
+        group: "deploy",
+        name: "export",
+        summary: "Write a workspace's items as a repository: folders as sub-folders, one <name>.<Type> folder per item",
+        about: "The layout deploy apply reads. Each .platform carries the item's logical id, or, when the service gives none, the item's id: references between items by id then deploy to another workspace as references to its items. export, apply to an empty workspace, then plan reports nothing to do. The folder must be new or empty.",
+        args: &[
+            ArgSpec::req("workspace", ArgKind::Ref, "Workspace id or display name").short('w'),
+            ArgSpec::positional(
+                "dir",
+                ArgKind::Str,
+                "A new or empty folder to write the repository into",
+            )
+            .value_name("DIR")
+            .local(LocalPath::WriteDir),
+        ],
+        traits: Traits::READ,
+        columns: &["type", "displayName", "path"],
+        examples: &[Example {
+            command: "deploy export -w Release ./release",
+            about: "a repository of the workspace",
+        }],
+        handler: Handler::Data(export::export),
+    },
+];
+
+/// Runs `jobs` at most `limit` at a time; results in the order they finish. The jobs are
+/// boxed before they meet the stream, so the handler's future stays `Send` for any lifetime
+/// (a closure mapping to futures over borrowed data does not, in today's compiler).
+async fn at_most<'a, T: Send + 'a>(jobs: Vec<BoxFuture<'a, T>>, limit: usize) -> Vec<T> {
+    futures::stream::iter(jobs)
+        .buffer_unordered(limit.max(1))
+        .collect()
+        .await
+}
+
+/// Opens the repository the flags name, refusing unreadable input before any request.
+fn open_repository(args: &Args) -> Result<Repository> {
+    let dir = args.opt_str("dir").map(PathBuf::from);
+    let config = args.opt_str("config").map(PathBuf::from);
+    if dir.is_none() && config.is_none() {
+        return Err(Error::usage(
+            "give the repository directory (DIR) or --config",
+        ));
+    }
+    let environment = args.opt_str("environment");
+    fabsh_deploy::plan::open(dir.as_deref(), config.as_deref(), environment).map_err(|err| {
+        let flag = match &err {
+            fabsh_deploy::Error::Invalid { path, .. } | fabsh_deploy::Error::Io { path, .. }
+                if path.ends_with(".yml") || path.ends_with(".yaml") =>
+            {
+                if path.contains("config") {
+                    "--config"
+                } else {
+                    "parameter file"
+                }
+            }
+            _ => "DIR",
+        };
+        Error::usage(format!("{flag}: {err}"))
+    })
+}
+
+/// The target workspace's id: `-w`, else the config's workspace_id or workspace.
+async fn target_workspace(ctx: Ctx, args: &Args, repo: &Repository) -> Result<Option<String>> {
+    let named = args
+        .opt_str("workspace")
+        .map(str::to_string)
+        .or_else(|| repo.settings.workspace_id.clone())
+        .or_else(|| repo.settings.workspace.clone());
+    match named {
+        Some(text) => Ok(Some(ctx.workspace_id(&text).await?)),
+        None => Ok(None),
+    }
+}

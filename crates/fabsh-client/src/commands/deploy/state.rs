@@ -1,0 +1,265 @@
+//! What the target workspace holds, fetched for a plan: its items and folders, the
+//! definitions of the items the repository pairs with, and the attributes (`sqlendpoint`,
+//! ...) its parameters ask for.
+
+use crate::api::items::{self, ListFilter};
+use crate::api::{ApiClient, Req, definitions, folders, workspaces};
+use crate::error::{Error, Result};
+use fabsh_deploy::plan::{Deployed, Repository};
+use fabsh_deploy::render::Target;
+use fabsh_deploy::repo::{RepoItem, RepoPart};
+use fabsh_model::definition::decode_payload;
+use fabsh_model::item_types;
+use futures::FutureExt;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// How many definitions are fetched at once.
+const FETCH_CONCURRENCY: usize = 8;
+
+/// An item as the list answers it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedItem {
+    id: String,
+    #[serde(rename = "type")]
+    item_type: String,
+    display_name: String,
+    description: Option<String>,
+    folder_id: Option<String>,
+}
+
+/// A folder as the list answers it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedFolder {
+    id: String,
+    display_name: String,
+    parent_folder_id: Option<String>,
+}
+
+/// A part of a fetched definition.
+#[derive(Debug, Deserialize)]
+struct WirePart {
+    path: String,
+    payload: String,
+}
+
+/// A fetched definition.
+#[derive(Debug, Deserialize)]
+struct WireDefinition {
+    parts: Vec<WirePart>,
+}
+
+/// The workspace as a plan sees it.
+pub(crate) struct WorkspaceState {
+    pub items: Vec<Deployed>,
+    /// Folder paths (`/a/b`) and their ids.
+    pub folders: BTreeMap<String, String>,
+    pub target: Target,
+}
+
+impl WorkspaceState {
+    /// The folder paths, for the planner.
+    pub fn folder_paths(&self) -> BTreeSet<String> {
+        self.folders.keys().cloned().collect()
+    }
+}
+
+/// Lists items and folders, and fetches what `repo` needs to plan against them.
+pub(crate) async fn fetch(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+) -> Result<WorkspaceState> {
+    let info = workspaces::get(api, workspace).await?;
+    let listed: Vec<ListedItem> = decode(
+        api.all(items::list_req(workspace, &ListFilter::default()))
+            .await?,
+    )?;
+    let folder_list: Vec<ListedFolder> =
+        decode(api.all(folders::list_req(workspace, None, None)).await?)?;
+    let triples: Vec<(String, String, Option<String>)> = folder_list
+        .iter()
+        .map(|f| {
+            (
+                f.id.clone(),
+                f.display_name.clone(),
+                f.parent_folder_id.clone(),
+            )
+        })
+        .collect();
+    let path_by_id = folder_paths(&triples);
+    let path_of = |id: Option<&str>| {
+        id.and_then(|id| path_by_id.get(id))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let folders = path_by_id
+        .iter()
+        .map(|(id, path)| (path.clone(), id.clone()))
+        .collect();
+    let mut deployed: Vec<Deployed> = listed
+        .iter()
+        .map(|i| Deployed {
+            id: i.id.clone(),
+            item_type: i.item_type.clone(),
+            display_name: i.display_name.clone(),
+            description: i.description.clone(),
+            folder: path_of(i.folder_id.as_deref()),
+            parts: None,
+        })
+        .collect();
+    let mut target = repo.target();
+    target.workspace_id = Some(workspace.to_string());
+    target.workspace_name = info
+        .get("displayName")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    target.env_vars = std::env::vars().collect();
+    for d in &deployed {
+        target.set_deployed(&d.item_type, &d.display_name, &d.id, BTreeMap::new());
+    }
+    fill_attributes(api, workspace, repo, &mut target).await?;
+    fetch_definitions(api, workspace, repo, &mut deployed).await?;
+    Ok(WorkspaceState {
+        items: deployed,
+        folders,
+        target,
+    })
+}
+
+/// Each folder's path (`/a/b`) by its id, from `(id, name, parent id)`.
+pub(crate) fn folder_paths(
+    folders: &[(String, String, Option<String>)],
+) -> HashMap<String, String> {
+    let by_id: HashMap<&str, &(String, String, Option<String>)> =
+        folders.iter().map(|f| (f.0.as_str(), f)).collect();
+    let mut out = HashMap::new();
+    for (id, _, _) in folders {
+        let mut segments = Vec::new();
+        let mut at = Some(id.as_str());
+        // A parent chain longer than the folders themselves is a cycle: stop there.
+        while let Some(folder) = at.and_then(|a| by_id.get(a)) {
+            if segments.len() > folders.len() {
+                break;
+            }
+            segments.push(folder.1.as_str());
+            at = folder.2.as_deref();
+        }
+        let path: String = segments.iter().rev().map(|s| format!("/{s}")).collect();
+        out.insert(id.clone(), path);
+    }
+    out
+}
+
+fn decode<T: serde::de::DeserializeOwned>(values: Vec<Value>) -> Result<Vec<T>> {
+    values
+        .into_iter()
+        .map(|v| {
+            serde_json::from_value(v).map_err(|err| {
+                Error::runtime(format!("unexpected list entry from the service: {err}"))
+            })
+        })
+        .collect()
+}
+
+/// The repository item paired with a deployed one, when it deploys a definition.
+fn paired<'a>(repo: &'a Repository, d: &Deployed) -> Option<&'a RepoItem> {
+    repo.items
+        .iter()
+        .find(|i| i.item_type == d.item_type && i.display_name == d.display_name)
+        .filter(|i| !Repository::shell_only(i))
+}
+
+async fn fetch_definitions(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+    deployed: &mut [Deployed],
+) -> Result<()> {
+    let wanted: Vec<(usize, Option<&'static str>, String)> = deployed
+        .iter()
+        .enumerate()
+        .filter_map(|(n, d)| {
+            paired(repo, d).map(|item| (n, fabsh_deploy::plan::format_of(item), d.id.clone()))
+        })
+        .collect();
+    let mut jobs = Vec::new();
+    for (n, format, id) in wanted {
+        jobs.push(async move { (n, definition_parts(api, workspace, &id, format).await) }.boxed());
+    }
+    let fetched: Vec<(usize, Result<Vec<RepoPart>>)> =
+        super::at_most(jobs, FETCH_CONCURRENCY).await;
+    for (n, parts) in fetched {
+        deployed[n].parts = Some(parts?);
+    }
+    Ok(())
+}
+
+/// The parts of a deployed item's definition, decoded.
+pub(crate) async fn definition_parts(
+    api: &ApiClient,
+    workspace: &str,
+    id: &str,
+    format: Option<&str>,
+) -> Result<Vec<RepoPart>> {
+    let value = definitions::get(api, workspace, id, format)
+        .await?
+        .into_value();
+    let inner = value.get("definition").cloned().unwrap_or(value);
+    let definition: WireDefinition = serde_json::from_value(inner).map_err(|err| {
+        Error::runtime(format!("item {id}: unexpected getDefinition answer: {err}"))
+    })?;
+    definition
+        .parts
+        .into_iter()
+        .map(|p| {
+            let bytes = decode_payload(&p.payload).map_err(|err| {
+                Error::runtime(format!("item {id}: part {} is not base64: {err}", p.path))
+            })?;
+            Ok(RepoPart {
+                path: p.path,
+                bytes,
+            })
+        })
+        .collect()
+}
+
+/// Reads the attributes other than `id` that `$items` variables ask for, of the deployed
+/// items they name.
+pub(crate) async fn fill_attributes(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+    target: &mut Target,
+) -> Result<()> {
+    for (item_type, name) in fabsh_deploy::variables_needing_properties(&repo.params) {
+        let Some(id) = target.id_of(&item_type, &name).map(str::to_string) else {
+            continue;
+        };
+        let attributes = item_attributes(api, workspace, &item_type, &id).await?;
+        target.set_deployed(&item_type, &name, &id, attributes);
+    }
+    Ok(())
+}
+
+/// An item's attributes, read from its type's own endpoint.
+pub(crate) async fn item_attributes(
+    api: &ApiClient,
+    workspace: &str,
+    item_type: &str,
+    id: &str,
+) -> Result<BTreeMap<String, String>> {
+    let Some(known) = item_types::find(item_type) else {
+        return Ok(BTreeMap::new());
+    };
+    let body = api
+        .json(Req::get(format!(
+            "/workspaces/{workspace}/{}/{id}",
+            known.collection
+        )))
+        .await?;
+    Ok(fabsh_deploy::attributes_from(item_type, &body))
+}

@@ -1,0 +1,497 @@
+//! `deploy plan | apply | export` on fabric-cicd's sample repository (tests/fixtures, as it
+//! is), against local Fabric. The expected values come from the sample's parameter.yml and
+//! from the workspace's own listing, never from what deploy printed.
+//!
+//! Scope for now: `Example Notebook` is left out with publish.exclude_regex, because its
+//! parameters ask for the Eventhouse's queryServiceUri, which local Fabric does not answer yet
+//! (being added on another branch); lakehouse shortcuts, environment publishing and
+//! semantic model bindings are not deployed by apply yet.
+
+use crate::support::{Server, shared};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The sample repository as the project keeps it.
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fabric-cicd-sample/workspace")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A writable copy of the sample, with a config.yml beside it that leaves out Example
+/// Notebook (see the module comment); other settings as in fabric-cicd's docs.
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_dir(&sample(), &dir.path().join("workspace"));
+        let config = "core:\n  repository_directory: workspace\n  parameter: workspace/parameter.yml\npublish:\n  exclude_regex: \"^Example Notebook$\"\n";
+        std::fs::write(dir.path().join("deploy.yml"), config).expect("write config");
+        Repo { dir }
+    }
+
+    fn config(&self) -> String {
+        self.dir.path().join("deploy.yml").display().to_string()
+    }
+
+    fn items(&self) -> PathBuf {
+        self.dir.path().join("workspace")
+    }
+}
+
+/// Items deployed from the sample: all 40 but Example Notebook.
+const IN_SCOPE: usize = 39;
+
+fn new_workspace(server: &Server, name: &str) -> String {
+    server
+        .fabsh(&["workspace", "create", "--name", name])
+        .ok_json()["id"]
+        .as_str()
+        .expect("workspace id")
+        .to_string()
+}
+
+fn apply(server: &Server, repo: &Repo, workspace: &str, extra: &[&str]) -> crate::support::Run {
+    let config = repo.config();
+    let mut args = vec![
+        "deploy",
+        "apply",
+        "--config",
+        &config,
+        "-w",
+        workspace,
+        "--environment",
+        "PROD",
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    server.fabsh(&args)
+}
+
+fn plan(server: &Server, repo: &Repo, workspace: &str, extra: &[&str]) -> crate::support::Run {
+    let config = repo.config();
+    let mut args = vec![
+        "deploy",
+        "plan",
+        "--config",
+        &config,
+        "-w",
+        workspace,
+        "--environment",
+        "PROD",
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    server.fabsh(&args)
+}
+
+/// `[name, type, id]` of every item the workspace lists.
+fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
+    let rows = server
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            workspace,
+            "--all",
+            "-o",
+            "json",
+            "-q",
+            "[].[displayName, type, id]",
+        ])
+        .ok_json();
+    let rows: Vec<(String, String, String)> =
+        serde_json::from_value(rows).expect("name, type, id rows");
+    rows.into_iter()
+        .filter(|(_, t, _)| t != "SQLEndpoint")
+        .collect()
+}
+
+fn id_of(server: &Server, workspace: &str, name: &str, item_type: &str) -> String {
+    listed(server, workspace)
+        .into_iter()
+        .find(|(n, t, _)| n == name && t == item_type)
+        .map(|(_, _, id)| id)
+        .unwrap_or_else(|| panic!("{name}.{item_type} is not listed"))
+}
+
+/// A part of an item's deployed definition, decoded.
+fn deployed_part(server: &Server, workspace: &str, id: &str, path: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("def");
+    let out_text = out.display().to_string();
+    let run = server.fabsh(&[
+        "item",
+        "get-definition",
+        "-w",
+        workspace,
+        "--id",
+        id,
+        "--dir",
+        &out_text,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::read_to_string(out.join(path)).expect("part written")
+}
+
+fn rows_with(value: &Value, key: &str, wanted: &str) -> Vec<String> {
+    value["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|row| row[key] == wanted)
+        .map(|row| {
+            format!(
+                "{}.{}",
+                row["displayName"].as_str().unwrap_or(""),
+                row["type"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn offline_plan_of_the_sample_finds_no_errors() {
+    let server = shared(module_path!());
+    let dir = sample().display().to_string();
+    let run = server.fabsh(&["deploy", "plan", &dir, "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan = run.json();
+    assert_eq!(plan["items"].as_array().expect("items").len(), 40);
+    let errors: Vec<&Value> = plan["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .filter(|p| p["severity"] == "error")
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // parameter.yml's first rule names a GUID no notebook of the sample holds.
+    assert!(
+        run.stderr.contains("db52be81-c2b2-4261-84fa-840c67f4bbd0"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_config_is_refused_before_anything_is_sent() {
+    let server = shared(module_path!());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.yml");
+    std::fs::write(
+        &config,
+        "core:\n  workspace_id: not-a-guid\n  repository_directory: .\n",
+    )
+    .expect("write");
+    let config = config.display().to_string();
+    let run = server.fabsh(&["deploy", "plan", "--config", &config]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--config") && run.stderr.contains("not a GUID"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn apply_deploys_parameterised_items_and_a_second_run_writes_nothing() {
+    let server = Server::start();
+    let repo = Repo::new();
+    let workspace = new_workspace(&server, "deploy-fresh");
+    let run = apply(&server, &repo, "deploy-fresh", &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let out = run.json();
+    assert_eq!(out["summary"]["created"], IN_SCOPE, "{out:#}");
+
+    let items = listed(&server, &workspace);
+    assert_eq!(items.len(), IN_SCOPE, "{items:?}");
+    assert!(!items.iter().any(|(n, _, _)| n == "Example Notebook"));
+    // The sub-folders became workspace folders.
+    let folders = server
+        .fabsh(&[
+            "folder",
+            "list",
+            "-w",
+            &workspace,
+            "-o",
+            "json",
+            "-q",
+            "[].displayName",
+        ])
+        .ok_json();
+    assert_eq!(folders, serde_json::json!(["subfolder", "subfolder"]));
+
+    // PROD values of parameter.yml, and ids of the target workspace.
+    let vars = id_of(&server, &workspace, "Vars", "VariableLibrary");
+    let variables: Value =
+        serde_json::from_str(&deployed_part(&server, &workspace, &vars, "variables.json"))
+            .expect("json");
+    assert_eq!(variables["variables"][0]["value"], "PROD");
+    assert_eq!(
+        variables["variables"][1]["value"],
+        "contoso-prod.database.windows.net"
+    );
+    let overrides: Value = serde_json::from_str(&deployed_part(
+        &server,
+        &workspace,
+        &vars,
+        "valueSets/PROD.json",
+    ))
+    .expect("json");
+    assert_eq!(overrides["variableOverrides"][0]["value"], "PROD_ENV");
+    let model = id_of(&server, &workspace, "ABC", "SemanticModel");
+    let report = id_of(&server, &workspace, "ByConnection", "Report");
+    let pbir = deployed_part(&server, &workspace, &report, "definition.pbir");
+    assert!(
+        pbir.contains(&format!("myorg/{workspace};initial catalog=ABC;")),
+        "{pbir}"
+    );
+    assert!(pbir.contains(&format!("semanticmodelid={model}")), "{pbir}");
+    // The pipeline's notebook reference (a logical id) is the deployed notebook's id.
+    let notebook = id_of(&server, &workspace, "Hello World", "Notebook");
+    let pipeline = id_of(&server, &workspace, "Run Hello World", "DataPipeline");
+    let content = deployed_part(&server, &workspace, &pipeline, "pipeline-content.json");
+    assert!(
+        content.contains(&notebook) && content.contains(&workspace),
+        "{content}"
+    );
+
+    let again = plan(&server, &repo, &workspace, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let again = again.json();
+    assert_eq!(again["pending"], false);
+    assert_eq!(again["summary"]["unchanged"], IN_SCOPE, "{again:#}");
+
+    let before = server.request_count();
+    let second = apply(&server, &repo, &workspace, &[]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(second.json()["summary"]["unchanged"], IN_SCOPE);
+    let after = server.request_count();
+    let log = server.requests();
+    let recent: Vec<&Value> = log["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .rev()
+        .take((after - before) as usize)
+        .collect();
+    let writes: Vec<String> = recent
+        .iter()
+        .filter(|r| {
+            r["method"] != "GET" && !r["path"].as_str().unwrap_or("").ends_with("/getDefinition")
+        })
+        .map(|r| format!("{} {}", r["method"], r["path"]))
+        .collect();
+    assert!(writes.is_empty(), "the second apply wrote: {writes:?}");
+}
+
+#[test]
+fn a_changed_part_updates_that_item_and_a_removed_item_is_an_orphan() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-edit");
+    assert_eq!(apply(server, &repo, &workspace, &[]).code, 0);
+
+    let part = repo
+        .items()
+        .join("Hello World.Notebook/notebook-content.py");
+    let mut text = std::fs::read_to_string(&part).expect("read");
+    text.push_str("\nprint(\"one more line\")\n");
+    std::fs::write(&part, text).expect("write");
+    std::fs::remove_dir_all(repo.items().join("Hello Dataflow.Dataflow")).expect("remove");
+
+    let run = plan(server, &repo, &workspace, &["--diff"]);
+    assert_eq!(run.code, 8, "changes pending: {}", run.stderr);
+    let out = run.json();
+    assert_eq!(
+        rows_with(&out, "action", "update"),
+        ["Hello World.Notebook"]
+    );
+    assert_eq!(
+        rows_with(&out, "action", "orphan"),
+        ["Hello Dataflow.Dataflow"]
+    );
+    assert_eq!(rows_with(&out, "action", "create"), Vec::<String>::new());
+    let row = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["action"] == "update")
+        .expect("update row");
+    assert!(
+        row["diffs"][0]["diff"]
+            .as_str()
+            .expect("diff")
+            .contains("+print(\"one more line\")"),
+        "{row:#}"
+    );
+
+    let kept = apply(server, &repo, &workspace, &[]).ok_json();
+    assert_eq!(
+        rows_with(&kept, "outcome", "updated"),
+        ["Hello World.Notebook"]
+    );
+    assert_eq!(
+        rows_with(&kept, "outcome", "kept"),
+        ["Hello Dataflow.Dataflow"]
+    );
+    assert!(
+        listed(server, &workspace)
+            .iter()
+            .any(|(n, _, _)| n == "Hello Dataflow")
+    );
+    let notebook = id_of(server, &workspace, "Hello World", "Notebook");
+    assert!(
+        deployed_part(server, &workspace, &notebook, "notebook-content.py")
+            .contains("one more line")
+    );
+
+    let deleted = apply(server, &repo, &workspace, &["--delete-orphans"]).ok_json();
+    assert_eq!(
+        rows_with(&deleted, "outcome", "deleted"),
+        ["Hello Dataflow.Dataflow"]
+    );
+    assert!(
+        !listed(server, &workspace)
+            .iter()
+            .any(|(n, _, _)| n == "Hello Dataflow")
+    );
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
+}
+
+#[test]
+fn export_then_apply_to_a_new_workspace_plans_nothing() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let source = new_workspace(server, "deploy-source");
+    assert_eq!(apply(server, &repo, &source, &[]).code, 0);
+    let out = tempfile::tempdir().expect("temp dir");
+    let exported = out.path().join("repo");
+    let exported_text = exported.display().to_string();
+    let run = server.fabsh(&[
+        "deploy",
+        "export",
+        "-w",
+        &source,
+        &exported_text,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        exported
+            .join("subfolder/subfolder/Hello World SubfolderSubfolder.Notebook/notebook-content.py")
+            .is_file()
+    );
+
+    let target = new_workspace(server, "deploy-copy");
+    let applied = server.fabsh(&[
+        "deploy",
+        "apply",
+        &exported_text,
+        "-w",
+        &target,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(applied.code, 0, "{}\n{}", applied.stderr, applied.stdout);
+    assert_eq!(listed(server, &target).len(), listed(server, &source).len());
+    let again = server.fabsh(&[
+        "deploy",
+        "plan",
+        &exported_text,
+        "-w",
+        &target,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(again.code, 0, "{}\n{}", again.stderr, again.stdout);
+    // The copied pipeline refers to the copied notebook, not the source's.
+    let notebook = id_of(server, &target, "Hello World", "Notebook");
+    let pipeline = id_of(server, &target, "Run Hello World", "DataPipeline");
+    assert!(deployed_part(server, &target, &pipeline, "pipeline-content.json").contains(&notebook));
+}
+
+#[test]
+fn dry_run_lists_the_requests_and_changes_nothing() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-dry");
+    let out = apply(server, &repo, &workspace, &["--dry-run"]).ok_json();
+    assert_eq!(out["dryRun"], true);
+    let creates = out["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["url"].as_str().unwrap_or("").ends_with("/items"))
+        .count();
+    assert_eq!(creates, IN_SCOPE);
+    assert!(listed(server, &workspace).is_empty());
+}
+
+#[test]
+fn after_a_crash_mid_apply_a_rerun_deploys_everything_once() {
+    // The server dies right after committing its 12th write (the workspace is the first).
+    let server = Server::with(&[("crash-after-writes", "12")]);
+    let repo = Repo::new();
+    let workspace = new_workspace(&server, "deploy-crash");
+    let run = apply(&server, &repo, &workspace, &[]);
+    assert_ne!(run.code, 0, "the server crashed mid-apply: {}", run.stderr);
+
+    let (home, data_dir) = server.stop();
+    let server = Server::on_data_dir(home, data_dir, &[]);
+    let done = apply(&server, &repo, &workspace, &[]);
+    assert_eq!(done.code, 0, "{}\n{}", done.stderr, done.stdout);
+    let items = listed(&server, &workspace);
+    assert_eq!(items.len(), IN_SCOPE, "each item once: {items:?}");
+    assert_eq!(plan(&server, &repo, &workspace, &[]).code, 0);
+}
+
+#[test]
+fn the_promotion_script_deploys_to_test_then_to_prod() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    new_workspace(server, "promote-test");
+    new_workspace(server, "promote-prod");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let questions = dir.path().join("questions.json");
+    std::fs::write(
+        &questions,
+        r#"[{"question": "How many orders are there?", "expected": "3000"}]"#,
+    )
+    .expect("write");
+    let script = dir.path().join("promote.rhai");
+    let text = format!(
+        "let out = promote::run({:?}, #{{test: \"promote-test\", prod: \"promote-prod\", questions: {:?}, config: {:?}, test_environment: \"PPE\", prod_environment: \"PROD\"}});\nprint(`${{out.test.summary.created}} ${{out.prod.summary.created}} ${{out.evaluations.len()}}`);\nlet again = deploy::plan(#{{config: {:?}, workspace: \"promote-prod\", environment: \"PROD\"}});\nprint(`pending ${{again.pending}}`);\n",
+        repo.items().display().to_string(),
+        questions.display().to_string(),
+        repo.config(),
+        repo.config(),
+    );
+    std::fs::write(&script, text).expect("write script");
+    let script = script.display().to_string();
+    let run = server.fabsh(&["run", &script]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    // The sample holds no data agent: nothing to evaluate; both workspaces get every item.
+    assert_eq!(
+        run.stdout.trim(),
+        format!("{IN_SCOPE} {IN_SCOPE} 0\npending false")
+    );
+    assert_eq!(listed(server, "promote-prod").len(), IN_SCOPE);
+}
