@@ -36,11 +36,71 @@ pub fn module_name(group: &str) -> String {
 /// itself the command (`api`) gets `request`.
 pub fn function_name(spec: &CommandSpec) -> String {
     if spec.name.is_empty() {
-        GROUP_COMMAND_FUNCTION.to_string()
+        return GROUP_COMMAND_FUNCTION.to_string();
+    }
+    let name = spec.name.replace(['-', ' '], "_");
+    // A keyword of Rhai cannot be called as `module::export`: such a command's function
+    // takes a trailing `_` (`deploy::export_`).
+    if RHAI_KEYWORDS.contains(&name.as_str()) {
+        format!("{name}_")
     } else {
-        spec.name.replace(['-', ' '], "_")
+        name
     }
 }
+
+/// Rhai's keywords (reserved or in use) that a command name could be.
+const RHAI_KEYWORDS: &[&str] = &[
+    "export",
+    "import",
+    "as",
+    "private",
+    "global",
+    "fn",
+    "let",
+    "const",
+    "return",
+    "throw",
+    "for",
+    "in",
+    "while",
+    "loop",
+    "do",
+    "if",
+    "else",
+    "switch",
+    "break",
+    "continue",
+    "try",
+    "catch",
+    "this",
+    "is",
+    "new",
+    "use",
+    "with",
+    "module",
+    "package",
+    "static",
+    "shared",
+    "sync",
+    "spawn",
+    "thread",
+    "go",
+    "await",
+    "async",
+    "yield",
+    "default",
+    "case",
+    "public",
+    "protected",
+    "super",
+    "var",
+    "match",
+    "exit",
+    "print",
+    "debug",
+    "eval",
+    "type_of",
+];
 
 /// `item::show`: how messages and docs name the function.
 pub fn qualified_name(spec: &CommandSpec) -> String {
