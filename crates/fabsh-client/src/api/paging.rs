@@ -132,8 +132,8 @@ impl ApiClient {
                         if let Some(entries) = collected.as_mut() {
                             entries.extend(page.items.iter().filter_map(writes::entry_of));
                         }
-                        if let (Next::Done, Some(listing), Some(entries)) =
-                            (&next, &whole, collected.take())
+                        if matches!(next, Next::Done)
+                            && let (Some(listing), Some(entries)) = (&whole, collected.take())
                             && let Ok(names) = api.names().await
                         {
                             names.after_whole_listing(listing, entries, api.call_id());
