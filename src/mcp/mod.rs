@@ -5,6 +5,7 @@
 
 mod arguments;
 mod confine;
+mod consent;
 mod files;
 pub mod http;
 mod server;

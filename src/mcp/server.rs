@@ -4,6 +4,7 @@
 
 use super::arguments;
 use super::confine::Confinement;
+use super::consent;
 use super::files::FileRoots;
 use super::tools::{Defaults, Policy, in_argument_names, tools};
 use crate::commands::REGISTRY;
@@ -137,7 +138,14 @@ impl ServerHandler for FabshMcp {
         // Each call waits through a bridge of its own, so cancelling it stops a stdlib
         // function's script (bulk work, evaluate) as Ctrl-C would, and no other call.
         let bridge = Bridge::new(tokio::runtime::Handle::current());
-        let call = run(&self.0, spec, &arguments, progress, bridge.clone());
+        let call = run(
+            &self.0,
+            spec,
+            &arguments,
+            progress,
+            bridge.clone(),
+            &context.peer,
+        );
         let outcome = tokio::select! {
             outcome = call => outcome,
             // The client gave up on the call (`notifications/cancelled`): dropping the call
@@ -185,9 +193,10 @@ async fn run(
     arguments: &Map<String, Value>,
     progress: Option<Progress>,
     bridge: Bridge,
+    peer: &Peer<RoleServer>,
 ) -> Result<CallToolResult> {
     let args = arguments::check(spec, arguments, &shared.defaults, shared.policy.writes)?;
-    refuse_raw_delete(shared.policy, spec, &args)?;
+    consent::refuse_unless_allowed(shared.policy, spec, &args)?;
     refuse_other_hosts(&shared.service, &args)?;
     let ctx = match spec.traits.needs {
         Needs::Service => &shared.service,
@@ -199,6 +208,9 @@ async fn run(
         .confinement
         .check(&shared.service, spec, &args)
         .await?;
+    consent::confirm(peer, spec, &args).await?;
+    let destroyed = (consent::is_destructive(spec, &args) && !args.flag("dry-run"))
+        .then(|| consent::target(spec, &args));
     let ctx = match progress {
         Some(progress) => ctx.with_progress(progress),
         None => ctx.clone(),
@@ -223,6 +235,10 @@ async fn run(
         }
     };
     shared.confinement.filter_list(spec, &mut value);
+    // A destructive call's result says what it acted on, whatever the command returns.
+    if let (Some(target), Value::Object(map)) = (destroyed, &mut value) {
+        map.insert("deleted".into(), Value::Object(target));
+    }
     if let Some(mut failure) = failure {
         // Some of a bulk command's items failed: the error, with every item's outcome.
         failure.details = Some(value);
@@ -236,22 +252,6 @@ async fn run(
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     Ok(result)
-}
-
-/// The raw `api` tool may send any method; a DELETE destroys as `item_delete` does, so it
-/// needs the same `--allow-destructive`.
-fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
-    let deletes = spec.group == "api"
-        && args
-            .opt_str("method")
-            .is_some_and(|method| method.eq_ignore_ascii_case("DELETE"));
-    if deletes && !policy.destructive && !args.flag("dry-run") {
-        return Err(Error::usage(
-            "argument `method`: DELETE needs a server started with --allow-destructive",
-        )
-        .with_hint("nothing was sent; dry_run: true shows the request"));
-    }
-    Ok(())
 }
 
 /// A URL argument (`published_url`) is asked with the Fabric sign-in: only the endpoint's
