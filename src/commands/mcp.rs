@@ -49,6 +49,12 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
             "Let --http listen on an address other machines can reach",
         ),
         ArgSpec::opt(
+            "allow-origin",
+            ArgKind::List,
+            "With --http, also accept requests from this web Origin (e.g. https://app.example); only loopback Origins are accepted otherwise",
+        )
+        .value_name("ORIGIN"),
+        ArgSpec::opt(
             "allow-writes",
             ArgKind::Bool,
             "Offer the tools that change things (create, update, publish, ...)",
@@ -134,8 +140,12 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     bridge.cancel_on_ctrl_c();
     let served = match http {
         Some(addr) => {
-            let listening =
-                bridge.block_on(http::bind(handler, addr, args.flag("allow-remote")))?;
+            let listening = bridge.block_on(http::bind(
+                handler,
+                addr,
+                args.flag("allow-remote"),
+                args.list("allow-origin").to_vec(),
+            ))?;
             terminal.printer.text(&format!(
                 "FABSH_MCP_URL={}\nFABSH_MCP_TOKEN={}\n",
                 listening.url, listening.token

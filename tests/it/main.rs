@@ -45,6 +45,7 @@ mod local_reset;
 mod local_server;
 mod lro_defaults;
 mod mcp;
+mod mcp_http;
 mod mcp_safety;
 mod notebook_ipynb;
 mod organisation;
