@@ -50,6 +50,8 @@ pub struct Setup {
     pub files: FileRoots,
     /// The judge flags given at start, for the commands that grade answers.
     pub judge: Vec<(&'static str, ArgValue)>,
+    /// The groups, commands or tools `--tools` names; empty: all.
+    pub selection: Vec<String>,
 }
 
 impl Shared {
@@ -58,6 +60,7 @@ impl Shared {
             confinement,
             files,
             judge,
+            selection,
         } = setup;
         let secrets = judge
             .iter()
@@ -73,7 +76,7 @@ impl Shared {
             files,
             judge,
         };
-        let listed = tools(REGISTRY, policy, &defaults);
+        let listed = tools(REGISTRY, policy, &selection, &defaults);
         let by_name = listed
             .iter()
             .map(|(tool, spec)| (tool.name.to_string(), *spec))

@@ -47,6 +47,7 @@ mod lro_defaults;
 mod mcp;
 mod mcp_http;
 mod mcp_safety;
+mod mcp_tools;
 mod notebook_ipynb;
 mod organisation;
 mod public_url;
