@@ -487,8 +487,8 @@ struct Asker {
 }
 
 impl rmcp::ClientHandler for Asker {
-    fn get_info(&self) -> rmcp::model::ClientInfo {
-        rmcp::model::ClientInfo::new(
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
             rmcp::model::ClientCapabilities::builder()
                 .enable_elicitation()
                 .build(),
