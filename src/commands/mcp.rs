@@ -49,6 +49,12 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
             "Let --http listen on an address other machines can reach",
         ),
         ArgSpec::opt(
+            "allow-origin",
+            ArgKind::List,
+            "With --http, also accept requests from this web Origin (e.g. https://app.example); only loopback Origins are accepted otherwise",
+        )
+        .value_name("ORIGIN"),
+        ArgSpec::opt(
             "allow-writes",
             ArgKind::Bool,
             "Offer the tools that change things (create, update, publish, ...)",
@@ -65,6 +71,12 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
         )
         .short('w')
         .value_name("WORKSPACE"),
+        ArgSpec::opt(
+            "tools",
+            ArgKind::List,
+            "Offer only these: groups (item, data-agent), commands with dots (data-agent.query) or tool names (data_agent_query), comma-separated",
+        )
+        .value_name("NAMES"),
         ArgSpec::opt(
             "files",
             ArgKind::List,
@@ -121,6 +133,17 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
     // No spinners: stdout may be the protocol, and progress goes to the client instead.
     let service = crate::connect::connect(terminal.settings, bridge.clone(), Progress::hidden())?;
     let offline = crate::connect::offline(terminal.settings, bridge.clone())?;
+    let selection = args.list("tools").to_vec();
+    if let Some(unknown) = selection.iter().find(|name| {
+        !crate::commands::REGISTRY
+            .all()
+            .any(|spec| crate::mcp::selected(std::slice::from_ref(*name), spec))
+    }) {
+        return Err(Error::usage(format!(
+            "--tools {unknown:?} names no group, command or tool"
+        ))
+        .with_hint("give a group (item, data-agent, workspace, folder, tag, api), a command such as data-agent.query, or a tool name"));
+    }
     let files = FileRoots::new(args.list("files"))?;
     let judge = judge(&args)?;
     let workspaces = args.list("workspace").to_vec();
@@ -129,13 +152,18 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         confinement,
         files,
         judge,
+        selection,
     };
     let handler = FabshMcp(Arc::new(Shared::new(service, offline, policy, setup)));
     bridge.cancel_on_ctrl_c();
     let served = match http {
         Some(addr) => {
-            let listening =
-                bridge.block_on(http::bind(handler, addr, args.flag("allow-remote")))?;
+            let listening = bridge.block_on(http::bind(
+                handler,
+                addr,
+                args.flag("allow-remote"),
+                args.list("allow-origin").to_vec(),
+            ))?;
             terminal.printer.text(&format!(
                 "FABSH_MCP_URL={}\nFABSH_MCP_TOKEN={}\n",
                 listening.url, listening.token

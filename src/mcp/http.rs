@@ -26,7 +26,12 @@ pub struct Listening {
 }
 
 /// Binds `addr` (loopback unless `remote`) and builds the routes.
-pub async fn bind(handler: FabshMcp, addr: SocketAddr, remote: bool) -> Result<Listening> {
+pub async fn bind(
+    handler: FabshMcp,
+    addr: SocketAddr,
+    remote: bool,
+    origins: Vec<String>,
+) -> Result<Listening> {
     if !addr.ip().is_loopback() && !remote {
         return Err(Error::usage(format!(
             "--http {addr} listens beyond this machine"
@@ -56,6 +61,10 @@ pub async fn bind(handler: FabshMcp, addr: SocketAddr, remote: bool) -> Result<L
         .layer(middleware::from_fn_with_state(
             Arc::new(format!("Bearer {token}")),
             require_token,
+        ))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(origins),
+            require_loopback_origin,
         ));
     Ok(Listening {
         listener,
@@ -97,6 +106,51 @@ async fn require_token(
         "fabsh mcp serve: send the bearer token it printed at start\n",
     )
         .into_response()
+}
+
+/// 403 for a request a web page on another site sent: its `Origin` must be loopback (any
+/// port) or one the person allowed by name (`--allow-origin`); `null` and every other
+/// origin are refused (the MCP transport's DNS-rebinding rule). Clients that are not
+/// browsers send no `Origin`.
+async fn require_loopback_origin(
+    State(allowed): State<Arc<Vec<String>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(origin) = request.headers().get(header::ORIGIN) else {
+        return next.run(request).await;
+    };
+    let origin = origin.to_str().unwrap_or_default().trim_end_matches('/');
+    if is_loopback_origin(origin)
+        || allowed
+            .iter()
+            .any(|name| name.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    {
+        return next.run(request).await;
+    }
+    (
+        StatusCode::FORBIDDEN,
+        "fabsh mcp serve: requests from this Origin are refused (see --allow-origin)\n",
+    )
+        .into_response()
+}
+
+/// `http(s)://localhost`, `127.x.x.x` or `[::1]`, any port.
+fn is_loopback_origin(origin: &str) -> bool {
+    let Some(authority) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Compares without stopping at the first difference, so timing tells nothing of the token.

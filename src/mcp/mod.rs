@@ -5,6 +5,7 @@
 
 mod arguments;
 mod confine;
+mod consent;
 mod files;
 pub mod http;
 mod server;
@@ -13,4 +14,4 @@ mod tools;
 pub use confine::Confinement;
 pub use files::FileRoots;
 pub use server::{FabshMcp, Setup, Shared};
-pub use tools::Policy;
+pub use tools::{Policy, selected};

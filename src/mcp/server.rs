@@ -4,6 +4,7 @@
 
 use super::arguments;
 use super::confine::Confinement;
+use super::consent;
 use super::files::FileRoots;
 use super::tools::{Defaults, Policy, in_argument_names, tools};
 use crate::commands::REGISTRY;
@@ -49,6 +50,8 @@ pub struct Setup {
     pub files: FileRoots,
     /// The judge flags given at start, for the commands that grade answers.
     pub judge: Vec<(&'static str, ArgValue)>,
+    /// The groups, commands or tools `--tools` names; empty: all.
+    pub selection: Vec<String>,
 }
 
 impl Shared {
@@ -57,6 +60,7 @@ impl Shared {
             confinement,
             files,
             judge,
+            selection,
         } = setup;
         let secrets = judge
             .iter()
@@ -72,7 +76,7 @@ impl Shared {
             files,
             judge,
         };
-        let listed = tools(REGISTRY, policy, &defaults);
+        let listed = tools(REGISTRY, policy, &selection, &defaults);
         let by_name = listed
             .iter()
             .map(|(tool, spec)| (tool.name.to_string(), *spec))
@@ -137,7 +141,14 @@ impl ServerHandler for FabshMcp {
         // Each call waits through a bridge of its own, so cancelling it stops a stdlib
         // function's script (bulk work, evaluate) as Ctrl-C would, and no other call.
         let bridge = Bridge::new(tokio::runtime::Handle::current());
-        let call = run(&self.0, spec, &arguments, progress, bridge.clone());
+        let call = run(
+            &self.0,
+            spec,
+            &arguments,
+            progress,
+            bridge.clone(),
+            &context.peer,
+        );
         let outcome = tokio::select! {
             outcome = call => outcome,
             // The client gave up on the call (`notifications/cancelled`): dropping the call
@@ -185,9 +196,10 @@ async fn run(
     arguments: &Map<String, Value>,
     progress: Option<Progress>,
     bridge: Bridge,
+    peer: &Peer<RoleServer>,
 ) -> Result<CallToolResult> {
     let args = arguments::check(spec, arguments, &shared.defaults, shared.policy.writes)?;
-    refuse_raw_delete(shared.policy, spec, &args)?;
+    consent::refuse_unless_allowed(shared.policy, spec, &args)?;
     refuse_other_hosts(&shared.service, &args)?;
     let ctx = match spec.traits.needs {
         Needs::Service => &shared.service,
@@ -199,6 +211,9 @@ async fn run(
         .confinement
         .check(&shared.service, spec, &args)
         .await?;
+    consent::confirm(peer, spec, &args).await?;
+    let destroyed = (consent::is_destructive(spec, &args) && !args.flag("dry-run"))
+        .then(|| consent::target(spec, &args));
     let ctx = match progress {
         Some(progress) => ctx.with_progress(progress),
         None => ctx.clone(),
@@ -225,6 +240,10 @@ async fn run(
     shared.confinement.filter_list(spec, &mut value);
     // A plan with changes pending is the answer asked for, not a failure.
     let failure = failure.filter(|f| f.kind != fabsh_client::error::ErrorKind::ChangesPending);
+    // A destructive call's result says what it acted on, whatever the command returns.
+    if let (Some(target), Value::Object(map)) = (destroyed, &mut value) {
+        map.insert("deleted".into(), Value::Object(target));
+    }
     if let Some(mut failure) = failure {
         // Some of a bulk command's items failed: the error, with every item's outcome.
         failure.details = Some(value);
@@ -238,35 +257,6 @@ async fn run(
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     Ok(result)
-}
-
-/// The raw `api` tool may send any method; a DELETE destroys as `item_delete` does, so it
-/// needs the same `--allow-destructive`; so does a destructive flag of a mutating tool.
-fn refuse_raw_delete(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
-    let deletes = spec.group == "api"
-        && args
-            .opt_str("method")
-            .is_some_and(|method| method.eq_ignore_ascii_case("DELETE"));
-    if deletes && !policy.destructive && !args.flag("dry-run") {
-        return Err(Error::usage(
-            "argument `method`: DELETE needs a server started with --allow-destructive",
-        )
-        .with_hint("nothing was sent; dry_run: true shows the request"));
-    }
-    // A flag that makes a mutating command delete (`deploy apply --delete-orphans`) needs
-    // what a destructive command needs.
-    if spec.traits.mutates && !policy.destructive && !args.flag("dry-run") {
-        for arg in spec.args.iter().filter(|arg| arg.destructive) {
-            if args.flag(arg.long) {
-                return Err(Error::usage(format!(
-                    "argument `{}`: needs a server started with --allow-destructive",
-                    arg.snake_name()
-                ))
-                .with_hint("nothing was sent; dry_run: true shows the requests"));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A URL argument (`published_url`) is asked with the Fabric sign-in: only the endpoint's

@@ -4,7 +4,9 @@
 use super::files::FileRoots;
 use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args};
-use fabsh_client::commands::{ArgKind, ArgSpec, ArgValue, CommandSpec, LocalPath, Needs, Registry};
+use fabsh_client::commands::{
+    ArgKind, ArgSpec, ArgValue, CommandSpec, LocalPath, Needs, Registry, ReturnKind,
+};
 use fabsh_client::config::Settings;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
@@ -138,15 +140,30 @@ pub fn arg_key(arg: &ArgSpec) -> String {
     arg.snake_name()
 }
 
-/// Every tool of `registry` under `policy`; a flag `defaults` fills in is optional.
+/// True when `--tools` names the command: its group (`item`, `data-agent`), the command
+/// with dots between its words (`data-agent.query`), or the tool's name (`data_agent_query`).
+/// No selection selects every command.
+pub fn selected(selection: &[String], spec: &CommandSpec) -> bool {
+    selection.is_empty()
+        || selection.iter().any(|name| {
+            let words = name.trim().replace('.', " ");
+            words.eq_ignore_ascii_case(spec.group)
+                || words.eq_ignore_ascii_case(&spec.path())
+                || name.trim() == tool_name(spec)
+        })
+}
+
+/// Every tool of `registry` under `policy` that `selection` names; a flag `defaults` fills
+/// in is optional.
 pub fn tools(
     registry: Registry,
     policy: Policy,
+    selection: &[String],
     defaults: &Defaults,
 ) -> Vec<(Tool, &'static CommandSpec)> {
     registry
         .all()
-        .filter(|spec| policy.admits(spec))
+        .filter(|spec| policy.admits(spec) && selected(selection, spec))
         .map(|spec| (tool(spec, defaults), spec))
         .collect()
 }
@@ -196,6 +213,12 @@ pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
         description.push_str("\n\n");
         description.push_str(spec.about);
     }
+    description.push_str(match spec.traits.returns {
+        ReturnKind::List if !spec.traits.paged => "\n\nReturns {value: [...]}, every result.",
+        ReturnKind::Void => "\n\nReturns {} once done.",
+        _ if !spec.traits.paged => "\n\nReturns the result as an object.",
+        _ => "",
+    });
     if spec.traits.paged {
         description.push_str(
             "\n\nReturns {value: [...], continuationToken}: one page; pass continuation_token for \
@@ -235,6 +258,12 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
     for arg in tool_args(spec, files) {
         let mut property = kind_schema(arg.kind);
         property.insert("description".into(), json!(arg.help));
+        if must_be_read_from_stdin(spec, arg) {
+            property.insert(
+                "description".into(),
+                json!("The question to ask (required)"),
+            );
+        }
         if let Some(inline) = inline_content(spec, arg) {
             property = inline_schema(inline, files);
         } else if arg.local_path().is_some() {
@@ -273,6 +302,12 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
 /// Flags a command reads from stdin when they are absent (`data-agent query` without
 /// `--prompt`). Over stdio, stdin is the protocol, so a tool call must give them.
 const READ_FROM_STDIN: &[(&str, &str)] = &[("data-agent query", "prompt")];
+
+fn must_be_read_from_stdin(spec: &CommandSpec, arg: &ArgSpec) -> bool {
+    READ_FROM_STDIN
+        .iter()
+        .any(|(path, long)| *long == arg.long && spec.path() == *path)
+}
 
 /// True when a call must give the flag: the command needs it and nothing fills it in (a
 /// default, its environment variable, `defaults`), or the command would read it from stdin.

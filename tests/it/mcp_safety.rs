@@ -427,3 +427,136 @@ fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
         "{report}"
     );
 }
+
+#[test]
+fn allow_writes_grants_no_role_and_replaces_no_definition() {
+    let server = Server::start();
+    let demo = server.demo_path("");
+    let notebook = server.create_demo_item("Kept definition", "Notebook");
+    runtime().block_on(async {
+        let (client, _) = connect(&server, &["--allow-writes"]).await;
+        let before = server.request_count();
+        for (method, path, body) in [
+            (
+                "POST",
+                format!("{demo}/roleAssignments"),
+                json!({"principal": {"id": "00000000-0000-0000-0000-0000000000aa", "type": "User"}, "role": "Admin"}),
+            ),
+            (
+                "PATCH",
+                format!("{demo}/roleAssignments/00000000-0000-0000-0000-0000000000aa"),
+                json!({"role": "Admin"}),
+            ),
+            (
+                "POST",
+                format!("{demo}/items/{notebook}/updateDefinition"),
+                json!({"definition": {"parts": []}}),
+            ),
+            ("DELETE", format!("{demo}/items/{notebook}"), json!(null)),
+        ] {
+            let result = call(
+                &client,
+                "api",
+                json!({"method": method, "path": path, "body": body}),
+            )
+            .await;
+            assert!(
+                message(&result).contains("--allow-destructive"),
+                "{method} {path}: {result:?}"
+            );
+        }
+        assert_eq!(server.request_count(), before, "a refused call sent something");
+        // A dry run shows the plan, and an ordinary write still goes through.
+        let planned = call(
+            &client,
+            "api",
+            json!({"method": "POST", "path": format!("{demo}/roleAssignments"),
+                   "body": {"role": "Admin"}, "dry_run": true}),
+        )
+        .await;
+        assert_eq!(planned.is_error, Some(false), "{planned:?}");
+        client.cancel().await.expect("close");
+    });
+}
+
+/// A client that can ask its person, who answers `accept` to every question.
+#[derive(Clone)]
+struct Asker {
+    accept: bool,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for Asker {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_elicitation()
+                .build(),
+            rmcp::model::Implementation::new("asker", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.asked.lock().expect("asked").push(message);
+        }
+        Ok(rmcp::model::ElicitResult::new(if self.accept {
+            rmcp::model::ElicitationAction::Accept
+        } else {
+            rmcp::model::ElicitationAction::Decline
+        }))
+    }
+}
+
+#[test]
+fn destructive_calls_ask_the_person_when_the_client_can() {
+    use rmcp::ServiceExt;
+    let server = Server::start();
+    let doomed = server.create_demo_item("Doomed notebook", "Notebook");
+    let item = |id: &str| {
+        server
+            .get_json(&server.demo_path(&format!("/items/{id}")))
+            .0
+    };
+    runtime().block_on(async {
+        for accept in [false, true] {
+            let asker = Asker {
+                accept,
+                asked: Default::default(),
+            };
+            let transport = rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(
+                server.command(&["mcp", "serve", "--allow-destructive"]),
+            ))
+            .expect("start");
+            let client = asker.clone().serve(transport).await.expect("initialize");
+            let arguments = json!({"workspace": "Demo", "id": doomed});
+            let serde_json::Value::Object(arguments) = arguments else {
+                unreachable!()
+            };
+            let result = client
+                .call_tool(
+                    rmcp::model::CallToolRequestParams::new("item_delete")
+                        .with_arguments(arguments),
+                )
+                .await
+                .expect("an answer");
+            let asked = asker.asked.lock().expect("asked").clone();
+            assert_eq!(asked.len(), 1, "{asked:?}");
+            assert!(asked[0].contains("item_delete") && asked[0].contains(&doomed));
+            if accept {
+                assert_eq!(result.is_error, Some(false), "{result:?}");
+                let out = result.structured_content.expect("structured");
+                assert_eq!(out["deleted"]["id"], doomed.as_str(), "{out}");
+                assert_eq!(item(&doomed), 404);
+            } else {
+                assert!(message(&result).contains("declined"), "{result:?}");
+                assert_eq!(item(&doomed), 200, "a declined delete was sent");
+            }
+            client.cancel().await.expect("close");
+        }
+    });
+}
