@@ -287,15 +287,16 @@ fn a_bad_output_is_refused_before_anything_is_written() {
     let id = out["summary"]["runId"].as_str().expect("id").to_string();
     let dir_path = dir.path().to_str().expect("path").to_string();
     let missing = dir.path().join("no/such/report.html");
-    for output in [
-        Some(dir_path.as_str()),
-        Some(missing.to_str().expect("path")),
-        None,
-    ] {
-        let mut args = vec!["report", id.as_str()];
-        if let Some(output) = output {
-            args.extend(["--output", output]);
-        }
+    // Without a file the page is the answer (what an MCP client without --files gets).
+    let page = evaluations(&fx, &["report", id.as_str()]).ok_json();
+    assert!(
+        page["html"]
+            .as_str()
+            .is_some_and(|html| html.contains("</html>")),
+        "{page}"
+    );
+    for output in [dir_path.as_str(), missing.to_str().expect("path")] {
+        let args = vec!["report", id.as_str(), "--output", output];
         let refused = evaluations(&fx, &args);
         assert_eq!(refused.code, 2, "{output:?}: {}", refused.stderr);
         assert!(

@@ -103,6 +103,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 ArgKind::Int,
                 "How many items of one level are written at once (1 to 64)",
             )
+            .range(1, 64)
             .default("8"),
             ArgSpec::opt(
                 "publish-agents",
