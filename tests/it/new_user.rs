@@ -402,3 +402,50 @@ fn get_definition_clean_never_removes_files_that_are_not_parts() {
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(other.join("x.json").is_file());
 }
+
+// Tags by name: --tag-ids takes display names as workspaces and items take names.
+#[test]
+fn tags_apply_and_unapply_by_display_name() {
+    let server = Server::start();
+    let tags = server.fabsh(&["tag", "list"]).ok_json();
+    let tag = &tags.as_array().expect("tags")[0];
+    let name = tag["displayName"].as_str().expect("name").to_string();
+    let id = tag["id"].as_str().expect("id").to_string();
+    let item = |verb: &str| {
+        server.fabsh(&[
+            "item",
+            verb,
+            "-w",
+            "Demo",
+            "--id",
+            "Welcome",
+            "--tag-ids",
+            &name,
+        ])
+    };
+    let applied = item("apply-tags").ok_json();
+    assert_eq!(applied["tags"][0]["id"], id.as_str(), "{applied}");
+    let removed = item("unapply-tags").ok_json();
+    // An item without tags has no `tags` (or an empty list).
+    assert!(
+        removed["tags"].as_array().is_none_or(Vec::is_empty),
+        "{removed}"
+    );
+
+    let unknown = server.fabsh(&[
+        "item",
+        "apply-tags",
+        "-w",
+        "Demo",
+        "--id",
+        "Welcome",
+        "--tag-ids",
+        "No Such Tag",
+    ]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no tag is named"),
+        "{}",
+        unknown.stderr
+    );
+}
