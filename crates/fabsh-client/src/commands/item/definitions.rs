@@ -147,10 +147,10 @@ fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
             return Err(Error::usage("--clean needs --dir")
                 .with_hint("--clean removes the previous parts in the --dir folder"));
         }
-        if let Some(dir) = &dir {
-            if !clean {
-                folder::check_empty_or_missing(dir)?;
-            }
+        if let Some(dir) = &dir
+            && !clean
+        {
+            folder::check_empty_or_missing(dir)?;
         }
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
