@@ -73,12 +73,6 @@ fn definition_and_organisation_input_is_checked_before_sending() {
         ),
         (
             line(&format!(
-                "item unapply-tags -w {WS} --id {ITEM} --tag-ids a,b"
-            )),
-            "not a tag id",
-        ),
-        (
-            line(&format!(
                 "item update-logical-id -w {WS} --id {ITEM} --logical-id 12"
             )),
             "--logical-id must be a GUID",

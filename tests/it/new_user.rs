@@ -330,3 +330,122 @@ fn a_dry_run_rename_to_a_taken_name_reports_the_conflict() {
         .ok_json();
     assert_eq!(shown, "Dry run renamed");
 }
+
+// get-definition --dir --clean: a script can re-run an export into the same folder.
+
+fn get_definition_into(server: &Server, dir: &str, extra: &[&str]) -> crate::support::Run {
+    let args = [
+        &[
+            "item",
+            "get-definition",
+            "-w",
+            "Demo",
+            "--id",
+            "Sales Model",
+            "--dir",
+            dir,
+        ][..],
+        extra,
+    ]
+    .concat();
+    server.fabsh(&args)
+}
+
+#[test]
+fn get_definition_clean_replaces_only_the_previous_parts() {
+    let server = Server::start();
+    let dir = server.home.dir.path().join("model");
+    let dir_text = dir.to_string_lossy().into_owned();
+    get_definition_into(&server, &dir_text, &[]).ok_json();
+    // A part left from an older definition (a table since dropped) must not survive a re-run.
+    let stale = dir.join("definition/tables/Dropped.tmdl");
+    std::fs::write(&stale, "table Dropped\n").expect("stale part");
+
+    let refused = get_definition_into(&server, &dir_text, &[]);
+    assert_eq!(refused.code, 2, "without --clean: {}", refused.stderr);
+    assert!(
+        refused.stderr.contains("is not empty"),
+        "{}",
+        refused.stderr
+    );
+
+    let summary = get_definition_into(&server, &dir_text, &["--clean"]).ok_json();
+    assert!(!stale.exists(), "the stale part was removed: {summary}");
+    // The demo data's semantic model has an Orders table.
+    assert!(dir.join("definition/tables/Orders.tmdl").is_file());
+    assert!(dir.join(".platform").is_file());
+}
+
+#[test]
+fn get_definition_clean_never_removes_files_that_are_not_parts() {
+    let server = Server::start();
+    let dir = server.home.dir.path().join("model");
+    let dir_text = dir.to_string_lossy().into_owned();
+    get_definition_into(&server, &dir_text, &[]).ok_json();
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "my notes").expect("notes");
+
+    let refused = get_definition_into(&server, &dir_text, &["--clean"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("notes.txt"), "{}", refused.stderr);
+    assert!(notes.is_file(), "a file that is not a part stays");
+    assert!(
+        dir.join("definition/tables/Orders.tmdl").is_file(),
+        "nothing was removed when refusing"
+    );
+
+    // A folder that is not a definition folder at all (no .platform) is refused too.
+    let other = server.home.dir.path().join("other");
+    std::fs::create_dir(&other).expect("dir");
+    std::fs::write(other.join("x.json"), "{}").expect("file");
+    let refused = get_definition_into(&server, &other.to_string_lossy(), &["--clean"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(other.join("x.json").is_file());
+}
+
+// Tags by name: --tag-ids takes display names as workspaces and items take names.
+#[test]
+fn tags_apply_and_unapply_by_display_name() {
+    let server = Server::start();
+    let tags = server.fabsh(&["tag", "list"]).ok_json();
+    let tag = &tags.as_array().expect("tags")[0];
+    let name = tag["displayName"].as_str().expect("name").to_string();
+    let id = tag["id"].as_str().expect("id").to_string();
+    let item = |verb: &str| {
+        server.fabsh(&[
+            "item",
+            verb,
+            "-w",
+            "Demo",
+            "--id",
+            "Welcome",
+            "--tag-ids",
+            &name,
+        ])
+    };
+    let applied = item("apply-tags").ok_json();
+    assert_eq!(applied["tags"][0]["id"], id.as_str(), "{applied}");
+    let removed = item("unapply-tags").ok_json();
+    // An item without tags has no `tags` (or an empty list).
+    assert!(
+        removed["tags"].as_array().is_none_or(Vec::is_empty),
+        "{removed}"
+    );
+
+    let unknown = server.fabsh(&[
+        "item",
+        "apply-tags",
+        "-w",
+        "Demo",
+        "--id",
+        "Welcome",
+        "--tag-ids",
+        "No Such Tag",
+    ]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no tag is named"),
+        "{}",
+        unknown.stderr
+    );
+}

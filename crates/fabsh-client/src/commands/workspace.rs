@@ -3,7 +3,7 @@
 
 use super::args::Args;
 use super::common::{self, WORKSPACE};
-use super::item::organisation::{TAG_IDS, tag_ids};
+use super::item::organisation::{TAG_IDS, resolve_tag_ids, tag_ids};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::api::{tags, workspaces};
 use crate::context::Ctx;
@@ -118,6 +118,7 @@ fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
     Box::pin(async move {
         let ids = tag_ids(&args)?;
         let id = ctx.workspace_id(args.str("workspace")?).await?;
+        let ids = resolve_tag_ids(&ctx, ids).await?;
         tags::tag_workspace(ctx.api(), &id, &ids, apply).await?;
         Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
     })

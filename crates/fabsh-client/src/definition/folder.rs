@@ -102,6 +102,57 @@ pub fn check_empty_or_missing(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Removes the part files a previous get-definition left in `dir`, so a new definition can be
+/// written there. Conservative: the folder must hold a `.platform` (it was written as a
+/// definition) and every file must be a part path of the type it names; otherwise nothing is
+/// removed and the other files are named. Folders left empty are removed too. A missing
+/// folder is fine.
+pub fn clean_previous_parts(dir: &Path) -> Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    let mut files = Vec::new();
+    collect(dir, "", &mut files)?;
+    if files.is_empty() {
+        return Ok(());
+    }
+    let Some((_, platform_file)) = files.iter().find(|(path, _)| path == platform::PATH) else {
+        return Err(Error::usage(format!(
+            "--clean: {} has no .platform, so it does not look like a definition folder; nothing was removed",
+            dir.display()
+        ))
+        .with_hint("give a folder get-definition --dir wrote, or a new one"));
+    };
+    let platform = platform::parse(&read(platform_file)?).ok();
+    let item_type = platform.as_ref().and_then(|p| p.item_type.as_deref());
+    refuse_extra_parts(dir, &files, item_type).map_err(|err| {
+        err.with_hint(
+            "--clean removes only part files; move the others away first (nothing was removed)",
+        )
+    })?;
+    for (_, file) in &files {
+        fs::remove_file(file)
+            .map_err(|err| Error::runtime(format!("cannot remove {}: {err}", file.display())))?;
+    }
+    remove_empty_folders(dir)
+}
+
+/// Removes the folders under `dir` (not `dir`) that are empty once their empty folders are.
+fn remove_empty_folders(dir: &Path) -> Result<()> {
+    let entries = fs::read_dir(dir)
+        .map_err(|err| Error::runtime(format!("cannot read {}: {err}", dir.display())))?;
+    for entry in entries.flatten() {
+        let is_dir = entry.file_type().map(|kind| kind.is_dir()).unwrap_or(false);
+        if is_dir {
+            let path = entry.path();
+            remove_empty_folders(&path)?;
+            // Only an empty folder goes; one with anything left in it stays.
+            let _ = fs::remove_dir(&path);
+        }
+    }
+    Ok(())
+}
+
 /// Reads the files under `dir` into a definition `{format?, parts}` (paths relative and
 /// `/`-separated, `.platform` last as the service orders it). Only regular files are read:
 /// symbolic links are refused rather than followed, so nothing outside the folder is sent,

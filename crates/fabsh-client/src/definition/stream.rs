@@ -2,7 +2,7 @@
 //! the decoded definition in memory: the response body is parsed in place (payloads are
 //! borrowed, not copied) and each part is decoded into its file as the parser reaches it.
 
-use super::folder::DirWriter;
+use super::folder::{self, DirWriter};
 use crate::error::{Error, Result};
 use fabsh_model::definition::paths;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -232,8 +232,10 @@ impl PartSink for Writer<'_> {
 /// Writes the parts of a getDefinition answer under `dir` (which must be new or empty) and
 /// returns `{directory, format?, parts: [{path, bytes}]}`. Every path is checked before the
 /// first file is written.
-pub fn write_answer(body: &[u8], dir: &Path) -> Result<Value> {
-    let (writer, written, walked) = write_parts(body, Layout::Definition, dir)?;
+/// With `clean`, the previous parts in `dir` are removed once the answer is known to be good
+/// (see [`folder::clean_previous_parts`]).
+pub fn write_answer(body: &[u8], dir: &Path, clean: bool) -> Result<Value> {
+    let (writer, written, walked) = write_parts(body, Layout::Definition, dir, clean)?;
     let mut summary = serde_json::Map::new();
     summary.insert(
         "directory".into(),
@@ -250,7 +252,7 @@ pub fn write_answer(body: &[u8], dir: &Path) -> Result<Value> {
 /// `<folders>/<name>.<Type>/<part>` and returns `{directory, items, partCount, bytes}`, `items`
 /// being the export's index. Every path is checked before the first file is written.
 pub fn write_bulk_export(body: &[u8], dir: &Path) -> Result<Value> {
-    let (writer, written, walked) = write_parts(body, Layout::BulkExport, dir)?;
+    let (writer, written, walked) = write_parts(body, Layout::BulkExport, dir, false)?;
     let bytes: u64 = written.iter().filter_map(|p| p["bytes"].as_u64()).sum();
     Ok(json!({
         "directory": writer.root().display().to_string(),
@@ -262,7 +264,12 @@ pub fn write_bulk_export(body: &[u8], dir: &Path) -> Result<Value> {
 
 /// Checks every path, then writes every part: the writer, `[{path, bytes}]`, and what the
 /// walk found.
-fn write_parts(body: &[u8], layout: Layout, dir: &Path) -> Result<(DirWriter, Vec<Value>, Walked)> {
+fn write_parts(
+    body: &[u8],
+    layout: Layout,
+    dir: &Path,
+    clean: bool,
+) -> Result<(DirWriter, Vec<Value>, Walked)> {
     walk(
         body,
         layout,
@@ -270,6 +277,9 @@ fn write_parts(body: &[u8], layout: Layout, dir: &Path) -> Result<(DirWriter, Ve
             seen: RefCell::default(),
         },
     )?;
+    if clean {
+        folder::clean_previous_parts(dir)?;
+    }
     let writer = DirWriter::create(dir)?;
     let sink = Writer {
         writer: &writer,
@@ -293,7 +303,7 @@ mod tests {
             {"path": ".platform", "payload": encode_payload(b"{}"), "payloadType": "InlineBase64"}
         ], "format": "fabricGitSource"}});
         let out = dir.path().join("ok");
-        let summary = write_answer(body.to_string().as_bytes(), &out).expect("written");
+        let summary = write_answer(body.to_string().as_bytes(), &out, false).expect("written");
         assert_eq!(summary["format"], "fabricGitSource");
         assert_eq!(
             std::fs::read(out.join("notebook-content.py")).expect("file"),
@@ -305,7 +315,7 @@ mod tests {
             {"path": "../evil.txt", "payload": "eA==", "payloadType": "InlineBase64"}
         ]}});
         let refused = dir.path().join("refused");
-        assert!(write_answer(evil.to_string().as_bytes(), &refused).is_err());
+        assert!(write_answer(evil.to_string().as_bytes(), &refused, false).is_err());
         assert!(
             !refused.exists(),
             "nothing is written when any path is refused"

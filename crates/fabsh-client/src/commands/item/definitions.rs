@@ -40,6 +40,11 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
         ),
         DECODE,
         DIR_OUT,
+        ArgSpec::opt(
+            "clean",
+            ArgKind::Bool,
+            "With --dir: remove the folder's previous part files (only files that are parts of the definition its .platform names; anything else is refused and nothing removed) once the new definition has arrived, so a script can re-run",
+        ),
     ],
     traits: Traits::READ.lro(),
     columns: &[],
@@ -137,7 +142,14 @@ fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
             return Err(Error::usage("--decode and --dir cannot be used together")
                 .with_hint("--dir writes each part's bytes to its own file already"));
         }
-        if let Some(dir) = &dir {
+        let clean = args.flag("clean");
+        if clean && dir.is_none() {
+            return Err(Error::usage("--clean needs --dir")
+                .with_hint("--clean removes the previous parts in the --dir folder"));
+        }
+        if let Some(dir) = &dir
+            && !clean
+        {
             folder::check_empty_or_missing(dir)?;
         }
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
@@ -154,12 +166,11 @@ fn get_definition(ctx: Ctx, args: Args) -> HandlerFuture {
                 LroResponse::Done(Some(resp)) => {
                     // Decoding and writing files is blocking work; the body moves along, so the
                     // definition is held once.
-                    let summary =
-                        tokio::task::spawn_blocking(move || stream::write_answer(&resp.body, &dir))
-                            .await
-                            .map_err(|err| {
-                                Error::runtime(format!("writing the parts failed: {err}"))
-                            })??;
+                    let summary = tokio::task::spawn_blocking(move || {
+                        stream::write_answer(&resp.body, &dir, clean)
+                    })
+                    .await
+                    .map_err(|err| Error::runtime(format!("writing the parts failed: {err}")))??;
                     Ok(Reply::json(summary))
                 }
             };

@@ -39,7 +39,7 @@ pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
 pub(crate) const TAG_IDS: ArgSpec = ArgSpec::opt(
     "tag-ids",
     ArgKind::List,
-    "Tag ids, comma-separated (see `fabsh tag list`)",
+    "Tags, comma-separated: ids or display names (see `fabsh tag list`)",
 );
 
 pub const APPLY_TAGS: CommandSpec = CommandSpec {
@@ -109,25 +109,75 @@ fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// `--tag-ids`, each a GUID, at least one.
+/// `--tag-ids`, at least one: GUIDs or tag display names (see [`resolve_tag_ids`]).
 pub(crate) fn tag_ids(args: &Args) -> Result<Vec<String>> {
     let ids = args.list("tag-ids");
     if ids.is_empty() {
         return Err(Error::usage("give the tags with --tag-ids")
-            .with_hint("`fabsh tag list` shows tag ids"));
-    }
-    if let Some(bad) = ids.iter().find(|id| uuid::Uuid::try_parse(id).is_err()) {
-        return Err(Error::usage(format!(
-            "--tag-ids: {bad:?} is not a tag id (a GUID)"
-        )));
+            .with_hint("`fabsh tag list` shows the tags, by name and id"));
     }
     Ok(ids.to_vec())
+}
+
+/// One row of `GET /tags`, as far as resolving a name needs.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TagRow {
+    id: String,
+    display_name: String,
+}
+
+/// Turns tag display names into ids, as workspaces and items are named: GUIDs pass through
+/// without a request; a name is looked up in the tenant's tags (case-insensitively when no
+/// tag has it exactly); two tags with the name is an error listing both ids.
+pub(crate) async fn resolve_tag_ids(ctx: &Ctx, given: Vec<String>) -> Result<Vec<String>> {
+    if given.iter().all(|id| uuid::Uuid::try_parse(id).is_ok()) {
+        return Ok(given);
+    }
+    let rows: Vec<TagRow> = ctx
+        .api()
+        .all(tags::list_req())
+        .await?
+        .into_iter()
+        .filter_map(|row| serde_json::from_value(row).ok())
+        .collect();
+    given
+        .into_iter()
+        .map(|name| {
+            if uuid::Uuid::try_parse(&name).is_ok() {
+                return Ok(name);
+            }
+            let mut found: Vec<&TagRow> =
+                rows.iter().filter(|row| row.display_name == name).collect();
+            if found.is_empty() {
+                found = rows
+                    .iter()
+                    .filter(|row| row.display_name.eq_ignore_ascii_case(&name))
+                    .collect();
+            }
+            match found.as_slice() {
+                [one] => Ok(one.id.clone()),
+                [] => Err(Error::usage(format!("--tag-ids: no tag is named {name:?}"))
+                    .with_hint("`fabsh tag list` shows the tags, by name and id")),
+                many => Err(Error::usage(format!(
+                    "--tag-ids: {} tags are named {name:?}: {}",
+                    many.len(),
+                    many.iter()
+                        .map(|row| row.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .with_hint("give the tag's id instead")),
+            }
+        })
+        .collect()
 }
 
 fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
     Box::pin(async move {
         let ids = tag_ids(&args)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let ids = resolve_tag_ids(&ctx, ids).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
         if apply {
             tags::apply(ctx.api(), &workspace, &id, &ids).await?;
