@@ -194,14 +194,14 @@ mod tests {
                 "flaky"
             ]
         );
-        assert_eq!(out["newlyFailing"], 2);
+        assert_eq!(out["newlyFailing"], 1);
         let regressed: Vec<bool> = out["questions"]
             .as_array()
             .unwrap()
             .iter()
             .map(|q| q["regressed"] == true)
             .collect();
-        assert_eq!(regressed, [true, false, false, true, false]);
+        assert_eq!(regressed, [true, false, false, false, false]);
         let now_flaky = compare(&run(&[("a", "yes")]), &run(&[("a", "yes"), ("a", "no")]));
         assert_eq!(now_flaky["questions"][0]["status"], "flaky");
         assert_eq!(now_flaky["questions"][0]["regressed"], true);
