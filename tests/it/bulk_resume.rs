@@ -38,7 +38,8 @@ fn notebooks(names: &[&str]) -> String {
 }
 
 /// `(displayName, outcome)` of every row.
-fn outcomes(out: &Value) -> Vec<(String, String)> {
+/// Each result row's item name and outcome, collected as the caller wants them.
+pub(crate) fn outcomes<C: FromIterator<(String, String)>>(out: &Value) -> C {
     out["results"]
         .as_array()
         .expect("results")
@@ -53,14 +54,22 @@ fn outcomes(out: &Value) -> Vec<(String, String)> {
 }
 
 fn bulk_create(server: &Server, names: &[&str], extra: &[&str]) -> crate::support::Run {
-    let content = notebooks(names);
+    bulk_create_content(server, &notebooks(names), extra)
+}
+
+/// `item bulk-create` of `content` into Demo, one at a time.
+pub(crate) fn bulk_create_content(
+    server: &Server,
+    content: &str,
+    extra: &[&str],
+) -> crate::support::Run {
     let mut args = vec![
         "item",
         "bulk-create",
         "-w",
         "Demo",
         "--content",
-        &content,
+        content,
         "--concurrency",
         "1",
     ];
@@ -88,7 +97,7 @@ fn a_rerun_with_skip_existing_counts_items_already_made_as_done() {
     let again = bulk_create(&server, &names, &["--skip-existing"]);
     let out = again.ok_json();
     assert_eq!(
-        outcomes(&out),
+        outcomes::<Vec<_>>(&out),
         [
             ("resume-a", "existing"),
             ("resume-b", "existing"),
@@ -184,7 +193,7 @@ fn ctrl_c_reports_every_item_and_exits_130() {
     assert!(stderr.contains("cancelled"), "{stderr}");
     assert!(stderr.contains("--skip-existing"), "{stderr}");
 
-    let rows = outcomes(&out);
+    let rows = outcomes::<Vec<_>>(&out);
     assert_eq!(rows.len(), 40, "every item has a row");
     let with = |wanted: &str| -> Vec<String> {
         rows.iter()
@@ -243,7 +252,7 @@ fn after_a_crash_unknown_outcomes_are_reported_and_skip_existing_settles_them() 
     assert_eq!(run.code, 5, "{}", run.stderr);
     let out = run.json();
     assert_eq!(
-        outcomes(&out),
+        outcomes::<Vec<_>>(&out),
         [
             ("crash-1", "created"),
             ("crash-2", "created"),
@@ -267,7 +276,7 @@ fn after_a_crash_unknown_outcomes_are_reported_and_skip_existing_settles_them() 
 
     let again = bulk_create(&server, &names, &["--skip-existing"]).ok_json();
     assert_eq!(
-        outcomes(&again),
+        outcomes::<Vec<_>>(&again),
         [
             ("crash-1", "existing"),
             ("crash-2", "existing"),

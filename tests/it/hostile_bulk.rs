@@ -3,6 +3,7 @@
 //! `failed`, since the item may exist; a re-run with `--skip-existing` settles those rows by
 //! name, and no item is made twice.
 
+use crate::bulk_resume::{bulk_create_content, outcomes};
 use crate::support::Server;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -27,33 +28,7 @@ fn notebooks_with_definitions(names: &[&str]) -> String {
 }
 
 fn bulk_create(server: &Server, names: &[&str], extra: &[&str]) -> crate::support::Run {
-    let content = notebooks_with_definitions(names);
-    let mut args = vec![
-        "item",
-        "bulk-create",
-        "-w",
-        "Demo",
-        "--content",
-        &content,
-        "--concurrency",
-        "1",
-    ];
-    args.extend_from_slice(extra);
-    server.fabsh(&args)
-}
-
-fn outcomes(out: &Value) -> BTreeMap<String, String> {
-    out["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|row| {
-            (
-                row["displayName"].as_str().expect("name").to_string(),
-                row["outcome"].as_str().expect("outcome").to_string(),
-            )
-        })
-        .collect()
+    bulk_create_content(server, &notebooks_with_definitions(names), extra)
 }
 
 /// The Demo workspace's notebooks whose names start with `prefix`, with how often each is
@@ -124,13 +99,13 @@ fn creates_accepted_before_the_server_died_are_unknown_and_a_rerun_settles_them(
         .iter()
         .map(|name| (name.to_string(), "unknown".to_string()))
         .collect();
-    assert_eq!(outcomes(&out), expected, "{out}");
+    assert_eq!(outcomes::<BTreeMap<_, _>>(&out), expected, "{out}");
     assert_eq!(out["summary"]["failed"], json!(0), "{out}");
 
     let server = Server::on_data_dir(home, data_dir, &[]);
     let again = bulk_create(&server, &names, &["--skip-existing"]);
     let again = again.ok_json();
-    for (name, outcome) in outcomes(&again) {
+    for (name, outcome) in outcomes::<BTreeMap<_, _>>(&again) {
         assert!(
             outcome == "existing" || outcome == "created",
             "{name}: {outcome} on the re-run: {again}"
