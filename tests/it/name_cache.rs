@@ -473,3 +473,61 @@ print(first.id == second.id);
     let lists = made.iter().filter(|r| r.ends_with("/items")).count();
     assert_eq!(lists, 1, "one listing for the whole script: {made:?}");
 }
+
+#[test]
+fn a_listing_of_many_pages_keeps_the_names_of_every_page() {
+    // Pages of two: the Demo workspace's items span several pages.
+    let server = Server::with(&[("page-size", "2")]);
+    let workspaces = every_page(&server, "/v1/workspaces");
+    let ws = find(&Value::Array(workspaces), "Demo")["id"]
+        .as_str()
+        .expect("ws")
+        .to_string();
+    let listed = every_page(&server, &format!("/v1/workspaces/{ws}/items"));
+    assert!(listed.len() > 4, "several pages: {}", listed.len());
+
+    // One by-name lookup of the last item lists every page once...
+    let last = listed.last().expect("an item");
+    let shown = server
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            &ws,
+            "--id",
+            last["displayName"].as_str().expect("name"),
+        ])
+        .ok_json();
+    assert_eq!(shown["id"], last["id"]);
+
+    // ...and then each name, on whichever page it was, costs the one request by id.
+    for item in &listed {
+        let name = format!(
+            "{}.{}",
+            item["displayName"].as_str().expect("name"),
+            item["type"].as_str().expect("type")
+        );
+        let id = item["id"].as_str().expect("id");
+        let made = requests_of(&server, || {
+            let shown = server
+                .fabsh(&["item", "show", "-w", &ws, "--id", &name])
+                .ok_json();
+            assert_eq!(shown["id"], id, "{name}");
+        });
+        assert_eq!(made, [format!("GET /workspaces/{ws}/items/{id}")], "{name}");
+    }
+}
+
+/// Every entry of a paged list, read through local Fabric's own API.
+fn every_page(server: &Server, path: &str) -> Vec<Value> {
+    let mut entries = Vec::new();
+    let mut next = path.to_string();
+    loop {
+        let (_, page) = server.get_json(&next);
+        entries.extend(page["value"].as_array().expect("value").iter().cloned());
+        let Some(token) = page["continuationToken"].as_str() else {
+            return entries;
+        };
+        next = format!("{path}?continuationToken={token}");
+    }
+}
