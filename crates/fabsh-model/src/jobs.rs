@@ -328,8 +328,8 @@ impl ScheduleConfig {
                 }
             }
         }
-        let start = utc_instant(&self.start_date_time);
-        let end = utc_instant(&self.end_date_time);
+        let start = utc_seconds(&self.start_date_time);
+        let end = utc_seconds(&self.end_date_time);
         if start.is_none() {
             add(
                 "startDateTime",
@@ -396,18 +396,20 @@ pub fn is_hh_mm(text: &str) -> bool {
     two_digits(hours, 23) && two_digits(minutes, 59)
 }
 
-/// A UTC date-time as `YYYY-MM-DDTHH:mm:ss`, optionally with fractional seconds and a `Z`,
-/// as a sortable key (seconds since year 0, plus the fraction as text); `None` when it is not
-/// one. Only ordering is needed, so no calendar arithmetic beyond day validity.
-pub fn utc_instant(text: &str) -> Option<(i64, String)> {
+/// A UTC date-time as `YYYY-MM-DDTHH:mm:ss`, optionally with fractional seconds and a `Z`
+/// (the service prints job times without the `Z`), as seconds since the Unix epoch; `None`
+/// when it is not one.
+pub fn utc_seconds(text: &str) -> Option<f64> {
     let text = text.strip_suffix('Z').unwrap_or(text);
     let (date, time) = text.split_once('T')?;
     let (clock, fraction) = match time.split_once('.') {
-        Some((clock, fraction)) if fraction.chars().all(|c| c.is_ascii_digit()) => {
-            (clock, fraction.trim_end_matches('0').to_string())
+        Some((clock, fraction))
+            if !fraction.is_empty() && fraction.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            (clock, format!("0.{fraction}").parse::<f64>().ok()?)
         }
         Some(_) => return None,
-        None => (time, String::new()),
+        None => (time, 0.0),
     };
     let numbers = |s: &str, sep: char, widths: &[usize]| -> Option<Vec<i64>> {
         let parts: Vec<&str> = s.split(sep).collect();
@@ -426,20 +428,35 @@ pub fn utc_instant(text: &str) -> Option<(i64, String)> {
     };
     let d = numbers(date, '-', &[4, 2, 2])?;
     let t = numbers(clock, ':', &[2, 2, 2])?;
-    let leap = d[0] % 4 == 0 && (d[0] % 100 != 0 || d[0] % 400 == 0);
-    let days_in_month = match d[1] {
+    let (year, month, day) = (d[0], d[1], d[2]);
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days_in_month = match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
         2 if leap => 29,
         2 => 28,
         _ => return None,
     };
-    if d[2] < 1 || d[2] > days_in_month || t[0] > 23 || t[1] > 59 || t[2] > 59 {
+    if day < 1 || day > days_in_month || t[0] > 23 || t[1] > 59 || t[2] > 59 {
         return None;
     }
-    // Months as 31 days is enough to order instants.
-    let key = ((((d[0] * 12 + d[1]) * 31 + d[2]) * 24 + t[0]) * 60 + t[1]) * 60 + t[2];
-    Some((key, fraction))
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    let seconds = days * 86_400 + t[0] * 3600 + t[1] * 60 + t[2];
+    Some(seconds as f64 + fraction)
+}
+
+/// Seconds from a run's start to its end, when it has both.
+pub fn run_duration(instance: &JobInstance) -> Option<f64> {
+    let start = utc_seconds(instance.start_time_utc.as_deref()?)?;
+    let end = utc_seconds(instance.end_time_utc.as_deref()?)?;
+    Some(((end - start) * 1000.0).round() / 1000.0)
 }
 
 /// `Principal` as a schedule's `owner` carries it: at least its id and type.
@@ -551,7 +568,9 @@ mod tests {
         };
         let fields: Vec<&str> = config.problems().iter().map(|p| p.field).collect();
         assert_eq!(fields, ["times", "weekdays", "startDateTime"]);
-        assert!(utc_instant("2024-01-01T00:00:00Z") < utc_instant("2024-01-01T00:00:00.5"));
+        assert_eq!(utc_seconds("1970-01-02T00:00:01Z"), Some(86_401.0));
+        assert_eq!(utc_seconds("2024-03-01T00:00:00"), Some(1_709_251_200.0));
+        assert!(utc_seconds("2024-01-01T00:00:00Z") < utc_seconds("2024-01-01T00:00:00.5"));
         assert_eq!(Weekday::parse("tue"), Some(Weekday::Tuesday));
     }
 }

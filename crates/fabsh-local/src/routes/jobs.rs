@@ -133,7 +133,8 @@ fn accepted(state: &AppState, location: &str) -> Response {
 
 /// The optional run body, parsed as `RunOnDemandItemJobRequest`.
 fn run_request(body: &RawBody) -> Result<Option<String>, ApiError> {
-    if body.0.iter().all(u8::is_ascii_whitespace) {
+    let text = String::from_utf8_lossy(&body.0);
+    if text.trim().is_empty() || text.trim() == "null" {
         return Ok(None);
     }
     let request: RunRequest = serde_json::from_slice(&body.0)
