@@ -17,6 +17,8 @@ pub struct Started {
     pub id: String,
     pub url: Url,
     pub retry_after: Duration,
+    /// Local Fabric said the run executes nothing (it only follows the run's lifecycle).
+    pub lifecycle_only: bool,
 }
 
 fn typed<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
@@ -71,6 +73,7 @@ pub async fn run(
         id,
         url,
         retry_after: retry::retry_after(&resp.headers).unwrap_or(Duration::ZERO),
+        lifecycle_only: resp.header("x-fabsh-local-lifecycle-only") == Some("true"),
     }))
 }
 

@@ -128,8 +128,13 @@ fn accepted(state: &AppState, location: &str) -> Response {
         headers.insert(header::LOCATION, value);
     }
     headers.insert(header::RETRY_AFTER, retry_after(state));
+    // Not a service header: tells clients that this run executes nothing (see the module).
+    headers.insert(LIFECYCLE_ONLY, HeaderValue::from_static("true"));
     response
 }
+
+/// Set on a run's 202: local Fabric follows the run's lifecycle but executes no code.
+const LIFECYCLE_ONLY: &str = "x-fabsh-local-lifecycle-only";
 
 /// The optional run body, parsed as `RunOnDemandItemJobRequest`.
 fn run_request(body: &RawBody) -> Result<Option<String>, ApiError> {

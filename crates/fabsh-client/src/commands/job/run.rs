@@ -16,6 +16,9 @@ use fabsh_model::jobs::{
 use serde_json::{Value, json};
 use std::time::Duration;
 
+/// Said with every run on local Fabric, which executes no code.
+const LIFECYCLE_ONLY_NOTE: &str = "local Fabric followed the run's lifecycle but executed nothing: no notebook cell, pipeline activity or Spark code ran";
+
 pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let request = run_request(&args)?;
@@ -26,8 +29,9 @@ pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
         let Some(started) = jobs::run(api, &workspace, &item, &job_type, &request).await? else {
             return Ok(Reply::json(Value::Null));
         };
+        let note = started.lifecycle_only.then_some(LIFECYCLE_ONLY_NOTE);
         if !args.flag("wait") {
-            return Ok(Reply::json(json!({
+            let reply = Reply::json(json!({
                 "id": started.id,
                 "itemId": item,
                 "jobType": job_type,
@@ -37,10 +41,18 @@ pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
             .with_note(format!(
                 "run {} started; follow it with `fabsh job show -w {workspace} --id {item} --instance {}`",
                 started.id, started.id
-            )));
+            ));
+            return Ok(match note {
+                Some(note) => reply.with_note(note),
+                None => reply,
+            });
         }
         let waited = wait::follow(&ctx, &started, timeout).await?;
-        ended(&ctx, &args, &workspace, &item, waited).await
+        let reply = ended(&ctx, &args, &workspace, &item, waited).await?;
+        Ok(match started.lifecycle_only {
+            true => reply.with_note(LIFECYCLE_ONLY_NOTE),
+            false => reply,
+        })
     })
 }
 
