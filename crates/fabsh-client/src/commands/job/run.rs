@@ -35,7 +35,6 @@ pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
                 "id": started.id,
                 "itemId": item,
                 "jobType": job_type,
-                "status": JobStatus::NotStarted.as_str(),
                 "location": started.url.as_str(),
             }))
             .with_note(format!(
