@@ -98,16 +98,7 @@ fn a_run_cancelled_while_waited_for_exits_9() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start job run --wait");
-    // The run appears in the list once the wait has started it.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let id = loop {
-        let listed = server.fabsh(&["job", "list", "Demo/Welcome"]).ok_json();
-        if let Some(id) = listed[0]["id"].as_str() {
-            break id.to_string();
-        }
-        assert!(Instant::now() < deadline, "the run never appeared");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let id = newest_run(&server);
     let cancelled = server
         .fabsh(&["job", "cancel", "Demo/Welcome", "--instance", &id, "--yes"])
         .ok_json();
@@ -117,6 +108,51 @@ fn a_run_cancelled_while_waited_for_exits_9() {
     let instance: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(instance["status"], "Cancelled");
     assert_eq!(instance["id"], id.as_str());
+}
+
+/// The id of the newest run of Demo/Welcome, once there is one.
+fn newest_run(server: &Server) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = server.fabsh(&["job", "list", "Demo/Welcome"]).ok_json();
+        if let Some(id) = listed[0]["id"].as_str() {
+            return id.to_string();
+        }
+        assert!(Instant::now() < deadline, "the run never appeared");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn ctrl_c_off_a_terminal_stops_waiting_and_leaves_the_run_running() {
+    let server = quick_server(&[("job-ms", "60000")]);
+    let waiting = server
+        .command(&["job", "run", "Demo/Welcome", "--wait"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start job run --wait");
+    let id = newest_run(&server);
+    // The run exists once its 202 came back; give the wait a moment to begin.
+    std::thread::sleep(Duration::from_millis(300));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &waiting.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let out = waiting.wait_with_output().expect("job run --wait ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(&id) && stderr.contains("left running"),
+        "{stderr}"
+    );
+    let shown = server
+        .fabsh(&["job", "show", "Demo/Welcome", "--instance", &id])
+        .ok_json();
+    let status = shown["status"].as_str().unwrap_or_default();
+    assert!(["NotStarted", "InProgress"].contains(&status), "{shown}");
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub struct World {
 impl World {
     /// Builds the world; `judge` stands in for the judge model of `--llm-endpoint`.
     pub fn build(judge: &Judge) -> World {
-        // Runs started while the world is built last a day, so RUN_ID is still running when
+        // Runs started while the world is built last a day, so JOB_RUN_ID is still running when
         // `job cancel` is given it.
         let server = Server::with(&[("job-ms", "86400000")]);
         let mut builder = Builder::new(&server);
@@ -167,10 +167,10 @@ impl<'a> Builder<'a> {
         ]);
     }
 
-    /// RUN_ID: a run of Welcome still going; SCHEDULE_ID: a schedule of Welcome.
+    /// JOB_RUN_ID: a run of Welcome still going; SCHEDULE_ID: a schedule of Welcome.
     fn jobs(&mut self) {
         let run = self.text(&["job", "run", "Demo/Welcome"], "id");
-        self.set("RUN_ID", &run);
+        self.set("JOB_RUN_ID", &run);
         let schedule = self.text(
             &[
                 "schedule",

@@ -105,7 +105,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         traits: Traits::READ,
         columns: RUN_COLUMNS,
         examples: &[Example {
-            command: "job show Demo/Welcome --instance \"$RUN_ID\" -q status",
+            command: "job show Demo/Welcome --instance \"$JOB_RUN_ID\" -q status",
             about: "the run's status",
         }],
         handler: Handler::Data(instances::show),
@@ -119,7 +119,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         traits: Traits::DESTRUCTIVE,
         columns: RUN_COLUMNS,
         examples: &[Example {
-            command: "job cancel Demo/Welcome --instance \"$RUN_ID\" --yes",
+            command: "job cancel Demo/Welcome --instance \"$JOB_RUN_ID\" --yes",
             about: "cancel without asking",
         }],
         handler: Handler::Data(instances::cancel),
