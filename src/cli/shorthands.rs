@@ -155,12 +155,8 @@ const FAB_COMMANDS: &[(&str, &str)] = &[
         "`fabsh item url WORKSPACE/ITEM` prints the portal URL",
     ),
     (
-        "job",
-        "`fabsh api` sends any request, job endpoints included",
-    ),
-    (
         "jobs",
-        "`fabsh api` sends any request, job endpoints included",
+        "`fabsh job run|list|show|cancel WORKSPACE/ITEM` and `fabsh schedule ...`",
     ),
     (
         "table",

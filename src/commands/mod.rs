@@ -32,6 +32,8 @@ static GROUPS: &[Group] = &[
     client::TAG,
     client::DATA_AGENT,
     client::DEPLOY,
+    client::JOB,
+    client::SCHEDULE,
     client::API,
     client::AUTH,
     client::CONFIG,

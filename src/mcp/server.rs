@@ -238,8 +238,9 @@ async fn run(
         }
     };
     shared.confinement.filter_list(spec, &mut value);
-    // A plan with changes pending is the answer asked for, not a failure.
-    let failure = failure.filter(|f| f.kind != fabsh_client::error::ErrorKind::ChangesPending);
+    // A plan with changes pending, a run that ended Failed: the answer asked for, not a
+    // failure.
+    let failure = failure.filter(|f| !f.kind.carries_answer());
     // A destructive call's result says what it acted on, whatever the command returns.
     if let (Some(target), Value::Object(map)) = (destroyed, &mut value) {
         map.insert("deleted".into(), Value::Object(target));

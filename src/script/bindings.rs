@@ -322,10 +322,9 @@ pub async fn value_of(spec: &'static CommandSpec, args: Args, ctx: Ctx) -> Resul
     let failure = reply.failure.take();
     let value = reply.into_value().await?;
     match failure {
-        // A plan with changes pending is the plan a script asked for, not a failure.
-        Some(failure) if failure.kind == fabsh_client::error::ErrorKind::ChangesPending => {
-            Ok(value)
-        }
+        // A plan with changes pending, a run that ended Failed: the answer a script asked
+        // for, not a failure.
+        Some(failure) if failure.kind.carries_answer() => Ok(value),
         Some(mut failure) => {
             failure.details = Some(value);
             Err(failure)

@@ -16,6 +16,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("agents", include_str!("../../stdlib/agents.rhai")),
     ("evaluate", include_str!("../../stdlib/evaluate.rhai")),
     ("promote", include_str!("../../stdlib/promote.rhai")),
+    ("jobs", include_str!("../../stdlib/jobs.rhai")),
 ];
 
 /// One stdlib module's source.

@@ -46,6 +46,7 @@ mod identity;
 mod inspect;
 mod item_collections;
 mod items;
+mod jobs;
 mod judge_failures;
 mod judge_keyless;
 mod judge_stub;

@@ -26,6 +26,12 @@ pub enum ErrorKind {
     /// `deploy plan` found changes to make (exit 8, as `terraform plan -detailed-exitcode`
     /// tells them apart): not an error to scripts and tools, which read the plan.
     ChangesPending,
+    /// `job run --wait`: the run ended Failed, Cancelled or Deduped (exit 9); its instance,
+    /// with the failure reason, is the data.
+    JobEnded,
+    /// `job run --wait --timeout`: the run was still going when the time ran out (exit 10);
+    /// it is left running (or cancelled with `--cancel-on-timeout`).
+    JobTimeout,
     /// The user pressed Ctrl-C (exit 130).
     Cancelled,
     /// A long-running operation or request took longer than allowed (exit 1).
@@ -45,6 +51,8 @@ impl ErrorKind {
             ErrorKind::BelowBar => 6,
             ErrorKind::Regression => 7,
             ErrorKind::ChangesPending => 8,
+            ErrorKind::JobEnded => 9,
+            ErrorKind::JobTimeout => 10,
             ErrorKind::Cancelled => 130,
             ErrorKind::Api | ErrorKind::Timeout | ErrorKind::Runtime => 1,
         }
@@ -61,10 +69,19 @@ impl ErrorKind {
             ErrorKind::BelowBar => "below_bar",
             ErrorKind::Regression => "regression",
             ErrorKind::ChangesPending => "changes_pending",
+            ErrorKind::JobEnded => "job_ended",
+            ErrorKind::JobTimeout => "job_timeout",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Runtime => "runtime",
         }
+    }
+
+    /// Whether a reply failing with this kind still carries the answer asked for: scripts
+    /// and MCP tools get the data (a plan with changes pending, a run that ended Failed)
+    /// instead of an error, and read its status themselves.
+    pub fn carries_answer(self) -> bool {
+        matches!(self, ErrorKind::ChangesPending | ErrorKind::JobEnded)
     }
 
     /// The kind with this script name, if any (the inverse of [`ErrorKind::name`]).
@@ -78,6 +95,8 @@ impl ErrorKind {
             ErrorKind::BelowBar,
             ErrorKind::Regression,
             ErrorKind::ChangesPending,
+            ErrorKind::JobEnded,
+            ErrorKind::JobTimeout,
             ErrorKind::Cancelled,
             ErrorKind::Timeout,
             ErrorKind::Runtime,

@@ -25,7 +25,7 @@ pub struct Knob {
 const SERVICE_MODE: &str = "service";
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 17] = [
+pub const KNOBS: [Knob; 19] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -67,6 +67,18 @@ pub const KNOBS: [Knob; 17] = [
         env: "FABSH_LOCAL_RETRY_AFTER_SECONDS",
         help: "Least Retry-After, in whole seconds, on a 202 and on the state of a running operation (the service sends whole seconds, 20 in recordings; 0 lets a client poll at once)",
         default: "1",
+    },
+    Knob {
+        flag: "job-ms",
+        env: "FABSH_LOCAL_JOB_MS",
+        help: "How long a job run (`job run`, the job scheduler's run on demand) takes, in milliseconds: NotStarted for its first tenth, then InProgress, then Completed (or Failed with --job-failure)",
+        default: "3000",
+    },
+    Knob {
+        flag: "job-failure",
+        env: "FABSH_LOCAL_JOB_FAILURE",
+        help: "Make every job run started from now on end Failed with this failureReason, written `ErrorCode: message` (a message alone gets the code JobInstanceFailed); `none`: runs complete",
+        default: "none",
     },
     Knob {
         flag: "page-size",
@@ -147,6 +159,10 @@ pub struct Faults {
     pub lro_ms: u64,
     /// Least `Retry-After` of a running operation, in seconds.
     pub retry_after_seconds: u64,
+    /// Duration of a job run.
+    pub job_ms: u64,
+    /// The `failureReason` every new job run ends with (`Code: message`); none: runs complete.
+    pub job_failure: Option<String>,
     /// Entries per page.
     pub page_size: u32,
     /// Share of LRO-capable calls answered 202; `None` answers each as the service does.
@@ -181,6 +197,8 @@ impl Default for Faults {
             crash_after_writes: 0,
             lro_ms: 50,
             retry_after_seconds: 1,
+            job_ms: 3000,
+            job_failure: None,
             page_size: 100,
             async_ratio: None,
             per_api_quotas: false,
@@ -209,6 +227,11 @@ impl Faults {
             }
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
             "retry-after-seconds" => self.retry_after_seconds = parse_int(flag, value, 0, 3600)?,
+            "job-ms" => self.job_ms = parse_int(flag, value, 0, 24 * 3_600_000)?,
+            "job-failure" => {
+                self.job_failure =
+                    Some(value.to_string()).filter(|reason| !reason.is_empty() && reason != "none")
+            }
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => {
                 self.async_ratio = match value {

@@ -6,6 +6,7 @@ pub mod definition;
 pub mod deploy;
 pub mod edit_distance;
 pub mod item_types;
+pub mod jobs;
 mod problem;
 pub mod roles;
 mod secret;

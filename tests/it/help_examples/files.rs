@@ -40,6 +40,10 @@ pub fn write(work: &Path) {
                 .to_string(),
         ),
         (
+            "maintenance.json",
+            json!({"tableName": "orders", "optimizeSettings": {"vOrder": true}}).to_string(),
+        ),
+        (
             "instructions.md",
             "Answer with the number first, then one sentence.\nAmounts are in EUR.\n".to_string(),
         ),

@@ -27,7 +27,9 @@ pub struct World {
 impl World {
     /// Builds the world; `judge` stands in for the judge model of `--llm-endpoint`.
     pub fn build(judge: &Judge) -> World {
-        let server = Server::start();
+        // Runs started while the world is built last a day, so JOB_RUN_ID is still running when
+        // `job cancel` is given it.
+        let server = Server::with(&[("job-ms", "86400000")]);
         let mut builder = Builder::new(&server);
         builder.build(judge);
         let Builder {
@@ -143,6 +145,7 @@ impl<'a> Builder<'a> {
         files::write(&self.work);
         self.deployment();
         self.evaluations();
+        self.jobs();
         self.set("AZURE_OPENAI_ENDPOINT", judge.endpoint());
         self.set("FABSH_LLM_KEY", judge_stub::KEY);
     }
@@ -162,6 +165,29 @@ impl<'a> Builder<'a> {
             "--environment",
             "PROD",
         ]);
+    }
+
+    /// JOB_RUN_ID: a run of Welcome still going; SCHEDULE_ID: a schedule of Welcome.
+    fn jobs(&mut self) {
+        let run = self.text(&["job", "run", "Demo/Welcome"], "id");
+        self.set("JOB_RUN_ID", &run);
+        let schedule = self.text(
+            &[
+                "schedule",
+                "create",
+                "Demo/Welcome",
+                "--type",
+                "Daily",
+                "--times",
+                "06:00",
+                "--start",
+                "2025-01-01T00:00:00Z",
+                "--end",
+                "2030-01-01T00:00:00Z",
+            ],
+            "id",
+        );
+        self.set("SCHEDULE_ID", &schedule);
     }
 
     fn workspaces_and_items(&mut self) {

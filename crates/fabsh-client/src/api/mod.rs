@@ -12,6 +12,7 @@ pub mod endorsements;
 pub mod fabric_error;
 pub mod folders;
 pub mod items;
+pub mod jobs;
 mod list_cache;
 mod lro;
 pub mod names;

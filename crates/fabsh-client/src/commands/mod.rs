@@ -12,6 +12,8 @@ pub mod deploy;
 pub mod execute;
 pub mod folder;
 pub mod item;
+pub mod job;
+pub mod schedule;
 pub mod spec;
 pub mod tag;
 pub mod workspace;
@@ -67,6 +69,18 @@ pub const DEPLOY: Group = Group {
     summary: "Deploy a workspace from a git folder (fabric-cicd's layout, config.yml, parameter.yml): plan, apply, export",
     commands: deploy::COMMANDS,
 };
+/// `fabsh job ...`.
+pub const JOB: Group = Group {
+    name: "job",
+    summary: "Item jobs: run a notebook, pipeline, Spark job or table maintenance, wait for it, list, show and cancel runs",
+    commands: job::COMMANDS,
+};
+/// `fabsh schedule ...`.
+pub const SCHEDULE: Group = Group {
+    name: "schedule",
+    summary: "Item schedules: when a job runs by itself (Cron interval, daily, weekly, in a time zone): list, show, create, update, delete",
+    commands: schedule::COMMANDS,
+};
 /// `fabsh api ...`.
 pub const API: Group = Group {
     name: "api",
@@ -96,7 +110,7 @@ pub const CACHE: Group = Group {
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, DEPLOY, API, AUTH, CONFIG, CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, DEPLOY, JOB, SCHEDULE, API, AUTH, CONFIG, CACHE,
 ];
 
 /// A set of groups: what one front end serves.

@@ -222,6 +222,23 @@ impl Printer {
     }
 }
 
+/// Asks a yes/no question when a person is at the terminal (stdin and stderr both one):
+/// `Some(true)` for y/yes, `Some(false)` for anything else, `None` when nobody can be asked.
+/// Blocks while it waits for the answer; callers on the runtime hand it to a blocking thread.
+pub fn ask_at_terminal(question: &str) -> Option<bool> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return None;
+    }
+    eprint!("\n{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).ok()?;
+    Some(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
 /// Applies a JMESPath expression to JSON.
 pub fn apply_query(query: &str, value: &Value) -> std::result::Result<Value, String> {
     let expression = jmespath::compile(query).map_err(|err| err.to_string())?;

@@ -23,11 +23,13 @@ mod invitations;
 mod item_create;
 mod item_links;
 mod items;
+mod jobs;
 mod local_admin;
 mod managed_identity;
 mod operations;
 mod powerbi;
 mod role_assignments;
+mod schedules;
 mod shares;
 mod shortcuts;
 mod tags;
@@ -154,6 +156,32 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/shortcuts/{*rest}",
             get(blocking(shortcuts::show)).delete(blocking(shortcuts::remove)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/instances",
+            get(blocking(jobs::list)).post(blocking(jobs::run)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/instances/{instance}",
+            get(blocking(jobs::show)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/instances/{instance}/cancel",
+            post(blocking(jobs::cancel)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/{job_type}/instances",
+            post(blocking(jobs::run)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/{job_type}/schedules",
+            get(blocking(schedules::list)).post(blocking(schedules::create)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/{job_type}/schedules/{schedule}",
+            get(blocking(schedules::show))
+                .patch(blocking(schedules::update))
+                .delete(blocking(schedules::remove)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/bindConnection",
@@ -303,6 +331,10 @@ fn local_admin_routes(state: Shared) -> Router<Shared> {
             post(blocking(local_admin::issue_federated_token)),
         )
         .route("/_local/requests", get(blocking(local_admin::requests)))
+        .route(
+            "/_local/jobs/{id}/request",
+            get(blocking(jobs::run_request_body)),
+        )
         .route("/_local/shutdown", post(blocking(local_admin::shutdown)))
         .route("/_local/tenants", get(blocking(local_admin::tenants)))
         .route(

@@ -12,6 +12,7 @@ pub mod environment_publishes;
 pub mod folders;
 pub mod identities;
 pub mod items;
+pub mod jobs;
 pub mod links;
 pub mod operations;
 pub mod principals;

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     super::environment_publishes::MIGRATION,
     super::workspace_tags::MIGRATION,
     super::shortcuts::MIGRATION,
+    super::jobs::MIGRATION,
 ];
 
 /// Schema version written to `PRAGMA user_version`.

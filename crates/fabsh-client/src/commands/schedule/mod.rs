@@ -1,0 +1,228 @@
+//! The `schedule` group: when an item's job runs by itself (swagger `JobScheduler_*Schedule*`).
+//! Every flag is checked against the swagger's limits before anything is sent; an update
+//! reads the schedule, changes what the flags name, and sends the whole of it back (the
+//! service's PATCH wants `enabled` and the complete `configuration`).
+
+mod flags;
+
+use super::args::Args;
+use super::common::{self, ITEM, WORKSPACE};
+use super::job::JOB_TYPE_FLAG;
+use super::job::instances::item_target;
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
+use crate::api::jobs;
+use crate::context::Ctx;
+use crate::reply::Reply;
+use flags::{Change, change_of, request_of};
+
+const JOB_TYPE: ArgSpec = ArgSpec::opt(
+    JOB_TYPE_FLAG,
+    ArgKind::Str,
+    "Job type the schedule starts (case-sensitive); default from the item's type",
+);
+const SCHEDULE_ID: ArgSpec = ArgSpec::req("schedule", ArgKind::Uuid, "The schedule's id");
+const KIND: ArgSpec = ArgSpec::opt(
+    "type",
+    ArgKind::Enum(&["Cron", "Daily", "Weekly"]),
+    "Cron: every --interval minutes; Daily: at --times; Weekly: at --times on --weekdays",
+);
+const INTERVAL: ArgSpec = ArgSpec::opt(
+    "interval",
+    ArgKind::Int,
+    "Cron: minutes between runs (1 to 5270400)",
+)
+.range(1, fabsh_model::jobs::MAX_INTERVAL);
+const TIMES: ArgSpec = ArgSpec::opt(
+    "times",
+    ArgKind::List,
+    "Daily and Weekly: times of day as hh:mm, comma-separated (1 to 100)",
+);
+const WEEKDAYS: ArgSpec = ArgSpec::opt(
+    "weekdays",
+    ArgKind::List,
+    "Weekly: days, comma-separated (Monday or Mon, ...)",
+);
+const START: ArgSpec = ArgSpec::opt(
+    "start",
+    ArgKind::Str,
+    "First moment the schedule applies, UTC, as 2025-01-31T08:00:00Z",
+);
+const END: ArgSpec = ArgSpec::opt(
+    "end",
+    ArgKind::Str,
+    "Last moment the schedule applies, UTC, later than --start",
+);
+const TIME_ZONE: ArgSpec = ArgSpec::opt(
+    "time-zone",
+    ArgKind::Str,
+    "Windows time zone id the times are in (UTC, Central Standard Time, W. Europe Standard Time)",
+);
+const ENABLED: ArgSpec = ArgSpec::opt(
+    "enabled",
+    ArgKind::Bool,
+    "Whether the schedule starts runs (default true on create)",
+);
+
+/// Columns of a schedule in tables.
+const COLUMNS: &[&str] = &[
+    "id",
+    "enabled",
+    "configuration.type",
+    "configuration.interval",
+    "configuration.times",
+    "configuration.weekdays",
+    "configuration.localTimeZoneId",
+    "configuration.endDateTime",
+];
+
+/// The schedule commands.
+pub static COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        group: "schedule",
+        name: "list",
+        summary: "List an item's schedules of one job type",
+        about: "",
+        args: &[WORKSPACE, ITEM, JOB_TYPE],
+        traits: Traits::LIST,
+        columns: COLUMNS,
+        examples: &[Example {
+            command: "schedule list Demo/Welcome",
+            about: "when the notebook runs by itself",
+        }],
+        handler: Handler::Data(list),
+    },
+    CommandSpec {
+        group: "schedule",
+        name: "show",
+        summary: "Show one schedule",
+        about: "",
+        args: &[WORKSPACE, ITEM, JOB_TYPE, SCHEDULE_ID],
+        traits: Traits::READ,
+        columns: COLUMNS,
+        examples: &[Example {
+            command: "schedule show Demo/Welcome --schedule \"$SCHEDULE_ID\"",
+            about: "one schedule",
+        }],
+        handler: Handler::Data(show),
+    },
+    CommandSpec {
+        group: "schedule",
+        name: "create",
+        summary: "Schedule an item's job: every N minutes (Cron), daily or weekly at set times",
+        about: "Needs --type, its own fields (--interval for Cron; --times for Daily; --times and --weekdays for Weekly), --start and --end (UTC). Times are in --time-zone (a Windows time zone id, default UTC). Everything is checked before anything is sent. An item has at most 20 schedules.",
+        args: &[
+            WORKSPACE, ITEM, JOB_TYPE, KIND, INTERVAL, TIMES, WEEKDAYS, START, END, TIME_ZONE,
+            ENABLED,
+        ],
+        traits: Traits::MUTATE,
+        columns: COLUMNS,
+        examples: &[
+            Example {
+                command: "schedule create Demo/Welcome --type Cron --interval 60 --start 2025-01-01T00:00:00Z --end 2025-12-31T23:59:00Z",
+                about: "every hour during 2025",
+            },
+            Example {
+                command: "schedule create Demo/Welcome --type Weekly --weekdays Mon,Thu --times 07:30 --time-zone \"W. Europe Standard Time\" --start 2025-01-01T00:00:00Z --end 2026-01-01T00:00:00Z",
+                about: "twice a week, Paris time",
+            },
+        ],
+        handler: Handler::Data(create),
+    },
+    CommandSpec {
+        group: "schedule",
+        name: "update",
+        summary: "Change a schedule: its kind, times, dates, time zone, or whether it is enabled",
+        about: "Reads the schedule and changes only what the flags name; changing --type needs that kind's fields. The flags are checked before anything is sent, the whole result again before it is written.",
+        args: &[
+            WORKSPACE,
+            ITEM,
+            JOB_TYPE,
+            SCHEDULE_ID,
+            KIND,
+            INTERVAL,
+            TIMES,
+            WEEKDAYS,
+            START,
+            END,
+            TIME_ZONE,
+            ENABLED,
+        ],
+        traits: Traits::MUTATE,
+        columns: COLUMNS,
+        examples: &[Example {
+            command: "schedule update Demo/Welcome --schedule \"$SCHEDULE_ID\" --enabled false",
+            about: "pause a schedule",
+        }],
+        handler: Handler::Data(update),
+    },
+    CommandSpec {
+        group: "schedule",
+        name: "delete",
+        summary: "Delete a schedule",
+        about: "Asks for confirmation on a terminal unless --yes.",
+        args: &[WORKSPACE, ITEM, JOB_TYPE, SCHEDULE_ID],
+        traits: Traits::DESTRUCTIVE.void(),
+        columns: &[],
+        examples: &[Example {
+            command: "schedule delete Demo/Welcome --schedule \"$SCHEDULE_ID\" --yes",
+            about: "delete without asking",
+        }],
+        handler: Handler::Data(delete),
+    },
+];
+
+/// The workspace, item and job type the flags name.
+async fn target(ctx: &Ctx, args: &Args) -> crate::error::Result<(String, String, String)> {
+    let (workspace, item) = item_target(ctx, args).await?;
+    let job_type = super::job::job_type(ctx, args, &workspace, &item).await?;
+    Ok((workspace, item, job_type))
+}
+
+fn list(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item, job_type) = target(&ctx, &args).await?;
+        let req = jobs::schedules_req(&workspace, &item, &job_type);
+        common::paged(ctx.api(), req, &args).await
+    })
+}
+
+fn show(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item, job_type) = target(&ctx, &args).await?;
+        let id = args.str("schedule")?;
+        let schedule = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, id).await?;
+        Ok(Reply::json(serde_json::to_value(schedule)?))
+    })
+}
+
+fn create(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let request = request_of(&args)?;
+        let (workspace, item, job_type) = target(&ctx, &args).await?;
+        let created =
+            jobs::create_schedule(ctx.api(), &workspace, &item, &job_type, &request).await?;
+        Ok(Reply::json(serde_json::to_value(created)?))
+    })
+}
+
+fn update(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let change: Change = change_of(&args)?;
+        let (workspace, item, job_type) = target(&ctx, &args).await?;
+        let id = args.str("schedule")?;
+        let current = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, id).await?;
+        let request = change.applied_to(current)?;
+        let updated =
+            jobs::update_schedule(ctx.api(), &workspace, &item, &job_type, id, &request).await?;
+        Ok(Reply::json(serde_json::to_value(updated)?))
+    })
+}
+
+fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item, job_type) = target(&ctx, &args).await?;
+        let id = args.str("schedule")?;
+        jobs::delete_schedule(ctx.api(), &workspace, &item, &job_type, id).await?;
+        Ok(Reply::done(format!("deleted schedule {id}")))
+    })
+}

@@ -1,0 +1,351 @@
+//! Job runs (swagger platform `JobScheduler_RunOnDemandItemJob`, `GetItemJobInstance`,
+//! `ListItemJobInstances`, `CancelItemJobInstance`). A run is a state machine on the server
+//! clock: NotStarted for the first tenth of `--job-ms`, InProgress until it ends, then
+//! Completed, or Failed with the `--job-failure` reason it was started under; a cancel before
+//! the end makes it Cancelled at once. Nothing is executed: a notebook's code does not run
+//! locally (the README says so), a completed run only means the run's lifecycle was followed.
+//!
+//! Roles: reading runs needs Viewer; running and cancelling need Contributor (the swagger's
+//! `Item.Execute.All` scope; the docs give Contributor and up the right to run items).
+
+use super::target::ItemTarget;
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::clock::{now_nanos, service_timestamp};
+use crate::paging::{PageToken, Paging};
+use crate::respond::{self, Origin, Query, RawBody, norm};
+use crate::state::{AppState, Shared};
+use crate::store::jobs::{self, Run};
+use crate::store::new_id;
+use crate::store::principals::Role;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use fabsh_model::jobs::{FailureReason, JobInstance, JobStatus, RunRequest, accepts_job_type};
+use std::collections::HashMap;
+
+/// The code of a failure given without one (`--job-failure "message"`).
+const DEFAULT_FAILURE_CODE: &str = "JobInstanceFailed";
+
+/// The status of `run` at `now`, with its start and end times (nanoseconds) when it has them.
+fn status_at(run: &Run, now: i64) -> (JobStatus, Option<i64>, Option<i64>) {
+    if let Some(cancelled) = run.cancelled_at.filter(|at| *at < run.due_at) {
+        let started = (run.start_at <= cancelled).then_some(run.start_at);
+        return (JobStatus::Cancelled, started, Some(cancelled));
+    }
+    if now < run.start_at {
+        (JobStatus::NotStarted, None, None)
+    } else if now < run.due_at {
+        (JobStatus::InProgress, Some(run.start_at), None)
+    } else if run.failure.is_some() {
+        (JobStatus::Failed, Some(run.start_at), Some(run.due_at))
+    } else {
+        (JobStatus::Completed, Some(run.start_at), Some(run.due_at))
+    }
+}
+
+/// The wire `ItemJobInstance` of `run` at `now`.
+pub(crate) fn instance(run: &Run, now: i64) -> JobInstance {
+    let (status, start, end) = status_at(run, now);
+    let failure_reason = match status {
+        JobStatus::Failed => run
+            .failure
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<FailureReason>(text).ok()),
+        _ => None,
+    };
+    JobInstance {
+        id: run.id.clone(),
+        item_id: run.item_id.clone(),
+        job_type: run.job_type.clone(),
+        invoke_type: Some(run.invoke_type.clone()),
+        status,
+        root_activity_id: Some(run.root_activity_id.clone()),
+        start_time_utc: start.map(service_timestamp),
+        end_time_utc: end.map(service_timestamp),
+        failure_reason,
+    }
+}
+
+fn wire(run: &Run, now: i64) -> serde_json::Value {
+    serde_json::to_value(instance(run, now)).unwrap_or_default()
+}
+
+/// The `failureReason` the `--job-failure` knob asks for (`Code: message` or a message).
+fn failure_reason(knob: &str) -> FailureReason {
+    let (code, message) = match knob.split_once(':') {
+        Some((code, message))
+            if !code.trim().is_empty() && !code.trim().contains(char::is_whitespace) =>
+        {
+            (code.trim(), message.trim())
+        }
+        _ => (DEFAULT_FAILURE_CODE, knob.trim()),
+    };
+    FailureReason {
+        error_code: Some(code.to_string()),
+        message: Some(message.to_string()),
+        request_id: None,
+    }
+}
+
+/// 400 `InvalidJobType`, as the swagger lists it, unless the item's type takes `job_type`.
+pub(crate) fn check_job_type(item_type: &str, job_type: &str) -> Result<(), ApiError> {
+    if accepts_job_type(item_type, job_type) == Some(true) {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(
+        "InvalidJobType",
+        format!("The requested job type '{job_type}' is invalid for an item of type '{item_type}'"),
+    ))
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "EntityNotFound",
+        format!("The job instance '{id}' was not found"),
+    )
+}
+
+fn instance_url(origin: &str, target: &ItemTarget, id: &str) -> String {
+    format!(
+        "{origin}/v1/workspaces/{}/items/{}/jobs/instances/{id}",
+        target.ws, target.id
+    )
+}
+
+/// The `Retry-After` of a run's 202 and of a running instance: the `retry-after-seconds`
+/// knob, whole seconds as the service sends them.
+fn retry_after(state: &AppState) -> HeaderValue {
+    HeaderValue::from(state.faults.retry_after_seconds)
+}
+
+fn accepted(state: &AppState, location: &str) -> Response {
+    let mut response = (StatusCode::ACCEPTED, Body::empty()).into_response();
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(location) {
+        headers.insert(header::LOCATION, value);
+    }
+    headers.insert(header::RETRY_AFTER, retry_after(state));
+    // Not a service header: tells clients that this run executes nothing (see the module).
+    headers.insert(LIFECYCLE_ONLY, HeaderValue::from_static("true"));
+    response
+}
+
+/// Set on a run's 202: local Fabric follows the run's lifecycle but executes no code.
+const LIFECYCLE_ONLY: &str = "x-fabsh-local-lifecycle-only";
+
+/// The optional run body, parsed as `RunOnDemandItemJobRequest`.
+fn run_request(body: &RawBody) -> Result<Option<String>, ApiError> {
+    let text = String::from_utf8_lossy(&body.0);
+    if text.trim().is_empty() || text.trim() == "null" {
+        return Ok(None);
+    }
+    let request: RunRequest = serde_json::from_slice(&body.0)
+        .map_err(|e| ApiError::invalid_body(format!("The run request is not valid: {e}")))?;
+    if let Some(problem) = request.problems().into_iter().next() {
+        return Err(ApiError::invalid_body(problem));
+    }
+    Ok(Some(
+        serde_json::to_string(&request).map_err(|e| ApiError::internal(e.to_string()))?,
+    ))
+}
+
+/// POST `…/jobs/instances?jobType=X` and `…/jobs/{jobType}/instances`: 202 with the run's
+/// `Location` and `Retry-After`, no body.
+pub fn run(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    target: ItemTarget,
+    Path(params): Path<HashMap<String, String>>,
+    query: Query,
+    body: RawBody,
+) -> Result<Response, ApiError> {
+    let job_type = params
+        .get("job_type")
+        .map(String::as_str)
+        .or_else(|| query.get("jobType"))
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| ApiError::bad_request("InvalidJobType", "The job type is required"))?
+        .to_string();
+    let item = target.open(&state, &caller, Role::Contributor)?;
+    check_job_type(&item.item_type, &job_type)?;
+    let request = run_request(&body)?;
+    let now = now_nanos();
+    let duration = i64::try_from(state.faults.job_ms).unwrap_or(i64::MAX / 4) * 1_000_000;
+    let failure = match &state.faults.job_failure {
+        Some(knob) => Some(
+            serde_json::to_string(&failure_reason(knob))
+                .map_err(|e| ApiError::internal(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let run = Run {
+        seq: 0,
+        id: new_id(),
+        item_id: item.id.clone(),
+        job_type,
+        invoke_type: "Manual".into(),
+        root_activity_id: new_id(),
+        created_at: now,
+        start_at: now.saturating_add(duration / 10),
+        due_at: now.saturating_add(duration),
+        cancelled_at: None,
+        failure,
+        request,
+    };
+    state.db.write(|tx| jobs::insert_run(tx, &run))?;
+    Ok(accepted(&state, &instance_url(&origin, &target, &run.id)))
+}
+
+/// GET `…/jobs/instances/{id}`: the run, with `Retry-After` while it runs.
+pub fn show(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    Path(params): Path<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let item = target.open(&state, &caller, Role::Viewer)?;
+    let id = norm(
+        params
+            .get("instance")
+            .map(String::as_str)
+            .unwrap_or_default(),
+    );
+    let run = state
+        .db
+        .read(|c| jobs::get_run(c, &item.id, &id))?
+        .ok_or_else(|| not_found(&id))?;
+    let now = now_nanos();
+    let body = wire(&run, now);
+    let mut response = respond::json(StatusCode::OK, &body);
+    if !status_at(&run, now).0.is_final() {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, retry_after(&state));
+    }
+    Ok(response)
+}
+
+/// GET `…/jobs/instances`: a page of the item's runs, newest first.
+pub fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    target: ItemTarget,
+    paging: Paging,
+) -> Result<Response, ApiError> {
+    let item = target.open(&state, &caller, Role::Viewer)?;
+    let list = PageToken {
+        extra: Some(item.id.clone()),
+        ..PageToken::first("jobInstances", Some(&target.ws))
+    };
+    let token = paging.token(list, Ok)?;
+    let now = now_nanos();
+    // Newest first: the page key is the negated sequence, so "after" still grows.
+    paging.respond(
+        &token,
+        |after, limit| {
+            let before = if after == 0 { i64::MAX } else { -after };
+            state
+                .db
+                .read(|c| jobs::list_runs(c, &item.id, before, limit))
+        },
+        |run| -run.seq,
+        |run| wire(run, now),
+    )
+}
+
+/// POST `…/jobs/instances/{id}/cancel`: 202 with the run's `Location`; 400
+/// `JobAlreadyCompleted` when it has ended.
+pub fn cancel(
+    State(state): State<Shared>,
+    caller: Caller,
+    Origin(origin): Origin,
+    target: ItemTarget,
+    Path(params): Path<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    caller.workspace(&state, &target.ws, Role::Contributor)?;
+    let id = norm(
+        params
+            .get("instance")
+            .map(String::as_str)
+            .unwrap_or_default(),
+    );
+    state.db.write(|tx| {
+        let item = target.get(tx)?;
+        let run = jobs::get_run(tx, &item.id, &id)?.ok_or_else(|| not_found(&id))?;
+        let now = now_nanos();
+        if status_at(&run, now).0.is_final() || !jobs::cancel_run(tx, &run.id, now)? {
+            return Err(ApiError::bad_request(
+                "JobAlreadyCompleted",
+                format!("The job instance '{id}' has already completed and cannot be cancelled"),
+            ));
+        }
+        Ok(())
+    })?;
+    Ok(accepted(&state, &instance_url(&origin, &target, &id)))
+}
+
+/// GET `/_local/jobs/{id}/request`: the body a run was started with, as stored (`null` when
+/// it had none): what reached the server, for tests to hold against the swagger.
+pub fn run_request_body(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let run = state
+        .db
+        .read(|c| jobs::find_run(c, &norm(&id)))?
+        .ok_or_else(|| not_found(&id))?;
+    let body = run
+        .request
+        .as_deref()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or(serde_json::Value::Null);
+    Ok(respond::json(StatusCode::OK, &body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_knob_reads_code_and_message() {
+        let reason = failure_reason("NotebookFailed: cell 3 raised");
+        assert_eq!(reason.error_code.as_deref(), Some("NotebookFailed"));
+        assert_eq!(reason.message.as_deref(), Some("cell 3 raised"));
+        let plain = failure_reason("disk full: no space");
+        assert_eq!(plain.error_code.as_deref(), Some(DEFAULT_FAILURE_CODE));
+        assert_eq!(plain.message.as_deref(), Some("disk full: no space"));
+    }
+
+    #[test]
+    fn a_run_moves_on_with_the_clock() {
+        let run = Run {
+            seq: 1,
+            id: "r".into(),
+            item_id: "i".into(),
+            job_type: "RunNotebook".into(),
+            invoke_type: "Manual".into(),
+            root_activity_id: "a".into(),
+            created_at: 0,
+            start_at: 10,
+            due_at: 100,
+            cancelled_at: None,
+            failure: None,
+            request: None,
+        };
+        assert_eq!(status_at(&run, 5).0, JobStatus::NotStarted);
+        assert_eq!(status_at(&run, 50).0, JobStatus::InProgress);
+        assert_eq!(status_at(&run, 100).0, JobStatus::Completed);
+        let cancelled = Run {
+            cancelled_at: Some(60),
+            ..run
+        };
+        assert_eq!(
+            status_at(&cancelled, 200),
+            (JobStatus::Cancelled, Some(10), Some(60))
+        );
+    }
+}
