@@ -9,6 +9,7 @@ pub mod item_types;
 mod problem;
 pub mod roles;
 mod secret;
+pub mod sql;
 
 pub use problem::Problem;
 pub use secret::Secret;
