@@ -30,6 +30,8 @@ mod powerbi;
 mod role_assignments;
 mod shares;
 mod shortcuts;
+mod sql_endpoint;
+mod sql_endpoint;
 mod tags;
 mod target;
 mod token;
@@ -222,6 +224,10 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
             post(agent_mcp::handle),
+        )
+        .route(
+            "/v1/mcp/dataPlane/workspaces/{ws}/items/{id}/sqlEndpoint",
+            post(sql_endpoint::handle),
         )
         .route("/v1/operations/{op}", get(blocking(operations::state)))
         .route(
