@@ -31,7 +31,6 @@ mod role_assignments;
 mod shares;
 mod shortcuts;
 mod sql_endpoint;
-mod sql_endpoint;
 mod tags;
 mod target;
 mod token;
