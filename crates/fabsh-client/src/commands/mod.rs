@@ -13,6 +13,7 @@ pub mod execute;
 pub mod folder;
 pub mod item;
 pub mod spec;
+pub mod sql;
 pub mod tag;
 pub mod workspace;
 
@@ -61,6 +62,12 @@ pub const DATA_AGENT: Group = Group {
     summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish, query, evaluation",
     commands: data_agent::COMMANDS,
 };
+/// `fabsh sql ...`.
+pub const SQL: Group = Group {
+    name: "sql",
+    summary: "T-SQL on lakehouses' SQL analytics endpoints and warehouses: query, tables",
+    commands: sql::COMMANDS,
+};
 /// `fabsh deploy ...`.
 pub const DEPLOY: Group = Group {
     name: "deploy",
@@ -96,7 +103,7 @@ pub const CACHE: Group = Group {
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, DEPLOY, API, AUTH, CONFIG, CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, DEPLOY, API, AUTH, CONFIG, CACHE,
 ];
 
 /// A set of groups: what one front end serves.
