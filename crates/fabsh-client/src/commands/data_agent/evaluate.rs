@@ -4,6 +4,7 @@
 //! result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
 
 use super::evaluation_record::{self as tracking, sha256_hex};
+use super::evaluation_reference as reference;
 use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
@@ -337,7 +338,21 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         if let Some(dir) = &downloads {
             opts["download_files"] = json!(dir.display().to_string());
         }
-        let question_list: Vec<Value> = asked.iter().map(questions::Question::to_json).collect();
+        // Reference queries run once each, before any question is asked.
+        let references = if asked.iter().any(questions::Question::has_reference) {
+            let subject = match &resolved {
+                Some(agent) => agent.clone(),
+                None => agent(&ctx, &args).await?,
+            };
+            reference::run_all(&ctx, &subject, &asked, concurrency as usize, limit).await?
+        } else {
+            vec![None; asked.len()]
+        };
+        let question_list: Vec<Value> = asked
+            .iter()
+            .zip(&references)
+            .map(|(question, found)| reference::question_json(question, found.as_ref()))
+            .collect();
         let result = stdlib::call(
             ctx.with_judge(judge),
             "evaluate::run",
@@ -349,7 +364,8 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             ],
         )
         .await?;
-        let rows = shaped_rows(&result["rows"], &args);
+        let with_references = references.iter().any(Option::is_some);
+        let rows = shaped_rows(&result["rows"], &args, with_references);
         let expected_rows = asked.len() * repeats as usize;
         if rows.len() != expected_rows {
             return Err(Error::runtime(format!(
@@ -419,8 +435,11 @@ fn with_failed_answer(mut question: Value, rows: &[Value]) -> Value {
 }
 
 /// The rows with the keys `evaluate` promises, plus the ones asked for.
-fn shaped_rows(rows: &Value, args: &Args) -> Vec<Value> {
+fn shaped_rows(rows: &Value, args: &Args, with_references: bool) -> Vec<Value> {
     let mut keys: Vec<&str> = ROW_KEYS.to_vec();
+    if with_references {
+        keys.extend(["expectedSql", "expectedResult"]);
+    }
     if args.flag("show-steps") {
         keys.push("steps");
     }
