@@ -64,7 +64,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             Example {
                 command: "sql query -w Demo --item SalesLakehouse --file report.sql --max-rows 50 -o tsv",
-                about: "a statement from a file, as CSV",
+                about: "a statement from a file, as TSV",
             },
         ],
         handler: Handler::Data(query),
