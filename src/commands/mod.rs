@@ -31,6 +31,7 @@ static GROUPS: &[Group] = &[
     client::FOLDER,
     client::TAG,
     client::DATA_AGENT,
+    client::SQL,
     client::DEPLOY,
     client::JOB,
     client::SCHEDULE,

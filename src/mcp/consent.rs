@@ -58,6 +58,15 @@ pub fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
 /// Refuses a destructive `api` call on a server without `--allow-destructive` (the named
 /// destructive tools are not even listed there); a dry run shows the plan and sends nothing.
 pub fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
+    // A read-only tool with a flag that lets it write (`sql_query`'s `allow_writes`) writes
+    // only on a server that allows writes.
+    if args.flag("allow-writes") && !policy.writes {
+        return Err(Error::usage(format!(
+            "this `{}` call asks to write (allow_writes), and needs a server started with --allow-writes",
+            tool_name(spec)
+        ))
+        .with_hint("nothing was sent; without allow_writes only queries (SELECT, WITH) run"));
+    }
     if is_destructive(spec, args) && !policy.destructive && !args.flag("dry-run") {
         return Err(Error::usage(format!(
             "this `{}` call loses data or grants access, and needs a server started with --allow-destructive",

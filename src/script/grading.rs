@@ -10,6 +10,7 @@ use fabsh_client::agent::judge::{self, Judge};
 use fabsh_client::error::{Error, Result};
 use fabsh_http::chat::LlmConfig;
 use fabsh_model::agent::grade::{self, Grade};
+use fabsh_model::sql::ResultSet;
 use futures::StreamExt;
 use rhai::{
     Array, Dynamic, Engine, FuncRegistration, ImmutableString, Map, Module, NativeCallContext,
@@ -53,6 +54,8 @@ fn grade_json(grade: &Grade) -> Value {
 struct Run {
     question: String,
     expected: Option<String>,
+    /// The reference query's result set and whether its query orders the rows.
+    reference: Option<(ResultSet, bool)>,
     actual: Option<String>,
     error: Option<String>,
 }
@@ -68,6 +71,9 @@ fn run_of(row: &Dynamic) -> Result<Run> {
     Ok(Run {
         question: text("question").unwrap_or_default(),
         expected: text("expected"),
+        reference: serde_json::from_value::<ResultSet>(value["expectedResult"].clone())
+            .ok()
+            .map(|set| (set, value["ordered"].as_bool().unwrap_or(false))),
         actual: text("actual"),
         error: text("error"),
     })
@@ -119,6 +125,7 @@ fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
                     judge.as_deref(),
                     &run.question,
                     run.expected.as_deref(),
+                    run.reference.as_ref().map(|(set, ordered)| (set, *ordered)),
                     run.actual.as_deref(),
                     run.error.as_deref(),
                     tolerance,

@@ -78,6 +78,7 @@ mod server_guards;
 mod service_bodies;
 mod shares;
 mod shortcuts;
+mod sql_ground_truth;
 mod store_files;
 mod stub;
 mod support;

@@ -10,6 +10,7 @@ pub mod jobs;
 mod problem;
 pub mod roles;
 mod secret;
+pub mod sql;
 
 pub use problem::Problem;
 pub use secret::Secret;

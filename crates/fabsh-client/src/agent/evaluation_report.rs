@@ -527,10 +527,18 @@ fn failures_section(run: &Value) -> String {
         } else {
             text(&row["error"])
         };
+        // The expected answer of a reference query is its result: the query beside it.
+        let reference = match row["expectedSql"].as_str() {
+            Some(sql) => format!(
+                "<div>Reference query</div><pre class=\"expected-sql\">{}</pre>",
+                escape(sql)
+            ),
+            None => String::new(),
+        };
         let _ = write!(
             out,
             "<article class=\"failure\" data-verdict=\"{}\"><h3>{}</h3>\
-             <p class=\"muted\">verdict {} · rule {} · {}</p>\
+             <p class=\"muted\">verdict {} · rule {} · {}</p>{}\
              <div>Expected</div><pre class=\"expected\">{}</pre>\
              <div>Actual</div><pre class=\"actual\">{}</pre>\
              <div>Why</div><pre class=\"why\">{}</pre></article>",
@@ -539,6 +547,7 @@ fn failures_section(run: &Value) -> String {
             escape(&text(&row["verdict"])),
             escape(&text(&row["rule"])),
             millis(&row["latencyMs"]),
+            reference,
             escape(&text(&row["expected"])),
             escape(&text(&row["actual"])),
             escape(&why),

@@ -37,9 +37,23 @@ CREATE TABLE IF NOT EXISTS rows (
     rationale TEXT,
     latency_ms INTEGER,
     error TEXT,
+    expected_sql TEXT,
     PRIMARY KEY (run_id, seq)
 );
 ";
+
+/// Stores made before reference queries (`expected_sql`) lack their column.
+fn add_expected_sql(conn: &Connection) -> rusqlite::Result<()> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('rows') WHERE name = 'expected_sql'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has {
+        conn.execute_batch("ALTER TABLE rows ADD COLUMN expected_sql TEXT")?;
+    }
+    Ok(())
+}
 
 /// The row keys, in the order `evaluate` outputs them and the table stores them.
 pub const ROW_KEYS: &[&str] = &[
@@ -98,6 +112,7 @@ impl Store {
             .map_err(unreadable)?;
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .and_then(|()| conn.execute_batch(SCHEMA))
+            .and_then(|()| add_expected_sql(&conn))
             .map_err(unreadable)?;
         Ok(Store(conn))
     }
@@ -133,7 +148,9 @@ impl Store {
                 other => Some(other.to_string()),
             };
             tx.execute(
-                "INSERT INTO rows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO rows (run_id, seq, question, expected, actual, verdict, rule,
+                                   rationale, latency_ms, error, expected_sql)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     text(&run["runId"]),
                     seq as i64,
@@ -145,6 +162,7 @@ impl Store {
                     cell("rationale"),
                     row["latencyMs"].as_i64(),
                     cell("error"),
+                    cell("expectedSql"),
                 ],
             )
             .map_err(failed)?;
@@ -260,7 +278,8 @@ impl Store {
         let mut statement = self
             .0
             .prepare(
-                "SELECT question, expected, actual, verdict, rule, rationale, latency_ms, error
+                "SELECT question, expected, actual, verdict, rule, rationale, latency_ms, error,
+                        expected_sql
                  FROM rows WHERE run_id = ?1 ORDER BY seq",
             )
             .map_err(failed)?;
@@ -276,6 +295,10 @@ impl Store {
                             .map_or(Value::Null, Value::from)
                     };
                     out.insert(key.to_string(), value);
+                }
+                // Only rows with a reference query say so.
+                if let Some(sql) = row.get::<_, Option<String>>(ROW_KEYS.len())? {
+                    out.insert("expectedSql".to_string(), Value::from(sql));
                 }
                 Ok(Value::Object(out))
             })

@@ -10,6 +10,8 @@ use crate::config::Settings;
 use crate::error::{Error, Result};
 use fabsh_http::chat::{LlmClient, LlmConfig, MODEL_VAR};
 use fabsh_model::agent::grade::{Grade, Verdict};
+use fabsh_model::agent::grade_result::grade_result;
+use fabsh_model::sql::ResultSet;
 
 /// The placeholders a critic prompt may use.
 pub const PLACEHOLDERS: [&str; 3] = ["{query}", "{expected_answer}", "{actual_answer}"];
@@ -115,11 +117,13 @@ pub const JUDGE_FAILED: &str = "judge_failed";
 /// The grade of one evaluation run: a run that failed is a `no` by the rule `run_failed`;
 /// otherwise the judge's grade when there is a judge (its failure is a grade with the verdict
 /// `error` by the rule `judge_failed`, the rationale saying why), else the deterministic
-/// rules.
+/// rules: against the reference query's result set (and whether its query orders it) when
+/// the run has one, else against the expected text.
 pub async fn grade_run(
     judge: Option<&Judge>,
     question: &str,
     expected: Option<&str>,
+    reference: Option<(&ResultSet, bool)>,
     actual: Option<&str>,
     error: Option<&str>,
     tolerance: f64,
@@ -141,7 +145,10 @@ pub async fn grade_run(
                 rule: JUDGE_FAILED.to_string(),
                 rationale: format!("the judge failed: {err}"),
             }),
-        None => fabsh_model::agent::grade::grade_within(expected, actual, tolerance),
+        None => match reference {
+            Some((set, ordered)) => grade_result(set, ordered, actual, tolerance),
+            None => fabsh_model::agent::grade::grade_within(expected, actual, tolerance),
+        },
     }
 }
 

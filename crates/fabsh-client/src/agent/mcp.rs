@@ -45,11 +45,25 @@ fn cache_key(url: &str) -> String {
     format!("mcp-session:{url}")
 }
 
+/// Picks the tool a session calls and its main argument from a `tools/list` answer.
+pub(crate) type PickTool = fn(&[Value]) -> Result<(String, String)>;
+
 /// The session for `url`: from the process cache, else a new handshake.
 pub async fn session(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
+    session_with(ctx, url, timeout, agent_tool).await
+}
+
+/// The session for `url` calling the tool `pick` chooses: from the process cache, else a new
+/// handshake.
+pub(crate) async fn session_with(
+    ctx: &Ctx,
+    url: &str,
+    timeout: Duration,
+    pick: PickTool,
+) -> Result<Session> {
     let fetch = || async {
         Ok(vec![serde_json::to_value(
-            handshake(ctx, url, timeout).await?,
+            handshake(ctx, url, timeout, pick).await?,
         )?])
     };
     let cached = ctx
@@ -82,33 +96,47 @@ async fn call_tool(
     question: &str,
     timeout: Duration,
 ) -> Result<Value> {
-    let params = json!({"name": session.tool, "arguments": {session.argument.clone(): question}});
-    let result = post(ctx, session, 3, "tools/call", params, timeout)
-        .await?
-        .unwrap_or(Value::Null);
+    let arguments = json!({session.argument.clone(): question});
+    call_with(ctx, session, arguments, true, timeout).await
+}
+
+/// Calls the session's tool with `arguments`; `resendable` when the call only reads, so a
+/// failed send may be retried. The tool's result as the server sent it.
+pub(crate) async fn call_with(
+    ctx: &Ctx,
+    session: &Session,
+    arguments: Value,
+    resendable: bool,
+    timeout: Duration,
+) -> Result<Value> {
+    let params = json!({"name": session.tool, "arguments": arguments});
+    let result = send_as(
+        ctx,
+        session,
+        Some(3),
+        "tools/call",
+        params,
+        timeout,
+        resendable,
+    )
+    .await?
+    .0
+    .unwrap_or(Value::Null);
     if result.get("content").is_none() && result.get("structuredContent").is_none() {
-        return Err(Error::runtime(
-            "the agent's tool answered without any content",
-        ));
+        return Err(Error::runtime("the MCP tool answered without any content"));
     }
     Ok(result)
+}
+
+/// Forgets the cached session for `url` (the server forgot it).
+pub(crate) fn forget(ctx: &Ctx, url: &str) {
+    ctx.resolver().forget_prefix(&cache_key(url));
 }
 
 /// The answer text of a tool result: its text blocks, one per line. A result flagged
 /// `isError` is the agent failing to answer, with its text as the reason.
 pub fn answer_text(result: &Value) -> Result<String> {
-    let text = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|block| block.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
+    let text = text_blocks(result);
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let reason = if text.is_empty() {
             "no reason given"
@@ -124,7 +152,23 @@ pub fn answer_text(result: &Value) -> Result<String> {
     Ok(text)
 }
 
-async fn handshake(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
+/// The text blocks of a tool result, one per line.
+pub(crate) fn text_blocks(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|block| block.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+async fn handshake(ctx: &Ctx, url: &str, timeout: Duration, pick: PickTool) -> Result<Session> {
     let mut session = Session {
         url: url.to_string(),
         session_id: None,
@@ -168,23 +212,34 @@ async fn handshake(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
         listed.await
     };
     let listed = listed?.unwrap_or(Value::Null);
-    // A data agent's server has exactly one tool.
-    let tool = listed
+    let tools = listed
         .get("tools")
         .and_then(Value::as_array)
-        .and_then(|tools| tools.first())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let (tool, argument) = pick(tools)?;
+    session.description = tools
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool.as_str()))
+        .and_then(|t| t.get("description"))
+        .and_then(Value::as_str)
+        .map(String::from);
+    session.tool = tool;
+    session.argument = argument;
+    Ok(session)
+}
+
+/// A data agent's server has exactly one tool; its question argument from its schema.
+fn agent_tool(tools: &[Value]) -> Result<(String, String)> {
+    let tool = tools
+        .first()
         .ok_or_else(|| Error::runtime("the agent's MCP server lists no tool"))?;
-    session.tool = tool
+    let name = tool
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    session.description = tool
-        .get("description")
-        .and_then(Value::as_str)
-        .map(String::from);
-    session.argument = question_argument(tool);
-    Ok(session)
+    Ok((name, question_argument(tool)))
 }
 
 /// The tool's question argument: `userQuestion` when it has one, else its first required
@@ -227,11 +282,26 @@ async fn send(
     params: Value,
     timeout: Duration,
 ) -> Result<(Option<Value>, Option<String>)> {
-    // The tool only reads, so every message is safe to resend after a failure.
+    send_as(ctx, session, id, method, params, timeout, true).await
+}
+
+/// [`send`], resent after a failure only when `resendable` (everything but a SQL statement
+/// that writes).
+async fn send_as(
+    ctx: &Ctx,
+    session: &Session,
+    id: Option<u64>,
+    method: &str,
+    params: Value,
+    timeout: Duration,
+    resendable: bool,
+) -> Result<(Option<Value>, Option<String>)> {
     let mut req = Req::post(session.url.clone(), jsonrpc::request(id, method, params))
-        .read_only()
         .header("Accept", ACCEPT)
         .timeout(timeout);
+    if resendable {
+        req = req.read_only();
+    }
     if method != "initialize" {
         req = req.header("MCP-Protocol-Version", session.protocol_version.clone());
     }
@@ -242,7 +312,7 @@ async fn send(
         .api()
         .send(req)
         .await
-        .map_err(|err| explain(err, method))?;
+        .map_err(|err| explain(err, method, &session.url))?;
     let session_id = resp.header("mcp-session-id").map(String::from);
     let Some(id) = id else {
         return Ok((None, session_id));
@@ -252,8 +322,8 @@ async fn send(
     Ok((Some(jsonrpc::result_of(response, method)?), session_id))
 }
 
-fn explain(err: Error, method: &str) -> Error {
-    if err.status == Some(404) && method == "initialize" {
+fn explain(err: Error, method: &str, url: &str) -> Error {
+    if err.status == Some(404) && method == "initialize" && url.contains("/dataagents/") {
         err.with_hint("the agent may not be published: publish it with `fabsh data-agent publish`")
     } else {
         err

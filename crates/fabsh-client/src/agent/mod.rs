@@ -14,5 +14,6 @@ pub mod jsonrpc;
 pub mod judge;
 pub mod junit;
 pub mod mcp;
+pub mod sql_endpoint;
 pub mod threads;
 pub mod walk;

@@ -15,6 +15,7 @@ pub mod item;
 pub mod job;
 pub mod schedule;
 pub mod spec;
+pub mod sql;
 pub mod tag;
 pub mod workspace;
 
@@ -63,6 +64,12 @@ pub const DATA_AGENT: Group = Group {
     summary: "Data agents: configuration, datasources, schema elements, few-shots, definitions, publish, query, evaluation",
     commands: data_agent::COMMANDS,
 };
+/// `fabsh sql ...`.
+pub const SQL: Group = Group {
+    name: "sql",
+    summary: "T-SQL on lakehouses' SQL analytics endpoints and warehouses: query, tables",
+    commands: sql::COMMANDS,
+};
 /// `fabsh deploy ...`.
 pub const DEPLOY: Group = Group {
     name: "deploy",
@@ -110,7 +117,8 @@ pub const CACHE: Group = Group {
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, DEPLOY, JOB, SCHEDULE, API, AUTH, CONFIG, CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, DEPLOY, JOB, SCHEDULE, API, AUTH, CONFIG,
+    CACHE,
 ];
 
 /// A set of groups: what one front end serves.

@@ -30,7 +30,7 @@ fn element(name: &str, kind: String, selected: bool, children: Vec<ElementDoc>) 
     }
 }
 
-fn is_demo(conn: &Connection, item_id: &str) -> bool {
+pub fn is_demo(conn: &Connection, item_id: &str) -> bool {
     principals::meta_get(conn, DEMO_LAKEHOUSE_KEY)
         .ok()
         .flatten()

@@ -9,6 +9,7 @@ pub mod discovery;
 pub mod nl2sql;
 pub mod parsed;
 pub mod sql_run;
+pub mod tsql;
 pub mod wire;
 
 use crate::api_error::ApiError;

@@ -9,12 +9,14 @@
 //! would otherwise cost 900 MB), and reading stops past [`MAX_ROWS`] rows or
 //! [`MAX_RESULT_BYTES`] of cells. Over a limit, the error says the query was stopped and why.
 
+use super::tsql;
+use crate::tables::TableInfo;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, limits::Limit};
 use serde_json::{Value, json};
 use sqlparser::ast::{
-    Expr, Ident, LimitClause, ObjectName, Query, SetExpr, Statement, TopQuantity, VisitMut,
-    VisitorMut,
+    Expr, Ident, LimitClause, ObjectName, Query, SetExpr, Statement, TableFactor, TopQuantity,
+    VisitMut, VisitorMut,
 };
 use sqlparser::dialect::{GenericDialect, MsSqlDialect};
 use sqlparser::parser::Parser;
@@ -103,8 +105,14 @@ pub fn cell_text(value: &Value) -> String {
 }
 
 /// Rewrites `sql` for SQLite, or says why it is not run (it does not parse, is not one
-/// read-only query).
+/// read-only query, uses a construct that has no SQLite equal).
+#[cfg(test)]
 pub fn to_sqlite(sql: &str) -> Result<String, String> {
+    to_sqlite_over(sql, &[])
+}
+
+/// [`to_sqlite`], with `INFORMATION_SCHEMA` built from `schema` (the item's tables).
+pub fn to_sqlite_over(sql: &str, schema: &[TableInfo]) -> Result<String, String> {
     let mut statements = Parser::parse_sql(&MsSqlDialect {}, sql)
         .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
         .map_err(|err| format!("the query does not parse: {err}"))?;
@@ -114,17 +122,56 @@ pub fn to_sqlite(sql: &str) -> Result<String, String> {
         [_] => return Err("only read-only queries are run; this one would change data".to_string()),
         _ => return Err("only a single query is run".to_string()),
     }
-    let _ = statements.visit(&mut ForSqlite);
+    if let ControlFlow::Break(why) = statements.visit(&mut ForSqlite { schema }) {
+        return Err(why);
+    }
     Ok(statements[0].to_string())
 }
 
-/// The rewrites SQLite needs.
-struct ForSqlite;
+/// The rewrites SQLite needs (see [`tsql`]).
+struct ForSqlite<'a> {
+    /// The item's tables, for `INFORMATION_SCHEMA`.
+    schema: &'a [TableInfo],
+}
 
-impl VisitorMut for ForSqlite {
-    type Break = ();
+impl VisitorMut for ForSqlite<'_> {
+    type Break = String;
 
-    fn pre_visit_relation(&mut self, relation: &mut ObjectName) -> ControlFlow<()> {
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<String> {
+        match tsql::table_factor(factor, self.schema) {
+            Err(why) => ControlFlow::Break(why),
+            Ok(None) => ControlFlow::Continue(()),
+            Ok(Some(view)) => {
+                let alias = match factor {
+                    TableFactor::Table { alias, .. } => alias.take(),
+                    _ => None,
+                };
+                *factor = TableFactor::Derived {
+                    lateral: false,
+                    subquery: Box::new(view),
+                    alias,
+                    sample: None,
+                };
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<String> {
+        match tsql::check_query(query) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(why) => ControlFlow::Break(why),
+        }
+    }
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<String> {
+        match tsql::translate_call(expr) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(why) => ControlFlow::Break(why),
+        }
+    }
+
+    fn pre_visit_relation(&mut self, relation: &mut ObjectName) -> ControlFlow<String> {
         // SQLite has one schema; `dbo.orders` and `[lakehouse].[dbo].[orders]` mean `orders`.
         if relation.0.len() > 1 {
             relation.0.drain(..relation.0.len() - 1);
@@ -132,7 +179,7 @@ impl VisitorMut for ForSqlite {
         ControlFlow::Continue(())
     }
 
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<String> {
         if let Expr::CompoundIdentifier(parts) = expr
             && parts.len() > 2
         {
@@ -142,7 +189,7 @@ impl VisitorMut for ForSqlite {
         ControlFlow::Continue(())
     }
 
-    fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+    fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<String> {
         if let SetExpr::Select(select) = query.body.as_mut()
             && let Some(top) = select.top.take()
         {
@@ -166,10 +213,50 @@ impl VisitorMut for ForSqlite {
     }
 }
 
+/// How much of a result is read.
+#[derive(Debug, Clone, Copy)]
+pub struct Caps {
+    /// Rows read at most (one more is looked for, to say there were more).
+    pub rows: usize,
+    /// Columns kept at most.
+    pub columns: usize,
+    /// Cell bytes read at most; past them the query is stopped.
+    pub result_bytes: usize,
+}
+
+impl Caps {
+    /// An agent's answer: [`MAX_ROWS`] × [`MAX_COLUMNS`], [`MAX_RESULT_BYTES`].
+    pub const ANSWER: Caps = Caps {
+        rows: MAX_ROWS,
+        columns: MAX_COLUMNS,
+        result_bytes: MAX_RESULT_BYTES,
+    };
+}
+
 /// Runs `sql` on `conn` (opened read-only, and given to this query alone: its limits stay set)
 /// within `limits`, and returns the capped result, or why not.
 pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTable, String> {
-    let sqlite = to_sqlite(sql)?;
+    run_capped(conn, sql, limits, Caps::ANSWER)
+}
+
+/// [`run`] with other caps (the SQL endpoint returns more rows than an agent's answer).
+pub fn run_capped(
+    conn: &mut Connection,
+    sql: &str,
+    limits: Limits,
+    caps: Caps,
+) -> Result<ResultTable, String> {
+    // The views are built from the tables only for a query that reads them.
+    let schema = if sql.to_ascii_lowercase().contains("information_schema") {
+        conn.authorizer(
+            None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>,
+        )
+        .map_err(|err| format!("the query cannot run here: {err}"))?;
+        crate::tables::list(conn).map_err(|err| format!("the query cannot run here: {err}"))?
+    } else {
+        Vec::new()
+    };
+    let sqlite = to_sqlite_over(sql, &schema)?;
     let max_value = i32::try_from(MAX_VALUE_BYTES).unwrap_or(i32::MAX);
     conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, max_value)
         .map_err(|err| format!("the query cannot run here: {err}"))?;
@@ -191,13 +278,13 @@ pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTab
         return Err("only read-only queries are run; this one would change data".to_string());
     }
     let all_columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
-    let shown = all_columns.len().min(MAX_COLUMNS);
+    let shown = all_columns.len().min(caps.columns);
     let mut rows = Vec::new();
     let mut more_rows = false;
     let mut bytes = 0;
     let mut cursor = stmt.query([]).map_err(|err| failed(err, &limits))?;
     while let Some(row) = cursor.next().map_err(|err| failed(err, &limits))? {
-        if rows.len() == MAX_ROWS {
+        if rows.len() == caps.rows {
             more_rows = true;
             break;
         }
@@ -205,10 +292,10 @@ pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTab
         for at in 0..shown {
             let cell = row.get_ref(at).unwrap_or(ValueRef::Null);
             bytes += cell_bytes(cell);
-            if bytes > MAX_RESULT_BYTES {
+            if bytes > caps.result_bytes {
                 return Err(format!(
                     "the query was stopped: its result passed {}, the most an answer may read",
-                    megabytes(MAX_RESULT_BYTES)
+                    megabytes(caps.result_bytes)
                 ));
             }
             cells.push(json_of(cell));
@@ -219,7 +306,7 @@ pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTab
         columns: all_columns[..shown].to_vec(),
         rows,
         more_rows,
-        more_columns: all_columns.len() > MAX_COLUMNS,
+        more_columns: all_columns.len() > caps.columns,
     })
 }
 
@@ -341,6 +428,25 @@ mod tests {
         Limits {
             deadline: Instant::now() + std::time::Duration::from_secs(seconds),
             seconds,
+        }
+    }
+
+    #[test]
+    fn t_sql_functions_are_translated_or_named() {
+        let sql = to_sqlite("SELECT COUNT_BIG(*), ISNULL(MAX([amount]), 0), LEN(name), YEAR(d), GETDATE() FROM [dbo].[orders]")
+            .expect("rewritten");
+        assert_eq!(
+            sql,
+            "SELECT COUNT(*), IFNULL(MAX([amount]), 0), LENGTH(name), CAST(strftime('%Y', d) AS INTEGER), datetime('now', 'localtime') FROM [orders]"
+        );
+        for (query, construct) in [
+            ("SELECT DATEDIFF(day, a, b) FROM t", "DATEDIFF()"),
+            ("SELECT TOP 10 PERCENT * FROM t", "TOP ... PERCENT"),
+            ("SELECT * FROM t CROSS APPLY u", "CROSS APPLY"),
+            ("SELECT * FROM t FOR JSON PATH", "FOR XML / FOR JSON"),
+        ] {
+            let why = to_sqlite(query).expect_err(query);
+            assert!(why.contains(construct), "{query}: {why}");
         }
     }
 

@@ -51,7 +51,7 @@ pub fn tool(item: &Item, description: Option<&str>) -> Value {
     })
 }
 
-fn sse(value: &Value, session: Option<&str>) -> Response {
+pub fn sse(value: &Value, session: Option<&str>) -> Response {
     let body = format!("event: message\ndata: {value}\n\n");
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
@@ -66,11 +66,11 @@ fn sse(value: &Value, session: Option<&str>) -> Response {
     response
 }
 
-fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+pub fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn rpc_result(id: &Value, result: Value) -> Value {
+pub fn rpc_result(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 

@@ -32,6 +32,7 @@ mod role_assignments;
 mod schedules;
 mod shares;
 mod shortcuts;
+mod sql_endpoint;
 mod tags;
 mod target;
 mod token;
@@ -250,6 +251,10 @@ pub fn router(state: Shared) -> Router {
         .route(
             "/v1/mcp/workspaces/{ws}/dataagents/{id}/agent",
             post(agent_mcp::handle),
+        )
+        .route(
+            "/v1/mcp/dataPlane/workspaces/{ws}/items/{id}/sqlEndpoint",
+            post(sql_endpoint::handle),
         )
         .route("/v1/operations/{op}", get(blocking(operations::state)))
         .route(

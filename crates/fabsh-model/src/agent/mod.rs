@@ -7,6 +7,7 @@ pub mod definition;
 pub mod element_path;
 pub mod fewshot_file;
 pub mod grade;
+pub mod grade_result;
 pub mod language_model;
 pub mod mcp;
 pub mod questions;

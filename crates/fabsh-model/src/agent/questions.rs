@@ -1,6 +1,8 @@
 //! Evaluation question files: a JSON array of strings or of `{question, expected}` objects,
 //! or CSV/TSV with a `question` column and an optional `expected` one (`expected_answer` is
-//! read too). Every row is checked first, so a bad file is rejected, with line numbers,
+//! read too). A question may also give `expected_sql`, a reference query whose result is the
+//! expected answer, and `expected_item`, the lakehouse or warehouse it runs against (default:
+//! the agent's first datasource). Every row is checked first, so a bad file is rejected, with line numbers,
 //! before any question is asked.
 
 use super::fewshot_file::rows_error;
@@ -16,6 +18,11 @@ pub struct Question {
     pub question: String,
     /// The expected answer, if the file gives one.
     pub expected: Option<String>,
+    /// The reference query whose result is the expected answer, if the file gives one.
+    pub expected_sql: Option<String>,
+    /// The item the reference query runs against (an id or a name), if not the agent's
+    /// first datasource.
+    pub expected_item: Option<String>,
 }
 
 impl Question {
@@ -23,11 +30,25 @@ impl Question {
     pub fn to_json(&self) -> Value {
         json!({"question": self.question, "expected": self.expected})
     }
+
+    /// True when the expected answer comes from a reference query.
+    pub fn has_reference(&self) -> bool {
+        self.expected_sql.is_some()
+    }
 }
+
+/// The names the literal expected answer goes by.
+const EXPECTED: &[&str] = &["expected", "expected_answer", "expectedanswer"];
 
 const SHAPE: Shape = Shape {
     required: &["question"],
-    optional: &["expected", "expected_answer", "expectedanswer"],
+    optional: &[
+        "expected",
+        "expected_answer",
+        "expectedanswer",
+        "expected_sql",
+        "expected_item",
+    ],
     strings: true,
     aliases: &[],
 };
@@ -47,10 +68,19 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
         .map(|row| Question {
             line: row.line,
             question: row.get("question").unwrap_or_default().to_string(),
-            expected: SHAPE
-                .optional
+            expected: EXPECTED
                 .iter()
                 .find_map(|key| row.get(key))
+                .map(String::from),
+            expected_sql: row
+                .get("expected_sql")
+                .map(str::trim)
+                .filter(|sql| !sql.is_empty())
+                .map(String::from),
+            expected_item: row
+                .get("expected_item")
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
                 .map(String::from),
         })
         .collect())
@@ -73,6 +103,22 @@ mod tests {
             (questions[0].line, questions[0].expected.as_deref()),
             (2, Some("3000"))
         );
+    }
+
+    #[test]
+    fn reference_queries_are_read_from_csv_and_json() {
+        let csv =
+            b"question,expected_sql,expected_item\nHow many?,SELECT COUNT(*) FROM orders,Sales\n";
+        let questions = read_checked(Path::new("q.csv"), csv).expect("questions");
+        assert_eq!(
+            questions[0].expected_sql.as_deref(),
+            Some("SELECT COUNT(*) FROM orders")
+        );
+        assert_eq!(questions[0].expected_item.as_deref(), Some("Sales"));
+        assert_eq!(questions[0].expected, None);
+        let json = br#"[{"question": "How many?", "expected_sql": "SELECT 1"}]"#;
+        let questions = read_checked(Path::new("q.json"), json).expect("questions");
+        assert!(questions[0].has_reference() && questions[0].expected_item.is_none());
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod definition;
 mod elements;
 mod evaluate;
 mod evaluation_record;
+mod evaluation_reference;
 mod evaluations;
 mod fewshot_upload;
 mod fewshots;

@@ -4,12 +4,16 @@
 
 use super::evaluate::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
 use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage};
+use crate::agent::fewshot_review::Issue;
 use crate::agent::fewshot_review::{self, Example, JUDGE_CHECKS};
+use crate::agent::sql_endpoint;
 use crate::agent::walk;
 use crate::auth::model_tokens::model_client;
 use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits};
+use crate::commands::spec::{
+    ArgKind, ArgSpec, CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -21,7 +25,7 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "validate-fewshots",
     summary: "Check a datasource's few-shot examples: duplicates, conflicts, broken queries, quality",
-    about: "Always: exact and near-duplicate questions, conflicts (one question, different queries), empty or unparsable queries and names the datasource lacks (SQL sources), and literal values of the question missing from its query. With a judge (--llm-* or FABSH_LLM_*), each example is also rated for clarity, mapping and relatedness, ten per request; without one the output lists those checks as skipped. Output: {issues: [{fewshotIds, type, severity, explanation, suggestion}], summary, overallQuality} with overallQuality good, fair, poor, or unknown when the judge failed on some examples (summary.judgeFailures says why); a judge that failed also makes the exit code 1.",
+    about: "Always: exact and near-duplicate questions, conflicts (one question, different queries), empty or unparsable queries and names the datasource lacks (SQL sources), and literal values of the question missing from its query. For a lakehouse or warehouse, each read-only query also runs through the item's SQL endpoint (at most --max-rows rows, --timeout seconds each; --no-run skips this): a query that returns no rows or a single NULL is an empty_result, one that fails a query_failed with the error; either keeps the overall quality from good. With a judge (--llm-* or FABSH_LLM_*), each example is also rated for clarity, mapping and relatedness, ten per request; without one the output lists those checks as skipped. Output: {issues: [{fewshotIds, type, severity, explanation, suggestion}], summary, overallQuality} with overallQuality good, fair, poor, or unknown when the judge failed on some examples (summary.judgeFailures says why); a judge that failed also makes the exit code 1.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -31,6 +35,25 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
         LLM_KEY,
         LLM_MODEL,
         LLM_API_VERSION,
+        ArgSpec::opt(
+            "no-run",
+            ArgKind::Bool,
+            "Do not run the queries against the data (empty_result, query_failed)",
+        ),
+        ArgSpec::opt(
+            "max-rows",
+            ArgKind::Int,
+            "Rows each query may return when run",
+        )
+        .range(1, 1_000_000)
+        .default("1000"),
+        ArgSpec::opt(
+            "timeout",
+            ArgKind::Int,
+            "Seconds each query may take when run",
+        )
+        .range(1, 3600)
+        .default("60"),
     ],
     traits: Traits::READ,
     columns: &["severity", "type", "questions", "suggestion"],
@@ -58,6 +81,73 @@ async fn schema_of(ctx: &Ctx, args: &Args, source_id: &str) -> Result<KnownSchem
         schema.add_table(&table.name, columns);
     }
     Ok(schema)
+}
+
+/// The (workspace id, item id) a configuration-API datasource reads.
+fn referenced(datasource: &Value, agent_workspace: &str) -> Option<(String, String)> {
+    let item = fabsh_model::agent::sources::referenced_item(datasource)?.to_string();
+    let workspace = [
+        "itemReference",
+        "lakehouseReference",
+        "ItemReference",
+        "LakehouseReference",
+    ]
+    .iter()
+    .find_map(|key| {
+        let reference = datasource.get(*key)?;
+        reference
+            .get("workspaceId")
+            .or_else(|| reference.get("WorkspaceId"))?
+            .as_str()
+    })
+    .unwrap_or(agent_workspace)
+    .to_string();
+    Some((workspace, item))
+}
+
+/// Runs every read-only query once against the data: an issue for each that fails or
+/// returns nothing. Queries run one after another: a few-shot set is small, and the
+/// endpoint's own concurrency is the service's to spend.
+async fn run_queries(
+    ctx: &Ctx,
+    args: &Args,
+    workspace: &str,
+    item: &str,
+    examples: &[Example],
+) -> Vec<Issue> {
+    use fabsh_model::sql::{StatementKind, statement_kind};
+    let max_rows = args.int("max-rows").unwrap_or(1000).max(1) as usize;
+    let timeout = std::time::Duration::from_secs(args.int("timeout").unwrap_or(60).max(1) as u64);
+    let mut issues = Vec::new();
+    for example in examples {
+        // An empty, unparsable or writing query is the offline checks' to report.
+        if statement_kind(&example.query) != Ok(StatementKind::Reads) {
+            continue;
+        }
+        let ids = vec![example.id.clone()];
+        match sql_endpoint::execute(ctx, workspace, item, &example.query, false, timeout).await {
+            Ok(mut set) => {
+                set.truncate(max_rows);
+                if set.is_empty_answer() {
+                    issues.push(Issue {
+                        fewshot_ids: ids,
+                        kind: "empty_result",
+                        severity: "high",
+                        explanation: "the query returns no rows (or a single NULL) on the data: an agent that follows it answers with nothing".into(),
+                        suggestion: "check the literal values against the data (case, spelling, dates) with `fabsh sql query`".into(),
+                    });
+                }
+            }
+            Err(err) => issues.push(Issue {
+                fewshot_ids: ids,
+                kind: "query_failed",
+                severity: "high",
+                explanation: format!("the query fails on the data: {}", err.message),
+                suggestion: "fix the query; `fabsh sql query` runs it as the agent would".into(),
+            }),
+        }
+    }
+    issues
 }
 
 fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
@@ -92,6 +182,26 @@ fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
             "fewshots": examples.len(),
             "checks": ["duplicate", "near_duplicate", "conflict", "invalid_query", "unknown_name", "literal_mismatch"],
         });
+        let runnable = sql
+            && source
+                .kind
+                .is_some_and(|kind| kind.item_type == "Lakehouse" || kind.item_type == "Warehouse");
+        if runnable && !args.flag("no-run") {
+            let item = referenced(&source.value, &agent.workspace);
+            match item {
+                Some((workspace, item)) => {
+                    issues.extend(run_queries(&ctx, &args, &workspace, &item, &examples).await);
+                    summary["checks"]
+                        .as_array_mut()
+                        .into_iter()
+                        .for_each(|c| c.extend([json!("empty_result"), json!("query_failed")]));
+                }
+                None => {
+                    summary["notes"] =
+                        json!(["the queries were not run: the datasource names no item"])
+                }
+            }
+        }
         if !sql {
             summary["notes"] = json!([
                 "queries are checked only for being empty: the source's language is not SQL"

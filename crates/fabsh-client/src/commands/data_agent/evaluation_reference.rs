@@ -1,0 +1,161 @@
+//! Reference queries of an evaluation (`expected_sql`): each distinct query runs once per
+//! evaluation, before any question is asked, on the item the question names
+//! (`expected_item`) or the agent's first datasource, and its result set becomes the
+//! expected answer of every repeat. A query that fails or returns nothing makes its question
+//! an error with the reason.
+
+use crate::agent::sql_endpoint;
+use crate::api::data_agents::{Agent, Stage};
+use crate::commands::sql::item_id;
+use crate::context::Ctx;
+use crate::error::Result;
+use fabsh_model::agent::grade_result::result_text;
+use fabsh_model::agent::questions::Question;
+use fabsh_model::agent::sources;
+use fabsh_model::sql::{ResultSet, orders_rows};
+use futures::StreamExt;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Rows a reference result keeps: more cannot be an answer anyone checks by eye.
+const REFERENCE_MAX_ROWS: usize = 1000;
+
+/// The outcome of one reference query.
+#[derive(Debug, Clone)]
+pub enum Reference {
+    /// Its result set, and whether its query orders the rows.
+    Rows { set: ResultSet, ordered: bool },
+    /// Why it gave no expected answer.
+    Failed(String),
+}
+
+/// The item (workspace id, item id) a question's reference query runs on.
+async fn target_of(
+    ctx: &Ctx,
+    agent: &Agent,
+    question: &Question,
+    first: &mut Option<Option<(String, String)>>,
+) -> std::result::Result<(String, String), String> {
+    if let Some(item) = &question.expected_item {
+        return item_id(ctx, &agent.workspace, item)
+            .await
+            .map(|id| (agent.workspace.clone(), id))
+            .map_err(|err| format!("expected_item {item:?}: {}", err.message));
+    }
+    if first.is_none() {
+        *first = Some(first_datasource(ctx, agent).await);
+    }
+    first.clone().flatten().ok_or_else(|| {
+        "the agent has no datasource to run expected_sql on; name one with expected_item"
+            .to_string()
+    })
+}
+
+/// The published agent's first datasource, as (workspace id, item id).
+async fn first_datasource(ctx: &Ctx, agent: &Agent) -> Option<(String, String)> {
+    let listed = ctx
+        .api()
+        .all(agent.datasources_req(Stage::Published))
+        .await
+        .ok()?;
+    let first = listed.first()?;
+    let item = sources::referenced_item(first)?.to_string();
+    let workspace = ["itemReference", "lakehouseReference"]
+        .iter()
+        .find_map(|key| first.get(*key)?.get("workspaceId")?.as_str())
+        .unwrap_or(&agent.workspace)
+        .to_string();
+    Some((workspace, item))
+}
+
+/// Runs the reference query of every question that has one, each distinct (item, query)
+/// once, `concurrency` at a time. Questions without one get `None`.
+pub async fn run_all(
+    ctx: &Ctx,
+    agent: &Agent,
+    questions: &[Question],
+    concurrency: usize,
+    timeout: Duration,
+) -> Result<Vec<Option<Reference>>> {
+    let mut first = None;
+    let mut targets = Vec::with_capacity(questions.len());
+    for question in questions {
+        let target = match &question.expected_sql {
+            None => None,
+            Some(_) => Some(target_of(ctx, agent, question, &mut first).await),
+        };
+        targets.push(target);
+    }
+    let mut distinct: Vec<((String, String), String)> = Vec::new();
+    for (question, target) in questions.iter().zip(&targets) {
+        if let (Some(sql), Some(Ok(item))) = (&question.expected_sql, target) {
+            let key = (item.clone(), sql.clone());
+            if !distinct.contains(&key) {
+                distinct.push(key);
+            }
+        }
+    }
+    let outcomes: HashMap<((String, String), String), Reference> =
+        futures::stream::iter(distinct.into_iter())
+            .map(|key| async move {
+                let ((workspace, item), sql) = &key;
+                let outcome =
+                    sql_endpoint::execute(ctx, workspace, item, sql, false, timeout).await;
+                let reference = match outcome {
+                    Err(err) => {
+                        Reference::Failed(format!("the reference query failed: {}", err.message))
+                    }
+                    Ok(set) if set.is_empty_answer() => Reference::Failed(
+                        "the reference query returned nothing (no rows, or a single NULL)".into(),
+                    ),
+                    Ok(mut set) => {
+                        set.truncate(REFERENCE_MAX_ROWS);
+                        Reference::Rows {
+                            set,
+                            ordered: orders_rows(sql),
+                        }
+                    }
+                };
+                (key, reference)
+            })
+            .buffer_unordered(concurrency.max(1))
+            .collect()
+            .await;
+    Ok(questions
+        .iter()
+        .zip(targets)
+        .map(|(question, target)| {
+            let sql = question.expected_sql.as_ref()?;
+            Some(match target? {
+                Err(why) => Reference::Failed(why),
+                Ok(item) => outcomes
+                    .get(&(item, sql.clone()))
+                    .cloned()
+                    .unwrap_or_else(|| Reference::Failed("the reference query did not run".into())),
+            })
+        })
+        .collect())
+}
+
+/// A question as the stdlib takes it, with its reference: `expectedSql`, and either
+/// `expectedResult` (the result set; `expected` becomes its text unless the file gave one)
+/// and `ordered`, or `referenceError`.
+pub fn question_json(question: &Question, reference: Option<&Reference>) -> Value {
+    let mut out = question.to_json();
+    let Some(reference) = reference else {
+        return out;
+    };
+    out["expectedSql"] = json!(question.expected_sql);
+    match reference {
+        Reference::Rows { set, ordered } => {
+            if question.expected.is_none() {
+                out["expected"] = json!(result_text(set));
+            }
+            out["expectedResult"] = json!(set);
+            out["ordered"] = json!(ordered);
+        }
+        Reference::Failed(why) => out["referenceError"] = json!(why),
+    }
+    out
+}

@@ -1,0 +1,229 @@
+//! `sql query | tables`: T-SQL against a lakehouse's SQL analytics endpoint or a warehouse,
+//! through Fabric's Data Warehouse MCP server ([`crate::agent::sql_endpoint`]). Read-only
+//! unless `--allow-writes`: a statement the SQL parser does not read as a query (SELECT,
+//! WITH) is refused before anything is sent.
+
+use super::args::Args;
+use super::common::WORKSPACE;
+use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
+use crate::agent::sql_endpoint;
+use crate::context::Ctx;
+use crate::error::{Error, ErrorKind, Result};
+use crate::reply::Reply;
+use fabsh_model::sql::{DEFAULT_MAX_ROWS, ResultSet, StatementKind, statement_kind};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// `--item`: the lakehouse or warehouse.
+const ITEM: ArgSpec = ArgSpec::req(
+    "item",
+    ArgKind::Ref,
+    "Lakehouse or warehouse id or display name",
+);
+/// `--timeout`.
+const TIMEOUT: ArgSpec = ArgSpec::opt(
+    "timeout",
+    ArgKind::Int,
+    "Seconds to wait for the statement's result",
+)
+.range(1, 3600)
+.default("120");
+
+/// The `sql` commands.
+pub static COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        group: "sql",
+        name: "query",
+        summary: "Run T-SQL on a lakehouse's SQL analytics endpoint or a warehouse",
+        about: "Runs one statement through Fabric's Data Warehouse MCP server (tool executeSQL) under your Fabric permissions, and returns its rows like any list (table, json, tsv, yaml). At most --max-rows rows are kept; when rows were left out, a note on stderr says so and the JSON's truncated is true. Read-only unless --allow-writes: a statement that is not a query (SELECT or WITH), or that the SQL parser cannot read, is refused (exit 2) before anything is sent. On local Fabric the T-SQL is translated for its SQLite tables; a construct it cannot translate is an error naming it.",
+        args: &[
+            WORKSPACE,
+            ITEM,
+            ArgSpec::opt(
+                "sql",
+                ArgKind::Str,
+                "The T-SQL statement (--query is the global output filter)",
+            ),
+            ArgSpec::opt("file", ArgKind::File, "Read the statement from this file"),
+            ArgSpec::opt("max-rows", ArgKind::Int, "Rows kept at most")
+                .range(1, 1_000_000)
+                .default("1000"),
+            ArgSpec::opt(
+                "allow-writes",
+                ArgKind::Bool,
+                "Send a statement that changes data or schema too (INSERT, UPDATE, DELETE, CREATE...)",
+            ),
+            TIMEOUT,
+        ],
+        traits: Traits::READ,
+        columns: &[],
+        examples: &[
+            Example {
+                command: "sql query -w Demo --item SalesLakehouse --sql \"SELECT TOP 5 country, COUNT_BIG(*) AS orders FROM dbo.orders o JOIN dbo.customers c ON c.customer_id = o.customer_id GROUP BY country ORDER BY orders DESC\"",
+                about: "the five countries with most orders",
+            },
+            Example {
+                command: "sql query -w Demo --item SalesLakehouse --file report.sql --max-rows 50 -o tsv",
+                about: "a statement from a file, as TSV",
+            },
+        ],
+        handler: Handler::Data(query),
+    },
+    CommandSpec {
+        group: "sql",
+        name: "tables",
+        summary: "List the schemas, tables and columns of a lakehouse or warehouse",
+        about: "One row per column, from INFORMATION_SCHEMA.COLUMNS through the item's SQL endpoint.",
+        args: &[WORKSPACE, ITEM, TIMEOUT],
+        traits: Traits::READ.unpaged_list(),
+        columns: &["schema", "table", "column", "type"],
+        examples: &[Example {
+            command: "sql tables -w Demo --item SalesLakehouse",
+            about: "every column of every table",
+        }],
+        handler: Handler::Data(tables),
+    },
+];
+
+/// The statement to run: `--query` or `--file`, exactly one, not empty.
+fn statement(args: &Args) -> Result<String> {
+    let text = match (args.opt_str("sql"), args.file("file")) {
+        (Some(_), Some(_)) => {
+            return Err(Error::usage("--sql and --file cannot be used together"));
+        }
+        (None, None) => {
+            return Err(Error::usage("give the statement with --sql or --file"));
+        }
+        (Some(text), None) => text.to_string(),
+        (None, Some(file)) => String::from_utf8(file.bytes.to_vec()).map_err(|_| {
+            Error::usage(format!("--file: {} is not UTF-8 text", file.path.display()))
+        })?,
+    };
+    if text.trim().is_empty() {
+        return Err(Error::usage("the statement is empty"));
+    }
+    Ok(text)
+}
+
+/// Refuses (exit 2) a statement that may write, unless `--allow-writes`; true when it writes.
+pub fn check_writes(sql: &str, allow_writes: bool) -> Result<bool> {
+    match statement_kind(sql) {
+        Ok(StatementKind::Reads) => Ok(false),
+        _ if allow_writes => Ok(true),
+        Ok(StatementKind::Writes(word)) => Err(Error::usage(format!(
+            "this {word} statement would change data or schema; sql query only reads unless --allow-writes"
+        ))
+        .with_hint("nothing was sent; only SELECT and WITH queries run without --allow-writes")),
+        Err(why) => Err(Error::usage(format!(
+            "{why}; sql query cannot tell that it only reads"
+        ))
+        .with_hint("nothing was sent; --allow-writes sends it as it is")),
+    }
+}
+
+fn timeout(args: &Args) -> Duration {
+    Duration::from_secs(args.int("timeout").unwrap_or(120).max(1) as u64)
+}
+
+/// The workspace and item ids `-w` and `--item` name.
+async fn target(ctx: &Ctx, args: &Args) -> Result<(String, String)> {
+    let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+    let item = item_id(ctx, &workspace, args.str("item")?).await?;
+    Ok((workspace, item))
+}
+
+/// A lakehouse or warehouse by id or name: a name is looked for among lakehouses, then
+/// warehouses (a lakehouse's SQL endpoint shares its name).
+pub async fn item_id(ctx: &Ctx, workspace: &str, text: &str) -> Result<String> {
+    if crate::api::resolve::is_guid(text) {
+        return Ok(text.to_string());
+    }
+    match ctx.item_id(workspace, text, Some("Lakehouse")).await {
+        Err(err) if err.kind == ErrorKind::NotFound => {
+            ctx.item_id(workspace, text, Some("Warehouse")).await
+        }
+        other => other,
+    }
+}
+
+/// A result set as `sql query` returns it: `{columns, rows (objects), rowCount, truncated}`.
+pub fn shaped(set: &ResultSet) -> Value {
+    let mut out = json!({
+        "columns": set.columns,
+        "rows": set.records(),
+        "rowCount": set.rows.len(),
+        "truncated": set.truncated,
+    });
+    if let Some(changed) = set.rows_affected {
+        out["rowsAffected"] = json!(changed);
+    }
+    out
+}
+
+fn query(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let sql = statement(&args)?;
+        let writes = check_writes(&sql, args.flag("allow-writes"))?;
+        let max_rows = args
+            .int("max-rows")
+            .map_or(DEFAULT_MAX_ROWS, |n| n.max(1) as usize);
+        let (workspace, item) = target(&ctx, &args).await?;
+        let mut set =
+            sql_endpoint::execute(&ctx, &workspace, &item, &sql, writes, timeout(&args)).await?;
+        set.truncate(max_rows);
+        let columns = set.columns.clone();
+        let reply = Reply::json(shaped(&set))
+            .with_table_rows("rows")
+            .with_extra_columns(columns);
+        Ok(if set.truncated {
+            reply.with_note(format!(
+                "the result was truncated: {} rows shown; --max-rows shows more",
+                set.rows.len()
+            ))
+        } else {
+            reply
+        })
+    })
+}
+
+/// The columns of every table, schema and table in order.
+const TABLES_SQL: &str = "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION";
+
+fn tables(ctx: Ctx, args: Args) -> HandlerFuture {
+    Box::pin(async move {
+        let (workspace, item) = target(&ctx, &args).await?;
+        let set = sql_endpoint::execute(&ctx, &workspace, &item, TABLES_SQL, false, timeout(&args))
+            .await?;
+        let text = |cell: Option<&Value>| match cell {
+            Some(Value::String(text)) => json!(text),
+            Some(other) => other.clone(),
+            None => Value::Null,
+        };
+        let rows: Vec<Value> = set
+            .rows
+            .iter()
+            .map(|row| {
+                json!({
+                    "schema": text(row.first()),
+                    "table": text(row.get(1)),
+                    "column": text(row.get(2)),
+                    "type": text(row.get(3)),
+                })
+            })
+            .collect();
+        Ok(Reply::json(Value::Array(rows)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_are_refused_offline_unless_allowed() {
+        assert!(!check_writes("SELECT 1", false).expect("reads"));
+        let refused = check_writes("DELETE FROM dbo.orders", false).expect_err("refused");
+        assert!(refused.message.contains("DELETE"), "{}", refused.message);
+        assert!(check_writes("DELETE FROM dbo.orders", true).expect("allowed"));
+    }
+}

@@ -1,0 +1,243 @@
+//! T-SQL as a Fabric user writes it, rewritten for SQLite: the one translation agent SQL and
+//! the SQL endpoint share. Forms SQLite has in other words are rewritten (`TOP n` → `LIMIT n`
+//! in `sql_run`, the `dbo.` schema dropped, `COUNT_BIG` → `COUNT`, `ISNULL` → `IFNULL`,
+//! `LEN` → `LENGTH`, `GETDATE()` → `datetime('now')`, `YEAR(d)` → `strftime`, the
+//! `INFORMATION_SCHEMA` views built from the item's tables); a form it has no equal for is
+//! refused, naming it, so that no query ever gets a silently different answer.
+
+use crate::tables::TableInfo;
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinOperator, ObjectName, Query,
+    SetExpr, TableFactor,
+};
+use sqlparser::dialect::SQLiteDialect;
+use sqlparser::parser::Parser;
+
+/// T-SQL functions SQLite has no equal for, refused by name.
+const UNTRANSLATED_FUNCTIONS: &[&str] = &[
+    "DATEADD",
+    "DATEDIFF",
+    "DATEDIFF_BIG",
+    "DATENAME",
+    "DATEPART",
+    "DATEFROMPARTS",
+    "DATETRUNC",
+    "EOMONTH",
+    "FORMAT",
+    "CHARINDEX",
+    "PATINDEX",
+    "STUFF",
+    "NEWID",
+    "TRY_CONVERT",
+    "TRY_PARSE",
+    "PARSE",
+    "STRING_SPLIT",
+    "OPENJSON",
+    "JSON_VALUE",
+    "APPROX_COUNT_DISTINCT",
+    "SYSUTCDATETIME",
+];
+
+/// What `translate_function` does with a function call, by its upper-case name.
+enum Rewrite {
+    /// Rename it (`COUNT_BIG` → `COUNT`).
+    Rename(&'static str),
+    /// Replace the whole call with this SQLite expression (`{0}` is the first argument).
+    Template(&'static str),
+}
+
+fn rewrite_of(name: &str) -> Option<Rewrite> {
+    Some(match name {
+        "COUNT_BIG" => Rewrite::Rename("COUNT"),
+        "ISNULL" => Rewrite::Rename("IFNULL"),
+        "LEN" => Rewrite::Rename("LENGTH"),
+        "GETDATE" | "SYSDATETIME" | "CURRENT_TIMESTAMP" => {
+            Rewrite::Template("datetime('now', 'localtime')")
+        }
+        "GETUTCDATE" => Rewrite::Template("datetime('now')"),
+        "YEAR" => Rewrite::Template("CAST(strftime('%Y', {0}) AS INTEGER)"),
+        "MONTH" => Rewrite::Template("CAST(strftime('%m', {0}) AS INTEGER)"),
+        "DAY" => Rewrite::Template("CAST(strftime('%d', {0}) AS INTEGER)"),
+        _ => return None,
+    })
+}
+
+/// Why a construct is refused: the message names it.
+pub fn untranslatable(construct: &str) -> String {
+    format!(
+        "the T-SQL construct {construct} cannot be translated for local Fabric's SQLite tables; rewrite the query without it"
+    )
+}
+
+fn parse_expr(text: &str) -> Result<Expr, String> {
+    Parser::new(&SQLiteDialect {})
+        .try_with_sql(text)
+        .and_then(|mut parser| parser.parse_expr())
+        .map_err(|err| format!("the query cannot be translated: {err}"))
+}
+
+/// Rewrites a function call in place (the caller has checked it is one).
+pub fn translate_call(expr: &mut Expr) -> Result<(), String> {
+    let Expr::Function(function) = expr else {
+        if let Expr::Convert { .. } = expr {
+            return Err(untranslatable("CONVERT (use CAST)"));
+        }
+        return Ok(());
+    };
+    let name = function
+        .name
+        .0
+        .last()
+        .and_then(|part| part.as_ident())
+        .map(|ident| ident.value.to_ascii_uppercase())
+        .unwrap_or_default();
+    if UNTRANSLATED_FUNCTIONS.contains(&name.as_str()) {
+        return Err(untranslatable(&format!("{name}()")));
+    }
+    match rewrite_of(&name) {
+        None => Ok(()),
+        Some(Rewrite::Rename(to)) => {
+            function.name = ObjectName::from(vec![sqlparser::ast::Ident::new(to)]);
+            Ok(())
+        }
+        Some(Rewrite::Template(template)) => {
+            let first = first_argument(&function.args).unwrap_or_default();
+            *expr = parse_expr(&template.replace("{0}", &first))?;
+            Ok(())
+        }
+    }
+}
+
+fn first_argument(args: &FunctionArguments) -> Option<String> {
+    let FunctionArguments::List(list) = args else {
+        return None;
+    };
+    match list.args.first()? {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(expr))
+        | FunctionArg::Named {
+            arg: FunctionArgExpr::Expr(expr),
+            ..
+        } => Some(expr.to_string()),
+        _ => None,
+    }
+}
+
+/// Refuses the clauses of a query SQLite has no equal for.
+pub fn check_query(query: &Query) -> Result<(), String> {
+    if query.for_clause.is_some() {
+        return Err(untranslatable("FOR XML / FOR JSON"));
+    }
+    if query.fetch.is_some() {
+        return Err(untranslatable("OFFSET ... FETCH (use TOP)"));
+    }
+    if let SetExpr::Select(select) = query.body.as_ref() {
+        if let Some(top) = &select.top {
+            if top.percent {
+                return Err(untranslatable("TOP ... PERCENT"));
+            }
+            if top.with_ties {
+                return Err(untranslatable("TOP ... WITH TIES"));
+            }
+        }
+        for from in &select.from {
+            for join in &from.joins {
+                match join.join_operator {
+                    JoinOperator::CrossApply => return Err(untranslatable("CROSS APPLY")),
+                    JoinOperator::OuterApply => return Err(untranslatable("OUTER APPLY")),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The table a factor reads when it is one of the `INFORMATION_SCHEMA` views fabsh builds
+/// (`TABLES`, `COLUMNS`), as the SQL of a derived table over `schema`; `Ok(None)` for any
+/// other factor. PIVOT and UNPIVOT are refused here.
+pub fn table_factor(factor: &TableFactor, schema: &[TableInfo]) -> Result<Option<Query>, String> {
+    let name = match factor {
+        TableFactor::Pivot { .. } => return Err(untranslatable("PIVOT")),
+        TableFactor::Unpivot { .. } => return Err(untranslatable("UNPIVOT")),
+        TableFactor::Table { name, .. } => name,
+        _ => return Ok(None),
+    };
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .filter_map(|part| {
+            part.as_ident()
+                .map(|ident| ident.value.to_ascii_lowercase())
+        })
+        .collect();
+    let [.., schema_name, view] = parts.as_slice() else {
+        return Ok(None);
+    };
+    if schema_name != "information_schema" {
+        return Ok(None);
+    }
+    let sql = match view.as_str() {
+        "tables" => tables_view(schema),
+        "columns" => columns_view(schema),
+        other => {
+            return Err(untranslatable(&format!(
+                "INFORMATION_SCHEMA.{}",
+                other.to_ascii_uppercase()
+            )));
+        }
+    };
+    let query = Parser::new(&SQLiteDialect {})
+        .try_with_sql(&sql)
+        .and_then(|mut parser| parser.parse_query())
+        .map_err(|err| format!("the query cannot be translated: {err}"))?;
+    Ok(Some(*query))
+}
+
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// `INFORMATION_SCHEMA.TABLES` over the item's tables and views (all in `dbo`).
+fn tables_view(schema: &[TableInfo]) -> String {
+    let rows: Vec<String> = schema
+        .iter()
+        .map(|table| {
+            format!(
+                "SELECT 'dbo' AS TABLE_SCHEMA, {} AS TABLE_NAME, {} AS TABLE_TYPE",
+                literal(&table.name),
+                literal(if table.is_view { "VIEW" } else { "BASE TABLE" })
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        return "SELECT 'dbo' AS TABLE_SCHEMA, '' AS TABLE_NAME, '' AS TABLE_TYPE WHERE 0"
+            .to_string();
+    }
+    rows.join(" UNION ALL ")
+}
+
+/// `INFORMATION_SCHEMA.COLUMNS` over the item's tables and views.
+fn columns_view(schema: &[TableInfo]) -> String {
+    let rows: Vec<String> = schema
+        .iter()
+        .flat_map(|table| {
+            table
+                .columns
+                .iter()
+                .enumerate()
+                .map(move |(at, (column, kind))| {
+                    format!(
+                        "SELECT 'dbo' AS TABLE_SCHEMA, {} AS TABLE_NAME, {} AS COLUMN_NAME, {} AS ORDINAL_POSITION, {} AS DATA_TYPE",
+                        literal(&table.name),
+                        literal(column),
+                        at + 1,
+                        literal(kind)
+                    )
+                })
+        })
+        .collect();
+    if rows.is_empty() {
+        return "SELECT 'dbo' AS TABLE_SCHEMA, '' AS TABLE_NAME, '' AS COLUMN_NAME, 0 AS ORDINAL_POSITION, '' AS DATA_TYPE WHERE 0".to_string();
+    }
+    rows.join(" UNION ALL ")
+}

@@ -1,0 +1,194 @@
+//! `POST /v1/mcp/dataPlane/workspaces/{ws}/items/{id}/sqlEndpoint`: the Data Warehouse MCP
+//! server of one lakehouse or warehouse, as the service runs it (streamable HTTP, POST only,
+//! answers as server-sent events, no session state), with the one tool `executeSQL`.
+//!
+//! A statement runs on the item's SQLite tables (the demo dataset, tables loaded from CSV)
+//! exactly as an agent's SQL does: translated from T-SQL by the same rewrites (a construct
+//! with no SQLite equal is an error naming it), on the same query budget (deadline, slots),
+//! opened read-only under the same authorizer, and only for a caller who may read the item's
+//! workspace (Viewer or above; anyone else gets the service's refusal). Its result carries up
+//! to [`ENDPOINT_CAPS`] rows, flagged `truncated` past them. Local Fabric runs queries only:
+//! a statement that writes is a tool error saying so.
+
+use super::agent_mcp::{rpc_error, rpc_result, sse};
+use crate::agents::discovery::is_demo;
+use crate::agents::sql_run::{self, Caps, ResultTable};
+use crate::api_error::ApiError;
+use crate::auth::Caller;
+use crate::blocking;
+use crate::respond::RawBody;
+use crate::state::Shared;
+use crate::store::items;
+use crate::tables;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use fabsh_model::agent::mcp::PROTOCOL_VERSION;
+use fabsh_model::sql::{
+    EXECUTE_SQL_TOOL, QUERY_ARGUMENT, ResultSet, StatementKind, statement_kind,
+};
+use serde_json::{Value, json};
+
+/// The name the service's server gives itself.
+const SERVER_NAME: &str = "Fabric Data Warehouse MCP Server";
+
+/// What one statement's result may hold here.
+pub const ENDPOINT_CAPS: Caps = Caps {
+    rows: 10_000,
+    columns: 1_024,
+    result_bytes: 16_000_000,
+};
+
+/// The item types with a SQL endpoint.
+const SQL_ITEM_TYPES: &[&str] = &["Lakehouse", "Warehouse"];
+
+fn tool() -> Value {
+    json!({
+        "name": EXECUTE_SQL_TOOL,
+        "description": "Runs a T-SQL statement on the warehouse or the lakehouse's SQL analytics endpoint and returns its result set",
+        "inputSchema": {
+            "type": "object",
+            "properties": {QUERY_ARGUMENT: {"type": "string", "description": "The T-SQL statement to run"}},
+            "required": [QUERY_ARGUMENT],
+        },
+    })
+}
+
+/// A tool result that is an error: MCP reports a failed call in the result, not as a
+/// protocol error.
+fn tool_error(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+fn result_set(table: ResultTable) -> ResultSet {
+    ResultSet {
+        columns: table.columns,
+        rows: table.rows,
+        truncated: table.more_rows,
+        rows_affected: None,
+    }
+}
+
+/// One JSON-RPC message to an item's SQL endpoint.
+pub async fn handle(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    if !accept.contains("text/event-stream") {
+        let error = rpc_error(
+            &Value::Null,
+            -32600,
+            "Not Acceptable: the client must accept text/event-stream",
+        );
+        return Ok((StatusCode::NOT_ACCEPTABLE, error.to_string()).into_response());
+    }
+    let message: Value = match serde_json::from_slice(&body) {
+        Ok(message @ Value::Object(_)) => message,
+        _ => {
+            let error = rpc_error(
+                &Value::Null,
+                -32700,
+                "Parse error: the body is not a JSON-RPC message",
+            );
+            return Ok((StatusCode::BAD_REQUEST, error.to_string()).into_response());
+        }
+    };
+    // The workspace's access first, as the service checks it: a caller without access
+    // learns nothing about the item.
+    let (task_state, task_caller, task_ws, task_id) =
+        (state.clone(), caller.clone(), ws.clone(), id.clone());
+    let demo = blocking::run(move || {
+        task_caller.may_read(&task_state, &task_ws)?;
+        task_state.db.read(|conn| {
+            let item = items::get(conn, &task_ws, &task_id)?
+                .ok_or_else(|| ApiError::item_not_found(&task_id))?;
+            if !SQL_ITEM_TYPES.contains(&item.item_type.as_str()) {
+                return Err(ApiError::bad_request(
+                    "InvalidItemType",
+                    format!(
+                        "The item {} is a {}; a SQL endpoint belongs to a lakehouse or a warehouse",
+                        item.display_name, item.item_type
+                    ),
+                ));
+            }
+            Ok(is_demo(conn, &item.id))
+        })
+    })
+    .await??;
+    let method = message["method"].as_str().unwrap_or_default();
+    let Some(rpc_id) = message.get("id").cloned() else {
+        return Ok(StatusCode::ACCEPTED.into_response());
+    };
+    let answer = match method {
+        "initialize" => {
+            let result = json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {"tools": {"listChanged": false}},
+                "serverInfo": {"name": SERVER_NAME, "version": "1.0.0"},
+            });
+            rpc_result(&rpc_id, result)
+        }
+        "ping" => rpc_result(&rpc_id, json!({})),
+        "tools/list" => rpc_result(&rpc_id, json!({"tools": [tool()]})),
+        "tools/call" => {
+            let params = &message["params"];
+            let name = params["name"].as_str().unwrap_or_default();
+            let sql = params["arguments"][QUERY_ARGUMENT]
+                .as_str()
+                .map(str::trim)
+                .unwrap_or_default()
+                .to_string();
+            if name != EXECUTE_SQL_TOOL {
+                rpc_error(&rpc_id, -32602, &format!("Unknown tool: {name}"))
+            } else if sql.is_empty() {
+                rpc_error(
+                    &rpc_id,
+                    -32602,
+                    &format!("The argument {QUERY_ARGUMENT} is required"),
+                )
+            } else {
+                rpc_result(&rpc_id, execute(&state, &id, demo, sql).await)
+            }
+        }
+        other => rpc_error(&rpc_id, -32601, &format!("Method not found: {other}")),
+    };
+    Ok(sse(&answer, None))
+}
+
+/// Runs one statement within the server's query budget: the tool's result.
+async fn execute(state: &Shared, item_id: &str, demo: bool, sql: String) -> Value {
+    if let Ok(StatementKind::Writes(word)) = statement_kind(&sql) {
+        return tool_error(&format!(
+            "local Fabric's SQL endpoint runs queries only (SELECT or WITH); this {word} statement was not run"
+        ));
+    }
+    let (dir, item_id) = (state.tables.dir().to_path_buf(), item_id.to_string());
+    let outcome = state
+        .queries
+        .run(move |limits| {
+            let mut conn = tables::open_read(&dir, &item_id, demo)
+                .map_err(|err| format!("the item's tables cannot be read: {err}"))?
+                .ok_or_else(|| "the item holds no tables yet".to_string())?;
+            sql_run::run_capped(&mut conn, &sql, limits, ENDPOINT_CAPS)
+        })
+        .await;
+    match outcome {
+        Ok(table) => {
+            let set = result_set(table);
+            let text = serde_json::to_string(&set).unwrap_or_default();
+            json!({
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": set,
+                "isError": false,
+            })
+        }
+        Err(why) => tool_error(&why),
+    }
+}

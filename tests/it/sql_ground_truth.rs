@@ -1,0 +1,546 @@
+//! Issue 31: T-SQL through the SQL endpoint of the demo lakehouse (`sql query`, `sql tables`),
+//! reference queries as the expected answers of evaluations, and few-shot queries run against
+//! the data. Every expected value is computed here from the demo generator's documented rules
+//! (240 customers, 3,000 orders, its seed and draw order: crates/fabsh-local/src/tables/demo.rs),
+//! never by asking fabsh.
+
+use crate::data_agents::{AgentFixture, SharedAgent};
+use crate::support::{self, Server, principal_token};
+use serde_json::Value;
+
+/// The demo dataset, regenerated from the generator's rules.
+mod demo {
+    pub const CUSTOMERS: usize = 240;
+    pub const ORDERS: usize = 3_000;
+    const FIRST_NAMES: usize = 20;
+    const LAST_NAMES: usize = 16;
+    const PLACES: &[(&str, usize)] = &[
+        ("Denmark", 2),
+        ("France", 3),
+        ("Germany", 3),
+        ("Netherlands", 2),
+        ("Spain", 2),
+        ("United Kingdom", 2),
+        ("United States", 3),
+    ];
+    const SEGMENTS: usize = 3;
+    const PRODUCTS: usize = 17;
+    const STATUSES: &[&str] = &[
+        "Delivered",
+        "Delivered",
+        "Delivered",
+        "Shipped",
+        "Cancelled",
+        "Returned",
+    ];
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            self.0 >> 33
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    pub struct Order {
+        pub customer: usize,
+        pub status: &'static str,
+    }
+
+    pub struct Data {
+        /// Each customer's country, by id - 1.
+        pub countries: Vec<&'static str>,
+        pub orders: Vec<Order>,
+    }
+
+    pub fn generate() -> Data {
+        let mut rng = Rng(20_240_101);
+        let mut countries = Vec::new();
+        for _ in 0..CUSTOMERS {
+            rng.below(FIRST_NAMES);
+            rng.below(LAST_NAMES);
+            let (country, cities) = PLACES[rng.below(PLACES.len())];
+            rng.below(cities);
+            rng.below(SEGMENTS);
+            rng.below(365);
+            countries.push(country);
+        }
+        let mut orders = Vec::new();
+        for _ in 0..ORDERS {
+            rng.below(PRODUCTS);
+            rng.below(4);
+            let customer = 1 + rng.below(CUSTOMERS);
+            rng.below(640);
+            let status = STATUSES[rng.below(STATUSES.len())];
+            orders.push(Order { customer, status });
+        }
+        Data { countries, orders }
+    }
+
+    impl Data {
+        pub fn customers_in(&self, country: &str) -> usize {
+            self.countries.iter().filter(|c| **c == country).count()
+        }
+
+        pub fn orders_with(&self, status: &str) -> usize {
+            self.orders.iter().filter(|o| o.status == status).count()
+        }
+
+        /// Orders per country, most first (ties by name).
+        pub fn orders_by_country(&self) -> Vec<(&'static str, usize)> {
+            let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+            for order in &self.orders {
+                *counts
+                    .entry(self.countries[order.customer - 1])
+                    .or_default() += 1;
+            }
+            let mut list: Vec<(&str, usize)> = counts.into_iter().collect();
+            list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            list
+        }
+    }
+}
+
+fn server() -> &'static Server {
+    support::shared(module_path!())
+}
+
+fn sql(server: &Server, query: &str, rest: &[&str]) -> support::Run {
+    let mut args = vec![
+        "sql",
+        "query",
+        "-w",
+        "Demo",
+        "--item",
+        "SalesLakehouse",
+        "--sql",
+        query,
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(rest);
+    server.fabsh(&args)
+}
+
+fn cells(out: &Value, column: &str) -> Vec<Value> {
+    out["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| row[column].clone())
+        .collect()
+}
+
+#[test]
+fn a_select_through_sql_query_returns_the_demo_rows() {
+    let data = demo::generate();
+    let out = sql(
+        server(),
+        "SELECT (SELECT COUNT(*) FROM customers) AS customers, (SELECT COUNT(*) FROM orders) AS orders, (SELECT COUNT(*) FROM customers WHERE country = 'Germany') AS germany",
+        &[],
+    )
+    .ok_json();
+    assert_eq!(
+        out["columns"],
+        serde_json::json!(["customers", "orders", "germany"])
+    );
+    assert_eq!(out["rows"][0]["customers"], demo::CUSTOMERS);
+    assert_eq!(out["rows"][0]["orders"], demo::ORDERS);
+    assert_eq!(out["rows"][0]["germany"], data.customers_in("Germany"));
+    assert_eq!(out["truncated"], false);
+    // --max-rows keeps that many and says the rest was left out, on stderr and in the JSON.
+    let run = sql(
+        server(),
+        "SELECT order_id FROM orders",
+        &["--max-rows", "7"],
+    );
+    let out = run.ok_json();
+    assert_eq!(
+        (out["rowCount"].as_u64(), &out["truncated"]),
+        (Some(7), &Value::Bool(true))
+    );
+    assert!(run.stderr.contains("truncated"), "{}", run.stderr);
+}
+
+#[test]
+fn a_write_is_refused_offline_without_allow_writes() {
+    // The workspace does not exist: had anything been sent, the answer would be not found.
+    let run = server().fabsh(&[
+        "sql",
+        "query",
+        "-w",
+        "NoSuchWorkspace",
+        "--item",
+        "X",
+        "--sql",
+        "DELETE FROM dbo.orders",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("DELETE") && run.stderr.contains("--allow-writes"),
+        "{}",
+        run.stderr
+    );
+    // And the data is untouched.
+    let out = sql(server(), "SELECT COUNT(*) AS n FROM orders", &[]).ok_json();
+    assert_eq!(out["rows"][0]["n"], demo::ORDERS);
+}
+
+#[test]
+fn t_sql_constructs_are_translated() {
+    let data = demo::generate();
+    let by_country = data.orders_by_country();
+    let out = sql(
+        server(),
+        "SELECT TOP 3 [c].[country], COUNT_BIG(*) AS orders FROM [dbo].[orders] AS o JOIN dbo.customers c ON c.customer_id = o.customer_id GROUP BY c.country ORDER BY orders DESC, c.country",
+        &[],
+    )
+    .ok_json();
+    let expected: Vec<Value> = by_country[..3]
+        .iter()
+        .map(|(c, _)| Value::from(*c))
+        .collect();
+    assert_eq!(cells(&out, "country"), expected);
+    let counts: Vec<Value> = by_country[..3]
+        .iter()
+        .map(|(_, n)| Value::from(*n))
+        .collect();
+    assert_eq!(cells(&out, "orders"), counts);
+    let out = sql(
+        server(),
+        "SELECT ISNULL(MAX(CASE WHEN status = 'nothing' THEN 1 END), 42) AS fallback, LEN('Shipped') AS len, COUNT_BIG(*) AS shipped FROM dbo.orders WHERE status = 'Shipped' AND YEAR(order_date) >= 2024 AND order_date <= GETDATE()",
+        &[],
+    )
+    .ok_json();
+    assert_eq!(out["rows"][0]["fallback"], 42);
+    assert_eq!(out["rows"][0]["len"], 7);
+    assert_eq!(out["rows"][0]["shipped"], data.orders_with("Shipped"));
+    // The schema, as INFORMATION_SCHEMA gives it.
+    let tables = server()
+        .fabsh(&[
+            "sql",
+            "tables",
+            "-w",
+            "Demo",
+            "--item",
+            "SalesLakehouse",
+            "-o",
+            "json",
+        ])
+        .ok_json();
+    let orders: Vec<&str> = tables
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["table"] == "orders")
+        .map(|row| row["column"].as_str().expect("column"))
+        .collect();
+    assert_eq!(
+        orders,
+        [
+            "order_id",
+            "customer_id",
+            "product_id",
+            "order_date",
+            "quantity",
+            "unit_price",
+            "amount",
+            "status"
+        ]
+    );
+}
+
+#[test]
+fn an_untranslatable_construct_is_named_in_the_error() {
+    let run = sql(
+        server(),
+        "SELECT DATEDIFF(day, order_date, GETDATE()) FROM dbo.orders",
+        &[],
+    );
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("DATEDIFF"), "{}", run.stderr);
+    let run = sql(
+        server(),
+        "SELECT * FROM dbo.orders o CROSS APPLY dbo.customers c",
+        &[],
+    );
+    assert!(
+        run.code != 0 && run.stderr.contains("CROSS APPLY"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_principal_without_access_to_the_workspace_is_refused() {
+    let server = server();
+    let workspace = server
+        .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
+        .ok_json();
+    let lakehouse = server.demo_lakehouse();
+    let (workspace, item) = (
+        workspace.as_str().expect("id").to_string(),
+        lakehouse["id"].as_str().expect("id").to_string(),
+    );
+    server
+        .fabsh(&["workspace", "create", "--name", "SQL elsewhere"])
+        .ok_json();
+    let outsider = principal_token(server, "sql-outsider", "SQL elsewhere", "Contributor");
+    let run = server.fabsh_as(
+        &outsider,
+        &[
+            "sql",
+            "query",
+            "-w",
+            &workspace,
+            "--item",
+            &item,
+            "--sql",
+            "SELECT COUNT(*) FROM orders",
+        ],
+    );
+    assert_ne!(run.code, 0);
+    assert!(run.stdout.trim().is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("InsufficientPrivileges"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// An agent over the demo lakehouse on the shared server, with `examples`, published.
+fn published(name: &str, examples: &[(&str, &str)]) -> SharedAgent {
+    let fx = AgentFixture::on_shared(server(), name);
+    fx.add_lakehouse();
+    fx.ok(
+        "select-tables",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--tables",
+            "orders,customers",
+        ],
+    );
+    for (question, sql) in examples {
+        fx.ok(
+            "add-fewshot",
+            &[
+                "--datasource",
+                "SalesLakehouse",
+                "--question",
+                question,
+                "--sql",
+                sql,
+            ],
+        );
+    }
+    fx.ok("publish", &["--description", "Sales questions"]);
+    fx
+}
+
+fn evaluate(fx: &SharedAgent, questions: &str, extra: &[&str]) -> support::Run {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("questions.json");
+    std::fs::write(&path, questions).expect("write");
+    let path = path.to_string_lossy().into_owned();
+    let mut args = vec![
+        "data-agent",
+        "evaluate",
+        "-w",
+        &fx.workspace,
+        "--id",
+        &fx.agent,
+        "--questions",
+        &path,
+        "--no-save",
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    fx.server.fabsh(&args)
+}
+
+fn row<'a>(out: &'a Value, question: &str) -> Vec<&'a Value> {
+    out["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["question"] == question)
+        .collect()
+}
+
+#[test]
+fn expected_sql_grades_values_lists_and_tables_right_and_wrong() {
+    let fx = published(
+        "Reference agent",
+        &[
+            (
+                "How many orders are there?",
+                "SELECT COUNT(*) FROM dbo.orders",
+            ),
+            (
+                "Top 3 customers by name",
+                "SELECT TOP 3 name, country FROM customers ORDER BY name",
+            ),
+        ],
+    );
+    // Right and wrong references for each shape; repeats ask the agent twice, the references
+    // still run once each.
+    let questions = r#"[
+        {"question": "How many orders are there?", "expected_sql": "SELECT COUNT_BIG(*) FROM dbo.orders"},
+        {"question": "How many orders are there? (wrong)", "expected_sql": "SELECT COUNT(*) FROM dbo.customers"},
+        {"question": "Top 3 customers by name", "expected_sql": "SELECT TOP 3 name FROM customers ORDER BY name"},
+        {"question": "Top 3 customers by name (wrong)", "expected_sql": "SELECT TOP 3 name FROM customers ORDER BY name DESC"},
+        {"question": "Top 3 customers by name (table)", "expected_sql": "SELECT TOP 3 name, country FROM customers ORDER BY name"}
+    ]"#;
+    let out = evaluate(&fx, questions, &["--repeats", "2", "--concurrency", "4"]).json();
+    let verdict = |question: &str| -> Vec<(String, String)> {
+        row(&out, question)
+            .iter()
+            .map(|r| {
+                (
+                    r["verdict"].as_str().unwrap_or_default().to_string(),
+                    r["rule"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    };
+    let twice = |verdict: &str, rule: &str| vec![(verdict.to_string(), rule.to_string()); 2];
+    assert_eq!(
+        verdict("How many orders are there?"),
+        twice("yes", "result_value"),
+        "{out}"
+    );
+    assert_eq!(
+        verdict("How many orders are there? (wrong)"),
+        twice("no", "result_value")
+    );
+    assert_eq!(
+        verdict("Top 3 customers by name"),
+        twice("yes", "result_list")
+    );
+    assert_eq!(
+        verdict("Top 3 customers by name (wrong)"),
+        twice("no", "result_list")
+    );
+    assert_eq!(
+        verdict("Top 3 customers by name (table)"),
+        twice("yes", "result_table")
+    );
+    // The row records the query and its result; the expected answer is the result's.
+    let first = row(&out, "How many orders are there?")[0];
+    assert_eq!(first["expectedSql"], "SELECT COUNT_BIG(*) FROM dbo.orders");
+    assert_eq!(first["expectedResult"]["rows"][0][0], demo::ORDERS);
+    assert_eq!(first["expected"], demo::ORDERS.to_string());
+    let wrong = row(&out, "How many orders are there? (wrong)")[0];
+    assert_eq!(wrong["expected"], demo::CUSTOMERS.to_string());
+}
+
+#[test]
+fn a_failing_or_empty_reference_query_makes_the_question_an_error() {
+    let fx = published(
+        "Failing reference agent",
+        &[(
+            "How many orders are there?",
+            "SELECT COUNT(*) FROM dbo.orders",
+        )],
+    );
+    let questions = r#"[
+        {"question": "How many orders are there?", "expected_sql": "SELECT COUNT(*) FROM dbo.no_such_table"},
+        {"question": "How many orders are there? (none)", "expected_sql": "SELECT SUM(amount) FROM dbo.orders WHERE status = 'shipped'"}
+    ]"#;
+    let run = evaluate(&fx, questions, &[]);
+    let out = run.json();
+    let failed = row(&out, "How many orders are there?")[0];
+    assert_eq!(
+        (&failed["verdict"], &failed["rule"]),
+        (&Value::from("error"), &Value::from("reference_failed")),
+        "{out}"
+    );
+    assert!(
+        failed["error"]
+            .as_str()
+            .expect("error")
+            .contains("no_such_table"),
+        "{failed}"
+    );
+    let empty = row(&out, "How many orders are there? (none)")[0];
+    assert_eq!(empty["verdict"], "error");
+    assert!(
+        empty["error"]
+            .as_str()
+            .expect("error")
+            .contains("returned nothing"),
+        "{empty}"
+    );
+    assert_eq!(out["summary"]["passed"], 0);
+    assert_eq!(out["summary"]["errors"], 2);
+    // Every run failed: the exit code says so.
+    assert_ne!(run.code, 0);
+}
+
+#[test]
+fn a_fewshot_whose_query_finds_nothing_is_reported_as_empty_result() {
+    let fx = AgentFixture::on_shared(server(), "Few-shot data agent");
+    fx.add_lakehouse();
+    let shipped = "SELECT SUM(amount) FROM dbo.orders WHERE status = 'shipped'";
+    fx.ok(
+        "add-fewshot",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--question",
+            "What is the value of shipped orders?",
+            "--sql",
+            shipped,
+        ],
+    );
+    fx.ok(
+        "add-fewshot",
+        &[
+            "--datasource",
+            "SalesLakehouse",
+            "--question",
+            "How many orders are there?",
+            "--sql",
+            "SELECT COUNT(*) FROM dbo.orders",
+        ],
+    );
+    let out = fx.ok("validate-fewshots", &["--datasource", "SalesLakehouse"]);
+    let issues: Vec<&Value> = out["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|issue| issue["type"] == "empty_result")
+        .collect();
+    assert_eq!(issues.len(), 1, "{out}");
+    assert_eq!(
+        issues[0]["questions"],
+        serde_json::json!(["What is the value of shipped orders?"])
+    );
+    assert_ne!(out["overallQuality"], "good");
+    // The data says Shipped: the same query with the right case is not empty.
+    let data = demo::generate();
+    assert!(data.orders_with("Shipped") > 0 && data.orders_with("shipped") == 0);
+    // --no-run skips the check.
+    let skipped = fx.ok(
+        "validate-fewshots",
+        &["--datasource", "SalesLakehouse", "--no-run"],
+    );
+    assert!(
+        !skipped["issues"]
+            .as_array()
+            .expect("issues")
+            .iter()
+            .any(|i| i["type"] == "empty_result"),
+        "{skipped}"
+    );
+}
