@@ -56,6 +56,7 @@ mod lro_defaults;
 mod mcp;
 mod mcp_http;
 mod mcp_safety;
+mod mcp_schemas;
 mod mcp_tools;
 mod name_cache;
 mod new_user;
