@@ -55,6 +55,7 @@ mod local_server;
 mod lro_defaults;
 mod mcp;
 mod mcp_http;
+mod mcp_request_ids;
 mod mcp_safety;
 mod mcp_schemas;
 mod mcp_tools;
