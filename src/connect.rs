@@ -12,16 +12,20 @@ use fabsh_client::context::{AttachedServer, Ctx};
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::output::Progress;
 use fabsh_http::chat::{LlmClient, LlmConfig};
-use fabsh_local::{Faults, LocalServer, ServeOptions};
+use fabsh_local::server_identity::{self, StoreLock};
+use fabsh_local::{Faults, LocalServer, ServeOptions, private_files};
 use fabsh_model::agent::language_model::JsonChat;
+use std::path::Path;
 use std::sync::Arc;
 
 /// A context connected to the backend the settings choose.
 pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Result<Ctx> {
     let ctx = if settings.local {
+        let data_dir = fabsh_local::default_data_dir();
+        let lock = bridge.block_on(store_lock(&data_dir))?;
         let options = ServeOptions {
             addr: ([127, 0, 0, 1], 0).into(),
-            data_dir: fabsh_local::default_data_dir(),
+            data_dir,
             faults: Faults::from_env().map_err(Error::usage)?,
             public_hosts: Vec::new(),
             public_url: None,
@@ -33,13 +37,28 @@ pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Resul
             base_url: server.base_url().to_string(),
             token: Secret::new(server.admin_token()),
             backend: "local".to_string(),
-            keep_alive: Box::new(server),
+            // The server stops before its store is let go.
+            keep_alive: Box::new((server, lock)),
         };
         Ctx::attach(settings, bridge, progress, attached)?
     } else {
         Ctx::connect(settings, bridge, progress)?
     };
     Ok(ctx.with_stdlib(Arc::new(StdlibHost)))
+}
+
+/// The store lock `local serve` takes, taken by an in-process server too: one data dir has
+/// one server writing it, whichever way it was started.
+async fn store_lock(data_dir: &Path) -> Result<StoreLock> {
+    private_files::create_dir(data_dir).map_err(|err| {
+        Error::usage(format!("cannot create {}", data_dir.display())).with_cause(err)
+    })?;
+    match server_identity::lock(data_dir).map_err(local_error)? {
+        Some(lock) => Ok(lock),
+        None => Err(crate::commands::serve_record::already_served(data_dir)
+            .await
+            .with_hint("or leave out --local: with its export lines, fabsh uses that server")),
+    }
 }
 
 /// A context for commands that send nothing to the service.

@@ -8,7 +8,7 @@ use clap::parser::ValueSource;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::args::{Args, RawValue, flag_name};
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args, target_fills};
-use fabsh_client::commands::{self, ArgKind, CommandSpec, Handler, Terminal};
+use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, Handler, Terminal};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -21,11 +21,12 @@ use std::process::ExitCode;
 pub fn run_command(
     group: &str,
     matches: &ArgMatches,
+    words: &[String],
     settings: &Settings,
     printer: &Printer,
     bridge: &Bridge,
 ) -> Result<ExitCode> {
-    let (spec, args) = prepare(group, matches, settings, printer)?;
+    let (spec, args) = prepare(group, matches, words, settings, printer)?;
     if let Handler::Interactive(run) = spec.handler {
         let terminal = Terminal {
             settings,
@@ -39,15 +40,17 @@ pub fn run_command(
 }
 
 /// The command the matches name under `group`, with its flags checked and, when it is
-/// destructive and we are on a terminal, confirmed.
+/// destructive and we are on a terminal, confirmed; `words` is the command line they were
+/// parsed from.
 pub fn prepare(
     group: &str,
     matches: &ArgMatches,
+    words: &[String],
     settings: &Settings,
     printer: &Printer,
 ) -> Result<(&'static CommandSpec, Args)> {
     let (spec, matches) = command_of(group, matches)?;
-    let args = args_from_matches(spec, matches, settings)?;
+    let args = args_from_matches(spec, matches, settings, words)?;
     if spec.traits.secret && printer.stdout_is_terminal() && !args.flag("show") {
         return Err(Error::usage("refusing to print a secret to the terminal")
             .with_hint("pipe it into another program, or add --show"));
@@ -123,6 +126,7 @@ fn args_from_matches(
     spec: &'static CommandSpec,
     matches: &ArgMatches,
     settings: &Settings,
+    words: &[String],
 ) -> Result<Args> {
     let declared = effective_args(spec);
     // A `WORKSPACE/ITEM` positional names the workspace ahead of the profile's default.
@@ -167,7 +171,32 @@ fn args_from_matches(
             Some((*arg, value))
         })
         .collect();
-    Args::check(spec, &declared, raw)
+    let typed: Vec<(&'static str, String)> = declared
+        .iter()
+        .filter_map(|arg| Some((arg.long, typed_spelling(arg, words)?)))
+        .collect();
+    Args::check_as_typed(spec, &declared, raw, &typed)
+}
+
+/// The spelling of a flag with several (`--id`, `-w`, `--workspace`) that the command line
+/// `words` used, so that a refusal names what the user wrote, not a name they never typed.
+fn typed_spelling(arg: &ArgSpec, words: &[String]) -> Option<String> {
+    if arg.positional || (arg.aliases.is_empty() && arg.short.is_none()) {
+        return None;
+    }
+    let spellings: Vec<String> = std::iter::once(format!("--{}", arg.long))
+        .chain(arg.aliases.iter().map(|alias| format!("--{alias}")))
+        .chain(arg.short.map(|short| format!("-{short}")))
+        .collect();
+    words
+        .iter()
+        .rev()
+        .find_map(|word| {
+            spellings
+                .iter()
+                .find(|spelling| *word == **spelling || word.starts_with(&format!("{spelling}=")))
+        })
+        .cloned()
 }
 
 /// A destructive command needs `--yes`, or a yes at a terminal (the gh convention); a dry

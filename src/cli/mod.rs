@@ -51,7 +51,11 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
         Err(err) => return fail(&Printer::plain(), &err),
     };
     let bridge = Bridge::new(handle);
-    match run_matches(&matches, &settings, &printer, &bridge) {
+    let words: Vec<String> = args
+        .iter()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    match run_matches(&matches, &words, &settings, &printer, &bridge) {
         Ok(code) => code,
         Err(err) => fail(&printer, &err),
     }
@@ -59,6 +63,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
 
 fn run_matches(
     matches: &ArgMatches,
+    words: &[String],
     settings: &Settings,
     printer: &Printer,
     bridge: &Bridge,
@@ -77,7 +82,7 @@ fn run_matches(
     if eval.is_some() {
         return Err(Error::usage("give either -e or a command, not both"));
     }
-    dispatch::run_command(name, sub, settings, printer, bridge)
+    dispatch::run_command(name, sub, words, settings, printer, bridge)
 }
 
 /// The printer the global flags ask for: `-o` first, then `fallback` (the environment's or

@@ -175,7 +175,9 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         }
         None => bridge.block_on(async move {
             let running = handler
-                .serve(rmcp::transport::stdio())
+                .serve(crate::mcp::OneCallPerId::new(
+                    rmcp::transport::IntoTransport::into_transport(rmcp::transport::stdio()),
+                ))
                 .await
                 .map_err(|err| Error::runtime("the MCP session did not start").with_cause(err))?;
             running

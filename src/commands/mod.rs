@@ -7,7 +7,7 @@ pub mod local;
 mod mcp;
 mod reset;
 mod serve;
-mod serve_record;
+pub(crate) mod serve_record;
 
 use crate::script::{Host, runner};
 use fabsh_client::commands::{

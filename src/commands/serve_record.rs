@@ -115,7 +115,7 @@ struct Proof {
 }
 
 /// The refusal of a second server on a data dir: which one runs there.
-pub(super) async fn already_served(dir: &Path) -> Error {
+pub(crate) async fn already_served(dir: &Path) -> Error {
     let shown = dir.display();
     let running = match live(dir).await {
         Some(record) => format!("pid {}, endpoint {}", record.pid, record.endpoint),

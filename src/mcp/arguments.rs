@@ -4,7 +4,8 @@
 //! never `@file`: a path reaches the file system only through `--files`.
 
 use super::tools::{
-    Defaults, OVERWRITE, arg_key, inline_content, must_be_given, tool_args, writes_files,
+    Defaults, OVERWRITE, arg_key, inline_content, is_switch_text, must_be_given, tool_args,
+    writes_files,
 };
 use fabsh_client::commands::common::effective_args;
 use fabsh_client::commands::{ArgKind, ArgSpec, Args, CommandSpec, RawValue};
@@ -145,6 +146,9 @@ fn raw_value(arg: &ArgSpec, key: &str, value: &Value) -> Result<Option<RawValue>
         (_, Value::Null) => return Ok(None),
         (ArgKind::Bool, Value::Bool(flag)) => RawValue::Bool(*flag),
         (ArgKind::Bool, _) => return Err(wrong("a boolean")),
+        // A flag whose text is `true` or `false` is a boolean to a tool.
+        (kind, Value::Bool(flag)) if is_switch_text(kind) => RawValue::Text(flag.to_string()),
+        (kind, _) if is_switch_text(kind) => return Err(wrong("a boolean")),
         (ArgKind::Int, Value::Number(number)) => {
             RawValue::Int(number.as_i64().ok_or_else(|| wrong("a whole number"))?)
         }

@@ -3,7 +3,7 @@
 //! is resolved under the roots the person starting the server named, and refused before
 //! anything runs when it could leave them: `..`, an absolute path elsewhere, a symlink out.
 
-use fabsh_client::commands::LocalPath;
+use fabsh_client::commands::{Args, LocalPath};
 use fabsh_client::error::{Error, Result};
 use std::path::{Component, Path, PathBuf};
 
@@ -82,6 +82,34 @@ impl FileRoots {
                 Ok(target)
             }
         }
+    }
+
+    /// The folder and file a deploy call's config names (`core.repository_directory`,
+    /// `core.parameter`, relative to the config's folder), which the command reads next:
+    /// under the roots too, checked before anything runs. A config that does not load is
+    /// left to the command to refuse.
+    pub fn check_config_paths(&self, args: &Args) -> Result<()> {
+        let Some(config) = args.opt_str("config") else {
+            return Ok(());
+        };
+        let Ok(settings) =
+            fabsh_deploy::config::load(Path::new(config), args.opt_str("environment"))
+        else {
+            return Ok(());
+        };
+        let named = [
+            ("core.repository_directory", settings.repository_directory),
+            ("core.parameter", settings.parameter),
+        ];
+        for (key, path) in named {
+            let Some(path) = path else { continue };
+            let shown = format!("{key} {}", path.display());
+            let found = std::fs::canonicalize(&path).map_err(|err| {
+                Error::usage(format!("argument `config`: cannot read {shown}")).with_cause(err)
+            })?;
+            self.inside("config", &shown, &found)?;
+        }
+        Ok(())
     }
 
     /// Refuses to write over what exists at `target` unless `replace`, and refuses a

@@ -2,6 +2,7 @@
 //! token made at start. A browser page cannot read the token, so a page the user visits
 //! cannot drive their Fabric through it (the Host check guards against DNS rebinding too).
 
+use super::request_ids::OneCallPerIdSessions;
 use super::server::FabshMcp;
 use axum::Router;
 use axum::extract::{Request, State};
@@ -52,7 +53,7 @@ pub async fn bind(
     }
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(OneCallPerIdSessions::new(LocalSessionManager::default())),
         config,
     );
     let token = uuid::Uuid::new_v4().simple().to_string();

@@ -8,10 +8,12 @@ mod confine;
 mod consent;
 mod files;
 pub mod http;
+mod request_ids;
 mod server;
 mod tools;
 
 pub use confine::Confinement;
 pub use files::FileRoots;
+pub use request_ids::OneCallPerId;
 pub use server::{FabshMcp, Setup, Shared};
 pub use tools::{Policy, selected};

@@ -199,6 +199,9 @@ async fn run(
     peer: &Peer<RoleServer>,
 ) -> Result<CallToolResult> {
     let args = arguments::check(spec, arguments, &shared.defaults, shared.policy.writes)?;
+    if spec.group == "deploy" {
+        shared.defaults.files.check_config_paths(&args)?;
+    }
     consent::refuse_unless_allowed(shared.policy, spec, &args)?;
     refuse_other_hosts(&shared.service, &args)?;
     let ctx = match spec.traits.needs {

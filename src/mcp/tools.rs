@@ -185,6 +185,163 @@ pub fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
     })
 }
 
+/// Registry text as an assistant calling a tool should read it: what concerns a terminal
+/// (exit codes, stderr, stdin, the command line) and flags of other commands are left out,
+/// a parenthesis, a clause (`;`) or a sentence at a time. A text that would lose everything
+/// keeps its words, with flags named as arguments. Run after [`in_argument_names`].
+pub fn for_assistant(text: &str) -> String {
+    let text = text.replace("Exit 7 when", "Fail when");
+    let kept: Vec<String> = text
+        .split("\n\n")
+        .map(|paragraph| {
+            let sentences: Vec<String> = sentences(paragraph)
+                .into_iter()
+                .filter_map(|sentence| {
+                    let sentence = without_terminal_parentheses(&sentence);
+                    let clauses = clauses(&sentence);
+                    // A clause after a `;` leans on the first: without it, none stands.
+                    if clauses
+                        .first()
+                        .is_none_or(|first| speaks_of_terminal(first))
+                    {
+                        return None;
+                    }
+                    let kept: Vec<&str> = clauses
+                        .into_iter()
+                        .filter(|clause| !speaks_of_terminal(clause))
+                        .collect();
+                    let joined = kept.join("; ");
+                    let joined = joined.trim();
+                    let ends = joined.ends_with(['.', ':', '!', '?']);
+                    Some(if ends || !sentence.trim_end().ends_with('.') {
+                        joined.to_string()
+                    } else {
+                        format!("{joined}.")
+                    })
+                })
+                .collect();
+            sentences.join(" ")
+        })
+        .filter(|paragraph| !paragraph.is_empty())
+        .collect();
+    if kept.is_empty() {
+        return other_flags_as_arguments(&text);
+    }
+    kept.join("\n\n")
+}
+
+/// Words that concern a terminal, not a tool call; a `--flag` left after
+/// [`in_argument_names`] is another command's.
+fn speaks_of_terminal(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "exit code",
+        "stderr",
+        "stdin",
+        "command line",
+        "on a terminal",
+        "--",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+        || lower
+            .match_indices("exit ")
+            .any(|(at, _)| lower[at + 5..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// The clauses of a sentence, split at `; ` outside parentheses.
+fn clauses(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (at, c) in sentence.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ';' if depth == 0 && sentence[at + 1..].starts_with(' ') => {
+                out.push(&sentence[start..at]);
+                start = at + 2;
+            }
+            _ => {}
+        }
+    }
+    out.push(&sentence[start..]);
+    out
+}
+
+/// The sentences of a paragraph, each with its full stop (a `.` followed by a space).
+fn sentences(paragraph: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = paragraph;
+    while let Some(at) = rest.find(". ") {
+        out.push(rest[..=at].to_string());
+        rest = &rest[at + 2..];
+    }
+    if !rest.trim().is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// `text` without the parentheses (and the space before them) that speak of a terminal.
+fn without_terminal_parentheses(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('(') {
+        let Some(close) = closing(&rest[open..]) else {
+            break;
+        };
+        let inside = &rest[open..open + close + 1];
+        if speaks_of_terminal(inside) {
+            out.push_str(rest[..open].trim_end());
+        } else {
+            out.push_str(&rest[..open + close + 1]);
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The offset of the `)` closing the `(` that `text` starts with.
+fn closing(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `text` with each `--flag` written as an argument name (`` `flag` ``).
+fn other_flags_as_arguments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let name: String = rest[at + 2..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '-')
+            .collect();
+        if name.is_empty() {
+            out.push_str("--");
+        } else {
+            out.push_str(&format!("`{}`", name.replace('-', "_")));
+        }
+        rest = &rest[at + 2 + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `text` with each whole occurrence of `name` replaced: not inside a longer word or flag
 /// (`--all` in `--allow-writes`, `PATH` in `XPATH`).
 fn replace_name(text: &str, name: &str, with: &str) -> String {
@@ -242,7 +399,7 @@ pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut tool = Tool::default();
     tool.name = tool_name(spec).into();
     tool.title = Some(spec.summary.to_string());
-    tool.description = Some(in_argument_names(spec, &description).into());
+    tool.description = Some(for_assistant(&in_argument_names(spec, &description)).into());
     tool.input_schema = Arc::new(input_schema(spec, defaults));
     tool.annotations = Some(annotations);
     tool
@@ -257,7 +414,14 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
     let files = !defaults.files.is_empty();
     for arg in tool_args(spec, files) {
         let mut property = kind_schema(arg.kind);
-        property.insert("description".into(), json!(arg.help));
+        if let (ArgKind::Int, Some((min, max))) = (arg.kind, arg.range) {
+            property.insert("minimum".into(), json!(min));
+            if max != i64::MAX {
+                property.insert("maximum".into(), json!(max));
+            }
+        }
+        let help = for_assistant(&in_argument_names(spec, arg.help));
+        property.insert("description".into(), json!(help));
         if must_be_read_from_stdin(spec, arg) {
             property.insert(
                 "description".into(),
@@ -270,8 +434,7 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
             property.insert(
                 "description".into(),
                 json!(format!(
-                    "{} (a path under the folders this server may use; a relative one starts at the first)",
-                    arg.help
+                    "{help} (a path under the folders this server may use; a relative one starts at the first)"
                 )),
             );
         }
@@ -343,6 +506,7 @@ fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
     let schema = match kind {
         ArgKind::Int => json!({"type": "integer"}),
         ArgKind::Bool => json!({"type": "boolean"}),
+        kind if is_switch_text(kind) => json!({"type": "boolean"}),
         ArgKind::Enum(choices) => json!({"type": "string", "enum": choices}),
         ArgKind::Uuid => json!({"type": "string", "format": "uuid"}),
         ArgKind::List => json!({"type": "array", "items": {"type": "string"}}),
@@ -358,9 +522,17 @@ fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
     }
 }
 
+/// True for a flag whose text is `true` or `false` (`--recursive false`, whose default is
+/// true): a tool takes it as a JSON boolean.
+pub fn is_switch_text(kind: ArgKind) -> bool {
+    matches!(kind, ArgKind::Enum(choices) if choices.len() == 2
+        && choices.contains(&"true") && choices.contains(&"false"))
+}
+
 /// A declared default as the JSON value of its kind (`"600"` is the integer 600).
 fn default_value(kind: ArgKind, default: &str) -> Value {
     match kind {
+        kind if is_switch_text(kind) => json!(default == "true"),
         ArgKind::Int => default
             .parse::<i64>()
             .map_or_else(|_| json!(default), Value::from),
@@ -383,6 +555,26 @@ mod tests {
                 "--all for every page; see `--limit`, not --allow-writes or XPATH"
             ),
             "`all` for every page; see `limit`, not --allow-writes or XPATH"
+        );
+    }
+
+    #[test]
+    fn terminal_talk_is_left_out_a_parenthesis_clause_or_sentence_at_a_time() {
+        assert_eq!(
+            for_assistant(
+                "One page (the command line prints it on stderr). It is refused (exit 2). \
+                 Checked first; exit 5 when any failed. As `show --include X` says. \
+                 Refused with exit 2; nothing is sent then. Sent (a; b) as is."
+            ),
+            "One page. It is refused. Checked first. Sent (a; b) as is."
+        );
+        assert_eq!(
+            for_assistant("A folder written by export --dir"),
+            "A folder written by export `dir`"
+        );
+        assert_eq!(
+            for_assistant("Exit 7 when a question fails"),
+            "Fail when a question fails"
         );
         let api = REGISTRY.find_path("api").expect("api");
         assert_eq!(

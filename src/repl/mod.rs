@@ -192,8 +192,8 @@ impl Session {
 
     /// A command line, through the same clap tree and dispatch as the CLI.
     fn command_line(&mut self, words: Vec<String>) -> Result<()> {
-        let argv = std::iter::once("fabsh".to_string()).chain(words);
-        let matches = match tree::build().try_get_matches_from(argv) {
+        let argv: Vec<String> = std::iter::once("fabsh".to_string()).chain(words).collect();
+        let matches = match tree::build().try_get_matches_from(&argv) {
             Ok(matches) => matches,
             Err(err) => {
                 let text = err.render().to_string();
@@ -209,7 +209,7 @@ impl Session {
             return Ok(());
         };
         let printer = printer_for(&matches, self.format)?;
-        let (spec, args) = dispatch::prepare(group, sub, &self.settings, &printer)?;
+        let (spec, args) = dispatch::prepare(group, sub, &argv, &self.settings, &printer)?;
         if spec.is_interactive() {
             let err = Error::usage(format!(
                 "`{}` takes over the terminal; run it from a shell",

@@ -112,7 +112,19 @@ fn conflicting_thread_flags_of_a_query_are_a_usage_error() {
 fn an_empty_workspace_given_as_w_is_refused_naming_w() {
     let server = Server::start();
     let run = refused_before_sending(&server, &["workspace", "delete", "-w", "", "--yes"], "-w");
-    assert!(run.stderr.contains("is empty"), "{}", run.stderr);
+    assert!(run.stderr.contains("-w is empty"), "{}", run.stderr);
+    // Only the spelling typed: `--id` and `--workspace` are the same flag's other names.
+    assert!(
+        !run.stderr.contains("--id") && !run.stderr.contains("--workspace"),
+        "the refusal names spellings the user did not type: {}",
+        run.stderr
+    );
+    let run = refused_before_sending(
+        &server,
+        &["workspace", "delete", "--workspace=", "--yes"],
+        "--workspace is empty",
+    );
+    assert!(!run.stderr.contains("-w,"), "{}", run.stderr);
 }
 
 #[test]

@@ -352,14 +352,15 @@ fn the_metadata_endpoint_answers_only_this_machine_whatever_host_a_caller_names(
         &data,
     ]);
     vm.ok_json();
-    let mut child = home
-        .command(&["local", "serve", "--addr", "0.0.0.0:0", "--data-dir", &data])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start local serve");
-    let mut stdout = child.stdout.take().expect("stdout");
+    let mut child = KilledOnDrop(
+        home.command(&["local", "serve", "--addr", "0.0.0.0:0", "--data-dir", &data])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start local serve"),
+    );
+    let mut stdout = child.0.stdout.take().expect("stdout");
     let mut head = String::new();
     let mut byte = [0u8; 1];
     while head.lines().count() < 3 && stdout.read(&mut byte).expect("read") == 1 {
@@ -389,18 +390,62 @@ fn the_metadata_endpoint_answers_only_this_machine_whatever_host_a_caller_names(
         }
         None => eprintln!("no address but loopback here: the peer check was not exercised"),
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    let mut stderr = String::new();
-    let _ = child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr);
+    let stderr = child.stop();
     assert!(
         stderr.contains("warning:")
             && stderr.contains("0.0.0.0")
             && stderr.contains("beyond this machine"),
         "a bind beyond loopback says nothing: {stderr}"
     );
+}
+
+/// A server process that a failing assertion (a panic) does not leave running: it is killed
+/// when this guard is dropped, whatever ends the test.
+struct KilledOnDrop(std::process::Child);
+
+impl KilledOnDrop {
+    /// Kills the process and returns what it wrote to stderr.
+    fn stop(&mut self) -> String {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.0.stderr.take() {
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        stderr
+    }
+}
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_local_run_takes_the_store_lock_local_serve_takes() {
+    // `local serve` on the data dir `--local` uses by default in this home.
+    let home = Home::new();
+    let dir = crate::support::home_env(home.dir.path())
+        .into_iter()
+        .find(|(var, _)| *var == "XDG_DATA_HOME")
+        .map(|(_, data)| data.join("fabsh").join("local"))
+        .expect("XDG_DATA_HOME");
+    let server = Server::on_data_dir(home, dir.clone(), &[]);
+    let run = server
+        .home
+        .run(&["--local", "workspace", "create", "--name", "Twice written"]);
+    assert_ne!(
+        run.code, 0,
+        "a --local run wrote beside local serve: {run:?}"
+    );
+    assert!(
+        run.stderr.contains("already runs on") && run.stderr.contains(&dir.display().to_string()),
+        "the refusal does not name the running server: {}",
+        run.stderr
+    );
+    // Nothing reached the store: the running server lists no such workspace.
+    let listed = server.fabsh(&["workspace", "list"]).stdout;
+    assert!(!listed.contains("Twice written"), "{listed}");
 }

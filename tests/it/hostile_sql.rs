@@ -43,8 +43,16 @@ fn paths(run: &crate::support::Run) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_datasource_lists_its_tables_only_to_callers_who_may_read_them() {
+/// An agent in a workspace of its own over Demo's lakehouse, added by the admin (who may
+/// read Demo), and a Contributor of the agent's workspace with no role in Demo.
+struct OverDemo {
+    server: Server,
+    agents: String,
+    agent: String,
+    member: String,
+}
+
+fn agent_over_demo() -> OverDemo {
     let server = Server::start();
     let created = server
         .fabsh(&["workspace", "create", "--name", "Agents"])
@@ -76,6 +84,23 @@ fn a_datasource_lists_its_tables_only_to_callers_who_may_read_them() {
             lakehouse["workspaceId"].as_str().expect("workspaceId"),
         ])
         .ok_json();
+    let member = principal_token(&server, "member", "Agents", "Contributor");
+    OverDemo {
+        server,
+        agents,
+        agent,
+        member,
+    }
+}
+
+#[test]
+fn a_datasource_lists_its_tables_only_to_callers_who_may_read_them() {
+    let OverDemo {
+        server,
+        agents,
+        agent,
+        member,
+    } = agent_over_demo();
     let list = [
         "data-agent",
         "list-elements",
@@ -91,13 +116,61 @@ fn a_datasource_lists_its_tables_only_to_callers_who_may_read_them() {
         admin_sees.iter().any(|path| path.contains("orders")),
         "the admin, who may read Demo, sees its tables: {admin_sees:?}"
     );
-    // A Contributor of the agent's workspace with no role in Demo.
-    let member = principal_token(&server, "member", "Agents", "Contributor");
     let member_sees = paths(&server.fabsh_as(&member, &list));
     assert!(
         !member_sees
             .iter()
             .any(|path| path.contains("orders") || path.contains("customers")),
         "a caller who may not read Demo lists its tables: {member_sees:?}"
+    );
+}
+
+/// Every part of a definition as text (payloads decoded), lowercased.
+fn definition_text(run: &crate::support::Run) -> String {
+    use base64::Engine;
+    let definition = run.ok_json();
+    let parts = definition["definition"]["parts"].as_array().expect("parts");
+    parts
+        .iter()
+        .map(|part| {
+            let payload = part["payload"].as_str().unwrap_or_default();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(payload)
+                .unwrap_or_else(|_| payload.as_bytes().to_vec());
+            format!("{}\n{}", part["path"], String::from_utf8_lossy(&bytes)).to_lowercase()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn an_agents_definition_shows_a_datasources_tables_only_to_callers_who_may_read_them() {
+    let OverDemo {
+        server,
+        agents,
+        agent,
+        member,
+    } = agent_over_demo();
+    let get = [
+        "data-agent",
+        "get-definition",
+        "-w",
+        &agents,
+        "--id",
+        &agent,
+    ];
+    let admin_reads = definition_text(&server.fabsh(&get));
+    assert!(
+        admin_reads.contains("\"orders\""),
+        "the admin, who may read Demo, reads its tables in the definition: {admin_reads}"
+    );
+    let member_reads = definition_text(&server.fabsh_as(&member, &get));
+    assert!(
+        member_reads.contains("saleslakehouse"),
+        "the member still reads which source the agent uses: {member_reads}"
+    );
+    assert!(
+        !member_reads.contains("\"orders\"") && !member_reads.contains("\"customers\""),
+        "a caller who may not read Demo reads its table names in the definition: {member_reads}"
     );
 }

@@ -560,3 +560,66 @@ fn destructive_calls_ask_the_person_when_the_client_can() {
         }
     });
 }
+
+#[test]
+fn a_deploy_configs_folders_stay_under_the_roots_too() {
+    let server = support::shared(module_path!());
+    let root = tempfile::tempdir().expect("root");
+    let outside = tempfile::tempdir().expect("outside");
+    // A repository outside the roots, and one inside them.
+    for repository in [outside.path(), root.path()] {
+        notebook_dir(&repository.join("repo/Secret.Notebook"));
+        std::fs::write(
+            repository.join("repo/Secret.Notebook/.platform"),
+            r#"{"metadata":{"type":"Notebook","displayName":"Secret"},"config":{"version":"2.0","logicalId":"00000000-0000-0000-0000-000000000000"}}"#,
+        )
+        .expect(".platform");
+    }
+    let outside_repo = outside.path().join("repo").display().to_string();
+    let configs = [
+        (
+            "absolute.yml",
+            format!("core:\n  repository_directory: {outside_repo}\n"),
+        ),
+        (
+            "climbing.yml",
+            format!(
+                "core:\n  repository_directory: ../{}/repo\n",
+                outside.path().file_name().expect("name").to_string_lossy()
+            ),
+        ),
+        (
+            "parameter.yml.cfg",
+            format!("core:\n  repository_directory: repo\n  parameter: {outside_repo}/../p.yml\n"),
+        ),
+        (
+            "inside.yml",
+            "core:\n  repository_directory: repo\n".to_string(),
+        ),
+    ];
+    std::fs::write(outside.path().join("p.yml"), "find_replace: []\n").expect("p.yml");
+    for (name, text) in &configs {
+        std::fs::write(root.path().join(name), text).expect("config");
+    }
+    let root_arg = root.path().to_string_lossy().to_string();
+    runtime().block_on(async {
+        let (client, _) = connect(server, &["--files", &root_arg]).await;
+        for (name, _) in &configs[..3] {
+            let result = call(&client, "deploy_plan", json!({"config": name})).await;
+            let message = message(&result);
+            assert!(
+                message.contains("is refused") && message.contains("argument `config`"),
+                "{name}: {result:?}"
+            );
+            assert!(!message.contains("Secret.Notebook"), "{name}: {message}");
+        }
+        // The same config naming a folder under the root is read (the offline check).
+        let inside = call(&client, "deploy_plan", json!({"config": "inside.yml"})).await;
+        let text = serde_json::to_string(&inside).expect("json");
+        assert!(
+            !text.contains("is refused") && text.contains("Secret"),
+            "{inside:?}"
+        );
+        client.cancel().await.expect("close");
+    });
+}

@@ -122,6 +122,10 @@ pub enum Action {
         /// The `format` asked for, if any.
         #[serde(default)]
         format: Option<String>,
+        /// Workspaces whose data the caller may not read: an agent's datasources over them
+        /// come back without their tables ([`crate::agents::access::unreadable_sources`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unreadable: Vec<String>,
     },
     /// An environment's staging publish; no result (the environment's `publishDetails` tell).
     #[serde(rename_all = "camelCase")]
@@ -212,10 +216,14 @@ impl Action {
                 workspace_id,
                 item_id,
                 format,
+                unreadable,
             } => {
                 let item = items::get(conn, workspace_id, item_id)?
                     .ok_or_else(|| ApiError::item_not_found(item_id))?;
-                let parts = items::parts(conn, item_id)?;
+                let parts = super::agents::access::without_trees_of(
+                    items::parts(conn, item_id)?,
+                    unreadable,
+                );
                 let (format, parts) = definitions::in_format(&item, parts, format.as_deref())?;
                 Ok(Some(definitions::to_wire(format.as_deref(), &item, &parts)))
             }

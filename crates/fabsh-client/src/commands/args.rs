@@ -83,9 +83,25 @@ impl Args {
         args: &[&'static ArgSpec],
         raw: Vec<(&'static ArgSpec, RawValue)>,
     ) -> Result<Args> {
+        Args::check_as_typed(spec, args, raw, &[])
+    }
+
+    /// [`Args::check`], with the spelling the user typed for some flags (`-w` for `--id`), so
+    /// a refused value names the flag as they wrote it; flags not in `typed` are named with
+    /// every spelling.
+    pub fn check_as_typed(
+        spec: &CommandSpec,
+        args: &[&'static ArgSpec],
+        raw: Vec<(&'static ArgSpec, RawValue)>,
+        typed: &[(&'static str, String)],
+    ) -> Result<Args> {
         let mut values = BTreeMap::new();
         for (arg, value) in raw {
-            let checked = check_value(arg, value)?;
+            let name = typed
+                .iter()
+                .find(|(long, _)| *long == arg.long)
+                .map_or_else(|| value_flag_name(arg), |(_, spelled)| spelled.clone());
+            let checked = check_value(arg, &name, value)?;
             if values.insert(arg.long, checked).is_some() {
                 return Err(Error::usage(format!(
                     "{} was given more than once",
@@ -102,11 +118,14 @@ impl Args {
                 .env
                 .and_then(|var| Some((var, crate::config::env_text(var)?)));
             if let Some((var, value)) = from_env {
-                let checked = check_value(arg, RawValue::Text(value))
+                let checked = check_value(arg, &value_flag_name(arg), RawValue::Text(value))
                     .map_err(|err| err.with_hint(format!("the value came from {var}")))?;
                 values.insert(arg.long, checked);
             } else if let Some(default) = arg.default {
-                values.insert(arg.long, check_value(arg, RawValue::Text(default.into()))?);
+                values.insert(
+                    arg.long,
+                    check_value(arg, &value_flag_name(arg), RawValue::Text(default.into()))?,
+                );
             } else if arg.required {
                 if let Some(target) = one_name_target
                     .as_deref()
@@ -243,11 +262,12 @@ fn fill_from_target(
             continue;
         }
         if let Some(arg) = args.iter().find(|arg| arg.long == long) {
-            let checked = check_value(arg, RawValue::Text(text)).map_err(|err| {
-                err.with_hint(format!(
-                    "it came from {target:?}; for names with '/' in them use -w and --id"
-                ))
-            })?;
+            let checked =
+                check_value(arg, &value_flag_name(arg), RawValue::Text(text)).map_err(|err| {
+                    err.with_hint(format!(
+                        "it came from {target:?}; for names with '/' in them use -w and --id"
+                    ))
+                })?;
             values.insert(arg.long, checked);
         }
     }
@@ -276,9 +296,8 @@ fn one_name_for_two(spec: &CommandSpec, target: &str) -> Error {
     ))
 }
 
-/// How a refusal of a value names its flag: as [`flag_name`], plus the other spellings when
-/// there are any, since the user may have typed one of those (`workspace delete -w ""` is a
-/// refusal of `--id`, which the user never wrote).
+/// How a refusal of a value names its flag when the spelling typed is not known: as
+/// [`flag_name`], plus the other spellings, since the user may have typed one of those.
 fn value_flag_name(arg: &ArgSpec) -> String {
     let name = flag_name(arg);
     if arg.aliases.is_empty() || arg.positional {
@@ -293,8 +312,7 @@ fn value_flag_name(arg: &ArgSpec) -> String {
     format!("{name} ({})", others.join(", "))
 }
 
-fn check_value(arg: &ArgSpec, raw: RawValue) -> Result<ArgValue> {
-    let name = value_flag_name(arg);
+fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
     // An empty id is looked up, an empty name sent, an empty folder is the current one:
     // never what was meant, unless the flag gives emptiness a meaning.
     if let RawValue::Text(text) = &raw

@@ -67,3 +67,46 @@ pub fn check_parts(state: &Shared, caller: &Caller, parts: &[Part]) -> Result<()
         Err(_) => Ok(()),
     }
 }
+
+/// The source workspaces of an agent's datasources that `caller` may not read: their table
+/// names are their data too, so a definition read by this caller leaves their trees out.
+pub fn unreadable_sources(state: &Shared, caller: &Caller, parts: &[Part]) -> Vec<String> {
+    let mut hidden: Vec<String> = parts
+        .iter()
+        .filter_map(|part| datasource_doc(part))
+        .filter(|doc| check_source(state, caller, doc).is_err())
+        .map(|doc| doc.workspace_id)
+        .collect();
+    hidden.sort();
+    hidden.dedup();
+    hidden
+}
+
+/// `parts` with the schema tree of every datasource over one of `hidden` emptied.
+pub fn without_trees_of(parts: Vec<Part>, hidden: &[String]) -> Vec<Part> {
+    if hidden.is_empty() {
+        return parts;
+    }
+    parts
+        .into_iter()
+        .map(|part| match datasource_doc(&part) {
+            Some(mut doc) if hidden.contains(&doc.workspace_id) => {
+                doc.elements.clear();
+                // A document that read as one serialises as one.
+                let payload = serde_json::to_vec_pretty(&doc).unwrap_or(part.payload);
+                Part {
+                    path: part.path,
+                    payload,
+                }
+            }
+            _ => part,
+        })
+        .collect()
+}
+
+fn datasource_doc(part: &Part) -> Option<DataSourceDoc> {
+    part.path
+        .ends_with("/datasource.json")
+        .then(|| serde_json::from_slice(&part.payload).ok())
+        .flatten()
+}

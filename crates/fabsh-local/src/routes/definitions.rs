@@ -51,6 +51,16 @@ pub fn get_definition(
         Some(format) => Some(definitions::check_format(&item.item_type, format)?.to_string()),
         None => None,
     };
+    // An agent's datasource over a workspace the caller may not read keeps its tables to
+    // itself, as listing its elements does.
+    let unreadable = if item.item_type == "DataAgent" {
+        let parts = state
+            .db
+            .read(|conn| Ok::<_, ApiError>(items::parts(conn, &item.id)?))?;
+        crate::agents::access::unreadable_sources(&state, &caller, &parts)
+    } else {
+        Vec::new()
+    };
     lro::run(
         &state,
         &caller,
@@ -59,6 +69,7 @@ pub fn get_definition(
             workspace_id: target.ws,
             item_id: target.id,
             format,
+            unreadable,
         },
         InlineAnswer {
             status: StatusCode::OK,

@@ -71,7 +71,7 @@ pub const SHOW: CommandSpec = CommandSpec {
         ITEM,
         ArgSpec::opt(
             "include",
-            ArgKind::Str,
+            ArgKind::List,
             "Extra properties the service adds (DefaultIdentity)",
         ),
     ],
@@ -219,7 +219,9 @@ fn show(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let item = items::get(ctx.api(), &workspace, &id, args.opt_str("include")).await?;
+        // A list flag as on `item list`; the service takes its values comma-separated.
+        let include = Some(args.list("include").join(",")).filter(|text| !text.is_empty());
+        let item = items::get(ctx.api(), &workspace, &id, include.as_deref()).await?;
         Ok(Reply::json(item))
     })
 }
