@@ -172,18 +172,29 @@ impl Run<'_> {
                     }
                 }
             }
+            // The attributes later levels ask for, of this level's new items: read together.
+            let mut reads = Vec::new();
             for row in rows.iter().filter(|r| r.level == Some(level)) {
-                let Some(id) = &row.id else { continue };
+                let Some(id) = row.id.clone() else { continue };
                 let key = (row.item_type.clone(), row.display_name.clone());
-                let attributes =
-                    if needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(id) {
-                        state::item_attributes(self.api, self.workspace, &key.0, id)
-                            .await
-                            .unwrap_or_default()
-                    } else {
-                        target.deployed.get(&key).cloned().unwrap_or_default()
-                    };
-                target.set_deployed(&key.0, &key.1, id, attributes);
+                let known = target.deployed.get(&key).cloned().unwrap_or_default();
+                let fresh = needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(&id);
+                reads.push(
+                    async move {
+                        let attributes = if fresh {
+                            state::item_attributes(self.api, self.workspace, &key.0, &id)
+                                .await
+                                .unwrap_or_default()
+                        } else {
+                            known
+                        };
+                        (key, id, attributes)
+                    }
+                    .boxed(),
+                );
+            }
+            for (key, id, attributes) in at_most(reads, self.concurrency).await {
+                target.set_deployed(&key.0, &key.1, &id, attributes);
             }
         }
         rows
