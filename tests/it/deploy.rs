@@ -483,7 +483,7 @@ fn export_then_apply_to_a_new_workspace_plans_nothing() {
 }
 
 #[test]
-fn dry_run_lists_the_requests_and_changes_nothing() {
+fn dry_run_lists_every_item_and_its_request_and_changes_nothing() {
     let server = shared(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(server, "deploy-dry");
@@ -495,13 +495,47 @@ fn dry_run_lists_the_requests_and_changes_nothing() {
         .iter()
         .filter(|r| r["method"] == "POST" && r["url"].as_str().unwrap_or("").ends_with("/items"))
         .collect();
+    assert_eq!(creates.len(), IN_SCOPE);
     // Example Notebook needs the eventhouse's queryServiceUri, which only the server's answer
-    // for the created eventhouse holds: a dry run cannot render its request.
-    assert_eq!(creates.len(), IN_SCOPE - 1);
+    // for the created eventhouse holds: its request is listed with a placeholder there, and
+    // the lakehouse it names by parameter.yml's $items rule is the planned lakehouse.
+    let notebook = creates
+        .iter()
+        .find(|r| r["body"]["displayName"] == "Example Notebook")
+        .expect("Example Notebook's create is listed");
+    let lakehouse = creates
+        .iter()
+        .find(|r| r["body"]["displayName"] == "WithoutSchema" && r["body"]["type"] == "Lakehouse")
+        .expect("WithoutSchema's create")["plannedId"]
+        .as_str()
+        .expect("planned id")
+        .to_string();
+    let part = notebook["body"]["definition"]["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .find(|p| p["path"] == "notebook-content.py")
+        .expect("notebook-content.py");
+    use base64::Engine;
+    let content = base64::engine::general_purpose::STANDARD
+        .decode(part["payload"].as_str().expect("payload"))
+        .expect("base64");
+    let content = String::from_utf8(content).expect("text");
     assert!(
-        !creates
-            .iter()
-            .any(|r| r["body"]["displayName"] == "Example Notebook")
+        content.contains("$items.Eventhouse.SampleEventhouse.queryserviceuri"),
+        "{content}"
+    );
+    assert!(
+        content.contains(&format!("\"default_lakehouse\": \"{lakehouse}\"")),
+        "{content}"
+    );
+    // Every item is listed with what would happen to it.
+    let items = out["items"].as_array().expect("items");
+    assert_eq!(items.len(), IN_SCOPE, "{out:#}");
+    assert!(
+        items.iter().all(|i| i["outcome"] == "created"
+            && i["id"].as_str().unwrap_or("").starts_with("planned-id-")),
+        "{items:#?}"
     );
     assert!(listed(server, &workspace).is_empty());
 }

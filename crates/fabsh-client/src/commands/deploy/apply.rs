@@ -81,7 +81,8 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         if args.flag("publish-agents") {
             run.publish_agents(&mut rows).await;
         }
-        report(&workspace, rows, ctx.bridge().take_interrupted())
+        let dry_run = ctx.api().options().dry_run;
+        report(&workspace, rows, ctx.bridge().take_interrupted(), dry_run)
     })
 }
 
@@ -214,7 +215,10 @@ impl Run<'_> {
         if let Some(problem) = rendered.problems.first() {
             return Err(Error::runtime(problem.message.clone()));
         }
-        if !rendered.pending.is_empty() {
+        // A dry run creates nothing, so what only a created item's answer holds (an
+        // eventhouse's query URI) stays a placeholder in the request it lists; a real run
+        // must not write one.
+        if !rendered.pending.is_empty() && !self.api.options().dry_run {
             return Err(Error::runtime(format!(
                 "values not known yet: {}",
                 rendered.pending.join(", ")
@@ -340,7 +344,7 @@ impl Run<'_> {
     }
 }
 
-fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool) -> Result<Reply> {
+fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool, dry_run: bool) -> Result<Reply> {
     let count = |outcome: ApplyOutcome| rows.iter().filter(|r| r.outcome == outcome).count();
     let summary = json!({
         "created": count(ApplyOutcome::Created),
@@ -354,7 +358,11 @@ fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool) -> Result<Rep
     });
     let unfinished = count(ApplyOutcome::Failed) + count(ApplyOutcome::NotStarted);
     let value = json!({"workspaceId": workspace, "summary": summary, "items": rows});
-    let reply = Reply::json(value).with_table_rows("items");
+    let mut reply = Reply::json(value.clone()).with_table_rows("items");
+    if dry_run {
+        // Each item with what the run would do, planned ids for those it would create.
+        reply = reply.with_dry_run_items(value["items"].clone());
+    }
     if interrupted {
         return Ok(reply.with_failure(Error::cancelled()));
     }
