@@ -2,8 +2,8 @@
 //! is), against local Fabric. The expected values come from the sample's parameter.yml and
 //! from the workspace's own listing, never from what deploy printed.
 //!
-//! Scope for now: lakehouse shortcuts, environment publishing and semantic model bindings
-//! are not deployed by apply yet.
+//! Scope for now: lakehouse shortcuts and a pipeline's schedules are not deployed by apply
+//! yet.
 
 use crate::support::{Server, shared};
 use serde_json::Value;
@@ -589,4 +589,79 @@ fn the_promotion_script_deploys_to_test_then_to_prod() {
         format!("{IN_SCOPE} {IN_SCOPE} 0\npending false")
     );
     assert_eq!(listed(server, "promote-prod").len(), IN_SCOPE);
+}
+
+/// `(method, path)` of the requests the server received after the first `before`.
+fn requests_since(server: &Server, before: u64) -> Vec<(String, String)> {
+    let after = server.request_count();
+    let log = server.requests();
+    log["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .rev()
+        .take((after - before) as usize)
+        .map(|r| {
+            (
+                r["method"].as_str().unwrap_or("").to_string(),
+                r["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn environments_are_published_and_models_bound_as_parameter_yml_says() {
+    let server = shared(module_path!());
+    // A connection the caller can see: the demo semantic model's, seeded by local Fabric.
+    let (status, connections) = server.get_json("/v1/connections");
+    assert_eq!(status, 200, "{connections}");
+    let connection = connections["value"]
+        .as_array()
+        .expect("connections")
+        .iter()
+        .find(|c| c["connectivityType"] == "ShareableCloud")
+        .expect("a shareable connection")
+        .clone();
+    let connection_id = connection["id"].as_str().expect("connection id");
+    // The sample's default PROD connection becomes that one; ABC has no entry of its own.
+    let repo = Repo::new();
+    let parameters = repo.items().join("parameter.yml");
+    let text = std::fs::read_to_string(&parameters).expect("parameter.yml");
+    let default_prod = "c4f8e2b1-3d2a-4f5b-9c6e-7a8b9c0d1e2f";
+    assert!(text.contains(&format!("PROD: \"{default_prod}\"")));
+    std::fs::write(&parameters, text.replace(default_prod, connection_id)).expect("write");
+
+    let workspace = new_workspace(server, "deploy-after");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+
+    let model = id_of(server, &workspace, "ABC", "SemanticModel");
+    let (status, bound) = server.get_json(&format!(
+        "/v1/workspaces/{workspace}/items/{model}/connections"
+    ));
+    assert_eq!(status, 200, "{bound}");
+    let bound = bound["value"].as_array().expect("connections").clone();
+    assert!(
+        bound.iter().any(|c| c["id"] == connection_id
+            && c["connectionDetails"] == connection["connectionDetails"]),
+        "{bound:#?}"
+    );
+
+    let environment = id_of(server, &workspace, "World", "Environment");
+    let properties = server_properties(server, &workspace, "environments", &environment);
+    assert_eq!(
+        properties["publishDetails"]["state"], "Success",
+        "{properties:#}"
+    );
+
+    // Nothing changed: neither published nor bound again.
+    let before = server.request_count();
+    let again = apply(server, &repo, &workspace, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let writes: Vec<(String, String)> = requests_since(server, before)
+        .into_iter()
+        .filter(|(method, path)| method != "GET" && !path.ends_with("/getDefinition"))
+        .collect();
+    assert!(writes.is_empty(), "the second apply wrote: {writes:?}");
 }

@@ -3,7 +3,7 @@
 //! then the orphans to delete; then, if asked, the data agents published.
 
 use super::plan::{error_count, make_plan};
-use super::{at_most, open_repository, state, target_workspace};
+use super::{after, at_most, open_repository, state, target_workspace};
 use crate::api::data_agents::Agent;
 use crate::api::{ApiClient, definitions, folders, items};
 use crate::commands::args::Args;
@@ -78,6 +78,8 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
             .items(&plan.items, state.target.clone(), &folder_ids)
             .await;
         run.delete_orphans(&plan.items, &mut rows).await;
+        after::publish_environments(ctx.api(), &workspace, &mut rows).await;
+        after::bind_semantic_models(ctx.api(), &workspace, &repo, &mut rows).await;
         if args.flag("publish-agents") {
             run.publish_agents(&mut rows).await;
         }
@@ -135,6 +137,7 @@ impl Run<'_> {
                 id: row.id.clone(),
                 level: row.level,
                 error: None,
+                notes: Vec::new(),
             })
             .collect();
         let top = plan.iter().filter_map(|r| r.level).max().unwrap_or(0);
