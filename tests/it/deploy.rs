@@ -655,13 +655,16 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
         "{properties:#}"
     );
 
-    // Nothing changed: neither published nor bound again.
+    // Nothing changed: neither published nor bound again. (Other tests share the server:
+    // only this workspace's requests count.)
     let before = server.request_count();
     let again = apply(server, &repo, &workspace, &[]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     let writes: Vec<(String, String)> = requests_since(server, before)
         .into_iter()
-        .filter(|(method, path)| method != "GET" && !path.ends_with("/getDefinition"))
+        .filter(|(method, path)| {
+            path.contains(&workspace) && method != "GET" && !path.ends_with("/getDefinition")
+        })
         .collect();
     assert!(writes.is_empty(), "the second apply wrote: {writes:?}");
 }

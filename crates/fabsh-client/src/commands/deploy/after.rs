@@ -8,25 +8,45 @@ use crate::api::{ApiClient, Req, items};
 use crate::error::{Error, Result};
 use fabsh_deploy::plan::Repository;
 use fabsh_model::deploy::{ApplyOutcome, ApplyRow, BindConnection, Connection, ConnectionDetails};
+use futures::StreamExt;
+use futures::channel::mpsc::UnboundedReceiver;
 use serde_json::json;
 
-/// Publishes each environment the apply created or updated.
-pub(super) async fn publish_environments(api: &ApiClient, workspace: &str, rows: &mut [ApplyRow]) {
-    for row in rows.iter_mut().filter(|r| {
-        r.item_type == "Environment"
-            && matches!(r.outcome, ApplyOutcome::Created | ApplyOutcome::Updated)
-    }) {
-        let Some(id) = row.id.clone() else { continue };
-        let req = Req::post(
-            format!("/workspaces/{workspace}/environments/{id}/staging/publish"),
-            json!({}),
-        )
-        .idempotent();
-        match api.lro(req).await {
-            Ok(_) => row.notes.push("published".to_string()),
+/// An environment the apply created or updated: its row and id.
+pub(super) type Deployed = (usize, String);
+
+/// Publishes each environment `deployed` yields, as soon as it does: the publish runs while
+/// later levels deploy, instead of after them. The outcome of each, by row.
+pub(super) async fn publish_environments(
+    api: &ApiClient,
+    workspace: &str,
+    deployed: UnboundedReceiver<Deployed>,
+) -> Vec<(usize, Result<()>)> {
+    deployed
+        .map(|(n, id)| async move {
+            let req = Req::post(
+                format!("/workspaces/{workspace}/environments/{id}/staging/publish"),
+                json!({}),
+            )
+            .idempotent();
+            (n, api.lro(req).await.map(|_| ()))
+        })
+        .buffer_unordered(PUBLISH_CONCURRENCY)
+        .collect()
+        .await
+}
+
+/// How many environments publish at once.
+const PUBLISH_CONCURRENCY: usize = 8;
+
+/// Puts the publishes' outcomes on their rows.
+pub(super) fn record_publishes(rows: &mut [ApplyRow], published: Vec<(usize, Result<()>)>) {
+    for (n, result) in published {
+        match result {
+            Ok(()) => rows[n].notes.push("published".to_string()),
             Err(err) => {
-                row.outcome = ApplyOutcome::Failed;
-                row.error = Some(format!("deployed, but publishing failed: {err}"));
+                rows[n].outcome = ApplyOutcome::Failed;
+                rows[n].error = Some(format!("deployed, but publishing failed: {err}"));
             }
         }
     }

@@ -15,6 +15,7 @@ use fabsh_deploy::plan::{Options, Repository, creation_payload, definition_json}
 use fabsh_deploy::render::{RuleHits, Target};
 use fabsh_model::deploy::{ApplyOutcome, ApplyRow, PlanAction, PlanRow};
 use futures::FutureExt;
+use futures::channel::mpsc::UnboundedSender;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -74,11 +75,13 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         let mut folder_ids = state.folders.clone();
         run.create_folders(&plan.create_folders, &mut folder_ids)
             .await?;
-        let mut rows = run
-            .items(&plan.items, state.target.clone(), &folder_ids)
-            .await;
+        let (environments, deployed) = futures::channel::mpsc::unbounded();
+        let (mut rows, published) = futures::join!(
+            run.items(&plan.items, state.target.clone(), &folder_ids, environments),
+            after::publish_environments(ctx.api(), &workspace, deployed),
+        );
+        after::record_publishes(&mut rows, published);
         run.delete_orphans(&plan.items, &mut rows).await;
-        after::publish_environments(ctx.api(), &workspace, &mut rows).await;
         after::bind_semantic_models(ctx.api(), &workspace, &repo, &mut rows).await;
         if args.flag("publish-agents") {
             run.publish_agents(&mut rows).await;
@@ -123,6 +126,7 @@ impl Run<'_> {
         plan: &[PlanRow],
         mut target: Target,
         folder_ids: &BTreeMap<String, String>,
+        environments: UnboundedSender<after::Deployed>,
     ) -> Vec<ApplyRow> {
         let mut rows: Vec<ApplyRow> = plan
             .iter()
@@ -167,6 +171,13 @@ impl Run<'_> {
             for (n, result) in done {
                 match result {
                     Ok((outcome, id)) => {
+                        if rows[n].item_type == "Environment"
+                            && matches!(outcome, ApplyOutcome::Created | ApplyOutcome::Updated)
+                        {
+                            // Published while the later levels deploy. The receiver lives
+                            // as long as this run, so the send cannot fail.
+                            let _ = environments.unbounded_send((n, id.clone()));
+                        }
                         rows[n].outcome = outcome;
                         rows[n].id = Some(id);
                     }
