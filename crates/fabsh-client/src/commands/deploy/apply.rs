@@ -23,7 +23,7 @@ const MAX_CONCURRENCY: i64 = 64;
 
 pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let concurrency = args.int("concurrency").unwrap_or(8);
+        let concurrency = args.int("concurrency").unwrap_or(32);
         if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
             return Err(Error::usage(format!(
                 "--concurrency must be 1 to {MAX_CONCURRENCY}, not {concurrency}"

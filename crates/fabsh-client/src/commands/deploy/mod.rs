@@ -105,7 +105,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 "How many items of one level are written at once (1 to 64)",
             )
             .range(1, 64)
-            .default("8"),
+            .default("32"),
             ArgSpec::opt(
                 "publish-agents",
                 ArgKind::Bool,
