@@ -6,7 +6,8 @@
 #     plan times one create with its long-running operation (measured as the slowest of a
 #     few single creates on the same server);
 #  2. plan with nothing to do: requests sent and wall time.
-# Needs curl and python3.   Usage: bench/deploy.sh   (builds the release binary first)
+# Needs curl and python3.   Usage: bench/deploy.sh   (builds the release binary first;
+# APPLY_ARGS="--concurrency 16" passes flags to the apply)
 source "$(dirname "$0")/lib.sh"
 LATENCY_MS="${LATENCY_MS:-40}"
 serve --latency-ms "$LATENCY_MS"
@@ -34,7 +35,7 @@ done
 CRITICAL=$(python3 -c "print(round($LEVELS * $ONE, 2))")
 
 before=$(requests); start=$(now)
-"$FABSH" deploy apply --config "$WORK/deploy.yml" -w Bench --environment PROD -o json > "$WORK/apply.json"
+"$FABSH" deploy apply --config "$WORK/deploy.yml" -w Bench --environment PROD -o json ${APPLY_ARGS:-} > "$WORK/apply.json"
 end=$(now); after=$(requests)
 APPLY=$(python3 -c "print(round($end - $start, 2))")
 CREATED=$(python3 -c "import json;print(json.load(open('$WORK/apply.json'))['summary']['created'])")

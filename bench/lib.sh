@@ -3,8 +3,14 @@
 # port. Sets FABSH (the binary) and WORK (the directory).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo build --release --quiet
-FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
+# FABSH_BENCH_BIN=target/debug/fabsh runs an already built binary instead (when the machine
+# is too busy for a release build; say so beside the figures).
+if [ -n "${FABSH_BENCH_BIN:-}" ]; then
+    FABSH="$(realpath "$FABSH_BENCH_BIN")"
+else
+    cargo build --release --quiet
+    FABSH="${CARGO_TARGET_DIR:-$PWD/target}/release/fabsh"
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fabsh-bench.XXXXXX")
 SERVER_PID=
 trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT

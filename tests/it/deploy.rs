@@ -2,8 +2,8 @@
 //! is), against local Fabric. The expected values come from the sample's parameter.yml and
 //! from the workspace's own listing, never from what deploy printed.
 //!
-//! Scope for now: lakehouse shortcuts, environment publishing and semantic model bindings
-//! are not deployed by apply yet.
+//! Scope for now: lakehouse shortcuts and a pipeline's schedules are not deployed by apply
+//! yet.
 
 use crate::support::{Server, shared};
 use serde_json::Value;
@@ -483,7 +483,7 @@ fn export_then_apply_to_a_new_workspace_plans_nothing() {
 }
 
 #[test]
-fn dry_run_lists_the_requests_and_changes_nothing() {
+fn dry_run_lists_every_item_and_its_request_and_changes_nothing() {
     let server = shared(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(server, "deploy-dry");
@@ -495,13 +495,47 @@ fn dry_run_lists_the_requests_and_changes_nothing() {
         .iter()
         .filter(|r| r["method"] == "POST" && r["url"].as_str().unwrap_or("").ends_with("/items"))
         .collect();
+    assert_eq!(creates.len(), IN_SCOPE);
     // Example Notebook needs the eventhouse's queryServiceUri, which only the server's answer
-    // for the created eventhouse holds: a dry run cannot render its request.
-    assert_eq!(creates.len(), IN_SCOPE - 1);
+    // for the created eventhouse holds: its request is listed with a placeholder there, and
+    // the lakehouse it names by parameter.yml's $items rule is the planned lakehouse.
+    let notebook = creates
+        .iter()
+        .find(|r| r["body"]["displayName"] == "Example Notebook")
+        .expect("Example Notebook's create is listed");
+    let lakehouse = creates
+        .iter()
+        .find(|r| r["body"]["displayName"] == "WithoutSchema" && r["body"]["type"] == "Lakehouse")
+        .expect("WithoutSchema's create")["plannedId"]
+        .as_str()
+        .expect("planned id")
+        .to_string();
+    let part = notebook["body"]["definition"]["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .find(|p| p["path"] == "notebook-content.py")
+        .expect("notebook-content.py");
+    use base64::Engine;
+    let content = base64::engine::general_purpose::STANDARD
+        .decode(part["payload"].as_str().expect("payload"))
+        .expect("base64");
+    let content = String::from_utf8(content).expect("text");
     assert!(
-        !creates
-            .iter()
-            .any(|r| r["body"]["displayName"] == "Example Notebook")
+        content.contains("$items.Eventhouse.SampleEventhouse.queryserviceuri"),
+        "{content}"
+    );
+    assert!(
+        content.contains(&format!("\"default_lakehouse\": \"{lakehouse}\"")),
+        "{content}"
+    );
+    // Every item is listed with what would happen to it.
+    let items = out["items"].as_array().expect("items");
+    assert_eq!(items.len(), IN_SCOPE, "{out:#}");
+    assert!(
+        items.iter().all(|i| i["outcome"] == "created"
+            && i["id"].as_str().unwrap_or("").starts_with("planned-id-")),
+        "{items:#?}"
     );
     assert!(listed(server, &workspace).is_empty());
 }
@@ -555,4 +589,82 @@ fn the_promotion_script_deploys_to_test_then_to_prod() {
         format!("{IN_SCOPE} {IN_SCOPE} 0\npending false")
     );
     assert_eq!(listed(server, "promote-prod").len(), IN_SCOPE);
+}
+
+/// `(method, path)` of the requests the server received after the first `before`.
+fn requests_since(server: &Server, before: u64) -> Vec<(String, String)> {
+    let after = server.request_count();
+    let log = server.requests();
+    log["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .rev()
+        .take((after - before) as usize)
+        .map(|r| {
+            (
+                r["method"].as_str().unwrap_or("").to_string(),
+                r["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn environments_are_published_and_models_bound_as_parameter_yml_says() {
+    let server = shared(module_path!());
+    // A connection the caller can see: the demo semantic model's, seeded by local Fabric.
+    let (status, connections) = server.get_json("/v1/connections");
+    assert_eq!(status, 200, "{connections}");
+    let connection = connections["value"]
+        .as_array()
+        .expect("connections")
+        .iter()
+        .find(|c| c["connectivityType"] == "ShareableCloud")
+        .expect("a shareable connection")
+        .clone();
+    let connection_id = connection["id"].as_str().expect("connection id");
+    // The sample's default PROD connection becomes that one; ABC has no entry of its own.
+    let repo = Repo::new();
+    let parameters = repo.items().join("parameter.yml");
+    let text = std::fs::read_to_string(&parameters).expect("parameter.yml");
+    let default_prod = "c4f8e2b1-3d2a-4f5b-9c6e-7a8b9c0d1e2f";
+    assert!(text.contains(&format!("PROD: \"{default_prod}\"")));
+    std::fs::write(&parameters, text.replace(default_prod, connection_id)).expect("write");
+
+    let workspace = new_workspace(server, "deploy-after");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+
+    let model = id_of(server, &workspace, "ABC", "SemanticModel");
+    let (status, bound) = server.get_json(&format!(
+        "/v1/workspaces/{workspace}/items/{model}/connections"
+    ));
+    assert_eq!(status, 200, "{bound}");
+    let bound = bound["value"].as_array().expect("connections").clone();
+    assert!(
+        bound.iter().any(|c| c["id"] == connection_id
+            && c["connectionDetails"] == connection["connectionDetails"]),
+        "{bound:#?}"
+    );
+
+    let environment = id_of(server, &workspace, "World", "Environment");
+    let properties = server_properties(server, &workspace, "environments", &environment);
+    assert_eq!(
+        properties["publishDetails"]["state"], "Success",
+        "{properties:#}"
+    );
+
+    // Nothing changed: neither published nor bound again. (Other tests share the server:
+    // only this workspace's requests count.)
+    let before = server.request_count();
+    let again = apply(server, &repo, &workspace, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let writes: Vec<(String, String)> = requests_since(server, before)
+        .into_iter()
+        .filter(|(method, path)| {
+            path.contains(&workspace) && method != "GET" && !path.ends_with("/getDefinition")
+        })
+        .collect();
+    assert!(writes.is_empty(), "the second apply wrote: {writes:?}");
 }

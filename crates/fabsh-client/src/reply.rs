@@ -41,6 +41,9 @@ pub struct Reply {
     /// What a person at a terminal reads instead of the data (an agent's answer), when no
     /// format or query was asked for; scripts and pipes get the data.
     pub text: Option<String>,
+    /// Under `--dry-run`, what the command would do to each thing it handles (a deploy's
+    /// items), shown beside the requests, which leave out what needs no request.
+    pub dry_run_items: Option<Value>,
 }
 
 impl Reply {
@@ -87,6 +90,7 @@ impl Reply {
             extra_columns: Vec::new(),
             table_rows: None,
             text: None,
+            dry_run_items: None,
         }
     }
 
@@ -111,6 +115,12 @@ impl Reply {
     /// Shows `text` to a person at a terminal instead of the data.
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
         self.text = Some(text.into());
+        self
+    }
+
+    /// Under `--dry-run`, adds `items` (what would happen to each) to the plan of requests.
+    pub fn with_dry_run_items(mut self, items: Value) -> Self {
+        self.dry_run_items = Some(items);
         self
     }
 

@@ -135,4 +135,35 @@ pub struct ApplyRow {
     pub id: Option<String>,
     pub level: Option<u32>,
     pub error: Option<String>,
+    /// What was done after deploying it (an environment published, a semantic model bound)
+    /// or left undone with a reason, as fabric-cicd logs it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The details of a connection, as `GET /connections` and an item's connections list them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionDetails {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub path: Option<String>,
+}
+
+/// A connection as `GET /connections` (and an item's connections) answer it; only what a
+/// binding needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Connection {
+    /// Absent for a connection the item makes itself (`Automatic`).
+    pub id: Option<String>,
+    pub connectivity_type: Option<String>,
+    pub connection_details: Option<ConnectionDetails>,
+}
+
+/// The body of a semantic model's `bindConnection`: the connection's id, connectivity type
+/// and details, as the service lists the connection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindConnection {
+    pub connection_binding: Connection,
 }

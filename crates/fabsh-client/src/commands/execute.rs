@@ -12,7 +12,8 @@ use serde_json::json;
 
 /// Runs `spec`'s handler on `ctx`. Under the command's own `--dry-run` the handler runs to
 /// its end on made-up answers (see [`crate::api::dry_run`]) and the reply is every request
-/// that would have changed something, in order: `{dryRun: true, requests: [...]}`. A context
+/// that would have changed something, in order: `{dryRun: true, requests: [...]}` (and
+/// `items`, when the handler says what it would do to each). A context
 /// that is already a dry run stays one, so a command that runs other commands (`item
 /// bulk-create`) sends nothing either; its inner commands then leave the record to the outer
 /// one.
@@ -53,7 +54,11 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
     }
     // The handler's reply describes made-up answers; the plan is what the user asked for.
     let requests = call.api().take_dry_run_log();
-    Ok(Reply::json(json!({"dryRun": true, "requests": requests})))
+    let mut plan = json!({"dryRun": true, "requests": requests});
+    if let Some(items) = reply.dry_run_items {
+        plan["items"] = items;
+    }
+    Ok(Reply::json(plan))
 }
 
 /// Runs the handler, then confirms the cached names it looked up but sent no request about.

@@ -3,7 +3,7 @@
 //! then the orphans to delete; then, if asked, the data agents published.
 
 use super::plan::{error_count, make_plan};
-use super::{at_most, open_repository, state, target_workspace};
+use super::{after, at_most, open_repository, state, target_workspace};
 use crate::api::data_agents::Agent;
 use crate::api::{ApiClient, definitions, folders, items};
 use crate::commands::args::Args;
@@ -15,6 +15,7 @@ use fabsh_deploy::plan::{Options, Repository, creation_payload, definition_json}
 use fabsh_deploy::render::{RuleHits, Target};
 use fabsh_model::deploy::{ApplyOutcome, ApplyRow, PlanAction, PlanRow};
 use futures::FutureExt;
+use futures::channel::mpsc::UnboundedSender;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -22,7 +23,7 @@ const MAX_CONCURRENCY: i64 = 64;
 
 pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let concurrency = args.int("concurrency").unwrap_or(8);
+        let concurrency = args.int("concurrency").unwrap_or(32);
         if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
             return Err(Error::usage(format!(
                 "--concurrency must be 1 to {MAX_CONCURRENCY}, not {concurrency}"
@@ -74,14 +75,19 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         let mut folder_ids = state.folders.clone();
         run.create_folders(&plan.create_folders, &mut folder_ids)
             .await?;
-        let mut rows = run
-            .items(&plan.items, state.target.clone(), &folder_ids)
-            .await;
+        let (environments, deployed) = futures::channel::mpsc::unbounded();
+        let (mut rows, published) = futures::join!(
+            run.items(&plan.items, state.target.clone(), &folder_ids, environments),
+            after::publish_environments(ctx.api(), &workspace, deployed),
+        );
+        after::record_publishes(&mut rows, published);
         run.delete_orphans(&plan.items, &mut rows).await;
+        after::bind_semantic_models(ctx.api(), &workspace, &repo, &mut rows).await;
         if args.flag("publish-agents") {
             run.publish_agents(&mut rows).await;
         }
-        report(&workspace, rows, ctx.bridge().take_interrupted())
+        let dry_run = ctx.api().options().dry_run;
+        report(&workspace, rows, ctx.bridge().take_interrupted(), dry_run)
     })
 }
 
@@ -120,6 +126,7 @@ impl Run<'_> {
         plan: &[PlanRow],
         mut target: Target,
         folder_ids: &BTreeMap<String, String>,
+        environments: UnboundedSender<after::Deployed>,
     ) -> Vec<ApplyRow> {
         let mut rows: Vec<ApplyRow> = plan
             .iter()
@@ -134,6 +141,7 @@ impl Run<'_> {
                 id: row.id.clone(),
                 level: row.level,
                 error: None,
+                notes: Vec::new(),
             })
             .collect();
         let top = plan.iter().filter_map(|r| r.level).max().unwrap_or(0);
@@ -163,6 +171,13 @@ impl Run<'_> {
             for (n, result) in done {
                 match result {
                     Ok((outcome, id)) => {
+                        if rows[n].item_type == "Environment"
+                            && matches!(outcome, ApplyOutcome::Created | ApplyOutcome::Updated)
+                        {
+                            // Published while the later levels deploy. The receiver lives
+                            // as long as this run, so the send cannot fail.
+                            let _ = environments.unbounded_send((n, id.clone()));
+                        }
                         rows[n].outcome = outcome;
                         rows[n].id = Some(id);
                     }
@@ -172,18 +187,29 @@ impl Run<'_> {
                     }
                 }
             }
+            // The attributes later levels ask for, of this level's new items: read together.
+            let mut reads = Vec::new();
             for row in rows.iter().filter(|r| r.level == Some(level)) {
-                let Some(id) = &row.id else { continue };
+                let Some(id) = row.id.clone() else { continue };
                 let key = (row.item_type.clone(), row.display_name.clone());
-                let attributes =
-                    if needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(id) {
-                        state::item_attributes(self.api, self.workspace, &key.0, id)
-                            .await
-                            .unwrap_or_default()
-                    } else {
-                        target.deployed.get(&key).cloned().unwrap_or_default()
-                    };
-                target.set_deployed(&key.0, &key.1, id, attributes);
+                let known = target.deployed.get(&key).cloned().unwrap_or_default();
+                let fresh = needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(&id);
+                reads.push(
+                    async move {
+                        let attributes = if fresh {
+                            state::item_attributes(self.api, self.workspace, &key.0, &id)
+                                .await
+                                .unwrap_or_default()
+                        } else {
+                            known
+                        };
+                        (key, id, attributes)
+                    }
+                    .boxed(),
+                );
+            }
+            for (key, id, attributes) in at_most(reads, self.concurrency).await {
+                target.set_deployed(&key.0, &key.1, &id, attributes);
             }
         }
         rows
@@ -203,7 +229,10 @@ impl Run<'_> {
         if let Some(problem) = rendered.problems.first() {
             return Err(Error::runtime(problem.message.clone()));
         }
-        if !rendered.pending.is_empty() {
+        // A dry run creates nothing, so what only a created item's answer holds (an
+        // eventhouse's query URI) stays a placeholder in the request it lists; a real run
+        // must not write one.
+        if !rendered.pending.is_empty() && !self.api.options().dry_run {
             return Err(Error::runtime(format!(
                 "values not known yet: {}",
                 rendered.pending.join(", ")
@@ -329,7 +358,7 @@ impl Run<'_> {
     }
 }
 
-fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool) -> Result<Reply> {
+fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool, dry_run: bool) -> Result<Reply> {
     let count = |outcome: ApplyOutcome| rows.iter().filter(|r| r.outcome == outcome).count();
     let summary = json!({
         "created": count(ApplyOutcome::Created),
@@ -343,7 +372,11 @@ fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool) -> Result<Rep
     });
     let unfinished = count(ApplyOutcome::Failed) + count(ApplyOutcome::NotStarted);
     let value = json!({"workspaceId": workspace, "summary": summary, "items": rows});
-    let reply = Reply::json(value).with_table_rows("items");
+    let mut reply = Reply::json(value.clone()).with_table_rows("items");
+    if dry_run {
+        // Each item with what the run would do, planned ids for those it would create.
+        reply = reply.with_dry_run_items(value["items"].clone());
+    }
     if interrupted {
         return Ok(reply.with_failure(Error::cancelled()));
     }

@@ -3,6 +3,7 @@
 //! the pure `fabsh-deploy` crate; these handlers fetch the workspace's state and carry the
 //! plan out.
 
+mod after;
 mod apply;
 mod export;
 mod plan;
@@ -91,7 +92,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "deploy",
         name: "apply",
         summary: "Deploy the repository to a workspace: create, update, move (and delete orphans with --delete-orphans)",
-        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently. Unchanged items are not written. Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed). Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards.",
+        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently. Unchanged items are not written. An environment created or updated is published; a semantic model is bound to the connection parameter.yml's semantic_model_binding gives it for the environment, unless it already uses it (a connection the caller cannot see is noted, not bound). Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed). Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards.",
         args: &[
             DIR,
             WORKSPACE,
@@ -104,7 +105,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 "How many items of one level are written at once (1 to 64)",
             )
             .range(1, 64)
-            .default("8"),
+            .default("32"),
             ArgSpec::opt(
                 "publish-agents",
                 ArgKind::Bool,
