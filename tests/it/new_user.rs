@@ -449,3 +449,44 @@ fn tags_apply_and_unapply_by_display_name() {
         unknown.stderr
     );
 }
+
+// The long-running-operation spinner names what it waits for. Its label reaches an MCP client
+// as the progress message, where a test can read it.
+#[test]
+fn a_long_running_operation_reports_the_command_and_the_item_it_waits_for() {
+    use crate::mcp::{call, connect, runtime, structured};
+    let server = Server::with(&[("lro-ms", "400")]);
+    runtime().block_on(async {
+        let (client, recorder) = connect(&server, &[]).await;
+        let got = call(
+            &client,
+            "item_get_definition",
+            serde_json::json!({"workspace": "Demo", "id": "Welcome"}),
+        )
+        .await;
+        assert!(
+            structured(&got)["definition"]["parts"].is_array(),
+            "{got:?}"
+        );
+        // Notifications may be handed over after the result.
+        let messages = || -> Vec<String> {
+            let progress = recorder.progress.lock().expect("progress");
+            progress.iter().filter_map(|p| p.message.clone()).collect()
+        };
+        for _ in 0..50 {
+            if !messages().is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let messages = messages();
+        assert!(
+            !messages.is_empty()
+                && messages
+                    .iter()
+                    .all(|m| m.starts_with("item get-definition Welcome:")),
+            "{messages:?}"
+        );
+        client.cancel().await.expect("close");
+    });
+}
