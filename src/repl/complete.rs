@@ -6,7 +6,7 @@ use super::meta::META_COMMANDS;
 use super::names::NameSource;
 use crate::commands::REGISTRY;
 use crate::script::{self, stdlib};
-use fabsh_client::commands::common::{TARGET_WORKSPACE, effective_args, target_for};
+use fabsh_client::commands::common::{TARGET_WORKSPACE, effective_args, target_fills, target_for};
 use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec};
 use fabsh_client::output::Format;
 use rhai::Engine;
@@ -329,7 +329,7 @@ fn argument_candidates(
     };
     if !typed.starts_with('-')
         && let Some(target) = target_for(spec)
-        && !positional_given(spec, &args, done)
+        && positional_given(spec, &args, done).is_none()
     {
         return target_candidates(spec, target, typed, names);
     }
@@ -352,8 +352,12 @@ fn item_kind(spec: &CommandSpec) -> Option<Option<&'static str>> {
     }
 }
 
-/// Whether a word after the command's own is a value no flag takes: the positional.
-fn positional_given(spec: &CommandSpec, args: &[&'static ArgSpec], done: &[String]) -> bool {
+/// The word after the command's own that no flag takes as its value: the positional.
+fn positional_given<'w>(
+    spec: &CommandSpec,
+    args: &[&'static ArgSpec],
+    done: &'w [String],
+) -> Option<&'w String> {
     let command_words = spec.path().split(' ').count();
     let mut words = done.iter().skip(command_words);
     while let Some(word) = words.next() {
@@ -362,10 +366,10 @@ fn positional_given(spec: &CommandSpec, args: &[&'static ArgSpec], done: &[Strin
         if takes_value {
             words.next();
         } else if !word.starts_with('-') {
-            return true;
+            return Some(word);
         }
     }
-    false
+    None
 }
 
 /// The `WORKSPACE` or `WORKSPACE/ITEM` positional: workspaces (followed by `/` when an item
@@ -422,9 +426,19 @@ fn command_line_hint(line: &str) -> Option<String> {
     if line.ends_with(' ') && wants_value {
         return None;
     }
+    // `item show Demo/Welcome` gave -w and --id already.
+    let filled: Vec<&str> = positional_given(spec, &args, &words)
+        .map(|target| {
+            target_fills(spec, target)
+                .into_iter()
+                .map(|(long, _)| long)
+                .collect()
+        })
+        .unwrap_or_default();
     let missing: Vec<String> = args
         .iter()
         .filter(|arg| arg.required && arg.default.is_none() && !arg.positional)
+        .filter(|arg| !filled.contains(&arg.long))
         .filter(|arg| {
             !words
                 .iter()
@@ -594,6 +608,12 @@ mod tests {
         assert_eq!(
             vocabulary.hint("item show -w Demo").as_deref(),
             Some(" --id ID|NAME")
+        );
+        // The WORKSPACE/ITEM positional stands for both.
+        assert_eq!(vocabulary.hint("item show Demo/Welcome"), None);
+        assert_eq!(
+            vocabulary.hint("item show Demo").as_deref(),
+            Some(" --workspace ID|NAME")
         );
     }
 }
