@@ -3,6 +3,7 @@
 
 pub mod dispatch;
 pub mod docs;
+mod shell_complete;
 mod shorthands;
 pub mod tree;
 
@@ -20,6 +21,13 @@ use tokio::runtime::Handle;
 
 /// Runs fabsh with these arguments (program name first) and returns the exit code.
 pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
+    // The shells' hidden helper is no registry command: it stays out of help and the docs.
+    if args
+        .get(1)
+        .is_some_and(|word| word == shell_complete::COMMAND)
+    {
+        return shell_complete::run(args, handle);
+    }
     let args = shorthands::expand(args);
     let no_color = args.iter().any(|arg| arg == "--no-color");
     let mut root = tree::build();

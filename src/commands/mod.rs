@@ -174,10 +174,25 @@ fn completions(_ctx: Ctx, args: Args) -> HandlerFuture {
         if std::io::stdout().is_terminal() {
             return Ok(Reply::text(install_hint(name)));
         }
+        if let Some(script) = dynamic_script(name) {
+            return Ok(Reply::text(script.to_string()));
+        }
         let mut buffer = Vec::new();
         clap_complete::generate(shell, &mut crate::cli::tree::build(), "fabsh", &mut buffer);
         Ok(Reply::text(String::from_utf8_lossy(&buffer).into_owned()))
     })
+}
+
+/// The script for a shell whose completion asks `fabsh __complete` on each Tab, so it offers
+/// workspace and item names as well as commands and flags; the other shells get clap's
+/// static script (commands and flags only).
+fn dynamic_script(shell: &str) -> Option<&'static str> {
+    match shell {
+        "bash" => Some(include_str!("shell_scripts/fabsh.bash")),
+        "zsh" => Some(include_str!("shell_scripts/fabsh.zsh")),
+        "fish" => Some(include_str!("shell_scripts/fabsh.fish")),
+        _ => None,
+    }
 }
 
 /// How to install the completions of `shell`, for a person at a terminal.

@@ -6,7 +6,7 @@ use super::meta::META_COMMANDS;
 use super::names::NameSource;
 use crate::commands::REGISTRY;
 use crate::script::{self, stdlib};
-use fabsh_client::commands::common::effective_args;
+use fabsh_client::commands::common::{TARGET_WORKSPACE, effective_args, target_fills, target_for};
 use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec};
 use fabsh_client::output::Format;
 use rhai::Engine;
@@ -180,7 +180,7 @@ fn spec_of(words: &[String]) -> Option<&'static CommandSpec> {
         .or_else(|| REGISTRY.find(group, &format!("{} {}", word(1), word(2))))
 }
 
-fn complete_command_line(before: &str, names: &dyn NameSource) -> (usize, Vec<String>) {
+pub(crate) fn complete_command_line(before: &str, names: &dyn NameSource) -> (usize, Vec<String>) {
     // A word in an open double quote (`--id "Sales a`) is completed as typed, quote and all.
     let open_quote = split_words(before)
         .is_none()
@@ -197,6 +197,21 @@ fn complete_command_line(before: &str, names: &dyn NameSource) -> (usize, Vec<St
         (&words[..words.len() - 1], typed)
     };
     let start = before.len() - current.len();
+    let found = candidates_after(done, current, names)
+        .iter()
+        .map(|candidate| quoted(candidate))
+        .collect();
+    (start, found)
+}
+
+/// What may follow the finished words `done` and start as `current` does (ignoring case, and
+/// a quote the user opened), unquoted.
+pub(crate) fn candidates_after(
+    done: &[String],
+    current: &str,
+    names: &dyn NameSource,
+) -> Vec<String> {
+    let typed = current.strip_prefix('"').unwrap_or(current);
     let candidates: Vec<String> = match done {
         [] => Vec::new(),
         [group] if REGISTRY.find(group, "").is_none() => next_words(group, None),
@@ -204,16 +219,15 @@ fn complete_command_line(before: &str, names: &dyn NameSource) -> (usize, Vec<St
             next_words(group, Some(parent))
         }
         _ => match spec_of(done) {
-            Some(spec) => argument_candidates(spec, done, names),
+            Some(spec) => argument_candidates(spec, done, typed, names),
             None => Vec::new(),
         },
     };
-    let found = candidates
+    let lower = typed.to_lowercase();
+    candidates
         .into_iter()
-        .map(|candidate| quoted(&candidate))
-        .filter(|candidate| candidate.starts_with(current))
-        .collect();
-    (start, found)
+        .filter(|candidate| candidate.to_lowercase().starts_with(&lower))
+        .collect()
 }
 
 /// A word as a command line takes it: in double quotes when it has whitespace.
@@ -277,6 +291,7 @@ fn value_of(args: &[&'static ArgSpec], words: &[String], long: &str) -> Option<S
 fn argument_candidates(
     spec: &'static CommandSpec,
     done: &[String],
+    typed: &str,
     names: &dyn NameSource,
 ) -> Vec<String> {
     let args = effective_args(spec);
@@ -285,13 +300,14 @@ fn argument_candidates(
         return values;
     }
     if let Some(arg) = previous.and_then(|word| flag_named(&args, word)) {
-        if arg.long == "workspace" {
+        if arg.long == "workspace" || (arg.long == "id" && spec.group == "workspace") {
             return names.workspaces();
         }
         if arg.long == "id" {
-            return value_of(&args, done, "workspace")
-                .map(|workspace| names.items(&workspace))
-                .unwrap_or_default();
+            return match (item_kind(spec), value_of(&args, done, "workspace")) {
+                (Some(kind), Some(workspace)) => names.items(&workspace, kind),
+                _ => Vec::new(),
+            };
         }
         match arg.kind {
             ArgKind::Enum(values) => return values.iter().map(|v| v.to_string()).collect(),
@@ -311,6 +327,12 @@ fn argument_candidates(
                 .iter()
                 .any(|word| flag_named(&args, word).is_some_and(|named| named.long == arg.long))
     };
+    if !typed.starts_with('-')
+        && let Some(target) = target_for(spec)
+        && positional_given(spec, &args, done).is_none()
+    {
+        return target_candidates(spec, target, typed, names);
+    }
     args.iter()
         .filter(|arg| !arg.positional && !used(arg))
         .flat_map(|arg| {
@@ -318,6 +340,64 @@ fn argument_candidates(
                 .chain(arg.aliases.iter().map(|alias| format!("--{alias}")))
         })
         .collect()
+}
+
+/// The item type a command's `--id` names: `Some(None)` for any item, `Some(Some(type))` for
+/// one type only (a data agent), `None` when it names no item (a folder).
+fn item_kind(spec: &CommandSpec) -> Option<Option<&'static str>> {
+    match spec.group {
+        "data-agent" => Some(Some("DataAgent")),
+        "folder" => None,
+        _ => Some(None),
+    }
+}
+
+/// The word after the command's own that no flag takes as its value: the positional.
+fn positional_given<'w>(
+    spec: &CommandSpec,
+    args: &[&'static ArgSpec],
+    done: &'w [String],
+) -> Option<&'w String> {
+    let command_words = spec.path().split(' ').count();
+    let mut words = done.iter().skip(command_words);
+    while let Some(word) = words.next() {
+        let takes_value = global_values(word).is_some()
+            || flag_named(args, word).is_some_and(|arg| arg.kind != ArgKind::Bool);
+        if takes_value {
+            words.next();
+        } else if !word.starts_with('-') {
+            return Some(word);
+        }
+    }
+    None
+}
+
+/// The `WORKSPACE` or `WORKSPACE/ITEM` positional: workspaces (followed by `/` when an item
+/// comes next), then, once a `/` is typed, that workspace's items (of the command's type).
+fn target_candidates(
+    spec: &CommandSpec,
+    target: &ArgSpec,
+    typed: &str,
+    names: &dyn NameSource,
+) -> Vec<String> {
+    if target.value_name == TARGET_WORKSPACE.value_name {
+        return names.workspaces();
+    }
+    let Some(kind) = item_kind(spec) else {
+        return names.workspaces();
+    };
+    match typed.split_once('/') {
+        None => names
+            .workspaces()
+            .into_iter()
+            .map(|workspace| format!("{workspace}/"))
+            .collect(),
+        Some((workspace, _)) => names
+            .items(workspace, kind)
+            .into_iter()
+            .map(|item| format!("{workspace}/{item}"))
+            .collect(),
+    }
 }
 
 fn flag_named(args: &[&'static ArgSpec], word: &str) -> Option<&'static ArgSpec> {
@@ -346,9 +426,19 @@ fn command_line_hint(line: &str) -> Option<String> {
     if line.ends_with(' ') && wants_value {
         return None;
     }
+    // `item show Demo/Welcome` gave -w and --id already.
+    let filled: Vec<&str> = positional_given(spec, &args, &words)
+        .map(|target| {
+            target_fills(spec, target)
+                .into_iter()
+                .map(|(long, _)| long)
+                .collect()
+        })
+        .unwrap_or_default();
     let missing: Vec<String> = args
         .iter()
         .filter(|arg| arg.required && arg.default.is_none() && !arg.positional)
+        .filter(|arg| !filled.contains(&arg.long))
         .filter(|arg| {
             !words
                 .iter()
@@ -389,12 +479,81 @@ mod tests {
         fn workspaces(&self) -> Vec<String> {
             vec!["Demo".into(), "Sales team".into()]
         }
-        fn items(&self, workspace: &str) -> Vec<String> {
+        fn items(&self, workspace: &str, kind: Option<&str>) -> Vec<String> {
+            let items = [
+                ("Welcome", "Notebook"),
+                ("SalesLakehouse", "Lakehouse"),
+                ("Sales Model", "SemanticModel"),
+                ("Sales Report", "Report"),
+                ("Sales agent", "DataAgent"),
+            ];
             match workspace {
-                "Demo" => vec!["Welcome".into(), "SalesLakehouse".into()],
+                "Demo" => items
+                    .iter()
+                    .filter(|(_, of)| kind.is_none_or(|kind| kind == *of))
+                    .map(|(name, _)| name.to_string())
+                    .collect(),
                 _ => Vec::new(),
             }
         }
+    }
+
+    #[test]
+    fn every_matching_name_is_offered_quoted_when_it_has_spaces() {
+        let vocabulary = vocabulary();
+        let complete = |before: &str| vocabulary.complete(before, &Demo);
+        let (start, found) = complete("item show -w Demo --id Sal");
+        assert_eq!(start, "item show -w Demo --id ".len());
+        assert_eq!(
+            found,
+            vec![
+                "SalesLakehouse",
+                "\"Sales Model\"",
+                "\"Sales Report\"",
+                "\"Sales agent\""
+            ]
+        );
+        // Typed in a quote, or in another case, the same names.
+        assert_eq!(
+            complete("item show -w Demo --id \"Sales R").1,
+            vec!["\"Sales Report\""]
+        );
+        assert_eq!(complete("item show -w Demo --id welc").1, vec!["Welcome"]);
+    }
+
+    #[test]
+    fn an_agent_command_offers_only_data_agents() {
+        let vocabulary = vocabulary();
+        let complete = |before: &str| vocabulary.complete(before, &Demo).1;
+        assert_eq!(
+            complete("data-agent show -w Demo --id "),
+            vec!["\"Sales agent\""]
+        );
+        assert_eq!(
+            complete("data-agent show Demo/"),
+            vec!["\"Demo/Sales agent\""]
+        );
+    }
+
+    #[test]
+    fn the_workspace_item_form_completes_the_workspace_then_its_items() {
+        let vocabulary = vocabulary();
+        let complete = |before: &str| vocabulary.complete(before, &Demo).1;
+        assert_eq!(complete("item show De"), vec!["Demo/"]);
+        assert_eq!(complete("item show Demo/We"), vec!["Demo/Welcome"]);
+        assert_eq!(
+            complete("item show Demo/Sales"),
+            vec![
+                "Demo/SalesLakehouse",
+                "\"Demo/Sales Model\"",
+                "\"Demo/Sales Report\"",
+                "\"Demo/Sales agent\""
+            ]
+        );
+        // A command that takes only a workspace offers workspaces whole.
+        assert_eq!(complete("item list Sa"), vec!["\"Sales team\""]);
+        // Once the positional is given, flags follow.
+        assert!(complete("item show Demo/Welcome --").contains(&"--id".to_string()));
     }
 
     #[test]
@@ -449,6 +608,12 @@ mod tests {
         assert_eq!(
             vocabulary.hint("item show -w Demo").as_deref(),
             Some(" --id ID|NAME")
+        );
+        // The WORKSPACE/ITEM positional stands for both.
+        assert_eq!(vocabulary.hint("item show Demo/Welcome"), None);
+        assert_eq!(
+            vocabulary.hint("item show Demo").as_deref(),
+            Some(" --workspace ID|NAME")
         );
     }
 }

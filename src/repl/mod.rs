@@ -2,12 +2,12 @@
 //! session with its variables and functions, history in the state dir, completion from the
 //! registry, and Ctrl-C that cancels the running command and returns to the prompt.
 
-mod complete;
+pub(crate) mod complete;
 mod helper;
 mod history;
 mod lines;
 mod meta;
-mod names;
+pub(crate) mod names;
 
 use crate::cli::{dispatch, printer_for, tree};
 use crate::script::{self, Host, ScriptFailure, runner};
@@ -59,6 +59,7 @@ pub fn run(settings: &Settings, bridge: &Bridge, printer: &Printer) -> Result<Ex
         complete::Vocabulary::new(&session.engine, settings.stdlib_dir().as_deref()),
         Box::new(names::SessionNames {
             ctx: session.ctx.clone(),
+            wait: names::REPL_WAIT,
         }),
         color,
     )));

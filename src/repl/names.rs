@@ -1,22 +1,22 @@
-//! Workspace and item names for completion after `-w` and `--id`. They come from the same
-//! per-session lists name resolution keeps (fetched once, dropped by the writes that make
-//! them stale), so Tab costs a request only the first time and after a change.
+//! Workspace and item names for completion after `-w`, `--id` and in `WORKSPACE/ITEM`. They
+//! come from the name cache (see [`fabsh_client::api::names::completion`]): a listing from
+//! the last minute answers Tab without a request, so the REPL and shell completion (a new
+//! process per Tab) cost a request only now and then.
 
-use fabsh_client::api::items::{ListFilter, list_req};
-use fabsh_client::api::{stale, workspaces};
+use fabsh_client::api::names::completion::NameAndType;
 use fabsh_client::context::Ctx;
-use serde_json::Value;
 use std::time::Duration;
 
-/// How long Tab may wait for a list: a slow service must not freeze the prompt.
-const WAIT: Duration = Duration::from_secs(3);
+/// How long the REPL's Tab may wait for a list: a slow service must not freeze the prompt.
+pub const REPL_WAIT: Duration = Duration::from_secs(3);
 
 /// Where completion finds names.
 pub trait NameSource {
     /// The workspaces' display names.
     fn workspaces(&self) -> Vec<String>;
-    /// The display names of the items in the workspace named or identified by `workspace`.
-    fn items(&self, workspace: &str) -> Vec<String>;
+    /// The display names of the items in the workspace named or identified by `workspace`,
+    /// of type `kind` only when given (`DataAgent` for `data-agent show --id`).
+    fn items(&self, workspace: &str, kind: Option<&str>) -> Vec<String>;
 }
 
 /// No names (completion without a connection).
@@ -24,66 +24,58 @@ impl NameSource for () {
     fn workspaces(&self) -> Vec<String> {
         Vec::new()
     }
-    fn items(&self, _workspace: &str) -> Vec<String> {
+    fn items(&self, _workspace: &str, _kind: Option<&str>) -> Vec<String> {
         Vec::new()
     }
 }
 
-/// The names the session's connection sees.
+/// The names the session's connection sees, each lookup given at most `wait`.
 pub struct SessionNames {
     pub ctx: Ctx,
+    pub wait: Duration,
 }
 
 impl SessionNames {
-    fn names(&self, list: fabsh_client::error::Result<std::sync::Arc<Vec<Value>>>) -> Vec<String> {
-        let mut names: Vec<String> = list
-            .map(|list| {
-                list.iter()
-                    .filter_map(|entry| entry["displayName"].as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        names.dedup();
-        names
-    }
-
-    /// Runs `work` on the bridge within [`WAIT`]; a failure or a timeout is no names.
-    fn fetch<T>(
+    /// Runs `work` on the bridge within the wait; a failure or a timeout is no names. What
+    /// a listing taught the name cache is written to its file for the next Tab.
+    fn fetch(
         &self,
-        work: impl std::future::Future<Output = fabsh_client::error::Result<T>>,
-    ) -> fabsh_client::error::Result<T> {
-        self.ctx.bridge().block_on(async move {
-            tokio::time::timeout(WAIT, work)
+        work: impl std::future::Future<Output = fabsh_client::error::Result<Vec<NameAndType>>>,
+    ) -> Vec<NameAndType> {
+        let wait = self.wait;
+        let found = self.ctx.bridge().block_on(async move {
+            tokio::time::timeout(wait, work)
                 .await
                 .unwrap_or_else(|_| Err(fabsh_client::error::Error::runtime("timed out")))
-        })
+        });
+        self.ctx.api().flush_names();
+        found.unwrap_or_default()
     }
+}
+
+/// The names, sorted, each once.
+fn sorted(names: impl Iterator<Item = String>) -> Vec<String> {
+    let mut names: Vec<String> = names.collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 impl NameSource for SessionNames {
     fn workspaces(&self) -> Vec<String> {
         let api = self.ctx.api();
-        let list = self.fetch(api.resolver().cached_list(
-            stale::workspaces_key(),
-            || async { api.all(workspaces::list_req()).await },
-            |_| true,
-        ));
-        self.names(list)
+        let found = self.fetch(api.workspace_names());
+        sorted(found.into_iter().map(|entry| entry.name))
     }
 
-    fn items(&self, workspace: &str) -> Vec<String> {
+    fn items(&self, workspace: &str, kind: Option<&str>) -> Vec<String> {
         let api = self.ctx.api();
-        let list = self.fetch(async {
-            let id = api.resolver().workspace(api, workspace).await?;
-            api.resolver()
-                .cached_list(
-                    stale::items_key(&id, None),
-                    || async { api.all(list_req(&id, &ListFilter::default())).await },
-                    |_| true,
-                )
-                .await
-        });
-        self.names(list)
+        let found = self.fetch(api.item_names(workspace));
+        sorted(
+            found
+                .into_iter()
+                .filter(|entry| kind.is_none_or(|kind| entry.kind.eq_ignore_ascii_case(kind)))
+                .map(|entry| entry.name),
+        )
     }
 }

@@ -239,28 +239,26 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
         assert!(outcomes.contains(&class), "{class} in {outcomes:?}");
     }
 
-    // Every row of the head run not graded yes, in order, and no other.
-    let failed: Vec<String> = head["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter(|row| row["verdict"] != "yes")
-        .map(|row| escaped(row["question"].as_str().expect("question")))
-        .collect();
-    let listed: Vec<String> = html
-        .split("<article class=\"failure\"")
-        .skip(1)
-        .map(|a| {
-            a.split("<h3>")
-                .nth(1)
-                .expect("h3")
-                .split("</h3>")
-                .next()
-                .expect("h3 end")
-                .to_string()
-        })
-        .collect();
-    assert_eq!(listed, failed);
+    // Every row of the head run not graded yes, in order, and no other; identical failures
+    // (same question, verdict and answer) are one card with their count.
+    assert_eq!(failure_cards(&html), distinct_failures(&head));
+    // The base run asked each question twice: its repeated failures are one card each.
+    let base_page = dir.path().join("base.html");
+    evaluations(
+        &fx,
+        &[
+            "report",
+            &base_id,
+            "--output-file",
+            base_page.to_str().expect("path"),
+        ],
+    )
+    .ok_json();
+    let base_html = std::fs::read_to_string(&base_page).expect("the base report");
+    let base_run = evaluations(&fx, &["show", &base_id]).ok_json();
+    let cards = failure_cards(&base_html);
+    assert_eq!(cards, distinct_failures(&base_run));
+    assert!(cards.iter().all(|(_, count)| *count == 2), "{cards:?}");
 
     // The comparison: one change entry per question `evaluations compare` says changed.
     let compared = evaluations(&fx, &["compare", &base_id, &head_id]).ok_json();
@@ -276,6 +274,53 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
     assert_eq!(attributes(section, "data-status"), changed_statuses);
     // At least the markup question, added in the head run.
     assert!(changed_statuses.contains(&"added"), "{compared}");
+}
+
+/// The report's failure cards: each question (escaped) and how many rows it stands for.
+fn failure_cards(html: &str) -> Vec<(String, usize)> {
+    html.split("<article class=\"failure\"")
+        .skip(1)
+        .map(|card| {
+            let count = card
+                .split("data-count=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .and_then(|n| n.parse().ok())
+                .expect("data-count");
+            let question = card
+                .split("<h3>")
+                .nth(1)
+                .expect("h3")
+                .split("</h3>")
+                .next()
+                .expect("h3 end")
+                .to_string();
+            (question, count)
+        })
+        .collect()
+}
+
+/// The rows of a recorded run not graded yes, identical ones (question, verdict, actual)
+/// counted together, in the order first met.
+fn distinct_failures(run: &Value) -> Vec<(String, usize)> {
+    let mut seen: Vec<((String, String, String), usize)> = Vec::new();
+    for row in run["rows"].as_array().expect("rows") {
+        if row["verdict"] == "yes" {
+            continue;
+        }
+        let key = (
+            escaped(row["question"].as_str().expect("question")),
+            row["verdict"].to_string(),
+            row["actual"].to_string(),
+        );
+        match seen.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, count)) => *count += 1,
+            None => seen.push((key, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|((question, _, _), count)| (question, count))
+        .collect()
 }
 
 #[test]

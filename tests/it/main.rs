@@ -17,6 +17,7 @@ mod bad_input_sweep;
 mod bulk;
 mod bulk_resume;
 mod cli_basics;
+mod completion;
 mod consent;
 mod copy_move;
 mod data_agent_endpoints;

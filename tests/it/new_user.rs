@@ -449,3 +449,176 @@ fn tags_apply_and_unapply_by_display_name() {
         unknown.stderr
     );
 }
+
+// The long-running-operation spinner names what it waits for. Its label reaches an MCP client
+// as the progress message, where a test can read it.
+#[test]
+fn a_long_running_operation_reports_the_command_and_the_item_it_waits_for() {
+    use crate::mcp::{call, connect, runtime, structured};
+    let server = Server::with(&[("lro-ms", "400")]);
+    runtime().block_on(async {
+        let (client, recorder) = connect(&server, &[]).await;
+        let got = call(
+            &client,
+            "item_get_definition",
+            serde_json::json!({"workspace": "Demo", "id": "Welcome"}),
+        )
+        .await;
+        assert!(
+            structured(&got)["definition"]["parts"].is_array(),
+            "{got:?}"
+        );
+        // Notifications may be handed over after the result.
+        let messages = || -> Vec<String> {
+            let progress = recorder.progress.lock().expect("progress");
+            progress.iter().filter_map(|p| p.message.clone()).collect()
+        };
+        for _ in 0..50 {
+            if !messages().is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let messages = messages();
+        assert!(
+            !messages.is_empty()
+                && messages
+                    .iter()
+                    .all(|m| m.starts_with("item get-definition Welcome:")),
+            "{messages:?}"
+        );
+        client.cancel().await.expect("close");
+    });
+}
+
+// logicalId: an item that has one exports it; one that has none exports the all-zero GUID, as
+// every recorded getDefinition of an item made without one does (recordings/fabric-cli export,
+// import, set).
+const NO_LOGICAL_ID: &str = "00000000-0000-0000-0000-000000000000";
+
+/// The `config.logicalId` of the `.platform` in folder `dir`.
+fn logical_id_in(dir: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(dir.join(".platform")).expect("read .platform");
+    let platform: serde_json::Value = serde_json::from_str(&text).expect(".platform is JSON");
+    platform["config"]["logicalId"]
+        .as_str()
+        .expect("logicalId")
+        .to_string()
+}
+
+#[test]
+fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
+    let server = Server::start();
+    let out = tempfile::tempdir().expect("temp dir");
+    let export = |name: &str, into: &str| {
+        let dir = out.path().join(into);
+        let dir_text = dir.display().to_string();
+        server
+            .fabsh(&[
+                "item",
+                "get-definition",
+                "-w",
+                "Demo",
+                "--id",
+                name,
+                "--dir",
+                &dir_text,
+            ])
+            .ok_json();
+        logical_id_in(&dir)
+    };
+    // Demo's items were made without one.
+    assert_eq!(export("Welcome", "before"), NO_LOGICAL_ID);
+    let set = "3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e";
+    server
+        .fabsh(&[
+            "item",
+            "update-logical-id",
+            "-w",
+            "Demo",
+            "--id",
+            "Welcome",
+            "--logical-id",
+            set,
+        ])
+        .ok_json();
+    assert_eq!(export("Welcome", "after"), set);
+
+    // A copy made from a definition that carries none has none; one made from a `.platform`
+    // with one keeps it.
+    let before = out.path().join("before").display().to_string();
+    server
+        .fabsh(&[
+            "item", "create", "-w", "Demo", "--name", "Copy", "--type", "Notebook", "--dir",
+            &before,
+        ])
+        .ok_json();
+    assert_eq!(export("Copy", "copy"), NO_LOGICAL_ID);
+    let given = out.path().join("given");
+    std::fs::create_dir_all(&given).expect("dir");
+    for entry in std::fs::read_dir(out.path().join("before")).expect("list") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), given.join(entry.file_name())).expect("copy");
+    }
+    let platform = std::fs::read_to_string(given.join(".platform"))
+        .expect("read")
+        .replace(NO_LOGICAL_ID, "5a1e0c6e-1b2d-4c3e-8f4a-5b6c7d8e9f01");
+    std::fs::write(given.join(".platform"), platform).expect("write");
+    server
+        .fabsh(&[
+            "item",
+            "create",
+            "-w",
+            "Demo",
+            "--name",
+            "Given",
+            "--type",
+            "Notebook",
+            "--dir",
+            &given.display().to_string(),
+        ])
+        .ok_json();
+    assert_eq!(
+        export("Given", "given-again"),
+        "5a1e0c6e-1b2d-4c3e-8f4a-5b6c7d8e9f01"
+    );
+}
+
+#[test]
+fn deploy_export_writes_the_logical_id_an_item_has_and_the_id_of_one_that_has_none() {
+    let server = Server::start();
+    let set = "3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e";
+    server
+        .fabsh(&[
+            "item",
+            "update-logical-id",
+            "-w",
+            "Demo",
+            "--id",
+            "Welcome",
+            "--logical-id",
+            set,
+        ])
+        .ok_json();
+    let model = server
+        .fabsh(&["item", "show", "-w", "Demo", "--id", "Sales Model"])
+        .ok_json();
+    let out = tempfile::tempdir().expect("temp dir");
+    let repo = out.path().join("repo");
+    server
+        .fabsh(&[
+            "deploy",
+            "export",
+            "-w",
+            "Demo",
+            &repo.display().to_string(),
+            "-o",
+            "json",
+        ])
+        .ok_json();
+    assert_eq!(logical_id_in(&repo.join("Welcome.Notebook")), set);
+    assert_eq!(
+        logical_id_in(&repo.join("Sales Model.SemanticModel")),
+        model["id"].as_str().expect("id")
+    );
+}

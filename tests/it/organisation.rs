@@ -169,8 +169,9 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
         .ok_json();
     assert_eq!(set["logicalId"], logical_id);
     // Bulk export carries the item's logical id (recordings/fabric-cli/
-    // bulk_export__test_bulk_export_and_deploy_round_trip); getDefinition the all-zero one, as
-    // every recorded getDefinition does.
+    // bulk_export__test_bulk_export_and_deploy_round_trip); so does getDefinition once one was
+    // set (issue 27; the all-zero GUID of every recorded getDefinition is for items that
+    // have none).
     let welcome = server
         .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
         .ok_json();
@@ -195,10 +196,7 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
     assert_eq!(platform["config"]["logicalId"], logical_id);
     let definition = get_definition(&server, "Welcome", &[]);
     let exported: Value = serde_json::from_str(&decoded(&definition, ".platform")).expect("JSON");
-    assert_eq!(
-        exported["config"]["logicalId"],
-        "00000000-0000-0000-0000-000000000000"
-    );
+    assert_eq!(exported["config"]["logicalId"], logical_id);
     let taken = server.fabsh(&[
         "item",
         "update-logical-id",

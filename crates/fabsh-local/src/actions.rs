@@ -14,6 +14,7 @@ use super::workspace_identity;
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -305,7 +306,7 @@ pub fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<Item, A
             item_type: "SQLEndpoint".into(),
             description: Some(String::new()),
             parent_item_id: Some(item.id.clone()),
-            logical_id: new_id(),
+            logical_id: UNSET_LOGICAL_ID.to_string(),
             sensitivity_label_id: None,
             definition_format: None,
             ..item.clone()

@@ -70,7 +70,10 @@ pub fn apply(conn: &rusqlite::Connection, export: &Export) -> Result<Value, ApiE
         let root = format!("{folder}/{}.{}", item.display_name, item.item_type);
         for part in items::parts(conn, &item.id)?
             .iter()
-            .chain(std::iter::once(&platform_part(item)))
+            .chain(std::iter::once(&platform_part(&Item {
+                logical_id: items::exported_logical_id(&item.id, &item.logical_id),
+                ..item.clone()
+            })))
         {
             parts.push(definition::part(
                 &format!("{root}/{}", part.path),

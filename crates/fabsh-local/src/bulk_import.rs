@@ -153,7 +153,9 @@ pub fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Import, Ap
         }
         let meta = platform::fields(&doc);
         let logical_id = meta.logical_id.unwrap_or_default().to_ascii_lowercase();
-        if !logical_ids.insert(logical_id.clone()) {
+        // Items without an identity (the all-zero GUID) may be many.
+        let anonymous = logical_id.is_empty() || logical_id == platform::UNSET_LOGICAL_ID;
+        if !anonymous && !logical_ids.insert(logical_id.clone()) {
             return Err(ApiError::bad_request(
                 "InvalidInput",
                 format!("The logical id '{logical_id}' appears in more than one item"),
@@ -168,7 +170,11 @@ pub fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Import, Ap
             display_name: meta.display_name.unwrap_or_default(),
             description: meta.description,
             allow_pairing_by_name: per_item.get(&logical_id).copied(),
-            logical_id,
+            logical_id: if anonymous {
+                platform::UNSET_LOGICAL_ID.to_string()
+            } else {
+                logical_id
+            },
             parts: store_parts(&parts),
         });
     }
@@ -354,7 +360,9 @@ fn import_one(
         &item.display_name,
         description.as_deref(),
     )?;
-    items::set_logical_id(conn, &existing.id, &item.logical_id)?;
+    if item.logical_id != platform::UNSET_LOGICAL_ID {
+        items::set_logical_id(conn, &existing.id, &item.logical_id)?;
+    }
     items::move_to_folder(conn, &existing.id, folder_id.as_deref())?;
     let format = format.or(existing.definition_format.clone());
     items::replace_parts(conn, &existing.id, format.as_deref(), &parts)?;

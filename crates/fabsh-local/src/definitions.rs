@@ -150,17 +150,15 @@ pub fn platform_part(item: &Item) -> Part {
 }
 
 /// The getDefinition answer `{"definition": {format?, parts}}`, `.platform` last as the
-/// service orders it. Its `config.logicalId` is the all-zero GUID, as in every recorded
-/// getDefinition (recordings/fabric-cli export, import and set): a definition read this way
-/// carries no identity, so creating an item from it (export → import, copy) mints a new one.
-/// bulkExportDefinitions does give the item's logical id (see `bulk_export`).
+/// service orders it. Its `config.logicalId` is the item's logical id when one was set (at
+/// creation from a `.platform`, by updateLogicalId, by a bulk import), else the all-zero
+/// GUID, as in every recorded getDefinition of an item made without one (recordings/
+/// fabric-cli export, import and set): creating an item from such a definition (export →
+/// import, copy) gives the new item none either. bulkExportDefinitions writes an id for every
+/// item (see `bulk_export`).
 pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> Value {
     let mut wire: Vec<Value> = parts.iter().map(part_to_wire).collect();
-    let anonymous = Item {
-        logical_id: platform::UNSET_LOGICAL_ID.to_string(),
-        ..item.clone()
-    };
-    wire.push(part_to_wire(&platform_part(&anonymous)));
+    wire.push(part_to_wire(&platform_part(item)));
     let mut definition = Map::new();
     if let Some(format) = format {
         definition.insert("format".into(), json!(format));

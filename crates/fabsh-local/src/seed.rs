@@ -13,6 +13,7 @@ use super::store::workspaces::{self, Workspace};
 use super::store::{Db, new_id};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use rusqlite::Connection;
 
 /// Facts fixed at first start and read on every start.
@@ -160,7 +161,7 @@ fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> 
                 display_name: name.into(),
                 description: Some(description.into()),
                 folder_id: None,
-                logical_id: new_id(),
+                logical_id: UNSET_LOGICAL_ID.to_string(),
                 sensitivity_label_id: None,
                 format: format.map(str::to_string),
                 parts: store_parts(&parts),

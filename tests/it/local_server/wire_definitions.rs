@@ -140,13 +140,14 @@ async fn definitions_without_the_required_parts_are_refused_and_change_nothing()
     assert_eq!(ok.status, StatusCode::OK, "{}", ok.text);
 }
 
-/// getDefinition's `.platform` carries the all-zero logicalId (every getDefinition in
-/// recordings/fabric-cli: export__test_export_item_success, import__…Notebook,
-/// set__test_set_item_report_definition_semantic_model_id_success), so a definition read that
-/// way can create a copy in the same workspace (export → import, copy) instead of a 409 for a
-/// logical id in use. bulkExportDefinitions (swagger `Items_BulkExportItemDefinitions`) gives
-/// each item's own logicalId (recordings/fabric-cli/bulk_export__test_bulk_export_and_deploy_round_trip:
-/// non-zero, one per item), which bulk import pairs on.
+/// getDefinition's `.platform` carries the all-zero logicalId for an item that has none (every
+/// getDefinition in recordings/fabric-cli: export__test_export_item_success, import__…Notebook,
+/// set__test_set_item_report_definition_semantic_model_id_success, all of items made without
+/// one) and the item's own once it has one (issue 27: given at creation, set, imported); a
+/// copy in the same workspace is made from a `.platform` without it (as `item copy` sends
+/// none). bulkExportDefinitions (swagger `Items_BulkExportItemDefinitions`) gives every item a
+/// logicalId (recordings/fabric-cli/bulk_export__test_bulk_export_and_deploy_round_trip:
+/// non-zero, one per item, version 8 for items that have none), which bulk import pairs on.
 #[tokio::test]
 async fn get_definition_exports_no_logical_id_and_bulk_export_the_item_s_own() {
     let env = start(inline()).await;
@@ -157,15 +158,18 @@ async fn get_definition_exports_no_logical_id_and_bulk_export_the_item_s_own() {
 
     let parts = definition_of(&env, &ws, id).await;
     let (_, platform_text) = parts.iter().find(|(p, _)| p == ".platform").unwrap();
-    assert_eq!(
-        logical_id_of(platform_text),
-        "00000000-0000-0000-0000-000000000000"
-    );
+    assert_eq!(logical_id_of(platform_text), logical);
 
-    // Re-import what was exported, under another name, into the same workspace: a new item.
+    // Re-import what was exported, under another name and without its identity, into the
+    // same workspace: a new item, which has no logical id.
     let wire: Vec<Value> = parts
         .iter()
-        .map(|(path, text)| part(path, &text.replace("\"nb\"", "\"nb copy\"")))
+        .map(|(path, text)| {
+            let text = text
+                .replace("\"nb\"", "\"nb copy\"")
+                .replace(logical, "00000000-0000-0000-0000-000000000000");
+            part(path, &text)
+        })
         .collect();
     let copy = env
         .post(
@@ -199,4 +203,6 @@ async fn get_definition_exports_no_logical_id_and_bulk_export_the_item_s_own() {
     );
     assert_ne!(ids[0].1, "00000000-0000-0000-0000-000000000000");
     assert_ne!(ids[0].1, logical);
+    // As the service's: version 8, derived from the item, the same on every export.
+    assert_eq!(ids[0].1.as_bytes()[14], b'8', "{ids:?}");
 }

@@ -512,7 +512,9 @@ fn latency_section(run: &Value) -> String {
     out
 }
 
-/// Every row not graded yes, with what was expected, what came back and why.
+/// Every row not graded yes, with what was expected, what came back and why; the repeats that
+/// failed the same way (same question, verdict, expected, actual and reason) are one card
+/// with their count, so a run of many repeats does not bury its few distinct failures.
 fn failures_section(run: &Value) -> String {
     let failed: Vec<&Value> = run["rows"]
         .as_array()
@@ -520,15 +522,52 @@ fn failures_section(run: &Value) -> String {
         .flatten()
         .filter(|row| row["verdict"] != "yes")
         .collect();
-    let mut out = format!("<section><h2>Rows not graded yes ({})</h2>", failed.len());
-    for row in failed {
-        let why = if row["error"].is_null() {
+    let why = |row: &Value| {
+        if row["error"].is_null() {
             text(&row["rationale"])
         } else {
             text(&row["error"])
+        }
+    };
+    let same_failure = |row: &Value| {
+        (
+            text(&row["question"]),
+            text(&row["verdict"]),
+            text(&row["rule"]),
+            text(&row["expected"]),
+            text(&row["actual"]),
+            why(row),
+        )
+    };
+    // Each distinct failure with its rows, in the order first met.
+    let mut groups: Vec<(_, Vec<&Value>)> = Vec::new();
+    for row in &failed {
+        let key = same_failure(row);
+        match groups.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, rows)) => rows.push(row),
+            None => groups.push((key, vec![row])),
+        }
+    }
+    let mut out = format!(
+        "<section><h2>Rows not graded yes ({}, {} distinct)</h2>",
+        failed.len(),
+        groups.len()
+    );
+    for ((question, verdict, rule, expected, actual, why), rows) in groups {
+        let latencies: Vec<i64> = rows
+            .iter()
+            .filter_map(|row| row["latencyMs"].as_i64())
+            .collect();
+        let latency = match (latencies.iter().min(), latencies.iter().max()) {
+            (Some(low), Some(high)) if low != high => format!("{low}–{high} ms"),
+            _ => millis(&rows[0]["latencyMs"]),
+        };
+        let times = match rows.len() {
+            1 => String::new(),
+            n => format!("{n} repeats alike · "),
         };
         // The expected answer of a reference query is its result: the query beside it.
-        let reference = match row["expectedSql"].as_str() {
+        let reference = match rows[0]["expectedSql"].as_str() {
             Some(sql) => format!(
                 "<div>Reference query</div><pre class=\"expected-sql\">{}</pre>",
                 escape(sql)
@@ -537,19 +576,18 @@ fn failures_section(run: &Value) -> String {
         };
         let _ = write!(
             out,
-            "<article class=\"failure\" data-verdict=\"{}\"><h3>{}</h3>\
-             <p class=\"muted\">verdict {} · rule {} · {}</p>{}\
+            "<article class=\"failure\" data-verdict=\"{}\" data-count=\"{}\"><h3>{}</h3>\
+             <p class=\"muted\">{times}verdict {} · rule {} · {latency}</p>{reference}\
              <div>Expected</div><pre class=\"expected\">{}</pre>\
              <div>Actual</div><pre class=\"actual\">{}</pre>\
              <div>Why</div><pre class=\"why\">{}</pre></article>",
-            escape(&text(&row["verdict"])),
-            escape(&text(&row["question"])),
-            escape(&text(&row["verdict"])),
-            escape(&text(&row["rule"])),
-            millis(&row["latencyMs"]),
-            reference,
-            escape(&text(&row["expected"])),
-            escape(&text(&row["actual"])),
+            escape(&verdict),
+            rows.len(),
+            escape(&question),
+            escape(&verdict),
+            escape(&rule),
+            escape(&expected),
+            escape(&actual),
             escape(&why),
         );
     }

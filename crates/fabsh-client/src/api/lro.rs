@@ -115,7 +115,12 @@ impl ApiClient {
             }
         };
         let deadline = Instant::now() + self.options.lro_timeout;
-        let spinner = self.progress.spinner(format!("operation {}", op.id));
+        let label = self
+            .options
+            .label
+            .clone()
+            .unwrap_or_else(|| format!("operation {}", op.id));
+        let spinner = self.progress.spinner(label);
         let mut delay = if op.retry_after.is_zero() {
             FIRST_POLL
         } else {

@@ -62,6 +62,9 @@ pub struct CallOptions {
     /// each lookup at once (set by [`crate::commands::execute`], which starts a command
     /// over when a confirmation fails; see [`names::confirm`]).
     pub confirm_names_later: bool,
+    /// What a long-running operation's spinner says is being waited for (`item
+    /// get-definition Welcome`); the operation's id when no command set one.
+    pub label: Option<String>,
 }
 
 impl Default for CallOptions {
@@ -71,6 +74,7 @@ impl Default for CallOptions {
             no_wait: false,
             lro_timeout: Duration::from_secs(600),
             confirm_names_later: false,
+            label: None,
         }
     }
 }

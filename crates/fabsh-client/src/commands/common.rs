@@ -263,6 +263,19 @@ pub fn call_options(args: &Args) -> CallOptions {
     }
 }
 
+/// What a command's long-running operation waits on, as the user named it: the command and
+/// the thing it acts on (`item get-definition Welcome`), so a spinner says more than an
+/// operation's GUID.
+pub fn operation_label(spec: &CommandSpec, args: &Args) -> String {
+    let target = ["id", "agent", "name", "workspace"]
+        .iter()
+        .find_map(|name| args.opt_str(name));
+    match target {
+        Some(target) => format!("{} {target}", spec.path()),
+        None => spec.path(),
+    }
+}
+
 /// A paged list: every page streamed with `--all`, the first N items with `--limit N`, else
 /// one page and its token.
 pub async fn paged(api: &ApiClient, req: Req, args: &Args) -> Result<Reply> {

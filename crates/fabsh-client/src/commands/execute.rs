@@ -2,7 +2,7 @@
 //! The CLI, the REPL and scripts all run commands through [`execute`].
 
 use super::args::Args;
-use super::common::call_options;
+use super::common::{call_options, operation_label};
 use super::spec::{CommandSpec, Handler};
 use crate::api::names::confirm::STALE_NAME;
 use crate::context::Ctx;
@@ -29,6 +29,7 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
     let mut options = call_options(&args);
     options.dry_run |= inherited;
     options.confirm_names_later = true;
+    options.label = Some(operation_label(spec, &args));
     let nested = ctx.api().options().confirm_names_later;
     let mut call = ctx.for_call(options.clone());
     let mut reply = run_confirmed(handler, &call, args.clone()).await;

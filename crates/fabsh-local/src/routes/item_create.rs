@@ -14,6 +14,7 @@ use crate::store::{folders, items, new_id, principals::Role};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use fabsh_model::item_types;
 use serde_json::{Map, Value};
 
@@ -142,7 +143,7 @@ pub fn create(
 
     let logical_id =
         definitions::given_logical_id(definition.as_ref().and_then(|d| d.platform.as_ref()))
-            .unwrap_or_else(new_id);
+            .unwrap_or_else(|| UNSET_LOGICAL_ID.to_string());
     // Checked now so the caller gets the error at once; checked again when applied, because
     // another request may take the name or delete the folder in between.
     state.db.read(|c| {

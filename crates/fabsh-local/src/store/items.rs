@@ -1,5 +1,6 @@
 //! Items and their definition parts.
 
+use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Map, Value, json};
 
@@ -216,20 +217,63 @@ pub fn list(
     rows.collect()
 }
 
-/// The live item of the workspace holding this logical id, other than `except_id`.
+/// The live item of the workspace holding this logical id, other than `except_id`: its own
+/// (set), or the one a bulk export gave it when it has none (see [`exported_logical_id`]).
+/// The all-zero GUID is no item's: it says "none".
 pub fn logical_id_owner(
     conn: &Connection,
     workspace_id: &str,
     logical_id: &str,
     except_id: &str,
 ) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached(
+    let wanted = logical_id.trim().to_ascii_lowercase();
+    if wanted.is_empty() || wanted == UNSET_LOGICAL_ID {
+        return Ok(None);
+    }
+    let own: Option<String> = conn
+        .prepare_cached(
+            "SELECT id FROM items
+              WHERE workspace_id = ?1 AND logical_id = ?2 COLLATE NOCASE
+                AND deleted_at IS NULL AND id <> ?3",
+        )?
+        .query_row([workspace_id, &wanted, except_id], |r| r.get(0))
+        .optional()?;
+    if own.is_some() {
+        return Ok(own);
+    }
+    let mut unset = conn.prepare_cached(
         "SELECT id FROM items
-          WHERE workspace_id = ?1 AND logical_id = ?2 COLLATE NOCASE
-            AND deleted_at IS NULL AND id <> ?3",
-    )?
-    .query_row([workspace_id, logical_id, except_id], |r| r.get(0))
-    .optional()
+          WHERE workspace_id = ?1 AND logical_id = ?2 AND deleted_at IS NULL AND id <> ?3",
+    )?;
+    let ids = unset.query_map([workspace_id, UNSET_LOGICAL_ID, except_id], |r| {
+        r.get::<_, String>(0)
+    })?;
+    for id in ids {
+        let id = id?;
+        if exported_logical_id(&id, UNSET_LOGICAL_ID) == wanted {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// The logical id a bulk export writes for an item: its own when set, else one derived from
+/// its id (stable, so exporting twice agrees and an import pairs on it). The service's bulk
+/// exports show such ids (version nibble 8, not random v4) for items that have none, while
+/// its getDefinition writes the all-zero GUID for them (recordings/fabric-cli bulk_export and
+/// export).
+pub fn exported_logical_id(item_id: &str, logical_id: &str) -> String {
+    if logical_id != UNSET_LOGICAL_ID {
+        return logical_id.to_string();
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("logicalId:{}", item_id.to_ascii_lowercase()));
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    // RFC 9562 version 8 (custom) and variant bits.
+    bytes[6] = (bytes[6] & 0x0f) | 0x80;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    uuid::Uuid::from_bytes(bytes).to_string()
 }
 
 /// The live item of this type and name (case-insensitive) in the workspace.

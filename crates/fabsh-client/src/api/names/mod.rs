@@ -14,6 +14,7 @@
 //! and listings update it (see [`writes`]); `--no-cache` (or `FABSH_NO_CACHE`) keeps it in
 //! memory for the one process.
 
+pub mod completion;
 pub(crate) mod confirm;
 pub(crate) mod file;
 pub(crate) mod writes;

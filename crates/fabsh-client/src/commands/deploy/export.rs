@@ -62,6 +62,20 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
         for (n, parts) in fetched {
             by_index.insert(n, parts?);
         }
+        // Each item's identity in the repository, and its references in other items' parts
+        // rewritten to it, so apply maps them to the target workspace's items.
+        let identities: HashMap<String, String> = wanted
+            .iter()
+            .enumerate()
+            .map(|(n, item)| {
+                let id = item["id"].as_str().unwrap_or_default().to_string();
+                let logical = by_index
+                    .get(&n)
+                    .and_then(|parts| own_logical_id(parts))
+                    .unwrap_or_else(|| id.clone());
+                (id, logical)
+            })
+            .collect();
         let mut rows = Vec::new();
         for (n, item) in wanted.iter().enumerate() {
             let text = |key: &str| item[key].as_str().unwrap_or_default().to_string();
@@ -82,7 +96,8 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
                 )));
             }
             let description = item["description"].as_str();
-            let platform_doc = platform::render(&item_type, &name, description, &id);
+            let logical_id = identities.get(&id).unwrap_or(&id);
+            let platform_doc = platform::render(&item_type, &name, description, logical_id);
             writer.write_part(
                 &format!("{item_dir}/{}", platform::PATH),
                 &encode_payload(&platform_doc),
@@ -91,9 +106,10 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
                 if part.path == platform::PATH {
                     continue;
                 }
+                let bytes = with_logical_references(part.bytes, &identities);
                 writer.write_part(
                     &format!("{item_dir}/{}", part.path),
-                    &encode_payload(&part.bytes),
+                    &encode_payload(&bytes),
                 )?;
             }
             rows.push(json!({"type": item_type, "displayName": name, "id": id, "path": item_dir}));
@@ -103,6 +119,36 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
         )
         .with_table_rows("items"))
     })
+}
+
+/// The logical id the service's `.platform` gives the item, when it has one: the all-zero
+/// GUID says it has none (the service writes that for items never given one), and the
+/// repository then identifies the item by its id.
+fn own_logical_id(parts: &[RepoPart]) -> Option<String> {
+    let part = parts.iter().find(|part| part.path == platform::PATH)?;
+    let doc = platform::document(&part.bytes).ok()?;
+    platform::fields(&doc)
+        .logical_id
+        .filter(|id| !id.is_empty() && id != platform::UNSET_LOGICAL_ID)
+}
+
+/// A text part with each item id that stands for an item of its own logical id replaced by
+/// that logical id; other parts as they are.
+fn with_logical_references(bytes: Vec<u8>, identities: &HashMap<String, String>) -> Vec<u8> {
+    let renamed: Vec<(&String, &String)> = identities
+        .iter()
+        .filter(|(id, logical)| id != logical)
+        .collect();
+    if renamed.is_empty() {
+        return bytes;
+    }
+    let Ok(mut text) = String::from_utf8(bytes.clone()) else {
+        return bytes;
+    };
+    for (id, logical) in renamed {
+        text = text.replace(id.as_str(), logical);
+    }
+    text.into_bytes()
 }
 
 /// The definition's parts of items that deploy one; none for the others.
