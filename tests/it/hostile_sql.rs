@@ -174,3 +174,53 @@ fn an_agents_definition_shows_a_datasources_tables_only_to_callers_who_may_read_
         "a caller who may not read Demo reads its table names in the definition: {member_reads}"
     );
 }
+
+/// Every exported part as text (payloads decoded), lowercased.
+fn exported_text(run: &crate::support::Run) -> String {
+    use base64::Engine;
+    let exported = run.ok_json();
+    exported["definitionParts"]
+        .as_array()
+        .expect("definitionParts")
+        .iter()
+        .map(|part| {
+            let payload = part["payload"].as_str().unwrap_or_default();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(payload)
+                .unwrap_or_else(|_| payload.as_bytes().to_vec());
+            format!("{}\n{}", part["path"], String::from_utf8_lossy(&bytes)).to_lowercase()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_bulk_export_shows_an_agents_datasource_tables_only_to_callers_who_may_read_them() {
+    let OverDemo {
+        server,
+        agents,
+        agent,
+        member,
+    } = agent_over_demo();
+    let body = serde_json::json!({"mode": "Selective", "items": [{"id": agent}]}).to_string();
+    let export = [
+        "item",
+        "bulk-export-definitions",
+        "-w",
+        &agents,
+        "--content",
+        &body,
+    ];
+    let admin_reads = exported_text(&server.fabsh(&export));
+    assert!(
+        admin_reads.contains("\"orders\""),
+        "the admin, who may read Demo, exports its tables: {admin_reads}"
+    );
+    let member_reads = exported_text(&server.fabsh_as(&member, &export));
+    assert!(
+        member_reads.contains("saleslakehouse")
+            && !member_reads.contains("\"orders\"")
+            && !member_reads.contains("\"customers\""),
+        "a caller who may not read Demo exports its table names: {member_reads}"
+    );
+}

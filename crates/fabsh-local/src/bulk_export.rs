@@ -20,6 +20,10 @@ pub struct Export {
     pub workspace_id: String,
     /// `None` = mode All; else the selected item ids, in order.
     pub item_ids: Option<Vec<String>>,
+    /// Workspaces whose data the caller may not read: agents' datasources over them are
+    /// exported without their tables, as getDefinition answers them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<String>,
 }
 
 /// Whether an item takes part in an export: it has a definition and is not a child item
@@ -68,13 +72,15 @@ pub fn apply(conn: &rusqlite::Connection, export: &Export) -> Result<Value, ApiE
             .and_then(|id| folder_paths.get(id))
             .map_or("", String::as_str);
         let root = format!("{folder}/{}.{}", item.display_name, item.item_type);
-        for part in items::parts(conn, &item.id)?
-            .iter()
-            .chain(std::iter::once(&platform_part(&Item {
-                logical_id: items::exported_logical_id(&item.id, &item.logical_id),
-                ..item.clone()
-            })))
-        {
+        let stored = crate::agents::access::without_trees_of(
+            items::parts(conn, &item.id)?,
+            &export.unreadable,
+        );
+        let platform = platform_part(&Item {
+            logical_id: items::exported_logical_id(&item.id, &item.logical_id),
+            ..item.clone()
+        });
+        for part in stored.iter().chain(std::iter::once(&platform)) {
             parts.push(definition::part(
                 &format!("{root}/{}", part.path),
                 &part.payload,

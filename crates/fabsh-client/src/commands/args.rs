@@ -337,7 +337,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("text", &other)),
         },
         ArgKind::ItemType => match raw {
-            RawValue::Text(text) => checked_item_type(&name, &text).map(ArgValue::Str),
+            RawValue::Text(text) => checked_item_type(name, &text).map(ArgValue::Str),
             other => Err(wrong("an item type", &other)),
         },
         ArgKind::Int => {
@@ -349,7 +349,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
                     .map_err(|_| wrong("a whole number", &text))?,
                 other => return Err(wrong("a whole number", &other)),
             };
-            in_range(&name, arg.range, number).map(ArgValue::Int)
+            in_range(name, arg.range, number).map(ArgValue::Int)
         }
         ArgKind::Bool => match raw {
             RawValue::Bool(value) => Ok(ArgValue::Bool(value)),
@@ -376,7 +376,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
         }
         ArgKind::Json => match raw {
             RawValue::Json(value) => Ok(ArgValue::Json(value)),
-            RawValue::Text(text) => parse_json_or_file(&name, &text).map(ArgValue::Json),
+            RawValue::Text(text) => parse_json_or_file(name, &text).map(ArgValue::Json),
             other => Err(wrong("JSON", &other)),
         },
         ArgKind::Uuid => match raw {
@@ -393,7 +393,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a GUID", &other)),
         },
         ArgKind::File => match raw {
-            RawValue::Text(path) => read_file(&name, &path).map(ArgValue::File),
+            RawValue::Text(path) => read_file(name, &path).map(ArgValue::File),
             RawValue::FileContent { name, bytes } => Ok(ArgValue::File(FileArg {
                 path: PathBuf::from(name),
                 bytes: Arc::new(bytes),
@@ -401,7 +401,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a file path", &other)),
         },
         ArgKind::Secret => match raw {
-            RawValue::Text(text) => secret_value(&name, text).map(ArgValue::Secret),
+            RawValue::Text(text) => secret_value(name, text).map(ArgValue::Secret),
             // The value itself is never shown, whatever it is.
             _ => Err(Error::usage(format!("{name} expects text or @file"))),
         },

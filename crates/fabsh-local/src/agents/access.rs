@@ -73,7 +73,7 @@ pub fn check_parts(state: &Shared, caller: &Caller, parts: &[Part]) -> Result<()
 pub fn unreadable_sources(state: &Shared, caller: &Caller, parts: &[Part]) -> Vec<String> {
     let mut hidden: Vec<String> = parts
         .iter()
-        .filter_map(|part| datasource_doc(part))
+        .filter_map(datasource_doc)
         .filter(|doc| check_source(state, caller, doc).is_err())
         .map(|doc| doc.workspace_id)
         .collect();

@@ -11,7 +11,7 @@ use crate::bulk_import;
 use crate::lro::{self, InlineAnswer};
 use crate::respond::{self, JsonBody, LargeJsonBody, Origin, Query, opt_id};
 use crate::state::Shared;
-use crate::store::items::{self, Item};
+use crate::store::items::{self, FolderScope, Item};
 use crate::store::{folders, principals::Role};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -89,9 +89,20 @@ pub fn export(
             ));
         }
     };
+    // The workspace's agents' datasources over workspaces the caller may not read keep
+    // their tables to themselves, as in an agent's getDefinition.
+    let agent_parts = state.db.read(|conn| {
+        let mut parts = Vec::new();
+        for agent in items::list(conn, &ws, Some("DataAgent"), &FolderScope::All, 0, i64::MAX)? {
+            parts.extend(items::parts(conn, &agent.id)?);
+        }
+        Ok::<_, ApiError>(parts)
+    })?;
+    let unreadable = crate::agents::access::unreadable_sources(&state, &caller, &agent_parts);
     let export = Export {
         workspace_id: ws,
         item_ids,
+        unreadable,
     };
     lro::run(
         &state,
