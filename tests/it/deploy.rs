@@ -2,7 +2,7 @@
 //! is), against local Fabric. The expected values come from the sample's parameter.yml and
 //! from the workspace's own listing, never from what deploy printed.
 //!
-//! Scope for now: lakehouse shortcuts and a pipeline's schedules are not deployed by apply
+//! Scope for now: a pipeline's schedules are not deployed by apply
 //! yet.
 
 use crate::support::{Server, shared};
@@ -667,4 +667,126 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
         })
         .collect();
     assert!(writes.is_empty(), "the second apply wrote: {writes:?}");
+}
+
+/// `(name, path, oneLake target)` of a lakehouse's shortcuts, as the server lists them.
+fn shortcuts_of(server: &Server, workspace: &str, lakehouse: &str) -> Vec<(String, String, Value)> {
+    let (status, listed) = server.get_json(&format!(
+        "/v1/workspaces/{workspace}/items/{lakehouse}/shortcuts"
+    ));
+    assert_eq!(status, 200, "{listed}");
+    let mut rows: Vec<(String, String, Value)> = listed["value"]
+        .as_array()
+        .expect("shortcuts")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["path"]
+                    .as_str()
+                    .unwrap_or("")
+                    .trim_matches('/')
+                    .to_string(),
+                s["target"]["oneLake"].clone(),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+#[test]
+fn lakehouse_shortcuts_are_created_for_the_target_and_a_missing_target_fails() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-shortcuts");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+
+    // The sample's shortcuts.metadata.json name their source lakehouses by logical id and
+    // the zero workspace id: deployed, they point at this workspace's lakehouses.
+    let source = id_of(server, &workspace, "SourceForShortcutLH", "Lakehouse");
+    let holder = id_of(server, &workspace, "TargetForShortcutLH", "Lakehouse");
+    let made = shortcuts_of(server, &workspace, &holder);
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            sample().join("TargetForShortcutLH.Lakehouse/shortcuts.metadata.json"),
+        )
+        .expect("sample shortcuts"),
+    )
+    .expect("json");
+    let mut expected: Vec<(String, String, String)> = file
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["path"]
+                    .as_str()
+                    .unwrap_or("")
+                    .trim_matches('/')
+                    .to_string(),
+                s["target"]["oneLake"]["path"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(expected.len(), 3);
+    let got: Vec<(String, String, String)> = made
+        .iter()
+        .map(|s| {
+            (
+                s.0.clone(),
+                s.1.clone(),
+                s.2["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    assert!(
+        made.iter()
+            .all(|s| s.2["itemId"] == source.as_str() && s.2["workspaceId"] == workspace.as_str()),
+        "{made:?}"
+    );
+    let without = id_of(server, &workspace, "WithoutSchema", "Lakehouse");
+    let with = id_of(server, &workspace, "WithSchema", "Lakehouse");
+    let testing = shortcuts_of(server, &workspace, &with);
+    assert_eq!(testing.len(), 1, "{testing:?}");
+    assert_eq!(testing[0].2["itemId"], without.as_str());
+
+    // A target item that exists nowhere: the service refuses the shortcut (400), the
+    // lakehouse is reported failed and the apply exits 5.
+    let file = repo
+        .items()
+        .join("WithSchema.Lakehouse/shortcuts.metadata.json");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let nowhere = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    std::fs::write(
+        &file,
+        text.replace("c916eeb0-dd6a-ae32-4f4f-966d2414b239", nowhere),
+    )
+    .expect("write");
+    let other = new_workspace(server, "deploy-shortcuts-missing");
+    let failed = apply(server, &repo, &other, &[]);
+    assert_eq!(failed.code, 5, "{}\n{}", failed.stderr, failed.stdout);
+    let out = failed.json();
+    assert_eq!(
+        rows_with(&out, "outcome", "failed"),
+        ["WithSchema.Lakehouse"]
+    );
+    let row = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["outcome"] == "failed")
+        .expect("failed row");
+    let error = row["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("shortcut Testing") && error.contains("HTTP 400"),
+        "{row:#}"
+    );
 }

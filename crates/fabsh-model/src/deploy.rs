@@ -167,3 +167,14 @@ pub struct Connection {
 pub struct BindConnection {
     pub connection_binding: Connection,
 }
+
+/// A lakehouse shortcut as `shortcuts.metadata.json` holds it and the shortcuts routes list
+/// and create it. The target is kept as the repository writes it: it has one of eight kinds
+/// (oneLake, adlsGen2, amazonS3, ...), each with fields of its own, and deploy passes it on
+/// after parameterisation without reading more than a OneLake target's ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shortcut {
+    pub name: String,
+    pub path: String,
+    pub target: serde_json::Value,
+}

@@ -76,11 +76,12 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         run.create_folders(&plan.create_folders, &mut folder_ids)
             .await?;
         let (environments, deployed) = futures::channel::mpsc::unbounded();
-        let (mut rows, published) = futures::join!(
+        let ((mut rows, deployed_target), published) = futures::join!(
             run.items(&plan.items, state.target.clone(), &folder_ids, environments),
             after::publish_environments(ctx.api(), &workspace, deployed),
         );
         after::record_publishes(&mut rows, published);
+        after::sync_shortcuts(ctx.api(), &workspace, &repo, &deployed_target, &mut rows).await;
         run.delete_orphans(&plan.items, &mut rows).await;
         after::bind_semantic_models(ctx.api(), &workspace, &repo, &mut rows).await;
         if args.flag("publish-agents") {
@@ -127,7 +128,7 @@ impl Run<'_> {
         mut target: Target,
         folder_ids: &BTreeMap<String, String>,
         environments: UnboundedSender<after::Deployed>,
-    ) -> Vec<ApplyRow> {
+    ) -> (Vec<ApplyRow>, Target) {
         let mut rows: Vec<ApplyRow> = plan
             .iter()
             .map(|row| ApplyRow {
@@ -212,7 +213,7 @@ impl Run<'_> {
                 target.set_deployed(&key.0, &key.1, &id, attributes);
             }
         }
-        rows
+        (rows, target)
     }
 
     /// Creates, updates or moves plan row `n` (the repository's item `n`).
