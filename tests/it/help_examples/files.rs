@@ -53,6 +53,10 @@ pub fn write(work: &Path) {
                 .to_string(),
         ),
         (
+            "report.sql",
+            "SELECT TOP 5 status, COUNT_BIG(*) AS orders FROM dbo.orders GROUP BY status ORDER BY orders DESC\n".to_string(),
+        ),
+        (
             "returns.csv",
             "return_id,order_id,reason,refund\n1,10,Damaged,49.5\n2,11,Wrong size,24\n".to_string(),
         ),

@@ -96,32 +96,30 @@ pub async fn run_all(
             }
         }
     }
-    let outcomes: HashMap<((String, String), String), Reference> =
-        futures::stream::iter(distinct.into_iter())
-            .map(|key| async move {
-                let ((workspace, item), sql) = &key;
-                let outcome =
-                    sql_endpoint::execute(ctx, workspace, item, sql, false, timeout).await;
-                let reference = match outcome {
-                    Err(err) => {
-                        Reference::Failed(format!("the reference query failed: {}", err.message))
+    let outcomes: HashMap<((String, String), String), Reference> = futures::stream::iter(distinct)
+        .map(|key| async move {
+            let ((workspace, item), sql) = &key;
+            let outcome = sql_endpoint::execute(ctx, workspace, item, sql, false, timeout).await;
+            let reference = match outcome {
+                Err(err) => {
+                    Reference::Failed(format!("the reference query failed: {}", err.message))
+                }
+                Ok(set) if set.is_empty_answer() => Reference::Failed(
+                    "the reference query returned nothing (no rows, or a single NULL)".into(),
+                ),
+                Ok(mut set) => {
+                    set.truncate(REFERENCE_MAX_ROWS);
+                    Reference::Rows {
+                        set,
+                        ordered: orders_rows(sql),
                     }
-                    Ok(set) if set.is_empty_answer() => Reference::Failed(
-                        "the reference query returned nothing (no rows, or a single NULL)".into(),
-                    ),
-                    Ok(mut set) => {
-                        set.truncate(REFERENCE_MAX_ROWS);
-                        Reference::Rows {
-                            set,
-                            ordered: orders_rows(sql),
-                        }
-                    }
-                };
-                (key, reference)
-            })
-            .buffer_unordered(concurrency.max(1))
-            .collect()
-            .await;
+                }
+            };
+            (key, reference)
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
     Ok(questions
         .iter()
         .zip(targets)
