@@ -365,9 +365,13 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .map_or("the rules".to_string(), |m| format!("the judge {m}"));
         let mut summary = pick(&result["summary"], SUMMARY_KEYS);
         run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
-        // Absolute, so runs recorded from different directories name the same file alike.
-        let questions_file = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
-        run["questionsFile"] = json!(questions_file.display().to_string());
+        // Its name, not its local path (which says nothing to a report's other readers); its
+        // sha256 tells whether two runs asked the same questions.
+        let questions_file = file.path.file_name().map_or_else(
+            || file.path.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        run["questionsFile"] = json!(questions_file);
         run["questionsSha256"] = json!(sha256_hex(&file.bytes));
         run["repeats"] = json!(repeats);
         run["concurrency"] = json!(concurrency);
