@@ -681,3 +681,27 @@ fn evaluation_times_are_to_the_second_in_the_readers_zone_and_date_the_chart() {
     assert!(html.contains(&format!("questions.json · sha256 {sha}")));
     assert!(!html.contains(dir.path().to_str().expect("path")));
 }
+
+// `evaluate --baseline ... -o table` shows the comparison (a note beside the questions table)
+// instead of dropping it.
+#[test]
+fn a_table_evaluation_against_a_baseline_says_what_changed() {
+    use crate::data_agent_evaluate::questions;
+    use crate::data_agent_query::{EXAMPLES, published};
+    use crate::evaluations::{evaluate, orders_made_wrong};
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    evaluate(&fx, &file, &[]).ok_json();
+    let changed = orders_made_wrong(&fx, &dir);
+    let run = evaluate(&fx, &changed, &["--baseline", "latest", "-o", "table"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("1 newly failing")
+            && run
+                .stderr
+                .contains("newly failing: How many orders are there?"),
+        "{}",
+        run.stderr
+    );
+}
