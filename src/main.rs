@@ -1,6 +1,8 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before the runtime's threads exist: the zone can be read safely only now.
+    fabsh_client::local_time::remember_local_offset();
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -622,3 +622,86 @@ fn deploy_export_writes_the_logical_id_an_item_has_and_the_id_of_one_that_has_no
         model["id"].as_str().expect("id")
     );
 }
+
+// Evaluation times: to the second, in the reader's zone with its offset (TZ as POSIX gives it:
+// `IST-5:30` is five and a half hours east of UTC), and on the report's chart as dates.
+#[test]
+fn evaluation_times_are_to_the_second_in_the_readers_zone_and_date_the_chart() {
+    use crate::data_agent_evaluate::questions;
+    use crate::data_agent_query::{EXAMPLES, published};
+    use crate::evaluations::evaluate;
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    evaluate(&fx, &file, &[]).ok_json();
+    let zone = [("TZ", "IST-5:30")];
+    let listed = fx.server.fabsh_env(
+        &[
+            "data-agent",
+            "evaluations",
+            "list",
+            "-w",
+            &fx.workspace,
+            "--id",
+            &fx.agent,
+        ],
+        &zone,
+    );
+    let listed: serde_json::Value = serde_json::from_str(&listed.stdout).expect("JSON");
+    let time = listed[0]["time"].as_str().expect("time").to_string();
+    // 2026-11-25T20:18:07+05:30: no fraction, the zone's offset.
+    assert_eq!(time.len(), "2026-11-25T20:18:07+05:30".len(), "{time}");
+    assert!(time.ends_with("+05:30"), "{time}");
+    let run_id = listed[0]["runId"].as_str().expect("id").to_string();
+
+    let page = dir.path().join("report.html");
+    let report = fx.server.fabsh_env(
+        &[
+            "data-agent",
+            "evaluations",
+            "report",
+            &run_id,
+            "--output-file",
+            page.to_str().expect("path"),
+        ],
+        &zone,
+    );
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    let html = std::fs::read_to_string(&page).expect("report");
+    // The x-axis names the run by its day and minute, in the same zone.
+    let axis = format!("{} {}", &time[5..10], &time[11..16]);
+    let trend = &html[html.find("<svg class=\"trend\"").expect("chart")..];
+    assert!(trend.contains(&format!(">{axis}</text>")), "{axis}");
+    // The questions file by its name and sha256, not its local path.
+    let shown = fx
+        .server
+        .fabsh(&["data-agent", "evaluations", "show", &run_id])
+        .ok_json();
+    let sha = shown["questionsSha256"].as_str().expect("sha256");
+    assert!(html.contains(&format!("questions.json · sha256 {sha}")));
+    assert!(!html.contains(dir.path().to_str().expect("path")));
+}
+
+// `evaluate --baseline ... -o table` shows the comparison (a note beside the questions table)
+// instead of dropping it.
+#[test]
+fn a_table_evaluation_against_a_baseline_says_what_changed() {
+    use crate::data_agent_evaluate::questions;
+    use crate::data_agent_query::{EXAMPLES, published};
+    use crate::evaluations::{evaluate, orders_made_wrong};
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    evaluate(&fx, &file, &[]).ok_json();
+    let changed = orders_made_wrong(&fx, &dir);
+    let run = evaluate(&fx, &changed, &["--baseline", "latest", "-o", "table"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("1 newly failing")
+            && run
+                .stderr
+                .contains("newly failing: How many orders are there?"),
+        "{}",
+        run.stderr
+    );
+}

@@ -12,6 +12,7 @@ pub mod config;
 pub mod context;
 pub mod definition;
 pub mod error;
+pub mod local_time;
 pub mod output;
 pub mod reply;
 pub mod stdlib;

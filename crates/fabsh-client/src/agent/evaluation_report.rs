@@ -76,6 +76,47 @@ fn to_the_second(recorded: &str) -> String {
         .unwrap_or_else(|| recorded.to_string())
 }
 
+/// A run's place on the trend chart's x-axis: its day and minute (`11-25 20:18`) in the time
+/// as recorded (shown in the reader's zone by the store).
+fn axis_date(recorded: &str) -> String {
+    use time::format_description::well_known::Rfc3339;
+    let shown = time::macros::format_description!("[month]-[day] [hour]:[minute]");
+    time::OffsetDateTime::parse(recorded, &Rfc3339)
+        .ok()
+        .and_then(|at| at.format(&shown).ok())
+        .unwrap_or_else(|| recorded.to_string())
+}
+
+/// The trend chart's legend: each configuration fingerprint with the runs (1 = oldest) made
+/// on it, in order, a new entry whenever it changes.
+fn fingerprint_legend(history: &[Value]) -> String {
+    let mut spans: Vec<(String, usize, usize)> = Vec::new();
+    for (i, run) in history.iter().enumerate() {
+        let fingerprint = run["configurationFingerprint"]
+            .as_str()
+            .map_or_else(|| "none".to_string(), |f| short(f, 7));
+        match spans.last_mut() {
+            Some((known, _, last)) if *known == fingerprint => *last = i + 1,
+            _ => spans.push((fingerprint, i + 1, i + 1)),
+        }
+    }
+    let entries: Vec<String> = spans
+        .iter()
+        .map(|(fingerprint, first, last)| {
+            let runs = if first == last {
+                format!("run {first}")
+            } else {
+                format!("runs {first}–{last}")
+            };
+            format!("<code>{}</code> {runs}", escape(fingerprint))
+        })
+        .collect();
+    format!(
+        "<p class=\"muted legend\">Configurations: {}</p>",
+        entries.join(", ")
+    )
+}
+
 /// The page.
 pub fn render(report: &Report) -> String {
     let run = report.run;
@@ -171,8 +212,9 @@ fn summary_section(run: &Value) -> String {
     }
     let _ = write!(
         out,
-        "</dl><p class=\"muted\">Questions file: {}</p></section>",
-        escape(&text(&run["questionsFile"]))
+        "</dl><p class=\"muted\">Questions file: {} · sha256 {}</p></section>",
+        escape(&text(&run["questionsFile"])),
+        escape(&text(&run["questionsSha256"]))
     );
     out
 }
@@ -247,7 +289,8 @@ const TREND_MIN_SCALE: f64 = 0.8;
 /// a script, it opens at its right end: the newest runs and this one are what a phone
 /// shows first. The percent scale is drawn on both sides so it is in view at either end.
 fn trend_section(history: &[Value], current: &str) -> String {
-    let (height, left, right, top, bottom) = (260.0, 44.0, 44.0, 16.0, 70.0);
+    // Room on the left for the first run's date, rotated under the axis.
+    let (height, left, right, top, bottom) = (260.0, 60.0, 44.0, 16.0, 70.0);
     let steps = history.len().saturating_sub(1) as f64;
     let width = (left + right + RUN_STEP * steps).max(TREND_MIN_WIDTH);
     let plot_w = width - left - right;
@@ -300,9 +343,10 @@ fn trend_section(history: &[Value], current: &str) -> String {
         let id = text(&run["runId"]);
         let is_current = id == current;
         let rate = run["passRate"].as_f64().unwrap_or(0.0);
-        let label = run["configurationFingerprint"]
+        let fingerprint = run["configurationFingerprint"]
             .as_str()
             .map_or_else(|| "none".to_string(), |f| short(f, 7));
+        let label = axis_date(&text(&run["time"]));
         let (cx, cy) = (x(i), y(rate));
         let _ = write!(
             svg,
@@ -314,7 +358,7 @@ fn trend_section(history: &[Value], current: &str) -> String {
             escape(&id),
             escape(&to_the_second(&text(&run["time"]))),
             percent(&run["passRate"]),
-            escape(&label),
+            escape(&fingerprint),
             if is_current { 7 } else { 4 },
             if is_current { "#f0a000" } else { "#fff" },
             top + plot_h + 14.0,
@@ -330,9 +374,11 @@ fn trend_section(history: &[Value], current: &str) -> String {
     svg.push_str("</svg>");
     format!(
         "<section><h2>Pass rate over the agent's {}</h2><div class=\"chart\">{svg}</div>\
-         <p class=\"muted\">Oldest to newest; each point is labelled with its configuration \
-         fingerprint; the larger amber point is this run.</p></section>",
-        runs(history.len(), "recorded run")
+         <p class=\"muted\">Oldest to newest, each point at its date (month-day hour:minute); \
+         a point's tooltip names its configuration fingerprint; the larger amber point is this \
+         run.</p>{}</section>",
+        runs(history.len(), "recorded run"),
+        fingerprint_legend(history)
     )
 }
 

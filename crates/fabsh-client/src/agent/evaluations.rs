@@ -186,7 +186,7 @@ impl Store {
                 let summary: Value = serde_json::from_str(&summary).unwrap_or(Value::Null);
                 Ok(json!({
                     "runId": row.get::<_, String>(0)?,
-                    "time": row.get::<_, String>(1)?,
+                    "time": crate::local_time::shown(&row.get::<_, String>(1)?),
                     "passRate": row.get::<_, f64>(2)?,
                     "runs": summary["runs"],
                     "configurationFingerprint": row.get::<_, Option<String>>(4)?,
@@ -259,7 +259,7 @@ impl Store {
                     let summary: String = row.get(12)?;
                     Ok(json!({
                         "runId": row.get::<_, String>(0)?,
-                        "time": row.get::<_, String>(1)?,
+                        "time": crate::local_time::shown(&row.get::<_, String>(1)?),
                         "workspace": {"id": row.get::<_, String>(2)?, "name": row.get::<_, Option<String>>(3)?},
                         "agent": {"id": row.get::<_, String>(4)?, "name": row.get::<_, Option<String>>(5)?},
                         "grading": row.get::<_, String>(6)?,

@@ -381,9 +381,13 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .map_or("the rules".to_string(), |m| format!("the judge {m}"));
         let mut summary = pick(&result["summary"], SUMMARY_KEYS);
         run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
-        // Absolute, so runs recorded from different directories name the same file alike.
-        let questions_file = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
-        run["questionsFile"] = json!(questions_file.display().to_string());
+        // Its name, not its local path (which says nothing to a report's other readers); its
+        // sha256 tells whether two runs asked the same questions.
+        let questions_file = file.path.file_name().map_or_else(
+            || file.path.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        run["questionsFile"] = json!(questions_file);
         run["questionsSha256"] = json!(sha256_hex(&file.bytes));
         run["repeats"] = json!(repeats);
         run["concurrency"] = json!(concurrency);
@@ -406,15 +410,50 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             bar,
             fail_on_regression: args.flag("fail-on-regression"),
         };
+        // A table shows the questions only: the comparison comes with it as a note.
+        let compared = comparison.as_ref().map(comparison_note);
         if let Some(comparison) = comparison {
             out["comparison"] = comparison;
         }
-        let reply = reply(out, gate, &grader);
+        let mut reply = reply(out, gate, &grader);
+        if let Some(note) = compared {
+            reply = reply.with_note(note);
+        }
         Ok(match run_id {
             Some(id) => reply.with_note(format!("recorded as evaluation run {id}")),
             None => reply,
         })
     })
+}
+
+/// The comparison with the baseline in one line: the counts, the pass-rate change and the
+/// questions that newly fail.
+fn comparison_note(comparison: &Value) -> String {
+    let count = |key: &str| comparison[key].as_u64().unwrap_or(0);
+    let base = comparison["base"]["runId"].as_str().unwrap_or_default();
+    let delta = comparison["passRateDelta"]
+        .as_f64()
+        .map_or_else(|| "—".to_string(), |d| format!("{:+.1} pts", d * 100.0));
+    let failing: Vec<&str> = comparison["questions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|q| q["status"] == "newly_failing")
+        .filter_map(|q| q["question"].as_str())
+        .collect();
+    let mut note = format!(
+        "compared with run {}: {} newly failing, {} newly passing, {} flaky, {} unclear, {} unchanged; pass rate {delta}",
+        base.get(..8).unwrap_or(base),
+        count("newlyFailing"),
+        count("newlyPassing"),
+        count("flaky"),
+        count("unclear"),
+        count("unchanged"),
+    );
+    if !failing.is_empty() {
+        note.push_str(&format!("; newly failing: {}", failing.join(" | ")));
+    }
+    note
 }
 
 /// A question's summary with `failedAnswer`: what the agent answered (or the error) on its

@@ -220,6 +220,8 @@ pub fn record(tracking: &mut Tracking, run: &mut Value, rows: &[Value]) -> Resul
     run["runId"] = json!(id);
     run["time"] = json!(
         time::OffsetDateTime::now_utc()
+            .replace_nanosecond(0)
+            .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
             .format(&Rfc3339)
             .map_err(|err| Error::runtime("cannot format the time").with_cause(err))?
     );

@@ -25,7 +25,7 @@ pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations list",
     summary: "List the recorded evaluation runs of an agent, newest first",
-    about: "Runs recorded by `data-agent evaluate` in the evaluation store (the user data dir's fabsh/evaluations.sqlite3): runId, time (UTC), passRate, runs (questions × repeats), grading and configurationFingerprint, a hash of the agent's published configuration that changes when it is republished differently.",
+    about: "Runs recorded by `data-agent evaluate` in the evaluation store (the user data dir's fabsh/evaluations.sqlite3): runId, time (to the second, in your zone, with its offset), passRate, runs (questions × repeats), grading and configurationFingerprint, a hash of the agent's published configuration that changes when it is republished differently.",
     args: &[WORKSPACE, AGENT],
     traits: Traits::READ.unpaged_list(),
     columns: &[
@@ -102,7 +102,7 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations report",
     summary: "Write a recorded evaluation run as a self-contained HTML report",
-    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point labelled with its configuration fingerprint), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error. --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
+    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point at its date, its configuration fingerprint in its tooltip and the legend), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error (repeats that failed alike as one card with their count). --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
     args: &[
         RUN,
         // `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
