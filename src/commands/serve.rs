@@ -379,10 +379,9 @@ fn exposure_warning(addr: SocketAddr) -> String {
 fn print_live(terminal: &Terminal<'_>, dir: &Path) -> Result<ExitCode> {
     let bridge = terminal.bridge;
     let found = bridge.block_on(async {
-        let found = record::live(dir).await;
-        match found {
-            Some(found) if record::proves_itself(dir, &found).await? => Ok(found),
-            _ => Err(record::already_served(dir).await),
+        match record::proven(dir).await? {
+            Some(found) => Ok(found),
+            None => Err(record::already_served(dir).await),
         }
     })?;
     let token = fabsh_local::admin::admin_token(dir, LIVE_TOKEN_SECONDS).map_err(local_error)?;

@@ -21,7 +21,7 @@ const PROOF_WAIT: Duration = Duration::from_secs(5);
 
 /// What `serve.json` holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(super) struct Record {
+pub(crate) struct Record {
     pub pid: u32,
     /// The API base URL, `http://127.0.0.1:PORT/v1`.
     pub endpoint: String,
@@ -82,6 +82,15 @@ pub(super) async fn live(dir: &Path) -> Option<Record> {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     None
+}
+
+/// The record of the server running on `dir`, once it has proved itself; none when no
+/// server holds the lock, or what answers at its endpoint is not that server.
+pub(crate) async fn proven(dir: &Path) -> Result<Option<Record>> {
+    match live(dir).await {
+        Some(found) if proves_itself(dir, &found).await? => Ok(Some(found)),
+        _ => Ok(None),
+    }
 }
 
 /// Whether what answers at the record's endpoint is the server of `dir`: it must give the

@@ -424,7 +424,7 @@ impl Drop for KilledOnDrop {
 }
 
 #[test]
-fn a_local_run_takes_the_store_lock_local_serve_takes() {
+fn a_local_run_beside_local_serve_goes_through_that_server() {
     // `local serve` on the data dir `--local` uses by default in this home.
     let home = Home::new();
     let dir = crate::support::home_env(home.dir.path())
@@ -433,19 +433,60 @@ fn a_local_run_takes_the_store_lock_local_serve_takes() {
         .map(|(_, data)| data.join("fabsh").join("local"))
         .expect("XDG_DATA_HOME");
     let server = Server::on_data_dir(home, dir.clone(), &[]);
+    let before = server.request_count();
     let run = server
         .home
-        .run(&["--local", "workspace", "create", "--name", "Twice written"]);
-    assert_ne!(
-        run.code, 0,
-        "a --local run wrote beside local serve: {run:?}"
-    );
+        .run(&["--local", "workspace", "create", "--name", "Written once"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // The running server took the request (no second server wrote its store)...
+    let seen = server.requests()["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .any(|r| r["method"] == "POST" && r["path"] == "/v1/workspaces");
     assert!(
-        run.stderr.contains("already runs on") && run.stderr.contains(&dir.display().to_string()),
-        "the refusal does not name the running server: {}",
-        run.stderr
+        seen && server.request_count() > before,
+        "not through the server"
     );
-    // Nothing reached the store: the running server lists no such workspace.
-    let listed = server.fabsh(&["workspace", "list"]).stdout;
-    assert!(!listed.contains("Twice written"), "{listed}");
+    // ...and answers with what was written.
+    let (_, listed) = server.get_json("/v1/workspaces");
+    assert!(listed.to_string().contains("Written once"), "{listed}");
+}
+
+#[test]
+fn concurrent_local_runs_on_one_store_take_turns_and_all_succeed() {
+    let home = Home::new();
+    // Started together, before any is waited for.
+    let children: Vec<_> = (0..3)
+        .map(|n| {
+            home.command(&[
+                "--local",
+                "workspace",
+                "create",
+                "--name",
+                &format!("Turn {n}"),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let listed = home
+        .run(&["--local", "workspace", "list", "-q", "[].displayName"])
+        .ok_json();
+    for n in 0..3 {
+        assert!(
+            listed.to_string().contains(&format!("Turn {n}")),
+            "{listed}"
+        );
+    }
 }

@@ -117,8 +117,7 @@ pub const CACHE: Group = Group {
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, DEPLOY, JOB, SCHEDULE, API, AUTH, CONFIG,
-    CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, DEPLOY, JOB, SCHEDULE, API, AUTH, CONFIG, CACHE,
 ];
 
 /// A set of groups: what one front end serves.
