@@ -77,7 +77,7 @@ fn data_agent_input_is_checked_before_sending() {
         ),
         (
             vec!["data-agent", "reset", "-w", "", "--id", AGENT, "--yes"],
-            "--workspace is empty",
+            "-w is empty",
         ),
         (
             vec![

@@ -104,8 +104,9 @@ fn every_workspace_and_agent_flag_takes_a_name() {
         "{}",
         element.stderr
     );
-    // A blank value is neither an id nor a name: exit 2, nothing sent.
-    for (flag, value, named) in [("-w", " ", "--workspace"), ("--id", "", "--id")] {
+    // A blank value is neither an id nor a name: exit 2 naming the flag as typed, nothing
+    // sent.
+    for (flag, value, named) in [("-w", " ", "-w"), ("--id", "", "--id")] {
         let mut args = vec!["data-agent", "reset", "-w", "Demo", "--id", "Sales agent"];
         let at = args.iter().position(|arg| *arg == flag).expect("flag") + 1;
         args[at] = value;
