@@ -3,13 +3,13 @@
 # workspaces of 100, 2,000 and 20,000 items (pages of 100), cold (cache cleared) and warm
 # (after one lookup), against the same command by ids; then, with 50 ms added to every
 # response, warm by-name against by-id (target: <= 1.2x). Needs curl and python3.
-# Usage: bench/names.sh            (builds the release binary first)
+# Usage: bench/names.sh            (builds the release binary first; SIZES="20000" for one size)
 source "$(dirname "$0")/lib.sh"
 
 serve --page-size 100 --async-ratio 0
 AUTH="Authorization: Bearer $FABSH_TOKEN"
 ORIGIN=${FABSH_ENDPOINT%/v1}
-SIZES="100 2000 20000"
+SIZES="${SIZES:-100 2000 20000}"
 
 echo "== setting up workspaces of $SIZES items"
 for n in $SIZES; do
