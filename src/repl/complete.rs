@@ -566,7 +566,7 @@ mod tests {
         assert_eq!(complete("workspace show -w D"), vec!["Demo"]);
         assert_eq!(
             complete("item list -o "),
-            vec!["json", "table", "wide", "tsv", "yaml"]
+            vec!["json", "table", "wide", "tsv", "csv", "yaml"]
         );
         let flags = complete("item list -w Demo --");
         assert!(!flags.contains(&"--workspace".to_string()), "{flags:?}");

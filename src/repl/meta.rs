@@ -45,7 +45,7 @@ pub const META_COMMANDS: &[MetaCommand] = &[
     },
     MetaCommand {
         names: &["output", "o"],
-        usage: ":output json|table|tsv|yaml|auto",
+        usage: ":output json|table|tsv|csv|yaml|auto",
         about: "how results are shown",
         run: |session, rest| session.set_output(rest).map(|()| Next::Continue),
     },

@@ -253,7 +253,12 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
     // One of four questions lost its pass: a quarter of the pass rate.
     assert_eq!(out["passRateDelta"], -0.25);
 
-    // Republished with another description, the agent's configuration fingerprint changes.
+    // Republished with other instructions and description, the agent's configuration
+    // fingerprint changes, and the comparison names those two changes and nothing else.
+    fx.ok(
+        "update-config",
+        &["--instructions", "Answer in EUR, revised"],
+    );
     fx.ok("publish", &["--description", "Sales questions, revised"]);
     let republished = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"].clone();
     let out = evaluations(
@@ -267,6 +272,26 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
     .ok_json();
     assert_eq!(out["configurationChanged"], true, "{}", out);
     assert_eq!(out["newlyFailing"], 0);
+    let changes: Vec<(&str, &str)> = out["configurationChanges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("configurationChanges: {out}"))
+        .iter()
+        .map(|c| (c["what"].as_str().unwrap(), c["change"].as_str().unwrap()))
+        .collect();
+    assert!(
+        changes.contains(&("instructions and settings", "changed")),
+        "{out}"
+    );
+    assert!(
+        changes.contains(&("published description", "changed")),
+        "{out}"
+    );
+    assert!(
+        changes
+            .iter()
+            .all(|(what, _)| !what.starts_with("datasource") && !what.starts_with("few-shots")),
+        "datasources and few-shots did not change: {out}"
+    );
 }
 
 /// Counts the opening tags named `name` and checks the document is balanced.

@@ -20,6 +20,7 @@ mod cli_basics;
 mod completion;
 mod consent;
 mod copy_move;
+mod csv_output;
 mod data_agent_endpoints;
 mod data_agent_evaluate;
 mod data_agent_optional_strings;

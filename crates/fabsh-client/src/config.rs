@@ -87,7 +87,7 @@ const KEY_TABLE: [ConfigKey; 7] = [
     ConfigKey {
         name: "output",
         env: "FABSH_OUTPUT",
-        help: "Default output format: json, table, tsv or yaml (flag -o)",
+        help: "Default output format: json, table, tsv, csv or yaml (flag -o)",
     },
 ];
 

@@ -92,6 +92,47 @@ fn headline(run: &Value) -> Value {
     })
 }
 
+/// What changed in the agent's published configuration between two runs: one entry per
+/// part added, removed or changed (`part` as under `published/`, e.g. `stage_config.json`
+/// for the instructions, `<datasource>/fewshots.json`; `publishedDescription`), with `what`
+/// saying in words what that part holds. Null when a run predates per-part records.
+fn configuration_changes(base: &Value, head: &Value) -> Value {
+    let (Some(was), Some(now)) = (
+        base["configurationParts"].as_object(),
+        head["configurationParts"].as_object(),
+    ) else {
+        return Value::Null;
+    };
+    let mut names: Vec<&String> = was.keys().chain(now.keys()).collect();
+    names.sort();
+    names.dedup();
+    let changes: Vec<Value> = names
+        .into_iter()
+        .filter_map(|part| {
+            let change = match (was.get(part), now.get(part)) {
+                (None, Some(_)) => "added",
+                (Some(_), None) => "removed",
+                (Some(a), Some(b)) if a != b => "changed",
+                _ => return None,
+            };
+            Some(json!({"part": part, "what": part_meaning(part), "change": change}))
+        })
+        .collect();
+    json!(changes)
+}
+
+/// In words, what a published part holds.
+fn part_meaning(part: &str) -> String {
+    let (folder, file) = part.rsplit_once('/').unwrap_or(("", part));
+    match file {
+        "stage_config.json" => "instructions and settings".into(),
+        "publishedDescription" => "published description".into(),
+        "fewshots.json" => format!("few-shots of {folder}"),
+        "datasource.json" => format!("datasource {folder}"),
+        _ => part.into(),
+    }
+}
+
 /// `evaluations compare`'s answer for two runs as `evaluations show` gives them.
 pub fn compare(base: &Value, head: &Value) -> Value {
     let before: BTreeMap<String, Outcome> = outcomes(base).into_iter().collect();
@@ -133,6 +174,7 @@ pub fn compare(base: &Value, head: &Value) -> Value {
     };
     let count = |status: &str| counts.get(status).copied().unwrap_or(0);
     json!({
+        "configurationChanges": configuration_changes(base, head),
         "base": headline(base),
         "head": headline(head),
         "passRateDelta": delta("passRate"),

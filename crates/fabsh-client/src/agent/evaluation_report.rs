@@ -247,6 +247,10 @@ fn comparison_section(comparison: &Value) -> String {
             "Configuration changed",
             text(&comparison["configurationChanged"]),
         ),
+        (
+            "What changed",
+            changes_text(&comparison["configurationChanges"]),
+        ),
     ];
     for (label, value) in items {
         let _ = write!(
@@ -639,6 +643,28 @@ fn failures_section(run: &Value) -> String {
     }
     out.push_str("</section>");
     out
+}
+
+/// The configuration changes as one line: `instructions and settings (changed), …`; a dash
+/// when the runs predate per-part records or nothing changed.
+fn changes_text(changes: &Value) -> String {
+    let named: Vec<String> = changes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|change| {
+            format!(
+                "{} ({})",
+                change["what"].as_str().unwrap_or_default(),
+                change["change"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        "—".into()
+    } else {
+        named.join(", ")
+    }
 }
 
 #[cfg(test)]

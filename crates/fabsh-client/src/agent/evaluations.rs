@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS runs (
     concurrency INTEGER NOT NULL,
     configuration_fingerprint TEXT,
     pass_rate REAL NOT NULL,
-    summary TEXT NOT NULL
+    summary TEXT NOT NULL,
+    configuration_parts TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs (workspace_id, agent_id);
 CREATE TABLE IF NOT EXISTS rows (
@@ -51,6 +52,20 @@ fn add_expected_sql(conn: &Connection) -> rusqlite::Result<()> {
     )?;
     if !has {
         conn.execute_batch("ALTER TABLE rows ADD COLUMN expected_sql TEXT")?;
+    }
+    Ok(())
+}
+
+/// Stores made before comparisons named configuration changes lack the per-part hashes;
+/// their runs read back with `configurationParts` null.
+fn add_configuration_parts(conn: &Connection) -> rusqlite::Result<()> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('runs') WHERE name = 'configuration_parts'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has {
+        conn.execute_batch("ALTER TABLE runs ADD COLUMN configuration_parts TEXT")?;
     }
     Ok(())
 }
@@ -113,6 +128,7 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .and_then(|()| conn.execute_batch(SCHEMA))
             .and_then(|()| add_expected_sql(&conn))
+            .and_then(|()| add_configuration_parts(&conn))
             .map_err(unreadable)?;
         Ok(Store(conn))
     }
@@ -122,7 +138,7 @@ impl Store {
         let tx = self.0.transaction().map_err(failed)?;
         let text = |value: &Value| value.as_str().map(str::to_string);
         tx.execute(
-            "INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            "INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 text(&run["runId"]),
                 text(&run["time"]),
@@ -138,6 +154,8 @@ impl Store {
                 text(&run["configurationFingerprint"]),
                 run["summary"]["passRate"].as_f64().unwrap_or(0.0),
                 run["summary"].to_string(),
+                (!run["configurationParts"].is_null())
+                    .then(|| run["configurationParts"].to_string()),
             ],
         )
         .map_err(failed)?;
@@ -253,7 +271,8 @@ impl Store {
             .query_row(
                 "SELECT id, time, workspace_id, workspace_name, agent_id, agent_name, grading,
                         questions_file, questions_sha256, repeats, concurrency,
-                        configuration_fingerprint, summary FROM runs WHERE id = ?1",
+                        configuration_fingerprint, summary, configuration_parts
+                 FROM runs WHERE id = ?1",
                 params![id],
                 |row| {
                     let summary: String = row.get(12)?;
@@ -269,6 +288,10 @@ impl Store {
                         "concurrency": row.get::<_, i64>(10)?,
                         "configurationFingerprint": row.get::<_, Option<String>>(11)?,
                         "summary": serde_json::from_str::<Value>(&summary).unwrap_or(Value::Null),
+                        "configurationParts": row
+                            .get::<_, Option<String>>(13)?
+                            .and_then(|parts| serde_json::from_str::<Value>(&parts).ok())
+                            .unwrap_or(Value::Null),
                     }))
                 },
             )

@@ -1,5 +1,6 @@
 //! The output formats and how each writes a value.
 
+use super::csv_rows::CsvWriter;
 use super::json_stream::JsonListWriter;
 use super::table;
 use serde_json::Value;
@@ -13,6 +14,8 @@ pub enum Format {
     /// A table with every column whole (`-o wide`).
     Wide,
     Tsv,
+    /// RFC 4180 CSV with a header row (`-o csv`).
+    Csv,
     Yaml,
 }
 
@@ -26,7 +29,7 @@ pub trait ListWriter {
 
 impl Format {
     /// The names accepted by `-o`.
-    pub const NAMES: &'static [&'static str] = &["json", "table", "wide", "tsv", "yaml"];
+    pub const NAMES: &'static [&'static str] = &["json", "table", "wide", "tsv", "csv", "yaml"];
 
     /// Parses `-o`'s value.
     pub fn parse(text: &str) -> Option<Format> {
@@ -35,6 +38,7 @@ impl Format {
             "table" => Format::Table,
             "wide" => Format::Wide,
             "tsv" => Format::Tsv,
+            "csv" => Format::Csv,
             "yaml" => Format::Yaml,
             _ => return None,
         })
@@ -47,7 +51,16 @@ impl Format {
 
     /// True when lists can be written page by page without seeing them whole.
     pub fn streams(self) -> bool {
-        matches!(self, Format::Json | Format::Tsv)
+        matches!(self, Format::Json | Format::Tsv | Format::Csv)
+    }
+
+    /// True for the formats that write rows of columns (tables, TSV, CSV): a reply that
+    /// names its rows (`sql query`'s `rows`) shows those rather than the whole object.
+    pub fn is_rows(self) -> bool {
+        matches!(
+            self,
+            Format::Table | Format::Wide | Format::Tsv | Format::Csv
+        )
     }
 
     /// A writer that emits a list page by page.
@@ -58,6 +71,7 @@ impl Format {
     ) -> Box<dyn ListWriter + 'a> {
         match self {
             Format::Tsv => Box::new(table::TsvWriter::new(out, columns)),
+            Format::Csv => Box::new(CsvWriter::new(out, columns)),
             _ => Box::new(JsonListWriter::new(out)),
         }
     }
@@ -92,20 +106,17 @@ impl Format {
                 };
                 writeln!(out, "{text}")
             }
-            Format::Tsv => match value {
-                Value::Array(items) => {
-                    let mut writer = table::TsvWriter::new(out, columns);
-                    writer.page(items)?;
-                    Box::new(writer).finish()
-                }
-                Value::Object(_) => {
-                    let mut writer = table::TsvWriter::new(out, columns);
-                    writer.page(std::slice::from_ref(value))?;
-                    Box::new(writer).finish()
-                }
-                Value::Null => Ok(()),
-                scalar => writeln!(out, "{}", table::cell(scalar)),
-            },
+            Format::Tsv | Format::Csv => {
+                let items = match value {
+                    Value::Array(items) => items.as_slice(),
+                    Value::Object(_) => std::slice::from_ref(value),
+                    Value::Null => return Ok(()),
+                    scalar => return writeln!(out, "{}", table::cell(scalar)),
+                };
+                let mut writer = self.list_writer(out, columns);
+                writer.page(items)?;
+                writer.finish()
+            }
         }
     }
 }

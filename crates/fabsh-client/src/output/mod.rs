@@ -1,6 +1,7 @@
-//! The only place that writes to stdout and stderr: command results in json, table, tsv or
+//! The only place that writes to stdout and stderr: command results in json, table, tsv, csv or
 //! yaml (with an optional JMESPath query), errors, notes, progress, and `--verbose` traces.
 
+mod csv_rows;
 mod errors;
 mod format;
 mod json_stream;
@@ -140,7 +141,7 @@ impl Printer {
                 let mut value = Reply::from_body(body).into_value().await?;
                 if let Some(key) = table_rows
                     && self.query.is_none()
-                    && (format.is_table() || format == Format::Tsv)
+                    && format.is_rows()
                 {
                     value = value.get(key).cloned().unwrap_or(Value::Null);
                 }

@@ -39,7 +39,7 @@ pub fn columns_for(items: &[Value], declared: &[&str]) -> Vec<String> {
 
 /// The value at a column: a key, a dotted path (`sensitivityLabel.id`), or the item itself
 /// for lists of plain values.
-fn lookup<'a>(item: &'a Value, column: &str) -> &'a Value {
+pub(super) fn lookup<'a>(item: &'a Value, column: &str) -> &'a Value {
     if !item.is_object() {
         return if column == "value" {
             item

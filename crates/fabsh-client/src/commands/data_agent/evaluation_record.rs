@@ -146,14 +146,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The agent's published configuration as one hash: its definition's `published/` parts (path
-/// and payload, in path order) and the publish description, so two runs can tell whether the
-/// agent changed between them. `None` when the definition cannot be read.
-async fn configuration_fingerprint(
-    ctx: &Ctx,
-    agent: &Agent,
-    description: &Value,
-) -> Option<String> {
+/// The agent's published configuration: one hash of it all (its definition's `published/`
+/// parts, path and payload in path order, and the publish description), so two runs can tell
+/// whether the agent changed between them, and a hash per part (`publishedDescription` for
+/// the description), so a comparison can name what changed. `None` when the definition
+/// cannot be read.
+async fn configuration(ctx: &Ctx, agent: &Agent, description: &Value) -> Option<(String, Value)> {
     let outcome = api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None)
         .await
         .ok()?;
@@ -176,7 +174,18 @@ async fn configuration_fingerprint(
     parts.sort();
     let mut text = json!(parts).to_string();
     text.push_str(&description.to_string());
-    Some(sha256_hex(text.as_bytes()))
+    let mut hashes = serde_json::Map::new();
+    for (path, payload) in &parts {
+        let name = path
+            .split_once("/published/")
+            .map_or(path.as_str(), |(_, rest)| rest);
+        hashes.insert(name.to_string(), json!(sha256_hex(payload.as_bytes())));
+    }
+    hashes.insert(
+        "publishedDescription".into(),
+        json!(sha256_hex(description.to_string().as_bytes())),
+    );
+    Some((sha256_hex(text.as_bytes()), Value::Object(hashes)))
 }
 
 /// Who was evaluated: the workspace and agent, each `{id, name}`, and the fingerprint of the
@@ -204,10 +213,15 @@ pub async fn subject(
     };
     let item = agent.get(ctx.api()).await.unwrap_or(Value::Null);
     let description = item["properties"]["publishedDescription"].clone();
+    let (fingerprint, parts) = match configuration(ctx, agent, &description).await {
+        Some((fingerprint, parts)) => (json!(fingerprint), parts),
+        None => (Value::Null, Value::Null),
+    };
     json!({
         "workspace": {"id": agent.workspace, "name": workspace_name.unwrap_or(Value::Null)},
         "agent": {"id": agent.id, "name": item["displayName"]},
-        "configurationFingerprint": configuration_fingerprint(ctx, agent, &description).await,
+        "configurationFingerprint": fingerprint,
+        "configurationParts": parts,
     })
 }
 

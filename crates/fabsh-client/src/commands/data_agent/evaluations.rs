@@ -77,7 +77,7 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations compare",
     summary: "Compare two recorded evaluation runs question by question",
-    about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none).",
+    about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none) and configurationChanges, what changed: one {part, what, change} per published part added, removed or changed (e.g. stage_config.json, the instructions and settings; a datasource's fewshots.json; publishedDescription), null for runs recorded before parts were.",
     args: &[
         ArgSpec::positional("run-a", ArgKind::Str, "The base run (id, prefix or latest)"),
         ArgSpec::positional(
