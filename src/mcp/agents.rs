@@ -48,9 +48,7 @@ struct Properties {
     published_description: Option<String>,
 }
 
-/// Every published agent of the confined workspaces, with tool names unique and stable:
-/// agents are ordered by sanitised name, workspace and id, and a name taken already gets
-/// `_2`, `_3`, ...
+/// Every published agent of the confined workspaces, named by [`name_all`].
 pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<AgentTool>> {
     let mut found = Vec::new();
     for (workspace, workspace_name) in confinement.workspaces() {
@@ -93,7 +91,14 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
             });
         }
     }
-    found.sort_by(|a, b| {
+    name_all(&mut found);
+    Ok(found)
+}
+
+/// Gives each agent its tool name, unique and stable: agents are ordered by sanitised name,
+/// workspace and id, and a name taken already gets `_2`, `_3`, ...
+fn name_all(agents: &mut [AgentTool]) {
+    agents.sort_by(|a, b| {
         (sanitised(&a.display_name), &a.workspace, &a.id).cmp(&(
             sanitised(&b.display_name),
             &b.workspace,
@@ -101,7 +106,7 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
         ))
     });
     let mut taken: HashMap<String, usize> = HashMap::new();
-    for agent in &mut found {
+    for agent in agents {
         let base = tool_name(&agent.display_name);
         let count = taken.entry(base.clone()).or_default();
         *count += 1;
@@ -111,7 +116,6 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
             format!("{base}_{count}")
         };
     }
-    Ok(found)
 }
 
 /// `ask_` and the display name in the tool-name charset, within the length clients accept
@@ -206,5 +210,39 @@ mod tests {
         assert_eq!(tool_name("Q&A: 2026 (EU)"), "ask_q_a_2026_eu");
         assert_eq!(tool_name("!!!"), "ask_agent");
         assert!(tool_name(&"x".repeat(100)).len() <= MAX_NAME - 4);
+    }
+
+    fn agent(display_name: &str, id: &str) -> AgentTool {
+        AgentTool {
+            name: String::new(),
+            workspace: "w".into(),
+            id: id.into(),
+            display_name: display_name.into(),
+            description: String::new(),
+        }
+    }
+
+    #[test]
+    fn colliding_names_are_numbered_by_id_whatever_the_list_order() {
+        for order in [["b", "a"], ["a", "b"]] {
+            let mut agents = [
+                agent("Sales agent", order[0]),
+                agent("sales-agent!", "c"),
+                agent("Sales  Agent", order[1]),
+            ];
+            name_all(&mut agents);
+            let named: Vec<(&str, &str)> = agents
+                .iter()
+                .map(|a| (a.id.as_str(), a.name.as_str()))
+                .collect();
+            assert_eq!(
+                named,
+                [
+                    ("c", "ask_sales-agent"),
+                    ("a", "ask_sales_agent"),
+                    ("b", "ask_sales_agent_2")
+                ]
+            );
+        }
     }
 }
