@@ -72,6 +72,11 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
         .short('w')
         .value_name("WORKSPACE"),
         ArgSpec::opt(
+            "agents",
+            ArgKind::Bool,
+            "Also offer one read-only tool per published data agent of the --workspace workspaces (ask_<agent>, taking a question); the agents are read when the server starts",
+        ),
+        ArgSpec::opt(
             "tools",
             ArgKind::List,
             "Offer only these: groups (item, data-agent), commands with dots (data-agent.query) or tool names (data_agent_query), comma-separated",
@@ -144,15 +149,27 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         ))
         .with_hint("give a group (item, data-agent, workspace, folder, tag, api), a command such as data-agent.query, or a tool name"));
     }
+    if args.flag("agents") && !args.has("workspace") {
+        return Err(Error::usage(
+            "--agents needs --workspace: agent tools are offered only inside a confinement",
+        )
+        .with_hint("name the workspaces whose published agents to offer, e.g. --agents -w Demo"));
+    }
     let files = FileRoots::new(args.list("files"))?;
     let judge = judge(&args)?;
     let workspaces = args.list("workspace").to_vec();
     let confinement = bridge.block_on(Confinement::resolve(&service, &workspaces))?;
+    let agents = if args.flag("agents") {
+        bridge.block_on(crate::mcp::published_agents(&service, &confinement))?
+    } else {
+        Vec::new()
+    };
     let setup = Setup {
         confinement,
         files,
         judge,
         selection,
+        agents,
     };
     let handler = FabshMcp(Arc::new(Shared::new(service, offline, policy, setup)));
     bridge.cancel_on_ctrl_c();

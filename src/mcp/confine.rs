@@ -48,6 +48,15 @@ impl Confinement {
         }
     }
 
+    /// Each workspace's id and the name it was given by, in the order given.
+    pub fn workspaces(&self) -> Vec<(String, String)> {
+        let ids = self.ids.as_deref().unwrap_or_default();
+        ids.iter()
+            .cloned()
+            .zip(self.named.iter().cloned())
+            .collect()
+    }
+
     pub fn is_confined(&self) -> bool {
         self.ids.is_some()
     }

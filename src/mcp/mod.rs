@@ -3,6 +3,7 @@
 //! and whose annotations come from its traits; a call runs the command in process, as the
 //! command line would, and returns its JSON.
 
+mod agents;
 mod arguments;
 mod confine;
 mod consent;
@@ -12,6 +13,7 @@ mod request_ids;
 mod server;
 mod tools;
 
+pub use agents::published as published_agents;
 pub use confine::Confinement;
 pub use files::FileRoots;
 pub use request_ids::OneCallPerId;

@@ -2,6 +2,7 @@
 //! the command, in process, on one shared context (one sign-in, one rate limiter, one name
 //! cache), each call on its own task so calls run concurrently.
 
+use super::agents::AgentTool;
 use super::arguments;
 use super::confine::Confinement;
 use super::consent;
@@ -39,6 +40,10 @@ pub struct Shared {
     defaults: Defaults,
     tools: Vec<Tool>,
     by_name: HashMap<String, &'static CommandSpec>,
+    /// The published agents offered as tools (`--agents`), by tool name.
+    agents: HashMap<String, AgentTool>,
+    /// The command an agent tool's call runs: `data-agent query`.
+    query: Option<&'static CommandSpec>,
     /// The judge's key: never in anything the server returns.
     secrets: Vec<String>,
 }
@@ -52,6 +57,8 @@ pub struct Setup {
     pub judge: Vec<(&'static str, ArgValue)>,
     /// The groups, commands or tools `--tools` names; empty: all.
     pub selection: Vec<String>,
+    /// The published agents to offer as tools (`--agents`), read at start.
+    pub agents: Vec<AgentTool>,
 }
 
 impl Shared {
@@ -61,6 +68,7 @@ impl Shared {
             files,
             judge,
             selection,
+            agents,
         } = setup;
         let secrets = judge
             .iter()
@@ -81,14 +89,25 @@ impl Shared {
             .iter()
             .map(|(tool, spec)| (tool.name.to_string(), *spec))
             .collect();
+        let query = REGISTRY
+            .all()
+            .find(|spec| spec.group == "data-agent" && spec.name == "query");
+        let mut tools: Vec<Tool> = listed.into_iter().map(|(tool, _)| tool).collect();
+        tools.extend(agents.iter().map(AgentTool::tool));
+        let agents = agents
+            .into_iter()
+            .map(|agent| (agent.name.clone(), agent))
+            .collect();
         Shared {
             service,
             offline,
             policy,
             confinement,
             defaults,
-            tools: listed.into_iter().map(|(tool, _)| tool).collect(),
+            tools,
             by_name,
+            agents,
+            query,
             secrets,
         }
     }
@@ -124,13 +143,25 @@ impl ServerHandler for FabshMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
-        let Some(spec) = self.0.by_name.get(request.name.as_ref()).copied() else {
-            return Err(McpError::invalid_params(
-                format!("no tool named {:?} on this server", request.name),
-                None,
-            ));
-        };
         let arguments = request.arguments.unwrap_or_default();
+        // An agent's tool is a `data_agent_query` call on that agent.
+        let (spec, arguments) = match (
+            self.0.by_name.get(request.name.as_ref()).copied(),
+            self.0.agents.get(request.name.as_ref()),
+            self.0.query,
+        ) {
+            (Some(spec), _, _) => (spec, arguments),
+            (None, Some(agent), Some(query)) => match agent.query_arguments(&arguments) {
+                Ok(arguments) => (query, arguments),
+                Err(err) => return Ok(tool_error(query, err).into()),
+            },
+            _ => {
+                return Err(McpError::invalid_params(
+                    format!("no tool named {:?} on this server", request.name),
+                    None,
+                ));
+            }
+        };
         let (progress, forwarded) = match context.meta.get_progress_token() {
             Some(token) => {
                 let (progress, forwarded) = reporter(context.peer.clone(), token);

@@ -57,6 +57,7 @@ mod local_reset;
 mod local_server;
 mod lro_defaults;
 mod mcp;
+mod mcp_agents;
 mod mcp_http;
 mod mcp_request_ids;
 mod mcp_safety;
