@@ -4,7 +4,7 @@
 # reference query runs once per evaluation, before the agent is asked) and once with the
 # same answers written as literal `expected` values. Goal: the expected_sql run takes at most
 # 1.2 x the literal run.
-# Needs hyperfine and python3:  apt-get install -y hyperfine
+# Needs python3.
 # Usage: bench/sql_eval.sh            (builds the release binary first)
 source "$(dirname "$0")/lib.sh"
 QUESTIONS=200
@@ -55,11 +55,19 @@ for file in literal.json with_sql.json; do
   python3 -c "import json;s=json.load(open('$WORK/summary.json'));print(f\"$file: runs {s['runs']}, passed {s['passed']}, errors {s['errors']}\")"
 done
 echo "== evaluate, $QUESTIONS questions x $REPEATS repeats, concurrency $CONCURRENCY: literal expected vs expected_sql (goal <= 1.2 x)"
-hyperfine --warmup 1 --runs 5 -N "$(run literal.json)" "$(run with_sql.json)" --export-json "$WORK/sql_eval.json" > /dev/null
-python3 - "$WORK/sql_eval.json" <<'PY'
-import json, sys
-literal, with_sql = json.load(open(sys.argv[1]))["results"]
-ratio = with_sql["median"] / literal["median"]
-print(f"literal median {literal['median']*1000:.0f} ms; expected_sql median {with_sql['median']*1000:.0f} ms; "
-      f"ratio {ratio:.2f} x (goal 1.2)")
+# Alternating runs (one warm-up each), median of RUNS: what load there is falls on both.
+python3 - "${RUNS:-5}" "$(run literal.json)" "$(run with_sql.json)" <<'PY'
+import statistics, subprocess, sys, time
+runs, literal, with_sql = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
+def once(command):
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+once(literal); once(with_sql)
+times = {"literal": [], "with_sql": []}
+for _ in range(runs):
+    times["literal"].append(once(literal))
+    times["with_sql"].append(once(with_sql))
+lit, sql = statistics.median(times["literal"]), statistics.median(times["with_sql"])
+print(f"literal median {lit*1000:.0f} ms; expected_sql median {sql*1000:.0f} ms; ratio {sql/lit:.2f} x (goal 1.2)")
 PY
