@@ -74,14 +74,9 @@ pub fn rpc_result(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-/// One JSON-RPC message to the agent's server.
-pub async fn handle(
-    State(state): State<Shared>,
-    caller: Caller,
-    Path((ws, id)): Path<(String, String)>,
-    headers: HeaderMap,
-    RawBody(body): RawBody,
-) -> Result<Response, ApiError> {
+/// The JSON-RPC message of an MCP request over streamable HTTP, or the answer that refuses
+/// it: a client that does not accept an event stream, or a body that is not one message.
+pub fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (StatusCode, String)> {
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|value| value.to_str().ok())
@@ -92,18 +87,32 @@ pub async fn handle(
             -32600,
             "Not Acceptable: the client must accept text/event-stream",
         );
-        return Ok((StatusCode::NOT_ACCEPTABLE, error.to_string()).into_response());
+        return Err((StatusCode::NOT_ACCEPTABLE, error.to_string()));
     }
-    let message: Value = match serde_json::from_slice(&body) {
-        Ok(message @ Value::Object(_)) => message,
+    match serde_json::from_slice(body) {
+        Ok(message @ Value::Object(_)) => Ok(message),
         _ => {
             let error = rpc_error(
                 &Value::Null,
                 -32700,
                 "Parse error: the body is not a JSON-RPC message",
             );
-            return Ok((StatusCode::BAD_REQUEST, error.to_string()).into_response());
+            Err((StatusCode::BAD_REQUEST, error.to_string()))
         }
+    }
+}
+
+/// One JSON-RPC message to the agent's server.
+pub async fn handle(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path((ws, id)): Path<(String, String)>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let message = match rpc_message(&headers, &body) {
+        Ok(message) => message,
+        Err(refused) => return Ok(refused.into_response()),
     };
     let (task_state, task_caller) = (state.clone(), caller.clone());
     let (item, definition) = blocking::run(move || {

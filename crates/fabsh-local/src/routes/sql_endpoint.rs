@@ -10,7 +10,7 @@
 //! to [`ENDPOINT_CAPS`] rows, flagged `truncated` past them. Local Fabric runs queries only:
 //! a statement that writes is a tool error saying so.
 
-use super::agent_mcp::{rpc_error, rpc_result, sse};
+use super::agent_mcp::{rpc_error, rpc_message, rpc_result, sse};
 use crate::agents::discovery::is_demo;
 use crate::agents::sql_run::{self, Caps, ResultTable};
 use crate::api_error::ApiError;
@@ -21,7 +21,7 @@ use crate::state::Shared;
 use crate::store::items;
 use crate::tables;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use fabsh_model::agent::mcp::PROTOCOL_VERSION;
 use fabsh_model::sql::{
@@ -77,28 +77,9 @@ pub async fn handle(
     headers: HeaderMap,
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
-    let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default();
-    if !accept.contains("text/event-stream") {
-        let error = rpc_error(
-            &Value::Null,
-            -32600,
-            "Not Acceptable: the client must accept text/event-stream",
-        );
-        return Ok((StatusCode::NOT_ACCEPTABLE, error.to_string()).into_response());
-    }
-    let message: Value = match serde_json::from_slice(&body) {
-        Ok(message @ Value::Object(_)) => message,
-        _ => {
-            let error = rpc_error(
-                &Value::Null,
-                -32700,
-                "Parse error: the body is not a JSON-RPC message",
-            );
-            return Ok((StatusCode::BAD_REQUEST, error.to_string()).into_response());
-        }
+    let message = match rpc_message(&headers, &body) {
+        Ok(message) => message,
+        Err(refused) => return Ok(refused.into_response()),
     };
     // The workspace's access first, as the service checks it: a caller without access
     // learns nothing about the item.
