@@ -127,10 +127,15 @@ fn a_datasource_lists_its_tables_only_to_callers_who_may_read_them() {
 
 /// Every part of a definition as text (payloads decoded), lowercased.
 fn definition_text(run: &crate::support::Run) -> String {
+    parts_text(&run.ok_json()["definition"]["parts"])
+}
+
+/// Each part of `parts` as its path and text (payloads decoded), lowercased.
+fn parts_text(parts: &serde_json::Value) -> String {
     use base64::Engine;
-    let definition = run.ok_json();
-    let parts = definition["definition"]["parts"].as_array().expect("parts");
     parts
+        .as_array()
+        .expect("parts")
         .iter()
         .map(|part| {
             let payload = part["payload"].as_str().unwrap_or_default();
@@ -177,21 +182,7 @@ fn an_agents_definition_shows_a_datasources_tables_only_to_callers_who_may_read_
 
 /// Every exported part as text (payloads decoded), lowercased.
 fn exported_text(run: &crate::support::Run) -> String {
-    use base64::Engine;
-    let exported = run.ok_json();
-    exported["definitionParts"]
-        .as_array()
-        .expect("definitionParts")
-        .iter()
-        .map(|part| {
-            let payload = part["payload"].as_str().unwrap_or_default();
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(payload)
-                .unwrap_or_else(|_| payload.as_bytes().to_vec());
-            format!("{}\n{}", part["path"], String::from_utf8_lossy(&bytes)).to_lowercase()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    parts_text(&run.ok_json()["definitionParts"])
 }
 
 #[test]
