@@ -71,6 +71,7 @@ mod public_url;
 mod registry_checks;
 mod replay;
 mod role_assignment_errors;
+mod scheduled_runs;
 mod script_bindings;
 mod script_bulk;
 mod script_cancel;

@@ -25,7 +25,7 @@ pub struct Knob {
 const SERVICE_MODE: &str = "service";
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 19] = [
+pub const KNOBS: [Knob; 20] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -79,6 +79,12 @@ pub const KNOBS: [Knob; 19] = [
         env: "FABSH_LOCAL_JOB_FAILURE",
         help: "Make every job run started from now on end Failed with this failureReason, written `ErrorCode: message` (a message alone gets the code JobInstanceFailed); `none`: runs complete",
         default: "none",
+    },
+    Knob {
+        flag: "schedule-minute-ms",
+        env: "FABSH_LOCAL_SCHEDULE_MINUTE_MS",
+        help: "How long a minute of an item schedule's clock lasts, in milliseconds, from when the schedule was last set: 1000 makes a Cron schedule of every 5 minutes start a run every 5 seconds. An enabled schedule starts runs (invokeType Scheduled) as its time comes; one that comes while a run of its job type is still going on the item is Deduped. Cron fires in any time zone, Daily and Weekly in UTC only",
+        default: "60000",
     },
     Knob {
         flag: "page-size",
@@ -163,6 +169,8 @@ pub struct Faults {
     pub job_ms: u64,
     /// The `failureReason` every new job run ends with (`Code: message`); none: runs complete.
     pub job_failure: Option<String>,
+    /// How long a minute of a schedule's clock lasts.
+    pub schedule_minute_ms: u64,
     /// Entries per page.
     pub page_size: u32,
     /// Share of LRO-capable calls answered 202; `None` answers each as the service does.
@@ -199,6 +207,7 @@ impl Default for Faults {
             retry_after_seconds: 1,
             job_ms: 3000,
             job_failure: None,
+            schedule_minute_ms: 60_000,
             page_size: 100,
             async_ratio: None,
             per_api_quotas: false,
@@ -231,6 +240,9 @@ impl Faults {
             "job-failure" => {
                 self.job_failure =
                     Some(value.to_string()).filter(|reason| !reason.is_empty() && reason != "none")
+            }
+            "schedule-minute-ms" => {
+                self.schedule_minute_ms = parse_int(flag, value, 1, 24 * 3_600_000)?
             }
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => {

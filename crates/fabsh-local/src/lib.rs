@@ -33,6 +33,7 @@ pub mod public_url;
 mod relations;
 mod respond;
 mod routes;
+mod scheduled_runs;
 mod seed;
 mod seed_content;
 mod seed_links;

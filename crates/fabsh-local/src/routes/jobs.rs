@@ -2,7 +2,9 @@
 //! `ListItemJobInstances`, `CancelItemJobInstance`). A run is a state machine on the server
 //! clock: NotStarted for the first tenth of `--job-ms`, InProgress until it ends, then
 //! Completed, or Failed with the `--job-failure` reason it was started under; a cancel before
-//! the end makes it Cancelled at once. Nothing is executed: a notebook's code does not run
+//! the end makes it Cancelled at once. Enabled schedules start runs of their own as their
+//! time comes (`scheduled_runs`): before any of an item's runs is read or a new one started,
+//! those due are recorded, so the list stays in the order runs began. Nothing is executed: a notebook's code does not run
 //! locally (the README says so), a completed run only means the run's lifecycle was followed.
 //!
 //! Roles: reading runs needs Viewer; running and cancelling need Contributor (the swagger's
@@ -14,6 +16,7 @@ use crate::auth::Caller;
 use crate::clock::{now_nanos, service_timestamp};
 use crate::paging::{PageToken, Paging};
 use crate::respond::{self, Origin, Query, RawBody, norm};
+use crate::scheduled_runs;
 use crate::state::{AppState, Shared};
 use crate::store::jobs::{self, Run};
 use crate::store::new_id;
@@ -30,6 +33,10 @@ const DEFAULT_FAILURE_CODE: &str = "JobInstanceFailed";
 
 /// The status of `run` at `now`, with its start and end times (nanoseconds) when it has them.
 fn status_at(run: &Run, now: i64) -> (JobStatus, Option<i64>, Option<i64>) {
+    if run.deduped {
+        // Skipped when it came: it never started, and ended there.
+        return (JobStatus::Deduped, None, Some(run.created_at));
+    }
     if let Some(cancelled) = run.cancelled_at.filter(|at| *at < run.due_at) {
         let started = (run.start_at <= cancelled).then_some(run.start_at);
         return (JobStatus::Cancelled, started, Some(cancelled));
@@ -152,6 +159,49 @@ fn run_request(body: &RawBody) -> Result<Option<String>, ApiError> {
     ))
 }
 
+/// A new run of `job_type` on the item, begun at `at`: its times from `--job-ms`, its ending
+/// from `--job-failure`.
+pub(crate) fn new_run(
+    state: &AppState,
+    item_id: &str,
+    job_type: &str,
+    invoke_type: &str,
+    at: i64,
+) -> Result<Run, ApiError> {
+    let duration = i64::try_from(state.faults.job_ms).unwrap_or(i64::MAX / 4) * 1_000_000;
+    let failure = match &state.faults.job_failure {
+        Some(knob) => Some(
+            serde_json::to_string(&failure_reason(knob))
+                .map_err(|e| ApiError::internal(e.to_string()))?,
+        ),
+        None => None,
+    };
+    Ok(Run {
+        seq: 0,
+        id: new_id(),
+        item_id: item_id.to_string(),
+        job_type: job_type.to_string(),
+        invoke_type: invoke_type.to_string(),
+        root_activity_id: new_id(),
+        created_at: at,
+        start_at: at.saturating_add(duration / 10),
+        due_at: at.saturating_add(duration),
+        cancelled_at: None,
+        failure,
+        request: None,
+        deduped: false,
+    })
+}
+
+/// Whether `run` is still going at `at` (begun, not ended, not cancelled): what makes a
+/// scheduled run of its job type that comes then Deduped.
+pub(crate) fn going_at(run: &Run, at: i64) -> bool {
+    !run.deduped
+        && run.created_at <= at
+        && at < run.due_at
+        && run.cancelled_at.is_none_or(|cancelled| cancelled > at)
+}
+
 /// POST `…/jobs/instances?jobType=X` and `…/jobs/{jobType}/instances`: 202 with the run's
 /// `Location` and `Retry-After`, no body.
 pub fn run(
@@ -174,29 +224,15 @@ pub fn run(
     check_job_type(&item.item_type, &job_type)?;
     let request = run_request(&body)?;
     let now = now_nanos();
-    let duration = i64::try_from(state.faults.job_ms).unwrap_or(i64::MAX / 4) * 1_000_000;
-    let failure = match &state.faults.job_failure {
-        Some(knob) => Some(
-            serde_json::to_string(&failure_reason(knob))
-                .map_err(|e| ApiError::internal(e.to_string()))?,
-        ),
-        None => None,
-    };
     let run = Run {
-        seq: 0,
-        id: new_id(),
-        item_id: item.id.clone(),
-        job_type,
-        invoke_type: "Manual".into(),
-        root_activity_id: new_id(),
-        created_at: now,
-        start_at: now.saturating_add(duration / 10),
-        due_at: now.saturating_add(duration),
-        cancelled_at: None,
-        failure,
         request,
+        ..new_run(&state, &item.id, &job_type, "Manual", now)?
     };
-    state.db.write(|tx| jobs::insert_run(tx, &run))?;
+    state.db.write(|tx| {
+        scheduled_runs::start_due(tx, &state, &item.id, now)?;
+        jobs::insert_run(tx, &run)?;
+        Ok::<_, ApiError>(())
+    })?;
     Ok(accepted(&state, &instance_url(&origin, &target, &run.id)))
 }
 
@@ -214,11 +250,14 @@ pub fn show(
             .map(String::as_str)
             .unwrap_or_default(),
     );
+    let now = now_nanos();
     let run = state
         .db
-        .read(|c| jobs::get_run(c, &item.id, &id))?
+        .write(|tx| {
+            scheduled_runs::start_due(tx, &state, &item.id, now)?;
+            Ok::<_, ApiError>(jobs::get_run(tx, &item.id, &id)?)
+        })?
         .ok_or_else(|| not_found(&id))?;
-    let now = now_nanos();
     let body = wire(&run, now);
     let mut response = respond::json(StatusCode::OK, &body);
     if !status_at(&run, now).0.is_final() {
@@ -243,6 +282,9 @@ pub fn list(
     };
     let token = paging.token(list, Ok)?;
     let now = now_nanos();
+    state
+        .db
+        .write(|tx| scheduled_runs::start_due(tx, &state, &item.id, now))?;
     // Newest first: the page key is the negated sequence, so "after" still grows.
     paging.respond(
         &token,
@@ -275,8 +317,9 @@ pub fn cancel(
     );
     state.db.write(|tx| {
         let item = target.get(tx)?;
-        let run = jobs::get_run(tx, &item.id, &id)?.ok_or_else(|| not_found(&id))?;
         let now = now_nanos();
+        scheduled_runs::start_due(tx, &state, &item.id, now)?;
+        let run = jobs::get_run(tx, &item.id, &id)?.ok_or_else(|| not_found(&id))?;
         if status_at(&run, now).0.is_final() || !jobs::cancel_run(tx, &run.id, now)? {
             return Err(ApiError::bad_request(
                 "JobAlreadyCompleted",
@@ -335,6 +378,7 @@ mod tests {
             cancelled_at: None,
             failure: None,
             request: None,
+            deduped: false,
         };
         assert_eq!(status_at(&run, 5).0, JobStatus::NotStarted);
         assert_eq!(status_at(&run, 50).0, JobStatus::InProgress);

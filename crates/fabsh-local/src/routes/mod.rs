@@ -23,7 +23,7 @@ mod invitations;
 mod item_create;
 mod item_links;
 mod items;
-mod jobs;
+pub(crate) mod jobs;
 mod local_admin;
 mod managed_identity;
 mod operations;

@@ -3,7 +3,8 @@
 //! get, update (200 with the schedule), delete (empty 200). A body is checked as the swagger's
 //! `CreateScheduleRequest` with the limits of `common/job_scheduling.json`; at most 20
 //! schedules per item (the reference's limit; `ScheduleExceedsLimit` as the swagger names it).
-//! Local Fabric keeps schedules but does not start runs from them.
+//! An enabled schedule starts runs as its time comes (`scheduled_runs`); setting a schedule
+//! starts its clock afresh, once the runs its old settings owed are recorded.
 
 use super::jobs::check_job_type;
 use super::target::ItemTarget;
@@ -12,6 +13,7 @@ use crate::auth::Caller;
 use crate::clock::{now_nanos, service_timestamp};
 use crate::paging::{PageToken, Paging};
 use crate::respond::{self, Origin, RawBody, norm};
+use crate::scheduled_runs;
 use crate::state::Shared;
 use crate::store::jobs::{self, Schedule};
 use crate::store::new_id;
@@ -135,6 +137,7 @@ pub fn create(
             ));
         }
         let (owner_id, owner_type) = owner(tx, &caller)?;
+        let now = now_nanos();
         let schedule = Schedule {
             seq: 0,
             id: new_id(),
@@ -144,7 +147,9 @@ pub fn create(
             execution_data: wanted.execution_data.as_ref().map(to_text).transpose()?,
             owner_id,
             owner_type,
-            created_at: now_nanos(),
+            created_at: now,
+            anchor_at: now,
+            fired_until: now,
         };
         jobs::insert_schedule(tx, &item.id, &schedule)?;
         Ok::<_, ApiError>(schedule)
@@ -191,10 +196,14 @@ pub fn update(
     let wanted = request(&body)?;
     let schedule = state.db.write(|tx| {
         let item = target.get(tx)?;
+        let now = now_nanos();
+        scheduled_runs::start_due(tx, &state, &item.id, now)?;
         let found =
             jobs::get_schedule(tx, &item.id, &job_type, &id)?.ok_or_else(|| not_found(&id))?;
         let (owner_id, owner_type) = owner(tx, &caller)?;
         let schedule = Schedule {
+            anchor_at: now,
+            fired_until: now,
             enabled: wanted.enabled,
             configuration: to_text(&wanted.configuration)?,
             execution_data: wanted.execution_data.as_ref().map(to_text).transpose()?,
@@ -222,6 +231,7 @@ pub fn remove(
     );
     state.db.write(|tx| {
         let item = target.get(tx)?;
+        scheduled_runs::start_due(tx, &state, &item.id, now_nanos())?;
         jobs::get_schedule(tx, &item.id, &job_type, &id)?.ok_or_else(|| not_found(&id))?;
         jobs::delete_schedule(tx, &id)?;
         Ok::<_, ApiError>(())

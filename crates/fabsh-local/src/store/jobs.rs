@@ -38,6 +38,19 @@ CREATE TABLE item_schedules (
 CREATE INDEX item_schedules_item ON item_schedules(item_id, job_type, seq);
 "#;
 
+/// Migration step: schedules start runs. `anchor_at` is when a schedule's settings last
+/// changed (its clock starts there, see `scheduled_runs`), `fired_until` how far along its
+/// own clock runs have been started; a run the scheduler skipped is `deduped`. Schedules kept
+/// from before start from now rather than owe every run since they were made.
+pub const MIGRATION_FIRING: &str = r#"
+ALTER TABLE item_schedules ADD COLUMN anchor_at INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE item_schedules ADD COLUMN fired_until INTEGER NOT NULL DEFAULT 0;
+UPDATE item_schedules
+   SET anchor_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000000000,
+       fired_until = CAST(strftime('%s', 'now') AS INTEGER) * 1000000000;
+ALTER TABLE job_instances ADD COLUMN deduped INTEGER NOT NULL DEFAULT 0;
+"#;
+
 /// One stored run.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -55,10 +68,12 @@ pub struct Run {
     pub failure: Option<String>,
     /// The request body it was started with (JSON), if any.
     pub request: Option<String>,
+    /// Skipped by the scheduler: a run of its job type was still going (`Deduped`).
+    pub deduped: bool,
 }
 
 const RUN_COLUMNS: &str = "seq, id, item_id, job_type, invoke_type, root_activity_id, \
-     created_at, start_at, due_at, cancelled_at, failure, request";
+     created_at, start_at, due_at, cancelled_at, failure, request, deduped";
 
 fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
     Ok(Run {
@@ -74,6 +89,7 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         cancelled_at: row.get(9)?,
         failure: row.get(10)?,
         request: row.get(11)?,
+        deduped: row.get(12)?,
     })
 }
 
@@ -81,8 +97,8 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
 pub fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO job_instances (id, item_id, job_type, invoke_type, root_activity_id,
-             created_at, start_at, due_at, cancelled_at, failure, request)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             created_at, start_at, due_at, cancelled_at, failure, request, deduped)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         run.id,
@@ -95,7 +111,8 @@ pub fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
         run.due_at,
         run.cancelled_at,
         run.failure,
-        run.request
+        run.request,
+        run.deduped
     ])?;
     Ok(())
 }
@@ -129,6 +146,17 @@ pub fn cancel_run(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<boo
     Ok(changed > 0)
 }
 
+/// The item's runs not skipped that end after `at`: those a scheduled run at or after `at`
+/// could find still going.
+pub fn runs_ending_after(conn: &Connection, item_id: &str, at: i64) -> rusqlite::Result<Vec<Run>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS} FROM job_instances
+          WHERE item_id = ?1 AND due_at > ?2 AND deduped = 0 ORDER BY seq"
+    ))?;
+    let rows = stmt.query_map(params![item_id, at], run_from_row)?;
+    rows.collect()
+}
+
 /// A page of the item's runs, newest first: `before_seq` is the last seq of the previous
 /// page (`i64::MAX` for the first).
 pub fn list_runs(
@@ -158,10 +186,14 @@ pub struct Schedule {
     pub owner_id: String,
     pub owner_type: String,
     pub created_at: i64,
+    /// When its settings last changed: where its clock starts.
+    pub anchor_at: i64,
+    /// How far along its own clock runs have been started (nanoseconds).
+    pub fired_until: i64,
 }
 
-const SCHEDULE_COLUMNS: &str =
-    "seq, id, job_type, enabled, configuration, execution_data, owner_id, owner_type, created_at";
+const SCHEDULE_COLUMNS: &str = "seq, id, job_type, enabled, configuration, execution_data, \
+     owner_id, owner_type, created_at, anchor_at, fired_until";
 
 fn schedule_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Schedule> {
     Ok(Schedule {
@@ -174,6 +206,8 @@ fn schedule_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Schedule> {
         owner_id: row.get(6)?,
         owner_type: row.get(7)?,
         created_at: row.get(8)?,
+        anchor_at: row.get(9)?,
+        fired_until: row.get(10)?,
     })
 }
 
@@ -181,8 +215,8 @@ fn schedule_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Schedule> {
 pub fn insert_schedule(conn: &Connection, item_id: &str, s: &Schedule) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO item_schedules (id, item_id, job_type, enabled, configuration,
-             execution_data, owner_id, owner_type, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             execution_data, owner_id, owner_type, created_at, anchor_at, fired_until)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
         s.id,
@@ -193,16 +227,19 @@ pub fn insert_schedule(conn: &Connection, item_id: &str, s: &Schedule) -> rusqli
         s.execution_data,
         s.owner_id,
         s.owner_type,
-        s.created_at
+        s.created_at,
+        s.anchor_at,
+        s.fired_until
     ])?;
     Ok(())
 }
 
-/// Replaces a schedule's settings and owner (the one who changed it last).
+/// Replaces a schedule's settings and owner (the one who changed it last), and where its
+/// clock stands.
 pub fn update_schedule(conn: &Connection, s: &Schedule) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE item_schedules SET enabled = ?2, configuration = ?3, execution_data = ?4,
-             owner_id = ?5, owner_type = ?6
+             owner_id = ?5, owner_type = ?6, anchor_at = ?7, fired_until = ?8
           WHERE id = ?1",
     )?
     .execute(params![
@@ -211,8 +248,27 @@ pub fn update_schedule(conn: &Connection, s: &Schedule) -> rusqlite::Result<()> 
         s.configuration,
         s.execution_data,
         s.owner_id,
-        s.owner_type
+        s.owner_type,
+        s.anchor_at,
+        s.fired_until
     ])?;
+    Ok(())
+}
+
+/// Every enabled schedule of the item, of every job type.
+pub fn enabled_schedules(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Schedule>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {SCHEDULE_COLUMNS} FROM item_schedules
+          WHERE item_id = ?1 AND enabled = 1 ORDER BY seq"
+    ))?;
+    let rows = stmt.query_map(params![item_id], schedule_from_row)?;
+    rows.collect()
+}
+
+/// Records how far along its clock a schedule has started runs.
+pub fn set_fired_until(conn: &Connection, id: &str, fired_until: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE item_schedules SET fired_until = ?2 WHERE id = ?1")?
+        .execute(params![id, fired_until])?;
     Ok(())
 }
 

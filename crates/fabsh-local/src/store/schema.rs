@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     super::workspace_tags::MIGRATION,
     super::shortcuts::MIGRATION,
     super::jobs::MIGRATION,
+    super::jobs::MIGRATION_FIRING,
 ];
 
 /// Schema version written to `PRAGMA user_version`.

@@ -2,6 +2,7 @@
 //! `platform.json` and `common/job_scheduling.json`): job instances, the run-on-demand body,
 //! the job types per item type; item schedules live in `schedules`.
 
+mod firing;
 mod schedules;
 
 pub use schedules::*;

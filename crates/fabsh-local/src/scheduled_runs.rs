@@ -1,0 +1,86 @@
+//! The runs item schedules start (swagger platform `ItemJobInstance.invokeType` `Scheduled`).
+//! A schedule keeps its own clock: from `anchor_at` (when it was last set) it runs
+//! `60000 / --schedule-minute-ms` times as fast as the wall clock, so a test sees a schedule of
+//! every minute fire without waiting one; at the default it is the wall clock. Runs are
+//! recorded when they are due rather than by a timer: before an item's runs are read or a run
+//! is started, every fire time its enabled schedules have passed becomes a run begun at that
+//! time. A fire that comes while a run of the same job type is still going on the item is
+//! recorded `Deduped`, which the swagger defines as "a job instance of the same job type is
+//! already running and this job instance is skipped".
+
+use crate::api_error::ApiError;
+use crate::routes::jobs::{going_at, new_run};
+use crate::state::AppState;
+use crate::store::jobs::{self, Run, Schedule};
+use fabsh_model::jobs::ScheduleConfig;
+use rusqlite::Connection;
+
+/// Most runs one schedule starts at once: a server stopped for a week does not owe every
+/// run of a schedule of every minute, only the latest.
+const MOST_FIRES: usize = 100;
+
+const NANOS: i128 = 1_000_000_000;
+
+/// The schedule's clock at wall-clock `now` (nanoseconds).
+fn schedule_clock(schedule: &Schedule, now: i64, minute_ms: u64) -> i64 {
+    let elapsed = i128::from(now) - i128::from(schedule.anchor_at);
+    let scaled = elapsed * 60_000 / i128::from(minute_ms.max(1));
+    i64::try_from(i128::from(schedule.anchor_at) + scaled).unwrap_or(i64::MAX)
+}
+
+/// The wall-clock time (nanoseconds) of a fire at `second` of the schedule's clock.
+fn wall_time(schedule: &Schedule, second: i64, minute_ms: u64) -> i64 {
+    let since = i128::from(second) * NANOS - i128::from(schedule.anchor_at);
+    let scaled = since * i128::from(minute_ms.max(1)) / 60_000;
+    i64::try_from(i128::from(schedule.anchor_at) + scaled).unwrap_or(i64::MAX)
+}
+
+/// Records the runs the item's enabled schedules have started by `now`, oldest first.
+pub(crate) fn start_due(
+    conn: &Connection,
+    state: &AppState,
+    item_id: &str,
+    now: i64,
+) -> Result<(), ApiError> {
+    let minute_ms = state.faults.schedule_minute_ms;
+    let mut fires: Vec<(i64, String)> = Vec::new();
+    for schedule in jobs::enabled_schedules(conn, item_id)? {
+        let clock = schedule_clock(&schedule, now, minute_ms);
+        if clock <= schedule.fired_until {
+            continue;
+        }
+        // A configuration is checked before it is stored; one unreadable fires nowhere.
+        if let Ok(config) = serde_json::from_str::<ScheduleConfig>(&schedule.configuration) {
+            let after = schedule.fired_until.div_euclid(1_000_000_000);
+            let until = clock.div_euclid(1_000_000_000);
+            for second in config.fires_between(after, until, MOST_FIRES) {
+                fires.push((
+                    wall_time(&schedule, second, minute_ms),
+                    schedule.job_type.clone(),
+                ));
+            }
+        }
+        jobs::set_fired_until(conn, &schedule.id, clock)?;
+    }
+    let Some(earliest) = fires.iter().map(|(at, _)| *at).min() else {
+        return Ok(());
+    };
+    fires.sort();
+    let mut going: Vec<Run> = jobs::runs_ending_after(conn, item_id, earliest)?;
+    for (at, job_type) in fires {
+        let mut run = new_run(state, item_id, &job_type, "Scheduled", at)?;
+        if going
+            .iter()
+            .any(|other| other.job_type == job_type && going_at(other, at))
+        {
+            run.deduped = true;
+            run.start_at = at;
+            run.due_at = at;
+        }
+        jobs::insert_run(conn, &run)?;
+        if !run.deduped {
+            going.push(run);
+        }
+    }
+    Ok(())
+}
