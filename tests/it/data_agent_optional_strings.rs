@@ -1,32 +1,37 @@
-//! Unset optional strings of the data-agent configuration API are left out, never `null`
-//! (issue 28): the swagger types `description`, `instructions`, a few-shot's `query` and the
-//! settings' `aiInstructions` as strings, and its examples leave unset ones out
-//! (`ListStagingDataAgentDatasourceElements`: elements without `description`). The client reads
-//! both an absent field and an empty string.
+//! Unset optional strings of the data-agent API are left out, never `null` (issue 28): the
+//! swagger (tests/fixtures/fabric-rest-api-specs/dataAgent/swagger.json) types `description`,
+//! `instructions`, a few-shot's `query`, the settings' `aiInstructions` and the published
+//! description as strings, and its examples leave unset ones out (elements without
+//! `description`, a lakehouse source without `fabricItemType`). Every operation of that swagger
+//! that answers a body is called, in the order that leaves those strings unset, and its answer
+//! may hold `null` only where the operation's own example does (an end of list's
+//! `continuationToken`), or as the service was observed live to send it (`fabricItemType` of a
+//! `LakehouseTables` source). The client reads an absent field.
 
+use crate::data_agent_wire::swagger;
 use crate::data_agents::AgentFixture;
 use crate::service_bodies::call;
 use crate::support::shared;
 use serde_json::{Value, json};
 
-/// Every `null` in an answer, by its JSON path, other than keys the service does send as
-/// null (`fabricItemType` of a lakehouse source, as observed live; an end of list's
-/// `continuationToken`/`continuationUri`).
-fn nulls(value: &Value, at: &str, found: &mut Vec<String>) {
-    match value {
-        Value::Null => found.push(at.to_string()),
+/// Every `null` of `answer` (by JSON path) that the example does not show as null at the same
+/// place (an array's entries are held against the example's first entry).
+fn unexpected_nulls(answer: &Value, example: &Value, at: &str, found: &mut Vec<String>) {
+    match answer {
+        Value::Null if !example.is_null() => found.push(at.to_string()),
         Value::Array(entries) => {
+            let model = example.get(0).unwrap_or(&Value::Bool(false));
             for (i, entry) in entries.iter().enumerate() {
-                nulls(entry, &format!("{at}[{i}]"), found);
+                unexpected_nulls(entry, model, &format!("{at}[{i}]"), found);
             }
         }
         Value::Object(map) => {
             for (key, entry) in map {
-                if !matches!(
-                    key.as_str(),
-                    "fabricItemType" | "continuationToken" | "continuationUri"
-                ) {
-                    nulls(entry, &format!("{at}.{key}"), found);
+                let live_lakehouse_kind =
+                    key == "fabricItemType" && map.get("type") == Some(&json!("LakehouseTables"));
+                if !live_lakehouse_kind {
+                    let model = example.get(key).unwrap_or(&Value::Bool(false));
+                    unexpected_nulls(entry, model, &format!("{at}.{key}"), found);
                 }
             }
         }
@@ -34,41 +39,141 @@ fn nulls(value: &Value, at: &str, found: &mut Vec<String>) {
     }
 }
 
+/// One operation of the swagger that answers a body.
+struct Operation {
+    id: String,
+    method: String,
+    path: String,
+    status: u16,
+    example: Value,
+    /// The name of its body parameter, if it takes one.
+    body_param: Option<String>,
+}
+
+fn operations() -> Vec<Operation> {
+    let spec = swagger("dataAgent/swagger.json");
+    let mut found = Vec::new();
+    for (path, methods) in spec["paths"].as_object().expect("paths") {
+        for (method, op) in methods.as_object().expect("methods") {
+            let Some(responses) = op["responses"].as_object() else {
+                continue;
+            };
+            let Some((status, _)) = responses
+                .iter()
+                .find(|(code, answer)| code.starts_with('2') && answer.get("schema").is_some())
+            else {
+                continue;
+            };
+            let example_ref = op["x-ms-examples"]
+                .as_object()
+                .and_then(|examples| examples.values().next())
+                .and_then(|example| example["$ref"].as_str())
+                .expect("an example");
+            let example = swagger(&format!(
+                "dataAgent/{}",
+                example_ref.trim_start_matches("./")
+            ));
+            let body_param = op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["in"] == "body")
+                .and_then(|p| p["name"].as_str())
+                .map(str::to_string);
+            found.push(Operation {
+                id: op["operationId"].as_str().expect("operationId").to_string(),
+                method: method.to_uppercase(),
+                path: path.clone(),
+                status: status.parse().expect("a status"),
+                example,
+                body_param,
+            });
+        }
+    }
+    found
+}
+
+/// When an operation is called: staging reads while everything is unset, then the publish
+/// (with no description), the published reads and the item's, then the writes.
+fn phase(op: &Operation) -> u8 {
+    match (op.method.as_str(), op.path.contains("/staging/")) {
+        ("GET", true) => 0,
+        _ if op.id == "Items_PublishDataAgent" => 1,
+        ("GET", false) => 2,
+        _ => 3,
+    }
+}
+
 #[test]
-fn configuration_answers_leave_unset_strings_out() {
+fn every_answer_leaves_unset_strings_out_as_the_swagger_examples_do() {
     let server = shared(module_path!());
     let fx = AgentFixture::on_shared(server, "Optional strings agent");
     let source = fx.add_lakehouse();
-    let ds = source["id"].as_str().expect("datasource id");
-    let base = format!(
-        "/v1/workspaces/{}/dataAgents/{}/staging",
-        fx.workspace, fx.agent
-    );
+    let ds = source["id"].as_str().expect("datasource id").to_string();
+    let base = format!("/v1/workspaces/{}/dataAgents/{}", fx.workspace, fx.agent);
     let (status, _, text) = call(
         server,
         "POST",
-        &format!("{base}/datasources/{ds}/fewshots"),
+        &format!("{base}/staging/datasources/{ds}/fewshots"),
         Some(&json!({"question": "How many orders?"})),
     );
-    assert!(matches!(status, 200 | 201), "{text}");
-    let paths = [
-        "/settings".to_string(),
-        "/datasources".to_string(),
-        format!("/datasources/{ds}"),
-        format!("/datasources/{ds}/elements"),
-        format!("/datasources/{ds}/fewshots"),
+    assert_eq!(status, 201, "{text}");
+    let fewshot: Value = serde_json::from_str(&text).expect("JSON");
+    let fewshot = fewshot["id"].as_str().expect("few-shot id").to_string();
+    let (_, _, text) = call(
+        server,
+        "GET",
+        &format!("{base}/staging/datasources/{ds}/elements"),
+        None,
+    );
+    let elements: Value = serde_json::from_str(&text).expect("JSON");
+    let element = elements["value"][0]["id"]
+        .as_str()
+        .expect("an element")
+        .to_string();
+
+    // Made by the fixture, or answering definitions rather than configuration.
+    let skipped = [
+        "Items_CreateDataAgent",
+        "Staging_CreateDatasource",
+        "Items_GetDataAgentDefinition",
     ];
-    for path in paths {
-        let (status, _, text) = call(server, "GET", &format!("{base}{path}"), None);
-        assert_eq!(status, 200, "{path}: {text}");
+    let mut ops: Vec<Operation> = operations()
+        .into_iter()
+        .filter(|op| !skipped.contains(&op.id.as_str()))
+        .collect();
+    ops.sort_by_key(phase);
+    assert_eq!(ops.len(), 21, "every operation that answers a body");
+    for op in &ops {
+        let mut path = op
+            .path
+            .replace("{workspaceId}", &fx.workspace)
+            .replace("{dataAgentId}", &fx.agent)
+            .replace("{datasourceId}", &ds)
+            .replace("{fewShotId}", &fewshot);
+        if op.id == "Staging_UpdateDatasourceElement" {
+            path.push_str(&format!("?id={element}"));
+        }
+        let body = op.body_param.as_ref().map(|name| {
+            if op.id == "Items_PublishDataAgent" {
+                json!({})
+            } else {
+                op.example["parameters"][name].clone()
+            }
+        });
+        let (status, _, text) = call(server, &op.method, &format!("/v1{path}"), body.as_ref());
+        assert_eq!(status, op.status, "{} {path}: {text}", op.id);
         let answer: Value = serde_json::from_str(&text).expect("JSON");
+        let example = &op.example["responses"][op.status.to_string()]["body"];
         let mut found = Vec::new();
-        nulls(&answer, "", &mut found);
+        unexpected_nulls(&answer, example, "", &mut found);
         assert!(
             found.is_empty(),
-            "{path} answers null at {found:?}: {answer}"
+            "{} answers null at {found:?}: {answer}",
+            op.id
         );
     }
+
     // The client reads an absent few-shot query as the service leaves it out.
     let listed = fx.ok("list-fewshots", &["--datasource", "SalesLakehouse"]);
     let rows = listed.as_array().expect("rows");
