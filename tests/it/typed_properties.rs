@@ -250,3 +250,42 @@ fn every_entry_of_a_typed_list_is_of_the_type_with_its_properties() {
     }
     assert!(seen >= 1, "the Demo lakehouse");
 }
+
+/// The schemathesis finding again, with the types mixed as it found them: lakehouses among
+/// items of other types (an OrgAppAudience first), pages of two, followed by the
+/// `continuationUri` each page gives as clients do. Every entry is a lakehouse whose
+/// `properties` are swagger `LakehouseProperties` (required `oneLakeTablesPath` and
+/// `oneLakeFilesPath`), and every lakehouse is listed once.
+#[test]
+fn a_lakehouse_list_among_other_types_carries_each_lakehouses_properties() {
+    let server = Server::with(&[("page-size", "2")]);
+    let mut made = vec![];
+    for (n, other) in ["OrgAppAudience", "Notebook", "Warehouse", "Eventhouse"]
+        .iter()
+        .enumerate()
+    {
+        server.create_demo_item(&format!("Other {n}"), other);
+        made.push(server.create_demo_item(&format!("Lake {n}"), "Lakehouse"));
+    }
+    let shape = definition("lakehouse/definitions.json", "LakehouseProperties");
+    let mut path = server.demo_path("/lakehouses");
+    let mut seen = BTreeSet::new();
+    loop {
+        let page = get_json(&server, &path);
+        for entry in page["value"].as_array().expect("value") {
+            assert_eq!(entry["type"], "Lakehouse", "{entry}");
+            assert_shaped(&entry["properties"], &shape, "LakehouseProperties");
+            assert!(
+                seen.insert(entry["id"].as_str().expect("id").to_string()),
+                "listed twice: {entry}"
+            );
+        }
+        match page["continuationUri"].as_str() {
+            Some(uri) => path = crate::service_bodies::path_of(&server, uri),
+            None => break,
+        }
+    }
+    for id in &made {
+        assert!(seen.contains(id), "{id} was not listed: {seen:?}");
+    }
+}
