@@ -2,8 +2,9 @@
 //! meets"): paths with a trailing slash, which fabric-cicd 1.4.0 sends
 //! (`GET /v1/workspaces/{id}/environments/`, answered 200 by the service).
 
-use crate::support::{http, shared};
+use crate::support::{Server, http, shared};
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 #[test]
 fn a_trailing_slash_is_answered_as_the_route_without_it() {
@@ -39,6 +40,80 @@ fn a_trailing_slash_is_answered_as_the_route_without_it() {
         &auth_json,
     );
     assert_eq!(status, 201, "{body}");
+}
+
+/// The top-level keys of a JSON answer, and its error code if it is an error.
+fn shape_of(text: &str) -> (BTreeSet<String>, Value) {
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let keys = value
+        .as_object()
+        .map(|map| map.keys().cloned().collect())
+        .unwrap_or_default();
+    (keys, value["errorCode"].clone())
+}
+
+/// Every GET path of the service's swaggers (tests/fixtures/fabric-rest-api-specs/
+/// get-paths.tsv, drawn from every `*/swagger*.json` but admin's): asked with and without a
+/// trailing slash, each answers the same status, error code and body keys. Ids are those of
+/// Demo's items where the path names their type, else one no item has.
+#[test]
+fn every_swagger_get_path_answers_alike_with_a_trailing_slash() {
+    let server = Server::start();
+    let auth = server.bearer();
+    let headers = [("Authorization", auth.as_str())];
+    let workspace = server.demo_path("");
+    let workspace = workspace.trim_start_matches("/v1/workspaces/").to_string();
+    let id_of = |item_type: &str| {
+        let found = server
+            .fabsh(&[
+                "item", "list", "-w", "Demo", "--type", item_type, "-q", "[0].id",
+            ])
+            .ok_json();
+        found.as_str().expect("a Demo item").to_string()
+    };
+    let lakehouse = id_of("Lakehouse");
+    let notebook = id_of("Notebook");
+    let model = id_of("SemanticModel");
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fabric-rest-api-specs/get-paths.tsv"),
+    )
+    .expect("get-paths.tsv");
+    let (mut checked, mut found) = (0, 0);
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let template = line.split('\t').next().expect("a path");
+        let mut path = String::from("/v1");
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            path.push_str(&rest[..open]);
+            let close = rest[open..].find('}').expect("a closed parameter") + open;
+            path.push_str(match &rest[open + 1..close] {
+                "workspaceId" => &workspace,
+                "itemId" | "lakehouseId" => &lakehouse,
+                "notebookId" => &notebook,
+                "semanticModelId" => &model,
+                _ => "7d3a51f8-0000-4000-8000-000000000001",
+            });
+            rest = &rest[close + 1..];
+        }
+        path.push_str(rest);
+        let (route, query) = path.split_once('?').unwrap_or((&path, ""));
+        let slashed = if query.is_empty() {
+            format!("{route}/")
+        } else {
+            format!("{route}/?{query}")
+        };
+        let (plain_status, plain) = http(&server.origin(), "GET", &path, None, &headers);
+        let (slash_status, slash) = http(&server.origin(), "GET", &slashed, None, &headers);
+        assert_eq!(plain_status, slash_status, "{template}: {plain} / {slash}");
+        assert_eq!(shape_of(&plain), shape_of(&slash), "{template}");
+        checked += 1;
+        if plain_status == 200 {
+            found += 1;
+        }
+    }
+    assert_eq!(checked, 244, "every row");
+    assert!(found >= 30, "only {found} paths answered 200");
 }
 
 /// Items_PublishEnvironment (environment/swagger.json): 202 with an operation, whatever the
