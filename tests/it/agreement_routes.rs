@@ -122,11 +122,30 @@ fn every_swagger_get_path_answers_alike_with_a_trailing_slash() {
 /// (swagger `EnvironmentPublishState`), and a never-published environment claims no publish.
 #[test]
 fn an_environment_publishes_through_an_operation_and_says_so() {
-    use crate::service_bodies::{call, get_json, header, poll_to_success};
+    use crate::service_bodies::{assert_shaped, call, get_json, header, poll_to_success};
     let server = crate::support::Server::with(&[("lro-ms", "400")]);
     let id = server.create_demo_item("Published env", "Environment");
     let env_path = server.demo_path(&format!("/environments/{id}"));
+    let definitions =
+        crate::data_agent_wire::swagger("environment/definitions.json")["definitions"].clone();
+    let states = definitions["PublishDetails"]["properties"]["state"]["enum"].clone();
+    // Every answer is swagger `EnvironmentProperties` with `PublishDetails` whose state, when
+    // there is one, is an `EnvironmentPublishState`.
+    let shaped = |environment: &Value| {
+        let properties = &environment["properties"];
+        assert_shaped(
+            properties,
+            &definitions["EnvironmentProperties"],
+            "EnvironmentProperties",
+        );
+        let details = &properties["publishDetails"];
+        assert_shaped(details, &definitions["PublishDetails"], "PublishDetails");
+        if let Some(state) = details.get("state") {
+            assert!(states.as_array().expect("enum").contains(state), "{state}");
+        }
+    };
     let before = get_json(&server, &env_path);
+    shaped(&before);
     assert!(
         before["properties"]["publishDetails"]
             .get("state")
@@ -143,12 +162,14 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
         assert_eq!(status, 202, "{body:?}: {text}");
         assert!(header(&head, "x-ms-operation-id").is_some(), "{head}");
         let running = get_json(&server, &env_path);
+        shaped(&running);
         assert_eq!(
             running["properties"]["publishDetails"]["state"], "Running",
             "{running}"
         );
         poll_to_success(&server, &head);
         let done = get_json(&server, &env_path);
+        shaped(&done);
         let details = &done["properties"]["publishDetails"];
         assert_eq!(details["state"], "Success", "{done}");
         assert!(details["endTime"].is_string(), "{done}");
