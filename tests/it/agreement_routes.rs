@@ -179,12 +179,56 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
 /// Connections_ListConnections and CustomPools_ListWorkspaceCustomPools: deployments read
 /// them to rebind models and environments; the pool list holds the starter pool as the
 /// swagger's ListCustomPools example shows it.
+///
+/// The connections a caller sees are those its workspaces' items use: the connection the
+/// swagger's bind example gives a semantic model is listed, as a swagger `Connection`
+/// (platform/definitions/connections.json: `id`, `connectivityType`, `connectionDetails`
+/// with its `path`).
 #[test]
 fn connections_and_spark_pools_are_listed() {
-    let server = shared(module_path!());
+    use crate::service_bodies::{assert_shaped, call};
+    let server = &Server::start();
+    let model = server
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            "Demo",
+            "--type",
+            "SemanticModel",
+            "-q",
+            "[0].id",
+        ])
+        .ok_json();
+    let model = model.as_str().expect("the Demo semantic model");
+    let bind =
+        crate::data_agent_wire::swagger("semanticModel/examples/BindSemanticModelConnection.json")
+            ["parameters"]["bindSemanticModelConnectionRequest"]
+            .clone();
+    let path = server.demo_path(&format!("/semanticModels/{model}/bindConnection"));
+    let (status, _, text) = call(server, "POST", &path, Some(&bind));
+    assert_eq!(status, 200, "{text}");
     let (status, connections) = server.get_json("/v1/connections");
     assert_eq!(status, 200, "{connections}");
-    assert!(connections["value"].is_array(), "{connections}");
+    let definitions =
+        crate::data_agent_wire::swagger("platform/definitions/connections.json")["definitions"]
+            .clone();
+    let listed = connections["value"].as_array().expect("value");
+    for connection in listed {
+        assert_shaped(connection, &definitions["Connection"], "Connection");
+        assert!(
+            connection["connectionDetails"]["path"].is_string(),
+            "{connection}"
+        );
+    }
+    let bound = &bind["connectionBinding"];
+    let found = listed
+        .iter()
+        .find(|c| c["id"] == bound["id"])
+        .unwrap_or_else(|| panic!("the bound connection is listed: {connections}"));
+    assert_eq!(found["connectionDetails"], bound["connectionDetails"]);
+    assert_eq!(found["connectivityType"], bound["connectivityType"]);
+
     let (status, pools) = server.get_json(&server.demo_path("/spark/pools"));
     assert_eq!(status, 200, "{pools}");
     let example = crate::data_agent_wire::swagger("spark/examples/ListCustomPools.json");

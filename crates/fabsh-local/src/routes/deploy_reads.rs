@@ -60,7 +60,7 @@ fn publish_environment(
 }
 
 /// Connections_ListConnections: the connections local Fabric knows, which are those recorded
-/// on the items of the workspaces the caller has a role in, each once.
+/// on the items of the workspaces the caller has a role in that have an id, each once.
 pub fn list_connections(
     State(state): State<Shared>,
     caller: Caller,
@@ -81,9 +81,11 @@ pub fn list_connections(
     let unique: Vec<Value> = connections
         .iter()
         .filter_map(|text| serde_json::from_str::<Value>(text).ok())
-        .filter(|connection| {
-            let id = connection["id"].as_str().unwrap_or_default().to_string();
-            seen.insert(id)
+        // An item's virtual connection (`Automatic`, swagger ItemConnection without an `id`)
+        // is no connection object of the tenant: swagger `Connection` requires an `id`.
+        .filter(|connection| match connection["id"].as_str() {
+            Some(id) if !id.is_empty() => seen.insert(id.to_string()),
+            _ => false,
         })
         .collect();
     paging.slice(unique, "connections", &caller.principal_id)
