@@ -187,3 +187,113 @@ fn every_answer_leaves_unset_strings_out_as_the_swagger_examples_do() {
         "{config}"
     );
 }
+
+/// The other form the swagger allows for an unset string: `""`. Every absent `description`,
+/// `instructions`, `aiInstructions` and few-shot `query` of a data-agent answer is sent as ""
+/// by a proxy; the client's commands read the same as without it (an empty string and an
+/// absent one both mean unset).
+fn fill_unset(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let few_shot = map.contains_key("question");
+            let mut map: serde_json::Map<String, Value> = map
+                .into_iter()
+                .map(|(key, value)| (key, fill_unset(value)))
+                .collect();
+            let mut keys = vec!["description", "instructions"];
+            if few_shot {
+                keys.push("query");
+            }
+            if map.contains_key("value") || map.contains_key("id") || few_shot {
+                for key in keys {
+                    map.entry(key).or_insert(json!(""));
+                }
+            }
+            Value::Object(map)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(fill_unset).collect()),
+        other => other,
+    }
+}
+
+/// `value` with every null and "" left out, so both forms of unset compare equal.
+fn without_unset(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null() && *v != "")
+                .map(|(k, v)| (k.clone(), without_unset(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_unset).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_client_reads_unset_strings_sent_empty() {
+    use crate::stub::Stub;
+    let fx = AgentFixture::new();
+    fx.add_lakehouse();
+    let ds = fx.ok("list-datasources", &[])[0]["id"]
+        .as_str()
+        .expect("datasource id")
+        .to_string();
+    let (status, _, text) = call(
+        &fx.server,
+        "POST",
+        &format!(
+            "/v1/workspaces/{}/dataAgents/{}/staging/datasources/{ds}/fewshots",
+            fx.workspace, fx.agent
+        ),
+        Some(&json!({"question": "How many orders?"})),
+    );
+    assert_eq!(status, 201, "{text}");
+    let proxy = Stub::reshaping_proxy(&fx.server.origin(), |_, path, body| {
+        if path.contains("/dataAgents/") && path.contains("/staging") {
+            let mut body = fill_unset(body);
+            if path.ends_with("/staging/settings") {
+                body.as_object_mut()
+                    .map(|m| m.entry("aiInstructions").or_insert(json!("")));
+            }
+            body
+        } else {
+            body
+        }
+    });
+    // The proxy does send "" where local Fabric leaves the strings out.
+    let auth = fx.server.bearer();
+    let (_, sent) = crate::support::http(
+        proxy.endpoint.trim_end_matches("/v1"),
+        "GET",
+        &format!(
+            "/v1/workspaces/{}/dataAgents/{}/staging/datasources/{ds}/fewshots",
+            fx.workspace, fx.agent
+        ),
+        None,
+        &[("Authorization", auth.as_str())],
+    );
+    let sent: Value = serde_json::from_str(&sent).expect("JSON");
+    assert_eq!(sent["value"][0]["query"], "", "{sent}");
+    let commands: [(&str, &[&str]); 4] = [
+        ("get-config", &[]),
+        ("list-datasources", &[]),
+        ("list-fewshots", &["--datasource", "SalesLakehouse"]),
+        ("list-elements", &["--datasource", "SalesLakehouse"]),
+    ];
+    for (command, rest) in commands {
+        let direct = fx.ok(command, rest);
+        let proxied = fx
+            .run_env(
+                command,
+                rest,
+                &[("FABSH_ENDPOINT", proxy.endpoint.as_str())],
+            )
+            .ok_json();
+        assert_eq!(
+            without_unset(&proxied),
+            without_unset(&direct),
+            "{command} through a service that sends \"\""
+        );
+    }
+}
