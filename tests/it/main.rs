@@ -70,6 +70,7 @@ mod organisation;
 mod public_url;
 mod registry_checks;
 mod replay;
+mod required_properties;
 mod role_assignment_errors;
 mod scheduled_runs;
 mod script_bindings;

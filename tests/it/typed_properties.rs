@@ -20,7 +20,7 @@ fn keys(value: &Value) -> BTreeSet<String> {
 }
 
 /// Creates an item through its per-type collection; returns its id (following a 202).
-fn create(server: &Server, collection: &str, body: Value) -> String {
+pub(crate) fn create(server: &Server, collection: &str, body: Value) -> String {
     let path = server.demo_path(&format!("/{collection}"));
     let (status, head, text) = call(server, "POST", &path, Some(&body));
     match status {
@@ -46,17 +46,17 @@ fn create(server: &Server, collection: &str, body: Value) -> String {
 }
 
 /// The `properties` a typed GET answers.
-fn properties(server: &Server, collection: &str, id: &str) -> Value {
+pub(crate) fn properties(server: &Server, collection: &str, id: &str) -> Value {
     let item = get_json(server, &server.demo_path(&format!("/{collection}/{id}")));
     item["properties"].clone()
 }
 
 /// The example answer of a swagger `Get<Type>` operation.
-fn example_properties(file: &str) -> Value {
+pub(crate) fn example_properties(file: &str) -> Value {
     swagger(file)["responses"]["200"]["body"]["properties"].clone()
 }
 
-fn definition(file: &str, name: &str) -> Value {
+pub(crate) fn definition(file: &str, name: &str) -> Value {
     swagger(file)["definitions"][name].clone()
 }
 

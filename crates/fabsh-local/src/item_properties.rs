@@ -2,7 +2,12 @@
 //! (`/lakehouses/{id}`, `/warehouses`, `/eventhouses`, ...), shaped as the swagger's per-type
 //! definitions: `LakehouseProperties`, `WarehouseProperties`, `EnvironmentProperties`,
 //! `EventhouseProperties`, `KQLDatabaseProperties`, `MirroredDatabaseProperties`,
-//! `SQLDatabaseProperties` (microsoft/fabric-rest-api-specs, `<type>/definitions.json`).
+//! `SQLDatabaseProperties`, and every other type whose swagger requires properties
+//! (`SparkJobDefinitionProperties` and the other `oneLakeRootPath` ones,
+//! `VariableLibraryProperties`, `CosmosDBDatabaseProperties`, `WarehouseSnapshotProperties`,
+//! `OperationsAgentProperties`, `MirroredAzureDatabricksCatalogProperties`,
+//! `DigitalTwinBuilderFlowProperties`) (microsoft/fabric-rest-api-specs,
+//! `<type>/definitions.json`).
 //! Local Fabric has no SQL or OneLake hosts of its own; the SQL and OneLake names below follow
 //! the shapes the service sends so that clients parsing them work, and are not meant to be
 //! connected to. Kusto URIs are on local Fabric's own origin, so a deployment that substitutes
@@ -38,6 +43,24 @@ pub fn of(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Opti
         "KQLDatabase" => kql_database(conn, item, origin)?,
         "MirroredDatabase" => mirrored_database(conn, item)?,
         "SQLDatabase" => sql_database(item),
+        "SparkJobDefinition" | "OrgApp" | "OrgAppAudience" | "EventSchemaSet"
+        | "DataBuildToolJob" => json!({ "oneLakeRootPath": one_lake_root(item) }),
+        // The value set a new library starts with, as the swagger's GetVariableLibrary example
+        // names it; local Fabric has no call that activates another.
+        "VariableLibrary" => json!({ "activeValueSetName": "Default value set" }),
+        "CosmosDBDatabase" => json!({
+            "serverFqdn": format!(
+                "{}.{}.cosmos.fabric.microsoft.com",
+                item.id,
+                item.workspace_id.replace('-', "")
+            ),
+            "databaseName": item.display_name,
+        }),
+        "WarehouseSnapshot" => warehouse_snapshot(conn, item)?,
+        // Local Fabric runs no agent: one is never Active.
+        "OperationsAgent" => json!({ "state": "Inactive" }),
+        "MirroredAzureDatabricksCatalog" => databricks_catalog(conn, item)?,
+        "DigitalTwinBuilderFlow" => from_payload(conn, item, &["digitalTwinBuilderItemReference"])?,
         _ => return Ok(None),
     }))
 }
@@ -129,6 +152,50 @@ fn warehouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
         "collationType": collation,
         "creationMode": "New",
     }))
+}
+
+/// The fields of the item's `creationPayload` named in `keys` (those it has).
+fn from_payload(conn: &Connection, item: &Item, keys: &[&str]) -> rusqlite::Result<Value> {
+    let payload = creation_payloads::get(conn, &item.id)?.unwrap_or_else(|| json!({}));
+    Ok(Value::Object(
+        keys.iter()
+            .filter_map(|key| Some((key.to_string(), payload.get(*key)?.clone())))
+            .collect(),
+    ))
+}
+
+/// `WarehouseSnapshotProperties`: its warehouse and moment from the `creationPayload` it was
+/// made with (the moment of its creation when none was asked for), on the workspace's SQL host.
+fn warehouse_snapshot(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let mut properties = from_payload(conn, item, &["parentWarehouseId", "snapshotDateTime"])?;
+    properties["connectionString"] = json!(sql_host(&item.workspace_id));
+    if properties.get("snapshotDateTime").is_none() {
+        let at = items::created_at(conn, &item.id)?.unwrap_or_default();
+        // The swagger's format: whole seconds with a `Z`.
+        let whole = service_timestamp(at);
+        let whole = whole.split('.').next().unwrap_or_default();
+        properties["snapshotDateTime"] = json!(format!("{whole}Z"));
+    }
+    Ok(properties)
+}
+
+/// `MirroredAzureDatabricksCatalogProperties`: the catalog, connections and mode of its
+/// `creationPayload`, its OneLake tables, and `autoSync` `Enabled` (the swagger: it "can only be
+/// modified during an update request", so a new catalog has the default).
+fn databricks_catalog(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let mut properties = from_payload(
+        conn,
+        item,
+        &[
+            "catalogName",
+            "databricksWorkspaceConnectionId",
+            "mirroringMode",
+            "storageConnectionId",
+        ],
+    )?;
+    properties["oneLakeTablesPath"] = json!(format!("{}/Tables", one_lake_root(item)));
+    properties["autoSync"] = json!("Enabled");
+    Ok(properties)
 }
 
 /// An eventhouse's Kusto query and ingestion URIs, on local Fabric's origin.
