@@ -10,90 +10,105 @@ use crate::support::shared;
 use crate::typed_properties::{create, definition, example_properties, properties};
 use serde_json::json;
 
+/// One type: its swagger folder, collection, properties definition, Get example, and the
+/// create example (and its body parameter) when the swagger creates it with a payload.
+struct Typed {
+    folder: &'static str,
+    collection: &'static str,
+    properties: &'static str,
+    get: &'static str,
+    create: Option<(&'static str, &'static str)>,
+}
+
 /// The other types whose swagger `Get<Type>` answers required `properties` (every
-/// `*/swagger.json` of the vendored commit; those above have tests of their own): (folder,
-/// collection, properties definition, Get example, create example and its body parameter).
-const REQUIRED_PROPERTIES: &[(&str, &str, &str, &str, Option<(&str, &str)>)] = &[
-    (
-        "sparkjobdefinition",
-        "sparkJobDefinitions",
-        "SparkJobDefinitionProperties",
-        "GetSparkJobDefinition",
-        None,
-    ),
-    ("orgApp", "orgApps", "OrgAppProperties", "GetOrgApp", None),
-    (
-        "orgAppAudience",
-        "orgAppAudiences",
-        "OrgAppAudienceProperties",
-        "GetOrgAppAudience",
-        None,
-    ),
-    (
-        "eventSchemaSet",
-        "eventSchemaSets",
-        "EventSchemaSetProperties",
-        "GetEventSchemaSet",
-        None,
-    ),
-    (
-        "dataBuildToolJob",
-        "dataBuildToolJobs",
-        "DataBuildToolJobProperties",
-        "GetDataBuildToolJob",
-        None,
-    ),
-    (
-        "variableLibrary",
-        "variableLibraries",
-        "VariableLibraryProperties",
-        "GetVariableLibrary",
-        None,
-    ),
-    (
-        "cosmosDbDatabase",
-        "cosmosDbDatabases",
-        "CosmosDBDatabaseProperties",
-        "GetCosmosDBDatabase",
-        None,
-    ),
-    (
-        "operationsAgent",
-        "operationsAgents",
-        "OperationsAgentProperties",
-        "GetOperationsAgent",
-        None,
-    ),
-    (
-        "warehouseSnapshot",
-        "warehouseSnapshots",
-        "WarehouseSnapshotProperties",
-        "GetWarehouseSnapshot",
-        Some((
+/// `*/swagger.json` of the vendored commit; the others have tests of their own).
+const REQUIRED_PROPERTIES: &[Typed] = &[
+    Typed {
+        folder: "sparkjobdefinition",
+        collection: "sparkJobDefinitions",
+        properties: "SparkJobDefinitionProperties",
+        get: "GetSparkJobDefinition",
+        create: None,
+    },
+    Typed {
+        folder: "orgApp",
+        collection: "orgApps",
+        properties: "OrgAppProperties",
+        get: "GetOrgApp",
+        create: None,
+    },
+    Typed {
+        folder: "orgAppAudience",
+        collection: "orgAppAudiences",
+        properties: "OrgAppAudienceProperties",
+        get: "GetOrgAppAudience",
+        create: None,
+    },
+    Typed {
+        folder: "eventSchemaSet",
+        collection: "eventSchemaSets",
+        properties: "EventSchemaSetProperties",
+        get: "GetEventSchemaSet",
+        create: None,
+    },
+    Typed {
+        folder: "dataBuildToolJob",
+        collection: "dataBuildToolJobs",
+        properties: "DataBuildToolJobProperties",
+        get: "GetDataBuildToolJob",
+        create: None,
+    },
+    Typed {
+        folder: "variableLibrary",
+        collection: "variableLibraries",
+        properties: "VariableLibraryProperties",
+        get: "GetVariableLibrary",
+        create: None,
+    },
+    Typed {
+        folder: "cosmosDbDatabase",
+        collection: "cosmosDbDatabases",
+        properties: "CosmosDBDatabaseProperties",
+        get: "GetCosmosDBDatabase",
+        create: None,
+    },
+    Typed {
+        folder: "operationsAgent",
+        collection: "operationsAgents",
+        properties: "OperationsAgentProperties",
+        get: "GetOperationsAgent",
+        create: None,
+    },
+    Typed {
+        folder: "warehouseSnapshot",
+        collection: "warehouseSnapshots",
+        properties: "WarehouseSnapshotProperties",
+        get: "GetWarehouseSnapshot",
+        create: Some((
             "CreateWarehouseSnapshotWithoutDefinition",
             "createWarehouseSnapshotRequest",
         )),
-    ),
-    (
-        "mirroredAzureDatabricksCatalog",
-        "mirroredAzureDatabricksCatalogs",
-        "MirroredAzureDatabricksCatalogProperties",
-        "GetMirroredAzureDatabricksCatalog",
-        Some((
+    },
+    Typed {
+        folder: "mirroredAzureDatabricksCatalog",
+        collection: "mirroredAzureDatabricksCatalogs",
+        properties: "MirroredAzureDatabricksCatalogProperties",
+        get: "GetMirroredAzureDatabricksCatalog",
+        create: Some((
             "CreateMirroredAzureDatabricksCatalogWithPayload",
             "createMirroredAzureDatabricksCatalogRequest",
         )),
-    ),
-    (
-        "digitalTwinBuilderFlow",
-        "digitalTwinBuilderFlows",
-        "DigitalTwinBuilderFlowProperties",
-        "GetDigitalTwinBuilderFlow",
-        Some((
+    },
+    Typed {
+        folder: "digitalTwinBuilderFlow",
+        collection: "digitalTwinBuilderFlows",
+        properties: "DigitalTwinBuilderFlowProperties",
+        get: "GetDigitalTwinBuilderFlow",
+        create: Some((
             "CreateDigitalTwinBuilderFlowWithoutDefinition",
             "createDigitalTwinBuilderFlowRequest",
         )),
-    ),
+    },
 ];
 
 #[test]
@@ -102,7 +117,14 @@ fn every_type_with_required_properties_carries_them() {
     let ws = server.demo_path("");
     let ws_id = ws.rsplit('/').next().expect("workspace id").to_string();
     let warehouse = create(server, "warehouses", json!({"displayName": "Snapshotted"}));
-    for (folder, collection, name, get, create_example) in REQUIRED_PROPERTIES {
+    for typed in REQUIRED_PROPERTIES {
+        let Typed {
+            folder,
+            collection,
+            properties: name,
+            get,
+            create: create_example,
+        } = typed;
         let body = match create_example {
             Some((file, param)) => {
                 let mut body = swagger(&format!("{folder}/examples/{file}.json"))["parameters"]
