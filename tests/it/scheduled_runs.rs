@@ -130,3 +130,52 @@ fn an_enabled_schedule_starts_runs_and_dedupes_those_that_find_one_going() {
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(runs(&server).len(), after_disable);
 }
+
+/// A scheduled run starts with its schedule's `executionData` (swagger platform
+/// `CreateScheduleRequest` and `RunOnDemandItemJobRequest` both carry one), as a run on demand
+/// starts with its own.
+#[test]
+fn a_scheduled_run_starts_with_its_schedules_execution_data() {
+    use crate::service_bodies::call;
+    let platform = swagger("platform/definitions/platform.json")["definitions"].clone();
+    for request in ["CreateScheduleRequest", "RunOnDemandItemJobRequest"] {
+        assert!(
+            platform[request]["properties"]["executionData"].is_object(),
+            "{request}"
+        );
+    }
+    let server = Server::with(&[
+        ("retry-after-seconds", "0"),
+        ("schedule-minute-ms", "100"),
+        ("job-ms", "50"),
+    ]);
+    let notebook = server
+        .fabsh(&[
+            "item", "list", "-w", "Demo", "--type", "Notebook", "-q", "[0].id",
+        ])
+        .ok_json();
+    let notebook = notebook.as_str().expect("the Demo notebook");
+    let data = serde_json::json!({"sessionTag": "nightly"});
+    let body = serde_json::json!({
+        "enabled": true,
+        "configuration": {
+            "type": "Cron", "interval": 1,
+            "startDateTime": "2025-01-01T00:00:00", "endDateTime": "2099-01-01T00:00:00",
+            "localTimeZoneId": "UTC",
+        },
+        "executionData": data,
+    });
+    let path = server.demo_path(&format!("/items/{notebook}/jobs/RunNotebook/schedules"));
+    let (status, _, text) = call(&server, "POST", &path, Some(&body));
+    assert_eq!(status, 201, "{text}");
+    std::thread::sleep(Duration::from_millis(300));
+    let listed = runs(&server);
+    let run = listed
+        .iter()
+        .find(|run| run["invokeType"] == "Scheduled")
+        .unwrap_or_else(|| panic!("a scheduled run: {listed:?}"));
+    let id = run["id"].as_str().expect("id");
+    let (status, stored) = server.get_json(&format!("/_local/jobs/{id}/request"));
+    assert_eq!(status, 200, "{stored}");
+    assert_eq!(stored, serde_json::json!({"executionData": data}));
+}

@@ -6,14 +6,16 @@
 //! is started, every fire time its enabled schedules have passed becomes a run begun at that
 //! time. A fire that comes while a run of the same job type is still going on the item is
 //! recorded `Deduped`, which the swagger defines as "a job instance of the same job type is
-//! already running and this job instance is skipped".
+//! already running and this job instance is skipped". A run starts with its schedule's
+//! `executionData`, as a run on demand starts with the request's.
 
 use crate::api_error::ApiError;
 use crate::routes::jobs::{going_at, new_run};
 use crate::state::AppState;
 use crate::store::jobs::{self, Run, Schedule};
-use fabsh_model::jobs::ScheduleConfig;
+use fabsh_model::jobs::{RunRequest, ScheduleConfig};
 use rusqlite::Connection;
+use serde_json::{Map, Value};
 
 /// Most runs one schedule starts at once: a server stopped for a week does not owe every
 /// run of a schedule of every minute, only the latest.
@@ -35,6 +37,25 @@ fn wall_time(schedule: &Schedule, second: i64, minute_ms: u64) -> i64 {
     i64::try_from(i128::from(schedule.anchor_at) + scaled).unwrap_or(i64::MAX)
 }
 
+/// The request a schedule's runs start with: its `executionData` as a
+/// `RunOnDemandItemJobRequest`, or none.
+fn run_request(schedule: &Schedule) -> Result<Option<String>, ApiError> {
+    let Some(data) = schedule
+        .execution_data
+        .as_deref()
+        .and_then(|text| serde_json::from_str::<Map<String, Value>>(text).ok())
+    else {
+        return Ok(None);
+    };
+    let request = RunRequest {
+        execution_data: Some(data),
+        parameters: None,
+    };
+    Ok(Some(
+        serde_json::to_string(&request).map_err(|e| ApiError::internal(e.to_string()))?,
+    ))
+}
+
 /// Records the runs the item's enabled schedules have started by `now`, oldest first.
 pub(crate) fn start_due(
     conn: &Connection,
@@ -43,13 +64,15 @@ pub(crate) fn start_due(
     now: i64,
 ) -> Result<(), ApiError> {
     let minute_ms = state.faults.schedule_minute_ms;
-    let mut fires: Vec<(i64, String)> = Vec::new();
+    // (when, job type, the run's request: the schedule's executionData).
+    let mut fires: Vec<(i64, String, Option<String>)> = Vec::new();
     for schedule in jobs::enabled_schedules(conn, item_id)? {
         let clock = schedule_clock(&schedule, now, minute_ms);
         if clock <= schedule.fired_until {
             continue;
         }
         // A configuration is checked before it is stored; one unreadable fires nowhere.
+        let request = run_request(&schedule)?;
         if let Ok(config) = serde_json::from_str::<ScheduleConfig>(&schedule.configuration) {
             let after = schedule.fired_until.div_euclid(1_000_000_000);
             let until = clock.div_euclid(1_000_000_000);
@@ -57,18 +80,22 @@ pub(crate) fn start_due(
                 fires.push((
                     wall_time(&schedule, second, minute_ms),
                     schedule.job_type.clone(),
+                    request.clone(),
                 ));
             }
         }
         jobs::set_fired_until(conn, &schedule.id, clock)?;
     }
-    let Some(earliest) = fires.iter().map(|(at, _)| *at).min() else {
+    let Some(earliest) = fires.iter().map(|(at, _, _)| *at).min() else {
         return Ok(());
     };
     fires.sort();
     let mut going: Vec<Run> = jobs::runs_ending_after(conn, item_id, earliest)?;
-    for (at, job_type) in fires {
-        let mut run = new_run(state, item_id, &job_type, "Scheduled", at)?;
+    for (at, job_type, request) in fires {
+        let mut run = Run {
+            request,
+            ..new_run(state, item_id, &job_type, "Scheduled", at)?
+        };
         if going
             .iter()
             .any(|other| other.job_type == job_type && going_at(other, at))
