@@ -155,7 +155,7 @@ fn complete_meta(before: &str) -> (usize, Vec<String>) {
     let rest = rest.trim_start();
     let start = before.len() - rest.len();
     let options: Vec<String> = match name {
-        ":output" => Format::NAMES
+        ":output" => Format::DEFAULT_NAMES
             .iter()
             .chain(&["auto"])
             .map(|name| name.to_string())
