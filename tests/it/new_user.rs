@@ -432,6 +432,17 @@ fn tags_apply_and_unapply_by_display_name() {
         "{removed}"
     );
 
+    // A workspace takes tag names too.
+    let workspace =
+        |verb: &str| server.fabsh(&["workspace", verb, "-w", "Demo", "--tag-ids", &name]);
+    let applied = workspace("apply-tags").ok_json();
+    assert_eq!(applied["tags"][0]["id"], id.as_str(), "{applied}");
+    let removed = workspace("unapply-tags").ok_json();
+    assert!(
+        removed["tags"].as_array().is_none_or(Vec::is_empty),
+        "{removed}"
+    );
+
     let unknown = server.fabsh(&[
         "item",
         "apply-tags",
