@@ -130,6 +130,32 @@ fn a_few_shot_from_a_script_takes_the_rest_of_its_values_in_a_map_with_cli_alias
     assert_eq!(added["question"], "How many orders?");
 }
 
+// An MCP client names the few-shot's query as the CLI does: `sql` (or `answer`) for `query`.
+#[test]
+fn a_few_shot_from_an_mcp_client_takes_the_cli_aliases() {
+    use crate::mcp::{call, connect, runtime, structured};
+    use serde_json::json;
+    agent_with_lakehouse("MCP few-shot agent");
+    runtime().block_on(async {
+        let (client, _) = connect(server(), &["--allow-writes"]).await;
+        for (key, sql) in [
+            ("sql", "SELECT COUNT(*) FROM orders"),
+            ("answer", "SELECT COUNT(*) FROM customers"),
+        ] {
+            let added = call(
+                &client,
+                "data_agent_add_fewshot",
+                json!({"workspace": "Demo", "id": "MCP few-shot agent",
+                       "datasource": "SalesLakehouse", "question": format!("by {key}?"), key: sql}),
+            )
+            .await;
+            assert_ne!(added.is_error, Some(true), "{key}: {added:?}");
+            assert_eq!(structured(&added)["query"], sql, "{key}");
+        }
+        client.cancel().await.expect("close");
+    });
+}
+
 #[test]
 fn fs_remove_deletes_what_it_is_given_but_never_the_current_or_home_folder() {
     let home = Home::new();
