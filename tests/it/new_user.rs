@@ -742,3 +742,39 @@ fn a_table_evaluation_against_a_baseline_says_what_changed() {
         run.stderr
     );
 }
+
+// Pass rates print as percentages: the summary note, the --min-pass-rate refusal and the
+// questions table. The fixture's four questions: two right, one wrong, one without an
+// expectation, so two of four runs pass.
+#[test]
+fn pass_rates_print_as_percentages() {
+    use crate::data_agent_evaluate::questions;
+    use crate::data_agent_query::{EXAMPLES, published};
+    use crate::evaluations::evaluate;
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let run = evaluate(
+        &fx,
+        &file,
+        &["--min-pass-rate", "0.8", "-o", "table", "--no-save"],
+    );
+    assert_eq!(run.code, 6, "{}", run.stderr);
+    assert!(run.stderr.contains("; pass rate 50.0%;"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the pass rate 50.0% is below --min-pass-rate 0.8 (80.0%)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("100%") && run.stdout.contains("0%"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("0.5") && !run.stdout.contains("1.0 "),
+        "{}",
+        run.stdout
+    );
+}

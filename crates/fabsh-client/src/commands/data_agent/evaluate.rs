@@ -561,7 +561,7 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
     let count = |key: &str| summary[key].as_u64().unwrap_or(0);
     let rate = summary["passRate"].as_f64().unwrap_or(0.0);
     let note = format!(
-        "{} runs graded by {grader}: {} passed, {} failed, {} unclear, {} errors; pass rate {:.1} %; latency p50 {} ms, p95 {} ms",
+        "{} runs graded by {grader}: {} passed, {} failed, {} unclear, {} errors; pass rate {:.1}%; latency p50 {} ms, p95 {} ms",
         count("runs"),
         count("passed"),
         count("failed"),
@@ -617,7 +617,11 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
         gate.bar.filter(|bar| rate < *bar).map(|bar| {
             Error::new(
                 ErrorKind::BelowBar,
-                format!("the pass rate {rate:.3} is below --min-pass-rate {bar}"),
+                format!(
+                    "the pass rate {:.1}% is below --min-pass-rate {bar} ({:.1}%)",
+                    rate * 100.0,
+                    bar * 100.0
+                ),
             )
         })
     };
