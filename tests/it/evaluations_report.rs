@@ -533,4 +533,27 @@ fn the_trend_chart_opens_at_the_newest_run_with_its_scale_outside_the_scroll() {
     let view_box = attributes(plot, "viewBox")[0];
     assert_eq!(view_box.split(' ').nth(2), Some(width.to_string().as_str()));
     assert!(width > 390.0, "{width}");
+
+    // The x-axis carries dates; the configuration fingerprint is in each point's tooltip and
+    // in the legend (the three runs share one configuration).
+    let fingerprint = list(&fx)[0]["configurationFingerprint"]
+        .as_str()
+        .expect("fingerprint")[..7]
+        .to_string();
+    let titles: Vec<&str> = scrolled
+        .split("<title>")
+        .skip(1)
+        .map(|rest| &rest[..rest.find("</title>").expect("title end")])
+        .collect();
+    assert_eq!(titles.len(), 3);
+    assert!(
+        titles.iter().all(|title| title.ends_with(&fingerprint)),
+        "{titles:?}"
+    );
+    assert!(
+        html.contains(&format!(
+            "Configurations: <code>{fingerprint}</code> runs 1–3"
+        )),
+        "the legend"
+    );
 }
