@@ -238,6 +238,22 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
     for class in ["pass", "fail", "unclear", "absent"] {
         assert!(outcomes.contains(&class), "{class} in {outcomes:?}");
     }
+    // Unclear is its own state in the legend and the counts too, never a failure.
+    assert!(
+        html.contains("<li><span class=\"unclear\">?</span>unclear"),
+        "unclear in the legend"
+    );
+    let unclear_rows = head["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["verdict"] == "unclear")
+        .count();
+    assert!(unclear_rows > 0);
+    assert!(
+        html.contains(&format!("<dt>Unclear</dt><dd>{unclear_rows}</dd>")),
+        "the run's unclear count"
+    );
 
     // Every row of the head run not graded yes, in order, and no other; identical failures
     // (same question, verdict and answer) are one card with their count.
