@@ -118,6 +118,20 @@ fn an_unknown_script_key_is_named_with_the_valid_ones() {
         "{}",
         run.stderr
     );
+    // A few-shot's map: the unknown key is named, not another function suggested.
+    let code = "data_agent::add_fewshot(\"Demo\", \"Any agent\", \"SalesLakehouse\", \
+                #{question: \"q\", sqll: \"SELECT 1\"})";
+    let run = server().fabsh(&["-e", code]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("has no option `sqll`")
+            && run
+                .stderr
+                .contains("valid options: workspace, id, datasource, question, answer")
+            && !run.stderr.contains("show_fewshot"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
