@@ -50,6 +50,7 @@ pub fn prepare(
     printer: &Printer,
 ) -> Result<(&'static CommandSpec, Args)> {
     let (spec, matches) = command_of(group, matches)?;
+    html_format_fits(spec, printer)?;
     let args = args_from_matches(spec, matches, settings, words)?;
     if spec.traits.secret && printer.stdout_is_terminal() && !args.flag("show") {
         return Err(Error::usage("refusing to print a secret to the terminal")
@@ -69,6 +70,32 @@ pub fn prepare(
         }
     }
     Ok((spec, args))
+}
+
+/// `-o html` is the page of the commands that make one, and nothing to query: refused
+/// elsewhere before anything is sent.
+fn html_format_fits(spec: &CommandSpec, printer: &Printer) -> Result<()> {
+    if printer.format() != Some(fabsh_client::output::Format::Html) {
+        return Ok(());
+    }
+    if !spec.traits.html {
+        let pages: Vec<String> = REGISTRY
+            .all()
+            .filter(|spec| spec.traits.html)
+            .map(|spec| format!("`{}`", spec.path()))
+            .collect();
+        return Err(Error::usage(format!(
+            "-o html: `fabsh {}` makes no page; {} do",
+            spec.path(),
+            pages.join(", ")
+        ))
+        .with_hint("use -o json, table, wide, tsv, csv or yaml; nothing was sent"));
+    }
+    if printer.has_query() {
+        return Err(Error::usage("-o html writes a page, which -q cannot query")
+            .with_hint("drop -q, or query the data with -o json"));
+    }
+    Ok(())
 }
 
 /// The registry command under `group` the matches name (one or two words down), with the

@@ -40,7 +40,7 @@ fn global_args() -> Vec<Arg> {
             .global(true)
             .value_name("FORMAT")
             .value_parser(PossibleValuesParser::new(Format::NAMES))
-            .help("Output format (default: table for lists on a terminal, else json)"),
+            .help("Output format (default: table for lists on a terminal, else json; html for the commands that make a page)"),
         Arg::new("query")
             .short('q')
             .long("query")

@@ -155,7 +155,7 @@ fn complete_meta(before: &str) -> (usize, Vec<String>) {
     let rest = rest.trim_start();
     let start = before.len() - rest.len();
     let options: Vec<String> = match name {
-        ":output" => Format::NAMES
+        ":output" => Format::DEFAULT_NAMES
             .iter()
             .chain(&["auto"])
             .map(|name| name.to_string())
@@ -296,7 +296,11 @@ fn argument_candidates(
 ) -> Vec<String> {
     let args = effective_args(spec);
     let previous = done.last().map(String::as_str);
-    if let Some(values) = previous.and_then(global_values) {
+    if let Some(mut values) = previous.and_then(global_values) {
+        // `-o html` only where the command makes a page (anything else refuses it).
+        if !spec.traits.html {
+            values.retain(|value| value != "html");
+        }
         return values;
     }
     if let Some(arg) = previous.and_then(|word| flag_named(&args, word)) {
@@ -572,6 +576,10 @@ mod tests {
         assert!(!flags.contains(&"--workspace".to_string()), "{flags:?}");
         assert!(flags.contains(&"--type".to_string()), "{flags:?}");
         assert!(complete("item ").contains(&"list".to_string()));
+        // html only where the command makes a page.
+        assert!(
+            complete("data-agent evaluations report latest -o h").contains(&"html".to_string())
+        );
     }
 
     #[test]

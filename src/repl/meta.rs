@@ -77,10 +77,10 @@ pub fn parse_output(text: &str) -> Result<Option<Format>> {
     if text.eq_ignore_ascii_case("auto") {
         return Ok(None);
     }
-    Format::parse(text).map(Some).ok_or_else(|| {
+    Format::parse_default(text).map(Some).ok_or_else(|| {
         Error::usage(format!(
             ":output takes {} or auto, got {text:?}",
-            Format::NAMES.join(", ")
+            Format::DEFAULT_NAMES.join(", ")
         ))
     })
 }

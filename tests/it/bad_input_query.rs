@@ -59,7 +59,7 @@ fn query_and_evaluation_input_is_checked_before_sending() {
         ),
         (
             evaluate(&["--output-file", "results.txt"]),
-            "must end in .csv or .json",
+            "must end in .csv, .json or .html",
         ),
         (evaluate(&["--min-pass-rate", "2"]), "from 0 to 1"),
         (

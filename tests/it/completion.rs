@@ -128,3 +128,48 @@ fn the_bash_script_completes_names_through_the_hidden_command() {
         );
     }
 }
+
+/// A Tab against a service that takes the connection and never answers: the shell gets its
+/// prompt back (no candidates) instead of hanging on the listing. The bound here is a minute,
+/// far beyond the short wait a Tab gives a listing and far below the HTTP client's own
+/// five-minute timeout, so only a Tab that waited on the listing fails it.
+#[test]
+fn a_tab_against_a_service_that_never_answers_gives_the_prompt_back() {
+    let home = crate::support::Home::new();
+    // Accepted by the kernel, never read or answered.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let endpoint = format!("http://{}/v1", silent.local_addr().expect("addr"));
+    let mut tab = home.command(&[
+        "__complete",
+        "--",
+        "item",
+        "show",
+        "-w",
+        "Demo",
+        "--id",
+        "W",
+    ]);
+    tab.env("FABSH_ENDPOINT", &endpoint)
+        .env("FABSH_TOKEN", "a-token")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = tab.spawn().expect("start fabsh");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let output = child.wait_with_output().expect("output");
+    let status = status.expect("a Tab against a silent service never returned");
+    assert!(status.success(), "{status:?}");
+    assert!(output.stdout.is_empty(), "{:?}", output.stdout);
+    drop(silent);
+}

@@ -292,6 +292,63 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
             .all(|(what, _)| !what.starts_with("datasource") && !what.starts_with("few-shots")),
         "datasources and few-shots did not change: {out}"
     );
+
+    // A table at 80 columns shows the questions, and beside them (as notes) what changed,
+    // one part a line: `compare` and `evaluate --baseline` alike.
+    let changed_lines = [
+        "note: configuration: instructions and settings changed (stage_config.json)",
+        "note: configuration: published description changed (publishedDescription)",
+    ];
+    let at_80 = [("COLUMNS", "80")];
+    let compared = fx.server.fabsh_env(
+        &[
+            "data-agent",
+            "evaluations",
+            "compare",
+            base.as_str().unwrap(),
+            republished.as_str().unwrap(),
+            "-o",
+            "table",
+        ],
+        &at_80,
+    );
+    let again = evaluate(
+        &fx,
+        &file,
+        &[
+            "--baseline",
+            base.as_str().unwrap(),
+            "-o",
+            "table",
+            "--no-save",
+        ],
+    );
+    for table in [&compared, &again] {
+        assert_eq!(table.code, 0, "{}", table.stderr);
+        assert!(
+            table.stdout.contains("How many orders are there?"),
+            "{}",
+            table.stdout
+        );
+        let notes: Vec<&str> = table.stderr.lines().collect();
+        for line in changed_lines {
+            assert!(notes.contains(&line), "{line:?} in {}", table.stderr);
+            assert!(line.chars().count() <= 80, "{line}");
+        }
+        assert!(
+            !table.stderr.contains("datasource") && !table.stderr.contains("few-shots"),
+            "{}",
+            table.stderr
+        );
+    }
+    assert!(
+        compared
+            .stdout
+            .lines()
+            .all(|line| line.chars().count() <= 80),
+        "{}",
+        compared.stdout
+    );
 }
 
 /// Counts the opening tags named `name` and checks the document is balanced.

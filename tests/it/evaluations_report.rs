@@ -238,6 +238,22 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
     for class in ["pass", "fail", "unclear", "absent"] {
         assert!(outcomes.contains(&class), "{class} in {outcomes:?}");
     }
+    // Unclear is its own state in the legend and the counts too, never a failure.
+    assert!(
+        html.contains("<li><span class=\"unclear\">?</span>unclear"),
+        "unclear in the legend"
+    );
+    let unclear_rows = head["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row["verdict"] == "unclear")
+        .count();
+    assert!(unclear_rows > 0);
+    assert!(
+        html.contains(&format!("<dt>Unclear</dt><dd>{unclear_rows}</dd>")),
+        "the run's unclear count"
+    );
 
     // Every row of the head run not graded yes, in order, and no other; identical failures
     // (same question, verdict and answer) are one card with their count.
@@ -351,4 +367,209 @@ fn a_bad_output_is_refused_before_anything_is_written() {
         );
     }
     assert!(!missing.exists());
+}
+
+/// The recorded run ids of the agent, oldest first.
+fn recorded_ids(fx: &crate::data_agents::AgentFixture) -> Vec<String> {
+    list(fx)
+        .iter()
+        .rev()
+        .map(|r| r["runId"].as_str().expect("id").to_string())
+        .collect()
+}
+
+// `-o html` is the page wherever a command makes one: `evaluations report` (what
+// --output-file writes), `evaluations compare A B` (B's report compared with A) and
+// `evaluate` (this run's, compared with its --baseline; `--output-file x.html` writes it).
+// Elsewhere, and as a default format, it is refused before anything is sent.
+#[test]
+fn o_html_writes_the_report_page_where_a_command_makes_one() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let base = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let changed = orders_made_wrong(&fx, &dir);
+    let head = evaluate(&fx, &changed, &["--baseline", &base, "-o", "html"]);
+    assert_eq!(head.code, 0, "{}", head.stderr);
+    let head_id = recorded_ids(&fx).pop().expect("the head run");
+    // evaluate's page: this run, current on the chart, compared with the baseline, whose
+    // newly failing question (the orders one, made wrong) is named.
+    let page = &head.stdout;
+    assert!(
+        page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"),
+        "{page}"
+    );
+    let current: Vec<&str> = page
+        .split("<g class=\"point current\" data-run=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').expect("quote")])
+        .collect();
+    assert_eq!(current, [head_id.as_str()]);
+    assert!(
+        page.contains(&format!("<h2>Compared with run {}</h2>", &base[..8])),
+        "the comparison"
+    );
+    assert!(
+        page.contains("data-status=\"newly_failing\"><strong>newly failing</strong>: How many orders are there?"),
+        "the newly failing question"
+    );
+
+    // report -o html is what --output-file writes, and compare -o html the same page.
+    let written = dir.path().join("report.html");
+    evaluations(
+        &fx,
+        &[
+            "report",
+            &head_id,
+            "--compare",
+            &base,
+            "--output-file",
+            written.to_str().expect("path"),
+        ],
+    )
+    .ok_json();
+    let written = std::fs::read_to_string(&written).expect("the page");
+    let reported = evaluations(&fx, &["report", &head_id, "--compare", &base, "-o", "html"]);
+    assert_eq!(reported.code, 0, "{}", reported.stderr);
+    assert_eq!(reported.stdout, written);
+    let compared = evaluations(&fx, &["compare", &base, &head_id, "-o", "html"]);
+    assert_eq!(compared.code, 0, "{}", compared.stderr);
+    assert_eq!(compared.stdout, written);
+
+    // evaluate --output-file x.html: the page of the run it records.
+    let run_page = dir.path().join("run.html");
+    let out = evaluate(
+        &fx,
+        &file,
+        &["--output-file", run_page.to_str().expect("path")],
+    )
+    .ok_json();
+    let run_id = out["summary"]["runId"].as_str().expect("id");
+    let run_html = std::fs::read_to_string(&run_page).expect("the run's page");
+    assert!(
+        run_html.contains(&format!("<g class=\"point current\" data-run=\"{run_id}\"")),
+        "the recorded run is this page's"
+    );
+
+    // Refused where there is no page, before any request; and never a default format.
+    let before = fx.server.requests()["requests"]
+        .as_array()
+        .expect("log")
+        .len();
+    let refused = fx
+        .server
+        .fabsh(&["item", "list", "-w", "Demo", "-o", "html"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("`data-agent evaluations report`"),
+        "{}",
+        refused.stderr
+    );
+    let after = fx.server.requests()["requests"]
+        .as_array()
+        .expect("log")
+        .len();
+    // The log's own request is the only one more.
+    assert!(after <= before + 1, "{before} → {after}");
+    let default = fx.server.fabsh(&["config", "set", "output", "html"]);
+    assert_eq!(default.code, 2, "{}", default.stderr);
+}
+
+/// The CSS rule of `selector` in the page's style sheet.
+fn css_rule<'a>(html: &'a str, selector: &str) -> &'a str {
+    html.lines()
+        .find(|line| line.starts_with(&format!("{selector}{{")))
+        .unwrap_or_else(|| panic!("no rule {selector}"))
+}
+
+// On a phone the trend chart opens at the newest run with its percent scale in view: the
+// scale is a drawing of its own beside the box that scrolls sideways, never inside it, and
+// that box is right-to-left, which a browser opens at its right end (the newest run) without
+// a script. The plot is drawn at one px per unit, so a narrow screen scrolls it rather than
+// shrinking its labels. (Looked at in Chromium at 390×844 and 1280×800.)
+#[test]
+fn the_trend_chart_opens_at_the_newest_run_with_its_scale_outside_the_scroll() {
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    for _ in 0..3 {
+        evaluate(&fx, &file, &[]).ok_json();
+    }
+    let recorded = recorded_ids(&fx);
+    let out = evaluations(&fx, &["report", "latest"]).ok_json();
+    let html = out["html"].as_str().expect("the page");
+
+    let chart = html.find("<div class=\"chart\">").expect("the scroll box");
+    let scrolled = &html[chart..];
+    let scrolled = &scrolled[..scrolled.find("</div>").expect("its end")];
+    let axis = html.find("<svg class=\"trend-axis\"").expect("the scale");
+    let axis_svg = &html[axis..];
+    let axis_svg = &axis_svg[..axis_svg.find("</svg>").expect("its end")];
+    // The scale is before the scroll box and ends before it starts: outside it.
+    assert!(
+        axis + axis_svg.len() < chart,
+        "the scale is outside the scroll box"
+    );
+    for percent in ["0%", "25%", "50%", "75%", "100%"] {
+        assert!(
+            axis_svg.contains(&format!(">{percent}</text>")),
+            "{percent}"
+        );
+    }
+    assert!(
+        !scrolled.contains("%</text>"),
+        "no scale inside the scroll box"
+    );
+    // Side by side, the scale never shrinking; the box scrolls, right-to-left, and its
+    // drawing is laid out left-to-right.
+    assert!(css_rule(html, ".trend-chart").contains("display:flex"));
+    assert!(css_rule(html, ".trend-axis").contains("flex:none"));
+    let scroll_box = css_rule(html, ".chart");
+    assert!(
+        scroll_box.contains("overflow-x:auto") && scroll_box.contains("direction:rtl"),
+        "{scroll_box}"
+    );
+    assert!(css_rule(html, ".chart svg").contains("direction:ltr"));
+    // The newest run (the one reported) is the rightmost point, at the end the box opens at.
+    let points = attributes(scrolled, "data-run");
+    assert_eq!(points, recorded);
+    let xs: Vec<f64> = attributes(scrolled, "cx")
+        .iter()
+        .map(|x| x.parse().expect("number"))
+        .collect();
+    assert!(xs.windows(2).all(|pair| pair[0] < pair[1]), "{xs:?}");
+    assert_eq!(attributes(scrolled, "data-current").last(), Some(&"true"));
+    // One px per unit, wider than a phone: it scrolls there.
+    let plot = &scrolled[scrolled.find("<svg class=\"trend\"").expect("plot")..];
+    let width: f64 = attributes(plot, "width")[0].parse().expect("width");
+    let view_box = attributes(plot, "viewBox")[0];
+    assert_eq!(view_box.split(' ').nth(2), Some(width.to_string().as_str()));
+    assert!(width > 390.0, "{width}");
+
+    // The x-axis carries dates; the configuration fingerprint is in each point's tooltip and
+    // in the legend (the three runs share one configuration).
+    let fingerprint = list(&fx)[0]["configurationFingerprint"]
+        .as_str()
+        .expect("fingerprint")[..7]
+        .to_string();
+    let titles: Vec<&str> = scrolled
+        .split("<title>")
+        .skip(1)
+        .map(|rest| &rest[..rest.find("</title>").expect("title end")])
+        .collect();
+    assert_eq!(titles.len(), 3);
+    assert!(
+        titles.iter().all(|title| title.ends_with(&fingerprint)),
+        "{titles:?}"
+    );
+    assert!(
+        html.contains(&format!(
+            "Configurations: <code>{fingerprint}</code> runs 1–3"
+        )),
+        "the legend"
+    );
 }

@@ -118,6 +118,20 @@ fn an_unknown_script_key_is_named_with_the_valid_ones() {
         "{}",
         run.stderr
     );
+    // A few-shot's map: the unknown key is named, not another function suggested.
+    let code = "data_agent::add_fewshot(\"Demo\", \"Any agent\", \"SalesLakehouse\", \
+                #{question: \"q\", sqll: \"SELECT 1\"})";
+    let run = server().fabsh(&["-e", code]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("has no option `sqll`")
+            && run
+                .stderr
+                .contains("valid options: workspace, id, datasource, question, answer")
+            && !run.stderr.contains("show_fewshot"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -128,6 +142,32 @@ fn a_few_shot_from_a_script_takes_the_rest_of_its_values_in_a_map_with_cli_alias
     let added = server().fabsh(&["-e", code]).ok_json();
     assert_eq!(added["query"], "SELECT COUNT(*) FROM orders");
     assert_eq!(added["question"], "How many orders?");
+}
+
+// An MCP client names the few-shot's query as the CLI does: `sql` (or `answer`) for `query`.
+#[test]
+fn a_few_shot_from_an_mcp_client_takes_the_cli_aliases() {
+    use crate::mcp::{call, connect, runtime, structured};
+    use serde_json::json;
+    agent_with_lakehouse("MCP few-shot agent");
+    runtime().block_on(async {
+        let (client, _) = connect(server(), &["--allow-writes"]).await;
+        for (key, sql) in [
+            ("sql", "SELECT COUNT(*) FROM orders"),
+            ("answer", "SELECT COUNT(*) FROM customers"),
+        ] {
+            let added = call(
+                &client,
+                "data_agent_add_fewshot",
+                json!({"workspace": "Demo", "id": "MCP few-shot agent",
+                       "datasource": "SalesLakehouse", "question": format!("by {key}?"), key: sql}),
+            )
+            .await;
+            assert_ne!(added.is_error, Some(true), "{key}: {added:?}");
+            assert_eq!(structured(&added)["query"], sql, "{key}");
+        }
+        client.cancel().await.expect("close");
+    });
 }
 
 #[test]
@@ -432,6 +472,17 @@ fn tags_apply_and_unapply_by_display_name() {
         "{removed}"
     );
 
+    // A workspace takes tag names too.
+    let workspace =
+        |verb: &str| server.fabsh(&["workspace", verb, "-w", "Demo", "--tag-ids", &name]);
+    let applied = workspace("apply-tags").ok_json();
+    assert_eq!(applied["tags"][0]["id"], id.as_str(), "{applied}");
+    let removed = workspace("unapply-tags").ok_json();
+    assert!(
+        removed["tags"].as_array().is_none_or(Vec::is_empty),
+        "{removed}"
+    );
+
     let unknown = server.fabsh(&[
         "item",
         "apply-tags",
@@ -704,4 +755,65 @@ fn a_table_evaluation_against_a_baseline_says_what_changed() {
         "{}",
         run.stderr
     );
+}
+
+// Pass rates print as percentages: the summary note, the --min-pass-rate refusal and the
+// questions table. The fixture's four questions: two right, one wrong, one without an
+// expectation, so two of four runs pass.
+#[test]
+fn pass_rates_print_as_percentages() {
+    use crate::data_agent_evaluate::questions;
+    use crate::data_agent_query::{EXAMPLES, published};
+    use crate::evaluations::evaluate;
+    let fx = published(EXAMPLES);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = questions(&fx, &dir);
+    let run = evaluate(
+        &fx,
+        &file,
+        &["--min-pass-rate", "0.8", "-o", "table", "--no-save"],
+    );
+    assert_eq!(run.code, 6, "{}", run.stderr);
+    assert!(run.stderr.contains("; pass rate 50.0%;"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the pass rate 50.0% is below --min-pass-rate 0.8 (80.0%)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("100%") && run.stdout.contains("0%"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("0.5") && !run.stdout.contains("1.0 "),
+        "{}",
+        run.stdout
+    );
+}
+
+// What `cargo install` builds is a binary of a normal size: the release profile drops debug
+// info and symbols and folds generic code with fat LTO (189 MB with line tables, 49.5 MB
+// without the three, 28.5 MB with them, as measured when they were set). A release build takes
+// too long for a test, so this pins the settings that make the size.
+#[test]
+fn the_release_profile_builds_a_binary_of_a_normal_size() {
+    let manifest = include_str!("../../Cargo.toml");
+    let section: Vec<&str> = manifest
+        .lines()
+        .skip_while(|line| line.trim() != "[profile.release]")
+        .skip(1)
+        .take_while(|line| !line.starts_with('['))
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    for setting in [
+        "debug = false",
+        "strip = true",
+        "lto = \"fat\"",
+        "codegen-units = 1",
+    ] {
+        assert!(section.contains(&setting), "{setting} in {section:?}");
+    }
 }

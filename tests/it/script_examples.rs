@@ -37,6 +37,6 @@ fn the_tour_runs_in_process_with_local() {
     assert!(run.stdout.contains("The answer is"), "{}", run.stdout);
     // The right count passes and the wrong one fails, graded after few-shots were uploaded
     // in the same engine (each stdlib module's helpers stay its own).
-    assert!(run.stdout.contains("pass rate 0.5"), "{}", run.stdout);
+    assert!(run.stdout.contains("pass rate 50.0%"), "{}", run.stdout);
     assert!(run.stdout.contains("5 of 5 deleted"), "{}", run.stdout);
 }

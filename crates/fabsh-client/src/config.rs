@@ -115,9 +115,9 @@ pub fn check_value(key: &ConfigKey, value: &str) -> Result<String> {
         "auth-method" => Method::parse(value)
             .map(|m| m.as_str().to_string())
             .ok_or_else(|| bad(&format!("one of {}", Method::NAMES.join(", ")))),
-        "output" => Format::parse(value)
+        "output" => Format::parse_default(value)
             .map(|_| value.to_ascii_lowercase())
-            .ok_or_else(|| bad(&format!("one of {}", Format::NAMES.join(", ")))),
+            .ok_or_else(|| bad(&format!("one of {}", Format::DEFAULT_NAMES.join(", ")))),
         _ if value.is_empty() => Err(bad("empty value")),
         _ => Ok(value.to_string()),
     }
@@ -259,7 +259,8 @@ impl Settings {
 
     /// The output format the environment or profile asks for when `-o` is not given.
     pub fn output_format(&self) -> Option<Format> {
-        self.value("output").and_then(|name| Format::parse(&name))
+        self.value("output")
+            .and_then(|name| Format::parse_default(&name))
     }
 
     /// The default workspace for commands that take one.

@@ -4,6 +4,9 @@ use crate::error::{Error, Result};
 use futures::stream::BoxStream;
 use serde_json::Value;
 
+/// Makes a command's page for `-o html`, only when that format is asked for.
+pub type HtmlPage = Box<dyn FnOnce() -> Result<String> + Send>;
+
 /// Pages of list items arriving one request at a time (`--all`).
 pub type PageStream = BoxStream<'static, Result<Vec<Value>>>;
 
@@ -44,6 +47,8 @@ pub struct Reply {
     /// Under `--dry-run`, what the command would do to each thing it handles (a deploy's
     /// items), shown beside the requests, which leave out what needs no request.
     pub dry_run_items: Option<Value>,
+    /// What `-o html` writes instead of the data (an evaluation's report page).
+    pub html: Option<HtmlPage>,
 }
 
 impl Reply {
@@ -91,6 +96,7 @@ impl Reply {
             table_rows: None,
             text: None,
             dry_run_items: None,
+            html: None,
         }
     }
 
@@ -121,6 +127,12 @@ impl Reply {
     /// Under `--dry-run`, adds `items` (what would happen to each) to the plan of requests.
     pub fn with_dry_run_items(mut self, items: Value) -> Self {
         self.dry_run_items = Some(items);
+        self
+    }
+
+    /// Under `-o html`, writes the page `make` makes instead of the data.
+    pub fn with_html(mut self, make: impl FnOnce() -> Result<String> + Send + 'static) -> Self {
+        self.html = Some(Box::new(make));
         self
     }
 

@@ -189,6 +189,58 @@ pub fn compare(base: &Value, head: &Value) -> Value {
     })
 }
 
+/// A comparison in lines for a person reading a table (whose rows are the questions only):
+/// the counts, the pass-rate change and the questions newly failing, then what changed in the
+/// agent's configuration, one part a line so each fits 80 columns.
+pub fn notes(comparison: &Value) -> Vec<String> {
+    let count = |key: &str| comparison[key].as_u64().unwrap_or(0);
+    let base = comparison["base"]["runId"].as_str().unwrap_or_default();
+    let delta = comparison["passRateDelta"]
+        .as_f64()
+        .map_or_else(|| "—".to_string(), |d| format!("{:+.1} pts", d * 100.0));
+    let failing: Vec<&str> = comparison["questions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|q| q["status"] == "newly_failing")
+        .filter_map(|q| q["question"].as_str())
+        .collect();
+    let mut counts = format!(
+        "compared with run {}: {} newly failing, {} newly passing, {} flaky, {} unclear, {} unchanged; pass rate {delta}",
+        base.get(..8).unwrap_or(base),
+        count("newlyFailing"),
+        count("newlyPassing"),
+        count("flaky"),
+        count("unclear"),
+        count("unchanged"),
+    );
+    if !failing.is_empty() {
+        counts.push_str(&format!("; newly failing: {}", failing.join(" | ")));
+    }
+    let mut notes = vec![counts];
+    match (
+        comparison["configurationChanges"].as_array(),
+        comparison["configurationChanged"].as_bool(),
+    ) {
+        (Some(changes), _) if !changes.is_empty() => {
+            notes.extend(changes.iter().map(|change| {
+                format!(
+                    "configuration: {} {} ({})",
+                    change["what"].as_str().unwrap_or_default(),
+                    change["change"].as_str().unwrap_or_default(),
+                    change["part"].as_str().unwrap_or_default(),
+                )
+            }));
+        }
+        (Some(_), _) | (None, Some(false)) => notes.push("configuration: unchanged".into()),
+        (None, Some(true)) => notes.push(
+            "configuration: changed (a run was recorded before fabsh kept what changed)".into(),
+        ),
+        (None, None) => {}
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,11 +34,13 @@ dl.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr))
 dl.summary div{background:#f5f6f8;border-radius:6px;padding:8px 10px;min-width:0}
 dt{font-size:.75rem;color:#555;text-transform:uppercase;letter-spacing:.03em}
 dd{margin:0;font-weight:600;overflow-wrap:anywhere}
-svg{display:block;width:100%;height:auto}
-svg.histogram{max-width:760px}
+svg{display:block}
+svg.histogram{width:100%;height:auto;max-width:600px}
 .scroll{overflow-x:auto;max-width:100%;border:1px solid #e3e3e3;border-radius:6px}
-.chart{overflow-x:auto;max-width:100%;direction:rtl}
-.chart svg{direction:ltr}
+.trend-chart{display:flex;align-items:flex-start}
+.trend-axis{flex:none}
+.chart{flex:1;min-width:0;overflow-x:auto;direction:rtl}
+.chart svg{direction:ltr;margin:0 auto 0 0}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:4px 6px;border:1px solid #e3e3e3;text-align:left;vertical-align:top}
 table.matrix th.question{min-width:180px;max-width:320px;font-weight:normal;overflow-wrap:anywhere;position:sticky;left:0;background:#fff;z-index:1}
@@ -58,7 +60,7 @@ td.cell{text-align:center;font-weight:700;min-width:34px}
 article.failure{border:1px solid #e3c0c0;border-left:4px solid #c33;border-radius:6px;padding:8px 12px;margin:10px 0;overflow-wrap:anywhere}
 article.failure h3{font-size:1rem;margin:0 0 6px}
 article.failure pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 8px;background:#f7f7f7;padding:6px;border-radius:4px;font-size:.85rem}
-.muted{color:#666;font-size:.85rem}
+.muted{color:#666;font-size:.85rem;overflow-wrap:anywhere}
 .comparison ul{padding-left:1.2em}
 @media (max-width:480px){body{padding:10px}h1{font-size:1.2rem}dl.summary{grid-template-columns:1fr 1fr}}
 ";
@@ -277,24 +279,27 @@ fn comparison_section(comparison: &Value) -> String {
     out
 }
 
-/// Horizontal room per run in the trend chart, in viewBox units: the rotated (-45°)
-/// fingerprint labels of neighbouring points are `RUN_STEP × sin 45°` apart, which must be
-/// more than their 11-unit font for them not to overlap.
+/// Horizontal room per run in the trend chart, in px: the rotated (-45°) date labels of
+/// neighbouring points are `RUN_STEP × sin 45°` apart, which must be more than their 11 px
+/// font for them not to overlap.
 const RUN_STEP: f64 = 18.0;
-/// The trend chart's narrowest viewBox, for an agent with few runs.
-const TREND_MIN_WIDTH: f64 = 800.0;
-/// The smallest scale the trend chart is drawn at (CSS px per viewBox unit), so its 11-unit
-/// labels stay readable on a phone; narrower screens scroll instead.
-const TREND_MIN_SCALE: f64 = 0.8;
+/// The trend plot's narrowest width in px, for an agent with few runs.
+const TREND_MIN_WIDTH: f64 = 740.0;
+/// The trend chart's height in px, the date labels under the plot included.
+const TREND_HEIGHT: f64 = 260.0;
+/// The width of the percent scale beside the plot, in px.
+const AXIS_WIDTH: f64 = 42.0;
 
-/// The pass rate over the agent's runs, oldest first, as a line chart. The viewBox widens
-/// with the number of runs, so labels never crowd, and the chart fills the content width;
-/// below its minimum width it scrolls. The scroll box is right-to-left so that, without
-/// a script, it opens at its right end: the newest runs and this one are what a phone
-/// shows first. The percent scale is drawn on both sides so it is in view at either end.
+/// The pass rate over the agent's runs, oldest first, as a line chart drawn at one px per
+/// unit, so its 11 px labels read the same on a phone and a desktop: the plot widens with
+/// the number of runs, so labels never crowd, and scrolls sideways when wider than the page.
+/// The percent scale is a separate drawing beside the scroll box, never scrolled out of view;
+/// the scroll box is right-to-left so that, without a script, it opens at its right end:
+/// the newest runs (this one, normally) are what a phone shows first.
 fn trend_section(history: &[Value], current: &str) -> String {
-    // Room on the left for the first run's date, rotated under the axis.
-    let (height, left, right, top, bottom) = (260.0, 60.0, 44.0, 16.0, 70.0);
+    // Room on the left for the first run's date, rotated under the plot, and on the right
+    // for the last point's circle.
+    let (height, left, right, top, bottom) = (TREND_HEIGHT, 62.0, 14.0, 16.0, 70.0);
     let steps = history.len().saturating_sub(1) as f64;
     let width = (left + right + RUN_STEP * steps).max(TREND_MIN_WIDTH);
     let plot_w = width - left - right;
@@ -307,26 +312,30 @@ fn trend_section(history: &[Value], current: &str) -> String {
         }
     };
     let y = |rate: f64| top + plot_h * (1.0 - rate.clamp(0.0, 1.0));
+    let mut axis = format!(
+        "<svg class=\"trend-axis\" width=\"{AXIS_WIDTH}\" height=\"{height}\" \
+         viewBox=\"0 0 {AXIS_WIDTH} {height}\" aria-hidden=\"true\" font-size=\"11\">"
+    );
     let mut svg = format!(
-        "<svg class=\"trend\" viewBox=\"0 0 {width} {height}\" style=\"min-width:{:.0}px\" \
+        "<svg class=\"trend\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
          role=\"img\" aria-label=\"Pass rate over {} recorded runs\" font-size=\"11\">",
-        width * TREND_MIN_SCALE,
         history.len()
     );
     for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let _ = write!(
+            axis,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}%</text>",
+            AXIS_WIDTH - 6.0,
+            y(tick) + 4.0,
+            tick * 100.0,
+        );
+        let _ = write!(
             svg,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#e3e3e3\"/>\
-             <text x=\"{}\" y=\"{label_y}\" text-anchor=\"end\" fill=\"#555\">{percent}%</text>\
-             <text x=\"{}\" y=\"{label_y}\" fill=\"#555\">{percent}%</text>",
-            width - right,
-            left - 6.0,
-            width - right + 6.0,
+            "<line x1=\"0\" x2=\"{width}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#e3e3e3\"/>",
             y = y(tick),
-            label_y = y(tick) + 4.0,
-            percent = tick * 100.0,
         );
     }
+    axis.push_str("</svg>");
     let points: Vec<String> = history
         .iter()
         .enumerate()
@@ -377,7 +386,8 @@ fn trend_section(history: &[Value], current: &str) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<section><h2>Pass rate over the agent's {}</h2><div class=\"chart\">{svg}</div>\
+        "<section><h2>Pass rate over the agent's {}</h2>\
+         <div class=\"trend-chart\">{axis}<div class=\"chart\">{svg}</div></div>\
          <p class=\"muted\">Oldest to newest, each point at its date (month-day hour:minute); \
          a point's tooltip names its configuration fingerprint; the larger amber point is this \
          run.</p>{}</section>",
@@ -512,13 +522,14 @@ fn latency_section(run: &Value) -> String {
         counts[bin] += 1;
     }
     let most = counts.iter().copied().max().unwrap_or(1).max(1);
-    let (width, height, left, bottom, top) = (640.0, 220.0, 36.0, 40.0, 12.0);
+    // Narrow, so that its labels stay readable when a phone shrinks it to the page.
+    let (width, height, left, bottom, top) = (480.0, 200.0, 36.0, 40.0, 14.0);
     let plot_h = height - top - bottom;
     let bar_w = (width - left - 8.0) / bins as f64;
     let _ = write!(
         out,
         "<svg class=\"histogram\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
-         aria-label=\"Latency histogram of {} runs\" font-size=\"11\">\
+         aria-label=\"Latency histogram of {} runs\" font-size=\"12\">\
          <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{most}</text>\
          <text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">0</text>",
         latencies.len(),
@@ -696,13 +707,14 @@ mod tests {
             .collect()
     }
 
-    /// The trend chart's viewBox width and its CSS min-width in px.
+    /// The trend plot's viewBox width and its width in CSS px.
     fn widths(html: &str) -> (f64, f64) {
-        let view_box = html.split("viewBox=\"0 0 ").nth(1).unwrap();
-        let width = view_box.split(' ').next().unwrap().parse().unwrap();
-        let min_width = html.split("min-width:").nth(1).unwrap();
-        let min_width = min_width[..min_width.find("px").unwrap()].parse().unwrap();
-        (width, min_width)
+        let plot = html.split("<svg class=\"trend\"").nth(1).unwrap();
+        let number_after = |marker: &str| -> f64 {
+            let rest = plot.split(marker).nth(1).unwrap();
+            rest[..rest.find([' ', '"']).unwrap()].parse().unwrap()
+        };
+        (number_after("viewBox=\"0 0 "), number_after(" width=\""))
     }
 
     #[test]
@@ -711,12 +723,13 @@ mod tests {
         for n in [1, 3, 30, 52, 200] {
             let runs = history(n);
             let html = trend_section(&runs, &format!("run-{}", n - 1));
-            let (width, min_width) = widths(&html);
+            let (width, css_width) = widths(&html);
             assert!(width >= TREND_MIN_WIDTH, "{n} runs: {width}");
             assert!(width >= last_width, "{n} runs: {width} < {last_width}");
             last_width = width;
-            // Below its minimum scale the chart scrolls rather than shrinking its labels.
-            assert_eq!(min_width, (width * TREND_MIN_SCALE).round(), "{n} runs");
+            // Drawn at one px per unit: a narrow page scrolls it rather than shrinking its
+            // labels.
+            assert_eq!(css_width, width, "{n} runs");
             let xs = numbers(&html, "cx");
             assert_eq!(xs.len(), n);
             for pair in xs.windows(2) {

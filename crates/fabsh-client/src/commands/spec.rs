@@ -346,6 +346,8 @@ pub struct Traits {
     /// A Rhai function too; off for what only makes sense on a shell's command line.
     pub scriptable: bool,
     pub returns: ReturnKind,
+    /// Makes a page for `-o html` (an evaluation's report); other commands refuse that format.
+    pub html: bool,
 }
 
 impl Traits {
@@ -359,6 +361,7 @@ impl Traits {
         secret: false,
         scriptable: true,
         returns: ReturnKind::List,
+        html: false,
     };
     /// Read-only, returning an object.
     pub const READ: Traits = Traits {
@@ -411,6 +414,11 @@ impl Traits {
             scriptable: false,
             ..self
         }
+    }
+
+    /// The same traits, for a command that makes a page for `-o html`.
+    pub const fn html(self) -> Traits {
+        Traits { html: true, ..self }
     }
 
     /// The same traits, for a command only a shell's command line runs.

@@ -17,6 +17,8 @@ pub enum Format {
     /// RFC 4180 CSV with a header row (`-o csv`).
     Csv,
     Yaml,
+    /// A command's page as HTML (`-o html`): only the commands that make one take it.
+    Html,
 }
 
 /// Writes a list page by page.
@@ -29,7 +31,12 @@ pub trait ListWriter {
 
 impl Format {
     /// The names accepted by `-o`.
-    pub const NAMES: &'static [&'static str] = &["json", "table", "wide", "tsv", "csv", "yaml"];
+    pub const NAMES: &'static [&'static str] =
+        &["json", "table", "wide", "tsv", "csv", "yaml", "html"];
+    /// The names a default format may take (a profile's `output`, `FABSH_OUTPUT`, the REPL's
+    /// `:output`): all but html, which only some commands write.
+    pub const DEFAULT_NAMES: &'static [&'static str] =
+        &["json", "table", "wide", "tsv", "csv", "yaml"];
 
     /// Parses `-o`'s value.
     pub fn parse(text: &str) -> Option<Format> {
@@ -40,8 +47,14 @@ impl Format {
             "tsv" => Format::Tsv,
             "csv" => Format::Csv,
             "yaml" => Format::Yaml,
+            "html" => Format::Html,
             _ => return None,
         })
+    }
+
+    /// Parses a default format's name (one of [`Format::DEFAULT_NAMES`]).
+    pub fn parse_default(text: &str) -> Option<Format> {
+        Format::parse(text).filter(|format| *format != Format::Html)
     }
 
     /// True for the tables people read (`table`, `wide`).
@@ -84,6 +97,8 @@ impl Format {
         columns: &[&str],
     ) -> std::io::Result<()> {
         match self {
+            // The printer writes a command's page itself; a value has none.
+            Format::Html => Err(std::io::Error::other("-o html: this result has no page")),
             Format::Json => {
                 serde_json::to_writer_pretty(&mut *out, value)?;
                 writeln!(out)

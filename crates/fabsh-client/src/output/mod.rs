@@ -56,6 +56,16 @@ impl Printer {
         self.format = format;
     }
 
+    /// The output format asked for, if any.
+    pub fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    /// True when a `--query` was given.
+    pub fn has_query(&self) -> bool {
+        self.query.is_some()
+    }
+
     /// True when stdout is a terminal (`auth token` refuses to print there).
     pub fn stdout_is_terminal(&self) -> bool {
         self.stdout_tty
@@ -78,7 +88,14 @@ impl Printer {
         written
     }
 
-    async fn render_body(&self, reply: Reply, columns: &[&str]) -> Result<()> {
+    async fn render_body(&self, mut reply: Reply, columns: &[&str]) -> Result<()> {
+        if self.format == Some(Format::Html) {
+            let make = reply.html.take().ok_or_else(|| {
+                Error::usage("-o html: this command makes no page")
+                    .with_hint("use -o json, table, wide, tsv, csv or yaml")
+            })?;
+            return self.text(&make()?);
+        }
         if let Some(text) = &reply.text
             && self.format.is_none()
             && self.query.is_none()

@@ -9,8 +9,9 @@ use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
 };
-use super::{AGENT, agent};
+use super::{AGENT, agent, evaluations};
 use crate::agent::downloads;
+use crate::agent::evaluation_compare;
 use crate::agent::evaluations::ROW_KEYS;
 use crate::agent::judge::{self, JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::commands::args::Args;
@@ -97,7 +98,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query run once per evaluation, before any question is asked, on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib function evaluate::run.",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query run once per evaluation, before any question is asked, on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`), which -o html writes to stdout. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib function evaluate::run.",
     args: &[
         WORKSPACE,
         AGENT,
@@ -139,7 +140,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
         ArgSpec::opt(
             "output-file",
             ArgKind::Str,
-            "Also write the rows to this .csv or .json file",
+            "Also write the rows to this .csv or .json file, or the run's report page to this .html file",
         )
         .local(LocalPath::WriteFile),
         ArgSpec::opt(
@@ -183,7 +184,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             "Replace the --output-file and --junit files when they exist",
         ),
     ],
-    traits: Traits::READ,
+    traits: Traits::READ.html(),
     columns: &[
         "question",
         "runs",
@@ -240,15 +241,18 @@ fn critic_prompt(args: &Args) -> Result<Option<String>> {
     }
 }
 
-/// `--output-file`: `.csv` or `.json`, in a directory that exists.
+/// `--output-file`: `.csv`, `.json` or `.html`, in a directory that exists.
 fn output_file(args: &Args) -> Result<Option<PathBuf>> {
     let Some(text) = args.opt_str("output-file") else {
         return Ok(None);
     };
     let lower = text.to_ascii_lowercase();
-    if !(lower.ends_with(".csv") || lower.ends_with(".json")) {
+    if ![".csv", ".json", ".html"]
+        .iter()
+        .any(|end| lower.ends_with(end))
+    {
         return Err(Error::usage(format!(
-            "--output-file must end in .csv or .json, got {text:?}"
+            "--output-file must end in .csv, .json or .html, got {text:?}"
         )));
     }
     tracking::new_output_file(args, "output-file", text).map(Some)
@@ -320,8 +324,9 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             ),
         };
         let mut tracked = tracking::open(&args, &workspace, &id)?;
-        // Who was evaluated costs a few reads: skipped when nothing is recorded or named.
-        let mut run = if args.flag("no-save") && junit.is_none() {
+        // Who was evaluated costs a few reads: skipped when nothing is recorded, named or
+        // compared (a comparison names what changed in the configuration).
+        let mut run = if args.flag("no-save") && junit.is_none() && tracked.baseline.is_none() {
             json!({"configurationFingerprint": null})
         } else {
             tracking::subject(&ctx, &args, resolved.as_ref(), &workspace, &id).await
@@ -373,7 +378,9 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
                 rows.len()
             )));
         }
-        if let Some(path) = &output {
+        // The rows now; a page once the run is recorded and compared.
+        let page_file = output.clone().filter(|path| is_html(path));
+        if let Some(path) = output.as_ref().filter(|path| !is_html(path)) {
             write_rows(path, &rows)?;
         }
         let grader = model
@@ -410,13 +417,32 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             bar,
             fail_on_regression: args.flag("fail-on-regression"),
         };
-        // A table shows the questions only: the comparison comes with it as a note.
-        let compared = comparison.as_ref().map(comparison_note);
+        // A table shows the questions only: the comparison comes with it as notes.
+        let compared = comparison
+            .as_ref()
+            .map(evaluation_compare::notes)
+            .unwrap_or_default();
+        // `-o html`: the report of this run, as `evaluations report --compare BASELINE` makes it.
+        let mut shown = run.clone();
+        shown["rows"] = json!(rows);
+        if shown["agent"].is_null() {
+            shown["agent"] = json!({"id": id});
+            shown["workspace"] = json!({"id": workspace});
+        }
+        let page_comparison = comparison.clone();
+        if let Some(path) = &page_file {
+            let page = evaluations::report_page(&shown, comparison.as_ref())?;
+            std::fs::write(path, page.html).map_err(|err| {
+                Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+            })?;
+        }
         if let Some(comparison) = comparison {
             out["comparison"] = comparison;
         }
-        let mut reply = reply(out, gate, &grader);
-        if let Some(note) = compared {
+        let mut reply = reply(out, gate, &grader).with_html(move || {
+            evaluations::report_page(&shown, page_comparison.as_ref()).map(|page| page.html)
+        });
+        for note in compared {
             reply = reply.with_note(note);
         }
         Ok(match run_id {
@@ -424,36 +450,6 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             None => reply,
         })
     })
-}
-
-/// The comparison with the baseline in one line: the counts, the pass-rate change and the
-/// questions that newly fail.
-fn comparison_note(comparison: &Value) -> String {
-    let count = |key: &str| comparison[key].as_u64().unwrap_or(0);
-    let base = comparison["base"]["runId"].as_str().unwrap_or_default();
-    let delta = comparison["passRateDelta"]
-        .as_f64()
-        .map_or_else(|| "—".to_string(), |d| format!("{:+.1} pts", d * 100.0));
-    let failing: Vec<&str> = comparison["questions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|q| q["status"] == "newly_failing")
-        .filter_map(|q| q["question"].as_str())
-        .collect();
-    let mut note = format!(
-        "compared with run {}: {} newly failing, {} newly passing, {} flaky, {} unclear, {} unchanged; pass rate {delta}",
-        base.get(..8).unwrap_or(base),
-        count("newlyFailing"),
-        count("newlyPassing"),
-        count("flaky"),
-        count("unclear"),
-        count("unchanged"),
-    );
-    if !failing.is_empty() {
-        note.push_str(&format!("; newly failing: {}", failing.join(" | ")));
-    }
-    note
 }
 
 /// A question's summary with `failedAnswer`: what the agent answered (or the error) on its
@@ -510,6 +506,12 @@ fn pick(value: &Value, keys: &[&str]) -> Value {
 }
 
 /// Writes the rows as CSV (the promised columns) or JSON (whole rows).
+fn is_html(path: &Path) -> bool {
+    path.to_string_lossy()
+        .to_ascii_lowercase()
+        .ends_with(".html")
+}
+
 fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
     let failed = |err: std::io::Error| {
         Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
@@ -559,7 +561,7 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
     let count = |key: &str| summary[key].as_u64().unwrap_or(0);
     let rate = summary["passRate"].as_f64().unwrap_or(0.0);
     let note = format!(
-        "{} runs graded by {grader}: {} passed, {} failed, {} unclear, {} errors; pass rate {:.1} %; latency p50 {} ms, p95 {} ms",
+        "{} runs graded by {grader}: {} passed, {} failed, {} unclear, {} errors; pass rate {:.1}%; latency p50 {} ms, p95 {} ms",
         count("runs"),
         count("passed"),
         count("failed"),
@@ -615,7 +617,11 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
         gate.bar.filter(|bar| rate < *bar).map(|bar| {
             Error::new(
                 ErrorKind::BelowBar,
-                format!("the pass rate {rate:.3} is below --min-pass-rate {bar}"),
+                format!(
+                    "the pass rate {:.1}% is below --min-pass-rate {bar} ({:.1}%)",
+                    rate * 100.0,
+                    bar * 100.0
+                ),
             )
         })
     };

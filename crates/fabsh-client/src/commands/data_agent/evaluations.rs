@@ -13,7 +13,9 @@ use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
 };
 use crate::context::Ctx;
+use crate::error::Result;
 use crate::reply::Reply;
+use serde_json::Value;
 
 const RUN: ArgSpec = ArgSpec::positional(
     "run",
@@ -77,7 +79,7 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations compare",
     summary: "Compare two recorded evaluation runs question by question",
-    about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none) and configurationChanges, what changed: one {part, what, change} per published part added, removed or changed (e.g. stage_config.json, the instructions and settings; a datasource's fewshots.json; publishedDescription), null for runs recorded before parts were.",
+    about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none) and configurationChanges, what changed: one {part, what, change} per published part added, removed or changed (e.g. stage_config.json, the instructions and settings; a datasource's fewshots.json; publishedDescription), null for runs recorded before parts were. A table shows the questions, with the counts, the pass-rate change and each configuration change as notes; -o html writes RUN_B's report page compared with RUN_A (as `evaluations report RUN_B --compare RUN_A`).",
     args: &[
         ArgSpec::positional("run-a", ArgKind::Str, "The base run (id, prefix or latest)"),
         ArgSpec::positional(
@@ -86,7 +88,7 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
             "The run compared with it (id, prefix or latest)",
         ),
     ],
-    traits: Traits::READ.needs(Needs::Nothing),
+    traits: Traits::READ.needs(Needs::Nothing).html(),
     columns: &["question", "status", "base", "head"],
     examples: &[Example {
         command: "data-agent evaluations compare \"$BASE_RUN_ID\" \"$RUN_ID\" -q \"questions[?status=='newly_failing']\"",
@@ -102,7 +104,7 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations report",
     summary: "Write a recorded evaluation run as a self-contained HTML report",
-    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point at its date, its configuration fingerprint in its tooltip and the legend), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error (repeats that failed alike as one card with their count). --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. Works offline, from the evaluation store.",
+    about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point at its date, its configuration fingerprint in its tooltip and the legend), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error (repeats that failed alike as one card with their count). --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. --output-file writes the page (`--output` is an alias); -o html writes it to stdout. Works offline, from the evaluation store.",
     args: &[
         RUN,
         // `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
@@ -120,7 +122,7 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
             "A run to compare with, as the base (id or prefix)",
         ),
     ],
-    traits: Traits::READ.needs(Needs::Nothing),
+    traits: Traits::READ.needs(Needs::Nothing).html(),
     columns: &[],
     examples: &[Example {
         command: "data-agent evaluations report \"$RUN_ID\" --compare \"$BASE_RUN_ID\" --output-file report.html",
@@ -153,7 +155,19 @@ fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
         let store = Store::open()?;
         let base = store.show(args.str("run-a")?)?;
         let head = store.show(args.str("run-b")?)?;
-        Ok(Reply::json(evaluation_compare::compare(&base, &head)).with_table_rows("questions"))
+        let comparison = evaluation_compare::compare(&base, &head);
+        // A table shows the questions only: the counts and configuration changes come with
+        // it as notes.
+        let notes = evaluation_compare::notes(&comparison);
+        let page_comparison = comparison.clone();
+        let mut reply = Reply::json(comparison)
+            .with_table_rows("questions")
+            // `-o html`: RUN_B's report, compared with RUN_A.
+            .with_html(move || report_page(&head, Some(&page_comparison)).map(|page| page.html));
+        for note in notes {
+            reply = reply.with_note(note);
+        }
+        Ok(reply)
     })
 }
 
@@ -170,42 +184,78 @@ fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
             .map(|base| store.show(base))
             .transpose()?
             .map(|base| evaluation_compare::compare(&base, &run));
+        drop(store);
+        let page = report_page(&run, comparison.as_ref())?;
+        let mut summary = serde_json::json!({
+            "runId": run["runId"],
+            "runsCharted": page.charted,
+            "matrixRuns": page.matrix,
+        });
+        match output {
+            Some(output) => {
+                std::fs::write(&output, &page.html).map_err(|err| {
+                    crate::error::Error::runtime(format!("cannot write {}", output.display()))
+                        .with_cause(err)
+                })?;
+                summary["report"] = serde_json::json!(output.display().to_string());
+            }
+            None => summary["html"] = serde_json::json!(page.html),
+        }
+        let html = page.html;
+        Ok(Reply::json(summary).with_html(move || Ok(html)))
+    })
+}
+
+/// An evaluation's report page, and how many runs its chart and matrix show.
+pub(crate) struct ReportPage {
+    pub html: String,
+    pub charted: usize,
+    pub matrix: usize,
+}
+
+/// The report page of `run` (as `evaluations show` gives it, rows included) beside the
+/// agent's recorded runs. A run that was not recorded (`evaluate --no-save`, no `runId`) is
+/// shown alone, and the store is not opened for it: --no-save leaves no trace.
+pub(crate) fn report_page(run: &Value, comparison: Option<&Value>) -> Result<ReportPage> {
+    let (history, matrix) = if run["runId"].is_null() {
+        let listed = serde_json::json!({
+            "runId": null,
+            "time": run["time"],
+            "passRate": run["summary"]["passRate"],
+            "configurationFingerprint": run["configurationFingerprint"],
+        });
+        (vec![listed], vec![run.clone()])
+    } else {
+        let store = Store::open()?;
         let mut history = store.list(
             run["workspace"]["id"].as_str().unwrap_or_default(),
             run["agent"]["id"].as_str().unwrap_or_default(),
         )?;
         history.reverse();
-        // The matrix ends at the reported run, so an older run's report shows the runs up to
-        // it (as they were then) with it in the first column, whenever it is made.
+        // The matrix ends at the reported run, so an older run's report shows the runs up
+        // to it (as they were then) with it in the first column, whenever it is made.
         let end = history
             .iter()
             .position(|listed| listed["runId"] == run["runId"])
             .map_or(history.len(), |at| at + 1);
         let matrix = history[end.saturating_sub(MATRIX_RUNS)..end]
             .iter()
-            .map(|listed| store.show(listed["runId"].as_str().unwrap_or_default()))
-            .collect::<crate::error::Result<Vec<_>>>()?;
-        let page = evaluation_report::render(&Report {
-            run: &run,
-            history: &history,
-            matrix: &matrix,
-            comparison: comparison.as_ref(),
-        });
-        let mut summary = serde_json::json!({
-            "runId": run["runId"],
-            "runsCharted": history.len(),
-            "matrixRuns": matrix.len(),
-        });
-        match output {
-            Some(output) => {
-                std::fs::write(&output, page).map_err(|err| {
-                    crate::error::Error::runtime(format!("cannot write {}", output.display()))
-                        .with_cause(err)
-                })?;
-                summary["report"] = serde_json::json!(output.display().to_string());
-            }
-            None => summary["html"] = serde_json::json!(page),
-        }
-        Ok(Reply::json(summary))
+            .map(|listed| match listed["runId"] == run["runId"] {
+                true => Ok(run.clone()),
+                false => store.show(listed["runId"].as_str().unwrap_or_default()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        (history, matrix)
+    };
+    let html = evaluation_report::render(&Report {
+        run,
+        history: &history,
+        matrix: &matrix,
+        comparison,
+    });
+    Ok(ReportPage {
+        html,
+        charted: history.len(),
+        matrix: matrix.len(),
     })
 }

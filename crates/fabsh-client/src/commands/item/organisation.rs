@@ -143,34 +143,37 @@ pub(crate) async fn resolve_tag_ids(ctx: &Ctx, given: Vec<String>) -> Result<Vec
         .collect();
     given
         .into_iter()
-        .map(|name| {
-            if uuid::Uuid::try_parse(&name).is_ok() {
-                return Ok(name);
-            }
-            let mut found: Vec<&TagRow> =
-                rows.iter().filter(|row| row.display_name == name).collect();
-            if found.is_empty() {
-                found = rows
-                    .iter()
-                    .filter(|row| row.display_name.eq_ignore_ascii_case(&name))
-                    .collect();
-            }
-            match found.as_slice() {
-                [one] => Ok(one.id.clone()),
-                [] => Err(Error::usage(format!("--tag-ids: no tag is named {name:?}"))
-                    .with_hint("`fabsh tag list` shows the tags, by name and id")),
-                many => Err(Error::usage(format!(
-                    "--tag-ids: {} tags are named {name:?}: {}",
-                    many.len(),
-                    many.iter()
-                        .map(|row| row.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-                .with_hint("give the tag's id instead")),
-            }
-        })
+        .map(|name| tag_id_named(&rows, name))
         .collect()
+}
+
+/// The id of the tag `name` names among `rows`: a GUID as it is; else the tag with exactly
+/// that name, else the one with it in another case; none or two is an error, two listing both.
+fn tag_id_named(rows: &[TagRow], name: String) -> Result<String> {
+    if uuid::Uuid::try_parse(&name).is_ok() {
+        return Ok(name);
+    }
+    let mut found: Vec<&TagRow> = rows.iter().filter(|row| row.display_name == name).collect();
+    if found.is_empty() {
+        found = rows
+            .iter()
+            .filter(|row| row.display_name.eq_ignore_ascii_case(&name))
+            .collect();
+    }
+    match found.as_slice() {
+        [one] => Ok(one.id.clone()),
+        [] => Err(Error::usage(format!("--tag-ids: no tag is named {name:?}"))
+            .with_hint("`fabsh tag list` shows the tags, by name and id")),
+        many => Err(Error::usage(format!(
+            "--tag-ids: {} tags are named {name:?}: {}",
+            many.len(),
+            many.iter()
+                .map(|row| row.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .with_hint("give the tag's id instead")),
+    }
 }
 
 fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
@@ -209,4 +212,41 @@ fn update_logical_id(ctx: Ctx, args: Args) -> HandlerFuture {
         let value = items::update_logical_id(ctx.api(), &workspace, &id, logical_id).await?;
         Ok(Reply::json(value))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, name: &str) -> TagRow {
+        TagRow {
+            id: id.into(),
+            display_name: name.into(),
+        }
+    }
+
+    #[test]
+    fn a_tag_name_two_tags_share_is_refused_listing_both_ids() {
+        let rows = [
+            row("a-1", "Sales"),
+            row("b-2", "sales"),
+            row("c-3", "Finance"),
+        ];
+        // Exact first: the other case does not make it ambiguous.
+        assert_eq!(tag_id_named(&rows, "Sales".into()).unwrap(), "a-1");
+        assert_eq!(tag_id_named(&rows, "FINANCE".into()).unwrap(), "c-3");
+        let twice = [row("a-1", "Sales"), row("b-2", "Sales")];
+        let err = tag_id_named(&twice, "Sales".into()).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(
+            message.contains("2 tags are named") && message.contains("a-1, b-2"),
+            "{message}"
+        );
+        // Two that differ only in case, neither exact, are ambiguous too.
+        let err = tag_id_named(&rows, "SALES".into()).unwrap_err();
+        assert!(err.to_string().contains("a-1, b-2"), "{err}");
+        let guid = "6f0c58ae-2b87-4c38-a2a3-9d2b0a1e7d11";
+        assert_eq!(tag_id_named(&[], guid.into()).unwrap(), guid);
+    }
 }
