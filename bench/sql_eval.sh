@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of reference queries in evaluations (issue 31): `data-agent evaluate` of 200
 # questions, 3 repeats, concurrency 8 on local Fabric, once with `expected_sql` (each
-# reference query runs once per evaluation, before the agent is asked) and once with the
+# reference query runs once per evaluation, while the agent is asked) and once with the
 # same answers written as literal `expected` values. Goal: the expected_sql run takes at most
 # 1.2 x the literal run.
 # Needs python3.

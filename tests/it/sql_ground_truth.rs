@@ -194,6 +194,123 @@ fn a_write_is_refused_offline_without_allow_writes() {
     assert_eq!(out["rows"][0]["n"], demo::ORDERS);
 }
 
+/// `sql query` with `--allow-writes` on `item`, as JSON.
+fn write(server: &Server, item: &str, statement: &str) -> support::Run {
+    server.fabsh(&[
+        "sql",
+        "query",
+        "-w",
+        "Demo",
+        "--item",
+        item,
+        "--sql",
+        statement,
+        "--allow-writes",
+        "-o",
+        "json",
+    ])
+}
+
+#[test]
+fn a_warehouse_takes_writes_that_read_back() {
+    let server = server();
+    server.create_demo_item("SQL store", "Warehouse");
+    let created = write(
+        server,
+        "SQL store",
+        "CREATE TABLE [dbo].[sales] (id INT, region VARCHAR(20), amount DECIMAL(10, 2))",
+    )
+    .ok_json();
+    assert_eq!(created["rowsAffected"], 0, "{created}");
+    let inserted = write(
+        server,
+        "SQL store",
+        "INSERT INTO dbo.sales (id, region, amount) VALUES (1, 'North', 10.5), (2, 'South', 20), (3, 'North', 4)",
+    )
+    .ok_json();
+    assert_eq!(inserted["rowsAffected"], 3, "{inserted}");
+    let updated = write(
+        server,
+        "SQL store",
+        "UPDATE dbo.sales SET amount = amount * 2 WHERE region = 'South'",
+    )
+    .ok_json();
+    assert_eq!(updated["rowsAffected"], 1);
+    let deleted = write(server, "SQL store", "DELETE FROM dbo.sales WHERE id = 3").ok_json();
+    assert_eq!(deleted["rowsAffected"], 1);
+    // 10.5 North, 40 South (20 doubled); row 3 is gone.
+    let out = server
+        .fabsh(&[
+            "sql",
+            "query",
+            "-w",
+            "Demo",
+            "--item",
+            "SQL store",
+            "--sql",
+            "SELECT TOP 5 region, ISNULL(SUM(amount), 0) AS total, COUNT_BIG(*) AS n FROM dbo.sales GROUP BY region ORDER BY region",
+            "-o",
+            "json",
+        ])
+        .ok_json();
+    assert_eq!(
+        out["rows"],
+        serde_json::json!([
+            {"region": "North", "total": 10.5, "n": 1},
+            {"region": "South", "total": 40, "n": 1}
+        ]),
+        "{out}"
+    );
+    // A statement outside the four is named and not run.
+    let dropped = write(server, "SQL store", "DROP TABLE dbo.sales");
+    assert_ne!(dropped.code, 0);
+    assert!(dropped.stderr.contains("DROP TABLE"), "{}", dropped.stderr);
+    // A Viewer reads the warehouse but may not change it.
+    let viewer = principal_token(server, "sql-viewer", "Demo", "Viewer");
+    let as_viewer = |statement: &str, rest: &[&str]| {
+        let mut args = vec![
+            "sql",
+            "query",
+            "-w",
+            "Demo",
+            "--item",
+            "SQL store",
+            "--sql",
+            statement,
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(rest);
+        server.fabsh_as(&viewer, &args)
+    };
+    let refused = as_viewer("DELETE FROM dbo.sales", &["--allow-writes"]);
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused.stderr.contains("permission was denied"),
+        "{}",
+        refused.stderr
+    );
+    let read = as_viewer("SELECT COUNT(*) AS n FROM dbo.sales", &[]).ok_json();
+    assert_eq!(read["rows"][0]["n"], 2);
+}
+
+#[test]
+fn a_write_to_a_lakehouse_is_refused_as_the_service_does() {
+    let run = write(
+        server(),
+        "SalesLakehouse",
+        "DELETE FROM dbo.orders WHERE 1 = 1",
+    );
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("DELETE") && run.stderr.contains("read-only"),
+        "{}",
+        run.stderr
+    );
+    let out = sql(server(), "SELECT COUNT(*) AS n FROM orders", &[]).ok_json();
+    assert_eq!(out["rows"][0]["n"], demo::ORDERS);
+}
+
 #[test]
 fn t_sql_constructs_are_translated() {
     let data = demo::generate();

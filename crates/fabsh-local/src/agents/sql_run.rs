@@ -128,6 +128,38 @@ pub fn to_sqlite_over(sql: &str, schema: &[TableInfo]) -> Result<String, String>
     Ok(statements[0].to_string())
 }
 
+/// The statements besides queries a warehouse's endpoint runs.
+pub const WRITE_STATEMENTS: &str = "INSERT, UPDATE, DELETE and CREATE TABLE";
+
+/// Rewrites one statement that writes (INSERT, UPDATE, DELETE or CREATE TABLE) for SQLite by
+/// the same rewrites as a query, or says why it is not run.
+pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
+    let mut statements = Parser::parse_sql(&MsSqlDialect {}, sql)
+        .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
+        .map_err(|err| format!("the statement does not parse: {err}"))?;
+    match statements.as_slice() {
+        [Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)] => {}
+        [Statement::CreateTable(create)] if !create.temporary => {}
+        [] => return Err("the statement is empty".to_string()),
+        [other] => {
+            let text = other.to_string();
+            let word = text
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Err(format!(
+                "local Fabric's SQL endpoint runs queries and {WRITE_STATEMENTS}; this {word} statement was not run"
+            ));
+        }
+        _ => return Err("only a single statement is run".to_string()),
+    }
+    if let ControlFlow::Break(why) = statements.visit(&mut ForSqlite { schema: &[] }) {
+        return Err(why);
+    }
+    Ok(statements[0].to_string())
+}
+
 /// The rewrites SQLite needs (see [`tsql`]).
 struct ForSqlite<'a> {
     /// The item's tables, for `INFORMATION_SCHEMA`.
@@ -266,7 +298,7 @@ pub fn run_capped(
     if Instant::now() >= deadline {
         return Err(stopped_after(&limits));
     }
-    confine_to_tables(conn)?;
+    confine(conn, Access::Read)?;
     let mut stmt = conn.prepare(&sqlite).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
             format!("the query cannot run here: {OUTSIDE_THE_TABLES}")
@@ -310,6 +342,42 @@ pub fn run_capped(
     })
 }
 
+/// Runs one statement that writes (see [`write_to_sqlite`]) on `conn`, opened for writing and
+/// given to this statement alone, within `limits`; the rows it changed. It may change the
+/// item's own tables and create new ones, and reach nothing else (see [`confine`]).
+pub fn run_write(conn: &mut Connection, sql: &str, limits: Limits) -> Result<u64, String> {
+    let sqlite = write_to_sqlite(sql)?;
+    let max_value = i32::try_from(MAX_VALUE_BYTES).unwrap_or(i32::MAX);
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, max_value)
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
+    let deadline = limits.deadline;
+    conn.progress_handler(STEPS_PER_CHECK, Some(move || Instant::now() >= deadline))
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
+    if Instant::now() >= deadline {
+        return Err(stopped_after(&limits));
+    }
+    let access = if sqlite.starts_with("CREATE") {
+        Access::Create
+    } else {
+        Access::Write
+    };
+    confine(conn, access)?;
+    let changed = conn.execute(&sqlite, []).map_err(|err| {
+        if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
+            format!("the statement cannot run here: {OUTSIDE_THE_TABLES}")
+        } else {
+            failed(err, &limits).replacen("the query", "the statement", 1)
+        }
+    })?;
+    // SQLite leaves the previous statement's count in place after a CREATE TABLE, which
+    // changes no rows.
+    Ok(if access == Access::Create {
+        0
+    } else {
+        changed as u64
+    })
+}
+
 /// Why a query that reaches past the item's tables is refused.
 const OUTSIDE_THE_TABLES: &str = "it reads something other than the tables of the datasource (SQLite's pragmas, schema, attached files or host functions are not reachable)";
 
@@ -326,12 +394,26 @@ const REFUSED_FUNCTIONS: &[&str] = &[
     "sqlite_compileoption_used",
 ];
 
-/// Lets the query on `conn` read the item's own tables and views and nothing else: an
-/// authorizer, asked for every table, function and statement as the query is prepared,
-/// allows a SELECT (with its CTEs) over the tables and views the file holds, and refuses
-/// pragmas (`pragma_database_list` would show the server's paths), the schema table,
-/// `ATTACH`, every other statement, and the functions of [`REFUSED_FUNCTIONS`].
-fn confine_to_tables(conn: &mut Connection) -> Result<(), String> {
+/// What a statement may do to the item's tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Read them (a query).
+    Read,
+    /// Read them and change their rows (a warehouse's INSERT, UPDATE, DELETE).
+    Write,
+    /// Read them and create a table beside them (a warehouse's CREATE TABLE, maybe AS
+    /// SELECT).
+    Create,
+}
+
+/// Lets the statement on `conn` reach the item's own tables and views and nothing else: an
+/// authorizer, asked for every table, function and statement as the statement is prepared,
+/// allows a SELECT (with its CTEs) over the tables and views the file holds, with
+/// [`Access::Write`] also an INSERT, UPDATE or DELETE of those tables, with [`Access::Create`]
+/// a CREATE TABLE beside them, and refuses pragmas (`pragma_database_list` would show the server's paths),
+/// the schema table, `ATTACH`, every other statement, and the functions of
+/// [`REFUSED_FUNCTIONS`].
+fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
     use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
     // The previous query's authorizer would refuse the schema read below.
     conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
@@ -349,6 +431,9 @@ fn confine_to_tables(conn: &mut Connection) -> Result<(), String> {
             .map_err(|err: rusqlite::Error| format!("the query cannot run here: {err}"));
         names?
     };
+    // CREATE TABLE writes the new table's row into the schema table (and reads it back to
+    // set its root page): the one way past the tables allowed, for that statement alone.
+    let records_a_table = move |name: &str| access == Access::Create && name == "sqlite_master";
     let decide = move |context: AuthContext<'_>| {
         let allowed = match context.action {
             AuthAction::Select | AuthAction::Recursive => true,
@@ -358,7 +443,7 @@ fn confine_to_tables(conn: &mut Connection) -> Result<(), String> {
             AuthAction::Read { table_name, .. } => {
                 let name = table_name.to_lowercase();
                 match context.database_name {
-                    Some("main") => readable.contains(&name),
+                    Some("main") => readable.contains(&name) || records_a_table(&name),
                     None => {
                         readable.contains(&name)
                             || !(name.starts_with("pragma_") || name.starts_with("sqlite_"))
@@ -369,6 +454,19 @@ fn confine_to_tables(conn: &mut Connection) -> Result<(), String> {
             AuthAction::Function { function_name } => !REFUSED_FUNCTIONS
                 .iter()
                 .any(|refused| refused.eq_ignore_ascii_case(function_name)),
+            AuthAction::Insert { table_name }
+            | AuthAction::Delete { table_name }
+            | AuthAction::Update { table_name, .. }
+                if access != Access::Read =>
+            {
+                let name = table_name.to_lowercase();
+                context.database_name == Some("main")
+                    && (readable.contains(&name) || records_a_table(&name))
+            }
+            AuthAction::CreateTable { table_name } if access == Access::Create => {
+                context.database_name == Some("main")
+                    && !table_name.to_lowercase().starts_with("sqlite_")
+            }
             _ => false,
         };
         if allowed {
@@ -421,6 +519,57 @@ mod tests {
                 .unwrap_err()
                 .contains("single")
         );
+    }
+
+    #[test]
+    fn a_write_is_translated_like_a_query_and_only_the_four_kinds_run() {
+        assert_eq!(
+            write_to_sqlite(
+                "INSERT INTO [dbo].[t] (a, b) SELECT TOP 2 ISNULL(x, 0), LEN(y) FROM dbo.u"
+            )
+            .expect("insert"),
+            "INSERT INTO [t] (a, b) SELECT IFNULL(x, 0), LENGTH(y) FROM u LIMIT 2"
+        );
+        assert_eq!(
+            write_to_sqlite("CREATE TABLE dbo.t (id INT, name VARCHAR(20))").expect("create"),
+            "CREATE TABLE t (id INT, name VARCHAR(20))"
+        );
+        for (statement, named) in [
+            ("DROP TABLE dbo.t", "DROP TABLE"),
+            ("TRUNCATE TABLE dbo.t", "TRUNCATE TABLE"),
+            ("DELETE FROM t; DELETE FROM u", "single"),
+            ("UPDATE t SET a = DATEADD(day, 1, a)", "DATEADD()"),
+        ] {
+            let why = write_to_sqlite(statement).expect_err(statement);
+            assert!(why.contains(named), "{statement}: {why}");
+        }
+    }
+
+    #[test]
+    fn a_write_changes_the_tables_and_reaches_nothing_past_them() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.execute_batch("CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1), (2);")
+            .expect("data");
+        let write = |conn: &mut Connection, sql: &str| run_write(conn, sql, limits(5));
+        assert_eq!(write(&mut conn, "UPDATE dbo.t SET n = n + 10"), Ok(2));
+        assert_eq!(write(&mut conn, "CREATE TABLE dbo.u (m INT)"), Ok(0));
+        assert_eq!(write(&mut conn, "INSERT INTO u (m) SELECT n FROM t"), Ok(2));
+        assert_eq!(write(&mut conn, "DELETE FROM t WHERE n = 11"), Ok(1));
+        let sum = run(&mut conn, "SELECT SUM(m) FROM u", limits(5)).expect("sum");
+        assert_eq!(sum.rows, vec![vec![json!(23)]]);
+        for outside in [
+            "INSERT INTO sqlite_master (name) VALUES ('x')",
+            "DELETE FROM sqlite_schema",
+            "INSERT INTO u (m) SELECT count(*) FROM pragma_database_list",
+            "INSERT INTO u (m) SELECT count(*) FROM temp.sqlite_master",
+        ] {
+            // Refused by the authorizer, or by SQLite itself for its schema table.
+            let refused = write(&mut conn, outside).expect_err(outside);
+            assert!(
+                refused.contains("cannot run here") || refused.contains("may not be modified"),
+                "{outside}: {refused}"
+            );
+        }
     }
 
     /// A budget of `seconds` from now.

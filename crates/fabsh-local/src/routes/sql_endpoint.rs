@@ -7,8 +7,13 @@
 //! with no SQLite equal is an error naming it), on the same query budget (deadline, slots),
 //! opened read-only under the same authorizer, and only for a caller who may read the item's
 //! workspace (Viewer or above; anyone else gets the service's refusal). Its result carries up
-//! to [`ENDPOINT_CAPS`] rows, flagged `truncated` past them. Local Fabric runs queries only:
-//! a statement that writes is a tool error saying so.
+//! to [`ENDPOINT_CAPS`] rows, flagged `truncated` past them.
+//!
+//! As in the service, a lakehouse's SQL analytics endpoint is read-only, while a warehouse
+//! also takes INSERT, UPDATE, DELETE and CREATE TABLE from a Contributor or above (a Viewer
+//! may read it only), translated like a query and run on the same budget; a statement that
+//! writes is answered with the rows it changed. Refusals are tool errors, as the service's
+//! SQL errors are.
 
 use super::agent_mcp::{rpc_error, rpc_message, rpc_result, sse};
 use crate::agents::discovery::is_demo;
@@ -19,6 +24,7 @@ use crate::blocking;
 use crate::respond::RawBody;
 use crate::state::Shared;
 use crate::store::items;
+use crate::store::principals::Role;
 use crate::tables;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -85,8 +91,8 @@ pub async fn handle(
     // learns nothing about the item.
     let (task_state, task_caller, task_ws, task_id) =
         (state.clone(), caller.clone(), ws.clone(), id.clone());
-    let demo = blocking::run(move || {
-        task_caller.may_read(&task_state, &task_ws)?;
+    let target = blocking::run(move || {
+        let role = task_caller.workspace(&task_state, &task_ws, Role::Viewer)?;
         task_state.db.read(|conn| {
             let item = items::get(conn, &task_ws, &task_id)?
                 .ok_or_else(|| ApiError::item_not_found(&task_id))?;
@@ -99,7 +105,11 @@ pub async fn handle(
                     ),
                 ));
             }
-            Ok(is_demo(conn, &item.id))
+            Ok(Target {
+                demo: is_demo(conn, &item.id),
+                warehouse: item.item_type == "Warehouse",
+                may_write: role >= Role::Contributor,
+            })
         })
     })
     .await??;
@@ -135,7 +145,7 @@ pub async fn handle(
                     &format!("The argument {QUERY_ARGUMENT} is required"),
                 )
             } else {
-                rpc_result(&rpc_id, execute(&state, &id, demo, sql).await)
+                rpc_result(&rpc_id, execute(&state, &id, target, sql).await)
             }
         }
         other => rpc_error(&rpc_id, -32601, &format!("Method not found: {other}")),
@@ -143,13 +153,33 @@ pub async fn handle(
     Ok(sse(&answer, None))
 }
 
+/// What a statement may do on the item the endpoint serves.
+#[derive(Debug, Clone, Copy)]
+struct Target {
+    /// Its tables are the demo dataset (generated on first use).
+    demo: bool,
+    /// A warehouse, which takes writes; else a lakehouse, whose endpoint is read-only.
+    warehouse: bool,
+    /// The caller may change its data (Contributor or above in its workspace).
+    may_write: bool,
+}
+
 /// Runs one statement within the server's query budget: the tool's result.
-async fn execute(state: &Shared, item_id: &str, demo: bool, sql: String) -> Value {
+async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> Value {
     if let Ok(StatementKind::Writes(word)) = statement_kind(&sql) {
-        return tool_error(&format!(
-            "local Fabric's SQL endpoint runs queries only (SELECT or WITH); this {word} statement was not run"
-        ));
+        if !target.warehouse {
+            return tool_error(&format!(
+                "The {word} statement is not supported: the SQL analytics endpoint of a lakehouse is read-only. Change the lakehouse's tables with Apache Spark, or write to a warehouse."
+            ));
+        }
+        if !target.may_write {
+            return tool_error(&format!(
+                "The {word} permission was denied: changing a warehouse takes at least the Contributor role in its workspace; a Viewer may only read it."
+            ));
+        }
+        return write(state, item_id, sql).await;
     }
+    let demo = target.demo;
     let (dir, item_id) = (state.tables.dir().to_path_buf(), item_id.to_string());
     let outcome = state
         .queries
@@ -163,6 +193,35 @@ async fn execute(state: &Shared, item_id: &str, demo: bool, sql: String) -> Valu
     match outcome {
         Ok(table) => {
             let set = result_set(table);
+            let text = serde_json::to_string(&set).unwrap_or_default();
+            json!({
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": set,
+                "isError": false,
+            })
+        }
+        Err(why) => tool_error(&why),
+    }
+}
+
+/// Runs one statement that changes a warehouse within the server's query budget: the tool's
+/// result, with the rows it changed.
+async fn write(state: &Shared, item_id: &str, sql: String) -> Value {
+    let (dir, item_id) = (state.tables.dir().to_path_buf(), item_id.to_string());
+    let outcome = state
+        .queries
+        .run(move |limits| {
+            let mut conn = tables::open_write(&dir, &item_id, false)
+                .map_err(|err| format!("the item's tables cannot be written: {err}"))?;
+            sql_run::run_write(&mut conn, &sql, limits)
+        })
+        .await;
+    match outcome {
+        Ok(changed) => {
+            let set = ResultSet {
+                rows_affected: Some(changed),
+                ..ResultSet::default()
+            };
             let text = serde_json::to_string(&set).unwrap_or_default();
             json!({
                 "content": [{"type": "text", "text": text}],

@@ -1,7 +1,8 @@
 //! `data-agent evaluate`: every question of a file asked `--repeats` times, `--concurrency`
 //! at once, each answer graded by a judge model or the deterministic rules. Runs the stdlib
-//! function `evaluate::run`; this handler checks the input first, then shapes and writes the
-//! result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
+//! functions `evaluate::ask` and `evaluate::grade_runs` (`evaluate::run` is the two), with the
+//! reference queries of `expected_sql` running between them, while the agent is asked; this
+//! handler checks the input first, then shapes and writes the result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
 
 use super::evaluation_record::{self as tracking, sha256_hex};
 use super::evaluation_reference as reference;
@@ -98,7 +99,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query run once per evaluation, before any question is asked, on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`), which -o html writes to stdout. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib function evaluate::run.",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query run once per evaluation, while the agent is asked (a few at a time besides --concurrency), on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`), which -o html writes to stdout. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib functions evaluate::ask and evaluate::grade_runs (together evaluate::run).",
     args: &[
         WORKSPACE,
         AGENT,
@@ -343,16 +344,41 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         if let Some(dir) = &downloads {
             opts["download_files"] = json!(dir.display().to_string());
         }
-        // Reference queries run once each, before any question is asked.
-        let references = if asked.iter().any(questions::Question::has_reference) {
-            let subject = match &resolved {
+        // The reference queries (each once) run while the agent is asked, in a small pool of
+        // their own: a result is needed only to grade, and grading waits for both.
+        let subject = if asked.iter().any(questions::Question::has_reference) {
+            Some(match &resolved {
                 Some(agent) => agent.clone(),
                 None => agent(&ctx, &args).await?,
-            };
-            reference::run_all(&ctx, &subject, &asked, concurrency as usize, limit).await?
+            })
         } else {
-            vec![None; asked.len()]
+            None
         };
+        let to_ask: Vec<Value> = asked
+            .iter()
+            .map(|question| reference::question_json(question, None))
+            .collect();
+        let asking = stdlib::call(
+            ctx.clone(),
+            "evaluate::ask",
+            vec![
+                json!(workspace),
+                json!(id),
+                Value::Array(to_ask),
+                opts.clone(),
+            ],
+        );
+        let referencing = async {
+            match &subject {
+                Some(subject) => {
+                    let pool = reference::pool_size(concurrency as usize);
+                    reference::run_all(&ctx, subject, &asked, pool, limit).await
+                }
+                None => Ok(vec![None; asked.len()]),
+            }
+        };
+        let (answered, references) = tokio::join!(asking, referencing);
+        let (answered, references) = (answered?, references?);
         let question_list: Vec<Value> = asked
             .iter()
             .zip(&references)
@@ -360,13 +386,8 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .collect();
         let result = stdlib::call(
             ctx.with_judge(judge),
-            "evaluate::run",
-            vec![
-                json!(workspace),
-                json!(id),
-                Value::Array(question_list),
-                opts,
-            ],
+            "evaluate::grade_runs",
+            vec![Value::Array(question_list), answered, opts],
         )
         .await?;
         let with_references = references.iter().any(Option::is_some);

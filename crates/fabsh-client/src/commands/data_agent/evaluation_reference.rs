@@ -1,8 +1,8 @@
 //! Reference queries of an evaluation (`expected_sql`): each distinct query runs once per
-//! evaluation, before any question is asked, on the item the question names
-//! (`expected_item`) or the agent's first datasource, and its result set becomes the
-//! expected answer of every repeat. A query that fails or returns nothing makes its question
-//! an error with the reason.
+//! evaluation, while the agent is being asked (its result is needed only to grade), on the
+//! item the question names (`expected_item`) or the agent's first datasource, and its result
+//! set becomes the expected answer of every repeat. A query that fails or returns nothing
+//! makes its question an error with the reason.
 
 use crate::agent::sql_endpoint;
 use crate::api::data_agents::{Agent, Stage};
@@ -68,6 +68,17 @@ async fn first_datasource(ctx: &Ctx, agent: &Agent) -> Option<(String, String)> 
         .to_string();
     Some((workspace, item))
 }
+
+/// Reference queries in flight at once for an evaluation asking `concurrency` runs at once.
+/// They run beside the questions, so they get a pool of their own, small next to it (a
+/// quarter, at most [`MAX_POOL`]): the requests in flight stay close to what `--concurrency`
+/// asked for, and the endpoint's own query slots are not all taken by references.
+pub fn pool_size(concurrency: usize) -> usize {
+    concurrency.div_ceil(4).clamp(1, MAX_POOL)
+}
+
+/// The most reference queries in flight at once.
+const MAX_POOL: usize = 2;
 
 /// Runs the reference query of every question that has one, each distinct (item, query)
 /// once, `concurrency` at a time. Questions without one get `None`.
