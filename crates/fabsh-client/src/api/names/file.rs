@@ -229,7 +229,10 @@ pub(crate) fn read(path: &Path) -> Option<Contents> {
 /// marked.
 pub(crate) fn mark_used(path: &Path, stamp: Stamp) -> Option<Stamp> {
     // Most lookups come within the minute of the last mark: no need to open the file.
-    if stamp.modified.is_none_or(|at| !is_older(at, MARK_USED_EVERY)) {
+    if stamp
+        .modified
+        .is_none_or(|at| !is_older(at, MARK_USED_EVERY))
+    {
         return None;
     }
     let file = std::fs::File::open(path).ok()?;

@@ -166,10 +166,10 @@ impl NameCache {
             None => file::scan(&slot.bytes, &owner, key, &wanted),
         }
         .unwrap_or_default();
-        if let (ListKey::Items(_), Some(dir), Some(stamp)) = (key, &view.dir, slot.stamp) {
-            if let Some(marked) = file::mark_used(&file::list_path(dir, key), stamp) {
-                slot.stamp = Some(marked);
-            }
+        if let (ListKey::Items(_), Some(dir), Some(stamp)) = (key, &view.dir, slot.stamp)
+            && let Some(marked) = file::mark_used(&file::list_path(dir, key), stamp)
+        {
+            slot.stamp = Some(marked);
         }
         let fresh = list.listed_at > 0 && now_secs() - list.listed_at < FRESH_FOR_SECS;
         look(Listed {
