@@ -74,16 +74,28 @@ fn behind_fabshs_back(server: &Server, method: &str, path: &str, body: Option<Va
     serde_json::from_str(&answer).unwrap_or(Value::Null)
 }
 
-/// The name cache files of `home`.
-fn cache_files(home: &Home) -> Vec<PathBuf> {
+/// The name caches of `home`: one directory per endpoint and principal.
+fn cache_dirs(home: &Home) -> Vec<PathBuf> {
     let dir = home.dir.path().join("state/fabsh/names");
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.is_dir())
         .collect()
+}
+
+/// The list files of every name cache of `home`.
+fn cache_files(home: &Home) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = cache_dirs(home)
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).expect("a cache dir"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
 }
 
 #[test]
@@ -233,18 +245,12 @@ fn an_item_renamed_or_deleted_behind_fabshs_back_is_found_again() {
 /// Moves every listing time in the cache files of `home` back by 16 minutes.
 fn age_cache(home: &Home) {
     for path in cache_files(home) {
-        let mut file: Value =
+        let mut list: Value =
             serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
-        let age = |list: &mut Value| {
-            if let Some(at) = list["listed_at"].as_i64().filter(|at| *at > 0) {
-                list["listed_at"] = json!(at - 16 * 60);
-            }
-        };
-        age(&mut file["workspaces"]);
-        for list in file["items"].as_object_mut().expect("items").values_mut() {
-            age(list);
+        if let Some(at) = list["listed_at"].as_i64().filter(|at| *at > 0) {
+            list["listed_at"] = json!(at - 16 * 60);
         }
-        std::fs::write(&path, file.to_string()).expect("write");
+        std::fs::write(&path, list.to_string()).expect("write");
     }
 }
 
@@ -366,10 +372,14 @@ fn concurrent_processes_writing_the_cache_leave_it_readable() {
     for mut child in children {
         assert!(child.wait().expect("wait").success());
     }
+    let caches = cache_dirs(&server.home);
+    assert_eq!(caches.len(), 1, "one endpoint, one principal: {caches:?}");
     let files = cache_files(&server.home);
-    assert_eq!(files.len(), 1, "one endpoint, one principal: {files:?}");
-    let text = std::fs::read_to_string(&files[0]).expect("read");
-    serde_json::from_str::<Value>(&text).expect("a whole JSON file");
+    assert_eq!(files.len(), 2, "the workspaces and Demo's items: {files:?}");
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("read");
+        serde_json::from_str::<Value>(&text).expect("a whole JSON file");
+    }
     let shown = server.fabsh(&["cache", "show"]).ok_json();
     assert_eq!(shown[0]["endpoint"], server.endpoint.as_str());
     let item = server
@@ -397,7 +407,7 @@ fn the_cache_is_per_endpoint_and_principal() {
     });
     assert_eq!(run.expect("ran").ok_json()["id"], welcome_b.as_str());
     assert!(made.contains(&"GET /workspaces".to_string()), "{made:?}");
-    assert_eq!(cache_files(&a.home).len(), 2, "one file per endpoint");
+    assert_eq!(cache_dirs(&a.home).len(), 2, "one cache per endpoint");
 
     // Another principal on a's endpoint lists for itself.
     let other = principal_token(&a, "reader", "Demo", "Viewer");
@@ -406,7 +416,7 @@ fn the_cache_is_per_endpoint_and_principal() {
             .ok_json();
     });
     assert!(made.contains(&"GET /workspaces".to_string()), "{made:?}");
-    assert_eq!(cache_files(&a.home).len(), 3, "one file per principal");
+    assert_eq!(cache_dirs(&a.home).len(), 3, "one cache per principal");
 }
 
 #[test]
@@ -419,7 +429,7 @@ fn no_cache_leaves_the_file_alone_and_cache_clear_forgets() {
     server
         .fabsh_env(&["item", "list", "-w", &ws], &[("FABSH_NO_CACHE", "1")])
         .ok_json();
-    assert!(cache_files(&server.home).is_empty(), "no file written");
+    assert!(cache_dirs(&server.home).is_empty(), "no file written");
 
     server.fabsh(&["item", "list", "-w", &ws]).ok_json();
     let (_, items) = server.get_json(&format!("/v1/workspaces/{ws}/items"));
@@ -530,4 +540,49 @@ fn every_page(server: &Server, path: &str) -> Vec<Value> {
         };
         next = format!("{path}?continuationToken={token}");
     }
+}
+
+#[test]
+fn a_lookup_reads_only_its_lists_rewrites_nothing_and_the_files_stay_private() {
+    let server = Server::start();
+    let (ws, welcome) = demo_ids(&server);
+    server.fabsh(&["item", "list", "-w", "Demo"]).ok_json();
+    let files = cache_files(&server.home);
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().expect("name").to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [format!("items-{ws}.json"), "workspaces.json".to_string()],
+        "one file per list"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).expect("meta").permissions().mode();
+        for dir in cache_dirs(&server.home) {
+            assert_eq!(mode(&dir) & 0o777, 0o700, "{dir:?}");
+        }
+        for file in &files {
+            assert_eq!(mode(file) & 0o777, 0o600, "{file:?}");
+        }
+    }
+
+    // A lookup by names reads the two lists and writes neither.
+    let stamps = |files: &[PathBuf]| -> Vec<(u64, std::time::SystemTime)> {
+        files
+            .iter()
+            .map(|f| {
+                let meta = std::fs::metadata(f).expect("meta");
+                (meta.len(), meta.modified().expect("mtime"))
+            })
+            .collect()
+    };
+    let before = stamps(&files);
+    let item = server
+        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .ok_json();
+    assert_eq!(item["id"], welcome.as_str());
+    assert_eq!(stamps(&files), before, "nothing rewritten");
 }

@@ -241,9 +241,15 @@ impl Resolver {
         item_type: Option<&str>,
     ) -> Result<Option<String>> {
         let names = api.names().await?;
-        let found = names.with_list(key, api.call_id(), |listed| {
+        // Only the entries named as asked (in any case) leave the file, so a lookup in a
+        // long list allocates for a few.
+        let wanted = |name: &str| {
+            readings
+                .iter()
+                .any(|reading| reading.name.eq_ignore_ascii_case(name))
+        };
+        let found = names.with_list(key, api.call_id(), wanted, |listed| {
             let of_type: Vec<&Entry> = listed
-                .list
                 .entries
                 .iter()
                 .filter(|entry| item_type.is_none_or(|t| entry.kind().eq_ignore_ascii_case(t)))

@@ -58,58 +58,71 @@ const CLEAR: CommandSpec = CommandSpec {
 
 fn show(_ctx: Ctx, _args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let dir = file::dir();
-        let rows: Vec<Value> = file::cache_files(&dir)
+        let rows: Vec<Value> = file::caches(&file::dir())
             .into_iter()
-            .filter_map(|path| {
-                let cache = file::read_any(&path)?;
-                let items: Vec<Value> = cache
-                    .items
-                    .iter()
-                    .map(|(workspace, list)| {
-                        let name = cache
-                            .workspaces
-                            .entries
-                            .iter()
-                            .find(|entry| entry.id().eq_ignore_ascii_case(workspace))
-                            .map(|entry| entry.name().to_string());
-                        json!({
-                            "workspaceId": workspace,
-                            "workspace": name,
-                            "items": list.entries.len(),
-                            "listedAt": when(list.listed_at),
-                            "usedAt": when(list.used_at),
-                        })
-                    })
-                    .collect();
-                Some(json!({
-                    "file": path.display().to_string(),
-                    "endpoint": cache.endpoint,
-                    "principal": cache.principal,
-                    "workspaces": cache.workspaces.entries.len(),
-                    "listedAt": when(cache.workspaces.listed_at),
-                    "itemLists": items.len(),
-                    "items": items,
-                    "freshForSeconds": names::FRESH_FOR_SECS,
-                }))
-            })
+            .filter_map(|dir| shown(&dir))
             .collect();
         Ok(Reply::json(Value::Array(rows)))
     })
 }
 
+/// The row of one cache directory; `None` when it holds no readable list.
+fn shown(dir: &std::path::Path) -> Option<Value> {
+    let lists = file::read_cache(dir);
+    let first = lists.first()?;
+    let workspaces = lists.iter().find(|shown| shown.workspace.is_none());
+    let items: Vec<Value> = lists
+        .iter()
+        .filter_map(|shown| {
+            let workspace = shown.workspace.as_deref()?;
+            let name = workspaces.and_then(|listed| {
+                listed
+                    .list
+                    .entries
+                    .iter()
+                    .find(|entry| entry.id().eq_ignore_ascii_case(workspace))
+                    .map(|entry| entry.name().to_string())
+            });
+            Some(json!({
+                "workspaceId": workspace,
+                "workspace": name,
+                "items": shown.list.entries.len(),
+                "listedAt": when(shown.list.listed_at),
+                "usedAt": shown.used_at.map_or(Value::Null, |at| when(unix(at))),
+            }))
+        })
+        .collect();
+    Some(json!({
+        "dir": dir.display().to_string(),
+        "endpoint": first.endpoint,
+        "principal": first.principal,
+        "workspaces": workspaces.map_or(0, |listed| listed.list.entries.len()),
+        "listedAt": when(workspaces.map_or(0, |listed| listed.list.listed_at)),
+        "itemLists": items.len(),
+        "items": items,
+        "freshForSeconds": names::FRESH_FOR_SECS,
+    }))
+}
+
 fn clear(_ctx: Ctx, _args: Args) -> HandlerFuture {
     Box::pin(async move {
         let dir = file::dir();
-        let files = file::cache_files(&dir);
-        for path in &files {
-            std::fs::remove_file(path).map_err(|err| {
-                Error::runtime(format!("cannot remove {}", path.display())).with_cause(err)
+        let caches = file::caches(&dir);
+        for cache in &caches {
+            std::fs::remove_dir_all(cache).map_err(|err| {
+                Error::runtime(format!("cannot remove {}", cache.display())).with_cause(err)
             })?;
         }
         Ok(Reply::json(
-            json!({"removed": files.len(), "dir": dir.display().to_string()}),
+            json!({"removed": caches.len(), "dir": dir.display().to_string()}),
         ))
+    })
+}
+
+/// Unix seconds of `at`.
+fn unix(at: std::time::SystemTime) -> i64 {
+    at.duration_since(std::time::UNIX_EPOCH).map_or(0, |since| {
+        i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
     })
 }
 

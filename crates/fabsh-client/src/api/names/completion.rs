@@ -25,19 +25,24 @@ impl NameCache {
     /// The names under `key` when a whole listing of them is at most `max_age` seconds old
     /// (any age when `None`), else nothing.
     fn listed_names(&self, key: &ListKey, max_age: Option<i64>) -> Option<Vec<NameAndType>> {
-        self.with_list(key, 0, |listed| {
-            let list = listed.list;
-            let age = now_secs() - list.listed_at;
-            (list.listed_at > 0 && max_age.is_none_or(|max| age <= max)).then(|| {
-                list.entries
-                    .iter()
-                    .map(|entry| NameAndType {
-                        name: entry.name().to_string(),
-                        kind: entry.kind().to_string(),
-                    })
-                    .collect()
-            })
-        })
+        self.with_list(
+            key,
+            0,
+            |_| true,
+            |listed| {
+                let age = now_secs() - listed.listed_at;
+                (listed.listed_at > 0 && max_age.is_none_or(|max| age <= max)).then(|| {
+                    listed
+                        .entries
+                        .iter()
+                        .map(|entry| NameAndType {
+                            name: entry.name().to_string(),
+                            kind: entry.kind().to_string(),
+                        })
+                        .collect()
+                })
+            },
+        )
     }
 }
 
@@ -60,17 +65,12 @@ impl ApiClient {
     /// as [`ApiClient::workspace_names`] finds them.
     pub async fn item_names(&self, workspace: &str) -> Result<Vec<NameAndType>> {
         // Tab needs no confirmed id: a cached one that is stale only offers stale names.
-        let cached = self
-            .names()
-            .await?
-            .with_list(&ListKey::Workspaces, 0, |listed| {
-                listed
-                    .list
-                    .entries
-                    .iter()
-                    .find(|entry| entry.name().eq_ignore_ascii_case(workspace.trim()))
-                    .map(|entry| entry.id().to_string())
-            });
+        let cached = self.names().await?.with_list(
+            &ListKey::Workspaces,
+            0,
+            |name| name.eq_ignore_ascii_case(workspace.trim()),
+            |listed| listed.entries.first().map(|entry| entry.id().to_string()),
+        );
         let id = match cached {
             Some(id) => id,
             None => self.resolver().workspace(self, workspace).await?,

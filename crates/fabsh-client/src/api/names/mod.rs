@@ -20,7 +20,7 @@ pub(crate) mod file;
 pub(crate) mod writes;
 
 use crate::auth::now_secs;
-use file::{CacheFile, Entry, NameList, Stamp};
+use file::{Entry, NameList, Owner, Stamp};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
@@ -46,9 +46,11 @@ impl ListKey {
     }
 }
 
-/// A list as a lookup sees it.
-pub(crate) struct Listed<'a> {
-    pub list: &'a NameList,
+/// A list as a lookup sees it: the entries it asked for.
+pub(crate) struct Listed {
+    pub entries: Vec<Entry>,
+    /// Unix seconds of the list's last whole listing (0: not known to be whole).
+    pub listed_at: i64,
     /// Listed whole by this very call: its entries need no confirmation.
     pub listed_here: bool,
     /// Listed whole within [`FRESH_FOR_SECS`].
@@ -58,26 +60,43 @@ pub(crate) struct Listed<'a> {
 /// The name cache of one endpoint (shared by every clone of the API client).
 pub struct NameCache {
     endpoint: String,
-    /// Whether the view is backed by the file (not with `--no-cache` or `--local`).
+    /// Whether the view is backed by the files (not with `--no-cache` or `--local`).
     persist: bool,
     view: Mutex<Option<View>>,
 }
 
+/// This process's view of the lists, each read from its file when first needed.
 struct View {
-    path: Option<PathBuf>,
-    file: CacheFile,
-    stamp: Option<Stamp>,
+    principal: String,
+    /// The directory of this endpoint's and principal's files; `None`: in memory only.
+    dir: Option<PathBuf>,
+    slots: HashMap<ListKey, Slot>,
     /// The lists this process listed whole, with the call that did.
     listed_by: HashMap<ListKey, u64>,
     /// The changes not yet written, to apply again to a file another process replaced.
-    journal: Vec<Change>,
+    journal: Vec<(ListKey, Change)>,
 }
 
-/// A change to the cache, applied to the view now and again to a newer file when flushed.
-type Change = Box<dyn Fn(&mut CacheFile) -> bool + Send>;
+/// One list in memory.
+#[derive(Default)]
+struct Slot {
+    /// Whether the file was read (or, in memory only, the list started).
+    read: bool,
+    /// The file's bytes, which a lookup scans for the names it wants: most runs look up a
+    /// name or two and change nothing, so a long list is never built for them.
+    bytes: Vec<u8>,
+    /// The list built from the bytes, to be changed (inner `None`: no list).
+    built: Option<Option<NameList>>,
+    /// The version of the file read or written (`None`: there was no file).
+    stamp: Option<Stamp>,
+}
+
+/// A change to one list (`None`: no such list), which says whether it changed anything;
+/// applied to the view now and again to a newer file when flushed.
+type Change = Box<dyn Fn(&mut Option<NameList>) -> bool + Send>;
 
 impl NameCache {
-    /// A cache for `endpoint`, backed by its file when `persist`.
+    /// A cache for `endpoint`, backed by its files when `persist`.
     pub fn new(endpoint: &str, persist: bool) -> NameCache {
         NameCache {
             endpoint: endpoint.to_string(),
@@ -91,116 +110,136 @@ impl NameCache {
         self.lock().is_some()
     }
 
-    /// Opens the view for `principal` (once; later calls keep the first).
+    /// Opens the view for `principal` (once; later calls keep the first). Reads nothing:
+    /// each list is read when first needed.
     pub fn open(&self, principal: &str) {
         let mut view = self.lock();
         if view.is_some() {
             return;
         }
-        let path = self
-            .persist
-            .then(|| file::path_for(&self.endpoint, principal));
-        let loaded = match &path {
-            Some(path) => file::load(path, &self.endpoint, principal),
-            None => file::load(std::path::Path::new(""), &self.endpoint, principal),
-        };
         *view = Some(View {
-            stamp: path.as_deref().and_then(file::stamp),
-            path,
-            file: loaded,
+            principal: principal.to_string(),
+            dir: self
+                .persist
+                .then(|| file::cache_dir(&file::dir(), &self.endpoint, principal)),
+            slots: HashMap::new(),
             listed_by: HashMap::new(),
             journal: Vec::new(),
         });
     }
 
-    /// Runs `look` on the list under `key` (empty when none), as of the file's latest
-    /// version, noting the list as used.
+    /// Runs `look` on the entries of the list under `key` whose names `wanted` picks (none
+    /// when there is no list), as of the file's latest version, marking the list used.
     pub(crate) fn with_list<R>(
         &self,
         key: &ListKey,
         call: u64,
+        wanted: impl Fn(&str) -> bool,
         look: impl FnOnce(Listed) -> R,
     ) -> R {
         let mut guard = self.lock();
         let Some(view) = guard.as_mut() else {
             return look(Listed {
-                list: &NameList::default(),
+                entries: Vec::new(),
+                listed_at: 0,
                 listed_here: false,
                 fresh: false,
             });
         };
-        view.reload_if_replaced();
-        let now = now_secs();
-        let listed_here = view.listed_by.get(key) == Some(&call);
-        let list = view.list_mut(key);
-        list.used_at = now;
-        let fresh = list.listed_at > 0 && now - list.listed_at < FRESH_FOR_SECS;
+        view.sync(key, &self.endpoint);
+        let owner = Owner {
+            endpoint: &self.endpoint,
+            principal: &view.principal,
+        };
+        let slot = view.slots.entry(key.clone()).or_default();
+        let list = match &slot.built {
+            Some(Some(list)) => Some(NameList {
+                listed_at: list.listed_at,
+                entries: list
+                    .entries
+                    .iter()
+                    .filter(|entry| wanted(entry.name()))
+                    .cloned()
+                    .collect(),
+            }),
+            Some(None) => None,
+            None => file::scan(&slot.bytes, &owner, key, &wanted),
+        }
+        .unwrap_or_default();
+        if let (ListKey::Items(_), Some(dir), Some(stamp)) = (key, &view.dir, slot.stamp)
+            && let Some(marked) = file::mark_used(&file::list_path(dir, key), stamp)
+        {
+            slot.stamp = Some(marked);
+        }
+        let fresh = list.listed_at > 0 && now_secs() - list.listed_at < FRESH_FOR_SECS;
         look(Listed {
-            list,
-            listed_here,
+            entries: list.entries,
+            listed_at: list.listed_at,
+            listed_here: view.listed_by.get(key) == Some(&call),
             fresh,
         })
     }
 
-    /// Changes the cache with `change` (which says whether it changed anything). The change
-    /// is written with the next [`NameCache::flush`] (each command's end), applied again to
-    /// the file's latest version then, so what another process wrote meanwhile is kept, and
-    /// bulk work writes the file once, not once per item.
-    pub(crate) fn update(&self, change: impl Fn(&mut CacheFile) -> bool + Send + 'static) {
+    /// Changes the list under `key` with `change` (which says whether it changed anything).
+    /// The change is written with the next [`NameCache::flush`] (each command's end),
+    /// applied again to the file's latest version then, so what another process wrote
+    /// meanwhile is kept, and bulk work writes the file once, not once per item.
+    pub(crate) fn update(
+        &self,
+        key: &ListKey,
+        change: impl Fn(&mut Option<NameList>) -> bool + Send + 'static,
+    ) {
         let mut guard = self.lock();
         let Some(view) = guard.as_mut() else { return };
-        view.reload_if_replaced();
-        if change(&mut view.file) && view.path.is_some() {
-            view.journal.push(Box::new(change));
+        view.sync(key, &self.endpoint);
+        if change(view.built(key, &self.endpoint)) && view.dir.is_some() {
+            view.journal.push((key.clone(), Box::new(change)));
         }
     }
 
-    /// Writes the changes made since the last flush to the file.
+    /// Writes the lists changed since the last flush to their files.
     pub fn flush(&self) {
         let mut guard = self.lock();
         let Some(view) = guard.as_mut() else { return };
-        if view.journal.is_empty() {
-            return;
-        }
-        view.reload_if_replaced();
-        view.journal.clear();
-        if let Some(path) = &view.path {
-            // Only a cache: a file that cannot be written costs listings, nothing else.
-            if let Ok(stamp) = file::save(path, &mut view.file) {
-                view.stamp = stamp;
+        let Some(dir) = view.dir.clone() else { return };
+        let mut keys: Vec<ListKey> = Vec::new();
+        for (key, _) in &view.journal {
+            if !keys.contains(key) {
+                keys.push(key.clone());
             }
         }
+        for key in keys {
+            // Another process's version, if newer, gets this process's changes too.
+            view.sync(&key, &self.endpoint);
+            let principal = view.principal.clone();
+            let owner = Owner {
+                endpoint: &self.endpoint,
+                principal: &principal,
+            };
+            let list = view.built(&key, &self.endpoint);
+            let saved = file::save(&file::list_path(&dir, &key), &owner, &key, list.as_ref());
+            // Only a cache: a file that cannot be written costs listings, nothing else.
+            if let Ok(stamp) = saved {
+                view.slots.entry(key).or_default().stamp = stamp;
+            }
+        }
+        view.journal.clear();
     }
 
     /// Replaces the list under `key` with a whole listing made by `call`, and writes it.
     pub(crate) fn replace(&self, key: &ListKey, entries: Vec<Entry>, call: u64) {
         let listed_at = now_secs();
-        let key_for_change = key.clone();
-        self.update(move |file| {
-            *list_or_default(file, &key_for_change) = NameList {
+        self.update(key, move |list| {
+            *list = Some(NameList {
                 listed_at,
-                used_at: listed_at,
                 entries: entries.clone(),
-            };
+            });
             true
         });
         if let Some(view) = self.lock().as_mut() {
             view.listed_by.insert(key.clone(), call);
         }
         self.flush();
-    }
-
-    /// Forgets everything (`cache clear`), in memory and on disk.
-    pub fn clear(&self) {
-        self.update(|file| {
-            file.workspaces = NameList::default();
-            file.items.clear();
-            true
-        });
-        self.flush();
-        if let Some(view) = self.lock().as_mut() {
-            view.listed_by.clear();
-        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Option<View>> {
@@ -212,40 +251,53 @@ impl NameCache {
 }
 
 impl View {
-    /// Takes the file's latest version when another process replaced it; what this process
-    /// listed is then no longer its own listing.
-    fn reload_if_replaced(&mut self) {
-        let Some(path) = &self.path else { return };
-        let now = file::stamp(path);
-        if now == self.stamp {
+    /// Brings the list under `key` to its file's latest version: read when never read, read
+    /// again when another process replaced the file (what this process listed is then no
+    /// longer its own listing, and its unwritten changes are applied again).
+    fn sync(&mut self, key: &ListKey, endpoint: &str) {
+        let slot = self.slots.entry(key.clone()).or_default();
+        let Some(dir) = &self.dir else {
+            slot.read = true;
+            return;
+        };
+        let path = file::list_path(dir, key);
+        let again = slot.read;
+        if again && file::stamp(&path) == slot.stamp {
             return;
         }
-        self.file = file::load(path, &self.file.endpoint, &self.file.principal);
-        self.stamp = now;
-        self.listed_by.clear();
-        for change in &self.journal {
-            change(&mut self.file);
+        let read = file::read(&path);
+        slot.read = true;
+        slot.built = None;
+        slot.stamp = read.as_ref().map(|read| read.stamp);
+        slot.bytes = read.map(|read| read.bytes).unwrap_or_default();
+        if !again {
+            return;
+        }
+        self.listed_by.remove(key);
+        if self.journal.iter().any(|(changed, _)| changed == key) {
+            let list = self.built(key, endpoint);
+            let mut list = std::mem::take(list);
+            for (changed, change) in &self.journal {
+                if changed == key {
+                    change(&mut list);
+                }
+            }
+            *self.built(key, endpoint) = list;
         }
     }
 
-    fn list_mut(&mut self, key: &ListKey) -> &mut NameList {
-        list_or_default(&mut self.file, key)
-    }
-}
-
-/// The list under `key` in `file`, made empty if missing.
-pub(crate) fn list_or_default<'a>(file: &'a mut CacheFile, key: &ListKey) -> &'a mut NameList {
-    match key {
-        ListKey::Workspaces => &mut file.workspaces,
-        ListKey::Items(ws) => file.items.entry(ws.clone()).or_default(),
-    }
-}
-
-/// The list under `key` in `file`, if any.
-pub(crate) fn list_in<'a>(file: &'a mut CacheFile, key: &ListKey) -> Option<&'a mut NameList> {
-    match key {
-        ListKey::Workspaces => Some(&mut file.workspaces),
-        ListKey::Items(ws) => file.items.get_mut(ws),
+    /// The list under `key` as read, built in memory to be changed.
+    fn built(&mut self, key: &ListKey, endpoint: &str) -> &mut Option<NameList> {
+        let owner = Owner {
+            endpoint,
+            principal: &self.principal,
+        };
+        let slot = self.slots.entry(key.clone()).or_default();
+        slot.built.get_or_insert_with(|| {
+            let list = file::scan(&slot.bytes, &owner, key, |_| true);
+            slot.bytes = Vec::new();
+            list
+        })
     }
 }
 

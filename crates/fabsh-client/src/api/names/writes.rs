@@ -5,8 +5,8 @@
 //! update that may rename) marks the workspace's list as no longer whole, so the next
 //! lookup that must rule out ambiguity lists again.
 
-use super::file::{CacheFile, Entry, NameList};
-use super::{ListKey, NameCache, list_in, list_or_default};
+use super::file::{Entry, NameList};
+use super::{ListKey, NameCache};
 use reqwest::Method;
 use serde_json::Value;
 
@@ -65,9 +65,9 @@ impl NameCache {
         match &listing.item_type {
             None => self.replace(&listing.key, entries, call),
             Some(kind) => {
-                let (key, kind) = (listing.key.clone(), kind.clone());
-                self.update(move |file| {
-                    let list = list_or_default(file, &key);
+                let kind = kind.clone();
+                self.update(&listing.key, move |list| {
+                    let list = list.get_or_insert_default();
                     list.entries
                         .retain(|entry| !entry.kind().eq_ignore_ascii_case(&kind));
                     list.entries.extend(entries.iter().cloned());
@@ -84,9 +84,8 @@ impl NameCache {
         if entries.is_empty() {
             return;
         }
-        let key = listing.key.clone();
-        self.update(move |file| {
-            let list = list_or_default(file, &key);
+        self.update(&listing.key, move |list| {
+            let list = list.get_or_insert_default();
             let mut changed = false;
             for entry in &entries {
                 changed |= upsert(list, entry.clone());
@@ -110,45 +109,44 @@ impl NameCache {
             ["workspaces"] => match entry {
                 Some(entry) if *method == Method::POST => {
                     let entry = Entry(entry.0, entry.1, String::new());
-                    self.update(move |file| upsert(&mut file.workspaces, entry.clone()))
+                    self.update(&ListKey::Workspaces, move |list| {
+                        upsert(list.get_or_insert_default(), entry.clone())
+                    })
                 }
                 _ => {}
             },
             ["workspaces", ws] => {
                 let ws = ws.to_lowercase();
-                let deleted = *method == Method::DELETE;
                 let renamed = (*method == Method::PATCH)
                     .then_some(entry)
                     .flatten()
                     .map(|entry| Entry(entry.0, entry.1, String::new()));
-                self.update(move |file| {
-                    let mut changed = remove(&mut file.workspaces, &ws);
-                    if deleted {
-                        changed |= file.items.remove(&ws).is_some();
-                    }
+                if *method == Method::DELETE {
+                    self.update(&ListKey::items(&ws), |list| list.take().is_some());
+                }
+                self.update(&ListKey::Workspaces, move |list| {
+                    let list = list.get_or_insert_default();
+                    let mut changed = remove(list, &ws);
                     if let Some(entry) = &renamed {
-                        changed |= upsert(&mut file.workspaces, entry.clone());
+                        changed |= upsert(list, entry.clone());
                     }
                     changed
                 });
             }
             ["workspaces", ws, _collection] if *method == Method::POST => {
-                let key = ListKey::items(ws);
-                self.update(move |file| match &entry {
-                    Some(entry) => {
-                        list_in(file, &key).is_some_and(|list| upsert(list, entry.clone()))
+                self.update(&ListKey::items(ws), move |list| {
+                    let Some(list) = list else { return false };
+                    match &entry {
+                        Some(entry) => upsert(list, entry.clone()),
+                        None => not_whole(list),
                     }
-                    None => not_whole(file, &key),
                 });
             }
             ["workspaces", ws, _collection, id] => {
-                let key = ListKey::items(ws);
                 let id = id.to_lowercase();
                 let method = method.clone();
-                self.update(move |file| {
-                    let Some(list) = list_in(file, &key) else {
-                        return false;
-                    };
+                self.update(&ListKey::items(ws), move |list| {
+                    let Some(list) = list else { return false };
                     match method {
                         Method::PATCH | Method::PUT => {
                             let removed = remove(list, &id);
@@ -160,7 +158,7 @@ impl NameCache {
                         Method::DELETE => remove(list, &id),
                         // Actions on the collection: a bulk import makes items nobody named
                         // yet; a bulk move or export changes no names.
-                        _ if id.starts_with("bulkimport") => not_whole(file, &key),
+                        _ if id.starts_with("bulkimport") => not_whole(list),
                         _ => false,
                     }
                 });
@@ -170,11 +168,10 @@ impl NameCache {
                     .iter()
                     .any(|(key, value)| key == "updateMetadata" && value == "true");
                 if renames {
-                    let key = ListKey::items(ws);
                     let id = id.to_lowercase();
-                    self.update(move |file| {
-                        list_in(file, &key).is_some_and(|list| remove(list, &id))
-                            | not_whole(file, &key)
+                    self.update(&ListKey::items(ws), move |list| {
+                        let Some(list) = list else { return false };
+                        remove(list, &id) | not_whole(list)
                     });
                 }
             }
@@ -185,11 +182,9 @@ impl NameCache {
     /// Drops the entry `id` from the list under `key` (a confirmation failed), and marks the
     /// list as no longer whole.
     pub(crate) fn forget_entry(&self, key: &ListKey, id: &str) {
-        let (key, id) = (key.clone(), id.to_lowercase());
-        self.update(move |file| {
-            let Some(list) = list_in(file, &key) else {
-                return false;
-            };
+        let id = id.to_lowercase();
+        self.update(key, move |list| {
+            let Some(list) = list else { return false };
             remove(list, &id);
             list.listed_at = 0;
             true
@@ -224,15 +219,11 @@ fn remove(list: &mut NameList, id: &str) -> bool {
     list.entries.len() != before
 }
 
-/// Marks the list under `key` as no longer whole; true when that changed it.
-fn not_whole(file: &mut CacheFile, key: &ListKey) -> bool {
-    match list_in(file, key) {
-        Some(list) if list.listed_at != 0 => {
-            list.listed_at = 0;
-            true
-        }
-        _ => false,
-    }
+/// Marks the list as no longer whole; true when that changed it.
+fn not_whole(list: &mut NameList) -> bool {
+    let was_whole = list.listed_at != 0;
+    list.listed_at = 0;
+    was_whole
 }
 
 #[cfg(test)]
