@@ -191,17 +191,19 @@ async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> 
         })
         .await;
     match outcome {
-        Ok(table) => {
-            let set = result_set(table);
-            let text = serde_json::to_string(&set).unwrap_or_default();
-            json!({
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": set,
-                "isError": false,
-            })
-        }
+        Ok(table) => tool_result(&result_set(table)),
         Err(why) => tool_error(&why),
     }
+}
+
+/// A successful `executeSQL` result: the result set as text and as structured content.
+fn tool_result(set: &ResultSet) -> Value {
+    let text = serde_json::to_string(set).unwrap_or_default();
+    json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": set,
+        "isError": false,
+    })
 }
 
 /// Runs one statement that changes a warehouse within the server's query budget: the tool's
@@ -217,18 +219,10 @@ async fn write(state: &Shared, item_id: &str, sql: String) -> Value {
         })
         .await;
     match outcome {
-        Ok(changed) => {
-            let set = ResultSet {
-                rows_affected: Some(changed),
-                ..ResultSet::default()
-            };
-            let text = serde_json::to_string(&set).unwrap_or_default();
-            json!({
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": set,
-                "isError": false,
-            })
-        }
+        Ok(changed) => tool_result(&ResultSet {
+            rows_affected: Some(changed),
+            ..ResultSet::default()
+        }),
         Err(why) => tool_error(&why),
     }
 }
