@@ -1,112 +1,82 @@
 //! What fabric-cicd does once items are deployed: an environment created or updated has its
-//! staged changes published, and a semantic model is bound to the connection parameter.yml's
-//! `semantic_model_binding` names for the environment (its own entry, else the default).
-//! Neither writes when nothing changed: an unchanged environment is not published again, a
-//! model already using the connection is not bound again.
+//! staged changes published, a lakehouse gets the shortcuts of its `shortcuts.metadata.json`,
+//! and a semantic model is bound to the connection parameter.yml's `semantic_model_binding`
+//! names for the environment (its own entry, else the default). Apply runs each as soon as
+//! its item is deployed, beside the items still deploying. None writes when nothing changed:
+//! an unchanged environment is not published again, a shortcut the lakehouse has is not
+//! made again, a model already using the connection is not bound again.
 
 use crate::api::{ApiClient, Req, items};
 use crate::error::{Error, Result};
 use fabsh_deploy::plan::Repository;
 use fabsh_deploy::render::{RuleHits, Target};
-use fabsh_model::deploy::{
-    ApplyOutcome, ApplyRow, BindConnection, Connection, ConnectionDetails, Shortcut,
-};
-use futures::channel::mpsc::UnboundedReceiver;
-use futures::{FutureExt, StreamExt};
+use fabsh_model::deploy::{BindConnection, Connection, ConnectionDetails, Shortcut};
 use serde_json::Value;
 use serde_json::json;
 
-/// An environment the apply created or updated: its row and id.
-pub(super) type Deployed = (usize, String);
+/// Publishes an environment's staged changes and waits for the publish to finish.
+pub(super) async fn publish_environment(api: &ApiClient, workspace: &str, id: &str) -> Result<()> {
+    let req = Req::post(
+        format!("/workspaces/{workspace}/environments/{id}/staging/publish"),
+        json!({}),
+    )
+    .idempotent();
+    api.lro(req).await.map(|_| ())
+}
 
-/// Publishes each environment `deployed` yields, as soon as it does: the publish runs while
-/// later levels deploy, instead of after them. The outcome of each, by row.
-pub(super) async fn publish_environments(
+/// The connections the caller can see, for binding; listed only when some semantic model of
+/// the repository has a connection to bind to in this environment.
+pub(super) async fn visible_connections(
     api: &ApiClient,
-    workspace: &str,
-    deployed: UnboundedReceiver<Deployed>,
-) -> Vec<(usize, Result<()>)> {
-    deployed
-        .map(|(n, id)| async move {
-            let req = Req::post(
-                format!("/workspaces/{workspace}/environments/{id}/staging/publish"),
-                json!({}),
-            )
-            .idempotent();
-            (n, api.lro(req).await.map(|_| ()))
-        })
-        .buffer_unordered(PUBLISH_CONCURRENCY)
-        .collect()
-        .await
-}
-
-/// How many environments publish at once.
-const PUBLISH_CONCURRENCY: usize = 8;
-
-/// Puts the publishes' outcomes on their rows.
-pub(super) fn record_publishes(rows: &mut [ApplyRow], published: Vec<(usize, Result<()>)>) {
-    for (n, result) in published {
-        match result {
-            Ok(()) => rows[n].notes.push("published".to_string()),
-            Err(err) => {
-                rows[n].outcome = ApplyOutcome::Failed;
-                rows[n].error = Some(format!("deployed, but publishing failed: {err}"));
-            }
-        }
+    repo: &Repository,
+) -> Option<std::result::Result<Vec<Connection>, String>> {
+    let environment = repo.environment.as_deref();
+    let wanted = repo.items.iter().any(|i| {
+        i.item_type == "SemanticModel"
+            && !repo
+                .params
+                .connections_for(&i.display_name, environment)
+                .is_empty()
+    });
+    if !wanted {
+        return None;
     }
+    Some(
+        listed(api, Req::get("/connections"))
+            .await
+            .map_err(|err| err.to_string()),
+    )
 }
 
-/// Binds each deployed semantic model to the connections `semantic_model_binding` gives it.
-/// A connection the caller cannot see is left unbound with a note, as fabric-cicd warns and
-/// goes on.
-pub(super) async fn bind_semantic_models(
+/// Binds a deployed semantic model to the connections `semantic_model_binding` gives it
+/// (none: nothing to do). A connection the caller cannot see is left unbound with a note,
+/// as fabric-cicd warns and goes on. The notes to put on its row.
+pub(super) async fn bind_semantic_model(
     api: &ApiClient,
     workspace: &str,
     repo: &Repository,
-    rows: &mut [ApplyRow],
-) {
-    let environment = repo.environment.as_deref();
-    let wanted: Vec<(usize, Vec<String>)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.item_type == "SemanticModel" && deployed(r))
-        .map(|(n, r)| (n, repo.params.connections_for(&r.display_name, environment)))
-        .filter(|(_, ids)| !ids.is_empty())
-        .collect();
-    if wanted.is_empty() {
-        return;
+    name: &str,
+    model: &str,
+    visible: Option<&std::result::Result<Vec<Connection>, String>>,
+) -> Result<Vec<String>> {
+    let ids = repo
+        .params
+        .connections_for(name, repo.environment.as_deref());
+    if ids.is_empty() {
+        return Ok(Vec::new());
     }
-    let visible = match listed(api, Req::get("/connections")).await {
-        Ok(visible) => visible,
-        Err(err) => {
-            for (n, _) in wanted {
-                rows[n].outcome = ApplyOutcome::Failed;
-                rows[n].error = Some(format!(
-                    "deployed, but the connections to bind could not be listed: {err}"
-                ));
-            }
-            return;
+    let visible = match visible {
+        Some(Ok(visible)) => visible,
+        Some(Err(err)) => {
+            return Err(Error::runtime(format!(
+                "the connections to bind could not be listed: {err}"
+            )));
         }
+        None => return Err(Error::runtime("the connections to bind were not listed")),
     };
-    for (n, ids) in wanted {
-        let Some(model) = rows[n].id.clone() else {
-            continue;
-        };
-        if let Err(err) = bind_one(api, workspace, &model, &ids, &visible, &mut rows[n]).await {
-            rows[n].outcome = ApplyOutcome::Failed;
-            rows[n].error = Some(format!("deployed, but binding failed: {err}"));
-        }
-    }
-}
-
-fn deployed(row: &ApplyRow) -> bool {
-    matches!(
-        row.outcome,
-        ApplyOutcome::Created
-            | ApplyOutcome::Updated
-            | ApplyOutcome::Moved
-            | ApplyOutcome::Unchanged
-    )
+    let mut notes = Vec::new();
+    bind_one(api, workspace, model, &ids, visible, &mut notes).await?;
+    Ok(notes)
 }
 
 async fn bind_one(
@@ -115,7 +85,7 @@ async fn bind_one(
     model: &str,
     ids: &[String],
     visible: &[Connection],
-    row: &mut ApplyRow,
+    notes: &mut Vec<String>,
 ) -> Result<()> {
     let current = listed(api, items::connections_req(workspace, model)).await?;
     for id in ids {
@@ -123,7 +93,7 @@ async fn bind_one(
             continue;
         }
         let Some(connection) = visible.iter().find(|c| c.id.as_deref() == Some(id)) else {
-            row.notes.push(format!(
+            notes.push(format!(
                 "connection {id} is not among the connections the caller can see: not bound"
             ));
             continue;
@@ -150,7 +120,7 @@ async fn bind_one(
             .idempotent(),
         )
         .await?;
-        row.notes.push(format!("bound to connection {id}"));
+        notes.push(format!("bound to connection {id}"));
     }
     Ok(())
 }
@@ -171,105 +141,79 @@ async fn listed(api: &ApiClient, req: Req) -> Result<Vec<Connection>> {
 /// The lakehouse part that lists its shortcuts.
 const SHORTCUTS_PART: &str = "shortcuts.metadata.json";
 
-/// Creates each shortcut a deployed lakehouse's `shortcuts.metadata.json` holds (after
-/// parameterisation: logical ids and the zero workspace id become the target's) that the
-/// lakehouse does not already have, with `shortcutConflictPolicy=CreateOrOverwrite`. A
-/// shortcut the lakehouse already has the same is not written again. Shortcuts the
-/// lakehouse has beyond the file's are left in place.
-pub(super) async fn sync_shortcuts(
-    api: &ApiClient,
-    workspace: &str,
+/// The shortcuts a lakehouse's `shortcuts.metadata.json` holds, rendered for the target
+/// (logical ids and the zero workspace id become the target's); none when it has no such
+/// part or an empty one.
+pub(super) fn wanted_shortcuts(
     repo: &Repository,
     target: &Target,
-    rows: &mut [ApplyRow],
-) {
-    let renderer = repo.renderer(target);
-    let mut jobs = Vec::new();
-    for (n, row) in rows.iter().enumerate() {
-        if row.item_type != "Lakehouse" || !deployed(row) || n >= repo.items.len() {
-            continue;
-        }
-        let Some(lakehouse) = row.id.clone() else {
-            continue;
-        };
-        let mut hits = RuleHits::new(&repo.params);
-        let rendered = renderer.render(n, &mut hits);
-        let Some(part) = rendered.parts.iter().find(|p| p.path == SHORTCUTS_PART) else {
-            continue;
-        };
-        let wanted: Vec<Shortcut> = match serde_json::from_slice(&part.bytes) {
-            Ok(wanted) => wanted,
-            Err(err) => {
-                jobs.push(
-                    futures::future::ready((
-                        n,
-                        Err(Error::runtime(format!(
-                            "{SHORTCUTS_PART} is not a list of shortcuts: {err}"
-                        ))),
-                    ))
-                    .boxed(),
-                );
-                continue;
-            }
-        };
-        if wanted.is_empty() {
-            continue;
-        }
-        jobs.push(
-            async move { (n, create_missing(api, workspace, &lakehouse, &wanted).await) }.boxed(),
-        );
-    }
-    for (n, result) in super::at_most(jobs, PUBLISH_CONCURRENCY).await {
-        match result {
-            Ok(0) => {}
-            Ok(made) => rows[n].notes.push(format!("{made} shortcut(s) created")),
-            Err(err) => {
-                rows[n].outcome = ApplyOutcome::Failed;
-                rows[n].error = Some(format!("deployed, but its shortcuts failed: {err}"));
-            }
-        }
-    }
+    n: usize,
+) -> Result<Vec<Shortcut>> {
+    let mut hits = RuleHits::new(&repo.params);
+    let rendered = repo.renderer(target).render(n, &mut hits);
+    let Some(part) = rendered.parts.iter().find(|p| p.path == SHORTCUTS_PART) else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_slice(&part.bytes).map_err(|err| {
+        Error::runtime(format!(
+            "{SHORTCUTS_PART} is not a list of shortcuts: {err}"
+        ))
+    })
 }
 
-/// Creates the shortcuts of `wanted` the lakehouse lacks; how many it created.
-async fn create_missing(
+/// Creates each shortcut of `wanted` (a deployed lakehouse's, from [`wanted_shortcuts`]) that
+/// the lakehouse does not already have, with `shortcutConflictPolicy=CreateOrOverwrite`, all
+/// at once. A shortcut the lakehouse already has the same is not written again. Shortcuts the
+/// lakehouse has beyond the file's are left in place. A lakehouse this run `created` has
+/// none, so they are not listed first (a create that was already made is overwritten the
+/// same). How many it created.
+pub(super) async fn sync_shortcuts(
     api: &ApiClient,
     workspace: &str,
     lakehouse: &str,
     wanted: &[Shortcut],
+    created: bool,
 ) -> Result<usize> {
     let path = format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts");
-    let existing: Vec<Shortcut> = api
-        .all(Req::get(path.clone()))
-        .await?
-        .into_iter()
-        .map(|value| {
-            serde_json::from_value(value).map_err(|err| {
-                Error::runtime(format!("unexpected shortcut from the service: {err}"))
+    let existing: Vec<Shortcut> = if created {
+        Vec::new()
+    } else {
+        api.all(Req::get(path.clone()))
+            .await?
+            .into_iter()
+            .map(|value| {
+                serde_json::from_value(value).map_err(|err| {
+                    Error::runtime(format!("unexpected shortcut from the service: {err}"))
+                })
             })
-        })
-        .collect::<Result<_>>()?;
-    let mut made = 0;
-    for shortcut in wanted {
-        if existing.iter().any(|e| same_shortcut(shortcut, e)) {
-            continue;
-        }
+            .collect::<Result<_>>()?
+    };
+    let missing: Vec<&Shortcut> = wanted
+        .iter()
+        .filter(|shortcut| !existing.iter().any(|e| same_shortcut(shortcut, e)))
+        .collect();
+    // Shortcuts of one lakehouse do not depend on each other: created together.
+    let made = futures::future::join_all(missing.iter().map(|shortcut| {
         let mut target = shortcut.target.clone();
         // `type` is what the service reports, not part of a creatable target.
         if let Some(object) = target.as_object_mut() {
             object.remove("type");
         }
         let body = json!({"path": shortcut.path, "name": shortcut.name, "target": target});
-        api.json(
-            Req::post(path.clone(), body)
-                .query("shortcutConflictPolicy", "CreateOrOverwrite")
-                .idempotent(),
-        )
-        .await
-        .map_err(|err| Error::runtime(format!("shortcut {}: {err}", shortcut.name)))?;
-        made += 1;
+        let req = Req::post(path.clone(), body)
+            .query("shortcutConflictPolicy", "CreateOrOverwrite")
+            .idempotent();
+        async move {
+            api.json(req)
+                .await
+                .map_err(|err| Error::runtime(format!("shortcut {}: {err}", shortcut.name)))
+        }
+    }))
+    .await;
+    for result in made {
+        result?;
     }
-    Ok(made)
+    Ok(missing.len())
 }
 
 /// The same shortcut: name and place, and every field of the repository's target that the
