@@ -552,3 +552,34 @@ fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool, dry_run: bool
     }
     Ok(reply)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, level: u32, refers_to: &[&str]) -> PlanRow {
+        PlanRow {
+            action: PlanAction::Create,
+            item_type: "Notebook".into(),
+            display_name: name.into(),
+            folder: String::new(),
+            id: None,
+            level: Some(level),
+            changes: Vec::new(),
+            delete: false,
+            refers_to: refers_to.iter().map(|r| r.to_string()).collect(),
+            diffs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_item_waits_for_what_it_refers_to_and_a_cycle_waits_for_nothing() {
+        // c refers to a and b; a and b to each other (a cycle: the levels put a first).
+        let plan = vec![
+            row("a", 0, &["b.Notebook"]),
+            row("b", 1, &["a.Notebook"]),
+            row("c", 2, &["a.Notebook", "b.Notebook", "elsewhere.Lakehouse"]),
+        ];
+        assert_eq!(dependencies(&plan), vec![vec![], vec![0], vec![0, 1]]);
+    }
+}
