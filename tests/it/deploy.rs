@@ -790,3 +790,111 @@ fn lakehouse_shortcuts_are_created_for_the_target_and_a_missing_target_fails() {
         "{row:#}"
     );
 }
+
+/// `(id, enabled, configuration)` of a pipeline's schedules, as the server lists them (the
+/// scheduler's job type `Pipeline`; `.schedules` names it `Execute`).
+fn schedules_of(server: &Server, workspace: &str, item: &str) -> Vec<(String, bool, Value)> {
+    let (status, listed) = server.get_json(&format!(
+        "/v1/workspaces/{workspace}/items/{item}/jobs/Pipeline/schedules"
+    ));
+    assert_eq!(status, 200, "{listed}");
+    listed["value"]
+        .as_array()
+        .expect("schedules")
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap_or("").to_string(),
+                s["enabled"].as_bool().expect("enabled"),
+                s["configuration"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pipelines_schedules_are_deployed_through_the_job_scheduler_and_planned() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-schedules");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+
+    // The sample's .schedules: one Cron schedule every 15 minutes, which parameter.yml's
+    // key_value_replace enables for PROD.
+    let pipeline = id_of(server, &workspace, "Run Hello World", "DataPipeline");
+    let made = schedules_of(server, &workspace, &pipeline);
+    assert_eq!(made.len(), 1, "{made:?}");
+    let (id, enabled, configuration) = &made[0];
+    assert!(*enabled);
+    assert_eq!(configuration["type"], "Cron");
+    assert_eq!(configuration["interval"], 15);
+    assert_eq!(configuration["localTimeZoneId"], "Pacific Standard Time");
+    assert!(
+        configuration["startDateTime"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("2025-07-01T12:00:00"),
+        "{configuration}"
+    );
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+
+    // Changed in the workspace: the plan shows the pipeline to update for its schedules, and
+    // apply puts the schedule back with one PATCH and no definition write.
+    let auth = server.bearer();
+    let path = format!("/v1/workspaces/{workspace}/items/{pipeline}/jobs/Pipeline/schedules/{id}");
+    let mut changed = configuration.clone();
+    changed["interval"] = 30.into();
+    let body = serde_json::json!({"enabled": true, "configuration": changed}).to_string();
+    let (status, answer) = crate::support::http(
+        &server.origin(),
+        "PATCH",
+        &path,
+        Some(&body),
+        &[
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+    );
+    assert_eq!(status, 200, "{answer}");
+    let drift = plan(server, &repo, &workspace, &["--diff"]);
+    assert_eq!(drift.code, 8, "{}\n{}", drift.stderr, drift.stdout);
+    let out = drift.json();
+    assert_eq!(
+        rows_with(&out, "action", "update"),
+        ["Run Hello World.DataPipeline"]
+    );
+    let before = server.request_count();
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    // Other tests share the server: only this workspace's writes (getDefinition is a read).
+    let writes: Vec<(String, String)> = requests_since(server, before)
+        .into_iter()
+        .filter(|(method, p)| {
+            method != "GET" && p.contains(&workspace) && !p.ends_with("/getDefinition")
+        })
+        .collect();
+    assert_eq!(writes, [("PATCH".to_string(), path.clone())]);
+    let fixed = schedules_of(server, &workspace, &pipeline);
+    assert_eq!(fixed.len(), 1);
+    assert_eq!(fixed[0].2["interval"], 15);
+
+    // Gone from the workspace: apply creates it again; then nothing is pending.
+    let (status, answer) = crate::support::http(
+        &server.origin(),
+        "DELETE",
+        &path,
+        None,
+        &[("Authorization", auth.as_str())],
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 8);
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let again = schedules_of(server, &workspace, &pipeline);
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].2["interval"], 15);
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+}

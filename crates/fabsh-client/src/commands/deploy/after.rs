@@ -6,11 +6,13 @@
 //! an unchanged environment is not published again, a shortcut the lakehouse has is not
 //! made again, a model already using the connection is not bound again.
 
-use crate::api::{ApiClient, Req, items};
+use crate::api::{ApiClient, Req, items, jobs};
 use crate::error::{Error, Result};
 use fabsh_deploy::plan::Repository;
 use fabsh_deploy::render::{RuleHits, Target};
+use fabsh_deploy::schedules;
 use fabsh_model::deploy::{BindConnection, Connection, ConnectionDetails, Shortcut};
+use fabsh_model::jobs::ScheduleRequest;
 use serde_json::Value;
 use serde_json::json;
 
@@ -243,4 +245,71 @@ fn same_shortcut(wanted: &Shortcut, existing: &Shortcut) -> bool {
                 },
             )
         })
+}
+
+/// The schedules a deployed item's `.schedules` holds (after parameterisation), made so on
+/// the item through the job scheduler: per job type, the file's n-th schedule is the item's
+/// n-th as the service lists them, updated when it differs; those beyond the item's are
+/// created; the item's beyond the file's are left in place. An item this run `created` has
+/// none, so they are not listed first. What it did, as notes (none when nothing).
+pub(super) async fn sync_schedules(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+    target: &Target,
+    n: usize,
+    item: &str,
+    created: bool,
+) -> Result<Vec<String>> {
+    let item_type = repo.items[n].item_type.as_str();
+    let mut hits = RuleHits::new(&repo.params);
+    let rendered = repo.renderer(target).render(n, &mut hits);
+    let Some(part) = rendered.parts.iter().find(|p| p.path == schedules::PART) else {
+        return Ok(Vec::new());
+    };
+    let wanted = schedules::entries(&part.bytes).map_err(Error::runtime)?;
+    let job_types = super::state::job_types(&part.bytes);
+    let existing = if created {
+        Vec::new()
+    } else {
+        super::state::listed_schedules_with_ids(api, workspace, item_type, item, &job_types).await?
+    };
+    let (mut made, mut changed) = (0, 0);
+    for job_type in &job_types {
+        let route = super::state::api_job_type(item_type, job_type);
+        let mut theirs = existing.iter().filter(|(_, e)| &e.job_type == job_type);
+        for entry in wanted.iter().filter(|e| &e.job_type == job_type) {
+            let request = ScheduleRequest {
+                enabled: entry.enabled,
+                configuration: serde_json::from_value(entry.configuration.clone()).map_err(
+                    |err| {
+                        Error::runtime(format!(
+                            "a {job_type} schedule of {}: {err}",
+                            schedules::PART
+                        ))
+                    },
+                )?,
+                execution_data: None,
+            };
+            match theirs.next() {
+                Some((_, e)) if schedules::same(entry, e.enabled, &e.configuration) => {}
+                Some((id, _)) => {
+                    jobs::update_schedule(api, workspace, item, &route, id, &request).await?;
+                    changed += 1;
+                }
+                None => {
+                    jobs::create_schedule(api, workspace, item, &route, &request).await?;
+                    made += 1;
+                }
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    if made > 0 {
+        notes.push(format!("{made} schedule(s) created"));
+    }
+    if changed > 0 {
+        notes.push(format!("{changed} schedule(s) updated"));
+    }
+    Ok(notes)
 }

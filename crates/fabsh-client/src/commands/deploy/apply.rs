@@ -130,6 +130,7 @@ enum Job {
     Publish(usize),
     Shortcuts(usize),
     Bind(usize),
+    Schedules(usize),
 }
 
 /// A finished job: an item deployed (its outcome, id and attributes) or not; a follow-up's
@@ -266,6 +267,13 @@ impl Run<'_> {
                         "SemanticModel" => ready.push_back(Job::Bind(n)),
                         _ => {}
                     }
+                    if self.repo.items[n]
+                        .parts
+                        .iter()
+                        .any(|p| p.path == fabsh_deploy::schedules::PART)
+                    {
+                        ready.push_back(Job::Schedules(n));
+                    }
                     rows[n].outcome = outcome;
                     rows[n].id = Some(id);
                 }
@@ -358,6 +366,25 @@ impl Run<'_> {
                 }
                 .boxed()
             }
+            Job::Schedules(n) => {
+                let id = rows[n].id.clone().unwrap_or_default();
+                let created = rows[n].outcome == ApplyOutcome::Created;
+                async move {
+                    let result = after::sync_schedules(
+                        self.api,
+                        self.workspace,
+                        self.repo,
+                        &target,
+                        n,
+                        &id,
+                        created,
+                    )
+                    .await
+                    .map_err(|err| format!("deployed, but its schedules failed: {err}"));
+                    Event::After(n, result)
+                }
+                .boxed()
+            }
             Job::Bind(n) => {
                 let id = rows[n].id.clone().unwrap_or_default();
                 let name = rows[n].display_name.clone();
@@ -444,7 +471,15 @@ impl Run<'_> {
             }
             (action, Some(id)) => {
                 let mut outcome = ApplyOutcome::Moved;
-                if action == PlanAction::Update {
+                // Schedules are written after the item, through the job scheduler.
+                let written = row.changes.iter().any(|c| {
+                    c == "description"
+                        || (c.starts_with("part ")
+                            && !c.starts_with(&format!("part {} ", fabsh_deploy::schedules::PART)))
+                });
+                if action == PlanAction::Update && !written {
+                    outcome = ApplyOutcome::Updated;
+                } else if action == PlanAction::Update {
                     if shell {
                         let body =
                             json!({"description": item.description.clone().unwrap_or_default()});
