@@ -630,9 +630,31 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
     let text = std::fs::read_to_string(&parameters).expect("parameter.yml");
     let default_prod = "c4f8e2b1-3d2a-4f5b-9c6e-7a8b9c0d1e2f";
     assert!(text.contains(&format!("PROD: \"{default_prod}\"")));
-    std::fs::write(&parameters, text.replace(default_prod, connection_id)).expect("write");
 
+    // First deployed with the sample's own connection, which the caller cannot see: left
+    // unbound, and not a change a plan shows (apply could not bind it).
     let workspace = new_workspace(server, "deploy-after");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
+
+    // Then to the visible one: the model's binding is the plan's one change.
+    std::fs::write(&parameters, text.replace(default_prod, connection_id)).expect("write");
+    let drift = plan(server, &repo, &workspace, &[]);
+    assert_eq!(drift.code, 8, "{}", drift.stderr);
+    let out = drift.json();
+    assert_eq!(rows_with(&out, "action", "update"), ["ABC.SemanticModel"]);
+    let row = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["action"] == "update")
+        .expect("update row")
+        .clone();
+    assert_eq!(
+        row["changes"],
+        serde_json::json!([format!("binding to connection {connection_id}")])
+    );
     let run = apply(server, &repo, &workspace, &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
 
@@ -897,4 +919,98 @@ fn a_pipelines_schedules_are_deployed_through_the_job_scheduler_and_planned() {
     assert_eq!(again[0].2["interval"], 15);
     let planned = plan(server, &repo, &workspace, &[]);
     assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+}
+
+#[test]
+fn plan_shows_a_missing_shortcut_and_an_unpublished_environment_as_changes() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-drift");
+    // An environment of the repository's name made by hand: never published.
+    server
+        .fabsh(&[
+            "item",
+            "create",
+            "-w",
+            &workspace,
+            "--name",
+            "World",
+            "--type",
+            "Environment",
+        ])
+        .ok_json();
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 8, "{}", planned.stderr);
+    let out = planned.json();
+    let world = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["displayName"] == "World" && r["type"] == "Environment")
+        .expect("World row")
+        .clone();
+    assert_eq!(world["action"], "update");
+    assert!(
+        world["changes"]
+            .as_array()
+            .expect("changes")
+            .iter()
+            .any(|c| c == "publish pending: never published"),
+        "{world:#}"
+    );
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+
+    // A shortcut of the repository's deleted from the workspace: the lakehouse is an update
+    // for it alone, and apply makes it again without writing the lakehouse's definition.
+    let holder = id_of(server, &workspace, "TargetForShortcutLH", "Lakehouse");
+    let made = shortcuts_of(server, &workspace, &holder);
+    let (name, path, _) = made[0].clone();
+    let auth = server.bearer();
+    let (status, answer) = crate::support::http(
+        &server.origin(),
+        "DELETE",
+        &format!("/v1/workspaces/{workspace}/items/{holder}/shortcuts/{path}/{name}"),
+        None,
+        &[("Authorization", auth.as_str())],
+    );
+    assert_eq!(status, 200, "{answer}");
+    let drift = plan(server, &repo, &workspace, &[]);
+    assert_eq!(drift.code, 8, "{}", drift.stderr);
+    let out = drift.json();
+    assert_eq!(
+        rows_with(&out, "action", "update"),
+        ["TargetForShortcutLH.Lakehouse"]
+    );
+    let row = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["action"] == "update")
+        .expect("update row")
+        .clone();
+    assert_eq!(
+        row["changes"],
+        serde_json::json!([format!("shortcut {name} missing")])
+    );
+    let before = server.request_count();
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let writes: Vec<String> = requests_since(server, before)
+        .into_iter()
+        .filter(|(method, p)| {
+            method != "GET" && p.contains(&workspace) && !p.ends_with("/getDefinition")
+        })
+        .map(|(method, p)| format!("{method} {p}"))
+        .collect();
+    assert_eq!(
+        writes,
+        [format!(
+            "POST /v1/workspaces/{workspace}/items/{holder}/shortcuts"
+        )]
+    );
+    assert_eq!(shortcuts_of(server, &workspace, &holder).len(), made.len());
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
 }

@@ -503,7 +503,8 @@ pub fn creation_payload(item: &RepoItem) -> Option<Value> {
     }
 }
 
-fn summarise(rows: &[PlanRow]) -> PlanSummary {
+/// The counts of each action.
+pub fn summarise(rows: &[PlanRow]) -> PlanSummary {
     let mut summary = PlanSummary::default();
     for row in rows {
         match row.action {

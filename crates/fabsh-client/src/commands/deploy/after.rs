@@ -11,8 +11,11 @@ use crate::error::{Error, Result};
 use fabsh_deploy::plan::Repository;
 use fabsh_deploy::render::{RuleHits, Target};
 use fabsh_deploy::schedules;
-use fabsh_model::deploy::{BindConnection, Connection, ConnectionDetails, Shortcut};
+use fabsh_model::deploy::{
+    BindConnection, Connection, ConnectionDetails, Plan, PlanAction, Shortcut,
+};
 use fabsh_model::jobs::ScheduleRequest;
+use futures::FutureExt;
 use serde_json::Value;
 use serde_json::json;
 
@@ -312,4 +315,133 @@ pub(super) async fn sync_schedules(
         notes.push(format!("{changed} schedule(s) updated"));
     }
     Ok(notes)
+}
+
+/// What a plan cannot see in definitions, added to its rows as changes: a lakehouse's
+/// shortcut its `shortcuts.metadata.json` holds and the lakehouse lacks (or has otherwise),
+/// an environment whose staged state was never published or whose last publish did not
+/// succeed, a semantic model not bound to a connection `semantic_model_binding` gives it
+/// (one the caller can see: apply binds no other). A row otherwise unchanged becomes an
+/// update, and the plan is pending.
+pub(super) async fn drift(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+    target: &Target,
+    plan: &mut Plan,
+) -> Result<()> {
+    let environment = repo.environment.as_deref();
+    let wants_bindings = plan.items.iter().take(repo.items.len()).any(|r| {
+        r.item_type == "SemanticModel"
+            && r.id.is_some()
+            && !repo
+                .params
+                .connections_for(&r.display_name, environment)
+                .is_empty()
+    });
+    let visible = match wants_bindings {
+        true => listed(api, Req::get("/connections")).await?,
+        false => Vec::new(),
+    };
+    let visible = &visible;
+    let mut checks = Vec::new();
+    for (n, row) in plan.items.iter().enumerate().take(repo.items.len()) {
+        let Some(id) = row.id.clone() else { continue };
+        let check = match row.item_type.as_str() {
+            "Lakehouse" => {
+                let wanted = wanted_shortcuts(repo, target, n)?;
+                if wanted.is_empty() {
+                    continue;
+                }
+                async move { (n, shortcut_drift(api, workspace, &id, &wanted).await) }.boxed()
+            }
+            "Environment" => async move { (n, publish_drift(api, workspace, &id).await) }.boxed(),
+            "SemanticModel" => {
+                let ids = repo.params.connections_for(&row.display_name, environment);
+                if ids.is_empty() {
+                    continue;
+                }
+                async move { (n, binding_drift(api, workspace, &id, &ids, visible).await) }.boxed()
+            }
+            _ => continue,
+        };
+        checks.push(check);
+    }
+    for (n, changes) in super::at_most(checks, 16).await {
+        let changes = changes?;
+        if changes.is_empty() {
+            continue;
+        }
+        let row = &mut plan.items[n];
+        row.changes.extend(changes);
+        if matches!(row.action, PlanAction::Unchanged | PlanAction::Move) {
+            row.action = PlanAction::Update;
+        }
+    }
+    plan.summary = fabsh_deploy::plan::summarise(&plan.items);
+    let s = &plan.summary;
+    plan.pending = s.create + s.update + s.moves + s.delete > 0 || !plan.create_folders.is_empty();
+    Ok(())
+}
+
+async fn shortcut_drift(
+    api: &ApiClient,
+    workspace: &str,
+    lakehouse: &str,
+    wanted: &[Shortcut],
+) -> Result<Vec<String>> {
+    let path = format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts");
+    let existing: Vec<Shortcut> = api
+        .all(Req::get(path))
+        .await?
+        .into_iter()
+        .map(|value| {
+            serde_json::from_value(value).map_err(|err| {
+                Error::runtime(format!("unexpected shortcut from the service: {err}"))
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(wanted
+        .iter()
+        .filter(|w| !existing.iter().any(|e| same_shortcut(w, e)))
+        .map(|w| {
+            let place = |s: &Shortcut| (s.name.clone(), s.path.trim_matches('/').to_lowercase());
+            match existing.iter().any(|e| place(e) == place(w)) {
+                true => format!("shortcut {} differs", w.name),
+                false => format!("shortcut {} missing", w.name),
+            }
+        })
+        .collect())
+}
+
+async fn publish_drift(api: &ApiClient, workspace: &str, id: &str) -> Result<Vec<String>> {
+    let body = api
+        .json(Req::get(format!(
+            "/workspaces/{workspace}/environments/{id}"
+        )))
+        .await?;
+    let state = body["properties"]["publishDetails"]["state"]
+        .as_str()
+        .unwrap_or("");
+    Ok(match state {
+        "" => vec!["publish pending: never published".to_string()],
+        s if s.eq_ignore_ascii_case("success") || s.eq_ignore_ascii_case("running") => Vec::new(),
+        s => vec![format!("publish pending: the last publish is {s}")],
+    })
+}
+
+async fn binding_drift(
+    api: &ApiClient,
+    workspace: &str,
+    model: &str,
+    ids: &[String],
+    visible: &[Connection],
+) -> Result<Vec<String>> {
+    let current = listed(api, items::connections_req(workspace, model)).await?;
+    Ok(ids
+        .iter()
+        .filter(|id| !current.iter().any(|c| c.id.as_deref() == Some(id.as_str())))
+        .filter(|id| visible.iter().any(|c| c.id.as_deref() == Some(id.as_str())))
+        .map(|id| format!("binding to connection {id}"))
+        .collect())
 }
