@@ -630,9 +630,31 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
     let text = std::fs::read_to_string(&parameters).expect("parameter.yml");
     let default_prod = "c4f8e2b1-3d2a-4f5b-9c6e-7a8b9c0d1e2f";
     assert!(text.contains(&format!("PROD: \"{default_prod}\"")));
-    std::fs::write(&parameters, text.replace(default_prod, connection_id)).expect("write");
 
+    // First deployed with the sample's own connection, which the caller cannot see: left
+    // unbound, and not a change a plan shows (apply could not bind it).
     let workspace = new_workspace(server, "deploy-after");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
+
+    // Then to the visible one: the model's binding is the plan's one change.
+    std::fs::write(&parameters, text.replace(default_prod, connection_id)).expect("write");
+    let drift = plan(server, &repo, &workspace, &[]);
+    assert_eq!(drift.code, 8, "{}", drift.stderr);
+    let out = drift.json();
+    assert_eq!(rows_with(&out, "action", "update"), ["ABC.SemanticModel"]);
+    let row = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["action"] == "update")
+        .expect("update row")
+        .clone();
+    assert_eq!(
+        row["changes"],
+        serde_json::json!([format!("binding to connection {connection_id}")])
+    );
     let run = apply(server, &repo, &workspace, &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
 
@@ -789,4 +811,206 @@ fn lakehouse_shortcuts_are_created_for_the_target_and_a_missing_target_fails() {
         error.contains("shortcut Testing") && error.contains("HTTP 400"),
         "{row:#}"
     );
+}
+
+/// `(id, enabled, configuration)` of a pipeline's schedules, as the server lists them (the
+/// scheduler's job type `Pipeline`; `.schedules` names it `Execute`).
+fn schedules_of(server: &Server, workspace: &str, item: &str) -> Vec<(String, bool, Value)> {
+    let (status, listed) = server.get_json(&format!(
+        "/v1/workspaces/{workspace}/items/{item}/jobs/Pipeline/schedules"
+    ));
+    assert_eq!(status, 200, "{listed}");
+    listed["value"]
+        .as_array()
+        .expect("schedules")
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap_or("").to_string(),
+                s["enabled"].as_bool().expect("enabled"),
+                s["configuration"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pipelines_schedules_are_deployed_through_the_job_scheduler_and_planned() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-schedules");
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+
+    // The sample's .schedules: one Cron schedule every 15 minutes, which parameter.yml's
+    // key_value_replace enables for PROD.
+    let pipeline = id_of(server, &workspace, "Run Hello World", "DataPipeline");
+    let made = schedules_of(server, &workspace, &pipeline);
+    assert_eq!(made.len(), 1, "{made:?}");
+    let (id, enabled, configuration) = &made[0];
+    assert!(*enabled);
+    assert_eq!(configuration["type"], "Cron");
+    assert_eq!(configuration["interval"], 15);
+    assert_eq!(configuration["localTimeZoneId"], "Pacific Standard Time");
+    assert!(
+        configuration["startDateTime"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("2025-07-01T12:00:00"),
+        "{configuration}"
+    );
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+
+    // Changed in the workspace: the plan shows the pipeline to update for its schedules, and
+    // apply puts the schedule back with one PATCH and no definition write.
+    let auth = server.bearer();
+    let path = format!("/v1/workspaces/{workspace}/items/{pipeline}/jobs/Pipeline/schedules/{id}");
+    let mut changed = configuration.clone();
+    changed["interval"] = 30.into();
+    let body = serde_json::json!({"enabled": true, "configuration": changed}).to_string();
+    let (status, answer) = crate::support::http(
+        &server.origin(),
+        "PATCH",
+        &path,
+        Some(&body),
+        &[
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+    );
+    assert_eq!(status, 200, "{answer}");
+    let drift = plan(server, &repo, &workspace, &["--diff"]);
+    assert_eq!(drift.code, 8, "{}\n{}", drift.stderr, drift.stdout);
+    let out = drift.json();
+    assert_eq!(
+        rows_with(&out, "action", "update"),
+        ["Run Hello World.DataPipeline"]
+    );
+    let before = server.request_count();
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    // Other tests share the server: only this workspace's writes (getDefinition is a read).
+    let writes: Vec<(String, String)> = requests_since(server, before)
+        .into_iter()
+        .filter(|(method, p)| {
+            method != "GET" && p.contains(&workspace) && !p.ends_with("/getDefinition")
+        })
+        .collect();
+    assert_eq!(writes, [("PATCH".to_string(), path.clone())]);
+    let fixed = schedules_of(server, &workspace, &pipeline);
+    assert_eq!(fixed.len(), 1);
+    assert_eq!(fixed[0].2["interval"], 15);
+
+    // Gone from the workspace: apply creates it again; then nothing is pending.
+    let (status, answer) = crate::support::http(
+        &server.origin(),
+        "DELETE",
+        &path,
+        None,
+        &[("Authorization", auth.as_str())],
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 8);
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let again = schedules_of(server, &workspace, &pipeline);
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].2["interval"], 15);
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+}
+
+#[test]
+fn plan_shows_a_missing_shortcut_and_an_unpublished_environment_as_changes() {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, "deploy-drift");
+    // An environment of the repository's name made by hand: never published.
+    server
+        .fabsh(&[
+            "item",
+            "create",
+            "-w",
+            &workspace,
+            "--name",
+            "World",
+            "--type",
+            "Environment",
+        ])
+        .ok_json();
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 8, "{}", planned.stderr);
+    let out = planned.json();
+    let world = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["displayName"] == "World" && r["type"] == "Environment")
+        .expect("World row")
+        .clone();
+    assert_eq!(world["action"], "update");
+    assert!(
+        world["changes"]
+            .as_array()
+            .expect("changes")
+            .iter()
+            .any(|c| c == "publish pending: never published"),
+        "{world:#}"
+    );
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let planned = plan(server, &repo, &workspace, &[]);
+    assert_eq!(planned.code, 0, "{}\n{}", planned.stderr, planned.stdout);
+
+    // A shortcut of the repository's deleted from the workspace: the lakehouse is an update
+    // for it alone, and apply makes it again without writing the lakehouse's definition.
+    let holder = id_of(server, &workspace, "TargetForShortcutLH", "Lakehouse");
+    let made = shortcuts_of(server, &workspace, &holder);
+    let (name, path, _) = made[0].clone();
+    let auth = server.bearer();
+    let (status, answer) = crate::support::http(
+        &server.origin(),
+        "DELETE",
+        &format!("/v1/workspaces/{workspace}/items/{holder}/shortcuts/{path}/{name}"),
+        None,
+        &[("Authorization", auth.as_str())],
+    );
+    assert_eq!(status, 200, "{answer}");
+    let drift = plan(server, &repo, &workspace, &[]);
+    assert_eq!(drift.code, 8, "{}", drift.stderr);
+    let out = drift.json();
+    assert_eq!(
+        rows_with(&out, "action", "update"),
+        ["TargetForShortcutLH.Lakehouse"]
+    );
+    let row = out["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["action"] == "update")
+        .expect("update row")
+        .clone();
+    assert_eq!(
+        row["changes"],
+        serde_json::json!([format!("shortcut {name} missing")])
+    );
+    let before = server.request_count();
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let writes: Vec<String> = requests_since(server, before)
+        .into_iter()
+        .filter(|(method, p)| {
+            method != "GET" && p.contains(&workspace) && !p.ends_with("/getDefinition")
+        })
+        .map(|(method, p)| format!("{method} {p}"))
+        .collect();
+    assert_eq!(
+        writes,
+        [format!(
+            "POST /v1/workspaces/{workspace}/items/{holder}/shortcuts"
+        )]
+    );
+    assert_eq!(shortcuts_of(server, &workspace, &holder).len(), made.len());
+    assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
 }

@@ -11,6 +11,7 @@ pub mod params;
 pub mod plan;
 pub mod render;
 pub mod repo;
+pub mod schedules;
 mod variables;
 
 pub use error::{Error, Result};

@@ -7,6 +7,7 @@ use crate::levels::levels;
 use crate::params::Parameters;
 use crate::render::{Renderer, RuleHits, Target};
 use crate::repo::{self, RepoItem, RepoPart};
+use crate::schedules;
 use crate::variables;
 use crate::{Error, Result};
 use fabsh_model::definition::{self, platform, validate};
@@ -459,10 +460,12 @@ impl Repository {
 }
 
 /// The definition apply sends: the rendered parts and `.platform`, with the format a type's
-/// files call for.
+/// files call for. `.schedules` is not among them: apply writes it through the job
+/// scheduler's routes.
 pub fn definition_json(item: &RepoItem, parts: &[RepoPart]) -> Value {
     let mut out: Vec<Value> = parts
         .iter()
+        .filter(|p| p.path != schedules::PART)
         .map(|p| definition::part(&p.path, &p.bytes))
         .collect();
     out.push(definition::part(platform::PATH, &item.platform_bytes()));
@@ -500,7 +503,8 @@ pub fn creation_payload(item: &RepoItem) -> Option<Value> {
     }
 }
 
-fn summarise(rows: &[PlanRow]) -> PlanSummary {
+/// The counts of each action.
+pub fn summarise(rows: &[PlanRow]) -> PlanSummary {
     let mut summary = PlanSummary::default();
     for row in rows {
         match row.action {
@@ -566,10 +570,15 @@ pub fn compare_parts(
         .collect();
     let paths: BTreeSet<&str> = theirs.keys().chain(mine.keys()).copied().collect();
     let mut out = Vec::new();
+    // Schedules are listed by the service in a form of its own: compared in one form.
+    let normal = |path: &str, bytes: &[u8]| match path {
+        schedules::PART => normalise(&schedules::canonical(bytes)),
+        _ => normalise(bytes),
+    };
     for path in paths {
         let (old, new) = (
-            theirs.get(path).map(|b| normalise(b)),
-            mine.get(path).map(|b| normalise(b)),
+            theirs.get(path).map(|b| normal(path, b)),
+            mine.get(path).map(|b| normal(path, b)),
         );
         let change = match (&old, &new) {
             (None, Some(_)) => "added",

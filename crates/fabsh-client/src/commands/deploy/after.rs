@@ -1,112 +1,87 @@
 //! What fabric-cicd does once items are deployed: an environment created or updated has its
-//! staged changes published, and a semantic model is bound to the connection parameter.yml's
-//! `semantic_model_binding` names for the environment (its own entry, else the default).
-//! Neither writes when nothing changed: an unchanged environment is not published again, a
-//! model already using the connection is not bound again.
+//! staged changes published, a lakehouse gets the shortcuts of its `shortcuts.metadata.json`,
+//! and a semantic model is bound to the connection parameter.yml's `semantic_model_binding`
+//! names for the environment (its own entry, else the default). Apply runs each as soon as
+//! its item is deployed, beside the items still deploying. None writes when nothing changed:
+//! an unchanged environment is not published again, a shortcut the lakehouse has is not
+//! made again, a model already using the connection is not bound again.
 
-use crate::api::{ApiClient, Req, items};
+use crate::api::{ApiClient, Req, items, jobs};
 use crate::error::{Error, Result};
 use fabsh_deploy::plan::Repository;
 use fabsh_deploy::render::{RuleHits, Target};
+use fabsh_deploy::schedules;
 use fabsh_model::deploy::{
-    ApplyOutcome, ApplyRow, BindConnection, Connection, ConnectionDetails, Shortcut,
+    BindConnection, Connection, ConnectionDetails, Plan, PlanAction, Shortcut,
 };
-use futures::channel::mpsc::UnboundedReceiver;
-use futures::{FutureExt, StreamExt};
+use fabsh_model::jobs::ScheduleRequest;
+use futures::FutureExt;
 use serde_json::Value;
 use serde_json::json;
 
-/// An environment the apply created or updated: its row and id.
-pub(super) type Deployed = (usize, String);
+/// Publishes an environment's staged changes and waits for the publish to finish.
+pub(super) async fn publish_environment(api: &ApiClient, workspace: &str, id: &str) -> Result<()> {
+    let req = Req::post(
+        format!("/workspaces/{workspace}/environments/{id}/staging/publish"),
+        json!({}),
+    )
+    .idempotent();
+    api.lro(req).await.map(|_| ())
+}
 
-/// Publishes each environment `deployed` yields, as soon as it does: the publish runs while
-/// later levels deploy, instead of after them. The outcome of each, by row.
-pub(super) async fn publish_environments(
+/// The connections the caller can see, for binding; listed only when some semantic model of
+/// the repository has a connection to bind to in this environment.
+pub(super) async fn visible_connections(
     api: &ApiClient,
-    workspace: &str,
-    deployed: UnboundedReceiver<Deployed>,
-) -> Vec<(usize, Result<()>)> {
-    deployed
-        .map(|(n, id)| async move {
-            let req = Req::post(
-                format!("/workspaces/{workspace}/environments/{id}/staging/publish"),
-                json!({}),
-            )
-            .idempotent();
-            (n, api.lro(req).await.map(|_| ()))
-        })
-        .buffer_unordered(PUBLISH_CONCURRENCY)
-        .collect()
-        .await
-}
-
-/// How many environments publish at once.
-const PUBLISH_CONCURRENCY: usize = 8;
-
-/// Puts the publishes' outcomes on their rows.
-pub(super) fn record_publishes(rows: &mut [ApplyRow], published: Vec<(usize, Result<()>)>) {
-    for (n, result) in published {
-        match result {
-            Ok(()) => rows[n].notes.push("published".to_string()),
-            Err(err) => {
-                rows[n].outcome = ApplyOutcome::Failed;
-                rows[n].error = Some(format!("deployed, but publishing failed: {err}"));
-            }
-        }
+    repo: &Repository,
+) -> Option<std::result::Result<Vec<Connection>, String>> {
+    let environment = repo.environment.as_deref();
+    let wanted = repo.items.iter().any(|i| {
+        i.item_type == "SemanticModel"
+            && !repo
+                .params
+                .connections_for(&i.display_name, environment)
+                .is_empty()
+    });
+    if !wanted {
+        return None;
     }
+    Some(
+        listed(api, Req::get("/connections"))
+            .await
+            .map_err(|err| err.to_string()),
+    )
 }
 
-/// Binds each deployed semantic model to the connections `semantic_model_binding` gives it.
-/// A connection the caller cannot see is left unbound with a note, as fabric-cicd warns and
-/// goes on.
-pub(super) async fn bind_semantic_models(
+/// Binds a deployed semantic model to the connections `semantic_model_binding` gives it
+/// (none: nothing to do). A connection the caller cannot see is left unbound with a note,
+/// as fabric-cicd warns and goes on. The notes to put on its row.
+pub(super) async fn bind_semantic_model(
     api: &ApiClient,
     workspace: &str,
     repo: &Repository,
-    rows: &mut [ApplyRow],
-) {
-    let environment = repo.environment.as_deref();
-    let wanted: Vec<(usize, Vec<String>)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.item_type == "SemanticModel" && deployed(r))
-        .map(|(n, r)| (n, repo.params.connections_for(&r.display_name, environment)))
-        .filter(|(_, ids)| !ids.is_empty())
-        .collect();
-    if wanted.is_empty() {
-        return;
+    name: &str,
+    model: &str,
+    visible: Option<&std::result::Result<Vec<Connection>, String>>,
+) -> Result<Vec<String>> {
+    let ids = repo
+        .params
+        .connections_for(name, repo.environment.as_deref());
+    if ids.is_empty() {
+        return Ok(Vec::new());
     }
-    let visible = match listed(api, Req::get("/connections")).await {
-        Ok(visible) => visible,
-        Err(err) => {
-            for (n, _) in wanted {
-                rows[n].outcome = ApplyOutcome::Failed;
-                rows[n].error = Some(format!(
-                    "deployed, but the connections to bind could not be listed: {err}"
-                ));
-            }
-            return;
+    let visible = match visible {
+        Some(Ok(visible)) => visible,
+        Some(Err(err)) => {
+            return Err(Error::runtime(format!(
+                "the connections to bind could not be listed: {err}"
+            )));
         }
+        None => return Err(Error::runtime("the connections to bind were not listed")),
     };
-    for (n, ids) in wanted {
-        let Some(model) = rows[n].id.clone() else {
-            continue;
-        };
-        if let Err(err) = bind_one(api, workspace, &model, &ids, &visible, &mut rows[n]).await {
-            rows[n].outcome = ApplyOutcome::Failed;
-            rows[n].error = Some(format!("deployed, but binding failed: {err}"));
-        }
-    }
-}
-
-fn deployed(row: &ApplyRow) -> bool {
-    matches!(
-        row.outcome,
-        ApplyOutcome::Created
-            | ApplyOutcome::Updated
-            | ApplyOutcome::Moved
-            | ApplyOutcome::Unchanged
-    )
+    let mut notes = Vec::new();
+    bind_one(api, workspace, model, &ids, visible, &mut notes).await?;
+    Ok(notes)
 }
 
 async fn bind_one(
@@ -115,7 +90,7 @@ async fn bind_one(
     model: &str,
     ids: &[String],
     visible: &[Connection],
-    row: &mut ApplyRow,
+    notes: &mut Vec<String>,
 ) -> Result<()> {
     let current = listed(api, items::connections_req(workspace, model)).await?;
     for id in ids {
@@ -123,7 +98,7 @@ async fn bind_one(
             continue;
         }
         let Some(connection) = visible.iter().find(|c| c.id.as_deref() == Some(id)) else {
-            row.notes.push(format!(
+            notes.push(format!(
                 "connection {id} is not among the connections the caller can see: not bound"
             ));
             continue;
@@ -150,7 +125,7 @@ async fn bind_one(
             .idempotent(),
         )
         .await?;
-        row.notes.push(format!("bound to connection {id}"));
+        notes.push(format!("bound to connection {id}"));
     }
     Ok(())
 }
@@ -171,105 +146,79 @@ async fn listed(api: &ApiClient, req: Req) -> Result<Vec<Connection>> {
 /// The lakehouse part that lists its shortcuts.
 const SHORTCUTS_PART: &str = "shortcuts.metadata.json";
 
-/// Creates each shortcut a deployed lakehouse's `shortcuts.metadata.json` holds (after
-/// parameterisation: logical ids and the zero workspace id become the target's) that the
-/// lakehouse does not already have, with `shortcutConflictPolicy=CreateOrOverwrite`. A
-/// shortcut the lakehouse already has the same is not written again. Shortcuts the
-/// lakehouse has beyond the file's are left in place.
-pub(super) async fn sync_shortcuts(
-    api: &ApiClient,
-    workspace: &str,
+/// The shortcuts a lakehouse's `shortcuts.metadata.json` holds, rendered for the target
+/// (logical ids and the zero workspace id become the target's); none when it has no such
+/// part or an empty one.
+pub(super) fn wanted_shortcuts(
     repo: &Repository,
     target: &Target,
-    rows: &mut [ApplyRow],
-) {
-    let renderer = repo.renderer(target);
-    let mut jobs = Vec::new();
-    for (n, row) in rows.iter().enumerate() {
-        if row.item_type != "Lakehouse" || !deployed(row) || n >= repo.items.len() {
-            continue;
-        }
-        let Some(lakehouse) = row.id.clone() else {
-            continue;
-        };
-        let mut hits = RuleHits::new(&repo.params);
-        let rendered = renderer.render(n, &mut hits);
-        let Some(part) = rendered.parts.iter().find(|p| p.path == SHORTCUTS_PART) else {
-            continue;
-        };
-        let wanted: Vec<Shortcut> = match serde_json::from_slice(&part.bytes) {
-            Ok(wanted) => wanted,
-            Err(err) => {
-                jobs.push(
-                    futures::future::ready((
-                        n,
-                        Err(Error::runtime(format!(
-                            "{SHORTCUTS_PART} is not a list of shortcuts: {err}"
-                        ))),
-                    ))
-                    .boxed(),
-                );
-                continue;
-            }
-        };
-        if wanted.is_empty() {
-            continue;
-        }
-        jobs.push(
-            async move { (n, create_missing(api, workspace, &lakehouse, &wanted).await) }.boxed(),
-        );
-    }
-    for (n, result) in super::at_most(jobs, PUBLISH_CONCURRENCY).await {
-        match result {
-            Ok(0) => {}
-            Ok(made) => rows[n].notes.push(format!("{made} shortcut(s) created")),
-            Err(err) => {
-                rows[n].outcome = ApplyOutcome::Failed;
-                rows[n].error = Some(format!("deployed, but its shortcuts failed: {err}"));
-            }
-        }
-    }
+    n: usize,
+) -> Result<Vec<Shortcut>> {
+    let mut hits = RuleHits::new(&repo.params);
+    let rendered = repo.renderer(target).render(n, &mut hits);
+    let Some(part) = rendered.parts.iter().find(|p| p.path == SHORTCUTS_PART) else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_slice(&part.bytes).map_err(|err| {
+        Error::runtime(format!(
+            "{SHORTCUTS_PART} is not a list of shortcuts: {err}"
+        ))
+    })
 }
 
-/// Creates the shortcuts of `wanted` the lakehouse lacks; how many it created.
-async fn create_missing(
+/// Creates each shortcut of `wanted` (a deployed lakehouse's, from [`wanted_shortcuts`]) that
+/// the lakehouse does not already have, with `shortcutConflictPolicy=CreateOrOverwrite`, all
+/// at once. A shortcut the lakehouse already has the same is not written again. Shortcuts the
+/// lakehouse has beyond the file's are left in place. A lakehouse this run `created` has
+/// none, so they are not listed first (a create that was already made is overwritten the
+/// same). How many it created.
+pub(super) async fn sync_shortcuts(
     api: &ApiClient,
     workspace: &str,
     lakehouse: &str,
     wanted: &[Shortcut],
+    created: bool,
 ) -> Result<usize> {
     let path = format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts");
-    let existing: Vec<Shortcut> = api
-        .all(Req::get(path.clone()))
-        .await?
-        .into_iter()
-        .map(|value| {
-            serde_json::from_value(value).map_err(|err| {
-                Error::runtime(format!("unexpected shortcut from the service: {err}"))
+    let existing: Vec<Shortcut> = if created {
+        Vec::new()
+    } else {
+        api.all(Req::get(path.clone()))
+            .await?
+            .into_iter()
+            .map(|value| {
+                serde_json::from_value(value).map_err(|err| {
+                    Error::runtime(format!("unexpected shortcut from the service: {err}"))
+                })
             })
-        })
-        .collect::<Result<_>>()?;
-    let mut made = 0;
-    for shortcut in wanted {
-        if existing.iter().any(|e| same_shortcut(shortcut, e)) {
-            continue;
-        }
+            .collect::<Result<_>>()?
+    };
+    let missing: Vec<&Shortcut> = wanted
+        .iter()
+        .filter(|shortcut| !existing.iter().any(|e| same_shortcut(shortcut, e)))
+        .collect();
+    // Shortcuts of one lakehouse do not depend on each other: created together.
+    let made = futures::future::join_all(missing.iter().map(|shortcut| {
         let mut target = shortcut.target.clone();
         // `type` is what the service reports, not part of a creatable target.
         if let Some(object) = target.as_object_mut() {
             object.remove("type");
         }
         let body = json!({"path": shortcut.path, "name": shortcut.name, "target": target});
-        api.json(
-            Req::post(path.clone(), body)
-                .query("shortcutConflictPolicy", "CreateOrOverwrite")
-                .idempotent(),
-        )
-        .await
-        .map_err(|err| Error::runtime(format!("shortcut {}: {err}", shortcut.name)))?;
-        made += 1;
+        let req = Req::post(path.clone(), body)
+            .query("shortcutConflictPolicy", "CreateOrOverwrite")
+            .idempotent();
+        async move {
+            api.json(req)
+                .await
+                .map_err(|err| Error::runtime(format!("shortcut {}: {err}", shortcut.name)))
+        }
+    }))
+    .await;
+    for result in made {
+        result?;
     }
-    Ok(made)
+    Ok(missing.len())
 }
 
 /// The same shortcut: name and place, and every field of the repository's target that the
@@ -299,4 +248,201 @@ fn same_shortcut(wanted: &Shortcut, existing: &Shortcut) -> bool {
                 },
             )
         })
+}
+
+/// The schedules a deployed item's `.schedules` holds (after parameterisation), made so on
+/// the item through the job scheduler: per job type, the file's n-th schedule is the item's
+/// n-th as the service lists them, updated when it differs; those beyond the item's are
+/// created; the item's beyond the file's are left in place. An item this run `created` has
+/// none, so they are not listed first. What it did, as notes (none when nothing).
+pub(super) async fn sync_schedules(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+    target: &Target,
+    n: usize,
+    item: &str,
+    created: bool,
+) -> Result<Vec<String>> {
+    let item_type = repo.items[n].item_type.as_str();
+    let mut hits = RuleHits::new(&repo.params);
+    let rendered = repo.renderer(target).render(n, &mut hits);
+    let Some(part) = rendered.parts.iter().find(|p| p.path == schedules::PART) else {
+        return Ok(Vec::new());
+    };
+    let wanted = schedules::entries(&part.bytes).map_err(Error::runtime)?;
+    let job_types = super::state::job_types(&part.bytes);
+    let existing = if created {
+        Vec::new()
+    } else {
+        super::state::listed_schedules_with_ids(api, workspace, item_type, item, &job_types).await?
+    };
+    let (mut made, mut changed) = (0, 0);
+    for job_type in &job_types {
+        let route = super::state::api_job_type(item_type, job_type);
+        let mut theirs = existing.iter().filter(|(_, e)| &e.job_type == job_type);
+        for entry in wanted.iter().filter(|e| &e.job_type == job_type) {
+            let request = ScheduleRequest {
+                enabled: entry.enabled,
+                configuration: serde_json::from_value(entry.configuration.clone()).map_err(
+                    |err| {
+                        Error::runtime(format!(
+                            "a {job_type} schedule of {}: {err}",
+                            schedules::PART
+                        ))
+                    },
+                )?,
+                execution_data: None,
+            };
+            match theirs.next() {
+                Some((_, e)) if schedules::same(entry, e.enabled, &e.configuration) => {}
+                Some((id, _)) => {
+                    jobs::update_schedule(api, workspace, item, &route, id, &request).await?;
+                    changed += 1;
+                }
+                None => {
+                    jobs::create_schedule(api, workspace, item, &route, &request).await?;
+                    made += 1;
+                }
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    if made > 0 {
+        notes.push(format!("{made} schedule(s) created"));
+    }
+    if changed > 0 {
+        notes.push(format!("{changed} schedule(s) updated"));
+    }
+    Ok(notes)
+}
+
+/// What a plan cannot see in definitions, added to its rows as changes: a lakehouse's
+/// shortcut its `shortcuts.metadata.json` holds and the lakehouse lacks (or has otherwise),
+/// an environment whose staged state was never published or whose last publish did not
+/// succeed, a semantic model not bound to a connection `semantic_model_binding` gives it
+/// (one the caller can see: apply binds no other). A row otherwise unchanged becomes an
+/// update, and the plan is pending.
+pub(super) async fn drift(
+    api: &ApiClient,
+    workspace: &str,
+    repo: &Repository,
+    target: &Target,
+    plan: &mut Plan,
+) -> Result<()> {
+    let environment = repo.environment.as_deref();
+    let wants_bindings = plan.items.iter().take(repo.items.len()).any(|r| {
+        r.item_type == "SemanticModel"
+            && r.id.is_some()
+            && !repo
+                .params
+                .connections_for(&r.display_name, environment)
+                .is_empty()
+    });
+    let visible = match wants_bindings {
+        true => listed(api, Req::get("/connections")).await?,
+        false => Vec::new(),
+    };
+    let visible = &visible;
+    let mut checks = Vec::new();
+    for (n, row) in plan.items.iter().enumerate().take(repo.items.len()) {
+        let Some(id) = row.id.clone() else { continue };
+        let check = match row.item_type.as_str() {
+            "Lakehouse" => {
+                // A file that does not parse is apply's to report, on the lakehouse's row.
+                let wanted = wanted_shortcuts(repo, target, n).unwrap_or_default();
+                if wanted.is_empty() {
+                    continue;
+                }
+                async move { (n, shortcut_drift(api, workspace, &id, &wanted).await) }.boxed()
+            }
+            "Environment" => async move { (n, publish_drift(api, workspace, &id).await) }.boxed(),
+            "SemanticModel" => {
+                let ids = repo.params.connections_for(&row.display_name, environment);
+                if ids.is_empty() {
+                    continue;
+                }
+                async move { (n, binding_drift(api, workspace, &id, &ids, visible).await) }.boxed()
+            }
+            _ => continue,
+        };
+        checks.push(check);
+    }
+    for (n, changes) in super::at_most(checks, 16).await {
+        let changes = changes?;
+        if changes.is_empty() {
+            continue;
+        }
+        let row = &mut plan.items[n];
+        row.changes.extend(changes);
+        if matches!(row.action, PlanAction::Unchanged | PlanAction::Move) {
+            row.action = PlanAction::Update;
+        }
+    }
+    plan.summary = fabsh_deploy::plan::summarise(&plan.items);
+    let s = &plan.summary;
+    plan.pending = s.create + s.update + s.moves + s.delete > 0 || !plan.create_folders.is_empty();
+    Ok(())
+}
+
+async fn shortcut_drift(
+    api: &ApiClient,
+    workspace: &str,
+    lakehouse: &str,
+    wanted: &[Shortcut],
+) -> Result<Vec<String>> {
+    let path = format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts");
+    let existing: Vec<Shortcut> = api
+        .all(Req::get(path))
+        .await?
+        .into_iter()
+        .map(|value| {
+            serde_json::from_value(value).map_err(|err| {
+                Error::runtime(format!("unexpected shortcut from the service: {err}"))
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(wanted
+        .iter()
+        .filter(|w| !existing.iter().any(|e| same_shortcut(w, e)))
+        .map(|w| {
+            let place = |s: &Shortcut| (s.name.clone(), s.path.trim_matches('/').to_lowercase());
+            match existing.iter().any(|e| place(e) == place(w)) {
+                true => format!("shortcut {} differs", w.name),
+                false => format!("shortcut {} missing", w.name),
+            }
+        })
+        .collect())
+}
+
+async fn publish_drift(api: &ApiClient, workspace: &str, id: &str) -> Result<Vec<String>> {
+    let body = api
+        .json(Req::get(format!(
+            "/workspaces/{workspace}/environments/{id}"
+        )))
+        .await?;
+    let state = body["properties"]["publishDetails"]["state"]
+        .as_str()
+        .unwrap_or("");
+    Ok(match state {
+        "" => vec!["publish pending: never published".to_string()],
+        s if s.eq_ignore_ascii_case("success") || s.eq_ignore_ascii_case("running") => Vec::new(),
+        s => vec![format!("publish pending: the last publish is {s}")],
+    })
+}
+
+async fn binding_drift(
+    api: &ApiClient,
+    workspace: &str,
+    model: &str,
+    ids: &[String],
+    visible: &[Connection],
+) -> Result<Vec<String>> {
+    let current = listed(api, items::connections_req(workspace, model)).await?;
+    Ok(ids
+        .iter()
+        .filter(|id| !current.iter().any(|c| c.id.as_deref() == Some(id.as_str())))
+        .filter(|id| visible.iter().any(|c| c.id.as_deref() == Some(id.as_str())))
+        .map(|id| format!("binding to connection {id}"))
+        .collect())
 }

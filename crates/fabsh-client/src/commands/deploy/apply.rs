@@ -1,6 +1,9 @@
-//! `deploy apply`: the plan carried out. Folders first; then the items level by level, the
-//! items of one level concurrently, each rendered against what the levels before deployed;
-//! then the orphans to delete; then, if asked, the data agents published.
+//! `deploy apply`: the plan carried out. Folders first; then the items, each started as soon
+//! as the items it refers to are deployed (not when their whole level is: one slow item does
+//! not hold back what does not depend on it), rendered against what is deployed by then; an
+//! item's own follow-ups (an environment's publish, a lakehouse's shortcuts, a semantic
+//! model's binding) run as soon as it is deployed, beside the items still deploying; then the
+//! orphans to delete; then, if asked, the data agents published.
 
 use super::plan::{error_count, make_plan};
 use super::{after, at_most, open_repository, state, target_workspace};
@@ -13,11 +16,13 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_deploy::plan::{Options, Repository, creation_payload, definition_json};
 use fabsh_deploy::render::{RuleHits, Target};
-use fabsh_model::deploy::{ApplyOutcome, ApplyRow, PlanAction, PlanRow};
-use futures::FutureExt;
-use futures::channel::mpsc::UnboundedSender;
+use fabsh_model::deploy::{ApplyOutcome, ApplyRow, Connection, PlanAction, PlanRow};
+use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
 
 const MAX_CONCURRENCY: i64 = 64;
 
@@ -39,7 +44,12 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
             diff: false,
             delete_orphans: args.flag("delete-orphans"),
         };
-        let (plan, state) = make_plan(ctx.clone(), &workspace, &repo, options).await?;
+        // The connections a binding needs do not depend on the plan: listed beside it.
+        let (planned, visible) = futures::join!(
+            make_plan(ctx.clone(), &workspace, &repo, options),
+            after::visible_connections(ctx.api(), &repo),
+        );
+        let (plan, state) = planned?;
         let errors = error_count(&plan);
         if errors > 0 {
             let lines: Vec<String> = plan
@@ -75,15 +85,15 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         let mut folder_ids = state.folders.clone();
         run.create_folders(&plan.create_folders, &mut folder_ids)
             .await?;
-        let (environments, deployed) = futures::channel::mpsc::unbounded();
-        let ((mut rows, deployed_target), published) = futures::join!(
-            run.items(&plan.items, state.target.clone(), &folder_ids, environments),
-            after::publish_environments(ctx.api(), &workspace, deployed),
-        );
-        after::record_publishes(&mut rows, published);
-        after::sync_shortcuts(ctx.api(), &workspace, &repo, &deployed_target, &mut rows).await;
+        let mut rows = run
+            .items(
+                &plan.items,
+                state.target.clone(),
+                &folder_ids,
+                visible.as_ref(),
+            )
+            .await;
         run.delete_orphans(&plan.items, &mut rows).await;
-        after::bind_semantic_models(ctx.api(), &workspace, &repo, &mut rows).await;
         if args.flag("publish-agents") {
             run.publish_agents(&mut rows).await;
         }
@@ -102,33 +112,95 @@ struct Run<'a> {
 /// The outcome of one item's writes.
 type Done = std::result::Result<(ApplyOutcome, String), Error>;
 
+/// The connections the caller can see, or why they could not be listed.
+type Listed = std::result::Result<Vec<Connection>, String>;
+
+/// Where a repository item is in the run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Progress {
+    Waiting,
+    Started,
+    Deployed,
+    Failed,
+}
+
+/// A piece of the run: an item's deployment, or one of its follow-ups once it is deployed.
+enum Job {
+    Item(usize),
+    Publish(usize),
+    Shortcuts(usize),
+    Bind(usize),
+    Schedules(usize),
+}
+
+/// A finished job: an item deployed (its outcome, id and attributes) or not; a follow-up's
+/// notes for the item's row, or why it failed.
+enum Event {
+    Item(
+        usize,
+        std::result::Result<(ApplyOutcome, String, BTreeMap<String, String>), Error>,
+    ),
+    After(usize, std::result::Result<Vec<String>, String>),
+}
+
+/// For each repository item, the items it waits for: those it refers to at a lower level
+/// (a reference within a cycle has none and is ignored, as the levels ignore it).
+fn dependencies(plan: &[PlanRow]) -> Vec<Vec<usize>> {
+    let by_key: HashMap<String, usize> = plan
+        .iter()
+        .enumerate()
+        .map(|(n, r)| (format!("{}.{}", r.display_name, r.item_type), n))
+        .collect();
+    plan.iter()
+        .map(|row| {
+            row.refers_to
+                .iter()
+                .filter_map(|key| by_key.get(key).copied())
+                .filter(|&d| plan[d].level < row.level)
+                .collect()
+        })
+        .collect()
+}
+
 impl Run<'_> {
+    /// Creates the plan's folders (sorted by depth), the folders of one depth together.
     async fn create_folders(
         &self,
         paths: &[String],
         ids: &mut BTreeMap<String, String>,
     ) -> Result<()> {
-        for path in paths {
-            let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
-            let parent_id = ids.get(parent).cloned();
-            let created =
-                folders::create(self.api, self.workspace, name, parent_id.as_deref()).await?;
-            let value = created.outcome.into_value();
-            let id = value["id"].as_str().unwrap_or_default().to_string();
-            ids.insert(path.clone(), id);
+        let depth = |path: &String| path.matches('/').count();
+        for chunk in paths.chunk_by(|a, b| depth(a) == depth(b)) {
+            let ids_now = &*ids;
+            let made = futures::future::join_all(chunk.iter().map(|path| async move {
+                let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+                let parent_id = ids_now.get(parent).cloned();
+                let created =
+                    folders::create(self.api, self.workspace, name, parent_id.as_deref()).await?;
+                let value = created.outcome.into_value();
+                let id = value["id"].as_str().unwrap_or_default().to_string();
+                Ok::<_, Error>((path.clone(), id))
+            }))
+            .await;
+            for result in made {
+                let (path, id) = result?;
+                ids.insert(path, id);
+            }
         }
         Ok(())
     }
 
-    /// Every repository item, level by level; an item that refers to one that failed (or was
-    /// not started) is not started.
+    /// Every repository item, each started once the items it refers to are deployed, at most
+    /// `concurrency` requests' worth of work at once; an item that refers to one that failed
+    /// (or was not started) is not started. Each deployed item's follow-ups are queued as it
+    /// finishes.
     async fn items(
         &self,
         plan: &[PlanRow],
-        mut target: Target,
+        target: Target,
         folder_ids: &BTreeMap<String, String>,
-        environments: UnboundedSender<after::Deployed>,
-    ) -> (Vec<ApplyRow>, Target) {
+        connections: Option<&Listed>,
+    ) -> Vec<ApplyRow> {
         let mut rows: Vec<ApplyRow> = plan
             .iter()
             .map(|row| ApplyRow {
@@ -145,75 +217,193 @@ impl Run<'_> {
                 notes: Vec::new(),
             })
             .collect();
-        let top = plan.iter().filter_map(|r| r.level).max().unwrap_or(0);
+        let count = self.repo.items.len().min(plan.len());
+        let waits_for = dependencies(&plan[..count]);
         let needing = fabsh_deploy::variables_needing_properties(&self.repo.params);
-        for level in 0..=top {
-            let work: Vec<usize> = plan
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| {
-                    r.level == Some(level)
-                        && matches!(
-                            r.action,
-                            PlanAction::Create | PlanAction::Update | PlanAction::Move
-                        )
-                })
-                .map(|(n, _)| n)
-                .collect();
-            let target_now = &target;
-            let mut jobs = Vec::new();
-            for n in work {
-                jobs.push(
-                    async move { (n, self.item(n, &plan[n], target_now, folder_ids).await) }
-                        .boxed(),
-                );
-            }
-            let done: Vec<(usize, Done)> = at_most(jobs, self.concurrency).await;
-            for (n, result) in done {
-                match result {
-                    Ok((outcome, id)) => {
-                        if rows[n].item_type == "Environment"
-                            && matches!(outcome, ApplyOutcome::Created | ApplyOutcome::Updated)
-                        {
-                            // Published while the later levels deploy. The receiver lives
-                            // as long as this run, so the send cannot fail.
-                            let _ = environments.unbounded_send((n, id.clone()));
-                        }
-                        rows[n].outcome = outcome;
-                        rows[n].id = Some(id);
-                    }
-                    Err(err) => {
-                        rows[n].outcome = ApplyOutcome::Failed;
-                        rows[n].error = Some(err.to_string());
-                    }
+        let mut target = Arc::new(target);
+        let mut progress = vec![Progress::Waiting; count];
+        let mut ready: VecDeque<Job> = VecDeque::new();
+        let mut running = FuturesUnordered::new();
+        loop {
+            for n in 0..count {
+                let startable = progress[n] == Progress::Waiting
+                    && waits_for[n]
+                        .iter()
+                        .all(|&d| progress[d] == Progress::Deployed);
+                if startable {
+                    progress[n] = Progress::Started;
+                    ready.push_back(Job::Item(n));
                 }
             }
-            // The attributes later levels ask for, of this level's new items: read together.
-            let mut reads = Vec::new();
-            for row in rows.iter().filter(|r| r.level == Some(level)) {
-                let Some(id) = row.id.clone() else { continue };
-                let key = (row.item_type.clone(), row.display_name.clone());
-                let known = target.deployed.get(&key).cloned().unwrap_or_default();
-                let fresh = needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(&id);
-                reads.push(
-                    async move {
-                        let attributes = if fresh {
-                            state::item_attributes(self.api, self.workspace, &key.0, &id)
-                                .await
-                                .unwrap_or_default()
-                        } else {
-                            known
-                        };
-                        (key, id, attributes)
-                    }
-                    .boxed(),
-                );
+            while running.len() < self.concurrency {
+                let Some(job) = ready.pop_front() else { break };
+                running.push(self.start(
+                    job,
+                    &plan[..count],
+                    &rows,
+                    &target,
+                    folder_ids,
+                    &needing,
+                    connections,
+                ));
             }
-            for (key, id, attributes) in at_most(reads, self.concurrency).await {
-                target.set_deployed(&key.0, &key.1, &id, attributes);
+            let Some(event) = running.next().await else {
+                break;
+            };
+            match event {
+                Event::Item(n, Ok((outcome, id, attributes))) => {
+                    let row = &rows[n];
+                    Arc::make_mut(&mut target).set_deployed(
+                        &row.item_type,
+                        &row.display_name,
+                        &id,
+                        attributes,
+                    );
+                    progress[n] = Progress::Deployed;
+                    let changed = matches!(outcome, ApplyOutcome::Created | ApplyOutcome::Updated);
+                    match row.item_type.as_str() {
+                        "Environment" if changed => ready.push_back(Job::Publish(n)),
+                        "Lakehouse" => ready.push_back(Job::Shortcuts(n)),
+                        "SemanticModel" => ready.push_back(Job::Bind(n)),
+                        _ => {}
+                    }
+                    if self.repo.items[n]
+                        .parts
+                        .iter()
+                        .any(|p| p.path == fabsh_deploy::schedules::PART)
+                    {
+                        ready.push_back(Job::Schedules(n));
+                    }
+                    rows[n].outcome = outcome;
+                    rows[n].id = Some(id);
+                }
+                Event::Item(n, Err(err)) => {
+                    progress[n] = Progress::Failed;
+                    rows[n].outcome = ApplyOutcome::Failed;
+                    rows[n].error = Some(err.to_string());
+                }
+                Event::After(n, Ok(notes)) => rows[n].notes.extend(notes),
+                Event::After(n, Err(err)) => {
+                    rows[n].outcome = ApplyOutcome::Failed;
+                    rows[n].error = Some(err);
+                }
             }
         }
-        (rows, target)
+        rows
+    }
+
+    /// The future of one job, over a snapshot of what is deployed when it starts.
+    #[allow(clippy::too_many_arguments)]
+    fn start<'b>(
+        &'b self,
+        job: Job,
+        plan: &'b [PlanRow],
+        rows: &[ApplyRow],
+        target: &Arc<Target>,
+        folder_ids: &'b BTreeMap<String, String>,
+        needing: &'b BTreeSet<(String, String)>,
+        connections: Option<&'b Listed>,
+    ) -> BoxFuture<'b, Event> {
+        let target = Arc::clone(target);
+        match job {
+            Job::Item(n) => async move {
+                let row = &plan[n];
+                let key = (row.item_type.clone(), row.display_name.clone());
+                let known = target.deployed.get(&key).cloned().unwrap_or_default();
+                if row.action == PlanAction::Unchanged {
+                    let id = row.id.clone().unwrap_or_default();
+                    return Event::Item(n, Ok((ApplyOutcome::Unchanged, id, known)));
+                }
+                let done = match self.item(n, row, &target, folder_ids).await {
+                    Ok(done) => done,
+                    Err(err) => return Event::Item(n, Err(err)),
+                };
+                let (outcome, id) = done;
+                // The attributes later items ask for (`sqlendpoint`, ...) of a new item.
+                let fresh = needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(&id);
+                let attributes = if fresh {
+                    state::item_attributes(self.api, self.workspace, &key.0, &id)
+                        .await
+                        .unwrap_or_default()
+                } else {
+                    known
+                };
+                Event::Item(n, Ok((outcome, id, attributes)))
+            }
+            .boxed(),
+            Job::Publish(n) => {
+                let id = rows[n].id.clone().unwrap_or_default();
+                async move {
+                    let result = after::publish_environment(self.api, self.workspace, &id).await;
+                    Event::After(
+                        n,
+                        result
+                            .map(|()| vec!["published".to_string()])
+                            .map_err(|err| format!("deployed, but publishing failed: {err}")),
+                    )
+                }
+                .boxed()
+            }
+            Job::Shortcuts(n) => {
+                let id = rows[n].id.clone().unwrap_or_default();
+                let created = rows[n].outcome == ApplyOutcome::Created;
+                async move {
+                    let failed = |err: Error| format!("deployed, but its shortcuts failed: {err}");
+                    let result = match after::wanted_shortcuts(self.repo, &target, n) {
+                        Ok(wanted) if wanted.is_empty() => Ok(Vec::new()),
+                        Ok(wanted) => {
+                            after::sync_shortcuts(self.api, self.workspace, &id, &wanted, created)
+                                .await
+                                .map(|made| match made {
+                                    0 => Vec::new(),
+                                    made => vec![format!("{made} shortcut(s) created")],
+                                })
+                                .map_err(failed)
+                        }
+                        Err(err) => Err(failed(err)),
+                    };
+                    Event::After(n, result)
+                }
+                .boxed()
+            }
+            Job::Schedules(n) => {
+                let id = rows[n].id.clone().unwrap_or_default();
+                let created = rows[n].outcome == ApplyOutcome::Created;
+                async move {
+                    let result = after::sync_schedules(
+                        self.api,
+                        self.workspace,
+                        self.repo,
+                        &target,
+                        n,
+                        &id,
+                        created,
+                    )
+                    .await
+                    .map_err(|err| format!("deployed, but its schedules failed: {err}"));
+                    Event::After(n, result)
+                }
+                .boxed()
+            }
+            Job::Bind(n) => {
+                let id = rows[n].id.clone().unwrap_or_default();
+                let name = rows[n].display_name.clone();
+                async move {
+                    let result = after::bind_semantic_model(
+                        self.api,
+                        self.workspace,
+                        self.repo,
+                        &name,
+                        &id,
+                        connections,
+                    )
+                    .await
+                    .map_err(|err| format!("deployed, but binding failed: {err}"));
+                    Event::After(n, result)
+                }
+                .boxed()
+            }
+        }
     }
 
     /// Creates, updates or moves plan row `n` (the repository's item `n`).
@@ -281,7 +471,15 @@ impl Run<'_> {
             }
             (action, Some(id)) => {
                 let mut outcome = ApplyOutcome::Moved;
-                if action == PlanAction::Update {
+                // Schedules are written after the item, through the job scheduler.
+                let written = row.changes.iter().any(|c| {
+                    c == "description"
+                        || (c.starts_with("part ")
+                            && !c.starts_with(&format!("part {} ", fabsh_deploy::schedules::PART)))
+                });
+                if action == PlanAction::Update && !written {
+                    outcome = ApplyOutcome::Updated;
+                } else if action == PlanAction::Update {
                     if shell {
                         let body =
                             json!({"description": item.description.clone().unwrap_or_default()});
@@ -388,4 +586,35 @@ fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool, dry_run: bool
         ));
     }
     Ok(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, level: u32, refers_to: &[&str]) -> PlanRow {
+        PlanRow {
+            action: PlanAction::Create,
+            item_type: "Notebook".into(),
+            display_name: name.into(),
+            folder: String::new(),
+            id: None,
+            level: Some(level),
+            changes: Vec::new(),
+            delete: false,
+            refers_to: refers_to.iter().map(|r| r.to_string()).collect(),
+            diffs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_item_waits_for_what_it_refers_to_and_a_cycle_waits_for_nothing() {
+        // c refers to a and b; a and b to each other (a cycle: the levels put a first).
+        let plan = vec![
+            row("a", 0, &["b.Notebook"]),
+            row("b", 1, &["a.Notebook"]),
+            row("c", 2, &["a.Notebook", "b.Notebook", "elsewhere.Lakehouse"]),
+        ];
+        assert_eq!(dependencies(&plan), vec![vec![], vec![0], vec![0, 1]]);
+    }
 }

@@ -33,7 +33,8 @@ pub(super) async fn make_plan(
     options: Options,
 ) -> Result<(Plan, state::WorkspaceState)> {
     let state = state::fetch(ctx.api(), workspace, repo).await?;
-    let plan = repo.plan(&state.target, &state.items, &state.folder_paths(), options);
+    let mut plan = repo.plan(&state.target, &state.items, &state.folder_paths(), options);
+    super::after::drift(ctx.api(), workspace, repo, &state.target, &mut plan).await?;
     Ok((plan, state))
 }
 

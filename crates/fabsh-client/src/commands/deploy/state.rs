@@ -3,13 +3,15 @@
 //! ...) its parameters ask for.
 
 use crate::api::items::{self, ListFilter};
-use crate::api::{ApiClient, Req, definitions, folders, workspaces};
+use crate::api::{ApiClient, Req, definitions, folders, jobs, workspaces};
 use crate::error::{Error, Result};
 use fabsh_deploy::plan::{Deployed, Repository};
 use fabsh_deploy::render::Target;
 use fabsh_deploy::repo::{RepoItem, RepoPart};
+use fabsh_deploy::schedules;
 use fabsh_model::definition::decode_payload;
 use fabsh_model::item_types;
+use fabsh_model::jobs::ItemSchedule;
 use futures::FutureExt;
 use serde::Deserialize;
 use serde_json::Value;
@@ -186,16 +188,37 @@ async fn fetch_definitions(
     repo: &Repository,
     deployed: &mut [Deployed],
 ) -> Result<()> {
-    let wanted: Vec<(usize, Option<&'static str>, String)> = deployed
+    let wanted: Vec<(usize, &RepoItem, String)> = deployed
         .iter()
         .enumerate()
-        .filter_map(|(n, d)| {
-            paired(repo, d).map(|item| (n, fabsh_deploy::plan::format_of(item), d.id.clone()))
-        })
+        .filter_map(|(n, d)| paired(repo, d).map(|item| (n, item, d.id.clone())))
         .collect();
     let mut jobs = Vec::new();
-    for (n, format, id) in wanted {
-        jobs.push(async move { (n, definition_parts(api, workspace, &id, format).await) }.boxed());
+    for (n, item, id) in wanted {
+        jobs.push(
+            async move {
+                let format = fabsh_deploy::plan::format_of(item);
+                let parts = async {
+                    let mut parts = definition_parts(api, workspace, &id, format).await?;
+                    // Schedules are deployed through the job scheduler: what the item has
+                    // is what it lists there, not what its definition carries.
+                    parts.retain(|p| p.path != schedules::PART);
+                    if let Some(part) = item.parts.iter().find(|p| p.path == schedules::PART) {
+                        let job_types = job_types(&part.bytes);
+                        let listed =
+                            listed_schedules(api, workspace, &item.item_type, &id, &job_types)
+                                .await?;
+                        parts.push(RepoPart {
+                            path: schedules::PART.to_string(),
+                            bytes: schedules::document(&listed),
+                        });
+                    }
+                    Ok(parts)
+                };
+                (n, parts.await)
+            }
+            .boxed(),
+        );
     }
     let fetched: Vec<(usize, Result<Vec<RepoPart>>)> =
         super::at_most(jobs, FETCH_CONCURRENCY).await;
@@ -278,4 +301,79 @@ pub(crate) async fn item_attributes(
         )))
         .await?;
     Ok(fabsh_deploy::attributes_from(item_type, &body))
+}
+
+/// The job types a `.schedules` part names, each once (none when it does not parse: the
+/// apply reports that).
+pub(crate) fn job_types(bytes: &[u8]) -> Vec<String> {
+    let mut types: Vec<String> = schedules::entries(bytes)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| e.job_type)
+        .collect();
+    types.sort();
+    types.dedup();
+    types
+}
+
+/// An item's schedules of each of `job_types`, as `.schedules` entries with their ids, in
+/// the order the service lists them.
+pub(crate) async fn listed_schedules_with_ids(
+    api: &ApiClient,
+    workspace: &str,
+    item_type: &str,
+    item: &str,
+    job_types: &[String],
+) -> Result<Vec<(String, schedules::Entry)>> {
+    let mut out = Vec::new();
+    for job_type in job_types {
+        let route = api_job_type(item_type, job_type);
+        for value in api
+            .all(jobs::schedules_req(workspace, item, &route))
+            .await?
+        {
+            let listed: ItemSchedule = serde_json::from_value(value).map_err(|err| {
+                Error::runtime(format!("unexpected schedule from the service: {err}"))
+            })?;
+            let configuration = serde_json::to_value(&listed.configuration)
+                .map_err(|err| Error::runtime(err.to_string()))?;
+            out.push((
+                listed.id,
+                schedules::Entry {
+                    job_type: job_type.clone(),
+                    enabled: listed.enabled,
+                    configuration,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+async fn listed_schedules(
+    api: &ApiClient,
+    workspace: &str,
+    item_type: &str,
+    item: &str,
+    job_types: &[String],
+) -> Result<Vec<schedules::Entry>> {
+    Ok(
+        listed_schedules_with_ids(api, workspace, item_type, item, job_types)
+            .await?
+            .into_iter()
+            .map(|(_, entry)| entry)
+            .collect(),
+    )
+}
+
+/// The job scheduler's job type for a `.schedules` entry's: the git layout names a
+/// pipeline's runs `Execute` where the scheduler's routes take `Pipeline` (the type's own
+/// job type); a job type the item's type takes is kept.
+pub(crate) fn api_job_type(item_type: &str, job_type: &str) -> String {
+    match fabsh_model::jobs::accepts_job_type(item_type, job_type) {
+        Some(false) => fabsh_model::jobs::default_job_type(item_type)
+            .unwrap_or(job_type)
+            .to_string(),
+        _ => job_type.to_string(),
+    }
 }

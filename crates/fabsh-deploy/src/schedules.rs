@@ -1,0 +1,119 @@
+//! An item's `.schedules` (Fabric's git layout for the job scheduler: `{"schedules": [{enabled,
+//! jobType, configuration}]}`). Apply deploys it through the job scheduler's routes, not as a
+//! definition part, so a plan compares it with the item's listed schedules: both sides are
+//! written in one canonical form first (no `$schema`, date-times without a `Z` or zero
+//! fractions, which the service adds or drops), so only a real difference shows.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The part's path in an item folder.
+pub const PART: &str = ".schedules";
+
+/// One schedule as the file holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub job_type: String,
+    pub enabled: bool,
+    pub configuration: Value,
+}
+
+#[derive(Deserialize)]
+struct File {
+    #[serde(default)]
+    schedules: Vec<Entry>,
+}
+
+/// The entries of a `.schedules` part, their configurations in canonical form.
+pub fn entries(bytes: &[u8]) -> Result<Vec<Entry>, String> {
+    let file: File = serde_json::from_slice(bytes)
+        .map_err(|err| format!("{PART} is not a list of schedules: {err}"))?;
+    Ok(file
+        .schedules
+        .into_iter()
+        .map(|mut entry| {
+            entry.configuration = canonical_configuration(entry.configuration);
+            entry
+        })
+        .collect())
+}
+
+/// A `.schedules` document of `entries` (in canonical form).
+pub fn document(entries: &[Entry]) -> Vec<u8> {
+    let entries: Vec<Entry> = entries
+        .iter()
+        .cloned()
+        .map(|mut entry| {
+            entry.configuration = canonical_configuration(entry.configuration);
+            entry
+        })
+        .collect();
+    serde_json::to_vec_pretty(&serde_json::json!({ "schedules": entries })).unwrap_or_default()
+}
+
+/// The part in canonical form; unparseable bytes as they are.
+pub fn canonical(bytes: &[u8]) -> Vec<u8> {
+    match entries(bytes) {
+        Ok(entries) => document(&entries),
+        Err(_) => bytes.to_vec(),
+    }
+}
+
+/// Whether a deployed schedule (`enabled` and `configuration` as listed) is the entry.
+pub fn same(entry: &Entry, enabled: bool, configuration: &Value) -> bool {
+    entry.enabled == enabled
+        && canonical_configuration(entry.configuration.clone())
+            == canonical_configuration(configuration.clone())
+}
+
+fn canonical_configuration(configuration: Value) -> Value {
+    let Value::Object(fields) = configuration else {
+        return configuration;
+    };
+    let fields: Map<String, Value> = fields
+        .into_iter()
+        .map(|(key, value)| match value {
+            Value::String(text) if key.ends_with("DateTime") => {
+                (key, Value::String(canonical_date_time(&text)))
+            }
+            other => (key, other),
+        })
+        .collect();
+    Value::Object(fields)
+}
+
+/// `2025-07-01T12:00:00`, whether written with a `Z` or a zero fraction or not.
+fn canonical_date_time(text: &str) -> String {
+    let bare = text.trim().trim_end_matches('Z');
+    match bare.split_once('.') {
+        Some((whole, fraction)) if fraction.chars().all(|c| c == '0') => whole.to_string(),
+        _ => bare.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_schedule_written_two_ways_is_the_same() {
+        let file = br#"{"$schema": "x", "schedules": [{"enabled": true, "jobType": "Execute",
+            "configuration": {"type": "Cron", "startDateTime": "2025-07-01T12:00:00",
+            "endDateTime": "2029-07-01T12:00:00", "localTimeZoneId": "UTC", "interval": 15}}]}"#;
+        let listed = serde_json::json!({"type": "Cron", "startDateTime": "2025-07-01T12:00:00.000Z",
+            "endDateTime": "2029-07-01T12:00:00Z", "localTimeZoneId": "UTC", "interval": 15});
+        let wanted = entries(file).expect("entries");
+        assert!(same(&wanted[0], true, &listed));
+        assert!(!same(&wanted[0], false, &listed));
+        let mut other = listed.clone();
+        other["interval"] = 30.into();
+        assert!(!same(&wanted[0], true, &other));
+        let deployed = vec![Entry {
+            job_type: "Execute".into(),
+            enabled: true,
+            configuration: listed,
+        }];
+        assert_eq!(canonical(file), document(&deployed));
+    }
+}
