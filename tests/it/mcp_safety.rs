@@ -623,3 +623,62 @@ fn a_deploy_configs_folders_stay_under_the_roots_too() {
         client.cancel().await.expect("close");
     });
 }
+
+/// `deploy apply --delete-orphans` deletes items: `deploy_plan` is offered read-only and
+/// `deploy_apply` only with `--allow-writes`; there, an apply asking to delete orphans is
+/// refused before anything is read or sent unless the server has `--allow-destructive`.
+#[test]
+fn deploy_apply_deletes_orphans_only_on_a_destructive_server() {
+    let server = support::shared(module_path!());
+    let root = tempfile::tempdir().expect("tempdir");
+    let root_arg = root.path().to_string_lossy().to_string();
+    // An empty repository and an empty workspace: an apply that goes on has nothing to do.
+    std::fs::create_dir(root.path().join("repo")).expect("repo");
+    std::fs::write(
+        root.path().join("deploy.yml"),
+        "core:\n  repository_directory: repo\n",
+    )
+    .expect("config");
+    server
+        .fabsh(&["workspace", "create", "--name", "Orphan guard"])
+        .ok_json();
+    let offered = |tools: &[rmcp::model::Tool], name: &str| tools.iter().any(|t| t.name == name);
+    let apply =
+        json!({"config": "deploy.yml", "workspace": "Orphan guard", "delete_orphans": true});
+    runtime().block_on(async {
+        let (reader, _) = connect(server, &["--files", &root_arg]).await;
+        let tools = reader.list_all_tools().await.expect("tools/list");
+        assert!(offered(&tools, "deploy_plan"), "deploy_plan is read-only");
+        assert!(
+            !offered(&tools, "deploy_apply"),
+            "apply needs --allow-writes"
+        );
+        reader.cancel().await.expect("close");
+
+        let (writer, _) = connect(server, &["--allow-writes", "--files", &root_arg]).await;
+        let before = server.request_count();
+        let refused = message(&call(&writer, "deploy_apply", apply.clone()).await);
+        assert!(refused.contains("--allow-destructive"), "{refused}");
+        assert_eq!(
+            server.request_count(),
+            before,
+            "a refused apply sent something"
+        );
+        writer.cancel().await.expect("close");
+
+        // On a destructive server the same call is carried out (nothing to delete there).
+        let (destroyer, _) = connect(
+            server,
+            &[
+                "--allow-writes",
+                "--allow-destructive",
+                "--files",
+                &root_arg,
+            ],
+        )
+        .await;
+        let applied = call(&destroyer, "deploy_apply", apply.clone()).await;
+        assert_ne!(applied.is_error, Some(true), "{applied:?}");
+        destroyer.cancel().await.expect("close");
+    });
+}

@@ -49,7 +49,9 @@ const DELETE_ORPHANS: ArgSpec = ArgSpec::opt(
     "delete-orphans",
     ArgKind::Bool,
     "Plan to delete the workspace's items of types in scope that the repository does not hold (less unpublish.exclude_regex)",
-);
+)
+// On apply it deletes items: an MCP server carries it out only with --allow-destructive.
+.destructive();
 const DIFF: ArgSpec = ArgSpec::opt(
     "diff",
     ArgKind::Bool,
