@@ -198,3 +198,43 @@ fn an_assignment_without_a_capacity_id_or_workspace_is_refused() {
     assert_eq!(status, 404, "{text}");
     assert!(text.contains("WorkspaceNotFound"), "{text}");
 }
+
+/// "The caller must have *admin* workspace role" (both operations' swagger descriptions): a
+/// Member is refused with a 403 `ErrorResponse`, and the workspace keeps no capacity.
+#[test]
+fn only_a_workspace_admin_assigns_or_unassigns() {
+    let server = shared(module_path!());
+    let ws = workspace_without_capacity("Capacity roles");
+    let token = crate::support::principal_token(server, "capacity-member", &ws, "Member");
+    let auth = format!("Bearer {token}");
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    let (status, text) = crate::support::http(
+        &server.origin(),
+        "GET",
+        &format!("/v1/workspaces/{ws}"),
+        None,
+        &headers,
+    );
+    assert_eq!(status, 200, "the Member sees the workspace: {text}");
+    let body = json!({"capacityId": "0f084df7-c13d-451b-af5f-ed0c466403b2"}).to_string();
+    for (action, body) in [
+        ("assignToCapacity", Some(body.as_str())),
+        ("unassignFromCapacity", None),
+    ] {
+        let (status, text) = crate::support::http(
+            &server.origin(),
+            "POST",
+            &format!("/v1/workspaces/{ws}/{action}"),
+            body,
+            &headers,
+        );
+        assert_eq!(status, 403, "{action}: {text}");
+        let error: Value = serde_json::from_str(&text).expect("JSON");
+        assert_shaped(&error, &error_response(), "ErrorResponse");
+    }
+    let shown = get_json(server, &format!("/v1/workspaces/{ws}"));
+    assert!(shown.get("capacityId").is_none(), "{shown}");
+}
