@@ -16,6 +16,7 @@ mod bad_input_shares_bulk;
 mod bad_input_sweep;
 mod bulk;
 mod bulk_resume;
+mod capacities;
 mod cli_basics;
 mod completion;
 mod consent;

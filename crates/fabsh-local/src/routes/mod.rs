@@ -14,6 +14,7 @@ mod agent_fewshots;
 mod agent_mcp;
 mod agent_sources;
 mod bulk;
+mod capacities;
 mod definitions;
 mod deploy_reads;
 mod device_code;
@@ -80,6 +81,16 @@ pub fn router(state: Shared) -> Router {
                 workspace_identity::deprovision,
             ))),
         )
+        .route(
+            "/v1/workspaces/{ws}/assignToCapacity",
+            post(blocking(capacities::assign)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/unassignFromCapacity",
+            post(blocking(capacities::unassign)),
+        )
+        .route("/v1/capacities", get(blocking(capacities::list)))
+        .route("/v1/capacities/{id}", get(blocking(capacities::show)))
         .route(
             "/v1/workspaces/{ws}/applyTags",
             post(blocking(workspaces::apply_tags)),

@@ -1,5 +1,6 @@
 //! `/v1/workspaces[/{ws}]`.
 
+use super::capacities::CAPACITY_REGION;
 use super::target::WorkspaceTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
@@ -20,12 +21,6 @@ use serde_json::{Map, Value, json};
 const MAX_NAME: usize = 256;
 /// Longest workspace description.
 const MAX_DESCRIPTION: usize = 4000;
-
-/// The region local Fabric reports for every capacity. Local Fabric has no capacities, so
-/// any `capacityId` stands for one in this region; the name and the OneLake hosts below are
-/// those recorded for a Central US capacity
-/// (bulk_export__test_bulk_export_and_deploy_round_trip.yaml, GET workspace).
-const CAPACITY_REGION: &str = "Central US";
 
 /// `oneLakeEndpoints` of the swagger's `WorkspaceInfo` (GET workspace): the regional OneLake
 /// hosts of [`CAPACITY_REGION`], as the service sends them by default.

@@ -105,6 +105,25 @@ pub fn update(conn: &Connection, ws: &Workspace) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Sets or clears the capacity the workspace is assigned to.
+pub fn set_capacity(conn: &Connection, id: &str, capacity: Option<&str>) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE workspaces SET capacity_id = ?2 WHERE id = ?1",
+        params![id, capacity],
+    )?;
+    Ok(())
+}
+
+/// The distinct capacity ids workspaces are assigned to, in order of first use.
+pub fn capacity_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT capacity_id FROM workspaces WHERE capacity_id IS NOT NULL
+          GROUP BY capacity_id ORDER BY min(seq)",
+    )?;
+    let rows = stmt.query_map([], |row| row.get(0))?;
+    rows.collect()
+}
+
 /// Deletes a workspace with its items, parts, folders and role assignments.
 pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
     // Folders reference their parents, so clear the hierarchy before the cascade removes them.
