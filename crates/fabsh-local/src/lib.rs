@@ -156,6 +156,7 @@ impl LocalServer {
             large_bodies: Default::default(),
             requests: Default::default(),
             keys: facts.keys,
+            verified_tokens: Default::default(),
             identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,

@@ -174,7 +174,7 @@ fn per_api_quota(state: &Shared, request: &Request) -> Result<(), Duration> {
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split_once(' '))
-        .and_then(|(_, token)| auth::verify(&state.keys, token.trim()).ok());
+        .and_then(|(_, token)| auth::verify(state, token.trim()).ok());
     match caller {
         Some(claims) => state.api_quotas.admit(&claims.oid, path, Instant::now()),
         None => Ok(()),

@@ -41,6 +41,8 @@ pub struct AppState {
     pub requests: RequestLog,
     /// Token signing keys (the secret is persisted, never changes).
     pub keys: Keys,
+    /// Tokens already checked against `keys`, so a client's next request skips the RSA check.
+    pub verified_tokens: crate::auth::VerifiedTokens,
     /// SHA-256 (hex) of the identity header secret `/msi/token` wants; only the digest is
     /// kept here, so it is compared without timing the secret itself.
     pub identity_header_digest: String,
