@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: Microsoft's deployment library fabric-cicd 1.4.0, unmodified, deploying its own
-# sample repository (/work/shared/fabric-cicd/sample/workspace, or SAMPLE=DIR; every item type
+# sample repository (tests/fixtures/fabric-cicd-sample/workspace, or SAMPLE=DIR; every item type
 # the repository holds in scope) to local Fabric (issue 28, "What a deployment library meets").
 # Each variant publishes into a new workspace created without a capacity and assigned to one
 # through `POST /v1/workspaces/{id}/assignToCapacity` (fabric-cicd refuses a workspace without
@@ -24,7 +24,7 @@
 # runs an already built one)
 source "$(dirname "$0")/lib.sh"
 BENCH="$PWD/bench"
-SAMPLE="${SAMPLE:-/work/shared/fabric-cicd/sample/workspace}"
+SAMPLE="${SAMPLE:-$(cd "$(dirname "$0")/.." && pwd)/tests/fixtures/fabric-cicd-sample/workspace}"
 PROXY_PID=
 trap 'kill $PROXY_PID $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 

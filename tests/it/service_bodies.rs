@@ -1,7 +1,7 @@
 //! Response bodies shaped as the service sends them (issue 14, item 9): items' empty
 //! descriptions, per-type `properties`, workspaces' region and OneLake endpoints, retriable
 //! 429s, updateDefinition's operation result, empty 200s and timestamps. Each test names the
-//! recording (/work/shared/recordings/fabric-cli, MIT) or the vendored swagger
+//! recording (fabric-cli's, MIT, vendored under tests/recordings) or the vendored swagger
 //! (tests/fixtures/fabric-rest-api-specs, commit 4a7d6e4, MIT) it follows.
 
 use crate::copy_move::id_of;

@@ -24,10 +24,10 @@ const MAX_NAME: usize = 256;
 /// Types the service refuses to create without a definition.
 const DEFINITION_REQUIRED: &[&str] = &["Report", "SemanticModel"];
 
-/// Whether the service answers this create 202 rather than 201 with the item. The recordings
-/// (`/work/shared/recordings/fabric-cli`) show creates without a definition answered 201
-/// (Lakehouse, DataPipeline) but a Warehouse's 202; creates with a definition 202 (Notebook,
-/// Report, SemanticModel) but a DataPipeline's 201.
+/// Whether the service answers this create 202 rather than 201 with the item. fabric-cli's
+/// recorded traffic (vendored in part under `tests/recordings`) shows creates without a
+/// definition answered 201 (Lakehouse, DataPipeline) but a Warehouse's 202; creates with a
+/// definition 202 (Notebook, Report, SemanticModel) but a DataPipeline's 201.
 fn service_creates_through_operation(item_type: &str, with_definition: bool) -> bool {
     match item_type {
         "Warehouse" => true,
