@@ -113,15 +113,25 @@ pub fn to_sqlite(sql: &str) -> Result<String, String> {
 
 /// [`to_sqlite`], with `INFORMATION_SCHEMA` built from `schema` (the item's tables).
 pub fn to_sqlite_over(sql: &str, schema: &[TableInfo]) -> Result<String, String> {
-    let mut statements = Parser::parse_sql(&MsSqlDialect {}, sql)
-        .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
-        .map_err(|err| format!("the query does not parse: {err}"))?;
+    let statements = parse(sql, "query")?;
     match statements.as_slice() {
         [Statement::Query(_)] => {}
         [] => return Err("the query is empty".to_string()),
         [_] => return Err("only read-only queries are run; this one would change data".to_string()),
         _ => return Err("only a single query is run".to_string()),
     }
+    rewritten(statements, schema)
+}
+
+/// `sql` parsed as T-SQL, or failing that as generic SQL; `what` names it in the error.
+fn parse(sql: &str, what: &str) -> Result<Vec<Statement>, String> {
+    Parser::parse_sql(&MsSqlDialect {}, sql)
+        .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
+        .map_err(|err| format!("the {what} does not parse: {err}"))
+}
+
+/// The one statement checked to be in `statements`, rewritten for SQLite (see [`ForSqlite`]).
+fn rewritten(mut statements: Vec<Statement>, schema: &[TableInfo]) -> Result<String, String> {
     if let ControlFlow::Break(why) = statements.visit(&mut ForSqlite { schema }) {
         return Err(why);
     }
@@ -134,9 +144,7 @@ pub const WRITE_STATEMENTS: &str = "INSERT, UPDATE, DELETE and CREATE TABLE";
 /// Rewrites one statement that writes (INSERT, UPDATE, DELETE or CREATE TABLE) for SQLite by
 /// the same rewrites as a query, or says why it is not run.
 pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
-    let mut statements = Parser::parse_sql(&MsSqlDialect {}, sql)
-        .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
-        .map_err(|err| format!("the statement does not parse: {err}"))?;
+    let statements = parse(sql, "statement")?;
     match statements.as_slice() {
         [Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)] => {}
         [Statement::CreateTable(create)] if !create.temporary => {}
@@ -154,10 +162,7 @@ pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
         }
         _ => return Err("only a single statement is run".to_string()),
     }
-    if let ControlFlow::Break(why) = statements.visit(&mut ForSqlite { schema: &[] }) {
-        return Err(why);
-    }
-    Ok(statements[0].to_string())
+    rewritten(statements, &[])
 }
 
 /// The rewrites SQLite needs (see [`tsql`]).
@@ -289,15 +294,7 @@ pub fn run_capped(
         Vec::new()
     };
     let sqlite = to_sqlite_over(sql, &schema)?;
-    let max_value = i32::try_from(MAX_VALUE_BYTES).unwrap_or(i32::MAX);
-    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, max_value)
-        .map_err(|err| format!("the query cannot run here: {err}"))?;
-    let deadline = limits.deadline;
-    conn.progress_handler(STEPS_PER_CHECK, Some(move || Instant::now() >= deadline))
-        .map_err(|err| format!("the query cannot run here: {err}"))?;
-    if Instant::now() >= deadline {
-        return Err(stopped_after(&limits));
-    }
+    bound(conn, &limits, "query")?;
     confine(conn, Access::Read)?;
     let mut stmt = conn.prepare(&sqlite).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
@@ -347,15 +344,7 @@ pub fn run_capped(
 /// item's own tables and create new ones, and reach nothing else (see [`confine`]).
 pub fn run_write(conn: &mut Connection, sql: &str, limits: Limits) -> Result<u64, String> {
     let sqlite = write_to_sqlite(sql)?;
-    let max_value = i32::try_from(MAX_VALUE_BYTES).unwrap_or(i32::MAX);
-    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, max_value)
-        .map_err(|err| format!("the statement cannot run here: {err}"))?;
-    let deadline = limits.deadline;
-    conn.progress_handler(STEPS_PER_CHECK, Some(move || Instant::now() >= deadline))
-        .map_err(|err| format!("the statement cannot run here: {err}"))?;
-    if Instant::now() >= deadline {
-        return Err(stopped_after(&limits));
-    }
+    bound(conn, &limits, "statement")?;
     let access = if sqlite.starts_with("CREATE") {
         Access::Create
     } else {
@@ -376,6 +365,21 @@ pub fn run_write(conn: &mut Connection, sql: &str, limits: Limits) -> Result<u64
     } else {
         changed as u64
     })
+}
+
+/// Holds the next statement on `conn` to `limits` (its deadline) and to values of at most
+/// [`MAX_VALUE_BYTES`]; an error when the time is already up. `what` names it in the error.
+fn bound(conn: &mut Connection, limits: &Limits, what: &str) -> Result<(), String> {
+    let max_value = i32::try_from(MAX_VALUE_BYTES).unwrap_or(i32::MAX);
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, max_value)
+        .map_err(|err| format!("the {what} cannot run here: {err}"))?;
+    let deadline = limits.deadline;
+    conn.progress_handler(STEPS_PER_CHECK, Some(move || Instant::now() >= deadline))
+        .map_err(|err| format!("the {what} cannot run here: {err}"))?;
+    if Instant::now() >= deadline {
+        return Err(stopped_after(limits));
+    }
+    Ok(())
 }
 
 /// Why a query that reaches past the item's tables is refused.
@@ -410,8 +414,8 @@ enum Access {
 /// authorizer, asked for every table, function and statement as the statement is prepared,
 /// allows a SELECT (with its CTEs) over the tables and views the file holds, with
 /// [`Access::Write`] also an INSERT, UPDATE or DELETE of those tables, with [`Access::Create`]
-/// a CREATE TABLE beside them, and refuses pragmas (`pragma_database_list` would show the server's paths),
-/// the schema table, `ATTACH`, every other statement, and the functions of
+/// a CREATE TABLE beside them, and refuses pragmas (`pragma_database_list` would show the
+/// server's paths), the schema table, `ATTACH`, every other statement, and the functions of
 /// [`REFUSED_FUNCTIONS`].
 fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
     use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
