@@ -179,19 +179,11 @@ pub(super) async fn sync_shortcuts(
     wanted: &[Shortcut],
     created: bool,
 ) -> Result<usize> {
-    let path = format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts");
-    let existing: Vec<Shortcut> = if created {
+    let path = shortcuts_path(workspace, lakehouse);
+    let existing = if created {
         Vec::new()
     } else {
-        api.all(Req::get(path.clone()))
-            .await?
-            .into_iter()
-            .map(|value| {
-                serde_json::from_value(value).map_err(|err| {
-                    Error::runtime(format!("unexpected shortcut from the service: {err}"))
-                })
-            })
-            .collect::<Result<_>>()?
+        existing_shortcuts(api, workspace, lakehouse).await?
     };
     let missing: Vec<&Shortcut> = wanted
         .iter()
@@ -221,10 +213,38 @@ pub(super) async fn sync_shortcuts(
     Ok(missing.len())
 }
 
+fn shortcuts_path(workspace: &str, lakehouse: &str) -> String {
+    format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts")
+}
+
+/// The shortcuts a lakehouse has, every page.
+async fn existing_shortcuts(
+    api: &ApiClient,
+    workspace: &str,
+    lakehouse: &str,
+) -> Result<Vec<Shortcut>> {
+    api.all(Req::get(shortcuts_path(workspace, lakehouse)))
+        .await?
+        .into_iter()
+        .map(|value| {
+            serde_json::from_value(value).map_err(|err| {
+                Error::runtime(format!("unexpected shortcut from the service: {err}"))
+            })
+        })
+        .collect()
+}
+
+/// Where a shortcut is: its name and its path (without edge slashes, in any case).
+fn place(shortcut: &Shortcut) -> (String, String) {
+    (
+        shortcut.name.clone(),
+        shortcut.path.trim_matches('/').to_lowercase(),
+    )
+}
+
 /// The same shortcut: name and place, and every field of the repository's target that the
 /// service reports back (ids compared without case, paths without edge slashes).
 fn same_shortcut(wanted: &Shortcut, existing: &Shortcut) -> bool {
-    let place = |s: &Shortcut| (s.name.clone(), s.path.trim_matches('/').to_lowercase());
     if place(wanted) != place(existing) {
         return false;
     }
@@ -391,26 +411,13 @@ async fn shortcut_drift(
     lakehouse: &str,
     wanted: &[Shortcut],
 ) -> Result<Vec<String>> {
-    let path = format!("/workspaces/{workspace}/items/{lakehouse}/shortcuts");
-    let existing: Vec<Shortcut> = api
-        .all(Req::get(path))
-        .await?
-        .into_iter()
-        .map(|value| {
-            serde_json::from_value(value).map_err(|err| {
-                Error::runtime(format!("unexpected shortcut from the service: {err}"))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let existing = existing_shortcuts(api, workspace, lakehouse).await?;
     Ok(wanted
         .iter()
         .filter(|w| !existing.iter().any(|e| same_shortcut(w, e)))
-        .map(|w| {
-            let place = |s: &Shortcut| (s.name.clone(), s.path.trim_matches('/').to_lowercase());
-            match existing.iter().any(|e| place(e) == place(w)) {
-                true => format!("shortcut {} differs", w.name),
-                false => format!("shortcut {} missing", w.name),
-            }
+        .map(|w| match existing.iter().any(|e| place(e) == place(w)) {
+            true => format!("shortcut {} differs", w.name),
+            false => format!("shortcut {} missing", w.name),
         })
         .collect())
 }
