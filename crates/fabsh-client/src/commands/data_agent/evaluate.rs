@@ -2,7 +2,8 @@
 //! at once, each answer graded by a judge model or the deterministic rules. Runs the stdlib
 //! functions `evaluate::ask` and `evaluate::grade_runs` (`evaluate::run` is the two), with the
 //! reference queries of `expected_sql` running between them, while the agent is asked; this
-//! handler checks the input first, then shapes and writes the result. No run is ever dropped: a failed one is a row graded `no` by `run_failed`.
+//! handler checks the input first, then shapes and writes the result. No run is ever
+//! dropped: a failed one is a row graded `no` by `run_failed`.
 
 use super::evaluation_record::{self as tracking, sha256_hex};
 use super::evaluation_reference as reference;
