@@ -17,6 +17,7 @@ use super::nl2sql;
 use super::sql_run::{self, MAX_COLUMNS, MAX_ROWS, ResultTable};
 use crate::auth::Caller;
 use crate::state::Shared;
+use crate::tables::Reader;
 use axum::http::StatusCode;
 use fabsh_model::agent::conversation::Conversation;
 use fabsh_model::agent::definition::{DataSourceDoc, FewShotDoc, SourceFolder, StageDoc};
@@ -176,11 +177,11 @@ async fn run_on(
 }
 
 /// The datasource's data, opened for a query, if the asker may read it; else why not.
-fn open_readable(
-    state: &Shared,
+fn open_readable<'a>(
+    state: &'a Shared,
     asker: &Caller,
     doc: &DataSourceDoc,
-) -> Result<rusqlite::Connection, String> {
+) -> Result<Reader<'a>, String> {
     if let Err(refusal) = access::check_source(state, asker, doc) {
         return Err(if refusal.status == StatusCode::FORBIDDEN {
             format!(

@@ -6,7 +6,7 @@
 use crate::api_error::ApiError;
 use crate::store::items::{self, Item};
 use crate::store::{new_id, principals};
-use crate::tables::{self, DEMO_LAKEHOUSE_KEY, TableInfo, Tables};
+use crate::tables::{DEMO_LAKEHOUSE_KEY, Reader, TableInfo, Tables};
 use fabsh_model::agent::definition::{DataSourceDoc, ElementDoc};
 use fabsh_model::agent::sources::SourceKind;
 use fabsh_model::agent::sql_check::KnownSchema;
@@ -39,19 +39,15 @@ pub fn is_demo(conn: &Connection, item_id: &str) -> bool {
 
 /// The data of a SQL source's item, opened read-only; `None` when the item is gone or holds
 /// no tables yet.
-pub fn open_data(
+pub fn open_data<'a>(
     conn: &Connection,
-    item_tables: &Tables,
+    item_tables: &'a Tables,
     doc: &DataSourceDoc,
-) -> Result<Option<Connection>, ApiError> {
+) -> Result<Option<Reader<'a>>, ApiError> {
     let Some(item) = items::get(conn, &doc.workspace_id, &doc.artifact_id)? else {
         return Ok(None);
     };
-    Ok(tables::open_read(
-        item_tables.dir(),
-        &item.id,
-        is_demo(conn, &item.id),
-    )?)
+    Ok(item_tables.open_read(&item.id, is_demo(conn, &item.id))?)
 }
 
 /// The tables of a SQL source item, or none when it has no data yet.

@@ -270,8 +270,9 @@ impl Caps {
     };
 }
 
-/// Runs `sql` on `conn` (opened read-only, and given to this query alone: its limits stay set)
-/// within `limits`, and returns the capped result, or why not.
+/// Runs `sql` on `conn` (opened read-only, and given to this query alone while it runs: the
+/// limits, progress handler and authorizer it sets are its own) within `limits`, and returns
+/// the capped result, or why not.
 pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTable, String> {
     run_capped(conn, sql, limits, Caps::ANSWER)
 }
@@ -423,8 +424,9 @@ fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
     conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
         .map_err(|err| format!("the query cannot run here: {err}"))?;
     let readable: std::collections::HashSet<String> = {
+        // Cached: a read connection serves query after query (see `tables::readers`).
         let mut stmt = conn
-            .prepare(
+            .prepare_cached(
                 "SELECT lower(name) FROM main.sqlite_schema \
                  WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
             )

@@ -180,11 +180,13 @@ async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> 
         return write(state, item_id, sql).await;
     }
     let demo = target.demo;
-    let (dir, item_id) = (state.tables.dir().to_path_buf(), item_id.to_string());
+    let (task_state, item_id) = (state.clone(), item_id.to_string());
     let outcome = state
         .queries
         .run(move |limits| {
-            let mut conn = tables::open_read(&dir, &item_id, demo)
+            let mut conn = task_state
+                .tables
+                .open_read(&item_id, demo)
                 .map_err(|err| format!("the item's tables cannot be read: {err}"))?
                 .ok_or_else(|| "the item holds no tables yet".to_string())?;
             sql_run::run_capped(&mut conn, &sql, limits, ENDPOINT_CAPS)

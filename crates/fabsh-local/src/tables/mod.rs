@@ -5,8 +5,10 @@
 
 mod csv_load;
 mod demo;
+mod readers;
 
 pub use csv_load::load_csv;
+pub use readers::Reader;
 
 use crate::private_files;
 use rusqlite::{Connection, OpenFlags};
@@ -47,26 +49,14 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Opens an item's data for reading; `None` when the item has no tables yet (the demo
-/// lakehouse's are generated now).
-pub fn open_read(
-    data_dir: &Path,
-    item_id: &str,
-    demo: bool,
-) -> rusqlite::Result<Option<Connection>> {
-    let path = data_path(data_dir, item_id);
-    if !path.exists() {
-        if !demo {
-            return Ok(None);
-        }
-        generate_demo(&path)?;
-    }
+/// Opens an item's data file for reading.
+fn open_file(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
-        &path,
+        path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     configure(&conn)?;
-    Ok(Some(conn))
+    Ok(conn)
 }
 
 /// Opens (creating) an item's data for writing.
@@ -108,8 +98,8 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
     std::fs::rename(&temporary, path).map_err(io_error)
 }
 
-/// The item tables of one server: the directory their files are in, and the schemas it has
-/// read from them.
+/// The item tables of one server: the directory their files are in, the schemas it has read
+/// from them, and its idle read connections to them (see [`readers`]).
 ///
 /// Agent requests ask for an item's schema on every call, and opening the file means parsing
 /// every `CREATE TABLE` in it again. So the schema is remembered per item with the schema
@@ -121,6 +111,7 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
 pub struct Tables {
     dir: PathBuf,
     schemas: Mutex<HashMap<String, ReadAt>>,
+    readers: readers::Readers,
 }
 
 /// A schema and the schema cookie it was read at.
@@ -132,7 +123,23 @@ impl Tables {
         Tables {
             dir: data_dir.to_path_buf(),
             schemas: Mutex::default(),
+            readers: readers::Readers::default(),
         }
+    }
+
+    /// An item's data, for reading; `None` when the item has no tables yet (the demo
+    /// lakehouse's are generated now).
+    pub fn open_read(&self, item_id: &str, demo: bool) -> rusqlite::Result<Option<Reader<'_>>> {
+        let path = data_path(&self.dir, item_id);
+        if !path.exists() {
+            if !demo {
+                return Ok(None);
+            }
+            generate_demo(&path)?;
+        }
+        self.readers
+            .take(item_id, &path, || open_file(&path))
+            .map(Some)
     }
 
     /// The data directory (the item files are in its `tables/`).
@@ -165,7 +172,7 @@ impl Tables {
         {
             return Ok(Some(Arc::clone(found)));
         }
-        let Some(conn) = open_read(&self.dir, item_id, demo)? else {
+        let Some(conn) = self.open_read(item_id, demo)? else {
             return Ok(None);
         };
         let tables = Arc::new(list(&conn)?);
@@ -229,8 +236,10 @@ mod tests {
     #[test]
     fn the_demo_dataset_is_generated_once_with_realistic_tables() {
         let dir = tempfile::tempdir().expect("dir");
-        assert!(open_read(dir.path(), "x", false).expect("open").is_none());
-        let conn = open_read(dir.path(), "demo", true)
+        let tables = Tables::new(dir.path());
+        assert!(tables.open_read("x", false).expect("open").is_none());
+        let conn = tables
+            .open_read("demo", true)
             .expect("open")
             .expect("demo data");
         let tables = list(&conn).expect("list");
