@@ -4,7 +4,7 @@
 
 use fabsh_client::commands::RawValue;
 use fabsh_client::error::{Error, ErrorKind};
-use rhai::{Array, Dynamic, EvalAltResult, Map, NativeCallContext, Position};
+use rhai::{Array, Dynamic, EvalAltResult, ImmutableString, Map, NativeCallContext, Position};
 use serde_json::{Number, Value};
 
 /// A JSON value as a Rhai value: objects become maps, arrays arrays, numbers ints when whole.
@@ -27,9 +27,12 @@ pub fn to_dynamic(value: Value) -> Dynamic {
     }
 }
 
-/// A Rhai value as JSON; fails on values JSON cannot hold (functions, timestamps).
+/// A Rhai value as JSON; fails on values JSON cannot hold (functions, timestamps). Read in
+/// place: cloning each level before reading it copied every leaf once per level above it.
 pub fn to_json(value: &Dynamic) -> Result<Value, String> {
-    let value = value.flatten_clone();
+    if value.is_shared() {
+        return to_json(&value.flatten_clone());
+    }
     if value.is_unit() {
         return Ok(Value::Null);
     }
@@ -45,28 +48,27 @@ pub fn to_json(value: &Dynamic) -> Result<Value, String> {
     if let Ok(ch) = value.as_char() {
         return Ok(Value::String(ch.to_string()));
     }
-    if value.is_string() {
-        return Ok(Value::String(value.to_string()));
+    if let Some(text) = value.read_lock::<ImmutableString>() {
+        return Ok(Value::String(text.to_string()));
     }
-    if value.is_array() {
-        let items = value.cast::<Array>();
+    if let Some(items) = value.read_lock::<Array>() {
         return items
             .iter()
             .map(to_json)
             .collect::<Result<_, _>>()
             .map(Value::Array);
     }
-    if value.is_map() {
-        let entries = value.cast::<Map>();
+    if let Some(entries) = value.read_lock::<Map>() {
         return entries
             .iter()
             .map(|(key, value)| Ok((key.to_string(), to_json(value)?)))
             .collect::<Result<_, String>>()
             .map(Value::Object);
     }
-    if value.is_blob() {
-        let bytes = value.cast::<rhai::Blob>();
-        return Ok(Value::Array(bytes.into_iter().map(Value::from).collect()));
+    if let Some(bytes) = value.read_lock::<rhai::Blob>() {
+        return Ok(Value::Array(
+            bytes.iter().copied().map(Value::from).collect(),
+        ));
     }
     Err(format!(
         "a {} cannot be turned into JSON",

@@ -38,7 +38,8 @@ pub fn register(engine: &mut Engine, host: &Host) {
         .with_volatility(true)
         .set_into_module(
             &mut module,
-            move |context: NativeCallContext, rows: Array, opts: Map| {
+            // `&mut`: the rows (each with its result set) are read where they are, not copied.
+            move |context: NativeCallContext, rows: &mut Array, opts: Map| {
                 answers(&h, rows, &opts).map_err(|err| at_call(&context, throw(err)))
             },
         );
@@ -60,26 +61,38 @@ struct Run {
     error: Option<String>,
 }
 
+/// A row's fields as the grader reads them, each converted alone: the row's other fields
+/// (its steps, files, a copy of its question) are never copied.
 fn run_of(row: &Dynamic) -> Result<Run> {
-    let value = to_json(row).map_err(Error::usage)?;
-    let text = |key: &str| match &value[key] {
-        Value::Null => None,
-        Value::String(text) => Some(text.clone()),
-        Value::Object(map) => map.get("message").and_then(Value::as_str).map(String::from),
-        other => Some(other.to_string()),
+    let map = row.read_lock::<Map>();
+    let field = |key: &str| -> Result<Value> {
+        map.as_ref()
+            .and_then(|map| map.get(key))
+            .map_or(Ok(Value::Null), |value| {
+                to_json(value).map_err(Error::usage)
+            })
+    };
+    let text = |key: &str| -> Result<Option<String>> {
+        Ok(match field(key)? {
+            Value::Null => None,
+            Value::String(text) => Some(text),
+            Value::Object(map) => map.get("message").and_then(Value::as_str).map(String::from),
+            other => Some(other.to_string()),
+        })
     };
     Ok(Run {
-        question: text("question").unwrap_or_default(),
-        expected: text("expected"),
-        reference: serde_json::from_value::<ResultSet>(value["expectedResult"].clone())
+        question: text("question")?.unwrap_or_default(),
+        expected: text("expected")?,
+        reference: serde_json::from_value::<ResultSet>(field("expectedResult")?)
             .ok()
-            .map(|set| (set, value["ordered"].as_bool().unwrap_or(false))),
-        actual: text("actual"),
-        error: text("error"),
+            .map(|set| Ok::<_, Error>((set, field("ordered")?.as_bool().unwrap_or(false))))
+            .transpose()?,
+        actual: text("actual")?,
+        error: text("error")?,
     })
 }
 
-fn answers(host: &Host, rows: Array, opts: &Map) -> Result<Dynamic> {
+fn answers(host: &Host, rows: &Array, opts: &Map) -> Result<Dynamic> {
     let concurrency = match opts.get("concurrency") {
         None => DEFAULT_CONCURRENCY,
         Some(value) => value
