@@ -259,3 +259,27 @@ fn a_cut_cell_keeps_as_much_of_its_text_as_fits() {
         .find(|cut| row.contains(cut.as_str()));
     assert!(shown.is_some(), "the name cut short: {row:?}");
 }
+
+#[test]
+fn a_failed_answer_belongs_to_its_own_question_when_two_share_a_text() {
+    let fx = published(EXAMPLES);
+    let question = "How many customers are there?";
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("questions.json");
+    // The demo dataset has 240 customers: the first expectation holds, the second cannot.
+    let text = format!(
+        r#"[{{"question": "{question}", "expected": "240"}},
+            {{"question": "{question}", "expected": "no such number 0.123"}}]"#
+    );
+    std::fs::write(&file, text).expect("write");
+    let run = fx.run(
+        "evaluate",
+        &["--questions", &file.to_string_lossy(), "-o", "json"],
+    );
+    let out: Value = serde_json::from_str(&run.stdout).expect("json");
+    let questions = out["questions"].as_array().expect("questions");
+    assert_eq!(questions[0]["passed"], 1, "{out}");
+    assert!(questions[0].get("failedAnswer").is_none(), "{out}");
+    let failed = questions[1]["failedAnswer"].as_str().expect("failedAnswer");
+    assert!(failed.contains("240"), "{failed:?}");
+}

@@ -428,11 +428,19 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
             tracking::write_junit(path, &suite, &rows)?;
         }
+        let failed = failed_answers(&result["rows"], asked.len());
         let per_question: Vec<Value> = result["questions"]
             .as_array()
             .into_iter()
             .flatten()
-            .map(|q| with_failed_answer(pick(q, QUESTION_KEYS), &rows))
+            .zip(failed)
+            .map(|(q, failed)| {
+                let mut question = pick(q, QUESTION_KEYS);
+                if let Some(answer) = failed {
+                    question["failedAnswer"] = json!(answer);
+                }
+                question
+            })
             .collect();
         let mut out = json!({"summary": summary, "questions": per_question, "rows": rows});
         let gate = Gate {
@@ -474,21 +482,27 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// A question's summary with `failedAnswer`: what the agent answered (or the error) on its
-/// first run graded no, so a table shows why a question failed without the rows.
-fn with_failed_answer(mut question: Value, rows: &[Value]) -> Value {
-    let failed = rows
-        .iter()
-        .find(|row| row["question"] == question["question"] && row["verdict"] == "no");
-    if let Some(row) = failed {
-        let answer = row["actual"]
-            .as_str()
-            .filter(|text| !text.is_empty())
-            .or_else(|| row["error"].as_str())
-            .unwrap_or_default();
-        question["failedAnswer"] = json!(answer);
+/// Per question (by its place in the file), what the agent answered (or the error) on its
+/// first run graded no, so a table shows why a question failed without the rows. One pass
+/// over the stdlib's rows, by their `index`: two questions may share a text.
+fn failed_answers(rows: &Value, questions: usize) -> Vec<Option<String>> {
+    let mut failed = vec![None; questions];
+    for row in rows.as_array().into_iter().flatten() {
+        let slot = row["index"]
+            .as_u64()
+            .and_then(|index| failed.get_mut(usize::try_from(index).ok()?));
+        if let Some(slot @ None) = slot
+            && row["verdict"] == "no"
+        {
+            let answer = row["actual"]
+                .as_str()
+                .filter(|text| !text.is_empty())
+                .or_else(|| row["error"].as_str())
+                .unwrap_or_default();
+            *slot = Some(answer.to_string());
+        }
     }
-    question
+    failed
 }
 
 /// The rows with the keys `evaluate` promises, plus the ones asked for.
