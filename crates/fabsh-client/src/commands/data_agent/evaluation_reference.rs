@@ -15,7 +15,7 @@ use fabsh_model::agent::sources;
 use fabsh_model::sql::{ResultSet, orders_rows};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 /// Rows a reference result keeps: more cannot be an answer anyone checks by eye.
@@ -99,12 +99,12 @@ pub async fn run_all(
         targets.push(target);
     }
     let mut distinct: Vec<((String, String), String)> = Vec::new();
+    let mut seen = HashSet::new();
     for (question, target) in questions.iter().zip(&targets) {
-        if let (Some(sql), Some(Ok(item))) = (&question.expected_sql, target) {
-            let key = (item.clone(), sql.clone());
-            if !distinct.contains(&key) {
-                distinct.push(key);
-            }
+        if let (Some(sql), Some(Ok(item))) = (&question.expected_sql, target)
+            && seen.insert((item, sql))
+        {
+            distinct.push((item.clone(), sql.clone()));
         }
     }
     let outcomes: HashMap<((String, String), String), Reference> = futures::stream::iter(distinct)
