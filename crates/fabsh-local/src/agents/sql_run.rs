@@ -424,9 +424,8 @@ fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
     conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
         .map_err(|err| format!("the query cannot run here: {err}"))?;
     let readable: std::collections::HashSet<String> = {
-        // Cached: a read connection serves query after query (see `tables::readers`).
         let mut stmt = conn
-            .prepare_cached(
+            .prepare(
                 "SELECT lower(name) FROM main.sqlite_schema \
                  WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
             )
