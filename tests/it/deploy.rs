@@ -64,11 +64,18 @@ fn new_workspace(server: &Server, name: &str) -> String {
         .to_string()
 }
 
-fn apply(server: &Server, repo: &Repo, workspace: &str, extra: &[&str]) -> crate::support::Run {
+/// `deploy <command>` of the repository to `workspace` as PROD, as JSON.
+fn deploy(
+    server: &Server,
+    command: &str,
+    repo: &Repo,
+    workspace: &str,
+    extra: &[&str],
+) -> crate::support::Run {
     let config = repo.config();
     let mut args = vec![
         "deploy",
-        "apply",
+        command,
         "--config",
         &config,
         "-w",
@@ -80,27 +87,27 @@ fn apply(server: &Server, repo: &Repo, workspace: &str, extra: &[&str]) -> crate
     ];
     args.extend_from_slice(extra);
     server.fabsh(&args)
+}
+
+fn apply(server: &Server, repo: &Repo, workspace: &str, extra: &[&str]) -> crate::support::Run {
+    deploy(server, "apply", repo, workspace, extra)
 }
 
 fn plan(server: &Server, repo: &Repo, workspace: &str, extra: &[&str]) -> crate::support::Run {
-    let config = repo.config();
-    let mut args = vec![
-        "deploy",
-        "plan",
-        "--config",
-        &config,
-        "-w",
-        workspace,
-        "--environment",
-        "PROD",
-        "-o",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    server.fabsh(&args)
+    deploy(server, "plan", repo, workspace, extra)
 }
 
-/// `[name, type, id]` of every item the workspace lists.
+/// The sample deployed to a new workspace named `name` on the file's shared server: the
+/// server, the repository and the workspace id.
+fn deployed(name: &str) -> (&'static Server, Repo, String) {
+    let server = shared(module_path!());
+    let repo = Repo::new();
+    let workspace = new_workspace(server, name);
+    let run = apply(server, &repo, &workspace, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    (server, repo, workspace)
+}
+
 fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
     let rows = server
         .fabsh(&[
@@ -719,11 +726,7 @@ fn shortcuts_of(server: &Server, workspace: &str, lakehouse: &str) -> Vec<(Strin
 
 #[test]
 fn lakehouse_shortcuts_are_created_for_the_target_and_a_missing_target_fails() {
-    let server = shared(module_path!());
-    let repo = Repo::new();
-    let workspace = new_workspace(server, "deploy-shortcuts");
-    let run = apply(server, &repo, &workspace, &[]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let (server, repo, workspace) = deployed("deploy-shortcuts");
 
     // The sample's shortcuts.metadata.json name their source lakehouses by logical id and
     // the zero workspace id: deployed, they point at this workspace's lakehouses.
@@ -836,11 +839,7 @@ fn schedules_of(server: &Server, workspace: &str, item: &str) -> Vec<(String, bo
 
 #[test]
 fn a_pipelines_schedules_are_deployed_through_the_job_scheduler_and_planned() {
-    let server = shared(module_path!());
-    let repo = Repo::new();
-    let workspace = new_workspace(server, "deploy-schedules");
-    let run = apply(server, &repo, &workspace, &[]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    let (server, repo, workspace) = deployed("deploy-schedules");
 
     // The sample's .schedules: one Cron schedule every 15 minutes, which parameter.yml's
     // key_value_replace enables for PROD.
