@@ -39,16 +39,22 @@ pub fn json_with_etag(status: StatusCode, value: &Value) -> Response {
     response
 }
 
+/// An answer with `status` and no body (`Content-Length: 0`).
+pub fn empty(status: StatusCode) -> Response {
+    let mut response = (status, Body::empty()).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
+    response
+}
+
 /// An empty 200, as recorded for deletes: no body, `application/octet-stream`.
 pub fn empty_ok() -> Response {
-    let mut response = (StatusCode::OK, Body::empty()).into_response();
+    let mut response = empty(StatusCode::OK);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),
     );
-    response
-        .headers_mut()
-        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
     response
 }
 

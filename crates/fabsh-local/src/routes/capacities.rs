@@ -15,10 +15,9 @@ use crate::respond::{self, JsonBody, opt_str};
 use crate::state::Shared;
 use crate::store::principals::Role;
 use crate::store::workspaces as store;
-use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde_json::{Value, json};
 
 /// The region local Fabric reports for every capacity; the name and the OneLake hosts of
@@ -82,12 +81,7 @@ pub fn show(
 /// The swagger's 202 for both operations: no body, no `Location` (the assignment is
 /// complete at once, as GET workspace's `capacityAssignmentProgress: Completed` says).
 fn accepted() -> Response {
-    let mut response = (StatusCode::ACCEPTED, Body::empty()).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_LENGTH,
-        header::HeaderValue::from_static("0"),
-    );
-    response
+    respond::empty(StatusCode::ACCEPTED)
 }
 
 /// POST `/v1/workspaces/{ws}/assignToCapacity` `{capacityId}` → 202; workspace Admin, as the
