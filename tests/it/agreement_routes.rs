@@ -63,17 +63,9 @@ fn every_swagger_get_path_answers_alike_with_a_trailing_slash() {
     let headers = [("Authorization", auth.as_str())];
     let workspace = server.demo_path("");
     let workspace = workspace.trim_start_matches("/v1/workspaces/").to_string();
-    let id_of = |item_type: &str| {
-        let found = server
-            .fabsh(&[
-                "item", "list", "-w", "Demo", "--type", item_type, "-q", "[0].id",
-            ])
-            .ok_json();
-        found.as_str().expect("a Demo item").to_string()
-    };
-    let lakehouse = id_of("Lakehouse");
-    let notebook = id_of("Notebook");
-    let model = id_of("SemanticModel");
+    let lakehouse = server.demo_item_id("Lakehouse");
+    let notebook = server.demo_item_id("Notebook");
+    let model = server.demo_item_id("SemanticModel");
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/fabric-rest-api-specs/get-paths.tsv"),
@@ -188,19 +180,7 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
 fn connections_and_spark_pools_are_listed() {
     use crate::service_bodies::{assert_shaped, call};
     let server = &Server::start();
-    let model = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "SemanticModel",
-            "-q",
-            "[0].id",
-        ])
-        .ok_json();
-    let model = model.as_str().expect("the Demo semantic model");
+    let model = server.demo_item_id("SemanticModel");
     let bind =
         crate::data_agent_wire::swagger("semanticModel/examples/BindSemanticModelConnection.json")
             ["parameters"]["bindSemanticModelConnectionRequest"]
@@ -325,19 +305,7 @@ fn workspace_tags_are_applied_and_removed() {
 fn a_semantic_model_binds_and_unbinds_a_connection() {
     use crate::service_bodies::{call, get_json};
     let server = shared(module_path!());
-    let model = server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "SemanticModel",
-            "-q",
-            "[0].id",
-        ])
-        .ok_json();
-    let model = model.as_str().expect("the Demo semantic model");
+    let model = server.demo_item_id("SemanticModel");
     let base = server.demo_path(&format!("/semanticModels/{model}"));
     let example = |name: &str| {
         crate::data_agent_wire::swagger(&format!("semanticModel/examples/{name}.json"))

@@ -141,19 +141,7 @@ fn only_elements_gone_from_the_live_schema_can_be_deleted() {
 #[test]
 fn the_wire_matches_the_service() {
     let fx = AgentFixture::new();
-    let lakehouse = fx
-        .server
-        .fabsh(&[
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "Lakehouse",
-            "-q",
-            "[0].id",
-        ])
-        .ok_json();
+    let lakehouse = fx.server.demo_item_id("Lakehouse");
     let auth = format!("Bearer {}", fx.server.token);
     let headers = [
         ("Authorization", auth.as_str()),

@@ -29,12 +29,7 @@ fn recorded_rows() -> Vec<(String, String, u16)> {
 /// with a definition, else a new one.
 fn item_of(server: &Server, item_type: &str) -> String {
     if matches!(item_type, "Report" | "SemanticModel") {
-        let list = server
-            .fabsh(&[
-                "item", "list", "-w", "Demo", "--type", item_type, "-q", "[0].id",
-            ])
-            .ok_json();
-        return list.as_str().expect("a seeded item").to_string();
+        return server.demo_item_id(item_type);
     }
     server.create_demo_item(&format!("Status of {item_type}"), item_type)
 }

@@ -149,12 +149,7 @@ fn a_scheduled_run_starts_with_its_schedules_execution_data() {
         ("schedule-minute-ms", "100"),
         ("job-ms", "50"),
     ]);
-    let notebook = server
-        .fabsh(&[
-            "item", "list", "-w", "Demo", "--type", "Notebook", "-q", "[0].id",
-        ])
-        .ok_json();
-    let notebook = notebook.as_str().expect("the Demo notebook");
+    let notebook = server.demo_item_id("Notebook");
     let data = serde_json::json!({"sessionTag": "nightly"});
     let body = serde_json::json!({
         "enabled": true,

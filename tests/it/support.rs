@@ -286,17 +286,24 @@ impl Server {
 
     /// The Demo workspace's lakehouse, found by type (its SQL endpoint has the same name).
     pub fn demo_lakehouse(&self) -> Value {
+        self.demo_item("Lakehouse")
+    }
+
+    /// The first of the Demo workspace's items of `item_type`, as listed.
+    pub fn demo_item(&self, item_type: &str) -> Value {
         let args = [
-            "item",
-            "list",
-            "-w",
-            "Demo",
-            "--type",
-            "Lakehouse",
-            "-q",
-            "[0]",
+            "item", "list", "-w", "Demo", "--type", item_type, "-q", "[0]",
         ];
         self.fabsh(&args).ok_json()
+    }
+
+    /// The id of the first of the Demo workspace's items of `item_type`.
+    pub fn demo_item_id(&self, item_type: &str) -> String {
+        let item = self.demo_item(item_type);
+        item["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {item_type} in Demo: {item}"))
+            .to_string()
     }
 
     /// Creates an item of `item_type` called `name` in the Demo workspace; returns its id.
