@@ -172,6 +172,18 @@ fn rows_with(value: &Value, key: &str, wanted: &str) -> Vec<String> {
         .collect()
 }
 
+/// The plan's one `update` row, which must be `item`'s.
+fn the_one_update(plan: &Value, item: &str) -> Value {
+    assert_eq!(rows_with(plan, "action", "update"), [item], "{plan:#}");
+    plan["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|r| r["action"] == "update")
+        .expect("update row")
+        .clone()
+}
+
 #[test]
 fn offline_plan_of_the_sample_finds_no_errors() {
     let server = shared(module_path!());
@@ -650,14 +662,7 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
     let drift = plan(server, &repo, &workspace, &[]);
     assert_eq!(drift.code, 8, "{}", drift.stderr);
     let out = drift.json();
-    assert_eq!(rows_with(&out, "action", "update"), ["ABC.SemanticModel"]);
-    let row = out["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .find(|r| r["action"] == "update")
-        .expect("update row")
-        .clone();
+    let row = the_one_update(&out, "ABC.SemanticModel");
     assert_eq!(
         row["changes"],
         serde_json::json!([format!("binding to connection {connection_id}")])
@@ -979,17 +984,7 @@ fn plan_shows_a_missing_shortcut_and_an_unpublished_environment_as_changes() {
     let drift = plan(server, &repo, &workspace, &[]);
     assert_eq!(drift.code, 8, "{}", drift.stderr);
     let out = drift.json();
-    assert_eq!(
-        rows_with(&out, "action", "update"),
-        ["TargetForShortcutLH.Lakehouse"]
-    );
-    let row = out["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .find(|r| r["action"] == "update")
-        .expect("update row")
-        .clone();
+    let row = the_one_update(&out, "TargetForShortcutLH.Lakehouse");
     assert_eq!(
         row["changes"],
         serde_json::json!([format!("shortcut {name} missing")])
