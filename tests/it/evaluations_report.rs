@@ -455,10 +455,7 @@ fn o_html_writes_the_report_page_where_a_command_makes_one() {
     );
 
     // Refused where there is no page, before any request; and never a default format.
-    let before = fx.server.requests()["requests"]
-        .as_array()
-        .expect("log")
-        .len();
+    let before = fx.server.request_count();
     let refused = fx
         .server
         .fabsh(&["item", "list", "-w", "Demo", "-o", "html"]);
@@ -469,10 +466,7 @@ fn o_html_writes_the_report_page_where_a_command_makes_one() {
         "{}",
         refused.stderr
     );
-    let after = fx.server.requests()["requests"]
-        .as_array()
-        .expect("log")
-        .len();
+    let after = fx.server.request_count();
     // The log's own request is the only one more.
     assert!(after <= before + 1, "{before} → {after}");
     let default = fx.server.fabsh(&["config", "set", "output", "html"]);
