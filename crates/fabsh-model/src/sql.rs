@@ -234,11 +234,15 @@ pub enum StatementKind {
 /// Parses `sql` as T-SQL (falling back to the generic dialect) and says whether it only
 /// reads; the error is the parser's.
 pub fn statement_kind(sql: &str) -> Result<StatementKind, String> {
-    let statements = parse(sql)?;
+    kind_of(&parse(sql, "statement")?)
+}
+
+/// Whether parsed `statements` only read, as [`statement_kind`] says of their text.
+pub fn kind_of(statements: &[Statement]) -> Result<StatementKind, String> {
     if statements.is_empty() {
         return Err("the statement is empty".to_string());
     }
-    for statement in &statements {
+    for statement in statements {
         if !matches!(statement, Statement::Query(_)) {
             let text = statement.to_string();
             let word = text
@@ -252,10 +256,12 @@ pub fn statement_kind(sql: &str) -> Result<StatementKind, String> {
     Ok(StatementKind::Reads)
 }
 
-fn parse(sql: &str) -> Result<Vec<Statement>, String> {
+/// `sql` parsed as T-SQL, or failing that as generic SQL; `what` names it in the error ("the
+/// query does not parse: ...").
+pub fn parse(sql: &str, what: &str) -> Result<Vec<Statement>, String> {
     Parser::parse_sql(&MsSqlDialect {}, sql)
         .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
-        .map_err(|err| format!("the statement does not parse: {err}"))
+        .map_err(|err| format!("the {what} does not parse: {err}"))
 }
 
 /// True when the (last) query's outermost level orders its rows, so the order of a list is
@@ -265,7 +271,7 @@ pub fn orders_rows(sql: &str) -> bool {
     if !sql.to_ascii_lowercase().contains("order") {
         return false;
     }
-    let Ok(statements) = parse(sql) else {
+    let Ok(statements) = parse(sql, "query") else {
         return false;
     };
     match statements.last() {

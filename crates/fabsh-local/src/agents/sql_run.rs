@@ -11,6 +11,7 @@
 
 use super::tsql;
 use crate::tables::TableInfo;
+use fabsh_model::sql::parse;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, limits::Limit};
 use serde_json::{Value, json};
@@ -18,8 +19,6 @@ use sqlparser::ast::{
     Expr, Ident, LimitClause, ObjectName, Query, SetExpr, Statement, TableFactor, TopQuantity,
     VisitMut, VisitorMut,
 };
-use sqlparser::dialect::{GenericDialect, MsSqlDialect};
-use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -108,12 +107,12 @@ pub fn cell_text(value: &Value) -> String {
 /// read-only query, uses a construct that has no SQLite equal).
 #[cfg(test)]
 pub fn to_sqlite(sql: &str) -> Result<String, String> {
-    to_sqlite_over(sql, &[])
+    query_to_sqlite(parse(sql, "query")?, &[])
 }
 
-/// [`to_sqlite`], with `INFORMATION_SCHEMA` built from `schema` (the item's tables).
-pub fn to_sqlite_over(sql: &str, schema: &[TableInfo]) -> Result<String, String> {
-    let statements = parse(sql, "query")?;
+/// A parsed query rewritten for SQLite, with `INFORMATION_SCHEMA` built from `schema` (the
+/// item's tables), or why it is not run.
+fn query_to_sqlite(statements: Vec<Statement>, schema: &[TableInfo]) -> Result<String, String> {
     match statements.as_slice() {
         [Statement::Query(_)] => {}
         [] => return Err("the query is empty".to_string()),
@@ -121,13 +120,6 @@ pub fn to_sqlite_over(sql: &str, schema: &[TableInfo]) -> Result<String, String>
         _ => return Err("only a single query is run".to_string()),
     }
     rewritten(statements, schema)
-}
-
-/// `sql` parsed as T-SQL, or failing that as generic SQL; `what` names it in the error.
-fn parse(sql: &str, what: &str) -> Result<Vec<Statement>, String> {
-    Parser::parse_sql(&MsSqlDialect {}, sql)
-        .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
-        .map_err(|err| format!("the {what} does not parse: {err}"))
 }
 
 /// The one statement checked to be in `statements`, rewritten for SQLite (see [`ForSqlite`]).
@@ -284,6 +276,18 @@ pub fn run_capped(
     limits: Limits,
     caps: Caps,
 ) -> Result<ResultTable, String> {
+    run_parsed(conn, sql, parse(sql, "query")?, limits, caps)
+}
+
+/// [`run_capped`] of `sql` already parsed into `statements` (the SQL endpoint parses a
+/// statement once to tell a query from a write).
+pub fn run_parsed(
+    conn: &mut Connection,
+    sql: &str,
+    statements: Vec<Statement>,
+    limits: Limits,
+    caps: Caps,
+) -> Result<ResultTable, String> {
     // The views are built from the tables only for a query that reads them.
     let schema = if sql.to_ascii_lowercase().contains("information_schema") {
         conn.authorizer(
@@ -294,7 +298,7 @@ pub fn run_capped(
     } else {
         Vec::new()
     };
-    let sqlite = to_sqlite_over(sql, &schema)?;
+    let sqlite = query_to_sqlite(statements, &schema)?;
     bound(conn, &limits, "query")?;
     confine(conn, Access::Read)?;
     let mut stmt = conn.prepare(&sqlite).map_err(|err| {

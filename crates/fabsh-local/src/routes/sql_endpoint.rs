@@ -31,7 +31,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use fabsh_model::agent::mcp::PROTOCOL_VERSION;
 use fabsh_model::sql::{
-    EXECUTE_SQL_TOOL, QUERY_ARGUMENT, ResultSet, StatementKind, statement_kind,
+    EXECUTE_SQL_TOOL, QUERY_ARGUMENT, ResultSet, StatementKind, kind_of, parse,
 };
 use serde_json::{Value, json};
 
@@ -166,7 +166,11 @@ struct Target {
 
 /// Runs one statement within the server's query budget: the tool's result.
 async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> Value {
-    if let Ok(StatementKind::Writes(word)) = statement_kind(&sql) {
+    let statements = match parse(&sql, "query") {
+        Ok(statements) => statements,
+        Err(why) => return tool_error(&why),
+    };
+    if let Ok(StatementKind::Writes(word)) = kind_of(&statements) {
         if !target.warehouse {
             return tool_error(&format!(
                 "The {word} statement is not supported: the SQL analytics endpoint of a lakehouse is read-only. Change the lakehouse's tables with Apache Spark, or write to a warehouse."
@@ -189,7 +193,7 @@ async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> 
                 .open_read(&item_id, demo)
                 .map_err(|err| format!("the item's tables cannot be read: {err}"))?
                 .ok_or_else(|| "the item holds no tables yet".to_string())?;
-            sql_run::run_capped(&mut conn, &sql, limits, ENDPOINT_CAPS)
+            sql_run::run_parsed(&mut conn, &sql, statements, limits, ENDPOINT_CAPS)
         })
         .await;
     match outcome {
