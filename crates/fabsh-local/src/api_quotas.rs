@@ -56,7 +56,7 @@ impl ApiQuotas {
             return Ok(());
         };
         // The lock only guards queue pushes and pops; poisoning cannot leave them torn.
-        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        let mut windows = crate::locks::lock(&self.windows);
         let accepted = windows.entry((caller.to_string(), quota.name)).or_default();
         admit_sliding(accepted, quota.per_minute, Duration::from_secs(60), now)
     }

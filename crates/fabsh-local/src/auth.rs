@@ -109,19 +109,13 @@ const VERIFIED_TOKENS_KEPT: usize = 1024;
 
 impl VerifiedTokens {
     fn get(&self, token: &str, now: i64) -> Option<Claims> {
-        let cache = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let cache = crate::locks::lock(&self.0);
         let claims = cache.get(token)?;
         (claims.nbf <= now && now < claims.exp).then(|| claims.clone())
     }
 
     fn put(&self, token: &str, claims: &Claims) {
-        let mut cache = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut cache = crate::locks::lock(&self.0);
         if cache.len() >= VERIFIED_TOKENS_KEPT {
             cache.clear();
         }

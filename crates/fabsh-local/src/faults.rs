@@ -417,7 +417,7 @@ impl QuotaWindow {
     /// Admits a request at `now`, or returns how long until a slot frees up.
     pub fn admit(&self, rps: u32, now: Instant) -> Result<(), Duration> {
         // The lock only guards a queue push/pop; poisoning cannot leave it inconsistent.
-        let mut accepted = self.accepted.lock().unwrap_or_else(|e| e.into_inner());
+        let mut accepted = crate::locks::lock(&self.accepted);
         admit_sliding(&mut accepted, rps as usize, Duration::from_secs(1), now)
     }
 }

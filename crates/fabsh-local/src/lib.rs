@@ -25,6 +25,7 @@ mod hosts;
 mod item_identity;
 mod item_properties;
 pub mod load_table;
+mod locks;
 mod lro;
 mod middleware;
 mod paging;

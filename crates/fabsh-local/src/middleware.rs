@@ -40,7 +40,7 @@ pub struct RequestLog {
 impl RequestLog {
     fn record(&self, method: &Method, path: &str, query: Option<&str>, status: u16) {
         // Only counters and a bounded queue live behind this lock.
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = crate::locks::lock(&self.inner);
         inner.total += 1;
         if inner.recent.len() == LOG_CAPACITY {
             inner.recent.pop_front();
@@ -55,7 +55,7 @@ impl RequestLog {
 
     /// `{"count": N, "requests": [{method, path, query, status}, ...]}`.
     pub fn to_json(&self) -> Value {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = crate::locks::lock(&self.inner);
         let requests: Vec<Value> = inner
             .recent
             .iter()

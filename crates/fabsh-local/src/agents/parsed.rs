@@ -44,9 +44,7 @@ pub struct Definitions {
 impl Definitions {
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, Arc<Parsed>>> {
         // The map only holds finished results; a panic elsewhere cannot leave it half-written.
-        self.memo
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locks::lock(&self.memo)
     }
 
     fn insert(&self, key: Key, parsed: Arc<Parsed>) {

@@ -181,7 +181,7 @@ impl Conns {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // Only a map and counters live behind this lock, each change a single step; a panic
         // elsewhere cannot leave them half-changed.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        crate::locks::lock(&self.inner)
     }
 
     /// Makes room for one more connection if it can: under the cap there is room; at the cap,

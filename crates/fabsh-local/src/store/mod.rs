@@ -121,9 +121,7 @@ impl Db {
         }
         // All readers busy: queue on one. A poisoned lock only means a panic happened while
         // reading; the connection itself is still usable.
-        let conn = self.readers[start % self.readers.len()]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let conn = crate::locks::lock(&self.readers[start % self.readers.len()]);
         f(&conn)
     }
 
@@ -146,7 +144,7 @@ impl Db {
         after_commit: impl FnOnce(&T),
     ) -> Result<T, E> {
         self.check_thread();
-        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut conn = crate::locks::lock(&self.writer);
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
         tx.commit()?;

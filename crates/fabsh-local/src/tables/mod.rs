@@ -81,7 +81,7 @@ fn io_error(err: std::io::Error) -> rusqlite::Error {
 /// Writes the demo dataset to a temporary file and renames it into place, so a reader never
 /// sees a half-written file.
 fn generate_demo(path: &Path) -> rusqlite::Result<()> {
-    let _guard = GENERATING.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = crate::locks::lock(&GENERATING);
     if path.exists() {
         return Ok(());
     }
@@ -162,11 +162,7 @@ impl Tables {
             return Ok(None);
         };
         // The map only holds finished results; a panic elsewhere cannot leave it half-written.
-        let lock = || {
-            self.schemas
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-        };
+        let lock = || crate::locks::lock(&self.schemas);
         if let Some((read_at, found)) = lock().get(item_id)
             && *read_at == cookie
         {

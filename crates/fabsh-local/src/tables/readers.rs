@@ -62,9 +62,7 @@ impl std::fmt::Debug for Readers {
 impl Readers {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(FileId, Connection)>>> {
         // The map holds whole entries only; a panic elsewhere cannot leave one half-made.
-        self.idle
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locks::lock(&self.idle)
     }
 
     /// A connection to `item_id`'s file at `path`: an idle one on the same file, else one
