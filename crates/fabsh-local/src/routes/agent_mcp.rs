@@ -70,6 +70,15 @@ pub fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
+/// The `initialize` result of a server named `server_name` offering tools.
+pub fn initialized(server_name: &str) -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {"name": server_name, "version": "1.0.0"},
+    })
+}
+
 pub fn rpc_result(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
@@ -129,13 +138,11 @@ pub async fn handle(
     };
     let answer = match method {
         "initialize" => {
-            let result = json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {"tools": {"listChanged": false}},
-                "serverInfo": {"name": SERVER_NAME, "version": "1.0.0"},
-            });
             let session = uuid::Uuid::new_v4().to_string();
-            return Ok(sse(&rpc_result(&id, result), Some(&session)));
+            return Ok(sse(
+                &rpc_result(&id, initialized(SERVER_NAME)),
+                Some(&session),
+            ));
         }
         "ping" => rpc_result(&id, json!({})),
         "tools/list" => {

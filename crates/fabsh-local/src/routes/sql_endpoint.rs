@@ -15,7 +15,7 @@
 //! writes is answered with the rows it changed. Refusals are tool errors, as the service's
 //! SQL errors are.
 
-use super::agent_mcp::{rpc_error, rpc_message, rpc_result, sse};
+use super::agent_mcp::{initialized, rpc_error, rpc_message, rpc_result, sse};
 use crate::agents::discovery::is_demo;
 use crate::agents::sql_run::{self, Caps, ResultTable};
 use crate::api_error::ApiError;
@@ -29,7 +29,6 @@ use crate::tables;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use fabsh_model::agent::mcp::PROTOCOL_VERSION;
 use fabsh_model::sql::{
     EXECUTE_SQL_TOOL, QUERY_ARGUMENT, ResultSet, StatementKind, kind_of, parse,
 };
@@ -118,14 +117,7 @@ pub async fn handle(
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     let answer = match method {
-        "initialize" => {
-            let result = json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {"tools": {"listChanged": false}},
-                "serverInfo": {"name": SERVER_NAME, "version": "1.0.0"},
-            });
-            rpc_result(&rpc_id, result)
-        }
+        "initialize" => rpc_result(&rpc_id, initialized(SERVER_NAME)),
         "ping" => rpc_result(&rpc_id, json!({})),
         "tools/list" => rpc_result(&rpc_id, json!({"tools": [tool()]})),
         "tools/call" => {
