@@ -21,7 +21,8 @@ use serde_json::{Map, Value};
 /// run of a schedule of every minute, only the latest.
 const MOST_FIRES: usize = 100;
 
-const NANOS: i128 = 1_000_000_000;
+/// Nanoseconds in a second (times are nanoseconds; schedules fire on whole seconds).
+const NANOS: i64 = 1_000_000_000;
 
 /// The schedule's clock at wall-clock `now` (nanoseconds).
 fn schedule_clock(schedule: &Schedule, now: i64, minute_ms: u64) -> i64 {
@@ -32,7 +33,7 @@ fn schedule_clock(schedule: &Schedule, now: i64, minute_ms: u64) -> i64 {
 
 /// The wall-clock time (nanoseconds) of a fire at `second` of the schedule's clock.
 fn wall_time(schedule: &Schedule, second: i64, minute_ms: u64) -> i64 {
-    let since = i128::from(second) * NANOS - i128::from(schedule.anchor_at);
+    let since = i128::from(second) * i128::from(NANOS) - i128::from(schedule.anchor_at);
     let scaled = since * i128::from(minute_ms.max(1)) / 60_000;
     i64::try_from(i128::from(schedule.anchor_at) + scaled).unwrap_or(i64::MAX)
 }
@@ -74,8 +75,8 @@ pub(crate) fn start_due(
         // A configuration is checked before it is stored; one unreadable fires nowhere.
         let request = run_request(&schedule)?;
         if let Ok(config) = serde_json::from_str::<ScheduleConfig>(&schedule.configuration) {
-            let after = schedule.fired_until.div_euclid(1_000_000_000);
-            let until = clock.div_euclid(1_000_000_000);
+            let after = schedule.fired_until.div_euclid(NANOS);
+            let until = clock.div_euclid(NANOS);
             for second in config.fires_between(after, until, MOST_FIRES) {
                 fires.push((
                     wall_time(&schedule, second, minute_ms),
