@@ -57,6 +57,24 @@ fn run_request(schedule: &Schedule) -> Result<Option<String>, ApiError> {
     ))
 }
 
+/// [`start_due`] for a request that only reads runs: the writer is taken only when an
+/// enabled schedule's clock has moved past what it has started, so reading the runs of an
+/// item without schedules (a client polling a run) stays a read.
+pub(crate) fn record_due(state: &AppState, item_id: &str, now: i64) -> Result<(), ApiError> {
+    let minute_ms = state.faults.schedule_minute_ms;
+    let due = state.db.read(|conn| {
+        Ok::<_, ApiError>(
+            jobs::enabled_schedules(conn, item_id)?
+                .iter()
+                .any(|schedule| schedule_clock(schedule, now, minute_ms) > schedule.fired_until),
+        )
+    })?;
+    if due {
+        state.db.write(|tx| start_due(tx, state, item_id, now))?;
+    }
+    Ok(())
+}
+
 /// Records the runs the item's enabled schedules have started by `now`, oldest first.
 pub(crate) fn start_due(
     conn: &Connection,

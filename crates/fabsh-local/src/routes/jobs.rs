@@ -251,12 +251,10 @@ pub fn show(
             .unwrap_or_default(),
     );
     let now = now_nanos();
+    scheduled_runs::record_due(&state, &item.id, now)?;
     let run = state
         .db
-        .write(|tx| {
-            scheduled_runs::start_due(tx, &state, &item.id, now)?;
-            Ok::<_, ApiError>(jobs::get_run(tx, &item.id, &id)?)
-        })?
+        .read(|c| jobs::get_run(c, &item.id, &id))?
         .ok_or_else(|| not_found(&id))?;
     let body = wire(&run, now);
     let mut response = respond::json(StatusCode::OK, &body);
@@ -282,9 +280,7 @@ pub fn list(
     };
     let token = paging.token(list, Ok)?;
     let now = now_nanos();
-    state
-        .db
-        .write(|tx| scheduled_runs::start_due(tx, &state, &item.id, now))?;
+    scheduled_runs::record_due(&state, &item.id, now)?;
     // Newest first: the page key is the negated sequence, so "after" still grows.
     paging.respond(
         &token,
