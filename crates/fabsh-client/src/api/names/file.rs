@@ -163,14 +163,10 @@ pub(crate) fn scan(
     wanted: impl Fn(&str) -> bool,
 ) -> Option<NameList> {
     let file: ListIn = serde_json::from_slice(bytes).ok()?;
-    let workspace = match key {
-        ListKey::Workspaces => None,
-        ListKey::Items(ws) => Some(ws.as_str()),
-    };
     let ours = file.version == VERSION
         && file.endpoint == owner.endpoint
         && file.principal == owner.principal
-        && file.workspace.as_deref() == workspace;
+        && file.workspace.as_deref() == key.workspace();
     ours.then(|| NameList {
         listed_at: file.listed_at,
         entries: file
@@ -270,10 +266,7 @@ pub(crate) fn save(
         version: VERSION,
         endpoint: owner.endpoint,
         principal: owner.principal,
-        workspace: match key {
-            ListKey::Workspaces => None,
-            ListKey::Items(ws) => Some(ws),
-        },
+        workspace: key.workspace(),
         listed_at: list.listed_at,
         entries: &list.entries,
     };

@@ -44,6 +44,14 @@ impl ListKey {
     pub fn items(workspace: &str) -> ListKey {
         ListKey::Items(workspace.to_lowercase())
     }
+
+    /// The workspace whose items the list holds (none for the workspaces).
+    pub fn workspace(&self) -> Option<&str> {
+        match self {
+            ListKey::Workspaces => None,
+            ListKey::Items(ws) => Some(ws),
+        }
+    }
 }
 
 /// A list as a lookup sees it: the entries it asked for.
