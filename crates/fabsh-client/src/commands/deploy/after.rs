@@ -10,6 +10,7 @@ use crate::api::{ApiClient, Req, items, jobs};
 use crate::error::{Error, Result};
 use fabsh_deploy::plan::Repository;
 use fabsh_deploy::render::{RuleHits, Target};
+use fabsh_deploy::repo::RepoPart;
 use fabsh_deploy::schedules;
 use fabsh_model::deploy::{
     BindConnection, Connection, ConnectionDetails, Plan, PlanAction, Shortcut,
@@ -146,6 +147,13 @@ async fn listed(api: &ApiClient, req: Req) -> Result<Vec<Connection>> {
 /// The lakehouse part that lists its shortcuts.
 const SHORTCUTS_PART: &str = "shortcuts.metadata.json";
 
+/// The part at `path` of the repository's item `n` as rendered for `target`, if it has one.
+fn rendered_part(repo: &Repository, target: &Target, n: usize, path: &str) -> Option<RepoPart> {
+    let mut hits = RuleHits::new(&repo.params);
+    let rendered = repo.renderer(target).render(n, &mut hits);
+    rendered.parts.into_iter().find(|p| p.path == path)
+}
+
 /// The shortcuts a lakehouse's `shortcuts.metadata.json` holds, rendered for the target
 /// (logical ids and the zero workspace id become the target's); none when it has no such
 /// part or an empty one.
@@ -154,9 +162,7 @@ pub(super) fn wanted_shortcuts(
     target: &Target,
     n: usize,
 ) -> Result<Vec<Shortcut>> {
-    let mut hits = RuleHits::new(&repo.params);
-    let rendered = repo.renderer(target).render(n, &mut hits);
-    let Some(part) = rendered.parts.iter().find(|p| p.path == SHORTCUTS_PART) else {
+    let Some(part) = rendered_part(repo, target, n, SHORTCUTS_PART) else {
         return Ok(Vec::new());
     };
     serde_json::from_slice(&part.bytes).map_err(|err| {
@@ -285,13 +291,11 @@ pub(super) async fn sync_schedules(
     created: bool,
 ) -> Result<Vec<String>> {
     let item_type = repo.items[n].item_type.as_str();
-    let mut hits = RuleHits::new(&repo.params);
-    let rendered = repo.renderer(target).render(n, &mut hits);
-    let Some(part) = rendered.parts.iter().find(|p| p.path == schedules::PART) else {
+    let Some(part) = rendered_part(repo, target, n, schedules::PART) else {
         return Ok(Vec::new());
     };
     let wanted = schedules::entries(&part.bytes).map_err(Error::runtime)?;
-    let job_types = super::state::job_types(&part.bytes);
+    let job_types = super::state::job_types(&wanted);
     let existing = if created {
         Vec::new()
     } else {

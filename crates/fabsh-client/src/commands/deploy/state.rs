@@ -204,7 +204,9 @@ async fn fetch_definitions(
                     // is what it lists there, not what its definition carries.
                     parts.retain(|p| p.path != schedules::PART);
                     if let Some(part) = item.parts.iter().find(|p| p.path == schedules::PART) {
-                        let job_types = job_types(&part.bytes);
+                        // A part that does not parse names no job type: apply reports it.
+                        let entries = schedules::entries(&part.bytes).unwrap_or_default();
+                        let job_types = job_types(&entries);
                         let listed =
                             listed_schedules(api, workspace, &item.item_type, &id, &job_types)
                                 .await?;
@@ -303,14 +305,9 @@ pub(crate) async fn item_attributes(
     Ok(fabsh_deploy::attributes_from(item_type, &body))
 }
 
-/// The job types a `.schedules` part names, each once (none when it does not parse: the
-/// apply reports that).
-pub(crate) fn job_types(bytes: &[u8]) -> Vec<String> {
-    let mut types: Vec<String> = schedules::entries(bytes)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| e.job_type)
-        .collect();
+/// The job types `.schedules` entries name, each once.
+pub(crate) fn job_types(entries: &[schedules::Entry]) -> Vec<String> {
+    let mut types: Vec<String> = entries.iter().map(|e| e.job_type.clone()).collect();
     types.sort();
     types.dedup();
     types
