@@ -4,8 +4,9 @@ use crate::error::{Error, Result};
 use futures::stream::BoxStream;
 use serde_json::Value;
 
-/// Makes a command's page for `-o html`, only when that format is asked for.
-pub type HtmlPage = Box<dyn FnOnce() -> Result<String> + Send>;
+/// Makes a command's page for `-o html` from the reply's JSON data (null for other bodies),
+/// only when that format is asked for: the data is not copied for a page nobody asked for.
+pub type HtmlPage = Box<dyn FnOnce(&Value) -> Result<String> + Send>;
 
 /// Pages of list items arriving one request at a time (`--all`).
 pub type PageStream = BoxStream<'static, Result<Vec<Value>>>;
@@ -130,8 +131,11 @@ impl Reply {
         self
     }
 
-    /// Under `-o html`, writes the page `make` makes instead of the data.
-    pub fn with_html(mut self, make: impl FnOnce() -> Result<String> + Send + 'static) -> Self {
+    /// Under `-o html`, writes the page `make` makes from the data instead of the data.
+    pub fn with_html(
+        mut self,
+        make: impl FnOnce(&Value) -> Result<String> + Send + 'static,
+    ) -> Self {
         self.html = Some(Box::new(make));
         self
     }

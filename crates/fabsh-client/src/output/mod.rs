@@ -94,7 +94,11 @@ impl Printer {
                 Error::usage("-o html: this command makes no page")
                     .with_hint("use -o json, table, wide, tsv, csv or yaml")
             })?;
-            return self.text(&make()?);
+            let data = match &reply.body {
+                Body::Json(data) => data,
+                _ => &Value::Null,
+            };
+            return self.text(&make(data)?);
         }
         if let Some(text) = &reply.text
             && self.format.is_none()

@@ -385,14 +385,15 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .zip(&references)
             .map(|(question, found)| reference::question_json(question, found.as_ref()))
             .collect();
-        let result = stdlib::call(
+        let mut result = stdlib::call(
             ctx.with_judge(judge),
             "evaluate::grade_runs",
             vec![Value::Array(question_list), answered, opts],
         )
         .await?;
         let with_references = references.iter().any(Option::is_some);
-        let rows = shaped_rows(&result["rows"], &args, with_references);
+        let failed = failed_answers(&result["rows"], asked.len());
+        let rows = shaped_rows(result["rows"].take(), &args, with_references);
         let expected_rows = asked.len() * repeats as usize;
         if rows.len() != expected_rows {
             return Err(Error::runtime(format!(
@@ -408,7 +409,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let grader = model
             .as_ref()
             .map_or("the rules".to_string(), |m| format!("the judge {m}"));
-        let mut summary = pick(&result["summary"], SUMMARY_KEYS);
+        let mut summary = pick(result["summary"].take(), SUMMARY_KEYS);
         run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
         // Its name, not its local path (which says nothing to a report's other readers); its
         // sha256 tells whether two runs asked the same questions.
@@ -428,11 +429,12 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
             tracking::write_junit(path, &suite, &rows)?;
         }
-        let failed = failed_answers(&result["rows"], asked.len());
-        let per_question: Vec<Value> = result["questions"]
-            .as_array()
+        let questions_out = match result["questions"].take() {
+            Value::Array(questions) => questions,
+            _ => Vec::new(),
+        };
+        let per_question: Vec<Value> = questions_out
             .into_iter()
-            .flatten()
             .zip(failed)
             .map(|(q, failed)| {
                 let mut question = pick(q, QUESTION_KEYS);
@@ -453,24 +455,29 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .map(evaluation_compare::notes)
             .unwrap_or_default();
         // `-o html`: the report of this run, as `evaluations report --compare BASELINE` makes it.
-        let mut shown = run.clone();
-        shown["rows"] = json!(rows);
-        if shown["agent"].is_null() {
-            shown["agent"] = json!({"id": id});
-            shown["workspace"] = json!({"id": workspace});
-        }
-        let page_comparison = comparison.clone();
+        // Made from the rows only when a page is asked for: they are not copied otherwise.
+        let shown = move |rows: &Value| {
+            let mut shown = run;
+            shown["rows"] = rows.clone();
+            if shown["agent"].is_null() {
+                shown["agent"] = json!({"id": id});
+                shown["workspace"] = json!({"id": workspace});
+            }
+            shown
+        };
         if let Some(path) = &page_file {
-            let page = evaluations::report_page(&shown, comparison.as_ref())?;
+            let page = evaluations::report_page(&shown.clone()(&out["rows"]), comparison.as_ref())?;
             std::fs::write(path, page.html).map_err(|err| {
                 Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
             })?;
         }
+        let page_comparison = comparison.clone();
         if let Some(comparison) = comparison {
             out["comparison"] = comparison;
         }
-        let mut reply = reply(out, gate, &grader).with_html(move || {
-            evaluations::report_page(&shown, page_comparison.as_ref()).map(|page| page.html)
+        let mut reply = reply(out, gate, &grader).with_html(move |data| {
+            evaluations::report_page(&shown(&data["rows"]), page_comparison.as_ref())
+                .map(|page| page.html)
         });
         for note in compared {
             reply = reply.with_note(note);
@@ -506,7 +513,7 @@ fn failed_answers(rows: &Value, questions: usize) -> Vec<Option<String>> {
 }
 
 /// The rows with the keys `evaluate` promises, plus the ones asked for.
-fn shaped_rows(rows: &Value, args: &Args, with_references: bool) -> Vec<Value> {
+fn shaped_rows(rows: Value, args: &Args, with_references: bool) -> Vec<Value> {
     let mut keys: Vec<&str> = ROW_KEYS.to_vec();
     if with_references {
         keys.extend(["expectedSql", "expectedResult"]);
@@ -520,22 +527,19 @@ fn shaped_rows(rows: &Value, args: &Args, with_references: bool) -> Vec<Value> {
     if args.has("download-files") {
         keys.push("files");
     }
-    rows.as_array()
-        .into_iter()
-        .flatten()
-        .map(|row| pick(row, &keys))
-        .collect()
+    match rows {
+        Value::Array(rows) => rows.into_iter().map(|row| pick(row, &keys)).collect(),
+        _ => Vec::new(),
+    }
 }
 
-/// `keys` of an object, in that order (Rhai maps come back sorted).
-fn pick(value: &Value, keys: &[&str]) -> Value {
+/// `keys` of an object, in that order (Rhai maps come back sorted), moved out of it.
+fn pick(mut value: Value, keys: &[&str]) -> Value {
     let map: Map<String, Value> = keys
         .iter()
         .map(|key| {
-            (
-                key.to_string(),
-                value.get(*key).cloned().unwrap_or(Value::Null),
-            )
+            let found = value.get_mut(*key).map(Value::take);
+            (key.to_string(), found.unwrap_or(Value::Null))
         })
         .collect();
     Value::Object(map)

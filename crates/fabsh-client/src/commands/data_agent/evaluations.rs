@@ -163,7 +163,7 @@ fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
         let mut reply = Reply::json(comparison)
             .with_table_rows("questions")
             // `-o html`: RUN_B's report, compared with RUN_A.
-            .with_html(move || report_page(&head, Some(&page_comparison)).map(|page| page.html));
+            .with_html(move |_| report_page(&head, Some(&page_comparison)).map(|page| page.html));
         for note in notes {
             reply = reply.with_note(note);
         }
@@ -202,7 +202,7 @@ fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
             None => summary["html"] = serde_json::json!(page.html),
         }
         let html = page.html;
-        Ok(Reply::json(summary).with_html(move || Ok(html)))
+        Ok(Reply::json(summary).with_html(move |_| Ok(html)))
     })
 }
 
