@@ -70,15 +70,17 @@ async fn first_datasource(ctx: &Ctx, agent: &Agent) -> Option<(String, String)> 
 }
 
 /// Reference queries in flight at once for an evaluation asking `concurrency` runs at once.
-/// They run beside the questions, so they get a pool of their own, small next to it (a
-/// quarter, at most [`MAX_POOL`]): the requests in flight stay close to what `--concurrency`
-/// asked for, and the endpoint's own query slots are not all taken by references.
+/// They run beside the questions, so they get a pool of their own, smaller than it (half, at
+/// most [`MAX_POOL`]): the requests in flight stay close to what `--concurrency` asked for,
+/// and the endpoint's own query slots are not all taken by references. A quarter was too
+/// small: with three repeats a reference is a quarter of the requests, and at a quarter of
+/// the requests in flight the references ended after the questions, and grading waited.
 pub fn pool_size(concurrency: usize) -> usize {
-    concurrency.div_ceil(4).clamp(1, MAX_POOL)
+    concurrency.div_ceil(2).clamp(1, MAX_POOL)
 }
 
 /// The most reference queries in flight at once.
-const MAX_POOL: usize = 2;
+const MAX_POOL: usize = 4;
 
 /// Runs the reference query of every question that has one, each distinct (item, query)
 /// once, `concurrency` at a time. Questions without one get `None`.
