@@ -359,6 +359,9 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .iter()
             .map(|question| reference::question_json(question, None))
             .collect();
+        // The grading call's engine is built now, while the agent is asked, not after the
+        // last answer (a few ms of serial time).
+        let grading = stdlib::prepare(&ctx.with_judge(judge))?;
         let asking = stdlib::call(
             ctx.clone(),
             "evaluate::ask",
@@ -385,12 +388,12 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .zip(&references)
             .map(|(question, found)| reference::question_json(question, found.as_ref()))
             .collect();
-        let mut result = stdlib::call(
-            ctx.with_judge(judge),
-            "evaluate::grade_runs",
-            vec![Value::Array(question_list), answered, opts],
-        )
-        .await?;
+        let mut result = grading
+            .call(
+                "evaluate::grade_runs",
+                vec![Value::Array(question_list), answered, opts],
+            )
+            .await?;
         let with_references = references.iter().any(Option::is_some);
         let failed = failed_answers(&result["rows"], asked.len());
         let rows = shaped_rows(result["rows"].take(), &args, with_references);
