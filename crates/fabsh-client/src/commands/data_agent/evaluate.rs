@@ -432,11 +432,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
             tracking::write_junit(path, &suite, &rows)?;
         }
-        let questions_out = match result["questions"].take() {
-            Value::Array(questions) => questions,
-            _ => Vec::new(),
-        };
-        let per_question: Vec<Value> = questions_out
+        let per_question: Vec<Value> = into_array(result["questions"].take())
             .into_iter()
             .zip(failed)
             .map(|(q, failed)| {
@@ -457,19 +453,11 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .as_ref()
             .map(evaluation_compare::notes)
             .unwrap_or_default();
-        // `-o html`: the report of this run, as `evaluations report --compare BASELINE` makes it.
-        // Made from the rows only when a page is asked for: they are not copied otherwise.
-        let shown = move |rows: &Value| {
-            let mut shown = run;
-            shown["rows"] = rows.clone();
-            if shown["agent"].is_null() {
-                shown["agent"] = json!({"id": id});
-                shown["workspace"] = json!({"id": workspace});
-            }
-            shown
-        };
+        // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
+        // `--output-file` page now, and under `-o html` instead of the data.
         if let Some(path) = &page_file {
-            let page = evaluations::report_page(&shown.clone()(&out["rows"]), comparison.as_ref())?;
+            let shown = shown_run(run.clone(), &out["rows"], &id, &workspace);
+            let page = evaluations::report_page(&shown, comparison.as_ref())?;
             std::fs::write(path, page.html).map_err(|err| {
                 Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
             })?;
@@ -478,9 +466,11 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         if let Some(comparison) = comparison {
             out["comparison"] = comparison;
         }
+        // `-o html`: made from the reply's rows only when asked for, so they are not copied
+        // otherwise.
         let mut reply = reply(out, gate, &grader).with_html(move |data| {
-            evaluations::report_page(&shown(&data["rows"]), page_comparison.as_ref())
-                .map(|page| page.html)
+            let shown = shown_run(run, &data["rows"], &id, &workspace);
+            evaluations::report_page(&shown, page_comparison.as_ref()).map(|page| page.html)
         });
         for note in compared {
             reply = reply.with_note(note);
@@ -530,10 +520,29 @@ fn shaped_rows(rows: Value, args: &Args, with_references: bool) -> Vec<Value> {
     if args.has("download-files") {
         keys.push("files");
     }
-    match rows {
-        Value::Array(rows) => rows.into_iter().map(|row| pick(row, &keys)).collect(),
+    into_array(rows)
+        .into_iter()
+        .map(|row| pick(row, &keys))
+        .collect()
+}
+
+/// The items of a JSON array (none for any other value).
+fn into_array(value: Value) -> Vec<Value> {
+    match value {
+        Value::Array(items) => items,
         _ => Vec::new(),
     }
+}
+
+/// A run as its report page shows it: with `rows`, and its agent and workspace named by id
+/// when it recorded neither (`--no-save` skips reading who was evaluated).
+fn shown_run(mut run: Value, rows: &Value, id: &str, workspace: &str) -> Value {
+    run["rows"] = rows.clone();
+    if run["agent"].is_null() {
+        run["agent"] = json!({"id": id});
+        run["workspace"] = json!({"id": workspace});
+    }
+    run
 }
 
 /// `keys` of an object, in that order (Rhai maps come back sorted), moved out of it.

@@ -71,8 +71,9 @@ async fn first_datasource(ctx: &Ctx, agent: &Agent) -> Option<(String, String)> 
 
 /// Reference queries in flight at once for an evaluation asking `concurrency` runs at once.
 /// They run beside the questions, so they get a pool of their own, smaller than it (half, at
-/// most [`MAX_POOL`]): the requests in flight stay close to what `--concurrency` asked for,
-/// and the endpoint's own query slots are not all taken by references. A quarter was too
+/// most [`MAX_POOL`]): the requests in flight stay within one and a half times what
+/// `--concurrency` asked for, and the endpoint's own query slots are not all taken by
+/// references. A quarter was too
 /// small: with three repeats a reference is a quarter of the requests, and at a quarter of
 /// the requests in flight the references ended after the questions, and grading waited.
 pub fn pool_size(concurrency: usize) -> usize {
