@@ -189,6 +189,45 @@ fn a_write_is_refused_offline_without_allow_writes() {
         "{}",
         run.stderr
     );
+    // `SELECT ... INTO` parses as a query but creates a table: a write too.
+    let into = server().fabsh(&[
+        "sql",
+        "query",
+        "-w",
+        "NoSuchWorkspace",
+        "--item",
+        "X",
+        "--sql",
+        "SELECT name INTO dbo.copy FROM dbo.customers",
+    ]);
+    assert_eq!(into.code, 2, "{}", into.stderr);
+    assert!(into.stderr.contains("SELECT INTO"), "{}", into.stderr);
+    // A reference query of an evaluation never writes: the file is refused, with the row's
+    // line, before the agent is looked up.
+    let dir = tempfile::tempdir().expect("dir");
+    let questions = dir.path().join("questions.json");
+    std::fs::write(
+        &questions,
+        r#"[{"question": "How many orders?", "expected_sql": "SELECT COUNT(*) FROM dbo.orders"},
+ {"question": "Gone?", "expected_sql": "DELETE FROM dbo.orders"}]"#,
+    )
+    .expect("write");
+    let evaluated = server().fabsh(&[
+        "data-agent",
+        "evaluate",
+        "-w",
+        "NoSuchWorkspace",
+        "--id",
+        "X",
+        "--questions",
+        &questions.to_string_lossy(),
+    ]);
+    assert_eq!(evaluated.code, 2, "{}", evaluated.stderr);
+    assert!(
+        evaluated.stderr.contains("line 2") && evaluated.stderr.contains("DELETE"),
+        "{}",
+        evaluated.stderr
+    );
     // And the data is untouched.
     let out = sql(server(), "SELECT COUNT(*) AS n FROM orders", &[]).ok_json();
     assert_eq!(out["rows"][0]["n"], demo::ORDERS);
@@ -265,6 +304,13 @@ fn a_warehouse_takes_writes_that_read_back() {
     let dropped = write(server, "SQL store", "DROP TABLE dbo.sales");
     assert_ne!(dropped.code, 0);
     assert!(dropped.stderr.contains("DROP TABLE"), "{}", dropped.stderr);
+    let copied = write(
+        server,
+        "SQL store",
+        "SELECT region INTO dbo.copy FROM dbo.sales",
+    );
+    assert_ne!(copied.code, 0);
+    assert!(copied.stderr.contains("SELECT INTO"), "{}", copied.stderr);
     // A Viewer reads the warehouse but may not change it.
     let viewer = principal_token(server, "sql-viewer", "Demo", "Viewer");
     let as_viewer = |statement: &str, rest: &[&str]| {

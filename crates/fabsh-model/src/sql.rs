@@ -243,6 +243,12 @@ pub fn kind_of(statements: &[Statement]) -> Result<StatementKind, String> {
         return Err("the statement is empty".to_string());
     }
     for statement in statements {
+        if let Statement::Query(query) = statement
+            && selects_into(&query.body)
+        {
+            // `SELECT ... INTO t` parses as a query, and creates the table t.
+            return Ok(StatementKind::Writes("SELECT INTO".to_string()));
+        }
         if !matches!(statement, Statement::Query(_)) {
             let text = statement.to_string();
             let word = text
@@ -262,6 +268,17 @@ pub fn parse(sql: &str, what: &str) -> Result<Vec<Statement>, String> {
     Parser::parse_sql(&MsSqlDialect {}, sql)
         .or_else(|_| Parser::parse_sql(&GenericDialect {}, sql))
         .map_err(|err| format!("the {what} does not parse: {err}"))
+}
+
+/// True when a query's body stores its rows in a new table (`SELECT ... INTO`), at any level
+/// of its set operations.
+fn selects_into(body: &SetExpr) -> bool {
+    match body {
+        SetExpr::Select(select) => select.into.is_some(),
+        SetExpr::Query(query) => selects_into(&query.body),
+        SetExpr::SetOperation { left, right, .. } => selects_into(left) || selects_into(right),
+        _ => false,
+    }
 }
 
 /// True when the (last) query's outermost level orders its rows, so the order of a list is
@@ -301,6 +318,14 @@ mod tests {
         assert_eq!(
             statement_kind("SELECT 1; DROP TABLE x"),
             Ok(StatementKind::Writes("DROP".into()))
+        );
+        assert_eq!(
+            statement_kind("SELECT name INTO dbo.copy FROM dbo.customers"),
+            Ok(StatementKind::Writes("SELECT INTO".into()))
+        );
+        assert_eq!(
+            statement_kind("SELECT n INTO t FROM x UNION SELECT 2 AS n"),
+            Ok(StatementKind::Writes("SELECT INTO".into()))
         );
         assert!(statement_kind("SELEC 1").is_err());
     }

@@ -142,12 +142,16 @@ pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
         [Statement::CreateTable(create)] if !create.temporary => {}
         [] => return Err("the statement is empty".to_string()),
         [other] => {
-            let text = other.to_string();
-            let word = text
-                .split_whitespace()
-                .take(2)
-                .collect::<Vec<_>>()
-                .join(" ");
+            // A query reaches here only when it stores its rows (`SELECT ... INTO`).
+            let word = match other {
+                Statement::Query(_) => "SELECT INTO".to_string(),
+                _ => other
+                    .to_string()
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
             return Err(format!(
                 "local Fabric's SQL endpoint runs queries and {WRITE_STATEMENTS}; this {word} statement was not run"
             ));

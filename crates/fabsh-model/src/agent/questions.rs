@@ -6,7 +6,8 @@
 //! before any question is asked.
 
 use super::fewshot_file::rows_error;
-use super::row_file::{self, Shape};
+use super::row_file::{self, RowProblem, Shape, problem};
+use crate::sql::{StatementKind, statement_kind};
 use serde_json::{Value, json};
 
 /// One question to ask.
@@ -63,7 +64,7 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
         rows_error(path, &problems, "nothing was asked")
             .with_hint("each row needs a non-empty question")
     })?;
-    Ok(rows
+    let questions: Vec<Question> = rows
         .into_iter()
         .map(|row| Question {
             line: row.line,
@@ -83,13 +84,46 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
                 .filter(|item| !item.is_empty())
                 .map(String::from),
         })
-        .collect())
+        .collect();
+    let writes: Vec<RowProblem> = questions.iter().filter_map(writing_reference).collect();
+    if !writes.is_empty() {
+        return Err(rows_error(path, &writes, "nothing was asked")
+            .with_hint("a reference query reads the expected answer: SELECT or WITH"));
+    }
+    Ok(questions)
+}
+
+/// A reference query that would change data (an evaluation never writes), as a problem of
+/// its row. A statement fabsh cannot parse is left to the endpoint, which may know it.
+fn writing_reference(question: &Question) -> Option<RowProblem> {
+    match statement_kind(question.expected_sql.as_deref()?) {
+        Ok(StatementKind::Writes(word)) => Some(problem(
+            question.line,
+            format!("expected_sql is a {word} statement; a reference query may only read"),
+        )),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    fn a_reference_query_that_writes_is_refused_with_its_line() {
+        let json = br#"[{"question": "How many?", "expected_sql": "SELECT COUNT(*) FROM orders"},
+ {"question": "Gone?", "expected_sql": "DELETE FROM orders"},
+ {"question": "Copied?", "expected_sql": "SELECT * INTO copy FROM orders"}]"#;
+        let err = read_checked(Path::new("q.json"), json).expect_err("refused");
+        let text = err.to_string();
+        assert!(text.contains("2 malformed rows"), "{text}");
+        assert!(text.contains("line 2") && text.contains("DELETE"), "{text}");
+        assert!(
+            text.contains("line 3") && text.contains("SELECT INTO"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn strings_objects_and_csv_are_read() {
