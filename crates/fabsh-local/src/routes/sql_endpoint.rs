@@ -17,7 +17,7 @@
 
 use super::agent_mcp::{initialized, rpc_error, rpc_message, rpc_result, sse};
 use crate::agents::discovery::is_demo;
-use crate::agents::sql_run::{self, Caps, ResultTable};
+use crate::agents::sql_run::{self, Caps, Limits, ResultTable};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::blocking;
@@ -33,6 +33,7 @@ use fabsh_model::sql::{
     EXECUTE_SQL_TOOL, QUERY_ARGUMENT, ResultSet, StatementKind, kind_of, parse,
 };
 use serde_json::{Value, json};
+use sqlparser::ast::Statement;
 
 /// The name the service's server gives itself.
 const SERVER_NAME: &str = "Fabric Data Warehouse MCP Server";
@@ -86,15 +87,97 @@ pub async fn handle(
         Ok(message) => message,
         Err(refused) => return Ok(refused.into_response()),
     };
+    let access = Access {
+        state: state.clone(),
+        caller,
+        workspace: ws,
+        item: id,
+    };
+    // A query, the message most sent here, takes one hop to the blocking pool: its access
+    // check runs there, just before it.
+    if let Some((rpc_id, read)) = read_call(&message) {
+        return Ok(sse(
+            &rpc_result(&rpc_id, run_read(access, read).await?),
+            None,
+        ));
+    }
     // The workspace's access first, as the service checks it: a caller without access
     // learns nothing about the item.
-    let (task_state, task_caller, task_ws, task_id) =
-        (state.clone(), caller.clone(), ws.clone(), id.clone());
-    let target = blocking::run(move || {
-        let role = task_caller.workspace(&task_state, &task_ws, Role::Viewer)?;
-        task_state.db.read(|conn| {
-            let item = items::get(conn, &task_ws, &task_id)?
-                .ok_or_else(|| ApiError::item_not_found(&task_id))?;
+    let target = access.checked().await?;
+    let method = message["method"].as_str().unwrap_or_default();
+    let Some(rpc_id) = message.get("id").cloned() else {
+        return Ok(StatusCode::ACCEPTED.into_response());
+    };
+    let answer = match method {
+        "initialize" => rpc_result(&rpc_id, initialized(SERVER_NAME)),
+        "ping" => rpc_result(&rpc_id, json!({})),
+        "tools/list" => rpc_result(&rpc_id, json!({"tools": [tool()]})),
+        "tools/call" => match call_of(&message) {
+            Err(refused) => rpc_error(&rpc_id, -32602, &refused),
+            Ok(sql) => rpc_result(&rpc_id, execute(&access, target, sql).await),
+        },
+        other => rpc_error(&rpc_id, -32601, &format!("Method not found: {other}")),
+    };
+    Ok(sse(&answer, None))
+}
+
+/// The statement of an `executeSQL` call, or why the call is refused.
+fn call_of(message: &Value) -> Result<String, String> {
+    let params = &message["params"];
+    let name = params["name"].as_str().unwrap_or_default();
+    let sql = params["arguments"][QUERY_ARGUMENT]
+        .as_str()
+        .map(str::trim)
+        .unwrap_or_default();
+    if name != EXECUTE_SQL_TOOL {
+        Err(format!("Unknown tool: {name}"))
+    } else if sql.is_empty() {
+        Err(format!("The argument {QUERY_ARGUMENT} is required"))
+    } else {
+        Ok(sql.to_string())
+    }
+}
+
+/// A statement that parses and does not write, ready to run.
+struct Read {
+    sql: String,
+    statements: Vec<Statement>,
+}
+
+/// The request id and the statement of a message that calls `executeSQL` with a statement
+/// that only reads; `None` for every other message (they take the general path).
+fn read_call(message: &Value) -> Option<(Value, Read)> {
+    if message["method"] != "tools/call" {
+        return None;
+    }
+    let rpc_id = message.get("id")?.clone();
+    let sql = call_of(message).ok()?;
+    let statements = parse(&sql, "query").ok()?;
+    if matches!(kind_of(&statements), Ok(StatementKind::Writes(_))) {
+        return None;
+    }
+    Some((rpc_id, Read { sql, statements }))
+}
+
+/// Who asks about which item of which workspace.
+#[derive(Clone)]
+struct Access {
+    state: Shared,
+    caller: Caller,
+    workspace: String,
+    item: String,
+}
+
+impl Access {
+    /// The item as a SQL endpoint serves it, once the caller may read its workspace (on the
+    /// blocking pool: it reads the store).
+    fn check(&self) -> Result<Target, ApiError> {
+        let role = self
+            .caller
+            .workspace(&self.state, &self.workspace, Role::Viewer)?;
+        self.state.db.read(|conn| {
+            let item = items::get(conn, &self.workspace, &self.item)?
+                .ok_or_else(|| ApiError::item_not_found(&self.item))?;
             if !SQL_ITEM_TYPES.contains(&item.item_type.as_str()) {
                 return Err(ApiError::bad_request(
                     "InvalidItemType",
@@ -110,39 +193,13 @@ pub async fn handle(
                 may_write: role >= Role::Contributor,
             })
         })
-    })
-    .await??;
-    let method = message["method"].as_str().unwrap_or_default();
-    let Some(rpc_id) = message.get("id").cloned() else {
-        return Ok(StatusCode::ACCEPTED.into_response());
-    };
-    let answer = match method {
-        "initialize" => rpc_result(&rpc_id, initialized(SERVER_NAME)),
-        "ping" => rpc_result(&rpc_id, json!({})),
-        "tools/list" => rpc_result(&rpc_id, json!({"tools": [tool()]})),
-        "tools/call" => {
-            let params = &message["params"];
-            let name = params["name"].as_str().unwrap_or_default();
-            let sql = params["arguments"][QUERY_ARGUMENT]
-                .as_str()
-                .map(str::trim)
-                .unwrap_or_default()
-                .to_string();
-            if name != EXECUTE_SQL_TOOL {
-                rpc_error(&rpc_id, -32602, &format!("Unknown tool: {name}"))
-            } else if sql.is_empty() {
-                rpc_error(
-                    &rpc_id,
-                    -32602,
-                    &format!("The argument {QUERY_ARGUMENT} is required"),
-                )
-            } else {
-                rpc_result(&rpc_id, execute(&state, &id, target, sql).await)
-            }
-        }
-        other => rpc_error(&rpc_id, -32601, &format!("Method not found: {other}")),
-    };
-    Ok(sse(&answer, None))
+    }
+
+    /// [`Access::check`], from the async side.
+    async fn checked(&self) -> Result<Target, ApiError> {
+        let access = self.clone();
+        blocking::run(move || access.check()).await?
+    }
 }
 
 /// What a statement may do on the item the endpoint serves.
@@ -156,8 +213,51 @@ struct Target {
     may_write: bool,
 }
 
-/// Runs one statement within the server's query budget: the tool's result.
-async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> Value {
+/// Runs a statement that does not write within the server's query budget, after the
+/// caller's access is checked in the same hop: the tool's result. A query that found no
+/// slot in time still answers a caller without access with the refusal.
+async fn run_read(access: Access, read: Read) -> Result<Value, ApiError> {
+    let checked = access.clone();
+    let outcome = access
+        .state
+        .queries
+        .run(move |limits| {
+            Ok(checked
+                .check()
+                .map(|target| read_rows(&checked, target, read, limits)))
+        })
+        .await;
+    Ok(match outcome {
+        Ok(ran) => match ran? {
+            Ok(table) => tool_result(&result_set(table)),
+            Err(why) => tool_error(&why),
+        },
+        Err(why) => {
+            access.checked().await?;
+            tool_error(&why)
+        }
+    })
+}
+
+/// The rows of a statement that does not write, on the item's tables.
+fn read_rows(
+    access: &Access,
+    target: Target,
+    read: Read,
+    limits: Limits,
+) -> Result<ResultTable, String> {
+    let mut conn = access
+        .state
+        .tables
+        .open_read(&access.item, target.demo)
+        .map_err(|err| format!("the item's tables cannot be read: {err}"))?
+        .ok_or_else(|| "the item holds no tables yet".to_string())?;
+    sql_run::run_parsed(&mut conn, &read.sql, read.statements, limits, ENDPOINT_CAPS)
+}
+
+/// Runs one statement within the server's query budget: the tool's result. Reads that parse
+/// take [`run_read`]; this path is for writes, and for a statement that does not parse.
+async fn execute(access: &Access, target: Target, sql: String) -> Value {
     let statements = match parse(&sql, "query") {
         Ok(statements) => statements,
         Err(why) => return tool_error(&why),
@@ -173,20 +273,13 @@ async fn execute(state: &Shared, item_id: &str, target: Target, sql: String) -> 
                 "The {word} permission was denied: changing a warehouse takes at least the Contributor role in its workspace; a Viewer may only read it."
             ));
         }
-        return write(state, item_id, sql).await;
+        return write(&access.state, &access.item, sql).await;
     }
-    let demo = target.demo;
-    let (task_state, item_id) = (state.clone(), item_id.to_string());
-    let outcome = state
+    let (checked, read) = (access.clone(), Read { sql, statements });
+    let outcome = access
+        .state
         .queries
-        .run(move |limits| {
-            let mut conn = task_state
-                .tables
-                .open_read(&item_id, demo)
-                .map_err(|err| format!("the item's tables cannot be read: {err}"))?
-                .ok_or_else(|| "the item holds no tables yet".to_string())?;
-            sql_run::run_parsed(&mut conn, &sql, statements, limits, ENDPOINT_CAPS)
-        })
+        .run(move |limits| read_rows(&checked, target, read, limits))
         .await;
     match outcome {
         Ok(table) => tool_result(&result_set(table)),
