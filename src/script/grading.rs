@@ -34,7 +34,7 @@ pub fn register(engine: &mut Engine, host: &Host) {
     );
     let h = host.clone();
     FuncRegistration::new("answers")
-        .with_comments(["/// `grade::answers(rows, opts)`: grades many `#{expected, actual}` rows concurrently, with the judge the running command configured (or `opts.judge: true` for the one `FABSH_LLM_*` names), else the rules"])
+        .with_comments(["/// `grade::answers(rows, opts)`: grades many `#{expected, actual}` rows concurrently, with the judge the running command configured (or `opts.judge: true` for the one `FABSH_LLM_*` names), else the rules; a row without an `expectedResult` of its own is graded against its question's, `opts.questions[row.index]`"])
         .with_volatility(true)
         .set_into_module(
             &mut module,
@@ -51,42 +51,77 @@ fn grade_json(grade: &Grade) -> Value {
     serde_json::to_value(grade).unwrap_or(Value::Null)
 }
 
+/// A reference query's result set and whether its query orders the rows.
+type Reference = (ResultSet, bool);
+
 /// One run as the grader needs it.
 struct Run {
     question: String,
     expected: Option<String>,
-    /// The reference query's result set and whether its query orders the rows.
-    reference: Option<(ResultSet, bool)>,
+    /// The run's own reference (its `expectedResult`), else its question's.
+    reference: Option<Arc<Reference>>,
     actual: Option<String>,
     error: Option<String>,
 }
 
-/// A row's fields as the grader reads them, each converted alone: the row's other fields
-/// (its steps, files, a copy of its question) are never copied.
-fn run_of(row: &Dynamic) -> Result<Run> {
-    let map = row.read_lock::<Map>();
-    let field = |key: &str| -> Result<Value> {
-        map.as_ref()
-            .and_then(|map| map.get(key))
-            .map_or(Ok(Value::Null), |value| {
-                to_json(value).map_err(Error::usage)
-            })
+/// One field of a Rhai map as JSON, converted alone: the map's other fields (a row's steps,
+/// files, a copy of its question) are never copied.
+fn field_of(map: Option<&Map>, key: &str) -> Result<Value> {
+    map.and_then(|map| map.get(key))
+        .map_or(Ok(Value::Null), |value| {
+            to_json(value).map_err(Error::usage)
+        })
+}
+
+/// The reference of a row or question map: its `expectedResult` and `ordered`, if it has a
+/// result set.
+fn reference_of(map: Option<&Map>) -> Result<Option<Arc<Reference>>> {
+    let Ok(set) = serde_json::from_value::<ResultSet>(field_of(map, "expectedResult")?) else {
+        return Ok(None);
     };
+    let ordered = field_of(map, "ordered")?.as_bool().unwrap_or(false);
+    Ok(Some(Arc::new((set, ordered))))
+}
+
+/// The references of `opts.questions`, by the place of each question.
+fn question_references(opts: &Map) -> Result<Vec<Option<Arc<Reference>>>> {
+    let Some(questions) = opts.get("questions") else {
+        return Ok(Vec::new());
+    };
+    let questions = questions.read_lock::<Array>().ok_or_else(|| {
+        Error::usage("grade::answers: questions must be the array the rows' index points into")
+    })?;
+    questions
+        .iter()
+        .map(|question| reference_of(question.read_lock::<Map>().as_deref()))
+        .collect()
+}
+
+/// A row's fields as the grader reads them; a row without a result set of its own is graded
+/// against its question's (by its `index` into `questions`).
+fn run_of(row: &Dynamic, questions: &[Option<Arc<Reference>>]) -> Result<Run> {
+    let map = row.read_lock::<Map>();
+    let map = map.as_deref();
     let text = |key: &str| -> Result<Option<String>> {
-        Ok(match field(key)? {
+        Ok(match field_of(map, key)? {
             Value::Null => None,
             Value::String(text) => Some(text),
             Value::Object(map) => map.get("message").and_then(Value::as_str).map(String::from),
             other => Some(other.to_string()),
         })
     };
+    let reference = match reference_of(map)? {
+        Some(own) => Some(own),
+        None => field_of(map, "index")?
+            .as_u64()
+            .and_then(|index| questions.get(usize::try_from(index).ok()?))
+            .cloned()
+            .flatten(),
+    };
     Ok(Run {
         question: text("question")?.unwrap_or_default(),
         expected: text("expected")?,
-        reference: serde_json::from_value::<ResultSet>(field("expectedResult")?)
-            .ok()
-            .map(|set| Ok::<_, Error>((set, field("ordered")?.as_bool().unwrap_or(false))))
-            .transpose()?,
+        reference,
         actual: text("actual")?,
         error: text("error")?,
     })
@@ -126,7 +161,11 @@ fn answers(host: &Host, rows: &Array, opts: &Map) -> Result<Dynamic> {
                 )
             })?,
     };
-    let runs = rows.iter().map(run_of).collect::<Result<Vec<Run>>>()?;
+    let questions = question_references(opts)?;
+    let runs = rows
+        .iter()
+        .map(|row| run_of(row, &questions))
+        .collect::<Result<Vec<Run>>>()?;
     let bar = opts
         .get("progress")
         .filter(|label| label.is_string())
@@ -138,7 +177,9 @@ fn answers(host: &Host, rows: &Array, opts: &Map) -> Result<Dynamic> {
                     judge.as_deref(),
                     &run.question,
                     run.expected.as_deref(),
-                    run.reference.as_ref().map(|(set, ordered)| (set, *ordered)),
+                    run.reference
+                        .as_deref()
+                        .map(|(set, ordered)| (set, *ordered)),
                     run.actual.as_deref(),
                     run.error.as_deref(),
                     tolerance,

@@ -75,9 +75,12 @@ fn run_function(engine: &Engine, function: &'static str, args: Vec<Value>) -> Re
     for (name, value) in names.iter().zip(args) {
         scope.push_dynamic(name.as_str(), to_dynamic(value));
     }
+    // `take`: each argument is moved into the call; a script function's parameters are
+    // otherwise copies of the scope's values, deep ones for arrays and maps.
     let code = format!("{function}({})", names.join(", "));
+    let moved: Vec<String> = names.iter().map(|name| format!("take({name})")).collect();
     let value = engine
-        .eval_with_scope::<Dynamic>(&mut scope, &code)
+        .eval_with_scope::<Dynamic>(&mut scope, &format!("{function}({})", moved.join(", ")))
         .map_err(|err| failure::from_eval(*err, function, &code).error)?;
     to_json(&value).map_err(Error::runtime)
 }

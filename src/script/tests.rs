@@ -232,3 +232,28 @@ fn natives_cover_json_and_the_environment() {
         .expect("natives");
     assert_eq!(value, json!(["{\"a\":[1,true]}", "dflt"]));
 }
+
+#[test]
+fn grade_answers_finds_a_rows_result_set_on_its_question() {
+    let f = fixture();
+    // The rows' `expected` text says 1: only the question's result set (3000) can pass the
+    // first row and fail the second.
+    let graded = f
+        .eval(
+            r#"
+            let questions = [#{question: "How many orders?", ordered: false,
+                               expectedResult: #{columns: ["n"], rows: [[3000]], truncated: false}}];
+            let rows = [
+                #{index: 0, question: "How many orders?", expected: "1", actual: "There are 3,000 orders."},
+                #{index: 0, question: "How many orders?", expected: "1", actual: "There are 2,900 orders."},
+                #{question: "Own result", expected: "1", actual: "7",
+                  expectedResult: #{columns: ["n"], rows: [[7]], truncated: false}},
+            ];
+            grade::answers(rows, #{questions: questions}).map(|g| `${g.verdict} ${g.rule}`)"#,
+        )
+        .expect("graded");
+    assert_eq!(
+        graded,
+        json!(["yes result_value", "no result_value", "yes result_value"])
+    );
+}

@@ -388,6 +388,11 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .zip(&references)
             .map(|(question, found)| reference::question_json(question, found.as_ref()))
             .collect();
+        // A result set stays with its question in the stdlib; each row gets it back here.
+        let expected_results: Vec<Value> = question_list
+            .iter()
+            .map(|question| question["expectedResult"].clone())
+            .collect();
         let mut result = grading
             .call(
                 "evaluate::grade_runs",
@@ -396,7 +401,11 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .await?;
         let with_references = references.iter().any(Option::is_some);
         let failed = failed_answers(&result["rows"], asked.len());
-        let rows = shaped_rows(result["rows"].take(), &args, with_references);
+        let rows = shaped_rows(
+            result["rows"].take(),
+            &args,
+            with_references.then_some(expected_results.as_slice()),
+        );
         let expected_rows = asked.len() * repeats as usize;
         if rows.len() != expected_rows {
             return Err(Error::runtime(format!(
@@ -443,7 +452,12 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
                 question
             })
             .collect();
-        let mut out = json!({"summary": summary, "questions": per_question, "rows": rows});
+        // Moved in, not serialised again as `json!` would.
+        let mut out = Value::Object(Map::from_iter([
+            ("summary".to_string(), summary),
+            ("questions".to_string(), Value::Array(per_question)),
+            ("rows".to_string(), Value::Array(rows)),
+        ]));
         let gate = Gate {
             bar,
             fail_on_regression: args.flag("fail-on-regression"),
@@ -505,10 +519,11 @@ fn failed_answers(rows: &Value, questions: usize) -> Vec<Option<String>> {
     failed
 }
 
-/// The rows with the keys `evaluate` promises, plus the ones asked for.
-fn shaped_rows(rows: Value, args: &Args, with_references: bool) -> Vec<Value> {
+/// The rows with the keys `evaluate` promises, plus the ones asked for; with reference
+/// queries, each row's `expectedResult` is its question's (by the row's `index`).
+fn shaped_rows(rows: Value, args: &Args, expected_results: Option<&[Value]>) -> Vec<Value> {
     let mut keys: Vec<&str> = ROW_KEYS.to_vec();
-    if with_references {
+    if expected_results.is_some() {
         keys.extend(["expectedSql", "expectedResult"]);
     }
     if args.flag("show-steps") {
@@ -522,7 +537,17 @@ fn shaped_rows(rows: Value, args: &Args, with_references: bool) -> Vec<Value> {
     }
     into_array(rows)
         .into_iter()
-        .map(|row| pick(row, &keys))
+        .map(|row| {
+            let result = expected_results.and_then(|results| {
+                let index = usize::try_from(row["index"].as_u64()?).ok()?;
+                results.get(index).cloned()
+            });
+            let mut row = pick(row, &keys);
+            if let Some(result) = result {
+                row["expectedResult"] = result;
+            }
+            row
+        })
         .collect()
 }
 
