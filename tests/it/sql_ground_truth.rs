@@ -173,16 +173,19 @@ fn a_select_through_sql_query_returns_the_demo_rows() {
 #[test]
 fn a_write_is_refused_offline_without_allow_writes() {
     // The workspace does not exist: had anything been sent, the answer would be not found.
-    let run = server().fabsh(&[
-        "sql",
-        "query",
-        "-w",
-        "NoSuchWorkspace",
-        "--item",
-        "X",
-        "--sql",
-        "DELETE FROM dbo.orders",
-    ]);
+    let offline = |statement: &str| {
+        server().fabsh(&[
+            "sql",
+            "query",
+            "-w",
+            "NoSuchWorkspace",
+            "--item",
+            "X",
+            "--sql",
+            statement,
+        ])
+    };
+    let run = offline("DELETE FROM dbo.orders");
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains("DELETE") && run.stderr.contains("--allow-writes"),
@@ -190,16 +193,7 @@ fn a_write_is_refused_offline_without_allow_writes() {
         run.stderr
     );
     // `SELECT ... INTO` parses as a query but creates a table: a write too.
-    let into = server().fabsh(&[
-        "sql",
-        "query",
-        "-w",
-        "NoSuchWorkspace",
-        "--item",
-        "X",
-        "--sql",
-        "SELECT name INTO dbo.copy FROM dbo.customers",
-    ]);
+    let into = offline("SELECT name INTO dbo.copy FROM dbo.customers");
     assert_eq!(into.code, 2, "{}", into.stderr);
     assert!(into.stderr.contains("SELECT INTO"), "{}", into.stderr);
     // A reference query of an evaluation never writes: the file is refused, with the row's

@@ -66,6 +66,28 @@ pub fn sse(value: &Value, session: Option<&str>) -> Response {
     response
 }
 
+/// The main argument of a `tools/call` of `tool` (trimmed), or why the call is refused (an
+/// unknown tool, the argument missing or empty).
+pub fn call_argument<'a>(
+    message: &'a Value,
+    tool: &str,
+    argument: &str,
+) -> Result<&'a str, String> {
+    let params = &message["params"];
+    let name = params["name"].as_str().unwrap_or_default();
+    let value = params["arguments"][argument]
+        .as_str()
+        .map(str::trim)
+        .unwrap_or_default();
+    if name != tool {
+        Err(format!("Unknown tool: {name}"))
+    } else if value.is_empty() {
+        Err(format!("The argument {argument} is required"))
+    } else {
+        Ok(value)
+    }
+}
+
 pub fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
@@ -150,20 +172,13 @@ pub async fn handle(
             rpc_result(&id, json!({"tools": [tool]}))
         }
         "tools/call" => {
-            let params = &message["params"];
-            let name = params["name"].as_str().unwrap_or_default();
-            let question = params["arguments"][QUESTION_ARGUMENT]
-                .as_str()
-                .map(str::trim)
-                .unwrap_or_default();
-            if name != tool_name(&item.display_name) {
-                rpc_error(&id, -32602, &format!("Unknown tool: {name}"))
-            } else if question.is_empty() {
-                rpc_error(&id, -32602, "The argument userQuestion is required")
-            } else {
-                let answered = answer::answer(&state, &caller, &published, question).await;
-                let content = json!([{"type": "text", "text": answered.text}]);
-                rpc_result(&id, json!({"content": content, "isError": false}))
+            match call_argument(&message, &tool_name(&item.display_name), QUESTION_ARGUMENT) {
+                Err(refused) => rpc_error(&id, -32602, &refused),
+                Ok(question) => {
+                    let answered = answer::answer(&state, &caller, &published, question).await;
+                    let content = json!([{"type": "text", "text": answered.text}]);
+                    rpc_result(&id, json!({"content": content, "isError": false}))
+                }
             }
         }
         other => rpc_error(&id, -32601, &format!("Method not found: {other}")),

@@ -15,7 +15,7 @@
 //! writes is answered with the rows it changed. Refusals are tool errors, as the service's
 //! SQL errors are.
 
-use super::agent_mcp::{initialized, rpc_error, rpc_message, rpc_result, sse};
+use super::agent_mcp::{call_argument, initialized, rpc_error, rpc_message, rpc_result, sse};
 use crate::agents::discovery::is_demo;
 use crate::agents::sql_run::{self, Caps, Limits, ResultTable};
 use crate::api_error::ApiError;
@@ -123,19 +123,7 @@ pub async fn handle(
 
 /// The statement of an `executeSQL` call, or why the call is refused.
 fn call_of(message: &Value) -> Result<String, String> {
-    let params = &message["params"];
-    let name = params["name"].as_str().unwrap_or_default();
-    let sql = params["arguments"][QUERY_ARGUMENT]
-        .as_str()
-        .map(str::trim)
-        .unwrap_or_default();
-    if name != EXECUTE_SQL_TOOL {
-        Err(format!("Unknown tool: {name}"))
-    } else if sql.is_empty() {
-        Err(format!("The argument {QUERY_ARGUMENT} is required"))
-    } else {
-        Ok(sql.to_string())
-    }
+    call_argument(message, EXECUTE_SQL_TOOL, QUERY_ARGUMENT).map(str::to_string)
 }
 
 /// A statement that parses and does not write, ready to run.
