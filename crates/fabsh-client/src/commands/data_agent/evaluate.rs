@@ -296,7 +296,6 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let file = args
             .file("questions")
             .ok_or_else(|| Error::usage("--questions is required"))?;
-        let asked = questions::read_checked(&file.path, &file.bytes)?;
         let critic = critic_prompt(&args)?;
         let judge = match (judge_config(&args)?, critic) {
             (Some(config), critic) => Some(Judge::new(config, critic, ctx.settings())?),
@@ -314,6 +313,13 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .map(downloads::check_dir)
             .transpose()?;
         let junit = tracking::junit_file(&args)?;
+        // Both calls' script engines are built from here on, on threads of their own, while
+        // the file is checked and the agent looked up (and the grading one while the agent is
+        // asked, not after the last answer): milliseconds of serial time each.
+        let model = judge.as_ref().map(Judge::model);
+        let asking = stdlib::prepare(&ctx)?;
+        let grading = stdlib::prepare(&ctx.with_judge(judge))?;
+        let asked = questions::read_checked(&file.path, &file.bytes)?;
         let resolved = match args.opt_str("published-url") {
             Some(_) => None,
             None => Some(agent(&ctx, &args).await?),
@@ -333,7 +339,6 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         } else {
             tracking::subject(&ctx, &args, resolved.as_ref(), &workspace, &id).await
         };
-        let model = judge.as_ref().map(Judge::model);
         let mut opts = json!({
             "repeats": repeats, "concurrency": concurrency, "timeout": limit.as_secs(),
             "show_steps": args.flag("show-steps"), "keep_thread": args.flag("keep-thread"),
@@ -359,11 +364,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .iter()
             .map(|question| reference::question_json(question, None))
             .collect();
-        // The grading call's engine is built now, while the agent is asked, not after the
-        // last answer (a few ms of serial time).
-        let grading = stdlib::prepare(&ctx.with_judge(judge))?;
-        let asking = stdlib::call(
-            ctx.clone(),
+        let asking = asking.call(
             "evaluate::ask",
             vec![
                 json!(workspace),
