@@ -56,7 +56,9 @@ for file in literal.json with_sql.json; do
 done
 echo "== evaluate, $QUESTIONS questions x $REPEATS repeats, concurrency $CONCURRENCY: literal expected vs expected_sql (goal <= 1.2 x)"
 # Alternating runs (one warm-up each), median of RUNS: what load there is falls on both.
-python3 - "${RUNS:-5}" "$(run literal.json)" "$(run with_sql.json)" <<'PY'
+# Fifteen by default: a run takes well under a second, and on a shared 2-core machine the
+# median of five moved the ratio by several hundredths from one call to the next.
+python3 - "${RUNS:-15}" "$(run literal.json)" "$(run with_sql.json)" <<'PY'
 import statistics, subprocess, sys, time
 runs, literal, with_sql = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
 def once(command):
