@@ -93,30 +93,29 @@ pub async fn handle(
         workspace: ws,
         item: id,
     };
-    // A query, the message most sent here, takes one hop to the blocking pool: its access
-    // check runs there, just before it.
-    if let Some((rpc_id, read)) = read_call(&message) {
-        return Ok(sse(
-            &rpc_result(&rpc_id, run_read(access, read).await?),
-            None,
-        ));
-    }
-    // The workspace's access first, as the service checks it: a caller without access
-    // learns nothing about the item.
-    let target = access.checked().await?;
     let method = message["method"].as_str().unwrap_or_default();
-    let Some(rpc_id) = message.get("id").cloned() else {
+    // The workspace's access first, as the service checks it: a caller without access
+    // learns nothing about the item. A statement, the message most sent here, has it checked
+    // on the blocking pool in the same hop as it runs.
+    if let (Some(rpc_id), "tools/call") = (message.get("id"), method) {
+        let answer = match call_of(&message) {
+            Err(refused) => {
+                access.checked().await?;
+                rpc_error(rpc_id, -32602, &refused)
+            }
+            Ok(sql) => rpc_result(rpc_id, run_call(access, sql).await?),
+        };
+        return Ok(sse(&answer, None));
+    }
+    access.checked().await?;
+    let Some(rpc_id) = message.get("id") else {
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     let answer = match method {
-        "initialize" => rpc_result(&rpc_id, initialized(SERVER_NAME)),
-        "ping" => rpc_result(&rpc_id, json!({})),
-        "tools/list" => rpc_result(&rpc_id, json!({"tools": [tool()]})),
-        "tools/call" => match call_of(&message) {
-            Err(refused) => rpc_error(&rpc_id, -32602, &refused),
-            Ok(sql) => rpc_result(&rpc_id, execute(&access, target, sql).await),
-        },
-        other => rpc_error(&rpc_id, -32601, &format!("Method not found: {other}")),
+        "initialize" => rpc_result(rpc_id, initialized(SERVER_NAME)),
+        "ping" => rpc_result(rpc_id, json!({})),
+        "tools/list" => rpc_result(rpc_id, json!({"tools": [tool()]})),
+        other => rpc_error(rpc_id, -32601, &format!("Method not found: {other}")),
     };
     Ok(sse(&answer, None))
 }
@@ -124,27 +123,6 @@ pub async fn handle(
 /// The statement of an `executeSQL` call, or why the call is refused.
 fn call_of(message: &Value) -> Result<String, String> {
     call_argument(message, EXECUTE_SQL_TOOL, QUERY_ARGUMENT).map(str::to_string)
-}
-
-/// A statement that parses and does not write, ready to run.
-struct Read {
-    sql: String,
-    statements: Vec<Statement>,
-}
-
-/// The request id and the statement of a message that calls `executeSQL` with a statement
-/// that only reads; `None` for every other message (they take the general path).
-fn read_call(message: &Value) -> Option<(Value, Read)> {
-    if message["method"] != "tools/call" {
-        return None;
-    }
-    let rpc_id = message.get("id")?.clone();
-    let sql = call_of(message).ok()?;
-    let statements = parse(&sql, "query").ok()?;
-    if matches!(kind_of(&statements), Ok(StatementKind::Writes(_))) {
-        return None;
-    }
-    Some((rpc_id, Read { sql, statements }))
 }
 
 /// Who asks about which item of which workspace.
@@ -183,10 +161,10 @@ impl Access {
         })
     }
 
-    /// [`Access::check`], from the async side.
-    async fn checked(&self) -> Result<Target, ApiError> {
+    /// [`Access::check`] from the async side, for a message that runs no statement.
+    async fn checked(&self) -> Result<(), ApiError> {
         let access = self.clone();
-        blocking::run(move || access.check()).await?
+        blocking::run(move || access.check().map(|_| ())).await?
     }
 }
 
@@ -201,10 +179,11 @@ struct Target {
     may_write: bool,
 }
 
-/// Runs a statement that does not write within the server's query budget, after the
-/// caller's access is checked in the same hop: the tool's result. A query that found no
-/// slot in time still answers a caller without access with the refusal.
-async fn run_read(access: Access, read: Read) -> Result<Value, ApiError> {
+/// Runs an `executeSQL` statement within the server's query budget, after the caller's
+/// access is checked in the same hop: the tool's result. A statement that found no slot in
+/// time still answers a caller without access with the refusal.
+async fn run_call(access: Access, sql: String) -> Result<Value, ApiError> {
+    let parsed = parse(&sql, "query");
     let checked = access.clone();
     let outcome = access
         .state
@@ -212,12 +191,12 @@ async fn run_read(access: Access, read: Read) -> Result<Value, ApiError> {
         .run(move |limits| {
             Ok(checked
                 .check()
-                .map(|target| read_rows(&checked, target, read, limits)))
+                .map(|target| run_statement(&checked, target, &sql, parsed, limits)))
         })
         .await;
     Ok(match outcome {
         Ok(ran) => match ran? {
-            Ok(table) => tool_result(&result_set(table)),
+            Ok(set) => tool_result(&set),
             Err(why) => tool_error(&why),
         },
         Err(why) => {
@@ -227,52 +206,43 @@ async fn run_read(access: Access, read: Read) -> Result<Value, ApiError> {
     })
 }
 
-/// The rows of a statement that does not write, on the item's tables.
-fn read_rows(
+/// A statement on the item's tables: a query's rows, or the rows a write changed (a
+/// warehouse's, by a Contributor or above). The error is the tool's, in its words.
+fn run_statement(
     access: &Access,
     target: Target,
-    read: Read,
+    sql: &str,
+    parsed: Result<Vec<Statement>, String>,
     limits: Limits,
-) -> Result<ResultTable, String> {
-    let mut conn = access
-        .state
-        .tables
-        .open_read(&access.item, target.demo)
-        .map_err(|err| format!("the item's tables cannot be read: {err}"))?
-        .ok_or_else(|| "the item holds no tables yet".to_string())?;
-    sql_run::run_parsed(&mut conn, &read.sql, read.statements, limits, ENDPOINT_CAPS)
-}
-
-/// Runs one statement within the server's query budget: the tool's result. Reads that parse
-/// take [`run_read`]; this path is for writes, and for a statement that does not parse.
-async fn execute(access: &Access, target: Target, sql: String) -> Value {
-    let statements = match parse(&sql, "query") {
-        Ok(statements) => statements,
-        Err(why) => return tool_error(&why),
+) -> Result<ResultSet, String> {
+    let statements = parsed?;
+    let Ok(StatementKind::Writes(word)) = kind_of(&statements) else {
+        let mut conn = access
+            .state
+            .tables
+            .open_read(&access.item, target.demo)
+            .map_err(|err| format!("the item's tables cannot be read: {err}"))?
+            .ok_or_else(|| "the item holds no tables yet".to_string())?;
+        let table = sql_run::run_parsed(&mut conn, sql, statements, limits, ENDPOINT_CAPS)?;
+        return Ok(result_set(table));
     };
-    if let Ok(StatementKind::Writes(word)) = kind_of(&statements) {
-        if !target.warehouse {
-            return tool_error(&format!(
-                "The {word} statement is not supported: the SQL analytics endpoint of a lakehouse is read-only. Change the lakehouse's tables with Apache Spark, or write to a warehouse."
-            ));
-        }
-        if !target.may_write {
-            return tool_error(&format!(
-                "The {word} permission was denied: changing a warehouse takes at least the Contributor role in its workspace; a Viewer may only read it."
-            ));
-        }
-        return write(&access.state, &access.item, sql).await;
+    if !target.warehouse {
+        return Err(format!(
+            "The {word} statement is not supported: the SQL analytics endpoint of a lakehouse is read-only. Change the lakehouse's tables with Apache Spark, or write to a warehouse."
+        ));
     }
-    let (checked, read) = (access.clone(), Read { sql, statements });
-    let outcome = access
-        .state
-        .queries
-        .run(move |limits| read_rows(&checked, target, read, limits))
-        .await;
-    match outcome {
-        Ok(table) => tool_result(&result_set(table)),
-        Err(why) => tool_error(&why),
+    if !target.may_write {
+        return Err(format!(
+            "The {word} permission was denied: changing a warehouse takes at least the Contributor role in its workspace; a Viewer may only read it."
+        ));
     }
+    let mut conn = tables::open_write(access.state.tables.dir(), &access.item, false)
+        .map_err(|err| format!("the item's tables cannot be written: {err}"))?;
+    let changed = sql_run::run_write(&mut conn, sql, limits)?;
+    Ok(ResultSet {
+        rows_affected: Some(changed),
+        ..ResultSet::default()
+    })
 }
 
 /// A successful `executeSQL` result: the result set as text and as structured content.
@@ -283,25 +253,4 @@ fn tool_result(set: &ResultSet) -> Value {
         "structuredContent": set,
         "isError": false,
     })
-}
-
-/// Runs one statement that changes a warehouse within the server's query budget: the tool's
-/// result, with the rows it changed.
-async fn write(state: &Shared, item_id: &str, sql: String) -> Value {
-    let (dir, item_id) = (state.tables.dir().to_path_buf(), item_id.to_string());
-    let outcome = state
-        .queries
-        .run(move |limits| {
-            let mut conn = tables::open_write(&dir, &item_id, false)
-                .map_err(|err| format!("the item's tables cannot be written: {err}"))?;
-            sql_run::run_write(&mut conn, &sql, limits)
-        })
-        .await;
-    match outcome {
-        Ok(changed) => tool_result(&ResultSet {
-            rows_affected: Some(changed),
-            ..ResultSet::default()
-        }),
-        Err(why) => tool_error(&why),
-    }
 }

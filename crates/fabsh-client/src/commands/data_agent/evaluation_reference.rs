@@ -73,9 +73,9 @@ async fn first_datasource(ctx: &Ctx, agent: &Agent) -> Option<(String, String)> 
 /// They run beside the questions, so they get a pool of their own, smaller than it (half, at
 /// most [`MAX_POOL`]): the requests in flight stay within one and a half times what
 /// `--concurrency` asked for, and the endpoint's own query slots are not all taken by
-/// references. A quarter was too
-/// small: with three repeats a reference is a quarter of the requests, and at a quarter of
-/// the requests in flight the references ended after the questions, and grading waited.
+/// references. A quarter was too small: with three repeats a reference is a quarter of the
+/// requests, and at a quarter of the requests in flight the references ended after the
+/// questions, and grading waited.
 pub fn pool_size(concurrency: usize) -> usize {
     concurrency.div_ceil(2).clamp(1, MAX_POOL)
 }
