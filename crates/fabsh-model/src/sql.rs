@@ -78,7 +78,8 @@ impl ResultSet {
     /// server may use: `{columns, rows}` (rows as arrays or objects), or rows alone as an
     /// array of objects, bare or under `rows`, `data`, `results` or `resultSet`.
     pub fn from_value(value: &Value) -> Option<ResultSet> {
-        if let Ok(set) = serde_json::from_value::<ResultSet>(value.clone())
+        // Read in place: a copy of the whole tree would be built only to be taken apart.
+        if let Ok(set) = ResultSet::deserialize(value)
             && (!set.columns.is_empty() || set.rows.is_empty())
         {
             return Some(set);
@@ -281,16 +282,9 @@ fn selects_into(body: &SetExpr) -> bool {
     }
 }
 
-/// True when the (last) query's outermost level orders its rows, so the order of a list is
-/// part of the answer. A text that does not parse is taken as unordered.
-pub fn orders_rows(sql: &str) -> bool {
-    // Without the word there is no ORDER BY, and no parse to pay for.
-    if !sql.to_ascii_lowercase().contains("order") {
-        return false;
-    }
-    let Ok(statements) = parse(sql, "query") else {
-        return false;
-    };
+/// True when the (last) query of parsed `statements` orders its rows at its outermost level,
+/// so the order of a list is part of the answer.
+pub fn orders_rows(statements: &[Statement]) -> bool {
     match statements.last() {
         Some(Statement::Query(query)) => {
             query.order_by.is_some()
@@ -332,8 +326,9 @@ mod tests {
 
     #[test]
     fn order_by_is_found_at_the_outer_level_only() {
-        assert!(orders_rows("SELECT name FROM t ORDER BY name"));
-        assert!(!orders_rows(
+        let orders = |sql: &str| orders_rows(&parse(sql, "query").expect("parses"));
+        assert!(orders("SELECT name FROM t ORDER BY name"));
+        assert!(!orders(
             "SELECT n FROM (SELECT TOP 5 n FROM t ORDER BY n) x"
         ));
     }

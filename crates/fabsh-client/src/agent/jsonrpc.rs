@@ -74,7 +74,7 @@ pub fn response_in(content_type: &str, body: &[u8], id: u64) -> Result<Value> {
 }
 
 /// The `result` of a response, or its `error` as an error naming the method.
-pub fn result_of(response: Value, method: &str) -> Result<Value> {
+pub fn result_of(mut response: Value, method: &str) -> Result<Value> {
     if let Some(error) = response.get("error") {
         let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
         let message = error
@@ -86,7 +86,10 @@ pub fn result_of(response: Value, method: &str) -> Result<Value> {
                 .with_code(format!("jsonrpc.{code}")),
         );
     }
-    Ok(response.get("result").cloned().unwrap_or(Value::Null))
+    Ok(response
+        .get_mut("result")
+        .map(Value::take)
+        .unwrap_or(Value::Null))
 }
 
 #[cfg(test)]

@@ -58,8 +58,8 @@ pub async fn execute(
 /// The result set of a tool result: its structured content, else its text read as JSON. A
 /// result flagged `isError` is the statement failing, with its text as the reason.
 pub fn result_set(result: &Value) -> Result<ResultSet> {
-    let text = mcp::text_blocks(result);
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        let text = mcp::text_blocks(result);
         let reason = if text.is_empty() {
             "no reason given"
         } else {
@@ -77,6 +77,7 @@ pub fn result_set(result: &Value) -> Result<ResultSet> {
     {
         return Ok(set);
     }
+    let text = mcp::text_blocks(result);
     serde_json::from_str::<Value>(&text)
         .ok()
         .and_then(|value| ResultSet::from_value(&value))

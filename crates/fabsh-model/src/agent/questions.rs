@@ -7,7 +7,7 @@
 
 use super::fewshot_file::rows_error;
 use super::row_file::{self, RowProblem, Shape, problem};
-use crate::sql::{StatementKind, statement_kind};
+use crate::sql::{StatementKind, kind_of, orders_rows, parse};
 use serde_json::{Value, json};
 
 /// One question to ask.
@@ -24,6 +24,9 @@ pub struct Question {
     /// The item the reference query runs against (an id or a name), if not the agent's
     /// first datasource.
     pub expected_item: Option<String>,
+    /// The reference query orders its rows (ORDER BY at its outer level), so a list answer
+    /// is graded in order.
+    pub ordered: bool,
 }
 
 impl Question {
@@ -64,7 +67,7 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
         rows_error(path, &problems, "nothing was asked")
             .with_hint("each row needs a non-empty question")
     })?;
-    let questions: Vec<Question> = rows
+    let mut questions: Vec<Question> = rows
         .into_iter()
         .map(|row| Question {
             line: row.line,
@@ -83,9 +86,10 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
                 .map(str::trim)
                 .filter(|item| !item.is_empty())
                 .map(String::from),
+            ordered: false,
         })
         .collect();
-    let writes: Vec<RowProblem> = questions.iter().filter_map(writing_reference).collect();
+    let writes: Vec<RowProblem> = questions.iter_mut().filter_map(read_reference).collect();
     if !writes.is_empty() {
         return Err(rows_error(path, &writes, "nothing was asked")
             .with_hint("a reference query reads the expected answer: SELECT or WITH"));
@@ -93,10 +97,13 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
     Ok(questions)
 }
 
-/// A reference query that would change data (an evaluation never writes), as a problem of
-/// its row. A statement fabsh cannot parse is left to the endpoint, which may know it.
-fn writing_reference(question: &Question) -> Option<RowProblem> {
-    match statement_kind(question.expected_sql.as_deref()?) {
+/// Reads a question's reference query once: whether it orders its rows (kept in the
+/// question) and, when it would change data (an evaluation never writes), the problem of its
+/// row. A statement fabsh cannot parse is left to the endpoint, which may know it.
+fn read_reference(question: &mut Question) -> Option<RowProblem> {
+    let statements = parse(question.expected_sql.as_deref()?, "statement").ok()?;
+    question.ordered = orders_rows(&statements);
+    match kind_of(&statements) {
         Ok(StatementKind::Writes(word)) => Some(problem(
             question.line,
             format!("expected_sql is a {word} statement; a reference query may only read"),

@@ -12,7 +12,7 @@ use crate::error::Result;
 use fabsh_model::agent::grade_result::result_text;
 use fabsh_model::agent::questions::Question;
 use fabsh_model::agent::sources;
-use fabsh_model::sql::{ResultSet, orders_rows};
+use fabsh_model::sql::ResultSet;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -24,8 +24,8 @@ const REFERENCE_MAX_ROWS: usize = 1000;
 /// The outcome of one reference query.
 #[derive(Debug, Clone)]
 pub enum Reference {
-    /// Its result set, and whether its query orders the rows.
-    Rows { set: ResultSet, ordered: bool },
+    /// Its result set.
+    Rows(ResultSet),
     /// Why it gave no expected answer.
     Failed(String),
 }
@@ -123,10 +123,7 @@ pub async fn run_all(
                 ),
                 Ok(mut set) => {
                     set.truncate(REFERENCE_MAX_ROWS);
-                    Reference::Rows {
-                        set,
-                        ordered: orders_rows(sql),
-                    }
+                    Reference::Rows(set)
                 }
             };
             (key, reference)
@@ -160,12 +157,12 @@ pub fn question_json(question: &Question, reference: Option<&Reference>) -> Valu
     };
     out["expectedSql"] = json!(question.expected_sql);
     match reference {
-        Reference::Rows { set, ordered } => {
+        Reference::Rows(set) => {
             if question.expected.is_none() {
                 out["expected"] = json!(result_text(set));
             }
             out["expectedResult"] = json!(set);
-            out["ordered"] = json!(ordered);
+            out["ordered"] = json!(question.ordered);
         }
         Reference::Failed(why) => out["referenceError"] = json!(why),
     }
