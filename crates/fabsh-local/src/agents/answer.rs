@@ -17,7 +17,7 @@ use super::nl2sql;
 use super::sql_run::{self, MAX_COLUMNS, MAX_ROWS, ResultTable};
 use crate::auth::Caller;
 use crate::state::Shared;
-use crate::tables::Reader;
+use crate::tables::ItemData;
 use axum::http::StatusCode;
 use fabsh_model::agent::conversation::Conversation;
 use fabsh_model::agent::definition::{DataSourceDoc, FewShotDoc, SourceFolder, StageDoc};
@@ -159,8 +159,8 @@ async fn run_on(
     let outcome = state
         .queries
         .run(move |limits| {
-            let mut conn = open_readable(&task_state, &asker, &doc)?;
-            sql_run::run(&mut conn, &sql, limits)
+            let (mut conn, tables) = open_readable(&task_state, &asker, &doc)?;
+            sql_run::run(&mut conn, tables, &sql, limits)
         })
         .await;
     match outcome {
@@ -176,12 +176,13 @@ async fn run_on(
     answer
 }
 
-/// The datasource's data, opened for a query, if the asker may read it; else why not.
+/// The datasource's data, opened for a query, with the tables it holds, if the asker may read
+/// it; else why not.
 fn open_readable<'a>(
     state: &'a Shared,
     asker: &Caller,
     doc: &DataSourceDoc,
-) -> Result<Reader<'a>, String> {
+) -> Result<ItemData<'a>, String> {
     if let Err(refusal) = access::check_source(state, asker, doc) {
         return Err(if refusal.status == StatusCode::FORBIDDEN {
             format!(
@@ -196,7 +197,7 @@ fn open_readable<'a>(
         .db
         .read(|conn| discovery::open_data(conn, &state.tables, doc));
     match data {
-        Ok(Some(conn)) => Ok(conn),
+        Ok(Some(data)) => Ok(data),
         Ok(None) => Err(format!(
             "the datasource {} holds no tables",
             doc.display_name

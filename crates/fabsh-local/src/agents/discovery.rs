@@ -6,7 +6,7 @@
 use crate::api_error::ApiError;
 use crate::store::items::{self, Item};
 use crate::store::{new_id, principals};
-use crate::tables::{DEMO_LAKEHOUSE_KEY, Reader, TableInfo, Tables};
+use crate::tables::{DEMO_LAKEHOUSE_KEY, ItemData, TableInfo, Tables};
 use fabsh_model::agent::definition::{DataSourceDoc, ElementDoc};
 use fabsh_model::agent::sources::SourceKind;
 use fabsh_model::agent::sql_check::KnownSchema;
@@ -37,17 +37,17 @@ pub fn is_demo(conn: &Connection, item_id: &str) -> bool {
         .is_some_and(|id| id == item_id.as_bytes())
 }
 
-/// The data of a SQL source's item, opened read-only; `None` when the item is gone or holds
-/// no tables yet.
+/// The data of a SQL source's item, opened read-only, with the tables and views it holds;
+/// `None` when the item is gone or holds no tables yet.
 pub fn open_data<'a>(
     conn: &Connection,
     item_tables: &'a Tables,
     doc: &DataSourceDoc,
-) -> Result<Option<Reader<'a>>, ApiError> {
+) -> Result<Option<ItemData<'a>>, ApiError> {
     let Some(item) = items::get(conn, &doc.workspace_id, &doc.artifact_id)? else {
         return Ok(None);
     };
-    Ok(item_tables.open_read(&item.id, is_demo(conn, &item.id))?)
+    Ok(item_tables.open_query(&item.id, is_demo(conn, &item.id))?)
 }
 
 /// The tables of a SQL source item, or none when it has no data yet.

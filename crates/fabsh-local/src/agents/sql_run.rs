@@ -20,6 +20,7 @@ use sqlparser::ast::{
     VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Rows an answer carries at most.
@@ -267,44 +268,35 @@ impl Caps {
 }
 
 /// Runs `sql` on `conn` (opened read-only, and given to this query alone while it runs: the
-/// limits, progress handler and authorizer it sets are its own) within `limits`, and returns
-/// the capped result, or why not.
-pub fn run(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTable, String> {
-    run_capped(conn, sql, limits, Caps::ANSWER)
-}
-
-/// [`run`] with other caps (the SQL endpoint returns more rows than an agent's answer).
-pub fn run_capped(
+/// limits, progress handler and authorizer it sets are its own), whose file holds `tables`,
+/// within `limits`, and returns the capped result, or why not.
+pub fn run(
     conn: &mut Connection,
+    tables: Arc<Vec<TableInfo>>,
     sql: &str,
     limits: Limits,
-    caps: Caps,
 ) -> Result<ResultTable, String> {
-    run_parsed(conn, sql, parse(sql, "query")?, limits, caps)
+    run_parsed(conn, tables, parse(sql, "query")?, limits, Caps::ANSWER)
 }
 
-/// [`run_capped`] of `sql` already parsed into `statements` (the SQL endpoint parses a
-/// statement once to tell a query from a write).
+/// [`run`] of a statement already parsed into `statements` (the SQL endpoint parses a
+/// statement once to tell a query from a write), with other caps (the endpoint returns more
+/// rows than an agent's answer).
 pub fn run_parsed(
     conn: &mut Connection,
-    sql: &str,
+    tables: Arc<Vec<TableInfo>>,
     statements: Vec<Statement>,
     limits: Limits,
     caps: Caps,
 ) -> Result<ResultTable, String> {
-    // The views are built from the tables only for a query that reads them.
-    let schema = if sql.to_ascii_lowercase().contains("information_schema") {
-        conn.authorizer(
-            None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>,
-        )
-        .map_err(|err| format!("the query cannot run here: {err}"))?;
-        crate::tables::list(conn).map_err(|err| format!("the query cannot run here: {err}"))?
-    } else {
-        Vec::new()
-    };
-    let sqlite = query_to_sqlite(statements, &schema)?;
+    // The tables also make the `INFORMATION_SCHEMA` views of a query that reads them.
+    let sqlite = query_to_sqlite(statements, &tables)?;
     bound(conn, &limits, "query")?;
-    confine(conn, Access::Read)?;
+    confine(conn, Access::Read, move |name| {
+        tables
+            .iter()
+            .any(|table| table.name.eq_ignore_ascii_case(name))
+    })?;
     let mut stmt = conn.prepare(&sqlite).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
             format!("the query cannot run here: {OUTSIDE_THE_TABLES}")
@@ -359,7 +351,10 @@ pub fn run_write(conn: &mut Connection, sql: &str, limits: Limits) -> Result<u64
     } else {
         Access::Write
     };
-    confine(conn, access)?;
+    let names = table_names(conn)?;
+    confine(conn, access, move |name| {
+        names.contains(&name.to_ascii_lowercase())
+    })?;
     let changed = conn.execute(&sqlite, []).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
             format!("the statement cannot run here: {OUTSIDE_THE_TABLES}")
@@ -407,6 +402,24 @@ const REFUSED_FUNCTIONS: &[&str] = &[
     "sqlite_compileoption_used",
 ];
 
+/// The names of the tables and views `conn`'s file holds, in lower case as SQLite lowers
+/// them (ASCII only, as it compares names), read on the connection itself (a write may
+/// reach the tables as they are in its own transaction).
+fn table_names(conn: &mut Connection) -> Result<std::collections::HashSet<String>, String> {
+    // The previous statement's authorizer would refuse the schema read.
+    conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT lower(name) FROM main.sqlite_schema \
+             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+        )
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
+    stmt.query_map([], |row| row.get::<_, String>(0))
+        .and_then(Iterator::collect)
+        .map_err(|err: rusqlite::Error| format!("the statement cannot run here: {err}"))
+}
+
 /// What a statement may do to the item's tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -419,31 +432,24 @@ enum Access {
     Create,
 }
 
-/// Lets the statement on `conn` reach the item's own tables and views and nothing else: an
-/// authorizer, asked for every table, function and statement as the statement is prepared,
-/// allows a SELECT (with its CTEs) over the tables and views the file holds, with
-/// [`Access::Write`] also an INSERT, UPDATE or DELETE of those tables, with [`Access::Create`]
-/// a CREATE TABLE beside them, and refuses pragmas (`pragma_database_list` would show the
-/// server's paths), the schema table, `ATTACH`, every other statement, and the functions of
-/// [`REFUSED_FUNCTIONS`].
-fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
+/// Lets the statement on `conn` reach the item's own tables and views (the names `readable`
+/// allows: the ones its file holds) and nothing else: an authorizer, asked for every table,
+/// function and statement as the statement is prepared, allows a SELECT (with its CTEs) over
+/// those tables and views, with [`Access::Write`] also an INSERT, UPDATE or DELETE of those
+/// tables, with [`Access::Create`] a CREATE TABLE beside them, and refuses pragmas
+/// (`pragma_database_list` would show the server's paths), the schema table, `ATTACH`, every
+/// other statement, and the functions of [`REFUSED_FUNCTIONS`].
+///
+/// The names need not be read in the statement's own transaction (a query takes them from
+/// the server's memo of the item's schema): a table created since is refused until the next
+/// statement, which reads the schema again, one dropped since is not there to read, and
+/// neither list holds SQLite's own tables.
+fn confine(
+    conn: &mut Connection,
+    access: Access,
+    readable: impl Fn(&str) -> bool + Send + 'static,
+) -> Result<(), String> {
     use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
-    // The previous query's authorizer would refuse the schema read below.
-    conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
-        .map_err(|err| format!("the query cannot run here: {err}"))?;
-    let readable: std::collections::HashSet<String> = {
-        let mut stmt = conn
-            .prepare(
-                "SELECT lower(name) FROM main.sqlite_schema \
-                 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
-            )
-            .map_err(|err| format!("the query cannot run here: {err}"))?;
-        let names = stmt
-            .query_map([], |row| row.get::<_, String>(0))
-            .and_then(Iterator::collect)
-            .map_err(|err: rusqlite::Error| format!("the query cannot run here: {err}"));
-        names?
-    };
     // CREATE TABLE writes the new table's row into the schema table (and reads it back to
     // set its root page): the one way past the tables allowed, for that statement alone.
     let records_a_table = move |name: &str| access == Access::Create && name == "sqlite_master";
@@ -456,9 +462,9 @@ fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
             AuthAction::Read { table_name, .. } => {
                 let name = table_name.to_lowercase();
                 match context.database_name {
-                    Some("main") => readable.contains(&name) || records_a_table(&name),
+                    Some("main") => readable(table_name) || records_a_table(&name),
                     None => {
-                        readable.contains(&name)
+                        readable(table_name)
                             || !(name.starts_with("pragma_") || name.starts_with("sqlite_"))
                     }
                     Some(_) => false,
@@ -474,7 +480,7 @@ fn confine(conn: &mut Connection, access: Access) -> Result<(), String> {
             {
                 let name = table_name.to_lowercase();
                 context.database_name == Some("main")
-                    && (readable.contains(&name) || records_a_table(&name))
+                    && (readable(table_name) || records_a_table(&name))
             }
             AuthAction::CreateTable { table_name } if access == Access::Create => {
                 context.database_name == Some("main")
@@ -568,7 +574,7 @@ mod tests {
         assert_eq!(write(&mut conn, "CREATE TABLE dbo.u (m INT)"), Ok(0));
         assert_eq!(write(&mut conn, "INSERT INTO u (m) SELECT n FROM t"), Ok(2));
         assert_eq!(write(&mut conn, "DELETE FROM t WHERE n = 11"), Ok(1));
-        let sum = run(&mut conn, "SELECT SUM(m) FROM u", limits(5)).expect("sum");
+        let sum = query(&mut conn, "SELECT SUM(m) FROM u", limits(5)).expect("sum");
         assert_eq!(sum.rows, vec![vec![json!(23)]]);
         for outside in [
             "INSERT INTO sqlite_master (name) VALUES ('x')",
@@ -583,6 +589,49 @@ mod tests {
                 "{outside}: {refused}"
             );
         }
+    }
+
+    /// [`run`] with the tables `conn` holds now, read as the server's memo reads them.
+    fn query(conn: &mut Connection, sql: &str, limits: Limits) -> Result<ResultTable, String> {
+        conn.authorizer(
+            None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>,
+        )
+        .expect("the last query's authorizer cleared");
+        let tables = crate::tables::list(conn).expect("tables");
+        run(conn, Arc::new(tables), sql, limits)
+    }
+
+    #[test]
+    fn a_query_reads_only_the_tables_it_is_given() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.execute_batch(
+            r#"CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1);
+               CREATE TABLE "Ünits"(n INTEGER); INSERT INTO "Ünits" VALUES (3);"#,
+        )
+        .expect("data");
+        let before = Arc::new(crate::tables::list(&conn).expect("tables"));
+        conn.execute_batch("CREATE TABLE later(n INTEGER); INSERT INTO later VALUES (2);")
+            .expect("a table created since");
+        let ran = |conn: &mut Connection, sql: &str| run(conn, Arc::clone(&before), sql, limits(5));
+        assert_eq!(
+            ran(&mut conn, "SELECT n FROM t").expect("t").rows,
+            vec![vec![json!(1)]]
+        );
+        let refused = ran(&mut conn, "SELECT n FROM later").expect_err("not in the list");
+        assert!(refused.contains("cannot run here"), "{refused}");
+        // Names compare as SQLite compares them: ASCII letters in any case, others as they are.
+        assert_eq!(
+            query(&mut conn, "SELECT n FROM ÜNITS", limits(5))
+                .expect("read")
+                .rows,
+            vec![vec![json!(3)]]
+        );
+        assert_eq!(
+            query(&mut conn, "SELECT n FROM later", limits(5))
+                .expect("read again")
+                .rows,
+            vec![vec![json!(2)]]
+        );
     }
 
     /// A budget of `seconds` from now.
@@ -617,7 +666,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.execute_batch("CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1), (2); CREATE VIEW v AS SELECT n * 2 AS d FROM t;")
             .expect("data");
-        let read = |conn: &mut Connection, sql: &str| run(conn, sql, limits(5));
+        let read = |conn: &mut Connection, sql: &str| query(conn, sql, limits(5));
         assert_eq!(
             read(&mut conn, "SELECT count(*) FROM t").expect("t").rows,
             vec![vec![json!(2)]]
@@ -651,7 +700,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.execute_batch("CREATE TABLE t(n INTEGER); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 30) INSERT INTO t SELECT x FROM c;")
             .expect("data");
-        let table = run(&mut conn, "SELECT n, n * 1.5 AS half FROM t", limits(5)).expect("rows");
+        let table = query(&mut conn, "SELECT n, n * 1.5 AS half FROM t", limits(5)).expect("rows");
         assert_eq!(table.rows.len(), MAX_ROWS);
         assert!(table.more_rows && !table.more_columns);
         assert_eq!(table.rows[1], vec![json!(2), json!(3.0)]);
@@ -667,7 +716,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         let endless =
             "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c";
-        let why = run(&mut conn, endless, limits(0)).expect_err("stopped");
+        let why = query(&mut conn, endless, limits(0)).expect_err("stopped");
         assert_eq!(
             why,
             "the query was stopped after 0 s, the time a query may run here"
@@ -676,22 +725,22 @@ mod tests {
             deadline: Instant::now() + std::time::Duration::from_millis(50),
             seconds: 1,
         };
-        let why = run(&mut conn, endless, soon).expect_err("stopped");
+        let why = query(&mut conn, endless, soon).expect_err("stopped");
         assert!(why.contains("stopped after 1 s"), "{why}");
     }
 
     #[test]
     fn values_and_results_are_capped_in_size() {
         let mut conn = Connection::open_in_memory().expect("db");
-        let why =
-            run(&mut conn, "SELECT length(randomblob(900000000))", limits(5)).expect_err("too big");
+        let why = query(&mut conn, "SELECT length(randomblob(900000000))", limits(5))
+            .expect_err("too big");
         assert!(why.contains("stopped") && why.contains("1 MB"), "{why}");
-        let fits = run(&mut conn, "SELECT length(randomblob(900000))", limits(5)).expect("fits");
+        let fits = query(&mut conn, "SELECT length(randomblob(900000))", limits(5)).expect("fits");
         assert_eq!(fits.rows, vec![vec![json!(900_000)]]);
         // Each value fits; together they are more than an answer reads.
         let wide = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 10) \
                     SELECT zeroblob(500000) FROM c";
-        let why = run(&mut conn, wide, limits(5)).expect_err("too much");
+        let why = query(&mut conn, wide, limits(5)).expect_err("too much");
         assert!(why.contains("its result passed 1 MB"), "{why}");
     }
 }

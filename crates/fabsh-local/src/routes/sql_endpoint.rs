@@ -217,13 +217,13 @@ fn run_statement(
 ) -> Result<ResultSet, String> {
     let statements = parsed?;
     let Ok(StatementKind::Writes(word)) = kind_of(&statements) else {
-        let mut conn = access
+        let (mut conn, tables) = access
             .state
             .tables
-            .open_read(&access.item, target.demo)
+            .open_query(&access.item, target.demo)
             .map_err(|err| format!("the item's tables cannot be read: {err}"))?
             .ok_or_else(|| "the item holds no tables yet".to_string())?;
-        let table = sql_run::run_parsed(&mut conn, sql, statements, limits, ENDPOINT_CAPS)?;
+        let table = sql_run::run_parsed(&mut conn, tables, statements, limits, ENDPOINT_CAPS)?;
         return Ok(result_set(table));
     };
     if !target.warehouse {

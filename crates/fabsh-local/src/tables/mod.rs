@@ -114,6 +114,9 @@ pub struct Tables {
     readers: readers::Readers,
 }
 
+/// A read connection to an item's data, and the tables and views the file holds.
+pub type ItemData<'a> = (Reader<'a>, Arc<Vec<TableInfo>>);
+
 /// A schema and the schema cookie it was read at.
 type ReadAt = (u32, Arc<Vec<TableInfo>>);
 
@@ -140,6 +143,17 @@ impl Tables {
         self.readers
             .take(item_id, &path, || open_file(&path))
             .map(Some)
+    }
+
+    /// An item's data for a query: a read connection, and the tables and views the file
+    /// holds as [`Tables::schema`] remembers them; `None` when the item has no tables yet.
+    pub fn open_query(&self, item_id: &str, demo: bool) -> rusqlite::Result<Option<ItemData<'_>>> {
+        let Some(tables) = self.schema(item_id, demo)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .open_read(item_id, demo)?
+            .map(|reader| (reader, tables)))
     }
 
     /// The data directory (the item files are in its `tables/`).
