@@ -99,7 +99,8 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
 
 /// Reads a question's reference query once: whether it orders its rows (kept in the
 /// question) and, when it would change data (an evaluation never writes), the problem of its
-/// row. A statement fabsh cannot parse is left to the endpoint, which may know it.
+/// row. A statement fabsh cannot parse is left to the endpoint, which may know it (its rows
+/// are then taken as unordered).
 fn read_reference(question: &mut Question) -> Option<RowProblem> {
     let statements = parse(question.expected_sql.as_deref()?, "statement").ok()?;
     question.ordered = orders_rows(&statements);
