@@ -136,8 +136,13 @@ pub const WRITE_STATEMENTS: &str = "INSERT, UPDATE, DELETE and CREATE TABLE";
 
 /// Rewrites one statement that writes (INSERT, UPDATE, DELETE or CREATE TABLE) for SQLite by
 /// the same rewrites as a query, or says why it is not run.
+#[cfg(test)]
 pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
-    let statements = parse(sql, "statement")?;
+    write_statement_to_sqlite(parse(sql, "statement")?)
+}
+
+/// A parsed statement that writes, rewritten for SQLite as [`write_to_sqlite`] says.
+fn write_statement_to_sqlite(statements: Vec<Statement>) -> Result<String, String> {
     match statements.as_slice() {
         [Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)] => {}
         [Statement::CreateTable(create)] if !create.temporary => {}
@@ -340,20 +345,32 @@ pub fn run_parsed(
     })
 }
 
-/// Runs one statement that writes (see [`write_to_sqlite`]) on `conn`, opened for writing and
-/// given to this statement alone, within `limits`; the rows it changed. It may change the
-/// item's own tables and create new ones, and reach nothing else (see [`confine`]).
-pub fn run_write(conn: &mut Connection, sql: &str, limits: Limits) -> Result<u64, String> {
-    let sqlite = write_to_sqlite(sql)?;
+/// Runs one statement that writes, already parsed into `statements` (see
+/// [`write_to_sqlite`]), on `conn`, opened for writing and given to this statement alone,
+/// within `limits`; the rows it changed. It may change the item's own tables and create new
+/// ones, and reach nothing else (see [`confine`]).
+pub fn run_write(
+    conn: &mut Connection,
+    statements: Vec<Statement>,
+    limits: Limits,
+) -> Result<u64, String> {
+    let sqlite = write_statement_to_sqlite(statements)?;
     bound(conn, &limits, "statement")?;
     let access = if sqlite.starts_with("CREATE") {
         Access::Create
     } else {
         Access::Write
     };
-    let names = table_names(conn)?;
+    // Read on this connection: the statement reaches the tables as they are in its own
+    // transaction. The previous statement's authorizer would refuse the read.
+    conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
+    let names = crate::tables::names(conn)
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
     confine(conn, access, move |name| {
-        names.contains(&name.to_ascii_lowercase())
+        names
+            .iter()
+            .any(|(table, _)| table.eq_ignore_ascii_case(name))
     })?;
     let changed = conn.execute(&sqlite, []).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
@@ -402,24 +419,6 @@ const REFUSED_FUNCTIONS: &[&str] = &[
     "sqlite_compileoption_used",
 ];
 
-/// The names of the tables and views `conn`'s file holds, in lower case as SQLite lowers
-/// them (ASCII only, as it compares names), read on the connection itself (a write may
-/// reach the tables as they are in its own transaction).
-fn table_names(conn: &mut Connection) -> Result<std::collections::HashSet<String>, String> {
-    // The previous statement's authorizer would refuse the schema read.
-    conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
-        .map_err(|err| format!("the statement cannot run here: {err}"))?;
-    let mut stmt = conn
-        .prepare(
-            "SELECT lower(name) FROM main.sqlite_schema \
-             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
-        )
-        .map_err(|err| format!("the statement cannot run here: {err}"))?;
-    stmt.query_map([], |row| row.get::<_, String>(0))
-        .and_then(Iterator::collect)
-        .map_err(|err: rusqlite::Error| format!("the statement cannot run here: {err}"))
-}
-
 /// What a statement may do to the item's tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -433,7 +432,7 @@ enum Access {
 }
 
 /// Lets the statement on `conn` reach the item's own tables and views (the names `readable`
-/// allows: the ones its file holds) and nothing else: an authorizer, asked for every table,
+/// allows, compared as SQLite compares names, ASCII case aside: the ones its file holds) and nothing else: an authorizer, asked for every table,
 /// function and statement as the statement is prepared, allows a SELECT (with its CTEs) over
 /// those tables and views, with [`Access::Write`] also an INSERT, UPDATE or DELETE of those
 /// tables, with [`Access::Create`] a CREATE TABLE beside them, and refuses pragmas
@@ -569,7 +568,8 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.execute_batch("CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1), (2);")
             .expect("data");
-        let write = |conn: &mut Connection, sql: &str| run_write(conn, sql, limits(5));
+        let write =
+            |conn: &mut Connection, sql: &str| run_write(conn, parse(sql, "statement")?, limits(5));
         assert_eq!(write(&mut conn, "UPDATE dbo.t SET n = n + 10"), Ok(2));
         assert_eq!(write(&mut conn, "CREATE TABLE dbo.u (m INT)"), Ok(0));
         assert_eq!(write(&mut conn, "INSERT INTO u (m) SELECT n FROM t"), Ok(2));
@@ -606,7 +606,8 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.execute_batch(
             r#"CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1);
-               CREATE TABLE "Ünits"(n INTEGER); INSERT INTO "Ünits" VALUES (3);"#,
+               CREATE TABLE "Ünits"(n INTEGER); INSERT INTO "Ünits" VALUES (3);
+               CREATE TABLE sqlitex(n INTEGER); INSERT INTO sqlitex VALUES (4);"#,
         )
         .expect("data");
         let before = Arc::new(crate::tables::list(&conn).expect("tables"));
@@ -625,6 +626,13 @@ mod tests {
                 .expect("read")
                 .rows,
             vec![vec![json!(3)]]
+        );
+        // Only SQLite's own `sqlite_` names are left out, not every name that starts alike.
+        assert_eq!(
+            query(&mut conn, "SELECT n FROM sqlitex", limits(5))
+                .expect("read")
+                .rows,
+            vec![vec![json!(4)]]
         );
         assert_eq!(
             query(&mut conn, "SELECT n FROM later", limits(5))

@@ -98,7 +98,7 @@ pub async fn handle(
     // learns nothing about the item. A statement, the message most sent here, has it checked
     // on the blocking pool in the same hop as it runs.
     if let (Some(rpc_id), "tools/call") = (message.get("id"), method) {
-        let answer = match call_of(&message) {
+        let answer = match call_argument(&message, EXECUTE_SQL_TOOL, QUERY_ARGUMENT) {
             Err(refused) => {
                 access.checked().await?;
                 rpc_error(rpc_id, -32602, &refused)
@@ -118,11 +118,6 @@ pub async fn handle(
         other => rpc_error(rpc_id, -32601, &format!("Method not found: {other}")),
     };
     Ok(sse(&answer, None))
-}
-
-/// The statement of an `executeSQL` call, or why the call is refused.
-fn call_of(message: &Value) -> Result<String, String> {
-    call_argument(message, EXECUTE_SQL_TOOL, QUERY_ARGUMENT).map(str::to_string)
 }
 
 /// Who asks about which item of which workspace.
@@ -182,8 +177,8 @@ struct Target {
 /// Runs an `executeSQL` statement within the server's query budget, after the caller's
 /// access is checked in the same hop: the tool's result. A statement that found no slot in
 /// time still answers a caller without access with the refusal.
-async fn run_call(access: Access, sql: String) -> Result<Value, ApiError> {
-    let parsed = parse(&sql, "query");
+async fn run_call(access: Access, sql: &str) -> Result<Value, ApiError> {
+    let parsed = parse(sql, "query");
     let checked = access.clone();
     let outcome = access
         .state
@@ -191,7 +186,7 @@ async fn run_call(access: Access, sql: String) -> Result<Value, ApiError> {
         .run(move |limits| {
             Ok(checked
                 .check()
-                .map(|target| run_statement(&checked, target, &sql, parsed, limits)))
+                .map(|target| run_statement(&checked, target, parsed, limits)))
         })
         .await;
     Ok(match outcome {
@@ -211,7 +206,6 @@ async fn run_call(access: Access, sql: String) -> Result<Value, ApiError> {
 fn run_statement(
     access: &Access,
     target: Target,
-    sql: &str,
     parsed: Result<Vec<Statement>, String>,
     limits: Limits,
 ) -> Result<ResultSet, String> {
@@ -238,7 +232,7 @@ fn run_statement(
     }
     let mut conn = tables::open_write(access.state.tables.dir(), &access.item, false)
         .map_err(|err| format!("the item's tables cannot be written: {err}"))?;
-    let changed = sql_run::run_write(&mut conn, sql, limits)?;
+    let changed = sql_run::run_write(&mut conn, statements, limits)?;
     Ok(ResultSet {
         rows_affected: Some(changed),
         ..ResultSet::default()

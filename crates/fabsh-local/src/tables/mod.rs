@@ -204,17 +204,21 @@ fn schema_cookie(path: &Path) -> Option<u32> {
     ]))
 }
 
-/// Every table and view with its columns, tables first, each group by name.
-pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
+/// Every table and view's name, and whether it is a view: tables first, each group by name.
+/// SQLite's own tables (`sqlite_` and more) are left out, and only those.
+pub fn names(conn: &Connection) -> rusqlite::Result<Vec<(String, bool)>> {
     let mut stmt = conn.prepare(
         "SELECT name, type = 'view' FROM sqlite_schema
-          WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+          WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
           ORDER BY type = 'view', name",
     )?;
-    let names: Vec<(String, bool)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    names
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect()
+}
+
+/// Every table and view with its columns, as [`names`] orders them.
+pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
+    names(conn)?
         .into_iter()
         .map(|(name, is_view)| {
             let columns = columns(conn, &name)?;
