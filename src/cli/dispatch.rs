@@ -60,7 +60,7 @@ pub fn prepare(
         if !on_terminal() {
             return Err(Error::usage(format!(
                 "`fabsh {}` destroys data ({}); off a terminal it needs --yes",
-                spec.path(),
+                command_line(spec, &args),
                 spec.summary.to_lowercase()
             ))
             .with_hint("add --yes to go ahead; nothing was sent"));
@@ -226,10 +226,11 @@ fn typed_spelling(arg: &ArgSpec, words: &[String]) -> Option<String> {
         .cloned()
 }
 
-/// A destructive command needs `--yes`, or a yes at a terminal (the gh convention); a dry
-/// run destroys nothing.
+/// A call that loses data (a destructive command, or a deleting flag such as `deploy apply
+/// --delete-orphans`) needs `--yes`, or a yes at a terminal (the gh convention); a dry run
+/// destroys nothing.
 fn needs_consent(spec: &CommandSpec, args: &Args) -> bool {
-    spec.traits.destructive && !args.flag("yes") && !args.flag("dry-run")
+    spec.loses_data(args) && !args.flag("yes") && !args.flag("dry-run")
 }
 
 fn on_terminal() -> bool {
@@ -237,15 +238,26 @@ fn on_terminal() -> bool {
 }
 
 fn confirmation_question(spec: &'static CommandSpec, args: &Args) -> String {
-    let targets: Vec<String> = effective_args(spec)
-        .iter()
-        .filter(|arg| arg.required)
-        .filter_map(|arg| Some(format!("{} {}", flag_name(arg), args.opt_str(arg.long)?)))
-        .collect();
     format!(
-        "About to run `fabsh {} {}`: {}. Continue?",
-        spec.path(),
-        targets.join(" "),
+        "About to run `fabsh {}`: {}. Continue?",
+        command_line(spec, args),
         spec.summary.to_lowercase()
     )
+}
+
+/// The command as the user gave it, as far as a consent needs: its path, what it acts on
+/// (its required flags and the workspaces and items named), and the deleting flags that are
+/// set (`--delete-orphans`).
+fn command_line(spec: &'static CommandSpec, args: &Args) -> String {
+    let mut words = vec![spec.path()];
+    for arg in effective_args(spec) {
+        if (arg.required || arg.kind == ArgKind::Ref)
+            && let Some(value) = args.opt_str(arg.long)
+        {
+            words.push(format!("{} {value}", flag_name(arg)));
+        } else if arg.destructive && args.flag(arg.long) {
+            words.push(format!("--{}", arg.long));
+        }
+    }
+    words.join(" ")
 }

@@ -31,12 +31,7 @@ const DESTRUCTIVE_ACTIONS: &[&str] = &[
 /// the actions above).
 pub fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
     if spec.group != "api" {
-        let deleting_flag = spec.traits.mutates
-            && spec
-                .args
-                .iter()
-                .any(|arg| arg.destructive && args.flag(arg.long));
-        return spec.traits.destructive || deleting_flag;
+        return spec.loses_data(args);
     }
     let method = args.opt_str("method").unwrap_or("GET").to_ascii_uppercase();
     if matches!(method.as_str(), "GET" | "HEAD") {

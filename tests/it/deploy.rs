@@ -435,7 +435,22 @@ fn a_changed_part_updates_that_item_and_a_removed_item_is_an_orphan() {
             .contains("one more line")
     );
 
-    let deleted = apply(server, &repo, &workspace, &["--delete-orphans"]).ok_json();
+    // Deleting needs consent: off a terminal that is --yes, and without it nothing is sent.
+    let refused = apply(server, &repo, &workspace, &["--delete-orphans"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(&format!(
+            "`fabsh deploy apply --workspace {workspace} --delete-orphans` destroys data"
+        )) && refused.stderr.contains("needs --yes"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        listed(server, &workspace)
+            .iter()
+            .any(|(n, _, _)| n == "Hello Dataflow")
+    );
+    let deleted = apply(server, &repo, &workspace, &["--delete-orphans", "--yes"]).ok_json();
     assert_eq!(
         rows_with(&deleted, "outcome", "deleted"),
         ["Hello Dataflow.Dataflow"]

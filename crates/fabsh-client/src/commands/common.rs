@@ -165,7 +165,7 @@ pub const DRY_RUN: ArgSpec = ArgSpec::opt(
     ArgKind::Bool,
     "Print the requests that would change something and send none (lookups of names still run)",
 );
-/// `--yes`, added to every destructive command.
+/// `--yes`, added to every command that can lose data (`CommandSpec::can_lose_data`).
 pub const YES: ArgSpec = ArgSpec::opt(
     "yes",
     ArgKind::Bool,
@@ -232,7 +232,7 @@ pub fn effective_args(spec: &'static CommandSpec) -> Vec<&'static ArgSpec> {
     if traits.mutates && traits.needs == Needs::Service {
         args.push(&DRY_RUN);
     }
-    if traits.destructive {
+    if spec.can_lose_data() {
         args.push(&YES);
     }
     args

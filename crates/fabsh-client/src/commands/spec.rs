@@ -114,7 +114,8 @@ pub struct ArgSpec {
     /// MCP server) leave such flags out or confine them.
     pub local: Option<LocalPath>,
     /// Setting this flag makes a mutating command lose data (`deploy apply --delete-orphans`):
-    /// an MCP server offers it only with `--allow-destructive`.
+    /// the command line asks first unless `--yes`, and an MCP server carries it out only
+    /// with `--allow-destructive`.
     pub destructive: bool,
 }
 
@@ -530,6 +531,24 @@ impl CommandSpec {
     /// True when scripts get it as a function.
     pub fn is_scriptable(&self) -> bool {
         self.traits.scriptable && !self.traits.secret && !self.is_interactive()
+    }
+
+    /// True when a call can lose data: a destructive command, or a mutating one with a flag
+    /// that makes it delete (`deploy apply --delete-orphans`). Such a command takes `--yes`.
+    pub fn can_lose_data(&self) -> bool {
+        self.traits.destructive
+            || (self.traits.mutates && self.args.iter().any(|arg| arg.destructive))
+    }
+
+    /// True when this call loses data: the command is destructive, or it mutates and one of
+    /// its deleting flags is set.
+    pub fn loses_data(&self, args: &Args) -> bool {
+        self.traits.destructive
+            || (self.traits.mutates
+                && self
+                    .args
+                    .iter()
+                    .any(|arg| arg.destructive && args.flag(arg.long)))
     }
 
     /// The declared flag with this long name or alias.
