@@ -322,9 +322,18 @@ impl Run<'_> {
                 // The attributes later items ask for (`sqlendpoint`, ...) of a new item.
                 let fresh = needing.contains(&key) && target.id_of(&key.0, &key.1) != Some(&id);
                 let attributes = if fresh {
-                    state::item_attributes(self.api, self.workspace, &key.0, &id)
-                        .await
-                        .unwrap_or_default()
+                    match state::item_attributes(self.api, self.workspace, &key.0, &id).await {
+                        Ok(found) => found,
+                        // The items that refer to them cannot be written right: they wait,
+                        // and a re-run (which finds this item by name) finishes the job.
+                        Err(err) => {
+                            let message = format!(
+                                "deployed as {id}, but reading the attributes items refer to ($items variables) failed: {}",
+                                err.message
+                            );
+                            return Event::Item(n, Err(Error::new(err.kind, message)));
+                        }
+                    }
                 } else {
                     known
                 };
