@@ -583,13 +583,14 @@ fn pick(mut value: Value, keys: &[&str]) -> Value {
     Value::Object(map)
 }
 
-/// Writes the rows as CSV (the promised columns) or JSON (whole rows).
+/// True when `--output-file` names a page (`.html`, any case) rather than rows.
 fn is_html(path: &Path) -> bool {
     path.to_string_lossy()
         .to_ascii_lowercase()
         .ends_with(".html")
 }
 
+/// Writes the rows as CSV (the promised columns) or JSON (whole rows).
 fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
     let failed = |err: std::io::Error| {
         Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
