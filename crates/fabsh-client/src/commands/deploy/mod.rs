@@ -122,7 +122,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "deploy with PROD's parameters, leaving orphans in place",
             },
             Example {
-                command: "deploy apply --config deploy.yml -w Release --environment PROD --delete-orphans",
+                command: "deploy apply --config deploy.yml -w Release --environment PROD --delete-orphans --yes",
                 about: "deploy and delete what the repository no longer holds",
             },
             Example {
