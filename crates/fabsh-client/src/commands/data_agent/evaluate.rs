@@ -313,13 +313,15 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
             .map(downloads::check_dir)
             .transpose()?;
         let junit = tracking::junit_file(&args)?;
-        // Both calls' script engines are built from here on, on threads of their own, while
-        // the file is checked and the agent looked up (and the grading one while the agent is
-        // asked, not after the last answer): milliseconds of serial time each.
+        // Both calls' script engines are built on threads of their own, milliseconds of
+        // serial time each: the asking one from here, while the file is checked and the agent
+        // looked up; the grading one once the file is read, so that it takes a core from the
+        // agent's first questions rather than from the asking engine and the file's checks
+        // (it is needed only after the last answer).
         let model = judge.as_ref().map(Judge::model);
         let asking = stdlib::prepare(&ctx)?;
-        let grading = stdlib::prepare(&ctx.with_judge(judge))?;
         let asked = questions::read_checked(&file.path, &file.bytes)?;
+        let grading = stdlib::prepare(&ctx.with_judge(judge))?;
         let resolved = match args.opt_str("published-url") {
             Some(_) => None,
             None => Some(agent(&ctx, &args).await?),
