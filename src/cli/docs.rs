@@ -138,9 +138,15 @@ fn command(out: &mut String, spec: &'static CommandSpec) {
 /// What `--help` says of the command's traits, in words: what it does to the service,
 /// what it returns, and where it runs when not everywhere.
 pub fn sentence(spec: &CommandSpec) -> String {
+    let mut text = spec.traits.sentence();
+    if let Some(flags) = deleting_flags(spec) {
+        text.push_str(&format!(
+            " With {flags} it loses data (asks first unless --yes)."
+        ));
+    }
     worded(
         spec,
-        spec.traits.sentence(),
+        text,
         "Runs from a shell and takes over the terminal.",
         " Not a script function.",
     )
@@ -148,12 +154,31 @@ pub fn sentence(spec: &CommandSpec) -> String {
 
 /// The traits' words, and where the command runs when not everywhere.
 pub fn describe(spec: &CommandSpec) -> String {
+    let mut text = spec.traits.describe();
+    if let Some(flags) = deleting_flags(spec) {
+        text.push_str(&format!("; destructive with {flags}"));
+    }
     worded(
         spec,
-        spec.traits.describe(),
+        text,
         "interactive: runs from a shell, takes over the terminal",
         "; not a script function",
     )
+}
+
+/// The flags that make a command that is not destructive itself lose data
+/// (`--delete-orphans`), as the docs name them; `None` when it has none.
+fn deleting_flags(spec: &CommandSpec) -> Option<String> {
+    if spec.traits.destructive || !spec.can_lose_data() {
+        return None;
+    }
+    let flags: Vec<String> = spec
+        .args
+        .iter()
+        .filter(|arg| arg.destructive)
+        .map(|arg| format!("--{}", arg.long))
+        .collect();
+    Some(flags.join(" or "))
 }
 
 /// `traits`, or `interactive` for a command that takes over the terminal, with `unscripted`
