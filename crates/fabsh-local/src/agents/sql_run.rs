@@ -432,12 +432,13 @@ enum Access {
 }
 
 /// Lets the statement on `conn` reach the item's own tables and views (the names `readable`
-/// allows, compared as SQLite compares names, ASCII case aside: the ones its file holds) and nothing else: an authorizer, asked for every table,
-/// function and statement as the statement is prepared, allows a SELECT (with its CTEs) over
-/// those tables and views, with [`Access::Write`] also an INSERT, UPDATE or DELETE of those
-/// tables, with [`Access::Create`] a CREATE TABLE beside them, and refuses pragmas
-/// (`pragma_database_list` would show the server's paths), the schema table, `ATTACH`, every
-/// other statement, and the functions of [`REFUSED_FUNCTIONS`].
+/// allows, compared as SQLite compares names, ASCII case aside: the ones its file holds) and
+/// nothing else: an authorizer, asked for every table, function and statement as the
+/// statement is prepared, allows a SELECT (with its CTEs) over those tables and views, with
+/// [`Access::Write`] also an INSERT, UPDATE or DELETE of those tables, with
+/// [`Access::Create`] a CREATE TABLE beside them, and refuses pragmas (`pragma_database_list`
+/// would show the server's paths), the schema table, `ATTACH`, every other statement, and the
+/// functions of [`REFUSED_FUNCTIONS`].
 ///
 /// The names need not be read in the statement's own transaction (a query takes them from
 /// the server's memo of the item's schema): a table created since is refused until the next
