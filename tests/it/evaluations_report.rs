@@ -61,12 +61,17 @@ fn expected_cell(run: &Value, question: &str) -> &'static str {
         .map(|row| &row["verdict"])
         .collect();
     let yes = verdicts.iter().filter(|v| **v == "yes").count();
-    let graded = verdicts.iter().filter(|v| **v != "unclear").count();
+    // Repeats left ungraded (unclear, or error: the judge or the reference query failed)
+    // count neither way.
+    let graded = verdicts
+        .iter()
+        .filter(|v| **v != "unclear" && **v != "error")
+        .count();
     match (verdicts.len(), yes) {
         (0, _) => "absent",
         _ if graded == 0 => "unclear",
         (_, 0) => "fail",
-        (n, y) if n == y => "pass",
+        (_, y) if y == graded => "pass",
         _ => "mixed",
     }
 }

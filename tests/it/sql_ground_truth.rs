@@ -612,9 +612,12 @@ fn a_failing_or_empty_reference_query_makes_the_question_an_error() {
     );
     let questions = r#"[
         {"question": "How many orders are there?", "expected_sql": "SELECT COUNT(*) FROM dbo.no_such_table"},
-        {"question": "How many orders are there? (none)", "expected_sql": "SELECT SUM(amount) FROM dbo.orders WHERE status = 'shipped'"}
+        {"question": "How many orders are there? (none)", "expected_sql": "SELECT SUM(amount) FROM dbo.orders WHERE status = 'shipped'"},
+        {"question": "How many orders are there? (right)", "expected_sql": "SELECT COUNT(*) FROM dbo.orders"}
     ]"#;
-    let run = evaluate(&fx, questions, &[]);
+    let dir = tempfile::tempdir().expect("dir");
+    let page = dir.path().join("report.html");
+    let run = evaluate(&fx, questions, &["--output-file", &page.to_string_lossy()]);
     let out = run.json();
     let failed = row(&out, "How many orders are there?")[0];
     assert_eq!(
@@ -638,10 +641,40 @@ fn a_failing_or_empty_reference_query_makes_the_question_an_error() {
             .contains("returned nothing"),
         "{empty}"
     );
-    assert_eq!(out["summary"]["passed"], 0);
+    // The question with a working reference is graded as usual.
+    let right = row(&out, "How many orders are there? (right)")[0];
+    assert_eq!(right["expected"], demo::ORDERS.to_string(), "{right}");
+    assert_eq!(right["verdict"], "yes", "{right}");
+    assert_eq!(out["summary"]["passed"], 1);
     assert_eq!(out["summary"]["errors"], 2);
-    // Every run failed: the exit code says so.
-    assert_ne!(run.code, 0);
+    // Runs left without an expected answer make the exit code 1, as ungraded runs do, and the
+    // message names the first failure.
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("2 of 3 runs have no expected answer")
+            && run.stderr.contains("no_such_table")
+            && run.stderr.contains("fabsh sql query"),
+        "{}",
+        run.stderr
+    );
+    // The page: such a question is not graded (neither passed nor failed), and its card shows
+    // the reference query and says there is no expected answer.
+    let html = std::fs::read_to_string(&page).expect("report page");
+    let outcome = |question: &str| {
+        let at = html.find(&format!("{question}</th>")).expect(question);
+        let cell = html[at..].split("data-outcome=\"").nth(1).expect("cell");
+        cell[..cell.find('"').expect("quote")].to_string()
+    };
+    assert_eq!(outcome("How many orders are there? (none)"), "unclear");
+    assert_eq!(outcome("How many orders are there? (right)"), "pass");
+    assert!(
+        html.contains("<pre class=\"expected\">(none)</pre>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("SELECT COUNT(*) FROM dbo.no_such_table"),
+        "{html}"
+    );
 }
 
 #[test]

@@ -16,7 +16,8 @@ pub enum Outcome {
     /// Some repeats yes, some not.
     Flaky,
     /// No repeat could be graded either way (verdict unclear: no expected answer, or a judge
-    /// that could not tell): neither a pass nor a failure.
+    /// that could not tell; verdict error: the judge or the reference query failed): neither
+    /// a pass nor a failure.
     Unclear,
 }
 
@@ -30,7 +31,9 @@ pub fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
             order.push(question);
             (0, 0)
         });
-        if row["verdict"] != "unclear" {
+        // A repeat left ungraded says nothing of the agent: a judge that failed, or a
+        // reference query that gave no expected answer, is not a failure (nor a regression).
+        if !matches!(row["verdict"].as_str(), Some("unclear" | "error")) {
             entry.0 += 1;
         }
         entry.1 += usize::from(row["verdict"] == "yes");
@@ -38,7 +41,7 @@ pub fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
     order
         .into_iter()
         .map(|question| {
-            // Repeats graded unclear are left out; all of them unclear is its own outcome.
+            // Repeats left ungraded are left out; all of them ungraded is its own outcome.
             let (graded, yes) = verdicts[&question];
             let runs = graded;
             let outcome = match yes {
@@ -262,6 +265,8 @@ mod tests {
             ("d", "yes"),
             ("e", "yes"),
             ("e", "no"),
+            ("f", "yes"),
+            ("g", "yes"),
         ]);
         let head = run(&[
             ("a", "no"),
@@ -269,6 +274,10 @@ mod tests {
             ("c", "yes"),
             ("d", "unclear"),
             ("e", "yes"),
+            // The judge or the reference query failed: ungraded, not failed.
+            ("f", "error"),
+            ("g", "yes"),
+            ("g", "error"),
         ]);
         let out = compare(&base, &head);
         let statuses: Vec<&str> = out["questions"]
@@ -285,7 +294,9 @@ mod tests {
                 "unchanged",
                 // No expected answer to grade against is its own state, not a regression.
                 "unclear",
-                "flaky"
+                "flaky",
+                "unclear",
+                "unchanged"
             ]
         );
         assert_eq!(out["newlyFailing"], 1);
@@ -295,7 +306,7 @@ mod tests {
             .iter()
             .map(|q| q["regressed"] == true)
             .collect();
-        assert_eq!(regressed, [true, false, false, false, false]);
+        assert_eq!(regressed, [true, false, false, false, false, false, false]);
         let now_flaky = compare(&run(&[("a", "yes")]), &run(&[("a", "yes"), ("a", "no")]));
         assert_eq!(now_flaky["questions"][0]["status"], "flaky");
         assert_eq!(now_flaky["questions"][0]["regressed"], true);

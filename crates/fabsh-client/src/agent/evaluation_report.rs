@@ -402,7 +402,11 @@ fn cell(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str) 
         Some(Outcome::Pass) => ("pass", "✓", "passed on every repeat"),
         Some(Outcome::Fail) => ("fail", "✗", "failed on every repeat"),
         Some(Outcome::Flaky) => ("mixed", "±", "passed on some repeats"),
-        Some(Outcome::Unclear) => ("unclear", "?", "unclear (no expected answer to grade by)"),
+        Some(Outcome::Unclear) => (
+            "unclear",
+            "?",
+            "unclear (no expected answer, or the judge could not grade)",
+        ),
         None => ("absent", "–", "not asked"),
     }
 }
@@ -626,6 +630,13 @@ fn failures_section(run: &Value) -> String {
         let times = match rows.len() {
             1 => String::new(),
             n => format!("{n} repeats alike · "),
+        };
+        // No expected answer (none given, or the reference query gave none) is said, not an
+        // empty box.
+        let expected = if expected.is_empty() {
+            "(none)".to_string()
+        } else {
+            expected
         };
         // The expected answer of a reference query is its result: the query beside it.
         let reference = match rows[0]["expectedSql"].as_str() {

@@ -100,7 +100,7 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query (a read: a file with one that writes, SELECT INTO included, is refused before anything is asked) run once per evaluation, while the agent is asked (a few at a time besides --concurrency), on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`), which -o html writes to stdout. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed or the judge failed on some, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib functions evaluate::ask and evaluate::grade_runs (together evaluate::run).",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query (a read: a file with one that writes, SELECT INTO included, is refused before anything is asked) run once per evaluation, while the agent is asked (a few at a time besides --concurrency), on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass, and the exit code 1. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`), which -o html writes to stdout. Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now exits 7 (its comparison row says regressed). --junit FILE writes JUnit XML for CI. Exit codes: 1 when every run failed, the judge failed on some, or a reference query gave no expected answer, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib functions evaluate::ask and evaluate::grade_runs (together evaluate::run).",
     args: &[
         WORKSPACE,
         AGENT,
@@ -635,6 +635,7 @@ struct Gate {
 }
 
 /// The reply: the questions as the table's rows, the summary as a note, and a failure when
+/// runs were left ungraded (the judge failed, or a reference query gave no expected answer),
 /// every run failed, a question regressed under `--fail-on-regression`, or the pass rate is
 /// below `--min-pass-rate`.
 fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
@@ -656,10 +657,10 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let ungraded: Vec<&Value> = rows
-        .iter()
-        .filter(|row| row["rule"] == JUDGE_FAILED)
-        .collect();
+    let with_rule =
+        |rule: &str| -> Vec<&Value> { rows.iter().filter(|row| row["rule"] == rule).collect() };
+    let ungraded = with_rule(JUDGE_FAILED);
+    let unreferenced = with_rule(reference::REFERENCE_FAILED);
     let first_error = |rows: &[&Value]| {
         rows.first()
             .and_then(|row| row["error"].as_str())
@@ -676,6 +677,18 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
             ))
             .with_cause(first_error(&ungraded))
             .with_hint("check --llm-endpoint, --llm-model and --llm-key (or FABSH_LLM_*)"),
+        )
+    } else if !unreferenced.is_empty() {
+        // The questions file is wrong, or the data changed under it: not the agent's doing,
+        // and a pass rate without those questions says less than it seems to.
+        Some(
+            Error::runtime(format!(
+                "{} of {} runs have no expected answer: their reference query failed or returned nothing; they count under errors",
+                unreferenced.len(),
+                count("runs")
+            ))
+            .with_cause(first_error(&unreferenced))
+            .with_hint("run the question's expected_sql with `fabsh sql query -w WS --item ITEM --sql ...` to see what it returns"),
         )
     } else if count("runs") > 0 && count("errors") == count("runs") {
         let all: Vec<&Value> = rows.iter().collect();

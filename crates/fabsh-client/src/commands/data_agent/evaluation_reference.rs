@@ -18,6 +18,10 @@ use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+/// The rule of a run whose question has no expected answer: its reference query failed or
+/// returned nothing (the stdlib's `evaluate::grade_runs` names it so).
+pub const REFERENCE_FAILED: &str = "reference_failed";
+
 /// Rows a reference result keeps: more cannot be an answer anyone checks by eye.
 const REFERENCE_MAX_ROWS: usize = 1000;
 
