@@ -159,8 +159,8 @@ fn new_table(fit: Fit) -> Table {
 }
 
 /// True for a column of identifiers, which must stay whole to be copied: `id`, `...Id`,
-/// `type`, or one whose every value is a GUID (or a number or a boolean: short, and wrong
-/// when cut).
+/// `type`, or one whose every value is a GUID (or a number, a percentage or a boolean: short,
+/// and wrong when cut).
 fn is_identifier_column(name: &str, cells: &[String]) -> bool {
     let leaf = name.rsplit('.').next().unwrap_or(name);
     leaf == "id"
@@ -171,6 +171,9 @@ fn is_identifier_column(name: &str, cells: &[String]) -> bool {
                 cell.is_empty()
                     || uuid::Uuid::try_parse(cell).is_ok()
                     || cell.parse::<f64>().is_ok()
+                    || cell
+                        .strip_suffix('%')
+                        .is_some_and(|n| n.parse::<f64>().is_ok())
                     || cell == "true"
                     || cell == "false"
             }))
@@ -376,6 +379,18 @@ mod tests {
         assert_eq!(table_cell("passRateDelta", &json!(-0.5)), "-50%");
         assert_eq!(table_cell("runs", &json!(0.5)), "0.5");
         assert_eq!(tsv_cell(&json!(0.5)), "0.5");
+    }
+
+    #[test]
+    fn percentages_keep_their_width_like_numbers() {
+        let cells = |list: &[&str]| list.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        assert!(is_identifier_column(
+            "passRate",
+            &cells(&["100%", "33.3%", ""])
+        ));
+        assert!(is_identifier_column("runs", &cells(&["3", "12"])));
+        assert!(!is_identifier_column("note", &cells(&["100%", "most"])));
+        assert!(!is_identifier_column("note", &cells(&["%", "5 %"])));
     }
 
     #[test]
