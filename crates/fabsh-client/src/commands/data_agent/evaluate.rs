@@ -667,28 +667,35 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
             .unwrap_or("no reason given")
             .to_string()
     };
-    let failure = if !ungraded.is_empty() {
-        // Below the bar or not, a result with runs left ungraded cannot be trusted.
+    // Below the bar or not, a result with runs left ungraded cannot be trusted.
+    let left_ungraded = |rows: &[&Value], message: String, hint: &str| {
         Some(
-            Error::runtime(format!(
-                "the judge could not grade {} of {} runs; they count under errors",
+            Error::runtime(format!("{message}; they count under errors"))
+                .with_cause(first_error(rows))
+                .with_hint(hint),
+        )
+    };
+    let failure = if !ungraded.is_empty() {
+        left_ungraded(
+            &ungraded,
+            format!(
+                "the judge could not grade {} of {} runs",
                 ungraded.len(),
                 count("runs")
-            ))
-            .with_cause(first_error(&ungraded))
-            .with_hint("check --llm-endpoint, --llm-model and --llm-key (or FABSH_LLM_*)"),
+            ),
+            "check --llm-endpoint, --llm-model and --llm-key (or FABSH_LLM_*)",
         )
     } else if !unreferenced.is_empty() {
         // The questions file is wrong, or the data changed under it: not the agent's doing,
         // and a pass rate without those questions says less than it seems to.
-        Some(
-            Error::runtime(format!(
-                "{} of {} runs have no expected answer: their reference query failed or returned nothing; they count under errors",
+        left_ungraded(
+            &unreferenced,
+            format!(
+                "{} of {} runs have no expected answer: their reference query failed or returned nothing",
                 unreferenced.len(),
                 count("runs")
-            ))
-            .with_cause(first_error(&unreferenced))
-            .with_hint("run the question's expected_sql with `fabsh sql query -w WS --item ITEM --sql ...` to see what it returns"),
+            ),
+            "run the question's expected_sql with `fabsh sql query -w WS --item ITEM --sql ...` to see what it returns",
         )
     } else if count("runs") > 0 && count("errors") == count("runs") {
         let all: Vec<&Value> = rows.iter().collect();
