@@ -1,6 +1,8 @@
 //! `data-agent evaluate --junit FILE`: the rows as JUnit XML for CI test reports, one
 //! testcase per question and repeat; a run not graded yes is a failure carrying the expected
-//! and actual answers and the rationale (or the error).
+//! and actual answers and the rationale (or the error), except a run left ungraded (verdict
+//! error: the judge or the reference query failed), which is an error, as JUnit reports a
+//! test that could not run as it should rather than one whose check failed.
 
 use serde_json::Value;
 use std::fmt::Write;
@@ -36,13 +38,15 @@ pub fn text(value: &Value) -> String {
 /// The JUnit document for an evaluation's rows; `suite` names the testsuite (the agent).
 pub fn render(suite: &str, rows: &[Value]) -> String {
     let mut repeat: std::collections::HashMap<String, usize> = Default::default();
-    let failures = rows.iter().filter(|row| row["verdict"] != "yes").count();
+    let ungraded = |row: &Value| row["verdict"] == "error";
+    let errors = rows.iter().filter(|row| ungraded(row)).count();
+    let failures = rows.iter().filter(|row| row["verdict"] != "yes").count() - errors;
     let seconds = |row: &Value| row["latencyMs"].as_f64().unwrap_or(0.0) / 1000.0;
     let total: f64 = rows.iter().map(seconds).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites tests=\"{n}\" failures=\"{failures}\" time=\"{total:.3}\">\n  <testsuite name=\"{suite}\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" time=\"{total:.3}\">",
+        "<testsuites tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{total:.3}\">\n  <testsuite name=\"{suite}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{total:.3}\">",
         n = rows.len(),
         suite = escape(suite),
     );
@@ -67,7 +71,8 @@ pub fn render(suite: &str, rows: &[Value]) -> String {
         };
         let _ = write!(
             out,
-            ">\n      <failure message=\"verdict {verdict} ({rule})\" type=\"{verdict}\">expected: {expected}\nactual: {actual}\nrationale: {reason}</failure>\n    </testcase>\n",
+            ">\n      <{element} message=\"verdict {verdict} ({rule})\" type=\"{verdict}\">expected: {expected}\nactual: {actual}\nrationale: {reason}</{element}>\n    </testcase>\n",
+            element = if ungraded(row) { "error" } else { "failure" },
             verdict = escape(&text(&row["verdict"])),
             rule = escape(&text(&row["rule"])),
             expected = escape(&text(&row["expected"])),
@@ -96,5 +101,31 @@ mod tests {
         );
         assert!(xml.contains("name=\"q&lt; #1\""), "{xml}");
         assert!(xml.contains("actual: x]]&gt;"), "{xml}");
+    }
+
+    #[test]
+    fn a_run_left_ungraded_is_an_error_not_a_failure() {
+        let xml = render(
+            "agent",
+            &[
+                json!({"question": "a", "verdict": "yes"}),
+                json!({"question": "b", "verdict": "no", "rule": "numbers"}),
+                json!({"question": "c", "verdict": "error", "rule": "reference_failed",
+                       "error": "the reference query returned nothing"}),
+            ],
+        );
+        assert!(
+            xml.contains("tests=\"3\" failures=\"1\" errors=\"1\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<error message=\"verdict error (reference_failed)\" type=\"error\">")
+                && xml.contains("rationale: the reference query returned nothing</error>"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<failure message=\"verdict no (numbers)\""),
+            "{xml}"
+        );
     }
 }
