@@ -391,6 +391,14 @@ fn a_changed_part_updates_that_item_and_a_removed_item_is_an_orphan() {
 
     let run = plan(server, &repo, &workspace, &["--diff"]);
     assert_eq!(run.code, 8, "changes pending: {}", run.stderr);
+    // Changes pending is the plan's answer, told by the exit code: a note, not an error.
+    assert!(
+        run.stderr
+            .contains("note: changes pending: 0 to create, 1 to update")
+            && !run.stderr.contains("error:"),
+        "{}",
+        run.stderr
+    );
     let out = run.json();
     assert_eq!(
         rows_with(&out, "action", "update"),

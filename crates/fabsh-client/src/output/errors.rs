@@ -2,7 +2,7 @@
 //! also show where they happened, with the source line and a caret.
 
 use super::Printer;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use std::io::Write;
 
 /// A place in a script: origin (file name, `<-e>`, `<repl>`), 1-based line and column, and
@@ -32,8 +32,14 @@ impl Printer {
     }
 
     /// The error's text with its place in the source, as written by [`Printer::script_error`].
+    /// A plan with changes pending is an answer told by its exit code, not something that went
+    /// wrong: it reads as a note, as terraform's detailed exit code prints no error.
     pub fn format_error_at(&self, err: &Error, spot: Option<&SourceSpot>) -> String {
-        let mut text = format!("{} {err}\n", self.paint("error:", "1;31"));
+        let label = match err.kind {
+            ErrorKind::ChangesPending => self.paint("note:", "1;36"),
+            _ => self.paint("error:", "1;31"),
+        };
+        let mut text = format!("{label} {err}\n");
         if let Some(spot) = spot {
             text.push_str(&source_lines(spot));
         }
