@@ -1,5 +1,6 @@
 //! Tables for people: compact (a header once, no rules between rows, one line per row),
-//! identifiers never cut or wrapped at 80 columns while free text shrinks, `-o wide` whole,
+//! identifiers never wrapped and cut only when the free text would be unreadable (GUIDs then
+//! show 8 characters) at 80 columns while free text shrinks, `-o wide` whole,
 //! help with real value names and pasteable examples. The ids and descriptions checked are
 //! the server's, from List Items (`GET /v1/workspaces/{workspaceId}/items` in the Fabric REST
 //! swagger) over raw HTTP, or text the test planted.
@@ -282,4 +283,40 @@ fn a_failed_answer_belongs_to_its_own_question_when_two_share_a_text() {
     assert!(questions[0].get("failedAnswer").is_none(), "{out}");
     let failed = questions[1]["failedAnswer"].as_str().expect("failedAnswer");
     assert!(failed.contains("240"), "{failed:?}");
+}
+
+#[test]
+fn a_table_too_narrow_for_its_text_shows_short_guids_and_wide_shows_them_whole() {
+    // A job list has five free-text columns beside the run's id: at 80 columns, ids whole
+    // would leave each about six characters ("Comp…"), so the id gives way instead.
+    let server = crate::support::shared(module_path!());
+    let run = server.fabsh(&["job", "run", "Demo/Welcome", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let id = run.json()["id"].as_str().expect("run id").to_string();
+    let listed = server.fabsh_env(
+        &["job", "list", "Demo/Welcome", "-o", "table"],
+        &[("COLUMNS", "80")],
+    );
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let row = listed
+        .stdout
+        .lines()
+        .find(|line| line.contains(&id[..8]))
+        .unwrap_or_else(|| panic!("the run in:\n{}", listed.stdout));
+    assert!(row.chars().count() <= 80, "{row:?} is wider than 80");
+    assert!(
+        row.trim_end().ends_with(&format!("{}…", &id[..8])),
+        "{row:?}"
+    );
+    assert!(!listed.stdout.contains(&id), "{}", listed.stdout);
+    assert!(row.starts_with("RunNotebook "), "{row:?}");
+    let status = ["NotStarted", "InProgress", "Completed"]
+        .iter()
+        .any(|status| row.contains(&format!(" {status} ")));
+    assert!(status, "a whole status in {row:?}");
+    let wide = server.fabsh_env(
+        &["job", "list", "Demo/Welcome", "-o", "wide"],
+        &[("COLUMNS", "80")],
+    );
+    assert!(wide.stdout.contains(&id), "{}", wide.stdout);
 }

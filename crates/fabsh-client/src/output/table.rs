@@ -1,7 +1,9 @@
 //! Tables for terminals and TSV for pipes, from lists of JSON objects. Tables are compact
 //! (gh, kubectl): a header once, no lines between rows, one line per row. Identifiers (ids,
-//! types, GUIDs) are never cut or wrapped; free text shrinks to fit the terminal and is cut
-//! with `…`. `-o wide` shows everything whole.
+//! types, GUIDs) are never wrapped and keep their width; free text shrinks to fit the
+//! terminal and is cut with `…`. Only when the free text would be cut past reading do GUIDs
+//! give way, to their first 8 characters (as `docker ps` shows ids). `-o wide` shows
+//! everything whole.
 
 use super::format::ListWriter;
 use comfy_table::{ColumnConstraint, ContentArrangement, Row, Table, Width, presets};
@@ -191,9 +193,18 @@ fn is_name_column(name: &str) -> bool {
 }
 
 /// Rows of cells under `header` as a table that fits: identifier columns keep their full
-/// width, the others shrink and cut with `…` (nothing cut with `Fit::Wide`).
-fn fitted(header: Vec<String>, show_header: bool, rows: Vec<Vec<String>>, fit: Fit) -> String {
+/// width, the others shrink and cut with `…` (nothing cut with `Fit::Wide`); see
+/// [`make_room`] for when GUIDs give way.
+fn fitted(header: Vec<String>, show_header: bool, mut rows: Vec<Vec<String>>, fit: Fit) -> String {
     let mut table = new_table(fit);
+    let identifiers: Vec<bool> = header
+        .iter()
+        .enumerate()
+        .map(|(index, name)| is_identifier_column(name, &cells_of(&rows, index)))
+        .collect();
+    if let (Fit::Terminal, Some(total)) = (fit, table.width()) {
+        make_room(&header, &identifiers, &mut rows, total);
+    }
     if show_header {
         let mut row = Row::from(header.clone());
         row.max_height(1);
@@ -210,28 +221,12 @@ fn fitted(header: Vec<String>, show_header: bool, rows: Vec<Vec<String>>, fit: F
         .iter()
         .enumerate()
         .map(|(index, name)| {
-            let cells: Vec<String> = rows
-                .iter()
-                .map(|row| row.get(index).cloned().unwrap_or_default())
-                .collect();
-            let padding = if index + 1 == header.len() { 0 } else { 2 };
-            (name.clone(), cells, padding)
+            (
+                name.clone(),
+                cells_of(&rows, index),
+                padding(header.len(), index),
+            )
         })
-        .collect();
-    let widest = |name: &str, cells: &[String], padding: u16| {
-        let widest = cells
-            .iter()
-            .map(String::as_str)
-            .chain(std::iter::once(name))
-            .map(|cell| cell.chars().count())
-            .max()
-            .unwrap_or(0)
-            + usize::from(padding);
-        u16::try_from(widest).unwrap_or(u16::MAX)
-    };
-    let identifiers: Vec<bool> = columns
-        .iter()
-        .map(|(name, cells, _)| is_identifier_column(name, cells))
         .collect();
     // What is left once identifiers have their width goes first to the name column (the one
     // people scan by), leaving the other free-text columns a little each.
@@ -270,6 +265,83 @@ fn fitted(header: Vec<String>, show_header: bool, rows: Vec<Vec<String>>, fit: F
         }
     }
     table.trim_fmt()
+}
+
+/// The cells of one column.
+fn cells_of(rows: &[Vec<String>], index: usize) -> Vec<String> {
+    rows.iter()
+        .map(|row| row.get(index).cloned().unwrap_or_default())
+        .collect()
+}
+
+/// The space after a column: two, none after the last.
+fn padding(columns: usize, index: usize) -> u16 {
+    if index + 1 == columns { 0 } else { 2 }
+}
+
+/// A column's width whole: its widest cell or its name, with its padding.
+fn widest(name: &str, cells: &[String], padding: u16) -> u16 {
+    let widest = cells
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(name))
+        .map(|cell| cell.chars().count())
+        .max()
+        .unwrap_or(0)
+        + usize::from(padding);
+    u16::try_from(widest).unwrap_or(u16::MAX)
+}
+
+/// When identifiers whole would leave the free text less than [`READABLE`] a column in
+/// `total` columns, cuts the GUID columns of `rows` to their first [`SHORT_GUID`]
+/// characters, as `docker ps` shows ids: a table is read by its names, and `-o wide`,
+/// `json` and `tsv` keep every id whole.
+fn make_room(header: &[String], identifiers: &[bool], rows: &mut [Vec<String>], total: u16) {
+    let (mut fixed, mut wanted) = (0u16, 0u16);
+    for (index, name) in header.iter().enumerate() {
+        let width = widest(name, &cells_of(rows, index), padding(header.len(), index));
+        if identifiers[index] {
+            fixed = fixed.saturating_add(width);
+        } else {
+            wanted = wanted.saturating_add(width.min(READABLE));
+        }
+    }
+    if total.saturating_sub(fixed) >= wanted {
+        return;
+    }
+    for (index, identifier) in identifiers.iter().enumerate() {
+        if *identifier && is_guid_column(&cells_of(rows, index)) {
+            for row in rows.iter_mut() {
+                if let Some(cell) = row.get_mut(index) {
+                    *cell = short_guid(cell);
+                }
+            }
+        }
+    }
+}
+
+/// Room a free-text column needs to be read (padding included), when it holds that much.
+const READABLE: u16 = 12;
+
+/// Characters of a GUID a narrow table shows (then `…`): eight tell ids apart at a glance.
+const SHORT_GUID: usize = 8;
+
+/// True for a column whose every value is a GUID.
+fn is_guid_column(cells: &[String]) -> bool {
+    cells.iter().any(|cell| !cell.is_empty())
+        && cells
+            .iter()
+            .all(|cell| cell.is_empty() || uuid::Uuid::try_parse(cell).is_ok())
+}
+
+/// A GUID as a narrow table shows it: its first [`SHORT_GUID`] characters and `…`.
+fn short_guid(cell: &str) -> String {
+    if cell.is_empty() {
+        return String::new();
+    }
+    let mut short: String = cell.chars().take(SHORT_GUID).collect();
+    short.push('…');
+    short
 }
 
 /// A list as a table with a header row.
