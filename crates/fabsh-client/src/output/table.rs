@@ -160,9 +160,10 @@ fn new_table(fit: Fit) -> Table {
     table
 }
 
-/// True for a column of identifiers, which must stay whole to be copied: `id`, `...Id`,
-/// `type`, or one whose every value is a GUID (or a number, a percentage or a boolean: short,
-/// and wrong when cut).
+/// True for a column of identifiers, which keep their width to be copied (GUIDs give way
+/// only in a table too narrow for its text: [`make_room`]): `id`, `...Id`, `type`, or one
+/// whose every value is a GUID (or a number, a percentage or a boolean: short, and wrong
+/// when cut).
 fn is_identifier_column(name: &str, cells: &[String]) -> bool {
     let leaf = name.rsplit('.').next().unwrap_or(name);
     leaf == "id"
