@@ -512,7 +512,12 @@ fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
         ArgKind::List => json!({"type": "array", "items": {"type": "string"}}),
         // Inline JSON, or text holding JSON (never a file).
         ArgKind::Json => json!({"type": ["object", "array", "string"]}),
-        ArgKind::Str | ArgKind::Ref | ArgKind::ItemType | ArgKind::File | ArgKind::Secret => {
+        ArgKind::Str
+        | ArgKind::Ref
+        | ArgKind::ItemType
+        | ArgKind::File
+        | ArgKind::Secret
+        | ArgKind::UuidPrefix => {
             json!({"type": "string"})
         }
     };

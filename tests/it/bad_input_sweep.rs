@@ -40,7 +40,7 @@ fn case_guid(index: usize) -> String {
 fn good_value(arg: &ArgSpec, guid: &str, files: &Fixtures) -> String {
     match arg.kind {
         ArgKind::Str | ArgKind::Secret => "x".into(),
-        ArgKind::Ref | ArgKind::Uuid => guid.into(),
+        ArgKind::Ref | ArgKind::Uuid | ArgKind::UuidPrefix => guid.into(),
         ArgKind::Int => "1".into(),
         ArgKind::Bool => "true".into(),
         ArgKind::Enum(choices) => choices[0].into(),
@@ -115,6 +115,7 @@ fn bad_values(arg: &ArgSpec, files: &Fixtures) -> Vec<(&'static str, String)> {
     }
     match arg.kind {
         ArgKind::Uuid => bad.push(("a malformed GUID", "not-a-guid".into())),
+        ArgKind::UuidPrefix => bad.push(("too little of a GUID to begin one", "0000".into())),
         ArgKind::ItemType => bad.push(("a near miss of a known item type", "Notebok".into())),
         ArgKind::Json => {
             bad.push(("bad JSON", "{\"a\":".into()));

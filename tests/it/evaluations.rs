@@ -114,6 +114,10 @@ fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
 
     let shown = evaluations(&fx, &["show", &first_id[..8]]).ok_json();
     assert_eq!(shown["runId"], first_id.as_str());
+    // As a table too narrow for whole ids shows it, `…` and all.
+    let short = format!("{}…", &first_id[..8]);
+    let again = evaluations(&fx, &["show", &short]).ok_json();
+    assert_eq!(again["runId"], first_id.as_str());
     assert_eq!(shown["rows"], first_out["rows"]);
     assert_eq!(shown["repeats"], 2);
     assert_eq!(shown["agent"]["name"], "Sales agent");

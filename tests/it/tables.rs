@@ -319,4 +319,26 @@ fn a_table_too_narrow_for_its_text_shows_short_guids_and_wide_shows_them_whole()
         &[("COLUMNS", "80")],
     );
     assert!(wide.stdout.contains(&id), "{}", wide.stdout);
+    // The id as the table shows it, `…` and all, names the run.
+    let short = row.split_whitespace().last().expect("the id cell");
+    let shown = server
+        .fabsh(&["job", "show", "Demo/Welcome", "--instance", short])
+        .ok_json();
+    assert_eq!(shown["id"], id.as_str(), "{shown}");
+    // A beginning no run has is not found; one that cannot begin a GUID is refused first.
+    let unknown = if id.starts_with('0') {
+        "ffffffff"
+    } else {
+        "00000000"
+    };
+    let none = server.fabsh(&["job", "show", "Demo/Welcome", "--instance", unknown]);
+    assert_eq!(none.code, 4, "{}", none.stderr);
+    assert!(none.stderr.contains("job list"), "{}", none.stderr);
+    let bad = server.fabsh(&["job", "show", "Demo/Welcome", "--instance", "42f8"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("--instance must be a GUID"),
+        "{}",
+        bad.stderr
+    );
 }

@@ -224,8 +224,10 @@ impl Store {
             .and_then(|run| run["runId"].as_str().map(str::to_string)))
     }
 
-    /// The full id of the run `reference` names: its id or an unambiguous prefix of it.
+    /// The full id of the run `reference` names: its id or an unambiguous prefix of it (as a
+    /// table too narrow for whole ids shows it, `…` and all).
     pub fn resolve(&self, reference: &str) -> Result<String> {
+        let reference = reference.trim_end_matches('…');
         if reference == "latest" {
             // As `--baseline latest` means the newest run: here of any agent, as a run id
             // alone names no agent.

@@ -103,6 +103,15 @@ pub fn list_req(workspace: &str, item: &str) -> Req {
     Req::get(format!("{}/jobs/instances", item_path(workspace, item)))
 }
 
+/// Every run of an item, all pages.
+pub async fn list_all(api: &ApiClient, workspace: &str, item: &str) -> Result<Vec<JobInstance>> {
+    api.all(list_req(workspace, item))
+        .await?
+        .into_iter()
+        .map(|run| typed(run, "a job instance"))
+        .collect()
+}
+
 /// POST `…/jobs/instances/{id}/cancel` (202; the run becomes Cancelled).
 pub async fn cancel(api: &ApiClient, workspace: &str, item: &str, id: &str) -> Result<()> {
     let target = format!("{}/jobs/instances/{id}/cancel", item_path(workspace, item));

@@ -392,6 +392,19 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
             }
             other => Err(wrong("a GUID", &other)),
         },
+        ArgKind::UuidPrefix => match raw {
+            RawValue::Text(text) => {
+                let text = text.trim().trim_end_matches('…');
+                if uuid::Uuid::try_parse(text).is_ok() || is_guid_prefix(text) {
+                    Ok(ArgValue::Str(text.to_string()))
+                } else {
+                    Err(Error::usage(format!(
+                        "{name} must be a GUID like 00000000-0000-0000-0000-000000000000, or its first 8 characters or more, got {text:?}"
+                    )))
+                }
+            }
+            other => Err(wrong("a GUID", &other)),
+        },
         ArgKind::File => match raw {
             RawValue::Text(path) => read_file(name, &path).map(ArgValue::File),
             RawValue::FileContent { name, bytes } => Ok(ArgValue::File(FileArg {
@@ -508,6 +521,20 @@ fn read_file(name: &str, path: &str) -> Result<FileArg> {
         path: PathBuf::from(path),
         bytes: Arc::new(bytes),
     })
+}
+
+/// True for the first 8 to 35 characters of a GUID in its usual form (hex digits, with the
+/// hyphens where a GUID has them).
+fn is_guid_prefix(text: &str) -> bool {
+    const SHAPE: &str = "00000000-0000-0000-0000-000000000000";
+    (8..SHAPE.len()).contains(&text.len())
+        && text
+            .chars()
+            .zip(SHAPE.chars())
+            .all(|(c, shape)| match shape {
+                '-' => c == '-',
+                _ => c.is_ascii_hexdigit(),
+            })
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub enum ArgKind {
     Json,
     /// A GUID, checked before any request.
     Uuid,
+    /// A GUID, or its first 8 characters or more (as a table too narrow for whole ids shows
+    /// it, `…` and all), checked before any request; the handler finds the id it begins.
+    UuidPrefix,
     /// A path to a file that must be readable.
     File,
     /// A secret (an API key), inline or `@file` so it need not sit in shell history; never
@@ -71,7 +74,7 @@ impl ArgKind {
             ArgKind::Bool => "BOOL",
             ArgKind::Enum(_) => "VALUE",
             ArgKind::Json => "JSON|@FILE",
-            ArgKind::Uuid => "GUID",
+            ArgKind::Uuid | ArgKind::UuidPrefix => "GUID",
             ArgKind::File => "FILE",
             ArgKind::Secret => "TEXT|@FILE",
             ArgKind::List => "A,B,...",

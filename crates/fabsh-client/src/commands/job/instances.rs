@@ -6,7 +6,7 @@ use crate::commands::args::Args;
 use crate::commands::common;
 use crate::commands::spec::HandlerFuture;
 use crate::context::Ctx;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::reply::{Body, Reply};
 use fabsh_model::jobs::{JobInstance, run_duration};
 use futures::StreamExt;
@@ -63,10 +63,44 @@ pub(super) fn list(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
+/// The run `--instance` names: a whole id as given, else the one run of the item whose id
+/// begins with it (a table too narrow for whole ids shows their first 8 characters).
+async fn instance_id(ctx: &Ctx, args: &Args, workspace: &str, item: &str) -> Result<String> {
+    let given = args.str("instance")?;
+    if uuid::Uuid::try_parse(given).is_ok() {
+        return Ok(given.to_string());
+    }
+    let prefix = given.to_ascii_lowercase();
+    let runs = jobs::list_all(ctx.api(), workspace, item).await?;
+    let mut matching = runs
+        .into_iter()
+        .map(|run| run.id)
+        .filter(|id| id.to_ascii_lowercase().starts_with(&prefix));
+    match (matching.next(), matching.next()) {
+        (Some(id), None) => Ok(id),
+        (None, _) => Err(Error::new(
+            ErrorKind::NotFound,
+            format!("no run of the item has an id beginning {given}"),
+        )
+        .with_hint("list its runs with `fabsh job list WORKSPACE/ITEM -o wide`")),
+        (Some(first), Some(second)) => {
+            let mut ids = vec![first, second];
+            ids.extend(matching);
+            Err(Error::usage(format!(
+                "--instance {given} begins {} runs' ids: {}",
+                ids.len(),
+                ids.join(", ")
+            ))
+            .with_hint("give more of the id"))
+        }
+    }
+}
+
 pub(super) fn show(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (workspace, item) = item_target(&ctx, &args).await?;
-        let instance = jobs::get(ctx.api(), &workspace, &item, args.str("instance")?).await?;
+        let id = instance_id(&ctx, &args, &workspace, &item).await?;
+        let instance = jobs::get(ctx.api(), &workspace, &item, &id).await?;
         Ok(Reply::json(run_row(&instance)))
     })
 }
@@ -74,7 +108,8 @@ pub(super) fn show(ctx: Ctx, args: Args) -> HandlerFuture {
 pub(super) fn cancel(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (workspace, item) = item_target(&ctx, &args).await?;
-        let id = args.str("instance")?;
+        let id = instance_id(&ctx, &args, &workspace, &item).await?;
+        let id = id.as_str();
         jobs::cancel(ctx.api(), &workspace, &item, id).await?;
         if ctx.api().options().dry_run {
             return Ok(Reply::empty());

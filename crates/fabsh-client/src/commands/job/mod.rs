@@ -10,7 +10,11 @@ use super::common::{ITEM, WORKSPACE};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, Traits};
 
 /// `--instance`: a run's id.
-const INSTANCE: ArgSpec = ArgSpec::req("instance", ArgKind::Uuid, "The run's (job instance's) id");
+const INSTANCE: ArgSpec = ArgSpec::req(
+    "instance",
+    ArgKind::UuidPrefix,
+    "The run's (job instance's) id, or its first 8 characters or more as a narrow table shows them",
+);
 
 /// `--job-type`, named here so errors and help agree.
 pub(crate) const JOB_TYPE_FLAG: &str = "job-type";
