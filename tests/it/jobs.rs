@@ -419,17 +419,28 @@ fn schedules_round_trip_as_the_swagger_example() {
         .fabsh(&["schedule", "show", "Demo/Welcome", "--schedule", &id])
         .ok_json();
     assert_eq!(shown, updated);
+    // The id as a table too narrow for whole ids shows it names the schedule too.
+    let short = format!("{}…", &id[..8]);
     let deleted = server.fabsh(&[
         "schedule",
         "delete",
         "Demo/Welcome",
         "--schedule",
-        &id,
+        &short,
         "--yes",
     ]);
     assert_eq!(deleted.code, 0, "{}", deleted.stderr);
+    assert!(
+        deleted.stdout.contains(&id) || deleted.stderr.contains(&id),
+        "the whole id is said: {} {}",
+        deleted.stdout,
+        deleted.stderr
+    );
     let gone = server.fabsh(&["schedule", "show", "Demo/Welcome", "--schedule", &id]);
     assert_eq!(gone.code, 4, "{}", gone.stderr);
+    let none = server.fabsh(&["schedule", "show", "Demo/Welcome", "--schedule", &id[..8]]);
+    assert_eq!(none.code, 4, "{}", none.stderr);
+    assert!(none.stderr.contains("schedule list"), "{}", none.stderr);
 }
 
 #[test]

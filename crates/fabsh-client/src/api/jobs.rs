@@ -151,6 +151,20 @@ pub async fn create_schedule(
     typed(value, "the new schedule").map(Some)
 }
 
+/// Every schedule of an item for one job type, all pages.
+pub async fn list_schedules(
+    api: &ApiClient,
+    workspace: &str,
+    item: &str,
+    job_type: &str,
+) -> Result<Vec<ItemSchedule>> {
+    api.all(schedules_req(workspace, item, job_type))
+        .await?
+        .into_iter()
+        .map(|schedule| typed(schedule, "a schedule"))
+        .collect()
+}
+
 /// GET one schedule.
 pub async fn get_schedule(
     api: &ApiClient,

@@ -328,6 +328,44 @@ pub fn per_item_reply(value: Value, list: &str, field: &str, what: &str) -> Repl
     reply.with_failure(Error::new(ErrorKind::Partial, format!("{failed} {what}")))
 }
 
+/// The id `given` names among `ids`: itself when it is a whole GUID, else the one id it
+/// begins (a table too narrow for whole ids shows GUIDs as their first 8 characters, and
+/// `ArgKind::UuidPrefix` lets that through). `ids` are listed only for a beginning; `what`
+/// names them ("run") and `list` is the command that lists them, for the errors.
+pub(crate) async fn id_beginning<F>(
+    given: &str,
+    ids: F,
+    what: &str,
+    list: &str,
+) -> crate::error::Result<String>
+where
+    F: std::future::Future<Output = crate::error::Result<Vec<String>>>,
+{
+    use crate::error::{Error, ErrorKind};
+    if uuid::Uuid::try_parse(given).is_ok() {
+        return Ok(given.to_string());
+    }
+    let prefix = given.to_ascii_lowercase();
+    let mut matching: Vec<String> = ids
+        .await?
+        .into_iter()
+        .filter(|id| id.to_ascii_lowercase().starts_with(&prefix))
+        .collect();
+    match matching.len() {
+        1 => Ok(matching.remove(0)),
+        0 => Err(Error::new(
+            ErrorKind::NotFound,
+            format!("no {what} has an id beginning {given}"),
+        )
+        .with_hint(format!("list them with `{list} -o wide`"))),
+        n => Err(Error::usage(format!(
+            "{given} begins the ids of {n} {what}s: {}",
+            matching.join(", ")
+        ))
+        .with_hint("give more of the id")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use crate::commands::args::Args;
 use crate::commands::common;
 use crate::commands::spec::HandlerFuture;
 use crate::context::Ctx;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use crate::reply::{Body, Reply};
 use fabsh_model::jobs::{JobInstance, run_duration};
 use futures::StreamExt;
@@ -63,37 +63,19 @@ pub(super) fn list(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// The run `--instance` names: a whole id as given, else the one run of the item whose id
-/// begins with it (a table too narrow for whole ids shows their first 8 characters).
+/// The run `--instance` names: a whole id, or the beginning of one of the item's runs'.
 async fn instance_id(ctx: &Ctx, args: &Args, workspace: &str, item: &str) -> Result<String> {
-    let given = args.str("instance")?;
-    if uuid::Uuid::try_parse(given).is_ok() {
-        return Ok(given.to_string());
-    }
-    let prefix = given.to_ascii_lowercase();
-    let runs = jobs::list_all(ctx.api(), workspace, item).await?;
-    let mut matching = runs
-        .into_iter()
-        .map(|run| run.id)
-        .filter(|id| id.to_ascii_lowercase().starts_with(&prefix));
-    match (matching.next(), matching.next()) {
-        (Some(id), None) => Ok(id),
-        (None, _) => Err(Error::new(
-            ErrorKind::NotFound,
-            format!("no run of the item has an id beginning {given}"),
-        )
-        .with_hint("list its runs with `fabsh job list WORKSPACE/ITEM -o wide`")),
-        (Some(first), Some(second)) => {
-            let mut ids = vec![first, second];
-            ids.extend(matching);
-            Err(Error::usage(format!(
-                "--instance {given} begins {} runs' ids: {}",
-                ids.len(),
-                ids.join(", ")
-            ))
-            .with_hint("give more of the id"))
-        }
-    }
+    let runs = async {
+        let runs = jobs::list_all(ctx.api(), workspace, item).await?;
+        Ok(runs.into_iter().map(|run| run.id).collect())
+    };
+    common::id_beginning(
+        args.str("instance")?,
+        runs,
+        "run",
+        "fabsh job list WORKSPACE/ITEM",
+    )
+    .await
 }
 
 pub(super) fn show(ctx: Ctx, args: Args) -> HandlerFuture {

@@ -20,7 +20,11 @@ const JOB_TYPE: ArgSpec = ArgSpec::opt(
     ArgKind::Str,
     "Job type the schedule starts (case-sensitive); default from the item's type",
 );
-const SCHEDULE_ID: ArgSpec = ArgSpec::req("schedule", ArgKind::Uuid, "The schedule's id");
+const SCHEDULE_ID: ArgSpec = ArgSpec::req(
+    "schedule",
+    ArgKind::UuidPrefix,
+    "The schedule's id, or its first 8 characters or more as a narrow table shows them",
+);
 const KIND: ArgSpec = ArgSpec::opt(
     "type",
     ArgKind::Enum(&["Cron", "Daily", "Weekly"]),
@@ -178,6 +182,26 @@ async fn target(ctx: &Ctx, args: &Args) -> crate::error::Result<(String, String,
     Ok((workspace, item, job_type))
 }
 
+/// The schedule `--schedule` names: a whole id, or the beginning of one of the item's
+/// schedules' of the job type.
+async fn schedule_id(
+    ctx: &Ctx,
+    args: &Args,
+    (workspace, item, job_type): (&str, &str, &str),
+) -> crate::error::Result<String> {
+    let schedules = async {
+        let listed = jobs::list_schedules(ctx.api(), workspace, item, job_type).await?;
+        Ok(listed.into_iter().map(|schedule| schedule.id).collect())
+    };
+    common::id_beginning(
+        args.str("schedule")?,
+        schedules,
+        "schedule",
+        "fabsh schedule list WORKSPACE/ITEM",
+    )
+    .await
+}
+
 fn list(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (workspace, item, job_type) = target(&ctx, &args).await?;
@@ -189,8 +213,8 @@ fn list(ctx: Ctx, args: Args) -> HandlerFuture {
 fn show(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let id = args.str("schedule")?;
-        let schedule = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, id).await?;
+        let id = schedule_id(&ctx, &args, (&workspace, &item, &job_type)).await?;
+        let schedule = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
         Ok(Reply::json(serde_json::to_value(schedule)?))
     })
 }
@@ -209,11 +233,11 @@ fn update(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let change: Change = change_of(&args)?;
         let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let id = args.str("schedule")?;
-        let current = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, id).await?;
+        let id = schedule_id(&ctx, &args, (&workspace, &item, &job_type)).await?;
+        let current = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
         let request = change.applied_to(current)?;
         let updated =
-            jobs::update_schedule(ctx.api(), &workspace, &item, &job_type, id, &request).await?;
+            jobs::update_schedule(ctx.api(), &workspace, &item, &job_type, &id, &request).await?;
         Ok(Reply::json(serde_json::to_value(updated)?))
     })
 }
@@ -221,8 +245,8 @@ fn update(ctx: Ctx, args: Args) -> HandlerFuture {
 fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let id = args.str("schedule")?;
-        jobs::delete_schedule(ctx.api(), &workspace, &item, &job_type, id).await?;
+        let id = schedule_id(&ctx, &args, (&workspace, &item, &job_type)).await?;
+        jobs::delete_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
         Ok(Reply::done(format!("deleted schedule {id}")))
     })
 }
