@@ -169,17 +169,25 @@ fn is_identifier_column(name: &str, cells: &[String]) -> bool {
     leaf == "id"
         || leaf.ends_with("Id")
         || leaf == "type"
-        || (cells.iter().any(|cell| !cell.is_empty())
-            && cells.iter().all(|cell| {
-                cell.is_empty()
-                    || uuid::Uuid::try_parse(cell).is_ok()
-                    || cell.parse::<f64>().is_ok()
-                    || cell
-                        .strip_suffix('%')
-                        .is_some_and(|n| n.parse::<f64>().is_ok())
-                    || cell == "true"
-                    || cell == "false"
-            }))
+        || every_filled_cell(cells, |cell| {
+            is_guid(cell)
+                || cell.parse::<f64>().is_ok()
+                || cell
+                    .strip_suffix('%')
+                    .is_some_and(|n| n.parse::<f64>().is_ok())
+                || cell == "true"
+                || cell == "false"
+        })
+}
+
+/// True when some cell holds something and every cell that does passes `test`.
+fn every_filled_cell(cells: &[String], test: impl Fn(&str) -> bool) -> bool {
+    cells.iter().any(|cell| !cell.is_empty())
+        && cells.iter().all(|cell| cell.is_empty() || test(cell))
+}
+
+fn is_guid(cell: &str) -> bool {
+    uuid::Uuid::try_parse(cell).is_ok()
 }
 
 /// The width left to each free-text column but the name, when the name column takes the rest.
@@ -198,27 +206,7 @@ fn is_name_column(name: &str) -> bool {
 /// [`make_room`] for when GUIDs give way.
 fn fitted(header: Vec<String>, show_header: bool, mut rows: Vec<Vec<String>>, fit: Fit) -> String {
     let mut table = new_table(fit);
-    let identifiers: Vec<bool> = header
-        .iter()
-        .enumerate()
-        .map(|(index, name)| is_identifier_column(name, &cells_of(&rows, index)))
-        .collect();
-    if let (Fit::Terminal, Some(total)) = (fit, table.width()) {
-        make_room(&header, &identifiers, &mut rows, total);
-    }
-    if show_header {
-        let mut row = Row::from(header.clone());
-        row.max_height(1);
-        table.set_header(row);
-    }
-    for cells in &rows {
-        let mut row = Row::from(cells.clone());
-        if fit == Fit::Terminal {
-            row.max_height(1);
-        }
-        table.add_row(row);
-    }
-    let columns: Vec<(String, Vec<String>, u16)> = header
+    let mut columns: Vec<(String, Vec<String>, u16)> = header
         .iter()
         .enumerate()
         .map(|(index, name)| {
@@ -229,6 +217,32 @@ fn fitted(header: Vec<String>, show_header: bool, mut rows: Vec<Vec<String>>, fi
             )
         })
         .collect();
+    let identifiers: Vec<bool> = columns
+        .iter()
+        .map(|(name, cells, _)| is_identifier_column(name, cells))
+        .collect();
+    if let (Fit::Terminal, Some(total)) = (fit, table.width()) {
+        for index in make_room(&columns, &identifiers, total) {
+            for cell in rows.iter_mut().filter_map(|row| row.get_mut(index)) {
+                *cell = short_guid(cell);
+            }
+            for cell in &mut columns[index].1 {
+                *cell = short_guid(cell);
+            }
+        }
+    }
+    if show_header {
+        let mut row = Row::from(header);
+        row.max_height(1);
+        table.set_header(row);
+    }
+    for cells in rows {
+        let mut row = Row::from(cells);
+        if fit == Fit::Terminal {
+            row.max_height(1);
+        }
+        table.add_row(row);
+    }
     // What is left once identifiers have their width goes first to the name column (the one
     // people scan by), leaving the other free-text columns a little each.
     let fixed: u16 = columns
@@ -293,32 +307,36 @@ fn widest(name: &str, cells: &[String], padding: u16) -> u16 {
     u16::try_from(widest).unwrap_or(u16::MAX)
 }
 
-/// When identifiers whole would leave the free text less than [`READABLE`] a column in
-/// `total` columns, cuts the GUID columns of `rows` to their first [`SHORT_GUID`]
-/// characters, as `docker ps` shows ids: a table is read by its names, and `-o wide`,
-/// `json` and `tsv` keep every id whole.
-fn make_room(header: &[String], identifiers: &[bool], rows: &mut [Vec<String>], total: u16) {
+/// The GUID columns to cut to their first [`SHORT_GUID`] characters, as `docker ps` shows
+/// ids: all of them when identifiers whole would leave the free text less than
+/// [`READABLE`] a column in `total` columns, else none. A table is read by its names, and
+/// `-o wide`, `json` and `tsv` keep every id whole.
+fn make_room(
+    columns: &[(String, Vec<String>, u16)],
+    identifiers: &[bool],
+    total: u16,
+) -> Vec<usize> {
     let (mut fixed, mut wanted) = (0u16, 0u16);
-    for (index, name) in header.iter().enumerate() {
-        let width = widest(name, &cells_of(rows, index), padding(header.len(), index));
-        if identifiers[index] {
+    for ((name, cells, padding), identifier) in columns.iter().zip(identifiers) {
+        let width = widest(name, cells, *padding);
+        if *identifier {
             fixed = fixed.saturating_add(width);
         } else {
             wanted = wanted.saturating_add(width.min(READABLE));
         }
     }
     if total.saturating_sub(fixed) >= wanted {
-        return;
+        return Vec::new();
     }
-    for (index, identifier) in identifiers.iter().enumerate() {
-        if *identifier && is_guid_column(&cells_of(rows, index)) {
-            for row in rows.iter_mut() {
-                if let Some(cell) = row.get_mut(index) {
-                    *cell = short_guid(cell);
-                }
-            }
-        }
-    }
+    columns
+        .iter()
+        .zip(identifiers)
+        .enumerate()
+        .filter(|(_, ((_, cells, _), identifier))| {
+            **identifier && every_filled_cell(cells, is_guid)
+        })
+        .map(|(index, _)| index)
+        .collect()
 }
 
 /// Room a free-text column needs to be read (padding included), when it holds that much.
@@ -326,14 +344,6 @@ const READABLE: u16 = 12;
 
 /// Characters of a GUID a narrow table shows (then `…`): eight tell ids apart at a glance.
 const SHORT_GUID: usize = 8;
-
-/// True for a column whose every value is a GUID.
-fn is_guid_column(cells: &[String]) -> bool {
-    cells.iter().any(|cell| !cell.is_empty())
-        && cells
-            .iter()
-            .all(|cell| cell.is_empty() || uuid::Uuid::try_parse(cell).is_ok())
-}
 
 /// A GUID as a narrow table shows it: its first [`SHORT_GUID`] characters and `…`.
 fn short_guid(cell: &str) -> String {
