@@ -103,13 +103,18 @@ pub fn list_req(workspace: &str, item: &str) -> Req {
     Req::get(format!("{}/jobs/instances", item_path(workspace, item)))
 }
 
-/// Every run of an item, all pages.
-pub async fn list_all(api: &ApiClient, workspace: &str, item: &str) -> Result<Vec<JobInstance>> {
-    api.all(list_req(workspace, item))
+/// Every entry of a paged list, all pages, each read as `what`.
+async fn all_typed<T: DeserializeOwned>(api: &ApiClient, req: Req, what: &str) -> Result<Vec<T>> {
+    api.all(req)
         .await?
         .into_iter()
-        .map(|run| typed(run, "a job instance"))
+        .map(|entry| typed(entry, what))
         .collect()
+}
+
+/// Every run of an item, all pages.
+pub async fn list_all(api: &ApiClient, workspace: &str, item: &str) -> Result<Vec<JobInstance>> {
+    all_typed(api, list_req(workspace, item), "a job instance").await
 }
 
 /// POST `…/jobs/instances/{id}/cancel` (202; the run becomes Cancelled).
@@ -158,11 +163,7 @@ pub async fn list_schedules(
     item: &str,
     job_type: &str,
 ) -> Result<Vec<ItemSchedule>> {
-    api.all(schedules_req(workspace, item, job_type))
-        .await?
-        .into_iter()
-        .map(|schedule| typed(schedule, "a schedule"))
-        .collect()
+    all_typed(api, schedules_req(workspace, item, job_type), "a schedule").await
 }
 
 /// GET one schedule.
