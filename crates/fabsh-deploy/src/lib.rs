@@ -6,6 +6,7 @@
 
 pub mod config;
 mod error;
+pub mod file;
 pub mod levels;
 pub mod params;
 pub mod plan;

@@ -7,6 +7,7 @@ pub mod deploy;
 pub mod edit_distance;
 pub mod item_types;
 pub mod jobs;
+pub mod limits;
 mod problem;
 pub mod roles;
 mod secret;
