@@ -227,6 +227,87 @@ fn a_write_is_refused_offline_without_allow_writes() {
     assert_eq!(out["rows"][0]["n"], demo::ORDERS);
 }
 
+/// The requests local Fabric logged to `item`'s SQL endpoint.
+fn endpoint_requests(server: &Server, item: &str) -> usize {
+    server
+        .request_paths()
+        .iter()
+        .filter(|path| path.contains(&format!("/items/{item}/sqlEndpoint")))
+        .count()
+}
+
+#[test]
+fn a_write_behind_a_cte_is_refused_with_nothing_sent() {
+    // A server of its own: the shared one's request log is too busy to count on.
+    let server = &Server::start();
+    let warehouse = server.create_demo_item("CTE store", "Warehouse");
+    write(server, "CTE store", "CREATE TABLE dbo.kept (id INT)").ok_json();
+    write(
+        server,
+        "CTE store",
+        "INSERT INTO dbo.kept (id) VALUES (1), (2)",
+    )
+    .ok_json();
+    let sent = endpoint_requests(server, &warehouse);
+    for (statement, word) in [
+        ("WITH x AS (SELECT 1 AS a) DELETE FROM dbo.kept", "DELETE"),
+        (
+            "WITH x AS (SELECT 3 AS a) INSERT INTO dbo.kept (id) SELECT a FROM x",
+            "INSERT",
+        ),
+        (
+            "WITH x AS (SELECT 1 AS a) UPDATE dbo.kept SET id = 9",
+            "UPDATE",
+        ),
+    ] {
+        let run = server.fabsh(&[
+            "sql",
+            "query",
+            "-w",
+            "Demo",
+            "--item",
+            "CTE store",
+            "--sql",
+            statement,
+        ]);
+        assert_eq!(run.code, 2, "{statement}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(word) && run.stderr.contains("--allow-writes"),
+            "{statement}: {}",
+            run.stderr
+        );
+    }
+    // The read-only MCP server's sql_query tool refuses it the same way.
+    crate::mcp::runtime().block_on(async {
+        let (client, _) = crate::mcp::connect(server, &[]).await;
+        let result = crate::mcp::call(
+            &client,
+            "sql_query",
+            serde_json::json!({
+                "workspace": "Demo",
+                "item": "CTE store",
+                "sql": "WITH x AS (SELECT 1 AS a) DELETE FROM dbo.kept",
+            }),
+        )
+        .await;
+        let error = crate::mcp::error_map(&result);
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("DELETE")),
+            "{error}"
+        );
+        client.cancel().await.expect("close");
+    });
+    assert_eq!(
+        endpoint_requests(server, &warehouse),
+        sent,
+        "a refused statement reached the SQL endpoint"
+    );
+    let out = write(server, "CTE store", "SELECT id FROM dbo.kept ORDER BY id").ok_json();
+    assert_eq!(out["rows"], serde_json::json!([{"id": 1}, {"id": 2}]));
+}
+
 /// `sql query` with `--allow-writes` on `item`, as JSON.
 fn write(server: &Server, item: &str, statement: &str) -> support::Run {
     server.fabsh(&[

@@ -5,9 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlparser::ast::{SetExpr, Statement};
+use sqlparser::ast::{Query, SetExpr, Statement, Visit, Visitor};
 use sqlparser::dialect::{GenericDialect, MsSqlDialect};
 use sqlparser::parser::Parser;
+use std::ops::ControlFlow;
 
 /// The tool the Data Warehouse MCP server offers.
 pub const EXECUTE_SQL_TOOL: &str = "executeSQL";
@@ -238,29 +239,47 @@ pub fn statement_kind(sql: &str) -> Result<StatementKind, String> {
     kind_of(&parse(sql, "statement")?)
 }
 
-/// Whether parsed `statements` only read, as [`statement_kind`] says of their text.
+/// Whether parsed `statements` only read, as [`statement_kind`] says of their text. Decided
+/// on the whole statement tree: a data-changing or DDL statement anywhere in it (behind a
+/// CTE, `WITH x AS (...) DELETE FROM t`, which parses as a query) makes the text a write.
 pub fn kind_of(statements: &[Statement]) -> Result<StatementKind, String> {
     if statements.is_empty() {
         return Err("the statement is empty".to_string());
     }
     for statement in statements {
-        if let Statement::Query(query) = statement
-            && selects_into(&query.body)
-        {
-            // `SELECT ... INTO t` parses as a query, and creates the table t.
-            return Ok(StatementKind::Writes("SELECT INTO".to_string()));
-        }
-        if !matches!(statement, Statement::Query(_)) {
-            let text = statement.to_string();
-            let word = text
-                .split_whitespace()
-                .next()
-                .unwrap_or("statement")
-                .to_ascii_uppercase();
+        if let ControlFlow::Break(word) = statement.visit(&mut FirstWrite) {
             return Ok(StatementKind::Writes(word));
         }
     }
     Ok(StatementKind::Reads)
+}
+
+/// Stops at the first node of a statement tree that writes, with the word naming it.
+struct FirstWrite;
+
+impl Visitor for FirstWrite {
+    type Break = String;
+
+    fn pre_visit_statement(&mut self, statement: &Statement) -> ControlFlow<String> {
+        if matches!(statement, Statement::Query(_)) {
+            return ControlFlow::Continue(());
+        }
+        let text = statement.to_string();
+        let word = text
+            .split_whitespace()
+            .next()
+            .unwrap_or("statement")
+            .to_ascii_uppercase();
+        ControlFlow::Break(word)
+    }
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<String> {
+        if selects_into(&query.body) {
+            // `SELECT ... INTO t` parses as a query, and creates the table t.
+            return ControlFlow::Break("SELECT INTO".to_string());
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// `sql` parsed as T-SQL, or failing that as generic SQL; `what` names it in the error ("the
@@ -322,6 +341,35 @@ mod tests {
             Ok(StatementKind::Writes("SELECT INTO".into()))
         );
         assert!(statement_kind("SELEC 1").is_err());
+    }
+
+    #[test]
+    fn a_write_behind_a_cte_or_inside_a_query_is_a_write() {
+        for (sql, word) in [
+            ("WITH x AS (SELECT 1 AS a) DELETE FROM orders", "DELETE"),
+            (
+                "WITH x AS (SELECT 1 AS a) INSERT INTO orders (id) SELECT a FROM x",
+                "INSERT",
+            ),
+            (
+                "WITH x AS (SELECT 1 AS a) UPDATE orders SET id = 2",
+                "UPDATE",
+            ),
+            (
+                "WITH x AS (SELECT 1 AS a) SELECT a INTO dbo.copy FROM x",
+                "SELECT INTO",
+            ),
+        ] {
+            assert_eq!(
+                statement_kind(sql),
+                Ok(StatementKind::Writes(word.into())),
+                "{sql}"
+            );
+        }
+        assert_eq!(
+            statement_kind("WITH x AS (SELECT 1 AS a) SELECT a FROM (SELECT a FROM x) y"),
+            Ok(StatementKind::Reads)
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `sql query | tables`: T-SQL against a lakehouse's SQL analytics endpoint or a warehouse,
 //! through Fabric's Data Warehouse MCP server ([`crate::agent::sql_endpoint`]). Read-only
 //! unless `--allow-writes`: a statement the SQL parser does not read as a query (SELECT,
-//! WITH) is refused before anything is sent.
+//! WITH, with nothing that writes anywhere in its tree) is refused before anything is sent.
 
 use super::args::Args;
 use super::common::WORKSPACE;
@@ -35,7 +35,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "sql",
         name: "query",
         summary: "Run T-SQL on a lakehouse's SQL analytics endpoint or a warehouse",
-        about: "Runs one statement through Fabric's Data Warehouse MCP server (tool executeSQL) under your Fabric permissions, and returns its rows like any list (table, json, tsv, csv, yaml). At most --max-rows rows are kept; when rows were left out, a note on stderr says so and the JSON's truncated is true. Read-only unless --allow-writes: a statement that is not a query (SELECT or WITH), or that the SQL parser cannot read, is refused (exit 2) before anything is sent. A lakehouse's SQL analytics endpoint is read-only (the service refuses writes there); a warehouse also takes INSERT, UPDATE, DELETE and CREATE TABLE from a Contributor or above, and answers with rowsAffected. On local Fabric the T-SQL is translated for its SQLite tables; a construct it cannot translate is an error naming it.",
+        about: "Runs one statement through Fabric's Data Warehouse MCP server (tool executeSQL) under your Fabric permissions, and returns its rows like any list (table, json, tsv, csv, yaml). At most --max-rows rows are kept; when rows were left out, a note on stderr says so and the JSON's truncated is true. Read-only unless --allow-writes: a statement that is not a pure query (SELECT or WITH with no INSERT, UPDATE, DELETE, MERGE, SELECT INTO or DDL anywhere in it, a CTE's body included), or that the SQL parser cannot read, is refused (exit 2) before anything is sent; only a pure query is ever sent twice. A lakehouse's SQL analytics endpoint is read-only (the service refuses writes there); a warehouse also takes INSERT, UPDATE, DELETE and CREATE TABLE from a Contributor or above, and answers with rowsAffected. On local Fabric the T-SQL is translated for its SQLite tables; a construct it cannot translate is an error naming it.",
         args: &[
             WORKSPACE,
             ITEM,
