@@ -7,6 +7,7 @@ use crate::connect::local_error;
 use fabsh_client::api::{ApiClient, Req};
 use fabsh_client::auth::{Secret, StaticToken};
 use fabsh_client::commands::args::FileArg;
+use fabsh_client::commands::spec::CERTIFICATE_FILE_CAP;
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture, Needs, Traits,
 };
@@ -66,7 +67,8 @@ endpoint /metadata/identity/oauth2/token.",
             "certificate",
             ArgKind::File,
             "PEM file with a certificate whose key may sign client assertions",
-        ),
+        )
+        .max_bytes(CERTIFICATE_FILE_CAP),
         ArgSpec::opt(
             "federated-subject",
             ArgKind::Str,
@@ -172,7 +174,8 @@ const LOAD_TABLE: CommandSpec = CommandSpec {
             ArgKind::Str,
             "Table name; an existing table is replaced",
         ),
-        ArgSpec::req("file", ArgKind::File, "CSV file with a header row"),
+        // Loaded into local Fabric's store, never sent to the service: a larger cap.
+        ArgSpec::req("file", ArgKind::File, "CSV file with a header row").max_bytes(1 << 30),
         DATA_DIR,
     ],
     traits: ADMIN,

@@ -37,6 +37,7 @@ mod deploy;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;
+mod file_flags;
 mod help_examples;
 mod hostile_bulk;
 mod hostile_evaluations;

@@ -6,38 +6,14 @@
 use crate::data_agent_query::{EXAMPLES, published};
 use crate::mcp::{call, connect, error_map, runtime, structured};
 use crate::stub::Stub;
-use crate::support::{self, Server};
+use crate::support::{self, Server, Trap};
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use fabsh::commands::REGISTRY;
 use fabsh_client::commands::common::effective_args;
 use serde_json::json;
-use std::net::TcpListener;
 use std::path::Path;
-
-/// A loopback port tool calls are pointed at; nothing may connect to it.
-struct Trap(TcpListener);
-
-impl Trap {
-    fn start() -> Trap {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("non-blocking");
-        Trap(listener)
-    }
-
-    fn origin(&self) -> String {
-        format!("http://{}", self.0.local_addr().expect("addr"))
-    }
-
-    /// Connections are queued even while nobody accepts, so an empty queue means none came.
-    fn assert_untouched(&self) {
-        match self.0.accept() {
-            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
-            other => panic!("something connected to the trap: {other:?}"),
-        }
-    }
-}
 
 fn message(result: &rmcp::model::CallToolResult) -> String {
     error_map(result)["message"]

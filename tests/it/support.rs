@@ -69,10 +69,20 @@ impl Home {
 
     /// A fabsh command run with at most `limit` open descriptors (`ulimit -n`, via `sh`).
     pub fn command_with_descriptors(&self, limit: u32, args: &[&str]) -> Command {
+        self.command_under_ulimit(&format!("-n {limit}"), args)
+    }
+
+    /// A fabsh command run with at most `kib` KiB of address space (`ulimit -v`, via `sh`):
+    /// a command that reads without bound fails instead of taking the machine's memory.
+    pub fn command_with_memory(&self, kib: u64, args: &[&str]) -> Command {
+        self.command_under_ulimit(&format!("-v {kib}"), args)
+    }
+
+    fn command_under_ulimit(&self, limit: &str, args: &[&str]) -> Command {
         let mut command = self.program("sh");
         command
             .arg("-c")
-            .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+            .arg(format!("ulimit {limit} && exec \"$0\" \"$@\""))
             .arg(bin())
             .args(args);
         command
@@ -620,4 +630,30 @@ pub fn recording_files() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// A loopback port that commands are pointed at where nothing may be sent: connections
+/// queue even while nobody accepts, so an empty queue proves that none came.
+pub struct Trap(std::net::TcpListener);
+
+impl Trap {
+    /// A listener on an ephemeral loopback port.
+    pub fn start() -> Trap {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("non-blocking");
+        Trap(listener)
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.0.local_addr().expect("addr"))
+    }
+
+    /// Panics if anything connected.
+    pub fn assert_untouched(&self) {
+        match self.0.accept() {
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
+            other => panic!("something connected to the trap: {other:?}"),
+        }
+    }
 }

@@ -8,7 +8,7 @@ use fabsh_model::Secret;
 use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A value as a front end supplies it, before checking.
@@ -376,7 +376,9 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
         }
         ArgKind::Json => match raw {
             RawValue::Json(value) => Ok(ArgValue::Json(value)),
-            RawValue::Text(text) => parse_json_or_file(name, &text).map(ArgValue::Json),
+            RawValue::Text(text) => {
+                parse_json_or_file(name, &text, arg.file_cap()).map(ArgValue::Json)
+            }
             other => Err(wrong("JSON", &other)),
         },
         ArgKind::Uuid => match raw {
@@ -406,7 +408,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a GUID", &other)),
         },
         ArgKind::File => match raw {
-            RawValue::Text(path) => read_file(name, &path).map(ArgValue::File),
+            RawValue::Text(path) => read_file(name, &path, arg.file_cap()).map(ArgValue::File),
             RawValue::FileContent { name, bytes } => Ok(ArgValue::File(FileArg {
                 path: PathBuf::from(name),
                 bytes: Arc::new(bytes),
@@ -414,7 +416,7 @@ fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
             other => Err(wrong("a file path", &other)),
         },
         ArgKind::Secret => match raw {
-            RawValue::Text(text) => secret_value(name, text).map(ArgValue::Secret),
+            RawValue::Text(text) => secret_value(name, text, arg.file_cap()).map(ArgValue::Secret),
             // The value itself is never shown, whatever it is.
             _ => Err(Error::usage(format!("{name} expects text or @file"))),
         },
@@ -486,10 +488,10 @@ pub fn split_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Inline JSON, or `@path` naming a JSON file.
-pub fn parse_json_or_file(name: &str, text: &str) -> Result<Value> {
+/// Inline JSON, or `@path` naming a JSON file of at most `cap` bytes.
+pub fn parse_json_or_file(name: &str, text: &str, cap: u64) -> Result<Value> {
     if let Some(path) = text.strip_prefix('@') {
-        let file = read_file(name, path)?;
+        let file = read_file(name, path, cap)?;
         serde_json::from_slice(&file.bytes)
             .map_err(|err| Error::usage(format!("{name}: {path} is not valid JSON: {err}")))
     } else {
@@ -500,11 +502,11 @@ pub fn parse_json_or_file(name: &str, text: &str) -> Result<Value> {
 
 /// A secret given inline, or as `@path` naming a file that holds it (its final line break
 /// dropped). The errors name the flag and the file, never the value.
-fn secret_value(name: &str, text: String) -> Result<Secret> {
+fn secret_value(name: &str, text: String, cap: u64) -> Result<Secret> {
     let Some(path) = text.strip_prefix('@') else {
         return Ok(Secret::new(text));
     };
-    let file = read_file(name, path)?;
+    let file = read_file(name, path, cap)?;
     let value = String::from_utf8(file.bytes.to_vec())
         .map_err(|_| Error::usage(format!("{name}: {path} is not UTF-8 text")))?;
     let value = value.trim_end_matches(['\r', '\n']);
@@ -514,9 +516,18 @@ fn secret_value(name: &str, text: String) -> Result<Secret> {
     Ok(Secret::new(value))
 }
 
-fn read_file(name: &str, path: &str) -> Result<FileArg> {
-    let bytes = std::fs::read(path)
-        .map_err(|err| Error::usage(format!("{name}: cannot read {path}: {err}")))?;
+/// The regular file at `path`, at most `cap` bytes, checked before it is read.
+fn read_file(name: &str, path: &str, cap: u64) -> Result<FileArg> {
+    use fabsh_deploy::file::{FileError, human_size, read_regular};
+    let bytes = read_regular(Path::new(path), cap).map_err(|err| match err {
+        FileError::TooLarge { size, cap } => Error::usage(format!(
+            "{name}: {path} is {}, more than the {} {name} reads",
+            human_size(size),
+            human_size(cap)
+        ))
+        .with_hint("nothing was sent; the service takes no larger request"),
+        other => Error::usage(format!("{name}: cannot read {path}: {other}")),
+    })?;
     Ok(FileArg {
         path: PathBuf::from(path),
         bytes: Arc::new(bytes),
@@ -553,13 +564,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("key.txt");
         std::fs::write(&path, "s3cret\n").unwrap();
-        let from_file = secret_value("--llm-key", format!("@{}", path.display())).unwrap();
+        let from_file = secret_value("--llm-key", format!("@{}", path.display()), 64).unwrap();
         assert_eq!(from_file.expose(), "s3cret");
         assert_eq!(
-            secret_value("--k", "inline".into()).unwrap().expose(),
+            secret_value("--k", "inline".into(), 64).unwrap().expose(),
             "inline"
         );
-        let missing = secret_value("--llm-key", "@/no/such/key".into()).unwrap_err();
+        let missing = secret_value("--llm-key", "@/no/such/key".into(), 64).unwrap_err();
         assert!(
             missing
                 .message

@@ -9,7 +9,8 @@ use crate::auth::oauth::Authority;
 use crate::auth::{Method, Resource, Secret, TokenProvider, TokenSet, claims};
 use crate::commands::args::Args;
 use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+    ArgKind, ArgSpec, CERTIFICATE_FILE_CAP, CommandSpec, Example, Handler, HandlerFuture, Needs,
+    SECRET_FILE_CAP, Traits,
 };
 use crate::config::{ConfigFile, Settings, config_path, env_text};
 use crate::context::Ctx;
@@ -80,12 +81,14 @@ FABSH_CLIENT_SECRET.",
             "certificate",
             ArgKind::File,
             "Service principal certificate: PEM with its key, or PFX (password in FABSH_CLIENT_CERTIFICATE_PASSWORD)",
-        ),
+        )
+        .max_bytes(CERTIFICATE_FILE_CAP),
         ArgSpec::opt(
             "federated-token-file",
             ArgKind::File,
             "File holding a federated (workload identity) token",
-        ),
+        )
+        .max_bytes(SECRET_FILE_CAP),
     ],
     traits: SIGN_IN,
     columns: &[],

@@ -120,7 +120,22 @@ pub struct ArgSpec {
     /// the command line asks first unless `--yes`, and an MCP server carries it out only
     /// with `--allow-destructive`.
     pub destructive: bool,
+    /// The largest file a `File`, `Json` (`@FILE`) or `Secret` (`@FILE`) flag reads; none:
+    /// [`DEFAULT_FILE_CAP`], or [`SECRET_FILE_CAP`] for a secret.
+    pub max_bytes: Option<u64>,
 }
+
+/// The largest file a flag reads unless it says otherwise: what the file becomes is sent in
+/// a request, and the service takes no larger body.
+pub const DEFAULT_FILE_CAP: u64 = fabsh_model::limits::REQUEST_BODY;
+
+/// The largest file a secret is read from (`--llm-key @FILE`): a key or password, never a
+/// document.
+pub const SECRET_FILE_CAP: u64 = 64 << 10;
+
+/// The largest certificate file read (PEM or PFX): a chain of a few certificates and a key
+/// takes kilobytes.
+pub const CERTIFICATE_FILE_CAP: u64 = 1 << 20;
 
 /// How a flag's value reaches the local file system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +169,7 @@ impl ArgSpec {
             range: None,
             local: None,
             destructive: false,
+            max_bytes: None,
         }
     }
 
@@ -240,6 +256,23 @@ impl ArgSpec {
         ArgSpec {
             destructive: true,
             ..self
+        }
+    }
+
+    /// Reading a file of at most `bytes`.
+    pub const fn max_bytes(self, bytes: u64) -> Self {
+        ArgSpec {
+            max_bytes: Some(bytes),
+            ..self
+        }
+    }
+
+    /// The largest file this flag reads.
+    pub fn file_cap(&self) -> u64 {
+        match (self.max_bytes, self.kind) {
+            (Some(bytes), _) => bytes,
+            (None, ArgKind::Secret) => SECRET_FILE_CAP,
+            (None, _) => DEFAULT_FILE_CAP,
         }
     }
 

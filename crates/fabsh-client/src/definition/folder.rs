@@ -239,8 +239,10 @@ fn refuse_extra_parts(
     ))
 }
 
+/// A part's bytes: no more than one definition request carries.
 fn read(path: &Path) -> Result<Vec<u8>> {
-    fs::read(path).map_err(|err| Error::usage(format!("cannot read {}: {err}", path.display())))
+    fabsh_deploy::file::read_regular(path, fabsh_model::limits::DEFINITION_BYTES)
+        .map_err(|err| Error::usage(format!("--dir: cannot read {}: {err}", path.display())))
 }
 
 /// Every regular file under `dir`, as (part path, file path), without opening any.
