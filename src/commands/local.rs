@@ -357,6 +357,13 @@ fn load_table(ctx: Ctx, args: Args) -> HandlerFuture {
             args.str("lakehouse")?.to_string(),
             args.str("table")?.to_string(),
         );
+        use fabsh_local::load_table::{LoadProblem, check_csv};
+        check_csv(&table, &file.bytes).map_err(|problem| match problem {
+            LoadProblem::Table(why) => Error::usage(format!("--table: {why}")),
+            LoadProblem::File(why) => {
+                Error::usage(format!("--file: {}: {why}", file.path.display()))
+            }
+        })?;
         let value = match running_server(&args, ctx.settings())? {
             Some(api) => {
                 let csv = String::from_utf8(file.bytes.to_vec()).map_err(|_| {

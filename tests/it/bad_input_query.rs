@@ -154,6 +154,16 @@ fn query_and_evaluation_input_is_checked_before_sending() {
             "--thread-id must be",
         ),
         (
+            // A thread is a local file: one that is not there is bad input too.
+            query(&[
+                "--prompt",
+                "x",
+                "--thread-id",
+                "7d0c9a52-3f61-4c2e-9a8b-5e4f3d2c1b0a",
+            ]),
+            "--thread-id: no thread",
+        ),
+        (
             query(&["--prompt", "x", "--published-url", "ftp://example"]),
             "must be an http(s) URL",
         ),

@@ -121,12 +121,18 @@ fn bad_values(arg: &ArgSpec, files: &Fixtures) -> Vec<(&'static str, String)> {
             bad.push(("bad JSON", "{\"a\":".into()));
             bad.push(("an unreadable @file", format!("@{}", files.missing)));
             bad.push(("a folder as @file", format!("@{}", files.folder)));
+            bad.push(("a device as @file", "@/dev/zero".into()));
         }
         ArgKind::File => {
             bad.push(("an unreadable file", files.missing.clone()));
             bad.push(("a folder as file", files.folder.clone()));
+            bad.push(("a device as file", "/dev/zero".into()));
         }
-        ArgKind::Secret => bad.push(("an unreadable @file", format!("@{}", files.missing))),
+        ArgKind::Secret => {
+            bad.push(("an unreadable @file", format!("@{}", files.missing)));
+            bad.push(("a device as @file", "@/dev/zero".into()));
+        }
+        ArgKind::List if !arg.allows_empty => bad.push(("a list of only commas", ",,,".into())),
         ArgKind::Int => {
             bad.push(("not a number", "abc".into()));
             // Every count and duration is at least 1 or at least 0: -1 is never one.

@@ -66,6 +66,44 @@ fn loaded_tables_are_discovered_with_their_column_types() {
 }
 
 #[test]
+fn a_bad_csv_is_refused_before_the_lakehouse_is_looked_for() {
+    let fx = AgentFixture::new();
+    let dir = tempfile::tempdir().expect("dir");
+    let csv = dir.path().join("ragged.csv");
+    std::fs::write(&csv, "id,name\n1,a\n2\n").expect("write");
+    let csv = csv.to_string_lossy().into_owned();
+    let data_dir = fx.server.data_dir().to_string_lossy().into_owned();
+    let args = |table: &'static str| {
+        vec![
+            "local",
+            "load-table",
+            "-w",
+            "Demo",
+            "--lakehouse",
+            "NoSuchLakehouse",
+            "--table",
+            table,
+            "--file",
+            csv.as_str(),
+        ]
+    };
+    // Straight on the data dir, and through the running server (FABSH_ENDPOINT).
+    let mut on_store = args("t");
+    on_store.extend(["--data-dir", data_dir.as_str()]);
+    for run in [fx.server.home.run(&on_store), fx.server.fabsh(&args("t"))] {
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("--file") && run.stderr.contains("line 3"),
+            "{}",
+            run.stderr
+        );
+    }
+    let bad_table = fx.server.fabsh(&args("1st"));
+    assert_eq!(bad_table.code, 2, "{}", bad_table.stderr);
+    assert!(bad_table.stderr.contains("--table"), "{}", bad_table.stderr);
+}
+
+#[test]
 fn only_elements_gone_from_the_live_schema_can_be_deleted() {
     let fx = AgentFixture::new();
     fx.add_lakehouse();

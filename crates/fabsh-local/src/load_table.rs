@@ -5,7 +5,7 @@ use super::admin::open_store;
 use super::api_error::ApiError;
 use super::store::items::{self, FolderScope, Item};
 use super::store::{Db, principals, workspaces};
-use super::tables::{self, DEMO_LAKEHOUSE_KEY};
+use super::tables::{self, CsvTable, DEMO_LAKEHOUSE_KEY};
 use fabsh_model::agent::sources::SOURCE_KINDS;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -41,6 +41,28 @@ fn find_item(db: &Db, workspace: &str, item: &str) -> Result<Item, ApiError> {
     })
 }
 
+/// What makes a load impossible before any store is opened.
+#[derive(Debug)]
+pub enum LoadProblem {
+    /// The table name is not one.
+    Table(String),
+    /// The CSV cannot be read as a table.
+    File(String),
+}
+
+/// Why `csv` cannot be loaded into `table`, if it cannot: checked by the client before it
+/// opens the store or sends anything.
+pub fn check_csv(table: &str, csv: &[u8]) -> std::result::Result<(), LoadProblem> {
+    if !tables::valid_table_name(table) {
+        return Err(LoadProblem::Table(format!(
+            "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
+        )));
+    }
+    CsvTable::parse(table, csv)
+        .map(drop)
+        .map_err(LoadProblem::File)
+}
+
 /// Loads `csv` into `table` of the item; answers what was loaded.
 pub(crate) fn load_table_in(
     db: &Db,
@@ -49,13 +71,16 @@ pub(crate) fn load_table_in(
     table: &str,
     csv: &[u8],
 ) -> Result<Value, ApiError> {
+    // The file is checked before the item is looked for: a bad file is the caller's
+    // mistake whatever the item.
+    let invalid = |message| ApiError::bad_request("InvalidInput", message);
+    let parsed = CsvTable::parse(table, csv).map_err(invalid)?;
     let item = find_item(db, workspace, item)?;
     let demo = db
         .read(|conn| principals::meta_get(conn, DEMO_LAKEHOUSE_KEY))?
         .is_some_and(|id| id == item.id.as_bytes());
     let mut conn = tables::open_write(db.data_dir(), &item.id, demo)?;
-    let loaded = tables::load_csv(&mut conn, table, csv)
-        .map_err(|message| ApiError::bad_request("InvalidInput", message))?;
+    let loaded = parsed.load(&mut conn).map_err(invalid)?;
     Ok(json!({
         "workspaceId": item.workspace_id,
         "itemId": item.id,

@@ -84,8 +84,9 @@ impl Thread {
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                // A local file the flag names, not something of the service's: bad input.
                 return Err(
-                    Error::not_found(format!("no thread {id}")).with_hint(format!(
+                    Error::usage(format!("--thread-id: no thread {id}")).with_hint(format!(
                         "threads are kept in {}; start one with --keep-thread",
                         dir().display()
                     )),

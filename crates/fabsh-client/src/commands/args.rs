@@ -315,8 +315,9 @@ fn value_flag_name(arg: &ArgSpec) -> String {
 fn check_value(arg: &ArgSpec, name: &str, raw: RawValue) -> Result<ArgValue> {
     // An empty id is looked up, an empty name sent, an empty folder is the current one:
     // never what was meant, unless the flag gives emptiness a meaning.
+    // A list of nothing but commas (`--public-host ,,,`) is as empty as no text.
     if let RawValue::Text(text) = &raw
-        && text.trim().is_empty()
+        && (text.trim().is_empty() || (arg.kind == ArgKind::List && split_list(text).is_empty()))
         && !arg.allows_empty
     {
         let hint = if arg.required {

@@ -102,113 +102,145 @@ pub fn valid_name(name: &str) -> bool {
         && name.len() <= 128
 }
 
-/// Loads `bytes` (CSV with a header row) into `table`, replacing it if it exists.
-pub fn load_csv(conn: &mut Connection, table: &str, bytes: &[u8]) -> Result<LoadedTable, String> {
-    if !valid_name(table) {
-        return Err(format!(
-            "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
-        ));
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
-    let headers: Vec<String> = reader
-        .headers()
-        .map_err(|err| format!("unreadable header row: {err}"))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
-    if headers.is_empty() || headers.iter().any(|h| !valid_name(h)) {
-        return Err(format!(
-            "every header must be a column name (letters, digits and _): {}",
-            headers.join(", ")
-        ));
-    }
-    let mut records = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|err| format!("unreadable row: {err}"))?;
-        if record.len() != headers.len() {
-            let line = record.position().map_or(0, |p| p.line());
+/// A CSV file read and checked, ready to load: its column names, their inferred types and
+/// its rows.
+pub struct CsvTable {
+    table: String,
+    headers: Vec<String>,
+    types: Vec<Inferred>,
+    records: Vec<csv::StringRecord>,
+}
+
+impl CsvTable {
+    /// Reads `bytes` (CSV with a header row) for `table`: a bad table or column name, an
+    /// unreadable or ragged row is an error naming it, before any store is touched.
+    pub fn parse(table: &str, bytes: &[u8]) -> Result<CsvTable, String> {
+        if !valid_name(table) {
             return Err(format!(
-                "line {line}: {} fields where the header has {}",
-                record.len(),
-                headers.len()
+                "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
             ));
         }
-        records.push(record);
-    }
-    let mut types: Vec<Option<Inferred>> = vec![None; headers.len()];
-    for record in &records {
-        for (slot, field) in types.iter_mut().zip(record.iter()) {
-            if field.is_empty() {
-                continue;
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+        let headers: Vec<String> = reader
+            .headers()
+            .map_err(|err| format!("unreadable header row: {err}"))?
+            .iter()
+            .map(|h| h.trim().to_string())
+            .collect();
+        if headers.is_empty() || headers.iter().any(|h| !valid_name(h)) {
+            return Err(format!(
+                "every header must be a column name (letters, digits and _): {}",
+                headers.join(", ")
+            ));
+        }
+        let mut records = Vec::new();
+        for record in reader.records() {
+            let record = record.map_err(|err| format!("unreadable row: {err}"))?;
+            if record.len() != headers.len() {
+                let line = record.position().map_or(0, |p| p.line());
+                return Err(format!(
+                    "line {line}: {} fields where the header has {}",
+                    record.len(),
+                    headers.len()
+                ));
             }
-            let kind = Inferred::of(field);
-            *slot = Some(slot.map_or(kind, |seen| seen.widen(kind)));
+            records.push(record);
         }
-    }
-    let types: Vec<Inferred> = types
-        .into_iter()
-        .map(|t| t.unwrap_or(Inferred::Varchar))
-        .collect();
-    let columns: Vec<String> = headers
-        .iter()
-        .zip(&types)
-        .map(|(name, kind)| format!("{} {}", quote_identifier(name), kind.name()))
-        .collect();
-    let tx = conn.transaction().map_err(|err| err.to_string())?;
-    let quoted = quote_identifier(table);
-    let placeholders = vec!["?"; headers.len()].join(", ");
-    let sql_error = |err: rusqlite::Error| err.to_string();
-    tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS {quoted}; CREATE TABLE {quoted} ({});",
-        columns.join(", ")
-    ))
-    .map_err(sql_error)?;
-    {
-        let mut insert = tx
-            .prepare(&format!("INSERT INTO {quoted} VALUES ({placeholders})"))
-            .map_err(sql_error)?;
+        let mut types: Vec<Option<Inferred>> = vec![None; headers.len()];
         for record in &records {
-            let values: Vec<SqlValue> = record
-                .iter()
-                .zip(&types)
-                .map(|(field, kind)| {
-                    if field.is_empty() {
-                        SqlValue::Null
-                    } else {
-                        kind.value(field)
-                    }
-                })
-                .collect();
-            insert
-                .execute(rusqlite::params_from_iter(values))
-                .map_err(sql_error)?;
+            for (slot, field) in types.iter_mut().zip(record.iter()) {
+                if field.is_empty() {
+                    continue;
+                }
+                let kind = Inferred::of(field);
+                *slot = Some(slot.map_or(kind, |seen| seen.widen(kind)));
+            }
         }
-    }
-    tx.commit().map_err(sql_error)?;
-    Ok(LoadedTable {
-        table: table.to_string(),
-        rows: records.len(),
-        columns: headers
+        let types = types
             .into_iter()
-            .zip(types)
-            .map(|(name, kind)| LoadedColumn {
-                name,
-                kind: kind.name().to_string(),
-            })
-            .collect(),
-    })
+            .map(|t| t.unwrap_or(Inferred::Varchar))
+            .collect();
+        Ok(CsvTable {
+            table: table.to_string(),
+            headers,
+            types,
+            records,
+        })
+    }
+
+    /// Loads the rows into the table, replacing it if it exists, in one transaction.
+    pub fn load(self, conn: &mut Connection) -> Result<LoadedTable, String> {
+        let CsvTable {
+            table,
+            headers,
+            types,
+            records,
+        } = self;
+        let columns: Vec<String> = headers
+            .iter()
+            .zip(&types)
+            .map(|(name, kind)| format!("{} {}", quote_identifier(name), kind.name()))
+            .collect();
+        let tx = conn.transaction().map_err(|err| err.to_string())?;
+        let quoted = quote_identifier(&table);
+        let placeholders = vec!["?"; headers.len()].join(", ");
+        let sql_error = |err: rusqlite::Error| err.to_string();
+        tx.execute_batch(&format!(
+            "DROP TABLE IF EXISTS {quoted}; CREATE TABLE {quoted} ({});",
+            columns.join(", ")
+        ))
+        .map_err(sql_error)?;
+        {
+            let mut insert = tx
+                .prepare(&format!("INSERT INTO {quoted} VALUES ({placeholders})"))
+                .map_err(sql_error)?;
+            for record in &records {
+                let values: Vec<SqlValue> = record
+                    .iter()
+                    .zip(&types)
+                    .map(|(field, kind)| {
+                        if field.is_empty() {
+                            SqlValue::Null
+                        } else {
+                            kind.value(field)
+                        }
+                    })
+                    .collect();
+                insert
+                    .execute(rusqlite::params_from_iter(values))
+                    .map_err(sql_error)?;
+            }
+        }
+        tx.commit().map_err(sql_error)?;
+        Ok(LoadedTable {
+            table,
+            rows: records.len(),
+            columns: headers
+                .into_iter()
+                .zip(types)
+                .map(|(name, kind)| LoadedColumn {
+                    name,
+                    kind: kind.name().to_string(),
+                })
+                .collect(),
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn load(conn: &mut Connection, table: &str, bytes: &[u8]) -> Result<LoadedTable, String> {
+        CsvTable::parse(table, bytes)?.load(conn)
+    }
+
     #[test]
     fn types_are_inferred_per_column() {
         let mut conn = Connection::open_in_memory().expect("db");
         let csv = b"id,price,day,flag,note\n1,2.5,2024-01-02,true,a\n2,3,2024-02-03,false,\n";
-        let loaded = load_csv(&mut conn, "items", csv).expect("load");
+        let loaded = load(&mut conn, "items", csv).expect("load");
         let kinds: Vec<&str> = loaded.columns.iter().map(|c| c.kind.as_str()).collect();
         assert_eq!(kinds, vec!["bigint", "float", "date", "bit", "varchar"]);
         assert_eq!(loaded.rows, 2);
@@ -217,7 +249,7 @@ mod tests {
             .expect("row");
         assert_eq!(note, None);
         // Loading again replaces the table.
-        load_csv(&mut conn, "items", b"id\n7\n").expect("reload");
+        load(&mut conn, "items", b"id\n7\n").expect("reload");
         let count: i64 = conn
             .query_row("SELECT count(*) FROM items", [], |r| r.get(0))
             .expect("count");
@@ -227,9 +259,9 @@ mod tests {
     #[test]
     fn bad_names_and_ragged_rows_are_refused() {
         let mut conn = Connection::open_in_memory().expect("db");
-        assert!(load_csv(&mut conn, "1abc", b"a\n1\n").is_err());
-        assert!(load_csv(&mut conn, "t", b"a b\n1\n").is_err());
-        let ragged = load_csv(&mut conn, "t", b"a,b\n1,2\n3\n").unwrap_err();
+        assert!(load(&mut conn, "1abc", b"a\n1\n").is_err());
+        assert!(load(&mut conn, "t", b"a b\n1\n").is_err());
+        let ragged = load(&mut conn, "t", b"a,b\n1,2\n3\n").unwrap_err();
         assert!(ragged.contains("line 3"), "{ragged}");
     }
 }

@@ -7,7 +7,7 @@ mod csv_load;
 mod demo;
 mod readers;
 
-pub use csv_load::load_csv;
+pub use csv_load::{CsvTable, valid_name as valid_table_name};
 pub use readers::Reader;
 
 use crate::private_files;

@@ -129,7 +129,7 @@ struct TagRow {
 
 /// Turns tag display names into ids, as workspaces and items are named: GUIDs pass through
 /// without a request; a name is looked up in the tenant's tags (case-insensitively when no
-/// tag has it exactly); two tags with the name is an error listing both ids.
+/// tag has it exactly); none is not found, two tags with the name an error listing both ids.
 pub(crate) async fn resolve_tag_ids(ctx: &Ctx, given: Vec<String>) -> Result<Vec<String>> {
     if given.iter().all(|id| uuid::Uuid::try_parse(id).is_ok()) {
         return Ok(given);
@@ -162,8 +162,12 @@ fn tag_id_named(rows: &[TagRow], name: String) -> Result<String> {
     }
     match found.as_slice() {
         [one] => Ok(one.id.clone()),
-        [] => Err(Error::usage(format!("--tag-ids: no tag is named {name:?}"))
-            .with_hint("`fabsh tag list` shows the tags, by name and id")),
+        // Known only once the tags are listed: not found, as an unknown workspace name is
+        // (exit 2 says nothing was sent).
+        [] => Err(
+            Error::not_found(format!("--tag-ids: no tag is named {name:?}"))
+                .with_hint("`fabsh tag list` shows the tags, by name and id"),
+        ),
         many => Err(Error::usage(format!(
             "--tag-ids: {} tags are named {name:?}: {}",
             many.len(),
