@@ -461,6 +461,15 @@ fn t_sql_constructs_are_translated() {
     assert_eq!(out["rows"][0]["fallback"], 42);
     assert_eq!(out["rows"][0]["len"], 7);
     assert_eq!(out["rows"][0]["shipped"], data.orders_with("Shipped"));
+    // `]]` inside brackets is one `]` of the name (T-SQL's escape), never the end of it.
+    let out = sql(
+        server(),
+        "SELECT COUNT_BIG(*) AS [n]] FROM orders; --] FROM [dbo].[orders]",
+        &[],
+    )
+    .ok_json();
+    assert_eq!(out["columns"], serde_json::json!(["n] FROM orders; --"]));
+    assert_eq!(out["rows"][0]["n] FROM orders; --"], demo::ORDERS);
     // The schema, as INFORMATION_SCHEMA gives it.
     let tables = server()
         .fabsh(&[

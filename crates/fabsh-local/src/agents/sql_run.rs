@@ -218,6 +218,15 @@ impl VisitorMut for ForSqlite<'_> {
         ControlFlow::Continue(())
     }
 
+    fn pre_visit_ident(&mut self, ident: &mut Ident) -> ControlFlow<String> {
+        // sqlparser prints `[a]]b]` (the name `a]b`) back as `[a]b]`, which SQLite reads as
+        // `[a]` then `b]`. A double-quoted identifier is printed with its quotes doubled.
+        if ident.quote_style == Some('[') {
+            ident.quote_style = Some('"');
+        }
+        ControlFlow::Continue(())
+    }
+
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<String> {
         if let Expr::CompoundIdentifier(parts) = expr
             && parts.len() > 2
