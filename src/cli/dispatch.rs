@@ -36,6 +36,7 @@ pub fn run_command(
         return run(&terminal, args);
     }
     let ctx = crate::connect::context_for(spec, settings, bridge.clone(), printer.progress())?;
+    bridge.cancel_on_terminate();
     run_spec(spec, args, &ctx, printer)
 }
 

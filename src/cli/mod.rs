@@ -63,10 +63,15 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
         .iter()
         .map(|arg| arg.to_string_lossy().into_owned())
         .collect();
-    match run_matches(&matches, &words, &settings, &printer, &bridge) {
+    let code = match run_matches(&matches, &words, &settings, &printer, &bridge) {
         Ok(code) => code,
         Err(err) => fail(&printer, &err),
+    };
+    if bridge.was_terminated() {
+        // 128 + SIGTERM, as a process the signal ended exits: what was stopped is reported.
+        return ExitCode::from(143);
     }
+    code
 }
 
 fn run_matches(

@@ -123,9 +123,8 @@ fn newest_run(server: &Server) -> String {
     }
 }
 
-#[test]
-fn ctrl_c_off_a_terminal_stops_waiting_and_leaves_the_run_running() {
-    let server = quick_server(&[("job-ms", "60000")]);
+/// `job run Demo/Welcome --wait` on a run that takes a minute, started, with its run's id.
+fn waiting_on_a_long_run(server: &Server) -> (std::process::Child, String) {
     let waiting = server
         .command(&["job", "run", "Demo/Welcome", "--wait"])
         .stdin(std::process::Stdio::null())
@@ -133,26 +132,50 @@ fn ctrl_c_off_a_terminal_stops_waiting_and_leaves_the_run_running() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start job run --wait");
-    let id = newest_run(&server);
+    let id = newest_run(server);
     // The run exists once its 202 came back; give the wait a moment to begin.
     std::thread::sleep(Duration::from_millis(300));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &waiting.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
+    (waiting, id)
+}
+
+#[test]
+fn ctrl_c_or_sigterm_off_a_terminal_stops_waiting_and_leaves_the_run_running() {
+    // SIGTERM is what a cancelled CI job or a stopped container sends.
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        let server = quick_server(&[("job-ms", "60000")]);
+        let (waiting, id) = waiting_on_a_long_run(&server);
+        let status = std::process::Command::new("kill")
+            .args([signal, &waiting.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let out = waiting.wait_with_output().expect("job run --wait ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{signal}: {stderr}");
+        assert!(
+            stderr.contains(&id) && stderr.contains("left running"),
+            "{signal}: {stderr}"
+        );
+        let shown = server
+            .fabsh(&["job", "show", "Demo/Welcome", "--instance", &id])
+            .ok_json();
+        let status = shown["status"].as_str().unwrap_or_default();
+        assert!(["NotStarted", "InProgress"].contains(&status), "{shown}");
+    }
+}
+
+#[test]
+fn a_server_gone_mid_wait_names_the_run_that_was_started() {
+    let server = quick_server(&[("job-ms", "60000")]);
+    let (waiting, id) = waiting_on_a_long_run(&server);
+    drop(server.stop());
     let out = waiting.wait_with_output().expect("job run --wait ends");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains(&id) && stderr.contains("left running"),
+        stderr.contains(&id) && stderr.contains("may still be running"),
         "{stderr}"
     );
-    let shown = server
-        .fabsh(&["job", "show", "Demo/Welcome", "--instance", &id])
-        .ok_json();
-    let status = shown["status"].as_str().unwrap_or_default();
-    assert!(["NotStarted", "InProgress"].contains(&status), "{shown}");
 }
 
 #[test]

@@ -24,6 +24,8 @@ pub struct Bridge {
     interruptible: Arc<Mutex<Held>>,
     /// Set when a Ctrl-C stopped interruptible work, until the command ending asks.
     interrupted: Arc<AtomicBool>,
+    /// Set once a SIGTERM arrived (after [`Bridge::cancel_on_terminate`]).
+    terminated: Arc<AtomicBool>,
 }
 
 /// The work that takes the next Ctrl-C: its number (to tell one from another) and its token.
@@ -76,6 +78,7 @@ impl Bridge {
             listening: Arc::new(AtomicBool::new(false)),
             interruptible: Arc::new(Mutex::new(None)),
             interrupted: Arc::new(AtomicBool::new(false)),
+            terminated: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -182,6 +185,34 @@ impl Bridge {
                 bridge.interrupt();
             }
         });
+    }
+
+    /// For a one-shot command: a SIGTERM (a CI job cancelled, a container stopped) stops the
+    /// command as Ctrl-C does, so work in progress reports what it did (a run waited on is
+    /// named, left running) instead of dying without a word; [`Self::was_terminated`] then
+    /// says so, and the process exits 143 as a terminated one does. A second SIGTERM cancels
+    /// the command outright.
+    pub fn cancel_on_terminate(&self) {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let _context = self.handle.enter();
+            if let Ok(mut terms) = signal(SignalKind::terminate()) {
+                let bridge = self.clone();
+                self.handle.spawn(async move {
+                    while terms.recv().await.is_some() {
+                        bridge.terminated.store(true, Ordering::SeqCst);
+                        bridge.interrupt();
+                    }
+                });
+            }
+        }
+    }
+
+    /// True once a SIGTERM arrived: the work stopped is not to ask anything, and the process
+    /// exits 143.
+    pub fn was_terminated(&self) -> bool {
+        self.terminated.load(Ordering::SeqCst)
     }
 
     fn lock(&self) -> MutexGuard<'_, CancellationToken> {

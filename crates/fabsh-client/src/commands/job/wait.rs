@@ -57,7 +57,9 @@ pub(super) async fn follow(
             }
             _ = tokio::time::sleep(sleep) => {}
         }
-        let (instance, retry_after) = jobs::poll(api, &started.url).await?;
+        let (instance, retry_after) = jobs::poll(api, &started.url)
+            .await
+            .map_err(|err| lost_track(err, started))?;
         spinner.update(instance.status.as_str(), None);
         if instance.status.is_final() {
             spinner.finish();
@@ -71,15 +73,39 @@ pub(super) async fn follow(
     }
 }
 
+/// How to look at the run `started` follows.
+fn follow_hint(started: &Started) -> String {
+    format!(
+        "follow it with `fabsh api GET {}`, or cancel it with `fabsh job cancel ... --instance {}`",
+        started.url.path(),
+        started.id
+    )
+}
+
+/// A look at the run that failed (the server went away, the token expired): the run was
+/// started and may still be running, so the error names it.
+fn lost_track(err: Error, started: &Started) -> Error {
+    err.with_cause(format!(
+        "stopped waiting; run {} was started and may still be running",
+        started.id
+    ))
+    .with_hint(follow_hint(started))
+}
+
 /// Ctrl-C while waiting: cancel the run if the person at the terminal says so, else leave
-/// it running; either way the command ends as cancelled (exit 130).
+/// it running; either way the command ends as cancelled (exit 130). After a SIGTERM nobody
+/// is asked: the run is left running and named.
 async fn interrupted(ctx: &Ctx, started: &Started) -> Error {
     let id = started.id.clone();
-    let question = format!("Stopped waiting. Cancel run {id} too?");
-    let answer = tokio::task::spawn_blocking(move || output::ask_at_terminal(&question))
-        .await
-        .ok()
-        .flatten();
+    let answer = if ctx.bridge().was_terminated() {
+        None
+    } else {
+        let question = format!("Stopped waiting. Cancel run {id} too?");
+        tokio::task::spawn_blocking(move || output::ask_at_terminal(&question))
+            .await
+            .ok()
+            .flatten()
+    };
     let follow = format!("`fabsh api GET {}`", started.url.path());
     match answer {
         Some(true) => {
@@ -100,9 +126,7 @@ async fn interrupted(ctx: &Ctx, started: &Started) -> Error {
             ErrorKind::Cancelled,
             format!("stopped waiting; run {id} is left running"),
         )
-        .with_hint(format!(
-            "follow it with {follow}, or cancel it with `fabsh job cancel ... --instance {id}`"
-        )),
+        .with_hint(follow_hint(started)),
     }
 }
 
