@@ -309,11 +309,9 @@ fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
             )));
         }
         if !record::proves_itself(&dir, &found).await? {
-            record::remove(&dir, None);
-            return Ok(Reply::empty().with_note(format!(
-                "the recorded local Fabric server ({recorded}) is gone: what answers there is not the server of {}, and was sent nothing; removed its record",
-                dir.display()
-            )));
+            // A server holds the store, but not the one recorded: removing the record would
+            // lose the only trace, and leave the next `serve --detach` waiting for one.
+            return Err(record::mismatched(&dir, &found));
         }
         let (store, seconds) = (dir.clone(), 60);
         let token =

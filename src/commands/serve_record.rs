@@ -63,6 +63,22 @@ pub(super) fn remove(dir: &Path, pid: Option<u32>) {
     }
 }
 
+/// A server holds the store of `dir`, but its record names another (pid, endpoint): the
+/// record is left as it is, and nothing was sent there.
+pub(crate) fn mismatched(dir: &Path, record: &Record) -> Error {
+    Error::runtime(format!(
+        "a local Fabric server holds the store of {}, but its record ({}) names pid {} at {}, which is not that server; nothing was sent there, and the record was left as it is",
+        dir.display(),
+        dir.join(SERVE_FILE).display(),
+        record.pid,
+        record.endpoint
+    ))
+    .with_hint(format!(
+        "stop the process that holds {} (the server started on it), then remove the record",
+        dir.display()
+    ))
+}
+
 /// Whether a server holds the store lock of `dir`.
 pub(super) fn is_served(dir: &Path) -> bool {
     server_identity::is_served(dir)
@@ -127,6 +143,9 @@ struct Proof {
 pub(crate) async fn already_served(dir: &Path) -> Error {
     let shown = dir.display();
     let running = match live(dir).await {
+        Some(record) if !proves_itself(dir, &record).await.unwrap_or(false) => {
+            return mismatched(dir, &record);
+        }
         Some(record) => format!("pid {}, endpoint {}", record.pid, record.endpoint),
         None => "its record is not written yet".to_string(),
     };

@@ -183,11 +183,31 @@ fn local_stop_checks_the_servers_identity_before_sending_the_token() {
     record["endpoint"] = Value::String(format!("http://127.0.0.1:{port}/v1"));
     std::fs::write(server.data_dir().join("serve.json"), record.to_string()).expect("write");
     let run = stop(&server.home, server.data_dir());
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("is gone"), "{}", run.stderr);
+    // A server holds the store, but not the recorded one: reported, and the record kept.
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is not that server") && run.stderr.contains("left as it is"),
+        "{}",
+        run.stderr
+    );
     assert_sent_nothing_secret(&impostor);
+    assert_eq!(
+        serve_record(server.data_dir()),
+        record,
+        "the record was changed"
+    );
     // The real server was not stopped.
     server.fabsh(&["workspace", "list"]).ok_json();
+    // A detached serve on the dir says the same at once, rather than wait for a record.
+    let dir = server.data_dir().to_string_lossy().into_owned();
+    let mut again = server
+        .home
+        .command(&["local", "serve", "--detach", "--data-dir", &dir]);
+    again.env_remove("FABSH_ENDPOINT");
+    let run = run_bounded(again, Duration::from_secs(8));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("is not that server"), "{}", run.stderr);
+    assert_sent_nothing_secret(&impostor);
 }
 
 #[test]
