@@ -5,6 +5,7 @@
 use super::{reset, serve};
 use crate::connect::local_error;
 use fabsh_client::api::{ApiClient, Req};
+use fabsh_client::auth::binding::{Bound, InUse};
 use fabsh_client::auth::{Secret, StaticToken};
 use fabsh_client::commands::args::FileArg;
 use fabsh_client::commands::spec::CERTIFICATE_FILE_CAP;
@@ -206,6 +207,8 @@ fn running_server(args: &Args, settings: &Settings) -> Result<Option<ApiClient>>
         Error::auth(format!("{TOKEN_VAR} is not set"))
             .with_hint("use the token `local serve` printed, or pass --data-dir")
     })?;
+    // The token goes only to the endpoint given with it: not to another named by --endpoint.
+    Bound::env_token(InUse::of(settings)?)?.check()?;
     let auth = Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR));
     ApiClient::new(&endpoint, auth, None, Progress::hidden()).map(Some)
 }

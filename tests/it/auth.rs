@@ -48,6 +48,11 @@ impl<'a> Session<'a> {
         self.env.push((key.into(), value.into()));
     }
 
+    /// Leaves a variable out of every later command.
+    pub fn unset(&mut self, key: &str) {
+        self.env.retain(|(k, _)| k != key);
+    }
+
     /// Remembers a secret that must never show.
     pub fn secret(&mut self, secret: &str) {
         self.secrets.push(secret.to_string());

@@ -92,6 +92,7 @@ mod store_files;
 mod stub;
 mod support;
 mod tables;
+mod token_binding;
 mod trusted_hosts;
 mod typed_properties;
 mod validation;

@@ -39,16 +39,18 @@ fn a_device_code_sign_in_approved_elsewhere_is_used_by_later_commands() {
 
 #[test]
 fn an_expired_access_token_is_renewed_with_the_refresh_token() {
-    // Sign in while the server hands out already-expired access tokens, then restart it
-    // normally: the next command must refresh before sending anything.
-    let server = Server::with(&[("token-seconds", "-60")]);
+    // Sign in, then age the cached access token past its expiry: the next command must
+    // refresh before sending anything. (The sign-in belongs to this server's address, so the
+    // server is not restarted on another port to make its tokens expire.)
+    let server = Server::start();
     let mut session = Session::new(&server);
     assert_eq!(session.device_code_login(&[]).code, 0);
     let first_refresh = session.cache()["profiles"]["default"]["refreshToken"].clone();
+    let mut cache = session.cache();
+    cache["profiles"]["default"]["expiresOn"] = serde_json::json!(0);
+    std::fs::write(session.cache_path(), cache.to_string()).expect("age the cached token");
     session.assert_no_secret_shown();
-    let (home, data_dir) = server.stop();
-    let server = Server::on_data_dir(home, data_dir, &[]);
-    let mut session = Session::new(&server);
+    let before = server.request_count();
     let listed = session.run(&["-v", "workspace", "list"]);
     assert!(workspace_names(&listed).contains(&"Demo".to_string()));
     assert!(
@@ -57,9 +59,9 @@ fn an_expired_access_token_is_renewed_with_the_refresh_token() {
         listed.stderr
     );
     let log = server.requests();
-    let paths: Vec<&str> = log["requests"]
-        .as_array()
-        .unwrap()
+    let new = (log["count"].as_u64().unwrap() - before) as usize;
+    let requests = log["requests"].as_array().unwrap();
+    let paths: Vec<&str> = requests[requests.len() - new..]
         .iter()
         .map(|r| r["path"].as_str().unwrap())
         .collect();

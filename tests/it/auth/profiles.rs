@@ -1,5 +1,6 @@
 //! Profiles: flag > environment > profile > default, and what a profile supplies.
 
+use super::{Session, add_app};
 use crate::support::{Home, Server};
 
 #[test]
@@ -87,20 +88,42 @@ fn a_profile_gives_the_default_workspace_and_output_format() {
             .run(&["--profile", "demo", "config", "set", key, value]);
         assert_eq!(set.code, 0, "{}", set.stderr);
     }
-    let token = [("FABSH_TOKEN", server.token.as_str())];
-    let yaml = server
-        .home
-        .run_env(&["--profile", "demo", "item", "list"], &token);
+    // The profile signs in for its endpoint; later commands name nothing but the profile.
+    let app = add_app(
+        &server,
+        &["--name", "demo-reader", "-w", "Demo", "--role", "Viewer"],
+    );
+    let text = |key: &str| app[key].as_str().expect(key).to_string();
+    let mut session = Session::new(&server);
+    session.secret(&text("clientSecret"));
+    let login = session.run_with_stdin(
+        &[
+            "--profile",
+            "demo",
+            "auth",
+            "login",
+            "--service-principal",
+            "--tenant",
+            &text("tenantId"),
+            "--client-id",
+            &text("clientId"),
+            "--client-secret",
+        ],
+        &text("clientSecret"),
+    );
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    session.assert_no_secret_shown();
+    let yaml = server.home.run(&["--profile", "demo", "item", "list"]);
     assert_eq!(yaml.code, 0, "{}", yaml.stderr);
     assert!(yaml.stdout.starts_with("- "), "{}", yaml.stdout);
     assert!(yaml.stdout.contains("SalesLakehouse"), "{}", yaml.stdout);
     let json = server
         .home
-        .run_env(&["--profile", "demo", "item", "list", "-o", "json"], &token);
+        .run(&["--profile", "demo", "item", "list", "-o", "json"]);
     assert!(json.ok_json().as_array().is_some());
     let tsv = server.home.run_env(
         &["--profile", "demo", "item", "list"],
-        &[token[0], ("FABSH_OUTPUT", "tsv")],
+        &[("FABSH_OUTPUT", "tsv")],
     );
     assert!(tsv.stdout.contains('\t'), "{}", tsv.stdout);
     let elsewhere = server.fabsh(&["--profile", "demo", "item", "list", "-w", "Nowhere"]);

@@ -106,10 +106,13 @@ impl TrustedHosts {
             return false;
         };
         let port = url.port_or_known_default();
-        self.extra.iter().any(|entry| entry.admits(&host, port))
-            || (url.scheme() == "https"
-                && cloud_of(base).is_some_and(|cloud| cloud == cloud_of(url).unwrap_or(&[])))
+        self.extra.iter().any(|entry| entry.admits(&host, port)) || same_cloud(base, url)
     }
+}
+
+/// True when both URLs are https on hosts of one Fabric cloud.
+pub(crate) fn same_cloud(a: &Url, b: &Url) -> bool {
+    cloud_of(a).is_some_and(|cloud| cloud_of(b) == Some(cloud))
 }
 
 /// The Fabric cloud an https URL's host belongs to.

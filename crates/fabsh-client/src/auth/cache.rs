@@ -3,6 +3,7 @@
 //! directory; a file others can read is refused rather than used.
 
 use super::Secret;
+use super::binding::MadeFor;
 use super::method::Method;
 use crate::config::env_text;
 use crate::error::{Error, Result};
@@ -46,6 +47,11 @@ pub struct Login {
     /// When it expires (Unix seconds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_on: Option<i64>,
+    /// The endpoint, authority and audience the sign-in was made for: its tokens go nowhere
+    /// else (see [`super::binding`]). `None` only in entries of versions that did not record
+    /// it, which signed in for the default endpoint and are taken as made for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_for: Option<MadeFor>,
 }
 
 impl Login {
@@ -62,6 +68,7 @@ impl Login {
             federated_token_file: None,
             access_token: None,
             expires_on: None,
+            made_for: None,
         }
     }
 }

@@ -4,7 +4,11 @@
 //! (`auth-method`, set by `auth login`), and only that one. Without one, the first source
 //! present: the profile's cached sign-in, a service principal from `FABSH_*` variables, a
 //! managed identity whose endpoint the environment names, the Azure CLI.
+//!
+//! `FABSH_TOKEN` and a cached sign-in belong to one endpoint ([`super::binding`]): chosen
+//! while another endpoint is in use, they refuse to give tokens, so nothing is sent there.
 
+use super::binding::{Bound, InUse};
 use super::cache::{Login, TokenCache};
 use super::credential::{Acquire, CredentialProvider};
 use super::managed_identity::IdentityEndpoint;
@@ -38,6 +42,9 @@ pub struct Chosen {
     pub provider: Arc<dyn TokenProvider>,
     /// The method, or `None` for `FABSH_TOKEN` and when nothing is configured.
     pub method: Option<Method>,
+    /// For Fabric tokens from `FABSH_TOKEN` or a cached sign-in: the endpoint they belong to
+    /// and the one in use. When those differ, `provider` refuses.
+    pub bound: Option<Bound>,
 }
 
 /// `fabsh auth login`, with `--profile` when the profile is not the default.
@@ -66,11 +73,22 @@ pub fn choose_for(
     resource: Resource,
     tracer: Option<Tracer>,
 ) -> Result<Chosen> {
-    if let Some(token) = env_text(TOKEN_VAR).filter(|_| resource == Resource::Fabric) {
-        let provider = StaticToken::new(Secret::new(token), TOKEN_VAR);
+    // Only Fabric tokens go to the endpoint; the others go to the services they are for.
+    let in_use = match resource {
+        Resource::Fabric => Some(InUse::of(settings)?),
+        Resource::CognitiveServices => None,
+    };
+    if let (Some(token), Some(in_use)) = (env_text(TOKEN_VAR), in_use.clone()) {
+        let bound = Bound::env_token(in_use)?;
+        let provider: Arc<dyn TokenProvider> = if bound.holds() {
+            Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR))
+        } else {
+            Arc::new(Refusing::new(TOKEN_VAR.into(), bound.refusal()))
+        };
         return Ok(Chosen {
-            provider: Arc::new(provider),
+            provider,
             method: None,
+            bound: Some(bound),
         });
     }
     let profile = settings.profile_name();
@@ -78,13 +96,28 @@ pub fn choose_for(
     let chosen = |provider: CredentialProvider, method| Chosen {
         provider: Arc::new(provider.for_resource(resource)),
         method: Some(method),
+        bound: None,
     };
     let explicit = settings.auth_method()?;
     let login = cache.load(&profile)?;
     if let Some(login) = login.filter(|l| explicit.is_none_or(|m| m == l.method)) {
         let method = login.method;
+        let bound = match in_use {
+            Some(in_use) => Some(Bound::sign_in(&profile, &login, in_use)?),
+            None => None,
+        };
         let provider = from_login(settings, cache, &profile, login, resource, tracer)?;
-        return Ok(chosen(provider, method));
+        let provider: Arc<dyn TokenProvider> = match &bound {
+            Some(bound) if !bound.holds() => {
+                Arc::new(Refusing::new(provider.source().into(), bound.refusal()))
+            }
+            _ => Arc::new(provider),
+        };
+        return Ok(Chosen {
+            provider,
+            method: Some(method),
+            bound,
+        });
     }
     let service_principal = service_principal_from_env(settings, tracer)?;
     let identity = IdentityEndpoint::from_env();
@@ -92,12 +125,13 @@ pub fn choose_for(
         Some(Method::DeviceCode) => {
             let refusing = Refusing::new(
                 format!("the signed-in user of profile `{profile}`"),
-                format!("profile `{profile}` is not signed in"),
-                format!("sign in with `{}`", login_command(&profile)),
+                Error::auth(format!("profile `{profile}` is not signed in"))
+                    .with_hint(format!("sign in with `{}`", login_command(&profile))),
             );
             return Ok(Chosen {
                 provider: Arc::new(refusing),
                 method: explicit,
+                bound: None,
             });
         }
         Some(Method::ServicePrincipal) => service_principal.ok_or_else(|| {
@@ -118,6 +152,7 @@ pub fn choose_for(
                 return Ok(Chosen {
                     provider: Arc::new(NoCredentials),
                     method: None,
+                    bound: None,
                 });
             }
         },
@@ -141,10 +176,20 @@ fn from_login(
         .clone()
         .unwrap_or_else(|| ANY_ORGANIZATION.into());
     let client_id = login.client_id.clone().unwrap_or_default();
+    // Refresh tokens and app credentials go back to the authority that signed in; entries of
+    // versions that did not record it use the configured one, as those versions did.
+    let issuer = || match login
+        .made_for
+        .as_ref()
+        .and_then(|m| m.authority_host.as_ref())
+    {
+        Some(host) => Authority::new(host, &tenant, tracer),
+        None => authority(settings, &tenant, tracer),
+    };
     let provider = match login.method {
         Method::DeviceCode => {
             let acquire = Acquire::Refresh {
-                authority: authority(settings, &tenant, tracer)?,
+                authority: issuer()?,
                 client_id: if client_id.is_empty() {
                     PUBLIC_CLIENT_ID.into()
                 } else {
@@ -155,8 +200,7 @@ fn from_login(
             CredentialProvider::new(acquire, source, again, tracer)
         }
         Method::ServicePrincipal => {
-            let authority = authority(settings, &tenant, tracer)?;
-            let acquire = app_acquire(authority, client_id.clone(), &login)?;
+            let acquire = app_acquire(issuer()?, client_id.clone(), &login)?;
             let source = format!("service principal {client_id} of profile `{profile}`");
             CredentialProvider::new(acquire, source, again, tracer)
         }

@@ -2,6 +2,7 @@
 //! sign-in flows can be added without touching it.
 
 pub mod azure_cli;
+pub mod binding;
 pub mod cache;
 pub mod certificate;
 pub mod chain;
@@ -89,27 +90,23 @@ impl TokenProvider for StaticToken {
     }
 }
 
-/// A source that cannot give tokens, with the reason and what to do; fails on first use.
+/// A source that cannot give tokens, with the reason and what to do; fails on first use,
+/// before anything is sent.
 pub struct Refusing {
     source: String,
-    message: String,
-    hint: String,
+    error: Error,
 }
 
 impl Refusing {
-    /// A source named `source` that fails with `message` and `hint`.
-    pub fn new(source: String, message: String, hint: String) -> Self {
-        Refusing {
-            source,
-            message,
-            hint,
-        }
+    /// A source named `source` that fails with `error` (its first hint says what to do).
+    pub fn new(source: String, error: Error) -> Self {
+        Refusing { source, error }
     }
 }
 
 impl TokenProvider for Refusing {
     fn token(&self, _refresh: bool) -> BoxFuture<'_, Result<Secret>> {
-        Box::pin(async { Err(Error::auth(self.message.clone()).with_hint(self.hint.clone())) })
+        Box::pin(async { Err(self.error.clone()) })
     }
 
     fn source(&self) -> &str {
@@ -117,7 +114,11 @@ impl TokenProvider for Refusing {
     }
 
     fn sign_in_hint(&self) -> String {
-        self.hint.clone()
+        self.error
+            .hints
+            .first()
+            .cloned()
+            .unwrap_or_else(|| format!("sign in again, or get a new token for {}", self.source))
     }
 }
 

@@ -1,6 +1,8 @@
 //! `fabsh auth login|status|logout|token`. Tokens never reach the terminal, except through
 //! `auth token` into a pipe (or with `--show`); a secret is never a flag value.
 
+use crate::api::normalize_endpoint;
+use crate::auth::binding::MadeFor;
 use crate::auth::cache::{Login, TokenCache};
 use crate::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
 use crate::auth::credential::Acquire;
@@ -40,7 +42,9 @@ const LOGIN: CommandSpec = CommandSpec {
     about: "The sign-in's refresh token (or how to get tokens again) is cached in the user \
 state dir, mode 0600; the method, tenant and client id go to the profile. A service \
 principal's secret is read from stdin with --client-secret (never a flag value), else from \
-FABSH_CLIENT_SECRET.",
+FABSH_CLIENT_SECRET. The sign-in is for the endpoint in use (--endpoint, FABSH_ENDPOINT or the \
+profile's endpoint) and its authority: its tokens go to that endpoint only (and to the hosts of \
+its Fabric cloud), and any other endpoint is refused (exit 3) until it is signed in to.",
     args: &[
         ArgSpec::opt(
             "device-code",
@@ -110,7 +114,8 @@ const STATUS: CommandSpec = CommandSpec {
     name: "status",
     summary: "Show the credential source in effect, its tenant, principal and expiry (never the token)",
     about: "Signed out is an answer, not a failure (signedIn: false, exit 0), unless --check asks \
-            for the exit code to tell.",
+            for the exit code to tell. The answer is for the endpoint in use: a sign-in (or \
+            FABSH_TOKEN) for another endpoint is signedIn: false, with signedInFor naming it.",
     args: &[ArgSpec::opt(
         "check",
         ArgKind::Bool,
@@ -328,6 +333,15 @@ fn secret_from_stdin() -> Result<Secret> {
 fn remember(mut login: Login, set: TokenSet, args: &Args, settings: &Settings) -> Result<Value> {
     let profile = settings.profile_name();
     let described = claims::describe(set.access_token.expose());
+    let endpoint = normalize_endpoint(&settings.endpoint())?;
+    // Managed identities and the Azure CLI get tokens from sources of their own.
+    let authority_host = matches!(login.method, Method::DeviceCode | Method::ServicePrincipal)
+        .then(|| settings.authority_host().0);
+    login.made_for = Some(MadeFor {
+        endpoint: endpoint.to_string(),
+        authority_host,
+        audience: Resource::Fabric.uri().to_string(),
+    });
     login.access_token = Some(set.access_token);
     login.expires_on = Some(set.expires_on);
     login.refresh_token = set.refresh_token;
@@ -347,6 +361,7 @@ fn remember(mut login: Login, set: TokenSet, args: &Args, settings: &Settings) -
     let mut summary = json!({
         "profile": profile,
         "method": login.method.as_str(),
+        "endpoint": endpoint.as_str(),
         "authorityHost": settings.authority_host().0,
     });
     merge(&mut summary, described);
@@ -391,15 +406,34 @@ fn status(ctx: Ctx, args: Args) -> HandlerFuture {
                  token, or use `fabsh --local ...` for local Fabric",
             ));
         }
-        let token = chosen.provider.token(false).await?;
         let mut out = json!({
             "profile": settings.profile_name(),
             "signedIn": true,
             "source": chosen.provider.source(),
             "method": chosen.method.map(Method::as_str),
-            "endpoint": settings.endpoint(),
+            "endpoint": normalize_endpoint(&settings.endpoint())?.as_str(),
             "authorityHost": settings.authority_host().0,
         });
+        if let Some(bound) = &chosen.bound {
+            out["signedInFor"] = json!(bound.made_for().as_str());
+            if let Some(host) = bound.authority_host() {
+                out["authorityHost"] = json!(host);
+            }
+            if !bound.holds() {
+                // Not signed in for this endpoint: nothing is asked of the credential.
+                if args.flag("check") {
+                    return Err(bound.refusal());
+                }
+                out["signedIn"] = json!(false);
+                let refusal = bound.refusal();
+                let mut note = refusal.message.clone();
+                for hint in &refusal.hints {
+                    note.push_str(&format!("; {hint}"));
+                }
+                return Ok(Reply::json(out).with_note(note));
+            }
+        }
+        let token = chosen.provider.token(false).await?;
         merge(&mut out, claims::describe(token.expose()));
         Ok(Reply::json(out))
     })
