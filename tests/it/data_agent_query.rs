@@ -184,6 +184,22 @@ fn a_follow_up_in_a_thread_sees_the_earlier_turn() {
         questions,
         ["How many customers are there?", "and in Germany?"]
     );
+    // A thread others may read is refused, as every file fabsh keeps.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let refused = fx.run(
+            "query",
+            &["--prompt", "and in France?", "--thread-id", &thread],
+        );
+        assert_eq!(refused.code, 2, "{}", refused.stderr);
+        assert!(
+            refused.stderr.contains("refusing the thread") && refused.stderr.contains("chmod 600"),
+            "{}",
+            refused.stderr
+        );
+    }
 }
 
 #[test]

@@ -586,3 +586,43 @@ fn a_lookup_reads_only_its_lists_rewrites_nothing_and_the_files_stay_private() {
     assert_eq!(item["id"], welcome.as_str());
     assert_eq!(stamps(&files), before, "nothing rewritten");
 }
+
+#[test]
+fn a_cache_other_users_may_read_is_refused_as_every_file_fabsh_keeps_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start();
+    server
+        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .ok_json();
+    let chmod = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    let show = || server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"]);
+    let list = cache_files(&server.home).pop().expect("a list file");
+    chmod(&list, 0o644);
+    let refused = show();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("refusing the name cache")
+            && refused.stderr.contains("lets other users read it")
+            && refused
+                .stderr
+                .contains(&format!("chmod 600 {}", list.display())),
+        "{}",
+        refused.stderr
+    );
+    chmod(&list, 0o600);
+    let folder = list.parent().expect("cache dir").to_path_buf();
+    chmod(&folder, 0o755);
+    let refused = show();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("chmod -R go-rwx {}", folder.display())),
+        "{}",
+        refused.stderr
+    );
+    chmod(&folder, 0o700);
+    show().ok_json();
+}

@@ -129,7 +129,8 @@ fn the_cache_is_private_and_a_readable_one_is_refused() {
 
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let refused = session.run(&["workspace", "list"]);
-    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    // The rule of every file fabsh keeps: refused before anything is sent (exit 2).
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(refused.stderr.contains("chmod 600"), "{}", refused.stderr);
     assert!(
         refused.stderr.contains(path.to_str().unwrap()),

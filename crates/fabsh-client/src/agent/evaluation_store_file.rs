@@ -3,6 +3,7 @@
 //! never one fabsh left half made; refused, naming the file and the way out, when other users
 //! can read it, when it is empty (its history is gone) or when it is not a database.
 
+use crate::config::private_file::{self, shell_word};
 use crate::error::{Error, Result};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -19,46 +20,16 @@ fn store_files(path: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Refuses a store that other users can read, by the rule `local serve` applies to its own
-/// store: the folder, the database and SQLite's files beside it, with group or other
-/// permissions. The runs hold the agent's answers, which may be data.
+/// Refuses a store that other users can read, by the rule every file fabsh keeps follows
+/// (and `local serve` applies to its own store): the folder, the database and SQLite's files
+/// beside it, with group or other permissions. The runs hold the agent's answers, which may
+/// be data.
 pub fn check_private(path: &Path) -> Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
-    let mut paths = vec![folder.to_path_buf()];
-    paths.extend(store_files(path));
-    for file in paths {
-        if let Some(mode) = shared_mode(&file)? {
-            return Err(Error::usage(format!(
-                "refusing the evaluation store {}: its mode {mode:o} lets other users read it",
-                file.display()
-            ))
-            .with_hint(format!(
-                "make it private with `chmod -R go-rwx {}`",
-                shell_word(&folder.display().to_string())
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The permission bits of `path` when group or others have some; none when it is private
-/// or absent.
-#[cfg(unix)]
-fn shared_mode(path: &Path) -> Result<Option<u32>> {
-    use std::os::unix::fs::PermissionsExt;
-    match std::fs::metadata(path) {
-        Ok(meta) => {
-            let mode = meta.permissions().mode() & 0o777;
-            Ok((mode & 0o077 != 0).then_some(mode))
-        }
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(Error::runtime(format!("cannot read {}", path.display())).with_cause(err)),
-    }
-}
-
-#[cfg(not(unix))]
-fn shared_mode(_path: &Path) -> Result<Option<u32>> {
-    Ok(None)
+    let files = store_files(path);
+    let mut paths = vec![folder];
+    paths.extend(files.iter().map(PathBuf::as_path));
+    private_file::check_private("the evaluation store", &paths, Some(folder))
 }
 
 /// Creates the store at `path` with `schema` unless a file is there: built under a temporary
@@ -112,14 +83,4 @@ pub fn unusable(path: &Path, why: &str) -> Error {
     Error::runtime(format!("the evaluation store {} {why}", path.display())).with_hint(format!(
         "`data-agent evaluate --no-save` runs without it; to start a new store, move it aside: `mv {shown} {shown}.broken`"
     ))
-}
-
-/// `text` as one shell word: as is when nothing in it is special to the shell, else quoted.
-fn shell_word(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }

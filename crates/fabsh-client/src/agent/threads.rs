@@ -98,6 +98,13 @@ impl Thread {
                 );
             }
         };
+        // The file, and the folder when it is fabsh's own (not one FABSH_THREADS_DIR chose).
+        let folder = dir();
+        let mut paths = vec![path.as_path()];
+        if env_text(THREADS_DIR_VAR).is_none() {
+            paths.push(folder.as_path());
+        }
+        private_file::check_private("the thread", &paths, None)?;
         serde_json::from_slice(&bytes).map_err(|err| {
             Error::runtime(format!("{} is not a fabsh thread", path.display())).with_cause(err)
         })

@@ -193,7 +193,7 @@ impl ApiClient {
     pub async fn names(&self) -> Result<&NameCache> {
         if !self.names.is_open() {
             let token = self.auth.token(false).await?;
-            self.names.open(&names::principal_of(token.expose()));
+            self.names.open(&names::principal_of(token.expose()))?;
         }
         Ok(&self.names)
     }

@@ -147,26 +147,17 @@ impl TokenCache {
         })
     }
 
-    #[cfg(unix)]
+    /// The rule of every file fabsh keeps (exit 2): the file, and the folder it is in when
+    /// that is fabsh's own (not a folder `FABSH_TOKEN_CACHE` chose).
     fn check_private(&self) -> Result<()> {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&self.path)?.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
-            return Err(Error::auth(format!(
-                "refusing the token cache {}: its mode {mode:o} lets other users read it",
-                self.path.display()
-            ))
-            .with_hint(format!(
-                "make it private with `chmod 600 {}`, or remove it and sign in again",
-                self.path.display()
-            )));
+        let mut paths = vec![self.path.as_path()];
+        if env_text(CACHE_PATH_VAR).is_none()
+            && let Some(folder) = self.path.parent()
+        {
+            paths.push(folder);
         }
-        Ok(())
-    }
-
-    #[cfg(not(unix))]
-    fn check_private(&self) -> Result<()> {
-        Ok(())
+        crate::config::private_file::check_private("the token cache", &paths, None)
+            .map_err(|err| err.with_hint("or remove it and sign in again"))
     }
 
     fn write(&self, file: &CacheFile) -> Result<()> {

@@ -54,6 +54,22 @@ pub(crate) fn cache_dir(root: &Path, endpoint: &str, principal: &str) -> PathBuf
     root.join(short_digest(&format!("{endpoint}\n{principal}")))
 }
 
+/// Refuses the cache of one endpoint and principal when other users may read it: the
+/// folder of the caches, this cache's folder, or one of its lists.
+pub(crate) fn check_private(cache_dir: &Path) -> crate::error::Result<()> {
+    let lists: Vec<PathBuf> = std::fs::read_dir(cache_dir)
+        .map(|entries| {
+            entries
+                .filter_map(|entry| Some(entry.ok()?.path()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut paths: Vec<&Path> = cache_dir.parent().into_iter().collect();
+    paths.push(cache_dir);
+    paths.extend(lists.iter().map(PathBuf::as_path));
+    private_file::check_private("the name cache", &paths, None)
+}
+
 /// The file of the list under `key` in `cache_dir`.
 pub(crate) fn list_path(cache_dir: &Path, key: &ListKey) -> PathBuf {
     match key {

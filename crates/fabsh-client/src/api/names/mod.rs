@@ -118,22 +118,28 @@ impl NameCache {
         self.lock().is_some()
     }
 
-    /// Opens the view for `principal` (once; later calls keep the first). Reads nothing:
-    /// each list is read when first needed.
-    pub fn open(&self, principal: &str) {
+    /// Opens the view for `principal` (once; later calls keep the first). Reads no list
+    /// (each is read when first needed); refuses a cache other users may read, by the rule of
+    /// every file fabsh keeps.
+    pub fn open(&self, principal: &str) -> crate::error::Result<()> {
         let mut view = self.lock();
         if view.is_some() {
-            return;
+            return Ok(());
+        }
+        let dir = self
+            .persist
+            .then(|| file::cache_dir(&file::dir(), &self.endpoint, principal));
+        if let Some(dir) = &dir {
+            file::check_private(dir)?;
         }
         *view = Some(View {
             principal: principal.to_string(),
-            dir: self
-                .persist
-                .then(|| file::cache_dir(&file::dir(), &self.endpoint, principal)),
+            dir,
             slots: HashMap::new(),
             listed_by: HashMap::new(),
             journal: Vec::new(),
         });
+        Ok(())
     }
 
     /// Runs `look` on the entries of the list under `key` whose names `wanted` picks (none
