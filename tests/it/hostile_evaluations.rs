@@ -134,6 +134,37 @@ fn a_damaged_evaluation_store_is_named_with_the_ways_around_it() {
 }
 
 #[test]
+fn a_damaged_page_inside_the_evaluation_store_is_named_with_the_ways_around_it() {
+    let fx = AgentFixture::new();
+    list(&fx).ok_json();
+    let path = store(&fx);
+    // The first page (header and schema) stays whole, so the store opens; every other page
+    // (the tables and their indexes) is damaged, which shows only when a query reads one.
+    let page_size: i64 = rusqlite::Connection::open(&path)
+        .expect("open the store")
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .expect("page size");
+    let page_size = page_size as usize;
+    let mut bytes = std::fs::read(&path).expect("the store");
+    assert!(
+        bytes.len() > page_size,
+        "the store has pages past the first"
+    );
+    bytes[page_size..].fill(0xA5);
+    std::fs::write(&path, bytes).expect("damage");
+    let run = list(&fx);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let shown = path.display().to_string();
+    for needed in [shown.as_str(), "--no-save", "mv "] {
+        assert!(
+            run.stderr.contains(needed),
+            "the error lacks {needed:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn an_emptied_evaluation_store_is_refused_not_recreated() {
     let fx = AgentFixture::new();
     list(&fx).ok_json();

@@ -92,11 +92,24 @@ pub fn default_path() -> Result<PathBuf> {
         })
 }
 
-/// An open evaluation store.
-pub struct Store(Connection);
+/// An open evaluation store, and its file (named when it fails).
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
 
-fn failed(err: rusqlite::Error) -> Error {
-    Error::runtime("the evaluation store failed").with_cause(err)
+/// A failure of the store at `path`. A file SQLite cannot read as a database, or finds a
+/// damaged page in, is named, with the ways around it (`--no-save`, moving it aside), at
+/// open or later, when a query reaches the damaged page.
+fn failed(path: &Path, err: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match err.sqlite_error_code() {
+        Some(NotADatabase | DatabaseCorrupt) => {
+            store_file::unusable(path, "cannot be read as a database").with_cause(err)
+        }
+        _ => Error::runtime(format!("the evaluation store {} failed", path.display()))
+            .with_cause(err),
+    }
 }
 
 impl Store {
@@ -110,17 +123,7 @@ impl Store {
         store_file::check_private(path)?;
         store_file::create_if_missing(path, SCHEMA)?;
         store_file::check_not_empty(path)?;
-        // A file SQLite cannot read as a database: named, with the ways around it.
-        let unreadable = |err: rusqlite::Error| {
-            use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
-            match err.sqlite_error_code() {
-                Some(NotADatabase | DatabaseCorrupt) => {
-                    store_file::unusable(path, "cannot be read as a database").with_cause(err)
-                }
-                _ => Error::runtime(format!("the evaluation store {} failed", path.display()))
-                    .with_cause(err),
-            }
-        };
+        let unreadable = |err| failed(path, err);
         let conn = Connection::open(path).map_err(unreadable)?;
         // Two evaluations finishing at once (parallel CI jobs) wait for each other.
         conn.busy_timeout(std::time::Duration::from_secs(10))
@@ -130,12 +133,18 @@ impl Store {
             .and_then(|()| add_expected_sql(&conn))
             .and_then(|()| add_configuration_parts(&conn))
             .map_err(unreadable)?;
-        Ok(Store(conn))
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Records a run (`evaluations show`'s shape without `rows`) and its rows.
     pub fn save(&mut self, run: &Value, rows: &[Value]) -> Result<()> {
-        let tx = self.0.transaction().map_err(failed)?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|err| failed(&self.path, err))?;
         let text = |value: &Value| value.as_str().map(str::to_string);
         tx.execute(
             "INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
@@ -158,7 +167,7 @@ impl Store {
                     .then(|| run["configurationParts"].to_string()),
             ],
         )
-        .map_err(failed)?;
+        .map_err(|err| failed(&self.path, err))?;
         for (seq, row) in rows.iter().enumerate() {
             let cell = |key: &str| match &row[key] {
                 Value::Null => None,
@@ -183,21 +192,21 @@ impl Store {
                     cell("expectedSql"),
                 ],
             )
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         }
-        tx.commit().map_err(failed)
+        tx.commit().map_err(|err| failed(&self.path, err))
     }
 
     /// The runs of an agent, newest first, in `evaluations list`'s shape.
     /// (Newest by insertion: RFC 3339 texts with fractions of varying length do not sort.)
     pub fn list(&self, workspace: &str, agent: &str) -> Result<Vec<Value>> {
         let mut statement = self
-            .0
+            .conn
             .prepare(
                 "SELECT id, time, pass_rate, summary, configuration_fingerprint, grading FROM runs
                  WHERE workspace_id = ?1 AND agent_id = ?2 ORDER BY rowid DESC",
             )
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         let runs = statement
             .query_map(params![workspace, agent], |row| {
                 let summary: String = row.get(3)?;
@@ -211,9 +220,9 @@ impl Store {
                     "grading": row.get::<_, String>(5)?,
                 }))
             })
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         runs.collect::<rusqlite::Result<Vec<Value>>>()
-            .map_err(failed)
+            .map_err(|err| failed(&self.path, err))
     }
 
     /// The newest run of an agent, if any.
@@ -232,14 +241,14 @@ impl Store {
             // As `--baseline latest` means the newest run: here of any agent, as a run id
             // alone names no agent.
             return self
-                .0
+                .conn
                 .query_row(
                     "SELECT id FROM runs ORDER BY rowid DESC LIMIT 1",
                     [],
                     |row| row.get::<_, String>(0),
                 )
                 .optional()
-                .map_err(failed)?
+                .map_err(|err| failed(&self.path, err))?
                 .ok_or_else(|| {
                     Error::not_found("latest: no evaluation run is recorded")
                         .with_hint("`data-agent evaluate` records a run unless --no-save")
@@ -247,14 +256,14 @@ impl Store {
         }
         let pattern = format!("{}%", reference.replace(['%', '_'], ""));
         let mut statement = self
-            .0
+            .conn
             .prepare("SELECT id FROM runs WHERE id LIKE ?1 LIMIT 2")
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         let ids = statement
             .query_map(params![pattern], |row| row.get::<_, String>(0))
-            .map_err(failed)?
+            .map_err(|err| failed(&self.path, err))?
             .collect::<rusqlite::Result<Vec<String>>>()
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         match ids.as_slice() {
             [id] if !reference.is_empty() => Ok(id.clone()),
             [] | [_] => Err(Error::not_found(format!("no evaluation run {reference:?}"))
@@ -269,7 +278,7 @@ impl Store {
     pub fn show(&self, reference: &str) -> Result<Value> {
         let id = self.resolve(reference)?;
         let mut run = self
-            .0
+            .conn
             .query_row(
                 "SELECT id, time, workspace_id, workspace_name, agent_id, agent_name, grading,
                         questions_file, questions_sha256, repeats, concurrency,
@@ -298,16 +307,16 @@ impl Store {
                 },
             )
             .optional()
-            .map_err(failed)?
+            .map_err(|err| failed(&self.path, err))?
             .ok_or_else(|| Error::not_found(format!("no evaluation run {reference:?}")))?;
         let mut statement = self
-            .0
+            .conn
             .prepare(
                 "SELECT question, expected, actual, verdict, rule, rationale, latency_ms, error,
                         expected_sql
                  FROM rows WHERE run_id = ?1 ORDER BY seq",
             )
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         let rows = statement
             .query_map(params![id], |row| {
                 let mut out = serde_json::Map::new();
@@ -327,9 +336,9 @@ impl Store {
                 }
                 Ok(Value::Object(out))
             })
-            .map_err(failed)?
+            .map_err(|err| failed(&self.path, err))?
             .collect::<rusqlite::Result<Vec<Value>>>()
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         run["rows"] = Value::Array(rows);
         Ok(run)
     }
@@ -337,9 +346,9 @@ impl Store {
     /// Deletes a run and its rows; answers the full id.
     pub fn delete(&self, reference: &str) -> Result<String> {
         let id = self.resolve(reference)?;
-        self.0
+        self.conn
             .execute("DELETE FROM runs WHERE id = ?1", params![id])
-            .map_err(failed)?;
+            .map_err(|err| failed(&self.path, err))?;
         Ok(id)
     }
 }
