@@ -298,6 +298,30 @@ fn a_new_item_of_another_type_with_the_same_name_is_ambiguous_once_the_entry_is_
 }
 
 #[test]
+fn a_destructive_command_by_name_confirms_with_the_service_that_the_name_is_unique() {
+    let server = Server::start();
+    let (ws, welcome) = demo_ids(&server);
+    server.fabsh(&["item", "list", "-w", &ws]).ok_json();
+    let items = format!("/v1/workspaces/{ws}/items");
+    behind_fabshs_back(
+        &server,
+        "POST",
+        &items,
+        Some(json!({"displayName": "Welcome", "type": "Lakehouse"})),
+    );
+    // Within the 15 minutes a read may use the cached entry; a delete may not.
+    let run = server.fabsh(&["item", "delete", "-w", &ws, "--id", "Welcome", "--yes"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Notebook") && run.stderr.contains("Lakehouse"),
+        "{}",
+        run.stderr
+    );
+    let (status, _) = server.get_json(&format!("{items}/{welcome}"));
+    assert_eq!(status, 200, "the cached notebook was deleted");
+}
+
+#[test]
 fn fabshs_own_writes_keep_the_cache_true() {
     let server = Server::start();
     let (ws, _) = demo_ids(&server);

@@ -65,6 +65,10 @@ pub struct CallOptions {
     /// What a long-running operation's spinner says is being waited for (`item
     /// get-definition Welcome`); the operation's id when no command set one.
     pub label: Option<String>,
+    /// A name without its type is taken from the name cache only when this call listed it:
+    /// a destructive command confirms with the service that the name is unique now, not 15
+    /// minutes ago (another client may have made a second item of that name since).
+    pub names_listed_now: bool,
 }
 
 impl Default for CallOptions {
@@ -75,6 +79,7 @@ impl Default for CallOptions {
             lro_timeout: Duration::from_secs(600),
             confirm_names_later: false,
             label: None,
+            names_listed_now: false,
         }
     }
 }

@@ -231,7 +231,8 @@ impl Resolver {
     /// The id the name cache holds for the first reading that names anything, when it may
     /// be used: one entry (a lakehouse over its SQL endpoint), listed by this very call, or
     /// else confirmed by the service (see [`super::names::confirm`]) and either named with
-    /// its type or listed recently enough to rule out another type of the same name.
+    /// its type or listed recently enough to rule out another type of the same name (never
+    /// for a destructive command: it lists).
     /// `None`: list.
     async fn cached_id(
         &self,
@@ -263,7 +264,8 @@ impl Resolver {
             };
             let typed = item_type.is_some() || reading.item_type.is_some();
             let unique = typed || *key == ListKey::Workspaces;
-            if !(listed.listed_here || listed.fresh || unique) {
+            let fresh = listed.fresh && !api.options().names_listed_now;
+            if !(listed.listed_here || fresh || unique) {
                 return None;
             }
             let pending = Pending {
