@@ -322,3 +322,64 @@ fn an_exported_folder_imports_beside_its_source() {
         decoded(&source, "notebook-content.py")
     );
 }
+
+#[test]
+fn a_definition_written_half_way_leaves_nothing_that_blocks_a_second_run() {
+    let server = Server::start();
+    // A notebook with a part of 200 KiB, written under a 64 KiB file-size limit: the write
+    // fails part-way (the kernel stops the process), as a full disk or a kill would.
+    let cell = format!("# CELL\n\nprint('{}')\n", "x".repeat(200 << 10));
+    let definition = json!({"parts": [{
+        "path": "notebook-content.py",
+        "payload": STANDARD.encode(format!("# Fabric notebook source\n\n{cell}")),
+        "payloadType": "InlineBase64",
+    }]});
+    let file = at_file(&server, "big.json", &definition);
+    server
+        .fabsh(&[
+            "item",
+            "create",
+            "-w",
+            "Demo",
+            "--name",
+            "Big",
+            "--type",
+            "Notebook",
+            "--definition",
+            &file,
+        ])
+        .ok_json();
+    let dir = server.home.dir.path().join("big");
+    let dir_text = dir.to_string_lossy().into_owned();
+    let args = [
+        "item",
+        "get-definition",
+        "-w",
+        "Demo",
+        "--id",
+        "Big",
+        "--dir",
+        &dir_text,
+    ];
+    let mut limited = server.home.command_under_ulimit("-f 64", &args);
+    limited
+        .env("FABSH_ENDPOINT", &server.endpoint)
+        .env("FABSH_TOKEN", &server.token)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let status = limited.status().expect("run fabsh");
+    assert!(!status.success(), "the limited run wrote the whole part");
+    assert!(
+        !dir.exists(),
+        "a half-written folder was left at {dir_text}"
+    );
+    let again = server.fabsh(&args).ok_json();
+    assert_eq!(again["parts"][0]["path"], "notebook-content.py");
+    assert!(
+        std::fs::metadata(dir.join("notebook-content.py"))
+            .expect("the part")
+            .len()
+            > 200 << 10
+    );
+}

@@ -78,7 +78,8 @@ impl Home {
         self.command_under_ulimit(&format!("-v {kib}"), args)
     }
 
-    fn command_under_ulimit(&self, limit: &str, args: &[&str]) -> Command {
+    /// A fabsh command run under `ulimit LIMIT` (`-f 64`: files of at most 64 KiB), via `sh`.
+    pub fn command_under_ulimit(&self, limit: &str, args: &[&str]) -> Command {
         let mut command = self.program("sh");
         command
             .arg("-c")

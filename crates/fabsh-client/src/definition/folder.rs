@@ -14,40 +14,77 @@ use std::path::{Path, PathBuf};
 const DECODE_CHUNK: usize = 64 * 1024;
 
 /// Writes parts under a folder that was empty (or missing) when it was opened, so what ends
-/// up there is exactly one definition.
+/// up there is exactly one definition. The parts go to a hidden folder beside it, moved into
+/// place by [`DirWriter::finish`]: a run that fails half-way leaves nothing behind (the hidden
+/// folder is removed), so the same command can simply run again.
 #[derive(Debug)]
 pub struct DirWriter {
+    /// Where the parts are written until the end.
     root: PathBuf,
+    /// Where they end up.
+    target: PathBuf,
+    finished: bool,
 }
 
 impl DirWriter {
-    /// Opens `dir` for writing, creating it when missing; a non-empty folder is refused,
-    /// because stale files there would later be read back as parts.
+    /// Opens `dir` for writing; a non-empty folder is refused, because stale files there
+    /// would later be read back as parts.
     pub fn create(dir: &Path) -> Result<DirWriter> {
         check_empty_or_missing(dir)?;
-        fs::create_dir_all(dir)
-            .map_err(|err| Error::usage(format!("cannot create {}: {err}", dir.display())))?;
+        let name = dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "export".to_string());
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+        let parent = parent.unwrap_or(Path::new("."));
+        fs::create_dir_all(parent)
+            .map_err(|err| Error::usage(format!("cannot create {}: {err}", parent.display())))?;
+        let root = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        // A folder left by a process that was killed (the same pid, much later) goes first.
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir(&root)
+            .map_err(|err| Error::usage(format!("cannot create {}: {err}", root.display())))?;
         Ok(DirWriter {
-            root: dir.to_path_buf(),
+            root,
+            target: dir.to_path_buf(),
+            finished: false,
         })
     }
 
-    /// The folder written to.
+    /// The folder the parts end up in.
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.target
+    }
+
+    /// Moves the parts into place, over the folder if it is there (still empty).
+    pub fn finish(mut self) -> Result<()> {
+        let cannot = |err: std::io::Error| {
+            Error::runtime(format!(
+                "cannot move the parts into {}: {err}",
+                self.target.display()
+            ))
+        };
+        match fs::remove_dir(&self.target) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(cannot(err)),
+            _ => {}
+        }
+        fs::rename(&self.root, &self.target).map_err(cannot)?;
+        self.finished = true;
+        Ok(())
     }
 
     /// Decodes a base64 payload into the part's file, a chunk at a time so a large part never
     /// sits in memory decoded. Returns the number of bytes written.
     pub fn write_part(&self, path: &str, payload: &str) -> Result<u64> {
         let target = paths::under(&self.root, path).map_err(Error::runtime)?;
+        let shown = self.target.join(path);
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(|err| {
                 Error::runtime(format!("cannot create {}: {err}", parent.display()))
             })?;
         }
         let io_error = |err: std::io::Error| {
-            Error::runtime(format!("cannot write {}: {err}", target.display()))
+            Error::runtime(format!("cannot write {}: {err}", shown.display()))
         };
         let mut file = File::create_new(&target).map_err(|err| {
             if err.kind() == std::io::ErrorKind::AlreadyExists {
@@ -81,6 +118,14 @@ impl DirWriter {
         }
         flush(&mut pending)?;
         Ok(written)
+    }
+}
+
+impl Drop for DirWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_dir_all(&self.root);
+        }
     }
 }
 
@@ -315,6 +360,8 @@ mod tests {
         writer
             .write_part(".platform", &encode_payload(b"{}"))
             .expect("write");
+        assert!(!out.exists(), "nothing is in place before the end");
+        writer.finish().expect("moved into place");
         let definition = read_dir(&out, true, None).expect("read");
         let parts = definition["parts"].as_array().expect("parts");
         assert_eq!(parts[0]["path"], "a/b.bin");
@@ -334,6 +381,12 @@ mod tests {
             assert!(writer.write_part(path, "eA==").is_err(), "{path}");
         }
         assert!(!dir.path().join("x").exists());
+        writer.write_part("kept", "eA==").expect("write");
+        // A writer dropped before the end leaves nothing: the same command can run again.
+        drop(writer);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").collect();
+        assert!(left.is_empty(), "{left:?}");
+        std::fs::create_dir(dir.path().join("out")).expect("dir");
         std::fs::write(dir.path().join("out/keep"), "x").expect("write");
         assert!(DirWriter::create(&dir.path().join("out")).is_err());
     }

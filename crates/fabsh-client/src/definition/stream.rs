@@ -245,6 +245,7 @@ pub fn write_answer(body: &[u8], dir: &Path, clean: bool) -> Result<Value> {
         summary.insert("format".into(), json!(format));
     }
     summary.insert("parts".into(), Value::Array(written));
+    writer.finish()?;
     Ok(Value::Object(summary))
 }
 
@@ -254,12 +255,14 @@ pub fn write_answer(body: &[u8], dir: &Path, clean: bool) -> Result<Value> {
 pub fn write_bulk_export(body: &[u8], dir: &Path) -> Result<Value> {
     let (writer, written, walked) = write_parts(body, Layout::BulkExport, dir, false)?;
     let bytes: u64 = written.iter().filter_map(|p| p["bytes"].as_u64()).sum();
-    Ok(json!({
+    let summary = json!({
         "directory": writer.root().display().to_string(),
         "items": walked.index.unwrap_or(Value::Array(Vec::new())),
         "partCount": written.len(),
         "bytes": bytes,
-    }))
+    });
+    writer.finish()?;
+    Ok(summary)
 }
 
 /// Checks every path, then writes every part: the writer, `[{path, bytes}]`, and what the

@@ -114,6 +114,7 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
             }
             rows.push(json!({"type": item_type, "displayName": name, "id": id, "path": item_dir}));
         }
+        writer.finish()?;
         Ok(Reply::json(
             json!({"workspaceId": workspace, "dir": dir.display().to_string(), "items": rows}),
         )
