@@ -198,7 +198,45 @@ async fn invalid_creates_are_rejected_and_create_nothing() {
         )
         .await;
     assert_eq!(no_folder.error_code(), "FolderNotFound");
+    // Names that could not be a folder of Fabric's git layout, nor a path segment.
+    for name in [
+        "a/b",
+        "a\\b",
+        "..",
+        ".",
+        "nul\u{0}here",
+        "two\nlines",
+        "tab\there",
+    ] {
+        let refused = env
+            .post(&items, json!({"displayName": name, "type": "Notebook"}))
+            .await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{name:?}");
+    }
     assert_eq!(env.get(&items).await.json()["value"], json!([]));
+    let dotted = env
+        .post(
+            &items,
+            json!({"displayName": "v1..2 (draft)", "type": "Notebook"}),
+        )
+        .await;
+    assert_eq!(
+        dotted.status,
+        StatusCode::CREATED,
+        "dots inside a name are fine"
+    );
+    let renamed = env
+        .patch(
+            &format!("{items}/{}", dotted.json()["id"].as_str().expect("id")),
+            json!({"displayName": "../up"}),
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::BAD_REQUEST);
+    env.delete(&format!(
+        "{items}/{}",
+        dotted.json()["id"].as_str().expect("id")
+    ))
+    .await;
     let exactly_256 = env
         .post(
             &items,

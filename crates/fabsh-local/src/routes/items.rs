@@ -146,6 +146,9 @@ pub fn update(
             "The 'displayName' field must not be empty",
         ));
     }
+    if let Some(name) = &name {
+        super::item_create::check_display_name(name)?;
+    }
     let description = opt_str(&obj, "description")?;
     check_description(description.as_deref())?;
     let updated = state.db.write(|tx| {
