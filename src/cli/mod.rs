@@ -41,7 +41,9 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
             if let Some(usage) = shorthands::name_for_id(&root, &args, &err) {
                 return fail(&Printer::plain(), &usage);
             }
-            if let Some(usage) = shorthands::fab_habit(&args, &err) {
+            if let Some(usage) = shorthands::fab_habit(&args, &err)
+                .or_else(|| shorthands::subcommand_habit(&args, &err))
+            {
                 return fail(&Printer::plain(), &usage);
             }
             // clap prints help/version to stdout and usage errors to stderr itself.

@@ -184,6 +184,44 @@ pub fn fab_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
     )
 }
 
+/// Commands other tools have under a group, and what fabsh does instead.
+const SUBCOMMAND_HABITS: &[(&str, &str, &str)] = &[
+    (
+        "item",
+        "rename",
+        "`fabsh item update WORKSPACE/ITEM --name NEW` renames an item",
+    ),
+    (
+        "workspace",
+        "rename",
+        "`fabsh api PATCH /workspaces/ID --body '{\"displayName\": \"NEW\"}'` renames a workspace",
+    ),
+    (
+        "folder",
+        "rename",
+        "`fabsh api PATCH /workspaces/ID/folders/FOLDER --body '{\"displayName\": \"NEW\"}'` renames a folder",
+    ),
+];
+
+/// clap refused an unknown command under a group that other tools have (`item rename`):
+/// the usage error that says what fabsh does instead (clap's own "similar: create" would
+/// point the wrong way).
+pub fn subcommand_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
+    if err.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    let at = first_word(args)?;
+    let group = args.get(at)?.to_str()?;
+    let word = args[at + 1..]
+        .iter()
+        .filter_map(|arg| arg.to_str())
+        .find(|arg| !arg.starts_with('-'))?;
+    let (_, _, instead) = SUBCOMMAND_HABITS
+        .iter()
+        .find(|(g, w, _)| *g == group && *w == word)?;
+    Some(Error::usage(format!("fabsh has no `{group} {word}` command")).with_hint(*instead))
+}
+
 /// `--output FILE` on a command that writes `--output-file` (how `evaluations report` used to
 /// spell it): the global `-o/--output` takes only format names, so a value that is not one is
 /// the file, and the flag is renamed before clap sees it.

@@ -67,6 +67,24 @@ pub fn near_command_line(text: &str) -> Option<String> {
     fabsh_model::edit_distance::closest(first, names).map(|name| format!("{name} {rest}"))
 }
 
+/// `help`, `help item list`, `exit` or `quit` typed as words, as a shell takes them: the
+/// `:` command they mean, and its argument.
+pub fn bare_meta(text: &str) -> Option<(&'static str, String)> {
+    let (first, rest) = text
+        .trim()
+        .split_once(char::is_whitespace)
+        .unwrap_or((text.trim(), ""));
+    let words = || {
+        rest.split_whitespace()
+            .all(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-'))
+    };
+    match first {
+        "help" if words() => Some(("help", rest.trim().to_string())),
+        "exit" | "quit" if rest.trim().is_empty() => Some(("quit", String::new())),
+        _ => None,
+    }
+}
+
 /// Words as a shell splits them: whitespace separates, single and double quotes group, a
 /// backslash escapes the next character (not inside single quotes). `None` when a quote is
 /// left open.
@@ -161,6 +179,23 @@ mod tests {
         assert_eq!(classify("let x = 1"), Line::Rhai);
         assert!(matches!(classify(":help item"), Line::Meta { .. }));
         assert_eq!(classify("   "), Line::Empty);
+    }
+
+    #[test]
+    fn help_exit_and_quit_work_as_words() {
+        assert_eq!(bare_meta("help"), Some(("help", String::new())));
+        assert_eq!(
+            bare_meta("help item list"),
+            Some(("help", "item list".into()))
+        );
+        assert_eq!(bare_meta(" exit "), Some(("quit", String::new())));
+        assert_eq!(bare_meta("quit"), Some(("quit", String::new())));
+        assert_eq!(bare_meta("help(1)"), None);
+        assert_eq!(bare_meta("exit = 1"), None);
+        assert_eq!(
+            near_command_line("itme list -w Demo").as_deref(),
+            Some("item list -w Demo")
+        );
     }
 
     #[test]

@@ -170,6 +170,7 @@ fn overview(session: &Session) -> Result<String> {
     for meta in META_COMMANDS {
         let _ = writeln!(text, "  {:<36} {}", meta.usage, meta.about);
     }
+    text.push_str("`help`, `exit` and `quit` work without the colon too.\n");
     text.push_str("\nKeys: Tab completes, Ctrl-C cancels the running command, Ctrl-D exits.\n");
     Ok(text)
 }

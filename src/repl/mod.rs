@@ -146,6 +146,15 @@ impl Session {
             Line::Empty => {}
             Line::Meta { name, rest } => return meta::run(self, &name, &rest),
             Line::Command(words) => self.command_line(words)?,
+            // A word the shell habit types, unless the session defined it as a variable.
+            Line::Rhai
+                if let Some((name, rest)) = lines::bare_meta(input)
+                    && !self
+                        .scope
+                        .contains(input.split_whitespace().next().unwrap_or_default()) =>
+            {
+                return meta::run(self, name, &rest);
+            }
             Line::Rhai => match lines::near_command_line(input) {
                 Some(meant) => {
                     let first = input.split_whitespace().next().unwrap_or_default();

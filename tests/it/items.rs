@@ -317,10 +317,22 @@ fn unknown_names_are_not_found_with_a_hint() {
     let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcom"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
     assert!(
-        run.stderr.contains("similar names: Welcome"),
+        run.stderr.contains("did you mean \"Welcome\"?"),
         "{}",
         run.stderr
     );
+    // The nearest name wins over one the name merely contains.
+    server.create_demo_item("Welcome v3", "Notebook");
+    let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome v2"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean \"Welcome v3\"?"),
+        "{}",
+        run.stderr
+    );
+    // Names that hold the one given, when none is a slip away.
+    let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Sales"]);
+    assert!(run.stderr.contains("similar names: "), "{}", run.stderr);
     let run = server.fabsh(&["item", "list", "-w", "Nope"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
 }

@@ -23,13 +23,16 @@ fn one_name_for_an_item_command_names_the_missing_item() {
 
 #[test]
 fn a_near_miss_workspace_name_gets_a_suggestion() {
-    let run = server().fabsh(&["item", "ls", "-w", "Dmo"]);
-    assert_eq!(run.code, 4, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("did you mean \"Demo\"?"),
-        "{}",
-        run.stderr
-    );
+    // A letter left out, and two swapped.
+    for typo in ["Dmo", "Dmeo"] {
+        let run = server().fabsh(&["item", "ls", "-w", typo]);
+        assert_eq!(run.code, 4, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("did you mean \"Demo\"?"),
+            "{typo}: {}",
+            run.stderr
+        );
+    }
 }
 
 #[test]
@@ -60,6 +63,15 @@ fn fab_first_commands_say_what_to_type_instead() {
     );
     let run = home.run(&["cd", "Demo"]);
     assert!(run.stderr.contains("-w WORKSPACE"), "{}", run.stderr);
+    // A command other tools have under a group points to fabsh's, not to clap's nearest.
+    let run = home.run(&["item", "rename", "Demo/Welcome", "Hello"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("item update WORKSPACE/ITEM --name NEW")
+            && !run.stderr.contains("similar"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

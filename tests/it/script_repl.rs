@@ -123,12 +123,14 @@ fn near_misses_are_answered_with_what_was_meant() {
     let server = Server::start();
     let (_, stderr) = repl_session(
         &server,
-        "items list -w Demo\nworkspce list\nitem::shw(\"Demo\", \"Welcome\")\n",
+        "items list -w Demo\nworkspce list\nitem::shw(\"Demo\", \"Welcome\")\nitme list -w Demo\n",
     );
     assert!(
         stderr.contains("did you mean `item list -w Demo`?"),
         "{stderr}"
     );
+    // Two letters swapped is one slip, as `itme`.
+    assert!(stderr.contains("no command group `itme`"), "{stderr}");
     assert!(
         stderr.contains("did you mean `workspace list`?"),
         "{stderr}"
@@ -144,6 +146,26 @@ fn near_misses_are_answered_with_what_was_meant() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn help_exit_and_quit_work_as_words_unless_a_variable_has_the_name() {
+    let server = Server::start();
+    let (stdout, stderr) = repl_session(
+        &server,
+        "help\nhelp item list\nlet quit = 41\nquit + 1\nexit\nprint(\"after exit\")\n",
+    );
+    assert!(stdout.contains("REPL commands:"), "{stdout}");
+    assert!(stdout.contains("Usage: fabsh item list"), "{stdout}");
+    assert!(
+        stdout.contains("42"),
+        "a variable named quit is still read: {stdout}"
+    );
+    assert!(
+        !stdout.contains("after exit"),
+        "exit did not leave: {stdout}"
+    );
+    assert!(!stderr.contains("Variable not found"), "{stderr}");
 }
 
 #[test]

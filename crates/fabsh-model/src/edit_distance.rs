@@ -1,20 +1,30 @@
-//! How many single-character insertions, deletions and substitutions turn one text into
-//! another (Levenshtein), for "did you mean" suggestions.
+//! How many single-character insertions, deletions, substitutions and swaps of two
+//! neighbours turn one text into another (optimal string alignment), for "did you mean"
+//! suggestions: `itme` and `Dmeo` are one slip of the fingers from `item` and `Demo`.
 
-/// The edit distance between `a` and `b`, by characters.
+/// The edit distance between `a` and `b`, by characters; swapping two neighbouring
+/// characters is one edit.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+    // Three rows of the table: two back (for swaps), the last, and the one being filled.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (last[j - 1] + cost).min(row[j - 1] + 1).min(last[j] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            row[j] = best;
         }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
     }
-    row[b.len()]
+    last[b.len()]
 }
 
 /// The candidate closest to `given` (ignoring case) when it is close enough to be a typo:
@@ -44,6 +54,9 @@ mod tests {
         );
         assert_eq!(closest("Sales", ["Demo"]), None);
         assert_eq!(closest("demo", ["Demo"]), None);
+        // A swap of two neighbours is one slip.
+        assert_eq!(closest("itme", ["item", "workspace"]), Some("item"));
+        assert_eq!(closest("Dmeo", ["Demo", "Staging"]), Some("Demo"));
     }
 
     #[test]

@@ -480,9 +480,9 @@ fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
     let names = list
         .iter()
         .filter_map(|entry| entry["displayName"].as_str());
-    if let Some(near) = fabsh_model::edit_distance::closest(name, names)
-        && similar.is_empty()
-    {
+    // A typo's nearest name first (`Welcome v2` → `Welcome v3`, `Dmeo` → `Demo`), then
+    // names that hold the one given or are held in it.
+    if let Some(near) = fabsh_model::edit_distance::closest(name, names) {
         err.with_hint(format!("did you mean {near:?}?"))
     } else if similar.is_empty() {
         err.with_hint("pass an id, or check the name with a list command")
