@@ -75,3 +75,10 @@ eval "$(head -3 "$WORK/serve.out")"
 export FABSH_ENDPOINT FABSH_TOKEN
 ORIGIN=${FABSH_ENDPOINT%/v1}
 measure no
+
+echo "== shell completion: one Tab (target: --local within today's served, warm)"
+# --local reads its store directly, starting no server; the served endpoint answers from a
+# warm name cache. Both complete the items of the demo workspace.
+"$FABSH" --local workspace list > /dev/null
+runs "Tab, served endpoint, warm" "" "$FABSH" __complete -- item show -w Demo --id ""
+runs "Tab, --local (its store)" "" "$FABSH" __complete -- --local item show -w Demo --id ""

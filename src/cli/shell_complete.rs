@@ -12,6 +12,7 @@ use crate::repl::names::{NameSource, SessionNames};
 use fabsh_client::bridge::Bridge;
 use fabsh_client::config::Settings;
 use fabsh_client::output::Progress;
+use fabsh_local::store_names;
 use std::cell::OnceCell;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -100,8 +101,8 @@ fn leading_globals(words: &[String]) -> (Settings, Vec<String>) {
 }
 
 /// Names from the connection the settings choose, connected on the first lookup (most Tabs
-/// complete a command or a flag and need none). `--local` starts no server for a Tab: it
-/// offers no names.
+/// complete a command or a flag and need none). `--local` starts no server for a Tab: its
+/// names are read from the local store itself.
 struct LazyNames {
     settings: Settings,
     bridge: Bridge,
@@ -131,12 +132,27 @@ impl LazyNames {
 
 impl NameSource for LazyNames {
     fn workspaces(&self) -> Vec<String> {
+        if self.settings.local {
+            return store_names::workspaces(&fabsh_local::default_data_dir());
+        }
         self.session()
             .map(|session| session.workspaces())
             .unwrap_or_default()
     }
 
     fn items(&self, workspace: &str, kind: Option<&str>) -> Vec<String> {
+        if self.settings.local {
+            let mut names: Vec<String> =
+                store_names::items(&fabsh_local::default_data_dir(), workspace)
+                    .into_iter()
+                    .filter(|item| {
+                        kind.is_none_or(|kind| item.item_type.eq_ignore_ascii_case(kind))
+                    })
+                    .map(|item| item.name)
+                    .collect();
+            names.dedup();
+            return names;
+        }
         self.session()
             .map(|session| session.items(workspace, kind))
             .unwrap_or_default()

@@ -173,3 +173,44 @@ fn a_tab_against_a_service_that_never_answers_gives_the_prompt_back() {
     assert!(output.stdout.is_empty(), "{:?}", output.stdout);
     drop(silent);
 }
+
+#[test]
+fn with_local_names_come_from_the_local_store_without_starting_it() {
+    let home = crate::support::Home::new();
+    let complete = |words: &[&str]| {
+        let mut args = vec!["__complete", "--", "--local"];
+        args.extend_from_slice(words);
+        let run = home.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.lines().map(String::from).collect::<Vec<_>>()
+    };
+    // No store yet: no names, and none is made for a Tab.
+    assert!(complete(&["item", "show", "-w", ""]).is_empty());
+    let store = home.dir.path().join("data/fabsh/local");
+    assert!(!store.exists(), "a Tab made a store");
+    home.run(&[
+        "--local",
+        "data-agent",
+        "create",
+        "-w",
+        "Demo",
+        "--name",
+        "Sales agent",
+    ])
+    .ok_json();
+    assert_eq!(complete(&["item", "show", "-w", "De"]), ["Demo"]);
+    assert_eq!(
+        complete(&["item", "show", "-w", "Demo", "--id", "Sal"]),
+        [
+            "Sales Model",
+            "Sales Report",
+            "Sales agent",
+            "SalesLakehouse"
+        ],
+    );
+    assert_eq!(
+        complete(&["data-agent", "show", "-w", "Demo", "--id", ""]),
+        ["Sales agent"]
+    );
+    assert_eq!(complete(&["item", "show", "Demo/We"]), ["Demo/Welcome"]);
+}

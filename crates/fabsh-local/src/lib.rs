@@ -43,6 +43,7 @@ pub mod server_identity;
 mod signing_keys;
 mod state;
 mod store;
+pub mod store_names;
 /// The store's file name in a data dir (`local reset` removes it).
 pub use store::DB_FILE;
 mod tables;
