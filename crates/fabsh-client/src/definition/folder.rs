@@ -20,9 +20,9 @@ const DECODE_CHUNK: usize = 64 * 1024;
 #[derive(Debug)]
 pub struct DirWriter {
     /// Where the parts are written until the end.
-    root: PathBuf,
+    partial: PathBuf,
     /// Where they end up.
-    target: PathBuf,
+    root: PathBuf,
     finished: bool,
 }
 
@@ -39,21 +39,21 @@ impl DirWriter {
         let parent = parent.unwrap_or(Path::new("."));
         fs::create_dir_all(parent)
             .map_err(|err| Error::usage(format!("cannot create {}: {err}", parent.display())))?;
-        let root = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        let partial = parent.join(format!(".{name}.partial-{}", std::process::id()));
         // A folder left by a process that was killed (the same pid, much later) goes first.
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir(&root)
-            .map_err(|err| Error::usage(format!("cannot create {}: {err}", root.display())))?;
+        let _ = fs::remove_dir_all(&partial);
+        fs::create_dir(&partial)
+            .map_err(|err| Error::usage(format!("cannot create {}: {err}", partial.display())))?;
         Ok(DirWriter {
-            root,
-            target: dir.to_path_buf(),
+            partial,
+            root: dir.to_path_buf(),
             finished: false,
         })
     }
 
     /// The folder the parts end up in.
     pub fn root(&self) -> &Path {
-        &self.target
+        &self.root
     }
 
     /// Moves the parts into place, over the folder if it is there (still empty).
@@ -61,14 +61,14 @@ impl DirWriter {
         let cannot = |err: std::io::Error| {
             Error::runtime(format!(
                 "cannot move the parts into {}: {err}",
-                self.target.display()
+                self.root.display()
             ))
         };
-        match fs::remove_dir(&self.target) {
+        match fs::remove_dir(&self.root) {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(cannot(err)),
             _ => {}
         }
-        fs::rename(&self.root, &self.target).map_err(cannot)?;
+        fs::rename(&self.partial, &self.root).map_err(cannot)?;
         self.finished = true;
         Ok(())
     }
@@ -76,8 +76,8 @@ impl DirWriter {
     /// Decodes a base64 payload into the part's file, a chunk at a time so a large part never
     /// sits in memory decoded. Returns the number of bytes written.
     pub fn write_part(&self, path: &str, payload: &str) -> Result<u64> {
-        let target = paths::under(&self.root, path).map_err(Error::runtime)?;
-        let shown = self.target.join(path);
+        let target = paths::under(&self.partial, path).map_err(Error::runtime)?;
+        let shown = self.root.join(path);
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(|err| {
                 Error::runtime(format!("cannot create {}: {err}", parent.display()))
@@ -124,7 +124,7 @@ impl DirWriter {
 impl Drop for DirWriter {
     fn drop(&mut self) {
         if !self.finished {
-            let _ = fs::remove_dir_all(&self.root);
+            let _ = fs::remove_dir_all(&self.partial);
         }
     }
 }
