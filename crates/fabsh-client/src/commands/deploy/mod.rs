@@ -13,6 +13,7 @@ use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
+use fabsh_deploy::Input;
 use fabsh_deploy::plan::Repository;
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -178,17 +179,11 @@ fn open_repository(args: &Args) -> Result<Repository> {
     }
     let environment = args.opt_str("environment");
     fabsh_deploy::plan::open(dir.as_deref(), config.as_deref(), environment).map_err(|err| {
-        let flag = match &err {
-            fabsh_deploy::Error::Invalid { path, .. } | fabsh_deploy::Error::Io { path, .. }
-                if path.ends_with(".yml") || path.ends_with(".yaml") =>
-            {
-                if path.contains("config") {
-                    "--config"
-                } else {
-                    "parameter file"
-                }
-            }
-            _ => "DIR",
+        let flag = match err.input() {
+            Input::Config => "--config",
+            Input::Parameters => "parameter file",
+            Input::Repository if dir.is_some() => "DIR",
+            Input::Repository => "core.repository_directory",
         };
         Error::usage(format!("{flag}: {err}"))
     })
