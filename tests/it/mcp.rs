@@ -138,7 +138,8 @@ fn tools_are_the_registry_commands_with_their_flags() {
             let properties = schema["properties"].as_object().expect("properties");
             // Every flag the command takes, in snake_case, typed by its kind; the command
             // line's WORKSPACE/ITEM positional is `workspace` and `id` here. Local files,
-            // secrets and the judge are not the assistant's to name (no --files here).
+            // secrets, the judge and the variables deploy reads are not the assistant's to
+            // name (no --files here).
             let flags: Vec<_> = effective_args(spec)
                 .into_iter()
                 .filter(|arg| {
@@ -146,6 +147,7 @@ fn tools_are_the_registry_commands_with_their_flags() {
                         && arg.long != "yes"
                         && !arg.long.starts_with("llm-")
                         && !arg.long.starts_with("critic-prompt")
+                        && arg.long != "env-vars"
                         && arg.kind != ArgKind::Secret
                         && (arg.local_path().is_none() || inline(&tool.name, arg.long))
                 })

@@ -7,6 +7,7 @@
 mod boundary;
 mod bounded;
 pub mod config;
+pub mod env_vars;
 mod error;
 mod excerpt;
 pub mod file;

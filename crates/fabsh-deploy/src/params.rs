@@ -6,7 +6,7 @@ use crate::boundary::{Boundary, Leaves};
 use crate::error::{Error, Input, Result};
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// A filter or name given as one string or a list of strings (an empty key is no filter).
@@ -195,6 +195,17 @@ impl Parameters {
             }
         }
         Ok(params)
+    }
+
+    /// The environment variables (`$ENV:NAME`) the replacement values for `env` name.
+    pub fn env_names(&self, env: Option<&str>) -> BTreeSet<String> {
+        let find = self.find_replace.iter().map(|r| &r.replace_value);
+        let key_value = self.key_value_replace.iter().map(|r| &r.replace_value);
+        find.chain(key_value)
+            .filter_map(|values| for_env(values, env)?.as_str())
+            .filter_map(|text| text.strip_prefix(crate::env_vars::PREFIX))
+            .map(str::to_string)
+            .collect()
     }
 
     /// The connection ids a semantic model is bound to in `env`: its own entry, else the

@@ -3,6 +3,7 @@
 //! the problems an offline validation finds.
 
 use crate::config::Settings;
+use crate::env_vars::{EnvAccess, EnvVars};
 use crate::file::human_size;
 use crate::levels::levels;
 use crate::params::Parameters;
@@ -33,6 +34,8 @@ pub struct Repository {
     pub environment: Option<String>,
     /// What opening found (items out of scope, settings not supported).
     pub notes: Vec<PlanProblem>,
+    /// The environment variables the parameters may read (none until [`Repository::read_env`]).
+    pub env: EnvVars,
 }
 
 fn warning(subject: Option<String>, code: &str, message: String) -> PlanProblem {
@@ -82,8 +85,23 @@ impl Repository {
                 .iter()
                 .map(|i| (i.item_type.clone(), i.display_name.clone()))
                 .collect(),
+            env: self.env.clone(),
             ..Target::default()
         }
+    }
+
+    /// Reads, through `lookup`, the environment variables the parameters name for this
+    /// environment that `access` allows, and no other.
+    pub fn read_env(&mut self, access: EnvAccess, lookup: impl Fn(&str) -> Option<String>) {
+        let names = self.params.env_names(self.environment.as_deref());
+        self.env = EnvVars::read(access, &names, lookup);
+    }
+
+    /// The `$ENV:NAME` variables the parameters use that may not be read or are not set:
+    /// errors, known before anything is fetched or sent.
+    pub fn env_problems(&self) -> Vec<PlanProblem> {
+        self.env
+            .problems(&self.params.env_names(self.environment.as_deref()))
     }
 
     /// The renderer for `target`.
@@ -112,6 +130,11 @@ impl Repository {
         options: Options,
     ) -> Plan {
         let renderer = self.renderer(target);
+        // A diff shows `$ENV:NAME` where a variable's value goes: the parts it shows are
+        // rendered again for it, with those in place of the values.
+        let shown_target =
+            (options.diff && !target.env.is_empty()).then(|| target.with_env_placeholders());
+        let shown_renderer = shown_target.as_ref().map(|t| self.renderer(t));
         let mut hits = RuleHits::new(&self.params);
         let mut checks = Checks::default();
         let mut item_problems = Vec::new();
@@ -147,7 +170,15 @@ impl Repository {
                 && !changed.is_empty()
                 && let Some(theirs) = found.and_then(|d| d.parts.as_ref())
             {
-                row.diffs = diffs(&changed, theirs, &rendered.parts);
+                let shown_rendered;
+                let shown = match &shown_renderer {
+                    Some(shown) => {
+                        shown_rendered = shown.render(n, &mut RuleHits::new(&self.params));
+                        &shown_rendered.parts
+                    }
+                    None => &rendered.parts,
+                };
+                row.diffs = diffs(&changed, theirs, shown, &target.env);
             }
             row.refers_to = rendered
                 .references
@@ -173,7 +204,19 @@ impl Repository {
         }
         problems.extend(item_problems);
         problems.extend(self.check_rules(&hits));
+        problems.extend(
+            target
+                .env
+                .problems(&self.params.env_names(self.environment.as_deref())),
+        );
         problems.extend(render_problems);
+        // Each problem once (a variable refused is found by each rule that uses it), and no
+        // message showing a variable's value (a definition check may quote a part).
+        let mut seen = BTreeSet::new();
+        problems.retain(|p| seen.insert((p.subject.clone(), p.code.clone(), p.message.clone())));
+        for problem in &mut problems {
+            problem.message = target.env.mask(&problem.message);
+        }
         let in_scope = |t: &str| {
             self.settings
                 .item_types_in_scope
@@ -301,8 +344,15 @@ impl Repository {
     }
 }
 
-/// The diffs of the `changed` parts from what is deployed (`theirs`) to `ours`.
-fn diffs(changed: &[String], theirs: &[RepoPart], ours: &[RepoPart]) -> Vec<PartDiff> {
+/// The diffs of the `changed` parts from what is deployed (`theirs`) to `ours`, as rendered
+/// for showing: the deployed side may hold a variable's value deployed before, so it is
+/// masked too.
+fn diffs(
+    changed: &[String],
+    theirs: &[RepoPart],
+    ours: &[RepoPart],
+    env: &EnvVars,
+) -> Vec<PartDiff> {
     let bytes_of = |parts: &[RepoPart], path: &str| {
         parts
             .iter()
@@ -312,7 +362,8 @@ fn diffs(changed: &[String], theirs: &[RepoPart], ours: &[RepoPart]) -> Vec<Part
     changed
         .iter()
         .map(|path| {
-            let (old, new) = (bytes_of(theirs, path), bytes_of(ours, path));
+            let old = bytes_of(theirs, path).map(|b| env.mask_bytes(&b));
+            let new = bytes_of(ours, path);
             part_diff(path, old.as_deref(), new.as_deref())
         })
         .collect()

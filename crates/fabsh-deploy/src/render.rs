@@ -5,6 +5,7 @@
 //! A variable library only gets the parameter rules.
 
 use crate::bounded::PART_BYTES;
+use crate::env_vars::EnvVars;
 use crate::file::human_size;
 use crate::params::{Filters, Parameters};
 use crate::repo::{RepoItem, RepoPart};
@@ -19,8 +20,8 @@ use std::path::Path;
 pub struct Target {
     pub workspace_id: Option<String>,
     pub workspace_name: Option<String>,
-    /// The environment variables `$ENV:NAME` reads.
-    pub env_vars: BTreeMap<String, String>,
+    /// The environment variables `$ENV:NAME` may read, with their values.
+    pub env: EnvVars,
     /// The deployed items by (type, display name): their id and attributes (`id`,
     /// `sqlendpoint`, ...).
     pub deployed: HashMap<(String, String), BTreeMap<String, String>>,
@@ -51,6 +52,15 @@ impl Target {
             .get(&(item_type.to_string(), name.to_string()))
             .and_then(|attrs| attrs.get("id"))
             .map(String::as_str)
+    }
+
+    /// The same target with `$ENV:NAME` where each environment variable's value would go:
+    /// what a plan's diff and a dry run show.
+    pub fn with_env_placeholders(&self) -> Target {
+        Target {
+            env: self.env.placeholders(),
+            ..self.clone()
+        }
     }
 
     pub(crate) fn in_repository(&self, item_type: &str, name: &str) -> bool {
@@ -214,6 +224,11 @@ impl Renderer<'_> {
             }
             Resolved::Invalid(message) => {
                 Self::problem(out, subject, "InvalidVariable", message);
+                None
+            }
+            // Said of parameter.yml, as the plan's own check of the variables says it.
+            Resolved::Refused(code, message) => {
+                Self::problem(out, "parameter.yml", code, message);
                 None
             }
         }

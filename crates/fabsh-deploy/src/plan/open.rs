@@ -4,6 +4,7 @@
 use super::{Repository, warning};
 use crate::boundary::{Boundary, Leaves, shown_target};
 use crate::config::{self, Settings};
+use crate::env_vars::EnvVars;
 use crate::error::{Error, Input, Result};
 use crate::params::Parameters;
 use crate::repo;
@@ -64,6 +65,7 @@ pub fn open(
         settings,
         environment: environment.map(str::to_string),
         notes,
+        env: EnvVars::default(),
     })
 }
 

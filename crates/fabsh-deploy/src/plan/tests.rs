@@ -242,3 +242,63 @@ fn a_rule_that_would_blow_a_part_up_is_refused_before_it_runs() {
         "{errors:#?}"
     );
 }
+
+#[test]
+fn env_values_are_read_only_when_allowed_and_never_shown() {
+    let parameters = "find_replace:\n  - find_value: \"TOKEN_HERE\"\n    replace_value:\n      PROD: \"$ENV:DEPLOY_SECRET\"\n";
+    let root = one_notebook("# Fabric notebook source\nkey = 'TOKEN_HERE'\n", parameters);
+    let mut repo = open(Some(root.path()), None, Some("PROD")).expect("opens");
+    let asked = std::sync::Mutex::new(Vec::new());
+    let lookup = |name: &str| {
+        asked.lock().expect("lock").push(name.to_string());
+        Some("hunter2-secret".to_string())
+    };
+    // Not allowed: an error naming the flag, and nothing read.
+    repo.read_env(EnvAccess::Off, lookup);
+    assert!(asked.lock().expect("lock").is_empty());
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let refused = errors_of(&plan);
+    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert_eq!(refused[0].code, "EnvironmentVariableNotAllowed");
+    assert!(refused[0].message.contains("--env-vars DEPLOY_SECRET"));
+    assert_eq!(repo.env_problems().len(), 1);
+    // Allowed: the value is rendered, and only the variable named was read.
+    repo.read_env(
+        EnvAccess::Named(["DEPLOY_SECRET".to_string()].into()),
+        lookup,
+    );
+    assert_eq!(*asked.lock().expect("lock"), ["DEPLOY_SECRET"]);
+    assert!(repo.env_problems().is_empty());
+    let mut target = repo.target();
+    let rendered = repo
+        .renderer(&target)
+        .render(0, &mut RuleHits::new(&repo.params));
+    assert!(part(&rendered, "notebook-content.py").contains("key = 'hunter2-secret'"));
+    // A diff against a deployed item that holds the value already shows the variable only.
+    target.workspace_id = Some("11111111-2222-3333-4444-555555555555".into());
+    let deployed = Deployed {
+        id: "aaaaaaaa-0000-0000-0000-000000000001".into(),
+        item_type: "Notebook".into(),
+        display_name: "Nb".into(),
+        description: None,
+        folder: String::new(),
+        parts: Some(vec![RepoPart {
+            path: "notebook-content.py".into(),
+            bytes: b"# Fabric notebook source\nkey = 'hunter2-secret'\nold = 1\n".to_vec(),
+        }]),
+    };
+    let options = Options {
+        diff: true,
+        delete_orphans: false,
+    };
+    let plan = repo.plan(&target, &[deployed], &BTreeSet::new(), options);
+    let shown = serde_json::to_string(&plan).expect("json");
+    assert!(!shown.contains("hunter2"), "{shown}");
+    let diff = &plan.items[0].diffs[0].diff;
+    assert!(
+        diff.contains("+key = '$ENV:DEPLOY_SECRET'")
+            && diff.contains("-key = '$ENV:DEPLOY_SECRET'")
+            && diff.contains("-old = 1"),
+        "{diff}"
+    );
+}
