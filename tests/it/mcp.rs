@@ -37,9 +37,20 @@ pub type Client = RunningService<RoleClient, Recorder>;
 
 /// `fabsh mcp serve FLAGS` over stdio against `server`, connected and initialised.
 pub async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
+    connect_env(server, flags, &[]).await
+}
+
+/// [`connect`] with extra environment variables for the server.
+pub async fn connect_env(
+    server: &Server,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> (Client, Recorder) {
     let mut args = vec!["mcp", "serve"];
     args.extend_from_slice(flags);
-    let transport = TokioChildProcess::new(tokio::process::Command::from(server.command(&args)))
+    let mut command = server.command(&args);
+    command.envs(env.iter().copied());
+    let transport = TokioChildProcess::new(tokio::process::Command::from(command))
         .expect("start fabsh mcp serve");
     let recorder = Recorder::default();
     let client = recorder.clone().serve(transport).await.expect("initialize");
