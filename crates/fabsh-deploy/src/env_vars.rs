@@ -86,6 +86,10 @@ impl EnvVars {
             EnvAccess::Off => format!(
                 "{PREFIX}{name}: environment variables are read only when allowed: give --env-vars {name} (an MCP server: start it with --deploy-env-vars {name}), or list {FEATURE} in config.yml's features"
             ),
+            // An MCP server always names its list; a config cannot widen an empty one.
+            EnvAccess::Named(names) if names.is_empty() => format!(
+                "{PREFIX}{name}: no environment variable is allowed here: give --env-vars {name} (an MCP server: start it with --deploy-env-vars {name})"
+            ),
             EnvAccess::Named(names) if !names.contains(name) => format!(
                 "{PREFIX}{name}: {name} is not among the environment variables allowed ({}); add it to --env-vars (an MCP server: --deploy-env-vars)",
                 names.iter().cloned().collect::<Vec<_>>().join(", ")
@@ -206,6 +210,10 @@ mod tests {
             NOT_ALLOWED
         );
         assert_eq!(named.problems(&names).len(), 1);
+        let none = EnvVars::read(EnvAccess::Named(BTreeSet::new()), &names, lookup);
+        let (code, message) = none.resolve("TOKEN").expect_err("none named");
+        assert_eq!(code, NOT_ALLOWED);
+        assert!(message.contains("--deploy-env-vars TOKEN") && !message.contains(FEATURE));
         assert_eq!(
             named.mask(r#"a va"lue-of-TOKEN b "va\"lue-of-TOKEN""#),
             r#"a $ENV:TOKEN b "$ENV:TOKEN""#
