@@ -33,7 +33,8 @@ carrying the error map. Sign-in, settings and local Fabric's administration are 
 and neither is anything that returns a secret. No tool argument names a local file unless \
 --files DIR names folders to work in (paths stay under them; nothing existing is replaced \
 without `overwrite: true` and --allow-writes), and the judge that grades evaluations is the \
-server's (--llm-endpoint, --llm-model, --llm-key or FABSH_LLM_*), never a tool's argument. With --local the tools act on local Fabric, \
+server's (--llm-endpoint, --llm-model, --llm-key or FABSH_LLM_*), never a tool's argument; deploy tools read an environment variable for $ENV:NAME only when \
+--deploy-env-vars names it. With --local the tools act on local Fabric, \
 started in this process. Over stdio, stdout carries the protocol and stderr the notes; with \
 --http the URL and a bearer token are printed first, and the server stops on Ctrl-C.",
     args: &[
@@ -88,6 +89,12 @@ started in this process. Over stdio, stdout carries the protocol and stderr the 
             "Let tools read and write local files under this folder (repeat for several; relative paths start at the first); without it no tool argument names a local file",
         )
         .value_name("DIR"),
+        ArgSpec::opt(
+            "deploy-env-vars",
+            ArgKind::List,
+            "Let deploy_plan and deploy_apply read these environment variables for parameter.yml's $ENV:NAME (comma-separated names); without it they read none, whatever a config.yml says. Their values are redacted from every result",
+        )
+        .value_name("NAME"),
         LLM_ENDPOINT,
         LLM_KEY,
         LLM_MODEL,
@@ -156,6 +163,15 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         .with_hint("name the workspaces whose published agents to offer, e.g. --agents -w Demo"));
     }
     let files = FileRoots::new(args.list("files"))?;
+    let deploy_env_vars = args.list("deploy-env-vars").to_vec();
+    if let Some(bad) = deploy_env_vars
+        .iter()
+        .find(|name| !fabsh_deploy::env_vars::is_name(name))
+    {
+        return Err(Error::usage(format!(
+            "--deploy-env-vars {bad:?} is not an environment variable's name"
+        )));
+    }
     let judge = judge(&args)?;
     let workspaces = args.list("workspace").to_vec();
     let confinement = bridge.block_on(Confinement::resolve(&service, &workspaces))?;
@@ -168,6 +184,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         confinement,
         files,
         judge,
+        deploy_env_vars,
         selection,
         agents,
     };

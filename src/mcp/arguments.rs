@@ -63,7 +63,7 @@ pub fn check(
         }
     }
     let checked = Args::check(spec, &args, raw)?;
-    Ok(with_judge(spec, checked, defaults))
+    Ok(with_server_flags(spec, checked, defaults))
 }
 
 /// The call's `overwrite: true`, refused where it cannot apply: a server that changes
@@ -91,11 +91,11 @@ fn overwrite(
     }
 }
 
-/// The server's judge settings on a command that takes them.
-fn with_judge(spec: &'static CommandSpec, args: Args, defaults: &Defaults) -> Args {
+/// The server's own flags on a command that takes them.
+fn with_server_flags(spec: &'static CommandSpec, args: Args, defaults: &Defaults) -> Args {
     let takes = |long: &str| effective_args(spec).iter().any(|arg| arg.long == long);
     let given: Vec<_> = defaults
-        .judge
+        .server_flags
         .iter()
         .filter(|(long, _)| takes(long))
         .collect();

@@ -55,6 +55,8 @@ pub struct Setup {
     pub files: FileRoots,
     /// The judge flags given at start, for the commands that grade answers.
     pub judge: Vec<(&'static str, ArgValue)>,
+    /// The environment variables deploy's `$ENV:NAME` may read (`--deploy-env-vars`).
+    pub deploy_env_vars: Vec<String>,
     /// The groups, commands or tools `--tools` names; empty: all.
     pub selection: Vec<String>,
     /// The published agents to offer as tools (`--agents`), read at start.
@@ -67,22 +69,30 @@ impl Shared {
             confinement,
             files,
             judge,
+            deploy_env_vars,
             selection,
             agents,
         } = setup;
-        let secrets = judge
+        let judge_key = judge.iter().filter_map(|(_, value)| match value {
+            ArgValue::Secret(secret) => Some(secret.expose().to_string()),
+            _ => None,
+        });
+        // What deploy may put in a definition from the environment is never shown either.
+        let env_values = deploy_env_vars
             .iter()
-            .filter_map(|(_, value)| match value {
-                ArgValue::Secret(secret) => Some(secret.expose().to_string()),
-                _ => None,
-            })
+            .filter_map(|name| std::env::var(name).ok());
+        let secrets = judge_key
+            .chain(env_values)
             .filter(|secret| !secret.is_empty())
             .collect();
+        let mut server_flags = judge;
+        // Given to deploy even when empty: a config's features cannot widen it.
+        server_flags.push(("env-vars", ArgValue::List(deploy_env_vars)));
         let defaults = Defaults {
             settings: service.settings().clone(),
             workspace: confinement.only().map(String::from),
             files,
-            judge,
+            server_flags,
         };
         let listed = tools(REGISTRY, policy, &selection, &defaults);
         let by_name = listed

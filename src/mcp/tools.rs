@@ -19,9 +19,11 @@ const NOT_TOOLS: &[&str] = &["auth", "cache", "config", "local", "mcp"];
 /// Flags a tool never takes: the consent to destroy is the server's `--allow-destructive`,
 /// given by the person who started it, not an argument the assistant can fill in; the judge
 /// (where answers are sent to be graded, with which key and prompt) is the server's
-/// configuration, so no call can send an answer, a key or a file elsewhere.
+/// configuration, so no call can send an answer, a key or a file elsewhere; and which
+/// environment variables deploy may read is the server's `--deploy-env-vars`.
 const HIDDEN_FLAGS: &[&str] = &[
     "yes",
+    "env-vars",
     "llm-endpoint",
     "llm-key",
     "llm-model",
@@ -50,7 +52,7 @@ pub const OVERWRITE: &str = "overwrite";
 
 /// What the server brings to a call: where a flag the call leaves out gets its value (the
 /// workspace of a server confined to one, else the profile's default workspace, as on the
-/// command line; the server's judge), and the folders a call may name files in.
+/// command line; the server's own flags), and the folders a call may name files in.
 #[derive(Clone)]
 pub struct Defaults {
     pub settings: Settings,
@@ -58,8 +60,9 @@ pub struct Defaults {
     pub workspace: Option<String>,
     /// The folders of `--files`; none: no argument names a file.
     pub files: FileRoots,
-    /// The judge flags the server was started with, given to every command that takes them.
-    pub judge: Vec<(&'static str, ArgValue)>,
+    /// The server's own flags (the judge it was started with, the environment variables
+    /// deploy may read), given to every command that takes them.
+    pub server_flags: Vec<(&'static str, ArgValue)>,
 }
 
 impl Defaults {

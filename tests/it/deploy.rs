@@ -55,7 +55,7 @@ impl Repo {
 /// Items deployed from the sample: all 40.
 const IN_SCOPE: usize = 40;
 
-fn new_workspace(server: &Server, name: &str) -> String {
+pub(crate) fn new_workspace(server: &Server, name: &str) -> String {
     server
         .fabsh(&["workspace", "create", "--name", name])
         .ok_json()["id"]
@@ -138,7 +138,7 @@ fn id_of(server: &Server, workspace: &str, name: &str, item_type: &str) -> Strin
 }
 
 /// A part of an item's deployed definition, decoded.
-fn deployed_part(server: &Server, workspace: &str, id: &str, path: &str) -> String {
+pub(crate) fn deployed_part(server: &Server, workspace: &str, id: &str, path: &str) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("def");
     let out_text = out.display().to_string();
@@ -634,7 +634,7 @@ fn the_promotion_script_deploys_to_test_then_to_prod() {
 }
 
 /// `(method, path)` of the requests the server received after the first `before`.
-fn requests_since(server: &Server, before: u64) -> Vec<(String, String)> {
+pub(crate) fn requests_since(server: &Server, before: u64) -> Vec<(String, String)> {
     let after = server.request_count();
     let log = server.requests();
     log["requests"]

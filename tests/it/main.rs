@@ -34,6 +34,7 @@ mod definition_extras;
 mod definition_status;
 mod definitions;
 mod deploy;
+mod deploy_boundaries;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;

@@ -37,9 +37,20 @@ pub type Client = RunningService<RoleClient, Recorder>;
 
 /// `fabsh mcp serve FLAGS` over stdio against `server`, connected and initialised.
 pub async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
+    connect_env(server, flags, &[]).await
+}
+
+/// [`connect`] with extra environment variables for the server.
+pub async fn connect_env(
+    server: &Server,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> (Client, Recorder) {
     let mut args = vec!["mcp", "serve"];
     args.extend_from_slice(flags);
-    let transport = TokioChildProcess::new(tokio::process::Command::from(server.command(&args)))
+    let mut command = server.command(&args);
+    command.envs(env.iter().copied());
+    let transport = TokioChildProcess::new(tokio::process::Command::from(command))
         .expect("start fabsh mcp serve");
     let recorder = Recorder::default();
     let client = recorder.clone().serve(transport).await.expect("initialize");
@@ -138,7 +149,8 @@ fn tools_are_the_registry_commands_with_their_flags() {
             let properties = schema["properties"].as_object().expect("properties");
             // Every flag the command takes, in snake_case, typed by its kind; the command
             // line's WORKSPACE/ITEM positional is `workspace` and `id` here. Local files,
-            // secrets and the judge are not the assistant's to name (no --files here).
+            // secrets, the judge and the variables deploy reads are not the assistant's to
+            // name (no --files here).
             let flags: Vec<_> = effective_args(spec)
                 .into_iter()
                 .filter(|arg| {
@@ -146,6 +158,7 @@ fn tools_are_the_registry_commands_with_their_flags() {
                         && arg.long != "yes"
                         && !arg.long.starts_with("llm-")
                         && !arg.long.starts_with("critic-prompt")
+                        && arg.long != "env-vars"
                         && arg.kind != ArgKind::Secret
                         && (arg.local_path().is_none() || inline(&tool.name, arg.long))
                 })

@@ -26,6 +26,16 @@ pub struct Run {
 }
 
 impl Run {
+    /// Runs `command` to its end, stdin empty.
+    pub fn of(mut command: Command) -> Run {
+        let output = command.stdin(Stdio::null()).output().expect("run fabsh");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
     /// stdout parsed as JSON.
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
@@ -108,13 +118,8 @@ impl Home {
     /// Runs fabsh with these arguments and extra environment variables, stdin empty.
     pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = self.command(args);
-        command.envs(env.iter().copied()).stdin(Stdio::null());
-        let output = command.output().expect("run fabsh");
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        command.envs(env.iter().copied());
+        Run::of(command)
     }
 
     /// Runs fabsh with these arguments.
@@ -263,6 +268,15 @@ impl Server {
         ];
         all.extend_from_slice(env);
         self.home.run_env(args, &all)
+    }
+
+    /// Runs fabsh against this server with at most `kib` KiB of address space, stdin empty.
+    pub fn fabsh_with_memory(&self, kib: u64, args: &[&str]) -> Run {
+        let mut command = self.home.command_with_memory(kib, args);
+        command
+            .env("FABSH_ENDPOINT", &self.endpoint)
+            .env("FABSH_TOKEN", &self.token);
+        Run::of(command)
     }
 
     /// Runs fabsh against this server with another token.

@@ -2,7 +2,7 @@
 //! repository directory, item types in scope, parameter file, publish and unpublish
 //! filters). Every value is either one value for every environment or a map by environment.
 
-use crate::{Error, Result};
+use crate::error::{Error, Input, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,12 +76,8 @@ pub struct Settings {
 /// Reads `path` and resolves it for `env`.
 pub fn load(path: &Path, env: Option<&str>) -> Result<Settings> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    let file: ConfigFile =
-        serde_yaml_ng::from_str(&text).map_err(|err| Error::invalid(&shown, err.to_string()))?;
+    let text = crate::yaml::read_text(path, &shown, Input::Config)?;
+    let file: ConfigFile = crate::yaml::parse(&text, &shown, Input::Config)?;
     let base = path.parent().unwrap_or(Path::new("."));
     resolve(&file, base, env, &shown)
 }
@@ -92,7 +88,7 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
             None => Ok(None),
             Some(pattern) => regex::Regex::new(pattern)
                 .map(Some)
-                .map_err(|err| Error::invalid(shown, format!("{key}: {err}"))),
+                .map_err(|err| Error::invalid(Input::Config, shown, format!("{key}: {err}"))),
         }
     };
     let path = |value: &String| base.join(value);
@@ -101,6 +97,7 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
         && uuid_like(id).is_none()
     {
         return Err(Error::invalid(
+            Input::Config,
             shown,
             format!("core.workspace_id {id:?} is not a GUID"),
         ));

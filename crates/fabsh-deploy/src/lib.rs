@@ -4,8 +4,12 @@
 //! the workspace holds. The client fetches the workspace's state and carries the plan out;
 //! nothing here sends a request.
 
+mod boundary;
+mod bounded;
 pub mod config;
+pub mod env_vars;
 mod error;
+mod excerpt;
 pub mod file;
 pub mod levels;
 pub mod params;
@@ -14,6 +18,7 @@ pub mod render;
 pub mod repo;
 pub mod schedules;
 mod variables;
+pub mod yaml;
 
-pub use error::{Error, Result};
+pub use error::{Error, Input, Result};
 pub use variables::{attributes_from, needing_properties as variables_needing_properties};

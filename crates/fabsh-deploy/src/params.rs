@@ -2,10 +2,11 @@
 //! `key_value_replace`, `spark_pool`) and semantic model connections
 //! (`semantic_model_binding`), with `extend` pulling in template files.
 
-use crate::{Error, Result};
+use crate::boundary::{Boundary, Leaves};
+use crate::error::{Error, Input, Result};
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// A filter or name given as one string or a list of strings (an empty key is no filter).
@@ -150,12 +151,42 @@ pub fn for_env<'a, T>(map: &'a BTreeMap<String, T>, env: Option<&str>) -> Option
 
 impl Parameters {
     /// Reads `path` and the templates its `extend` names (relative to it), their rules
-    /// appended after the file's own.
-    pub fn load(path: &Path) -> Result<Parameters> {
+    /// appended after the file's own. A template is read only when its real path is in
+    /// `repository` or in the parameter file's own folder: a parameter file in a repository
+    /// cannot pull in a file from elsewhere.
+    pub fn load(path: &Path, repository: &Path) -> Result<Parameters> {
         let mut params = read_one(path)?;
         let base = path.parent().unwrap_or(Path::new("."));
+        let allowed: Vec<Boundary> = [repository, base]
+            .into_iter()
+            .filter_map(|dir| Boundary::new(dir).ok())
+            .collect();
         for template in std::mem::take(&mut params.extend) {
-            let more = read_one(&base.join(&template))?;
+            let named = base.join(&template);
+            let shown = named.display().to_string();
+            let mut found = Err(Leaves::Outside);
+            for boundary in &allowed {
+                found = boundary.resolve(&named);
+                if !matches!(found, Err(Leaves::Outside)) {
+                    break;
+                }
+            }
+            let real = match found {
+                Ok(real) => real,
+                Err(Leaves::Unresolved(err)) => {
+                    return Err(Error::read(Input::Parameters, shown, err));
+                }
+                Err(Leaves::Outside) => {
+                    return Err(Error::invalid(
+                        Input::Parameters,
+                        shown,
+                        format!(
+                            "extend names {template:?}, which leads outside the repository and the parameter file's folder: not read"
+                        ),
+                    ));
+                }
+            };
+            let more = read_one(&real)?;
             params.find_replace.extend(more.find_replace);
             params.key_value_replace.extend(more.key_value_replace);
             params.spark_pool.extend(more.spark_pool);
@@ -164,6 +195,17 @@ impl Parameters {
             }
         }
         Ok(params)
+    }
+
+    /// The environment variables (`$ENV:NAME`) the replacement values for `env` name.
+    pub fn env_names(&self, env: Option<&str>) -> BTreeSet<String> {
+        let find = self.find_replace.iter().map(|r| &r.replace_value);
+        let key_value = self.key_value_replace.iter().map(|r| &r.replace_value);
+        find.chain(key_value)
+            .filter_map(|values| for_env(values, env)?.as_str())
+            .filter_map(|text| text.strip_prefix(crate::env_vars::PREFIX))
+            .map(str::to_string)
+            .collect()
     }
 
     /// The connection ids a semantic model is bound to in `env`: its own entry, else the
@@ -187,14 +229,11 @@ impl Parameters {
 
 fn read_one(path: &Path) -> Result<Parameters> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: shown.clone(),
-        source,
-    })?;
+    let text = crate::yaml::read_text(path, &shown, Input::Parameters)?;
     if text.trim().is_empty() {
         return Ok(Parameters::default());
     }
-    serde_yaml_ng::from_str(&text).map_err(|err| Error::invalid(&shown, err.to_string()))
+    crate::yaml::parse(&text, &shown, Input::Parameters)
 }
 
 #[cfg(test)]
@@ -204,7 +243,8 @@ mod tests {
 
     #[test]
     fn the_sample_parameters_load_with_their_filters() {
-        let params = Parameters::load(&sample_dir().join("parameter.yml")).expect("params");
+        let params =
+            Parameters::load(&sample_dir().join("parameter.yml"), &sample_dir()).expect("params");
         assert_eq!(params.find_replace.len(), 9);
         assert_eq!(params.key_value_replace.len(), 5);
         assert_eq!(params.spark_pool.len(), 2);
@@ -227,6 +267,37 @@ mod tests {
         assert_eq!(
             params.connections_for("cloudconnections", Some("PPE")),
             ["f96870d5-5f86-49ad-bf41-5967fd7c1c6d"]
+        );
+    }
+
+    #[test]
+    fn templates_stay_inside_and_errors_quote_no_file() {
+        let repo = tempfile::tempdir().expect("temp dir");
+        let outside = tempfile::tempdir().expect("temp dir");
+        std::fs::write(outside.path().join("more.yml"), "find_replace: []\n").expect("write");
+        let absolute = outside.path().join("more.yml").display().to_string();
+        let outside_name = outside.path().file_name().expect("name").to_string_lossy();
+        let climbing = format!("../{outside_name}/more.yml");
+        for named in [absolute.as_str(), climbing.as_str()] {
+            let file = repo.path().join("parameter.yml");
+            std::fs::write(&file, format!("extend:\n  - {named:?}\n")).expect("write");
+            let err = Parameters::load(&file, repo.path()).expect_err("refused");
+            assert!(
+                err.to_string()
+                    .contains("which leads outside the repository and the parameter file's folder"),
+                "{err}"
+            );
+        }
+        // A secret file named as the parameter file: no more than an excerpt of its line.
+        let secret = "ghp_".to_string() + &"x1".repeat(40);
+        let file = outside.path().join("token");
+        std::fs::write(&file, format!("{secret}\n")).expect("write");
+        let err = Parameters::load(&file, repo.path()).expect_err("not parameters");
+        let shown = err.to_string();
+        assert!(!shown.contains(&secret), "{shown}");
+        assert!(
+            shown.contains("invalid type: string \"…\", expected struct Parameters (line 1, column 1; excerpt: \"ghp_x1"),
+            "{shown}"
         );
     }
 }

@@ -2,22 +2,23 @@
 //! workspace holds (normalised parts, description, folder), plus the workspace's orphans and
 //! the problems an offline validation finds.
 
-use crate::config::{self, Settings};
+use crate::config::Settings;
+use crate::env_vars::{EnvAccess, EnvVars};
+use crate::file::human_size;
 use crate::levels::levels;
 use crate::params::Parameters;
 use crate::render::{Renderer, RuleHits, Target};
 use crate::repo::{self, RepoItem, RepoPart};
 use crate::schedules;
-use crate::variables;
-use crate::{Error, Result};
-use fabsh_model::definition::{self, platform, validate};
+use checks::Checks;
+use fabsh_model::definition::{self, platform};
 use fabsh_model::deploy::{
     PartDiff, Plan, PlanAction, PlanProblem, PlanRow, PlanSummary, Severity,
 };
 use fabsh_model::item_types;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 /// Types deployed as an empty item (no definition), as fabric-cicd does.
 pub const SHELL_ONLY: &[&str] = &["Lakehouse", "Warehouse", "SQLDatabase", "MLExperiment"];
@@ -33,67 +34,8 @@ pub struct Repository {
     pub environment: Option<String>,
     /// What opening found (items out of scope, settings not supported).
     pub notes: Vec<PlanProblem>,
-}
-
-/// Opens `dir` (or the config's repository directory) for `environment`.
-pub fn open(
-    dir: Option<&Path>,
-    config_file: Option<&Path>,
-    environment: Option<&str>,
-) -> Result<Repository> {
-    let settings = match config_file {
-        Some(path) => config::load(path, environment)?,
-        None => Settings::default(),
-    };
-    let root = match (dir, &settings.repository_directory) {
-        (Some(dir), _) => dir.to_path_buf(),
-        (None, Some(dir)) => dir.clone(),
-        (None, None) => {
-            return Err(Error::invalid(
-                "config.yml",
-                "core.repository_directory has no value for this environment",
-            ));
-        }
-    };
-    let all = repo::read(&root)?;
-    let parameter_file = settings
-        .parameter
-        .clone()
-        .or_else(|| Some(root.join("parameter.yml")).filter(|p| p.is_file()));
-    let params = match &parameter_file {
-        Some(path) => Parameters::load(path)?,
-        None => Parameters::default(),
-    };
-    let mut notes = Vec::new();
-    let items = all
-        .into_iter()
-        .filter(|item| {
-            let in_scope = settings
-                .item_types_in_scope
-                .as_ref()
-                .is_none_or(|types| types.contains(&item.item_type));
-            let excluded = settings
-                .publish_exclude
-                .as_ref()
-                .is_some_and(|re| re.is_match(&item.display_name));
-            if excluded {
-                notes.push(warning(
-                    Some(item.key()),
-                    "Excluded",
-                    "matched publish.exclude_regex: not deployed".into(),
-                ));
-            }
-            in_scope && !excluded
-        })
-        .collect();
-    Ok(Repository {
-        root,
-        items,
-        params,
-        settings,
-        environment: environment.map(str::to_string),
-        notes,
-    })
+    /// The environment variables the parameters may read (none until [`Repository::read_env`]).
+    pub env: EnvVars,
 }
 
 fn warning(subject: Option<String>, code: &str, message: String) -> PlanProblem {
@@ -143,8 +85,23 @@ impl Repository {
                 .iter()
                 .map(|i| (i.item_type.clone(), i.display_name.clone()))
                 .collect(),
+            env: self.env.clone(),
             ..Target::default()
         }
+    }
+
+    /// Reads, through `lookup`, the environment variables the parameters name for this
+    /// environment that `access` allows, and no other.
+    pub fn read_env(&mut self, access: EnvAccess, lookup: impl Fn(&str) -> Option<String>) {
+        let names = self.params.env_names(self.environment.as_deref());
+        self.env = EnvVars::read(access, &names, lookup);
+    }
+
+    /// The `$ENV:NAME` variables the parameters use that may not be read or are not set:
+    /// errors, known before anything is fetched or sent.
+    pub fn env_problems(&self) -> Vec<PlanProblem> {
+        self.env
+            .problems(&self.params.env_names(self.environment.as_deref()))
     }
 
     /// The renderer for `target`.
@@ -173,12 +130,69 @@ impl Repository {
         options: Options,
     ) -> Plan {
         let renderer = self.renderer(target);
+        // A diff shows `$ENV:NAME` where a variable's value goes: the parts it shows are
+        // rendered again for it, with those in place of the values.
+        let shown_target =
+            (options.diff && !target.env.is_empty()).then(|| target.with_env_placeholders());
+        let shown_renderer = shown_target.as_ref().map(|t| self.renderer(t));
         let mut hits = RuleHits::new(&self.params);
-        let rendered: Vec<_> = (0..self.items.len())
-            .map(|n| renderer.render(n, &mut hits))
-            .collect();
-        let references: Vec<_> = rendered.iter().map(|r| r.references.clone()).collect();
+        let mut checks = Checks::default();
+        let mut item_problems = Vec::new();
+        let mut render_problems = Vec::new();
+        let mut references = Vec::new();
+        let mut rows = Vec::new();
+        let mut rendered_bytes = 0u64;
+        // One item at a time: the plan keeps what it finds, never every rendered part at once.
+        for (n, item) in self.items.iter().enumerate() {
+            if rendered_bytes > repo::REPOSITORY_BYTES {
+                item_problems.push(error(
+                    Some(item.key()),
+                    "RepositoryTooLarge",
+                    format!(
+                        "the items before it, parameterised, add up to more than {}, the most deploy plans: it and the items after it are left out",
+                        human_size(repo::REPOSITORY_BYTES)
+                    ),
+                ));
+                break;
+            }
+            let rendered = renderer.render(n, &mut hits);
+            rendered_bytes += rendered
+                .parts
+                .iter()
+                .map(|p| p.bytes.len() as u64)
+                .sum::<u64>();
+            item_problems.extend(checks.item(item, &rendered.parts));
+            let found = deployed
+                .iter()
+                .find(|d| d.item_type == item.item_type && d.display_name == item.display_name);
+            let (mut row, changed) = self.row(item, &rendered.parts, found);
+            if options.diff
+                && !changed.is_empty()
+                && let Some(theirs) = found.and_then(|d| d.parts.as_ref())
+            {
+                let shown_rendered;
+                let shown = match &shown_renderer {
+                    Some(shown) => {
+                        shown_rendered = shown.render(n, &mut RuleHits::new(&self.params));
+                        &shown_rendered.parts
+                    }
+                    None => &rendered.parts,
+                };
+                row.diffs = diffs(&changed, theirs, shown, &target.env);
+            }
+            row.refers_to = rendered
+                .references
+                .iter()
+                .map(|&r| self.items[r].key())
+                .collect();
+            rows.push(row);
+            references.push(rendered.references);
+            render_problems.extend(rendered.problems);
+        }
         let (level_of, cyclic) = levels(&references);
+        for (row, level) in rows.iter_mut().zip(level_of) {
+            row.level = Some(level);
+        }
         let mut problems = self.notes.clone();
         for n in cyclic {
             problems.push(warning(
@@ -188,23 +202,20 @@ impl Repository {
                     .into(),
             ));
         }
-        problems.extend(self.check_items(&rendered));
+        problems.extend(item_problems);
         problems.extend(self.check_rules(&hits));
-        for r in &rendered {
-            problems.extend(r.problems.iter().cloned());
-        }
-        let mut rows = Vec::new();
-        for (n, item) in self.items.iter().enumerate() {
-            let found = deployed
-                .iter()
-                .find(|d| d.item_type == item.item_type && d.display_name == item.display_name);
-            let mut row = self.row(item, &rendered[n].parts, found, level_of[n], options.diff);
-            row.refers_to = rendered[n]
-                .references
-                .iter()
-                .map(|&r| self.items[r].key())
-                .collect();
-            rows.push(row);
+        problems.extend(
+            target
+                .env
+                .problems(&self.params.env_names(self.environment.as_deref())),
+        );
+        problems.extend(render_problems);
+        // Each problem once (a variable refused is found by each rule that uses it), and no
+        // message showing a variable's value (a definition check may quote a part).
+        let mut seen = BTreeSet::new();
+        problems.retain(|p| seen.insert((p.subject.clone(), p.code.clone(), p.message.clone())));
+        for problem in &mut problems {
+            problem.message = target.env.mask(&problem.message);
         }
         let in_scope = |t: &str| {
             self.settings
@@ -272,28 +283,29 @@ impl Repository {
         }
     }
 
+    /// The row of `item`, rendered as `parts`, against what is deployed; and the paths of
+    /// the parts that differ.
     fn row(
         &self,
         item: &RepoItem,
         parts: &[RepoPart],
         found: Option<&Deployed>,
-        level: u32,
-        diff: bool,
-    ) -> PlanRow {
+    ) -> (PlanRow, Vec<String>) {
         let mut row = PlanRow {
             action: PlanAction::Create,
             item_type: item.item_type.clone(),
             display_name: item.display_name.clone(),
             folder: item.folder.clone(),
             id: None,
-            level: Some(level),
+            level: None,
             changes: Vec::new(),
             delete: false,
             refers_to: Vec::new(),
             diffs: Vec::new(),
         };
+        let mut changed = Vec::new();
         let Some(found) = found else {
-            return row;
+            return (row, changed);
         };
         row.id = Some(found.id.clone());
         let mut content = false;
@@ -302,11 +314,9 @@ impl Repository {
             content = true;
         }
         if let (false, Some(theirs)) = (Self::shell_only(item), &found.parts) {
-            for (path, change, part_diff) in compare_parts(theirs, parts, diff) {
+            for (path, change) in compare_parts(theirs, parts) {
                 row.changes.push(format!("part {path} {change}"));
-                if let Some(d) = part_diff {
-                    row.diffs.push(d);
-                }
+                changed.push(path);
                 content = true;
             }
         }
@@ -330,133 +340,33 @@ impl Repository {
             (false, true) => PlanAction::Move,
             (false, false) => PlanAction::Unchanged,
         };
-        row
+        (row, changed)
     }
+}
 
-    /// Duplicates, unknown types, and each definition through validate-definition's checks.
-    fn check_items(&self, rendered: &[crate::render::Rendered]) -> Vec<PlanProblem> {
-        let mut problems = Vec::new();
-        let mut names = BTreeSet::new();
-        let mut logical = BTreeMap::new();
-        for (n, item) in self.items.iter().enumerate() {
-            if !names.insert((item.item_type.clone(), item.display_name.to_lowercase())) {
-                problems.push(error(
-                    Some(item.key()),
-                    "DuplicateItem",
-                    "another item of this type has the same name".into(),
-                ));
-            }
-            if item.logical_id != platform::UNSET_LOGICAL_ID
-                && let Some(other) = logical.insert(item.logical_id.clone(), item.key())
-            {
-                problems.push(error(
-                    Some(item.key()),
-                    "DuplicateLogicalId",
-                    format!("{other} has the same logicalId {}", item.logical_id),
-                ));
-            }
-            if item_types::find(&item.item_type).is_none() {
-                problems.push(warning(
-                    Some(item.key()),
-                    "UnknownItemType",
-                    format!("{} is not an item type fabsh knows", item.item_type),
-                ));
-            }
-            if Self::shell_only(item) {
-                continue;
-            }
-            let definition = definition_json(item, &rendered[n].parts);
-            let report = validate::validate(&definition, Some(&item.item_type));
-            for finding in report.errors {
-                problems.push(error(
-                    Some(item.key()),
-                    finding.code,
-                    format!("{}: {}", finding.path.unwrap_or_default(), finding.message),
-                ));
-            }
-        }
-        problems
-    }
-
-    /// Rules that matched nothing, and `$items` variables of any environment naming an item
-    /// the repository does not hold.
-    fn check_rules(&self, hits: &RuleHits) -> Vec<PlanProblem> {
-        let mut problems = Vec::new();
-        let unmatched = |kind: &str, what: &str| {
-            warning(
-                Some("parameter.yml".into()),
-                "UnmatchedRule",
-                format!("{kind} {what:?} matches no part of any item in scope"),
-            )
-        };
-        for (rule, hit) in self.params.find_replace.iter().zip(&hits.find_replace) {
-            if *hit == 0 {
-                problems.push(unmatched("find_replace", &rule.find_value));
-            }
-        }
-        for (rule, hit) in self
-            .params
-            .key_value_replace
+/// The diffs of the `changed` parts from what is deployed (`theirs`) to `ours`, as rendered
+/// for showing: the deployed side may hold a variable's value deployed before, so it is
+/// masked too.
+fn diffs(
+    changed: &[String],
+    theirs: &[RepoPart],
+    ours: &[RepoPart],
+    env: &EnvVars,
+) -> Vec<PartDiff> {
+    let bytes_of = |parts: &[RepoPart], path: &str| {
+        parts
             .iter()
-            .zip(&hits.key_value_replace)
-        {
-            if *hit == 0 {
-                problems.push(unmatched("key_value_replace", &rule.find_key));
-            }
-        }
-        for (rule, hit) in self.params.spark_pool.iter().zip(&hits.spark_pool) {
-            if *hit == 0 {
-                problems.push(unmatched("spark_pool", &rule.instance_pool_id));
-            }
-        }
-        // A variable of a rule that matched some part would make apply fail: an error. One of
-        // a rule that matches nothing in scope is only worth a look.
-        let values = self
-            .params
-            .find_replace
-            .iter()
-            .zip(&hits.find_replace)
-            .flat_map(|(r, hit)| r.replace_value.values().map(move |v| (v, *hit > 0)))
-            .chain(
-                self.params
-                    .key_value_replace
-                    .iter()
-                    .zip(&hits.key_value_replace)
-                    .flat_map(|(r, hit)| r.replace_value.values().map(move |v| (v, *hit > 0))),
-            );
-        let target = self.target();
-        for (value, matched) in values {
-            let Some(text) = value.as_str() else { continue };
-            if let Some(parsed) = variables::item_ref(text) {
-                let problem = match parsed {
-                    Err(message) => Some(message),
-                    Ok(reference) => variables::check_attribute(&reference).err().or_else(|| {
-                        (!target
-                            .repository
-                            .contains(&(reference.item_type.clone(), reference.name.clone())))
-                        .then(|| {
-                            format!(
-                                "{text:?}: no {} named {:?} in the repository (in scope)",
-                                reference.item_type, reference.name
-                            )
-                        })
-                    }),
-                };
-                if let Some(message) = problem {
-                    let code = "UnknownItemReference";
-                    let subject = Some("parameter.yml".to_string());
-                    problems.push(if matched {
-                        error(subject, code, message)
-                    } else {
-                        warning(subject, code, message)
-                    });
-                }
-            }
-        }
-        problems.sort_by(|a, b| a.message.cmp(&b.message));
-        problems.dedup();
-        problems
-    }
+            .find(|p| p.path == path)
+            .map(|p| p.bytes.clone())
+    };
+    changed
+        .iter()
+        .map(|path| {
+            let old = bytes_of(theirs, path).map(|b| env.mask_bytes(&b));
+            let new = bytes_of(ours, path);
+            part_diff(path, old.as_deref(), new.as_deref())
+        })
+        .collect()
 }
 
 /// The definition apply sends: the rendered parts and `.platform`, with the format a type's
@@ -521,92 +431,12 @@ pub fn summarise(rows: &[PlanRow]) -> PlanSummary {
     summary
 }
 
-/// A part's content for comparison: JSON parsed (key order and layout do not count), text
-/// with one kind of line end and no byte-order mark or trailing blank lines, else bytes.
-#[derive(Debug, PartialEq)]
-enum Normal {
-    Json(Value),
-    Text(String),
-    Bytes(Vec<u8>),
-}
+mod checks;
+mod compare;
+mod open;
 
-fn normalise(bytes: &[u8]) -> Normal {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Normal::Bytes(bytes.to_vec());
-    };
-    let text = text.trim_start_matches('\u{feff}');
-    let trimmed = text.trim_start();
-    if (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && let Ok(doc) = serde_json::from_str::<Value>(text)
-    {
-        return Normal::Json(doc);
-    }
-    Normal::Text(text.replace("\r\n", "\n").trim_end().to_string())
-}
-
-fn shown(normal: &Normal) -> Option<String> {
-    match normal {
-        Normal::Json(doc) => serde_json::to_string_pretty(doc).ok(),
-        Normal::Text(text) => Some(text.clone()),
-        Normal::Bytes(_) => None,
-    }
-}
-
-/// The parts that differ: `(path, added|removed|changed, diff)`; `.platform` is compared as
-/// metadata, not here.
-pub fn compare_parts(
-    deployed: &[RepoPart],
-    ours: &[RepoPart],
-    diff: bool,
-) -> Vec<(String, &'static str, Option<PartDiff>)> {
-    let theirs: BTreeMap<&str, &[u8]> = deployed
-        .iter()
-        .filter(|p| p.path != platform::PATH)
-        .map(|p| (p.path.as_str(), p.bytes.as_slice()))
-        .collect();
-    let mine: BTreeMap<&str, &[u8]> = ours
-        .iter()
-        .map(|p| (p.path.as_str(), p.bytes.as_slice()))
-        .collect();
-    let paths: BTreeSet<&str> = theirs.keys().chain(mine.keys()).copied().collect();
-    let mut out = Vec::new();
-    // Schedules are listed by the service in a form of its own: compared in one form.
-    let normal = |path: &str, bytes: &[u8]| match path {
-        schedules::PART => normalise(&schedules::canonical(bytes)),
-        _ => normalise(bytes),
-    };
-    for path in paths {
-        let (old, new) = (
-            theirs.get(path).map(|b| normal(path, b)),
-            mine.get(path).map(|b| normal(path, b)),
-        );
-        let change = match (&old, &new) {
-            (None, Some(_)) => "added",
-            (Some(_), None) => "removed",
-            (Some(a), Some(b)) if a != b => "changed",
-            _ => continue,
-        };
-        let part_diff = diff.then(|| {
-            let old_text = old.as_ref().and_then(shown).unwrap_or_default();
-            let new_text = new.as_ref().and_then(shown).unwrap_or_default();
-            let binary =
-                matches!(old, Some(Normal::Bytes(_))) || matches!(new, Some(Normal::Bytes(_)));
-            PartDiff {
-                path: path.to_string(),
-                diff: if binary {
-                    String::new()
-                } else {
-                    similar::TextDiff::from_lines(&old_text, &new_text)
-                        .unified_diff()
-                        .header(&format!("deployed/{path}"), &format!("repository/{path}"))
-                        .to_string()
-                },
-            }
-        });
-        out.push((path.to_string(), change, part_diff));
-    }
-    out
-}
+pub use compare::{compare_parts, part_diff};
+pub use open::open;
 
 #[cfg(test)]
 mod tests;

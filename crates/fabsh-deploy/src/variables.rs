@@ -1,6 +1,7 @@
 //! The variables a replacement value may hold: `$workspace.id` (or `$workspace.$id`),
 //! `$workspace.$name`, `$workspace.$name_encoded`, `$items.<Type>.<Name>.<attribute>` (the
-//! attribute with or without `$`), and `$ENV:NAME`. Anything else is the literal value.
+//! attribute with or without `$`), and `$ENV:NAME` (see [`crate::env_vars`]). Anything else
+//! is the literal value.
 
 use crate::render::Target;
 
@@ -31,8 +32,11 @@ pub(crate) enum Resolved {
     /// Known only once something is deployed (an item to be created, or no workspace yet):
     /// the plan shows this placeholder.
     Pending(String),
-    /// The variable is wrong (syntax, unknown item, unsupported attribute, unset variable).
+    /// The variable is wrong (syntax, unknown item, unsupported attribute).
     Invalid(String),
+    /// An environment variable that may not be read, or is not set: its problem code and
+    /// message, about parameter.yml.
+    Refused(&'static str, String),
 }
 
 /// Parses `$items.<Type>.<Name>.<attr>`; the name may hold dots and spaces.
@@ -73,10 +77,10 @@ pub(crate) fn check_attribute(reference: &ItemRef) -> std::result::Result<(), St
 
 /// Resolves a replacement value against the target.
 pub(crate) fn resolve(text: &str, target: &Target) -> Resolved {
-    if let Some(name) = text.strip_prefix("$ENV:") {
-        return match target.env_vars.get(name) {
-            Some(value) => Resolved::Value(value.clone()),
-            None => Resolved::Invalid(format!("the environment variable {name} is not set")),
+    if let Some(name) = text.strip_prefix(crate::env_vars::PREFIX) {
+        return match target.env.resolve(name) {
+            Ok(value) => Resolved::Value(value.to_string()),
+            Err((code, message)) => Resolved::Refused(code, message),
         };
     }
     if let Some(rest) = text.strip_prefix("$workspace.") {

@@ -141,24 +141,7 @@ impl Req {
     }
 }
 
-/// The length of `value` serialized as compact JSON, counted without building the text (a
-/// request-size limit can be checked on a huge body without a second copy of it).
-pub fn serialized_len(value: &Value) -> u64 {
-    struct Counter(u64);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // Serializing a `Value` into a writer that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
-}
+pub use fabsh_model::limits::serialized_len;
 
 /// A successful response.
 #[derive(Debug, Clone)]

@@ -1,6 +1,8 @@
 use super::*;
 use crate::render::RuleHits;
-use crate::repo::tests::sample_dir;
+use crate::repo::tests::{notebook, sample_dir};
+use fabsh_model::deploy::PlanProblem;
+use std::collections::BTreeMap;
 
 fn sample(environment: Option<&str>) -> Repository {
     open(Some(&sample_dir()), None, environment).expect("sample opens")
@@ -178,14 +180,125 @@ fn parts_compare_after_normalising_and_diff_as_text() {
     };
     let ours = vec![part("a.json", b"{\"x\": 1, \"y\": [2]}")];
     let same = vec![part("a.json", b"{\r\n  \"y\": [2],\r\n  \"x\": 1\r\n}")];
-    assert!(compare_parts(&same, &ours, true).is_empty());
+    assert!(compare_parts(&same, &ours).is_empty());
     let text_a = vec![part("n.py", b"print(1)\r\n")];
     let text_b = vec![part("n.py", b"print(2)\n")];
-    let changes = compare_parts(&text_a, &text_b, true);
-    assert_eq!(changes.len(), 1);
-    let diff = &changes[0].2.as_ref().expect("diff").diff;
+    let changes = compare_parts(&text_a, &text_b);
+    assert_eq!(changes, [("n.py".to_string(), "changed")]);
+    let diff = part_diff("n.py", Some(&text_a[0].bytes), Some(&text_b[0].bytes)).diff;
     assert!(
         diff.contains("-print(1)") && diff.contains("+print(2)"),
+        "{diff}"
+    );
+}
+
+/// A repository of one notebook, `Nb`, whose part holds `content`, with `parameters` as its
+/// parameter.yml.
+fn one_notebook(content: &str, parameters: &str) -> tempfile::TempDir {
+    let root = tempfile::tempdir().expect("temp dir");
+    notebook(root.path(), content);
+    std::fs::write(root.path().join("parameter.yml"), parameters).expect("parameter.yml");
+    root
+}
+
+fn errors_of(plan: &Plan) -> Vec<&PlanProblem> {
+    plan.problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .collect()
+}
+
+#[test]
+fn a_rule_that_would_blow_a_part_up_is_refused_before_it_runs() {
+    let thousand = "x".repeat(1000);
+    // 1 MB of `a`, each replaced by 1,000 bytes: 1 GB.
+    let text = format!("# Fabric notebook source\n{}\n", "a".repeat(1 << 20));
+    let parameters = format!(
+        "find_replace:\n  - find_value: \"a\"\n    replace_value:\n      _ALL_: \"{thousand}\"\n"
+    );
+    let root = one_notebook(&text, &parameters);
+    let repo = open(Some(root.path()), None, Some("PROD")).expect("opens");
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let errors = errors_of(&plan);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].code, "PartTooLarge");
+    assert_eq!(
+        errors[0].message,
+        "find_replace rule 1 (find_value \"a\") would make Nb.Notebook/notebook-content.py larger than the 96 MiB one part may hold (what fits in one definition request): not applied"
+    );
+    // A JSONPath matching every element of a large array, each set to 1,000 bytes.
+    let array = format!("[{}1]", "1,".repeat(200_000));
+    let parameters = format!(
+        "key_value_replace:\n  - find_key: \"$[*]\"\n    replace_value:\n      _ALL_: \"{thousand}\"\n"
+    );
+    let root = one_notebook(&array, &parameters);
+    let repo = open(Some(root.path()), None, Some("PROD")).expect("opens");
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let errors = errors_of(&plan);
+    assert!(
+        errors.iter().any(|p| p.code == "PartTooLarge"
+            && p.message
+                .starts_with("key_value_replace of find_key \"$[*]\" would make")),
+        "{errors:#?}"
+    );
+}
+
+#[test]
+fn env_values_are_read_only_when_allowed_and_never_shown() {
+    let parameters = "find_replace:\n  - find_value: \"TOKEN_HERE\"\n    replace_value:\n      PROD: \"$ENV:DEPLOY_SECRET\"\n";
+    let root = one_notebook("# Fabric notebook source\nkey = 'TOKEN_HERE'\n", parameters);
+    let mut repo = open(Some(root.path()), None, Some("PROD")).expect("opens");
+    let asked = std::sync::Mutex::new(Vec::new());
+    let lookup = |name: &str| {
+        asked.lock().expect("lock").push(name.to_string());
+        Some("hunter2-secret".to_string())
+    };
+    // Not allowed: an error naming the flag, and nothing read.
+    repo.read_env(EnvAccess::Off, lookup);
+    assert!(asked.lock().expect("lock").is_empty());
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let refused = errors_of(&plan);
+    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert_eq!(refused[0].code, "EnvironmentVariableNotAllowed");
+    assert!(refused[0].message.contains("--env-vars DEPLOY_SECRET"));
+    assert_eq!(repo.env_problems().len(), 1);
+    // Allowed: the value is rendered, and only the variable named was read.
+    repo.read_env(
+        EnvAccess::Named(["DEPLOY_SECRET".to_string()].into()),
+        lookup,
+    );
+    assert_eq!(*asked.lock().expect("lock"), ["DEPLOY_SECRET"]);
+    assert!(repo.env_problems().is_empty());
+    let mut target = repo.target();
+    let rendered = repo
+        .renderer(&target)
+        .render(0, &mut RuleHits::new(&repo.params));
+    assert!(part(&rendered, "notebook-content.py").contains("key = 'hunter2-secret'"));
+    // A diff against a deployed item that holds the value already shows the variable only.
+    target.workspace_id = Some("11111111-2222-3333-4444-555555555555".into());
+    let deployed = Deployed {
+        id: "aaaaaaaa-0000-0000-0000-000000000001".into(),
+        item_type: "Notebook".into(),
+        display_name: "Nb".into(),
+        description: None,
+        folder: String::new(),
+        parts: Some(vec![RepoPart {
+            path: "notebook-content.py".into(),
+            bytes: b"# Fabric notebook source\nkey = 'hunter2-secret'\nold = 1\n".to_vec(),
+        }]),
+    };
+    let options = Options {
+        diff: true,
+        delete_orphans: false,
+    };
+    let plan = repo.plan(&target, &[deployed], &BTreeSet::new(), options);
+    let shown = serde_json::to_string(&plan).expect("json");
+    assert!(!shown.contains("hunter2"), "{shown}");
+    let diff = &plan.items[0].diffs[0].diff;
+    assert!(
+        diff.contains("+key = '$ENV:DEPLOY_SECRET'")
+            && diff.contains("-key = '$ENV:DEPLOY_SECRET'")
+            && diff.contains("-old = 1"),
         "{diff}"
     );
 }

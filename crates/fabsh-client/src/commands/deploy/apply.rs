@@ -5,7 +5,7 @@
 //! model's binding) run as soon as it is deployed, beside the items still deploying; then the
 //! orphans to delete; then, if asked, the data agents published.
 
-use super::plan::{error_count, make_plan};
+use super::plan::make_plan;
 use super::{after, at_most, open_repository, state, target_workspace};
 use crate::api::data_agents::Agent;
 use crate::api::{ApiClient, definitions, folders, items};
@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_deploy::plan::{Options, Repository, creation_payload, definition_json};
 use fabsh_deploy::render::{RuleHits, Target};
-use fabsh_model::deploy::{ApplyOutcome, ApplyRow, Connection, PlanAction, PlanRow};
+use fabsh_model::deploy::{ApplyOutcome, ApplyRow, Connection, PlanAction, PlanProblem, PlanRow};
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
@@ -35,6 +35,8 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
             )));
         }
         let repo = open_repository(&args)?;
+        // Known before anything is read from the service: refused before any request.
+        refuse_errors(&repo.env_problems())?;
         let Some(workspace) = target_workspace(ctx.clone(), &args, &repo).await? else {
             return Err(Error::usage(
                 "give the target workspace with -w (or a --config whose core names one for --environment)",
@@ -50,26 +52,7 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
             after::visible_connections(ctx.api(), &repo),
         );
         let (plan, state) = planned?;
-        let errors = error_count(&plan);
-        if errors > 0 {
-            let lines: Vec<String> = plan
-                .problems
-                .iter()
-                .filter(|p| p.severity == fabsh_model::deploy::Severity::Error)
-                .map(|p| {
-                    format!(
-                        "{}: {}",
-                        p.subject.as_deref().unwrap_or("repository"),
-                        p.message
-                    )
-                })
-                .collect();
-            return Err(Error::usage(format!(
-                "the repository has {errors} error(s), nothing was sent:\n  {}",
-                lines.join("\n  ")
-            ))
-            .with_hint("deploy plan DIR lists them with their codes"));
-        }
+        refuse_errors(&plan.problems)?;
         if repo.settings.publish_skip {
             return Ok(Reply::json(
                 json!({"workspaceId": workspace, "items": [], "skipped": true}),
@@ -97,9 +80,39 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         if args.flag("publish-agents") {
             run.publish_agents(&mut rows).await;
         }
+        // An error the service answered may quote what was sent.
+        for row in &mut rows {
+            if let Some(error) = &mut row.error {
+                *error = repo.env.mask(error);
+            }
+        }
         let dry_run = ctx.api().options().dry_run;
         report(&workspace, rows, ctx.bridge().take_interrupted(), dry_run)
     })
+}
+
+/// Refuses to go on when `problems` hold errors, listing them: nothing was sent.
+fn refuse_errors(problems: &[PlanProblem]) -> Result<()> {
+    let lines: Vec<String> = problems
+        .iter()
+        .filter(|p| p.severity == fabsh_model::deploy::Severity::Error)
+        .map(|p| {
+            format!(
+                "{}: {}",
+                p.subject.as_deref().unwrap_or("repository"),
+                p.message
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "the repository has {} error(s), nothing was sent:\n  {}",
+        lines.len(),
+        lines.join("\n  ")
+    ))
+    .with_hint("deploy plan DIR lists them with their codes"))
 }
 
 struct Run<'a> {
@@ -425,6 +438,15 @@ impl Run<'_> {
     ) -> Done {
         let item = &self.repo.items[n];
         let mut hits = RuleHits::new(&self.repo.params);
+        // A dry run lists the requests it would send, so it shows `$ENV:NAME` where a
+        // variable's value would go.
+        let shown;
+        let target = if self.api.options().dry_run && !target.env.is_empty() {
+            shown = target.with_env_placeholders();
+            &shown
+        } else {
+            target
+        };
         let rendered = self.repo.renderer(target).render(n, &mut hits);
         if let Some(problem) = rendered.problems.first() {
             return Err(Error::runtime(problem.message.clone()));

@@ -13,6 +13,8 @@ use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
+use fabsh_deploy::Input;
+use fabsh_deploy::env_vars::{self, EnvAccess};
 use fabsh_deploy::plan::Repository;
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -52,6 +54,12 @@ const DELETE_ORPHANS: ArgSpec = ArgSpec::opt(
 )
 // On apply it deletes items: an MCP server carries it out only with --allow-destructive.
 .destructive();
+const ENV_VARS: ArgSpec = ArgSpec::opt(
+    "env-vars",
+    ArgKind::List,
+    "Let parameter.yml's $ENV:NAME read these environment variables and no other (comma-separated names); without it none is read, unless config.yml's features list enable_environment_variable_replacement (then any it names). Values are deployed, never shown",
+)
+.value_name("NAME");
 const DIFF: ArgSpec = ArgSpec::opt(
     "diff",
     ArgKind::Bool,
@@ -67,8 +75,16 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "deploy",
         name: "plan",
         summary: "What deploy apply would do, item by item; with no workspace, validate the repository offline",
-        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. Each item is create, update, move, unchanged or orphan (in the workspace only); an item's .schedules is compared with the schedules the job scheduler lists for it; a lakehouse's shortcut missing or different, an environment never published (or whose last publish failed) and a semantic model not bound to the connection semantic_model_binding gives it are changes too. Problems (definition checks as validate-definition, rules that match nothing, $items naming no item of the repository) are listed with their severity. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the repository has errors.",
-        args: &[DIR, WORKSPACE, ENVIRONMENT, CONFIG, DIFF, DELETE_ORPHANS],
+        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. Each item is create, update, move, unchanged or orphan (in the workspace only); an item's .schedules is compared with the schedules the job scheduler lists for it; a lakehouse's shortcut missing or different, an environment never published (or whose last publish failed) and a semantic model not bound to the connection semantic_model_binding gives it are changes too. Problems (definition checks as validate-definition, rules that match nothing, $items naming no item of the repository) are listed with their severity. The repository is read only under its real path: a link that leads out of it is refused by name before any request (exit 2), a link inside is followed (each folder once), only regular files are read, and a part or an item's files over 96 MiB (what one definition request holds), or a repository over 1 GiB or 100,000 files and folders, is refused; so is a parameter rule whose output would make a part pass 96 MiB (an error naming the rule, the file and the limit). $ENV:NAME reads an environment variable only when allowed (--env-vars, or enable_environment_variable_replacement in config.yml's features), else it is an error; its value is never shown: a diff shows $ENV:NAME where it goes. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the repository has errors.",
+        args: &[
+            DIR,
+            WORKSPACE,
+            ENVIRONMENT,
+            CONFIG,
+            ENV_VARS,
+            DIFF,
+            DELETE_ORPHANS,
+        ],
         traits: Traits::READ,
         columns: &[
             "action",
@@ -94,12 +110,13 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "deploy",
         name: "apply",
         summary: "Deploy the repository to a workspace: create, update, move (and delete orphans with --delete-orphans)",
-        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently. Unchanged items are not written. An environment created or updated is published; a lakehouse gets the shortcuts of its shortcuts.metadata.json it lacks; an item's .schedules is deployed through the job scheduler (per job type, the n-th schedule updated when it differs, created when missing; `Execute` is a pipeline's `Pipeline` job type); a semantic model is bound to the connection parameter.yml's semantic_model_binding gives it for the environment, unless it already uses it (a connection the caller cannot see is noted, not bound). Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed). Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards.",
+        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently. Unchanged items are not written. An environment created or updated is published; a lakehouse gets the shortcuts of its shortcuts.metadata.json it lacks; an item's .schedules is deployed through the job scheduler (per job type, the n-th schedule updated when it differs, created when missing; `Execute` is a pipeline's `Pipeline` job type); a semantic model is bound to the connection parameter.yml's semantic_model_binding gives it for the environment, unless it already uses it (a connection the caller cannot see is noted, not bound). Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed). Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards. The repository is read as deploy plan reads it; a $ENV:NAME not allowed (--env-vars) is refused before any request, and a dry run shows $ENV:NAME where a value would be sent.",
         args: &[
             DIR,
             WORKSPACE,
             ENVIRONMENT,
             CONFIG,
+            ENV_VARS,
             DELETE_ORPHANS,
             ArgSpec::opt(
                 "concurrency",
@@ -167,7 +184,8 @@ async fn at_most<'a, T: Send + 'a>(jobs: Vec<BoxFuture<'a, T>>, limit: usize) ->
         .await
 }
 
-/// Opens the repository the flags name, refusing unreadable input before any request.
+/// Opens the repository the flags name, refusing unreadable input before any request, and
+/// reads the environment variables its parameters name that the person allowed.
 fn open_repository(args: &Args) -> Result<Repository> {
     let dir = args.opt_str("dir").map(PathBuf::from);
     let config = args.opt_str("config").map(PathBuf::from);
@@ -177,21 +195,37 @@ fn open_repository(args: &Args) -> Result<Repository> {
         ));
     }
     let environment = args.opt_str("environment");
-    fabsh_deploy::plan::open(dir.as_deref(), config.as_deref(), environment).map_err(|err| {
-        let flag = match &err {
-            fabsh_deploy::Error::Invalid { path, .. } | fabsh_deploy::Error::Io { path, .. }
-                if path.ends_with(".yml") || path.ends_with(".yaml") =>
-            {
-                if path.contains("config") {
-                    "--config"
-                } else {
-                    "parameter file"
-                }
-            }
-            _ => "DIR",
-        };
-        Error::usage(format!("{flag}: {err}"))
-    })
+    let mut repo = fabsh_deploy::plan::open(dir.as_deref(), config.as_deref(), environment)
+        .map_err(|err| {
+            let flag = match err.input() {
+                Input::Config => "--config",
+                Input::Parameters => "parameter file",
+                Input::Repository if dir.is_some() => "DIR",
+                Input::Repository => "core.repository_directory",
+            };
+            Error::usage(format!("{flag}: {err}"))
+        })?;
+    repo.read_env(env_access(args, &repo), |name| std::env::var(name).ok());
+    Ok(repo)
+}
+
+/// Which environment variables `$ENV:NAME` may read: those `--env-vars` names when it is
+/// given (an MCP server always gives it, so a config cannot widen what the server allows),
+/// else any the parameters name when config.yml's features opt in, else none.
+fn env_access(args: &Args, repo: &Repository) -> EnvAccess {
+    if args.has("env-vars") {
+        return EnvAccess::Named(args.list("env-vars").iter().cloned().collect());
+    }
+    if repo
+        .settings
+        .features
+        .iter()
+        .any(|f| f == env_vars::FEATURE)
+    {
+        EnvAccess::Referenced
+    } else {
+        EnvAccess::Off
+    }
 }
 
 /// The target workspace's id: `-w`, else the config's workspace_id or workspace.

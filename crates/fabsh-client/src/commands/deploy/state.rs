@@ -123,7 +123,6 @@ pub(crate) async fn fetch(
         .get("displayName")
         .and_then(Value::as_str)
         .map(str::to_string);
-    target.env_vars = std::env::vars().collect();
     for d in &deployed {
         target.set_deployed(&d.item_type, &d.display_name, &d.id, BTreeMap::new());
     }
