@@ -169,9 +169,18 @@ fn args_from_matches(
                 .collect()
         })
         .unwrap_or_default();
+    let positional = positional_words(spec, &declared, matches);
     let raw = declared
         .iter()
         .filter_map(|arg| {
+            if let Some(words) = &positional
+                && arg.positional
+                && !arg.trailing
+            {
+                return words
+                    .get(arg.long)
+                    .map(|word| (*arg, RawValue::Text(word.clone())));
+            }
             // A default clap filled in is left to `Args::check`, which puts the flag's
             // environment variable first.
             let given = matches.value_source(arg.long) != Some(ValueSource::DefaultValue);
@@ -204,6 +213,46 @@ fn args_from_matches(
         .filter_map(|arg| Some((arg.long, typed_spelling(arg, words)?)))
         .collect();
     Args::check_as_typed(spec, &declared, raw, &typed)
+}
+
+/// For a command whose optional positional comes before required ones (`evaluations compare
+/// [WORKSPACE/AGENT] RUN_A RUN_B`), the words given, by positional: the required positionals
+/// take them first (`compare A B` is two runs), the optional one only when every required
+/// one has its word. `None` for other commands, whose positionals clap fills as declared.
+fn positional_words(
+    spec: &'static CommandSpec,
+    declared: &[&'static ArgSpec],
+    matches: &ArgMatches,
+) -> Option<std::collections::HashMap<&'static str, String>> {
+    if !super::tree::leads_with_optional_positional(spec) {
+        return None;
+    }
+    let positionals: Vec<&'static ArgSpec> = declared
+        .iter()
+        .copied()
+        .filter(|arg| arg.positional && !arg.trailing)
+        .collect();
+    let words: Vec<String> = positionals
+        .iter()
+        .filter_map(|arg| matches.get_one::<String>(arg.long).cloned())
+        .collect();
+    let required = positionals.iter().filter(|arg| arg.required).count();
+    let mut optional_left = words.len().saturating_sub(required);
+    let mut words = words.into_iter();
+    let mut out = std::collections::HashMap::new();
+    for arg in positionals {
+        if !arg.required {
+            if optional_left == 0 {
+                continue;
+            }
+            optional_left -= 1;
+        }
+        match words.next() {
+            Some(word) => out.insert(arg.long, word),
+            None => break,
+        };
+    }
+    Some(out)
 }
 
 /// The spelling of a flag with several (`--id`, `-w`, `--workspace`) that the command line

@@ -187,18 +187,55 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
                 .collect()
         })
         .unwrap_or_default();
+    // `[WORKSPACE/AGENT] RUN_A RUN_B`: clap fills positionals in order, so none is required
+    // to it; the dispatch gives the words to the required ones first (see
+    // `dispatch::positional_words`), and `Args::check` insists on them.
+    let leading_optional = leads_with_optional_positional(spec);
     let mut position = 0;
     for arg in effective_args(spec) {
         if arg.positional {
             position += 1;
         }
         let mut arg_ = clap_arg(arg, position);
-        if fillable.contains(&arg.long) {
+        if fillable.contains(&arg.long) || (leading_optional && arg.positional) {
             arg_ = arg_.required(false);
         }
         command = command.arg(arg_);
     }
+    if leading_optional {
+        // Clap would show every positional as optional; the usage says which are not.
+        let words: Vec<String> = effective_args(spec)
+            .into_iter()
+            .filter(|arg| arg.positional)
+            .map(|arg| {
+                let name = arg
+                    .value_name
+                    .map_or_else(|| arg.long.to_uppercase(), String::from);
+                if arg.required {
+                    format!("<{name}>")
+                } else {
+                    format!("[{name}]")
+                }
+            })
+            .collect();
+        command = command.override_usage(format!(
+            "fabsh {} [OPTIONS] {}",
+            spec.path(),
+            words.join(" ")
+        ));
+    }
     command
+}
+
+/// True when an optional positional comes before a required one (`[WORKSPACE/AGENT] RUN`).
+pub fn leads_with_optional_positional(spec: &'static CommandSpec) -> bool {
+    let positionals: Vec<&ArgSpec> = effective_args(spec)
+        .into_iter()
+        .filter(|arg| arg.positional && !arg.trailing)
+        .collect();
+    positionals
+        .windows(2)
+        .any(|pair| !pair[0].required && pair[1].required)
 }
 
 /// Example lines are kept this short, so clap does not wrap them at 80 columns.

@@ -295,8 +295,9 @@ fn workspace_tags_are_applied_and_removed() {
         ])
         .ok_json();
     assert!(removed.get("tags").is_none(), "{removed}");
+    // Known only once the tags are listed: not found, as an unknown workspace name is.
     let refused = server.fabsh(&["workspace", "apply-tags", "-w", "Demo", "--tag-ids", "x"]);
-    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
 }
 
 /// Items_BindSemanticModelConnection: the swagger's bind and unbind examples answer an empty

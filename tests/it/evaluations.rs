@@ -132,6 +132,46 @@ fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
         file.file_name().unwrap().to_str().unwrap()
     );
 
+    // Every evaluations command takes the agent as list does: a path before the run, or
+    // -w/--id; `latest` is then that agent's newest run, and another agent's run is not one.
+    let path = format!("{}/Sales agent", fx.workspace);
+    let latest = evaluations(&fx, &["show", &path, "latest"]).ok_json();
+    assert_eq!(latest["runId"], second_id.as_str());
+    let flagged = evaluations(
+        &fx,
+        &[
+            "show",
+            "-w",
+            &fx.workspace,
+            "--id",
+            "sales AGENT",
+            &first_id[..8],
+        ],
+    )
+    .ok_json();
+    assert_eq!(flagged["runId"], first_id.as_str());
+    let compared = evaluations(&fx, &["compare", &path, &first_id, "latest"]).ok_json();
+    assert!(compared["passRateDelta"].is_number(), "{compared}");
+    assert!(
+        !compared["questions"]
+            .as_array()
+            .expect("questions")
+            .is_empty()
+    );
+    let elsewhere = evaluations(
+        &fx,
+        &["show", &format!("{}/Other agent", fx.workspace), "latest"],
+    );
+    assert_eq!(elsewhere.code, 4, "{}", elsewhere.stderr);
+    assert!(
+        elsewhere.stderr.contains("Other agent"),
+        "{}",
+        elsewhere.stderr
+    );
+    let no_run = evaluations(&fx, &["show", "-w", &fx.workspace, "--id", "Sales agent"]);
+    assert_eq!(no_run.code, 2, "{}", no_run.stderr);
+    assert!(no_run.stderr.contains("needs RUN"), "{}", no_run.stderr);
+
     // The registry gives scripts the same commands.
     let script = format!(
         r#"print(`${{data_agent::evaluations_list("{ws}", "{agent}").len()}} ${{data_agent::evaluations_show("{first_id}").rows.len()}}`)"#,

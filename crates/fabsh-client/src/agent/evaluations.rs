@@ -4,7 +4,7 @@
 
 use super::evaluation_store_file as store_file;
 use crate::error::{Error, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, named_params, params};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -90,6 +90,14 @@ pub fn default_path() -> Result<PathBuf> {
             Error::runtime("no user data directory for the evaluation store")
                 .with_hint("set XDG_DATA_HOME (or HOME)")
         })
+}
+
+/// The agent a run reference is looked for among, as the user named it (workspace and agent,
+/// each an id or a name): matched against what each run recorded, so it works offline.
+#[derive(Debug, Clone)]
+pub struct AgentFilter {
+    pub workspace: String,
+    pub agent: String,
 }
 
 /// An open evaluation store, and its file (named when it fails).
@@ -234,40 +242,57 @@ impl Store {
     }
 
     /// The full id of the run `reference` names: its id or an unambiguous prefix of it (as a
-    /// table too narrow for whole ids shows it, `…` and all).
-    pub fn resolve(&self, reference: &str) -> Result<String> {
+    /// table too narrow for whole ids shows it, `…` and all), or `latest`; among the runs of
+    /// `agent` when given (`latest` is then that agent's newest run).
+    pub fn resolve(&self, reference: &str, agent: Option<&AgentFilter>) -> Result<String> {
         let reference = reference.trim_end_matches('…');
+        let (workspace, agent_name) =
+            agent.map_or(("", ""), |a| (a.workspace.as_str(), a.agent.as_str()));
+        // Everyone's runs, or one agent's, as recorded: by id or by name, in any case.
+        const OF_AGENT: &str = "(:workspace = '' OR workspace_id = :workspace COLLATE NOCASE
+                 OR workspace_name = :workspace COLLATE NOCASE)
+             AND (:agent = '' OR agent_id = :agent COLLATE NOCASE OR agent_name = :agent COLLATE NOCASE)";
+        let whose = match agent {
+            Some(agent) => format!(" of {}/{}", agent.workspace, agent.agent),
+            None => String::new(),
+        };
         if reference == "latest" {
-            // As `--baseline latest` means the newest run: here of any agent, as a run id
-            // alone names no agent.
+            // As `--baseline latest` means the newest run: of the agent given, else of any.
             return self
                 .conn
                 .query_row(
-                    "SELECT id FROM runs ORDER BY rowid DESC LIMIT 1",
-                    [],
+                    &format!("SELECT id FROM runs WHERE {OF_AGENT} ORDER BY rowid DESC LIMIT 1"),
+                    named_params! {":workspace": workspace, ":agent": agent_name},
                     |row| row.get::<_, String>(0),
                 )
                 .optional()
                 .map_err(|err| failed(&self.path, err))?
                 .ok_or_else(|| {
-                    Error::not_found("latest: no evaluation run is recorded")
+                    Error::not_found(format!("latest: no evaluation run{whose} is recorded"))
                         .with_hint("`data-agent evaluate` records a run unless --no-save")
                 });
         }
         let pattern = format!("{}%", reference.replace(['%', '_'], ""));
         let mut statement = self
             .conn
-            .prepare("SELECT id FROM runs WHERE id LIKE ?1 LIMIT 2")
+            .prepare(&format!(
+                "SELECT id FROM runs WHERE id LIKE :pattern AND {OF_AGENT} LIMIT 2"
+            ))
             .map_err(|err| failed(&self.path, err))?;
         let ids = statement
-            .query_map(params![pattern], |row| row.get::<_, String>(0))
+            .query_map(
+                named_params! {":pattern": pattern, ":workspace": workspace, ":agent": agent_name},
+                |row| row.get::<_, String>(0),
+            )
             .map_err(|err| failed(&self.path, err))?
             .collect::<rusqlite::Result<Vec<String>>>()
             .map_err(|err| failed(&self.path, err))?;
         match ids.as_slice() {
             [id] if !reference.is_empty() => Ok(id.clone()),
-            [] | [_] => Err(Error::not_found(format!("no evaluation run {reference:?}"))
-                .with_hint("`data-agent evaluations list -w WORKSPACE --id AGENT` lists the runs")),
+            [] | [_] => Err(
+                Error::not_found(format!("no evaluation run {reference:?}{whose}"))
+                    .with_hint("`data-agent evaluations list WORKSPACE/AGENT` lists the runs"),
+            ),
             _ => Err(Error::usage(format!(
                 "{reference:?} names more than one evaluation run; give more of its id"
             ))),
@@ -275,8 +300,8 @@ impl Store {
     }
 
     /// A run and its rows, in `evaluations show`'s shape.
-    pub fn show(&self, reference: &str) -> Result<Value> {
-        let id = self.resolve(reference)?;
+    pub fn show(&self, reference: &str, agent: Option<&AgentFilter>) -> Result<Value> {
+        let id = self.resolve(reference, agent)?;
         let mut run = self
             .conn
             .query_row(
@@ -344,8 +369,8 @@ impl Store {
     }
 
     /// Deletes a run and its rows; answers the full id.
-    pub fn delete(&self, reference: &str) -> Result<String> {
-        let id = self.resolve(reference)?;
+    pub fn delete(&self, reference: &str, agent: Option<&AgentFilter>) -> Result<String> {
+        let id = self.resolve(reference, agent)?;
         self.conn
             .execute("DELETE FROM runs WHERE id = ?1", params![id])
             .map_err(|err| failed(&self.path, err))?;

@@ -252,6 +252,11 @@ fn fill_from_target(
     args: &[&'static ArgSpec],
     values: &mut BTreeMap<&'static str, ArgValue>,
 ) -> Result<Option<String>> {
+    // A command that declares the target itself reads it (`evaluations show [WORKSPACE/AGENT]
+    // RUN`); only the target `target_for` adds stands for -w and --id.
+    if target_for(spec).is_none() {
+        return Ok(None);
+    }
     let Some(ArgValue::Str(target)) = values.remove(TARGET) else {
         return Ok(None);
     };

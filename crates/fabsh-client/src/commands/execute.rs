@@ -29,7 +29,8 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
     let mut options = call_options(&args);
     options.dry_run |= inherited;
     options.confirm_names_later = true;
-    options.names_listed_now = spec.traits.destructive;
+    // A dry run destroys nothing: it may trust the cache as a read does.
+    options.names_listed_now = spec.traits.destructive && !options.dry_run;
     options.label = Some(operation_label(spec, &args));
     let nested = ctx.api().options().confirm_names_later;
     let mut call = ctx.for_call(options.clone());

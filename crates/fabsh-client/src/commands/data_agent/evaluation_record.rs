@@ -52,9 +52,9 @@ pub fn open(args: &Args, workspace: &str, agent: &str) -> Result<Tracking> {
                 Error::not_found("--baseline latest: this agent has no recorded evaluation run")
                     .with_hint("run `data-agent evaluate` once without --fail-on-regression to record a baseline")
             })?;
-            Some(store.show(&id)?)
+            Some(store.show(&id, None)?)
         }
-        Some(reference) => Some(same_agent(store.show(reference)?, agent)?),
+        Some(reference) => Some(same_agent(store.show(reference, None)?, agent)?),
     };
     Ok(Tracking {
         store: Some(store),

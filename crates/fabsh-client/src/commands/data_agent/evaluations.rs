@@ -6,9 +6,9 @@ use super::evaluation_record::in_existing_dir;
 use super::{AGENT, agent};
 use crate::agent::evaluation_compare;
 use crate::agent::evaluation_report::{self, Report};
-use crate::agent::evaluations::Store;
+use crate::agent::evaluations::{AgentFilter, Store};
 use crate::commands::args::Args;
-use crate::commands::common::WORKSPACE;
+use crate::commands::common::{TARGET, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
 };
@@ -20,8 +20,51 @@ use serde_json::Value;
 const RUN: ArgSpec = ArgSpec::positional(
     "run",
     ArgKind::Str,
-    "Evaluation run id, an unambiguous prefix of it, or latest (the newest recorded run)",
+    "Evaluation run id, an unambiguous prefix of it, or latest (the newest recorded run, of the agent when one is named)",
 );
+/// `[WORKSPACE/AGENT]` before the runs: the agent whose runs they are, as `list` takes it.
+const RUNS_OF: ArgSpec = ArgSpec::positional(
+    TARGET,
+    ArgKind::Str,
+    "The workspace and data agent the runs belong to (Demo/\"Sales agent\"), as recorded; -w and --id say the same",
+)
+.optional()
+.value_name("WORKSPACE/AGENT");
+/// `-w`, when it only narrows the runs looked at.
+const RUNS_WORKSPACE: ArgSpec = ArgSpec::opt(
+    "workspace",
+    ArgKind::Str,
+    "The workspace of the agent whose runs these are (id or name, as recorded)",
+)
+.short('w');
+/// `--id`, when it only narrows the runs looked at.
+const RUNS_AGENT: ArgSpec = ArgSpec::opt(
+    "id",
+    ArgKind::Str,
+    "The data agent whose runs these are (id or name, as recorded)",
+);
+
+/// The run references `names` give, and the agent they are among: `[WORKSPACE/AGENT]` before
+/// them, or `-w` and `--id` (which win), matched against what each run recorded.
+fn runs_of(args: &Args, names: &[&str]) -> Result<(Vec<String>, Option<AgentFilter>)> {
+    let runs = names
+        .iter()
+        .map(|name| args.str(name).map(str::to_string))
+        .collect::<Result<Vec<_>>>()?;
+    let path = args.opt_str(TARGET);
+    let (mut workspace, mut agent) = match path.map(|p| p.split_once('/')) {
+        Some(Some((workspace, agent))) => (Some(workspace), Some(agent)),
+        Some(None) => (None, path),
+        None => (None, None),
+    };
+    workspace = args.opt_str("workspace").or(workspace);
+    agent = args.opt_str("id").or(agent);
+    let filter = (workspace.is_some() || agent.is_some()).then(|| AgentFilter {
+        workspace: workspace.unwrap_or_default().to_string(),
+        agent: agent.unwrap_or_default().to_string(),
+    });
+    Ok((runs, filter))
+}
 
 pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -50,7 +93,7 @@ pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
     name: "evaluations show",
     summary: "Show a recorded evaluation run and its rows",
     about: "The run as recorded: runId, time, workspace and agent ({id, name}), grading (rules or the judge model), questionsFile and its questionsSha256, repeats, concurrency, configurationFingerprint, summary, and every row (question, expected, actual, verdict, rule, rationale, latencyMs, error).",
-    args: &[RUN],
+    args: &[RUNS_OF, RUN, RUNS_WORKSPACE, RUNS_AGENT],
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
     examples: &[Example {
@@ -65,7 +108,7 @@ pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
     name: "evaluations delete",
     summary: "Delete a recorded evaluation run and its rows",
     about: "",
-    args: &[RUN],
+    args: &[RUNS_OF, RUN, RUNS_WORKSPACE, RUNS_AGENT],
     traits: Traits::DESTRUCTIVE.needs(Needs::Nothing).void(),
     columns: &[],
     examples: &[Example {
@@ -81,12 +124,15 @@ pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     summary: "Compare two recorded evaluation runs question by question",
     about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; repeats left ungraded (verdict unclear, or error: the judge or the reference query failed) count neither way, and a question with no graded repeat is unclear; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none) and configurationChanges, what changed: one {part, what, change} per published part added, removed or changed (e.g. stage_config.json, the instructions and settings; a datasource's fewshots.json; publishedDescription), null for runs recorded before parts were. A table shows the questions, with the counts, the pass-rate change and each configuration change as notes; -o html writes RUN_B's report page compared with RUN_A (as `evaluations report RUN_B --compare RUN_A`).",
     args: &[
+        RUNS_OF,
         ArgSpec::positional("run-a", ArgKind::Str, "The base run (id, prefix or latest)"),
         ArgSpec::positional(
             "run-b",
             ArgKind::Str,
             "The run compared with it (id, prefix or latest)",
         ),
+        RUNS_WORKSPACE,
+        RUNS_AGENT,
     ],
     traits: Traits::READ.needs(Needs::Nothing).html(),
     columns: &["question", "status", "base", "head"],
@@ -106,7 +152,10 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     summary: "Write a recorded evaluation run as a self-contained HTML report",
     about: "One HTML file with nothing loaded from elsewhere (inline CSS and SVG): the run's summary (agent, workspace, time, grading, pass rate, runs, p50/p95 latency, configuration and questions-file fingerprints), the agent's pass rate over all its recorded runs (oldest to newest, each point at its date, its configuration fingerprint in its tooltip and the legend), a questions × runs matrix over the agent's last 20 runs up to this one, newest first, this run's column outlined and headed \"this run\" (pass ✓, fail ✗, mixed ±, absent –), the latency histogram of the run, and every row not graded yes with expected, actual and the rationale or error (repeats that failed alike as one card with their count). --compare BASE puts `evaluations compare BASE RUN`'s summary (newly failing, newly passing, flaky, unchanged, the deltas and the changed questions) at the top. --output-file writes the page (`--output` is an alias); -o html writes it to stdout. Works offline, from the evaluation store.",
     args: &[
+        RUNS_OF,
         RUN,
+        RUNS_WORKSPACE,
+        RUNS_AGENT,
         // `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
         ArgSpec::opt(
             "output-file",
@@ -140,21 +189,26 @@ fn list(ctx: Ctx, args: Args) -> HandlerFuture {
 }
 
 fn show(_ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move { Ok(Reply::json(Store::open()?.show(args.str("run")?)?)) })
+    Box::pin(async move {
+        let (runs, agent) = runs_of(&args, &["run"])?;
+        Ok(Reply::json(Store::open()?.show(&runs[0], agent.as_ref())?))
+    })
 }
 
 fn delete(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let id = Store::open()?.delete(args.str("run")?)?;
+        let (runs, agent) = runs_of(&args, &["run"])?;
+        let id = Store::open()?.delete(&runs[0], agent.as_ref())?;
         Ok(Reply::empty().with_note(format!("deleted evaluation run {id}")))
     })
 }
 
 fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
+        let (runs, agent) = runs_of(&args, &["run-a", "run-b"])?;
         let store = Store::open()?;
-        let base = store.show(args.str("run-a")?)?;
-        let head = store.show(args.str("run-b")?)?;
+        let base = store.show(&runs[0], agent.as_ref())?;
+        let head = store.show(&runs[1], agent.as_ref())?;
         let comparison = evaluation_compare::compare(&base, &head);
         // A table shows the questions only: the counts and configuration changes come with
         // it as notes.
@@ -177,11 +231,12 @@ fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
             .opt_str("output-file")
             .map(|text| in_existing_dir("output-file", text))
             .transpose()?;
+        let (runs, agent) = runs_of(&args, &["run"])?;
         let store = Store::open()?;
-        let run = store.show(args.str("run")?)?;
+        let run = store.show(&runs[0], agent.as_ref())?;
         let comparison = args
             .opt_str("compare")
-            .map(|base| store.show(base))
+            .map(|base| store.show(base, agent.as_ref()))
             .transpose()?
             .map(|base| evaluation_compare::compare(&base, &run));
         drop(store);
@@ -242,7 +297,7 @@ pub(crate) fn report_page(run: &Value, comparison: Option<&Value>) -> Result<Rep
             .iter()
             .map(|listed| match listed["runId"] == run["runId"] {
                 true => Ok(run.clone()),
-                false => store.show(listed["runId"].as_str().unwrap_or_default()),
+                false => store.show(listed["runId"].as_str().unwrap_or_default(), None),
             })
             .collect::<Result<Vec<_>>>()?;
         (history, matrix)
