@@ -52,7 +52,7 @@ impl DirWriter {
     }
 
     /// The folder the parts end up in.
-    pub fn root(&self) -> &Path {
+    pub fn target(&self) -> &Path {
         &self.target
     }
 

@@ -239,7 +239,7 @@ pub fn write_answer(body: &[u8], dir: &Path, clean: bool) -> Result<Value> {
     let mut summary = serde_json::Map::new();
     summary.insert(
         "directory".into(),
-        json!(writer.root().display().to_string()),
+        json!(writer.target().display().to_string()),
     );
     if let Some(format) = walked.format {
         summary.insert("format".into(), json!(format));
@@ -256,7 +256,7 @@ pub fn write_bulk_export(body: &[u8], dir: &Path) -> Result<Value> {
     let (writer, written, walked) = write_parts(body, Layout::BulkExport, dir, false)?;
     let bytes: u64 = written.iter().filter_map(|p| p["bytes"].as_u64()).sum();
     let summary = json!({
-        "directory": writer.root().display().to_string(),
+        "directory": writer.target().display().to_string(),
         "items": walked.index.unwrap_or(Value::Array(Vec::new())),
         "partCount": written.len(),
         "bytes": bytes,
