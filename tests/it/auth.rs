@@ -201,6 +201,21 @@ fn collect_secrets(value: &Value, into: &mut Vec<String>) {
     }
 }
 
+/// A directory in `home` holding a stand-in `az` that prints `token` the way `az account
+/// get-access-token` does: the PATH of a run that should find it.
+pub fn fake_azure_cli(home: &Path, token: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = home.join("fake-az");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho '{{\"accessToken\": \"{token}\", \"expires_on\": 4102444800, \"tokenType\": \"Bearer\"}}'\n"
+    );
+    let az = dir.join("az");
+    std::fs::write(&az, script).unwrap();
+    std::fs::set_permissions(&az, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.to_string_lossy().into_owned()
+}
+
 /// A new service principal's credentials, made through the running server.
 pub fn add_app(server: &Server, args: &[&str]) -> Value {
     let mut all = vec!["local", "principal", "add"];

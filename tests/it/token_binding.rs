@@ -1,11 +1,13 @@
 //! Tokens go only where they were issued: a profile's sign-in to the endpoint it was made for
 //! (and that Fabric cloud's own hosts), `FABSH_TOKEN` to the `FABSH_ENDPOINT` given with it (or
-//! the default endpoint). Any other endpoint is refused with exit 3, naming both, before a
-//! connection is made: "the other endpoint" is a loopback listener counting connections, and
-//! the service's place is taken by one too, as the HTTPS proxy (so no test reaches the network).
+//! the default endpoint), a service principal of the environment, a managed identity and the
+//! Azure CLI to the endpoints their issuer's tokens are for. Any other endpoint is refused with
+//! exit 3, naming both, before a connection is made: "the other endpoint" is a loopback
+//! listener counting connections, and the service's place is taken by one too, as the HTTPS
+//! proxy (so no test reaches the network).
 
-use crate::auth::{Session, workspace_names};
-use crate::support::Server;
+use crate::auth::{Session, add_app, fake_azure_cli, workspace_names};
+use crate::support::{Home, Run, Server, shared};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
@@ -337,4 +339,221 @@ fn a_refresh_goes_back_to_the_authority_that_signed_in() {
         "the refresh token stays with its authority"
     );
     session.assert_no_secret_shown();
+}
+
+/// Where Entra's tokens for the public cloud go, as refusals say it.
+const PUBLIC_CLOUD: &str = "the endpoints of Fabric's public cloud (https://api.fabric.microsoft.com/v1 and its other hosts)";
+
+/// Asserts that `run` was refused as `source` (with where it gets tokens), whose tokens are for
+/// `made_for`, at the endpoint `in_use`.
+fn assert_refused(run: &Run, source: &str, made_for: &str, in_use: &str) {
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "{source}; they are for {made_for}, not for the endpoint in use, {in_use} ("
+        )) && run.stderr.contains(&format!(
+            "sign in for {in_use} with `fabsh --endpoint {in_use} auth login`"
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_service_principal_of_the_environment_gets_tokens_for_its_authoritys_endpoints_only() {
+    let server = shared(module_path!());
+    let app = add_app(
+        server,
+        &["--name", "binding-ci", "-w", "Demo", "--role", "Viewer"],
+    );
+    let text = |key: &str| app[key].as_str().expect(key).to_string();
+    let mut session = Session::new(server);
+    session.secret(&text("clientSecret"));
+    session.set("FABSH_TENANT_ID", &text("tenantId"));
+    session.set("FABSH_CLIENT_ID", &text("clientId"));
+    session.set("FABSH_CLIENT_SECRET", &text("clientSecret"));
+    // Local Fabric is the authority: its tokens are for endpoints on its origin.
+    let origin = server.origin();
+    session.set("FABSH_AUTHORITY_HOST", &origin);
+    assert_eq!(
+        workspace_names(&session.run(&["workspace", "list"])),
+        ["Demo"]
+    );
+
+    let mut other = Witness::start();
+    session.set("FABSH_ENDPOINT", &other.endpoint);
+    let source = |authority: &str| {
+        format!(
+            "service principal {} (FABSH_CLIENT_* variables) gets tokens from the authority at {authority}",
+            text("clientId")
+        )
+    };
+    let refused = session.run(&["workspace", "list"]);
+    let at_origin = format!("endpoints at {origin}");
+    assert_refused(&refused, &source(&origin), &at_origin, &other.endpoint);
+    assert!(
+        refused.stderr.contains("or unset FABSH_ENDPOINT"),
+        "{}",
+        refused.stderr
+    );
+    let status = session.run(&["auth", "status"]).ok_json();
+    assert_eq!(status["signedIn"], false, "{status}");
+    assert_eq!(status["signedInFor"], origin.as_str());
+    let check = session.run(&["auth", "status", "--check"]);
+    assert_refused(&check, &source(&origin), &at_origin, &other.endpoint);
+    assert_eq!(
+        other.connections(),
+        0,
+        "nothing may reach the other endpoint"
+    );
+
+    // Entra's tokens are for its Fabric cloud, not for another https server.
+    let mut service = Witness::start();
+    session.unset("FABSH_AUTHORITY_HOST");
+    session.set("HTTPS_PROXY", &service.origin);
+    let gateway = "https://fabric.contoso.example/v1";
+    session.set("FABSH_ENDPOINT", gateway);
+    let entra = source("https://login.microsoftonline.com");
+    assert_refused(
+        &session.run(&["workspace", "list"]),
+        &entra,
+        PUBLIC_CLOUD,
+        gateway,
+    );
+    assert_eq!(
+        service.connections(),
+        0,
+        "neither the authority nor the endpoint was asked anything"
+    );
+    session.assert_no_secret_shown();
+}
+
+#[test]
+fn a_managed_identity_gets_tokens_for_entras_cloud_and_its_own_origin_only() {
+    let server = shared(module_path!());
+    let identity = add_app(
+        server,
+        &[
+            "--name",
+            "binding-web",
+            "--managed-identity",
+            "-w",
+            "Demo",
+            "--role",
+            "Viewer",
+        ],
+    );
+    let client_id = identity["clientId"].as_str().expect("clientId").to_string();
+    let origin = server.origin();
+    let msi = format!("{origin}/msi/token");
+    let mut session = Session::new(server);
+    session.secret(&server.identity_header);
+    session.set("IDENTITY_ENDPOINT", &msi);
+    session.set("IDENTITY_HEADER", &server.identity_header);
+    session.set("FABSH_CLIENT_ID", &client_id);
+    // Local Fabric's identity endpoint, and local Fabric as the endpoint: one origin.
+    assert_eq!(
+        workspace_names(&session.run(&["workspace", "list"])),
+        ["Demo"]
+    );
+    let here = session.run(&["auth", "status"]).ok_json();
+    assert_eq!(here["signedIn"], true, "{here}");
+    assert_eq!(here["signedInFor"], origin.as_str());
+
+    let mut other = Witness::start();
+    session.set("FABSH_ENDPOINT", &other.endpoint);
+    let made_for = format!("{PUBLIC_CLOUD} or endpoints at {origin}");
+    assert_refused(
+        &session.run(&["workspace", "list"]),
+        &format!("managed identity {client_id} gets tokens from {msi} (IDENTITY_ENDPOINT)"),
+        &made_for,
+        &other.endpoint,
+    );
+    let status = session.run(&["auth", "status"]).ok_json();
+    assert_eq!(status["signedIn"], false, "{status}");
+    assert_eq!(status["signedInFor"], "https://api.fabric.microsoft.com/v1");
+
+    // The metadata service's shape, chosen by name, likewise.
+    session.unset("IDENTITY_ENDPOINT");
+    session.unset("IDENTITY_HEADER");
+    let imds = format!("{origin}/metadata/identity/oauth2/token");
+    session.set("FABSH_IMDS_ENDPOINT", &imds);
+    session.set("FABSH_AUTH_METHOD", "managed-identity");
+    assert_refused(
+        &session.run(&["workspace", "list"]),
+        &format!("managed identity {client_id} gets tokens from {imds} (FABSH_IMDS_ENDPOINT)"),
+        &made_for,
+        &other.endpoint,
+    );
+    assert_eq!(
+        other.connections(),
+        0,
+        "nothing may reach the other endpoint"
+    );
+    session.assert_no_secret_shown();
+}
+
+#[test]
+fn the_azure_cli_gives_tokens_for_its_clouds_endpoints_only() {
+    let home = Home::new();
+    let token = "eyJ0eXAiOiJKV1QifQ.e30.an-entra-token-from-the-azure-cli";
+    let az = fake_azure_cli(home.dir.path(), token);
+    // The service's place (any https host), and another server.
+    let mut service = Witness::start();
+    let mut other = Witness::start();
+    let proxy = service.origin.clone();
+    let run = |args: &[&str], extra: &[(&str, &str)]| {
+        let mut env = vec![("PATH", az.as_str()), ("HTTPS_PROXY", proxy.as_str())];
+        env.extend_from_slice(extra);
+        let run = home.run_env(args, &env);
+        assert!(
+            !run.stdout.contains(token) && !run.stderr.contains(token),
+            "the token was shown"
+        );
+        run
+    };
+    let source = "the Azure CLI gets tokens from Entra";
+    let refused = run(
+        &["workspace", "list"],
+        &[("FABSH_ENDPOINT", &other.endpoint)],
+    );
+    assert_refused(&refused, source, PUBLIC_CLOUD, &other.endpoint);
+    let status = run(&["auth", "status"], &[("FABSH_ENDPOINT", &other.endpoint)]).ok_json();
+    assert_eq!(status["signedIn"], false, "{status}");
+    assert_eq!(status["source"], "the Azure CLI");
+    assert_eq!(status["signedInFor"], "https://api.fabric.microsoft.com/v1");
+    // Another Fabric cloud is another Entra's.
+    let government = "https://api.fabric.microsoft.us/v1";
+    let refused = run(&["--endpoint", government, "workspace", "list"], &[]);
+    assert_refused(&refused, source, PUBLIC_CLOUD, government);
+    assert!(
+        refused.stderr.contains("or leave out --endpoint"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        other.connections(),
+        0,
+        "nothing may reach the other endpoint"
+    );
+    assert_eq!(service.connections(), 0, "nor any https host");
+
+    // The public cloud's endpoints get them: the request goes out (to the proxy, which ends it).
+    let status = run(&["auth", "status", "--check"], &[]).ok_json();
+    assert_eq!(status["signedIn"], true, "{status}");
+    assert_eq!(status["signedInFor"], "https://api.fabric.microsoft.com/v1");
+    let sent = run(&["workspace", "list"], &[]);
+    assert_ne!(sent.code, 0);
+    assert!(!sent.stderr.contains("not sent there"), "{}", sent.stderr);
+    assert!(service.connections() > 0, "the request went to the service");
+    // And a national cloud's, when the authority host set is that cloud's.
+    let national = run(
+        &["auth", "status", "--check"],
+        &[
+            ("FABSH_AUTHORITY_HOST", "https://login.microsoftonline.us"),
+            ("FABSH_ENDPOINT", government),
+        ],
+    )
+    .ok_json();
+    assert_eq!(national["signedInFor"], government);
 }

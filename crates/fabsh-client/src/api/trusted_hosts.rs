@@ -10,29 +10,69 @@ use reqwest::Url;
 /// `.suffix` (any host ending so).
 pub const TRUSTED_HOSTS_VAR: &str = "FABSH_TRUSTED_HOSTS";
 
-/// The host suffixes of each Fabric cloud: the API, Power BI and the regional redirect hosts
-/// LROs poll on. The national clouds' Fabric API hosts are `api.fabric.microsoft.us` (US
+/// A Fabric cloud: its API endpoint, the hosts of its services and the Entra authority that
+/// issues its tokens.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct FabricCloud {
+    /// What messages call it.
+    pub name: &'static str,
+    /// Its Fabric API endpoint.
+    pub endpoint: &'static str,
+    /// The hosts of its Entra authority (https, port 443).
+    authorities: &'static [&'static str],
+    /// The host suffixes of its services: the API, Power BI and the regional redirect hosts
+    /// LROs poll on.
+    suffixes: &'static [&'static str],
+}
+
+/// The Fabric clouds. The national clouds' Fabric API hosts are `api.fabric.microsoft.us` (US
 /// Government) and `api.fabric.microsoft.cn` (China, 21Vianet), beside their Power BI hosts
 /// (`api.powerbigov.us`, `api.high.powerbigov.us`, `api.mil.powerbigov.us`; `api.powerbi.cn`)
-/// and Analysis Services resources (`analysis.usgovcloudapi.net`, `analysis.chinacloudapi.cn`).
-const FABRIC_CLOUDS: &[&[&str]] = &[
-    &[
-        ".fabric.microsoft.com",
-        ".powerbi.com",
-        ".analysis.windows.net",
-        ".pbidedicated.windows.net",
-    ],
-    &[
-        ".fabric.microsoft.us",
-        ".powerbigov.us",
-        ".analysis.usgovcloudapi.net",
-    ],
-    &[
-        ".fabric.microsoft.cn",
-        ".powerbi.cn",
-        ".analysis.chinacloudapi.cn",
-    ],
+/// and Analysis Services resources (`analysis.usgovcloudapi.net`, `analysis.chinacloudapi.cn`);
+/// their Entra authorities are `login.microsoftonline.us` and `login.chinacloudapi.cn` (with
+/// `login.partner.microsoftonline.cn`), the public cloud's `login.microsoftonline.com` and its
+/// older names.
+const FABRIC_CLOUDS: &[FabricCloud] = &[
+    FabricCloud {
+        name: "public",
+        endpoint: "https://api.fabric.microsoft.com/v1",
+        authorities: &[
+            "login.microsoftonline.com",
+            "login.microsoft.com",
+            "login.windows.net",
+        ],
+        suffixes: &[
+            ".fabric.microsoft.com",
+            ".powerbi.com",
+            ".analysis.windows.net",
+            ".pbidedicated.windows.net",
+        ],
+    },
+    FabricCloud {
+        name: "US Government",
+        endpoint: "https://api.fabric.microsoft.us/v1",
+        authorities: &["login.microsoftonline.us"],
+        suffixes: &[
+            ".fabric.microsoft.us",
+            ".powerbigov.us",
+            ".analysis.usgovcloudapi.net",
+        ],
+    },
+    FabricCloud {
+        name: "China",
+        endpoint: "https://api.fabric.microsoft.cn/v1",
+        authorities: &["login.chinacloudapi.cn", "login.partner.microsoftonline.cn"],
+        suffixes: &[
+            ".fabric.microsoft.cn",
+            ".powerbi.cn",
+            ".analysis.chinacloudapi.cn",
+        ],
+    },
 ];
+
+/// The public cloud, whose Entra the Azure CLI and managed identities sign in to unless the
+/// configuration names another.
+pub(crate) const PUBLIC_CLOUD: &FabricCloud = &FABRIC_CLOUDS[0];
 
 /// One `FABSH_TRUSTED_HOSTS` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,15 +156,26 @@ pub(crate) fn same_cloud(a: &Url, b: &Url) -> bool {
 }
 
 /// The Fabric cloud an https URL's host belongs to.
-fn cloud_of(url: &Url) -> Option<&'static [&'static str]> {
+pub(crate) fn cloud_of(url: &Url) -> Option<&'static FabricCloud> {
     if url.scheme() != "https" {
         return None;
     }
     let host = url.host_str()?.to_ascii_lowercase();
     FABRIC_CLOUDS
         .iter()
-        .copied()
-        .find(|suffixes| suffixes.iter().any(|suffix| host.ends_with(suffix)))
+        .find(|cloud| cloud.suffixes.iter().any(|suffix| host.ends_with(suffix)))
+}
+
+/// The Fabric cloud whose Entra authority is at `url` (https on port 443, one of its hosts
+/// exactly), or `None` for any other authority.
+pub(crate) fn cloud_of_authority(url: &Url) -> Option<&'static FabricCloud> {
+    if url.scheme() != "https" || url.port().is_some() {
+        return None;
+    }
+    let host = url.host_str()?.to_ascii_lowercase();
+    FABRIC_CLOUDS
+        .iter()
+        .find(|cloud| cloud.authorities.contains(&host.as_str()))
 }
 
 #[cfg(test)]
@@ -170,5 +221,31 @@ mod tests {
         assert!(!trusted.allows(&local, &url("http://127.0.0.1:9001/v1/operations/x")));
         assert!(!trusted.allows(&base, &url("http://ops.corp.example/v1/operations/x")));
         assert!(!TrustedHosts::default().allows(&base, &url("https://ops.corp.example/x")));
+    }
+
+    #[test]
+    fn an_entra_authority_belongs_to_its_cloud_and_no_other_host_does() {
+        let cloud = |text: &str| cloud_of_authority(&url(text)).map(|cloud| cloud.name);
+        assert_eq!(cloud("https://login.microsoftonline.com"), Some("public"));
+        assert_eq!(cloud("https://LOGIN.microsoftonline.com/"), Some("public"));
+        assert_eq!(
+            cloud("https://login.microsoftonline.us"),
+            Some("US Government")
+        );
+        assert_eq!(cloud("https://login.chinacloudapi.cn"), Some("China"));
+        // Not over http, on another port, or under a look-alike or sub-domain.
+        assert_eq!(cloud("http://login.microsoftonline.com"), None);
+        assert_eq!(cloud("https://login.microsoftonline.com:8443"), None);
+        assert_eq!(
+            cloud("https://login.microsoftonline.com.evil.example"),
+            None
+        );
+        assert_eq!(cloud("https://evil.login.microsoftonline.com"), None);
+        assert_eq!(cloud("http://127.0.0.1:8000"), None);
+        // Each cloud's endpoint is one of its own hosts; the public one is fabsh's default.
+        for each in FABRIC_CLOUDS {
+            assert_eq!(cloud_of(&url(each.endpoint)), Some(each), "{}", each.name);
+        }
+        assert_eq!(PUBLIC_CLOUD.endpoint, crate::api::DEFAULT_ENDPOINT);
     }
 }

@@ -5,8 +5,9 @@
 //! present: the profile's cached sign-in, a service principal from `FABSH_*` variables, a
 //! managed identity whose endpoint the environment names, the Azure CLI.
 //!
-//! `FABSH_TOKEN` and a cached sign-in belong to one endpoint ([`super::binding`]): chosen
-//! while another endpoint is in use, they refuse to give tokens, so nothing is sent there.
+//! `FABSH_TOKEN` and a cached sign-in belong to one endpoint, and the other sources to where
+//! their issuer's tokens go ([`super::binding`]): chosen while another endpoint is in use,
+//! they refuse to give tokens, so nothing is sent there.
 
 use super::binding::{Bound, InUse};
 use super::cache::{Login, TokenCache};
@@ -42,8 +43,8 @@ pub struct Chosen {
     pub provider: Arc<dyn TokenProvider>,
     /// The method, or `None` for `FABSH_TOKEN` and when nothing is configured.
     pub method: Option<Method>,
-    /// For Fabric tokens from `FABSH_TOKEN` or a cached sign-in: the endpoint they belong to
-    /// and the one in use. When those differ, `provider` refuses.
+    /// For Fabric tokens: where they may go, and the endpoint in use. When that is not one of
+    /// them, `provider` refuses.
     pub bound: Option<Bound>,
 }
 
@@ -80,24 +81,15 @@ pub fn choose_for(
     };
     if let (Some(token), Some(in_use)) = (env_text(TOKEN_VAR), in_use.clone()) {
         let bound = Bound::env_token(in_use)?;
-        let provider: Arc<dyn TokenProvider> = if bound.holds() {
-            Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR))
-        } else {
-            Arc::new(Refusing::new(TOKEN_VAR.into(), bound.refusal()))
-        };
+        let provider = StaticToken::new(Secret::new(token), TOKEN_VAR);
         return Ok(Chosen {
-            provider,
+            provider: guarded(provider, Some(&bound)),
             method: None,
             bound: Some(bound),
         });
     }
     let profile = settings.profile_name();
     let cache = TokenCache::open();
-    let chosen = |provider: CredentialProvider, method| Chosen {
-        provider: Arc::new(provider.for_resource(resource)),
-        method: Some(method),
-        bound: None,
-    };
     let explicit = settings.auth_method()?;
     let login = cache.load(&profile)?;
     if let Some(login) = login.filter(|l| explicit.is_none_or(|m| m == l.method)) {
@@ -107,14 +99,8 @@ pub fn choose_for(
             None => None,
         };
         let provider = from_login(settings, cache, &profile, login, resource, tracer)?;
-        let provider: Arc<dyn TokenProvider> = match &bound {
-            Some(bound) if !bound.holds() => {
-                Arc::new(Refusing::new(provider.source().into(), bound.refusal()))
-            }
-            _ => Arc::new(provider),
-        };
         return Ok(Chosen {
-            provider,
+            provider: guarded(provider, bound.as_ref()),
             method: Some(method),
             bound,
         });
@@ -158,7 +144,29 @@ pub fn choose_for(
         },
     };
     let method = explicit.unwrap_or_else(|| provider.method());
-    Ok(chosen(provider, method))
+    let bound = match in_use {
+        Some(in_use) => Some(Bound::source(&provider, settings, in_use)?),
+        None => None,
+    };
+    Ok(Chosen {
+        provider: guarded(provider.for_resource(resource), bound.as_ref()),
+        method: Some(method),
+        bound,
+    })
+}
+
+/// `provider`, or, when the endpoint in use may not get its tokens, a source that refuses
+/// with the reason before anything is sent.
+fn guarded(
+    provider: impl TokenProvider + 'static,
+    bound: Option<&Bound>,
+) -> Arc<dyn TokenProvider> {
+    match bound {
+        Some(bound) if !bound.holds() => {
+            Arc::new(Refusing::new(provider.source().into(), bound.refusal()))
+        }
+        _ => Arc::new(provider),
+    }
 }
 
 /// The provider for a cached sign-in.

@@ -190,6 +190,11 @@ impl CredentialProvider {
         self.acquire.method()
     }
 
+    /// Where its tokens come from.
+    pub fn acquire(&self) -> &Acquire {
+        &self.acquire
+    }
+
     async fn fresh_token(&self, refresh: bool) -> Result<Secret> {
         let mut held = self.held.lock().await;
         if !refresh

@@ -50,6 +50,23 @@ impl IdentityEndpoint {
         })
     }
 
+    /// The token URL.
+    pub fn url(&self) -> &str {
+        match self {
+            IdentityEndpoint::AppService { url, .. } | IdentityEndpoint::Imds { url } => url,
+        }
+    }
+
+    /// The variable that named the endpoint, or `None` for the VM metadata service at its
+    /// own address.
+    pub fn named_by(&self) -> Option<&'static str> {
+        match self {
+            IdentityEndpoint::AppService { .. } => Some(IDENTITY_ENDPOINT_VAR),
+            IdentityEndpoint::Imds { url } if url == IMDS_URL => None,
+            IdentityEndpoint::Imds { .. } => Some(IMDS_VAR),
+        }
+    }
+
     /// A token for `resource`; `client_id` picks a user-assigned identity.
     pub async fn token(
         &self,

@@ -67,6 +67,11 @@ impl Authority {
         })
     }
 
+    /// Where the authority is (`https://login.microsoftonline.com`).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
     /// The token endpoint; also the audience of certificate assertions.
     pub fn token_url(&self) -> String {
         format!("{}/{}/oauth2/v2.0/token", self.host, self.tenant)

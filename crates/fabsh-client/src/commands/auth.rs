@@ -114,8 +114,10 @@ const STATUS: CommandSpec = CommandSpec {
     name: "status",
     summary: "Show the credential source in effect, its tenant, principal and expiry (never the token)",
     about: "Signed out is an answer, not a failure (signedIn: false, exit 0), unless --check asks \
-            for the exit code to tell. The answer is for the endpoint in use: a sign-in (or \
-            FABSH_TOKEN) for another endpoint is signedIn: false, with signedInFor naming it.",
+            for the exit code to tell. The answer is for the endpoint in use: a credential whose \
+            tokens are not for it (a sign-in or FABSH_TOKEN for another endpoint; a service \
+            principal, managed identity or the Azure CLI whose tokens are for another cloud or \
+            server) is signedIn: false, with signedInFor naming where they go.",
     args: &[ArgSpec::opt(
         "check",
         ArgKind::Bool,
@@ -415,7 +417,7 @@ fn status(ctx: Ctx, args: Args) -> HandlerFuture {
             "authorityHost": settings.authority_host().0,
         });
         if let Some(bound) = &chosen.bound {
-            out["signedInFor"] = json!(bound.made_for().as_str());
+            out["signedInFor"] = json!(bound.made_for());
             if let Some(host) = bound.authority_host() {
                 out["authorityHost"] = json!(host);
             }
