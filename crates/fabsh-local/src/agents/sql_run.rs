@@ -556,7 +556,7 @@ mod tests {
                 "INSERT INTO [dbo].[t] (a, b) SELECT TOP 2 ISNULL(x, 0), LEN(y) FROM dbo.u"
             )
             .expect("insert"),
-            "INSERT INTO [t] (a, b) SELECT IFNULL(x, 0), LENGTH(y) FROM u LIMIT 2"
+            "INSERT INTO \"t\" (a, b) SELECT IFNULL(x, 0), LENGTH(y) FROM u LIMIT 2"
         );
         assert_eq!(
             write_to_sqlite("CREATE TABLE dbo.t (id INT, name VARCHAR(20))").expect("create"),
@@ -666,7 +666,7 @@ mod tests {
             .expect("rewritten");
         assert_eq!(
             sql,
-            "SELECT COUNT(*), IFNULL(MAX([amount]), 0), LENGTH(name), CAST(strftime('%Y', d) AS INTEGER), datetime('now', 'localtime') FROM [orders]"
+            "SELECT COUNT(*), IFNULL(MAX(\"amount\"), 0), LENGTH(name), CAST(strftime('%Y', d) AS INTEGER), datetime('now', 'localtime') FROM \"orders\""
         );
         for (query, construct) in [
             ("SELECT DATEDIFF(day, a, b) FROM t", "DATEDIFF()"),
