@@ -151,10 +151,20 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
             .all()
             .any(|spec| crate::mcp::selected(std::slice::from_ref(*name), spec))
     }) {
+        let groups = crate::mcp::tool_groups(crate::commands::REGISTRY);
+        if let Some(near) = fabsh_model::edit_distance::closest(unknown, groups.iter().copied()) {
+            return Err(Error::usage(format!(
+                "--tools {unknown:?} names no group, command or tool"
+            ))
+            .with_hint(format!("did you mean {near}?")));
+        }
         return Err(Error::usage(format!(
             "--tools {unknown:?} names no group, command or tool"
         ))
-        .with_hint("give a group (item, data-agent, workspace, folder, tag, api), a command such as data-agent.query, or a tool name"));
+        .with_hint(format!(
+            "give a group ({}), a command such as data-agent.query, or a tool name",
+            crate::mcp::tool_groups(crate::commands::REGISTRY).join(", ")
+        )));
     }
     if args.flag("agents") && !args.has("workspace") {
         return Err(Error::usage(

@@ -71,17 +71,21 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
             let item = agent.get(ctx.api()).await?;
             let properties: Properties =
                 serde_json::from_value(item["properties"].clone()).unwrap_or_default();
-            let description = properties
+            // What the tool does, whatever the publisher wrote; then what the agent says of
+            // itself ("Sales questions v2" alone tells a model nothing about the tool).
+            let mut description = format!(
+                "Asks the published data agent {:?} of the workspace {workspace_name:?} a \
+                 question in plain language and returns its answer, which the agent finds in \
+                 the data sources it was published with (it writes and runs the queries itself).",
+                listed.display_name
+            );
+            if let Some(own) = properties
                 .published_description
                 .map(|text| text.trim().to_string())
                 .filter(|text| !text.is_empty())
-                .unwrap_or_else(|| {
-                    format!(
-                        "Ask the data agent {:?} of the workspace {workspace_name:?} a question; \
-                         returns its answer.",
-                        listed.display_name
-                    )
-                });
+            {
+                description.push_str(&format!(" The agent describes itself: {own}"));
+            }
             found.push(AgentTool {
                 name: String::new(),
                 workspace: workspace.clone(),

@@ -18,4 +18,4 @@ pub use confine::Confinement;
 pub use files::FileRoots;
 pub use request_ids::OneCallPerId;
 pub use server::{FabshMcp, Setup, Shared};
-pub use tools::{Policy, selected};
+pub use tools::{Policy, selected, tool_groups};

@@ -46,6 +46,8 @@ pub struct Shared {
     query: Option<&'static CommandSpec>,
     /// The judge's key: never in anything the server returns.
     secrets: Vec<String>,
+    /// What `--tools` named, to say what would offer a tool that is not offered.
+    selection: Vec<String>,
 }
 
 /// How the person starting the server set it up, beyond the policy.
@@ -119,6 +121,31 @@ impl Shared {
             agents,
             query,
             secrets,
+            selection,
+        }
+    }
+}
+
+impl Shared {
+    /// Why there is no tool `name`, and what the person starting the server would give to
+    /// offer it.
+    fn not_offered(&self, name: &str) -> String {
+        let files = !self.defaults.files.is_empty();
+        let reason = REGISTRY
+            .all()
+            .find(|spec| super::tools::tool_name(spec) == name)
+            .map(|spec| {
+                super::tools::offered(spec, self.policy, &self.selection, files)
+                    .err()
+                    .unwrap_or("a restart (it is offered now)")
+            });
+        match reason {
+            Some(flags) => format!(
+                "no tool named {name:?} on this server; it is offered by a server started with {flags}"
+            ),
+            None => format!(
+                "no tool named {name:?}: no command of fabsh is called so; tools/list lists this server's tools"
+            ),
         }
     }
 }
@@ -167,7 +194,7 @@ impl ServerHandler for FabshMcp {
             },
             _ => {
                 return Err(McpError::invalid_params(
-                    format!("no tool named {:?} on this server", request.name),
+                    self.0.not_offered(&request.name),
                     None,
                 ));
             }

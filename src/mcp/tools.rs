@@ -32,6 +32,25 @@ const HIDDEN_FLAGS: &[&str] = &[
     "critic-prompt-file",
 ];
 
+/// Commands that read or write a folder of files and cannot work without one: offered only
+/// by a server with `--files`.
+const NEED_FILES: &[&str] = &["deploy plan", "deploy apply", "deploy export"];
+
+/// Commands an assistant rarely needs, offered only when `--tools` names them (or their
+/// group): so the default set stays within what clients take (Cursor keeps 40 tools).
+const ON_REQUEST: &[&str] = &[
+    "item show-endorsement",
+    "item list-endorsements",
+    "item list-external-data-shares",
+    "item show-external-data-share",
+    "item get-invitation",
+    "item create-external-data-share",
+    "item revoke-external-data-share",
+    "item accept-invitation",
+    "item set-endorsement",
+    "item remove-endorsement",
+];
+
 /// File flags whose content a call may give inline instead, as JSON: the argument's
 /// description then, and the file's name its content is read as (by its extension).
 const INLINE_CONTENT: &[(&str, &str, &str)] = &[
@@ -156,8 +175,8 @@ pub fn selected(selection: &[String], spec: &CommandSpec) -> bool {
         })
 }
 
-/// Every tool of `registry` under `policy` that `selection` names; a flag `defaults` fills
-/// in is optional.
+/// Every tool of `registry` under `policy` that `selection` names and that can work on this
+/// server; a flag `defaults` fills in is optional.
 pub fn tools(
     registry: Registry,
     policy: Policy,
@@ -166,9 +185,57 @@ pub fn tools(
 ) -> Vec<(Tool, &'static CommandSpec)> {
     registry
         .all()
-        .filter(|spec| policy.admits(spec) && selected(selection, spec))
+        .filter(|spec| offered(spec, policy, selection, !defaults.files.is_empty()).is_ok())
         .map(|spec| (tool(spec, defaults), spec))
         .collect()
+}
+
+/// The groups that have tools on some server, for `--tools` (the widest policy, with files).
+pub fn tool_groups(registry: Registry) -> Vec<&'static str> {
+    let widest = Policy {
+        writes: true,
+        destructive: true,
+    };
+    let mut groups: Vec<&'static str> = Vec::new();
+    for spec in registry.all() {
+        let group = spec.group;
+        if !groups.contains(&group) && offered(spec, widest, &[group.to_string()], true).is_ok() {
+            groups.push(group);
+        }
+    }
+    groups
+}
+
+/// Whether `spec` is a tool of a server with this policy, selection and files; if not, what
+/// the person starting the server would give to offer it.
+pub fn offered(
+    spec: &CommandSpec,
+    policy: Policy,
+    selection: &[String],
+    files: bool,
+) -> Result<(), &'static str> {
+    if !spec.is_scriptable()
+        || NOT_TOOLS.contains(&spec.group)
+        || spec.traits.needs == Needs::LocalFabric
+    {
+        return Err("nothing: it is for the person at the terminal, never a tool");
+    }
+    if spec.traits.destructive && !policy.destructive {
+        return Err("--allow-destructive");
+    }
+    if !policy.admits(spec) {
+        return Err("--allow-writes");
+    }
+    if NEED_FILES.contains(&spec.path().as_str()) && !files {
+        return Err("--files FOLDER (it reads or writes files)");
+    }
+    if !selected(selection, spec) {
+        return Err("--tools naming it or its group");
+    }
+    if selection.is_empty() && ON_REQUEST.contains(&spec.path().as_str()) {
+        return Err("--tools naming it or its group (it is left out by default)");
+    }
+    Ok(())
 }
 
 /// Text about a command with its flags named as the tool's arguments (`--hard-delete` is
@@ -192,15 +259,20 @@ pub fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
 /// (exit codes, stderr, stdin, the command line) and flags of other commands are left out,
 /// a parenthesis, a clause (`;`) or a sentence at a time. A text that would lose everything
 /// keeps its words, with flags named as arguments. Run after [`in_argument_names`].
-pub fn for_assistant(text: &str) -> String {
+pub fn for_assistant(text: &str, absent: &[String]) -> String {
     let text = text.replace("Exit 7 when", "Fail when");
+    // A clause about an argument this tool does not take (a file flag without `--files`, the
+    // judge's settings) says nothing the assistant can act on.
+    let speaks_of_terminal = |text: &str| {
+        speaks_of_terminal(text) || absent.iter().any(|key| text.contains(key.as_str()))
+    };
     let kept: Vec<String> = text
         .split("\n\n")
         .map(|paragraph| {
             let sentences: Vec<String> = sentences(paragraph)
                 .into_iter()
                 .filter_map(|sentence| {
-                    let sentence = without_terminal_parentheses(&sentence);
+                    let sentence = without_terminal_parentheses(&sentence, speaks_of_terminal);
                     let clauses = clauses(&sentence);
                     // A clause after a `;` leans on the first: without it, none stands.
                     if clauses
@@ -244,12 +316,17 @@ fn speaks_of_terminal(text: &str) -> bool {
         "command line",
         "on a terminal",
         "--",
+        "-o ",
+        // The person's environment, not an argument.
+        "fabsh_",
     ]
     .iter()
     .any(|word| lower.contains(word))
-        || lower
-            .match_indices("exit ")
-            .any(|(at, _)| lower[at + 5..].starts_with(|c: char| c.is_ascii_digit()))
+        || ["exit ", "exits "].iter().any(|exit| {
+            lower
+                .match_indices(exit)
+                .any(|(at, _)| lower[at + exit.len()..].starts_with(|c: char| c.is_ascii_digit()))
+        })
 }
 
 /// The clauses of a sentence, split at `; ` outside parentheses.
@@ -286,8 +363,9 @@ fn sentences(paragraph: &str) -> Vec<String> {
     out
 }
 
-/// `text` without the parentheses (and the space before them) that speak of a terminal.
-fn without_terminal_parentheses(text: &str) -> String {
+/// `text` without the parentheses (and the space before them) that `is_terminal` says
+/// speak of a terminal.
+fn without_terminal_parentheses(text: &str, is_terminal: impl Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('(') {
@@ -295,7 +373,7 @@ fn without_terminal_parentheses(text: &str) -> String {
             break;
         };
         let inside = &rest[open..open + close + 1];
-        if speaks_of_terminal(inside) {
+        if is_terminal(inside) {
             out.push_str(rest[..open].trim_end());
         } else {
             out.push_str(&rest[..open + close + 1]);
@@ -366,6 +444,20 @@ fn replace_name(text: &str, name: &str, with: &str) -> String {
     out
 }
 
+/// The command's flags its tool does not take, as its text names them (`` `output_file` ``).
+fn absent_arguments(spec: &'static CommandSpec, files: bool) -> Vec<String> {
+    let taken: Vec<String> = tool_args(spec, files)
+        .iter()
+        .map(|arg| arg_key(arg))
+        .collect();
+    effective_args(spec)
+        .iter()
+        .map(|arg| arg_key(arg))
+        .filter(|key| !taken.contains(key))
+        .map(|key| format!("`{key}`"))
+        .collect()
+}
+
 /// The MCP description of one command.
 pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut description = spec.summary.to_string();
@@ -402,7 +494,8 @@ pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut tool = Tool::default();
     tool.name = tool_name(spec).into();
     tool.title = Some(spec.summary.to_string());
-    tool.description = Some(for_assistant(&in_argument_names(spec, &description)).into());
+    let absent = absent_arguments(spec, !defaults.files.is_empty());
+    tool.description = Some(for_assistant(&in_argument_names(spec, &description), &absent).into());
     tool.input_schema = Arc::new(input_schema(spec, defaults));
     tool.annotations = Some(annotations);
     tool
@@ -415,6 +508,7 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
     let mut properties = serde_json::Map::new();
     let mut required = Vec::new();
     let files = !defaults.files.is_empty();
+    let absent = absent_arguments(spec, files);
     for arg in tool_args(spec, files) {
         let mut property = kind_schema(arg.kind);
         if let (ArgKind::Int, Some((min, max))) = (arg.kind, arg.range) {
@@ -423,7 +517,7 @@ pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObje
                 property.insert("maximum".into(), json!(max));
             }
         }
-        let help = for_assistant(&in_argument_names(spec, arg.help));
+        let help = for_assistant(&in_argument_names(spec, arg.help), &absent);
         property.insert("description".into(), json!(help));
         if must_be_read_from_stdin(spec, arg) {
             property.insert(
@@ -554,6 +648,10 @@ mod tests {
     use super::*;
     use crate::commands::REGISTRY;
 
+    fn for_assistant_alone(text: &str) -> String {
+        for_assistant(text, &[])
+    }
+
     #[test]
     fn flags_in_text_are_named_as_arguments_and_nothing_else_is_touched() {
         let list = REGISTRY.find_path("item list").expect("item list");
@@ -569,7 +667,7 @@ mod tests {
     #[test]
     fn terminal_talk_is_left_out_a_parenthesis_clause_or_sentence_at_a_time() {
         assert_eq!(
-            for_assistant(
+            for_assistant_alone(
                 "One page (the command line prints it on stderr). It is refused (exit 2). \
                  Checked first; exit 5 when any failed. As `show --include X` says. \
                  Refused with exit 2; nothing is sent then. Sent (a; b) as is."
@@ -577,11 +675,11 @@ mod tests {
             "One page. It is refused. Checked first. Sent (a; b) as is."
         );
         assert_eq!(
-            for_assistant("A folder written by export --dir"),
+            for_assistant_alone("A folder written by export --dir"),
             "A folder written by export `dir`"
         );
         assert_eq!(
-            for_assistant("Exit 7 when a question fails"),
+            for_assistant_alone("Exit 7 when a question fails"),
             "Fail when a question fails"
         );
         let api = REGISTRY.find_path("api").expect("api");

@@ -62,8 +62,14 @@ fn published_agents_of_the_confined_workspace_are_tools_that_answer() {
             .iter()
             .find(|tool| tool.name == "ask_sales_agent")
             .expect("ask_sales_agent");
-        // The description the fixture published with.
-        assert_eq!(tool.description.as_deref(), Some("Sales questions"));
+        // What the tool does, then the description the fixture published with.
+        let description = tool.description.as_deref().expect("a description");
+        assert!(
+            description.starts_with(
+                "Asks the published data agent \"Sales agent\" of the workspace \"Demo\""
+            ) && description.ends_with("The agent describes itself: Sales questions"),
+            "{description}"
+        );
         assert_eq!(tool.input_schema["required"], json!(["question"]));
         assert_eq!(
             tool.annotations.as_ref().and_then(|a| a.read_only_hint),
