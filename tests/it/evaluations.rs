@@ -168,6 +168,28 @@ fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
         "{}",
         elsewhere.stderr
     );
+    // As a table: one line per row, not the run as a cut JSON blob.
+    let table = evaluations(&fx, &["show", &first_id, "-o", "table"]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let lines: Vec<&str> = table.stdout.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        header,
+        ["question", "verdict", "rule", "latencyMs"],
+        "{}",
+        table.stdout
+    );
+    let rows = first_out["rows"].as_array().expect("rows");
+    assert_eq!(lines.len(), rows.len() + 1, "{}", table.stdout);
+    for row in rows {
+        let question = row["question"].as_str().expect("question");
+        assert!(
+            table.stdout.contains(question),
+            "{question}: {}",
+            table.stdout
+        );
+    }
+    assert!(!table.stdout.contains('{'), "{}", table.stdout);
     let no_run = evaluations(&fx, &["show", "-w", &fx.workspace, "--id", "Sales agent"]);
     assert_eq!(no_run.code, 2, "{}", no_run.stderr);
     assert!(no_run.stderr.contains("needs RUN"), "{}", no_run.stderr);
@@ -447,6 +469,20 @@ fn junit_has_a_testcase_per_question_and_repeat_and_no_save_records_nothing() {
         xml.contains("<testsuite name=\"Sales agent\" tests=\"8\" failures=\"4\""),
         "{xml}"
     );
+    // Each testcase is named by its question's place in the file and its run, as the file
+    // gives them: two questions of one text are never taken for repeats.
+    let asked: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("file"))
+        .expect("questions JSON");
+    for (at, question) in asked.as_array().expect("questions").iter().enumerate() {
+        let text = question["question"]
+            .as_str()
+            .or(question.as_str())
+            .expect("text");
+        for run in 1..=2 {
+            let name = format!("name=\"{}. {text} (run {run} of 2)\"", at + 1);
+            assert!(xml.contains(&name), "{name} in {xml}");
+        }
+    }
     let bad = evaluate(&fx, &file, &["--junit", "/no/such/dir/x.xml"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("--junit"), "{}", bad.stderr);

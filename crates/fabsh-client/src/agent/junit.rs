@@ -1,5 +1,6 @@
 //! `data-agent evaluate --junit FILE`: the rows as JUnit XML for CI test reports, one
-//! testcase per question and repeat; a run not graded yes is a failure carrying the expected
+//! testcase per question and repeat, named by the question's place in the file (two
+//! questions may share a text) and, with repeats, the run's number; a run not graded yes is a failure carrying the expected
 //! and actual answers and the rationale (or the error), except a run left ungraded (verdict
 //! error: the judge or the reference query failed), which is an error, as JUnit reports a
 //! test that could not run as it should rather than one whose check failed.
@@ -35,9 +36,20 @@ pub fn text(value: &Value) -> String {
     }
 }
 
-/// The JUnit document for an evaluation's rows; `suite` names the testsuite (the agent).
-pub fn render(suite: &str, rows: &[Value]) -> String {
-    let mut repeat: std::collections::HashMap<String, usize> = Default::default();
+/// A testcase's name: `3. How many orders?`, and `(run 2 of 3)` when there are repeats.
+fn case_name(question: &str, position: usize, run: usize, repeats: usize) -> String {
+    if repeats > 1 {
+        format!("{position}. {question} (run {run} of {repeats})")
+    } else {
+        format!("{position}. {question}")
+    }
+}
+
+/// The JUnit document for an evaluation's rows, in the order `evaluate` gives them (each
+/// question's `repeats` runs together, questions in file order); `suite` names the testsuite
+/// (the agent).
+pub fn render(suite: &str, rows: &[Value], repeats: usize) -> String {
+    let repeats = repeats.max(1);
     let ungraded = |row: &Value| row["verdict"] == "error";
     let errors = rows.iter().filter(|row| ungraded(row)).count();
     let failures = rows.iter().filter(|row| row["verdict"] != "yes").count() - errors;
@@ -50,15 +62,14 @@ pub fn render(suite: &str, rows: &[Value]) -> String {
         n = rows.len(),
         suite = escape(suite),
     );
-    for row in rows {
+    for (at, row) in rows.iter().enumerate() {
         let question = text(&row["question"]);
-        let count = repeat.entry(question.clone()).or_default();
-        *count += 1;
+        let name = case_name(&question, at / repeats + 1, at % repeats + 1, repeats);
         let _ = write!(
             out,
             "    <testcase classname=\"{suite}\" name=\"{name}\" time=\"{time:.3}\"",
             suite = escape(suite),
-            name = escape(&format!("{question} #{count}")),
+            name = escape(&name),
             time = seconds(row),
         );
         if row["verdict"] == "yes" {
@@ -98,8 +109,9 @@ mod tests {
         let xml = render(
             "A&B",
             &[json!({"question": "q<", "verdict": "no", "actual": "x]]>"})],
+            1,
         );
-        assert!(xml.contains("name=\"q&lt; #1\""), "{xml}");
+        assert!(xml.contains("name=\"1. q&lt;\""), "{xml}");
         assert!(xml.contains("actual: x]]&gt;"), "{xml}");
     }
 
@@ -113,6 +125,7 @@ mod tests {
                 json!({"question": "c", "verdict": "error", "rule": "reference_failed",
                        "error": "the reference query returned nothing"}),
             ],
+            1,
         );
         assert!(
             xml.contains("tests=\"3\" failures=\"1\" errors=\"1\""),
@@ -127,5 +140,24 @@ mod tests {
             xml.contains("<failure message=\"verdict no (numbers)\""),
             "{xml}"
         );
+    }
+
+    #[test]
+    fn two_questions_with_one_text_are_named_by_their_place_not_as_repeats() {
+        let row = json!({"question": "How many?", "verdict": "yes"});
+        let once = render("agent", &[row.clone(), row.clone()], 1);
+        assert!(
+            once.contains("name=\"1. How many?\"") && once.contains("name=\"2. How many?\""),
+            "{once}"
+        );
+        let twice = render("agent", &[row.clone(), row.clone(), row.clone(), row], 2);
+        for name in [
+            "1. How many? (run 1 of 2)",
+            "1. How many? (run 2 of 2)",
+            "2. How many? (run 1 of 2)",
+            "2. How many? (run 2 of 2)",
+        ] {
+            assert!(twice.contains(&format!("name=\"{name}\"")), "{twice}");
+        }
     }
 }

@@ -442,7 +442,7 @@ fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
         let comparison = tracking::compare(&tracked, &run, &rows);
         if let Some(path) = &junit {
             let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
-            tracking::write_junit(path, &suite, &rows)?;
+            tracking::write_junit(path, &suite, &rows, repeats as usize)?;
         }
         let per_question: Vec<Value> = into_array(result["questions"].take())
             .into_iter()

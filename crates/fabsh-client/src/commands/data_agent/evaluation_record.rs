@@ -132,9 +132,9 @@ pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
         .transpose()
 }
 
-/// Writes the rows as JUnit XML.
-pub fn write_junit(path: &Path, suite: &str, rows: &[Value]) -> Result<()> {
-    std::fs::write(path, junit::render(suite, rows))
+/// Writes the rows (each question's `repeats` runs together) as JUnit XML.
+pub fn write_junit(path: &Path, suite: &str, rows: &[Value], repeats: usize) -> Result<()> {
+    std::fs::write(path, junit::render(suite, rows, repeats))
         .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
 }
 

@@ -95,7 +95,8 @@ pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
     about: "The run as recorded: runId, time, workspace and agent ({id, name}), grading (rules or the judge model), questionsFile and its questionsSha256, repeats, concurrency, configurationFingerprint, summary, and every row (question, expected, actual, verdict, rule, rationale, latencyMs, error).",
     args: &[RUNS_OF, RUN, RUNS_WORKSPACE, RUNS_AGENT],
     traits: Traits::READ.needs(Needs::Nothing),
-    columns: &[],
+    // A table shows the rows; the run's own fields are the JSON's.
+    columns: &["question", "verdict", "rule", "latencyMs"],
     examples: &[Example {
         command: "data-agent evaluations show \"$RUN_ID\" -q \"rows[?verdict=='no']\"",
         about: "the failed runs of a recorded evaluation",
@@ -191,7 +192,18 @@ fn list(ctx: Ctx, args: Args) -> HandlerFuture {
 fn show(_ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (runs, agent) = runs_of(&args, &["run"])?;
-        Ok(Reply::json(Store::open()?.show(&runs[0], agent.as_ref())?))
+        let run = Store::open()?.show(&runs[0], agent.as_ref())?;
+        let pass_rate = run["summary"]["passRate"].as_f64().map_or_else(
+            || "unknown".to_string(),
+            |rate| format!("{:.1}%", rate * 100.0),
+        );
+        let note = format!(
+            "run {} of {}: {} runs, pass rate {pass_rate}",
+            run["runId"].as_str().unwrap_or_default(),
+            run["agent"]["name"].as_str().unwrap_or_default(),
+            run["summary"]["runs"],
+        );
+        Ok(Reply::json(run).with_table_rows("rows").with_note(note))
     })
 }
 
