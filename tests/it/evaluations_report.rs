@@ -99,14 +99,21 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
     let text = std::fs::read_to_string(&changed).expect("read");
     let end = text.rfind(']').expect("array end");
     let extra = serde_json::to_string(MARKUP).expect("json");
+    // The markup question twice: two questions of one text, not one asked twice.
     std::fs::write(
         &changed,
         format!(
-            "{}, {{\"question\": {extra}, \"expected\": \"1\"}}]",
+            "{}, {{\"question\": {extra}, \"expected\": \"1\"}}, {{\"question\": {extra}, \"expected\": \"1\"}}]",
             &text[..end]
         ),
     )
     .expect("write");
+    let questions_in_file =
+        serde_json::from_str::<Value>(&std::fs::read_to_string(&changed).expect("read"))
+            .expect("JSON")
+            .as_array()
+            .expect("questions")
+            .len();
     let head_run = evaluate(&fx, &changed, &[]);
     let head_id = list(&fx)[0]["runId"].as_str().expect("id").to_string();
     assert_ne!(head_id, base_id, "{}", head_run.stderr);
@@ -255,9 +262,49 @@ fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
         .filter(|row| row["verdict"] == "unclear")
         .count();
     assert!(unclear_rows > 0);
+    // The run's counts are of runs, each as the rows say, and labelled so; the comparison's
+    // are of questions and say that.
+    let rows_with = |verdict: &str| {
+        head["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .filter(|row| row["verdict"] == verdict)
+            .count()
+    };
+    for (label, verdict) in [
+        ("Passed runs", "yes"),
+        ("Failed runs", "no"),
+        ("Unclear runs", "unclear"),
+        ("Error runs", "error"),
+    ] {
+        let count = rows_with(verdict);
+        assert!(
+            html.contains(&format!("<dt>{label}</dt><dd>{count}</dd>")),
+            "{label} {count}"
+        );
+    }
+    assert_eq!(unclear_rows, rows_with("unclear"));
     assert!(
-        html.contains(&format!("<dt>Unclear</dt><dd>{unclear_rows}</dd>")),
-        "the run's unclear count"
+        html.contains("<dt>Unclear questions</dt>"),
+        "the comparison's unit"
+    );
+    // Runs: every question of the file (two of one text are two) times the repeats.
+    let repeats = head["repeats"].as_u64().expect("repeats");
+    assert!(
+        html.contains(&format!("({questions_in_file} × {repeats} repeats)")),
+        "runs as questions × repeats"
+    );
+    // The base and head runs were made from different questions files: the trend says so.
+    assert_ne!(base["questionsSha256"], head["questionsSha256"]);
+    assert_eq!(
+        html.matches("class=\"file-change\"").count(),
+        1,
+        "one change of file"
+    );
+    assert!(
+        html.contains("Questions files (sha256)"),
+        "the files' legend"
     );
 
     // Every row of the head run not graded yes, in order, and no other; identical failures

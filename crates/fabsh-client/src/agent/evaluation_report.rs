@@ -89,32 +89,37 @@ fn axis_date(recorded: &str) -> String {
         .unwrap_or_else(|| recorded.to_string())
 }
 
-/// The trend chart's legend: each configuration fingerprint with the runs (1 = oldest) made
-/// on it, in order, a new entry whenever it changes.
-fn fingerprint_legend(history: &[Value]) -> String {
+/// The runs (1 = oldest) that share `key`'s value, in order: a new span whenever it
+/// changes, as `(short value, first, last)`.
+fn spans(history: &[Value], key: &str) -> Vec<(String, usize, usize)> {
     let mut spans: Vec<(String, usize, usize)> = Vec::new();
     for (i, run) in history.iter().enumerate() {
-        let fingerprint = run["configurationFingerprint"]
+        let value = run[key]
             .as_str()
             .map_or_else(|| "none".to_string(), |f| short(f, 7));
         match spans.last_mut() {
-            Some((known, _, last)) if *known == fingerprint => *last = i + 1,
-            _ => spans.push((fingerprint, i + 1, i + 1)),
+            Some((known, _, last)) if *known == value => *last = i + 1,
+            _ => spans.push((value, i + 1, i + 1)),
         }
     }
-    let entries: Vec<String> = spans
+    spans
+}
+
+/// One legend line: `label`, then each value of `key` with the runs made on it.
+fn legend(history: &[Value], key: &str, label: &str) -> String {
+    let entries: Vec<String> = spans(history, key)
         .iter()
-        .map(|(fingerprint, first, last)| {
+        .map(|(value, first, last)| {
             let runs = if first == last {
                 format!("run {first}")
             } else {
                 format!("runs {first}–{last}")
             };
-            format!("<code>{}</code> {runs}", escape(fingerprint))
+            format!("<code>{}</code> {runs}", escape(value))
         })
         .collect();
     format!(
-        "<p class=\"muted legend\">Configurations: {}</p>",
+        "<p class=\"muted legend\">{label}: {}</p>",
         entries.join(", ")
     )
 }
@@ -185,16 +190,21 @@ fn summary_section(run: &Value) -> String {
         ("Time", to_the_second(&text(&run["time"]))),
         ("Grading", text(&run["grading"])),
         ("Pass rate", percent(&summary["passRate"])),
-        ("Unclear", text(&summary["unclear"])),
+        // Runs, as the JSON's summary counts them: one per question of the file and repeat
+        // (two questions of one text are two questions, not repeats).
         (
             "Runs",
             format!(
                 "{} ({} × {} repeats)",
                 text(&summary["runs"]),
-                outcomes(run).len(),
+                questions_in_file(run),
                 text(&run["repeats"])
             ),
         ),
+        ("Passed runs", text(&summary["passed"])),
+        ("Failed runs", text(&summary["failed"])),
+        ("Unclear runs", text(&summary["unclear"])),
+        ("Error runs", text(&summary["errors"])),
         ("Latency p50", millis(&summary["latencyP50Ms"])),
         ("Latency p95", millis(&summary["latencyP95Ms"])),
         ("Configuration", fingerprint),
@@ -221,6 +231,13 @@ fn summary_section(run: &Value) -> String {
     out
 }
 
+/// How many questions the run's file held: its rows are each question's repeats together.
+fn questions_in_file(run: &Value) -> usize {
+    let rows = run["rows"].as_array().map_or(0, Vec::len);
+    let repeats = run["repeats"].as_u64().unwrap_or(1).max(1) as usize;
+    rows / repeats
+}
+
 fn comparison_section(comparison: &Value) -> String {
     let signed = |value: &Value, scale: f64, unit: &str| {
         value
@@ -231,12 +248,13 @@ fn comparison_section(comparison: &Value) -> String {
         "<section class=\"comparison\"><h2>Compared with run {}</h2><dl class=\"summary\">",
         escape(&short(&text(&comparison["base"]["runId"]), 8))
     );
+    // These count questions (the summary above counts runs): the labels say which.
     let items = [
-        ("Newly failing", text(&comparison["newlyFailing"])),
-        ("Newly passing", text(&comparison["newlyPassing"])),
-        ("Flaky", text(&comparison["flaky"])),
-        ("Unchanged", text(&comparison["unchanged"])),
-        ("Unclear", text(&comparison["unclear"])),
+        ("Newly failing questions", text(&comparison["newlyFailing"])),
+        ("Newly passing questions", text(&comparison["newlyPassing"])),
+        ("Flaky questions", text(&comparison["flaky"])),
+        ("Unchanged questions", text(&comparison["unchanged"])),
+        ("Unclear questions", text(&comparison["unclear"])),
         (
             "Pass rate Δ",
             signed(&comparison["passRateDelta"], 100.0, " pts"),
@@ -336,22 +354,36 @@ fn trend_section(history: &[Value], current: &str) -> String {
         );
     }
     axis.push_str("</svg>");
-    let points: Vec<String> = history
-        .iter()
-        .enumerate()
-        .map(|(i, run)| {
-            format!(
-                "{:.1},{:.1}",
-                x(i),
-                y(run["passRate"].as_f64().unwrap_or(0.0))
-            )
-        })
-        .collect();
-    let _ = write!(
-        svg,
-        "<polyline points=\"{}\" fill=\"none\" stroke=\"#2d6cdf\" stroke-width=\"2\"/>",
-        points.join(" ")
-    );
+    // Runs of one questions file are joined; where the file changes, the line breaks and a
+    // dashed rule says so: pass rates of different questions are not one trend.
+    for (_, first, last) in spans(history, "questionsSha256") {
+        let points: Vec<String> = (first - 1..last)
+            .map(|i| {
+                format!(
+                    "{:.1},{:.1}",
+                    x(i),
+                    y(history[i]["passRate"].as_f64().unwrap_or(0.0))
+                )
+            })
+            .collect();
+        let _ = write!(
+            svg,
+            "<polyline class=\"questions-file\" points=\"{}\" fill=\"none\" stroke=\"#2d6cdf\" stroke-width=\"2\"/>",
+            points.join(" ")
+        );
+        if first > 1 {
+            let at = (x(first - 2) + x(first - 1)) / 2.0;
+            let _ = write!(
+                svg,
+                "<g class=\"file-change\"><line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{top}\" y2=\"{:.1}\" \
+                 stroke=\"#b06000\" stroke-dasharray=\"4 3\"/><text x=\"{:.1}\" y=\"{:.1}\" fill=\"#b06000\">\
+                 new questions</text></g>",
+                top + plot_h,
+                at + 3.0,
+                top + 10.0
+            );
+        }
+    }
     for (i, run) in history.iter().enumerate() {
         let id = text(&run["runId"]);
         let is_current = id == current;
@@ -390,9 +422,10 @@ fn trend_section(history: &[Value], current: &str) -> String {
          <div class=\"trend-chart\">{axis}<div class=\"chart\">{svg}</div></div>\
          <p class=\"muted\">Oldest to newest, each point at its date (month-day hour:minute); \
          a point's tooltip names its configuration fingerprint; the larger amber point is this \
-         run.</p>{}</section>",
+         run; a dashed line marks a change of questions file, where the line breaks.</p>{}</section>",
         runs(history.len(), "recorded run"),
-        fingerprint_legend(history)
+        legend(history, "configurationFingerprint", "Configurations")
+            + &legend(history, "questionsSha256", "Questions files (sha256)")
     )
 }
 

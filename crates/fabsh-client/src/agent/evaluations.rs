@@ -211,7 +211,8 @@ impl Store {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT id, time, pass_rate, summary, configuration_fingerprint, grading FROM runs
+                "SELECT id, time, pass_rate, summary, configuration_fingerprint, grading,
+                        questions_sha256 FROM runs
                  WHERE workspace_id = ?1 AND agent_id = ?2 ORDER BY rowid DESC",
             )
             .map_err(|err| failed(&self.path, err))?;
@@ -226,6 +227,7 @@ impl Store {
                     "runs": summary["runs"],
                     "configurationFingerprint": row.get::<_, Option<String>>(4)?,
                     "grading": row.get::<_, String>(5)?,
+                    "questionsSha256": row.get::<_, String>(6)?,
                 }))
             })
             .map_err(|err| failed(&self.path, err))?;
