@@ -60,7 +60,7 @@ pub fn prepare(
     if needs_consent(spec, &args) {
         if !on_terminal() {
             return Err(Error::usage(format!(
-                "`fabsh {}` destroys data ({}); off a terminal it needs --yes",
+                "`fabsh {}` cannot be undone ({}); off a terminal it needs --yes",
                 command_line(spec, &args),
                 spec.summary.to_lowercase()
             ))

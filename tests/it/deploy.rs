@@ -448,7 +448,7 @@ fn a_changed_part_updates_that_item_and_a_removed_item_is_an_orphan() {
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(
         refused.stderr.contains(&format!(
-            "`fabsh deploy apply --workspace {workspace} --delete-orphans` destroys data"
+            "`fabsh deploy apply --workspace {workspace} --delete-orphans` cannot be undone"
         )) && refused.stderr.contains("needs --yes"),
         "{}",
         refused.stderr

@@ -323,7 +323,7 @@ fn the_job_type_follows_the_item_type() {
     ] {
         let id = server.create_demo_item(name, item_type);
         let started = server
-            .fabsh(&["job", "run", "-w", "Demo", "--id", &id])
+            .fabsh(&["job", "run", "-w", "Demo", "--id", &id, "--no-wait"])
             .ok_json();
         let (_, shown) = server.get_json(&server.demo_path(&format!(
             "/items/{id}/jobs/instances/{}",
@@ -346,10 +346,15 @@ fn a_job_type_the_item_cannot_run_is_refused() {
             .count()
     };
     let posts = posted(&server);
-    // No default for a semantic model: exit 2 naming --job-type, no run sent.
+    // A semantic model has no on-demand job: exit 2 saying so, no run sent.
     let run = server.fabsh(&["job", "run", "Demo/Sales Model"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("--job-type"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("a SemanticModel has no on-demand job")
+            && run.stderr.contains("--job-type"),
+        "{}",
+        run.stderr
+    );
     // Another item type's job, and a known job type in the wrong case.
     for job_type in ["Pipeline", "runnotebook"] {
         let run = server.fabsh(&["job", "run", "Demo/Welcome", "--job-type", job_type]);
@@ -599,9 +604,54 @@ jobs::run_all([#{workspace: "Demo", item: "Welcome"}, #{workspace: "Demo", item:
         run.stdout
     );
     // The local runs executed nothing, and local Fabric says so on every run.
-    let local = server.fabsh(&["job", "run", "Demo/Welcome"]);
+    let local = server.fabsh(&["job", "run", "Demo/Welcome", "--no-wait"]);
     assert!(
         local.stderr.contains("executed nothing"),
+        "{}",
+        local.stderr
+    );
+}
+
+#[test]
+fn job_run_waits_by_default_and_no_wait_prints_the_next_command_as_typed() {
+    let server = quick_server(&[("job-ms", "300")]);
+    // As fab's `job run` and az's long operations: followed to the end unless --no-wait.
+    let waited = server.fabsh(&["job", "run", "Demo/Welcome"]).ok_json();
+    assert_eq!(waited["status"], "Completed", "{waited}");
+    let started = server.fabsh(&[
+        "--profile",
+        "default",
+        "job",
+        "run",
+        "Demo/Welcome",
+        "--no-wait",
+    ]);
+    let id = started.ok_json()["id"].as_str().expect("id").to_string();
+    let next = format!("`fabsh --profile default job show Demo/Welcome --instance {id}`");
+    assert!(started.stderr.contains(&next), "{}", started.stderr);
+    // The command printed is the one to type: it shows the run.
+    let shown = server
+        .fabsh(&[
+            "--profile",
+            "default",
+            "job",
+            "show",
+            "Demo/Welcome",
+            "--instance",
+            &id,
+        ])
+        .ok_json();
+    assert_eq!(shown["id"], id.as_str());
+    let both = server.fabsh(&["job", "run", "Demo/Welcome", "--no-wait", "--timeout", "5"]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    // With --local, the next command keeps --local: without it, it would go elsewhere.
+    let home = crate::support::Home::new();
+    let local = home.run(&["--local", "job", "run", "Demo/Welcome", "--no-wait"]);
+    let id = local.ok_json()["id"].as_str().expect("id").to_string();
+    assert!(
+        local.stderr.contains(&format!(
+            "`fabsh --local job show Demo/Welcome --instance {id}`"
+        )),
         "{}",
         local.stderr
     );

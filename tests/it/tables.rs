@@ -290,7 +290,7 @@ fn a_table_too_narrow_for_its_text_shows_short_guids_and_wide_shows_them_whole()
     // A job list has five free-text columns beside the run's id: at 80 columns, ids whole
     // would leave each about six characters ("Comp…"), so the id gives way instead.
     let server = crate::support::shared(module_path!());
-    let run = server.fabsh(&["job", "run", "Demo/Welcome", "-o", "json"]);
+    let run = server.fabsh(&["job", "run", "Demo/Welcome", "--no-wait", "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let id = run.json()["id"].as_str().expect("run id").to_string();
     let listed = server.fabsh_env(

@@ -169,7 +169,7 @@ impl<'a> Builder<'a> {
 
     /// JOB_RUN_ID: a run of Welcome still going; SCHEDULE_ID: a schedule of Welcome.
     fn jobs(&mut self) {
-        let run = self.text(&["job", "run", "Demo/Welcome"], "id");
+        let run = self.text(&["job", "run", "Demo/Welcome", "--no-wait"], "id");
         self.set("JOB_RUN_ID", &run);
         let schedule = self.text(
             &[

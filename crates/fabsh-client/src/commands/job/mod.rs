@@ -35,8 +35,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         group: "job",
         name: "run",
-        summary: "Run an item's job on demand (a notebook, pipeline, Spark job, table maintenance) and optionally wait for it",
-        about: "The job type follows the item's type unless --job-type names one: Notebook → RunNotebook, DataPipeline → Pipeline, SparkJobDefinition → sparkjob, Lakehouse → TableMaintenance (job types are case-sensitive). --parameters takes {\"name\": value, ...} (each typed from its JSON value: Text, Boolean, Integer, Number) or the service's own list [{\"name\", \"type\", \"value\"}]; --execution-data is the job type's fixed settings. Without --wait it prints the new run's id and where to follow it. With --wait it follows the run to its end, polling as the service's Retry-After says: exit 0 when it Completed, exit 9 when it Failed or was Cancelled (the failure reason is printed), exit 10 when --timeout passed first (the run is left running and its id printed, or cancelled with --cancel-on-timeout). Ctrl-C while waiting asks on a terminal whether to cancel the run; elsewhere it leaves the run running and says so; a SIGTERM (a cancelled CI job) leaves it running, names it and exits 143, and a wait the endpoint stops answering names the run too. Local Fabric follows a run's lifecycle but executes no code.",
+        summary: "Run an item's job on demand (a notebook, pipeline, Spark job, table maintenance) and wait for it to end",
+        about: "The job type follows the item's type unless --job-type names one: Notebook → RunNotebook, DataPipeline → Pipeline, SparkJobDefinition → sparkjob, Lakehouse → TableMaintenance (job types are case-sensitive). --parameters takes {\"name\": value, ...} (each typed from its JSON value: Text, Boolean, Integer, Number) or the service's own list [{\"name\", \"type\", \"value\"}]; --execution-data is the job type's fixed settings. It follows the run to its end, as fab's `job run` does (--no-wait returns once it is started, with its id and the command that follows it), polling as the service's Retry-After says: exit 0 when it Completed, exit 9 when it Failed or was Cancelled (the failure reason is printed), exit 10 when --timeout passed first (the run is left running and its id printed, or cancelled with --cancel-on-timeout). Ctrl-C while waiting asks on a terminal whether to cancel the run; elsewhere it leaves the run running and says so; a SIGTERM (a cancelled CI job) leaves it running, names it and exits 143, and a wait the endpoint stops answering names the run too. Local Fabric follows a run's lifecycle but executes no code.",
         args: &[
             WORKSPACE,
             ITEM,
@@ -55,11 +55,21 @@ pub static COMMANDS: &[CommandSpec] = &[
                 ArgKind::Json,
                 "The job type's execution data (an object), inline or @file",
             ),
-            ArgSpec::opt("wait", ArgKind::Bool, "Follow the run until it ends"),
+            ArgSpec::opt(
+                "no-wait",
+                ArgKind::Bool,
+                "Return once the run is started, with its id, instead of following it to its end",
+            ),
+            // Waiting is the default; the switch stays for the command lines that spell it.
+            ArgSpec::opt(
+                "wait",
+                ArgKind::Bool,
+                "Follow the run until it ends (the default)",
+            ),
             ArgSpec::opt(
                 "timeout",
                 ArgKind::Int,
-                "With --wait: stop waiting after this many seconds (exit 10)",
+                "Stop waiting after this many seconds (exit 10)",
             )
             .range(1, 7 * 24 * 3600),
             ArgSpec::opt(
@@ -72,15 +82,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         columns: RUN_COLUMNS,
         examples: &[
             Example {
-                command: "job run Demo/Welcome --wait",
+                command: "job run Demo/Welcome",
                 about: "run a notebook and wait for it to finish",
             },
             Example {
-                command: "job run Demo/Welcome --parameters '{\"region\": \"west\", \"limit\": 10}' --wait --timeout 600 --cancel-on-timeout",
+                command: "job run Demo/Welcome --parameters '{\"region\": \"west\", \"limit\": 10}' --timeout 600 --cancel-on-timeout",
                 about: "with parameters, giving up (and cancelling) after ten minutes",
             },
             Example {
-                command: "job run -w Demo --id SalesLakehouse --execution-data @maintenance.json",
+                command: "job run -w Demo --id SalesLakehouse --execution-data @maintenance.json --no-wait",
                 about: "a lakehouse's table maintenance, without waiting",
             },
         ],

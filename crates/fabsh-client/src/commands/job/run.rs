@@ -30,7 +30,8 @@ pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
             return Ok(Reply::json(Value::Null));
         };
         let note = started.lifecycle_only.then_some(LIFECYCLE_ONLY_NOTE);
-        if !args.flag("wait") {
+        let next = NextCommands::new(&ctx, &args, &started.id);
+        if args.flag("no-wait") {
             let reply = Reply::json(json!({
                 "id": started.id,
                 "itemId": item,
@@ -38,16 +39,16 @@ pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
                 "location": started.url.as_str(),
             }))
             .with_note(format!(
-                "run {} started; follow it with `fabsh job show -w {workspace} --id {item} --instance {}`",
-                started.id, started.id
+                "run {} started; follow it with `{}`",
+                started.id, next.show
             ));
             return Ok(match note {
                 Some(note) => reply.with_note(note),
                 None => reply,
             });
         }
-        let waited = wait::follow(&ctx, &started, timeout).await?;
-        let reply = ended(&ctx, &args, &workspace, &item, waited).await?;
+        let waited = wait::follow(&ctx, &started, timeout, &next).await?;
+        let reply = ended(&ctx, &args, (&workspace, &item), &next, waited).await?;
         Ok(match started.lifecycle_only {
             true => reply.with_note(LIFECYCLE_ONLY_NOTE),
             false => reply,
@@ -55,12 +56,54 @@ pub(super) fn run(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// `--timeout` in seconds, only with `--wait`; `--cancel-on-timeout` only with `--timeout`.
+/// The commands that follow or cancel a run, as the user would type them next: the
+/// workspace and item as they were given, and the global flags that chose the backend.
+pub(super) struct NextCommands {
+    pub show: String,
+    pub cancel: String,
+}
+
+impl NextCommands {
+    fn new(ctx: &Ctx, args: &Args, run: &str) -> NextCommands {
+        use crate::config::private_file::shell_word;
+        let settings = ctx.settings();
+        let mut globals = String::new();
+        if settings.local {
+            globals.push_str(" --local");
+        }
+        if let Some(profile) = &settings.profile {
+            globals.push_str(&format!(" --profile {}", shell_word(profile)));
+        }
+        if let Some(endpoint) = &settings.endpoint {
+            globals.push_str(&format!(" --endpoint {}", shell_word(endpoint)));
+        }
+        let workspace = args.opt_str("workspace").unwrap_or_default();
+        let item = args.opt_str("id").unwrap_or_default();
+        // `Demo/Welcome` as the user most likely wrote it, unless a name holds a `/`.
+        let target = if workspace.contains('/') || item.contains('/') {
+            format!("-w {} --id {}", shell_word(workspace), shell_word(item))
+        } else {
+            shell_word(&format!("{workspace}/{item}"))
+        };
+        NextCommands {
+            show: format!("fabsh{globals} job show {target} --instance {run}"),
+            cancel: format!("fabsh{globals} job cancel {target} --instance {run}"),
+        }
+    }
+}
+
+/// `--timeout` in seconds, not with `--no-wait`; `--cancel-on-timeout` only with `--timeout`.
 fn wait_limit(args: &Args) -> Result<Option<Duration>> {
     let timeout = args.int("timeout");
-    if timeout.is_some() && !args.flag("wait") {
-        return Err(Error::usage("--timeout needs --wait")
-            .with_hint("add --wait to follow the run, or leave --timeout out"));
+    if args.flag("no-wait") && args.flag("wait") {
+        return Err(Error::usage("--wait and --no-wait contradict each other")
+            .with_hint("job run waits by default; --no-wait returns once the run is started"));
+    }
+    if timeout.is_some() && args.flag("no-wait") {
+        return Err(
+            Error::usage("--timeout is how long to wait, and --no-wait does not wait")
+                .with_hint("leave out --no-wait to follow the run, or leave --timeout out"),
+        );
     }
     if args.flag("cancel-on-timeout") && timeout.is_none() {
         return Err(Error::usage("--cancel-on-timeout needs --timeout")
@@ -147,9 +190,11 @@ pub(crate) async fn job_type(
         }
         None => default_job_type(item_type).map(str::to_string).ok_or_else(|| {
             Error::usage(format!(
-                "an item of type {item_type} has no default job type: name it with --{JOB_TYPE_FLAG}"
+                "a {item_type} has no on-demand job: jobs run notebooks, pipelines, Spark job definitions and lakehouse table maintenance"
             ))
-            .with_hint("Notebook → RunNotebook, DataPipeline → Pipeline, SparkJobDefinition → sparkjob, Lakehouse → TableMaintenance")
+            .with_hint(format!(
+                "Notebook → RunNotebook, DataPipeline → Pipeline, SparkJobDefinition → sparkjob, Lakehouse → TableMaintenance; if the service has a job type for a {item_type}, name it with --{JOB_TYPE_FLAG}"
+            ))
         }),
     }
 }
@@ -159,8 +204,8 @@ pub(crate) async fn job_type(
 async fn ended(
     ctx: &Ctx,
     args: &Args,
-    workspace: &str,
-    item: &str,
+    (workspace, item): (&str, &str),
+    next: &NextCommands,
     waited: Waited,
 ) -> Result<Reply> {
     match waited {
@@ -187,7 +232,8 @@ async fn ended(
                 jobs::get(ctx.api(), workspace, item, &id).await?
             } else {
                 err = err.with_hint(format!(
-                    "run {id} is left running: follow it with `fabsh job show -w {workspace} --id {item} --instance {id}`, or cancel it with `fabsh job cancel ...`"
+                    "run {id} is left running: follow it with `{}`, or cancel it with `{}`",
+                    next.show, next.cancel
                 ));
                 instance
             };

@@ -4,6 +4,7 @@
 //! stops the wait: at a terminal the user is asked whether to cancel the run; elsewhere the
 //! run is left running, and the error says which run and how to follow it.
 
+use super::run::NextCommands;
 use crate::api::jobs::{self, Started};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
@@ -38,6 +39,7 @@ pub(super) async fn follow(
     ctx: &Ctx,
     started: &Started,
     timeout: Option<Duration>,
+    next: &NextCommands,
 ) -> Result<Waited> {
     let api = ctx.api();
     let deadline = timeout.map(|t| Instant::now() + t);
@@ -53,13 +55,13 @@ pub(super) async fn follow(
             _ = interrupt.token().cancelled() => {
                 spinner.finish();
                 drop(interrupt);
-                return Err(interrupted(ctx, started).await);
+                return Err(interrupted(ctx, started, next).await);
             }
             _ = tokio::time::sleep(sleep) => {}
         }
         let (instance, retry_after) = jobs::poll(api, &started.url)
             .await
-            .map_err(|err| lost_track(err, started))?;
+            .map_err(|err| lost_track(err, started, next))?;
         spinner.update(instance.status.as_str(), None);
         if instance.status.is_final() {
             spinner.finish();
@@ -73,29 +75,28 @@ pub(super) async fn follow(
     }
 }
 
-/// How to look at the run `started` follows.
-fn follow_hint(started: &Started) -> String {
+/// How to look at the run, or stop it.
+fn follow_hint(next: &NextCommands) -> String {
     format!(
-        "follow it with `fabsh api GET {}`, or cancel it with `fabsh job cancel ... --instance {}`",
-        started.url.path(),
-        started.id
+        "follow it with `{}`, or cancel it with `{}`",
+        next.show, next.cancel
     )
 }
 
 /// A look at the run that failed (the server went away, the token expired): the run was
 /// started and may still be running, so the error names it.
-fn lost_track(err: Error, started: &Started) -> Error {
+fn lost_track(err: Error, started: &Started, next: &NextCommands) -> Error {
     err.with_cause(format!(
         "stopped waiting; run {} was started and may still be running",
         started.id
     ))
-    .with_hint(follow_hint(started))
+    .with_hint(follow_hint(next))
 }
 
 /// Ctrl-C while waiting: cancel the run if the person at the terminal says so, else leave
 /// it running; either way the command ends as cancelled (exit 130). After a SIGTERM nobody
 /// is asked: the run is left running and named.
-async fn interrupted(ctx: &Ctx, started: &Started) -> Error {
+async fn interrupted(ctx: &Ctx, started: &Started, next: &NextCommands) -> Error {
     let id = started.id.clone();
     let answer = if ctx.bridge().was_terminated() {
         None
@@ -106,7 +107,6 @@ async fn interrupted(ctx: &Ctx, started: &Started) -> Error {
             .ok()
             .flatten()
     };
-    let follow = format!("`fabsh api GET {}`", started.url.path());
     match answer {
         Some(true) => {
             let cancel = cancel_by_url(ctx, started).await;
@@ -119,14 +119,14 @@ async fn interrupted(ctx: &Ctx, started: &Started) -> Error {
                     ),
                 )
                 .with_cause(err.message.clone())
-                .with_hint(format!("check it with {follow}")),
+                .with_hint(format!("check it with `{}`", next.show)),
             }
         }
         _ => Error::new(
             ErrorKind::Cancelled,
             format!("stopped waiting; run {id} is left running"),
         )
-        .with_hint(follow_hint(started)),
+        .with_hint(follow_hint(next)),
     }
 }
 
