@@ -108,7 +108,7 @@ fn deployed(name: &str) -> (&'static Server, Repo, String) {
     (server, repo, workspace)
 }
 
-fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
+pub(crate) fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
     let rows = server
         .fabsh(&[
             "item",
@@ -129,7 +129,7 @@ fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn id_of(server: &Server, workspace: &str, name: &str, item_type: &str) -> String {
+pub(crate) fn id_of(server: &Server, workspace: &str, name: &str, item_type: &str) -> String {
     listed(server, workspace)
         .into_iter()
         .find(|(n, t, _)| n == name && t == item_type)

@@ -35,6 +35,7 @@ mod definition_status;
 mod definitions;
 mod deploy;
 mod deploy_boundaries;
+mod deploy_fidelity;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;

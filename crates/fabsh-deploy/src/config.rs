@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Input, Result};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One value, or one per environment.
@@ -24,6 +24,21 @@ impl<T> PerEnv<T> {
             PerEnv::ByEnv(map) => map.get(env?),
         }
     }
+
+    /// The environments a map names (none for one value).
+    fn environments(&self) -> impl Iterator<Item = &String> {
+        match self {
+            PerEnv::Same(_) => None,
+            PerEnv::ByEnv(map) => Some(map.keys()),
+        }
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// The environments `value`, when given, names.
+fn environments_of<T>(value: &Option<PerEnv<T>>) -> impl Iterator<Item = &String> {
+    value.iter().flat_map(PerEnv::environments)
 }
 
 /// The `core` section.
@@ -71,6 +86,8 @@ pub struct Settings {
     pub unpublish_exclude: Option<regex::Regex>,
     pub unpublish_skip: bool,
     pub features: Vec<String>,
+    /// The environments the file's per-environment maps name, whichever was asked for.
+    pub environments: BTreeSet<String>,
 }
 
 /// Reads `path` and resolves it for `env`.
@@ -122,7 +139,25 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
             .and_then(|v| v.get(env))
             .cloned()
             .unwrap_or_default(),
+        environments: environments(file),
     })
+}
+
+fn environments(file: &ConfigFile) -> BTreeSet<String> {
+    let core = &file.core;
+    let mut names: BTreeSet<String> = core.repository_directory.environments().cloned().collect();
+    for value in [&core.workspace, &core.workspace_id, &core.parameter] {
+        names.extend(environments_of(value).cloned());
+    }
+    names.extend(environments_of(&core.item_types_in_scope).cloned());
+    for filters in [&file.publish, &file.unpublish] {
+        names.extend(environments_of(&filters.exclude_regex).cloned());
+        names.extend(environments_of(&filters.folder_exclude_regex).cloned());
+        names.extend(environments_of(&filters.skip).cloned());
+        names.extend(environments_of(&filters.items_to_include).cloned());
+    }
+    names.extend(environments_of(&file.features).cloned());
+    names
 }
 
 /// `Some` when `text` has a GUID's shape.
@@ -166,6 +201,10 @@ mod tests {
         );
         assert!(!test.publish_skip);
         assert!(test.unpublish_exclude.expect("regex").is_match("DEBUG_x"));
+        assert_eq!(
+            test.environments,
+            ["dev", "prod", "test"].map(String::from).into()
+        );
         let dev = load(&dir.join("config.yml"), Some("dev")).expect("config");
         assert!(dev.publish_skip && dev.unpublish_skip);
         assert_eq!(dev.parameter.expect("parameter"), dir.join("parameter.yml"));

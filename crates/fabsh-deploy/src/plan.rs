@@ -203,7 +203,7 @@ impl Repository {
             ));
         }
         problems.extend(item_problems);
-        problems.extend(self.check_rules(&hits));
+        problems.extend(self.check_rules(&hits, target));
         problems.extend(
             target
                 .env

@@ -8,6 +8,7 @@ use crate::env_vars::EnvVars;
 use crate::error::{Error, Input, Result};
 use crate::params::Parameters;
 use crate::repo;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Opens `dir` (or the config's repository directory) for `environment`.
@@ -24,10 +25,17 @@ pub fn open(
         (Some(dir), _) => dir.to_path_buf(),
         (None, Some(dir)) => dir.clone(),
         (None, None) => {
+            let shown = match environment {
+                Some(env) => format!("environment {env:?}"),
+                None => "no environment (give --environment)".to_string(),
+            };
             return Err(Error::invalid(
                 Input::Config,
                 "config.yml",
-                "core.repository_directory has no value for this environment",
+                format!(
+                    "core.repository_directory has no value for {shown}; the file knows {}",
+                    listed(&settings.environments)
+                ),
             ));
         }
     };
@@ -37,6 +45,33 @@ pub fn open(
         None => Parameters::default(),
     };
     let mut notes = Vec::new();
+    if let Some(env) = environment {
+        let files = [
+            (
+                "config.yml",
+                &settings.environments,
+                "its per-environment values (workspace, parameter, filters, skip) are not set for it",
+            ),
+            (
+                "parameter.yml",
+                &params.environments(),
+                "every rule and binding without an _ALL_ value is skipped",
+            ),
+        ];
+        for (file, known, skipped) in files {
+            if !known.is_empty() && !known.contains(env) {
+                notes.push(warning(
+                    Some(file.to_string()),
+                    "UnknownEnvironment",
+                    format!(
+                        "environment {env:?} is not one it knows ({}{}): {skipped}",
+                        listed(known),
+                        meant(env, known)
+                    ),
+                ));
+            }
+        }
+    }
     let items = all
         .into_iter()
         .filter(|item| {
@@ -97,4 +132,22 @@ fn parameter_file(settings: &Settings, root: &Path) -> Result<Option<PathBuf>> {
             ),
         )),
     }
+}
+
+/// The environments `known`, for a message.
+fn listed(known: &BTreeSet<String>) -> String {
+    if known.is_empty() {
+        return "none by name".to_string();
+    }
+    known.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// `; did you mean X?` when `env` differs from a known environment in case only: the names
+/// are compared as written, as fabric-cicd compares them.
+fn meant(env: &str, known: &BTreeSet<String>) -> String {
+    known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(env))
+        .map(|k| format!("; names are case-sensitive: did you mean {k}?"))
+        .unwrap_or_default()
 }

@@ -236,7 +236,36 @@ async fn target_workspace(ctx: Ctx, args: &Args, repo: &Repository) -> Result<Op
         .or_else(|| repo.settings.workspace_id.clone())
         .or_else(|| repo.settings.workspace.clone());
     match named {
-        Some(text) => Ok(Some(ctx.workspace_id(&text).await?)),
+        Some(text) => {
+            let id = ctx.workspace_id(&text).await;
+            Ok(Some(id.map_err(|err| named_by_config(err, repo, &text))?))
+        }
         None => Ok(None),
     }
+}
+
+/// A not-found error about `workspace` that says so when config.yml gave it (its
+/// `core.workspace_id` or `core.workspace` for the environment): the person may not know
+/// the id came from there, or which environment picked it.
+pub(super) fn named_by_config(mut err: Error, repo: &Repository, workspace: &str) -> Error {
+    let settings = &repo.settings;
+    let key = if settings.workspace_id.as_deref() == Some(workspace) {
+        "core.workspace_id"
+    } else if settings.workspace_id.is_none() && settings.workspace.as_deref() == Some(workspace) {
+        "core.workspace"
+    } else {
+        return err;
+    };
+    if !err.is_not_found() {
+        return err;
+    }
+    let environment = match repo.environment.as_deref() {
+        Some(env) => format!(" for environment {env:?}"),
+        None => String::new(),
+    };
+    err.message = format!(
+        "workspace {workspace}, config.yml's {key}{environment}, was not found: {}",
+        err.message
+    );
+    err.with_hint("check config.yml's value (and --environment), or give the workspace with -w")
 }

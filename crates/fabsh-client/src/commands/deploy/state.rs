@@ -83,7 +83,8 @@ pub(crate) async fn fetch(
         workspaces::get(api, workspace),
         api.all(items::list_req(workspace, &ListFilter::default())),
         api.all(folders::list_req(workspace, None, None)),
-    )?;
+    )
+    .map_err(|err| super::named_by_config(err, repo, workspace))?;
     let listed: Vec<ListedItem> = decode(listed)?;
     let folder_list: Vec<ListedFolder> = decode(folder_list)?;
     let triples: Vec<(String, String, Option<String>)> = folder_list
