@@ -10,11 +10,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The sample repository as the project keeps it.
-fn sample() -> PathBuf {
+pub(crate) fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fabric-cicd-sample/workspace")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).expect("read dir") {
         let entry = entry.expect("entry");

@@ -1,7 +1,8 @@
 //! `deploy` where users rely on fabric-cicd's behaviour: `$items` names the target
 //! workspace's own items too, an environment the files do not know is warned of, and local
-//! Fabric's eventhouse URIs survive a restart. Expected values come from the workspace's own
-//! listing, raw reads of local Fabric and the files the tests write.
+//! Fabric's eventhouse URIs survive a restart (scope filters: `deploy_scope`; export:
+//! `deploy_export`). Expected values come from the workspace's own listing, raw reads of
+//! local Fabric and the files the tests write.
 
 use crate::deploy::{deployed_part, id_of, listed, new_workspace};
 use crate::support::{Run, Server, shared};
@@ -46,7 +47,13 @@ fn reader_repo(code: &str, parameters: &str) -> tempfile::TempDir {
 }
 
 /// `deploy <command> <dir> -w <workspace> --environment PROD -o json <extra>`.
-fn deploy(server: &Server, command: &str, dir: &Path, workspace: &str, extra: &[&str]) -> Run {
+pub(crate) fn deploy(
+    server: &Server,
+    command: &str,
+    dir: &Path,
+    workspace: &str,
+    extra: &[&str],
+) -> Run {
     let dir = dir.display().to_string();
     let mut args = vec![
         "deploy",
@@ -64,16 +71,26 @@ fn deploy(server: &Server, command: &str, dir: &Path, workspace: &str, extra: &[
 }
 
 /// Applies `dir` to `workspace` as [`deploy`] does, which must succeed.
-fn applied(server: &Server, dir: &Path, workspace: &str, extra: &[&str]) {
+pub(crate) fn applied(server: &Server, dir: &Path, workspace: &str, extra: &[&str]) {
     let run = deploy(server, "apply", dir, workspace, extra);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
 }
 
 /// Asserts `run` was refused before anything was written to `workspace`, saying `why`.
-fn assert_refused(run: &Run, server: &Server, workspace: &str, why: &str) {
+pub(crate) fn assert_refused(run: &Run, server: &Server, workspace: &str, why: &str) {
     assert_eq!(run.code, 2, "{}\n{}", run.stderr, run.stdout);
     assert!(run.stderr.contains(why), "{why}\n{}", run.stderr);
     assert!(listed(server, workspace).is_empty());
+}
+
+/// The names of a workspace's items, sorted.
+pub(crate) fn names(server: &Server, workspace: &str) -> Vec<String> {
+    let mut names: Vec<String> = listed(server, workspace)
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]

@@ -36,6 +36,7 @@ mod definitions;
 mod deploy;
 mod deploy_boundaries;
 mod deploy_fidelity;
+mod deploy_scope;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;

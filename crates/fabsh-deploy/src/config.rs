@@ -52,8 +52,8 @@ pub struct Core {
     pub parameter: Option<PerEnv<String>>,
 }
 
-/// The `publish` or `unpublish` section (the filters fabsh acts on; the rest is accepted
-/// and reported as not supported by the caller if set).
+/// The `publish` or `unpublish` section: the filters fabsh acts on (of `unpublish`, only
+/// `exclude_regex` and `skip`).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Filters {
     pub exclude_regex: Option<PerEnv<String>>,
@@ -82,6 +82,11 @@ pub struct Settings {
     pub item_types_in_scope: Option<Vec<String>>,
     pub parameter: Option<PathBuf>,
     pub publish_exclude: Option<regex::Regex>,
+    /// `publish.items_to_include`: the items deployed (`Name.Type`).
+    pub publish_items: Option<Vec<String>>,
+    /// `publish.folder_exclude_regex`: items in a folder it finds (or under one) are not
+    /// deployed.
+    pub publish_folder_exclude: Option<regex::Regex>,
     pub publish_skip: bool,
     pub unpublish_exclude: Option<regex::Regex>,
     pub unpublish_skip: bool,
@@ -130,6 +135,16 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
             .cloned(),
         parameter: core.parameter.as_ref().and_then(|v| v.get(env)).map(path),
         publish_exclude: regex(&file.publish.exclude_regex, "publish.exclude_regex")?,
+        publish_items: file
+            .publish
+            .items_to_include
+            .as_ref()
+            .and_then(|v| v.get(env))
+            .cloned(),
+        publish_folder_exclude: regex(
+            &file.publish.folder_exclude_regex,
+            "publish.folder_exclude_regex",
+        )?,
         publish_skip: file.publish.skip.as_ref().and_then(|v| v.get(env)) == Some(&true),
         unpublish_exclude: regex(&file.unpublish.exclude_regex, "unpublish.exclude_regex")?,
         unpublish_skip: file.unpublish.skip.as_ref().and_then(|v| v.get(env)) == Some(&true),

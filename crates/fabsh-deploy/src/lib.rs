@@ -17,6 +17,7 @@ pub mod plan;
 pub mod render;
 pub mod repo;
 pub mod schedules;
+pub mod scope;
 mod variables;
 pub mod yaml;
 

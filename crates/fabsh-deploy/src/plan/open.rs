@@ -8,16 +8,29 @@ use crate::env_vars::EnvVars;
 use crate::error::{Error, Input, Result};
 use crate::params::Parameters;
 use crate::repo;
+use crate::scope::{self, Selection};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Opens `dir` (or the config's repository directory) for `environment`.
+/// Opens `dir` (or the config's repository directory) for `environment`, its scope as the
+/// config gives it.
 pub fn open(
     dir: Option<&Path>,
     config_file: Option<&Path>,
     environment: Option<&str>,
 ) -> Result<Repository> {
-    let settings = match config_file {
+    open_scoped(dir, config_file, environment, &Selection::default())
+}
+
+/// Opens `dir` (or the config's repository directory) for `environment`, its scope as
+/// `selection` and then the config give it.
+pub fn open_scoped(
+    dir: Option<&Path>,
+    config_file: Option<&Path>,
+    environment: Option<&str>,
+    selection: &Selection,
+) -> Result<Repository> {
+    let mut settings = match config_file {
         Some(path) => config::load(path, environment)?,
         None => Settings::default(),
     };
@@ -72,30 +85,11 @@ pub fn open(
             }
         }
     }
-    let items = all
-        .into_iter()
-        .filter(|item| {
-            let in_scope = settings
-                .item_types_in_scope
-                .as_ref()
-                .is_none_or(|types| types.contains(&item.item_type));
-            let excluded = settings
-                .publish_exclude
-                .as_ref()
-                .is_some_and(|re| re.is_match(&item.display_name));
-            if excluded {
-                notes.push(warning(
-                    Some(item.key()),
-                    "Excluded",
-                    "matched publish.exclude_regex: not deployed".into(),
-                ));
-            }
-            in_scope && !excluded
-        })
-        .collect();
+    let (items, outside) = scope::partition(all, selection, &mut settings, &mut notes)?;
     Ok(Repository {
         root,
         items,
+        outside,
         params,
         settings,
         environment: environment.map(str::to_string),

@@ -461,7 +461,11 @@ impl Run<'_> {
             target
         };
         let rendered = self.repo.renderer(target).render(n, &mut hits);
-        if let Some(problem) = rendered.problems.first() {
+        if let Some(problem) = rendered
+            .problems
+            .iter()
+            .find(|p| p.severity == fabsh_model::deploy::Severity::Error)
+        {
             return Err(Error::runtime(problem.message.clone()));
         }
         // A dry run creates nothing, so what only a created item's answer holds (an

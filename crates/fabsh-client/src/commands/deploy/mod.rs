@@ -9,13 +9,14 @@ mod export;
 mod plan;
 mod state;
 
-use super::args::Args;
+use super::args::{Args, checked_item_type};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use fabsh_deploy::Input;
 use fabsh_deploy::env_vars::{self, EnvAccess};
 use fabsh_deploy::plan::Repository;
+use fabsh_deploy::scope::Selection;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
@@ -60,6 +61,24 @@ const ENV_VARS: ArgSpec = ArgSpec::opt(
     "Let parameter.yml's $ENV:NAME read these environment variables and no other (comma-separated names); without it none is read, unless config.yml's features list enable_environment_variable_replacement (then any it names). Values are deployed, never shown",
 )
 .value_name("NAME");
+const TYPES: ArgSpec = ArgSpec::opt(
+    "types",
+    ArgKind::List,
+    "Deploy only items of these types (comma-separated; replaces config.yml's core.item_types_in_scope). Orphans are looked for among these types only",
+)
+.value_name("TYPE");
+const ITEMS: ArgSpec = ArgSpec::opt(
+    "items",
+    ArgKind::List,
+    "Deploy only these items: Name.Type (any case) or a display name, comma-separated (replaces config.yml's publish.items_to_include). References to items left out go to the target's items of their names",
+)
+.value_name("ITEM");
+const EXCLUDE: ArgSpec = ArgSpec::opt(
+    "exclude",
+    ArgKind::Str,
+    "Leave out items whose Name.Type this regex finds (besides config.yml's publish.exclude_regex, which is matched against names). Those left out are no orphans",
+)
+.value_name("REGEX");
 const DIFF: ArgSpec = ArgSpec::opt(
     "diff",
     ArgKind::Bool,
@@ -82,6 +101,9 @@ pub static COMMANDS: &[CommandSpec] = &[
             ENVIRONMENT,
             CONFIG,
             ENV_VARS,
+            TYPES,
+            ITEMS,
+            EXCLUDE,
             DIFF,
             DELETE_ORPHANS,
         ],
@@ -117,6 +139,9 @@ pub static COMMANDS: &[CommandSpec] = &[
             ENVIRONMENT,
             CONFIG,
             ENV_VARS,
+            TYPES,
+            ITEMS,
+            EXCLUDE,
             DELETE_ORPHANS,
             ArgSpec::opt(
                 "concurrency",
@@ -195,16 +220,34 @@ fn open_repository(args: &Args) -> Result<Repository> {
         ));
     }
     let environment = args.opt_str("environment");
-    let mut repo = fabsh_deploy::plan::open(dir.as_deref(), config.as_deref(), environment)
-        .map_err(|err| {
-            let flag = match err.input() {
-                Input::Config => "--config",
-                Input::Parameters => "parameter file",
-                Input::Repository if dir.is_some() => "DIR",
-                Input::Repository => "core.repository_directory",
-            };
-            Error::usage(format!("{flag}: {err}"))
-        })?;
+    let types = if args.has("types") {
+        let types = args.list("types").iter();
+        Some(
+            types
+                .map(|t| checked_item_type("--types", t))
+                .collect::<Result<Vec<_>>>()?,
+        )
+    } else {
+        None
+    };
+    let selection = Selection {
+        types,
+        items: args.has("items").then(|| args.list("items").to_vec()),
+        exclude: args.opt_str("exclude").map(str::to_string),
+    };
+    let mut repo =
+        fabsh_deploy::plan::open_scoped(dir.as_deref(), config.as_deref(), environment, &selection)
+            .map_err(|err| {
+                let flag = match err.input() {
+                    Input::Config => "--config",
+                    Input::Parameters => "parameter file",
+                    Input::Repository if dir.is_some() => "DIR",
+                    Input::Repository => "core.repository_directory",
+                    // The error names the flag itself.
+                    Input::Scope => return Error::usage(err.to_string()),
+                };
+                Error::usage(format!("{flag}: {err}"))
+            })?;
     repo.read_env(env_access(args, &repo), |name| std::env::var(name).ok());
     Ok(repo)
 }
