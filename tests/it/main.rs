@@ -35,6 +35,7 @@ mod definition_status;
 mod definitions;
 mod deploy;
 mod deploy_boundaries;
+mod deploy_export;
 mod deploy_fidelity;
 mod deploy_scope;
 mod dry_run;

@@ -10,6 +10,7 @@ pub mod config;
 pub mod env_vars;
 mod error;
 mod excerpt;
+pub mod export;
 pub mod file;
 pub mod levels;
 pub mod params;

@@ -281,3 +281,5 @@ impl Renderer<'_> {
 
 mod references;
 mod rules;
+
+pub(crate) use references::WORKSPACE_ID_REFERENCE;

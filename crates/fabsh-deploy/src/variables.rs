@@ -146,7 +146,7 @@ pub(crate) fn unknown_item(text: &str, reference: &ItemRef) -> String {
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986), as a URL path needs.
-fn percent_encode(text: &str) -> String {
+pub(crate) fn percent_encode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {

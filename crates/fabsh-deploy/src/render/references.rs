@@ -11,7 +11,9 @@ use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use fabsh_model::deploy::Severity;
 use serde_json::{Value, json};
 
-const WORKSPACE_ID_REFERENCE: &str =
+/// A workspace id under one of the keys fabric-cicd reads them from (group 2): the all-zero
+/// id there stands for the workspace deployed to.
+pub(crate) const WORKSPACE_ID_REFERENCE: &str =
     r#""?(default_lakehouse_workspace_id|workspaceId|workspace)"?\s*[:=]\s*"(.*?)""#;
 
 impl Renderer<'_> {

@@ -178,7 +178,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "deploy",
         name: "export",
         summary: "Write a workspace's items as a repository: folders as sub-folders, one <name>.<Type> folder per item",
-        about: "The layout deploy apply reads. Each .platform carries the item's logical id, or, when the service gives none (the all-zero GUID), the item's id; references to an item by id in other items' parts are written as its logical id, so they deploy to another workspace as references to its items. export, apply to an empty workspace, then plan reports nothing to do. The folder must be new or empty.",
+        about: "The layout deploy apply reads. Each .platform carries the item's logical id, or, when the service gives none (the all-zero GUID), the item's id; references to the workspace's own items are written as the git format writes them, so they deploy to another workspace as references to its items: an item's id in other items' parts becomes its logical id, the workspace's id under a workspace-id key (workspaceId, default_lakehouse_workspace_id) the all-zero GUID, its name in a Power BI connection string its id, and where its id is left, a parameter.yml written beside the items makes it the target's ($workspace.id). export, apply to an empty workspace, then plan reports nothing to do. The folder must be new or empty.",
         args: &[
             ArgSpec::req("workspace", ArgKind::Ref, "Workspace id or display name").short('w'),
             ArgSpec::positional(
