@@ -10,11 +10,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The sample repository as the project keeps it.
-fn sample() -> PathBuf {
+pub(crate) fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fabric-cicd-sample/workspace")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).expect("read dir") {
         let entry = entry.expect("entry");
@@ -108,7 +108,7 @@ fn deployed(name: &str) -> (&'static Server, Repo, String) {
     (server, repo, workspace)
 }
 
-fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
+pub(crate) fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
     let rows = server
         .fabsh(&[
             "item",
@@ -129,7 +129,7 @@ fn listed(server: &Server, workspace: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn id_of(server: &Server, workspace: &str, name: &str, item_type: &str) -> String {
+pub(crate) fn id_of(server: &Server, workspace: &str, name: &str, item_type: &str) -> String {
     listed(server, workspace)
         .into_iter()
         .find(|(n, t, _)| n == name && t == item_type)

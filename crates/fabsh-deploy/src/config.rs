@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Input, Result};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One value, or one per environment.
@@ -24,6 +24,21 @@ impl<T> PerEnv<T> {
             PerEnv::ByEnv(map) => map.get(env?),
         }
     }
+
+    /// The environments a map names (none for one value).
+    fn environments(&self) -> impl Iterator<Item = &String> {
+        match self {
+            PerEnv::Same(_) => None,
+            PerEnv::ByEnv(map) => Some(map.keys()),
+        }
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// The environments `value`, when given, names.
+fn environments_of<T>(value: &Option<PerEnv<T>>) -> impl Iterator<Item = &String> {
+    value.iter().flat_map(PerEnv::environments)
 }
 
 /// The `core` section.
@@ -37,8 +52,8 @@ pub struct Core {
     pub parameter: Option<PerEnv<String>>,
 }
 
-/// The `publish` or `unpublish` section (the filters fabsh acts on; the rest is accepted
-/// and reported as not supported by the caller if set).
+/// The `publish` or `unpublish` section: the filters fabsh acts on (of `unpublish`, only
+/// `exclude_regex` and `skip`).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Filters {
     pub exclude_regex: Option<PerEnv<String>>,
@@ -67,10 +82,17 @@ pub struct Settings {
     pub item_types_in_scope: Option<Vec<String>>,
     pub parameter: Option<PathBuf>,
     pub publish_exclude: Option<regex::Regex>,
+    /// `publish.items_to_include`: the items deployed (`Name.Type`).
+    pub publish_items: Option<Vec<String>>,
+    /// `publish.folder_exclude_regex`: items in a folder it finds (or under one) are not
+    /// deployed.
+    pub publish_folder_exclude: Option<regex::Regex>,
     pub publish_skip: bool,
     pub unpublish_exclude: Option<regex::Regex>,
     pub unpublish_skip: bool,
     pub features: Vec<String>,
+    /// The environments the file's per-environment maps name, whichever was asked for.
+    pub environments: BTreeSet<String>,
 }
 
 /// Reads `path` and resolves it for `env`.
@@ -113,6 +135,16 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
             .cloned(),
         parameter: core.parameter.as_ref().and_then(|v| v.get(env)).map(path),
         publish_exclude: regex(&file.publish.exclude_regex, "publish.exclude_regex")?,
+        publish_items: file
+            .publish
+            .items_to_include
+            .as_ref()
+            .and_then(|v| v.get(env))
+            .cloned(),
+        publish_folder_exclude: regex(
+            &file.publish.folder_exclude_regex,
+            "publish.folder_exclude_regex",
+        )?,
         publish_skip: file.publish.skip.as_ref().and_then(|v| v.get(env)) == Some(&true),
         unpublish_exclude: regex(&file.unpublish.exclude_regex, "unpublish.exclude_regex")?,
         unpublish_skip: file.unpublish.skip.as_ref().and_then(|v| v.get(env)) == Some(&true),
@@ -122,7 +154,25 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
             .and_then(|v| v.get(env))
             .cloned()
             .unwrap_or_default(),
+        environments: environments(file),
     })
+}
+
+fn environments(file: &ConfigFile) -> BTreeSet<String> {
+    let core = &file.core;
+    let mut names: BTreeSet<String> = core.repository_directory.environments().cloned().collect();
+    for value in [&core.workspace, &core.workspace_id, &core.parameter] {
+        names.extend(environments_of(value).cloned());
+    }
+    names.extend(environments_of(&core.item_types_in_scope).cloned());
+    for filters in [&file.publish, &file.unpublish] {
+        names.extend(environments_of(&filters.exclude_regex).cloned());
+        names.extend(environments_of(&filters.folder_exclude_regex).cloned());
+        names.extend(environments_of(&filters.skip).cloned());
+        names.extend(environments_of(&filters.items_to_include).cloned());
+    }
+    names.extend(environments_of(&file.features).cloned());
+    names
 }
 
 /// `Some` when `text` has a GUID's shape.
@@ -166,6 +216,10 @@ mod tests {
         );
         assert!(!test.publish_skip);
         assert!(test.unpublish_exclude.expect("regex").is_match("DEBUG_x"));
+        assert_eq!(
+            test.environments,
+            ["dev", "prod", "test"].map(String::from).into()
+        );
         let dev = load(&dir.join("config.yml"), Some("dev")).expect("config");
         assert!(dev.publish_skip && dev.unpublish_skip);
         assert_eq!(dev.parameter.expect("parameter"), dir.join("parameter.yml"));

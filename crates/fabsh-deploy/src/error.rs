@@ -11,6 +11,8 @@ pub enum Input {
     Parameters,
     /// The repository folder and the items' files.
     Repository,
+    /// The scope flags (`--exclude`); the error names the flag.
+    Scope,
 }
 
 /// Why a repository, its config or its parameters cannot be used.

@@ -10,6 +10,7 @@ pub mod config;
 pub mod env_vars;
 mod error;
 mod excerpt;
+pub mod export;
 pub mod file;
 pub mod levels;
 pub mod params;
@@ -17,6 +18,7 @@ pub mod plan;
 pub mod render;
 pub mod repo;
 pub mod schedules;
+pub mod scope;
 mod variables;
 pub mod yaml;
 

@@ -208,6 +208,36 @@ impl Parameters {
             .collect()
     }
 
+    /// The environments the rules and bindings name values for (`_ALL_`, which is any, is
+    /// not one of them).
+    pub fn environments(&self) -> BTreeSet<String> {
+        let find = self
+            .find_replace
+            .iter()
+            .flat_map(|r| r.replace_value.keys());
+        let key_value = self
+            .key_value_replace
+            .iter()
+            .flat_map(|r| r.replace_value.keys());
+        let pools = self.spark_pool.iter().flat_map(|r| r.replace_value.keys());
+        let binding = self.semantic_model_binding.as_ref();
+        let default = binding
+            .and_then(|b| b.default.as_ref())
+            .into_iter()
+            .flat_map(|d| d.connection_id.keys());
+        let models = binding
+            .into_iter()
+            .flat_map(|b| &b.models)
+            .flat_map(|m| m.connection_id.keys());
+        find.chain(key_value)
+            .chain(pools)
+            .chain(default)
+            .chain(models)
+            .filter(|env| !env.eq_ignore_ascii_case("_ALL_"))
+            .cloned()
+            .collect()
+    }
+
     /// The connection ids a semantic model is bound to in `env`: its own entry, else the
     /// default.
     pub fn connections_for(&self, model: &str, env: Option<&str>) -> Vec<String> {
@@ -248,6 +278,10 @@ mod tests {
         assert_eq!(params.find_replace.len(), 9);
         assert_eq!(params.key_value_replace.len(), 5);
         assert_eq!(params.spark_pool.len(), 2);
+        assert_eq!(
+            params.environments(),
+            ["PPE", "PROD", "UAT"].map(String::from).into()
+        );
         let first = &params.find_replace[0];
         assert_eq!(
             first.filters.item_name.as_ref().expect("names").values(),

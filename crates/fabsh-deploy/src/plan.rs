@@ -10,6 +10,7 @@ use crate::params::Parameters;
 use crate::render::{Renderer, RuleHits, Target};
 use crate::repo::{self, RepoItem, RepoPart};
 use crate::schedules;
+use crate::scope::LeftOut;
 use checks::Checks;
 use fabsh_model::definition::{self, platform};
 use fabsh_model::deploy::{
@@ -27,8 +28,11 @@ pub const SHELL_ONLY: &[&str] = &["Lakehouse", "Warehouse", "SQLDatabase", "MLEx
 #[derive(Debug, Clone)]
 pub struct Repository {
     pub root: PathBuf,
-    /// The items in scope (types in scope, not matched by publish exclude_regex).
+    /// The items in scope (see [`crate::scope`]): those deployed.
     pub items: Vec<RepoItem>,
+    /// The repository's items the scope leaves out: not deployed, but a reference to one is
+    /// to the target workspace's item of its name, and that item is no orphan.
+    pub outside: Vec<LeftOut>,
     pub params: Parameters,
     pub settings: Settings,
     pub environment: Option<String>,
@@ -38,7 +42,7 @@ pub struct Repository {
     pub env: EnvVars,
 }
 
-fn warning(subject: Option<String>, code: &str, message: String) -> PlanProblem {
+pub(crate) fn warning(subject: Option<String>, code: &str, message: String) -> PlanProblem {
     PlanProblem {
         subject,
         severity: Severity::Warning,
@@ -111,6 +115,7 @@ impl Repository {
             params: &self.params,
             environment: self.environment.as_deref(),
             items: &self.items,
+            outside: &self.outside,
             target,
         }
     }
@@ -203,7 +208,7 @@ impl Repository {
             ));
         }
         problems.extend(item_problems);
-        problems.extend(self.check_rules(&hits));
+        problems.extend(self.check_rules(&hits, target));
         problems.extend(
             target
                 .env
@@ -227,6 +232,7 @@ impl Repository {
             let ours = self
                 .items
                 .iter()
+                .chain(self.outside.iter().map(|l| &l.item))
                 .any(|i| i.item_type == d.item_type && i.display_name == d.display_name);
             let creatable = item_types::find(&d.item_type).is_none_or(|t| t.creatable);
             if ours || !creatable || !in_scope(&d.item_type) {
@@ -436,7 +442,7 @@ mod compare;
 mod open;
 
 pub use compare::{compare_parts, part_diff};
-pub use open::open;
+pub use open::{open, open_scoped};
 
 #[cfg(test)]
 mod tests;

@@ -9,8 +9,9 @@ use crate::env_vars::EnvVars;
 use crate::file::human_size;
 use crate::params::{Filters, Parameters};
 use crate::repo::{RepoItem, RepoPart};
+use crate::scope::LeftOut;
 use crate::variables::{ItemRef, Resolved, resolve};
-use fabsh_model::deploy::PlanProblem;
+use fabsh_model::deploy::{PlanProblem, Severity};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -116,6 +117,8 @@ pub struct Renderer<'a> {
     pub environment: Option<&'a str>,
     /// The repository's items in scope.
     pub items: &'a [RepoItem],
+    /// The repository's items the scope leaves out, which references may name.
+    pub outside: &'a [LeftOut],
     pub target: &'a Target,
 }
 
@@ -192,9 +195,13 @@ impl Renderer<'_> {
     }
 
     fn problem(out: &mut Rendered, subject: &str, code: &str, message: String) {
+        Self::found(out, subject, Severity::Error, code, message);
+    }
+
+    fn found(out: &mut Rendered, subject: &str, severity: Severity, code: &str, message: String) {
         out.problems.push(PlanProblem {
             subject: Some(subject.to_string()),
-            severity: fabsh_model::deploy::Severity::Error,
+            severity,
             code: code.to_string(),
             message,
         });
@@ -274,3 +281,5 @@ impl Renderer<'_> {
 
 mod references;
 mod rules;
+
+pub(crate) use references::WORKSPACE_ID_REFERENCE;

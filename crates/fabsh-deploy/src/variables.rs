@@ -1,7 +1,8 @@
 //! The variables a replacement value may hold: `$workspace.id` (or `$workspace.$id`),
 //! `$workspace.$name`, `$workspace.$name_encoded`, `$items.<Type>.<Name>.<attribute>` (the
-//! attribute with or without `$`), and `$ENV:NAME` (see [`crate::env_vars`]). Anything else
-//! is the literal value.
+//! attribute with or without `$`; an item of the repository, else one the target workspace
+//! already holds), and `$ENV:NAME` (see [`crate::env_vars`]). Anything else is the literal
+//! value.
 
 use crate::render::Target;
 
@@ -111,22 +112,41 @@ pub(crate) fn resolve(text: &str, target: &Target) -> Resolved {
             if let Err(message) = check_attribute(&reference) {
                 return Resolved::Invalid(format!("{text:?}: {message}"));
             }
-            if !target.in_repository(&reference.item_type, &reference.name) {
-                return Resolved::Invalid(format!(
-                    "{text:?}: no {} named {:?} in the repository (in scope)",
-                    reference.item_type, reference.name
-                ));
-            }
+            // As fabric-cicd does, an item the repository does not deploy is looked up among
+            // the target workspace's own items.
+            let in_repository = target.in_repository(&reference.item_type, &reference.name);
             match target.attribute(&reference) {
                 Some(value) => Resolved::Value(value),
-                None => Resolved::Pending(format!("<{text}>")),
+                // Deployed later in this run, or no workspace to look in (offline).
+                None if in_repository || target.workspace_id.is_none() => {
+                    Resolved::Pending(format!("<{text}>"))
+                }
+                None if target
+                    .id_of(&reference.item_type, &reference.name)
+                    .is_some() =>
+                {
+                    Resolved::Invalid(format!(
+                        "{text:?}: the target workspace's {} {:?} has no {}",
+                        reference.item_type, reference.name, reference.attribute
+                    ))
+                }
+                None => Resolved::Invalid(unknown_item(text, &reference)),
             }
         }
     }
 }
 
+/// The message for an `$items` variable naming an item neither the repository (in scope)
+/// nor the target workspace holds.
+pub(crate) fn unknown_item(text: &str, reference: &ItemRef) -> String {
+    format!(
+        "{text:?}: no {} named {:?} in the repository (in scope) or the target workspace",
+        reference.item_type, reference.name
+    )
+}
+
 /// Percent-encodes everything but unreserved characters (RFC 3986), as a URL path needs.
-fn percent_encode(text: &str) -> String {
+pub(crate) fn percent_encode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {

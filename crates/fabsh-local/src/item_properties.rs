@@ -8,10 +8,12 @@
 //! `OperationsAgentProperties`, `MirroredAzureDatabricksCatalogProperties`,
 //! `DigitalTwinBuilderFlowProperties`) (microsoft/fabric-rest-api-specs,
 //! `<type>/definitions.json`).
-//! Local Fabric has no SQL or OneLake hosts of its own; the SQL and OneLake names below follow
-//! the shapes the service sends so that clients parsing them work, and are not meant to be
-//! connected to. Kusto URIs are on local Fabric's own origin, so a deployment that substitutes
-//! them (fabric-cicd's `$items.Eventhouse.X.queryserviceuri`) gets a URL of this server.
+//! Local Fabric has no SQL, OneLake or Kusto hosts of its own; the names below follow the
+//! shapes the service sends so that clients parsing them work, and are not meant to be
+//! connected to. Each is derived from ids alone, never from the address the server listens
+//! on: a deployment substitutes them into definitions (fabric-cicd's
+//! `$items.Eventhouse.X.queryserviceuri`), and a server restarted on another port must give
+//! the same values, or every plan after a restart would show those definitions changed.
 
 use super::clock::service_timestamp;
 use super::store::items::{self, Item};
@@ -31,16 +33,15 @@ fn sql_host(workspace_id: &str) -> String {
     )
 }
 
-/// The item's type-specific `properties`, or `None` for types without any. `origin` is the
-/// scheme and authority the caller reached local Fabric on.
-pub fn of(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Option<Value>> {
+/// The item's type-specific `properties`, or `None` for types without any.
+pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
     Ok(Some(match item.item_type.as_str() {
         "Lakehouse" => lakehouse(conn, item)?,
         "Warehouse" => warehouse(conn, item)?,
         "Environment" => environment(conn, item)?,
         "DataAgent" => crate::agents::properties(conn, &item.id),
-        "Eventhouse" => eventhouse(conn, item, origin)?,
-        "KQLDatabase" => kql_database(conn, item, origin)?,
+        "Eventhouse" => eventhouse(conn, item)?,
+        "KQLDatabase" => kql_database(conn, item)?,
         "MirroredDatabase" => mirrored_database(conn, item)?,
         "SQLDatabase" => sql_database(item),
         "SparkJobDefinition" | "OrgApp" | "OrgAppAudience" | "EventSchemaSet"
@@ -198,11 +199,14 @@ fn databricks_catalog(conn: &Connection, item: &Item) -> rusqlite::Result<Value>
     Ok(properties)
 }
 
-/// An eventhouse's Kusto query and ingestion URIs, on local Fabric's origin.
-fn kusto_uris(origin: &str, eventhouse_id: &str) -> (String, String) {
+/// An eventhouse's Kusto query and ingestion URIs, shaped as the service's
+/// (`https://trd-<18 characters>.z5.kusto.fabric.microsoft.com`, the ingestion URI the same
+/// host with `ingest-` before it) and derived from its id, so they never change.
+fn kusto_uris(eventhouse_id: &str) -> (String, String) {
+    let cluster: String = eventhouse_id.replace('-', "").chars().take(18).collect();
     (
-        format!("{origin}/kusto/{eventhouse_id}"),
-        format!("{origin}/kusto-ingest/{eventhouse_id}"),
+        format!("https://trd-{cluster}.z5.kusto.fabric.microsoft.com"),
+        format!("https://ingest-trd-{cluster}.z5.kusto.fabric.microsoft.com"),
     )
 }
 
@@ -220,8 +224,8 @@ fn kql_settings(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
 
 /// `EventhouseProperties`: its URIs, the KQL databases that name it as their parent, and the
 /// minimum consumption units it was created with (0 when none).
-fn eventhouse(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Value> {
-    let (query, ingestion) = kusto_uris(origin, &item.id);
+fn eventhouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    let (query, ingestion) = kusto_uris(&item.id);
     let databases: Vec<String> = items::list(
         conn,
         &item.workspace_id,
@@ -248,10 +252,10 @@ fn eventhouse(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<
 }
 
 /// `KQLDatabaseProperties`: its parent eventhouse, whose URIs it shares, and its type.
-fn kql_database(conn: &Connection, item: &Item, origin: &str) -> rusqlite::Result<Value> {
+fn kql_database(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
     let settings = kql_settings(conn, item)?;
     let parent = settings["parentEventhouseItemId"].as_str();
-    let (query, ingestion) = kusto_uris(origin, parent.unwrap_or(&item.id));
+    let (query, ingestion) = kusto_uris(parent.unwrap_or(&item.id));
     let mut properties = json!({
         "queryServiceUri": query,
         "ingestionServiceUri": ingestion,

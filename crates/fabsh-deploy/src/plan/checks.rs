@@ -1,11 +1,12 @@
 //! What a plan checks beyond each item's own render: the items together (duplicates, unknown
 //! types, each definition through validate-definition's checks) and the rules (ones that
-//! match nothing, `$items` naming no item of the repository).
+//! match nothing, `$items` naming an item of neither the repository nor the target).
 
 use super::{Repository, definition_json, error, warning};
-use crate::render::RuleHits;
+use crate::params::for_env;
+use crate::render::{RuleHits, Target};
 use crate::repo::{RepoItem, RepoPart};
-use crate::variables;
+use crate::variables::{self, ItemRef};
 use fabsh_model::definition::{platform, validate};
 use fabsh_model::deploy::PlanProblem;
 use fabsh_model::item_types;
@@ -66,9 +67,9 @@ impl Checks {
 }
 
 impl Repository {
-    /// Rules that matched nothing, and `$items` variables of any environment naming an item
-    /// the repository does not hold.
-    pub(super) fn check_rules(&self, hits: &RuleHits) -> Vec<PlanProblem> {
+    /// Rules that matched nothing, and `$items` variables naming an item neither the
+    /// repository nor `target` holds.
+    pub(super) fn check_rules(&self, hits: &RuleHits, target: &Target) -> Vec<PlanProblem> {
         let mut problems = Vec::new();
         let unmatched = |kind: &str, what: &str| {
             warning(
@@ -99,41 +100,40 @@ impl Repository {
         }
         // A variable of a rule that matched some part would make apply fail: an error. One of
         // a rule that matches nothing in scope is only worth a look.
-        let values = self
+        let rules = self
             .params
             .find_replace
             .iter()
             .zip(&hits.find_replace)
-            .flat_map(|(r, hit)| r.replace_value.values().map(move |v| (v, *hit > 0)))
+            .map(|(r, hit)| (&r.replace_value, *hit > 0))
             .chain(
                 self.params
                     .key_value_replace
                     .iter()
                     .zip(&hits.key_value_replace)
-                    .flat_map(|(r, hit)| r.replace_value.values().map(move |v| (v, *hit > 0))),
+                    .map(|(r, hit)| (&r.replace_value, *hit > 0)),
             );
-        let target = self.target();
-        for (value, matched) in values {
-            let Some(text) = value.as_str() else { continue };
-            if let Some(parsed) = variables::item_ref(text) {
-                let problem = match parsed {
-                    Err(message) => Some(message),
-                    Ok(reference) => variables::check_attribute(&reference).err().or_else(|| {
-                        (!target
-                            .repository
-                            .contains(&(reference.item_type.clone(), reference.name.clone())))
-                        .then(|| {
-                            format!(
-                                "{text:?}: no {} named {:?} in the repository (in scope)",
-                                reference.item_type, reference.name
-                            )
-                        })
-                    }),
+        let environment = self.environment.as_deref();
+        for (values, matched) in rules {
+            let chosen = for_env(values, environment);
+            for value in values.values() {
+                let Some(text) = value.as_str() else { continue };
+                let Some(parsed) = variables::item_ref(text) else {
+                    continue;
                 };
-                if let Some(message) = problem {
+                let planned = chosen.is_some_and(|c| std::ptr::eq(c, value));
+                let problem = match parsed {
+                    Err(message) => Some((message, matched)),
+                    Ok(reference) => match variables::check_attribute(&reference) {
+                        Err(message) => Some((message, matched)),
+                        Ok(()) => unresolved(&reference, text, target, planned)
+                            .map(|(message, fatal)| (message, fatal && matched)),
+                    },
+                };
+                if let Some((message, fatal)) = problem {
                     let code = "UnknownItemReference";
                     let subject = Some("parameter.yml".to_string());
-                    problems.push(if matched {
+                    problems.push(if fatal {
                         error(subject, code, message)
                     } else {
                         warning(subject, code, message)
@@ -145,4 +145,31 @@ impl Repository {
         problems.dedup();
         problems
     }
+}
+
+/// Why the `$items` variable `text` (naming `reference`) cannot be resolved, and whether that
+/// is fatal, when it cannot. `planned`: the value is the one for the environment planned;
+/// another environment's is deployed to another workspace, which this plan has not read.
+fn unresolved(
+    reference: &ItemRef,
+    text: &str,
+    target: &Target,
+    planned: bool,
+) -> Option<(String, bool)> {
+    if target.in_repository(&reference.item_type, &reference.name) {
+        return None;
+    }
+    if target.workspace_id.is_none() {
+        return Some((
+            format!(
+                "{text:?}: no {} named {:?} in the repository (in scope): the target workspace must hold one",
+                reference.item_type, reference.name
+            ),
+            false,
+        ));
+    }
+    let deployed = target
+        .id_of(&reference.item_type, &reference.name)
+        .is_some();
+    (planned && !deployed).then(|| (variables::unknown_item(text, reference), true))
 }

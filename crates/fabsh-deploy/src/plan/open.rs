@@ -8,15 +8,29 @@ use crate::env_vars::EnvVars;
 use crate::error::{Error, Input, Result};
 use crate::params::Parameters;
 use crate::repo;
+use crate::scope::{self, Selection};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Opens `dir` (or the config's repository directory) for `environment`.
+/// Opens `dir` (or the config's repository directory) for `environment`, its scope as the
+/// config gives it.
 pub fn open(
     dir: Option<&Path>,
     config_file: Option<&Path>,
     environment: Option<&str>,
 ) -> Result<Repository> {
-    let settings = match config_file {
+    open_scoped(dir, config_file, environment, &Selection::default())
+}
+
+/// Opens `dir` (or the config's repository directory) for `environment`, its scope as
+/// `selection` and then the config give it.
+pub fn open_scoped(
+    dir: Option<&Path>,
+    config_file: Option<&Path>,
+    environment: Option<&str>,
+    selection: &Selection,
+) -> Result<Repository> {
+    let mut settings = match config_file {
         Some(path) => config::load(path, environment)?,
         None => Settings::default(),
     };
@@ -24,10 +38,17 @@ pub fn open(
         (Some(dir), _) => dir.to_path_buf(),
         (None, Some(dir)) => dir.clone(),
         (None, None) => {
+            let shown = match environment {
+                Some(env) => format!("environment {env:?}"),
+                None => "no environment (give --environment)".to_string(),
+            };
             return Err(Error::invalid(
                 Input::Config,
                 "config.yml",
-                "core.repository_directory has no value for this environment",
+                format!(
+                    "core.repository_directory has no value for {shown}; the file knows {}",
+                    listed(&settings.environments)
+                ),
             ));
         }
     };
@@ -37,30 +58,38 @@ pub fn open(
         None => Parameters::default(),
     };
     let mut notes = Vec::new();
-    let items = all
-        .into_iter()
-        .filter(|item| {
-            let in_scope = settings
-                .item_types_in_scope
-                .as_ref()
-                .is_none_or(|types| types.contains(&item.item_type));
-            let excluded = settings
-                .publish_exclude
-                .as_ref()
-                .is_some_and(|re| re.is_match(&item.display_name));
-            if excluded {
+    if let Some(env) = environment {
+        let files = [
+            (
+                "config.yml",
+                &settings.environments,
+                "its per-environment values (workspace, parameter, filters, skip) are not set for it",
+            ),
+            (
+                "parameter.yml",
+                &params.environments(),
+                "every rule and binding without an _ALL_ value is skipped",
+            ),
+        ];
+        for (file, known, skipped) in files {
+            if !known.is_empty() && !known.contains(env) {
                 notes.push(warning(
-                    Some(item.key()),
-                    "Excluded",
-                    "matched publish.exclude_regex: not deployed".into(),
+                    Some(file.to_string()),
+                    "UnknownEnvironment",
+                    format!(
+                        "environment {env:?} is not one it knows ({}{}): {skipped}",
+                        listed(known),
+                        meant(env, known)
+                    ),
                 ));
             }
-            in_scope && !excluded
-        })
-        .collect();
+        }
+    }
+    let (items, outside) = scope::partition(all, selection, &mut settings, &mut notes)?;
     Ok(Repository {
         root,
         items,
+        outside,
         params,
         settings,
         environment: environment.map(str::to_string),
@@ -97,4 +126,22 @@ fn parameter_file(settings: &Settings, root: &Path) -> Result<Option<PathBuf>> {
             ),
         )),
     }
+}
+
+/// The environments `known`, for a message.
+fn listed(known: &BTreeSet<String>) -> String {
+    if known.is_empty() {
+        return "none by name".to_string();
+    }
+    known.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// `; did you mean X?` when `env` differs from a known environment in case only: the names
+/// are compared as written, as fabric-cicd compares them.
+fn meant(env: &str, known: &BTreeSet<String>) -> String {
+    known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(env))
+        .map(|k| format!("; names are case-sensitive: did you mean {k}?"))
+        .unwrap_or_default()
 }

@@ -1,15 +1,19 @@
 //! The references an item's parts make to other items and the workspace, made the
 //! target's: a report's `byPath` model reference becomes a connection to the deployed model,
-//! logical ids of other repository items become their ids, and the all-zero workspace id
-//! placeholders become the target's id.
+//! logical ids of other repository items become their ids (for an item the run leaves out,
+//! the id of the target's item of its name), and the all-zero workspace id placeholders
+//! become the target's id.
 
 use super::{Rendered, Renderer, too_large};
 use crate::bounded::{self, Format, PART_BYTES, TooLarge};
 use crate::repo::RepoItem;
 use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
+use fabsh_model::deploy::Severity;
 use serde_json::{Value, json};
 
-const WORKSPACE_ID_REFERENCE: &str =
+/// A workspace id under one of the keys fabric-cicd reads them from (group 2): the all-zero
+/// id there stands for the workspace deployed to.
+pub(crate) const WORKSPACE_ID_REFERENCE: &str =
     r#""?(default_lakehouse_workspace_id|workspaceId|workspace)"?\s*[:=]\s*"(.*?)""#;
 
 impl Renderer<'_> {
@@ -24,30 +28,30 @@ impl Renderer<'_> {
             return text.to_string();
         };
         let model_dir = join_relative(&item.dir, path);
-        let Some(p) = self
-            .items
-            .iter()
-            .position(|i| i.item_type == "SemanticModel" && i.dir == model_dir)
-        else {
+        let is_model = |i: &RepoItem| i.item_type == "SemanticModel" && i.dir == model_dir;
+        let id = if let Some(p) = self.items.iter().position(is_model) {
+            out.references.insert(p);
+            let model = &self.items[p];
+            match self.target.id_of("SemanticModel", &model.display_name) {
+                Some(id) => id.to_string(),
+                None => Self::pending(out, &model.key()),
+            }
+        } else if let Some(model) = self.outside.iter().find(|l| is_model(&l.item)) {
+            // A byPath reference cannot stay as it is: the model must be deployed.
+            match self.outside_id(&model.item, false, &item.key(), out) {
+                Some(id) => id,
+                None => return text.to_string(),
+            }
+        } else {
             Self::problem(
                 out,
                 &item.key(),
                 "UnknownSemanticModel",
                 format!(
-                    "definition.pbir refers to {path:?}, which is no semantic model of the repository (in scope)"
+                    "definition.pbir refers to {path:?}, which is no semantic model of the repository"
                 ),
             );
             return text.to_string();
-        };
-        out.references.insert(p);
-        let model = &self.items[p];
-        let id = match self.target.id_of("SemanticModel", &model.display_name) {
-            Some(id) => id.to_string(),
-            None => {
-                let placeholder = format!("<id of {}>", model.key());
-                out.pending.push(placeholder.clone());
-                placeholder
-            }
         };
         doc["datasetReference"] = json!({"byConnection": {
             "connectionString": null,
@@ -80,34 +84,94 @@ impl Renderer<'_> {
         out: &mut Rendered,
     ) -> String {
         let mut text = text.to_string();
-        for (p, other) in self.items.iter().enumerate() {
+        let named = |other: &RepoItem, text: &str| {
             let logical = other.logical_id.as_str();
-            if p == index || logical == UNSET_LOGICAL_ID || !text.contains(logical) {
+            logical != UNSET_LOGICAL_ID && text.contains(logical)
+        };
+        for (p, other) in self.items.iter().enumerate() {
+            if p == index || !named(other, &text) {
                 continue;
             }
             out.references.insert(p);
             let id = match self.target.id_of(&other.item_type, &other.display_name) {
                 Some(id) => id.to_string(),
-                None => {
-                    let placeholder = format!("<id of {}>", other.key());
-                    out.pending.push(placeholder.clone());
-                    placeholder
-                }
+                None => Self::pending(out, &other.key()),
             };
-            match bounded::replace_text(&text, logical, &id, PART_BYTES) {
-                Ok(replaced) => text = replaced,
-                Err(TooLarge) => Self::problem(
-                    out,
-                    file,
-                    "PartTooLarge",
-                    too_large(
-                        &format!("the logical id of {} made its id", other.key()),
-                        file,
-                    ),
-                ),
+            Self::replace_logical_id(&mut text, other, &id, file, out);
+        }
+        // As fabric-cicd does, a logical id of an item the run leaves out becomes the id of
+        // the target's item of its name.
+        for other in self.outside {
+            if named(&other.item, &text)
+                && let Some(id) = self.outside_id(&other.item, other.by_type, file, out)
+            {
+                Self::replace_logical_id(&mut text, &other.item, &id, file, out);
             }
         }
         text
+    }
+
+    /// A placeholder for the id of the item `key`, known once it is deployed.
+    fn pending(out: &mut Rendered, key: &str) -> String {
+        let placeholder = format!("<id of {key}>");
+        out.pending.push(placeholder.clone());
+        placeholder
+    }
+
+    /// The id of the target's item of the name of `item`, a repository item the run leaves
+    /// out, referred to from `subject`: a placeholder when there is no workspace to look in.
+    /// When the workspace holds no such item, the reference is left as it is: a warning for
+    /// an item of a type out of scope (`by_type`), as fabric-cicd leaves those, else an
+    /// error.
+    fn outside_id(
+        &self,
+        item: &RepoItem,
+        by_type: bool,
+        subject: &str,
+        out: &mut Rendered,
+    ) -> Option<String> {
+        if let Some(id) = self.target.id_of(&item.item_type, &item.display_name) {
+            return Some(id.to_string());
+        }
+        if self.target.workspace_id.is_none() {
+            return Some(Self::pending(out, &item.key()));
+        }
+        let (severity, why) = if by_type {
+            (
+                Severity::Warning,
+                "of a type out of scope, which the target workspace does not hold either: its logical id is deployed as it is",
+            )
+        } else {
+            (
+                Severity::Error,
+                "which this run does not deploy (out of scope) and the target workspace does not hold",
+            )
+        };
+        let message = format!("refers to {}, {why}", item.key());
+        Self::found(out, subject, severity, "UnresolvedReference", message);
+        None
+    }
+
+    /// Replaces the logical id of `other` in `text` (the part `file`) with `id`.
+    fn replace_logical_id(
+        text: &mut String,
+        other: &RepoItem,
+        id: &str,
+        file: &str,
+        out: &mut Rendered,
+    ) {
+        match bounded::replace_text(text, &other.logical_id, id, PART_BYTES) {
+            Ok(replaced) => *text = replaced,
+            Err(TooLarge) => Self::problem(
+                out,
+                file,
+                "PartTooLarge",
+                too_large(
+                    &format!("the logical id of {} made its id", other.key()),
+                    file,
+                ),
+            ),
+        }
     }
 
     pub(super) fn workspace_ids(&self, text: &str, out: &mut Rendered) -> String {

@@ -8,7 +8,7 @@ use crate::auth::Caller;
 use crate::clock::now_nanos;
 use crate::item_identity;
 use crate::paging::{PageToken, Paging};
-use crate::respond::{self, JsonBody, Origin, Query, check_description, norm, opt_id, opt_str};
+use crate::respond::{self, JsonBody, Query, check_description, norm, opt_id, opt_str};
 use crate::state::Shared;
 use crate::store::items::{self, FolderScope, Item};
 use crate::store::{folders, principals::Role};
@@ -26,17 +26,11 @@ pub fn invalid_type(name: &str) -> ApiError {
     )
 }
 
-/// The item as the route returns it: per-type routes (`typed` holds the origin the caller
-/// reached) add the type's `properties` (see [`crate::item_properties`]).
-pub fn wire(
-    conn: &rusqlite::Connection,
-    item: &Item,
-    typed: Option<&str>,
-) -> rusqlite::Result<Value> {
+/// The item as the route returns it: per-type routes (`typed`) add the type's `properties`
+/// (see [`crate::item_properties`]).
+pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::Result<Value> {
     let mut value = item.to_wire();
-    if let Some(origin) = typed
-        && let Some(properties) = crate::item_properties::of(conn, item, origin)?
-    {
+    if typed && let Some(properties) = crate::item_properties::of(conn, item)? {
         value["properties"] = properties;
     }
     Ok(value)
@@ -46,7 +40,6 @@ pub fn wire(
 pub fn list(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
     target: CollectionTarget,
     paging: Paging,
     query: Query,
@@ -60,7 +53,7 @@ pub fn list(
         extra: implied.map(|t| t.name.to_string()),
         ..PageToken::first("items", Some(ws))
     };
-    let typed = implied.is_some().then_some(origin.as_str());
+    let typed = implied.is_some();
     let token = paging.token(list, |first| {
         let item_type = match (implied, query.get("type")) {
             (Some(t), _) => Some(t.name.to_string()),
@@ -114,14 +107,13 @@ pub fn list(
 pub fn show(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
     target: ItemTarget,
     query: Query,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
     let mut value = state
         .db
-        .read(|c| wire(c, &item, target.implied.map(|_| origin.as_str())))?;
+        .read(|c| wire(c, &item, target.implied.is_some()))?;
     if item_identity::wanted(query.get("include")) {
         state
             .db
@@ -134,7 +126,6 @@ pub fn show(
 pub fn update(
     State(state): State<Shared>,
     caller: Caller,
-    Origin(origin): Origin,
     target: ItemTarget,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
@@ -172,7 +163,7 @@ pub fn update(
     })?;
     let value = state
         .db
-        .read(|c| wire(c, &updated, target.implied.map(|_| origin.as_str())))?;
+        .read(|c| wire(c, &updated, target.implied.is_some()))?;
     Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 

@@ -5,7 +5,7 @@
 //! model's binding) run as soon as it is deployed, beside the items still deploying; then the
 //! orphans to delete; then, if asked, the data agents published.
 
-use super::plan::make_plan;
+use super::plan::{make_plan, problem_note};
 use super::{after, at_most, open_repository, state, target_workspace};
 use crate::api::data_agents::Agent;
 use crate::api::{ApiClient, definitions, folders, items};
@@ -38,9 +38,15 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
         // Known before anything is read from the service: refused before any request.
         refuse_errors(&repo.env_problems())?;
         let Some(workspace) = target_workspace(ctx.clone(), &args, &repo).await? else {
-            return Err(Error::usage(
+            let err = Error::usage(
                 "give the target workspace with -w (or a --config whose core names one for --environment)",
-            ));
+            );
+            // An environment config.yml does not know is the likely cause: say so.
+            return Err(repo
+                .notes
+                .iter()
+                .filter(|p| p.code == "UnknownEnvironment")
+                .fold(err, |err, p| err.with_hint(problem_note(p))));
         };
         let options = Options {
             diff: false,
@@ -87,7 +93,14 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
             }
         }
         let dry_run = ctx.api().options().dry_run;
-        report(&workspace, rows, ctx.bridge().take_interrupted(), dry_run)
+        let reply = report(&workspace, rows, ctx.bridge().take_interrupted(), dry_run)?;
+        // What the plan warned of (an environment parameter.yml does not know, a rule that
+        // matched nothing) is as true of the apply.
+        Ok(plan
+            .problems
+            .iter()
+            .filter(|p| p.severity == fabsh_model::deploy::Severity::Warning)
+            .fold(reply, |reply, p| reply.with_note(problem_note(p))))
     })
 }
 
@@ -448,7 +461,11 @@ impl Run<'_> {
             target
         };
         let rendered = self.repo.renderer(target).render(n, &mut hits);
-        if let Some(problem) = rendered.problems.first() {
+        if let Some(problem) = rendered
+            .problems
+            .iter()
+            .find(|p| p.severity == fabsh_model::deploy::Severity::Error)
+        {
             return Err(Error::runtime(problem.message.clone()));
         }
         // A dry run creates nothing, so what only a created item's answer holds (an

@@ -1,14 +1,17 @@
-//! `deploy export`: a workspace written in the layout `deploy apply` reads.
+//! `deploy export`: a workspace written in the layout `deploy apply` reads, its references
+//! to its own items written so that they deploy as references to the target's (see
+//! [`fabsh_deploy::export`]).
 
-use super::state::definition_parts;
+use super::state::{ListedFolder, ListedItem, decode, definition_parts, folder_paths};
 use crate::api::items::{self, ListFilter};
-use crate::api::{ApiClient, folders};
+use crate::api::{ApiClient, folders, workspaces};
 use crate::commands::args::Args;
 use crate::commands::spec::HandlerFuture;
 use crate::context::Ctx;
 use crate::definition::folder::DirWriter;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_deploy::export::{PARAMETER_FILE, Source};
 use fabsh_deploy::plan::SHELL_ONLY;
 use fabsh_deploy::repo::RepoPart;
 use fabsh_model::definition::{encode_payload, paths, platform};
@@ -26,35 +29,22 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
         crate::definition::folder::check_empty_or_missing(&dir)?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let api = ctx.api();
-        let listed = api
-            .all(items::list_req(&workspace, &ListFilter::default()))
-            .await?;
-        let folder_list = api.all(folders::list_req(&workspace, None, None)).await?;
-        let triples: Vec<(String, String, Option<String>)> = folder_list
-            .iter()
-            .map(|f| {
-                let text = |key: &str| f[key].as_str().map(str::to_string);
-                (
-                    text("id").unwrap_or_default(),
-                    text("displayName").unwrap_or_default(),
-                    text("parentFolderId"),
-                )
-            })
-            .collect();
-        let folder_path = super::state::folder_paths(&triples);
+        let (info, listed, folder_list) = futures::try_join!(
+            workspaces::get(api, &workspace),
+            api.all(items::list_req(&workspace, &ListFilter::default())),
+            api.all(folders::list_req(&workspace, None, None)),
+        )?;
+        let folder_list: Vec<ListedFolder> = decode(folder_list)?;
+        let folder_path = folder_paths(&folder_list);
         let writer = DirWriter::create(&dir)?;
-        let wanted: Vec<Value> = listed
+        let wanted: Vec<ListedItem> = decode::<ListedItem>(listed)?
             .into_iter()
-            .filter(|item| {
-                let t = item["type"].as_str().unwrap_or_default();
-                item_types::find(t).is_some_and(|known| known.creatable)
-            })
+            .filter(|item| item_types::find(&item.item_type).is_some_and(|known| known.creatable))
             .collect();
-        let jobs: Vec<(usize, Value)> = wanted.iter().cloned().enumerate().collect();
         let workspace_ref = workspace.as_str();
         let mut futures = Vec::new();
-        for (n, item) in jobs {
-            futures.push(async move { (n, parts_of(api, workspace_ref, &item).await) }.boxed());
+        for (n, item) in wanted.iter().enumerate() {
+            futures.push(async move { (n, parts_of(api, workspace_ref, item).await) }.boxed());
         }
         let fetched: Vec<(usize, Result<Vec<RepoPart>>)> =
             super::at_most(futures, FETCH_CONCURRENCY).await;
@@ -64,24 +54,32 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
         }
         // Each item's identity in the repository, and its references in other items' parts
         // rewritten to it, so apply maps them to the target workspace's items.
-        let identities: HashMap<String, String> = wanted
-            .iter()
-            .enumerate()
-            .map(|(n, item)| {
-                let id = item["id"].as_str().unwrap_or_default().to_string();
-                let logical = by_index
-                    .get(&n)
-                    .and_then(|parts| own_logical_id(parts))
-                    .unwrap_or_else(|| id.clone());
-                (id, logical)
-            })
-            .collect();
+        let source = Source {
+            workspace_id: workspace.clone(),
+            workspace_name: info
+                .get("displayName")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| Error::runtime("the workspace's answer has no displayName"))?,
+            identities: wanted
+                .iter()
+                .enumerate()
+                .map(|(n, item)| {
+                    let logical = by_index
+                        .get(&n)
+                        .and_then(|parts| own_logical_id(parts))
+                        .unwrap_or_else(|| item.id.clone());
+                    (item.id.clone(), logical)
+                })
+                .collect(),
+        };
         let mut rows = Vec::new();
+        let mut holding_id = 0usize;
         for (n, item) in wanted.iter().enumerate() {
-            let text = |key: &str| item[key].as_str().unwrap_or_default().to_string();
-            let (id, item_type, name) = (text("id"), text("type"), text("displayName"));
-            let folder = item["folderId"]
-                .as_str()
+            let (id, item_type, name) = (&item.id, &item.item_type, &item.display_name);
+            let folder = item
+                .folder_id
+                .as_ref()
                 .and_then(|f| folder_path.get(f))
                 .cloned()
                 .unwrap_or_default();
@@ -95,9 +93,9 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
                     "item {name:?} cannot be written as {item_dir:?}: {problem}"
                 )));
             }
-            let description = item["description"].as_str();
-            let logical_id = identities.get(&id).unwrap_or(&id);
-            let platform_doc = platform::render(&item_type, &name, description, logical_id);
+            let logical_id = source.identities.get(id).unwrap_or(id);
+            let platform_doc =
+                platform::render(item_type, name, item.description.as_deref(), logical_id);
             writer.write_part(
                 &format!("{item_dir}/{}", platform::PATH),
                 &encode_payload(&platform_doc),
@@ -106,7 +104,8 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
                 if part.path == platform::PATH {
                     continue;
                 }
-                let bytes = with_logical_references(part.bytes, &identities);
+                let bytes = source.part(part.bytes);
+                holding_id += usize::from(source.holds_id(&bytes));
                 writer.write_part(
                     &format!("{item_dir}/{}", part.path),
                     &encode_payload(&bytes),
@@ -114,11 +113,25 @@ pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
             }
             rows.push(json!({"type": item_type, "displayName": name, "id": id, "path": item_dir}));
         }
+        let mut value =
+            json!({"workspaceId": workspace, "dir": dir.display().to_string(), "items": rows});
+        let mut note = None;
+        if holding_id > 0 {
+            writer.write_part(
+                PARAMETER_FILE,
+                &encode_payload(source.parameters().as_bytes()),
+            )?;
+            value["parameterFile"] = json!(PARAMETER_FILE);
+            note = Some(format!(
+                "{holding_id} part(s) hold the workspace's id where no workspace-id key does: {PARAMETER_FILE} makes it the target's on apply"
+            ));
+        }
         writer.finish()?;
-        Ok(Reply::json(
-            json!({"workspaceId": workspace, "dir": dir.display().to_string(), "items": rows}),
-        )
-        .with_table_rows("items"))
+        let reply = Reply::json(value).with_table_rows("items");
+        Ok(match note {
+            Some(note) => reply.with_note(note),
+            None => reply,
+        })
     })
 }
 
@@ -133,32 +146,12 @@ fn own_logical_id(parts: &[RepoPart]) -> Option<String> {
         .filter(|id| !id.is_empty() && id != platform::UNSET_LOGICAL_ID)
 }
 
-/// A text part with each item id that stands for an item of its own logical id replaced by
-/// that logical id; other parts as they are.
-fn with_logical_references(bytes: Vec<u8>, identities: &HashMap<String, String>) -> Vec<u8> {
-    let renamed: Vec<(&String, &String)> = identities
-        .iter()
-        .filter(|(id, logical)| id != logical)
-        .collect();
-    if renamed.is_empty() {
-        return bytes;
-    }
-    let Ok(mut text) = String::from_utf8(bytes.clone()) else {
-        return bytes;
-    };
-    for (id, logical) in renamed {
-        text = text.replace(id.as_str(), logical);
-    }
-    text.into_bytes()
-}
-
 /// The definition's parts of items that deploy one; none for the others.
-async fn parts_of(api: &ApiClient, workspace: &str, item: &Value) -> Result<Vec<RepoPart>> {
-    let item_type = item["type"].as_str().unwrap_or_default();
+async fn parts_of(api: &ApiClient, workspace: &str, item: &ListedItem) -> Result<Vec<RepoPart>> {
+    let item_type = item.item_type.as_str();
     let has_definition = item_types::find(item_type).is_some_and(|t| t.has_definition);
     if !has_definition || SHELL_ONLY.contains(&item_type) {
         return Ok(Vec::new());
     }
-    let id = item["id"].as_str().unwrap_or_default();
-    definition_parts(api, workspace, id, None).await
+    definition_parts(api, workspace, &item.id, None).await
 }

@@ -9,13 +9,14 @@ mod export;
 mod plan;
 mod state;
 
-use super::args::Args;
+use super::args::{Args, checked_item_type};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use fabsh_deploy::Input;
 use fabsh_deploy::env_vars::{self, EnvAccess};
 use fabsh_deploy::plan::Repository;
+use fabsh_deploy::scope::Selection;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
@@ -60,6 +61,24 @@ const ENV_VARS: ArgSpec = ArgSpec::opt(
     "Let parameter.yml's $ENV:NAME read these environment variables and no other (comma-separated names); without it none is read, unless config.yml's features list enable_environment_variable_replacement (then any it names). Values are deployed, never shown",
 )
 .value_name("NAME");
+const TYPES: ArgSpec = ArgSpec::opt(
+    "types",
+    ArgKind::List,
+    "Deploy only items of these types (comma-separated; replaces config.yml's core.item_types_in_scope). Orphans are looked for among these types only",
+)
+.value_name("TYPE");
+const ITEMS: ArgSpec = ArgSpec::opt(
+    "items",
+    ArgKind::List,
+    "Deploy only these items: Name.Type (any case) or a display name, comma-separated (replaces config.yml's publish.items_to_include). References to items left out go to the target's items of their names",
+)
+.value_name("ITEM");
+const EXCLUDE: ArgSpec = ArgSpec::opt(
+    "exclude",
+    ArgKind::Str,
+    "Leave out items whose Name.Type this regex finds (besides config.yml's publish.exclude_regex, which is matched against names). Those left out are no orphans",
+)
+.value_name("REGEX");
 const DIFF: ArgSpec = ArgSpec::opt(
     "diff",
     ArgKind::Bool,
@@ -75,13 +94,16 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "deploy",
         name: "plan",
         summary: "What deploy apply would do, item by item; with no workspace, validate the repository offline",
-        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. Each item is create, update, move, unchanged or orphan (in the workspace only); an item's .schedules is compared with the schedules the job scheduler lists for it; a lakehouse's shortcut missing or different, an environment never published (or whose last publish failed) and a semantic model not bound to the connection semantic_model_binding gives it are changes too. Problems (definition checks as validate-definition, rules that match nothing, $items naming no item of the repository) are listed with their severity. The repository is read only under its real path: a link that leads out of it is refused by name before any request (exit 2), a link inside is followed (each folder once), only regular files are read, and a part or an item's files over 96 MiB (what one definition request holds), or a repository over 1 GiB or 100,000 files and folders, is refused; so is a parameter rule whose output would make a part pass 96 MiB (an error naming the rule, the file and the limit). $ENV:NAME reads an environment variable only when allowed (--env-vars, or enable_environment_variable_replacement in config.yml's features), else it is an error; its value is never shown: a diff shows $ENV:NAME where it goes. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the repository has errors.",
+        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. Each item is create, update, move, unchanged or orphan (in the workspace only); an item's .schedules is compared with the schedules the job scheduler lists for it; a lakehouse's shortcut missing or different, an environment never published (or whose last publish failed) and a semantic model not bound to the connection semantic_model_binding gives it are changes too. Problems (definition checks as validate-definition, rules that match nothing, $items naming an item of neither the repository nor the target workspace, whose own items it may name as fabric-cicd allows) are listed with their severity; an --environment that parameter.yml or config.yml does not know is warned of, naming those they know. The scope is fabric-cicd's: --types (or core.item_types_in_scope), --items (or publish.items_to_include), --exclude besides publish.exclude_regex and publish.folder_exclude_regex; an item left out is no orphan, and a reference to it (a logical id, a report's model) is to the target's item of its name. The repository is read only under its real path: a link that leads out of it is refused by name before any request (exit 2), a link inside is followed (each folder once), only regular files are read, and a part or an item's files over 96 MiB (what one definition request holds), or a repository over 1 GiB or 100,000 files and folders, is refused; so is a parameter rule whose output would make a part pass 96 MiB (an error naming the rule, the file and the limit). $ENV:NAME reads an environment variable only when allowed (--env-vars, or enable_environment_variable_replacement in config.yml's features), else it is an error; its value is never shown: a diff shows $ENV:NAME where it goes. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the repository has errors.",
         args: &[
             DIR,
             WORKSPACE,
             ENVIRONMENT,
             CONFIG,
             ENV_VARS,
+            TYPES,
+            ITEMS,
+            EXCLUDE,
             DIFF,
             DELETE_ORPHANS,
         ],
@@ -117,6 +139,9 @@ pub static COMMANDS: &[CommandSpec] = &[
             ENVIRONMENT,
             CONFIG,
             ENV_VARS,
+            TYPES,
+            ITEMS,
+            EXCLUDE,
             DELETE_ORPHANS,
             ArgSpec::opt(
                 "concurrency",
@@ -153,7 +178,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "deploy",
         name: "export",
         summary: "Write a workspace's items as a repository: folders as sub-folders, one <name>.<Type> folder per item",
-        about: "The layout deploy apply reads. Each .platform carries the item's logical id, or, when the service gives none (the all-zero GUID), the item's id; references to an item by id in other items' parts are written as its logical id, so they deploy to another workspace as references to its items. export, apply to an empty workspace, then plan reports nothing to do. The folder must be new or empty.",
+        about: "The layout deploy apply reads. Each .platform carries the item's logical id, or, when the service gives none (the all-zero GUID), the item's id; references to the workspace's own items are written as the git format writes them, so they deploy to another workspace as references to its items: an item's id in other items' parts becomes its logical id, the workspace's id under a workspace-id key (workspaceId, default_lakehouse_workspace_id) the all-zero GUID, its name in a Power BI connection string its id, and where its id is left, a parameter.yml written beside the items makes it the target's ($workspace.id). export, apply to an empty workspace, then plan reports nothing to do. The folder must be new or empty.",
         args: &[
             ArgSpec::req("workspace", ArgKind::Ref, "Workspace id or display name").short('w'),
             ArgSpec::positional(
@@ -195,16 +220,34 @@ fn open_repository(args: &Args) -> Result<Repository> {
         ));
     }
     let environment = args.opt_str("environment");
-    let mut repo = fabsh_deploy::plan::open(dir.as_deref(), config.as_deref(), environment)
-        .map_err(|err| {
-            let flag = match err.input() {
-                Input::Config => "--config",
-                Input::Parameters => "parameter file",
-                Input::Repository if dir.is_some() => "DIR",
-                Input::Repository => "core.repository_directory",
-            };
-            Error::usage(format!("{flag}: {err}"))
-        })?;
+    let types = if args.has("types") {
+        let types = args.list("types").iter();
+        Some(
+            types
+                .map(|t| checked_item_type("--types", t))
+                .collect::<Result<Vec<_>>>()?,
+        )
+    } else {
+        None
+    };
+    let selection = Selection {
+        types,
+        items: args.has("items").then(|| args.list("items").to_vec()),
+        exclude: args.opt_str("exclude").map(str::to_string),
+    };
+    let mut repo =
+        fabsh_deploy::plan::open_scoped(dir.as_deref(), config.as_deref(), environment, &selection)
+            .map_err(|err| {
+                let flag = match err.input() {
+                    Input::Config => "--config",
+                    Input::Parameters => "parameter file",
+                    Input::Repository if dir.is_some() => "DIR",
+                    Input::Repository => "core.repository_directory",
+                    // The error names the flag itself.
+                    Input::Scope => return Error::usage(err.to_string()),
+                };
+                Error::usage(format!("{flag}: {err}"))
+            })?;
     repo.read_env(env_access(args, &repo), |name| std::env::var(name).ok());
     Ok(repo)
 }
@@ -236,7 +279,36 @@ async fn target_workspace(ctx: Ctx, args: &Args, repo: &Repository) -> Result<Op
         .or_else(|| repo.settings.workspace_id.clone())
         .or_else(|| repo.settings.workspace.clone());
     match named {
-        Some(text) => Ok(Some(ctx.workspace_id(&text).await?)),
+        Some(text) => {
+            let id = ctx.workspace_id(&text).await;
+            Ok(Some(id.map_err(|err| named_by_config(err, repo, &text))?))
+        }
         None => Ok(None),
     }
+}
+
+/// A not-found error about `workspace` that says so when config.yml gave it (its
+/// `core.workspace_id` or `core.workspace` for the environment): the person may not know
+/// the id came from there, or which environment picked it.
+pub(super) fn named_by_config(mut err: Error, repo: &Repository, workspace: &str) -> Error {
+    let settings = &repo.settings;
+    let key = if settings.workspace_id.as_deref() == Some(workspace) {
+        "core.workspace_id"
+    } else if settings.workspace_id.is_none() && settings.workspace.as_deref() == Some(workspace) {
+        "core.workspace"
+    } else {
+        return err;
+    };
+    if !err.is_not_found() {
+        return err;
+    }
+    let environment = match repo.environment.as_deref() {
+        Some(env) => format!(" for environment {env:?}"),
+        None => String::new(),
+    };
+    err.message = format!(
+        "workspace {workspace}, config.yml's {key}{environment}, was not found: {}",
+        err.message
+    );
+    err.with_hint("check config.yml's value (and --environment), or give the workspace with -w")
 }

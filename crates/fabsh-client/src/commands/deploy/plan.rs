@@ -7,7 +7,7 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_deploy::plan::{Options, Repository};
-use fabsh_model::deploy::{Plan, Severity};
+use fabsh_model::deploy::{Plan, PlanProblem, Severity};
 use std::collections::BTreeSet;
 
 pub(super) fn plan(ctx: Ctx, args: Args) -> HandlerFuture {
@@ -46,20 +46,25 @@ pub(super) fn error_count(plan: &Plan) -> usize {
         .count()
 }
 
+/// How a problem is shown beside the answer: `severity: subject: message (code)`.
+pub(super) fn problem_note(problem: &PlanProblem) -> String {
+    let severity = match problem.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let subject = problem.subject.as_deref().unwrap_or("repository");
+    format!(
+        "{severity}: {subject}: {} ({})",
+        problem.message, problem.code
+    )
+}
+
 fn plan_reply(plan: &Plan) -> Result<Reply> {
     let value = serde_json::to_value(plan)
         .map_err(|err| Error::runtime(format!("the plan could not be written: {err}")))?;
     let mut reply = Reply::json(value).with_table_rows("items");
     for problem in &plan.problems {
-        let severity = match problem.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        let subject = problem.subject.as_deref().unwrap_or("repository");
-        reply = reply.with_note(format!(
-            "{severity}: {subject}: {} ({})",
-            problem.message, problem.code
-        ));
+        reply = reply.with_note(problem_note(problem));
     }
     let errors = error_count(plan);
     if errors > 0 {

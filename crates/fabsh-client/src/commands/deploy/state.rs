@@ -26,22 +26,22 @@ const FETCH_CONCURRENCY: usize = 32;
 /// An item as the list answers it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ListedItem {
-    id: String,
+pub(super) struct ListedItem {
+    pub id: String,
     #[serde(rename = "type")]
-    item_type: String,
-    display_name: String,
-    description: Option<String>,
-    folder_id: Option<String>,
+    pub item_type: String,
+    pub display_name: String,
+    pub description: Option<String>,
+    pub folder_id: Option<String>,
 }
 
 /// A folder as the list answers it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ListedFolder {
-    id: String,
-    display_name: String,
-    parent_folder_id: Option<String>,
+pub(super) struct ListedFolder {
+    pub id: String,
+    pub display_name: String,
+    pub parent_folder_id: Option<String>,
 }
 
 /// A part of a fetched definition.
@@ -83,20 +83,10 @@ pub(crate) async fn fetch(
         workspaces::get(api, workspace),
         api.all(items::list_req(workspace, &ListFilter::default())),
         api.all(folders::list_req(workspace, None, None)),
-    )?;
+    )
+    .map_err(|err| super::named_by_config(err, repo, workspace))?;
     let listed: Vec<ListedItem> = decode(listed)?;
-    let folder_list: Vec<ListedFolder> = decode(folder_list)?;
-    let triples: Vec<(String, String, Option<String>)> = folder_list
-        .iter()
-        .map(|f| {
-            (
-                f.id.clone(),
-                f.display_name.clone(),
-                f.parent_folder_id.clone(),
-            )
-        })
-        .collect();
-    let path_by_id = folder_paths(&triples);
+    let path_by_id = folder_paths(&decode(folder_list)?);
     let path_of = |id: Option<&str>| {
         id.and_then(|id| path_by_id.get(id))
             .cloned()
@@ -138,31 +128,28 @@ pub(crate) async fn fetch(
     })
 }
 
-/// Each folder's path (`/a/b`) by its id, from `(id, name, parent id)`.
-pub(crate) fn folder_paths(
-    folders: &[(String, String, Option<String>)],
-) -> HashMap<String, String> {
-    let by_id: HashMap<&str, &(String, String, Option<String>)> =
-        folders.iter().map(|f| (f.0.as_str(), f)).collect();
+/// Each folder's path (`/a/b`) by its id.
+pub(super) fn folder_paths(folders: &[ListedFolder]) -> HashMap<String, String> {
+    let by_id: HashMap<&str, &ListedFolder> = folders.iter().map(|f| (f.id.as_str(), f)).collect();
     let mut out = HashMap::new();
-    for (id, _, _) in folders {
+    for folder in folders {
         let mut segments = Vec::new();
-        let mut at = Some(id.as_str());
+        let mut at = Some(folder.id.as_str());
         // A parent chain longer than the folders themselves is a cycle: stop there.
         while let Some(folder) = at.and_then(|a| by_id.get(a)) {
             if segments.len() > folders.len() {
                 break;
             }
-            segments.push(folder.1.as_str());
-            at = folder.2.as_deref();
+            segments.push(folder.display_name.as_str());
+            at = folder.parent_folder_id.as_deref();
         }
         let path: String = segments.iter().rev().map(|s| format!("/{s}")).collect();
-        out.insert(id.clone(), path);
+        out.insert(folder.id.clone(), path);
     }
     out
 }
 
-fn decode<T: serde::de::DeserializeOwned>(values: Vec<Value>) -> Result<Vec<T>> {
+pub(super) fn decode<T: serde::de::DeserializeOwned>(values: Vec<Value>) -> Result<Vec<T>> {
     values
         .into_iter()
         .map(|v| {
