@@ -35,6 +35,8 @@ mod definition_status;
 mod definitions;
 mod deploy;
 mod deploy_boundaries;
+mod deploy_safety;
+mod deploy_saved_plan;
 mod dry_run;
 mod evaluations;
 mod evaluations_report;
