@@ -3,29 +3,13 @@
 //! deletes every item (or too many) needs an extra flag; the prompt names what it deletes;
 //! apply ends with a summary line.
 
-use crate::deploy::new_workspace;
+use crate::deploy::{new_workspace, rows_with};
+use crate::deploy_boundaries::notebook;
 use crate::support::{Run, Server, bin, home_env, shared};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-
-/// A notebook folder `<name>.Notebook` under `dir` whose one part runs `code`.
-pub(crate) fn notebook(dir: &Path, name: &str, code: &str) -> PathBuf {
-    let item = dir.join(format!("{name}.Notebook"));
-    std::fs::create_dir_all(&item).expect("item folder");
-    let platform = json!({
-        "metadata": {"type": "Notebook", "displayName": name},
-        "config": {"version": "2.0", "logicalId": "00000000-0000-0000-0000-000000000000"},
-    });
-    std::fs::write(item.join(".platform"), platform.to_string()).expect(".platform");
-    std::fs::write(
-        item.join("notebook-content.py"),
-        format!("# Fabric notebook source\n\n# CELL ********************\n\n{code}\n"),
-    )
-    .expect("part");
-    item
-}
 
 /// A repository of one notebook, `Nb`.
 pub(crate) fn one_notebook() -> tempfile::TempDir {
@@ -62,25 +46,6 @@ pub(crate) fn names(server: &Server, workspace: &str) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// The `Name.Type` of the rows whose `key` is `value`.
-pub(crate) fn rows_with(out: &Value, key: &str, value: &str) -> Vec<String> {
-    let mut rows: Vec<String> = out["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .filter(|r| r[key] == value)
-        .map(|r| {
-            format!(
-                "{}.{}",
-                r["displayName"].as_str().expect("name"),
-                r["type"].as_str().expect("type")
-            )
-        })
-        .collect();
-    rows.sort();
-    rows
 }
 
 /// `deploy <command> DIR -w WORKSPACE -o json` plus `extra`.

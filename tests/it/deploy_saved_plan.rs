@@ -3,8 +3,9 @@
 //! once the repository or the workspace moved; plan rows come sorted, an offline plan says
 //! it compared with nothing, and `--diff` shows in a table too.
 
-use crate::deploy::new_workspace;
-use crate::deploy_safety::{create, deploy, names, notebook, one_notebook, rows_with};
+use crate::deploy::{new_workspace, rows_with};
+use crate::deploy_boundaries::notebook;
+use crate::deploy_safety::{create, deploy, names, one_notebook};
 use crate::mcp::{call, connect, error_map, runtime};
 use crate::support::{http, shared};
 use serde_json::{Value, json};

@@ -610,7 +610,7 @@ fn deploy_apply_deletes_orphans_only_on_a_destructive_server() {
     let root_arg = root.path().to_string_lossy().to_string();
     // A repository of one notebook and an empty workspace: an apply that goes on has
     // nothing to delete.
-    crate::deploy_safety::notebook(&root.path().join("repo"), "Nb", "print(1)");
+    crate::deploy_boundaries::notebook(&root.path().join("repo"), "Nb", "print(1)");
     std::fs::write(
         root.path().join("deploy.yml"),
         "core:\n  repository_directory: repo\n",

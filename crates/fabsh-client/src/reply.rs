@@ -55,7 +55,7 @@ pub struct Reply {
     pub table_diffs: Vec<TableDiff>,
 }
 
-/// A unified diff shown after a table's rows, under its title (`Hello.Notebook
+/// A unified diff shown after a table's rows, under its title (`Hello.Notebook:
 /// notebook-content.py`); empty for a binary part.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDiff {

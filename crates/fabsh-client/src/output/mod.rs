@@ -181,10 +181,10 @@ impl Printer {
     /// Writes `diffs` after a table: each under its title, every line whole (a table cuts
     /// cells to the terminal's width), added and removed lines coloured when colour is on.
     fn write_diffs(&self, out: &mut dyn Write, diffs: &[TableDiff]) -> std::io::Result<()> {
-        let color = self.color && self.stdout_tty;
+        // Colour is decided for stderr; these lines go to stdout, which must be a terminal too.
         let paint = |text: &str, ansi: &str| {
-            if color {
-                format!("\x1b[{ansi}m{text}\x1b[0m")
+            if self.stdout_tty {
+                self.paint(text, ansi)
             } else {
                 text.to_string()
             }
