@@ -356,6 +356,32 @@ fn diff_shows_each_changed_part_whole_in_a_table() {
         without.lines().any(|l| l.starts_with("update")),
         "{without}"
     );
+
+    // At a terminal with colour on (`script` gives fabsh one; NO_COLOR unset), an added line
+    // is green.
+    let line = format!(
+        "{} deploy plan '{dir}' -w {workspace} --diff",
+        crate::support::bin()
+    );
+    let home = server.home.dir.path();
+    let output = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("FABSH_ENDPOINT", &server.endpoint)
+        .env("FABSH_TOKEN", &server.token)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script");
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        shown.contains(&format!("\x1b[32m+{long}\x1b[0m")),
+        "{shown}"
+    );
 }
 
 #[test]
