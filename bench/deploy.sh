@@ -5,7 +5,10 @@
 #  1. apply to an empty workspace, against the critical path: the dependency levels of the
 #     plan times one create with its long-running operation (measured on the same server
 #     through the same client path, less process start; see below);
-#  2. plan with nothing to do: requests sent and wall time.
+#  2. plan with nothing to do: requests sent and wall time;
+#  3. a saved plan: `plan --out` against a second empty workspace, then `apply --plan` of it,
+#     timed against the apply of step 1 (goal: no slower; it reads the workspace again to
+#     check that nothing moved, as apply reads it to plan).
 # Needs curl and python3.   Usage: bench/deploy.sh   (builds the release binary first;
 # APPLY_ARGS="--concurrency 16" passes flags to the apply)
 source "$(dirname "$0")/lib.sh"
@@ -58,5 +61,15 @@ before_plan=$(requests); start=$(now)
 end=$(now); after_plan=$(requests)
 PLAN=$(python3 -c "print(round($end - $start, 2))")
 
+"$FABSH" workspace create --name Saved -q id > /dev/null
+# Exit 8: changes pending.
+"$FABSH" deploy plan --config "$WORK/deploy.yml" -w Saved --environment PROD --out "$WORK/saved.plan" -o json > /dev/null 2>&1 || true
+before_saved=$(requests); start=$(now)
+"$FABSH" deploy apply --config "$WORK/deploy.yml" --environment PROD --plan "$WORK/saved.plan" -o json ${APPLY_ARGS:-} > "$WORK/saved.json"
+end=$(now); after_saved=$(requests)
+SAVED=$(python3 -c "print(round($end - $start, 2))")
+SAVED_CREATED=$(python3 -c "import json;print(json.load(open('$WORK/saved.json'))['summary']['created'])")
+
 echo "apply: $CREATED items in ${APPLY} s, $((after - before)) requests; critical path ${LEVELS} levels x $(python3 -c "print(round($ONE, 2))") s = ${CRITICAL} s; ratio $(python3 -c "print(round($APPLY / $CRITICAL, 2))") (goal <= 1.5)"
 echo "no-op plan: $((after_plan - before_plan)) requests, ${PLAN} s"
+echo "apply --plan: $SAVED_CREATED items in ${SAVED} s, $((after_saved - before_saved)) requests; against apply ${APPLY} s: ratio $(python3 -c "print(round($SAVED / $APPLY, 2))") (goal <= 1.0)"

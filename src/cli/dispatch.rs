@@ -52,7 +52,7 @@ pub fn prepare(
 ) -> Result<(&'static CommandSpec, Args)> {
     let (spec, matches) = command_of(group, matches)?;
     html_format_fits(spec, printer)?;
-    let args = args_from_matches(spec, matches, settings, words)?;
+    let mut args = args_from_matches(spec, matches, settings, words)?;
     if spec.traits.secret && printer.stdout_is_terminal() && !args.flag("show") {
         return Err(Error::usage("refusing to print a secret to the terminal")
             .with_hint("pipe it into another program, or add --show"));
@@ -66,7 +66,11 @@ pub fn prepare(
             ))
             .with_hint("add --yes to go ahead; nothing was sent"));
         }
-        if !printer.confirm(&confirmation_question(spec, &args)) {
+        // What `deploy apply --delete-orphans` deletes is known only once it has planned:
+        // it asks then, naming the items.
+        if spec.confirms_itself(&args) {
+            args = args.asking_at_terminal();
+        } else if !printer.confirm(&confirmation_question(spec, &args)) {
             return Err(Error::runtime("not confirmed").with_hint("nothing was changed"));
         }
     }

@@ -156,7 +156,8 @@ pub(crate) fn deployed_part(server: &Server, workspace: &str, id: &str, path: &s
     std::fs::read_to_string(out.join(path)).expect("part written")
 }
 
-fn rows_with(value: &Value, key: &str, wanted: &str) -> Vec<String> {
+/// The `Name.Type` of the rows whose `key` is `wanted`, in the rows' order.
+pub(crate) fn rows_with(value: &Value, key: &str, wanted: &str) -> Vec<String> {
     value["items"]
         .as_array()
         .expect("items")

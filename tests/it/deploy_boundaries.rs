@@ -19,7 +19,7 @@ const SECRET: &str = "TOPSECRET-d4f1c8a2-outside-the-repository";
 const MEMORY_KIB: u64 = 1 << 20;
 
 /// A notebook folder `<name>.Notebook` under `dir` whose one part runs `code`.
-fn notebook(dir: &Path, name: &str, code: &str) -> PathBuf {
+pub(crate) fn notebook(dir: &Path, name: &str, code: &str) -> PathBuf {
     let item = dir.join(format!("{name}.Notebook"));
     std::fs::create_dir_all(&item).expect("item folder");
     let platform = json!({

@@ -37,6 +37,8 @@ mod deploy;
 mod deploy_boundaries;
 mod deploy_export;
 mod deploy_fidelity;
+mod deploy_safety;
+mod deploy_saved_plan;
 mod deploy_scope;
 mod dry_run;
 mod evaluations;

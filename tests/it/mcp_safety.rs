@@ -608,8 +608,9 @@ fn deploy_apply_deletes_orphans_only_on_a_destructive_server() {
     let server = support::shared(module_path!());
     let root = tempfile::tempdir().expect("tempdir");
     let root_arg = root.path().to_string_lossy().to_string();
-    // An empty repository and an empty workspace: an apply that goes on has nothing to do.
-    std::fs::create_dir(root.path().join("repo")).expect("repo");
+    // A repository of one notebook and an empty workspace: an apply that goes on has
+    // nothing to delete.
+    crate::deploy_boundaries::notebook(&root.path().join("repo"), "Nb", "print(1)");
     std::fs::write(
         root.path().join("deploy.yml"),
         "core:\n  repository_directory: repo\n",

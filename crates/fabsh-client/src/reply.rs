@@ -50,6 +50,17 @@ pub struct Reply {
     pub dry_run_items: Option<Value>,
     /// What `-o html` writes instead of the data (an evaluation's report page).
     pub html: Option<HtmlPage>,
+    /// Unified diffs a table shows after its rows, whole (a plan's changed parts, which JSON
+    /// and YAML carry in the data).
+    pub table_diffs: Vec<TableDiff>,
+}
+
+/// A unified diff shown after a table's rows, under its title (`Hello.Notebook:
+/// notebook-content.py`); empty for a binary part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDiff {
+    pub title: String,
+    pub diff: String,
 }
 
 impl Reply {
@@ -98,6 +109,7 @@ impl Reply {
             text: None,
             dry_run_items: None,
             html: None,
+            table_diffs: Vec::new(),
         }
     }
 
@@ -137,6 +149,12 @@ impl Reply {
         make: impl FnOnce(&Value) -> Result<String> + Send + 'static,
     ) -> Self {
         self.html = Some(Box::new(make));
+        self
+    }
+
+    /// Shows `diffs` after the rows of a table.
+    pub fn with_table_diffs(mut self, diffs: Vec<TableDiff>) -> Self {
+        self.table_diffs = diffs;
         self
     }
 

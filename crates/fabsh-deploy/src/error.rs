@@ -32,6 +32,9 @@ pub enum Error {
         path: String,
         message: String,
     },
+    /// The folder given as the repository is not one (see [`crate::repo::LAYOUT`]).
+    #[error("{path}: {message}")]
+    NotRepository { path: String, message: String },
 }
 
 impl Error {
@@ -59,10 +62,18 @@ impl Error {
         }
     }
 
+    pub(crate) fn not_repository(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::NotRepository {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
     /// The input the error is about.
     pub fn input(&self) -> Input {
         match self {
             Error::Read { input, .. } | Error::Invalid { input, .. } => *input,
+            Error::NotRepository { .. } => Input::Repository,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod file;
 pub mod levels;
 pub mod params;
 pub mod plan;
+pub mod protected;
 pub mod render;
 pub mod repo;
 pub mod schedules;

@@ -16,7 +16,6 @@ use fabsh_model::definition::{self, platform};
 use fabsh_model::deploy::{
     PartDiff, Plan, PlanAction, PlanProblem, PlanRow, PlanSummary, Severity,
 };
-use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -74,11 +73,7 @@ pub struct Deployed {
 }
 
 /// What plan was asked for.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Options {
-    pub diff: bool,
-    pub delete_orphans: bool,
-}
+pub use fabsh_model::deploy::PlanOptions as Options;
 
 impl Repository {
     /// A target knowing only the repository (add the workspace's state to it).
@@ -132,7 +127,7 @@ impl Repository {
         target: &Target,
         deployed: &[Deployed],
         folders: &BTreeSet<String>,
-        options: Options,
+        options: &Options,
     ) -> Plan {
         let renderer = self.renderer(target);
         // A diff shows `$ENV:NAME` where a variable's value goes: the parts it shows are
@@ -222,44 +217,7 @@ impl Repository {
         for problem in &mut problems {
             problem.message = target.env.mask(&problem.message);
         }
-        let in_scope = |t: &str| {
-            self.settings
-                .item_types_in_scope
-                .as_ref()
-                .is_none_or(|s| s.iter().any(|x| x == t))
-        };
-        for d in deployed {
-            let ours = self
-                .items
-                .iter()
-                .chain(self.outside.iter().map(|l| &l.item))
-                .any(|i| i.item_type == d.item_type && i.display_name == d.display_name);
-            let creatable = item_types::find(&d.item_type).is_none_or(|t| t.creatable);
-            if ours || !creatable || !in_scope(&d.item_type) {
-                continue;
-            }
-            let excluded = self
-                .settings
-                .unpublish_exclude
-                .as_ref()
-                .is_some_and(|re| re.is_match(&d.display_name));
-            rows.push(PlanRow {
-                action: PlanAction::Orphan,
-                item_type: d.item_type.clone(),
-                display_name: d.display_name.clone(),
-                folder: d.folder.clone(),
-                id: Some(d.id.clone()),
-                level: None,
-                changes: if excluded {
-                    vec!["kept: matches unpublish.exclude_regex".into()]
-                } else {
-                    Vec::new()
-                },
-                delete: options.delete_orphans && !excluded && !self.settings.unpublish_skip,
-                refers_to: Vec::new(),
-                diffs: Vec::new(),
-            });
-        }
+        rows.extend(self.orphans(deployed, options));
         let mut wanted = BTreeSet::new();
         for item in &self.items {
             let mut path = String::new();
@@ -274,6 +232,8 @@ impl Repository {
             Vec::new()
         };
         create_folders.sort_by_key(|p| (p.matches('/').count(), p.clone()));
+        problems.extend(mass_delete(&rows, deployed, options));
+        sort_rows(&mut rows);
         let summary = summarise(&rows);
         let pending = target.workspace_id.is_some()
             && (summary.create + summary.update + summary.moves + summary.delete > 0
@@ -305,7 +265,6 @@ impl Repository {
             id: None,
             level: None,
             changes: Vec::new(),
-            delete: false,
             refers_to: Vec::new(),
             diffs: Vec::new(),
         };
@@ -429,20 +388,35 @@ pub fn summarise(rows: &[PlanRow]) -> PlanSummary {
             PlanAction::Move => summary.moves += 1,
             PlanAction::Unchanged => summary.unchanged += 1,
             PlanAction::Orphan => summary.orphan += 1,
-        }
-        if row.delete {
-            summary.delete += 1;
+            PlanAction::Delete => summary.delete += 1,
         }
     }
     summary
 }
 
+/// Rows in the order a plan lists them: by level (orphans, which have none, last), then
+/// action, then folder and name.
+pub fn sort_rows(rows: &mut [PlanRow]) {
+    rows.sort_by(|a, b| {
+        let key = |r: &PlanRow| (r.level.unwrap_or(u32::MAX), r.action);
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| a.folder.cmp(&b.folder))
+            .then_with(|| a.display_name.cmp(&b.display_name))
+            .then_with(|| a.item_type.cmp(&b.item_type))
+    });
+}
+
 mod checks;
 mod compare;
+mod fingerprint;
 mod open;
+mod orphans;
 
 pub use compare::{compare_parts, part_diff};
+pub use fingerprint::stale;
 pub use open::{open, open_scoped};
+use orphans::mass_delete;
 
 #[cfg(test)]
 mod tests;

@@ -86,12 +86,34 @@ fn excluded_part(item_type: &str, path: &str) -> bool {
     }
 }
 
-/// Every item under `root`, in path order.
+/// What a deployment repository looks like, for the refusal of a folder that is not one.
+pub const LAYOUT: &str = "a deployment repository is a folder holding one <name>.<Type> folder per item (Sales.Lakehouse, Report.Notebook), each with a .platform file, as Fabric's git integration and `fabsh deploy export` write it; other folders under it are workspace folders";
+
+/// Every item under `root`, in path order. A folder that is not a repository is refused
+/// before anything else is read from it: one item's own folder, and one with no item folder
+/// under it (a home directory, a README): deploying it would call every item of the
+/// workspace an orphan.
 pub fn read(root: &Path) -> Result<Vec<RepoItem>> {
     let mut reader = Reader::new(root)?;
     let mut items = Vec::new();
     let real = reader.boundary.real().to_path_buf();
+    let shown = root.display().to_string();
+    if is_item(&real) {
+        return Err(Error::not_repository(
+            shown,
+            format!(
+                "one item's folder (it holds {}), not a repository: give the folder that holds it",
+                platform::PATH
+            ),
+        ));
+    }
     reader.walk(&real, "", "", &mut items)?;
+    if items.is_empty() {
+        return Err(Error::not_repository(
+            shown,
+            "not a repository: no <name>.<Type> folder with a .platform file under it",
+        ));
+    }
     Ok(items)
 }
 
@@ -140,16 +162,11 @@ fn is_item(path: &Path) -> bool {
 impl Reader {
     fn new(root: &Path) -> Result<Reader> {
         let shown = root.display().to_string();
-        let boundary =
-            Boundary::new(root).map_err(|err| Error::read(Input::Repository, &shown, err))?;
-        let meta = std::fs::metadata(boundary.real())
-            .map_err(|err| Error::read(Input::Repository, &shown, err))?;
+        let unreadable = |err: std::io::Error| Error::not_repository(&shown, err.to_string());
+        let boundary = Boundary::new(root).map_err(unreadable)?;
+        let meta = std::fs::metadata(boundary.real()).map_err(unreadable)?;
         if !meta.is_dir() {
-            return Err(Error::invalid(
-                Input::Repository,
-                shown,
-                "not a folder (the repository directory)",
-            ));
+            return Err(Error::not_repository(shown, "not a folder"));
         }
         let mut seen = HashSet::new();
         seen.insert(folder_id(boundary.real(), &meta));

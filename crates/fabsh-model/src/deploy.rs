@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What apply would do to one item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// What apply would do to one item. The order is the order a plan lists the rows of one
+/// level in: what is deployed, then what is left alone, then what is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanAction {
     /// In the repository, not in the workspace.
@@ -15,8 +16,11 @@ pub enum PlanAction {
     Move,
     /// In both and the same.
     Unchanged,
-    /// In the workspace only; deleted only with `--delete-orphans`.
+    /// In the workspace only, and kept: no `--delete-orphans`, or a reason in the row's
+    /// changes (`kept: ...`).
     Orphan,
+    /// In the workspace only, and deleted by apply (`--delete-orphans`).
+    Delete,
 }
 
 /// One unified diff of a changed part.
@@ -44,11 +48,9 @@ pub struct PlanRow {
     /// The dependency level: items of one level are deployed together, after the levels
     /// before. None for orphans.
     pub level: Option<u32>,
-    /// What differs, in words (`part notebook-content.py`, `description`, `folder / -> /a`).
+    /// What differs, in words (`part notebook-content.py`, `description`, `folder / -> /a`);
+    /// for an orphan kept under `--delete-orphans`, why (`kept: ...`).
     pub changes: Vec<String>,
-    /// For an orphan: whether apply deletes it (`--delete-orphans`, not matched by the
-    /// unpublish exclude_regex, unpublish not skipped).
-    pub delete: bool,
     /// The repository items (`Name.Type`) this one refers to: deployed before it, and its
     /// apply is not started when one of them fails.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -87,8 +89,9 @@ pub struct PlanSummary {
     #[serde(rename = "move")]
     pub moves: usize,
     pub unchanged: usize,
+    /// Orphans kept.
     pub orphan: usize,
-    /// Orphans apply would delete.
+    /// Orphans apply deletes.
     pub delete: usize,
 }
 
@@ -108,6 +111,78 @@ pub struct Plan {
     pub pending: bool,
 }
 
+/// What a plan was asked for: what shapes its rows, so a saved plan is checked again with
+/// the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanOptions {
+    /// Unified diffs of the changed parts in the rows.
+    pub diff: bool,
+    /// Orphans are deleted (but protected types not opted in, and those the config keeps).
+    pub delete_orphans: bool,
+    /// Protected item types whose orphans are deleted too (`--delete-type`).
+    pub delete_types: Vec<String>,
+    /// The most deletions a plan makes without `allow_mass_delete`.
+    pub max_deletes: usize,
+    /// Deleting more than `max_deletes`, or every item of the workspace, is allowed.
+    pub allow_mass_delete: bool,
+}
+
+/// How many orphans a plan deletes unless told otherwise (`--max-deletes`).
+pub const DEFAULT_MAX_DELETES: usize = 10;
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            diff: false,
+            delete_orphans: false,
+            delete_types: Vec::new(),
+            max_deletes: DEFAULT_MAX_DELETES,
+            allow_mass_delete: false,
+        }
+    }
+}
+
+/// What one row of a plan was computed from, as SHA-256 digests (hex): the repository
+/// item's content after parameterisation (with `$ENV:NAME` where a variable's value goes)
+/// and the workspace item's state it was compared with. A saved plan is applied only while
+/// both are still the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fingerprint {
+    #[serde(rename = "type")]
+    pub item_type: String,
+    pub display_name: String,
+    /// None: not in the repository (an orphan).
+    pub source: Option<String>,
+    /// None: not in the workspace (a create).
+    pub live: Option<String>,
+}
+
+/// The name of the format `deploy plan --out` writes.
+pub const SAVED_PLAN_FORMAT: &str = "fabsh-deploy-plan/1";
+
+/// A plan as `deploy plan --out` writes it and `deploy apply --plan` reads it: the rows,
+/// what they were computed from, and where they go. It holds no token and no environment
+/// variable's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedPlan {
+    /// [`SAVED_PLAN_FORMAT`].
+    pub format: String,
+    /// The API endpoint the plan was made against.
+    pub endpoint: String,
+    pub workspace_id: String,
+    pub workspace_name: Option<String>,
+    /// The repository's folder, as the plan read it.
+    pub repository: String,
+    pub environment: Option<String>,
+    pub options: PlanOptions,
+    pub plan: Plan,
+    /// One per row, in the rows' order.
+    pub fingerprints: Vec<Fingerprint>,
+}
+
 /// What apply did to one item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -122,6 +197,33 @@ pub enum ApplyOutcome {
     Failed,
     /// Not tried: an earlier level failed or the run was cancelled.
     NotStarted,
+}
+
+/// How many items apply left with each outcome, and the follow-ups it carried out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplySummary {
+    pub created: usize,
+    pub updated: usize,
+    pub moved: usize,
+    pub deleted: usize,
+    pub unchanged: usize,
+    /// Orphans left in place.
+    pub kept: usize,
+    /// Follow-ups that changed something: an environment published, shortcuts or schedules
+    /// written, a semantic model bound, a data agent published.
+    pub follow_ups: usize,
+    pub failed: usize,
+    pub not_started: usize,
+}
+
+/// What apply reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyReport {
+    pub workspace_id: String,
+    pub summary: ApplySummary,
+    pub items: Vec<ApplyRow>,
 }
 
 /// One row of apply's report.

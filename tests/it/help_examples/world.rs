@@ -151,20 +151,27 @@ impl<'a> Builder<'a> {
     }
 
     /// Release holds the sample repository as `deploy apply` put it there, so a plan against
-    /// it has nothing to do.
+    /// it has nothing to do; `release.plan` is that plan, saved.
     fn deployment(&mut self) {
         self.ok(&["workspace", "create", "--name", "Release"]);
         let config = self.file("deploy.yml");
-        self.ok(&[
-            "deploy",
-            "apply",
-            "--config",
-            &config,
-            "-w",
-            "Release",
-            "--environment",
-            "PROD",
-        ]);
+        let deploy = |command: &str| {
+            vec![
+                "deploy".to_string(),
+                command.to_string(),
+                "--config".into(),
+                config.clone(),
+                "-w".into(),
+                "Release".into(),
+                "--environment".into(),
+                "PROD".into(),
+            ]
+        };
+        let apply = deploy("apply");
+        self.ok(&apply.iter().map(String::as_str).collect::<Vec<_>>());
+        let mut plan = deploy("plan");
+        plan.extend(["--out".into(), self.file("release.plan")]);
+        self.ok(&plan.iter().map(String::as_str).collect::<Vec<_>>());
     }
 
     /// JOB_RUN_ID: a run of Welcome still going; SCHEDULE_ID: a schedule of Welcome.

@@ -62,6 +62,9 @@ pub enum ArgValue {
 #[derive(Debug, Clone)]
 pub struct Args {
     values: BTreeMap<&'static str, ArgValue>,
+    /// The person at the terminal is to be asked before the deletions the command finds
+    /// (the command line sets it for a command that confirms itself, without `--yes`).
+    ask_at_terminal: bool,
 }
 
 /// The flag as the user writes it (`--name`), or as usage lines show a positional (`PATH`).
@@ -157,12 +160,29 @@ impl Args {
                 .with_hint(hint));
             }
         }
-        Ok(Args { values })
+        Ok(Args::from_values(values))
     }
 
     /// Args from already-checked values (for commands that call other commands).
     pub fn from_values(values: BTreeMap<&'static str, ArgValue>) -> Args {
-        Args { values }
+        Args {
+            values,
+            ask_at_terminal: false,
+        }
+    }
+
+    /// The same args, for a command that is to ask the person at the terminal before it
+    /// deletes what it found (see [`CommandSpec::confirms_itself`]).
+    pub fn asking_at_terminal(self) -> Args {
+        Args {
+            ask_at_terminal: true,
+            ..self
+        }
+    }
+
+    /// True when the command is to ask at the terminal before deleting.
+    pub fn asks_at_terminal(&self) -> bool {
+        self.ask_at_terminal
     }
 
     /// True when the flag was given (or has a default).

@@ -120,6 +120,10 @@ pub struct ArgSpec {
     /// the command line asks first unless `--yes`, and an MCP server carries it out only
     /// with `--allow-destructive`.
     pub destructive: bool,
+    /// The command asks for this deleting flag's consent itself, once it knows what it will
+    /// delete (`deploy apply --delete-orphans` lists the items): the command line leaves the
+    /// question to it, and still refuses off a terminal without `--yes`.
+    pub confirmed_by_command: bool,
     /// The largest file a `File`, `Json` (`@FILE`) or `Secret` (`@FILE`) flag reads; none:
     /// [`DEFAULT_FILE_CAP`], or [`SECRET_FILE_CAP`] for a secret.
     pub max_bytes: Option<u64>,
@@ -169,6 +173,7 @@ impl ArgSpec {
             range: None,
             local: None,
             destructive: false,
+            confirmed_by_command: false,
             max_bytes: None,
         }
     }
@@ -255,6 +260,14 @@ impl ArgSpec {
     pub const fn destructive(self) -> Self {
         ArgSpec {
             destructive: true,
+            ..self
+        }
+    }
+
+    /// Asking for its consent in the command, once it knows what it will delete.
+    pub const fn confirmed_by_command(self) -> Self {
+        ArgSpec {
+            confirmed_by_command: true,
             ..self
         }
     }
@@ -585,6 +598,17 @@ impl CommandSpec {
                     .args
                     .iter()
                     .any(|arg| arg.destructive && args.flag(arg.long)))
+    }
+
+    /// True when this call's consent is asked by the command itself: it is not destructive
+    /// as a whole, and each deleting flag set is one the command confirms.
+    pub fn confirms_itself(&self, args: &Args) -> bool {
+        !self.traits.destructive
+            && self
+                .args
+                .iter()
+                .filter(|arg| arg.destructive && args.flag(arg.long))
+                .all(|arg| arg.confirmed_by_command)
     }
 
     /// The declared flag with this long name or alias.

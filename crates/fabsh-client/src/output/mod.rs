@@ -15,7 +15,7 @@ pub use progress::{Progress, ProgressSink, Spinner};
 pub use trace::Tracer;
 
 use crate::error::{Error, Result};
-use crate::reply::{Body, Reply};
+use crate::reply::{Body, Reply, TableDiff};
 use futures::StreamExt;
 use serde_json::Value;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -108,6 +108,7 @@ impl Printer {
             return self.text(text);
         }
         let table_rows = reply.table_rows;
+        let table_diffs = std::mem::take(&mut reply.table_diffs);
         let columns: Vec<&str> = if reply.extra_columns.is_empty() {
             columns.to_vec()
         } else {
@@ -166,10 +167,54 @@ impl Printer {
                 {
                     value = value.get(key).cloned().unwrap_or(Value::Null);
                 }
-                self.write_value(&mut out, value, format, columns)
+                let written = self.write_value(&mut out, value, format, columns);
+                if self.query.is_none() && format.is_table() {
+                    written.and_then(|_| self.write_diffs(&mut out, &table_diffs))
+                } else {
+                    written
+                }
             }
         };
         finish_write(written.and_then(|_| out.flush()))
+    }
+
+    /// Writes `diffs` after a table: each under its title, every line whole (a table cuts
+    /// cells to the terminal's width), added and removed lines coloured when colour is on.
+    fn write_diffs(&self, out: &mut dyn Write, diffs: &[TableDiff]) -> std::io::Result<()> {
+        // Colour is decided for stderr; these lines go to stdout, which must be a terminal too.
+        let paint = |text: &str, ansi: &str| {
+            if self.stdout_tty {
+                self.paint(text, ansi)
+            } else {
+                text.to_string()
+            }
+        };
+        for diff in diffs {
+            writeln!(out, "\n{}", paint(&diff.title, "1"))?;
+            if diff.diff.is_empty() {
+                writeln!(out, "(binary part: no diff shown)")?;
+                continue;
+            }
+            for line in diff.diff.lines() {
+                let ansi = if line.starts_with("+++") || line.starts_with("---") {
+                    "1"
+                } else if line.starts_with('+') {
+                    "32"
+                } else if line.starts_with('-') {
+                    "31"
+                } else if line.starts_with("@@") {
+                    "36"
+                } else {
+                    ""
+                };
+                if ansi.is_empty() {
+                    writeln!(out, "{line}")?;
+                } else {
+                    writeln!(out, "{}", paint(line, ansi))?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes one value in the chosen format after applying `--query`.

@@ -21,7 +21,7 @@ fn part<'a>(rendered: &'a crate::render::Rendered, path: &str) -> &'a str {
 fn offline_validation_of_the_sample_finds_no_errors() {
     let repo = sample(None);
     assert_eq!(repo.items.len(), 40);
-    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &Options::default());
     let errors: Vec<_> = plan
         .problems
         .iter()
@@ -218,7 +218,7 @@ fn a_rule_that_would_blow_a_part_up_is_refused_before_it_runs() {
     );
     let root = one_notebook(&text, &parameters);
     let repo = open(Some(root.path()), None, Some("PROD")).expect("opens");
-    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &Options::default());
     let errors = errors_of(&plan);
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert_eq!(errors[0].code, "PartTooLarge");
@@ -233,7 +233,7 @@ fn a_rule_that_would_blow_a_part_up_is_refused_before_it_runs() {
     );
     let root = one_notebook(&array, &parameters);
     let repo = open(Some(root.path()), None, Some("PROD")).expect("opens");
-    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &Options::default());
     let errors = errors_of(&plan);
     assert!(
         errors.iter().any(|p| p.code == "PartTooLarge"
@@ -256,7 +256,7 @@ fn env_values_are_read_only_when_allowed_and_never_shown() {
     // Not allowed: an error naming the flag, and nothing read.
     repo.read_env(EnvAccess::Off, lookup);
     assert!(asked.lock().expect("lock").is_empty());
-    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), Options::default());
+    let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &Options::default());
     let refused = errors_of(&plan);
     assert_eq!(refused.len(), 1, "{refused:#?}");
     assert_eq!(refused[0].code, "EnvironmentVariableNotAllowed");
@@ -289,9 +289,9 @@ fn env_values_are_read_only_when_allowed_and_never_shown() {
     };
     let options = Options {
         diff: true,
-        delete_orphans: false,
+        ..Options::default()
     };
-    let plan = repo.plan(&target, &[deployed], &BTreeSet::new(), options);
+    let plan = repo.plan(&target, &[deployed], &BTreeSet::new(), &options);
     let shown = serde_json::to_string(&plan).expect("json");
     assert!(!shown.contains("hunter2"), "{shown}");
     let diff = &plan.items[0].diffs[0].diff;

@@ -37,6 +37,25 @@ fn the_sample_has_its_items_folders_and_children() {
     );
 }
 
+#[test]
+fn a_folder_that_is_not_a_repository_is_refused_saying_what_one_is() {
+    let root = tempfile::tempdir().expect("temp dir");
+    std::fs::write(root.path().join("README.md"), "# notes\n").expect("readme");
+    std::fs::create_dir_all(root.path().join("Documents/old")).expect("folders");
+    let refusal = read(root.path()).expect_err("no item folder").to_string();
+    assert!(
+        refusal.contains("not a repository") && refusal.contains("<name>.<Type>"),
+        "{refusal}"
+    );
+    let item = notebook(root.path(), "print(1)\n");
+    let refusal = read(&item).expect_err("one item's folder").to_string();
+    assert!(
+        refusal.contains("one item's folder") && refusal.contains(".platform"),
+        "{refusal}"
+    );
+    assert_eq!(read(root.path()).expect("now a repository").len(), 1);
+}
+
 /// Writes under `root` a notebook folder, `Nb.Notebook`, with a `.platform` and one part
 /// holding `content`.
 pub(crate) fn notebook(root: &Path, content: &str) -> PathBuf {

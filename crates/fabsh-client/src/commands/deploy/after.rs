@@ -13,12 +13,13 @@ use fabsh_deploy::render::{RuleHits, Target};
 use fabsh_deploy::repo::RepoPart;
 use fabsh_deploy::schedules;
 use fabsh_model::deploy::{
-    BindConnection, Connection, ConnectionDetails, Plan, PlanAction, Shortcut,
+    BindConnection, Connection, ConnectionDetails, Plan, PlanAction, PlanRow, Shortcut,
 };
 use fabsh_model::jobs::ScheduleRequest;
 use futures::FutureExt;
 use serde_json::Value;
 use serde_json::json;
+use std::collections::HashMap;
 
 /// Publishes an environment's staged changes and waits for the publish to finish.
 pub(super) async fn publish_environment(api: &ApiClient, workspace: &str, id: &str) -> Result<()> {
@@ -56,7 +57,8 @@ pub(super) async fn visible_connections(
 
 /// Binds a deployed semantic model to the connections `semantic_model_binding` gives it
 /// (none: nothing to do). A connection the caller cannot see is left unbound with a note,
-/// as fabric-cicd warns and goes on. The notes to put on its row.
+/// as fabric-cicd warns and goes on. The notes to put on its row, and how many
+/// connections it bound.
 pub(super) async fn bind_semantic_model(
     api: &ApiClient,
     workspace: &str,
@@ -64,12 +66,12 @@ pub(super) async fn bind_semantic_model(
     name: &str,
     model: &str,
     visible: Option<&std::result::Result<Vec<Connection>, String>>,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, usize)> {
     let ids = repo
         .params
         .connections_for(name, repo.environment.as_deref());
     if ids.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     let visible = match visible {
         Some(Ok(visible)) => visible,
@@ -81,8 +83,8 @@ pub(super) async fn bind_semantic_model(
         None => return Err(Error::runtime("the connections to bind were not listed")),
     };
     let mut notes = Vec::new();
-    bind_one(api, workspace, model, &ids, visible, &mut notes).await?;
-    Ok(notes)
+    let bound = bind_one(api, workspace, model, &ids, visible, &mut notes).await?;
+    Ok((notes, bound))
 }
 
 async fn bind_one(
@@ -92,8 +94,9 @@ async fn bind_one(
     ids: &[String],
     visible: &[Connection],
     notes: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<usize> {
     let current = listed(api, items::connections_req(workspace, model)).await?;
+    let mut bound = 0;
     for id in ids {
         if current.iter().any(|c| c.id.as_deref() == Some(id)) {
             continue;
@@ -127,8 +130,9 @@ async fn bind_one(
         )
         .await?;
         notes.push(format!("bound to connection {id}"));
+        bound += 1;
     }
-    Ok(())
+    Ok(bound)
 }
 
 /// Every entry of a list, typed.
@@ -355,7 +359,24 @@ pub(super) async fn drift(
     plan: &mut Plan,
 ) -> Result<()> {
     let environment = repo.environment.as_deref();
-    let wants_bindings = plan.items.iter().take(repo.items.len()).any(|r| {
+    // Each row of a repository item, with the item's index in the repository (the rows are
+    // in the plan's order, not the repository's).
+    let index: HashMap<(&str, &str), usize> = repo
+        .items
+        .iter()
+        .enumerate()
+        .map(|(n, i)| ((i.item_type.as_str(), i.display_name.as_str()), n))
+        .collect();
+    let ours = |r: &PlanRow| {
+        (!matches!(r.action, PlanAction::Orphan | PlanAction::Delete))
+            .then(|| {
+                index
+                    .get(&(r.item_type.as_str(), r.display_name.as_str()))
+                    .copied()
+            })
+            .flatten()
+    };
+    let wants_bindings = plan.items.iter().filter(|r| ours(r).is_some()).any(|r| {
         r.item_type == "SemanticModel"
             && r.id.is_some()
             && !repo
@@ -369,8 +390,10 @@ pub(super) async fn drift(
     };
     let visible = &visible;
     let mut checks = Vec::new();
-    for (n, row) in plan.items.iter().enumerate().take(repo.items.len()) {
-        let Some(id) = row.id.clone() else { continue };
+    for (row_at, row) in plan.items.iter().enumerate() {
+        let (Some(n), Some(id)) = (ours(row), row.id.clone()) else {
+            continue;
+        };
         let check = match row.item_type.as_str() {
             "Lakehouse" => {
                 // A file that does not parse is apply's to report, on the lakehouse's row.
@@ -378,15 +401,23 @@ pub(super) async fn drift(
                 if wanted.is_empty() {
                     continue;
                 }
-                async move { (n, shortcut_drift(api, workspace, &id, &wanted).await) }.boxed()
+                async move { (row_at, shortcut_drift(api, workspace, &id, &wanted).await) }.boxed()
             }
-            "Environment" => async move { (n, publish_drift(api, workspace, &id).await) }.boxed(),
+            "Environment" => {
+                async move { (row_at, publish_drift(api, workspace, &id).await) }.boxed()
+            }
             "SemanticModel" => {
                 let ids = repo.params.connections_for(&row.display_name, environment);
                 if ids.is_empty() {
                     continue;
                 }
-                async move { (n, binding_drift(api, workspace, &id, &ids, visible).await) }.boxed()
+                async move {
+                    (
+                        row_at,
+                        binding_drift(api, workspace, &id, &ids, visible).await,
+                    )
+                }
+                .boxed()
             }
             _ => continue,
         };
@@ -403,6 +434,8 @@ pub(super) async fn drift(
             row.action = PlanAction::Update;
         }
     }
+    // A row that became an update moves among the updates of its level.
+    fabsh_deploy::plan::sort_rows(&mut plan.items);
     plan.summary = fabsh_deploy::plan::summarise(&plan.items);
     let s = &plan.summary;
     plan.pending = s.create + s.update + s.moves + s.delete > 0 || !plan.create_folders.is_empty();

@@ -6,15 +6,18 @@
 //! orphans to delete; then, if asked, the data agents published.
 
 use super::plan::{make_plan, problem_note};
-use super::{after, at_most, open_repository, state, target_workspace};
+use super::{
+    after, at_most, consent, open_repository, plan_options, report, saved, state, target_workspace,
+};
 use crate::api::data_agents::Agent;
 use crate::api::{ApiClient, definitions, folders, items};
 use crate::commands::args::Args;
+use crate::commands::common::named_as;
 use crate::commands::spec::HandlerFuture;
 use crate::context::Ctx;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::reply::Reply;
-use fabsh_deploy::plan::{Options, Repository, creation_payload, definition_json};
+use fabsh_deploy::plan::{Repository, creation_payload, definition_json};
 use fabsh_deploy::render::{RuleHits, Target};
 use fabsh_model::deploy::{ApplyOutcome, ApplyRow, Connection, PlanAction, PlanProblem, PlanRow};
 use futures::future::BoxFuture;
@@ -34,30 +37,50 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
                 "--concurrency must be 1 to {MAX_CONCURRENCY}, not {concurrency}"
             )));
         }
+        let plan_file = args.opt_str("plan");
+        let saved = plan_file.map(saved::read).transpose()?;
+        let options = match &saved {
+            Some(saved) => saved.options.clone(),
+            None => plan_options(&args)?,
+        };
         let repo = open_repository(&args)?;
+        if let (Some(path), Some(saved)) = (plan_file, &saved) {
+            saved::check_flags(&ctx, &args, path, saved, &repo)?;
+        }
         // Known before anything is read from the service: refused before any request.
         refuse_errors(&repo.env_problems())?;
-        let Some(workspace) = target_workspace(ctx.clone(), &args, &repo).await? else {
-            let err = Error::usage(
-                "give the target workspace with -w (or a --config whose core names one for --environment)",
-            );
-            // An environment config.yml does not know is the likely cause: say so.
-            return Err(repo
-                .notes
-                .iter()
-                .filter(|p| p.code == "UnknownEnvironment")
-                .fold(err, |err, p| err.with_hint(problem_note(p))));
-        };
-        let options = Options {
-            diff: false,
-            delete_orphans: args.flag("delete-orphans"),
+        let named = target_workspace(ctx.clone(), &args, &repo).await?;
+        let workspace = match (named, plan_file.zip(saved.as_ref())) {
+            (named, Some((path, saved))) => saved::workspace(named, path, saved)?,
+            (Some(named), None) => named,
+            (None, None) => {
+                let err = Error::usage(
+                    "give the target workspace with -w (or a --config whose core names one for --environment)",
+                );
+                // An environment config.yml does not know is the likely cause: say so.
+                return Err(repo
+                    .notes
+                    .iter()
+                    .filter(|p| p.code == "UnknownEnvironment")
+                    .fold(err, |err, p| err.with_hint(problem_note(p))));
+            }
         };
         // The connections a binding needs do not depend on the plan: listed beside it.
         let (planned, visible) = futures::join!(
-            make_plan(ctx.clone(), &workspace, &repo, options),
+            make_plan(ctx.clone(), &workspace, &repo, &options),
             after::visible_connections(ctx.api(), &repo),
         );
-        let (plan, state) = planned?;
+        let (fresh, state) = planned?;
+        // A saved plan is carried out as it is, once the plan made now shows that nothing
+        // it was made from moved.
+        let plan = match (plan_file, saved) {
+            (Some(path), Some(saved)) => {
+                let prints = repo.fingerprints(&state.target, &state.items, &fresh.items);
+                saved::check_unchanged(path, &saved, &fresh, &prints)?;
+                saved.plan
+            }
+            _ => fresh,
+        };
         refuse_errors(&plan.problems)?;
         if repo.settings.publish_skip {
             return Ok(Reply::json(
@@ -65,35 +88,41 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
             )
             .with_note("publish.skip is true for this environment: nothing deployed"));
         }
+        if args.asks_at_terminal() {
+            let name = state.target.workspace_name.as_deref().unwrap_or_default();
+            consent::ask(&plan.items, &named_as(name, &workspace)).await?;
+        }
         let run = Run {
             api: ctx.api(),
             workspace: &workspace,
             repo: &repo,
             concurrency: concurrency as usize,
         };
+        let rows = align(&repo, &plan.items)?;
         let mut folder_ids = state.folders.clone();
         run.create_folders(&plan.create_folders, &mut folder_ids)
             .await?;
-        let mut rows = run
-            .items(
-                &plan.items,
-                state.target.clone(),
-                &folder_ids,
-                visible.as_ref(),
-            )
+        let (mut done, mut follow_ups) = run
+            .items(&rows, state.target.clone(), &folder_ids, visible.as_ref())
             .await;
-        run.delete_orphans(&plan.items, &mut rows).await;
+        run.delete_orphans(&rows, &mut done).await;
         if args.flag("publish-agents") {
-            run.publish_agents(&mut rows).await;
+            follow_ups += run.publish_agents(&mut done).await;
         }
         // An error the service answered may quote what was sent.
-        for row in &mut rows {
+        for row in &mut done {
             if let Some(error) = &mut row.error {
                 *error = repo.env.mask(error);
             }
         }
         let dry_run = ctx.api().options().dry_run;
-        let reply = report(&workspace, rows, ctx.bridge().take_interrupted(), dry_run)?;
+        let reply = report::reply(
+            &workspace,
+            report::in_plan_order(done, &plan.items),
+            follow_ups,
+            ctx.bridge().take_interrupted(),
+            dry_run,
+        )?;
         // What the plan warned of (an environment parameter.yml does not know, a rule that
         // matched nothing) is as true of the apply.
         Ok(plan
@@ -104,7 +133,25 @@ pub(super) fn apply(ctx: Ctx, args: Args) -> HandlerFuture {
     })
 }
 
-/// Refuses to go on when `problems` hold errors, listing them: nothing was sent.
+/// The plan's rows as apply works through them: the repository's items in its order (an
+/// item is found by its index in the repository), then the orphans.
+fn align(repo: &Repository, plan: &[PlanRow]) -> Result<Vec<PlanRow>> {
+    let orphan = |r: &PlanRow| matches!(r.action, PlanAction::Orphan | PlanAction::Delete);
+    let mut rows = Vec::with_capacity(plan.len());
+    for item in &repo.items {
+        let row = plan
+            .iter()
+            .find(|r| {
+                !orphan(r) && r.item_type == item.item_type && r.display_name == item.display_name
+            })
+            .ok_or_else(|| Error::runtime(format!("the plan has no row for {}", item.key())))?;
+        rows.push(row.clone());
+    }
+    rows.extend(plan.iter().filter(|r| orphan(r)).cloned());
+    Ok(rows)
+}
+
+/// Refuses to go on when `problems` hold errors, listing them: nothing was written.
 fn refuse_errors(problems: &[PlanProblem]) -> Result<()> {
     let lines: Vec<String> = problems
         .iter()
@@ -121,7 +168,7 @@ fn refuse_errors(problems: &[PlanProblem]) -> Result<()> {
         return Ok(());
     }
     Err(Error::usage(format!(
-        "the repository has {} error(s), nothing was sent:\n  {}",
+        "the plan has {} error(s), nothing was written:\n  {}",
         lines.len(),
         lines.join("\n  ")
     ))
@@ -159,14 +206,30 @@ enum Job {
     Schedules(usize),
 }
 
-/// A finished job: an item deployed (its outcome, id and attributes) or not; a follow-up's
-/// notes for the item's row, or why it failed.
+/// What a follow-up did: notes for its item's row, and whether it changed something.
+struct FollowUp {
+    notes: Vec<String>,
+    changed: bool,
+}
+
+impl FollowUp {
+    /// A follow-up whose notes say what it changed (none: it changed nothing).
+    fn noted(notes: Vec<String>) -> FollowUp {
+        FollowUp {
+            changed: !notes.is_empty(),
+            notes,
+        }
+    }
+}
+
+/// A finished job: an item deployed (its outcome, id and attributes) or not; a follow-up
+/// done, or why it failed.
 enum Event {
     Item(
         usize,
         std::result::Result<(ApplyOutcome, String, BTreeMap<String, String>), Error>,
     ),
-    After(usize, std::result::Result<Vec<String>, String>),
+    After(usize, std::result::Result<FollowUp, String>),
 }
 
 /// For each repository item, the items it waits for: those it refers to at a lower level
@@ -219,14 +282,14 @@ impl Run<'_> {
     /// Every repository item, each started once the items it refers to are deployed, at most
     /// `concurrency` requests' worth of work at once; an item that refers to one that failed
     /// (or was not started) is not started. Each deployed item's follow-ups are queued as it
-    /// finishes.
+    /// finishes. The rows, and how many follow-ups changed something.
     async fn items(
         &self,
         plan: &[PlanRow],
         target: Target,
         folder_ids: &BTreeMap<String, String>,
         connections: Option<&Listed>,
-    ) -> Vec<ApplyRow> {
+    ) -> (Vec<ApplyRow>, usize) {
         let mut rows: Vec<ApplyRow> = plan
             .iter()
             .map(|row| ApplyRow {
@@ -235,7 +298,10 @@ impl Run<'_> {
                 outcome: match row.action {
                     PlanAction::Unchanged => ApplyOutcome::Unchanged,
                     PlanAction::Orphan => ApplyOutcome::Kept,
-                    _ => ApplyOutcome::NotStarted,
+                    PlanAction::Create
+                    | PlanAction::Update
+                    | PlanAction::Move
+                    | PlanAction::Delete => ApplyOutcome::NotStarted,
                 },
                 id: row.id.clone(),
                 level: row.level,
@@ -250,6 +316,7 @@ impl Run<'_> {
         let mut progress = vec![Progress::Waiting; count];
         let mut ready: VecDeque<Job> = VecDeque::new();
         let mut running = FuturesUnordered::new();
+        let mut follow_ups = 0;
         loop {
             for n in 0..count {
                 let startable = progress[n] == Progress::Waiting
@@ -308,14 +375,17 @@ impl Run<'_> {
                     rows[n].outcome = ApplyOutcome::Failed;
                     rows[n].error = Some(err.to_string());
                 }
-                Event::After(n, Ok(notes)) => rows[n].notes.extend(notes),
+                Event::After(n, Ok(done)) => {
+                    follow_ups += usize::from(done.changed);
+                    rows[n].notes.extend(done.notes);
+                }
                 Event::After(n, Err(err)) => {
                     rows[n].outcome = ApplyOutcome::Failed;
                     rows[n].error = Some(err);
                 }
             }
         }
-        rows
+        (rows, follow_ups)
     }
 
     /// The future of one job, over a snapshot of what is deployed when it starts.
@@ -373,7 +443,7 @@ impl Run<'_> {
                     Event::After(
                         n,
                         result
-                            .map(|()| vec!["published".to_string()])
+                            .map(|()| FollowUp::noted(vec!["published".to_string()]))
                             .map_err(|err| format!("deployed, but publishing failed: {err}")),
                     )
                 }
@@ -385,13 +455,15 @@ impl Run<'_> {
                 async move {
                     let failed = |err: Error| format!("deployed, but its shortcuts failed: {err}");
                     let result = match after::wanted_shortcuts(self.repo, &target, n) {
-                        Ok(wanted) if wanted.is_empty() => Ok(Vec::new()),
+                        Ok(wanted) if wanted.is_empty() => Ok(FollowUp::noted(Vec::new())),
                         Ok(wanted) => {
                             after::sync_shortcuts(self.api, self.workspace, &id, &wanted, created)
                                 .await
-                                .map(|made| match made {
-                                    0 => Vec::new(),
-                                    made => vec![format!("{made} shortcut(s) created")],
+                                .map(|made| {
+                                    FollowUp::noted(match made {
+                                        0 => Vec::new(),
+                                        made => vec![format!("{made} shortcut(s) created")],
+                                    })
                                 })
                                 .map_err(failed)
                         }
@@ -415,6 +487,7 @@ impl Run<'_> {
                         created,
                     )
                     .await
+                    .map(FollowUp::noted)
                     .map_err(|err| format!("deployed, but its schedules failed: {err}"));
                     Event::After(n, result)
                 }
@@ -433,6 +506,10 @@ impl Run<'_> {
                         connections,
                     )
                     .await
+                    .map(|(notes, bound)| FollowUp {
+                        notes,
+                        changed: bound > 0,
+                    })
                     .map_err(|err| format!("deployed, but binding failed: {err}"));
                     Event::After(n, result)
                 }
@@ -558,7 +635,7 @@ impl Run<'_> {
         let doomed: Vec<usize> = plan
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.delete)
+            .filter(|(_, r)| r.action == PlanAction::Delete)
             .map(|(n, _)| n)
             .collect();
         let mut jobs = Vec::new();
@@ -581,7 +658,9 @@ impl Run<'_> {
         }
     }
 
-    async fn publish_agents(&self, rows: &mut [ApplyRow]) {
+    /// Publishes every deployed data agent; how many were published.
+    async fn publish_agents(&self, rows: &mut [ApplyRow]) -> usize {
+        let mut published = 0;
         for row in rows.iter_mut().filter(|r| r.item_type == "DataAgent") {
             let deployed = matches!(
                 row.outcome,
@@ -597,43 +676,16 @@ impl Run<'_> {
                 workspace: self.workspace.to_string(),
                 id,
             };
-            if let Err(err) = agent.publish(self.api, None).await {
-                row.outcome = ApplyOutcome::Failed;
-                row.error = Some(format!("deployed, but publishing failed: {err}"));
+            match agent.publish(self.api, None).await {
+                Ok(_) => published += 1,
+                Err(err) => {
+                    row.outcome = ApplyOutcome::Failed;
+                    row.error = Some(format!("deployed, but publishing failed: {err}"));
+                }
             }
         }
+        published
     }
-}
-
-fn report(workspace: &str, rows: Vec<ApplyRow>, interrupted: bool, dry_run: bool) -> Result<Reply> {
-    let count = |outcome: ApplyOutcome| rows.iter().filter(|r| r.outcome == outcome).count();
-    let summary = json!({
-        "created": count(ApplyOutcome::Created),
-        "updated": count(ApplyOutcome::Updated),
-        "moved": count(ApplyOutcome::Moved),
-        "unchanged": count(ApplyOutcome::Unchanged),
-        "deleted": count(ApplyOutcome::Deleted),
-        "kept": count(ApplyOutcome::Kept),
-        "failed": count(ApplyOutcome::Failed),
-        "notStarted": count(ApplyOutcome::NotStarted),
-    });
-    let unfinished = count(ApplyOutcome::Failed) + count(ApplyOutcome::NotStarted);
-    let value = json!({"workspaceId": workspace, "summary": summary, "items": rows});
-    let mut reply = Reply::json(value.clone()).with_table_rows("items");
-    if dry_run {
-        // Each item with what the run would do, planned ids for those it would create.
-        reply = reply.with_dry_run_items(value["items"].clone());
-    }
-    if interrupted {
-        return Ok(reply.with_failure(Error::cancelled()));
-    }
-    if unfinished > 0 {
-        return Ok(reply.with_failure(
-            Error::new(ErrorKind::Partial, format!("{unfinished} item(s) not deployed"))
-                .with_hint("fix the cause and run the same deploy apply again: deployed items pair by type and name and are not made twice"),
-        ));
-    }
-    Ok(reply)
 }
 
 #[cfg(test)]
@@ -649,7 +701,6 @@ mod tests {
             id: None,
             level: Some(level),
             changes: Vec::new(),
-            delete: false,
             refers_to: refers_to.iter().map(|r| r.to_string()).collect(),
             diffs: Vec::new(),
         }

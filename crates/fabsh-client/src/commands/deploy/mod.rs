@@ -5,8 +5,11 @@
 
 mod after;
 mod apply;
+mod consent;
 mod export;
 mod plan;
+mod report;
+mod saved;
 mod state;
 
 use super::args::{Args, checked_item_type};
@@ -15,8 +18,10 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use fabsh_deploy::Input;
 use fabsh_deploy::env_vars::{self, EnvAccess};
-use fabsh_deploy::plan::Repository;
+use fabsh_deploy::plan::{Options, Repository};
+use fabsh_deploy::protected;
 use fabsh_deploy::scope::Selection;
+use fabsh_model::deploy::DEFAULT_MAX_DELETES;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
@@ -51,10 +56,30 @@ const CONFIG: ArgSpec = ArgSpec::opt(
 const DELETE_ORPHANS: ArgSpec = ArgSpec::opt(
     "delete-orphans",
     ArgKind::Bool,
-    "Plan to delete the workspace's items of types in scope that the repository does not hold (less unpublish.exclude_regex)",
+    "Delete the workspace's items of types in scope that the repository does not hold, but those unpublish.exclude_regex keeps and protected types (that hold data) not opted in",
 )
-// On apply it deletes items: an MCP server carries it out only with --allow-destructive.
-.destructive();
+// On apply it deletes items: an MCP server carries it out only with --allow-destructive,
+// and at a terminal apply asks once it knows which.
+.destructive()
+.confirmed_by_command();
+const DELETE_TYPE: ArgSpec = ArgSpec::opt(
+    "delete-type",
+    ArgKind::List,
+    "With --delete-orphans, also delete orphans of these protected types (comma-separated: Lakehouse, Warehouse, SQLDatabase, Eventhouse, KQLDatabase, MirroredDatabase, CosmosDBDatabase, SnowflakeDatabase, WarehouseSnapshot, MLExperiment, MLModel), as config.yml's features enable_<type>_unpublish do",
+)
+.value_name("TYPE");
+const MAX_DELETES: ArgSpec = ArgSpec::opt(
+    "max-deletes",
+    ArgKind::Int,
+    "The most orphans a plan deletes without --allow-mass-delete (default 10)",
+)
+.value_name("N")
+.range(0, i64::MAX);
+const ALLOW_MASS_DELETE: ArgSpec = ArgSpec::opt(
+    "allow-mass-delete",
+    ArgKind::Bool,
+    "Let the plan delete more than --max-deletes orphans, or every item of the workspace",
+);
 const ENV_VARS: ArgSpec = ArgSpec::opt(
     "env-vars",
     ArgKind::List,
@@ -85,6 +110,21 @@ const DIFF: ArgSpec = ArgSpec::opt(
     "Add a unified diff of every changed part (base64 parts decoded where they are text)",
 );
 
+const OUT: ArgSpec = ArgSpec::opt(
+    "out",
+    ArgKind::Str,
+    "Also save the plan to this file (readable by you only) for deploy apply --plan: every row and what it was computed from, no token and no $ENV value",
+)
+.value_name("FILE")
+.local(LocalPath::WriteFile);
+const PLAN: ArgSpec = ArgSpec::opt(
+    "plan",
+    ArgKind::Str,
+    "Apply exactly this plan, saved by deploy plan --out, instead of planning: refused (exit 2, naming the first item that changed) when the repository or the workspace moved since",
+)
+.value_name("FILE")
+.local(LocalPath::ReadFile);
+
 /// The exit code of `deploy plan` when apply would change something.
 pub const CHANGES_PENDING_EXIT: u8 = 8;
 
@@ -93,8 +133,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         group: "deploy",
         name: "plan",
-        summary: "What deploy apply would do, item by item; with no workspace, validate the repository offline",
-        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. Each item is create, update, move, unchanged or orphan (in the workspace only); an item's .schedules is compared with the schedules the job scheduler lists for it; a lakehouse's shortcut missing or different, an environment never published (or whose last publish failed) and a semantic model not bound to the connection semantic_model_binding gives it are changes too. Problems (definition checks as validate-definition, rules that match nothing, $items naming an item of neither the repository nor the target workspace, whose own items it may name as fabric-cicd allows) are listed with their severity; an --environment that parameter.yml or config.yml does not know is warned of, naming those they know. The scope is fabric-cicd's: --types (or core.item_types_in_scope), --items (or publish.items_to_include), --exclude besides publish.exclude_regex and publish.folder_exclude_regex; an item left out is no orphan, and a reference to it (a logical id, a report's model) is to the target's item of its name. The repository is read only under its real path: a link that leads out of it is refused by name before any request (exit 2), a link inside is followed (each folder once), only regular files are read, and a part or an item's files over 96 MiB (what one definition request holds), or a repository over 1 GiB or 100,000 files and folders, is refused; so is a parameter rule whose output would make a part pass 96 MiB (an error naming the rule, the file and the limit). $ENV:NAME reads an environment variable only when allowed (--env-vars, or enable_environment_variable_replacement in config.yml's features), else it is an error; its value is never shown: a diff shows $ENV:NAME where it goes. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the repository has errors.",
+        summary: "What deploy apply would do, item by item (--out saves it for apply --plan); with no workspace, validate the repository offline",
+        about: "Reads the repository (item folders with .platform, sub-folders as workspace folders, an Eventhouse's .children), parameterises each item for the target (parameter.yml: find_replace, key_value_replace, spark_pool, $items/$workspace/$ENV variables; logical ids become the target's item ids) and compares it with the workspace on normalised parts. A folder that is not a repository is refused before any request (exit 2): one with no <name>.<Type> folder holding a .platform under it (a home directory, a folder with a README), one item's own folder, a config's repository_directory that does not exist. Each item is create, update, move, unchanged, orphan (in the workspace only, kept) or delete (an orphan apply deletes, with --delete-orphans); rows come by dependency level, then action in that order, then folder and name. An item's .schedules is compared with the schedules the job scheduler lists for it; a lakehouse's shortcut missing or different, an environment never published (or whose last publish failed) and a semantic model not bound to the connection semantic_model_binding gives it are changes too. Types that hold data (Lakehouse, Warehouse, SQLDatabase, Eventhouse, KQLDatabase, MirroredDatabase, CosmosDBDatabase, SnowflakeDatabase, WarehouseSnapshot, MLExperiment, MLModel) are deleted as orphans only when opted in, each by --delete-type or, as fabric-cicd does, by config.yml's features (enable_lakehouse_unpublish, enable_warehouse_unpublish, enable_sqldatabase_unpublish, enable_eventhouse_unpublish, enable_kqldatabase_unpublish): otherwise the row is an orphan whose changes say why it is kept. A plan that deletes every item of the workspace, or more than --max-deletes (10), is refused (exit 2, naming the count) unless --allow-mass-delete. Problems (definition checks as validate-definition, rules that match nothing, $items naming an item of neither the repository nor the target workspace, whose own items it may name as fabric-cicd allows) are listed with their severity; an --environment that parameter.yml or config.yml does not know is warned of, naming those they know. The scope is fabric-cicd's: --types (or core.item_types_in_scope), --items (or publish.items_to_include), --exclude besides publish.exclude_regex and publish.folder_exclude_regex; an item left out is no orphan, and a reference to it (a logical id, a report's model) is to the target's item of its name. The repository is read only under its real path: a link that leads out of it is refused by name before any request (exit 2), a link inside is followed (each folder once), only regular files are read, and a part or an item's files over 96 MiB (what one definition request holds), or a repository over 1 GiB or 100,000 files and folders, is refused; so is a parameter rule whose output would make a part pass 96 MiB (an error naming the rule, the file and the limit). $ENV:NAME reads an environment variable only when allowed (--env-vars, or enable_environment_variable_replacement in config.yml's features), else it is an error; its value is never shown: a diff shows $ENV:NAME where it goes. --diff adds each changed part's unified diff to the rows, and a table shows them after its rows, whole. --out FILE saves the plan for deploy apply --plan, readable by you only: every row with its reason, SHA-256 digests of what it was computed from (each item's content after parameterisation, with $ENV:NAME for a value; each workspace item's state it was compared with), the workspace and the endpoint; no token and no value. Without a workspace the repository is validated and compared with nothing, as a note says. Exit codes: 0 nothing to change, 8 changes pending (as terraform plan -detailed-exitcode; scripts and tools get the plan, with pending: true), 2 the plan has errors.",
         args: &[
             DIR,
             WORKSPACE,
@@ -106,6 +146,10 @@ pub static COMMANDS: &[CommandSpec] = &[
             EXCLUDE,
             DIFF,
             DELETE_ORPHANS,
+            DELETE_TYPE,
+            MAX_DELETES,
+            ALLOW_MASS_DELETE,
+            OUT,
         ],
         traits: Traits::READ,
         columns: &[
@@ -125,14 +169,18 @@ pub static COMMANDS: &[CommandSpec] = &[
                 command: "deploy plan --config deploy.yml -w Release --environment PROD --diff",
                 about: "what apply would change in Release, with diffs (exit 8 when something would)",
             },
+            Example {
+                command: "deploy plan --config deploy.yml -w Release --environment PROD --delete-orphans --out release.plan",
+                about: "save the plan, deletions included, to review and then apply as it is",
+            },
         ],
         handler: Handler::Data(plan::plan),
     },
     CommandSpec {
         group: "deploy",
         name: "apply",
-        summary: "Deploy the repository to a workspace: create, update, move (and delete orphans with --delete-orphans)",
-        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently. Unchanged items are not written. An environment created or updated is published; a lakehouse gets the shortcuts of its shortcuts.metadata.json it lacks; an item's .schedules is deployed through the job scheduler (per job type, the n-th schedule updated when it differs, created when missing; `Execute` is a pipeline's `Pipeline` job type); a semantic model is bound to the connection parameter.yml's semantic_model_binding gives it for the environment, unless it already uses it (a connection the caller cannot see is noted, not bound). Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed). Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards. The repository is read as deploy plan reads it; a $ENV:NAME not allowed (--env-vars) is refused before any request, and a dry run shows $ENV:NAME where a value would be sent.",
+        summary: "Deploy the repository, or a saved plan, to a workspace: create, update, move (and delete orphans with --delete-orphans)",
+        about: "Carries out deploy plan: folders first, then items by dependency level (what an item refers to is deployed before it), the items of one level concurrently, then the orphans to delete. Unchanged items are not written. An environment created or updated is published; a lakehouse gets the shortcuts of its shortcuts.metadata.json it lacks; an item's .schedules is deployed through the job scheduler (per job type, the n-th schedule updated when it differs, created when missing; `Execute` is a pipeline's `Pipeline` job type); a semantic model is bound to the connection parameter.yml's semantic_model_binding gives it for the environment, unless it already uses it (a connection the caller cannot see is noted, not bound). Each item reports its outcome: created, updated, moved, unchanged, deleted, kept, failed or not_started (an earlier level failed); one line on stderr sums them up (created, updated, moved, deleted, unchanged, follow-ups done, failed), and the JSON's summary holds the same counts. Exits 5 when some item failed; running the same command again finishes the job without duplicates (items pair by type and name, creates go through the exactly-once path). --publish-agents publishes every deployed data agent afterwards. The repository is read as deploy plan reads it, and what deploy plan refuses (a folder that is not a repository, a plan deleting too much) apply refuses before writing anything; a $ENV:NAME not allowed (--env-vars) is refused before any request, and a dry run shows $ENV:NAME where a value would be sent. --delete-orphans deletes what the plan marks delete (protected types only with --delete-type or their features flag): at a terminal apply asks once the plan is made, listing the items it deletes (name, type, folder; the first 20 and a count); off a terminal it needs --yes. --plan FILE applies exactly a plan saved by deploy plan --out, without planning again: give the same DIR or --config and --environment (-w may be left out); the workspace is read again and the plan is refused (exit 2, naming the first item that changed) when the repository or the workspace moved since; a plan that deletes needs --delete-orphans too.",
         args: &[
             DIR,
             WORKSPACE,
@@ -143,6 +191,10 @@ pub static COMMANDS: &[CommandSpec] = &[
             ITEMS,
             EXCLUDE,
             DELETE_ORPHANS,
+            DELETE_TYPE,
+            MAX_DELETES,
+            ALLOW_MASS_DELETE,
+            PLAN,
             ArgSpec::opt(
                 "concurrency",
                 ArgKind::Int,
@@ -166,6 +218,10 @@ pub static COMMANDS: &[CommandSpec] = &[
             Example {
                 command: "deploy apply --config deploy.yml -w Release --environment PROD --delete-orphans --yes",
                 about: "deploy and delete what the repository no longer holds",
+            },
+            Example {
+                command: "deploy apply --config deploy.yml --environment PROD --plan release.plan --delete-orphans --yes",
+                about: "apply exactly the saved plan, refused if the repository or the workspace moved since",
             },
             Example {
                 command: "deploy apply --config deploy.yml -w Sales --environment PROD --dry-run",
@@ -209,6 +265,41 @@ async fn at_most<'a, T: Send + 'a>(jobs: Vec<BoxFuture<'a, T>>, limit: usize) ->
         .await
 }
 
+/// What the plan is asked for, from the flags: `--delete-type` names protected types only,
+/// and only beside `--delete-orphans`.
+fn plan_options(args: &Args) -> Result<Options> {
+    let delete_orphans = args.flag("delete-orphans");
+    let mut delete_types = Vec::new();
+    for name in args.list("delete-type") {
+        let Some(found) = protected::find(name) else {
+            let known: Vec<&str> = protected::PROTECTED.iter().map(|p| p.item_type).collect();
+            return Err(Error::usage(format!(
+                "--delete-type {name}: not a protected type; those are {}",
+                known.join(", ")
+            ))
+            .with_hint(
+                "orphans of other types are deleted by --delete-orphans alone; nothing was sent",
+            ));
+        };
+        delete_types.push(found.item_type.to_string());
+    }
+    if !delete_types.is_empty() && !delete_orphans {
+        return Err(Error::usage(
+            "--delete-type opts protected types in to --delete-orphans, which is not given",
+        )
+        .with_hint("add --delete-orphans; nothing was sent"));
+    }
+    Ok(Options {
+        diff: args.flag("diff"),
+        delete_orphans,
+        delete_types,
+        max_deletes: args
+            .int("max-deletes")
+            .map_or(DEFAULT_MAX_DELETES, |n| n.max(0) as usize),
+        allow_mass_delete: args.flag("allow-mass-delete"),
+    })
+}
+
 /// Opens the repository the flags name, refusing unreadable input before any request, and
 /// reads the environment variables its parameters name that the person allowed.
 fn open_repository(args: &Args) -> Result<Repository> {
@@ -246,7 +337,13 @@ fn open_repository(args: &Args) -> Result<Repository> {
                     // The error names the flag itself.
                     Input::Scope => return Error::usage(err.to_string()),
                 };
-                Error::usage(format!("{flag}: {err}"))
+                let refused = Error::usage(format!("{flag}: {err}"));
+                match err {
+                    fabsh_deploy::Error::NotRepository { .. } => refused
+                        .with_hint(fabsh_deploy::repo::LAYOUT)
+                        .with_hint("nothing was sent"),
+                    _ => refused,
+                }
             })?;
     repo.read_env(env_access(args, &repo), |name| std::env::var(name).ok());
     Ok(repo)

@@ -1,27 +1,51 @@
-//! `deploy plan`: the repository against the workspace, or validated alone.
+//! `deploy plan`: the repository against the workspace, or validated alone; with `--out`,
+//! saved for `deploy apply --plan`.
 
-use super::{CHANGES_PENDING_EXIT, open_repository, state, target_workspace};
+use super::{CHANGES_PENDING_EXIT, open_repository, plan_options, saved, state, target_workspace};
 use crate::commands::args::Args;
 use crate::commands::spec::HandlerFuture;
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
-use crate::reply::Reply;
+use crate::reply::{Reply, TableDiff};
 use fabsh_deploy::plan::{Options, Repository};
 use fabsh_model::deploy::{Plan, PlanProblem, Severity};
 use std::collections::BTreeSet;
+use std::path::Path;
 
 pub(super) fn plan(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
+        let options = plan_options(&args)?;
         let repo = open_repository(&args)?;
-        let options = Options {
-            diff: args.flag("diff"),
-            delete_orphans: args.flag("delete-orphans"),
+        let out = args.opt_str("out");
+        let Some(workspace) = target_workspace(ctx.clone(), &args, &repo).await? else {
+            if out.is_some() {
+                return Err(Error::usage(
+                    "--out saves a plan to apply to a workspace: give it with -w (or a --config whose core names one)",
+                )
+                .with_hint("nothing was sent"));
+            }
+            let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &options);
+            return Ok(plan_reply(&plan)?.with_note(
+                "no workspace given: the repository was validated and compared with nothing (every item shows as create); give -w to compare it with a workspace",
+            ));
         };
-        let plan = match target_workspace(ctx.clone(), &args, &repo).await? {
-            Some(workspace) => make_plan(ctx.clone(), &workspace, &repo, options).await?.0,
-            None => repo.plan(&repo.target(), &[], &BTreeSet::new(), options),
-        };
-        plan_reply(&plan)
+        let (plan, state) = make_plan(ctx.clone(), &workspace, &repo, &options).await?;
+        let mut reply = plan_reply(&plan)?;
+        // A plan with errors is not one to apply.
+        if let Some(path) = out
+            && error_count(&plan) == 0
+        {
+            saved::write(
+                Path::new(path),
+                &saved::of(&ctx, &repo, &plan, &state, &options)?,
+            )?;
+            reply = reply.with_note(format!(
+                "plan saved to {path}: deploy apply --plan {path} applies exactly it"
+            ));
+        } else if out.is_some() {
+            reply = reply.with_note("the plan has errors: not saved");
+        }
+        Ok(reply)
     })
 }
 
@@ -30,7 +54,7 @@ pub(super) async fn make_plan(
     ctx: Ctx,
     workspace: &str,
     repo: &Repository,
-    options: Options,
+    options: &Options,
 ) -> Result<(Plan, state::WorkspaceState)> {
     let state = state::fetch(ctx.api(), workspace, repo).await?;
     let mut plan = repo.plan(&state.target, &state.items, &state.folder_paths(), options);
@@ -59,20 +83,44 @@ pub(super) fn problem_note(problem: &PlanProblem) -> String {
     )
 }
 
+/// The diffs of the plan's rows, for a table to show after them.
+fn table_diffs(plan: &Plan) -> Vec<TableDiff> {
+    plan.items
+        .iter()
+        .flat_map(|row| {
+            row.diffs.iter().map(move |d| TableDiff {
+                title: format!("{}.{}: {}", row.display_name, row.item_type, d.path),
+                diff: d.diff.clone(),
+            })
+        })
+        .collect()
+}
+
 fn plan_reply(plan: &Plan) -> Result<Reply> {
     let value = serde_json::to_value(plan)
         .map_err(|err| Error::runtime(format!("the plan could not be written: {err}")))?;
-    let mut reply = Reply::json(value).with_table_rows("items");
+    let mut reply = Reply::json(value)
+        .with_table_rows("items")
+        .with_table_diffs(table_diffs(plan));
     for problem in &plan.problems {
         reply = reply.with_note(problem_note(problem));
     }
-    let errors = error_count(plan);
-    if errors > 0 {
+    let errors: Vec<_> = plan
+        .problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .collect();
+    if !errors.is_empty() {
+        let message = match errors.as_slice() {
+            [one] => format!(
+                "{}: {}",
+                one.subject.as_deref().unwrap_or("repository"),
+                one.message
+            ),
+            many => format!("the plan has {} errors; see the problems", many.len()),
+        };
         return Ok(reply.with_failure(
-            Error::usage(format!(
-                "the repository has {errors} error(s); see the problems"
-            ))
-            .with_hint("fix them and run deploy plan again: nothing was sent"),
+            Error::usage(message).with_hint("nothing was written; deploy apply refuses this plan"),
         ));
     }
     if plan.pending {
