@@ -65,4 +65,17 @@ fn a_detached_server_is_reached_through_eval_and_stopped_with_local_stop() {
 
     let (code, _, err) = shell(&home, "fabsh local stop --data-dir ./fabric");
     assert_ne!(code, 0, "a second stop has nothing to stop: {err}");
+
+    // The endpoint still exported, as after `local stop` in the same shell: one attempt
+    // (a refused connection on loopback is not retried), and the error says why.
+    let (code, _, err) = shell(
+        &home,
+        &format!("FABSH_ENDPOINT={endpoint} FABSH_TOKEN=t fabsh -v workspace list"),
+    );
+    assert_ne!(code, 0, "{err}");
+    assert_eq!(err.matches("< no response").count(), 1, "{err}");
+    assert!(
+        err.contains("a local Fabric server there is not running"),
+        "{err}"
+    );
 }

@@ -3,7 +3,7 @@
 
 use super::fabric_error;
 use super::request::{Req, Resp, Safety};
-use super::{ApiClient, dry_run};
+use super::{ApiClient, dry_run, trusted_hosts};
 use crate::error::{Error, Result};
 use fabsh_http::retry::{self, MAX_FAILED_ATTEMPTS, MAX_THROTTLED_ATTEMPTS};
 use serde_json::Value;
@@ -139,8 +139,11 @@ impl ApiClient {
                     if let Some(tracer) = &self.tracer {
                         tracer.failure(&err.to_string(), started.elapsed());
                     }
-                    // A connection that was never made cannot have reached the service.
-                    let repeatable = req.safety != Safety::Create || err.is_connect();
+                    // A connection that was never made cannot have reached the service. On
+                    // loopback nothing is in between: a refused connection means no server
+                    // listens there (a stopped local Fabric), and trying again only waits.
+                    let repeatable = (req.safety != Safety::Create || err.is_connect())
+                        && !(err.is_connect() && trusted_hosts::is_loopback(url));
                     failed += 1;
                     if repeatable && failed < MAX_FAILED_ATTEMPTS {
                         tokio::time::sleep(retry::backoff(failed)).await;
@@ -253,6 +256,11 @@ fn network_error(req: &Req, url: &reqwest::Url, err: &reqwest::Error) -> Error {
         error = error.with_hint(
             "the service may or may not have made the change; check before trying again",
         );
+    } else if err.is_connect() && trusted_hosts::is_loopback(url) {
+        error = error.with_hint(format!(
+            "nothing listens at {}: a local Fabric server there is not running; start one with `eval \"$(fabsh local serve --detach)\"`, use --local, or unset FABSH_ENDPOINT",
+            url.origin().ascii_serialization()
+        ));
     } else {
         error =
             error.with_hint("check the endpoint (--endpoint / FABSH_ENDPOINT) and your network");

@@ -74,6 +74,19 @@ const FABRIC_CLOUDS: &[FabricCloud] = &[
 /// configuration names another.
 pub(crate) const PUBLIC_CLOUD: &FabricCloud = &FABRIC_CLOUDS[0];
 
+/// Whether `url` is on this machine (`127.0.0.1` and its range, `[::1]`, `localhost`).
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host_str() {
+        Some(host) if host.eq_ignore_ascii_case("localhost") => true,
+        Some(host) => host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()),
+        None => false,
+    }
+}
+
 /// One `FABSH_TRUSTED_HOSTS` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Entry {

@@ -31,13 +31,7 @@ fn same_endpoint(saved: &str, now: &str) -> bool {
     let (Ok(a), Ok(b)) = (reqwest::Url::parse(saved), reqwest::Url::parse(now)) else {
         return saved == now;
     };
-    let loopback = |u: &reqwest::Url| match u.host_str() {
-        Some("localhost" | "[::1]") => true,
-        Some(host) => host
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback()),
-        None => false,
-    };
+    let loopback = crate::api::trusted_hosts::is_loopback;
     if loopback(&a) && loopback(&b) {
         a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.path() == b.path()
     } else {
