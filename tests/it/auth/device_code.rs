@@ -35,6 +35,12 @@ fn a_device_code_sign_in_approved_elsewhere_is_used_by_later_commands() {
         "{}",
         after.stderr
     );
+    // Signed out again: `auth status` answers as before any sign-in (exit 0, signedIn false),
+    // and only --check makes it an error.
+    let status = session.run(&["auth", "status"]);
+    assert_eq!(status.ok_json()["signedIn"], false);
+    assert!(status.stderr.contains("not signed in"), "{}", status.stderr);
+    assert_eq!(session.run(&["auth", "status", "--check"]).code, 3);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::commands::spec::{
 };
 use crate::config::{ConfigFile, Settings, config_path, env_text};
 use crate::context::Ctx;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::output::Tracer;
 use crate::reply::Reply;
 use serde_json::{Value, json};
@@ -435,7 +435,21 @@ fn status(ctx: Ctx, args: Args) -> HandlerFuture {
                 return Ok(Reply::json(out).with_note(note));
             }
         }
-        let token = chosen.provider.token(false).await?;
+        let token = match chosen.provider.token(false).await {
+            Ok(token) => token,
+            // Signed out (after `auth logout` the profile still names its method), or a
+            // sign-in that no longer gives tokens: the same answer as never signed in, with
+            // the reason; an error only under --check.
+            Err(err) if err.kind == ErrorKind::Auth && !args.flag("check") => {
+                out["signedIn"] = json!(false);
+                let mut note = format!("not signed in: {}", err.message);
+                for hint in &err.hints {
+                    note.push_str(&format!("; {hint}"));
+                }
+                return Ok(Reply::json(out).with_note(note));
+            }
+            Err(err) => return Err(err),
+        };
         merge(&mut out, claims::describe(token.expose()));
         Ok(Reply::json(out))
     })
