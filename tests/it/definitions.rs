@@ -383,3 +383,36 @@ fn a_definition_written_half_way_leaves_nothing_that_blocks_a_second_run() {
             > 200 << 10
     );
 }
+
+#[test]
+fn a_folder_holding_only_a_platform_is_refused_offline_for_the_type_given() {
+    let server = Server::start();
+    let dir = server.home.dir.path().join("badnb");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join(".platform"),
+        r#"{"metadata": {"type": "Notebook", "displayName": "Bad"}, "config": {"version": "2.0", "logicalId": "00000000-0000-0000-0000-000000000000"}}"#,
+    )
+    .expect("platform");
+    let before = server.request_count();
+    let run = server.fabsh(&[
+        "item",
+        "create",
+        "-w",
+        "Demo",
+        "--name",
+        "Bad",
+        "--type",
+        "Notebook",
+        "--dir",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("notebook-content.py") && run.stderr.contains("MissingRequiredPart"),
+        "{}",
+        run.stderr
+    );
+    // Checked before the workspace was even looked up.
+    assert_eq!(server.request_count(), before, "a request was sent");
+}

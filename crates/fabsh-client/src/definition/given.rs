@@ -50,13 +50,20 @@ pub fn given_definition(
         )?,
         _ => args.json(source).cloned().unwrap_or(Value::Null),
     };
-    checked(&raw, options, &flag).map(Some)
+    checked(&raw, options, &flag, item_type).map(Some)
 }
 
 /// `raw` as the service takes it, with `options` merged; refused with every error
-/// validate-definition (without a type) would report. `flag` names where it came from.
-pub fn checked(raw: &Value, options: Option<&Value>, flag: &str) -> Result<Value> {
-    let report = validate::validate(raw, None);
+/// validate-definition would report, for `item_type` when the command knows it (a part the
+/// type requires missing, as in a folder holding only `.platform`). `flag` names where it
+/// came from.
+pub fn checked(
+    raw: &Value,
+    options: Option<&Value>,
+    flag: &str,
+    item_type: Option<&str>,
+) -> Result<Value> {
+    let report = validate::validate(raw, item_type);
     if !report.valid {
         let mut err = Error::usage(format!(
             "{flag}: the definition has {} error(s); nothing was sent",

@@ -96,7 +96,7 @@ fn given_definition(args: &Args) -> Result<Value> {
         ),
         (None, Some(content)) => (content.clone(), "--content"),
     };
-    given::checked(&raw, None, flag)
+    given::checked(&raw, None, flag, None)
 }
 
 /// `current` with every part of `changes` put in place of its namesake (or added).
