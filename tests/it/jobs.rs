@@ -416,6 +416,27 @@ fn schedules_round_trip_as_the_swagger_example() {
             .iter()
             .any(|s| s["id"] == id.as_str())
     );
+    // At 80 columns, one line per schedule under short headers: the last part of each path.
+    let table = server.fabsh_env(
+        &["schedule", "list", "Demo/Welcome", "-o", "table"],
+        &[("COLUMNS", "80")],
+    );
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let lines: Vec<&str> = table.stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        listed.as_array().expect("list").len() + 1,
+        "{}",
+        table.stdout
+    );
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    for column in ["type", "interval"] {
+        assert!(header.contains(&column), "{column} in {:?}", lines[0]);
+    }
+    assert!(!lines[0].contains("configuration."), "{:?}", lines[0]);
+    for line in &lines {
+        assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
+    }
     let updated = server
         .fabsh(&[
             "schedule",

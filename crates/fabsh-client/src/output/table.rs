@@ -166,8 +166,10 @@ fn new_table(fit: Fit) -> Table {
 /// when cut).
 fn is_identifier_column(name: &str, cells: &[String]) -> bool {
     let leaf = name.rsplit('.').next().unwrap_or(name);
+    // An `…Id` of words (a time zone's `W. Europe Standard Time`) is text that may be cut.
+    let words = cells.iter().any(|cell| cell.contains(' '));
     leaf == "id"
-        || leaf.ends_with("Id")
+        || (leaf.ends_with("Id") && !words)
         || leaf == "type"
         || every_filled_cell(cells, |cell| {
             is_guid(cell)
@@ -370,7 +372,22 @@ pub fn render_table(items: &[Value], declared: &[&str], fit: Fit) -> String {
                 .collect()
         })
         .collect();
-    fitted(columns, true, rows, fit)
+    fitted(headers(&columns), true, rows, fit)
+}
+
+/// The header of each column: the last part of its path (`type` for `configuration.type`),
+/// which is what the cells are, unless two columns would then read alike. A long dotted path
+/// made a column wider than its cells, and at 80 columns left the others `…`.
+fn headers(columns: &[String]) -> Vec<String> {
+    let leaf = |column: &str| column.rsplit('.').next().unwrap_or(column).to_string();
+    columns
+        .iter()
+        .map(|column| {
+            let short = leaf(column);
+            let shared = columns.iter().filter(|other| leaf(other) == short).count() > 1;
+            if shared { column.clone() } else { short }
+        })
+        .collect()
 }
 
 /// An object as a two-column key/value table.
