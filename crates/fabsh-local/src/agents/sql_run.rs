@@ -1,7 +1,8 @@
 //! Runs an agent's T-SQL on an item's SQLite tables, read-only: the text must parse as one
 //! query (anything that writes is refused before it reaches the database, which is opened
-//! read-only besides), T-SQL forms SQLite lacks are rewritten (`TOP n` → `LIMIT n`, the
-//! `dbo.` schema dropped), and the answer is capped at 25 rows × 25 columns like the service.
+//! read-only besides), T-SQL forms SQLite lacks are rewritten ([`tsql`]: `TOP n` → `LIMIT n`,
+//! the `dbo.` schema dropped, dates and casts), a table the item lacks is refused in SQL
+//! Server's words, and the answer is capped at 25 rows × 25 columns like the service.
 //!
 //! A query also runs within [`Limits`], so that no question can hold the server: SQLite stops
 //! it at its deadline (the progress handler is asked every few thousand steps), refuses to
@@ -15,11 +16,7 @@ use fabsh_model::sql::parse;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, limits::Limit};
 use serde_json::{Value, json};
-use sqlparser::ast::{
-    Expr, Ident, LimitClause, ObjectName, Query, SetExpr, Statement, TableFactor, TopQuantity,
-    VisitMut, VisitorMut,
-};
-use std::ops::ControlFlow;
+use sqlparser::ast::Statement;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -108,7 +105,7 @@ pub fn cell_text(value: &Value) -> String {
 /// read-only query, uses a construct that has no SQLite equal).
 #[cfg(test)]
 pub fn to_sqlite(sql: &str) -> Result<String, String> {
-    query_to_sqlite(parse(sql, "query")?, &[])
+    query_to_sqlite(parse(sql, "query")?, &tests::tables(&["t", "u", "orders"]))
 }
 
 /// A parsed query rewritten for SQLite, with `INFORMATION_SCHEMA` built from `schema` (the
@@ -120,15 +117,7 @@ fn query_to_sqlite(statements: Vec<Statement>, schema: &[TableInfo]) -> Result<S
         [_] => return Err("only read-only queries are run; this one would change data".to_string()),
         _ => return Err("only a single query is run".to_string()),
     }
-    rewritten(statements, schema)
-}
-
-/// The one statement checked to be in `statements`, rewritten for SQLite (see [`ForSqlite`]).
-fn rewritten(mut statements: Vec<Statement>, schema: &[TableInfo]) -> Result<String, String> {
-    if let ControlFlow::Break(why) = statements.visit(&mut ForSqlite { schema }) {
-        return Err(why);
-    }
-    Ok(statements[0].to_string())
+    tsql::rewritten(statements, schema)
 }
 
 /// The statements besides queries a warehouse's endpoint runs.
@@ -138,11 +127,15 @@ pub const WRITE_STATEMENTS: &str = "INSERT, UPDATE, DELETE and CREATE TABLE";
 /// the same rewrites as a query, or says why it is not run.
 #[cfg(test)]
 pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
-    write_statement_to_sqlite(parse(sql, "statement")?)
+    write_statement_to_sqlite(parse(sql, "statement")?, &tests::tables(&["t", "u"]))
 }
 
-/// A parsed statement that writes, rewritten for SQLite as [`write_to_sqlite`] says.
-fn write_statement_to_sqlite(statements: Vec<Statement>) -> Result<String, String> {
+/// A parsed statement that writes, over the item's `tables`, rewritten for SQLite as
+/// [`write_to_sqlite`] says.
+fn write_statement_to_sqlite(
+    statements: Vec<Statement>,
+    tables: &[TableInfo],
+) -> Result<String, String> {
     match statements.as_slice() {
         [Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)] => {}
         [Statement::CreateTable(create)] if !create.temporary => {}
@@ -164,101 +157,7 @@ fn write_statement_to_sqlite(statements: Vec<Statement>) -> Result<String, Strin
         }
         _ => return Err("only a single statement is run".to_string()),
     }
-    rewritten(statements, &[])
-}
-
-/// The rewrites SQLite needs (see [`tsql`]).
-struct ForSqlite<'a> {
-    /// The item's tables, for `INFORMATION_SCHEMA`.
-    schema: &'a [TableInfo],
-}
-
-impl VisitorMut for ForSqlite<'_> {
-    type Break = String;
-
-    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<String> {
-        match tsql::table_factor(factor, self.schema) {
-            Err(why) => ControlFlow::Break(why),
-            Ok(None) => ControlFlow::Continue(()),
-            Ok(Some(view)) => {
-                let alias = match factor {
-                    TableFactor::Table { alias, .. } => alias.take(),
-                    _ => None,
-                };
-                *factor = TableFactor::Derived {
-                    lateral: false,
-                    subquery: Box::new(view),
-                    alias,
-                    sample: None,
-                };
-                ControlFlow::Continue(())
-            }
-        }
-    }
-
-    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<String> {
-        match tsql::check_query(query) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(why) => ControlFlow::Break(why),
-        }
-    }
-
-    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<String> {
-        match tsql::translate_call(expr) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(why) => ControlFlow::Break(why),
-        }
-    }
-
-    fn pre_visit_relation(&mut self, relation: &mut ObjectName) -> ControlFlow<String> {
-        // SQLite has one schema; `dbo.orders` and `[lakehouse].[dbo].[orders]` mean `orders`.
-        if relation.0.len() > 1 {
-            relation.0.drain(..relation.0.len() - 1);
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_ident(&mut self, ident: &mut Ident) -> ControlFlow<String> {
-        // sqlparser prints `[a]]b]` (the name `a]b`) back as `[a]b]`, which SQLite reads as
-        // `[a]` then `b]`. A double-quoted identifier is printed with its quotes doubled.
-        if ident.quote_style == Some('[') {
-            ident.quote_style = Some('"');
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<String> {
-        if let Expr::CompoundIdentifier(parts) = expr
-            && parts.len() > 2
-        {
-            let keep: Vec<Ident> = parts[parts.len() - 2..].to_vec();
-            *parts = keep;
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<String> {
-        if let SetExpr::Select(select) = query.body.as_mut()
-            && let Some(top) = select.top.take()
-        {
-            let limit = match top.quantity {
-                Some(TopQuantity::Constant(n)) => Some(Expr::value(sqlparser::ast::Value::Number(
-                    n.to_string(),
-                    false,
-                ))),
-                Some(TopQuantity::Expr(expr)) => Some(expr),
-                None => None,
-            };
-            if query.limit_clause.is_none() {
-                query.limit_clause = Some(LimitClause::LimitOffset {
-                    limit,
-                    offset: None,
-                    limit_by: Vec::new(),
-                });
-            }
-        }
-        ControlFlow::Continue(())
-    }
+    tsql::rewritten(statements, tables)
 }
 
 /// How much of a result is read.
@@ -314,6 +213,8 @@ pub fn run_parsed(
     let mut stmt = conn.prepare(&sqlite).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
             format!("the query cannot run here: {OUTSIDE_THE_TABLES}")
+        } else if let Some(words) = tsql::in_t_sql_words(&err) {
+            words
         } else {
             format!("the query cannot run here: {err}")
         }
@@ -363,27 +264,29 @@ pub fn run_write(
     statements: Vec<Statement>,
     limits: Limits,
 ) -> Result<u64, String> {
-    let sqlite = write_statement_to_sqlite(statements)?;
     bound(conn, &limits, "statement")?;
+    // Read on this connection: the statement reaches the tables as they are in its own
+    // transaction. The previous statement's authorizer would refuse the read.
+    conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
+        .map_err(|err| format!("the statement cannot run here: {err}"))?;
+    let tables =
+        crate::tables::list(conn).map_err(|err| format!("the statement cannot run here: {err}"))?;
+    let sqlite = write_statement_to_sqlite(statements, &tables)?;
     let access = if sqlite.starts_with("CREATE") {
         Access::Create
     } else {
         Access::Write
     };
-    // Read on this connection: the statement reaches the tables as they are in its own
-    // transaction. The previous statement's authorizer would refuse the read.
-    conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
-        .map_err(|err| format!("the statement cannot run here: {err}"))?;
-    let names = crate::tables::names(conn)
-        .map_err(|err| format!("the statement cannot run here: {err}"))?;
     confine(conn, access, move |name| {
-        names
+        tables
             .iter()
-            .any(|(table, _)| table.eq_ignore_ascii_case(name))
+            .any(|table| table.name.eq_ignore_ascii_case(name))
     })?;
     let changed = conn.execute(&sqlite, []).map_err(|err| {
         if err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied) {
             format!("the statement cannot run here: {OUTSIDE_THE_TABLES}")
+        } else if let Some(words) = tsql::in_t_sql_words(&err) {
+            words
         } else {
             failed(err, &limits).replacen("the query", "the statement", 1)
         }
@@ -529,13 +432,25 @@ fn json_of(value: ValueRef<'_>) -> Value {
 mod tests {
     use super::*;
 
+    /// Tables of these names, without columns, as the item's.
+    pub(super) fn tables(names: &[&str]) -> Vec<TableInfo> {
+        names
+            .iter()
+            .map(|name| TableInfo {
+                name: name.to_string(),
+                is_view: false,
+                columns: Vec::new(),
+            })
+            .collect()
+    }
+
     #[test]
     fn t_sql_becomes_sqlite() {
         let sql = to_sqlite("SELECT TOP 5 o.amount FROM dbo.orders o ORDER BY o.amount DESC")
             .expect("rewritten");
         assert_eq!(
             sql,
-            "SELECT o.amount FROM orders o ORDER BY o.amount DESC LIMIT 5"
+            "SELECT o.amount FROM \"orders\" o ORDER BY o.amount DESC LIMIT 5"
         );
         assert!(
             to_sqlite("DELETE FROM orders")
@@ -556,17 +471,25 @@ mod tests {
                 "INSERT INTO [dbo].[t] (a, b) SELECT TOP 2 ISNULL(x, 0), LEN(y) FROM dbo.u"
             )
             .expect("insert"),
-            "INSERT INTO \"t\" (a, b) SELECT IFNULL(x, 0), LENGTH(y) FROM u LIMIT 2"
+            "INSERT INTO \"t\" (a, b) SELECT IFNULL(x, 0), LENGTH(y) FROM \"u\" LIMIT 2"
         );
         assert_eq!(
             write_to_sqlite("CREATE TABLE dbo.t (id INT, name VARCHAR(20))").expect("create"),
-            "CREATE TABLE t (id INT, name VARCHAR(20))"
+            "CREATE TABLE \"t\" (id INT, name VARCHAR(20))"
         );
         for (statement, named) in [
             ("DROP TABLE dbo.t", "DROP TABLE"),
             ("TRUNCATE TABLE dbo.t", "TRUNCATE TABLE"),
             ("DELETE FROM t; DELETE FROM u", "single"),
-            ("UPDATE t SET a = DATEADD(day, 1, a)", "DATEADD()"),
+            ("UPDATE t SET a = DATEADD(ms, 1, a)", "DATEADD(ms, ...)"),
+            (
+                "INSERT INTO dbo.nope (a) SELECT a FROM t",
+                "Invalid object name 'dbo.nope'.",
+            ),
+            (
+                "CREATE TABLE dbo.v AS SELECT a FROM [dbo].[Nope]",
+                "Invalid object name 'dbo.Nope'.",
+            ),
         ] {
             let why = write_to_sqlite(statement).expect_err(statement);
             assert!(why.contains(named), "{statement}: {why}");
@@ -629,7 +552,7 @@ mod tests {
             vec![vec![json!(1)]]
         );
         let refused = ran(&mut conn, "SELECT n FROM later").expect_err("not in the list");
-        assert!(refused.contains("cannot run here"), "{refused}");
+        assert_eq!(refused, "Invalid object name 'later'.");
         // Names compare as SQLite compares them: ASCII letters in any case, others as they are.
         assert_eq!(
             query(&mut conn, "SELECT n FROM ÜNITS", limits(5))
@@ -669,7 +592,17 @@ mod tests {
             "SELECT COUNT(*), IFNULL(MAX(\"amount\"), 0), LENGTH(name), CAST(strftime('%Y', d) AS INTEGER), datetime('now', 'localtime') FROM \"orders\""
         );
         for (query, construct) in [
-            ("SELECT DATEDIFF(day, a, b) FROM t", "DATEDIFF()"),
+            ("SELECT DATEDIFF(ms, a, b) FROM t", "DATEDIFF(ms, ...)"),
+            (
+                "SELECT FORMAT(a, 'C') FROM t",
+                "FORMAT() with the pattern 'C'",
+            ),
+            (
+                "SELECT CONVERT(VARCHAR, a, 112) FROM t",
+                "CONVERT with a style",
+            ),
+            ("SELECT * FROM STRING_SPLIT('a,b', ',')", "STRING_SPLIT()"),
+            ("SELECT name FROM sys.tables", "sys.tables"),
             ("SELECT TOP 10 PERCENT * FROM t", "TOP ... PERCENT"),
             ("SELECT * FROM t CROSS APPLY u", "CROSS APPLY"),
             ("SELECT * FROM t FOR JSON PATH", "FOR XML / FOR JSON"),
@@ -677,6 +610,69 @@ mod tests {
             let why = to_sqlite(query).expect_err(query);
             assert!(why.contains(construct), "{query}: {why}");
         }
+    }
+
+    #[test]
+    fn a_name_the_item_lacks_is_refused_in_sql_servers_words() {
+        assert_eq!(
+            to_sqlite("SELECT * FROM dbo.order"),
+            Err("Invalid object name 'dbo.order'.".to_string())
+        );
+        assert_eq!(
+            to_sqlite("SELECT COUNT(*) FROM [Sales].[dbo].[Nope] n JOIN orders o ON 1 = 1"),
+            Err("Invalid object name 'Sales.dbo.Nope'.".to_string())
+        );
+        // Known names in any case, the query's own CTEs (recursive ones too), the
+        // INFORMATION_SCHEMA views; SQLite's own objects are left to the authorizer.
+        for (query, sqlite) in [
+            ("SELECT * FROM [dbo].[ORDERS]", "SELECT * FROM \"ORDERS\""),
+            (
+                "WITH recent AS (SELECT * FROM orders) SELECT COUNT(*) FROM recent",
+                "WITH recent AS (SELECT * FROM \"orders\") SELECT COUNT(*) FROM \"recent\"",
+            ),
+            (
+                "WITH c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT x FROM c",
+                "WITH c (x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM \"c\" WHERE x < 3) SELECT x FROM \"c\"",
+            ),
+            (
+                "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES",
+                "SELECT COUNT(*) FROM (SELECT 'dbo' AS TABLE_SCHEMA, 't' AS TABLE_NAME, 'BASE TABLE' AS TABLE_TYPE UNION ALL SELECT 'dbo' AS TABLE_SCHEMA, 'u' AS TABLE_NAME, 'BASE TABLE' AS TABLE_TYPE UNION ALL SELECT 'dbo' AS TABLE_SCHEMA, 'orders' AS TABLE_NAME, 'BASE TABLE' AS TABLE_TYPE)",
+            ),
+            (
+                "SELECT sql FROM sqlite_master",
+                "SELECT sql FROM \"sqlite_master\"",
+            ),
+            (
+                "SELECT * FROM t WHERE a = N'é'",
+                "SELECT * FROM \"t\" WHERE a = 'é'",
+            ),
+        ] {
+            assert_eq!(to_sqlite(query).as_deref(), Ok(sqlite), "{query}");
+        }
+        // A table named like one of SQLite's keywords is read as the name it is; a column
+        // the table lacks is named as SQL Server names it.
+        let mut conn = Connection::open_in_memory().expect("db");
+        let write =
+            |conn: &mut Connection, sql: &str| run_write(conn, parse(sql, "statement")?, limits(5));
+        assert_eq!(write(&mut conn, "CREATE TABLE dbo.limit (n INT)"), Ok(0));
+        assert_eq!(
+            write(&mut conn, "INSERT INTO dbo.limit (n) VALUES (7)"),
+            Ok(1)
+        );
+        assert_eq!(
+            query(&mut conn, "SELECT n FROM dbo.limit", limits(5))
+                .expect("read")
+                .rows,
+            vec![vec![json!(7)]]
+        );
+        assert_eq!(
+            query(&mut conn, "SELECT l.amount FROM dbo.limit l", limits(5)),
+            Err("Invalid column name 'amount'.".to_string())
+        );
+        assert_eq!(
+            write(&mut conn, "UPDATE dbo.limits SET n = 1"),
+            Err("Invalid object name 'dbo.limits'.".to_string())
+        );
     }
 
     #[test]

@@ -1,9 +1,19 @@
 //! T-SQL as a Fabric user writes it, rewritten for SQLite: the one translation agent SQL and
-//! the SQL endpoint share. Forms SQLite has in other words are rewritten (`TOP n` → `LIMIT n`
-//! in `sql_run`, the `dbo.` schema dropped, `COUNT_BIG` → `COUNT`, `ISNULL` → `IFNULL`,
-//! `LEN` → `LENGTH`, `GETDATE()` → `datetime('now')`, `YEAR(d)` → `strftime`, the
-//! `INFORMATION_SCHEMA` views built from the item's tables); a form it has no equal for is
-//! refused, naming it, so that no query ever gets a silently different answer.
+//! the SQL endpoint share. Forms SQLite has in other words are rewritten (`TOP n` → `LIMIT n`,
+//! the `dbo.` schema dropped, `COUNT_BIG` → `COUNT`, `ISNULL` → `IFNULL`, `LEN` → `LENGTH`,
+//! `GETDATE()` → `datetime('now')`, `YEAR(d)` → `strftime`, CAST and CONVERT by T-SQL's types
+//! ([`casts`]), the date functions ([`dates`]), the `INFORMATION_SCHEMA` views built from the
+//! item's tables); a form it has no equal for is refused, naming it, so that no query ever
+//! gets a silently different answer. A table or view the item does not have is refused in
+//! SQL Server's words ([`names`]).
+
+mod casts;
+mod dates;
+mod names;
+mod rewrite;
+
+pub use names::in_t_sql_words;
+pub use rewrite::rewritten;
 
 use crate::tables::TableInfo;
 use sqlparser::ast::{
@@ -15,15 +25,9 @@ use sqlparser::parser::Parser;
 
 /// T-SQL functions SQLite has no equal for, refused by name.
 const UNTRANSLATED_FUNCTIONS: &[&str] = &[
-    "DATEADD",
-    "DATEDIFF",
-    "DATEDIFF_BIG",
     "DATENAME",
-    "DATEPART",
     "DATEFROMPARTS",
     "DATETRUNC",
-    "EOMONTH",
-    "FORMAT",
     "CHARINDEX",
     "PATINDEX",
     "STUFF",
@@ -38,7 +42,11 @@ const UNTRANSLATED_FUNCTIONS: &[&str] = &[
     "SYSUTCDATETIME",
 ];
 
-/// What `translate_function` does with a function call, by its upper-case name.
+/// The longest translation of one expression: a date function repeats its arguments, so
+/// nesting them would grow the text exponentially; past this it is refused.
+const MAX_TRANSLATED_CHARS: usize = 64_000;
+
+/// What `translate_call` does with a function call, by its upper-case name.
 enum Rewrite {
     /// Rename it (`COUNT_BIG` → `COUNT`).
     Rename(&'static str),
@@ -70,29 +78,37 @@ pub fn untranslatable(construct: &str) -> String {
 }
 
 fn parse_expr(text: &str) -> Result<Expr, String> {
+    if text.len() > MAX_TRANSLATED_CHARS {
+        return Err(format!(
+            "the query cannot be translated: an expression grows past {MAX_TRANSLATED_CHARS} characters in SQLite's words (date functions nested in one another repeat their arguments)"
+        ));
+    }
     Parser::new(&SQLiteDialect {})
         .try_with_sql(text)
         .and_then(|mut parser| parser.parse_expr())
         .map_err(|err| format!("the query cannot be translated: {err}"))
 }
 
-/// Rewrites a function call in place (the caller has checked it is one).
-pub fn translate_call(expr: &mut Expr) -> Result<(), String> {
+/// Rewrites a function call, CAST or CONVERT in place (any other expression is left as it
+/// is). Its arguments have been rewritten already.
+fn translate_call(expr: &mut Expr) -> Result<(), String> {
+    if let Some(sqlite) = casts::translate(expr)? {
+        *expr = parse_expr(&sqlite)?;
+        return Ok(());
+    }
     let Expr::Function(function) = expr else {
-        if let Expr::Convert { .. } = expr {
-            return Err(untranslatable("CONVERT (use CAST)"));
-        }
         return Ok(());
     };
-    let name = function
-        .name
-        .0
-        .last()
-        .and_then(|part| part.as_ident())
-        .map(|ident| ident.value.to_ascii_uppercase())
-        .unwrap_or_default();
+    let name = upper_case_name(&function.name);
     if UNTRANSLATED_FUNCTIONS.contains(&name.as_str()) {
         return Err(untranslatable(&format!("{name}()")));
+    }
+    if let Some(args) = arguments(&function.args) {
+        let texts: Vec<(&Expr, String)> = args.iter().map(|arg| (*arg, arg.to_string())).collect();
+        if let Some(sqlite) = dates::translate(&name, &texts) {
+            *expr = parse_expr(&sqlite?)?;
+            return Ok(());
+        }
     }
     match rewrite_of(&name) {
         None => Ok(()),
@@ -101,29 +117,40 @@ pub fn translate_call(expr: &mut Expr) -> Result<(), String> {
             Ok(())
         }
         Some(Rewrite::Template(template)) => {
-            let first = first_argument(&function.args).unwrap_or_default();
+            let first = arguments(&function.args)
+                .and_then(|args| args.first().map(|arg| arg.to_string()))
+                .unwrap_or_default();
             *expr = parse_expr(&template.replace("{0}", &first))?;
             Ok(())
         }
     }
 }
 
-fn first_argument(args: &FunctionArguments) -> Option<String> {
+/// The last part of a function's name (`dbo.f` is `F`), upper case.
+fn upper_case_name(name: &ObjectName) -> String {
+    name.0
+        .last()
+        .and_then(|part| part.as_ident())
+        .map(|ident| ident.value.to_ascii_uppercase())
+        .unwrap_or_default()
+}
+
+/// A call's arguments, when all are plain expressions (no `*`, no named argument).
+fn arguments(args: &FunctionArguments) -> Option<Vec<&Expr>> {
     let FunctionArguments::List(list) = args else {
         return None;
     };
-    match list.args.first()? {
-        FunctionArg::Unnamed(FunctionArgExpr::Expr(expr))
-        | FunctionArg::Named {
-            arg: FunctionArgExpr::Expr(expr),
-            ..
-        } => Some(expr.to_string()),
-        _ => None,
-    }
+    list.args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) => Some(expr),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Refuses the clauses of a query SQLite has no equal for.
-pub fn check_query(query: &Query) -> Result<(), String> {
+fn check_query(query: &Query) -> Result<(), String> {
     if query.for_clause.is_some() {
         return Err(untranslatable("FOR XML / FOR JSON"));
     }
@@ -154,11 +181,24 @@ pub fn check_query(query: &Query) -> Result<(), String> {
 
 /// The table a factor reads when it is one of the `INFORMATION_SCHEMA` views fabsh builds
 /// (`TABLES`, `COLUMNS`), as the SQL of a derived table over `schema`; `Ok(None)` for any
-/// other factor. PIVOT and UNPIVOT are refused here.
-pub fn table_factor(factor: &TableFactor, schema: &[TableInfo]) -> Result<Option<Query>, String> {
+/// other factor. PIVOT, UNPIVOT and the table-valued functions SQLite has no equal for
+/// (`STRING_SPLIT`, `OPENJSON`) are refused here.
+fn table_factor(factor: &TableFactor, schema: &[TableInfo]) -> Result<Option<Query>, String> {
     let name = match factor {
         TableFactor::Pivot { .. } => return Err(untranslatable("PIVOT")),
         TableFactor::Unpivot { .. } => return Err(untranslatable("UNPIVOT")),
+        TableFactor::Table {
+            name,
+            args: Some(_),
+            ..
+        } => {
+            // A table-valued function (`FROM STRING_SPLIT(...)`).
+            let function = upper_case_name(name);
+            if UNTRANSLATED_FUNCTIONS.contains(&function.as_str()) {
+                return Err(untranslatable(&format!("{function}()")));
+            }
+            return Ok(None);
+        }
         TableFactor::Table { name, .. } => name,
         _ => return Ok(None),
     };
