@@ -1,6 +1,6 @@
 //! Issue 45: what agents write most after TOP, through `sql query` on local Fabric: the date
 //! functions, CAST and CONVERT, CASE over dates, a table the item lacks named in SQL Server's
-//! words, a table named like a keyword. Expected values come from
+//! words, a table named like a keyword, decimals with their scale. Expected values come from
 //! the demo generator's rules ([`super::demo`]) or from the calendar, never from fabsh.
 
 use super::demo::{self, date};
@@ -161,4 +161,59 @@ fn a_table_named_like_a_keyword_is_read_as_its_name() {
     )
     .ok_json();
     assert_eq!(out["rows"], json!([{"id": 1}, {"id": 2}]), "{out}");
+}
+
+#[test]
+fn a_decimal_column_keeps_its_scale() {
+    let server = server();
+    server.create_demo_item("Decimal store", "Warehouse");
+    write(
+        server,
+        "Decimal store",
+        "CREATE TABLE dbo.prices (id INT, price DECIMAL(10, 2))",
+    )
+    .ok_json();
+    write(
+        server,
+        "Decimal store",
+        "INSERT INTO dbo.prices (id, price) VALUES (1, 899), (2, 34.5), (3, 0.125)",
+    )
+    .ok_json();
+    let out = write(
+        server,
+        "Decimal store",
+        "SELECT id, price FROM dbo.prices ORDER BY id",
+    )
+    .ok_json();
+    // 0.125 rounds half away from zero into two decimals, as SQL Server stores it.
+    assert_eq!(
+        out["rows"],
+        json!([{"id": 1, "price": "899.00"}, {"id": 2, "price": "34.50"}, {"id": 3, "price": "0.13"}]),
+        "{out}"
+    );
+    // The demo's prices and amounts, DECIMAL(10,2) and DECIMAL(12,2).
+    let data = demo::generate();
+    let out = sql(
+        server,
+        "SELECT p.name, p.unit_price, o.amount FROM dbo.orders o JOIN dbo.products p ON p.product_id = o.product_id WHERE o.order_id = 1",
+        &[],
+    )
+    .ok_json();
+    let first = &data.orders[0];
+    let (name, price) = demo::PRODUCTS[first.product];
+    let amount = (price * first.quantity as f64 * 100.0).round() / 100.0;
+    assert_eq!(
+        out["rows"][0],
+        json!({"name": name, "unit_price": format!("{price:.2}"), "amount": format!("{amount:.2}")})
+    );
+    let out = sql(
+        server,
+        "SELECT unit_price FROM dbo.products WHERE name IN ('Road Bike 500', 'Chain 11s') ORDER BY product_id",
+        &[],
+    )
+    .ok_json();
+    assert_eq!(
+        cells(&out, "unit_price"),
+        vec![json!("899.00"), json!("34.50")]
+    );
 }

@@ -8,6 +8,7 @@ pub mod budget;
 pub mod discovery;
 pub mod nl2sql;
 pub mod parsed;
+mod sql_cells;
 pub mod sql_run;
 pub mod tsql;
 pub mod wire;

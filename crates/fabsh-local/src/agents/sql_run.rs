@@ -2,7 +2,8 @@
 //! query (anything that writes is refused before it reaches the database, which is opened
 //! read-only besides), T-SQL forms SQLite lacks are rewritten ([`tsql`]: `TOP n` → `LIMIT n`,
 //! the `dbo.` schema dropped, dates and casts), a table the item lacks is refused in SQL
-//! Server's words, and the answer is capped at 25 rows × 25 columns like the service.
+//! Server's words, a decimal column keeps its scale ([`sql_cells`]), and the answer is capped
+//! at 25 rows × 25 columns like the service.
 //!
 //! A query also runs within [`Limits`], so that no question can hold the server: SQLite stops
 //! it at its deadline (the progress handler is asked every few thousand steps), refuses to
@@ -10,12 +11,12 @@
 //! would otherwise cost 900 MB), and reading stops past [`MAX_ROWS`] rows or
 //! [`MAX_RESULT_BYTES`] of cells. Over a limit, the error says the query was stopped and why.
 
-use super::tsql;
+use super::{sql_cells, tsql};
 use crate::tables::TableInfo;
 use fabsh_model::sql::parse;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, limits::Limit};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlparser::ast::Statement;
 use std::sync::Arc;
 use std::time::Instant;
@@ -224,6 +225,12 @@ pub fn run_parsed(
     }
     let all_columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
     let shown = all_columns.len().min(caps.columns);
+    // A decimal column's values keep the scale it declares.
+    let scales: Vec<Option<u32>> = stmt
+        .columns()
+        .take(shown)
+        .map(|column| sql_cells::scale_of(column.decl_type()))
+        .collect();
     let mut rows = Vec::new();
     let mut more_rows = false;
     let mut bytes = 0;
@@ -234,7 +241,7 @@ pub fn run_parsed(
             break;
         }
         let mut cells = Vec::with_capacity(shown);
-        for at in 0..shown {
+        for (at, scale) in scales.iter().enumerate() {
             let cell = row.get_ref(at).unwrap_or(ValueRef::Null);
             bytes += cell_bytes(cell);
             if bytes > caps.result_bytes {
@@ -243,7 +250,7 @@ pub fn run_parsed(
                     megabytes(caps.result_bytes)
                 ));
             }
-            cells.push(json_of(cell));
+            cells.push(sql_cells::json_of(cell, *scale));
         }
         rows.push(cells);
     }
@@ -418,19 +425,10 @@ fn cell_bytes(value: ValueRef<'_>) -> usize {
     }
 }
 
-fn json_of(value: ValueRef<'_>) -> Value {
-    match value {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(n) => json!(n),
-        ValueRef::Real(x) => json!(x),
-        ValueRef::Text(bytes) => json!(String::from_utf8_lossy(bytes)),
-        ValueRef::Blob(bytes) => json!(format!("<{} bytes>", bytes.len())),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// Tables of these names, without columns, as the item's.
     pub(super) fn tables(names: &[&str]) -> Vec<TableInfo> {
