@@ -98,6 +98,7 @@ mod store_files;
 mod stub;
 mod support;
 mod tables;
+mod terminal_progress;
 mod token_binding;
 mod trusted_hosts;
 mod typed_properties;

@@ -1,9 +1,9 @@
-//! Progress on stderr: spinners and bars on a terminal, nothing when piped. A front end that
+//! Progress on stderr: one spinner line on a terminal, nothing when piped. A front end that
 //! is not a terminal (the MCP server) can take the same reports through a [`ProgressSink`].
 
 use indicatif::{ProgressBar, ProgressStyle};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Where progress goes besides the terminal: each report says how far the work is (steps
@@ -12,11 +12,14 @@ pub trait ProgressSink: Send + Sync {
     fn report(&self, done: f64, total: Option<f64>, message: String);
 }
 
-/// Hands out spinners and bars; a no-op when stderr is not a terminal and no sink listens.
+/// Hands out spinners; a no-op when stderr is not a terminal and no sink listens.
 #[derive(Clone)]
 pub struct Progress {
     enabled: bool,
     sink: Option<Arc<dyn ProgressSink>>,
+    /// The one line every spinner of this command shares: waits made concurrently (a plan
+    /// reading forty definitions) each drawing their own would leave a stale line apiece.
+    line: Arc<Mutex<Line>>,
 }
 
 impl std::fmt::Debug for Progress {
@@ -28,13 +31,39 @@ impl std::fmt::Debug for Progress {
     }
 }
 
-/// One running indicator; finishing (or dropping) it clears the line.
-pub struct Spinner {
+/// The shared line: drawn while some wait is going on, cleared when the last one ends.
+#[derive(Default)]
+struct Line {
     bar: Option<ProgressBar>,
+    /// The waits going on, oldest first, each with what it says now.
+    waits: Vec<(u64, String)>,
+    next_id: u64,
+}
+
+impl Line {
+    /// Draws the newest wait's words, and how many others go on beside it.
+    fn redraw(&self) {
+        let (Some(bar), Some((_, newest))) = (&self.bar, self.waits.last()) else {
+            return;
+        };
+        match self.waits.len() - 1 {
+            0 => bar.set_message(newest.clone()),
+            others => bar.set_message(format!("{newest} (+{others} more)")),
+        }
+    }
+}
+
+/// One wait shown on the shared line; finishing (or dropping) it takes it off, and the line
+/// is cleared when no other wait is left.
+pub struct Spinner {
+    id: u64,
     label: String,
+    line: Option<Arc<Mutex<Line>>>,
+    /// A counting bar's own line (bulk work, which runs its calls without spinners).
+    counter: Option<ProgressBar>,
     sink: Option<Arc<dyn ProgressSink>>,
-    /// Steps done, for a bar's reports to the sink.
-    done: AtomicU64,
+    /// Reports made (polls, or steps done), for the sink: its progress must grow each time.
+    polls: AtomicU64,
     total: Option<u64>,
 }
 
@@ -44,6 +73,7 @@ impl Progress {
         Progress {
             enabled,
             sink: None,
+            line: Arc::default(),
         }
     }
 
@@ -55,41 +85,55 @@ impl Progress {
     /// Progress that draws nothing and reports everything to `sink`.
     pub fn reporting_to(sink: Arc<dyn ProgressSink>) -> Self {
         Progress {
-            enabled: false,
             sink: Some(sink),
+            ..Progress::hidden()
         }
     }
 
     /// A message the user must act on while the command waits (a sign-in code): shown on
     /// stderr even where spinners are not.
     pub fn announce(&self, message: &str) {
-        eprintln!("{message}");
+        self.above_the_line(message);
     }
 
     /// A remark about how the command read its input (`note: ...`), shown on stderr even
     /// where spinners are not, so a pipe's reader still learns it.
     pub fn note(&self, message: &str) {
-        eprintln!("note: {message}");
+        self.above_the_line(&format!("note: {message}"));
     }
 
-    /// A spinner for waiting on something (a long-running operation).
+    /// Prints `message` on stderr; a spinner's line is lifted out of the way and drawn again
+    /// below it, so it never leaves a copy of itself above.
+    fn above_the_line(&self, message: &str) {
+        let line = lock(&self.line);
+        match &line.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{message}")),
+            None => eprintln!("{message}"),
+        }
+    }
+
+    /// A spinner for waiting on something (a long-running operation, a job's run).
     pub fn spinner(&self, label: String) -> Spinner {
-        let bar = self.enabled.then(|| {
-            let bar = ProgressBar::new_spinner();
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar.set_message(label.clone());
-            bar
+        let line = self.enabled.then(|| {
+            let mut line = lock(&self.line);
+            let id = line.next_id;
+            line.next_id += 1;
+            line.waits.push((id, label.clone()));
+            line.bar.get_or_insert_with(new_spinner_bar);
+            line.redraw();
+            (id, self.line.clone())
         });
-        self.indicator(bar, label, None)
+        let mut spinner = self.indicator(label, None, None);
+        if let Some((id, line)) = line {
+            spinner.id = id;
+            spinner.line = Some(line);
+        }
+        spinner
     }
 
-    /// A bar counting `total` steps (bulk work).
+    /// A bar counting `total` steps (bulk work, whose calls wait without spinners).
     pub fn bar(&self, total: u64, label: String) -> Spinner {
-        let bar = self.enabled.then(|| {
+        let counter = self.enabled.then(|| {
             let bar = ProgressBar::new(total);
             bar.set_style(
                 ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})")
@@ -99,18 +143,41 @@ impl Progress {
             bar.set_message(label.clone());
             bar
         });
-        self.indicator(bar, label, Some(total))
+        self.indicator(label, counter, Some(total))
     }
 
-    fn indicator(&self, bar: Option<ProgressBar>, label: String, total: Option<u64>) -> Spinner {
+    fn indicator(
+        &self,
+        label: String,
+        counter: Option<ProgressBar>,
+        total: Option<u64>,
+    ) -> Spinner {
         Spinner {
-            bar,
+            id: 0,
             label,
+            line: None,
+            counter,
             sink: self.sink.clone(),
-            done: AtomicU64::new(0),
+            polls: AtomicU64::new(0),
             total,
         }
     }
+}
+
+fn new_spinner_bar() -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {wide_msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// The line, even when a thread panicked holding it: a spinner's words are not worth a
+/// second panic.
+fn lock(line: &Mutex<Line>) -> MutexGuard<'_, Line> {
+    line.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Spinner {
@@ -121,22 +188,25 @@ impl Spinner {
             None => format!("{}: {status}", self.label),
         };
         if let Some(sink) = &self.sink {
-            // A report's progress must grow each time; a poll without a percentage still
-            // counts as a step.
-            let polls = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            // A poll without a percentage still counts as a step.
+            let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
             match percent {
                 Some(percent) => sink.report(percent as f64, Some(100.0), message.clone()),
                 None => sink.report(polls as f64, None, message.clone()),
             }
         }
-        if let Some(bar) = &self.bar {
-            bar.set_message(message);
+        if let Some(line) = &self.line {
+            let mut line = lock(line);
+            if let Some(wait) = line.waits.iter_mut().find(|(id, _)| *id == self.id) {
+                wait.1 = message;
+            }
+            line.redraw();
         }
     }
 
     /// Advances a bar by one step.
     pub fn step(&self) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let done = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(sink) = &self.sink {
             sink.report(
                 done as f64,
@@ -144,15 +214,27 @@ impl Spinner {
                 format!("{}: {done}", self.label),
             );
         }
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = &self.counter {
             bar.inc(1);
         }
     }
 
-    /// Clears the indicator.
+    /// Takes this wait off the line (the last one clears it), or clears a bar.
     pub fn finish(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = &self.counter {
             bar.finish_and_clear();
+        }
+        let Some(line) = &self.line else {
+            return;
+        };
+        let mut line = lock(line);
+        line.waits.retain(|(id, _)| *id != self.id);
+        if line.waits.is_empty() {
+            if let Some(bar) = line.bar.take() {
+                bar.finish_and_clear();
+            }
+        } else {
+            line.redraw();
         }
     }
 }
