@@ -339,6 +339,27 @@ fn show_steps_is_documented_as_local_fabric_with_legacy_assistants_only() {
     assert_eq!(tour_steps.count(), 0);
 }
 
+/// The `sh` block of the README that follows the line starting with `heading`.
+fn readme_block(heading: &str) -> String {
+    let readme = include_str!("../../README.md");
+    let after = &readme[readme.find(heading).expect("the heading")..];
+    let start = after.find("```sh\n").expect("a sh block") + "```sh\n".len();
+    let block = &after[start..];
+    block[..block.find("```").expect("the block's end")].to_string()
+}
+
+#[test]
+fn the_readmes_data_agent_block_runs_as_written_with_its_questions_file() {
+    let home = Home::new();
+    let run = home.shell(&readme_block("A data agent over the demo lakehouse"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The shipped questions file's answers are the demo generator's counts (3,000 orders,
+    // 240 customers): every question passes.
+    let questions = include_str!("../../scripts/questions.csv").lines().count() - 1;
+    let graded = format!("{questions} runs graded by the rules: {questions} passed");
+    assert!(run.stderr.contains(&graded), "{}", run.stderr);
+}
+
 #[test]
 fn a_dry_run_rename_to_a_taken_name_reports_the_conflict() {
     let server = server();

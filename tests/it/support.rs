@@ -99,6 +99,21 @@ impl Home {
         command
     }
 
+    /// `script` run by `sh -e` in this home, from the project's folder, with the fabsh under
+    /// test first on PATH: a README block as a user pastes it.
+    pub fn shell(&self, script: &str) -> Run {
+        let mut command = self.program("sh");
+        let bin_dir = Path::new(bin()).parent().expect("the binary's folder");
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin_dir.to_path_buf()];
+        dirs.extend(std::env::split_paths(&path));
+        command
+            .env("PATH", std::env::join_paths(dirs).expect("PATH"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["-ec", script]);
+        Run::of(command)
+    }
+
     fn program(&self, program: &str) -> Command {
         let mut command = Command::new(program);
         command.env_clear();
