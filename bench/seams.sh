@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The redesign's figures (issue 46), counted on the sources as they are: reads that can turn a
+# changed service answer into a silent value, pub items no other crate uses, imports that point
+# up a layer, and local Fabric servers the tests start. Outside tests means: not under tests/,
+# and in a source file only the lines before its `#[cfg(test)]` module.
+#
+#   bash bench/seams.sh          # the counts from the sources alone (a second)
+#   bash bench/seams.sh --pub    # also pub items not used outside their crate (a clippy run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The product's Rust sources, each cut at its test module.
+product_lines() {
+    find src crates -name '*.rs' -not -path '*/tests/*' -print0 |
+        xargs -0 awk 'FNR == 1 { testing = 0 } /^[[:space:]]*#\[cfg\(test\)\]/ { testing = 1 } !testing { print FILENAME ":" $0 }'
+}
+
+count() {
+    product_lines | grep -cE "$1" || true
+}
+
+printf '%-58s %s\n' "figure (outside tests)" "count"
+printf '%-58s %s\n' 'argument reads by name: args.x("...")' \
+    "$(count 'args\.[a-z_]+\("[a-z]')"
+printf '%-58s %s\n' 'key reads on JSON values: ["key"]' "$(count '\["[A-Za-z_]')"
+printf '%-58s %s\n' 'unwrap_or_default' "$(count 'unwrap_or_default')"
+printf '%-58s %s\n' 'json! literals' "$(count 'json!')"
+printf '%-58s %s\n' 'pub items (all)' "$(count '^[^:]*:[[:space:]]*pub (fn|struct|enum|const|static|trait|type|mod|use) ')"
+
+# A lower layer of the client naming an upper one: sign-in, endpoints, config and definitions
+# must not reach for commands or output, and config is below sign-in and endpoints.
+lower='crates/fabsh-client/src/auth crates/fabsh-client/src/api crates/fabsh-client/src/config crates/fabsh-client/src/definition'
+upward=$( (
+    grep -rhE '^\s*use crate::(output|commands)' $lower
+    grep -rhE '^\s*use crate::(api|auth)' crates/fabsh-client/src/config.rs crates/fabsh-client/src/config
+) 2>/dev/null | wc -l || true)
+printf '%-58s %s\n' 'upward imports in the client' "$upward"
+
+lines=$(find crates/fabsh-client/src -name '*.rs' -print0 | xargs -0 cat | wc -l)
+printf '%-58s %s\n' 'fabsh-client lines' "$lines"
+
+starts=$(grep -rhoE 'Server::(start|with|with_env|on_data_dir|with_descriptors)\(' tests/it | wc -l)
+files=$(grep -rlE 'Server::(start|with|with_env|on_data_dir|with_descriptors)\(' tests/it | wc -l)
+shared=$(grep -rl 'shared(module_path!())' tests/it | wc -l)
+printf '%-58s %s\n' 'local Fabric starts written in tests (files)' "$starts ($files)"
+printf '%-58s %s\n' 'test files sharing one server' "$shared"
+
+if [[ "${1:-}" == "--pub" ]]; then
+    unreachable=$(cargo clippy --workspace --all-targets --message-format short -- -W unreachable_pub 2>&1 |
+        grep -c 'unreachable `pub` item' || true)
+    printf '%-58s %s\n' 'pub items not reachable from outside their crate' "$unreachable"
+fi
