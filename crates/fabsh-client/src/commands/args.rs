@@ -65,6 +65,9 @@ pub struct Args {
     /// The person at the terminal is to be asked before the deletions the command finds
     /// (the command line sets it for a command that confirms itself, without `--yes`).
     ask_at_terminal: bool,
+    /// The flags the command declares, when checked against its spec: a typed field reading
+    /// another is the registry's mistake ([`Args::declares`]).
+    declared: Option<Vec<&'static str>>,
 }
 
 /// The flag as the user writes it (`--name`), or as usage lines show a positional (`PATH`).
@@ -160,7 +163,10 @@ impl Args {
                 .with_hint(hint));
             }
         }
-        Ok(Args::from_values(values))
+        Ok(Args {
+            declared: Some(args.iter().map(|arg| arg.long).collect()),
+            ..Args::from_values(values)
+        })
     }
 
     /// Args from already-checked values (for commands that call other commands).
@@ -168,6 +174,7 @@ impl Args {
         Args {
             values,
             ask_at_terminal: false,
+            declared: None,
         }
     }
 
@@ -183,6 +190,13 @@ impl Args {
     /// True when the command is to ask at the terminal before deleting.
     pub fn asks_at_terminal(&self) -> bool {
         self.ask_at_terminal
+    }
+
+    /// False when the command was checked against a spec that does not declare the flag.
+    pub(crate) fn declares(&self, long: &str) -> bool {
+        self.declared
+            .as_ref()
+            .is_none_or(|declared| declared.contains(&long))
     }
 
     /// True when the flag was given (or has a default).

@@ -2,6 +2,7 @@
 
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, LocalPath, Needs};
+use super::typed::{FromArgs, Paging};
 use crate::api::{ApiClient, CallOptions, Req};
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
@@ -279,8 +280,13 @@ pub fn operation_label(spec: &CommandSpec, args: &Args) -> String {
 /// A paged list: every page streamed with `--all`, the first N items with `--limit N`, else
 /// one page and its token.
 pub async fn paged(api: &ApiClient, req: Req, args: &Args) -> Result<Reply> {
-    let token = args.opt_str("continuation-token").map(String::from);
-    if let Some(limit) = args.int("limit") {
+    paged_by(api, req, &Paging::from_args(args)?).await
+}
+
+/// A paged list as `paging` asks for it: the first `limit` items, every page, or one page.
+pub(crate) async fn paged_by(api: &ApiClient, req: Req, paging: &Paging) -> Result<Reply> {
+    let token = paging.continuation_token.clone();
+    if let Some(limit) = paging.limit {
         let limit = usize::try_from(limit)
             .ok()
             .filter(|n| *n >= 1)
@@ -289,7 +295,7 @@ pub async fn paged(api: &ApiClient, req: Req, args: &Args) -> Result<Reply> {
             first_items(api, req, token, limit).await?,
         )));
     }
-    if args.flag("all") {
+    if paging.all {
         return Ok(Reply::stream(api.pages(req, token)));
     }
     let page = api.page(&req, token.as_deref()).await?;

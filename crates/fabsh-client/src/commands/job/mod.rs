@@ -8,9 +8,10 @@ mod wait;
 
 use super::common::{ITEM, WORKSPACE};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, Traits};
+use super::typed::handler;
 
 /// `--instance`: a run's id.
-const INSTANCE: ArgSpec = ArgSpec::req(
+pub(super) const INSTANCE: ArgSpec = ArgSpec::req(
     "instance",
     ArgKind::UuidPrefix,
     "The run's (job instance's) id, or its first 8 characters or more as a narrow table shows them",
@@ -18,6 +19,45 @@ const INSTANCE: ArgSpec = ArgSpec::req(
 
 /// `--job-type`, named here so errors and help agree.
 pub(crate) const JOB_TYPE_FLAG: &str = "job-type";
+
+/// `--job-type` of `job run`.
+pub(super) const JOB_TYPE: ArgSpec = ArgSpec::opt(
+    JOB_TYPE_FLAG,
+    ArgKind::Str,
+    "Job type (case-sensitive); default from the item's type",
+);
+pub(super) const PARAMETERS: ArgSpec = ArgSpec::opt(
+    "parameters",
+    ArgKind::Json,
+    "Run parameters: {\"name\": value} or [{\"name\", \"type\", \"value\"}], inline or @file",
+);
+pub(super) const EXECUTION_DATA: ArgSpec = ArgSpec::opt(
+    "execution-data",
+    ArgKind::Json,
+    "The job type's execution data (an object), inline or @file",
+);
+pub(super) const NO_WAIT: ArgSpec = ArgSpec::opt(
+    "no-wait",
+    ArgKind::Bool,
+    "Return once the run is started, with its id, instead of following it to its end",
+);
+// Waiting is the default; the switch stays for the command lines that spell it.
+pub(super) const WAIT: ArgSpec = ArgSpec::opt(
+    "wait",
+    ArgKind::Bool,
+    "Follow the run until it ends (the default)",
+);
+pub(super) const TIMEOUT: ArgSpec = ArgSpec::opt(
+    "timeout",
+    ArgKind::Int,
+    "Stop waiting after this many seconds (exit 10)",
+)
+.range(1, 7 * 24 * 3600);
+pub(super) const CANCEL_ON_TIMEOUT: ArgSpec = ArgSpec::opt(
+    "cancel-on-timeout",
+    ArgKind::Bool,
+    "With --timeout: cancel the run when the time runs out",
+);
 
 /// Columns of a run in tables.
 const RUN_COLUMNS: &[&str] = &[
@@ -40,43 +80,13 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             WORKSPACE,
             ITEM,
-            ArgSpec::opt(
-                JOB_TYPE_FLAG,
-                ArgKind::Str,
-                "Job type (case-sensitive); default from the item's type",
-            ),
-            ArgSpec::opt(
-                "parameters",
-                ArgKind::Json,
-                "Run parameters: {\"name\": value} or [{\"name\", \"type\", \"value\"}], inline or @file",
-            ),
-            ArgSpec::opt(
-                "execution-data",
-                ArgKind::Json,
-                "The job type's execution data (an object), inline or @file",
-            ),
-            ArgSpec::opt(
-                "no-wait",
-                ArgKind::Bool,
-                "Return once the run is started, with its id, instead of following it to its end",
-            ),
-            // Waiting is the default; the switch stays for the command lines that spell it.
-            ArgSpec::opt(
-                "wait",
-                ArgKind::Bool,
-                "Follow the run until it ends (the default)",
-            ),
-            ArgSpec::opt(
-                "timeout",
-                ArgKind::Int,
-                "Stop waiting after this many seconds (exit 10)",
-            )
-            .range(1, 7 * 24 * 3600),
-            ArgSpec::opt(
-                "cancel-on-timeout",
-                ArgKind::Bool,
-                "With --timeout: cancel the run when the time runs out",
-            ),
+            JOB_TYPE,
+            PARAMETERS,
+            EXECUTION_DATA,
+            NO_WAIT,
+            WAIT,
+            TIMEOUT,
+            CANCEL_ON_TIMEOUT,
         ],
         traits: Traits::MUTATE,
         columns: RUN_COLUMNS,
@@ -94,7 +104,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "a lakehouse's table maintenance, without waiting",
             },
         ],
-        handler: Handler::Data(run::run),
+        handler: Handler::Data(handler::<run::Run>),
     },
     CommandSpec {
         group: "job",
@@ -108,7 +118,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "job list Demo/Welcome",
             about: "the notebook's recent runs",
         }],
-        handler: Handler::Data(instances::list),
+        handler: Handler::Data(handler::<instances::List>),
     },
     CommandSpec {
         group: "job",
@@ -122,7 +132,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "job show Demo/Welcome --instance \"$JOB_RUN_ID\" -q status",
             about: "the run's status",
         }],
-        handler: Handler::Data(instances::show),
+        handler: Handler::Data(handler::<instances::Show>),
     },
     CommandSpec {
         group: "job",
@@ -136,6 +146,6 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "job cancel Demo/Welcome --instance \"$JOB_RUN_ID\" --yes",
             about: "cancel without asking",
         }],
-        handler: Handler::Data(instances::cancel),
+        handler: Handler::Data(handler::<instances::Cancel>),
     },
 ];

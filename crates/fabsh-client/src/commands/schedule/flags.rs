@@ -1,7 +1,7 @@
 //! From the schedule flags to a `ScheduleRequest`, every problem reported as a usage error
 //! naming the flag that carries it (the model's checks name wire fields; this maps them).
 
-use crate::commands::args::Args;
+use super::ScheduleFlags;
 use crate::error::{Error, Result};
 use fabsh_model::jobs::{
     ItemSchedule, ScheduleConfig, ScheduleKind, ScheduleRequest, Weekday, is_hh_mm, utc_seconds,
@@ -45,8 +45,8 @@ pub(super) struct Change {
 }
 
 /// The schedule flags, each checked (formats and ranges) before anything is sent.
-pub(super) fn change_of(args: &Args) -> Result<Change> {
-    let times = (!args.list("times").is_empty()).then(|| args.list("times").to_vec());
+pub(super) fn change_of(flags: &ScheduleFlags) -> Result<Change> {
+    let times = (!flags.times.is_empty()).then(|| flags.times.clone());
     for time in times.iter().flatten() {
         if !is_hh_mm(time) {
             return Err(Error::usage(format!(
@@ -54,7 +54,7 @@ pub(super) fn change_of(args: &Args) -> Result<Change> {
             )));
         }
     }
-    let weekdays = match args.list("weekdays") {
+    let weekdays = match flags.weekdays.as_slice() {
         [] => None,
         days => Some(
             days.iter()
@@ -67,10 +67,7 @@ pub(super) fn change_of(args: &Args) -> Result<Change> {
                 .collect::<Result<Vec<_>>>()?,
         ),
     };
-    for (flag, value) in [
-        ("--start", args.opt_str("start")),
-        ("--end", args.opt_str("end")),
-    ] {
+    for (flag, value) in [("--start", &flags.start), ("--end", &flags.end)] {
         if let Some(value) = value
             && utc_seconds(value).is_none()
         {
@@ -79,7 +76,7 @@ pub(super) fn change_of(args: &Args) -> Result<Change> {
             )));
         }
     }
-    let time_zone = args.opt_str("time-zone").map(str::trim).map(String::from);
+    let time_zone = flags.time_zone.as_deref().map(str::trim).map(String::from);
     if let Some(zone) = &time_zone
         && zone.contains('/')
     {
@@ -89,20 +86,20 @@ pub(super) fn change_of(args: &Args) -> Result<Change> {
         .with_hint("for example UTC, Central Standard Time, W. Europe Standard Time"));
     }
     Ok(Change {
-        kind: args.opt_str("type").map(String::from),
-        interval: args.int("interval"),
+        kind: flags.kind.clone(),
+        interval: flags.interval,
         times,
         weekdays,
-        start: args.opt_str("start").map(String::from),
-        end: args.opt_str("end").map(String::from),
+        start: flags.start.clone(),
+        end: flags.end.clone(),
         time_zone,
-        enabled: args.opt_bool("enabled"),
+        enabled: flags.enabled,
     })
 }
 
 /// A new schedule from the flags: `--type`, its fields, `--start` and `--end` are required.
-pub(super) fn request_of(args: &Args) -> Result<ScheduleRequest> {
-    let change = change_of(args)?;
+pub(super) fn request_of(flags: &ScheduleFlags) -> Result<ScheduleRequest> {
+    let change = change_of(flags)?;
     let kind = change
         .kind
         .clone()

@@ -5,13 +5,13 @@
 
 mod flags;
 
-use super::args::Args;
 use super::common::{self, ITEM, WORKSPACE};
 use super::job::JOB_TYPE_FLAG;
-use super::job::instances::item_target;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
+use super::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::api::jobs;
 use crate::context::Ctx;
+use crate::error::Result;
 use crate::reply::Reply;
 use flags::{Change, change_of, request_of};
 
@@ -93,7 +93,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "schedule list Demo/Welcome",
             about: "when the notebook runs by itself",
         }],
-        handler: Handler::Data(list),
+        handler: Handler::Data(handler::<List>),
     },
     CommandSpec {
         group: "schedule",
@@ -107,7 +107,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "schedule show Demo/Welcome --schedule \"$SCHEDULE_ID\"",
             about: "one schedule",
         }],
-        handler: Handler::Data(show),
+        handler: Handler::Data(handler::<Show>),
     },
     CommandSpec {
         group: "schedule",
@@ -130,7 +130,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "twice a week, Paris time",
             },
         ],
-        handler: Handler::Data(create),
+        handler: Handler::Data(handler::<Create>),
     },
     CommandSpec {
         group: "schedule",
@@ -157,7 +157,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "schedule update Demo/Welcome --schedule \"$SCHEDULE_ID\" --enabled false",
             about: "pause a schedule",
         }],
-        handler: Handler::Data(update),
+        handler: Handler::Data(handler::<Update>),
     },
     CommandSpec {
         group: "schedule",
@@ -171,82 +171,161 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "schedule delete Demo/Welcome --schedule \"$SCHEDULE_ID\" --yes",
             about: "delete without asking",
         }],
-        handler: Handler::Data(delete),
+        handler: Handler::Data(handler::<Delete>),
     },
 ];
 
-/// The workspace, item and job type the flags name.
-async fn target(ctx: &Ctx, args: &Args) -> crate::error::Result<(String, String, String)> {
-    let (workspace, item) = item_target(ctx, args).await?;
-    let job_type = super::job::job_type(ctx, args, &workspace, &item).await?;
-    Ok((workspace, item, job_type))
+typed_args! {
+    /// Which schedules: the item's, of one job type (`--job-type`, default by the item's type).
+    struct Schedules {
+        target: ItemTarget,
+        job_type: Option<String> = JOB_TYPE,
+    }
 }
 
-/// The schedule `--schedule` names: a whole id, or the beginning of one of the item's
-/// schedules' of the job type.
-async fn schedule_id(
-    ctx: &Ctx,
-    args: &Args,
-    (workspace, item, job_type): (&str, &str, &str),
-) -> crate::error::Result<String> {
-    let schedules = async {
-        let listed = jobs::list_schedules(ctx.api(), workspace, item, job_type).await?;
-        Ok(listed.into_iter().map(|schedule| schedule.id).collect())
-    };
-    common::id_beginning(
-        args.str("schedule")?,
-        schedules,
-        "schedule",
-        "fabsh schedule list WORKSPACE/ITEM",
-    )
-    .await
+impl Schedules {
+    /// The workspace's and the item's ids, and the job type.
+    async fn resolve(&self, ctx: &Ctx) -> Result<(String, String, String)> {
+        let (workspace, item) = self.target.resolve(ctx).await?;
+        let job_type =
+            super::job::job_type(ctx, self.job_type.as_deref(), &workspace, &item).await?;
+        Ok((workspace, item, job_type))
+    }
 }
 
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let req = jobs::schedules_req(&workspace, &item, &job_type);
-        common::paged(ctx.api(), req, &args).await
-    })
+typed_args! {
+    /// What the flags say of a schedule's configuration and state.
+    struct ScheduleFlags {
+        kind: Option<String> = KIND,
+        interval: Option<i64> = INTERVAL,
+        times: Vec<String> = TIMES,
+        weekdays: Vec<String> = WEEKDAYS,
+        start: Option<String> = START,
+        end: Option<String> = END,
+        time_zone: Option<String> = TIME_ZONE,
+        enabled: Option<bool> = ENABLED,
+    }
 }
 
-fn show(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let id = schedule_id(&ctx, &args, (&workspace, &item, &job_type)).await?;
-        let schedule = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
-        Ok(Reply::json(serde_json::to_value(schedule)?))
-    })
+typed_args! {
+    /// `schedule list`.
+    struct List {
+        schedules: Schedules,
+        paging: Paging,
+    }
 }
 
-fn create(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let request = request_of(&args)?;
-        let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let created =
-            jobs::create_schedule(ctx.api(), &workspace, &item, &job_type, &request).await?;
-        Ok(Reply::json(serde_json::to_value(created)?))
-    })
+typed_args! {
+    /// One schedule of an item.
+    struct One {
+        schedules: Schedules,
+        schedule: String = SCHEDULE_ID,
+    }
 }
 
-fn update(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let change: Change = change_of(&args)?;
-        let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let id = schedule_id(&ctx, &args, (&workspace, &item, &job_type)).await?;
-        let current = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
-        let request = change.applied_to(current)?;
-        let updated =
-            jobs::update_schedule(ctx.api(), &workspace, &item, &job_type, &id, &request).await?;
-        Ok(Reply::json(serde_json::to_value(updated)?))
-    })
+typed_args! {
+    /// `schedule create`.
+    struct Create {
+        schedules: Schedules,
+        flags: ScheduleFlags,
+    }
 }
 
-fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item, job_type) = target(&ctx, &args).await?;
-        let id = schedule_id(&ctx, &args, (&workspace, &item, &job_type)).await?;
-        jobs::delete_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
-        Ok(Reply::done(format!("deleted schedule {id}")))
-    })
+typed_args! {
+    /// `schedule update`.
+    struct Update {
+        one: One,
+        flags: ScheduleFlags,
+    }
+}
+
+impl One {
+    /// The workspace, item and job type, and the whole id of the schedule `--schedule` names
+    /// (a whole id, or the beginning of one of the item's schedules of the job type).
+    async fn resolve(&self, ctx: &Ctx) -> Result<(String, String, String, String)> {
+        let (workspace, item, job_type) = self.schedules.resolve(ctx).await?;
+        let schedules = async {
+            let listed = jobs::list_schedules(ctx.api(), &workspace, &item, &job_type).await?;
+            Ok(listed.into_iter().map(|schedule| schedule.id).collect())
+        };
+        let id = common::id_beginning(
+            &self.schedule,
+            schedules,
+            "schedule",
+            "fabsh schedule list WORKSPACE/ITEM",
+        )
+        .await?;
+        Ok((workspace, item, job_type, id))
+    }
+}
+
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, item, job_type) = self.schedules.resolve(&ctx).await?;
+            let req = jobs::schedules_req(&workspace, &item, &job_type);
+            common::paged_by(ctx.api(), req, &self.paging).await
+        })
+    }
+}
+
+typed_args! {
+    /// `schedule show`.
+    struct Show {
+        one: One,
+    }
+}
+
+impl Command for Show {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, item, job_type, id) = self.one.resolve(&ctx).await?;
+            let schedule = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
+            Ok(Reply::json(serde_json::to_value(schedule)?))
+        })
+    }
+}
+
+impl Command for Create {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let request = request_of(&self.flags)?;
+            let (workspace, item, job_type) = self.schedules.resolve(&ctx).await?;
+            let created =
+                jobs::create_schedule(ctx.api(), &workspace, &item, &job_type, &request).await?;
+            Ok(Reply::json(serde_json::to_value(created)?))
+        })
+    }
+}
+
+impl Command for Update {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let change: Change = change_of(&self.flags)?;
+            let (workspace, item, job_type, id) = self.one.resolve(&ctx).await?;
+            let current = jobs::get_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
+            let request = change.applied_to(current)?;
+            let updated =
+                jobs::update_schedule(ctx.api(), &workspace, &item, &job_type, &id, &request)
+                    .await?;
+            Ok(Reply::json(serde_json::to_value(updated)?))
+        })
+    }
+}
+
+typed_args! {
+    /// `schedule delete`.
+    struct Delete {
+        one: One,
+    }
+}
+
+impl Command for Delete {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, item, job_type, id) = self.one.resolve(&ctx).await?;
+            jobs::delete_schedule(ctx.api(), &workspace, &item, &job_type, &id).await?;
+            Ok(Reply::done(format!("deleted schedule {id}")))
+        })
+    }
 }
