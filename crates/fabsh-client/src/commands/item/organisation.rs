@@ -97,7 +97,7 @@ pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
 
 fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let folder = folder_or_root(&args, "folder-id")?;
+        let folder = folder_or_root(args.opt_str("folder-id"), "folder-id")?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
         let moved = items::move_to_folder(ctx.api(), &workspace, &id, folder.as_deref()).await?;
