@@ -1,15 +1,23 @@
 //! `workspace list | show | create | delete`: navigation, beyond the spec, because every
 //! user needs workspace ids and names; `apply-tags | unapply-tags` (swagger `Tags`).
 
-use super::args::Args;
 use super::common::{self, WORKSPACE};
 use super::item::organisation::{TAG_IDS, resolve_tag_ids, tag_ids};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
+use super::typed::{Command, Paging, handler, typed_args};
 use crate::api::{tags, workspaces};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
 use serde_json::{Map, Value, json};
+
+const NAME: ArgSpec = ArgSpec::req("name", ArgKind::Str, "Display name, unique in the tenant");
+const DESCRIPTION: ArgSpec = ArgSpec::opt("description", ArgKind::Str, "Description");
+const CAPACITY_ID: ArgSpec = ArgSpec::opt("capacity-id", ArgKind::Uuid, "Capacity to assign");
+/// `workspace delete`'s workspace, named `--id` (and `-w`): never a profile's default.
+const DELETED: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Workspace id or display name")
+    .short('w')
+    .aliases(&["workspace"]);
 
 /// The workspace commands.
 pub static COMMANDS: &[CommandSpec] = &[
@@ -25,7 +33,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "workspace list --all",
             about: "every workspace, all pages",
         }],
-        handler: Handler::Data(list),
+        handler: Handler::Data(handler::<List>),
     },
     CommandSpec {
         group: "workspace",
@@ -45,25 +53,21 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "the same, positional",
             },
         ],
-        handler: Handler::Data(show),
+        handler: Handler::Data(handler::<Show>),
     },
     CommandSpec {
         group: "workspace",
         name: "create",
         summary: "Create a workspace (you become its Admin)",
         about: "",
-        args: &[
-            ArgSpec::req("name", ArgKind::Str, "Display name, unique in the tenant"),
-            ArgSpec::opt("description", ArgKind::Str, "Description"),
-            ArgSpec::opt("capacity-id", ArgKind::Uuid, "Capacity to assign"),
-        ],
+        args: &[NAME, DESCRIPTION, CAPACITY_ID],
         traits: Traits::MUTATE,
         columns: &[],
         examples: &[Example {
             command: "workspace create --name Marketing --description \"Marketing team\"",
             about: "a new workspace",
         }],
-        handler: Handler::Data(create),
+        handler: Handler::Data(handler::<Create>),
     },
     CommandSpec {
         group: "workspace",
@@ -71,18 +75,14 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Delete a workspace and everything in it",
         about: "The workspace must be named: a profile's default workspace is never deleted by \
 omission.",
-        args: &[
-            ArgSpec::req("id", ArgKind::Ref, "Workspace id or display name")
-                .short('w')
-                .aliases(&["workspace"]),
-        ],
+        args: &[DELETED],
         traits: Traits::DESTRUCTIVE.void(),
         columns: &[],
         examples: &[Example {
             command: "workspace delete --id Scratch --yes",
             about: "without the confirmation prompt",
         }],
-        handler: Handler::Data(delete),
+        handler: Handler::Data(handler::<Delete>),
     },
     CommandSpec {
         group: "workspace",
@@ -96,7 +96,7 @@ omission.",
             command: "workspace apply-tags -w Demo --tag-ids \"$TAG_ID\"",
             about: "one tag",
         }],
-        handler: Handler::Data(apply_tags),
+        handler: Handler::Data(handler::<ApplyTags>),
     },
     CommandSpec {
         group: "workspace",
@@ -110,70 +110,138 @@ omission.",
             command: "workspace unapply-tags -w Demo --tag-ids \"$TAG_ID\"",
             about: "one tag",
         }],
-        handler: Handler::Data(unapply_tags),
+        handler: Handler::Data(handler::<UnapplyTags>),
     },
 ];
 
-fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
-    Box::pin(async move {
-        let ids = tag_ids(&args)?;
-        let id = ctx.workspace_id(args.str("workspace")?).await?;
-        let ids = resolve_tag_ids(&ctx, ids).await?;
-        tags::tag_workspace(ctx.api(), &id, &ids, apply).await?;
-        Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
-    })
+typed_args! {
+    /// `workspace apply-tags` and `unapply-tags`: a workspace and tags.
+    struct Tagging {
+        workspace: String = WORKSPACE,
+        tag_ids: Vec<String> = TAG_IDS,
+    }
 }
 
-fn apply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
-    tagging(ctx, args, true)
-}
-
-fn unapply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
-    tagging(ctx, args, false)
-}
-
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move { common::paged(ctx.api(), workspaces::list_req(), &args).await })
-}
-
-fn show(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let id = ctx.workspace_id(args.str("workspace")?).await?;
-        Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
-    })
-}
-
-fn create(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let name = args.str("name")?;
-        if name.trim().is_empty() || name.chars().count() > 256 {
-            return Err(Error::usage("--name must be 1 to 256 characters"));
-        }
-        let mut body = Map::new();
-        body.insert("displayName".into(), json!(name));
-        if let Some(description) = args.opt_str("description") {
-            body.insert("description".into(), json!(description));
-        }
-        if let Some(capacity) = args.opt_str("capacity-id") {
-            body.insert("capacityId".into(), json!(capacity));
-        }
-        let created = workspaces::create(ctx.api(), Value::Object(body)).await?;
-        let reply = Reply::json(created.outcome.into_value());
-        Ok(if created.recovered {
-            reply.with_note("the service's answer was lost; found the new workspace by name")
-        } else {
-            reply
+impl Tagging {
+    fn run(self, ctx: Ctx, apply: bool) -> HandlerFuture {
+        Box::pin(async move {
+            let ids = tag_ids(&self.tag_ids)?;
+            let id = ctx.workspace_id(&self.workspace).await?;
+            let ids = resolve_tag_ids(&ctx, ids).await?;
+            tags::tag_workspace(ctx.api(), &id, &ids, apply).await?;
+            Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
         })
-    })
+    }
 }
 
-fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let id = ctx.workspace_id(args.str("id")?).await?;
-        workspaces::delete(ctx.api(), &id).await?;
-        Ok(Reply::done(format!(
-            "deleted workspace {}",
-            common::named_as(args.str("id")?, &id)
-        )))
-    })
+typed_args! {
+    /// `workspace apply-tags`.
+    struct ApplyTags {
+        tagging: Tagging,
+    }
+}
+
+impl Command for ApplyTags {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        self.tagging.run(ctx, true)
+    }
+}
+
+typed_args! {
+    /// `workspace unapply-tags`.
+    struct UnapplyTags {
+        tagging: Tagging,
+    }
+}
+
+impl Command for UnapplyTags {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        self.tagging.run(ctx, false)
+    }
+}
+
+typed_args! {
+    /// `workspace list`.
+    struct List {
+        paging: Paging,
+    }
+}
+
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(
+            async move { common::paged_by(ctx.api(), workspaces::list_req(), &self.paging).await },
+        )
+    }
+}
+
+typed_args! {
+    /// `workspace show`.
+    struct Show {
+        workspace: String = WORKSPACE,
+    }
+}
+
+impl Command for Show {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let id = ctx.workspace_id(&self.workspace).await?;
+            Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
+        })
+    }
+}
+
+typed_args! {
+    /// `workspace create`.
+    struct Create {
+        name: String = NAME,
+        description: Option<String> = DESCRIPTION,
+        capacity: Option<String> = CAPACITY_ID,
+    }
+}
+
+impl Command for Create {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let name = &self.name;
+            if name.trim().is_empty() || name.chars().count() > 256 {
+                return Err(Error::usage("--name must be 1 to 256 characters"));
+            }
+            let mut body = Map::new();
+            body.insert("displayName".into(), json!(name));
+            if let Some(description) = &self.description {
+                body.insert("description".into(), json!(description));
+            }
+            if let Some(capacity) = &self.capacity {
+                body.insert("capacityId".into(), json!(capacity));
+            }
+            let created = workspaces::create(ctx.api(), Value::Object(body)).await?;
+            let reply = Reply::json(created.outcome.into_value());
+            Ok(if created.recovered {
+                reply.with_note("the service's answer was lost; found the new workspace by name")
+            } else {
+                reply
+            })
+        })
+    }
+}
+
+typed_args! {
+    /// `workspace delete`.
+    struct Delete {
+        workspace: String = DELETED,
+    }
+}
+
+impl Command for Delete {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let id = ctx.workspace_id(&self.workspace).await?;
+            workspaces::delete(ctx.api(), &id).await?;
+            Ok(Reply::done(format!(
+                "deleted workspace {}",
+                common::named_as(&self.workspace, &id)
+            )))
+        })
+    }
 }

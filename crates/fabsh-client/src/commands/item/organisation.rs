@@ -110,8 +110,7 @@ fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
 }
 
 /// `--tag-ids`, at least one: GUIDs or tag display names (see [`resolve_tag_ids`]).
-pub(crate) fn tag_ids(args: &Args) -> Result<Vec<String>> {
-    let ids = args.list("tag-ids");
+pub(crate) fn tag_ids(ids: &[String]) -> Result<Vec<String>> {
     if ids.is_empty() {
         return Err(Error::usage("give the tags with --tag-ids")
             .with_hint("`fabsh tag list` shows the tags, by name and id"));
@@ -182,7 +181,7 @@ fn tag_id_named(rows: &[TagRow], name: String) -> Result<String> {
 
 fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
     Box::pin(async move {
-        let ids = tag_ids(&args)?;
+        let ids = tag_ids(args.list(TAG_IDS.long))?;
         let workspace = ctx.workspace_id(args.str("workspace")?).await?;
         let ids = resolve_tag_ids(&ctx, ids).await?;
         let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
