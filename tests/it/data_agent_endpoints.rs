@@ -32,7 +32,7 @@ async fn mcp(request: Request) -> Response {
     let method = message["method"].as_str().unwrap_or_default();
     if method == "initialize" {
         let mut response = json_response(
-            json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-06-18", "serverInfo": {"name": "stub"}}}),
+            json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "stub", "version": "1"}}}),
         );
         response
             .headers_mut()

@@ -1,103 +1,98 @@
-//! The MCP client of a published data agent: streamable HTTP (one POST endpoint, JSON-RPC,
-//! answers as JSON or server-sent events), sent through the API client so it gets the same
-//! token, retries, rate limiter and `--verbose` traces as every other request.
+//! The MCP client of a published data agent (and, through [`session_with`], of a SQL
+//! endpoint): rmcp's client over streamable HTTP, its requests sent through the API client
+//! ([`super::mcp_http`]).
 //!
 //! The handshake (`initialize`, `notifications/initialized`, `tools/list`) is done once per
 //! process and endpoint and shared by every question asked there, so an evaluation of many
-//! questions costs one round trip per question. A `Mcp-Session-Id` the server issues is sent
-//! back on every later request; when the server forgets it (404), the handshake is redone once.
+//! questions costs one round trip per question. rmcp sends back the `Mcp-Session-Id` the
+//! server issues; when the server forgets it (404), rmcp redoes the handshake and sends the
+//! request once more.
 
-use super::jsonrpc;
-use crate::api::Req;
+use super::mcp_http::{McpHttp, Route};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
-use fabsh_model::agent::mcp::{PROTOCOL_VERSION, QUESTION_ARGUMENT};
-use serde::{Deserialize, Serialize};
+use fabsh_model::agent::mcp::QUESTION_ARGUMENT;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    GetExtensions, Implementation, ProtocolVersion, ServerResult,
+};
+use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// Without `text/event-stream` here the service fails the request.
-const ACCEPT: &str = "application/json, text/event-stream";
+use tokio::sync::OnceCell;
 
 /// The MCP endpoint of a published agent, as a path under the API base.
-pub fn endpoint_path(workspace: &str, agent: &str) -> String {
+pub(crate) fn endpoint_path(workspace: &str, agent: &str) -> String {
     format!("/mcp/workspaces/{workspace}/dataagents/{agent}/agent")
 }
 
-/// What the handshake learned: where to send questions and how.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Session {
-    /// The endpoint: an absolute URL or a path under the API base.
-    pub url: String,
-    /// The session the server issued, if it issued one.
-    pub session_id: Option<String>,
-    /// The protocol version the server chose.
-    pub protocol_version: String,
-    /// The agent's tool (`DataAgent_<name>`).
-    pub tool: String,
-    /// The tool's question argument (`userQuestion`).
-    pub argument: String,
-    /// The tool's description (the agent's published description).
-    pub description: Option<String>,
+/// An open session: where questions go and how.
+pub(crate) struct Session {
+    /// The tool the session calls (`DataAgent_<name>`, `executeSQL`).
+    pub(crate) tool: String,
+    /// The tool's main argument (`userQuestion`, the statement).
+    pub(crate) argument: String,
+    client: RunningService<RoleClient, Fabsh>,
 }
 
-fn cache_key(url: &str) -> String {
-    format!("mcp-session:{url}")
-}
+/// The sessions of this process, one per endpoint; shared by every clone of the API client.
+#[derive(Default)]
+pub(crate) struct Sessions(Mutex<HashMap<String, Arc<OnceCell<Arc<Session>>>>>);
 
 /// Picks the tool a session calls and its main argument from a `tools/list` answer.
 pub(crate) type PickTool = fn(&[Value]) -> Result<(String, String)>;
 
-/// The session for `url`: from the process cache, else a new handshake.
-pub async fn session(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
+/// fabsh as an MCP client: it asks, and offers the server nothing (no sampling, no roots).
+struct Fabsh;
+
+impl ClientHandler for Fabsh {
+    fn get_info(&self) -> ClientConfig {
+        // fabsh_model's PROTOCOL_VERSION, the version the service speaks (a test holds them
+        // equal).
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("fabsh", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_06_18)
+    }
+}
+
+/// The session for `url`: this process's, else a new handshake.
+pub(crate) async fn session(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Arc<Session>> {
     session_with(ctx, url, timeout, agent_tool).await
 }
 
-/// The session for `url` calling the tool `pick` chooses: from the process cache, else a new
-/// handshake.
+/// The session for `url` calling the tool `pick` chooses: this process's, else a new
+/// handshake. Concurrent callers share one handshake; a failed one is not kept.
 pub(crate) async fn session_with(
     ctx: &Ctx,
     url: &str,
     timeout: Duration,
     pick: PickTool,
-) -> Result<Session> {
-    let fetch = || async {
-        Ok(vec![serde_json::to_value(
-            handshake(ctx, url, timeout, pick).await?,
-        )?])
+) -> Result<Arc<Session>> {
+    let cell = {
+        let sessions = &ctx.api().mcp_sessions().0;
+        let mut sessions = sessions.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(sessions.entry(url.to_string()).or_default())
     };
-    let cached = ctx
-        .resolver()
-        .cached_list(cache_key(url), fetch, |list| !list.is_empty())
-        .await?;
-    let first = cached.first().cloned().unwrap_or(Value::Null);
-    serde_json::from_value(first)
-        .map_err(|err| Error::runtime(format!("the cached MCP session is unreadable: {err}")))
+    cell.get_or_try_init(|| handshake(ctx, url, timeout, pick))
+        .await
+        .cloned()
 }
 
 /// Asks the agent one question: the tool's result (`content`, `isError`, maybe
 /// `structuredContent`) as the server sent it.
-pub async fn ask(ctx: &Ctx, url: &str, question: &str, timeout: Duration) -> Result<Value> {
+pub(crate) async fn ask(ctx: &Ctx, url: &str, question: &str, timeout: Duration) -> Result<Value> {
     let session = session(ctx, url, timeout).await?;
-    match call_tool(ctx, &session, question, timeout).await {
-        // A server that issued a session and then forgot it answers 404: start over, once.
-        Err(err) if session.session_id.is_some() && err.status == Some(404) => {
-            ctx.resolver().forget_prefix(&cache_key(url));
-            let session = self::session(ctx, url, timeout).await?;
-            call_tool(ctx, &session, question, timeout).await
-        }
-        other => other,
-    }
-}
-
-async fn call_tool(
-    ctx: &Ctx,
-    session: &Session,
-    question: &str,
-    timeout: Duration,
-) -> Result<Value> {
     let arguments = json!({session.argument.clone(): question});
-    call_with(ctx, session, arguments, true, timeout).await
+    call_with(ctx, &session, arguments, true, timeout).await
 }
 
 /// Calls the session's tool with `arguments`; `resendable` when the call only reads, so a
@@ -109,33 +104,31 @@ pub(crate) async fn call_with(
     resendable: bool,
     timeout: Duration,
 ) -> Result<Value> {
-    let params = json!({"name": session.tool, "arguments": arguments});
-    let result = send_as(
-        ctx,
-        session,
-        Some(3),
-        "tools/call",
-        params,
+    let Value::Object(arguments) = arguments else {
+        return Err(Error::runtime("the MCP tool's arguments are not an object"));
+    };
+    let mut request = CallToolRequest::new(
+        CallToolRequestParams::new(session.tool.clone()).with_arguments(arguments),
+    );
+    request.extensions_mut().insert(Route {
+        api: ctx.api().clone(),
         timeout,
         resendable,
-    )
-    .await?
-    .0
-    .unwrap_or(Value::Null);
-    if result.get("content").is_none() && result.get("structuredContent").is_none() {
-        return Err(Error::runtime("the MCP tool answered without any content"));
+    });
+    let answer = session
+        .client
+        .send_request(ClientRequest::CallToolRequest(request))
+        .await
+        .map_err(|err| failed(err, "tools/call"))?;
+    match answer {
+        ServerResult::CallToolResult(result) => Ok(serde_json::to_value(result)?),
+        _ => Err(Error::runtime("the MCP tool answered without any content")),
     }
-    Ok(result)
-}
-
-/// Forgets the cached session for `url` (the server forgot it).
-pub(crate) fn forget(ctx: &Ctx, url: &str) {
-    ctx.resolver().forget_prefix(&cache_key(url));
 }
 
 /// The answer text of a tool result: its text blocks, one per line. A result flagged
 /// `isError` is the agent failing to answer, with its text as the reason.
-pub fn answer_text(result: &Value) -> Result<String> {
+pub(crate) fn answer_text(result: &Value) -> Result<String> {
     let text = text_blocks(result);
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let reason = if text.is_empty() {
@@ -168,65 +161,44 @@ pub(crate) fn text_blocks(result: &Value) -> String {
         .unwrap_or_default()
 }
 
-async fn handshake(ctx: &Ctx, url: &str, timeout: Duration, pick: PickTool) -> Result<Session> {
-    let mut session = Session {
-        url: url.to_string(),
-        session_id: None,
-        protocol_version: PROTOCOL_VERSION.to_string(),
-        tool: String::new(),
-        argument: QUESTION_ARGUMENT.to_string(),
-        description: None,
+async fn handshake(
+    ctx: &Ctx,
+    url: &str,
+    timeout: Duration,
+    pick: PickTool,
+) -> Result<Arc<Session>> {
+    let http = McpHttp {
+        handshake: Route {
+            api: ctx.api().clone(),
+            timeout,
+            resendable: true,
+        },
     };
-    let params = json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {},
-        "clientInfo": {"name": "fabsh", "version": env!("CARGO_PKG_VERSION")},
-    });
-    let (initialized, session_id) =
-        send(ctx, &session, Some(1), "initialize", params, timeout).await?;
-    session.session_id = session_id;
-    if let Some(version) = initialized
-        .as_ref()
-        .and_then(|result| result.get("protocolVersion"))
-        .and_then(Value::as_str)
-    {
-        session.protocol_version = version.to_string();
-    }
-    // Servers without sessions may refuse the notification; nothing depends on it.
-    let notified = send(
-        ctx,
-        &session,
-        None,
-        "notifications/initialized",
-        json!({}),
-        timeout,
-    );
-    let listed = post(ctx, &session, 2, "tools/list", json!({}), timeout);
-    // A stateless server (no session id, like Fabric's) cannot track whether the
-    // notification came first, so the tool list goes out with it and saves a round trip. A
-    // server that keeps sessions gets them in the order MCP prescribes.
-    let listed = if session.session_id.is_none() {
-        tokio::join!(notified, listed).1
-    } else {
-        let _ = notified.await;
-        listed.await
-    };
-    let listed = listed?.unwrap_or(Value::Null);
+    let config = StreamableHttpClientTransportConfig::with_uri(url)
+        // The API client's limiter paces the requests; rmcp's own cap (16) would queue an
+        // evaluation's questions behind it instead.
+        .max_concurrent_requests(usize::MAX)
+        .session_recovery_timeout(timeout);
+    let transport = StreamableHttpClientTransport::with_client(http, config);
+    let client = Fabsh
+        .serve(transport)
+        .await
+        .map_err(|err| explain(not_initialized(err), url))?;
+    let listed = client
+        .list_tools(None)
+        .await
+        .map_err(|err| failed(err, "tools/list"))?;
     let tools = listed
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let (tool, argument) = pick(tools)?;
-    session.description = tools
+        .tools
         .iter()
-        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool.as_str()))
-        .and_then(|t| t.get("description"))
-        .and_then(Value::as_str)
-        .map(String::from);
-    session.tool = tool;
-    session.argument = argument;
-    Ok(session)
+        .map(serde_json::to_value)
+        .collect::<serde_json::Result<Vec<_>>>()?;
+    let (tool, argument) = pick(&tools)?;
+    Ok(Arc::new(Session {
+        tool,
+        argument,
+        client,
+    }))
 }
 
 /// A data agent's server has exactly one tool; its question argument from its schema.
@@ -259,71 +231,44 @@ fn question_argument(tool: &Value) -> String {
         .unwrap_or_else(|| QUESTION_ARGUMENT.to_string())
 }
 
-async fn post(
-    ctx: &Ctx,
-    session: &Session,
-    id: u64,
-    method: &str,
-    params: Value,
-    timeout: Duration,
-) -> Result<Option<Value>> {
-    Ok(send(ctx, session, Some(id), method, params, timeout)
-        .await?
-        .0)
+/// A failed request as fabsh says it: the HTTP core's own error when the send failed (its
+/// status, code and hints), the server's JSON-RPC error naming the method, else rmcp's
+/// words.
+fn failed(err: ServiceError, method: &str) -> Error {
+    match err {
+        ServiceError::McpError(data) => {
+            Error::runtime(format!("the MCP server refused {method}: {}", data.message))
+                .with_code(format!("jsonrpc.{}", data.code.0))
+        }
+        ServiceError::TransportSend(sent) => sent_error(sent.error.as_ref(), method),
+        other => Error::runtime(format!("the MCP request {method} failed: {other}")),
+    }
 }
 
-/// One JSON-RPC message: the result of a request (none for a notification) and the session
-/// id the answer carries.
-async fn send(
-    ctx: &Ctx,
-    session: &Session,
-    id: Option<u64>,
-    method: &str,
-    params: Value,
-    timeout: Duration,
-) -> Result<(Option<Value>, Option<String>)> {
-    send_as(ctx, session, id, method, params, timeout, true).await
+fn not_initialized(err: ClientInitializeError) -> Error {
+    match err {
+        ClientInitializeError::TransportError { error, .. } => {
+            sent_error(error.error.as_ref(), "initialize")
+        }
+        ClientInitializeError::JsonRpcError(data) => Error::runtime(format!(
+            "the MCP server refused initialize: {}",
+            data.message
+        ))
+        .with_code(format!("jsonrpc.{}", data.code.0)),
+        other => Error::runtime(format!("the MCP handshake failed: {other}")),
+    }
 }
 
-/// [`send`], resent after a failure only when `resendable` (everything but a SQL statement
-/// that writes).
-async fn send_as(
-    ctx: &Ctx,
-    session: &Session,
-    id: Option<u64>,
-    method: &str,
-    params: Value,
-    timeout: Duration,
-    resendable: bool,
-) -> Result<(Option<Value>, Option<String>)> {
-    let mut req = Req::post(session.url.clone(), jsonrpc::request(id, method, params))
-        .header("Accept", ACCEPT)
-        .timeout(timeout);
-    if resendable {
-        req = req.read_only();
+/// The HTTP core's error inside a transport failure, else the failure in rmcp's words.
+fn sent_error(err: &(dyn std::error::Error + Send + Sync + 'static), method: &str) -> Error {
+    match err.downcast_ref::<StreamableHttpError<Error>>() {
+        Some(StreamableHttpError::Client(err)) => err.clone(),
+        _ => Error::runtime(format!("the MCP request {method} failed: {err}")),
     }
-    if method != "initialize" {
-        req = req.header("MCP-Protocol-Version", session.protocol_version.clone());
-    }
-    if let Some(sid) = &session.session_id {
-        req = req.header("Mcp-Session-Id", sid.clone());
-    }
-    let resp = ctx
-        .api()
-        .send(req)
-        .await
-        .map_err(|err| explain(err, method, &session.url))?;
-    let session_id = resp.header("mcp-session-id").map(String::from);
-    let Some(id) = id else {
-        return Ok((None, session_id));
-    };
-    let content_type = resp.header("content-type").unwrap_or("application/json");
-    let response = jsonrpc::response_in(content_type, &resp.body, id)?;
-    Ok((Some(jsonrpc::result_of(response, method)?), session_id))
 }
 
-fn explain(err: Error, method: &str, url: &str) -> Error {
-    if err.status == Some(404) && method == "initialize" && url.contains("/dataagents/") {
+fn explain(err: Error, url: &str) -> Error {
+    if err.status == Some(404) && url.contains("/dataagents/") {
         err.with_hint("the agent may not be published: publish it with `fabsh data-agent publish`")
     } else {
         err
@@ -354,6 +299,15 @@ mod tests {
                 .expect_err("error")
                 .message
                 .contains("no data")
+        );
+    }
+
+    #[test]
+    fn the_client_speaks_the_services_protocol_version() {
+        let info = Fabsh.get_info();
+        assert_eq!(
+            info.protocol_version.as_str(),
+            fabsh_model::agent::mcp::PROTOCOL_VERSION
         );
     }
 }

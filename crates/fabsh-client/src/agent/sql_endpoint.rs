@@ -1,10 +1,11 @@
 //! The client of Fabric's Data Warehouse MCP server for one lakehouse or warehouse: T-SQL
 //! through the tool `executeSQL`, whose name and statement argument are read from
 //! `tools/list` (the MCP client of data agents, [`super::mcp`], does the handshake, the
-//! session and the transport). `sql query`, `sql tables`, reference queries of evaluations
-//! and the few-shot check all run their statements here.
+//! session and the transport; a server that forgets the session gets a new handshake and
+//! the statement once more, since it never ran). `sql query`, `sql tables`, reference
+//! queries of evaluations and the few-shot check all run their statements here.
 
-use super::mcp::{self, Session};
+use super::mcp;
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::sql::{ExecuteSqlCall, ResultSet, endpoint_path};
@@ -19,18 +20,14 @@ fn sql_tool(tools: &[Value]) -> Result<(String, String)> {
 }
 
 /// The endpoint of an item, as a path under the API base.
-pub fn url(workspace_id: &str, item_id: &str) -> String {
+pub(crate) fn url(workspace_id: &str, item_id: &str) -> String {
     endpoint_path(workspace_id, item_id)
-}
-
-async fn session(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Session> {
-    mcp::session_with(ctx, url, timeout, sql_tool).await
 }
 
 /// Runs `sql` on the item's SQL endpoint and returns its result set. `writes` when the
 /// statement may change data: it is then never sent twice. A statement the endpoint refuses
 /// or fails is an error with the endpoint's words (code `SqlError`).
-pub async fn execute(
+pub(crate) async fn execute(
     ctx: &Ctx,
     workspace_id: &str,
     item_id: &str,
@@ -39,25 +36,18 @@ pub async fn execute(
     timeout: Duration,
 ) -> Result<ResultSet> {
     let url = url(workspace_id, item_id);
-    let session = session(ctx, &url, timeout).await?;
+    let session = mcp::session_with(ctx, &url, timeout, sql_tool).await?;
     let call = ExecuteSqlCall {
         tool: session.tool.clone(),
         query_argument: session.argument.clone(),
     };
-    let result = match mcp::call_with(ctx, &session, call.arguments(sql), !writes, timeout).await {
-        Err(err) if session.session_id.is_some() && err.status == Some(404) => {
-            mcp::forget(ctx, &url);
-            let session = self::session(ctx, &url, timeout).await?;
-            mcp::call_with(ctx, &session, call.arguments(sql), !writes, timeout).await?
-        }
-        other => other?,
-    };
+    let result = mcp::call_with(ctx, &session, call.arguments(sql), !writes, timeout).await?;
     result_set(&result)
 }
 
 /// The result set of a tool result: its structured content, else its text read as JSON. A
 /// result flagged `isError` is the statement failing, with its text as the reason.
-pub fn result_set(result: &Value) -> Result<ResultSet> {
+pub(crate) fn result_set(result: &Value) -> Result<ResultSet> {
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let text = mcp::text_blocks(result);
         let reason = if text.is_empty() {

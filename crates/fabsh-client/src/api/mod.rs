@@ -100,6 +100,8 @@ pub struct ApiClient {
     call: Arc<CallScope>,
     dry_run_plan: Arc<Mutex<dry_run::Plan>>,
     trusted: Arc<TrustedHosts>,
+    /// Open MCP sessions (agents, SQL endpoints): one handshake per endpoint and process.
+    mcp_sessions: Arc<crate::agent::mcp::Sessions>,
 }
 
 impl ApiClient {
@@ -124,6 +126,7 @@ impl ApiClient {
             call: Arc::new(CallScope::new(false)),
             dry_run_plan: Arc::default(),
             trusted: Arc::new(TrustedHosts::from_env()),
+            mcp_sessions: Arc::default(),
             base,
         })
     }
@@ -192,6 +195,11 @@ impl ApiClient {
     /// The name cache, shared by every clone of this client.
     pub fn resolver(&self) -> &Resolver {
         &self.resolver
+    }
+
+    /// This process's open MCP sessions.
+    pub(crate) fn mcp_sessions(&self) -> &crate::agent::mcp::Sessions {
+        &self.mcp_sessions
     }
 
     /// The name cache, opened for the signed-in principal on first use.

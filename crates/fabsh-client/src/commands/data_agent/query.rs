@@ -351,7 +351,7 @@ async fn ask(
     let raw = mcp::ask(ctx, url, sent, limit).await?;
     Ok(Answered {
         answer: mcp::answer_text(&raw)?,
-        tool: session.tool,
+        tool: session.tool.clone(),
         raw,
         steps: None,
         files: None,
