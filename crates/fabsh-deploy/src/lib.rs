@@ -4,6 +4,8 @@
 //! the workspace holds. The client fetches the workspace's state and carries the plan out;
 //! nothing here sends a request.
 
+pub mod after;
+pub mod apply;
 mod boundary;
 mod bounded;
 pub mod config;

@@ -14,14 +14,20 @@ use crate::scope::LeftOut;
 use checks::Checks;
 use fabsh_model::definition::{self, platform};
 use fabsh_model::deploy::{
-    PartDiff, Plan, PlanAction, PlanProblem, PlanRow, PlanSummary, Severity,
+    Change, PartDiff, Plan, PlanAction, PlanProblem, PlanRow, PlanSummary, Severity,
 };
+use fabsh_model::item_types;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 /// Types deployed as an empty item (no definition), as fabric-cicd does.
-pub const SHELL_ONLY: &[&str] = &["Lakehouse", "Warehouse", "SQLDatabase", "MLExperiment"];
+pub const SHELL_ONLY: &[&str] = &[
+    item_types::LAKEHOUSE,
+    item_types::WAREHOUSE,
+    item_types::SQL_DATABASE,
+    item_types::ML_EXPERIMENT,
+];
 
 /// A repository opened for one environment.
 #[derive(Debug, Clone)]
@@ -113,6 +119,16 @@ impl Repository {
             outside: &self.outside,
             target,
         }
+    }
+
+    /// Each item's index by (type, display name): rows are in the plan's order, and an item
+    /// is found by its index in the repository.
+    pub(crate) fn index(&self) -> HashMap<(&str, &str), usize> {
+        self.items
+            .iter()
+            .enumerate()
+            .map(|(n, i)| ((i.item_type.as_str(), i.display_name.as_str()), n))
+            .collect()
     }
 
     /// Whether an item is deployed without a definition.
@@ -233,20 +249,17 @@ impl Repository {
         };
         create_folders.sort_by_key(|p| (p.matches('/').count(), p.clone()));
         problems.extend(mass_delete(&rows, deployed, options));
-        sort_rows(&mut rows);
-        let summary = summarise(&rows);
-        let pending = target.workspace_id.is_some()
-            && (summary.create + summary.update + summary.moves + summary.delete > 0
-                || !create_folders.is_empty());
-        Plan {
+        let mut plan = Plan {
             workspace_id: target.workspace_id.clone(),
             environment: self.environment.clone(),
             create_folders,
             items: rows,
             problems,
-            summary,
-            pending,
-        }
+            summary: PlanSummary::default(),
+            pending: false,
+        };
+        settle(&mut plan);
+        plan
     }
 
     /// The row of `item`, rendered as `parts`, against what is deployed; and the paths of
@@ -275,30 +288,22 @@ impl Repository {
         row.id = Some(found.id.clone());
         let mut content = false;
         if item.description.as_deref().unwrap_or("") != found.description.as_deref().unwrap_or("") {
-            row.changes.push("description".into());
+            row.changes.push(Change::Description);
             content = true;
         }
         if let (false, Some(theirs)) = (Self::shell_only(item), &found.parts) {
             for (path, change) in compare_parts(theirs, parts) {
-                row.changes.push(format!("part {path} {change}"));
-                changed.push(path);
+                changed.push(path.clone());
+                row.changes.push(Change::Part { path, change });
                 content = true;
             }
         }
         let moved = found.folder != item.folder;
         if moved {
-            let shown = |f: &str| {
-                if f.is_empty() {
-                    "/".to_string()
-                } else {
-                    f.to_string()
-                }
-            };
-            row.changes.push(format!(
-                "folder {} -> {}",
-                shown(&found.folder),
-                shown(&item.folder)
-            ));
+            row.changes.push(Change::Folder {
+                from: found.folder.clone(),
+                to: item.folder.clone(),
+            });
         }
         row.action = match (content, moved) {
             (true, _) => PlanAction::Update,
@@ -355,9 +360,13 @@ pub fn definition_json(item: &RepoItem, parts: &[RepoPart]) -> Value {
 pub fn format_of(item: &RepoItem) -> Option<&'static str> {
     let has = |name: &str| item.parts.iter().any(|p| p.path == name);
     match item.item_type.as_str() {
-        "Notebook" if has(definition::notebook::IPYNB_PATH) => Some("ipynb"),
-        "SparkJobDefinition" if has("SparkJobDefinitionV1.json") => Some("SparkJobDefinitionV1"),
-        "SparkJobDefinition" if has("SparkJobDefinitionV2.json") => Some("SparkJobDefinitionV2"),
+        item_types::NOTEBOOK if has(definition::notebook::IPYNB_PATH) => Some("ipynb"),
+        item_types::SPARK_JOB_DEFINITION if has("SparkJobDefinitionV1.json") => {
+            Some("SparkJobDefinitionV1")
+        }
+        item_types::SPARK_JOB_DEFINITION if has("SparkJobDefinitionV2.json") => {
+            Some("SparkJobDefinitionV2")
+        }
         _ => None,
     }
 }
@@ -366,7 +375,7 @@ pub fn format_of(item: &RepoItem) -> Option<&'static str> {
 /// its metadata names a default schema; a warehouse's `.platform` `creationPayload`.
 pub fn creation_payload(item: &RepoItem) -> Option<Value> {
     match item.item_type.as_str() {
-        "Lakehouse" => item
+        item_types::LAKEHOUSE => item
             .parts
             .iter()
             .any(|p| {
@@ -378,45 +387,18 @@ pub fn creation_payload(item: &RepoItem) -> Option<Value> {
     }
 }
 
-/// The counts of each action.
-pub fn summarise(rows: &[PlanRow]) -> PlanSummary {
-    let mut summary = PlanSummary::default();
-    for row in rows {
-        match row.action {
-            PlanAction::Create => summary.create += 1,
-            PlanAction::Update => summary.update += 1,
-            PlanAction::Move => summary.moves += 1,
-            PlanAction::Unchanged => summary.unchanged += 1,
-            PlanAction::Orphan => summary.orphan += 1,
-            PlanAction::Delete => summary.delete += 1,
-        }
-    }
-    summary
-}
-
-/// Rows in the order a plan lists them: by level (orphans, which have none, last), then
-/// action, then folder and name.
-pub fn sort_rows(rows: &mut [PlanRow]) {
-    rows.sort_by(|a, b| {
-        let key = |r: &PlanRow| (r.level.unwrap_or(u32::MAX), r.action);
-        key(a)
-            .cmp(&key(b))
-            .then_with(|| a.folder.cmp(&b.folder))
-            .then_with(|| a.display_name.cmp(&b.display_name))
-            .then_with(|| a.item_type.cmp(&b.item_type))
-    });
-}
-
 mod checks;
 mod compare;
 mod fingerprint;
 mod open;
 mod orphans;
+mod settle;
 
 pub use compare::{compare_parts, part_diff};
 pub use fingerprint::stale;
 pub use open::{open, open_scoped};
 use orphans::mass_delete;
+pub(crate) use settle::settle;
 
 #[cfg(test)]
 mod tests;

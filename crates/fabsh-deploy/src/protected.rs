@@ -3,6 +3,8 @@
 //! orphans are deleted only when each type is opted in: by `--delete-type`, or, as
 //! fabric-cicd does, by the type's `enable_<type>_unpublish` flag in config.yml's features.
 
+use fabsh_model::deploy::Kept;
+
 /// A protected type and fabric-cicd's feature flag that lets it be unpublished, if it has one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Protected {
@@ -50,11 +52,7 @@ pub fn find(name: &str) -> Option<&'static Protected> {
 
 /// Why an orphan of `item_type` is kept, when it is a protected type that neither
 /// `delete_types` nor the config's `features` opt in; None when it may be deleted.
-pub fn kept_because(
-    item_type: &str,
-    delete_types: &[String],
-    features: &[String],
-) -> Option<String> {
+pub fn kept_because(item_type: &str, delete_types: &[String], features: &[String]) -> Option<Kept> {
     let protected = find(item_type)?;
     let by_flag = delete_types
         .iter()
@@ -65,43 +63,70 @@ pub fn kept_because(
     if by_flag || by_feature {
         return None;
     }
-    let how = match protected.feature {
-        Some(flag) => format!(
-            "--delete-type {} or config.yml's features {flag}",
-            protected.item_type
-        ),
-        None => format!("--delete-type {}", protected.item_type),
-    };
-    Some(format!(
-        "kept: a {} holds data, deleted only with {how}",
-        protected.item_type
-    ))
+    Some(Kept::Protected {
+        item_type: protected.item_type.to_string(),
+        feature: protected.feature.map(str::to_string),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn protected(item_type: &str, feature: Option<&str>) -> Option<Kept> {
+        Some(Kept::Protected {
+            item_type: item_type.into(),
+            feature: feature.map(str::to_string),
+        })
+    }
+
+    /// A type, `--delete-type`, config.yml's features, why it is kept (None: deleted).
+    type Case = (
+        &'static str,
+        &'static [&'static str],
+        &'static [&'static str],
+        Option<Kept>,
+    );
+
     #[test]
     fn a_protected_type_is_deleted_only_when_opted_in_by_flag_or_feature() {
-        let none: Vec<String> = Vec::new();
-        assert!(kept_because("Notebook", &none, &none).is_none());
-        let kept = kept_because("Lakehouse", &none, &none).expect("kept");
-        assert!(
-            kept.contains("--delete-type Lakehouse") && kept.contains("enable_lakehouse_unpublish")
-        );
-        assert!(kept_because("Lakehouse", &["lakehouse".into()], &none).is_none());
-        assert!(kept_because("Lakehouse", &none, &["enable_lakehouse_unpublish".into()]).is_none());
-        // One type's flag opts in no other.
-        assert!(
-            kept_because(
+        let lakehouse_flag = Some("enable_lakehouse_unpublish");
+        let cases: &[Case] = &[
+            ("Notebook", &[], &[], None),
+            (
+                "Lakehouse",
+                &[],
+                &[],
+                protected("Lakehouse", lakehouse_flag),
+            ),
+            // --delete-type names a type in any case; the kept reason its canonical name.
+            ("Lakehouse", &["lakehouse"], &[], None),
+            ("Lakehouse", &[], &["enable_lakehouse_unpublish"], None),
+            // One type's flag opts in no other.
+            (
                 "Warehouse",
-                &["Lakehouse".into()],
-                &["enable_lakehouse_unpublish".into()]
-            )
-            .is_some()
-        );
-        let mirrored = kept_because("MirroredDatabase", &none, &none).expect("kept");
-        assert!(!mirrored.contains("features"), "{mirrored}");
+                &["Lakehouse"],
+                &["enable_lakehouse_unpublish"],
+                protected("Warehouse", Some("enable_warehouse_unpublish")),
+            ),
+            ("KQLDatabase", &["KQLDatabase"], &[], None),
+            // Types fabric-cicd has no flag for are opted in only by --delete-type.
+            (
+                "MirroredDatabase",
+                &[],
+                &[],
+                protected("MirroredDatabase", None),
+            ),
+            ("MLModel", &["MLModel"], &[], None),
+        ];
+        for (item_type, types, features, kept) in cases {
+            let types: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            let features: Vec<String> = features.iter().map(|f| f.to_string()).collect();
+            assert_eq!(
+                &kept_because(item_type, &types, &features),
+                kept,
+                "{item_type} {types:?} {features:?}"
+            );
+        }
     }
 }

@@ -67,6 +67,63 @@ pub fn same(entry: &Entry, enabled: bool, configuration: &Value) -> bool {
             == canonical_configuration(configuration.clone())
 }
 
+/// The job types `entries` name, each once, in order.
+pub fn job_types(entries: &[Entry]) -> Vec<String> {
+    let mut types: Vec<String> = entries.iter().map(|e| e.job_type.clone()).collect();
+    types.sort();
+    types.dedup();
+    types
+}
+
+/// What apply does with one schedule of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// The item has it the same: nothing.
+    Same,
+    /// The item's schedule of this id differs: updated to the file's.
+    Update(&'a str),
+    /// The item has no schedule in its place: created.
+    Create,
+}
+
+/// Each wanted schedule (grouped by job type, in [`job_types`] order) and what apply does
+/// with it: per job type, the file's n-th schedule is the item's n-th as the service lists
+/// them (`existing`, with their ids), since a schedule has no name to pair it by; those
+/// beyond the item's are created, and the item's beyond the file's are left in place.
+pub fn steps<'a>(
+    wanted: &'a [Entry],
+    existing: &'a [(String, Entry)],
+) -> Vec<(&'a Entry, Step<'a>)> {
+    let mut out = Vec::new();
+    for job_type in job_types(wanted) {
+        let mut theirs = existing.iter().filter(|(_, e)| e.job_type == job_type);
+        for entry in wanted.iter().filter(|e| e.job_type == job_type) {
+            let step = match theirs.next() {
+                Some((_, e)) if same(entry, e.enabled, &e.configuration) => Step::Same,
+                Some((id, _)) => Step::Update(id),
+                None => Step::Create,
+            };
+            out.push((entry, step));
+        }
+    }
+    out
+}
+
+/// What `steps` did, as notes on the item's row (none when nothing).
+pub fn notes(steps: &[(&Entry, Step<'_>)]) -> Vec<String> {
+    let count = |f: fn(&Step<'_>) -> bool| steps.iter().filter(|(_, s)| f(s)).count();
+    let made = count(|s| matches!(s, Step::Create));
+    let changed = count(|s| matches!(s, Step::Update(_)));
+    let mut notes = Vec::new();
+    if made > 0 {
+        notes.push(format!("{made} schedule(s) created"));
+    }
+    if changed > 0 {
+        notes.push(format!("{changed} schedule(s) updated"));
+    }
+    notes
+}
+
 fn canonical_configuration(configuration: Value) -> Value {
     let Value::Object(fields) = configuration else {
         return configuration;
@@ -115,5 +172,53 @@ mod tests {
             configuration: listed,
         }];
         assert_eq!(canonical(file), document(&deployed));
+    }
+
+    fn entry(job_type: &str, interval: u32) -> Entry {
+        Entry {
+            job_type: job_type.into(),
+            enabled: true,
+            configuration: serde_json::json!({"type": "Cron", "interval": interval}),
+        }
+    }
+
+    #[test]
+    fn the_nth_schedule_of_a_job_type_pairs_with_the_nth_listed() {
+        let wanted = [
+            entry("Execute", 15),
+            entry("Execute", 30),
+            entry("Other", 5),
+        ];
+        let existing = [
+            ("e1".to_string(), entry("Execute", 15)),
+            ("e2".to_string(), entry("Execute", 60)),
+            // Beyond the file's: left in place, no step.
+            ("e3".to_string(), entry("Execute", 90)),
+        ];
+        let paired = steps(&wanted, &existing);
+        let got: Vec<(&str, u64, Step<'_>)> = paired
+            .iter()
+            .map(|(e, s)| {
+                (
+                    e.job_type.as_str(),
+                    e.configuration["interval"].as_u64().unwrap_or(0),
+                    *s,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Execute", 15, Step::Same),
+                ("Execute", 30, Step::Update("e2")),
+                ("Other", 5, Step::Create),
+            ]
+        );
+        assert_eq!(
+            notes(&paired),
+            ["1 schedule(s) created", "1 schedule(s) updated"]
+        );
+        let none: [(String, Entry); 0] = [];
+        assert_eq!(notes(&steps(&[], &none)), Vec::<String>::new());
     }
 }

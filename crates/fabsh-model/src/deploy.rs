@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod change;
+
+pub use change::{Change, Kept, PartChange, UnknownChange};
+
 /// What apply would do to one item. The order is the order a plan lists the rows of one
 /// level in: what is deployed, then what is left alone, then what is deleted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -48,9 +52,9 @@ pub struct PlanRow {
     /// The dependency level: items of one level are deployed together, after the levels
     /// before. None for orphans.
     pub level: Option<u32>,
-    /// What differs, in words (`part notebook-content.py`, `description`, `folder / -> /a`);
-    /// for an orphan kept under `--delete-orphans`, why (`kept: ...`).
-    pub changes: Vec<String>,
+    /// What differs (written in words: `part notebook-content.py changed`, `description`,
+    /// `folder / -> /a`); for an orphan kept under `--delete-orphans`, why (`kept: ...`).
+    pub changes: Vec<Change>,
     /// The repository items (`Name.Type`) this one refers to: deployed before it, and its
     /// apply is not started when one of them fails.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -11,6 +11,31 @@ use parts::{
 };
 pub use parts::{PartRules, Required, path_matches};
 
+// The names code decides on (deploy's follow-ups, shell-only types, ...): one spelling, the
+// table's, so a comparison cannot drift from what the table and the service call the type.
+/// `Report`.
+pub const REPORT: &str = "Report";
+/// `SemanticModel`.
+pub const SEMANTIC_MODEL: &str = "SemanticModel";
+/// `Lakehouse`.
+pub const LAKEHOUSE: &str = "Lakehouse";
+/// `Environment`.
+pub const ENVIRONMENT: &str = "Environment";
+/// `Notebook`.
+pub const NOTEBOOK: &str = "Notebook";
+/// `SparkJobDefinition`.
+pub const SPARK_JOB_DEFINITION: &str = "SparkJobDefinition";
+/// `MLExperiment`.
+pub const ML_EXPERIMENT: &str = "MLExperiment";
+/// `Warehouse`.
+pub const WAREHOUSE: &str = "Warehouse";
+/// `SQLDatabase`.
+pub const SQL_DATABASE: &str = "SQLDatabase";
+/// `VariableLibrary`.
+pub const VARIABLE_LIBRARY: &str = "VariableLibrary";
+/// `DataAgent`.
+pub const DATA_AGENT: &str = "DataAgent";
+
 /// One known item type.
 #[derive(Debug, Clone, Copy)]
 pub struct ItemType {
@@ -89,31 +114,31 @@ const fn listed_only(
 /// should fail there as it would against the service.
 pub static ITEM_TYPES: &[ItemType] = &[
     listed_only("Dashboard", "dashboards", Some("dashboards")).endorsed_in("dashboards"),
-    t("Report", "reports", Some("reports"))
+    t(REPORT, "reports", Some("reports"))
         .with_parts(&REPORT_PARTS)
         .endorsed_in("reports"),
-    t("SemanticModel", "semanticModels", Some("datasets"))
+    t(SEMANTIC_MODEL, "semanticModels", Some("datasets"))
         .with_parts(&SEMANTIC_MODEL_PARTS)
         .endorsed_in("datasets"),
     t("PaginatedReport", "paginatedReports", Some("rdlreports")),
     listed_only("Datamart", "datamarts", Some("datamarts")).endorsed_in("datamarts"),
-    t("Lakehouse", "lakehouses", Some("lakehouses")).with_parts(&LAKEHOUSE_PARTS),
+    t(LAKEHOUSE, "lakehouses", Some("lakehouses")).with_parts(&LAKEHOUSE_PARTS),
     t("Eventhouse", "eventhouses", Some("eventhouses")),
-    t("Environment", "environments", Some("sparkenvironments")).with_parts(&ENVIRONMENT_PARTS),
+    t(ENVIRONMENT, "environments", Some("sparkenvironments")).with_parts(&ENVIRONMENT_PARTS),
     t("KQLDatabase", "kqlDatabases", Some("databases")),
     t("KQLQueryset", "kqlQuerysets", Some("queryworkbenches")),
     t("KQLDashboard", "kqlDashboards", Some("kustodashboards")),
     t("DataPipeline", "dataPipelines", Some("pipelines")).with_parts(&PIPELINE_PARTS),
-    t("Notebook", "notebooks", Some("synapsenotebooks")).with_parts(&NOTEBOOK_PARTS),
+    t(NOTEBOOK, "notebooks", Some("synapsenotebooks")).with_parts(&NOTEBOOK_PARTS),
     t(
-        "SparkJobDefinition",
+        SPARK_JOB_DEFINITION,
         "sparkJobDefinitions",
         Some("sparkjobdefinitions"),
     )
     .with_parts(&SPARK_JOB_PARTS),
-    no_definition("MLExperiment", "mlExperiments", Some("mlexperiments")),
+    no_definition(ML_EXPERIMENT, "mlExperiments", Some("mlexperiments")),
     no_definition("MLModel", "mlModels", Some("mlmodels")),
-    no_definition("Warehouse", "warehouses", Some("datawarehouses")),
+    no_definition(WAREHOUSE, "warehouses", Some("datawarehouses")),
     t("Eventstream", "eventstreams", Some("eventstreams")),
     listed_only("SQLEndpoint", "sqlEndpoints", Some("lakewarehouses")),
     listed_only("MirroredWarehouse", "mirroredWarehouses", None),
@@ -129,10 +154,10 @@ pub static ITEM_TYPES: &[ItemType] = &[
         "mountedDataFactories",
         Some("mounteddatafactories"),
     ),
-    t("SQLDatabase", "sqlDatabases", Some("sqldatabases")),
+    t(SQL_DATABASE, "sqlDatabases", Some("sqldatabases")),
     t("CopyJob", "copyJobs", Some("copyjobs")),
     t(
-        "VariableLibrary",
+        VARIABLE_LIBRARY,
         "variableLibraries",
         Some("variable-libraries"),
     ),
@@ -168,7 +193,7 @@ pub static ITEM_TYPES: &[ItemType] = &[
     ),
     t("Ontology", "ontologies", None),
     t("EventSchemaSet", "eventSchemaSets", None),
-    t("DataAgent", "dataAgents", Some("aiskills")).with_parts(&DATA_AGENT_PARTS),
+    t(DATA_AGENT, "dataAgents", Some("aiskills")).with_parts(&DATA_AGENT_PARTS),
     no_definition("MirroredCatalog", "mirroredCatalogs", None),
     no_definition("AppBackend", "appBackends", None),
     no_definition("OrgApp", "orgApps", None),

@@ -4,7 +4,7 @@ use crate::bounded::{self, Format, PART_BYTES};
 use crate::repo::RepoPart;
 use crate::schedules;
 use fabsh_model::definition::platform;
-use fabsh_model::deploy::PartDiff;
+use fabsh_model::deploy::{PartChange, PartDiff};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -59,9 +59,8 @@ fn normal(path: &str, bytes: &[u8]) -> Normal {
     }
 }
 
-/// The parts that differ: `(path, added|removed|changed)`; `.platform` is compared as
-/// metadata, not here.
-pub fn compare_parts(deployed: &[RepoPart], ours: &[RepoPart]) -> Vec<(String, &'static str)> {
+/// The parts that differ, and how; `.platform` is compared as metadata, not here.
+pub fn compare_parts(deployed: &[RepoPart], ours: &[RepoPart]) -> Vec<(String, PartChange)> {
     let theirs: BTreeMap<&str, &[u8]> = deployed
         .iter()
         .filter(|p| p.path != platform::PATH)
@@ -79,9 +78,9 @@ pub fn compare_parts(deployed: &[RepoPart], ours: &[RepoPart]) -> Vec<(String, &
             mine.get(path).map(|b| normal(path, b)),
         );
         let change = match (&old, &new) {
-            (None, Some(_)) => "added",
-            (Some(_), None) => "removed",
-            (Some(a), Some(b)) if a != b => "changed",
+            (None, Some(_)) => PartChange::Added,
+            (Some(_), None) => PartChange::Removed,
+            (Some(a), Some(b)) if a != b => PartChange::Changed,
             _ => continue,
         };
         out.push((path.to_string(), change));

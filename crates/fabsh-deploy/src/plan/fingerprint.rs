@@ -6,7 +6,6 @@ use super::{Deployed, Repository};
 use crate::render::{RuleHits, Target};
 use fabsh_model::deploy::{Fingerprint, Plan, PlanRow};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 
 /// A digest of fields, each length-prefixed so that no two lists of fields digest alike.
 struct Digester(Sha256);
@@ -43,12 +42,7 @@ impl Repository {
     ) -> Vec<Fingerprint> {
         let shown_target = (!target.env.is_empty()).then(|| target.with_env_placeholders());
         let renderer = self.renderer(shown_target.as_ref().unwrap_or(target));
-        let index: HashMap<(&str, &str), usize> = self
-            .items
-            .iter()
-            .enumerate()
-            .map(|(n, i)| ((i.item_type.as_str(), i.display_name.as_str()), n))
-            .collect();
+        let index = self.index();
         rows.iter()
             .map(|row| {
                 let key = (row.item_type.as_str(), row.display_name.as_str());
@@ -155,7 +149,11 @@ pub fn stale(
                 Some(r) => format!(
                     "{} ({})",
                     format!("{:?}", r.action).to_lowercase(),
-                    r.changes.join(", ")
+                    r.changes
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 None => "nothing".to_string(),
             };

@@ -3,7 +3,7 @@
 
 use super::{Deployed, Options, Repository, error};
 use crate::protected;
-use fabsh_model::deploy::{PlanAction, PlanProblem, PlanRow};
+use fabsh_model::deploy::{Change, Kept, PlanAction, PlanProblem, PlanRow};
 use fabsh_model::item_types;
 
 /// Whether the service lets this type be created (and so a repository hold it): the others
@@ -41,11 +41,11 @@ impl Repository {
                 .as_ref()
                 .is_some_and(|re| re.is_match(&d.display_name));
             let kept = if excluded {
-                Some("kept: matches unpublish.exclude_regex".to_string())
+                Some(Kept::ExcludeRegex)
             } else if !options.delete_orphans {
                 None
             } else if self.settings.unpublish_skip {
-                Some("kept: unpublish.skip is true for this environment".to_string())
+                Some(Kept::UnpublishSkip)
             } else {
                 protected::kept_because(
                     &d.item_type,
@@ -65,7 +65,7 @@ impl Repository {
                 folder: d.folder.clone(),
                 id: Some(d.id.clone()),
                 level: None,
-                changes: kept.into_iter().collect(),
+                changes: kept.into_iter().map(Change::Kept).collect(),
                 refers_to: Vec::new(),
                 diffs: Vec::new(),
             });
@@ -150,10 +150,12 @@ mod tests {
         let plan = repo.plan(&target, &deployed, &folders, &deleting());
         let kept = row(&plan, "SalesLakehouse");
         assert_eq!(kept.action, PlanAction::Orphan);
-        assert!(
-            kept.changes[0].contains("--delete-type Lakehouse")
-                && kept.changes[0].contains("enable_lakehouse_unpublish"),
-            "{kept:?}"
+        assert_eq!(
+            kept.changes,
+            [Change::Kept(Kept::Protected {
+                item_type: "Lakehouse".into(),
+                feature: Some("enable_lakehouse_unpublish".into()),
+            })]
         );
         assert_eq!(row(&plan, "Old").action, PlanAction::Delete);
         assert_eq!((plan.summary.orphan, plan.summary.delete), (1, 1));

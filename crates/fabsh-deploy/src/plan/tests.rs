@@ -1,7 +1,7 @@
 use super::*;
 use crate::render::RuleHits;
 use crate::repo::tests::{notebook, sample_dir};
-use fabsh_model::deploy::PlanProblem;
+use fabsh_model::deploy::{PartChange, PlanProblem};
 use std::collections::BTreeMap;
 
 fn sample(environment: Option<&str>) -> Repository {
@@ -184,7 +184,7 @@ fn parts_compare_after_normalising_and_diff_as_text() {
     let text_a = vec![part("n.py", b"print(1)\r\n")];
     let text_b = vec![part("n.py", b"print(2)\n")];
     let changes = compare_parts(&text_a, &text_b);
-    assert_eq!(changes, [("n.py".to_string(), "changed")]);
+    assert_eq!(changes, [("n.py".to_string(), PartChange::Changed)]);
     let diff = part_diff("n.py", Some(&text_a[0].bytes), Some(&text_b[0].bytes)).diff;
     assert!(
         diff.contains("-print(1)") && diff.contains("+print(2)"),

@@ -8,18 +8,17 @@
 
 use crate::api::{ApiClient, Req, items, jobs};
 use crate::error::{Error, Result};
-use fabsh_deploy::plan::Repository;
-use fabsh_deploy::render::{RuleHits, Target};
-use fabsh_deploy::repo::RepoPart;
-use fabsh_deploy::schedules;
-use fabsh_model::deploy::{
-    BindConnection, Connection, ConnectionDetails, Plan, PlanAction, PlanRow, Shortcut,
+use fabsh_deploy::after::{
+    Binding, Check, DriftCheck, add_drift, binding_drift, bindings, missing_shortcuts,
+    publish_drift, shortcut_body, shortcut_drift,
 };
+use fabsh_deploy::plan::Repository;
+use fabsh_deploy::render::Target;
+use fabsh_deploy::schedules;
+use fabsh_model::deploy::{Connection, Plan, Shortcut};
 use fabsh_model::jobs::ScheduleRequest;
 use futures::FutureExt;
-use serde_json::Value;
 use serde_json::json;
-use std::collections::HashMap;
 
 /// Publishes an environment's staged changes and waits for the publish to finish.
 pub(super) async fn publish_environment(api: &ApiClient, workspace: &str, id: &str) -> Result<()> {
@@ -37,15 +36,7 @@ pub(super) async fn visible_connections(
     api: &ApiClient,
     repo: &Repository,
 ) -> Option<std::result::Result<Vec<Connection>, String>> {
-    let environment = repo.environment.as_deref();
-    let wanted = repo.items.iter().any(|i| {
-        i.item_type == "SemanticModel"
-            && !repo
-                .params
-                .connections_for(&i.display_name, environment)
-                .is_empty()
-    });
-    if !wanted {
+    if !repo.binds_connections() {
         return None;
     }
     Some(
@@ -67,9 +58,7 @@ pub(super) async fn bind_semantic_model(
     model: &str,
     visible: Option<&std::result::Result<Vec<Connection>, String>>,
 ) -> Result<(Vec<String>, usize)> {
-    let ids = repo
-        .params
-        .connections_for(name, repo.environment.as_deref());
+    let ids = repo.connections_of(name);
     if ids.is_empty() {
         return Ok((Vec::new(), 0));
     }
@@ -82,43 +71,19 @@ pub(super) async fn bind_semantic_model(
         }
         None => return Err(Error::runtime("the connections to bind were not listed")),
     };
-    let mut notes = Vec::new();
-    let bound = bind_one(api, workspace, model, &ids, visible, &mut notes).await?;
-    Ok((notes, bound))
-}
-
-async fn bind_one(
-    api: &ApiClient,
-    workspace: &str,
-    model: &str,
-    ids: &[String],
-    visible: &[Connection],
-    notes: &mut Vec<String>,
-) -> Result<usize> {
     let current = listed(api, items::connections_req(workspace, model)).await?;
-    let mut bound = 0;
-    for id in ids {
-        if current.iter().any(|c| c.id.as_deref() == Some(id)) {
-            continue;
-        }
-        let Some(connection) = visible.iter().find(|c| c.id.as_deref() == Some(id)) else {
-            notes.push(format!(
-                "connection {id} is not among the connections the caller can see: not bound"
-            ));
-            continue;
+    let (mut notes, mut bound) = (Vec::new(), 0);
+    for binding in bindings(&ids, &current, visible) {
+        let body = match binding {
+            Binding::NotVisible(id) => {
+                notes.push(format!(
+                    "connection {id} is not among the connections the caller can see: not bound"
+                ));
+                continue;
+            }
+            Binding::Bind(body) => body,
         };
-        let body = BindConnection {
-            connection_binding: Connection {
-                id: Some(id.clone()),
-                connectivity_type: connection.connectivity_type.clone(),
-                connection_details: Some(connection.connection_details.clone().unwrap_or(
-                    ConnectionDetails {
-                        kind: None,
-                        path: None,
-                    },
-                )),
-            },
-        };
+        let id = body.connection_binding.id.clone().unwrap_or_default();
         let body = serde_json::to_value(&body)
             .map_err(|err| Error::runtime(format!("the binding could not be written: {err}")))?;
         api.json(
@@ -132,7 +97,7 @@ async fn bind_one(
         notes.push(format!("bound to connection {id}"));
         bound += 1;
     }
-    Ok(bound)
+    Ok((notes, bound))
 }
 
 /// Every entry of a list, typed.
@@ -148,35 +113,7 @@ async fn listed(api: &ApiClient, req: Req) -> Result<Vec<Connection>> {
         .collect()
 }
 
-/// The lakehouse part that lists its shortcuts.
-const SHORTCUTS_PART: &str = "shortcuts.metadata.json";
-
-/// The part at `path` of the repository's item `n` as rendered for `target`, if it has one.
-fn rendered_part(repo: &Repository, target: &Target, n: usize, path: &str) -> Option<RepoPart> {
-    let mut hits = RuleHits::new(&repo.params);
-    let rendered = repo.renderer(target).render(n, &mut hits);
-    rendered.parts.into_iter().find(|p| p.path == path)
-}
-
-/// The shortcuts a lakehouse's `shortcuts.metadata.json` holds, rendered for the target
-/// (logical ids and the zero workspace id become the target's); none when it has no such
-/// part or an empty one.
-pub(super) fn wanted_shortcuts(
-    repo: &Repository,
-    target: &Target,
-    n: usize,
-) -> Result<Vec<Shortcut>> {
-    let Some(part) = rendered_part(repo, target, n, SHORTCUTS_PART) else {
-        return Ok(Vec::new());
-    };
-    serde_json::from_slice(&part.bytes).map_err(|err| {
-        Error::runtime(format!(
-            "{SHORTCUTS_PART} is not a list of shortcuts: {err}"
-        ))
-    })
-}
-
-/// Creates each shortcut of `wanted` (a deployed lakehouse's, from [`wanted_shortcuts`]) that
+/// Creates each shortcut of `wanted` (a deployed lakehouse's, from `Repository::wanted_shortcuts`) that
 /// the lakehouse does not already have, with `shortcutConflictPolicy=CreateOrOverwrite`, all
 /// at once. A shortcut the lakehouse already has the same is not written again. Shortcuts the
 /// lakehouse has beyond the file's are left in place. A lakehouse this run `created` has
@@ -195,19 +132,10 @@ pub(super) async fn sync_shortcuts(
     } else {
         existing_shortcuts(api, workspace, lakehouse).await?
     };
-    let missing: Vec<&Shortcut> = wanted
-        .iter()
-        .filter(|shortcut| !existing.iter().any(|e| same_shortcut(shortcut, e)))
-        .collect();
+    let missing = missing_shortcuts(wanted, &existing);
     // Shortcuts of one lakehouse do not depend on each other: created together.
     let made = futures::future::join_all(missing.iter().map(|shortcut| {
-        let mut target = shortcut.target.clone();
-        // `type` is what the service reports, not part of a creatable target.
-        if let Some(object) = target.as_object_mut() {
-            object.remove("type");
-        }
-        let body = json!({"path": shortcut.path, "name": shortcut.name, "target": target});
-        let req = Req::post(path.clone(), body)
+        let req = Req::post(path.clone(), shortcut_body(shortcut))
             .query("shortcutConflictPolicy", "CreateOrOverwrite")
             .idempotent();
         async move {
@@ -244,42 +172,6 @@ async fn existing_shortcuts(
         .collect()
 }
 
-/// Where a shortcut is: its name and its path (without edge slashes, in any case).
-fn place(shortcut: &Shortcut) -> (String, String) {
-    (
-        shortcut.name.clone(),
-        shortcut.path.trim_matches('/').to_lowercase(),
-    )
-}
-
-/// The same shortcut: name and place, and every field of the repository's target that the
-/// service reports back (ids compared without case, paths without edge slashes).
-fn same_shortcut(wanted: &Shortcut, existing: &Shortcut) -> bool {
-    if place(wanted) != place(existing) {
-        return false;
-    }
-    let Some(kinds) = wanted.target.as_object() else {
-        return wanted.target == existing.target;
-    };
-    kinds
-        .iter()
-        .filter(|(kind, _)| kind.as_str() != "type")
-        .all(|(kind, fields)| {
-            let Some(fields) = fields.as_object() else {
-                return existing.target[kind] == *fields;
-            };
-            fields.iter().all(
-                |(field, value)| match (value, existing.target[kind].get(field)) {
-                    (_, None) => true,
-                    (Value::String(a), Some(Value::String(b))) => a
-                        .trim_matches('/')
-                        .eq_ignore_ascii_case(b.trim_matches('/')),
-                    (a, Some(b)) => a == b,
-                },
-            )
-        })
-}
-
 /// The schedules a deployed item's `.schedules` holds (after parameterisation), made so on
 /// the item through the job scheduler: per job type, the file's n-th schedule is the item's
 /// n-th as the service lists them, updated when it differs; those beyond the item's are
@@ -295,62 +187,45 @@ pub(super) async fn sync_schedules(
     created: bool,
 ) -> Result<Vec<String>> {
     let item_type = repo.items[n].item_type.as_str();
-    let Some(part) = rendered_part(repo, target, n, schedules::PART) else {
+    let Some(part) = repo.rendered_part(target, n, schedules::PART) else {
         return Ok(Vec::new());
     };
     let wanted = schedules::entries(&part.bytes).map_err(Error::runtime)?;
-    let job_types = super::state::job_types(&wanted);
     let existing = if created {
         Vec::new()
     } else {
+        let job_types = schedules::job_types(&wanted);
         super::state::listed_schedules_with_ids(api, workspace, item_type, item, &job_types).await?
     };
-    let (mut made, mut changed) = (0, 0);
-    for job_type in &job_types {
+    let steps = schedules::steps(&wanted, &existing);
+    for (entry, step) in &steps {
+        let job_type = &entry.job_type;
+        let request = ScheduleRequest {
+            enabled: entry.enabled,
+            configuration: serde_json::from_value(entry.configuration.clone()).map_err(|err| {
+                Error::runtime(format!(
+                    "a {job_type} schedule of {}: {err}",
+                    schedules::PART
+                ))
+            })?,
+            execution_data: None,
+        };
         let route = super::state::api_job_type(item_type, job_type);
-        let mut theirs = existing.iter().filter(|(_, e)| &e.job_type == job_type);
-        for entry in wanted.iter().filter(|e| &e.job_type == job_type) {
-            let request = ScheduleRequest {
-                enabled: entry.enabled,
-                configuration: serde_json::from_value(entry.configuration.clone()).map_err(
-                    |err| {
-                        Error::runtime(format!(
-                            "a {job_type} schedule of {}: {err}",
-                            schedules::PART
-                        ))
-                    },
-                )?,
-                execution_data: None,
-            };
-            match theirs.next() {
-                Some((_, e)) if schedules::same(entry, e.enabled, &e.configuration) => {}
-                Some((id, _)) => {
-                    jobs::update_schedule(api, workspace, item, &route, id, &request).await?;
-                    changed += 1;
-                }
-                None => {
-                    jobs::create_schedule(api, workspace, item, &route, &request).await?;
-                    made += 1;
-                }
+        match step {
+            schedules::Step::Same => {}
+            schedules::Step::Update(id) => {
+                jobs::update_schedule(api, workspace, item, &route, id, &request).await?;
+            }
+            schedules::Step::Create => {
+                jobs::create_schedule(api, workspace, item, &route, &request).await?;
             }
         }
     }
-    let mut notes = Vec::new();
-    if made > 0 {
-        notes.push(format!("{made} schedule(s) created"));
-    }
-    if changed > 0 {
-        notes.push(format!("{changed} schedule(s) updated"));
-    }
-    Ok(notes)
+    Ok(schedules::notes(&steps))
 }
 
-/// What a plan cannot see in definitions, added to its rows as changes: a lakehouse's
-/// shortcut its `shortcuts.metadata.json` holds and the lakehouse lacks (or has otherwise),
-/// an environment whose staged state was never published or whose last publish did not
-/// succeed, a semantic model not bound to a connection `semantic_model_binding` gives it
-/// (one the caller can see: apply binds no other). A row otherwise unchanged becomes an
-/// update, and the plan is pending.
+/// What a plan cannot see in definitions, added to its rows as changes (see
+/// [`fabsh_deploy::after`]): each check's state fetched, the decision fabsh-deploy's.
 pub(super) async fn drift(
     api: &ApiClient,
     workspace: &str,
@@ -358,135 +233,49 @@ pub(super) async fn drift(
     target: &Target,
     plan: &mut Plan,
 ) -> Result<()> {
-    let environment = repo.environment.as_deref();
-    // Each row of a repository item, with the item's index in the repository (the rows are
-    // in the plan's order, not the repository's).
-    let index: HashMap<(&str, &str), usize> = repo
-        .items
-        .iter()
-        .enumerate()
-        .map(|(n, i)| ((i.item_type.as_str(), i.display_name.as_str()), n))
-        .collect();
-    let ours = |r: &PlanRow| {
-        (!matches!(r.action, PlanAction::Orphan | PlanAction::Delete))
-            .then(|| {
-                index
-                    .get(&(r.item_type.as_str(), r.display_name.as_str()))
-                    .copied()
-            })
-            .flatten()
-    };
-    let wants_bindings = plan.items.iter().filter(|r| ours(r).is_some()).any(|r| {
-        r.item_type == "SemanticModel"
-            && r.id.is_some()
-            && !repo
-                .params
-                .connections_for(&r.display_name, environment)
-                .is_empty()
-    });
+    let checks = repo.drift_checks(target, plan);
+    let wants_bindings = checks.iter().any(|c| matches!(c.check, Check::Binding(_)));
     let visible = match wants_bindings {
         true => listed(api, Req::get("/connections")).await?,
         false => Vec::new(),
     };
     let visible = &visible;
-    let mut checks = Vec::new();
-    for (row_at, row) in plan.items.iter().enumerate() {
-        let (Some(n), Some(id)) = (ours(row), row.id.clone()) else {
-            continue;
-        };
-        let check = match row.item_type.as_str() {
-            "Lakehouse" => {
-                // A file that does not parse is apply's to report, on the lakehouse's row.
-                let wanted = wanted_shortcuts(repo, target, n).unwrap_or_default();
-                if wanted.is_empty() {
-                    continue;
-                }
-                async move { (row_at, shortcut_drift(api, workspace, &id, &wanted).await) }.boxed()
+    let fetches = checks
+        .into_iter()
+        .map(|DriftCheck { row, id, check }| {
+            async move {
+                let found = match check {
+                    Check::Shortcuts(wanted) => existing_shortcuts(api, workspace, &id)
+                        .await
+                        .map(|existing| shortcut_drift(&wanted, &existing)),
+                    Check::Publish => publish_state(api, workspace, &id)
+                        .await
+                        .map(|state| publish_drift(state.as_deref()).into_iter().collect()),
+                    Check::Binding(ids) => listed(api, items::connections_req(workspace, &id))
+                        .await
+                        .map(|current| binding_drift(&ids, &current, visible)),
+                };
+                (row, found)
             }
-            "Environment" => {
-                async move { (row_at, publish_drift(api, workspace, &id).await) }.boxed()
-            }
-            "SemanticModel" => {
-                let ids = repo.params.connections_for(&row.display_name, environment);
-                if ids.is_empty() {
-                    continue;
-                }
-                async move {
-                    (
-                        row_at,
-                        binding_drift(api, workspace, &id, &ids, visible).await,
-                    )
-                }
-                .boxed()
-            }
-            _ => continue,
-        };
-        checks.push(check);
+            .boxed()
+        })
+        .collect();
+    let mut found = Vec::new();
+    for (row, changes) in super::at_most(fetches, 16).await {
+        found.push((row, changes?));
     }
-    for (n, changes) in super::at_most(checks, 16).await {
-        let changes = changes?;
-        if changes.is_empty() {
-            continue;
-        }
-        let row = &mut plan.items[n];
-        row.changes.extend(changes);
-        if matches!(row.action, PlanAction::Unchanged | PlanAction::Move) {
-            row.action = PlanAction::Update;
-        }
-    }
-    // A row that became an update moves among the updates of its level.
-    fabsh_deploy::plan::sort_rows(&mut plan.items);
-    plan.summary = fabsh_deploy::plan::summarise(&plan.items);
-    let s = &plan.summary;
-    plan.pending = s.create + s.update + s.moves + s.delete > 0 || !plan.create_folders.is_empty();
+    add_drift(plan, found);
     Ok(())
 }
 
-async fn shortcut_drift(
-    api: &ApiClient,
-    workspace: &str,
-    lakehouse: &str,
-    wanted: &[Shortcut],
-) -> Result<Vec<String>> {
-    let existing = existing_shortcuts(api, workspace, lakehouse).await?;
-    Ok(wanted
-        .iter()
-        .filter(|w| !existing.iter().any(|e| same_shortcut(w, e)))
-        .map(|w| match existing.iter().any(|e| place(e) == place(w)) {
-            true => format!("shortcut {} differs", w.name),
-            false => format!("shortcut {} missing", w.name),
-        })
-        .collect())
-}
-
-async fn publish_drift(api: &ApiClient, workspace: &str, id: &str) -> Result<Vec<String>> {
+/// The state of an environment's last publish; None when it was never published.
+async fn publish_state(api: &ApiClient, workspace: &str, id: &str) -> Result<Option<String>> {
     let body = api
         .json(Req::get(format!(
             "/workspaces/{workspace}/environments/{id}"
         )))
         .await?;
-    let state = body["properties"]["publishDetails"]["state"]
+    Ok(body["properties"]["publishDetails"]["state"]
         .as_str()
-        .unwrap_or("");
-    Ok(match state {
-        "" => vec!["publish pending: never published".to_string()],
-        s if s.eq_ignore_ascii_case("success") || s.eq_ignore_ascii_case("running") => Vec::new(),
-        s => vec![format!("publish pending: the last publish is {s}")],
-    })
-}
-
-async fn binding_drift(
-    api: &ApiClient,
-    workspace: &str,
-    model: &str,
-    ids: &[String],
-    visible: &[Connection],
-) -> Result<Vec<String>> {
-    let current = listed(api, items::connections_req(workspace, model)).await?;
-    Ok(ids
-        .iter()
-        .filter(|id| !current.iter().any(|c| c.id.as_deref() == Some(id.as_str())))
-        .filter(|id| visible.iter().any(|c| c.id.as_deref() == Some(id.as_str())))
-        .map(|id| format!("binding to connection {id}"))
-        .collect())
+        .map(str::to_string))
 }

@@ -192,7 +192,7 @@ async fn fetch_definitions(
                     if let Some(part) = item.parts.iter().find(|p| p.path == schedules::PART) {
                         // A part that does not parse names no job type: apply reports it.
                         let entries = schedules::entries(&part.bytes).unwrap_or_default();
-                        let job_types = job_types(&entries);
+                        let job_types = schedules::job_types(&entries);
                         let listed =
                             listed_schedules(api, workspace, &item.item_type, &id, &job_types)
                                 .await?;
@@ -289,14 +289,6 @@ pub(crate) async fn item_attributes(
         )))
         .await?;
     Ok(fabsh_deploy::attributes_from(item_type, &body))
-}
-
-/// The job types `.schedules` entries name, each once.
-pub(crate) fn job_types(entries: &[schedules::Entry]) -> Vec<String> {
-    let mut types: Vec<String> = entries.iter().map(|e| e.job_type.clone()).collect();
-    types.sort();
-    types.dedup();
-    types
 }
 
 /// An item's schedules of each of `job_types`, as `.schedules` entries with their ids, in
