@@ -4,7 +4,7 @@
 
 use crate::support::{Server, bin};
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Methods and paths of the requests the server saw.
 fn writes(server: &Server) -> Vec<String> {
@@ -55,13 +55,8 @@ fn answering_no_at_the_prompt_exits_1_not_confirmed() {
     let server = Server::start();
     // `script` gives fabsh a terminal, as a user's shell would; "n" is typed at the prompt.
     let line = format!("{} item delete -w Demo --id Welcome", bin());
-    let mut child = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
-        .env("HOME", server.home.dir.path())
-        .env("XDG_CONFIG_HOME", server.home.dir.path().join("config"))
-        .env("NO_COLOR", "1")
+    let mut child = server
+        .at_terminal(&line)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -46,7 +46,7 @@ fn reader_repo(code: &str, parameters: &str) -> tempfile::TempDir {
     root
 }
 
-/// `deploy <command> <dir> -w <workspace> --environment PROD -o json <extra>`.
+/// `deploy <command> <dir> -w <workspace> -o json --environment PROD <extra>`.
 pub(crate) fn deploy(
     server: &Server,
     command: &str,
@@ -54,20 +54,8 @@ pub(crate) fn deploy(
     workspace: &str,
     extra: &[&str],
 ) -> Run {
-    let dir = dir.display().to_string();
-    let mut args = vec![
-        "deploy",
-        command,
-        &dir,
-        "-w",
-        workspace,
-        "--environment",
-        "PROD",
-        "-o",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    server.fabsh(&args)
+    let extra = [&["--environment", "PROD"][..], extra].concat();
+    crate::deploy_safety::deploy(server, command, dir, workspace, &extra)
 }
 
 /// Applies `dir` to `workspace` as [`deploy`] does, which must succeed.

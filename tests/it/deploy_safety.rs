@@ -5,11 +5,11 @@
 
 use crate::deploy::{new_workspace, rows_with};
 use crate::deploy_boundaries::notebook;
-use crate::support::{Run, Server, bin, home_env, shared};
+use crate::support::{Run, Server, bin, shared};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// A repository of one notebook, `Nb`.
 pub(crate) fn one_notebook() -> tempfile::TempDir {
@@ -298,14 +298,8 @@ fn apply_at_terminal(server: &Server, dir: &Path, workspace: &str, answer: &str)
         bin(),
         dir.display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .envs(home_env(server.home.dir.path()))
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
-        .env("FABSH_LOCAL_RETRY_AFTER_SECONDS", "0")
+    let mut child = server
+        .at_terminal(&line)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -363,17 +363,9 @@ fn diff_shows_each_changed_part_whole_in_a_table() {
         "{} deploy plan '{dir}' -w {workspace} --diff",
         crate::support::bin()
     );
-    let home = server.home.dir.path();
-    let output = std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
+    let output = server
+        .at_terminal(&line)
+        .env_remove("NO_COLOR")
         .stdin(std::process::Stdio::null())
         .output()
         .expect("script");

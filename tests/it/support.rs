@@ -270,6 +270,22 @@ impl Server {
         command
     }
 
+    /// `sh_line` (which names fabsh by [`bin`]) at a terminal, as a user's shell runs it:
+    /// `script` gives it one, in this server's home (colour off: remove `NO_COLOR` to see
+    /// it), signed in to this server. Not yet started, so the caller picks its pipes.
+    pub fn at_terminal(&self, sh_line: &str) -> Command {
+        let mut command = Command::new("script");
+        command
+            .args(["-qec", sh_line, "/dev/null"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .envs(home_env(self.home.dir.path()))
+            .env("FABSH_ENDPOINT", &self.endpoint)
+            .env("FABSH_TOKEN", &self.token)
+            .env("FABSH_LOCAL_RETRY_AFTER_SECONDS", "0");
+        command
+    }
+
     /// Runs fabsh against this server.
     pub fn fabsh(&self, args: &[&str]) -> Run {
         self.fabsh_env(args, &[])

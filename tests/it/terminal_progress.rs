@@ -4,8 +4,8 @@
 //! model (carriage return, line feed, cursor up, erase line), as the terminal would show it.
 
 use crate::deploy::sample;
-use crate::support::{Server, bin, home_env};
-use std::process::{Command, Stdio};
+use crate::support::{Server, bin};
+use std::process::Stdio;
 
 /// The rows a terminal `width` columns wide shows after `output`: the control sequences
 /// indicatif and fabsh write are followed, colours and modes ignored.
@@ -89,13 +89,8 @@ fn screen(output: &str, width: usize) -> Vec<String> {
 /// wrote (stdout and stderr, as the terminal got them).
 fn at_80_columns(server: &Server, args: &str) -> (i32, String) {
     let line = format!("stty cols 80 rows 50; {} {args} >/dev/null", bin());
-    let output = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .envs(home_env(server.home.dir.path()))
-        .env("FABSH_ENDPOINT", &server.endpoint)
-        .env("FABSH_TOKEN", &server.token)
+    let output = server
+        .at_terminal(&line)
         .env("TERM", "xterm")
         .stdin(Stdio::null())
         .output()
