@@ -61,13 +61,10 @@ pub(crate) trait FromArgs: Sized {
     fn from_args(args: &Args) -> Result<Self>;
 }
 
-/// A required flag's text. The flags were checked before (a required one is there), so a
-/// missing one is the registry's mistake, reported as the usage error it would be.
+/// A required flag's text (the checks before made sure it is there).
 impl FromArg for String {
     fn read(args: &Args, spec: &ArgSpec) -> Result<Self> {
-        args.opt_str(spec.long)
-            .map(String::from)
-            .ok_or_else(|| Error::usage(format!("--{} is required", spec.long)))
+        args.str(spec.long).map(String::from)
     }
 }
 

@@ -56,9 +56,9 @@ impl Line {
 /// One wait shown on the shared line; finishing (or dropping) it takes it off, and the line
 /// is cleared when no other wait is left.
 pub struct Spinner {
-    id: u64,
     label: String,
-    line: Option<Arc<Mutex<Line>>>,
+    /// This wait's id on the shared line, when it is drawn there.
+    place: Option<(u64, Arc<Mutex<Line>>)>,
     /// A counting bar's own line (bulk work, which runs its calls without spinners).
     counter: Option<ProgressBar>,
     sink: Option<Arc<dyn ProgressSink>>,
@@ -114,7 +114,7 @@ impl Progress {
 
     /// A spinner for waiting on something (a long-running operation, a job's run).
     pub fn spinner(&self, label: String) -> Spinner {
-        let line = self.enabled.then(|| {
+        let place = self.enabled.then(|| {
             let mut line = lock(&self.line);
             let id = line.next_id;
             line.next_id += 1;
@@ -123,12 +123,7 @@ impl Progress {
             line.redraw();
             (id, self.line.clone())
         });
-        let mut spinner = self.indicator(label, None, None);
-        if let Some((id, line)) = line {
-            spinner.id = id;
-            spinner.line = Some(line);
-        }
-        spinner
+        self.indicator(label, place, None, None)
     }
 
     /// A bar counting `total` steps (bulk work, whose calls wait without spinners).
@@ -143,19 +138,19 @@ impl Progress {
             bar.set_message(label.clone());
             bar
         });
-        self.indicator(label, counter, Some(total))
+        self.indicator(label, None, counter, Some(total))
     }
 
     fn indicator(
         &self,
         label: String,
+        place: Option<(u64, Arc<Mutex<Line>>)>,
         counter: Option<ProgressBar>,
         total: Option<u64>,
     ) -> Spinner {
         Spinner {
-            id: 0,
             label,
-            line: None,
+            place,
             counter,
             sink: self.sink.clone(),
             polls: AtomicU64::new(0),
@@ -195,9 +190,9 @@ impl Spinner {
                 None => sink.report(polls as f64, None, message.clone()),
             }
         }
-        if let Some(line) = &self.line {
+        if let Some((me, line)) = &self.place {
             let mut line = lock(line);
-            if let Some(wait) = line.waits.iter_mut().find(|(id, _)| *id == self.id) {
+            if let Some(wait) = line.waits.iter_mut().find(|(id, _)| id == me) {
                 wait.1 = message;
             }
             line.redraw();
@@ -224,11 +219,11 @@ impl Spinner {
         if let Some(bar) = &self.counter {
             bar.finish_and_clear();
         }
-        let Some(line) = &self.line else {
+        let Some((me, line)) = &self.place else {
             return;
         };
         let mut line = lock(line);
-        line.waits.retain(|(id, _)| *id != self.id);
+        line.waits.retain(|(id, _)| id != me);
         if line.waits.is_empty() {
             if let Some(bar) = line.bar.take() {
                 bar.finish_and_clear();
