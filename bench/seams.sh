@@ -27,17 +27,21 @@ printf '%-58s %s\n' 'unwrap_or_default' "$(count 'unwrap_or_default')"
 printf '%-58s %s\n' 'json! literals' "$(count 'json!')"
 printf '%-58s %s\n' 'pub items (all)' "$(count '^[^:]*:[[:space:]]*pub (fn|struct|enum|const|static|trait|type|mod|use) ')"
 
-# A lower layer of the client naming an upper one: sign-in, endpoints, config and definitions
-# must not reach for commands or output, and config is below sign-in and endpoints.
-lower='crates/fabsh-client/src/auth crates/fabsh-client/src/api crates/fabsh-client/src/config crates/fabsh-client/src/definition'
+# A lower layer naming an upper one: the layer that talks to Fabric (fabsh-api) must not reach
+# for the commands or output (its manifest cannot even name fabsh-client), and inside the
+# client, what the commands are built on (output, definitions, evaluations, replies) must not
+# reach for the commands.
+client=crates/fabsh-client/src
 upward=$( (
-    grep -rhE '^\s*use crate::(output|commands)' $lower
-    grep -rhE '^\s*use crate::(api|auth)' crates/fabsh-client/src/config.rs crates/fabsh-client/src/config
+    grep -rhE 'fabsh_client|crate::(output|commands|context)' crates/fabsh-api/src
+    grep -rhE '^\s*use crate::commands' $client/output $client/definition $client/agent $client/reply.rs
 ) 2>/dev/null | wc -l || true)
-printf '%-58s %s\n' 'upward imports in the client' "$upward"
+printf '%-58s %s\n' 'upward imports (fabsh-api, and inside fabsh-client)' "$upward"
 
-lines=$(find crates/fabsh-client/src -name '*.rs' -print0 | xargs -0 cat | wc -l)
-printf '%-58s %s\n' 'fabsh-client lines' "$lines"
+for crate in fabsh-client fabsh-api; do
+    lines=$(find crates/$crate/src -name '*.rs' -print0 | xargs -0 cat | wc -l)
+    printf '%-58s %s\n' "$crate lines" "$lines"
+done
 
 starts=$(grep -rhoE 'Server::(start|with|with_env|on_data_dir|with_descriptors)\(' tests/it | wc -l)
 files=$(grep -rlE 'Server::(start|with|with_env|on_data_dir|with_descriptors)\(' tests/it | wc -l)

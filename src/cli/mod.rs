@@ -56,7 +56,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
     if let Err(err) = settings.load_profile(may_create) {
         return fail(&Printer::plain(), &err);
     }
-    let printer = match printer_for(&matches, settings.output_format()) {
+    let printer = match printer_for(&matches, Format::configured(&settings)) {
         Ok(printer) => printer,
         Err(err) => return fail(&Printer::plain(), &err),
     };

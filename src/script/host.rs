@@ -145,7 +145,7 @@ impl Host {
     /// (an MCP call's, when a tool runs a stdlib function), else the terminal's.
     pub fn progress(&self) -> fabsh_client::output::Progress {
         match self.connected_ctx() {
-            Some(ctx) => ctx.api().progress(),
+            Some(ctx) => ctx.progress().clone(),
             None => self.0.printer.progress(),
         }
     }

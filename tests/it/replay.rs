@@ -200,8 +200,11 @@ async fn replay_cassette(path: &Path) {
     let cassette = cassette(&path.file_name().expect("name").to_string_lossy());
     let (origin, state) = serve(&cassette).await;
     let auth = Arc::new(StaticToken::new(Secret::new("replay-token"), "test"));
-    let tracer = std::env::var_os("REPLAY_TRACE").map(|_| fabsh_client::output::Tracer);
-    let api = ApiClient::new(&origin, auth, tracer, Progress::hidden()).expect("client");
+    let tracer = std::env::var_os("REPLAY_TRACE").map(|_| {
+        fabsh_client::output::trace_to_stderr();
+        fabsh_client::output::Tracer
+    });
+    let api = ApiClient::new(&origin, auth, tracer, Arc::new(Progress::hidden())).expect("client");
     let name = path
         .file_name()
         .expect("name")

@@ -9,7 +9,7 @@ use crate::auth::{Secret, StaticToken};
 use crate::bridge::Bridge;
 use crate::config::Settings;
 use crate::error::Result;
-use crate::output::{Progress, Tracer};
+use crate::output::{Progress, Tracer, trace};
 use crate::stdlib::Stdlib;
 use std::any::Any;
 use std::path::PathBuf;
@@ -33,6 +33,8 @@ pub struct AttachedServer {
 pub struct Ctx {
     shared: Arc<Shared>,
     api: ApiClient,
+    /// Where this context's waits and notes are shown (the API client reports through it).
+    progress: Progress,
     /// The model that grades answers, when a command configured one (`evaluate --llm-*`).
     judge: Option<Arc<Judge>>,
     /// How commands run stdlib functions; set by front ends that embed the script host.
@@ -52,16 +54,23 @@ struct Shared {
 impl Ctx {
     /// Connects to the endpoint the settings name, with the credentials they name.
     pub fn connect(settings: &Settings, bridge: Bridge, progress: Progress) -> Result<Ctx> {
-        let tracer = settings.verbose.then_some(Tracer);
+        let tracer = verbose(settings);
         let endpoint = settings.endpoint();
-        let mut api = ApiClient::new(&endpoint, settings.token_provider()?, tracer, progress)?;
+        let waits = Arc::new(progress.clone());
+        let mut api = ApiClient::new(&endpoint, settings.token_provider()?, tracer, waits)?;
         // Local Fabric started in-process (`attach`) listens on a new port each time, so only
         // connected endpoints keep names across processes.
         if settings.persistent_names() {
             api = api.with_persistent_names();
         }
         let backend = api.base().host_str().unwrap_or("fabric").to_string();
-        Ok(Self::from_parts(settings, bridge, api, backend, None))
+        Ok(Self::from_parts(
+            settings,
+            bridge,
+            (api, progress),
+            backend,
+            None,
+        ))
     }
 
     /// Connects to a server the front end started (local Fabric), keeping it running.
@@ -71,14 +80,14 @@ impl Ctx {
         progress: Progress,
         server: AttachedServer,
     ) -> Result<Ctx> {
-        let tracer = settings.verbose.then_some(Tracer);
+        let tracer = verbose(settings);
         let auth = Arc::new(StaticToken::new(server.token, server.backend.clone()));
-        let api = ApiClient::new(&server.base_url, auth, tracer, progress)?;
+        let api = ApiClient::new(&server.base_url, auth, tracer, Arc::new(progress.clone()))?;
         let keep_alive = Some(server.keep_alive);
         Ok(Self::from_parts(
             settings,
             bridge,
-            api,
+            (api, progress),
             server.backend,
             keep_alive,
         ))
@@ -90,12 +99,12 @@ impl Ctx {
             crate::api::DEFAULT_ENDPOINT,
             Arc::new(crate::auth::NoCredentials),
             None,
-            Progress::hidden(),
+            Arc::new(Progress::hidden()),
         )?;
         Ok(Self::from_parts(
             settings,
             bridge,
-            api,
+            (api, Progress::hidden()),
             "offline".into(),
             None,
         ))
@@ -104,10 +113,11 @@ impl Ctx {
     fn from_parts(
         settings: &Settings,
         bridge: Bridge,
-        api: ApiClient,
+        (api, progress): (ApiClient, Progress),
         backend: String,
         server: Option<Box<dyn Any + Send + Sync>>,
     ) -> Ctx {
+        trace::install();
         Ctx {
             shared: Arc::new(Shared {
                 settings: settings.clone(),
@@ -115,6 +125,7 @@ impl Ctx {
                 _server: server,
             }),
             api,
+            progress,
             judge: None,
             stdlib: None,
             bridge,
@@ -146,7 +157,8 @@ impl Ctx {
     /// The same context reporting progress through `progress` (an MCP call's own reports).
     pub fn with_progress(&self, progress: Progress) -> Ctx {
         Ctx {
-            api: self.api.with_progress(progress),
+            api: self.api.with_progress(Arc::new(progress.clone())),
+            progress,
             ..self.clone()
         }
     }
@@ -175,6 +187,11 @@ impl Ctx {
     /// The stdlib the front end provides, if any.
     pub fn stdlib(&self) -> Option<&Arc<dyn Stdlib>> {
         self.stdlib.as_ref()
+    }
+
+    /// Where this call's waits, bars and notes are shown.
+    pub fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// The API client of this call.
@@ -231,4 +248,11 @@ impl Ctx {
             .item(&self.api, workspace_id, text, item_type)
             .await
     }
+}
+
+/// Traces for a `--verbose` run, sent to stderr: the sink is installed first, as sign-in
+/// (which makes its own tracer from the settings) may trace before any request is sent.
+fn verbose(settings: &Settings) -> Option<Tracer> {
+    trace::install();
+    settings.verbose.then_some(Tracer)
 }

@@ -4,17 +4,13 @@
 //! depends on local Fabric, which it reaches like any other endpoint.
 
 pub mod agent;
-pub mod api;
-pub mod auth;
 pub mod bridge;
 pub mod commands;
-pub mod config;
 pub mod context;
 pub mod definition;
-pub mod error;
 pub mod local_time;
 pub mod output;
 pub mod reply;
 pub mod stdlib;
 
-pub use error::{Error, ErrorKind, Result};
+pub use fabsh_api::{Error, ErrorKind, Result, api, auth, config, error};

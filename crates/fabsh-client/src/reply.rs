@@ -1,7 +1,6 @@
 //! What a command handler returns: data for the front end to render, never text.
 
 use crate::error::{Error, Result};
-use futures::stream::BoxStream;
 use serde_json::Value;
 
 /// Makes a command's page for `-o html` from the reply's JSON data (null for other bodies),
@@ -9,7 +8,7 @@ use serde_json::Value;
 pub type HtmlPage = Box<dyn FnOnce(&Value) -> Result<String> + Send>;
 
 /// Pages of list items arriving one request at a time (`--all`).
-pub type PageStream = BoxStream<'static, Result<Vec<Value>>>;
+pub use crate::api::PageStream;
 
 /// The data part of a reply.
 pub enum Body {

@@ -3,8 +3,6 @@
 //! keeps, and the grading of answers by a model. The domain itself (documents, element
 //! paths, few-shot files, SQL checks, grading rules) is the model's (`fabsh_model::agent`).
 
-pub mod assistants;
-pub mod downloads;
 pub mod evaluation_compare;
 pub mod evaluation_report;
 pub(crate) mod evaluation_store_file;
@@ -12,8 +10,5 @@ pub mod evaluations;
 pub mod fewshot_review;
 pub mod judge;
 pub mod junit;
-pub(crate) mod mcp;
-mod mcp_http;
-pub(crate) mod sql_endpoint;
-pub mod threads;
-pub mod walk;
+
+pub use fabsh_api::agent::{assistants, downloads, mcp, sql_endpoint, threads, walk};

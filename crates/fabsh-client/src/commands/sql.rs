@@ -169,7 +169,8 @@ fn query(ctx: Ctx, args: Args) -> HandlerFuture {
             .map_or(DEFAULT_MAX_ROWS, |n| n.max(1) as usize);
         let (workspace, item) = target(&ctx, &args).await?;
         let mut set =
-            sql_endpoint::execute(&ctx, &workspace, &item, &sql, writes, timeout(&args)).await?;
+            sql_endpoint::execute(ctx.api(), &workspace, &item, &sql, writes, timeout(&args))
+                .await?;
         set.truncate(max_rows);
         let columns = set.columns.clone();
         let reply = Reply::json(shaped(&set))
@@ -192,8 +193,15 @@ const TABLES_SQL: &str = "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYP
 fn tables(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
         let (workspace, item) = target(&ctx, &args).await?;
-        let set = sql_endpoint::execute(&ctx, &workspace, &item, TABLES_SQL, false, timeout(&args))
-            .await?;
+        let set = sql_endpoint::execute(
+            ctx.api(),
+            &workspace,
+            &item,
+            TABLES_SQL,
+            false,
+            timeout(&args),
+        )
+        .await?;
         let text = |cell: Option<&Value>| match cell {
             Some(Value::String(text)) => json!(text),
             Some(other) => other.clone(),

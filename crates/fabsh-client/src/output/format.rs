@@ -35,8 +35,7 @@ impl Format {
         &["json", "table", "wide", "tsv", "csv", "yaml", "html"];
     /// The names a default format may take (a profile's `output`, `FABSH_OUTPUT`, the REPL's
     /// `:output`): all but html, which only some commands write.
-    pub const DEFAULT_NAMES: &'static [&'static str] =
-        &["json", "table", "wide", "tsv", "csv", "yaml"];
+    pub const DEFAULT_NAMES: &'static [&'static str] = crate::config::OUTPUT_NAMES;
 
     /// Parses `-o`'s value.
     pub fn parse(text: &str) -> Option<Format> {
@@ -55,6 +54,13 @@ impl Format {
     /// Parses a default format's name (one of [`Format::DEFAULT_NAMES`]).
     pub fn parse_default(text: &str) -> Option<Format> {
         Format::parse(text).filter(|format| *format != Format::Html)
+    }
+
+    /// The format the environment or profile asks for when `-o` is not given.
+    pub fn configured(settings: &crate::config::Settings) -> Option<Format> {
+        settings
+            .output_name()
+            .and_then(|name| Format::parse_default(&name))
     }
 
     /// True for the tables people read (`table`, `wide`).

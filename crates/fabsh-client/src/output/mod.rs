@@ -7,12 +7,12 @@ mod format;
 mod json_stream;
 mod progress;
 mod table;
-mod trace;
+pub(crate) mod trace;
 
 pub use errors::SourceSpot;
 pub use format::Format;
 pub use progress::{Progress, ProgressSink, Spinner};
-pub use trace::Tracer;
+pub use trace::{Tracer, install as trace_to_stderr};
 
 use crate::error::{Error, Result};
 use crate::reply::{Body, Reply, TableDiff};

@@ -1,6 +1,7 @@
 //! Progress on stderr: one spinner line on a terminal, nothing when piped. A front end that
 //! is not a terminal (the MCP server) can take the same reports through a [`ProgressSink`].
 
+use fabsh_api::watch::{Wait, Waits};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -231,6 +232,31 @@ impl Spinner {
         } else {
             line.redraw();
         }
+    }
+}
+
+/// The HTTP core's waits (long-running operations) and notes, shown as this progress shows them.
+impl Waits for Progress {
+    fn spinner(&self, label: String) -> Box<dyn Wait> {
+        Box::new(Progress::spinner(self, label))
+    }
+
+    fn note(&self, message: &str) {
+        Progress::note(self, message);
+    }
+
+    fn announce(&self, message: &str) {
+        Progress::announce(self, message);
+    }
+}
+
+impl Wait for Spinner {
+    fn update(&self, status: &str, percent: Option<u64>) {
+        Spinner::update(self, status, percent);
+    }
+
+    fn finish(&self) {
+        Spinner::finish(self);
     }
 }
 

@@ -1,5 +1,6 @@
 //! `--verbose`: each request and response on stderr, with credentials redacted.
 
+use fabsh_api::watch::Trace;
 use reqwest::header::HeaderMap;
 use reqwest::{Method, Url};
 use serde_json::Value;
@@ -29,19 +30,18 @@ const SECRET_KEYS: &[&str] = &[
     "accessToken",
 ];
 
-/// Writes request/response traces to stderr.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Tracer;
+pub use fabsh_api::watch::Tracer;
 
-impl Tracer {
-    /// Traces an outgoing request. The bearer token is never passed in, only noted.
-    pub fn request(
-        &self,
-        method: &Method,
-        url: &Url,
-        query: &[(String, String)],
-        body: Option<&[u8]>,
-    ) {
+/// Writes request/response traces to stderr: where `--verbose` sends them.
+pub(crate) struct Stderr;
+
+/// Sends the traces the HTTP core and sign-in make to stderr (once per process).
+pub fn install() {
+    fabsh_api::watch::install_trace(Box::new(Stderr));
+}
+
+impl Trace for Stderr {
+    fn request(&self, method: &Method, url: &Url, query: &[(String, String)], body: Option<&[u8]>) {
         let mut url = url.clone();
         if !query.is_empty() {
             url.query_pairs_mut().extend_pairs(query);
@@ -53,8 +53,7 @@ impl Tracer {
         eprint!("{text}");
     }
 
-    /// Traces a response.
-    pub fn response(&self, status: u16, elapsed: Duration, headers: &HeaderMap, body: &[u8]) {
+    fn response(&self, status: u16, elapsed: Duration, headers: &HeaderMap, body: &[u8]) {
         let mut text = format!("< {status} ({} ms)\n", elapsed.as_millis());
         for name in SHOWN_HEADERS {
             if let Some(value) = headers.get(*name).and_then(|v| v.to_str().ok()) {
@@ -67,9 +66,7 @@ impl Tracer {
         eprint!("{text}");
     }
 
-    /// Traces a sign-in request: method, URL and status only, since its form and answer are
-    /// made of secrets.
-    pub fn exchange(&self, method: &Method, url: &str, status: Option<u16>, elapsed: Duration) {
+    fn exchange(&self, method: &Method, url: &str, status: Option<u16>, elapsed: Duration) {
         let status = status.map_or_else(|| "no response".to_string(), |s| s.to_string());
         eprintln!(
             "> {method} {url} (credentials redacted)\n< {status} ({} ms, tokens redacted)",
@@ -77,8 +74,7 @@ impl Tracer {
         );
     }
 
-    /// Traces a request that got no answer.
-    pub fn failure(&self, error: &str, elapsed: Duration) {
+    fn failure(&self, error: &str, elapsed: Duration) {
         eprintln!("< no response after {} ms: {error}", elapsed.as_millis());
     }
 }

@@ -117,7 +117,8 @@ pub async fn run_all(
     let outcomes: HashMap<((String, String), String), Reference> = futures::stream::iter(distinct)
         .map(|key| async move {
             let ((workspace, item), sql) = &key;
-            let outcome = sql_endpoint::execute(ctx, workspace, item, sql, false, timeout).await;
+            let outcome =
+                sql_endpoint::execute(ctx.api(), workspace, item, sql, false, timeout).await;
             let reference = match outcome {
                 Err(err) => {
                     Reference::Failed(format!("the reference query failed: {}", err.message))

@@ -320,12 +320,12 @@ async fn ask(
     if wants_steps || downloads.is_some() {
         let surface = assistants::surface_for(agent, url);
         match surface {
-            Some(surface) => match assistants::ask(ctx, &surface, sent).await {
+            Some(surface) => match assistants::ask(ctx.api(), &surface, sent).await {
                 Ok(run) => {
                     let files = match downloads {
-                        Some(dir) => {
-                            Some(downloads::fetch_all(ctx, &surface, &run.file_ids, dir).await)
-                        }
+                        Some(dir) => Some(
+                            downloads::fetch_all(ctx.api(), &surface, &run.file_ids, dir).await,
+                        ),
                         None => None,
                     };
                     return Ok(Answered {
@@ -347,8 +347,8 @@ async fn ask(
             }
         }
     }
-    let session = mcp::session(ctx, url, limit).await?;
-    let raw = mcp::ask(ctx, url, sent, limit).await?;
+    let session = mcp::session(ctx.api(), url, limit).await?;
+    let raw = mcp::ask(ctx.api(), url, sent, limit).await?;
     Ok(Answered {
         answer: mcp::answer_text(&raw)?,
         tool: session.tool.clone(),

@@ -125,7 +125,9 @@ async fn run_queries(
             continue;
         }
         let ids = vec![example.id.clone()];
-        match sql_endpoint::execute(ctx, workspace, item, &example.query, false, timeout).await {
+        match sql_endpoint::execute(ctx.api(), workspace, item, &example.query, false, timeout)
+            .await
+        {
             Ok(mut set) => {
                 set.truncate(max_rows);
                 if set.is_empty_answer() {

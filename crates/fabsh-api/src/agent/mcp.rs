@@ -9,7 +9,7 @@
 //! request once more.
 
 use super::mcp_http::{McpHttp, Route};
-use crate::context::Ctx;
+use crate::api::ApiClient;
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::agent::mcp::QUESTION_ARGUMENT;
 use rmcp::model::{
@@ -29,14 +29,14 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 
 /// The MCP endpoint of a published agent, as a path under the API base.
-pub(crate) fn endpoint_path(workspace: &str, agent: &str) -> String {
+pub fn endpoint_path(workspace: &str, agent: &str) -> String {
     format!("/mcp/workspaces/{workspace}/dataagents/{agent}/agent")
 }
 
 /// An open session: where questions go and how.
-pub(crate) struct Session {
+pub struct Session {
     /// The tool the session calls (`DataAgent_<name>`, `executeSQL`).
-    pub(crate) tool: String,
+    pub tool: String,
     /// The tool's main argument (`userQuestion`, the statement).
     pub(crate) argument: String,
     client: RunningService<RoleClient, Fabsh>,
@@ -65,40 +65,40 @@ impl ClientHandler for Fabsh {
 }
 
 /// The session for `url`: this process's, else a new handshake.
-pub(crate) async fn session(ctx: &Ctx, url: &str, timeout: Duration) -> Result<Arc<Session>> {
-    session_with(ctx, url, timeout, agent_tool).await
+pub async fn session(api: &ApiClient, url: &str, timeout: Duration) -> Result<Arc<Session>> {
+    session_with(api, url, timeout, agent_tool).await
 }
 
 /// The session for `url` calling the tool `pick` chooses: this process's, else a new
 /// handshake. Concurrent callers share one handshake; a failed one is not kept.
 pub(crate) async fn session_with(
-    ctx: &Ctx,
+    api: &ApiClient,
     url: &str,
     timeout: Duration,
     pick: PickTool,
 ) -> Result<Arc<Session>> {
     let cell = {
-        let sessions = &ctx.api().mcp_sessions().0;
+        let sessions = &api.mcp_sessions().0;
         let mut sessions = sessions.lock().unwrap_or_else(|e| e.into_inner());
         Arc::clone(sessions.entry(url.to_string()).or_default())
     };
-    cell.get_or_try_init(|| handshake(ctx, url, timeout, pick))
+    cell.get_or_try_init(|| handshake(api, url, timeout, pick))
         .await
         .cloned()
 }
 
 /// Asks the agent one question: the tool's result (`content`, `isError`, maybe
 /// `structuredContent`) as the server sent it.
-pub(crate) async fn ask(ctx: &Ctx, url: &str, question: &str, timeout: Duration) -> Result<Value> {
-    let session = session(ctx, url, timeout).await?;
+pub async fn ask(api: &ApiClient, url: &str, question: &str, timeout: Duration) -> Result<Value> {
+    let session = session(api, url, timeout).await?;
     let arguments = json!({session.argument.clone(): question});
-    call_with(ctx, &session, arguments, true, timeout).await
+    call_with(api, &session, arguments, true, timeout).await
 }
 
 /// Calls the session's tool with `arguments`; `resendable` when the call only reads, so a
 /// failed send may be retried. The tool's result as the server sent it.
 pub(crate) async fn call_with(
-    ctx: &Ctx,
+    api: &ApiClient,
     session: &Session,
     arguments: Value,
     resendable: bool,
@@ -111,7 +111,7 @@ pub(crate) async fn call_with(
         CallToolRequestParams::new(session.tool.clone()).with_arguments(arguments),
     );
     request.extensions_mut().insert(Route {
-        api: ctx.api().clone(),
+        api: api.clone(),
         timeout,
         resendable,
     });
@@ -128,7 +128,7 @@ pub(crate) async fn call_with(
 
 /// The answer text of a tool result: its text blocks, one per line. A result flagged
 /// `isError` is the agent failing to answer, with its text as the reason.
-pub(crate) fn answer_text(result: &Value) -> Result<String> {
+pub fn answer_text(result: &Value) -> Result<String> {
     let text = text_blocks(result);
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let reason = if text.is_empty() {
@@ -162,14 +162,14 @@ pub(crate) fn text_blocks(result: &Value) -> String {
 }
 
 async fn handshake(
-    ctx: &Ctx,
+    api: &ApiClient,
     url: &str,
     timeout: Duration,
     pick: PickTool,
 ) -> Result<Arc<Session>> {
     let http = McpHttp {
         handshake: Route {
-            api: ctx.api().clone(),
+            api: api.clone(),
             timeout,
             resendable: true,
         },

@@ -6,9 +6,12 @@ use super::names::file::Entry;
 use super::names::writes;
 use super::request::Req;
 use crate::error::{Error, Result};
-use crate::reply::PageStream;
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use serde_json::Value;
+
+/// A listing's pages as they arrive, each a page's items or the error that ended it.
+pub type PageStream = BoxStream<'static, Result<Vec<Value>>>;
 
 /// One page of a list.
 #[derive(Debug, Default)]

@@ -15,8 +15,8 @@
 //! memory for the one process.
 
 pub mod completion;
-pub(crate) mod confirm;
-pub(crate) mod file;
+pub mod confirm;
+pub mod file;
 pub(crate) mod writes;
 
 use crate::auth::now_secs;

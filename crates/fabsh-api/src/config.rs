@@ -9,7 +9,7 @@ pub use file::{CONFIG_PATH_VAR, ConfigFile, Profile, config_path};
 use crate::api::{DEFAULT_ENDPOINT, normalize_endpoint};
 use crate::auth::{Method, TokenProvider};
 use crate::error::{Error, Result};
-use crate::output::{Format, Tracer};
+use crate::watch::Tracer;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -21,6 +21,9 @@ pub const TOKEN_VAR: &str = "FABSH_TOKEN";
 pub const STDLIB_VAR: &str = "FABSH_STDLIB";
 /// The environment variable selecting a profile.
 pub const PROFILE_VAR: &str = "FABSH_PROFILE";
+/// The output formats a profile's `output` (or `FABSH_OUTPUT`) may name: every format the
+/// client writes but html, which only some commands make.
+pub const OUTPUT_NAMES: &[&str] = &["json", "table", "wide", "tsv", "csv", "yaml"];
 /// The profile used when none is selected.
 pub const DEFAULT_PROFILE: &str = "default";
 /// Where sign-ins go unless configured: Entra's public cloud.
@@ -115,9 +118,11 @@ pub fn check_value(key: &ConfigKey, value: &str) -> Result<String> {
         "auth-method" => Method::parse(value)
             .map(|m| m.as_str().to_string())
             .ok_or_else(|| bad(&format!("one of {}", Method::NAMES.join(", ")))),
-        "output" => Format::parse_default(value)
-            .map(|_| value.to_ascii_lowercase())
-            .ok_or_else(|| bad(&format!("one of {}", Format::DEFAULT_NAMES.join(", ")))),
+        "output" => OUTPUT_NAMES
+            .iter()
+            .find(|name| name.eq_ignore_ascii_case(value))
+            .map(|name| name.to_string())
+            .ok_or_else(|| bad(&format!("one of {}", OUTPUT_NAMES.join(", ")))),
         _ if value.is_empty() => Err(bad("empty value")),
         _ => Ok(value.to_string()),
     }
@@ -257,10 +262,10 @@ impl Settings {
         }
     }
 
-    /// The output format the environment or profile asks for when `-o` is not given.
-    pub fn output_format(&self) -> Option<Format> {
+    /// The output format the environment or profile asks for when `-o` is not given, by
+    /// its name (one of [`OUTPUT_NAMES`] when it is one fabsh writes).
+    pub fn output_name(&self) -> Option<String> {
         self.value("output")
-            .and_then(|name| Format::parse_default(&name))
     }
 
     /// The default workspace for commands that take one.

@@ -7,7 +7,7 @@ use super::managed_identity::IdentityEndpoint;
 use super::oauth::{Authority, ClientProof};
 use super::{Method, Resource, Secret, TokenProvider, TokenSet, azure_cli, now_secs};
 use crate::error::{Error, ErrorKind, Result};
-use crate::output::Tracer;
+use crate::watch::Tracer;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
 use tokio::sync::Mutex;

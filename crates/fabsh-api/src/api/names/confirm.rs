@@ -6,7 +6,8 @@
 //! costs nothing; other reads are sent alongside the checks, writes only after them.
 //!
 //! A failed check drops the entry and fails the request with [`STALE_NAME`] before anything
-//! was changed, and [`crate::commands::execute`] runs the command again, which then lists.
+//! was changed, and the command runner above (`fabsh-client`'s `commands::execute`) runs the
+//! command again, which then lists.
 //! Outside a command run, or once the call has changed something (starting over would do
 //! it twice), the check is made at once by the lookup itself instead.
 

@@ -5,7 +5,7 @@
 //! the same name in one answer get `-2`, `-3`, ... suffixes.
 
 use super::assistants::Surface;
-use crate::context::Ctx;
+use crate::api::ApiClient;
 use crate::error::{Error, Result};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -44,11 +44,16 @@ pub fn safe_name(name: &str) -> std::result::Result<String, String> {
 
 /// Fetches and writes every file: `{fileId, filename, path, bytes}` each, or
 /// `{fileId, error}` for one that could not be had. Never fails as a whole.
-pub async fn fetch_all(ctx: &Ctx, surface: &Surface, ids: &[String], dir: &Path) -> Vec<Value> {
+pub async fn fetch_all(
+    api: &ApiClient,
+    surface: &Surface,
+    ids: &[String],
+    dir: &Path,
+) -> Vec<Value> {
     let mut used = Vec::new();
     let mut out = Vec::new();
     for id in ids {
-        match fetch_one(ctx, surface, id, dir, &mut used).await {
+        match fetch_one(api, surface, id, dir, &mut used).await {
             Ok(entry) => out.push(entry),
             Err(err) => out.push(json!({"fileId": id, "error": err.message})),
         }
@@ -57,16 +62,16 @@ pub async fn fetch_all(ctx: &Ctx, surface: &Surface, ids: &[String], dir: &Path)
 }
 
 async fn fetch_one(
-    ctx: &Ctx,
+    api: &ApiClient,
     surface: &Surface,
     id: &str,
     dir: &Path,
     used: &mut Vec<String>,
 ) -> Result<Value> {
-    let meta = ctx.api().json(surface.file_req(id, false)).await?;
+    let meta = api.json(surface.file_req(id, false)).await?;
     let filename = meta["filename"].as_str().unwrap_or(id).to_string();
     let name = safe_name(&filename).map_err(Error::runtime)?;
-    let content = ctx.api().send(surface.file_req(id, true)).await?;
+    let content = api.send(surface.file_req(id, true)).await?;
     let name = unique(&name, used);
     let path = dir.join(&name);
     write_inside(dir, &path, &content.body)?;

@@ -6,7 +6,7 @@
 use super::{Resource, Secret, TokenSet};
 use crate::config::env_text;
 use crate::error::{Error, Result};
-use crate::output::Tracer;
+use crate::watch::Tracer;
 use serde_json::Value;
 use std::time::Instant;
 

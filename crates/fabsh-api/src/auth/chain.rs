@@ -19,7 +19,7 @@ use super::{
 };
 use crate::config::{DEFAULT_PROFILE, Settings, TOKEN_VAR, env_text};
 use crate::error::{Error, Result};
-use crate::output::Tracer;
+use crate::watch::Tracer;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -40,7 +40,7 @@ const WORKSPACES_FILE: &str = "workspaces.json";
 const ITEMS_PREFIX: &str = "items-";
 
 /// The directory of the name caches.
-pub(crate) fn dir() -> PathBuf {
+pub fn dir() -> PathBuf {
     dirs::state_dir()
         .or_else(dirs::config_dir)
         .unwrap_or_else(|| PathBuf::from("."))
@@ -93,7 +93,7 @@ fn short_digest(text: &str) -> String {
 
 /// Names as of a listing, plus what fabsh has seen or done since.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct NameList {
+pub struct NameList {
     /// Unix seconds of the last complete listing; 0 when the list is not known to be whole
     /// (never listed, or changed since in ways fabsh could not follow).
     pub listed_at: i64,
@@ -102,7 +102,7 @@ pub(crate) struct NameList {
 
 /// One name: `[id, displayName, type]` (type empty for workspaces), compact on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Entry(pub String, pub String, #[serde(default)] pub String);
+pub struct Entry(pub String, pub String, #[serde(default)] pub String);
 
 impl Entry {
     pub fn id(&self) -> &str {
@@ -365,7 +365,7 @@ fn entries_of(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
 }
 
 /// The cache directories under `root`, sorted.
-pub(crate) fn caches(root: &Path) -> Vec<PathBuf> {
+pub fn caches(root: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = entries_of(root)
         .into_iter()
         .map(|(path, _)| path)
@@ -376,7 +376,7 @@ pub(crate) fn caches(root: &Path) -> Vec<PathBuf> {
 }
 
 /// One list of a cache as `cache show` reports it.
-pub(crate) struct Shown {
+pub struct Shown {
     pub endpoint: String,
     pub principal: String,
     /// The workspace whose items these are; `None` for the workspaces.
@@ -388,7 +388,7 @@ pub(crate) struct Shown {
 
 /// Every readable list in the cache directory `cache`, whoever it belongs to: the
 /// workspaces first, then the item lists by workspace id.
-pub(crate) fn read_cache(cache: &Path) -> Vec<Shown> {
+pub fn read_cache(cache: &Path) -> Vec<Shown> {
     let mut paths: Vec<(PathBuf, SystemTime)> = entries_of(cache)
         .into_iter()
         .filter(|(path, _)| path.extension().is_some_and(|ext| ext == "json"))

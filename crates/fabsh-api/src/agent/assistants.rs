@@ -6,9 +6,9 @@
 //! endpoints that refuse it otherwise), a 501 or a retirement message means "not offered",
 //! and the caller answers over MCP instead.
 
+use crate::api::ApiClient;
 use crate::api::Req;
 use crate::api::data_agents::Agent;
-use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -104,8 +104,7 @@ fn id_of(value: &Value, what: &str) -> Result<String> {
 }
 
 /// Asks `question` on a new thread and collects the answer, steps and file ids.
-pub async fn ask(ctx: &Ctx, surface: &Surface, question: &str) -> Result<Run> {
-    let api = ctx.api();
+pub async fn ask(api: &ApiClient, surface: &Surface, question: &str) -> Result<Run> {
     let assistant = api
         .json(surface.req_post("assistants", json!({"model": "not used"})))
         .await?;
@@ -114,7 +113,7 @@ pub async fn ask(ctx: &Ctx, surface: &Surface, question: &str) -> Result<Run> {
         &api.json(surface.req_post("threads", json!({}))).await?,
         "thread",
     )?;
-    let outcome = run_on_thread(ctx, surface, &assistant, &thread, question).await;
+    let outcome = run_on_thread(api, surface, &assistant, &thread, question).await;
     // Best effort: a thread left behind costs nothing but space.
     let _ = api
         .send(
@@ -125,13 +124,12 @@ pub async fn ask(ctx: &Ctx, surface: &Surface, question: &str) -> Result<Run> {
 }
 
 async fn run_on_thread(
-    ctx: &Ctx,
+    api: &ApiClient,
     surface: &Surface,
     assistant: &str,
     thread: &str,
     question: &str,
 ) -> Result<Run> {
-    let api = ctx.api();
     let message = json!({"role": "user", "content": question});
     api.send(surface.req_post(&format!("threads/{thread}/messages"), message))
         .await?;
@@ -142,7 +140,7 @@ async fn run_on_thread(
         ))
         .await?;
     let run_id = id_of(&run, "run")?;
-    let run = wait_for(ctx, surface, thread, &run_id, run).await?;
+    let run = wait_for(api, surface, thread, &run_id, run).await?;
     if run["status"] != "completed" {
         let why = run["last_error"]["message"]
             .as_str()
@@ -201,7 +199,7 @@ async fn run_on_thread(
 
 /// Polls the run until it ends: quickly at first, then every two seconds.
 async fn wait_for(
-    ctx: &Ctx,
+    api: &ApiClient,
     surface: &Surface,
     thread: &str,
     run_id: &str,
@@ -211,8 +209,7 @@ async fn wait_for(
     while !FINAL_STATES.contains(&run["status"].as_str().unwrap_or("")) {
         tokio::time::sleep(wait).await;
         wait = (wait * 2).min(Duration::from_secs(2));
-        run = ctx
-            .api()
+        run = api
             .json(surface.req_get(&format!("threads/{thread}/runs/{run_id}")))
             .await?;
     }

@@ -6,7 +6,7 @@
 //! queries of evaluations and the few-shot check all run their statements here.
 
 use super::mcp;
-use crate::context::Ctx;
+use crate::api::ApiClient;
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::sql::{ExecuteSqlCall, ResultSet, endpoint_path};
 use serde_json::Value;
@@ -27,8 +27,8 @@ pub(crate) fn url(workspace_id: &str, item_id: &str) -> String {
 /// Runs `sql` on the item's SQL endpoint and returns its result set. `writes` when the
 /// statement may change data: it is then never sent twice. A statement the endpoint refuses
 /// or fails is an error with the endpoint's words (code `SqlError`).
-pub(crate) async fn execute(
-    ctx: &Ctx,
+pub async fn execute(
+    api: &ApiClient,
     workspace_id: &str,
     item_id: &str,
     sql: &str,
@@ -36,12 +36,12 @@ pub(crate) async fn execute(
     timeout: Duration,
 ) -> Result<ResultSet> {
     let url = url(workspace_id, item_id);
-    let session = mcp::session_with(ctx, &url, timeout, sql_tool).await?;
+    let session = mcp::session_with(api, &url, timeout, sql_tool).await?;
     let call = ExecuteSqlCall {
         tool: session.tool.clone(),
         query_argument: session.argument.clone(),
     };
-    let result = mcp::call_with(ctx, &session, call.arguments(sql), !writes, timeout).await?;
+    let result = mcp::call_with(api, &session, call.arguments(sql), !writes, timeout).await?;
     result_set(&result)
 }
 

@@ -5,7 +5,7 @@
 
 use super::{Resource, Secret, TokenSet};
 use crate::error::{Error, Result};
-use crate::output::Tracer;
+use crate::watch::Tracer;
 use futures::future::BoxFuture;
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{

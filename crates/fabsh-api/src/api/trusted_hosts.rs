@@ -75,7 +75,7 @@ const FABRIC_CLOUDS: &[FabricCloud] = &[
 pub(crate) const PUBLIC_CLOUD: &FabricCloud = &FABRIC_CLOUDS[0];
 
 /// Whether `url` is on this machine (`127.0.0.1` and its range, `[::1]`, `localhost`).
-pub(crate) fn is_loopback(url: &Url) -> bool {
+pub fn is_loopback(url: &Url) -> bool {
     match url.host_str() {
         Some(host) if host.eq_ignore_ascii_case("localhost") => true,
         Some(host) => host

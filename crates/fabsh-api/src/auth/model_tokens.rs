@@ -5,7 +5,7 @@ use super::chain::choose_for;
 use super::{Resource, Secret, TokenProvider};
 use crate::config::Settings;
 use crate::error;
-use crate::output::Tracer;
+use crate::watch::Tracer;
 use fabsh_http::chat::{EntraTokens, LlmClient, LlmConfig};
 use std::future::Future;
 use std::pin::Pin;

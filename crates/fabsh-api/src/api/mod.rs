@@ -17,6 +17,7 @@ mod list_cache;
 mod lro;
 pub mod names;
 mod paging;
+pub use paging::PageStream;
 pub mod request;
 pub mod resolve;
 mod send;
@@ -34,7 +35,7 @@ pub use request::{Req, Resp, Safety, serialized_len};
 
 use crate::auth::TokenProvider;
 use crate::error::{Error, Result};
-use crate::output::{Progress, Tracer};
+use crate::watch::{Tracer, Waits};
 use names::NameCache;
 use names::confirm::CallScope;
 use reqwest::Url;
@@ -59,8 +60,9 @@ pub struct CallOptions {
     /// Give up waiting for a long-running operation after this long.
     pub lro_timeout: Duration,
     /// Let the call's next request confirm the cached ids its lookups hand out, rather than
-    /// each lookup at once (set by [`crate::commands::execute`], which starts a command
-    /// over when a confirmation fails; see [`names::confirm`]).
+    /// each lookup at once (set by the command runner above, `fabsh-client`'s
+    /// `commands::execute`, which starts a command over when a confirmation fails; see
+    /// [`names::confirm`]).
     pub confirm_names_later: bool,
     /// What a long-running operation's spinner says is being waited for (`item
     /// get-definition Welcome`); the operation's id when no command set one.
@@ -93,7 +95,7 @@ pub struct ApiClient {
     auth: Arc<dyn TokenProvider>,
     limiter: Arc<RateLimiter>,
     tracer: Option<Tracer>,
-    progress: Progress,
+    progress: Arc<dyn Waits>,
     options: CallOptions,
     resolver: Arc<Resolver>,
     names: Arc<NameCache>,
@@ -110,7 +112,7 @@ impl ApiClient {
         endpoint: &str,
         auth: Arc<dyn TokenProvider>,
         tracer: Option<Tracer>,
-        progress: Progress,
+        progress: Arc<dyn Waits>,
     ) -> Result<Self> {
         let base = normalize_endpoint(endpoint)?;
         let http = fabsh_http::client(base.scheme() == "http")?;
@@ -165,7 +167,7 @@ impl ApiClient {
 
     /// The same client reporting progress through `progress` (hidden inside bulk work, whose
     /// own bar says how far it is).
-    pub fn with_progress(&self, progress: Progress) -> Self {
+    pub fn with_progress(&self, progress: Arc<dyn Waits>) -> Self {
         ApiClient {
             progress,
             ..self.clone()
@@ -173,8 +175,8 @@ impl ApiClient {
     }
 
     /// Where this call reports progress.
-    pub fn progress(&self) -> Progress {
-        self.progress.clone()
+    pub fn progress(&self) -> &dyn Waits {
+        &*self.progress
     }
 
     /// The options of this call.
@@ -250,7 +252,7 @@ impl ApiClient {
     /// The absolute URL for a target path or link. Links from the service (operation,
     /// result and next-page links) are followed only where the token may go (see
     /// [`trusted_hosts`]).
-    pub(crate) fn url_for(&self, target: &str) -> Result<Url> {
+    pub fn url_for(&self, target: &str) -> Result<Url> {
         if !(target.starts_with("http://") || target.starts_with("https://")) {
             let path = target.trim_start_matches('/');
             let joined = format!("{}/{}", self.base.as_str().trim_end_matches('/'), path);
