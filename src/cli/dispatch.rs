@@ -7,7 +7,9 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::args::{Args, RawValue, flag_name};
-use fabsh_client::commands::common::{TARGET, configured_default, effective_args, target_fills};
+use fabsh_client::commands::common::{
+    TARGET, TraitFlags, configured_default, effective_args, target_fills,
+};
 use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, Handler, Terminal};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
@@ -284,7 +286,8 @@ fn typed_spelling(arg: &ArgSpec, words: &[String]) -> Option<String> {
 /// --delete-orphans`) needs `--yes`, or a yes at a terminal (the gh convention); a dry run
 /// destroys nothing.
 fn needs_consent(spec: &CommandSpec, args: &Args) -> bool {
-    spec.loses_data(args) && !args.flag("yes") && !args.flag("dry-run")
+    let flags = TraitFlags::of(args);
+    spec.loses_data(args) && !flags.yes && !flags.dry_run
 }
 
 fn on_terminal() -> bool {

@@ -10,6 +10,7 @@ mod serve;
 pub(crate) mod serve_record;
 
 use crate::script::{Host, runner};
+use fabsh_client::commands::typed::{Command, TerminalCommand, at_terminal, handler, typed_args};
 use fabsh_client::commands::{
     self as client, ArgKind, ArgSpec, Args, CommandSpec, Example, Group, Handler, HandlerFuture,
     Needs, Registry, Terminal, Traits,
@@ -50,6 +51,18 @@ static GROUPS: &[Group] = &[
 /// Shells `completions` writes for.
 pub const SHELLS: &[&str] = &["bash", "zsh", "fish", "powershell", "elvish"];
 
+const DOCS_COMMAND: ArgSpec = ArgSpec::trailing(
+    "command",
+    "A group, or a group and a command (`item create`)",
+);
+const SHELL: ArgSpec = ArgSpec::positional(
+    "shell",
+    ArgKind::Enum(SHELLS),
+    "bash, zsh, fish, powershell or elvish",
+);
+const SCRIPT_FILE: ArgSpec = ArgSpec::positional("file", ArgKind::Str, "The script (.rhai)");
+const SCRIPT_ARGS: ArgSpec = ArgSpec::trailing("args", "Arguments for the script, after `--`");
+
 /// Made for a shell's command line: neither a script function nor anything a service sees.
 const REFERENCE: Traits = Traits::READ.needs(Needs::Nothing).unscripted();
 
@@ -63,10 +76,7 @@ const DOCS: Group = Group {
         about: "Every command with its flags and examples, the global flags, the script \
 functions and the stdlib, generated from what this binary registers. Given a group, or a \
 group and a command, only their reference.",
-        args: &[ArgSpec::trailing(
-            "command",
-            "A group, or a group and a command (`item create`)",
-        )],
+        args: &[DOCS_COMMAND],
         traits: REFERENCE,
         columns: &[],
         examples: &[
@@ -79,7 +89,7 @@ group and a command, only their reference.",
                 about: "one command's flags and examples",
             },
         ],
-        handler: Handler::Data(docs),
+        handler: Handler::Data(handler::<Docs>),
     }],
 };
 
@@ -91,18 +101,14 @@ const COMPLETIONS: Group = Group {
         name: "",
         summary: "Print shell completions",
         about: "",
-        args: &[ArgSpec::positional(
-            "shell",
-            ArgKind::Enum(SHELLS),
-            "bash, zsh, fish, powershell or elvish",
-        )],
+        args: &[SHELL],
         traits: REFERENCE,
         columns: &[],
         examples: &[Example {
             command: "completions bash",
             about: "save it as ~/.local/share/bash-completion/completions/fabsh",
         }],
-        handler: Handler::Data(completions),
+        handler: Handler::Data(handler::<Completions>),
     }],
 };
 
@@ -114,17 +120,14 @@ const RUN: Group = Group {
         name: "",
         summary: "Run a Rhai script; the words after `--` are its ARGS array",
         about: "",
-        args: &[
-            ArgSpec::positional("file", ArgKind::Str, "The script (.rhai)"),
-            ArgSpec::trailing("args", "Arguments for the script, after `--`"),
-        ],
+        args: &[SCRIPT_FILE, SCRIPT_ARGS],
         traits: Traits::READ,
         columns: &[],
         examples: &[Example {
             command: "--local run scripts/tour.rhai",
             about: "the tour, on local Fabric",
         }],
-        handler: Handler::Interactive(run_script),
+        handler: Handler::Interactive(at_terminal::<RunScript>),
     }],
 };
 
@@ -147,14 +150,22 @@ const REPL: Group = Group {
     }],
 };
 
-fn docs(ctx: Ctx, args: Args) -> HandlerFuture {
-    let words = args.list("command").to_vec();
-    if !words.is_empty() {
-        return Box::pin(async move { Ok(Reply::text(crate::cli::docs::part(&words)?)) });
+typed_args! {
+    /// `docs`.
+    struct Docs {
+        words: Vec<String> = DOCS_COMMAND,
     }
-    // The engine (not Send) is built and dropped before the future starts.
-    let text = reference(&ctx);
-    Box::pin(async move { Ok(Reply::text(text?)) })
+}
+
+impl Command for Docs {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        if !self.words.is_empty() {
+            return Box::pin(async move { Ok(Reply::text(crate::cli::docs::part(&self.words)?)) });
+        }
+        // The engine (not Send) is built and dropped before the future starts.
+        let text = reference(&ctx);
+        Box::pin(async move { Ok(Reply::text(text?)) })
+    }
 }
 
 /// The reference for what this binary registers, natives read off a script engine.
@@ -164,9 +175,22 @@ fn reference(ctx: &Ctx) -> Result<String> {
     crate::cli::docs::markdown(&engine, ctx.stdlib_dir().as_deref())
 }
 
-fn completions(_ctx: Ctx, args: Args) -> HandlerFuture {
+typed_args! {
+    /// `completions`.
+    struct Completions {
+        shell: String = SHELL,
+    }
+}
+
+impl Command for Completions {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        completions(ctx, self)
+    }
+}
+
+fn completions(_ctx: Ctx, args: Completions) -> HandlerFuture {
     Box::pin(async move {
-        let name = args.str("shell")?;
+        let name = args.shell.as_str();
         let shell: clap_complete::Shell = name
             .parse()
             .map_err(|_| Error::usage(format!("unknown shell {name}")))?;
@@ -213,15 +237,28 @@ fn install_hint(shell: &str) -> String {
     )
 }
 
-fn run_script(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
-    let file = PathBuf::from(args.str("file")?);
-    terminal.bridge.cancel_on_ctrl_c();
-    let host = Host::lazy(
-        terminal.settings.clone(),
-        terminal.bridge.clone(),
-        terminal.printer.clone(),
-    );
-    Ok(runner::run_file(&host, &file, args.list("args").to_vec()))
+typed_args! {
+    /// `run`.
+    struct RunScript {
+        file: String = SCRIPT_FILE,
+        args: Vec<String> = SCRIPT_ARGS,
+    }
+}
+
+impl TerminalCommand for RunScript {
+    fn run(self, terminal: &Terminal<'_>) -> Result<ExitCode> {
+        terminal.bridge.cancel_on_ctrl_c();
+        let host = Host::lazy(
+            terminal.settings.clone(),
+            terminal.bridge.clone(),
+            terminal.printer.clone(),
+        );
+        Ok(runner::run_file(
+            &host,
+            &PathBuf::from(self.file),
+            self.args,
+        ))
+    }
 }
 
 fn repl(terminal: &Terminal<'_>, _args: Args) -> Result<ExitCode> {

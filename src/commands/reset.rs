@@ -2,10 +2,11 @@
 //! principals and signing keys) is one SQLite store in the data dir; removing it makes the
 //! next start seed the demo data afresh.
 
-use super::local::data_dir;
+use super::local::store_dir;
 use super::serve::{SERVE_FILE, running_on};
+use fabsh_client::commands::typed::{Command, handler, typed_args};
 use fabsh_client::commands::{
-    ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
+    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
 use fabsh_client::context::Ctx;
 use fabsh_client::error::Error;
@@ -31,7 +32,7 @@ pub const RESET: CommandSpec = CommandSpec {
         command: "local reset --yes",
         about: "start `fabsh --local` over from the demo data",
     }],
-    handler: Handler::Data(reset),
+    handler: Handler::Data(handler::<Reset>),
 };
 
 /// The files of a store: the database and SQLite's journal files beside it.
@@ -43,9 +44,22 @@ fn store_files(dir: &Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-fn reset(_ctx: Ctx, args: Args) -> HandlerFuture {
+typed_args! {
+    /// `local reset`.
+    struct Reset {
+        data_dir: Option<String> = DATA_DIR,
+    }
+}
+
+impl Command for Reset {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        reset(ctx, self)
+    }
+}
+
+fn reset(_ctx: Ctx, args: Reset) -> HandlerFuture {
     Box::pin(async move {
-        let dir = data_dir(&args);
+        let dir = store_dir(args.data_dir.as_deref());
         if let Some(origin) = running_on(&dir).await {
             return Err(Error::usage(format!(
                 "local Fabric at {origin} is running on {}",

@@ -3,9 +3,12 @@
 //! `eval "$(fabsh local serve --detach)"` points the shell at it; it records where it listens
 //! in `serve.json` in its data dir, which is how `local stop` finds it.
 
-use super::local::data_dir;
+use super::local::store_dir;
 use crate::connect::local_error;
 use fabsh_client::auth::managed_identity::IDENTITY_HEADER_VAR;
+use fabsh_client::commands::typed::{
+    self, FromArg, FromArgs, TerminalCommand, at_terminal, handler, typed_args,
+};
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Terminal, Traits,
 };
@@ -96,11 +99,36 @@ const fn is_switch(default: &str) -> bool {
     matches!(text, b"true" | b"false")
 }
 
-/// A knob's value as text: a switch's `true`/`false`, or the value given.
-fn knob_value(args: &Args, flag: &str) -> Result<String> {
-    match args.opt_bool(flag) {
-        Some(on) => Ok(on.to_string()),
-        None => args.str(flag).map(str::to_string),
+/// The fault knobs' values as text, in the order of [`KNOBS`]: a switch's `true`/`false`, or
+/// the value given (each has a default, so each has a value). Read by the specs generated
+/// from the knob table, which is where their names are written.
+struct Knobs(Vec<(&'static str, String)>);
+
+impl FromArgs for Knobs {
+    fn from_args(args: &Args) -> Result<Self> {
+        SERVE_ARGS[FIXED_ARGS..]
+            .iter()
+            .map(|spec| {
+                let value = match Option::<bool>::from_arg(args, spec)? {
+                    Some(on) => on.to_string(),
+                    None => String::from_arg(args, spec)?,
+                };
+                Ok((spec.long, value))
+            })
+            .collect::<Result<_>>()
+            .map(Knobs)
+    }
+}
+
+typed_args! {
+    /// `local serve`.
+    struct Serve {
+        addr: String = ADDR,
+        data_dir: Option<String> = DATA_DIR,
+        detach: bool = DETACH,
+        public_hosts: Vec<String> = PUBLIC_HOST,
+        public_url: Option<String> = PUBLIC_URL,
+        knobs: Knobs,
     }
 }
 
@@ -132,7 +160,7 @@ timing) make it behave like a busy or failing service for tests and benchmarks."
             about: "reachable from other machines as fabric.example.com:8765",
         },
     ],
-    handler: Handler::Interactive(serve),
+    handler: Handler::Interactive(at_terminal::<Serve>),
 };
 
 /// `fabsh local stop`.
@@ -148,31 +176,37 @@ pub const STOP: CommandSpec = CommandSpec {
         command: "local stop --data-dir ./fabric",
         about: "the server `local serve --detach --data-dir ./fabric` started",
     }],
-    handler: Handler::Data(stop),
+    handler: Handler::Data(handler::<Stop>),
 };
 
-fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
+impl TerminalCommand for Serve {
+    fn run(self, terminal: &Terminal<'_>) -> Result<ExitCode> {
+        serve(terminal, self)
+    }
+}
+
+fn serve(terminal: &Terminal<'_>, args: Serve) -> Result<ExitCode> {
     let addr: SocketAddr = args
-        .str("addr")?
+        .addr
         .parse()
         .map_err(|err| Error::usage(format!("--addr: {err}")))?;
     let mut faults = Faults::default();
-    for knob in KNOBS {
+    for (flag, value) in &args.knobs.0 {
         faults
-            .set(knob.flag, &knob_value(&args, knob.flag)?)
-            .map_err(|err| Error::usage(format!("--{}: {err}", knob.flag)))?;
+            .set(flag, value)
+            .map_err(|err| Error::usage(format!("--{flag}: {err}")))?;
     }
-    if let Some(url) = args.opt_str("public-url") {
+    if let Some(url) = &args.public_url {
         fabsh_local::public_url::parse(url)
             .map_err(|why| Error::usage(format!("--public-url: {why}")))?;
     }
-    let dir = std::path::absolute(data_dir(&args))
+    let dir = std::path::absolute(store_dir(args.data_dir.as_deref()))
         .map_err(|err| Error::usage("--data-dir: not a usable path").with_cause(err))?;
     prepare_dir(&dir)?;
     if !addr.ip().is_loopback() {
         terminal.printer.warn(&exposure_warning(addr));
     }
-    if args.flag("detach") {
+    if args.detach {
         return detach(terminal, &args, &dir, addr);
     }
     let bridge = terminal.bridge;
@@ -184,8 +218,8 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
         addr,
         data_dir: dir.clone(),
         faults,
-        public_hosts: args.list("public-host").to_vec(),
-        public_url: args.opt_str("public-url").map(String::from),
+        public_hosts: args.public_hosts,
+        public_url: args.public_url,
         llm: crate::connect::local_model()?,
     };
     let server =
@@ -226,7 +260,7 @@ fn serve(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
 /// Starts this binary as `local serve` (same flags, without --detach) in its own process
 /// group, so the shell's Ctrl-C does not reach it; prints its export lines once it listens
 /// and returns.
-fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
+fn detach(terminal: &Terminal<'_>, args: &Serve, dir: &Path, addr: SocketAddr) -> Result<ExitCode> {
     if record::is_served(dir) {
         return print_live(terminal, dir);
     }
@@ -240,16 +274,14 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     command
         .args(["local", "serve", "--addr", &addr.to_string(), "--data-dir"])
         .arg(dir);
-    for host in args.list("public-host") {
+    for host in &args.public_hosts {
         command.args(["--public-host", host]);
     }
-    if let Some(value) = args.opt_str("public-url") {
+    if let Some(value) = &args.public_url {
         command.args(["--public-url", value]);
     }
-    for knob in KNOBS {
-        command
-            .arg(format!("--{}", knob.flag))
-            .arg(knob_value(args, knob.flag)?);
+    for (flag, value) in &args.knobs.0 {
+        command.arg(format!("--{flag}")).arg(value);
     }
     command
         .stdin(Stdio::null())
@@ -288,9 +320,22 @@ fn detach(terminal: &Terminal<'_>, args: &Args, dir: &Path, addr: SocketAddr) ->
     Ok(ExitCode::SUCCESS)
 }
 
-fn stop(_ctx: Ctx, args: Args) -> HandlerFuture {
+typed_args! {
+    /// `local stop`.
+    struct Stop {
+        data_dir: Option<String> = DATA_DIR,
+    }
+}
+
+impl typed::Command for Stop {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        stop(ctx, self)
+    }
+}
+
+fn stop(_ctx: Ctx, args: Stop) -> HandlerFuture {
     Box::pin(async move {
-        let dir = data_dir(&args);
+        let dir = store_dir(args.data_dir.as_deref());
         let found = record::read(&dir).ok_or_else(|| {
             Error::not_found(format!(
                 "no local Fabric server is recorded in {}",

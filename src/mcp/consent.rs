@@ -3,6 +3,7 @@
 //! when the client can ask; a client that cannot ask relies on `--allow-destructive` alone.
 
 use super::tools::{Policy, arg_key, tool_name};
+use fabsh_client::commands::common::{DRY_RUN, LRO_TIMEOUT, NO_WAIT, TraitFlags, YES};
 use fabsh_client::commands::{ArgValue, Args, CommandSpec};
 use fabsh_client::error::{Error, ErrorKind, Result};
 use percent_encoding::percent_decode_str;
@@ -62,7 +63,7 @@ pub fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) ->
         ))
         .with_hint("nothing was sent; without allow_writes only queries (SELECT, WITH) run"));
     }
-    if is_destructive(spec, args) && !policy.destructive && !args.flag("dry-run") {
+    if is_destructive(spec, args) && !policy.destructive && !TraitFlags::of(args).dry_run {
         return Err(Error::usage(format!(
             "this `{}` call loses data or grants access, and needs a server started with --allow-destructive",
             tool_name(spec)
@@ -75,7 +76,7 @@ pub fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) ->
 /// Asks the person through the client before a destructive call, when the client can ask;
 /// a decline is an error and nothing is sent.
 pub async fn confirm(peer: &Peer<RoleServer>, spec: &CommandSpec, args: &Args) -> Result<()> {
-    if !is_destructive(spec, args) || args.flag("dry-run") {
+    if !is_destructive(spec, args) || TraitFlags::of(args).dry_run {
         return Ok(());
     }
     let can_ask = peer
@@ -113,7 +114,11 @@ pub async fn confirm(peer: &Peer<RoleServer>, spec: &CommandSpec, args: &Args) -
 pub fn target(spec: &CommandSpec, args: &Args) -> Map<String, Value> {
     args.values()
         .iter()
-        .filter(|(long, _)| !matches!(**long, "dry-run" | "no-wait" | "lro-timeout" | "yes"))
+        .filter(|(long, _)| {
+            ![&DRY_RUN, &NO_WAIT, &LRO_TIMEOUT, &YES]
+                .iter()
+                .any(|flag| flag.long == **long)
+        })
         .filter_map(|(long, value)| {
             let key = spec
                 .arg(long)

@@ -10,6 +10,7 @@ use super::files::FileRoots;
 use super::tools::{Defaults, Policy, in_argument_names, tools};
 use crate::commands::REGISTRY;
 use fabsh_client::bridge::Bridge;
+use fabsh_client::commands::common::TraitFlags;
 use fabsh_client::commands::{self, ArgValue, Args, CommandSpec, Needs};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
@@ -283,7 +284,7 @@ async fn run(
         .check(&shared.service, spec, &args)
         .await?;
     consent::confirm(peer, spec, &args).await?;
-    let destroyed = (consent::is_destructive(spec, &args) && !args.flag("dry-run"))
+    let destroyed = (consent::is_destructive(spec, &args) && !TraitFlags::of(&args).dry_run)
         .then(|| consent::target(spec, &args));
     let ctx = match progress {
         Some(progress) => ctx.with_progress(progress),

@@ -249,17 +249,37 @@ pub fn named_as(given: &str, id: &str) -> String {
     }
 }
 
+/// The flags a command's traits add, as the runner and the front ends read them for any
+/// command: each false (or absent) where the command has no such flag.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TraitFlags {
+    pub dry_run: bool,
+    pub yes: bool,
+    pub no_wait: bool,
+    pub lro_timeout: Option<i64>,
+}
+
+impl TraitFlags {
+    pub fn of(args: &Args) -> TraitFlags {
+        TraitFlags {
+            dry_run: args.flag(DRY_RUN.long),
+            yes: args.flag(YES.long),
+            no_wait: args.flag(NO_WAIT.long),
+            lro_timeout: args.int(LRO_TIMEOUT.long),
+        }
+    }
+}
+
 /// The per-call options the trait flags ask for.
 pub fn call_options(args: &Args) -> CallOptions {
+    let flags = TraitFlags::of(args);
     let defaults = CallOptions::default();
     CallOptions {
-        dry_run: args.flag("dry-run"),
-        no_wait: args.flag("no-wait"),
-        lro_timeout: args
-            .int("lro-timeout")
-            .map_or(defaults.lro_timeout, |secs| {
-                Duration::from_secs(secs.max(0) as u64)
-            }),
+        dry_run: flags.dry_run,
+        no_wait: flags.no_wait,
+        lro_timeout: flags.lro_timeout.map_or(defaults.lro_timeout, |secs| {
+            Duration::from_secs(secs.max(0) as u64)
+        }),
         ..defaults
     }
 }

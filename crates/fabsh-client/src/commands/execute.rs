@@ -2,7 +2,7 @@
 //! The CLI, the REPL and scripts all run commands through [`execute`].
 
 use super::args::Args;
-use super::common::{call_options, operation_label};
+use super::common::{TraitFlags, call_options, operation_label};
 use super::spec::{CommandSpec, Handler};
 use crate::api::names::confirm::STALE_NAME;
 use crate::context::Ctx;
@@ -25,7 +25,7 @@ pub async fn execute(spec: &'static CommandSpec, args: Args, ctx: &Ctx) -> Resul
         )));
     };
     let inherited = ctx.api().options().dry_run;
-    let own_dry_run = args.flag("dry-run") && !inherited;
+    let own_dry_run = TraitFlags::of(&args).dry_run && !inherited;
     let mut options = call_options(&args);
     options.dry_run |= inherited;
     options.confirm_names_later = true;

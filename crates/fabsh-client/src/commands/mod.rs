@@ -17,7 +17,7 @@ pub mod schedule;
 pub mod spec;
 pub mod sql;
 pub mod tag;
-pub(crate) mod typed;
+pub mod typed;
 pub mod workspace;
 
 pub use args::{ArgValue, Args, RawValue};

@@ -23,14 +23,15 @@
 
 use super::args::{Args, FileArg};
 use super::common::{ALL, CONTINUATION_TOKEN, ITEM, LIMIT, WORKSPACE};
-use super::spec::{ArgSpec, HandlerFuture};
+use super::spec::{ArgSpec, HandlerFuture, Terminal};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::Secret;
 use serde_json::Value;
+use std::process::ExitCode;
 
 /// A value read from checked flags by its declaration.
-pub(crate) trait FromArg: Sized {
+pub trait FromArg: Sized {
     /// The value of `spec`'s flag, once [`declared`] has said the command has that flag.
     fn read(args: &Args, spec: &ArgSpec) -> Result<Self>;
 
@@ -57,7 +58,7 @@ fn declared(args: &Args, spec: &ArgSpec) -> Result<()> {
 }
 
 /// A group of flags read together into one value.
-pub(crate) trait FromArgs: Sized {
+pub trait FromArgs: Sized {
     fn from_args(args: &Args) -> Result<Self>;
 }
 
@@ -120,7 +121,8 @@ impl FromArg for Option<Secret> {
 }
 
 /// Declares a command's argument struct: each field is read by the spec after its `=`, or,
-/// without one, as a group of flags ([`FromArgs`]).
+/// without one, as a group of flags ([`FromArgs`]). Exported, for the binary's own commands.
+#[macro_export]
 macro_rules! typed_args {
     (
         $(#[$meta:meta])*
@@ -148,19 +150,30 @@ macro_rules! typed_args {
         <$ty as $crate::commands::typed::FromArgs>::from_args($args)
     };
 }
-pub(crate) use typed_args;
+pub use crate::typed_args;
 
 /// A command whose handler takes its typed arguments.
-pub(crate) trait Command: FromArgs + Send + 'static {
+pub trait Command: FromArgs + Send + 'static {
     fn run(self, ctx: Ctx) -> HandlerFuture;
 }
 
 /// The registry's handler for a typed command: its arguments read, then the command run.
-pub(crate) fn handler<C: Command>(ctx: Ctx, args: Args) -> HandlerFuture {
+pub fn handler<C: Command>(ctx: Ctx, args: Args) -> HandlerFuture {
     match C::from_args(&args) {
         Ok(command) => command.run(ctx),
         Err(err) => Box::pin(async move { Err(err) }),
     }
+}
+
+/// A command that takes over the terminal (`repl`, `run`, `local serve`), with its typed
+/// arguments.
+pub trait TerminalCommand: FromArgs {
+    fn run(self, terminal: &Terminal<'_>) -> Result<ExitCode>;
+}
+
+/// The registry's handler for a typed terminal command.
+pub fn at_terminal<C: TerminalCommand>(terminal: &Terminal<'_>, args: Args) -> Result<ExitCode> {
+    C::from_args(&args)?.run(terminal)
 }
 
 typed_args! {
