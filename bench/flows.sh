@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The README's flows, run by one binary against a fresh local Fabric, with everything that
+# differs from run to run (ids, times, tokens, ports, temporary paths) replaced by a
+# placeholder: two builds that behave the same print the same file. A redesign step is
+# checked with it (issue 46: behaviour unchanged):
+#
+#   bash bench/flows.sh BIN OUT          # BIN's transcript of the flows, into OUT
+#   bash bench/flows.sh --diff OLD NEW   # both transcripts, and their differences (exit 1)
+#
+# Each step writes its command, its exit code, its stdout and its stderr. The steps are the
+# README's tour, its data-agent block and its server block, the tour script, a deploy of
+# fabric-cicd's sample repository, the reference (`docs`), and a few refusals of bad input.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+
+if [ "${1:-}" = "--diff" ]; then
+    old=$(mktemp) new=$(mktemp)
+    trap 'rm -f "$old" "$new"' EXIT
+    bash "$0" "$2" "$old" && bash "$0" "$3" "$new" || exit 2
+    if diff -u "$old" "$new"; then
+        echo "the flows print the same ($(wc -l < "$new") lines)" >&2
+        exit 0
+    fi
+    exit 1
+fi
+
+BIN=$(realpath "$1")
+OUT=$(realpath -m "$2")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fabsh-flows.XXXXXX")
+trap '"$BIN" local stop --data-dir "$WORK/fabric" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" \
+    XDG_CONFIG_HOME="$WORK/config" NO_COLOR=1 COLUMNS=100
+unset FABSH_ENDPOINT FABSH_TOKEN FABSH_PROFILE
+mkdir -p "$HOME"
+cd "$WORK"
+
+# What changes from run to run, made the same.
+normalise() {
+    sed -E \
+        -e "s#$WORK#WORK#g" \
+        -e "s#$REPO#REPO#g" \
+        -e 's/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/GUID/g' \
+        -e 's/[0-9a-fA-F]{8}…/GUID…/g' \
+        -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?/TIME/g' \
+        -e 's/(127\.0\.0\.1|localhost):[0-9]+/HOST:PORT/g' \
+        -e 's/eyJ[A-Za-z0-9_.-]+/TOKEN/g' \
+        -e 's/(FABSH_TOKEN=|IDENTITY_HEADER=|clientSecret"?: ?"?)[A-Za-z0-9_~.-]+/\1SECRET/g' \
+        -e 's/pid [0-9]+/pid PID/g' \
+        -e 's/("latency[A-Za-z0-9]*Ms"): [0-9]+/\1: N/g' \
+        -e 's/[0-9]+(\.[0-9]+)? ?(ms|s)\b/DURATION/g'
+}
+
+step() {
+    {
+        printf '\n$ %s\n' "$*"
+        "$@" > "$WORK/stdout" 2> "$WORK/stderr"
+        printf '[exit %s]\n' "$?"
+        cat "$WORK/stdout"
+        if [ -s "$WORK/stderr" ]; then
+            printf -- '--- stderr\n'
+            cat "$WORK/stderr"
+        fi
+    } | normalise >> "$OUT"
+}
+
+: > "$OUT"
+f() { "$BIN" "$@"; }
+
+# The tour (README), on local Fabric in this process.
+step f --local workspace list
+step f --local item list -w Demo --type Notebook
+step f --local item create -w Demo --name Scratch --type Notebook
+step f --local item show Demo/Scratch -o yaml
+step f --local item get-definition Demo/Scratch --dir ./scratch
+step sh -c 'find ./scratch -type f | sort'
+step f item validate-definition --type Notebook --dir ./scratch
+step f --local item update-definition Demo/Scratch --dir ./scratch --yes
+step f --local item rm Demo/Scratch --yes
+step f --local --verbose workspace show Demo
+
+# The data-agent block.
+agent=(-w Demo --id "Sales agent")
+step f --local data-agent create -w Demo --name "Sales agent"
+step f --local data-agent add-datasource "${agent[@]}" --artifact SalesLakehouse
+step f --local data-agent select-tables "${agent[@]}" --datasource SalesLakehouse --tables orders,customers
+step f --local data-agent add-fewshot "${agent[@]}" --datasource SalesLakehouse \
+    --question "How many orders?" --sql "SELECT COUNT(*) FROM orders"
+step f --local data-agent add-fewshot "${agent[@]}" --datasource SalesLakehouse \
+    --question "How many customers?" --sql "SELECT COUNT(*) FROM customers"
+step f --local data-agent list-fewshots "${agent[@]}" --datasource SalesLakehouse
+step f --local data-agent publish "${agent[@]}" --description "Sales questions"
+step f --local data-agent query "${agent[@]}" --prompt "How many orders?"
+step f --local data-agent evaluate "${agent[@]}" --questions "$REPO/scripts/questions.csv" --concurrency 1
+step f --local data-agent validate-fewshots "${agent[@]}" --datasource SalesLakehouse
+step f --local data-agent show "${agent[@]}" -o table
+step f --local item list -w Demo -o table
+
+# The server block.
+step f local serve --detach --data-dir "$WORK/fabric"
+eval "$("$BIN" local serve --detach --data-dir "$WORK/fabric" 2>/dev/null)"
+export FABSH_ENDPOINT FABSH_TOKEN
+step f item list -w Demo
+step f local principal add --name ci --workspace Demo --role Contributor
+step f local principal list
+step f workspace create --name Sample
+step f folder list -w Demo
+step f job list Demo/Welcome
+step f sql query -w Demo --item SalesLakehouse --sql "SELECT COUNT(*) AS n FROM orders"
+
+# Deploy of fabric-cicd's sample repository, then a plan that finds nothing to do.
+sample="$REPO/../shared/fabric-cicd/sample/workspace"
+if [ -d "$sample" ]; then
+    step f deploy plan "$sample" -w Sample --environment PROD
+    step f deploy apply "$sample" -w Sample --environment PROD --yes
+    step f deploy plan "$sample" -w Sample --environment PROD
+    # The export's own listing follows the workspace's order (by id): its files are sorted.
+    "$BIN" deploy export -w Sample ./exported > /dev/null 2>&1
+    step sh -c 'find ./exported -type f | sort'
+fi
+
+# The tour script, and the reference.
+unset FABSH_ENDPOINT FABSH_TOKEN
+step f --local run "$REPO/scripts/tour.rhai"
+step f docs
+
+# Bad input: refused before any request, naming the flag.
+step f --local item list -w Demo --limit 0
+step f --local item create -w Demo --name X --type NoSuchType
+step f --local job run Demo/Welcome --timeout -3
+step f --local data-agent evaluate -w Demo --id "Sales agent" --questions ./missing.csv
+step f --local deploy plan ./nowhere -w Demo
+step f --local sql query -w Demo --item SalesLakehouse --sql "WITH x AS (SELECT 1 AS a) DELETE FROM orders"
