@@ -5,6 +5,7 @@ mod bulk;
 mod bulk_transfer;
 mod bulk_transfer_bodies;
 mod copy_move;
+mod definition_flags;
 pub(crate) mod definitions;
 mod endorsements;
 mod identity;
