@@ -3,7 +3,8 @@
 //! can read and copy the loop), and report one result per input item, each with its outcome,
 //! also when Ctrl-C stops the run (then exit 130, the items not run reported `not_started`).
 
-use super::basics::{self, NewItem};
+use super::basics;
+use super::new_item::NewItem;
 use crate::commands::args::{Args, FileArg, RawValue};
 use crate::commands::common::{HARD_DELETE, WORKSPACE, effective_args};
 use crate::commands::spec::{

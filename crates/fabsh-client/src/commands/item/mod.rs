@@ -11,6 +11,7 @@ mod endorsements;
 mod identity;
 mod inspect;
 mod invitations;
+mod new_item;
 pub(crate) mod organisation;
 mod shares;
 mod url;
