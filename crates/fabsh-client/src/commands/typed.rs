@@ -257,4 +257,21 @@ mod tests {
         };
         assert!(err.message.contains("--no-wait"), "{}", err.message);
     }
+
+    #[test]
+    fn a_flag_the_front_end_withholds_reads_as_not_given() {
+        // An MCP server without --files offers fewer flags than the command declares.
+        let registry = crate::commands::Registry {
+            groups: crate::commands::GROUPS,
+        };
+        let spec = registry.find("schedule", "list").expect("schedule list");
+        let raw = vec![
+            (&WORKSPACE, RawValue::Text("Demo".into())),
+            (&ITEM, RawValue::Text("Welcome".into())),
+        ];
+        let args = Args::check(spec, &[&WORKSPACE, &ITEM], raw).expect("checked");
+        let listing = Listing::from_args(&args).expect("read");
+        assert_eq!(listing.paging.limit, None);
+        assert!(!listing.paging.all);
+    }
 }

@@ -111,7 +111,7 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
             return Err(Error::usage("--name cannot be empty"));
         }
         body.insert("displayName".into(), json!(name));
-        if let Some(description) = checked_description(&args)? {
+        if let Some(description) = checked_description(args.opt_str("description"))? {
             body.insert("description".into(), json!(description));
         }
         if let Some(label) = args.opt_str("sensitivity-label") {
@@ -125,7 +125,7 @@ fn create(ctx: Ctx, args: Args) -> HandlerFuture {
 
 fn update(ctx: Ctx, args: Args) -> HandlerFuture {
     Box::pin(async move {
-        let body = update_body(&args)?;
+        let body = update_body(args.opt_str("name"), args.opt_str("description"))?;
         let agent = agent(&ctx, &args).await?;
         let updated = agent.update(ctx.api(), body).await?;
         Ok(Reply::json(updated))

@@ -1,8 +1,10 @@
 //! `item list | show | exists | create | update | delete`.
 
+use super::new_item::{ITEM_TYPE, NewItem};
+// Data-agent create and update reach these as `item::basics`.
+pub use super::new_item::{checked_description, update_body};
 use crate::api::Created;
 use crate::api::items::{self, ListFilter};
-use crate::commands::args::Args;
 use crate::commands::common::{
     self, ALLOW_EXTRA, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, DESCRIPTION, DISPLAY_NAME,
     HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME, SENSITIVITY_LABEL, WORKSPACE,
@@ -10,42 +12,43 @@ use crate::commands::common::{
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
-use crate::definition::given::given_definition;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use serde_json::{Map, Value, json};
-
-/// The longest description the service accepts.
-pub const MAX_DESCRIPTION: usize = 256;
+use serde_json::json;
 
 /// Item-list values of `--include` that the service itself understands.
 const SERVICE_INCLUDES: &[&str] = &["DefaultIdentity"];
+
+const LIST_TYPE: ArgSpec = ArgSpec::opt(
+    "type",
+    ArgKind::ItemType,
+    "Only items of this type (Notebook, Lakehouse, ...)",
+);
+const IN_FOLDER: ArgSpec = ArgSpec::opt("folder", ArgKind::Uuid, "Only items under this folder id");
+const RECURSIVE: ArgSpec = ArgSpec::opt(
+    "recursive",
+    ArgKind::Enum(&["true", "false"]),
+    "Include nested subfolders (default true)",
+);
+const LIST_INCLUDE: ArgSpec = ArgSpec::opt(
+    "include",
+    ArgKind::List,
+    "Extra properties to show as columns (e.g. folderId, DefaultIdentity)",
+);
+const SHOW_INCLUDE: ArgSpec = ArgSpec::opt(
+    "include",
+    ArgKind::List,
+    "Extra properties the service adds (DefaultIdentity)",
+);
 
 pub const LIST: CommandSpec = CommandSpec {
     group: "item",
     name: "list",
     summary: "List the items of a workspace",
     about: "Without --all, one page is returned with the token for the next one (the command line prints it on stderr; --continuation-token continues there).",
-    args: &[
-        WORKSPACE,
-        ArgSpec::opt(
-            "type",
-            ArgKind::ItemType,
-            "Only items of this type (Notebook, Lakehouse, ...)",
-        ),
-        ArgSpec::opt("folder", ArgKind::Uuid, "Only items under this folder id"),
-        ArgSpec::opt(
-            "recursive",
-            ArgKind::Enum(&["true", "false"]),
-            "Include nested subfolders (default true)",
-        ),
-        ArgSpec::opt(
-            "include",
-            ArgKind::List,
-            "Extra properties to show as columns (e.g. folderId, DefaultIdentity)",
-        ),
-    ],
+    args: &[WORKSPACE, LIST_TYPE, IN_FOLDER, RECURSIVE, LIST_INCLUDE],
     traits: Traits::LIST,
     columns: &["id", "displayName", "type", "description"],
     examples: &[
@@ -58,7 +61,7 @@ pub const LIST: CommandSpec = CommandSpec {
             about: "every item's name",
         },
     ],
-    handler: Handler::Data(list),
+    handler: Handler::Data(handler::<List>),
 };
 
 pub const SHOW: CommandSpec = CommandSpec {
@@ -66,15 +69,7 @@ pub const SHOW: CommandSpec = CommandSpec {
     name: "show",
     summary: "Show one item",
     about: "",
-    args: &[
-        WORKSPACE,
-        ITEM,
-        ArgSpec::opt(
-            "include",
-            ArgKind::List,
-            "Extra properties the service adds (DefaultIdentity)",
-        ),
-    ],
+    args: &[WORKSPACE, ITEM, SHOW_INCLUDE],
     traits: Traits::READ,
     columns: &[],
     examples: &[
@@ -91,7 +86,7 @@ pub const SHOW: CommandSpec = CommandSpec {
             about: "fab's path form, which also tells same-named items of different types apart",
         },
     ],
-    handler: Handler::Data(show),
+    handler: Handler::Data(handler::<Show>),
 };
 
 pub const EXISTS: CommandSpec = CommandSpec {
@@ -106,7 +101,7 @@ pub const EXISTS: CommandSpec = CommandSpec {
         command: "item exists -w Demo --id Welcome -q exists",
         about: "prints true or false",
     }],
-    handler: Handler::Data(exists),
+    handler: Handler::Data(handler::<Exists>),
 };
 
 pub const CREATE: CommandSpec = CommandSpec {
@@ -117,11 +112,7 @@ pub const CREATE: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         DISPLAY_NAME,
-        ArgSpec::req(
-            "type",
-            ArgKind::ItemType,
-            "Item type (Notebook, Lakehouse, Report, ...)",
-        ),
+        ITEM_TYPE,
         DESCRIPTION,
         SENSITIVITY_LABEL,
         DEFINITION,
@@ -145,7 +136,7 @@ pub const CREATE: CommandSpec = CommandSpec {
             about: "from files written by get-definition --dir (its .platform keeps the item's logical id, so another workspace)",
         },
     ],
-    handler: Handler::Data(create),
+    handler: Handler::Data(handler::<Create>),
 };
 
 pub const UPDATE: CommandSpec = CommandSpec {
@@ -160,7 +151,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
         command: "item update -w Demo --id Welcome --name \"Welcome (old)\"",
         about: "rename",
     }],
-    handler: Handler::Data(update),
+    handler: Handler::Data(handler::<Update>),
 };
 
 pub const DELETE: CommandSpec = CommandSpec {
@@ -175,85 +166,130 @@ pub const DELETE: CommandSpec = CommandSpec {
         command: "item delete -w Demo --id Draft --hard-delete true --yes",
         about: "permanently, without asking",
     }],
-    handler: Handler::Data(delete),
+    handler: Handler::Data(handler::<Delete>),
 };
 
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let includes = args.list("include");
-        let service_include: Vec<&str> = includes
-            .iter()
-            .filter_map(|name| {
-                SERVICE_INCLUDES
-                    .iter()
-                    .find(|s| s.eq_ignore_ascii_case(name))
-            })
-            .copied()
-            .collect();
-        let filter = ListFilter {
-            item_type: args.opt_str("type").map(String::from),
-            root_folder_id: args.opt_str("folder").map(String::from),
-            recursive: args.opt_str("recursive").map(|value| value == "true"),
-            include: (!service_include.is_empty()).then(|| service_include.join(",")),
-        };
-        let reply = common::paged(ctx.api(), items::list_req(&workspace, &filter), &args).await?;
-        let extra: Vec<String> = includes
-            .iter()
-            .map(|name| {
-                match SERVICE_INCLUDES
-                    .iter()
-                    .find(|s| s.eq_ignore_ascii_case(name))
-                {
-                    // The service adds `DefaultIdentity` as `defaultIdentity`.
-                    Some(_) => "defaultIdentity".to_string(),
-                    None => name.clone(),
+typed_args! {
+    /// `item list`.
+    struct List {
+        workspace: String = WORKSPACE,
+        item_type: Option<String> = LIST_TYPE,
+        folder: Option<String> = IN_FOLDER,
+        recursive: Option<String> = RECURSIVE,
+        include: Vec<String> = LIST_INCLUDE,
+        paging: Paging,
+    }
+}
+
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let workspace = ctx.workspace_id(&self.workspace).await?;
+            let includes = &self.include;
+            let service_include: Vec<&str> = includes
+                .iter()
+                .filter_map(|name| {
+                    SERVICE_INCLUDES
+                        .iter()
+                        .find(|s| s.eq_ignore_ascii_case(name))
+                })
+                .copied()
+                .collect();
+            let filter = ListFilter {
+                item_type: self.item_type,
+                root_folder_id: self.folder,
+                recursive: self.recursive.map(|value| value == "true"),
+                include: (!service_include.is_empty()).then(|| service_include.join(",")),
+            };
+            let req = items::list_req(&workspace, &filter);
+            let reply = common::paged_by(ctx.api(), req, &self.paging).await?;
+            let extra: Vec<String> = includes
+                .iter()
+                .map(|name| {
+                    match SERVICE_INCLUDES
+                        .iter()
+                        .find(|s| s.eq_ignore_ascii_case(name))
+                    {
+                        // The service adds `DefaultIdentity` as `defaultIdentity`.
+                        Some(_) => "defaultIdentity".to_string(),
+                        None => name.clone(),
+                    }
+                })
+                .collect();
+            Ok(reply.with_extra_columns(extra))
+        })
+    }
+}
+
+typed_args! {
+    /// `item show`.
+    struct Show {
+        target: ItemTarget,
+        include: Vec<String> = SHOW_INCLUDE,
+    }
+}
+
+impl Command for Show {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            // A list flag as on `item list`; the service takes its values comma-separated.
+            let include = Some(self.include.join(",")).filter(|text| !text.is_empty());
+            let item = items::get(ctx.api(), &workspace, &id, include.as_deref()).await?;
+            Ok(Reply::json(item))
+        })
+    }
+}
+
+typed_args! {
+    /// `item exists`.
+    struct Exists {
+        target: ItemTarget,
+    }
+}
+
+impl Command for Exists {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let workspace = ctx.workspace_id(&self.target.workspace).await?;
+            let id = match ctx.item_id(&workspace, &self.target.item, None).await {
+                Ok(id) => id,
+                Err(err) if err.is_not_found() => {
+                    return Ok(Reply::json(json!({"exists": false})));
                 }
-            })
-            .collect();
-        Ok(reply.with_extra_columns(extra))
-    })
-}
-
-fn show(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        // A list flag as on `item list`; the service takes its values comma-separated.
-        let include = Some(args.list("include").join(",")).filter(|text| !text.is_empty());
-        let item = items::get(ctx.api(), &workspace, &id, include.as_deref()).await?;
-        Ok(Reply::json(item))
-    })
-}
-
-fn exists(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = match ctx.item_id(&workspace, args.str("id")?, None).await {
-            Ok(id) => id,
-            Err(err) if err.is_not_found() => return Ok(Reply::json(json!({"exists": false}))),
-            Err(err) => return Err(err),
-        };
-        match items::get(ctx.api(), &workspace, &id, None).await {
-            Ok(item) => Ok(Reply::json(
-                json!({"exists": true, "id": item["id"], "type": item["type"]}),
-            )),
-            // A missing workspace is not a missing item: that is the user's mistake to see.
-            Err(err) if err.is_not_found() && !err.has_code("WorkspaceNotFound") => {
-                Ok(Reply::json(json!({"exists": false})))
+                Err(err) => return Err(err),
+            };
+            match items::get(ctx.api(), &workspace, &id, None).await {
+                Ok(item) => Ok(Reply::json(
+                    json!({"exists": true, "id": item["id"], "type": item["type"]}),
+                )),
+                // A missing workspace is not a missing item: that is the user's mistake to see.
+                Err(err) if err.is_not_found() && !err.has_code("WorkspaceNotFound") => {
+                    Ok(Reply::json(json!({"exists": false})))
+                }
+                Err(err) => Err(err),
             }
-            Err(err) => Err(err),
-        }
-    })
+        })
+    }
 }
 
-fn create(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let body = create_body(&args)?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let created = items::create(ctx.api(), &workspace, body).await?;
-        Ok(created_reply(created, "item"))
-    })
+typed_args! {
+    /// `item create`.
+    struct Create {
+        workspace: String = WORKSPACE,
+        item: NewItem,
+    }
+}
+
+impl Command for Create {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let body = self.item.body()?;
+            let workspace = ctx.workspace_id(&self.workspace).await?;
+            let created = items::create(ctx.api(), &workspace, body).await?;
+            Ok(created_reply(created, "item"))
+        })
+    }
 }
 
 /// The created thing, with a note when the service's answer was lost and it was found by
@@ -269,73 +305,29 @@ pub fn created_reply(created: Created, what: &str) -> Reply {
     }
 }
 
-/// The create request body, checked before anything is sent (bulk-create checks each of its
-/// items with it too).
-pub(crate) fn create_body(args: &Args) -> Result<Value> {
-    let mut body = Map::new();
-    body.insert("displayName".into(), json!(args.str("name")?));
-    // `--type` is an ItemType flag: already in the service's casing.
-    body.insert("type".into(), json!(args.str("type")?));
-    if let Some(description) = checked_description(args)? {
-        body.insert("description".into(), json!(description));
+typed_args! {
+    /// `item update`.
+    struct Update {
+        target: ItemTarget,
+        name: Option<String> = NEW_DISPLAY_NAME,
+        description: Option<String> = NEW_DESCRIPTION,
     }
-    if let Some(label) = args.opt_str("sensitivity-label") {
-        body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
-    }
-    let item_type = args.str("type")?;
-    if let Some(definition) = given_definition(args, &["definition", "dir"], Some(item_type))? {
-        body.insert("definition".into(), definition);
-    }
-    Ok(Value::Object(body))
 }
 
-/// `--description`, refused when longer than the service allows.
-pub fn checked_description(args: &Args) -> Result<Option<&str>> {
-    let Some(description) = args.opt_str("description") else {
-        return Ok(None);
-    };
-    let length = description.chars().count();
-    if length > MAX_DESCRIPTION {
-        return Err(Error::usage(format!(
-            "--description is {length} characters; the limit is {MAX_DESCRIPTION}"
-        )));
+impl Command for Update {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let body = update_body(self.name.as_deref(), self.description.as_deref())?;
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            if ctx.api().options().dry_run
+                && let Some(name) = &self.name
+            {
+                name_free_for(&ctx, &workspace, &id, name).await?;
+            }
+            let item = items::update(ctx.api(), &workspace, &id, body).await?;
+            Ok(Reply::json(item))
+        })
     }
-    Ok(Some(description))
-}
-
-/// The PATCH body of `--name` and `--description`, checked; neither given is a usage error.
-pub fn update_body(args: &Args) -> Result<Value> {
-    let mut body = Map::new();
-    if let Some(name) = args.opt_str("name") {
-        if name.trim().is_empty() {
-            return Err(Error::usage("--name cannot be empty"));
-        }
-        body.insert("displayName".into(), json!(name));
-    }
-    if let Some(description) = checked_description(args)? {
-        body.insert("description".into(), json!(description));
-    }
-    if body.is_empty() {
-        return Err(Error::usage(
-            "nothing to update: give --name and/or --description",
-        ));
-    }
-    Ok(Value::Object(body))
-}
-
-fn update(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let body = update_body(&args)?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        if ctx.api().options().dry_run
-            && let Some(name) = args.opt_str("name")
-        {
-            name_free_for(&ctx, &workspace, &id, name).await?;
-        }
-        let item = items::update(ctx.api(), &workspace, &id, body).await?;
-        Ok(Reply::json(item))
-    })
 }
 
 /// A dry run's check of what the service would refuse: another item of the same type in the
@@ -359,16 +351,25 @@ async fn name_free_for(ctx: &Ctx, workspace: &str, id: &str, name: &str) -> Resu
     .with_hint("choose another --name"))
 }
 
-fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let hard = args.flag("hard-delete");
-        items::delete(ctx.api(), &workspace, &id, hard).await?;
-        let how = if hard { " permanently" } else { "" };
-        Ok(Reply::done(format!(
-            "deleted item {}{how}",
-            common::named_as(args.str("id")?, &id)
-        )))
-    })
+typed_args! {
+    /// `item delete`.
+    struct Delete {
+        target: ItemTarget,
+        hard_delete: bool = HARD_DELETE,
+    }
+}
+
+impl Command for Delete {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            let hard = self.hard_delete;
+            items::delete(ctx.api(), &workspace, &id, hard).await?;
+            let how = if hard { " permanently" } else { "" };
+            Ok(Reply::done(format!(
+                "deleted item {}{how}",
+                common::named_as(&self.target.item, &id)
+            )))
+        })
+    }
 }

@@ -4,11 +4,13 @@
 //! also when Ctrl-C stops the run (then exit 130, the items not run reported `not_started`).
 
 use super::basics;
-use crate::commands::args::{Args, RawValue};
+use super::new_item::NewItem;
+use crate::commands::args::{Args, FileArg, RawValue};
 use crate::commands::common::{HARD_DELETE, WORKSPACE, effective_args};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, FromArgs, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -25,6 +27,23 @@ const CONCURRENCY: ArgSpec = ArgSpec::opt(
 )
 .range(1, MAX_CONCURRENCY)
 .default("8");
+const ITEMS_FILE: ArgSpec =
+    ArgSpec::opt("file", ArgKind::File, "JSON file holding an array of items");
+const ITEMS_CONTENT: ArgSpec = ArgSpec::opt(
+    "content",
+    ArgKind::Json,
+    "Inline JSON array of items, e.g. [{\"displayName\":\"a\",\"type\":\"Notebook\"}]",
+);
+const SKIP_EXISTING: ArgSpec = ArgSpec::opt(
+    "skip-existing",
+    ArgKind::Bool,
+    "An item whose name (ignoring case) and type are already in the workspace counts as done (outcome existing) and is not sent",
+);
+const IDS: ArgSpec = ArgSpec::req(
+    "ids",
+    ArgKind::List,
+    "Item ids or display names, comma-separated",
+);
 
 /// `item bulk-create`.
 pub const BULK_CREATE: CommandSpec = CommandSpec {
@@ -42,18 +61,10 @@ reports every item so far and exits 130. Either way, running the same command ag
 bulk::create.",
     args: &[
         WORKSPACE,
-        ArgSpec::opt("file", ArgKind::File, "JSON file holding an array of items"),
-        ArgSpec::opt(
-            "content",
-            ArgKind::Json,
-            "Inline JSON array of items, e.g. [{\"displayName\":\"a\",\"type\":\"Notebook\"}]",
-        ),
+        ITEMS_FILE,
+        ITEMS_CONTENT,
         CONCURRENCY,
-        ArgSpec::opt(
-            "skip-existing",
-            ArgKind::Bool,
-            "An item whose name (ignoring case) and type are already in the workspace counts as done (outcome existing) and is not sent",
-        ),
+        SKIP_EXISTING,
     ],
     traits: Traits::MUTATE,
     columns: &[
@@ -78,7 +89,7 @@ bulk::create.",
             about: "inline",
         },
     ],
-    handler: Handler::Data(bulk_create),
+    handler: Handler::Data(handler::<BulkCreate>),
 };
 
 /// `item bulk-delete`.
@@ -89,134 +100,155 @@ pub const BULK_DELETE: CommandSpec = CommandSpec {
     about: "Each result has an outcome: deleted, failed, unknown (the answer was lost) or \
 not_started (Ctrl-C stopped the run first). Exits 5 when some items were not deleted; Ctrl-C \
 reports every item so far and exits 130. Runs the stdlib function bulk::delete.",
-    args: &[
-        WORKSPACE,
-        ArgSpec::req(
-            "ids",
-            ArgKind::List,
-            "Item ids or display names, comma-separated",
-        ),
-        HARD_DELETE,
-        CONCURRENCY,
-    ],
+    args: &[WORKSPACE, IDS, HARD_DELETE, CONCURRENCY],
     traits: Traits::DESTRUCTIVE,
     columns: &["index", "id", "ok", "outcome", "error.message"],
     examples: &[Example {
         command: "item bulk-delete -w Demo --ids n1,n2,n3 --yes",
         about: "three items, without asking",
     }],
-    handler: Handler::Data(bulk_delete),
+    handler: Handler::Data(handler::<BulkDelete>),
 };
 
-fn bulk_create(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let items = items_to_create(&args)?;
-        let count = items.len();
-        let options = json!({
-            "concurrency": concurrency(&args)?,
-            "skip_existing": args.flag("skip-existing"),
-            "progress": "creating items",
-        });
-        let workspace = json!(args.str("workspace")?);
-        let outcome = stdlib::call(
-            ctx.clone(),
-            "bulk::create",
-            vec![workspace, Value::Array(items), options],
-        )
-        .await?;
-        let report = Report {
-            keys: &["index", "displayName", "ok", "outcome", "id", "error"],
-            verb: "created",
-            rerun: "run the same command again with --skip-existing: items already made count as done, the rest are created",
-        };
-        report.reply(&outcome, count, ctx.bridge().take_interrupted())
-    })
-}
-
-fn bulk_delete(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let ids = args.list("ids").to_vec();
-        if ids.is_empty() {
-            return Err(Error::usage("--ids names no items"));
-        }
-        let count = ids.len();
-        let options = json!({
-            "concurrency": concurrency(&args)?,
-            "hard_delete": args.flag("hard-delete"),
-            "progress": "deleting items",
-        });
-        let workspace = json!(args.str("workspace")?);
-        let outcome = stdlib::call(
-            ctx.clone(),
-            "bulk::delete",
-            vec![workspace, json!(ids), options],
-        )
-        .await?;
-        let report = Report {
-            keys: &["index", "id", "ok", "outcome", "error"],
-            verb: "deleted",
-            rerun: "run again with the ids of the items not deleted: `-q \"results[?!ok].id\"` lists them",
-        };
-        report.reply(&outcome, count, ctx.bridge().take_interrupted())
-    })
-}
-
-/// The items from `--file` or `--content`, each checked as `item create` checks its flags
-/// (name, type, description length, definition), before anything is sent: an item the
-/// service would refuse fails the whole command up front, not one request at a time after
-/// the lookups.
-fn items_to_create(args: &Args) -> Result<Vec<Value>> {
-    let flag = if args.has("file") {
-        "--file"
-    } else {
-        "--content"
-    };
-    let value = match (args.file("file"), args.json("content")) {
-        (Some(_), Some(_)) => return Err(Error::usage("give --file or --content, not both")),
-        (None, None) => {
-            return Err(Error::usage("give the items with --file or --content")
-                .with_hint("a JSON array like [{\"displayName\":\"n1\",\"type\":\"Notebook\"}]"));
-        }
-        (Some(file), None) => serde_json::from_slice(&file.bytes).map_err(|err| {
-            Error::usage(format!(
-                "--file {}: not valid JSON: {err}",
-                file.path.display()
-            ))
-        })?,
-        (None, Some(content)) => content.clone(),
-    };
-    let Value::Array(items) = value else {
-        return Err(Error::usage(format!(
-            "{flag}: the items must be a JSON array of objects"
-        )));
-    };
-    if items.is_empty() {
-        return Err(Error::usage(format!("{flag}: the item array is empty")));
+typed_args! {
+    /// `item bulk-create`.
+    struct BulkCreate {
+        workspace: String = WORKSPACE,
+        file: Option<FileArg> = ITEMS_FILE,
+        content: Option<Value> = ITEMS_CONTENT,
+        concurrency: Option<i64> = CONCURRENCY,
+        skip_existing: bool = SKIP_EXISTING,
     }
-    let workspace = args.str("workspace")?;
-    let problems: Vec<String> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(index, item)| {
-            let err = check_item(item, workspace).err()?;
-            let name = item["displayName"].as_str().unwrap_or("?");
-            Some(format!("item {index} ({name}): {}", err.message))
+}
+
+impl Command for BulkCreate {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let items = self.items_to_create()?;
+            let count = items.len();
+            let options = json!({
+                "concurrency": concurrency(self.concurrency)?,
+                "skip_existing": self.skip_existing,
+                "progress": "creating items",
+            });
+            let workspace = json!(self.workspace);
+            let outcome = stdlib::call(
+                ctx.clone(),
+                "bulk::create",
+                vec![workspace, Value::Array(items), options],
+            )
+            .await?;
+            let report = Report {
+                keys: &["index", "displayName", "ok", "outcome", "id", "error"],
+                verb: "created",
+                rerun: "run the same command again with --skip-existing: items already made count as done, the rest are created",
+            };
+            report.reply(&outcome, count, ctx.bridge().take_interrupted())
         })
-        .collect();
-    if problems.is_empty() {
-        return Ok(items);
     }
-    let mut err = Error::usage(format!(
-        "{flag}: {} of {} items would be refused; nothing was sent",
-        problems.len(),
-        items.len()
-    ));
-    for problem in problems {
-        err = err.with_cause(problem);
+}
+
+typed_args! {
+    /// `item bulk-delete`.
+    struct BulkDelete {
+        workspace: String = WORKSPACE,
+        ids: Vec<String> = IDS,
+        hard_delete: bool = HARD_DELETE,
+        concurrency: Option<i64> = CONCURRENCY,
     }
-    Err(err.with_hint(
-        "each item takes what `item create` takes: displayName (--name), type (--type), description (--description), definition (--definition)",
-    ))
+}
+
+impl Command for BulkDelete {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let ids = self.ids;
+            if ids.is_empty() {
+                return Err(Error::usage("--ids names no items"));
+            }
+            let count = ids.len();
+            let options = json!({
+                "concurrency": concurrency(self.concurrency)?,
+                "hard_delete": self.hard_delete,
+                "progress": "deleting items",
+            });
+            let workspace = json!(self.workspace);
+            let outcome = stdlib::call(
+                ctx.clone(),
+                "bulk::delete",
+                vec![workspace, json!(ids), options],
+            )
+            .await?;
+            let report = Report {
+                keys: &["index", "id", "ok", "outcome", "error"],
+                verb: "deleted",
+                rerun: "run again with the ids of the items not deleted: `-q \"results[?!ok].id\"` lists them",
+            };
+            report.reply(&outcome, count, ctx.bridge().take_interrupted())
+        })
+    }
+}
+
+impl BulkCreate {
+    /// The items from `--file` or `--content`, each checked as `item create` checks its flags
+    /// (name, type, description length, definition), before anything is sent: an item the
+    /// service would refuse fails the whole command up front, not one request at a time after
+    /// the lookups.
+    fn items_to_create(&self) -> Result<Vec<Value>> {
+        let flag = if self.file.is_some() {
+            "--file"
+        } else {
+            "--content"
+        };
+        let value = match (&self.file, &self.content) {
+            (Some(_), Some(_)) => return Err(Error::usage("give --file or --content, not both")),
+            (None, None) => {
+                return Err(
+                    Error::usage("give the items with --file or --content").with_hint(
+                        "a JSON array like [{\"displayName\":\"n1\",\"type\":\"Notebook\"}]",
+                    ),
+                );
+            }
+            (Some(file), None) => serde_json::from_slice(&file.bytes).map_err(|err| {
+                Error::usage(format!(
+                    "--file {}: not valid JSON: {err}",
+                    file.path.display()
+                ))
+            })?,
+            (None, Some(content)) => content.clone(),
+        };
+        let Value::Array(items) = value else {
+            return Err(Error::usage(format!(
+                "{flag}: the items must be a JSON array of objects"
+            )));
+        };
+        if items.is_empty() {
+            return Err(Error::usage(format!("{flag}: the item array is empty")));
+        }
+        let workspace = &self.workspace;
+        let problems: Vec<String> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| {
+                let err = check_item(item, workspace).err()?;
+                let name = item["displayName"].as_str().unwrap_or("?");
+                Some(format!("item {index} ({name}): {}", err.message))
+            })
+            .collect();
+        if problems.is_empty() {
+            return Ok(items);
+        }
+        let mut err = Error::usage(format!(
+            "{flag}: {} of {} items would be refused; nothing was sent",
+            problems.len(),
+            items.len()
+        ));
+        for problem in problems {
+            err = err.with_cause(problem);
+        }
+        Err(err.with_hint(
+            "each item takes what `item create` takes: displayName (--name), type (--type), description (--description), definition (--definition)",
+        ))
+    }
 }
 
 /// Item keys and the `item create` flags they become, as the stdlib's bulk::create passes
@@ -251,11 +283,12 @@ fn check_item(item: &Value, workspace: &str) -> Result<()> {
         raw.push((arg, value));
     }
     let args = Args::check(spec, &declared, raw)?;
-    basics::create_body(&args).map(drop)
+    NewItem::from_args(&args)?.body().map(drop)
 }
 
-fn concurrency(args: &Args) -> Result<i64> {
-    let value = args.int("concurrency").unwrap_or(8);
+/// `--concurrency` (its default when absent), within what a bulk command runs at once.
+fn concurrency(given: Option<i64>) -> Result<i64> {
+    let value = given.unwrap_or(8);
     if !(1..=MAX_CONCURRENCY).contains(&value) {
         return Err(Error::usage(format!(
             "--concurrency must be 1 to {MAX_CONCURRENCY}, got {value}"

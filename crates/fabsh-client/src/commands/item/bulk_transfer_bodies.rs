@@ -1,7 +1,6 @@
 //! The request bodies of the bulk commands, checked before sending: what the service would
 //! refuse is refused here with exit 2 and the flag that carried it.
 
-use crate::commands::args::Args;
 use crate::error::{Error, Result};
 use fabsh_model::definition::{paths, platform};
 use serde_json::{Map, Value, json};
@@ -98,14 +97,17 @@ pub fn check_export_body(mut body: Value, flag: &str) -> Result<Value> {
     }
 }
 
-/// The `options` the import flags ask for: `allowPairingByName` and
-/// `itemOptionsByLogicalId`.
-pub fn import_options(args: &Args) -> Result<Map<String, Value>> {
+/// The `options` the import flags ask for: `allowPairingByName` (`--allow-pairing-by-name`,
+/// when given, true or false) and `itemOptionsByLogicalId` (`--item-options`).
+pub fn import_options(
+    allow_pairing_by_name: Option<bool>,
+    per_item: Option<&Value>,
+) -> Result<Map<String, Value>> {
     let mut options = Map::new();
-    if let Some(allow) = args.opt_bool("allow-pairing-by-name") {
+    if let Some(allow) = allow_pairing_by_name {
         options.insert("allowPairingByName".into(), json!(allow));
     }
-    if let Some(entries) = args.json("item-options") {
+    if let Some(entries) = per_item {
         options.insert("itemOptionsByLogicalId".into(), item_options(entries)?);
     }
     Ok(options)

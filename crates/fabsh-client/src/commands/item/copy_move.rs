@@ -3,10 +3,10 @@
 
 use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, items};
-use crate::commands::args::Args;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -14,24 +14,24 @@ use fabsh_model::definition::platform;
 use fabsh_model::item_types;
 use serde_json::{Map, Value, json};
 
-const ARGS: &[ArgSpec] = &[
-    ArgSpec::req(
-        "source-workspace",
-        ArgKind::Ref,
-        "Workspace holding the item (id or display name)",
-    ),
-    ArgSpec::req("id", ArgKind::Ref, "Item id or display name"),
-    ArgSpec::req(
-        "dest-workspace",
-        ArgKind::Ref,
-        "Workspace to put the new item in (id or display name)",
-    ),
-    ArgSpec::opt(
-        "name",
-        ArgKind::Str,
-        "Display name of the new item (default: the source's)",
-    ),
-];
+const SOURCE_WORKSPACE: ArgSpec = ArgSpec::req(
+    "source-workspace",
+    ArgKind::Ref,
+    "Workspace holding the item (id or display name)",
+);
+const SOURCE_ITEM: ArgSpec = ArgSpec::req("id", ArgKind::Ref, "Item id or display name");
+const DEST_WORKSPACE: ArgSpec = ArgSpec::req(
+    "dest-workspace",
+    ArgKind::Ref,
+    "Workspace to put the new item in (id or display name)",
+);
+const NEW_NAME: ArgSpec = ArgSpec::opt(
+    "name",
+    ArgKind::Str,
+    "Display name of the new item (default: the source's)",
+);
+
+const ARGS: &[ArgSpec] = &[SOURCE_WORKSPACE, SOURCE_ITEM, DEST_WORKSPACE, NEW_NAME];
 
 pub const COPY: CommandSpec = CommandSpec {
     group: "item",
@@ -45,7 +45,7 @@ pub const COPY: CommandSpec = CommandSpec {
         command: "item copy --source-workspace Demo --id Welcome --dest-workspace Sales",
         about: "same name in another workspace",
     }],
-    handler: Handler::Data(copy),
+    handler: Handler::Data(handler::<CopyItem>),
 };
 
 pub const MOVE: CommandSpec = CommandSpec {
@@ -60,7 +60,7 @@ pub const MOVE: CommandSpec = CommandSpec {
         command: "item move --source-workspace Demo --id Welcome --dest-workspace Sales --yes",
         about: "move without asking",
     }],
-    handler: Handler::Data(move_item),
+    handler: Handler::Data(handler::<MoveItem>),
 };
 
 /// A finished copy: the new item, and where it came from.
@@ -70,12 +70,20 @@ struct Copied {
     source_id: String,
 }
 
-async fn copy_item(ctx: &Ctx, args: &Args) -> Result<Copied> {
-    let source_workspace = ctx.workspace_id(args.str("source-workspace")?).await?;
-    let source_id = ctx
-        .item_id(&source_workspace, args.str("id")?, None)
-        .await?;
-    let dest_workspace = ctx.workspace_id(args.str("dest-workspace")?).await?;
+typed_args! {
+    /// The flags `item copy` and `item move` share: the item, where it goes, its new name.
+    struct Transfer {
+        source_workspace: String = SOURCE_WORKSPACE,
+        item: String = SOURCE_ITEM,
+        dest_workspace: String = DEST_WORKSPACE,
+        name: Option<String> = NEW_NAME,
+    }
+}
+
+async fn copy_item(ctx: &Ctx, transfer: &Transfer) -> Result<Copied> {
+    let source_workspace = ctx.workspace_id(&transfer.source_workspace).await?;
+    let source_id = ctx.item_id(&source_workspace, &transfer.item, None).await?;
+    let dest_workspace = ctx.workspace_id(&transfer.dest_workspace).await?;
     let api = ctx.api();
     let source = items::get(api, &source_workspace, &source_id, None).await?;
     let item_type = source["type"].as_str().unwrap_or_default().to_string();
@@ -90,8 +98,9 @@ async fn copy_item(ctx: &Ctx, args: &Args) -> Result<Copied> {
         LroOutcome::Pending(_) => return Err(Error::runtime("the definition was not ready")),
     };
     let mut body = Map::new();
-    let name = args
-        .opt_str("name")
+    let name = transfer
+        .name
+        .as_deref()
         .or_else(|| source["displayName"].as_str())
         .unwrap_or_default();
     body.insert("displayName".into(), json!(name));
@@ -120,47 +129,68 @@ fn without_platform(mut definition: Value) -> Value {
     definition
 }
 
-fn copy(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let copied = copy_item(&ctx, &args).await?;
-        Ok(Reply::json(copied.item))
-    })
+typed_args! {
+    /// `item copy`.
+    struct CopyItem {
+        transfer: Transfer,
+    }
 }
 
-fn move_item(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let copied = copy_item(&ctx, &args).await?;
-        let deleted = items::delete(
-            ctx.api(),
-            &copied.source_workspace,
-            &copied.source_id,
-            false,
-        )
-        .await;
-        let value = json!({
-            "item": copied.item,
-            "source": {
-                "workspaceId": copied.source_workspace,
-                "id": copied.source_id,
-                "deleted": deleted.is_ok(),
-            },
-        });
-        let Err(err) = deleted else {
-            return Ok(Reply::json(value));
-        };
-        let new_id = copied.item["id"].as_str().unwrap_or("?");
-        let failure = Error::new(
-            ErrorKind::Partial,
-            format!(
-                "copied item {} to new item {new_id}, but could not delete the source",
-                copied.source_id
-            ),
-        )
-        .with_cause(err)
-        .with_hint(format!(
-            "finish the move with `fabsh item delete -w {} --id {}`, or undo it by deleting {new_id}",
-            copied.source_workspace, copied.source_id
-        ));
-        Ok(Reply::json(value).with_failure(failure))
-    })
+impl Command for CopyItem {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let copied = copy_item(&ctx, &self.transfer).await?;
+            Ok(Reply::json(copied.item))
+        })
+    }
+}
+
+typed_args! {
+    /// `item move`.
+    struct MoveItem {
+        transfer: Transfer,
+    }
+}
+
+impl Command for MoveItem {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(move_item(ctx, self.transfer))
+    }
+}
+
+/// A copy, then the source's delete; a failed delete leaves both and says how to finish.
+async fn move_item(ctx: Ctx, transfer: Transfer) -> Result<Reply> {
+    let copied = copy_item(&ctx, &transfer).await?;
+    let deleted = items::delete(
+        ctx.api(),
+        &copied.source_workspace,
+        &copied.source_id,
+        false,
+    )
+    .await;
+    let value = json!({
+        "item": copied.item,
+        "source": {
+            "workspaceId": copied.source_workspace,
+            "id": copied.source_id,
+            "deleted": deleted.is_ok(),
+        },
+    });
+    let Err(err) = deleted else {
+        return Ok(Reply::json(value));
+    };
+    let new_id = copied.item["id"].as_str().unwrap_or("?");
+    let failure = Error::new(
+        ErrorKind::Partial,
+        format!(
+            "copied item {} to new item {new_id}, but could not delete the source",
+            copied.source_id
+        ),
+    )
+    .with_cause(err)
+    .with_hint(format!(
+        "finish the move with `fabsh item delete -w {} --id {}`, or undo it by deleting {new_id}",
+        copied.source_workspace, copied.source_id
+    ));
+    Ok(Reply::json(value).with_failure(failure))
 }

@@ -1,11 +1,11 @@
 //! `item show-endorsement | list-endorsements`: read-only; endorsements are set in the portal.
 
 use crate::api::{endorsements, items};
-use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -14,6 +14,17 @@ use serde_json::{Value, json};
 
 /// The endorsement values, `None` meaning not endorsed.
 const ENDORSEMENTS: &[&str] = &["Certified", "Promoted", "Master", "None"];
+
+const ENDORSEMENT: ArgSpec = ArgSpec::opt(
+    "endorsement",
+    ArgKind::Enum(ENDORSEMENTS),
+    "Only items with this endorsement",
+);
+const ENDORSED_TYPE: ArgSpec = ArgSpec::opt(
+    "type",
+    ArgKind::ItemType,
+    "Only this type (default: every type with a readable endorsement: SemanticModel, Report, Dataflow, Dashboard, Datamart)",
+);
 
 const PORTAL_ONLY: &str = "Endorsement is read through the Power BI groups API; setting it is possible only in the portal.";
 
@@ -29,7 +40,7 @@ pub const SHOW_ENDORSEMENT: CommandSpec = CommandSpec {
         command: "item show-endorsement -w Demo --id \"Sales Model\"",
         about: "is the model certified?",
     }],
-    handler: Handler::Data(show_endorsement),
+    handler: Handler::Data(handler::<ShowEndorsement>),
 };
 
 pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
@@ -37,26 +48,14 @@ pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
     name: "list-endorsements",
     summary: "List the endorsements of a workspace's items",
     about: PORTAL_ONLY,
-    args: &[
-        WORKSPACE,
-        ArgSpec::opt(
-            "endorsement",
-            ArgKind::Enum(ENDORSEMENTS),
-            "Only items with this endorsement",
-        ),
-        ArgSpec::opt(
-            "type",
-            ArgKind::ItemType,
-            "Only this type (default: every type with a readable endorsement: SemanticModel, Report, Dataflow, Dashboard, Datamart)",
-        ),
-    ],
+    args: &[WORKSPACE, ENDORSEMENT, ENDORSED_TYPE],
     traits: Traits::READ.unpaged_list(),
     columns: &["id", "displayName", "type", "endorsement", "certifiedBy"],
     examples: &[Example {
         command: "item list-endorsements -w Demo --endorsement Certified",
         about: "the certified items",
     }],
-    handler: Handler::Data(list_endorsements),
+    handler: Handler::Data(handler::<ListEndorsements>),
 };
 
 fn readable_types() -> impl Iterator<Item = &'static ItemType> {
@@ -103,55 +102,74 @@ async fn rows_of(ctx: &Ctx, workspace: &str, item_type: &'static ItemType) -> Re
         .collect())
 }
 
-fn show_endorsement(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let item = items::get(ctx.api(), &workspace, &id, None).await?;
-        let type_name = item["type"].as_str().unwrap_or_default();
-        let item_type = item_types::find(type_name)
-            .filter(|t| t.endorsement_collection.is_some())
-            .ok_or_else(|| unreadable(type_name))?;
-        let rows = rows_of(&ctx, &workspace, item_type).await?;
-        let found = rows.into_iter().find(|row| {
-            row["id"]
-                .as_str()
-                .is_some_and(|rid| rid.eq_ignore_ascii_case(&id))
-        });
-        Ok(Reply::json(found.unwrap_or_else(|| {
-            json!({
-                "id": id,
-                "displayName": item["displayName"],
-                "type": item_type.name,
-                "endorsement": "None",
-                "certifiedBy": null,
-            })
-        })))
-    })
+typed_args! {
+    /// `item show-endorsement`.
+    struct ShowEndorsement {
+        target: ItemTarget,
+    }
 }
 
-fn list_endorsements(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let types: Vec<&'static ItemType> = match args.opt_str("type") {
-            Some(name) => vec![
-                item_types::find(name)
-                    .filter(|t| t.endorsement_collection.is_some())
-                    .ok_or_else(|| unreadable(name))?,
-            ],
-            None => readable_types().collect(),
-        };
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let lists =
-            futures::future::join_all(types.iter().map(|t| rows_of(&ctx, &workspace, t))).await;
-        let wanted = args.opt_str("endorsement");
-        let mut rows = Vec::new();
-        for list in lists {
-            rows.extend(
-                list?
-                    .into_iter()
-                    .filter(|row| wanted.is_none_or(|w| row["endorsement"].as_str() == Some(w))),
-            );
-        }
-        Ok(Reply::json(Value::Array(rows)))
-    })
+impl Command for ShowEndorsement {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            let item = items::get(ctx.api(), &workspace, &id, None).await?;
+            let type_name = item["type"].as_str().unwrap_or_default();
+            let item_type = item_types::find(type_name)
+                .filter(|t| t.endorsement_collection.is_some())
+                .ok_or_else(|| unreadable(type_name))?;
+            let rows = rows_of(&ctx, &workspace, item_type).await?;
+            let found = rows.into_iter().find(|row| {
+                row["id"]
+                    .as_str()
+                    .is_some_and(|rid| rid.eq_ignore_ascii_case(&id))
+            });
+            Ok(Reply::json(found.unwrap_or_else(|| {
+                json!({
+                    "id": id,
+                    "displayName": item["displayName"],
+                    "type": item_type.name,
+                    "endorsement": "None",
+                    "certifiedBy": null,
+                })
+            })))
+        })
+    }
+}
+
+typed_args! {
+    /// `item list-endorsements`.
+    struct ListEndorsements {
+        workspace: String = WORKSPACE,
+        endorsement: Option<String> = ENDORSEMENT,
+        item_type: Option<String> = ENDORSED_TYPE,
+    }
+}
+
+impl Command for ListEndorsements {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let types: Vec<&'static ItemType> = match self.item_type.as_deref() {
+                Some(name) => vec![
+                    item_types::find(name)
+                        .filter(|t| t.endorsement_collection.is_some())
+                        .ok_or_else(|| unreadable(name))?,
+                ],
+                None => readable_types().collect(),
+            };
+            let workspace = ctx.workspace_id(&self.workspace).await?;
+            let lists =
+                futures::future::join_all(types.iter().map(|t| rows_of(&ctx, &workspace, t))).await;
+            let wanted = self.endorsement.as_deref();
+            let mut rows = Vec::new();
+            for list in lists {
+                rows.extend(
+                    list?.into_iter().filter(|row| {
+                        wanted.is_none_or(|w| row["endorsement"].as_str() == Some(w))
+                    }),
+                );
+            }
+            Ok(Reply::json(Value::Array(rows)))
+        })
+    }
 }

@@ -2,9 +2,9 @@
 
 use crate::api::definitions as api_definitions;
 use crate::api::{LroOutcome, items};
-use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
 use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
+use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -25,7 +25,7 @@ pub const INSPECT: CommandSpec = CommandSpec {
         command: "item inspect -w Demo --id \"Sales Report\"",
         about: "everything about one item",
     }],
-    handler: Handler::Data(inspect),
+    handler: Handler::Data(handler::<Inspect>),
 };
 
 pub const LIST_CONNECTIONS: CommandSpec = CommandSpec {
@@ -46,7 +46,7 @@ pub const LIST_CONNECTIONS: CommandSpec = CommandSpec {
         command: "item list-connections -w Demo --id \"Sales Model\"",
         about: "what a semantic model connects to",
     }],
-    handler: Handler::Data(list_connections),
+    handler: Handler::Data(handler::<ListConnections>),
 };
 
 pub const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
@@ -61,7 +61,7 @@ pub const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
         command: "item list-downstream-relations -w Demo --id \"Sales Model\"",
         about: "the reports built on a model",
     }],
-    handler: Handler::Data(downstream),
+    handler: Handler::Data(handler::<Downstream>),
 };
 
 pub const LIST_UPSTREAM_RELATIONS: CommandSpec = CommandSpec {
@@ -76,7 +76,7 @@ pub const LIST_UPSTREAM_RELATIONS: CommandSpec = CommandSpec {
         command: "item list-upstream-relations -w Demo --id \"Sales Report\"",
         about: "the model a report reads",
     }],
-    handler: Handler::Data(upstream),
+    handler: Handler::Data(handler::<Upstream>),
 };
 
 /// The value of a part of `inspect`, or `None` (with a note) when the type does not have it.
@@ -91,53 +91,89 @@ fn optional(part: &str, outcome: Result<Value>, notes: &mut Vec<String>) -> Resu
     }
 }
 
-fn inspect(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let api = ctx.api();
-        let (item, definition, connections) = futures::join!(
-            items::get(api, &workspace, &id, None),
-            api_definitions::get(api, &workspace, &id, None),
-            api.all(items::connections_req(&workspace, &id)),
-        );
-        let mut notes = Vec::new();
-        let definition = definition.and_then(|outcome| match outcome {
-            LroOutcome::Done(value) => Ok(value.get("definition").cloned().unwrap_or(value)),
-            LroOutcome::Pending(_) => Err(Error::runtime("the definition was not ready")),
-        });
-        let value = json!({
-            "item": item?,
-            "definition": optional("definition", definition, &mut notes)?,
-            "connections": optional("connections", connections.map(Value::Array), &mut notes)?,
-        });
-        Ok(notes
-            .into_iter()
-            .fold(Reply::json(value), |reply, note| reply.with_note(note)))
-    })
+typed_args! {
+    /// `item inspect`.
+    struct Inspect {
+        target: ItemTarget,
+    }
 }
 
-fn list_connections(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        common::paged(ctx.api(), items::connections_req(&workspace, &id), &args).await
-    })
+impl Command for Inspect {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            let api = ctx.api();
+            let (item, definition, connections) = futures::join!(
+                items::get(api, &workspace, &id, None),
+                api_definitions::get(api, &workspace, &id, None),
+                api.all(items::connections_req(&workspace, &id)),
+            );
+            let mut notes = Vec::new();
+            let definition = definition.and_then(|outcome| match outcome {
+                LroOutcome::Done(value) => Ok(value.get("definition").cloned().unwrap_or(value)),
+                LroOutcome::Pending(_) => Err(Error::runtime("the definition was not ready")),
+            });
+            let value = json!({
+                "item": item?,
+                "definition": optional("definition", definition, &mut notes)?,
+                "connections": optional("connections", connections.map(Value::Array), &mut notes)?,
+            });
+            Ok(notes
+                .into_iter()
+                .fold(Reply::json(value), |reply, note| reply.with_note(note)))
+        })
+    }
 }
 
-fn relations(ctx: Ctx, args: Args, direction: &'static str) -> HandlerFuture {
+typed_args! {
+    /// `item list-connections`.
+    struct ListConnections {
+        target: ItemTarget,
+        paging: Paging,
+    }
+}
+
+impl Command for ListConnections {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            let req = items::connections_req(&workspace, &id);
+            common::paged_by(ctx.api(), req, &self.paging).await
+        })
+    }
+}
+
+/// The relations of an item, one way.
+fn relations(ctx: Ctx, target: ItemTarget, direction: &'static str) -> HandlerFuture {
     Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
+        let (workspace, id) = target.resolve(&ctx).await?;
         let value = items::relations(ctx.api(), &workspace, &id, direction).await?;
         Ok(Reply::json(value))
     })
 }
 
-fn downstream(ctx: Ctx, args: Args) -> HandlerFuture {
-    relations(ctx, args, "downstream")
+typed_args! {
+    /// `item list-downstream-relations`.
+    struct Downstream {
+        target: ItemTarget,
+    }
 }
 
-fn upstream(ctx: Ctx, args: Args) -> HandlerFuture {
-    relations(ctx, args, "upstream")
+impl Command for Downstream {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        relations(ctx, self.target, "downstream")
+    }
+}
+
+typed_args! {
+    /// `item list-upstream-relations`.
+    struct Upstream {
+        target: ItemTarget,
+    }
+}
+
+impl Command for Upstream {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        relations(ctx, self.target, "upstream")
+    }
 }

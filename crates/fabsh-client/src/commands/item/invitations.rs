@@ -9,10 +9,10 @@
 //! fails, so a refused invitation leaves nothing behind.
 
 use crate::api::{items, shares};
-use crate::commands::args::Args;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -22,26 +22,48 @@ use std::collections::HashSet;
 /// The item type the accepted share's shortcuts live in.
 const TARGET_TYPE: &str = "Lakehouse";
 
+const INVITATION_ID: ArgSpec = ArgSpec::req("invitation-id", ArgKind::Uuid, "Invitation id");
+const PROVIDER_TENANT_ID: ArgSpec = ArgSpec::req(
+    "provider-tenant-id",
+    ArgKind::Uuid,
+    "Tenant of the provider who shared",
+);
+const INVITATION_ID_OR_URL: ArgSpec = ArgSpec::req(
+    "invitation-id",
+    ArgKind::Str,
+    "Invitation id, or the invitation URL the provider sent (it carries the provider's tenant)",
+)
+.value_name("ID|URL");
+const TARGET_WORKSPACE: ArgSpec = ArgSpec::req(
+    "workspace",
+    ArgKind::Ref,
+    "Target workspace id or display name",
+)
+.short('w');
+const LAKEHOUSE_NAME: ArgSpec = ArgSpec::req(
+    "name",
+    ArgKind::Str,
+    "Display name of the lakehouse that receives the shortcuts",
+);
+const PROVIDER_TENANT_ID_UNLESS_URL: ArgSpec = ArgSpec::opt(
+    "provider-tenant-id",
+    ArgKind::Uuid,
+    "Tenant of the provider (needed unless --invitation-id is the invitation URL)",
+);
+
 pub const GET_INVITATION: CommandSpec = CommandSpec {
     group: "item",
     name: "get-invitation",
     summary: "Show an external data share invitation: the provider and the shared paths",
     about: "Needs no workspace: the invitation comes from another tenant. The invitation id is the provider's share id.",
-    args: &[
-        ArgSpec::req("invitation-id", ArgKind::Uuid, "Invitation id"),
-        ArgSpec::req(
-            "provider-tenant-id",
-            ArgKind::Uuid,
-            "Tenant of the provider who shared",
-        ),
-    ],
+    args: &[INVITATION_ID, PROVIDER_TENANT_ID],
     traits: Traits::READ,
     columns: &[],
     examples: &[Example {
         command: "item get-invitation --invitation-id \"$INVITATION_ID\" --provider-tenant-id \"$PROVIDER_TENANT_ID\"",
         about: "what was shared",
     }],
-    handler: Handler::Data(get_invitation),
+    handler: Handler::Data(handler::<GetInvitation>),
 };
 
 pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
@@ -50,28 +72,10 @@ pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
     summary: "Accept an external data share invitation into a workspace",
     about: "Two accept bodies have been reported; this sends the spec's ({providerTenantId, workspaceId, itemId, payload: {payloadType: ShortcutCreation, path, createShortcutRequests}}), not the shorter {workspaceId, displayName}. That body creates shortcuts inside an item: the lakehouse named --name in the target workspace is used, or created first, and gets one shortcut per shared path (under Tables when every path is a table, else under Files), named after the path. A lakehouse created here is deleted again if the accept fails. Prints {item, created, shortcuts}. The provider's tenant comes from --provider-tenant-id or from the invitation URL given as --invitation-id. An invitation cannot be accepted in the provider's own tenant.",
     args: &[
-        ArgSpec::req(
-            "invitation-id",
-            ArgKind::Str,
-            "Invitation id, or the invitation URL the provider sent (it carries the provider's tenant)",
-        )
-        .value_name("ID|URL"),
-        ArgSpec::req(
-            "workspace",
-            ArgKind::Ref,
-            "Target workspace id or display name",
-        )
-        .short('w'),
-        ArgSpec::req(
-            "name",
-            ArgKind::Str,
-            "Display name of the lakehouse that receives the shortcuts",
-        ),
-        ArgSpec::opt(
-            "provider-tenant-id",
-            ArgKind::Uuid,
-            "Tenant of the provider (needed unless --invitation-id is the invitation URL)",
-        ),
+        INVITATION_ID_OR_URL,
+        TARGET_WORKSPACE,
+        LAKEHOUSE_NAME,
+        PROVIDER_TENANT_ID_UNLESS_URL,
     ],
     traits: Traits::MUTATE,
     columns: &[],
@@ -79,26 +83,45 @@ pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
         command: "item accept-invitation --invitation-id \"$INVITATION_ID\" --provider-tenant-id \"$PROVIDER_TENANT_ID\" -w Inbox --name SharedSales",
         about: "shortcuts in a new lakehouse SharedSales",
     }],
-    handler: Handler::Data(accept_invitation),
+    handler: Handler::Data(handler::<AcceptInvitation>),
 };
 
-fn get_invitation(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let invitation = shares::get_invitation(
-            ctx.api(),
-            args.str("invitation-id")?,
-            args.str("provider-tenant-id")?,
-        )
-        .await?;
-        Ok(Reply::json(invitation))
-    })
+typed_args! {
+    /// `item get-invitation`.
+    struct GetInvitation {
+        invitation: String = INVITATION_ID,
+        provider_tenant: String = PROVIDER_TENANT_ID,
+    }
+}
+
+impl Command for GetInvitation {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let invitation =
+                shares::get_invitation(ctx.api(), &self.invitation, &self.provider_tenant).await?;
+            Ok(Reply::json(invitation))
+        })
+    }
+}
+
+typed_args! {
+    /// `item accept-invitation`.
+    struct AcceptInvitation {
+        invitation: String = INVITATION_ID_OR_URL,
+        workspace: String = TARGET_WORKSPACE,
+        name: String = LAKEHOUSE_NAME,
+        provider_tenant: Option<String> = PROVIDER_TENANT_ID_UNLESS_URL,
+    }
 }
 
 /// The invitation id and the provider tenant, from `--invitation-id` (an id or the invitation
 /// URL) and `--provider-tenant-id`.
-fn invitation_and_tenant(args: &Args) -> Result<(String, String)> {
-    let given = args.str("invitation-id")?.trim();
-    let flag_tenant = args.opt_str("provider-tenant-id");
+fn invitation_and_tenant(
+    invitation: &str,
+    provider_tenant: Option<&str>,
+) -> Result<(String, String)> {
+    let given = invitation.trim();
+    let flag_tenant = provider_tenant;
     let (id, url_tenant) = match uuid::Uuid::try_parse(given) {
         Ok(id) => (id.to_string(), None),
         Err(_) => parse_invitation_url(given)?,
@@ -193,14 +216,21 @@ fn shortcut_payload(invitation: &Value) -> Result<Value> {
     }))
 }
 
-fn accept_invitation(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (invitation_id, provider_tenant) = invitation_and_tenant(&args)?;
-        let name = args.str("name")?.trim().to_string();
+impl Command for AcceptInvitation {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(self.accept(ctx))
+    }
+}
+
+impl AcceptInvitation {
+    async fn accept(self, ctx: Ctx) -> Result<Reply> {
+        let (invitation_id, provider_tenant) =
+            invitation_and_tenant(&self.invitation, self.provider_tenant.as_deref())?;
+        let name = self.name.trim().to_string();
         if name.is_empty() {
             return Err(Error::usage("--name cannot be empty"));
         }
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
+        let workspace = ctx.workspace_id(&self.workspace).await?;
         let api = ctx.api();
         let invitation = shares::get_invitation(api, &invitation_id, &provider_tenant).await?;
         let payload = shortcut_payload(&invitation)?;
@@ -240,7 +270,7 @@ fn accept_invitation(ctx: Ctx, args: Args) -> HandlerFuture {
             }
             Err(err) => Err(err),
         }
-    })
+    }
 }
 
 #[cfg(test)]

@@ -1,39 +1,43 @@
 //! `item move-to-folder | apply-tags | unapply-tags | update-logical-id`.
 
 use crate::api::{items, tags};
-use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::folder::folder_or_root;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use serde_json::Value;
+
+const FOLDER_ID: ArgSpec = ArgSpec::opt(
+    "folder-id",
+    ArgKind::Str,
+    "Target folder id; omitted or empty means the workspace root",
+)
+.allowing_empty();
+
+const LOGICAL_ID: ArgSpec = ArgSpec::req(
+    "logical-id",
+    ArgKind::Uuid,
+    "The new logical id (a GUID, not all zeros)",
+);
 
 pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
     group: "item",
     name: "move-to-folder",
     summary: "Move an item (and its children) to a folder of its workspace",
     about: "Prints the moved items: the item and its children (a lakehouse's SQL endpoint). Folder ids come from `fabsh folder list`.",
-    args: &[
-        WORKSPACE,
-        ITEM,
-        ArgSpec::opt(
-            "folder-id",
-            ArgKind::Str,
-            "Target folder id; omitted or empty means the workspace root",
-        )
-        .allowing_empty(),
-    ],
+    args: &[WORKSPACE, ITEM, FOLDER_ID],
     traits: Traits::MUTATE.unpaged_list(),
     columns: &["id", "displayName", "type", "folderId"],
     examples: &[Example {
         command: "item move-to-folder -w Demo --id Welcome --folder-id \"$FOLDER_ID\"",
         about: "into a folder",
     }],
-    handler: Handler::Data(move_to_folder),
+    handler: Handler::Data(handler::<MoveToFolder>),
 };
 
 pub(crate) const TAG_IDS: ArgSpec = ArgSpec::opt(
@@ -54,7 +58,7 @@ pub const APPLY_TAGS: CommandSpec = CommandSpec {
         command: "item apply-tags -w Demo --id Welcome --tag-ids \"$TAG_ID\"",
         about: "one tag",
     }],
-    handler: Handler::Data(apply_tags),
+    handler: Handler::Data(handler::<ApplyTags>),
 };
 
 pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
@@ -69,7 +73,7 @@ pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
         command: "item unapply-tags -w Demo --id Welcome --tag-ids \"$TAG_ID\"",
         about: "one tag",
     }],
-    handler: Handler::Data(unapply_tags),
+    handler: Handler::Data(handler::<UnapplyTags>),
 };
 
 pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
@@ -77,36 +81,38 @@ pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
     name: "update-logical-id",
     summary: "Set an item's logical id (the .platform config.logicalId)",
     about: "The logical id pairs an item with its copies in other workspaces (Git integration, bulk import); it must be a non-empty GUID unused in the workspace. Use it to resolve an identity conflict.",
-    args: &[
-        WORKSPACE,
-        ITEM,
-        ArgSpec::req(
-            "logical-id",
-            ArgKind::Uuid,
-            "The new logical id (a GUID, not all zeros)",
-        ),
-    ],
+    args: &[WORKSPACE, ITEM, LOGICAL_ID],
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
         command: "item update-logical-id -w Demo --id Welcome --logical-id 3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e",
         about: "give the item a new identity",
     }],
-    handler: Handler::Data(update_logical_id),
+    handler: Handler::Data(handler::<UpdateLogicalId>),
 };
 
-fn move_to_folder(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let folder = folder_or_root(args.opt_str("folder-id"), "folder-id")?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let moved = items::move_to_folder(ctx.api(), &workspace, &id, folder.as_deref()).await?;
-        let moved = match moved {
-            Value::Object(mut map) => map.remove("value").unwrap_or(Value::Array(Vec::new())),
-            other => other,
-        };
-        Ok(Reply::json(moved))
-    })
+typed_args! {
+    /// `item move-to-folder`.
+    struct MoveToFolder {
+        target: ItemTarget,
+        folder: Option<String> = FOLDER_ID,
+    }
+}
+
+impl Command for MoveToFolder {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let folder = folder_or_root(self.folder.as_deref(), FOLDER_ID.long)?;
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            let moved =
+                items::move_to_folder(ctx.api(), &workspace, &id, folder.as_deref()).await?;
+            let moved = match moved {
+                Value::Object(mut map) => map.remove("value").unwrap_or(Value::Array(Vec::new())),
+                other => other,
+            };
+            Ok(Reply::json(moved))
+        })
+    }
 }
 
 /// `--tag-ids`, at least one: GUIDs or tag display names (see [`resolve_tag_ids`]).
@@ -179,42 +185,81 @@ fn tag_id_named(rows: &[TagRow], name: String) -> Result<String> {
     }
 }
 
-fn tagging(ctx: Ctx, args: Args, apply: bool) -> HandlerFuture {
-    Box::pin(async move {
-        let ids = tag_ids(args.list(TAG_IDS.long))?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let ids = resolve_tag_ids(&ctx, ids).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        if apply {
-            tags::apply(ctx.api(), &workspace, &id, &ids).await?;
-        } else {
-            tags::unapply(ctx.api(), &workspace, &id, &ids).await?;
-        }
-        let item = items::get(ctx.api(), &workspace, &id, None).await?;
-        Ok(Reply::json(item))
-    })
+typed_args! {
+    /// The item and tags of `item apply-tags` and `item unapply-tags`.
+    struct Tagging {
+        target: ItemTarget,
+        tag_ids: Vec<String> = TAG_IDS,
+    }
 }
 
-fn apply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
-    tagging(ctx, args, true)
+impl Tagging {
+    /// Applies the tags (or removes them), then shows the item. The workspace is looked up
+    /// before the tags' names, and the item after them.
+    fn run(self, ctx: Ctx, apply: bool) -> HandlerFuture {
+        Box::pin(async move {
+            let ids = tag_ids(&self.tag_ids)?;
+            let workspace = ctx.workspace_id(&self.target.workspace).await?;
+            let ids = resolve_tag_ids(&ctx, ids).await?;
+            let id = ctx.item_id(&workspace, &self.target.item, None).await?;
+            if apply {
+                tags::apply(ctx.api(), &workspace, &id, &ids).await?;
+            } else {
+                tags::unapply(ctx.api(), &workspace, &id, &ids).await?;
+            }
+            let item = items::get(ctx.api(), &workspace, &id, None).await?;
+            Ok(Reply::json(item))
+        })
+    }
 }
 
-fn unapply_tags(ctx: Ctx, args: Args) -> HandlerFuture {
-    tagging(ctx, args, false)
+typed_args! {
+    /// `item apply-tags`.
+    struct ApplyTags {
+        tagging: Tagging,
+    }
 }
 
-fn update_logical_id(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let logical_id = args.str("logical-id")?;
-        if uuid::Uuid::try_parse(logical_id).is_ok_and(|id| id.is_nil()) {
-            return Err(Error::usage("--logical-id cannot be the all-zero GUID")
-                .with_hint("the service refuses it; generate a GUID with `uuidgen`"));
-        }
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let id = ctx.item_id(&workspace, args.str("id")?, None).await?;
-        let value = items::update_logical_id(ctx.api(), &workspace, &id, logical_id).await?;
-        Ok(Reply::json(value))
-    })
+impl Command for ApplyTags {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        self.tagging.run(ctx, true)
+    }
+}
+
+typed_args! {
+    /// `item unapply-tags`.
+    struct UnapplyTags {
+        tagging: Tagging,
+    }
+}
+
+impl Command for UnapplyTags {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        self.tagging.run(ctx, false)
+    }
+}
+
+typed_args! {
+    /// `item update-logical-id`.
+    struct UpdateLogicalId {
+        target: ItemTarget,
+        logical_id: String = LOGICAL_ID,
+    }
+}
+
+impl Command for UpdateLogicalId {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let logical_id = &self.logical_id;
+            if uuid::Uuid::try_parse(logical_id).is_ok_and(|id| id.is_nil()) {
+                return Err(Error::usage("--logical-id cannot be the all-zero GUID")
+                    .with_hint("the service refuses it; generate a GUID with `uuidgen`"));
+            }
+            let (workspace, id) = self.target.resolve(&ctx).await?;
+            let value = items::update_logical_id(ctx.api(), &workspace, &id, logical_id).await?;
+            Ok(Reply::json(value))
+        })
+    }
 }
 
 #[cfg(test)]

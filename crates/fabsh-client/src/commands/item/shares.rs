@@ -3,11 +3,11 @@
 //! data sharing. Every rule of a new share is checked before anything is sent.
 
 use crate::api::shares;
-use crate::commands::args::Args;
 use crate::commands::common::{self, ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -22,6 +22,32 @@ const MAX_EMAIL: usize = 256;
 const SHARE_ROOTS: &[&str] = &["Files", "Tables"];
 
 const SHARE_ID: ArgSpec = ArgSpec::req("share-id", ArgKind::Uuid, "External data share id");
+const PATHS: ArgSpec = ArgSpec::opt(
+    "paths",
+    ArgKind::List,
+    "Paths to share, comma-separated, each under Files/ or Tables/",
+);
+const RECIPIENT_TYPE: ArgSpec = ArgSpec::opt(
+    "recipient-type",
+    ArgKind::Enum(&["User", "ServicePrincipal"]),
+    "Who receives the share",
+)
+.default("User");
+const RECIPIENT_EMAIL: ArgSpec = ArgSpec::opt(
+    "recipient-email",
+    ArgKind::Str,
+    "The recipient's user principal name (required for User)",
+);
+const RECIPIENT_ID: ArgSpec = ArgSpec::opt(
+    "recipient-id",
+    ArgKind::Uuid,
+    "The service principal's (directory object) id (required for ServicePrincipal)",
+);
+const RECIPIENT_TENANT_ID: ArgSpec = ArgSpec::opt(
+    "recipient-tenant-id",
+    ArgKind::Uuid,
+    "The recipient's tenant (required for ServicePrincipal, optional for User)",
+);
 
 pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
     group: "item",
@@ -41,7 +67,7 @@ pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
         command: "item list-external-data-shares -w Demo --id SalesLakehouse",
         about: "the shares of a lakehouse",
     }],
-    handler: Handler::Data(list),
+    handler: Handler::Data(handler::<List>),
 };
 
 pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -52,32 +78,11 @@ pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         ITEM,
-        ArgSpec::opt(
-            "paths",
-            ArgKind::List,
-            "Paths to share, comma-separated, each under Files/ or Tables/",
-        ),
-        ArgSpec::opt(
-            "recipient-type",
-            ArgKind::Enum(&["User", "ServicePrincipal"]),
-            "Who receives the share",
-        )
-        .default("User"),
-        ArgSpec::opt(
-            "recipient-email",
-            ArgKind::Str,
-            "The recipient's user principal name (required for User)",
-        ),
-        ArgSpec::opt(
-            "recipient-id",
-            ArgKind::Uuid,
-            "The service principal's (directory object) id (required for ServicePrincipal)",
-        ),
-        ArgSpec::opt(
-            "recipient-tenant-id",
-            ArgKind::Uuid,
-            "The recipient's tenant (required for ServicePrincipal, optional for User)",
-        ),
+        PATHS,
+        RECIPIENT_TYPE,
+        RECIPIENT_EMAIL,
+        RECIPIENT_ID,
+        RECIPIENT_TENANT_ID,
     ],
     traits: Traits::MUTATE,
     columns: &[],
@@ -91,7 +96,7 @@ pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
             about: "a folder with an app of another tenant",
         },
     ],
-    handler: Handler::Data(create),
+    handler: Handler::Data(handler::<Create>),
 };
 
 pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -106,7 +111,7 @@ pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
         command: "item show-external-data-share -w Demo --id SalesLakehouse --share-id \"$SHARE_ID\" -q status",
         about: "its status",
     }],
-    handler: Handler::Data(show),
+    handler: Handler::Data(handler::<Show>),
 };
 
 pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -121,7 +126,7 @@ pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
         command: "item revoke-external-data-share -w Demo --id SalesLakehouse --share-id \"$SHARE_ID\" --yes",
         about: "revoke without asking",
     }],
-    handler: Handler::Data(revoke),
+    handler: Handler::Data(handler::<Revoke>),
 };
 
 pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
@@ -136,63 +141,117 @@ pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
         command: "item delete-external-data-share -w Demo --id SalesLakehouse --share-id \"$SHARE_ID\" --yes",
         about: "delete without asking",
     }],
-    handler: Handler::Data(delete),
+    handler: Handler::Data(handler::<Delete>),
 };
 
-/// The workspace and item ids the flags name.
-async fn target(ctx: &Ctx, args: &Args) -> Result<(String, String)> {
-    let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-    let item = ctx.item_id(&workspace, args.str("id")?, None).await?;
-    Ok((workspace, item))
+typed_args! {
+    /// `item list-external-data-shares`.
+    struct List {
+        target: ItemTarget,
+        paging: Paging,
+    }
 }
 
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item) = target(&ctx, &args).await?;
-        common::paged(ctx.api(), shares::list_req(&workspace, &item), &args).await
-    })
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, item) = self.target.resolve(&ctx).await?;
+            let req = shares::list_req(&workspace, &item);
+            common::paged_by(ctx.api(), req, &self.paging).await
+        })
+    }
 }
 
-fn show(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item) = target(&ctx, &args).await?;
-        let share = shares::get(ctx.api(), &workspace, &item, args.str("share-id")?).await?;
-        Ok(Reply::json(share))
-    })
+typed_args! {
+    /// One share of an item, by `--share-id` (show, revoke, delete).
+    struct OneShare {
+        target: ItemTarget,
+        share: String = SHARE_ID,
+    }
 }
 
-fn create(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let body = share_body(&args)?;
-        let (workspace, item) = target(&ctx, &args).await?;
-        let share = shares::create(ctx.api(), &workspace, &item, body).await?;
-        Ok(Reply::json(share))
-    })
+typed_args! {
+    /// `item show-external-data-share`.
+    struct Show {
+        share: OneShare,
+    }
 }
 
-fn revoke(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item) = target(&ctx, &args).await?;
-        let share_id = args.str("share-id")?;
-        shares::revoke(ctx.api(), &workspace, &item, share_id).await?;
-        let share = shares::get(ctx.api(), &workspace, &item, share_id).await?;
-        Ok(Reply::json(share))
-    })
+impl Command for Show {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let OneShare { target, share } = self.share;
+            let (workspace, item) = target.resolve(&ctx).await?;
+            let share = shares::get(ctx.api(), &workspace, &item, &share).await?;
+            Ok(Reply::json(share))
+        })
+    }
 }
 
-fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item) = target(&ctx, &args).await?;
-        shares::delete(ctx.api(), &workspace, &item, args.str("share-id")?).await?;
-        Ok(Reply::empty())
-    })
+typed_args! {
+    /// `item create-external-data-share`.
+    struct Create {
+        target: ItemTarget,
+        paths: Vec<String> = PATHS,
+        recipient: Recipient,
+    }
 }
 
-/// The create body `{paths, recipient}` in the shape the live service takes (a recipient
-/// discriminated by `type`; the older `{tenantId, objectId, recipientType}` fails there).
-fn share_body(args: &Args) -> Result<Value> {
-    let paths = checked_paths(args.list("paths"))?;
-    Ok(json!({"paths": paths, "recipient": recipient(args)?}))
+impl Command for Create {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let body = self.share_body()?;
+            let (workspace, item) = self.target.resolve(&ctx).await?;
+            let share = shares::create(ctx.api(), &workspace, &item, body).await?;
+            Ok(Reply::json(share))
+        })
+    }
+}
+
+typed_args! {
+    /// `item revoke-external-data-share`.
+    struct Revoke {
+        share: OneShare,
+    }
+}
+
+impl Command for Revoke {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let OneShare { target, share } = self.share;
+            let (workspace, item) = target.resolve(&ctx).await?;
+            shares::revoke(ctx.api(), &workspace, &item, &share).await?;
+            let share = shares::get(ctx.api(), &workspace, &item, &share).await?;
+            Ok(Reply::json(share))
+        })
+    }
+}
+
+typed_args! {
+    /// `item delete-external-data-share`.
+    struct Delete {
+        share: OneShare,
+    }
+}
+
+impl Command for Delete {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let OneShare { target, share } = self.share;
+            let (workspace, item) = target.resolve(&ctx).await?;
+            shares::delete(ctx.api(), &workspace, &item, &share).await?;
+            Ok(Reply::empty())
+        })
+    }
+}
+
+impl Create {
+    /// The create body `{paths, recipient}` in the shape the live service takes (a recipient
+    /// discriminated by `type`; the older `{tenantId, objectId, recipientType}` fails there).
+    fn share_body(&self) -> Result<Value> {
+        let paths = checked_paths(&self.paths)?;
+        Ok(json!({"paths": paths, "recipient": self.recipient.body()?}))
+    }
 }
 
 /// `--paths`: 1 to 100 distinct paths, each below `Files/` or `Tables/`.
@@ -235,60 +294,75 @@ fn checked_paths(paths: &[String]) -> Result<Vec<String>> {
     Ok(paths.to_vec())
 }
 
-/// `--recipient-*`: `{type: User, userPrincipalName, tenantId?}` or
-/// `{type: ServicePrincipal, principalId, tenantId}`.
-fn recipient(args: &Args) -> Result<Value> {
-    let email = args.opt_str("recipient-email").map(str::trim);
-    let id = args.opt_str("recipient-id");
-    let tenant = args.opt_str("recipient-tenant-id");
-    let mut recipient = Map::new();
-    if args.str("recipient-type")? == "ServicePrincipal" {
-        if email.is_some() {
+typed_args! {
+    /// `--recipient-*`: who receives a new share.
+    struct Recipient {
+        // Always given: the flag has a default.
+        recipient_type: String = RECIPIENT_TYPE,
+        email: Option<String> = RECIPIENT_EMAIL,
+        id: Option<String> = RECIPIENT_ID,
+        tenant: Option<String> = RECIPIENT_TENANT_ID,
+    }
+}
+
+impl Recipient {
+    /// `{type: User, userPrincipalName, tenantId?}` or
+    /// `{type: ServicePrincipal, principalId, tenantId}`.
+    fn body(&self) -> Result<Value> {
+        let email = self.email.as_deref().map(str::trim);
+        let id = self.id.as_deref();
+        let tenant = self.tenant.as_deref();
+        let mut recipient = Map::new();
+        if self.recipient_type == "ServicePrincipal" {
+            if email.is_some() {
+                return Err(Error::usage(
+                    "--recipient-email names a User recipient; a service principal is named by --recipient-id",
+                ));
+            }
+            let id = id.ok_or_else(|| {
+                Error::usage("--recipient-id is required for --recipient-type ServicePrincipal")
+                    .with_hint("give the service principal's object id in its own tenant")
+            })?;
+            let tenant = tenant.ok_or_else(|| {
+                Error::usage(
+                    "--recipient-tenant-id is required for --recipient-type ServicePrincipal",
+                )
+            })?;
+            recipient.insert("type".into(), json!("ServicePrincipal"));
+            recipient.insert("principalId".into(), json!(id));
+            recipient.insert("tenantId".into(), json!(tenant));
+            return Ok(Value::Object(recipient));
+        }
+        if id.is_some() {
             return Err(Error::usage(
-                "--recipient-email names a User recipient; a service principal is named by --recipient-id",
+                "--recipient-id is for --recipient-type ServicePrincipal; a User recipient is named by --recipient-email",
             ));
         }
-        let id = id.ok_or_else(|| {
-            Error::usage("--recipient-id is required for --recipient-type ServicePrincipal")
-                .with_hint("give the service principal's object id in its own tenant")
+        let email = email.filter(|e| !e.is_empty()).ok_or_else(|| {
+            Error::usage("--recipient-email is required for --recipient-type User (the default)")
         })?;
-        let tenant = tenant.ok_or_else(|| {
-            Error::usage("--recipient-tenant-id is required for --recipient-type ServicePrincipal")
-        })?;
-        recipient.insert("type".into(), json!("ServicePrincipal"));
-        recipient.insert("principalId".into(), json!(id));
-        recipient.insert("tenantId".into(), json!(tenant));
-        return Ok(Value::Object(recipient));
+        let length = email.chars().count();
+        if length > MAX_EMAIL {
+            return Err(Error::usage(format!(
+                "--recipient-email is {length} characters; the limit is {MAX_EMAIL}"
+            )));
+        }
+        let looks_like_email = email
+            .split_once('@')
+            .is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.'))
+            && !email.contains(char::is_whitespace);
+        if !looks_like_email {
+            return Err(Error::usage(format!(
+                "--recipient-email: {email:?} is not an email address (user@domain)"
+            )));
+        }
+        recipient.insert("type".into(), json!("User"));
+        recipient.insert("userPrincipalName".into(), json!(email));
+        if let Some(tenant) = tenant {
+            recipient.insert("tenantId".into(), json!(tenant));
+        }
+        Ok(Value::Object(recipient))
     }
-    if id.is_some() {
-        return Err(Error::usage(
-            "--recipient-id is for --recipient-type ServicePrincipal; a User recipient is named by --recipient-email",
-        ));
-    }
-    let email = email.filter(|e| !e.is_empty()).ok_or_else(|| {
-        Error::usage("--recipient-email is required for --recipient-type User (the default)")
-    })?;
-    let length = email.chars().count();
-    if length > MAX_EMAIL {
-        return Err(Error::usage(format!(
-            "--recipient-email is {length} characters; the limit is {MAX_EMAIL}"
-        )));
-    }
-    let looks_like_email = email
-        .split_once('@')
-        .is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.'))
-        && !email.contains(char::is_whitespace);
-    if !looks_like_email {
-        return Err(Error::usage(format!(
-            "--recipient-email: {email:?} is not an email address (user@domain)"
-        )));
-    }
-    recipient.insert("type".into(), json!("User"));
-    recipient.insert("userPrincipalName".into(), json!(email));
-    if let Some(tenant) = tenant {
-        recipient.insert("tenantId".into(), json!(tenant));
-    }
-    Ok(Value::Object(recipient))
 }
 
 #[cfg(test)]

@@ -2,11 +2,11 @@
 
 use crate::api::items;
 use crate::api::resolve::is_guid;
-use crate::commands::args::Args;
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::reply::Reply;
 use fabsh_model::item_types;
@@ -15,52 +15,63 @@ use serde_json::json;
 /// The portal host (app.powerbi.com serves the same paths).
 const PORTAL: &str = "https://app.fabric.microsoft.com";
 
+const URL_TYPE: ArgSpec = ArgSpec::opt(
+    "type",
+    ArgKind::ItemType,
+    "Item type, which picks the right portal page",
+);
+
 pub const URL: CommandSpec = CommandSpec {
     group: "item",
     name: "url",
     summary: "Print the item's portal URL",
     about: "With ids and --type, no request is sent; otherwise the item is looked up for its type.",
-    args: &[
-        WORKSPACE,
-        ITEM,
-        ArgSpec::opt(
-            "type",
-            ArgKind::ItemType,
-            "Item type, which picks the right portal page",
-        ),
-    ],
+    args: &[WORKSPACE, ITEM, URL_TYPE],
     traits: Traits::READ,
     columns: &[],
     examples: &[Example {
         command: "item url -w Demo --id Welcome -q url",
         about: "just the URL",
     }],
-    handler: Handler::Data(url),
+    handler: Handler::Data(handler::<Url>),
 };
 
-fn url(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let item_text = args.str("id")?;
-        let (id, item_type) = match args.opt_str("type") {
-            Some(item_type) if is_guid(item_text) => (item_text.to_string(), item_type.to_string()),
-            given_type => {
-                let id = ctx.item_id(&workspace, item_text, given_type).await?;
-                let item = items::get(ctx.api(), &workspace, &id, None).await?;
-                (id, item["type"].as_str().unwrap_or_default().to_string())
-            }
-        };
-        let (url, exact) = portal_url(&workspace, &id, &item_type);
-        let reply =
-            Reply::json(json!({"url": url, "id": id, "type": item_type, "workspaceId": workspace}));
-        Ok(if exact {
-            reply
-        } else {
-            reply.with_note(format!(
-                "the portal page for {item_type} items is not known; this URL opens the workspace"
-            ))
+typed_args! {
+    /// `item url`.
+    struct Url {
+        target: ItemTarget,
+        item_type: Option<String> = URL_TYPE,
+    }
+}
+
+impl Command for Url {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let workspace = ctx.workspace_id(&self.target.workspace).await?;
+            let item_text = self.target.item.as_str();
+            let (id, item_type) = match self.item_type.as_deref() {
+                Some(item_type) if is_guid(item_text) => {
+                    (item_text.to_string(), item_type.to_string())
+                }
+                given_type => {
+                    let id = ctx.item_id(&workspace, item_text, given_type).await?;
+                    let item = items::get(ctx.api(), &workspace, &id, None).await?;
+                    (id, item["type"].as_str().unwrap_or_default().to_string())
+                }
+            };
+            let (url, exact) = portal_url(&workspace, &id, &item_type);
+            let reply = Reply::json(
+                json!({"url": url, "id": id, "type": item_type, "workspaceId": workspace}),
+            );
+            Ok(if exact {
+                reply
+            } else {
+                reply.with_note(format!(
+                    "the portal page for {item_type} items is not known; this URL opens the workspace"
+                ))
+            })
         })
-    })
+    }
 }
 
 /// The portal URL of an item, and whether it points at the item itself (known type) or
