@@ -1,7 +1,7 @@
 //! Flag values, checked against their `ArgSpec` in one place for every front end: the CLI
 //! hands in strings, scripts hand in typed values, and both end up as the same `Args`.
 
-use super::common::{TARGET, target_fills, target_for};
+use super::common::{TARGET, effective_args, target_fills, target_for};
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
 use crate::error::{Error, Result};
 use fabsh_model::Secret;
@@ -85,7 +85,7 @@ impl Args {
     /// GUIDs, JSON, readable files, required flags, then for absent flags their environment
     /// variable or default. Errors are usage errors (exit 2).
     pub fn check(
-        spec: &CommandSpec,
+        spec: &'static CommandSpec,
         args: &[&'static ArgSpec],
         raw: Vec<(&'static ArgSpec, RawValue)>,
     ) -> Result<Args> {
@@ -96,7 +96,7 @@ impl Args {
     /// a refused value names the flag as they wrote it; flags not in `typed` are named with
     /// every spelling.
     pub fn check_as_typed(
-        spec: &CommandSpec,
+        spec: &'static CommandSpec,
         args: &[&'static ArgSpec],
         raw: Vec<(&'static ArgSpec, RawValue)>,
         typed: &[(&'static str, String)],
@@ -164,7 +164,10 @@ impl Args {
             }
         }
         Ok(Args {
-            declared: Some(args.iter().map(|arg| arg.long).collect()),
+            // All the command declares, not only the flags this front end offers: an MCP tool
+            // withholds secrets, the judge and (without `--files`) local paths, and a typed
+            // field for one of those reads it as not given.
+            declared: Some(effective_args(spec).iter().map(|arg| arg.long).collect()),
             ..Args::from_values(values)
         })
     }
