@@ -9,11 +9,12 @@ use crate::auth::credential::Acquire;
 use crate::auth::managed_identity::IdentityEndpoint;
 use crate::auth::oauth::Authority;
 use crate::auth::{Method, Resource, Secret, TokenProvider, TokenSet, claims};
-use crate::commands::args::Args;
+use crate::commands::args::{Args, FileArg};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CERTIFICATE_FILE_CAP, CommandSpec, Example, Handler, HandlerFuture, Needs,
     SECRET_FILE_CAP, Traits,
 };
+use crate::commands::typed::{Command, FromArgs, handler, typed_args};
 use crate::config::{ConfigFile, Settings, config_path, env_text};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
@@ -25,15 +26,63 @@ use std::path::{Path, PathBuf};
 
 /// Sign-ins and the token cache change; nothing is sent to the Fabric API.
 const SIGN_IN: Traits = Traits::MUTATE.needs(Needs::Nothing);
-const METHODS: &[&str] = &[
-    "device-code",
-    "service-principal",
-    "managed-identity",
-    "azure-cli",
-];
 
 /// Every `auth` command.
 pub static COMMANDS: &[CommandSpec] = &[LOGIN, STATUS, LOGOUT, TOKEN];
+
+const DEVICE_CODE: ArgSpec = ArgSpec::opt(
+    "device-code",
+    ArgKind::Bool,
+    "Sign in as a user with a code entered in a browser (default)",
+);
+const SERVICE_PRINCIPAL: ArgSpec = ArgSpec::opt(
+    "service-principal",
+    ArgKind::Bool,
+    "Sign in as an app (needs --tenant and --client-id)",
+);
+const MANAGED_IDENTITY: ArgSpec = ArgSpec::opt(
+    "managed-identity",
+    ArgKind::Bool,
+    "Use this machine's managed identity",
+);
+const AZURE_CLI: ArgSpec = ArgSpec::opt(
+    "azure-cli",
+    ArgKind::Bool,
+    "Use whoever is signed in to the Azure CLI",
+);
+const TENANT: ArgSpec = ArgSpec::opt(
+    "tenant",
+    ArgKind::Str,
+    "Tenant id or domain (default: the profile's tenant)",
+);
+const CLIENT_ID: ArgSpec = ArgSpec::opt(
+    "client-id",
+    ArgKind::Str,
+    "App id: the service principal, a user-assigned identity, or the public client of a device-code sign-in",
+);
+const CLIENT_SECRET: ArgSpec = ArgSpec::opt(
+    "client-secret",
+    ArgKind::Bool,
+    "Read the service principal's secret from stdin (else FABSH_CLIENT_SECRET is used)",
+);
+const CERTIFICATE: ArgSpec = ArgSpec::opt(
+    "certificate",
+    ArgKind::File,
+    "Service principal certificate: PEM with its key, or PFX (password in FABSH_CLIENT_CERTIFICATE_PASSWORD)",
+)
+.max_bytes(CERTIFICATE_FILE_CAP);
+const FEDERATED_TOKEN_FILE: ArgSpec = ArgSpec::opt(
+    "federated-token-file",
+    ArgKind::File,
+    "File holding a federated (workload identity) token",
+)
+.max_bytes(SECRET_FILE_CAP);
+const CHECK: ArgSpec = ArgSpec::opt(
+    "check",
+    ArgKind::Bool,
+    "Exit non-zero (3) when not signed in, for scripts",
+);
+const SHOW: ArgSpec = ArgSpec::opt("show", ArgKind::Bool, "Print the token even to a terminal");
 
 const LOGIN: CommandSpec = CommandSpec {
     group: "auth",
@@ -46,53 +95,15 @@ FABSH_CLIENT_SECRET. The sign-in is for the endpoint in use (--endpoint, FABSH_E
 profile's endpoint) and its authority: its tokens go to that endpoint only (and to the hosts of \
 its Fabric cloud), and any other endpoint is refused (exit 3) until it is signed in to.",
     args: &[
-        ArgSpec::opt(
-            "device-code",
-            ArgKind::Bool,
-            "Sign in as a user with a code entered in a browser (default)",
-        ),
-        ArgSpec::opt(
-            "service-principal",
-            ArgKind::Bool,
-            "Sign in as an app (needs --tenant and --client-id)",
-        ),
-        ArgSpec::opt(
-            "managed-identity",
-            ArgKind::Bool,
-            "Use this machine's managed identity",
-        ),
-        ArgSpec::opt(
-            "azure-cli",
-            ArgKind::Bool,
-            "Use whoever is signed in to the Azure CLI",
-        ),
-        ArgSpec::opt(
-            "tenant",
-            ArgKind::Str,
-            "Tenant id or domain (default: the profile's tenant)",
-        ),
-        ArgSpec::opt(
-            "client-id",
-            ArgKind::Str,
-            "App id: the service principal, a user-assigned identity, or the public client of a device-code sign-in",
-        ),
-        ArgSpec::opt(
-            "client-secret",
-            ArgKind::Bool,
-            "Read the service principal's secret from stdin (else FABSH_CLIENT_SECRET is used)",
-        ),
-        ArgSpec::opt(
-            "certificate",
-            ArgKind::File,
-            "Service principal certificate: PEM with its key, or PFX (password in FABSH_CLIENT_CERTIFICATE_PASSWORD)",
-        )
-        .max_bytes(CERTIFICATE_FILE_CAP),
-        ArgSpec::opt(
-            "federated-token-file",
-            ArgKind::File,
-            "File holding a federated (workload identity) token",
-        )
-        .max_bytes(SECRET_FILE_CAP),
+        DEVICE_CODE,
+        SERVICE_PRINCIPAL,
+        MANAGED_IDENTITY,
+        AZURE_CLI,
+        TENANT,
+        CLIENT_ID,
+        CLIENT_SECRET,
+        CERTIFICATE,
+        FEDERATED_TOKEN_FILE,
     ],
     traits: SIGN_IN,
     columns: &[],
@@ -106,7 +117,7 @@ its Fabric cloud), and any other endpoint is refused (exit 3) until it is signed
             about: "an app, its secret on stdin",
         },
     ],
-    handler: Handler::Data(login),
+    handler: Handler::Data(handler::<SignIn>),
 };
 
 const STATUS: CommandSpec = CommandSpec {
@@ -118,18 +129,14 @@ const STATUS: CommandSpec = CommandSpec {
             tokens are not for it (a sign-in or FABSH_TOKEN for another endpoint; a service \
             principal, managed identity or the Azure CLI whose tokens are for another cloud or \
             server) is signedIn: false, with signedInFor naming where they go.",
-    args: &[ArgSpec::opt(
-        "check",
-        ArgKind::Bool,
-        "Exit non-zero (3) when not signed in, for scripts",
-    )],
+    args: &[CHECK],
     traits: Traits::READ.needs(Needs::Nothing),
     columns: &[],
     examples: &[Example {
         command: "auth status",
         about: "where the credentials come from, for whom and until when",
     }],
-    handler: Handler::Data(status),
+    handler: Handler::Data(handler::<Status>),
 };
 
 const LOGOUT: CommandSpec = CommandSpec {
@@ -144,7 +151,7 @@ const LOGOUT: CommandSpec = CommandSpec {
         command: "auth logout",
         about: "forget the default profile's sign-in; the other credential sources still apply",
     }],
-    handler: Handler::Data(logout),
+    handler: Handler::Data(handler::<Logout>),
 };
 
 const TOKEN: CommandSpec = CommandSpec {
@@ -152,18 +159,14 @@ const TOKEN: CommandSpec = CommandSpec {
     name: "token",
     summary: "Print a bearer token for other tools (only into a pipe, unless --show)",
     about: "",
-    args: &[ArgSpec::opt(
-        "show",
-        ArgKind::Bool,
-        "Print the token even to a terminal",
-    )],
+    args: &[SHOW],
     traits: Traits::READ.needs(Needs::Nothing).secret(),
     columns: &[],
     examples: &[Example {
         command: "auth token --show",
         about: "a token for curl: curl -H \"Authorization: Bearer $(fabsh auth token)\" ...",
     }],
-    handler: Handler::Data(token),
+    handler: Handler::Data(handler::<Token>),
 };
 
 /// `auth` signs in to endpoints other than the in-process local Fabric, which needs none.
@@ -177,133 +180,176 @@ fn not_local(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// The flags that carry an app's credential only mean something to a service-principal
-/// sign-in: ignored, they would start a device-code sign-in that waits for a person (forever,
-/// in CI) while the caller meant to sign in as the app.
-const APP_CREDENTIALS: &[&str] = &["certificate", "federated-token-file", "client-secret"];
-
-fn app_credentials_need_service_principal(args: &Args, method: Method) -> Result<()> {
-    if method == Method::ServicePrincipal {
-        return Ok(());
+typed_args! {
+    /// `auth login`.
+    struct SignIn {
+        device_code: bool = DEVICE_CODE,
+        service_principal: bool = SERVICE_PRINCIPAL,
+        managed_identity: bool = MANAGED_IDENTITY,
+        azure_cli: bool = AZURE_CLI,
+        tenant: Option<String> = TENANT,
+        client_id: Option<String> = CLIENT_ID,
+        client_secret: bool = CLIENT_SECRET,
+        certificate: Option<FileArg> = CERTIFICATE,
+        federated_token_file: Option<FileArg> = FEDERATED_TOKEN_FILE,
     }
-    let given = APP_CREDENTIALS
-        .iter()
-        .find(|flag| args.has(flag) && args.opt_bool(flag) != Some(false));
-    let Some(given) = given else {
-        return Ok(());
-    };
-    Err(Error::usage(format!(
-        "--{given} is an app's credential: it needs --service-principal (with --tenant and --client-id)"
-    ))
-    .with_hint("add --service-principal, or leave the credential out to sign in as a user"))
 }
 
-fn login(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let settings = ctx.settings();
-        not_local(settings)?;
-        let chosen: Vec<&str> = METHODS.iter().copied().filter(|m| args.flag(m)).collect();
-        let method = match chosen.as_slice() {
-            [] | ["device-code"] => Method::DeviceCode,
-            ["service-principal"] => Method::ServicePrincipal,
-            ["managed-identity"] => Method::ManagedIdentity,
-            ["azure-cli"] => Method::AzureCli,
-            _ => {
-                return Err(Error::usage(format!(
-                    "give one sign-in method, not {}",
-                    chosen
-                        .iter()
-                        .map(|m| format!("--{m}"))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                )));
-            }
+impl SignIn {
+    /// The sign-in method the switches choose: device code when none is given; more than
+    /// one is a usage error naming them.
+    fn method(&self) -> Result<Method> {
+        let chosen: Vec<&str> = [
+            (DEVICE_CODE.long, self.device_code),
+            (SERVICE_PRINCIPAL.long, self.service_principal),
+            (MANAGED_IDENTITY.long, self.managed_identity),
+            (AZURE_CLI.long, self.azure_cli),
+        ]
+        .into_iter()
+        .filter_map(|(method, given)| given.then_some(method))
+        .collect();
+        match chosen.as_slice() {
+            [] | ["device-code"] => Ok(Method::DeviceCode),
+            ["service-principal"] => Ok(Method::ServicePrincipal),
+            ["managed-identity"] => Ok(Method::ManagedIdentity),
+            ["azure-cli"] => Ok(Method::AzureCli),
+            _ => Err(Error::usage(format!(
+                "give one sign-in method, not {}",
+                chosen
+                    .iter()
+                    .map(|m| format!("--{m}"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ))),
+        }
+    }
+
+    /// The flags that carry an app's credential only mean something to a service-principal
+    /// sign-in: ignored, they would start a device-code sign-in that waits for a person
+    /// (forever, in CI) while the caller meant to sign in as the app.
+    fn app_credentials_need_service_principal(&self, method: Method) -> Result<()> {
+        if method == Method::ServicePrincipal {
+            return Ok(());
+        }
+        let given = [
+            (CERTIFICATE.long, self.certificate.is_some()),
+            (
+                FEDERATED_TOKEN_FILE.long,
+                self.federated_token_file.is_some(),
+            ),
+            (CLIENT_SECRET.long, self.client_secret),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag));
+        let Some(given) = given else {
+            return Ok(());
         };
-        app_credentials_need_service_principal(&args, method)?;
-        let text = |name: &str| args.opt_str(name).map(String::from);
-        let tracer = settings.verbose.then_some(Tracer);
-        let mut login = Login::new(method);
-        login.tenant = text("tenant").or_else(|| settings.value("tenant"));
-        let set = match method {
-            Method::DeviceCode => {
-                let tenant = login
-                    .tenant
-                    .clone()
-                    .unwrap_or_else(|| ANY_ORGANIZATION.into());
-                let client_id = text("client-id").unwrap_or_else(|| PUBLIC_CLIENT_ID.into());
-                login.client_id = text("client-id");
-                let authority = chain::authority(settings, &tenant, tracer)?;
-                let code = authority.start_device_code(&client_id).await?;
-                ctx.api()
-                    .progress()
-                    .announce(&Authority::device_code_message(&code));
-                authority.finish_device_code(&client_id, &code).await?
-            }
-            Method::ServicePrincipal => {
-                let tenant = login.tenant.clone().ok_or_else(|| {
-                    Error::usage("a service principal sign-in needs --tenant (or FABSH_TENANT_ID)")
-                })?;
-                let client_id = text("client-id")
+        Err(Error::usage(format!(
+            "--{given} is an app's credential: it needs --service-principal (with --tenant and --client-id)"
+        ))
+        .with_hint("add --service-principal, or leave the credential out to sign in as a user"))
+    }
+
+    /// Where a service principal's secret, certificate or federated token comes from: the
+    /// flags, else the `FABSH_CLIENT_*` variables. A secret is never a flag value (it would
+    /// land in shell history): `--client-secret` reads it from stdin.
+    fn app_credential(&self, login: &mut Login) -> Result<()> {
+        use crate::auth::chain::{
+            CLIENT_CERTIFICATE_PASSWORD_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_SECRET_VAR,
+            FEDERATED_TOKEN_FILE_VAR,
+        };
+        if self.client_secret {
+            login.client_secret = Some(secret_from_stdin()?);
+        } else if let Some(certificate) = &self.certificate {
+            login.certificate = Some(absolute(&certificate.path)?);
+            login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
+        } else if let Some(file) = &self.federated_token_file {
+            login.federated_token_file = Some(absolute(&file.path)?);
+        } else if let Some(secret) = env_text(CLIENT_SECRET_VAR) {
+            login.client_secret = Some(Secret::new(secret));
+        } else if let Some(certificate) = env_text(CLIENT_CERTIFICATE_VAR) {
+            login.certificate = Some(absolute(Path::new(&certificate))?);
+            login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
+        } else if let Some(file) = env_text(FEDERATED_TOKEN_FILE_VAR) {
+            login.federated_token_file = Some(absolute(Path::new(&file))?);
+        } else {
+            return Err(Error::usage("the service principal needs a credential").with_hint(
+                "pipe the secret into --client-secret, or give --certificate or --federated-token-file",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Command for SignIn {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let settings = ctx.settings();
+            not_local(settings)?;
+            let method = self.method()?;
+            self.app_credentials_need_service_principal(method)?;
+            let tracer = settings.verbose.then_some(Tracer);
+            let mut login = Login::new(method);
+            login.tenant = self.tenant.clone().or_else(|| settings.value("tenant"));
+            let set = match method {
+                Method::DeviceCode => {
+                    let tenant = login
+                        .tenant
+                        .clone()
+                        .unwrap_or_else(|| ANY_ORGANIZATION.into());
+                    let client_id = self
+                        .client_id
+                        .clone()
+                        .unwrap_or_else(|| PUBLIC_CLIENT_ID.into());
+                    login.client_id = self.client_id.clone();
+                    let authority = chain::authority(settings, &tenant, tracer)?;
+                    let code = authority.start_device_code(&client_id).await?;
+                    ctx.api()
+                        .progress()
+                        .announce(&Authority::device_code_message(&code));
+                    authority.finish_device_code(&client_id, &code).await?
+                }
+                Method::ServicePrincipal => {
+                    let tenant = login.tenant.clone().ok_or_else(|| {
+                        Error::usage(
+                            "a service principal sign-in needs --tenant (or FABSH_TENANT_ID)",
+                        )
+                    })?;
+                    let client_id = self.client_id.clone()
                     .or_else(|| settings.value("client-id"))
                     .ok_or_else(|| {
                         Error::usage(
                             "a service principal sign-in needs --client-id (or FABSH_CLIENT_ID)",
                         )
                     })?;
-                login.client_id = Some(client_id.clone());
-                app_credential(&args, &mut login)?;
-                let authority = chain::authority(settings, &tenant, tracer)?;
-                let acquire = chain::app_acquire(authority, client_id, &login)?;
-                acquire.run(None, Resource::Fabric, tracer).await?
-            }
-            Method::ManagedIdentity => {
-                login.client_id = text("client-id").or_else(|| settings.value("client-id"));
-                let acquire = Acquire::ManagedIdentity {
-                    endpoint: IdentityEndpoint::from_env_or_imds(),
-                    client_id: login.client_id.clone(),
-                };
-                acquire.run(None, Resource::Fabric, tracer).await?
-            }
-            Method::AzureCli => {
-                let acquire = Acquire::AzureCli {
-                    tenant: login.tenant.clone(),
-                };
-                acquire.run(None, Resource::Fabric, tracer).await?
-            }
-        };
-        Ok(Reply::json(remember(login, set, &args, settings)?))
-    })
-}
-
-/// Where a service principal's secret, certificate or federated token comes from: the
-/// flags, else the `FABSH_CLIENT_*` variables. A secret is never a flag value (it would land
-/// in shell history): `--client-secret` reads it from stdin.
-fn app_credential(args: &Args, login: &mut Login) -> Result<()> {
-    use crate::auth::chain::{
-        CLIENT_CERTIFICATE_PASSWORD_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_SECRET_VAR,
-        FEDERATED_TOKEN_FILE_VAR,
-    };
-    let path = |name: &str| args.file(name).map(|file| file.path.clone());
-    if args.flag("client-secret") {
-        login.client_secret = Some(secret_from_stdin()?);
-    } else if let Some(certificate) = path("certificate") {
-        login.certificate = Some(absolute(&certificate)?);
-        login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
-    } else if let Some(file) = path("federated-token-file") {
-        login.federated_token_file = Some(absolute(&file)?);
-    } else if let Some(secret) = env_text(CLIENT_SECRET_VAR) {
-        login.client_secret = Some(Secret::new(secret));
-    } else if let Some(certificate) = env_text(CLIENT_CERTIFICATE_VAR) {
-        login.certificate = Some(absolute(Path::new(&certificate))?);
-        login.certificate_password = env_text(CLIENT_CERTIFICATE_PASSWORD_VAR).map(Secret::new);
-    } else if let Some(file) = env_text(FEDERATED_TOKEN_FILE_VAR) {
-        login.federated_token_file = Some(absolute(Path::new(&file))?);
-    } else {
-        return Err(Error::usage("the service principal needs a credential").with_hint(
-            "pipe the secret into --client-secret, or give --certificate or --federated-token-file",
-        ));
+                    login.client_id = Some(client_id.clone());
+                    self.app_credential(&mut login)?;
+                    let authority = chain::authority(settings, &tenant, tracer)?;
+                    let acquire = chain::app_acquire(authority, client_id, &login)?;
+                    acquire.run(None, Resource::Fabric, tracer).await?
+                }
+                Method::ManagedIdentity => {
+                    login.client_id = self
+                        .client_id
+                        .clone()
+                        .or_else(|| settings.value("client-id"));
+                    let acquire = Acquire::ManagedIdentity {
+                        endpoint: IdentityEndpoint::from_env_or_imds(),
+                        client_id: login.client_id.clone(),
+                    };
+                    acquire.run(None, Resource::Fabric, tracer).await?
+                }
+                Method::AzureCli => {
+                    let acquire = Acquire::AzureCli {
+                        tenant: login.tenant.clone(),
+                    };
+                    acquire.run(None, Resource::Fabric, tracer).await?
+                }
+            };
+            let given = (self.tenant.as_deref(), self.client_id.as_deref());
+            Ok(Reply::json(remember(login, set, given, settings)?))
+        })
     }
-    Ok(())
 }
 
 /// Cached paths are absolute, so later commands find them from any directory.
@@ -331,8 +377,14 @@ fn secret_from_stdin() -> Result<Secret> {
     Ok(Secret::new(secret))
 }
 
-/// Saves the sign-in to the cache and its method to the profile; returns what to show.
-fn remember(mut login: Login, set: TokenSet, args: &Args, settings: &Settings) -> Result<Value> {
+/// Saves the sign-in to the cache and its method to the profile, with the `--tenant` and
+/// `--client-id` given; returns what to show.
+fn remember(
+    mut login: Login,
+    set: TokenSet,
+    (tenant, client_id): (Option<&str>, Option<&str>),
+    settings: &Settings,
+) -> Result<Value> {
     let profile = settings.profile_name();
     let described = claims::describe(set.access_token.expose());
     let endpoint = normalize_endpoint(&settings.endpoint())?;
@@ -351,11 +403,11 @@ fn remember(mut login: Login, set: TokenSet, args: &Args, settings: &Settings) -
     let path = config_path();
     let mut file = ConfigFile::load(&path)?;
     file.set(&profile, "auth-method", login.method.as_str());
-    if let Some(tenant) = args.opt_str("tenant") {
+    if let Some(tenant) = tenant {
         file.set(&profile, "tenant", tenant);
     }
     if login.method != Method::DeviceCode
-        && let Some(client_id) = args.opt_str("client-id")
+        && let Some(client_id) = client_id
     {
         file.set(&profile, "client-id", client_id);
     }
@@ -384,96 +436,126 @@ async fn current(settings: &Settings) -> Result<(chain::Chosen, Secret)> {
     Ok((chosen, token))
 }
 
-fn status(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let settings = ctx.settings();
-        not_local(settings)?;
-        let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
-        if chosen.provider.source() == crate::auth::NoCredentials.source() {
-            let signed_out = json!({
-                "profile": settings.profile_name(),
-                "signedIn": false,
-                "endpoint": settings.endpoint(),
-            });
-            if args.flag("check") {
-                return Err(chosen
-                    .provider
-                    .token(false)
-                    .await
-                    .err()
-                    .unwrap_or_else(|| Error::auth("not signed in")));
-            }
-            return Ok(Reply::json(signed_out).with_note(
-                "not signed in: sign in with `fabsh auth login`, set FABSH_TOKEN to a bearer \
+typed_args! {
+    /// `auth status`.
+    struct Status {
+        check: bool = CHECK,
+    }
+}
+
+impl Command for Status {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let settings = ctx.settings();
+            not_local(settings)?;
+            let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
+            if chosen.provider.source() == crate::auth::NoCredentials.source() {
+                let signed_out = json!({
+                    "profile": settings.profile_name(),
+                    "signedIn": false,
+                    "endpoint": settings.endpoint(),
+                });
+                if self.check {
+                    return Err(chosen
+                        .provider
+                        .token(false)
+                        .await
+                        .err()
+                        .unwrap_or_else(|| Error::auth("not signed in")));
+                }
+                return Ok(Reply::json(signed_out).with_note(
+                    "not signed in: sign in with `fabsh auth login`, set FABSH_TOKEN to a bearer \
                  token, or use `fabsh --local ...` for local Fabric",
-            ));
-        }
-        let mut out = json!({
-            "profile": settings.profile_name(),
-            "signedIn": true,
-            "source": chosen.provider.source(),
-            "method": chosen.method.map(Method::as_str),
-            "endpoint": normalize_endpoint(&settings.endpoint())?.as_str(),
-            "authorityHost": settings.authority_host().0,
-        });
-        if let Some(bound) = &chosen.bound {
-            out["signedInFor"] = json!(bound.made_for());
-            if let Some(host) = bound.authority_host() {
-                out["authorityHost"] = json!(host);
+                ));
             }
-            if !bound.holds() {
-                // Not signed in for this endpoint: nothing is asked of the credential.
-                if args.flag("check") {
-                    return Err(bound.refusal());
+            let mut out = json!({
+                "profile": settings.profile_name(),
+                "signedIn": true,
+                "source": chosen.provider.source(),
+                "method": chosen.method.map(Method::as_str),
+                "endpoint": normalize_endpoint(&settings.endpoint())?.as_str(),
+                "authorityHost": settings.authority_host().0,
+            });
+            if let Some(bound) = &chosen.bound {
+                out["signedInFor"] = json!(bound.made_for());
+                if let Some(host) = bound.authority_host() {
+                    out["authorityHost"] = json!(host);
                 }
-                out["signedIn"] = json!(false);
-                let refusal = bound.refusal();
-                let mut note = refusal.message.clone();
-                for hint in &refusal.hints {
-                    note.push_str(&format!("; {hint}"));
+                if !bound.holds() {
+                    // Not signed in for this endpoint: nothing is asked of the credential.
+                    if self.check {
+                        return Err(bound.refusal());
+                    }
+                    out["signedIn"] = json!(false);
+                    let refusal = bound.refusal();
+                    let mut note = refusal.message.clone();
+                    for hint in &refusal.hints {
+                        note.push_str(&format!("; {hint}"));
+                    }
+                    return Ok(Reply::json(out).with_note(note));
                 }
-                return Ok(Reply::json(out).with_note(note));
             }
-        }
-        let token = match chosen.provider.token(false).await {
-            Ok(token) => token,
-            // Signed out (after `auth logout` the profile still names its method), or a
-            // sign-in that no longer gives tokens: the same answer as never signed in, with
-            // the reason; an error only under --check.
-            Err(err) if err.kind == ErrorKind::Auth && !args.flag("check") => {
-                out["signedIn"] = json!(false);
-                let mut note = format!("not signed in: {}", err.message);
-                for hint in &err.hints {
-                    note.push_str(&format!("; {hint}"));
+            let token = match chosen.provider.token(false).await {
+                Ok(token) => token,
+                // Signed out (after `auth logout` the profile still names its method), or a
+                // sign-in that no longer gives tokens: the same answer as never signed in, with
+                // the reason; an error only under --check.
+                Err(err) if err.kind == ErrorKind::Auth && !self.check => {
+                    out["signedIn"] = json!(false);
+                    let mut note = format!("not signed in: {}", err.message);
+                    for hint in &err.hints {
+                        note.push_str(&format!("; {hint}"));
+                    }
+                    return Ok(Reply::json(out).with_note(note));
                 }
-                return Ok(Reply::json(out).with_note(note));
-            }
-            Err(err) => return Err(err),
-        };
-        merge(&mut out, claims::describe(token.expose()));
-        Ok(Reply::json(out))
-    })
+                Err(err) => return Err(err),
+            };
+            merge(&mut out, claims::describe(token.expose()));
+            Ok(Reply::json(out))
+        })
+    }
 }
 
-fn logout(ctx: Ctx, _args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let settings = ctx.settings();
-        not_local(settings)?;
-        let profile = settings.profile_name();
-        let note = if TokenCache::open().remove(&profile)? {
-            format!("signed out of profile `{profile}`; its cached tokens are gone")
-        } else {
-            format!("profile `{profile}` was not signed in")
-        };
-        Ok(Reply::empty().with_note(note))
-    })
+/// `auth logout`: it takes no flags.
+struct Logout;
+
+impl FromArgs for Logout {
+    fn from_args(_: &Args) -> Result<Self> {
+        Ok(Logout)
+    }
 }
 
-/// The token as text; front ends write it only into a pipe unless `--show` (the command's
-/// `secret` trait).
-fn token(ctx: Ctx, _args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (_, token) = current(ctx.settings()).await?;
-        Ok(Reply::text(format!("{}\n", token.expose())))
-    })
+impl Command for Logout {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let settings = ctx.settings();
+            not_local(settings)?;
+            let profile = settings.profile_name();
+            let note = if TokenCache::open().remove(&profile)? {
+                format!("signed out of profile `{profile}`; its cached tokens are gone")
+            } else {
+                format!("profile `{profile}` was not signed in")
+            };
+            Ok(Reply::empty().with_note(note))
+        })
+    }
+}
+
+/// `auth token`. Its `--show` is the front ends' to read: they write the token only into a
+/// pipe unless it is given (the command's `secret` trait).
+struct Token;
+
+impl FromArgs for Token {
+    fn from_args(_: &Args) -> Result<Self> {
+        Ok(Token)
+    }
+}
+
+impl Command for Token {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (_, token) = current(ctx.settings()).await?;
+            Ok(Reply::text(format!("{}\n", token.expose())))
+        })
+    }
 }
