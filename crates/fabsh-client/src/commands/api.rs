@@ -1,9 +1,9 @@
 //! `fabsh api METHOD PATH`: any request to the configured endpoint, with the same auth,
 //! retries, throttling, long-running operations and paging as every other command.
 
-use super::args::Args;
 use super::common::ALL;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
+use super::typed::{Command, handler, typed_args};
 use crate::api::{Req, Safety};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -13,6 +13,14 @@ use serde_json::Value;
 
 const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
 
+const METHOD: ArgSpec = ArgSpec::positional("method", ArgKind::Enum(METHODS), "HTTP method");
+const PATH: ArgSpec = ArgSpec::positional(
+    "path",
+    ArgKind::Str,
+    "Path under the endpoint, e.g. /workspaces",
+);
+const BODY: ArgSpec = ArgSpec::opt("body", ArgKind::Json, "Request body, inline JSON or @file");
+
 /// The `api` command.
 pub static COMMANDS: &[CommandSpec] = &[CommandSpec {
     group: "api",
@@ -21,16 +29,7 @@ pub static COMMANDS: &[CommandSpec] = &[CommandSpec {
     about: "PATH is relative to the endpoint (/workspaces/...) and may carry a query string. \
 A 202 is followed to the operation's result (unless --no-wait); --all follows every page of a list \
 and prints the items as one array. GET requests are retried on failure; others are sent once.",
-    args: &[
-        ArgSpec::positional("method", ArgKind::Enum(METHODS), "HTTP method"),
-        ArgSpec::positional(
-            "path",
-            ArgKind::Str,
-            "Path under the endpoint, e.g. /workspaces",
-        ),
-        ArgSpec::opt("body", ArgKind::Json, "Request body, inline JSON or @file"),
-        ALL,
-    ],
+    args: &[METHOD, PATH, BODY, ALL],
     traits: Traits::MUTATE.lro(),
     columns: &[],
     examples: &[
@@ -47,46 +46,58 @@ and prints the items as one array. GET requests are retried on failure; others a
             about: "create, waiting for the operation",
         },
     ],
-    handler: Handler::Data(api),
+    handler: Handler::Data(handler::<Api>),
 }];
 
-fn api(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let method = Method::from_bytes(args.str("method")?.as_bytes())
-            .map_err(|_| Error::usage("invalid HTTP method"))?;
-        let (target, query) = split_path(args.str("path")?)?;
-        if target.starts_with("http://") || target.starts_with("https://") {
-            // The HTTP layer would refuse to send the token there too, but only as a runtime
-            // failure: a URL the user typed for another host is bad input.
-            ctx.api().url_for(&target).map_err(|_| {
+typed_args! {
+    /// `api METHOD PATH`.
+    struct Api {
+        method: String = METHOD,
+        path: String = PATH,
+        body: Option<Value> = BODY,
+        all: bool = ALL,
+    }
+}
+
+impl Command for Api {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let method = Method::from_bytes(self.method.as_bytes())
+                .map_err(|_| Error::usage("invalid HTTP method"))?;
+            let (target, query) = split_path(&self.path)?;
+            if target.starts_with("http://") || target.starts_with("https://") {
+                // The HTTP layer would refuse to send the token there too, but only as a runtime
+                // failure: a URL the user typed for another host is bad input.
+                ctx.api().url_for(&target).map_err(|_| {
                 Error::usage(format!(
                     "PATH {target} is not on the endpoint's host ({}); fabsh sends credentials only there",
                     ctx.api().base()
                 ))
                 .with_hint("give a path under the endpoint (/workspaces/...), or point --endpoint at that host")
             })?;
-        }
-        let mut req = Req::new(method.clone(), target);
-        req.query = query;
-        if let Some(body) = args.json("body") {
-            req = req.body(body.clone());
-        }
-        if method == Method::PATCH {
-            // A raw PATCH may not be idempotent; treat it like a create: sent once.
-            req.safety = Safety::Create;
-        }
-        if args.flag("all") {
-            if method != Method::GET {
-                return Err(Error::usage("--all only applies to GET requests"));
             }
-            return Ok(Reply::stream(ctx.api().pages(req, None)));
-        }
-        let value = ctx.api().lro(req).await?.into_value();
-        Ok(match value {
-            Value::Null => Reply::empty(),
-            value => Reply::json(value),
+            let mut req = Req::new(method.clone(), target);
+            req.query = query;
+            if let Some(body) = self.body {
+                req = req.body(body);
+            }
+            if method == Method::PATCH {
+                // A raw PATCH may not be idempotent; treat it like a create: sent once.
+                req.safety = Safety::Create;
+            }
+            if self.all {
+                if method != Method::GET {
+                    return Err(Error::usage("--all only applies to GET requests"));
+                }
+                return Ok(Reply::stream(ctx.api().pages(req, None)));
+            }
+            let value = ctx.api().lro(req).await?.into_value();
+            Ok(match value {
+                Value::Null => Reply::empty(),
+                value => Reply::json(value),
+            })
         })
-    })
+    }
 }
 
 /// Splits `PATH?query` into the path and decoded query pairs.

@@ -6,6 +6,7 @@ use crate::commands::args::Args;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
+use crate::commands::typed::{Command, FromArgs, handler, typed_args};
 use crate::config::{self, ConfigFile, KEY_NAMES, KEYS, Origin, Settings, config_path};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -13,6 +14,7 @@ use crate::reply::Reply;
 use serde_json::{Value, json};
 
 const KEY: ArgSpec = ArgSpec::positional("key", ArgKind::Enum(KEY_NAMES), "The setting");
+const VALUE: ArgSpec = ArgSpec::positional("value", ArgKind::Str, "The value");
 const CHANGE: Traits = Traits::MUTATE.needs(Needs::Nothing).void();
 
 /// Every `config` command.
@@ -30,7 +32,7 @@ const GET: CommandSpec = CommandSpec {
         command: "config get endpoint",
         about: "the endpoint commands use",
     }],
-    handler: Handler::Data(get),
+    handler: Handler::Data(handler::<Get>),
 };
 
 const SET: CommandSpec = CommandSpec {
@@ -39,14 +41,14 @@ const SET: CommandSpec = CommandSpec {
     summary: "Store a setting in the profile",
     about: "The value is checked first (an endpoint must be a URL, an output a format), so a \
 bad profile fails here, not at a later command.",
-    args: &[KEY, ArgSpec::positional("value", ArgKind::Str, "The value")],
+    args: &[KEY, VALUE],
     traits: CHANGE,
     columns: &[],
     examples: &[Example {
         command: "--profile prod config set workspace Sales",
         about: "-w Sales implied for the prod profile",
     }],
-    handler: Handler::Data(set),
+    handler: Handler::Data(handler::<Set>),
 };
 
 const UNSET: CommandSpec = CommandSpec {
@@ -61,7 +63,7 @@ const UNSET: CommandSpec = CommandSpec {
         command: "--profile prod config unset workspace",
         about: "no default workspace any more",
     }],
-    handler: Handler::Data(unset),
+    handler: Handler::Data(handler::<Unset>),
 };
 
 const LIST: CommandSpec = CommandSpec {
@@ -76,47 +78,75 @@ const LIST: CommandSpec = CommandSpec {
         command: "config list",
         about: "each setting in effect and where it comes from",
     }],
-    handler: Handler::Data(list),
+    handler: Handler::Data(handler::<List>),
 };
 
-fn get(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let name = args.str("key")?;
-        let settings = ctx.settings();
-        let (value, _) = effective(settings, name).ok_or_else(|| {
-            Error::not_found(format!(
-                "`{name}` is not set in profile `{}`",
-                settings.profile_name()
-            ))
-        })?;
-        Ok(Reply::text(format!("{value}\n")))
-    })
+typed_args! {
+    /// `config get`.
+    struct Get {
+        key: String = KEY,
+    }
 }
 
-fn set(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let key = config::key(args.str("key")?)?;
-        let value = config::check_value(key, args.str("value")?)?;
-        let profile = ctx.settings().profile_name();
-        change(|file| {
-            file.set(&profile, key.name, &value);
-            true
-        })?;
-        Ok(Reply::empty().with_note(format!("{} = {value} in profile `{profile}`", key.name)))
-    })
+impl Command for Get {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let name = self.key.as_str();
+            let settings = ctx.settings();
+            let (value, _) = effective(settings, name).ok_or_else(|| {
+                Error::not_found(format!(
+                    "`{name}` is not set in profile `{}`",
+                    settings.profile_name()
+                ))
+            })?;
+            Ok(Reply::text(format!("{value}\n")))
+        })
+    }
 }
 
-fn unset(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let key = config::key(args.str("key")?)?;
-        let profile = ctx.settings().profile_name();
-        let note = if change(|file| file.unset(&profile, key.name))? {
-            format!("{} removed from profile `{profile}`", key.name)
-        } else {
-            format!("`{}` was not set in profile `{profile}`", key.name)
-        };
-        Ok(Reply::empty().with_note(note))
-    })
+typed_args! {
+    /// `config set`.
+    struct Set {
+        key: String = KEY,
+        value: String = VALUE,
+    }
+}
+
+impl Command for Set {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let key = config::key(&self.key)?;
+            let value = config::check_value(key, &self.value)?;
+            let profile = ctx.settings().profile_name();
+            change(|file| {
+                file.set(&profile, key.name, &value);
+                true
+            })?;
+            Ok(Reply::empty().with_note(format!("{} = {value} in profile `{profile}`", key.name)))
+        })
+    }
+}
+
+typed_args! {
+    /// `config unset`.
+    struct Unset {
+        key: String = KEY,
+    }
+}
+
+impl Command for Unset {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let key = config::key(&self.key)?;
+            let profile = ctx.settings().profile_name();
+            let note = if change(|file| file.unset(&profile, key.name))? {
+                format!("{} removed from profile `{profile}`", key.name)
+            } else {
+                format!("`{}` was not set in profile `{profile}`", key.name)
+            };
+            Ok(Reply::empty().with_note(note))
+        })
+    }
 }
 
 /// Applies `edit` to the config file and saves it when `edit` says it changed something.
@@ -130,18 +160,29 @@ fn change(edit: impl FnOnce(&mut ConfigFile) -> bool) -> Result<bool> {
     Ok(changed)
 }
 
-fn list(ctx: Ctx, _args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let settings = ctx.settings();
-        let rows: Vec<Value> = KEYS
-            .iter()
-            .filter_map(|key| {
-                let (value, origin) = effective(settings, key.name)?;
-                Some(json!({"key": key.name, "value": value, "source": origin.as_str()}))
-            })
-            .collect();
-        Ok(Reply::json(Value::Array(rows)))
-    })
+/// `config list`: it takes no flags.
+struct List;
+
+impl FromArgs for List {
+    fn from_args(_: &Args) -> Result<Self> {
+        Ok(List)
+    }
+}
+
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let settings = ctx.settings();
+            let rows: Vec<Value> = KEYS
+                .iter()
+                .filter_map(|key| {
+                    let (value, origin) = effective(settings, key.name)?;
+                    Some(json!({"key": key.name, "value": value, "source": origin.as_str()}))
+                })
+                .collect();
+            Ok(Reply::json(Value::Array(rows)))
+        })
+    }
 }
 
 /// The value in effect, including defaults the settings fall back to.

@@ -3,9 +3,10 @@
 //! unless `--allow-writes`: a statement the SQL parser does not read as a query (SELECT,
 //! WITH, with nothing that writes anywhere in its tree) is refused before anything is sent.
 
-use super::args::Args;
+use super::args::FileArg;
 use super::common::WORKSPACE;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
+use super::typed::{Command, handler, typed_args};
 use crate::agent::sql_endpoint;
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
@@ -29,6 +30,25 @@ const TIMEOUT: ArgSpec = ArgSpec::opt(
 .range(1, 3600)
 .default("120");
 
+/// `--sql`.
+const SQL: ArgSpec = ArgSpec::opt(
+    "sql",
+    ArgKind::Str,
+    "The T-SQL statement (--query is the global output filter)",
+);
+/// `--file`.
+const FILE: ArgSpec = ArgSpec::opt("file", ArgKind::File, "Read the statement from this file");
+/// `--max-rows`.
+const MAX_ROWS: ArgSpec = ArgSpec::opt("max-rows", ArgKind::Int, "Rows kept at most")
+    .range(1, 1_000_000)
+    .default("1000");
+/// `--allow-writes`.
+const ALLOW_WRITES: ArgSpec = ArgSpec::opt(
+    "allow-writes",
+    ArgKind::Bool,
+    "Send a statement that changes data or schema too (INSERT, UPDATE, DELETE, CREATE...)",
+);
+
 /// The `sql` commands.
 pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec {
@@ -36,25 +56,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "query",
         summary: "Run T-SQL on a lakehouse's SQL analytics endpoint or a warehouse",
         about: "Runs one statement through Fabric's Data Warehouse MCP server (tool executeSQL) under your Fabric permissions, and returns its rows like any list (table, json, tsv, csv, yaml). At most --max-rows rows are kept; when rows were left out, a note on stderr says so and the JSON's truncated is true. Read-only unless --allow-writes: a statement that is not a pure query (SELECT or WITH with no INSERT, UPDATE, DELETE, MERGE, SELECT INTO or DDL anywhere in it, a CTE's body included), or that the SQL parser cannot read, is refused (exit 2) before anything is sent; only a pure query is ever sent twice. A lakehouse's SQL analytics endpoint is read-only (the service refuses writes there); a warehouse also takes INSERT, UPDATE, DELETE and CREATE TABLE from a Contributor or above, and answers with rowsAffected. On local Fabric the T-SQL is translated for its SQLite tables; a construct it cannot translate is an error naming it.",
-        args: &[
-            WORKSPACE,
-            ITEM,
-            ArgSpec::opt(
-                "sql",
-                ArgKind::Str,
-                "The T-SQL statement (--query is the global output filter)",
-            ),
-            ArgSpec::opt("file", ArgKind::File, "Read the statement from this file"),
-            ArgSpec::opt("max-rows", ArgKind::Int, "Rows kept at most")
-                .range(1, 1_000_000)
-                .default("1000"),
-            ArgSpec::opt(
-                "allow-writes",
-                ArgKind::Bool,
-                "Send a statement that changes data or schema too (INSERT, UPDATE, DELETE, CREATE...)",
-            ),
-            TIMEOUT,
-        ],
+        args: &[WORKSPACE, ITEM, SQL, FILE, MAX_ROWS, ALLOW_WRITES, TIMEOUT],
         traits: Traits::READ,
         columns: &[],
         examples: &[
@@ -67,7 +69,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "a statement from a file, as TSV",
             },
         ],
-        handler: Handler::Data(query),
+        handler: Handler::Data(handler::<Query>),
     },
     CommandSpec {
         group: "sql",
@@ -81,13 +83,13 @@ pub static COMMANDS: &[CommandSpec] = &[
             command: "sql tables -w Demo --item SalesLakehouse",
             about: "every column of every table",
         }],
-        handler: Handler::Data(tables),
+        handler: Handler::Data(handler::<Tables>),
     },
 ];
 
 /// The statement to run: `--query` or `--file`, exactly one, not empty.
-fn statement(args: &Args) -> Result<String> {
-    let text = match (args.opt_str("sql"), args.file("file")) {
+fn statement(sql: Option<&str>, file: Option<&FileArg>) -> Result<String> {
+    let text = match (sql, file) {
         (Some(_), Some(_)) => {
             return Err(Error::usage("--sql and --file cannot be used together"));
         }
@@ -121,15 +123,27 @@ pub fn check_writes(sql: &str, allow_writes: bool) -> Result<bool> {
     }
 }
 
-fn timeout(args: &Args) -> Duration {
-    Duration::from_secs(args.int("timeout").unwrap_or(120).max(1) as u64)
+typed_args! {
+    /// `-w`, `--item` and `--timeout`: the lakehouse or warehouse a statement runs on, and
+    /// how long it may take.
+    struct Endpoint {
+        workspace: String = WORKSPACE,
+        item: String = ITEM,
+        timeout: Option<i64> = TIMEOUT,
+    }
 }
 
-/// The workspace and item ids `-w` and `--item` name.
-async fn target(ctx: &Ctx, args: &Args) -> Result<(String, String)> {
-    let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-    let item = item_id(ctx, &workspace, args.str("item")?).await?;
-    Ok((workspace, item))
+impl Endpoint {
+    /// The workspace and item ids `-w` and `--item` name.
+    async fn resolve(&self, ctx: &Ctx) -> Result<(String, String)> {
+        let workspace = ctx.workspace_id(&self.workspace).await?;
+        let item = item_id(ctx, &workspace, &self.item).await?;
+        Ok((workspace, item))
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout.unwrap_or(120).max(1) as u64)
+    }
 }
 
 /// A lakehouse or warehouse by id or name: a name is looked for among lakehouses, then
@@ -160,67 +174,84 @@ pub fn shaped(set: &ResultSet) -> Value {
     out
 }
 
-fn query(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let sql = statement(&args)?;
-        let writes = check_writes(&sql, args.flag("allow-writes"))?;
-        let max_rows = args
-            .int("max-rows")
-            .map_or(DEFAULT_MAX_ROWS, |n| n.max(1) as usize);
-        let (workspace, item) = target(&ctx, &args).await?;
-        let mut set =
-            sql_endpoint::execute(ctx.api(), &workspace, &item, &sql, writes, timeout(&args))
-                .await?;
-        set.truncate(max_rows);
-        let columns = set.columns.clone();
-        let reply = Reply::json(shaped(&set))
-            .with_table_rows("rows")
-            .with_extra_columns(columns);
-        Ok(if set.truncated {
-            reply.with_note(format!(
-                "the result was truncated: {} rows shown; --max-rows shows more",
-                set.rows.len()
-            ))
-        } else {
-            reply
+typed_args! {
+    /// `sql query`.
+    struct Query {
+        endpoint: Endpoint,
+        sql: Option<String> = SQL,
+        file: Option<FileArg> = FILE,
+        max_rows: Option<i64> = MAX_ROWS,
+        allow_writes: bool = ALLOW_WRITES,
+    }
+}
+
+impl Command for Query {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let sql = statement(self.sql.as_deref(), self.file.as_ref())?;
+            let writes = check_writes(&sql, self.allow_writes)?;
+            let max_rows = self
+                .max_rows
+                .map_or(DEFAULT_MAX_ROWS, |n| n.max(1) as usize);
+            let (workspace, item) = self.endpoint.resolve(&ctx).await?;
+            let timeout = self.endpoint.timeout();
+            let mut set =
+                sql_endpoint::execute(ctx.api(), &workspace, &item, &sql, writes, timeout).await?;
+            set.truncate(max_rows);
+            let columns = set.columns.clone();
+            let reply = Reply::json(shaped(&set))
+                .with_table_rows("rows")
+                .with_extra_columns(columns);
+            Ok(if set.truncated {
+                reply.with_note(format!(
+                    "the result was truncated: {} rows shown; --max-rows shows more",
+                    set.rows.len()
+                ))
+            } else {
+                reply
+            })
         })
-    })
+    }
 }
 
 /// The columns of every table, schema and table in order.
 const TABLES_SQL: &str = "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION";
 
-fn tables(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (workspace, item) = target(&ctx, &args).await?;
-        let set = sql_endpoint::execute(
-            ctx.api(),
-            &workspace,
-            &item,
-            TABLES_SQL,
-            false,
-            timeout(&args),
-        )
-        .await?;
-        let text = |cell: Option<&Value>| match cell {
-            Some(Value::String(text)) => json!(text),
-            Some(other) => other.clone(),
-            None => Value::Null,
-        };
-        let rows: Vec<Value> = set
-            .rows
-            .iter()
-            .map(|row| {
-                json!({
-                    "schema": text(row.first()),
-                    "table": text(row.get(1)),
-                    "column": text(row.get(2)),
-                    "type": text(row.get(3)),
+typed_args! {
+    /// `sql tables`.
+    struct Tables {
+        endpoint: Endpoint,
+    }
+}
+
+impl Command for Tables {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let (workspace, item) = self.endpoint.resolve(&ctx).await?;
+            let timeout = self.endpoint.timeout();
+            let set =
+                sql_endpoint::execute(ctx.api(), &workspace, &item, TABLES_SQL, false, timeout)
+                    .await?;
+            let text = |cell: Option<&Value>| match cell {
+                Some(Value::String(text)) => json!(text),
+                Some(other) => other.clone(),
+                None => Value::Null,
+            };
+            let rows: Vec<Value> = set
+                .rows
+                .iter()
+                .map(|row| {
+                    json!({
+                        "schema": text(row.first()),
+                        "table": text(row.get(1)),
+                        "column": text(row.get(2)),
+                        "type": text(row.get(3)),
+                    })
                 })
-            })
-            .collect();
-        Ok(Reply::json(Value::Array(rows)))
-    })
+                .collect();
+            Ok(Reply::json(Value::Array(rows)))
+        })
+    }
 }
 
 #[cfg(test)]

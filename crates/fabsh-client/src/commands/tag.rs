@@ -1,8 +1,8 @@
 //! `tag list`: beyond the spec, so users can find the ids `item apply-tags` takes.
 
-use super::args::Args;
 use super::common;
 use super::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
+use super::typed::{Command, Paging, handler, typed_args};
 use crate::api::tags;
 use crate::context::Ctx;
 
@@ -19,9 +19,18 @@ pub static COMMANDS: &[CommandSpec] = &[CommandSpec {
         command: "tag list --all",
         about: "every tag",
     }],
-    handler: Handler::Data(list),
+    handler: Handler::Data(handler::<List>),
 }];
 
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move { common::paged(ctx.api(), tags::list_req(), &args).await })
+typed_args! {
+    /// `tag list`.
+    struct List {
+        paging: Paging,
+    }
+}
+
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move { common::paged_by(ctx.api(), tags::list_req(), &self.paging).await })
+    }
 }

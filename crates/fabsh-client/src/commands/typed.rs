@@ -204,6 +204,24 @@ typed_args! {
     }
 }
 
+/// A list whose absence means something else than empty (`deploy --types` replaces the
+/// config's scope only when given, and a script may give it empty).
+impl FromArg for Option<Vec<String>> {
+    fn read(args: &Args, spec: &ArgSpec) -> Result<Self> {
+        Ok(args.has(spec.long).then(|| args.list(spec.long).to_vec()))
+    }
+}
+
+/// Whether the person at the terminal is to be asked before the deletions the command finds
+/// ([`Args::asks_at_terminal`]): no flag, but how the command was called.
+pub(crate) struct AsksAtTerminal(pub(crate) bool);
+
+impl FromArgs for AsksAtTerminal {
+    fn from_args(args: &Args) -> Result<Self> {
+        Ok(AsksAtTerminal(args.asks_at_terminal()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,14 @@
 //! `data-agent list | show | create | update | delete`: the agent as a workspace item.
 
-use super::{AGENT, agent};
+use super::{AGENT, AgentTarget};
 use crate::api::data_agents;
-use crate::commands::args::Args;
 use crate::commands::common::{
     self, DESCRIPTION, DISPLAY_NAME, HARD_DELETE, NEW_DESCRIPTION, NEW_DISPLAY_NAME,
     SENSITIVITY_LABEL, WORKSPACE,
 };
 use crate::commands::item::basics::{checked_description, created_reply, update_body};
 use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
+use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -26,7 +26,7 @@ pub const LIST: CommandSpec = CommandSpec {
         command: "data-agent list -w Demo",
         about: "the agents of the Demo workspace",
     }],
-    handler: Handler::Data(list),
+    handler: Handler::Data(handler::<List>),
 };
 
 pub const SHOW: CommandSpec = CommandSpec {
@@ -41,7 +41,7 @@ pub const SHOW: CommandSpec = CommandSpec {
         command: "data-agent show -w Demo --id \"Sales agent\"",
         about: "by display name",
     }],
-    handler: Handler::Data(show),
+    handler: Handler::Data(handler::<Show>),
 };
 
 pub const CREATE: CommandSpec = CommandSpec {
@@ -56,7 +56,7 @@ pub const CREATE: CommandSpec = CommandSpec {
         command: "data-agent create -w Demo --name \"Support agent\" --description \"Answers support questions\"",
         about: "a new, empty agent",
     }],
-    handler: Handler::Data(create),
+    handler: Handler::Data(handler::<Create>),
 };
 
 pub const UPDATE: CommandSpec = CommandSpec {
@@ -71,7 +71,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
         command: "data-agent update -w Demo --id \"Sales agent\" --description \"Sales and stock\"",
         about: "new description",
     }],
-    handler: Handler::Data(update),
+    handler: Handler::Data(handler::<Update>),
 };
 
 pub const DELETE: CommandSpec = CommandSpec {
@@ -86,61 +86,111 @@ pub const DELETE: CommandSpec = CommandSpec {
         command: "data-agent delete -w Demo --id \"Sales agent\" --yes",
         about: "without asking",
     }],
-    handler: Handler::Data(delete),
+    handler: Handler::Data(handler::<Delete>),
 };
 
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        common::paged(ctx.api(), data_agents::list_req(&workspace), &args).await
-    })
+typed_args! {
+    /// `data-agent list`.
+    struct List {
+        workspace: String = WORKSPACE,
+        paging: Paging,
+    }
 }
 
-fn show(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        Ok(Reply::json(agent.get(ctx.api()).await?))
-    })
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let workspace = ctx.workspace_id(&self.workspace).await?;
+            common::paged_by(ctx.api(), data_agents::list_req(&workspace), &self.paging).await
+        })
+    }
 }
 
-fn create(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let mut body = Map::new();
-        let name = args.str("name")?;
-        if name.trim().is_empty() {
-            return Err(Error::usage("--name cannot be empty"));
-        }
-        body.insert("displayName".into(), json!(name));
-        if let Some(description) = checked_description(args.opt_str("description"))? {
-            body.insert("description".into(), json!(description));
-        }
-        if let Some(label) = args.opt_str("sensitivity-label") {
-            body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
-        }
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let created = data_agents::create(ctx.api(), &workspace, Value::Object(body)).await?;
-        Ok(created_reply(created, "agent"))
-    })
+typed_args! {
+    /// `data-agent show`.
+    struct Show {
+        target: AgentTarget,
+    }
 }
 
-fn update(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let body = update_body(args.opt_str("name"), args.opt_str("description"))?;
-        let agent = agent(&ctx, &args).await?;
-        let updated = agent.update(ctx.api(), body).await?;
-        Ok(Reply::json(updated))
-    })
+impl Command for Show {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            Ok(Reply::json(agent.get(ctx.api()).await?))
+        })
+    }
 }
 
-fn delete(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let hard = args.flag("hard-delete");
-        agent.delete(ctx.api(), hard).await?;
-        let how = if hard { " permanently" } else { "" };
-        Ok(Reply::done(format!(
-            "deleted data agent {}{how}",
-            common::named_as(args.str("id")?, &agent.id)
-        )))
-    })
+typed_args! {
+    /// `data-agent create`.
+    struct Create {
+        workspace: String = WORKSPACE,
+        name: String = DISPLAY_NAME,
+        description: Option<String> = DESCRIPTION,
+        sensitivity_label: Option<String> = SENSITIVITY_LABEL,
+    }
+}
+
+impl Command for Create {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let mut body = Map::new();
+            if self.name.trim().is_empty() {
+                return Err(Error::usage("--name cannot be empty"));
+            }
+            body.insert("displayName".into(), json!(self.name));
+            if let Some(description) = checked_description(self.description.as_deref())? {
+                body.insert("description".into(), json!(description));
+            }
+            if let Some(label) = &self.sensitivity_label {
+                body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
+            }
+            let workspace = ctx.workspace_id(&self.workspace).await?;
+            let created = data_agents::create(ctx.api(), &workspace, Value::Object(body)).await?;
+            Ok(created_reply(created, "agent"))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent update`.
+    struct Update {
+        target: AgentTarget,
+        name: Option<String> = NEW_DISPLAY_NAME,
+        description: Option<String> = NEW_DESCRIPTION,
+    }
+}
+
+impl Command for Update {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let body = update_body(self.name.as_deref(), self.description.as_deref())?;
+            let agent = self.target.resolve(&ctx).await?;
+            let updated = agent.update(ctx.api(), body).await?;
+            Ok(Reply::json(updated))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent delete`.
+    struct Delete {
+        target: AgentTarget,
+        hard: bool = HARD_DELETE,
+    }
+}
+
+impl Command for Delete {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            agent.delete(ctx.api(), self.hard).await?;
+            let how = if self.hard { " permanently" } else { "" };
+            Ok(Reply::done(format!(
+                "deleted data agent {}{how}",
+                common::named_as(&self.target.agent, &agent.id)
+            )))
+        })
+    }
 }

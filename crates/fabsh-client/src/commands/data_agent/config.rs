@@ -1,12 +1,14 @@
 //! `data-agent get-config | update-config`: instructions, datasources and the preview-runtime
 //! flag as one object.
 
-use super::{AGENT, STAGE, agent, explain_unpublished, stage};
-use crate::commands::args::Args;
+use super::{AGENT, AgentTarget, STAGE, explain_unpublished};
+use crate::api::data_agents::Stage;
+use crate::commands::args::FileArg;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -27,8 +29,30 @@ pub const GET_CONFIG: CommandSpec = CommandSpec {
         command: "data-agent get-config -w Demo --id \"Sales agent\" --stage published",
         about: "what the published agent answers with",
     }],
-    handler: Handler::Data(get_config),
+    handler: Handler::Data(handler::<GetConfig>),
 };
+
+const INSTRUCTIONS: ArgSpec = ArgSpec::opt(
+    "instructions",
+    ArgKind::Str,
+    "Agent instructions (data source choice, query style, tone); empty clears them",
+)
+.allowing_empty();
+const INSTRUCTIONS_FILE: ArgSpec = ArgSpec::opt(
+    "instructions-file",
+    ArgKind::File,
+    "Read the instructions from this text file",
+);
+const ENABLE_PREVIEW_RUNTIME: ArgSpec = ArgSpec::opt(
+    "enable-preview-runtime",
+    ArgKind::Bool,
+    "Switch the preview runtime (multi-step reasoning) on",
+);
+const DISABLE_PREVIEW_RUNTIME: ArgSpec = ArgSpec::opt(
+    "disable-preview-runtime",
+    ArgKind::Bool,
+    "Switch the preview runtime off (single-pass standard runtime)",
+);
 
 pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -38,27 +62,10 @@ pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         AGENT,
-        ArgSpec::opt(
-            "instructions",
-            ArgKind::Str,
-            "Agent instructions (data source choice, query style, tone); empty clears them",
-        )
-        .allowing_empty(),
-        ArgSpec::opt(
-            "instructions-file",
-            ArgKind::File,
-            "Read the instructions from this text file",
-        ),
-        ArgSpec::opt(
-            "enable-preview-runtime",
-            ArgKind::Bool,
-            "Switch the preview runtime (multi-step reasoning) on",
-        ),
-        ArgSpec::opt(
-            "disable-preview-runtime",
-            ArgKind::Bool,
-            "Switch the preview runtime off (single-pass standard runtime)",
-        ),
+        INSTRUCTIONS,
+        INSTRUCTIONS_FILE,
+        ENABLE_PREVIEW_RUNTIME,
+        DISABLE_PREVIEW_RUNTIME,
     ],
     traits: Traits::MUTATE,
     columns: &[],
@@ -72,7 +79,7 @@ pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
             about: "switch the preview runtime on",
         },
     ],
-    handler: Handler::Data(update_config),
+    handler: Handler::Data(handler::<UpdateConfig>),
 };
 
 /// The preview-runtime flag of a settings object.
@@ -80,58 +87,78 @@ fn preview_runtime(settings: &Value) -> bool {
     settings["experimental"][PREVIEW_RUNTIME_KEY].as_bool() == Some(true)
 }
 
-fn get_config(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        let api = ctx.api();
-        let (settings, sources) = futures::future::join(
-            agent.settings(api, stage),
-            api.all(agent.datasources_req(stage)),
-        )
-        .await;
-        let settings = settings.map_err(|err| explain_unpublished(err, stage))?;
-        let sources = sources.map_err(|err| explain_unpublished(err, stage))?;
-        Ok(Reply::json(json!({
-            "stage": stage.name(),
-            "instructions": settings.get("aiInstructions").cloned().unwrap_or(Value::Null),
-            "previewRuntime": preview_runtime(&settings),
-            "dataSources": sources,
-        })))
-    })
-}
-
-/// The preview-runtime change asked for, if any; both flags at once is a usage error.
-fn wanted_preview_runtime(args: &Args) -> Result<Option<bool>> {
-    match (
-        args.opt_bool("enable-preview-runtime"),
-        args.opt_bool("disable-preview-runtime"),
-    ) {
-        (Some(_), Some(_)) => Err(Error::usage(
-            "--enable-preview-runtime and --disable-preview-runtime cannot be used together",
-        )),
-        (Some(on), None) => Ok(Some(on)),
-        (None, Some(off)) => Ok(Some(!off)),
-        (None, None) => Ok(None),
+typed_args! {
+    /// `data-agent get-config`.
+    struct GetConfig {
+        target: AgentTarget,
+        stage: Stage = STAGE,
     }
 }
 
-/// `--instructions` or the text of `--instructions-file`, not both.
-fn wanted_instructions(args: &Args) -> Result<Option<String>> {
-    match (args.opt_str("instructions"), args.file("instructions-file")) {
-        (Some(_), Some(_)) => Err(Error::usage(
-            "give --instructions or --instructions-file, not both",
-        )),
-        (Some(text), None) => Ok(Some(text.to_string())),
-        (None, Some(file)) => String::from_utf8(file.bytes.to_vec())
-            .map(Some)
-            .map_err(|_| {
-                Error::usage(format!(
-                    "--instructions-file: {} is not UTF-8 text",
-                    file.path.display()
-                ))
-            }),
-        (None, None) => Ok(None),
+impl Command for GetConfig {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            let api = ctx.api();
+            let (settings, sources) = futures::future::join(
+                agent.settings(api, stage),
+                api.all(agent.datasources_req(stage)),
+            )
+            .await;
+            let settings = settings.map_err(|err| explain_unpublished(err, stage))?;
+            let sources = sources.map_err(|err| explain_unpublished(err, stage))?;
+            Ok(Reply::json(json!({
+                "stage": stage.name(),
+                "instructions": settings.get("aiInstructions").cloned().unwrap_or(Value::Null),
+                "previewRuntime": preview_runtime(&settings),
+                "dataSources": sources,
+            })))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent update-config`.
+    struct UpdateConfig {
+        target: AgentTarget,
+        instructions: Option<String> = INSTRUCTIONS,
+        instructions_file: Option<FileArg> = INSTRUCTIONS_FILE,
+        enable_preview_runtime: Option<bool> = ENABLE_PREVIEW_RUNTIME,
+        disable_preview_runtime: Option<bool> = DISABLE_PREVIEW_RUNTIME,
+    }
+}
+
+impl UpdateConfig {
+    /// The preview-runtime change asked for, if any; both flags at once is a usage error.
+    fn wanted_preview_runtime(&self) -> Result<Option<bool>> {
+        match (self.enable_preview_runtime, self.disable_preview_runtime) {
+            (Some(_), Some(_)) => Err(Error::usage(
+                "--enable-preview-runtime and --disable-preview-runtime cannot be used together",
+            )),
+            (Some(on), None) => Ok(Some(on)),
+            (None, Some(off)) => Ok(Some(!off)),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// `--instructions` or the text of `--instructions-file`, not both.
+    fn wanted_instructions(&self) -> Result<Option<String>> {
+        match (&self.instructions, &self.instructions_file) {
+            (Some(_), Some(_)) => Err(Error::usage(
+                "give --instructions or --instructions-file, not both",
+            )),
+            (Some(text), None) => Ok(Some(text.clone())),
+            (None, Some(file)) => String::from_utf8(file.bytes.to_vec())
+                .map(Some)
+                .map_err(|_| {
+                    Error::usage(format!(
+                        "--instructions-file: {} is not UTF-8 text",
+                        file.path.display()
+                    ))
+                }),
+            (None, None) => Ok(None),
+        }
     }
 }
 
@@ -145,36 +172,36 @@ pub fn with_preview_runtime(experimental: Option<&Value>, on: bool) -> Value {
     Value::Object(bag)
 }
 
-fn update_config(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let preview = wanted_preview_runtime(&args)?;
-        let instructions = wanted_instructions(&args)?;
-        if preview.is_none() && instructions.is_none() {
-            return Err(Error::usage(
-                "nothing to update: give --instructions, --instructions-file, --enable-preview-runtime or --disable-preview-runtime",
-            ));
-        }
-        let agent = agent(&ctx, &args).await?;
-        let mut body = Map::new();
-        if let Some(text) = instructions {
-            body.insert("aiInstructions".into(), json!(text));
-        }
-        if let Some(on) = preview {
-            // The service replaces `experimental` whole, so keys it owns are read first.
-            let current = agent
-                .settings(ctx.api(), crate::api::data_agents::Stage::Staging)
-                .await?;
-            body.insert(
-                "experimental".into(),
-                with_preview_runtime(current.get("experimental"), on),
-            );
-        }
-        let settings = agent.patch_settings(ctx.api(), Value::Object(body)).await?;
-        Ok(Reply::json(json!({
-            "instructions": settings.get("aiInstructions").cloned().unwrap_or(Value::Null),
-            "previewRuntime": preview_runtime(&settings),
-        })))
-    })
+impl Command for UpdateConfig {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let preview = self.wanted_preview_runtime()?;
+            let instructions = self.wanted_instructions()?;
+            if preview.is_none() && instructions.is_none() {
+                return Err(Error::usage(
+                    "nothing to update: give --instructions, --instructions-file, --enable-preview-runtime or --disable-preview-runtime",
+                ));
+            }
+            let agent = self.target.resolve(&ctx).await?;
+            let mut body = Map::new();
+            if let Some(text) = instructions {
+                body.insert("aiInstructions".into(), json!(text));
+            }
+            if let Some(on) = preview {
+                // The service replaces `experimental` whole, so keys it owns are read first.
+                let current = agent.settings(ctx.api(), Stage::Staging).await?;
+                body.insert(
+                    "experimental".into(),
+                    with_preview_runtime(current.get("experimental"), on),
+                );
+            }
+            let settings = agent.patch_settings(ctx.api(), Value::Object(body)).await?;
+            Ok(Reply::json(json!({
+                "instructions": settings.get("aiInstructions").cloned().unwrap_or(Value::Null),
+                "previewRuntime": preview_runtime(&settings),
+            })))
+        })
+    }
 }
 
 #[cfg(test)]

@@ -1,15 +1,15 @@
 //! `data-agent list-datasources | show-datasource | add-datasource | remove-datasource |
 //! update-datasource`.
 
-use super::{AGENT, DATASOURCE, STAGE, agent, datasource, explain_unpublished, stage};
+use super::{AGENT, AgentTarget, DATASOURCE, STAGE, datasource, explain_unpublished};
 use crate::api::data_agents::{Agent, Stage};
 use crate::api::items::{self, ListFilter};
 use crate::api::resolve::is_guid;
-use crate::commands::args::Args;
-use crate::commands::common::{DATASOURCE_INSTRUCTIONS, WORKSPACE};
+use crate::commands::common::{DATASOURCE_INSTRUCTIONS, WORKSPACE, paged_by};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -30,7 +30,7 @@ pub const LIST_DATASOURCES: CommandSpec = CommandSpec {
         command: "data-agent list-datasources -w Demo --id \"Sales agent\"",
         about: "the draft's datasources",
     }],
-    handler: Handler::Data(list_datasources),
+    handler: Handler::Data(handler::<ListDatasources>),
 };
 
 pub const SHOW_DATASOURCE: CommandSpec = CommandSpec {
@@ -45,8 +45,24 @@ pub const SHOW_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent show-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "by name",
     }],
-    handler: Handler::Data(show_datasource),
+    handler: Handler::Data(handler::<ShowDatasource>),
 };
+
+const ARTIFACT: ArgSpec = ArgSpec::req(
+    "artifact",
+    ArgKind::Ref,
+    "The item to add: id or display name",
+);
+const ARTIFACT_WORKSPACE: ArgSpec = ArgSpec::opt(
+    "artifact-workspace",
+    ArgKind::Ref,
+    "The item's workspace (default: the agent's)",
+);
+const ARTIFACT_TYPE: ArgSpec = ArgSpec::opt(
+    "artifact-type",
+    ArgKind::Enum(ARTIFACT_TYPES),
+    "The item's type (detected when omitted)",
+);
 
 pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -56,21 +72,9 @@ pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         AGENT,
-        ArgSpec::req(
-            "artifact",
-            ArgKind::Ref,
-            "The item to add: id or display name",
-        ),
-        ArgSpec::opt(
-            "artifact-workspace",
-            ArgKind::Ref,
-            "The item's workspace (default: the agent's)",
-        ),
-        ArgSpec::opt(
-            "artifact-type",
-            ArgKind::Enum(ARTIFACT_TYPES),
-            "The item's type (detected when omitted)",
-        ),
+        ARTIFACT,
+        ARTIFACT_WORKSPACE,
+        ARTIFACT_TYPE,
         DATASOURCE_INSTRUCTIONS,
     ],
     traits: Traits::MUTATE,
@@ -79,7 +83,7 @@ pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent add-datasource -w Demo --id \"Sales agent\" --artifact \"Sales Model\"",
         about: "the demo semantic model beside the lakehouse; its type is detected",
     }],
-    handler: Handler::Data(add_datasource),
+    handler: Handler::Data(handler::<AddDatasource>),
 };
 
 pub const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
@@ -94,8 +98,21 @@ pub const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent remove-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --yes",
         about: "without asking",
     }],
-    handler: Handler::Data(remove_datasource),
+    handler: Handler::Data(handler::<RemoveDatasource>),
 };
+
+const NEW_INSTRUCTIONS: ArgSpec = ArgSpec::opt(
+    "instructions",
+    ArgKind::Str,
+    "Instructions for querying this datasource; empty clears them",
+)
+.allowing_empty();
+const NEW_DESCRIPTION: ArgSpec = ArgSpec::opt(
+    "description",
+    ArgKind::Str,
+    "What the datasource holds, for routing questions to it; empty clears it",
+)
+.allowing_empty();
 
 pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -106,18 +123,8 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
         WORKSPACE,
         AGENT,
         DATASOURCE,
-        ArgSpec::opt(
-            "instructions",
-            ArgKind::Str,
-            "Instructions for querying this datasource; empty clears them",
-        )
-        .allowing_empty(),
-        ArgSpec::opt(
-            "description",
-            ArgKind::Str,
-            "What the datasource holds, for routing questions to it; empty clears it",
-        )
-        .allowing_empty(),
+        NEW_INSTRUCTIONS,
+        NEW_DESCRIPTION,
     ],
     traits: Traits::MUTATE.void(),
     columns: &[],
@@ -125,30 +132,52 @@ pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
         command: "data-agent update-datasource -w Demo --id \"Sales agent\" --datasource SalesLakehouse --instructions \"Amounts are in EUR\"",
         about: "per-source instructions",
     }],
-    handler: Handler::Data(update_datasource),
+    handler: Handler::Data(handler::<UpdateDatasource>),
 };
 
-fn list_datasources(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        crate::commands::common::paged(ctx.api(), agent.datasources_req(stage), &args)
-            .await
-            .map_err(|err| explain_unpublished(err, stage))
-    })
+typed_args! {
+    /// `data-agent list-datasources`.
+    struct ListDatasources {
+        target: AgentTarget,
+        stage: Stage = STAGE,
+        paging: Paging,
+    }
 }
 
-fn show_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        let source = datasource(&ctx, &agent, stage, &args).await?;
-        let value = agent
-            .datasource_get(ctx.api(), stage, &source.id)
-            .await
-            .map_err(|err| explain_unpublished(err, stage))?;
-        Ok(Reply::json(value))
-    })
+impl Command for ListDatasources {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            paged_by(ctx.api(), agent.datasources_req(stage), &self.paging)
+                .await
+                .map_err(|err| explain_unpublished(err, stage))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent show-datasource`.
+    struct ShowDatasource {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        stage: Stage = STAGE,
+    }
+}
+
+impl Command for ShowDatasource {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            let source = datasource(&ctx, &agent, stage, &self.datasource).await?;
+            let value = agent
+                .datasource_get(ctx.api(), stage, &source.id)
+                .await
+                .map_err(|err| explain_unpublished(err, stage))?;
+            Ok(Reply::json(value))
+        })
+    }
 }
 
 /// The item to add and its kind: `--artifact-type` narrows the lookup; without it a GUID is
@@ -228,34 +257,46 @@ async fn artifact(
     }
 }
 
-fn add_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let artifact_workspace = match args.opt_str("artifact-workspace") {
-            Some(text) => ctx.workspace_id(text).await?,
-            None => agent.workspace.clone(),
-        };
-        let (item_id, kind) = artifact(
-            &ctx,
-            &artifact_workspace,
-            args.str("artifact")?,
-            args.opt_str("artifact-type"),
-        )
-        .await?;
-        let body = sources::create_body(kind, &item_id, &artifact_workspace);
-        let created = agent.datasource_create(ctx.api(), body).await?;
-        let recovered = created.recovered;
-        let answer = sources::with_key_case(created.outcome.into_value(), false);
-        let value =
-            settle_new_datasource(&ctx, &agent, &item_id, answer, args.opt_str("instructions"))
-                .await?;
-        let reply = Reply::json(value);
-        Ok(if recovered {
-            reply.with_note("the service's answer was lost; found the new datasource instead of adding it twice")
-        } else {
-            reply
+typed_args! {
+    /// `data-agent add-datasource`.
+    struct AddDatasource {
+        target: AgentTarget,
+        artifact: String = ARTIFACT,
+        artifact_workspace: Option<String> = ARTIFACT_WORKSPACE,
+        artifact_type: Option<String> = ARTIFACT_TYPE,
+        instructions: Option<String> = DATASOURCE_INSTRUCTIONS,
+    }
+}
+
+impl Command for AddDatasource {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let artifact_workspace = match &self.artifact_workspace {
+                Some(text) => ctx.workspace_id(text).await?,
+                None => agent.workspace.clone(),
+            };
+            let (item_id, kind) = artifact(
+                &ctx,
+                &artifact_workspace,
+                &self.artifact,
+                self.artifact_type.as_deref(),
+            )
+            .await?;
+            let body = sources::create_body(kind, &item_id, &artifact_workspace);
+            let created = agent.datasource_create(ctx.api(), body).await?;
+            let recovered = created.recovered;
+            let answer = sources::with_key_case(created.outcome.into_value(), false);
+            let instructions = self.instructions.as_deref();
+            let value = settle_new_datasource(&ctx, &agent, &item_id, answer, instructions).await?;
+            let reply = Reply::json(value);
+            Ok(if recovered {
+                reply.with_note("the service's answer was lost; found the new datasource instead of adding it twice")
+            } else {
+                reply
+            })
         })
-    })
+    }
 }
 
 /// The new datasource as the service now holds it, with `instructions` set. A 201 carries
@@ -294,36 +335,58 @@ async fn settle_new_datasource(
     }
 }
 
-fn remove_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        agent.datasource_delete(ctx.api(), &source.id).await?;
-        Ok(Reply::json(source.value))
-    })
+typed_args! {
+    /// `data-agent remove-datasource`.
+    struct RemoveDatasource {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+    }
 }
 
-fn update_datasource(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let mut body = Map::new();
-        for (flag, key) in [
-            ("instructions", "instructions"),
-            ("description", "description"),
-        ] {
-            if let Some(text) = args.opt_str(flag) {
-                body.insert(key.into(), json!(text));
+impl Command for RemoveDatasource {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            agent.datasource_delete(ctx.api(), &source.id).await?;
+            Ok(Reply::json(source.value))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent update-datasource`.
+    struct UpdateDatasource {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        instructions: Option<String> = NEW_INSTRUCTIONS,
+        description: Option<String> = NEW_DESCRIPTION,
+    }
+}
+
+impl Command for UpdateDatasource {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let mut body = Map::new();
+            for (given, key) in [
+                (&self.instructions, "instructions"),
+                (&self.description, "description"),
+            ] {
+                if let Some(text) = given {
+                    body.insert(key.into(), json!(text));
+                }
             }
-        }
-        if body.is_empty() {
-            return Err(Error::usage(
-                "nothing to update: give --instructions and/or --description",
-            ));
-        }
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        agent
-            .datasource_patch(ctx.api(), &source.id, Value::Object(body))
-            .await?;
-        Ok(Reply::empty())
-    })
+            if body.is_empty() {
+                return Err(Error::usage(
+                    "nothing to update: give --instructions and/or --description",
+                ));
+            }
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            agent
+                .datasource_patch(ctx.api(), &source.id, Value::Object(body))
+                .await?;
+            Ok(Reply::empty())
+        })
+    }
 }

@@ -1,14 +1,14 @@
 //! `data-agent list-elements | select-tables | describe-element | delete-element`: the schema
 //! elements of a datasource, addressed by dot path (`dbo.orders.amount`) or element id.
 
-use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage, with_datasource};
+use super::{AGENT, AgentTarget, DATASOURCE, STAGE, datasource, with_datasource};
 use crate::agent::walk::{self, Node};
 use crate::api::data_agents::{Agent, Stage};
-use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -31,8 +31,22 @@ pub const LIST_ELEMENTS: CommandSpec = CommandSpec {
         command: "data-agent list-elements -w Demo --id \"Sales agent\" --datasource SalesLakehouse -q \"[?selected].path\"",
         about: "the selected tables and columns",
     }],
-    handler: Handler::Data(list_elements),
+    handler: Handler::Data(handler::<ListElements>),
 };
+
+const TABLES: ArgSpec = ArgSpec::opt("tables", ArgKind::List, "Tables or views, comma-separated");
+const ALL_TABLES: ArgSpec = ArgSpec::opt("all-tables", ArgKind::Bool, "Every table and view");
+const ELEMENTS: ArgSpec = ArgSpec::opt(
+    "elements",
+    ArgKind::List,
+    "Elements of any type (e.g. ontology entity types), by name or dot path, comma-separated",
+);
+const ALL_ELEMENTS: ArgSpec = ArgSpec::opt(
+    "all-elements",
+    ArgKind::Bool,
+    "Every element that is not a container or a column",
+);
+const UNSELECT: ArgSpec = ArgSpec::opt("unselect", ArgKind::Bool, "Unselect instead of select");
 
 pub const SELECT_TABLES: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -43,19 +57,11 @@ pub const SELECT_TABLES: CommandSpec = CommandSpec {
         WORKSPACE,
         AGENT,
         DATASOURCE,
-        ArgSpec::opt("tables", ArgKind::List, "Tables or views, comma-separated"),
-        ArgSpec::opt("all-tables", ArgKind::Bool, "Every table and view"),
-        ArgSpec::opt(
-            "elements",
-            ArgKind::List,
-            "Elements of any type (e.g. ontology entity types), by name or dot path, comma-separated",
-        ),
-        ArgSpec::opt(
-            "all-elements",
-            ArgKind::Bool,
-            "Every element that is not a container or a column",
-        ),
-        ArgSpec::opt("unselect", ArgKind::Bool, "Unselect instead of select"),
+        TABLES,
+        ALL_TABLES,
+        ELEMENTS,
+        ALL_ELEMENTS,
+        UNSELECT,
     ],
     traits: Traits::MUTATE,
     columns: &[],
@@ -69,8 +75,20 @@ pub const SELECT_TABLES: CommandSpec = CommandSpec {
             about: "unselect everything",
         },
     ],
-    handler: Handler::Data(select_tables),
+    handler: Handler::Data(handler::<SelectTables>),
 };
+
+const ELEMENT_PATH: ArgSpec = ArgSpec::req(
+    "path",
+    ArgKind::Str,
+    "Dot path (schema.table or schema.table.column) or element id",
+);
+const ELEMENT_DESCRIPTION: ArgSpec = ArgSpec::opt(
+    "description",
+    ArgKind::Str,
+    "The description; omitted or empty clears it",
+)
+.allowing_empty();
 
 pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -81,17 +99,8 @@ pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
         WORKSPACE,
         AGENT,
         DATASOURCE,
-        ArgSpec::req(
-            "path",
-            ArgKind::Str,
-            "Dot path (schema.table or schema.table.column) or element id",
-        ),
-        ArgSpec::opt(
-            "description",
-            ArgKind::Str,
-            "The description; omitted or empty clears it",
-        )
-        .allowing_empty(),
+        ELEMENT_PATH,
+        ELEMENT_DESCRIPTION,
     ],
     traits: Traits::MUTATE,
     columns: &[],
@@ -99,80 +108,90 @@ pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
         command: "data-agent describe-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --path dbo.orders.amount --description \"Order total in EUR\"",
         about: "describe a column",
     }],
-    handler: Handler::Data(describe_element),
+    handler: Handler::Data(handler::<DescribeElement>),
 };
+
+const ELEMENT_ID: ArgSpec =
+    ArgSpec::req("element-id", ArgKind::Str, "Element id, from list-elements");
 
 pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "delete-element",
     summary: "Delete an element that is gone from the datasource's live schema",
     about: "Elements still in the live schema cannot be deleted; unselect them instead. Asks for confirmation on a terminal unless --yes.",
-    args: &[
-        WORKSPACE,
-        AGENT,
-        DATASOURCE,
-        ArgSpec::req("element-id", ArgKind::Str, "Element id, from list-elements"),
-    ],
+    args: &[WORKSPACE, AGENT, DATASOURCE, ELEMENT_ID],
     traits: Traits::DESTRUCTIVE.void(),
     columns: &[],
     examples: &[Example {
         command: "data-agent delete-element -w Demo --id \"Sales agent\" --datasource SalesLakehouse --element-id \"$ELEMENT_ID\" --yes",
         about: "a table that was dropped",
     }],
-    handler: Handler::Data(delete_element),
+    handler: Handler::Data(handler::<DeleteElement>),
 };
 
-fn list_elements(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        let walk_from = |id: String| {
-            let agent = &agent;
-            let api = ctx.api();
-            async move { walk::walk(api, agent, stage, &id, |_| true).await }
-        };
-        let (_, nodes) = with_datasource(&ctx, &agent, stage, &args, walk_from).await?;
-        let rows: Vec<Value> = nodes?
-            .iter()
-            .filter(|node| !node.is_grouping())
-            .map(Node::row)
-            .collect();
-        Ok(Reply::json(Value::Array(rows)))
-    })
+typed_args! {
+    /// `data-agent list-elements`.
+    struct ListElements {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        stage: Stage = STAGE,
+    }
 }
 
-/// What `select-tables` is asked to change.
-struct Selection<'a> {
-    tables: &'a [String],
-    elements: &'a [String],
-    all_tables: bool,
-    all_elements: bool,
+impl Command for ListElements {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            let walk_from = |id: String| {
+                let agent = &agent;
+                let api = ctx.api();
+                async move { walk::walk(api, agent, stage, &id, |_| true).await }
+            };
+            let (_, nodes) =
+                with_datasource(&ctx, &agent, stage, &self.datasource, walk_from).await?;
+            let rows: Vec<Value> = nodes?
+                .iter()
+                .filter(|node| !node.is_grouping())
+                .map(Node::row)
+                .collect();
+            Ok(Reply::json(Value::Array(rows)))
+        })
+    }
 }
 
-impl Selection<'_> {
-    fn from(args: &Args) -> Result<Selection<'_>> {
-        let selection = Selection {
-            tables: args.list("tables"),
-            elements: args.list("elements"),
-            all_tables: args.flag("all-tables"),
-            all_elements: args.flag("all-elements"),
-        };
-        if selection.all_tables && !selection.tables.is_empty() {
+typed_args! {
+    /// `data-agent select-tables`.
+    struct SelectTables {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        tables: Vec<String> = TABLES,
+        all_tables: bool = ALL_TABLES,
+        elements: Vec<String> = ELEMENTS,
+        all_elements: bool = ALL_ELEMENTS,
+        unselect: bool = UNSELECT,
+    }
+}
+
+impl SelectTables {
+    /// Refuses a selection that asks for nothing, or for names and all at once.
+    fn check(&self) -> Result<()> {
+        if self.all_tables && !self.tables.is_empty() {
             return Err(Error::usage("give --tables or --all-tables, not both"));
         }
-        if selection.all_elements && !selection.elements.is_empty() {
+        if self.all_elements && !self.elements.is_empty() {
             return Err(Error::usage("give --elements or --all-elements, not both"));
         }
-        if !selection.all_tables
-            && !selection.all_elements
-            && selection.tables.is_empty()
-            && selection.elements.is_empty()
+        if !self.all_tables
+            && !self.all_elements
+            && self.tables.is_empty()
+            && self.elements.is_empty()
         {
             return Err(Error::usage(
                 "nothing to select: give --tables, --all-tables, --elements or --all-elements",
             ));
         }
-        Ok(selection)
+        Ok(())
     }
 
     /// Columns are only needed when elements of any type may be named.
@@ -266,88 +285,102 @@ async fn set_selected(
     Ok(changed)
 }
 
-fn select_tables(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let selection = Selection::from(&args)?;
-        let selected = !args.flag("unselect");
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        let details = selection.needs_details();
-        let nodes = walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |node| {
-            details || !is_table_like(&node.kind)
+impl Command for SelectTables {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            self.check()?;
+            let selected = !self.unselect;
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            let details = self.needs_details();
+            let nodes = walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |node| {
+                details || !is_table_like(&node.kind)
+            })
+            .await?;
+            let tables: Vec<&Node> = nodes.iter().filter(|n| is_table_like(&n.kind)).collect();
+            let objects: Vec<&Node> = nodes.iter().filter(|n| !n.is_grouping()).collect();
+            let mut targets: Vec<&Node> = if self.all_tables {
+                tables.clone()
+            } else {
+                resolve_names(&tables, &self.tables, "table")?
+            };
+            if self.all_elements {
+                targets.extend(objects.iter().filter(|n| !is_detail(&n.kind)));
+            } else {
+                targets.extend(resolve_names(&objects, &self.elements, "element")?);
+            }
+            let mut seen = std::collections::HashSet::new();
+            targets.retain(|node| seen.insert(node.id.clone()));
+            let (to_change, unchanged): (Vec<&Node>, Vec<&Node>) = targets
+                .into_iter()
+                .partition(|node| node.selected != selected);
+            let changed = set_selected(&ctx, &agent, &source.id, &to_change, selected).await?;
+            let unchanged: Vec<&str> = unchanged.iter().map(|n| n.path.as_str()).collect();
+            Ok(Reply::json(json!({
+                "datasource": source.name,
+                "selected": selected,
+                "changed": changed,
+                "unchanged": unchanged,
+            })))
         })
-        .await?;
-        let tables: Vec<&Node> = nodes.iter().filter(|n| is_table_like(&n.kind)).collect();
-        let objects: Vec<&Node> = nodes.iter().filter(|n| !n.is_grouping()).collect();
-        let mut targets: Vec<&Node> = if selection.all_tables {
-            tables.clone()
-        } else {
-            resolve_names(&tables, selection.tables, "table")?
-        };
-        if selection.all_elements {
-            targets.extend(objects.iter().filter(|n| !is_detail(&n.kind)));
-        } else {
-            targets.extend(resolve_names(&objects, selection.elements, "element")?);
-        }
-        let mut seen = std::collections::HashSet::new();
-        targets.retain(|node| seen.insert(node.id.clone()));
-        let (to_change, unchanged): (Vec<&Node>, Vec<&Node>) = targets
-            .into_iter()
-            .partition(|node| node.selected != selected);
-        let changed = set_selected(&ctx, &agent, &source.id, &to_change, selected).await?;
-        let unchanged: Vec<&str> = unchanged.iter().map(|n| n.path.as_str()).collect();
-        Ok(Reply::json(json!({
-            "datasource": source.name,
-            "selected": selected,
-            "changed": changed,
-            "unchanged": unchanged,
-        })))
-    })
+    }
 }
 
-fn describe_element(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let wanted = args.str("path")?.trim().to_string();
-        // Staging_UpdateDatasourceElement updates only the fields given, and `description`
-        // is a string: a `null` may be read as "not given" and leave the old text, so an
-        // empty string is what clears it.
-        let description = args.opt_str("description").unwrap_or_default();
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        // First along the path only; a suffix path or an element id needs the whole tree.
-        let lower = wanted.to_lowercase();
-        let along = walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |node| {
-            node.is_grouping() || lower.starts_with(&format!("{}.", node.path.to_lowercase()))
-        })
-        .await?;
-        let found = find_element(&along, &wanted);
-        let node = match found {
-            Ok(node) => node.clone(),
-            Err(_) => {
-                let all =
-                    walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |_| true).await?;
-                find_element(&all, &wanted)?.clone()
-            }
-        };
-        let updated = agent
-            .element_patch(
-                ctx.api(),
-                &source.id,
-                &node.id,
-                json!({"description": description}),
-            )
+typed_args! {
+    /// `data-agent describe-element`.
+    struct DescribeElement {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        path: String = ELEMENT_PATH,
+        description: Option<String> = ELEMENT_DESCRIPTION,
+    }
+}
+
+impl Command for DescribeElement {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let wanted = self.path.trim().to_string();
+            // Staging_UpdateDatasourceElement updates only the fields given, and `description`
+            // is a string: a `null` may be read as "not given" and leave the old text, so an
+            // empty string is what clears it.
+            let description = self.description.unwrap_or_default();
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            // First along the path only; a suffix path or an element id needs the whole tree.
+            let lower = wanted.to_lowercase();
+            let along = walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |node| {
+                node.is_grouping() || lower.starts_with(&format!("{}.", node.path.to_lowercase()))
+            })
             .await?;
-        Ok(Reply::json(json!({
-            "path": node.path,
-            "type": node.kind,
-            "id": node.id,
-            "description": updated
-                .get("description")
-                .filter(|text| text.as_str().is_some_and(|text| !text.is_empty()))
-                .cloned()
-                .unwrap_or(Value::Null),
-        })))
-    })
+            let found = find_element(&along, &wanted);
+            let node = match found {
+                Ok(node) => node.clone(),
+                Err(_) => {
+                    let all =
+                        walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |_| true).await?;
+                    find_element(&all, &wanted)?.clone()
+                }
+            };
+            let updated = agent
+                .element_patch(
+                    ctx.api(),
+                    &source.id,
+                    &node.id,
+                    json!({"description": description}),
+                )
+                .await?;
+            Ok(Reply::json(json!({
+                "path": node.path,
+                "type": node.kind,
+                "id": node.id,
+                "description": updated
+                    .get("description")
+                    .filter(|text| text.as_str().is_some_and(|text| !text.is_empty()))
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            })))
+        })
+    }
 }
 
 /// The element with this id, or the one element this dot path names.
@@ -362,24 +395,35 @@ fn find_element<'a>(nodes: &'a [Node], wanted: &str) -> Result<&'a Node> {
         .ok_or_else(|| Error::usage(format!("no element {wanted:?}")))
 }
 
-fn delete_element(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let element = args.str("element-id")?.trim().to_string();
-        if element.is_empty() {
-            return Err(Error::usage("--element-id cannot be empty"));
-        }
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        agent
-            .element_delete(ctx.api(), &source.id, &element)
-            .await
-            .map_err(|err| {
-                if err.has_code("ElementStillAvailable") {
-                    err.with_hint("the element is still in the live schema; unselect it with `fabsh data-agent select-tables --unselect` instead")
-                } else {
-                    err
-                }
-            })?;
-        Ok(Reply::empty())
-    })
+typed_args! {
+    /// `data-agent delete-element`.
+    struct DeleteElement {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        element: String = ELEMENT_ID,
+    }
+}
+
+impl Command for DeleteElement {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let element = self.element.trim().to_string();
+            if element.is_empty() {
+                return Err(Error::usage("--element-id cannot be empty"));
+            }
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            agent
+                .element_delete(ctx.api(), &source.id, &element)
+                .await
+                .map_err(|err| {
+                    if err.has_code("ElementStillAvailable") {
+                        err.with_hint("the element is still in the live schema; unselect it with `fabsh data-agent select-tables --unselect` instead")
+                    } else {
+                        err
+                    }
+                })?;
+            Ok(Reply::empty())
+        })
+    }
 }

@@ -5,71 +5,32 @@
 //! handler checks the input first, then shapes and writes the result. No run is ever
 //! dropped: a failed one is a row graded `no` by `run_failed`.
 
+use super::evaluate_flags::{
+    BASELINE, CONCURRENCY, CRITIC_PROMPT, CRITIC_PROMPT_FILE, Evaluate, FAIL_ON_REGRESSION, FORCE,
+    JUNIT, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, MIN_PASS_RATE, NO_SAVE, OUTPUT_FILE,
+    QUESTIONS, REPEATS, TOLERANCE, at_least_one,
+};
 use super::evaluation_record::{self as tracking, sha256_hex};
 use super::evaluation_reference as reference;
 use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
 };
-use super::{AGENT, agent, evaluations};
+use super::{AGENT, evaluations};
 use crate::agent::downloads;
 use crate::agent::evaluation_compare;
 use crate::agent::evaluations::ROW_KEYS;
-use crate::agent::judge::{self, JUDGE_FAILED, Judge, PLACEHOLDERS};
-use crate::commands::args::Args;
+use crate::agent::judge::{JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::commands::common::WORKSPACE;
-use crate::commands::spec::{
-    ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Traits,
-};
+use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
+use crate::commands::typed::{Command, handler};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use crate::stdlib;
-use fabsh_http::chat::{DEFAULT_API_VERSION, ENDPOINT_VAR, KEY_VAR, LlmConfig, MODEL_VAR};
 use fabsh_model::agent::questions;
 use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
-
-/// The judge flags `evaluate` and `validate-fewshots` share.
-pub const LLM_ENDPOINT: ArgSpec = ArgSpec::opt(
-    "llm-endpoint",
-    ArgKind::Str,
-    "Judge model: an Azure OpenAI resource URL or an OpenAI-compatible base URL; needs --llm-model",
-)
-.env(ENDPOINT_VAR);
-/// `--llm-key`.
-pub const LLM_KEY: ArgSpec = ArgSpec::opt(
-    "llm-key",
-    ArgKind::Secret,
-    "Judge API key, or @FILE holding it (keeps it out of shell history); never printed or stored",
-)
-.env(KEY_VAR);
-/// `--llm-model`.
-pub const LLM_MODEL: ArgSpec = ArgSpec::opt(
-    "llm-model",
-    ArgKind::Str,
-    "Judge model, or the Azure deployment name",
-)
-.env(MODEL_VAR);
-/// `--llm-api-version`.
-pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
-    "llm-api-version",
-    ArgKind::Str,
-    "Azure OpenAI API of the judge: v1, or a dated api-version (2024-10-21) for the deployments path",
-)
-.default(DEFAULT_API_VERSION);
-
-/// The judge the `--llm-*` flags (or `FABSH_LLM_*`) describe, if any; it must name its model.
-pub fn judge_config(args: &Args) -> Result<Option<LlmConfig>> {
-    LlmConfig::resolve(
-        args.opt_str("llm-endpoint"),
-        args.secret("llm-key").map(|key| key.expose()),
-        args.opt_str("llm-model"),
-        args.opt_str("llm-api-version"),
-    )?
-    .map(judge::with_model)
-    .transpose()
-}
+use std::path::Path;
 
 /// The summary keys, in order.
 const SUMMARY_KEYS: &[&str] = &[
@@ -104,34 +65,14 @@ pub const EVALUATE: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         AGENT,
-        ArgSpec::req(
-            "questions",
-            ArgKind::File,
-            "JSON, CSV or TSV file of questions (and expected answers)",
-        ),
+        QUESTIONS,
         PUBLISHED_URL,
-        ArgSpec::opt("repeats", ArgKind::Int, "Times each question is asked")
-            .at_least(1)
-            .default("1"),
+        REPEATS,
         QUERY_STAGE,
         TIMEOUT,
-        ArgSpec::opt(
-            "concurrency",
-            ArgKind::Int,
-            "Runs at once (1 = one after another)",
-        )
-        .at_least(1)
-        .default("1"),
-        ArgSpec::opt(
-            "critic-prompt",
-            ArgKind::Str,
-            "The judge's prompt, with {query}, {expected_answer}, {actual_answer}; needs a judge",
-        ),
-        ArgSpec::opt(
-            "critic-prompt-file",
-            ArgKind::File,
-            "Read the judge's prompt from this file",
-        ),
+        CONCURRENCY,
+        CRITIC_PROMPT,
+        CRITIC_PROMPT_FILE,
         LLM_ENDPOINT,
         LLM_KEY,
         LLM_MODEL,
@@ -139,52 +80,14 @@ pub const EVALUATE: CommandSpec = CommandSpec {
         SHOW_STEPS,
         KEEP_THREAD,
         DOWNLOAD_FILES,
-        ArgSpec::opt(
-            "output-file",
-            ArgKind::Str,
-            "Also write the rows to this .csv or .json file, or the run's report page to this .html file",
-        )
-        .local(LocalPath::WriteFile),
-        ArgSpec::opt(
-            "min-pass-rate",
-            ArgKind::Str,
-            "Exit 6 when the pass rate (0 to 1) is below this, for CI (1 means the service, the network or the judge failed)",
-        ),
-        ArgSpec::opt(
-            "tolerance",
-            ArgKind::Str,
-            "Without a judge, numbers match within this relative tolerance: 0.5% (the default) or 0.005",
-        )
-        .value_name("SHARE")
-        .default("0.5%"),
-        ArgSpec::opt(
-            "no-save",
-            ArgKind::Bool,
-            "Do not record this run in the evaluation store",
-        ),
-        ArgSpec::opt(
-            "baseline",
-            ArgKind::Str,
-            "A recorded run to compare with (its id, an unambiguous prefix, or latest); the comparison is in the output",
-        )
-        .value_name("RUN"),
-        ArgSpec::opt(
-            "fail-on-regression",
-            ArgKind::Bool,
-            "Exit 7 when a question that passed in --baseline (default latest) now fails, on any repeat",
-        ),
-        ArgSpec::opt(
-            "junit",
-            ArgKind::Str,
-            "Also write the runs as JUnit XML to this file, one testcase per question and repeat",
-        )
-        .value_name("FILE")
-        .local(LocalPath::WriteFile),
-        ArgSpec::opt(
-            "force",
-            ArgKind::Bool,
-            "Replace the --output-file and --junit files when they exist",
-        ),
+        OUTPUT_FILE,
+        MIN_PASS_RATE,
+        TOLERANCE,
+        NO_SAVE,
+        BASELINE,
+        FAIL_ON_REGRESSION,
+        JUNIT,
+        FORCE,
     ],
     traits: Traits::READ.html(),
     columns: &[
@@ -208,295 +111,227 @@ pub const EVALUATE: CommandSpec = CommandSpec {
             about: "graded by a judge model, failing CI below 80 %",
         },
     ],
-    handler: Handler::Data(evaluate),
+    handler: Handler::Data(handler::<Evaluate>),
 };
 
-/// A whole number flag that must be at least 1.
-fn at_least_one(args: &Args, name: &str) -> Result<i64> {
-    match args.int(name).unwrap_or(1) {
-        n if n >= 1 => Ok(n),
-        n => Err(Error::usage(format!(
-            "--{name} must be at least 1, got {n}"
-        ))),
-    }
-}
-
-/// The judge's prompt from `--critic-prompt` or `--critic-prompt-file`.
-fn critic_prompt(args: &Args) -> Result<Option<String>> {
-    match (
-        args.opt_str("critic-prompt"),
-        args.file("critic-prompt-file"),
-    ) {
-        (Some(_), Some(_)) => Err(Error::usage(
-            "--critic-prompt and --critic-prompt-file cannot be used together",
-        )),
-        (Some(text), None) => Ok(Some(text.to_string())),
-        (None, Some(file)) => String::from_utf8(file.bytes.to_vec())
-            .map(Some)
-            .map_err(|_| {
-                Error::usage(format!(
-                    "--critic-prompt-file: {} is not UTF-8 text",
-                    file.path.display()
-                ))
-            }),
-        (None, None) => Ok(None),
-    }
-}
-
-/// `--output-file`: `.csv`, `.json` or `.html`, in a directory that exists.
-fn output_file(args: &Args) -> Result<Option<PathBuf>> {
-    let Some(text) = args.opt_str("output-file") else {
-        return Ok(None);
-    };
-    let lower = text.to_ascii_lowercase();
-    if ![".csv", ".json", ".html"]
-        .iter()
-        .any(|end| lower.ends_with(end))
-    {
-        return Err(Error::usage(format!(
-            "--output-file must end in .csv, .json or .html, got {text:?}"
-        )));
-    }
-    tracking::new_output_file(args, "output-file", text).map(Some)
-}
-
-fn min_pass_rate(args: &Args) -> Result<Option<f64>> {
-    let Some(text) = args.opt_str("min-pass-rate") else {
-        return Ok(None);
-    };
-    match text.trim().parse::<f64>() {
-        Ok(rate) if (0.0..=1.0).contains(&rate) => Ok(Some(rate)),
-        _ => Err(Error::usage(format!(
-            "--min-pass-rate must be a number from 0 to 1, got {text:?}"
-        ))),
-    }
-}
-
-/// `--tolerance`: a share (`0.005`) or a percentage (`0.5%`), from 0 to 1.
-fn tolerance(args: &Args) -> Result<f64> {
-    let text = args.str("tolerance")?.trim();
-    let parsed = match text.strip_suffix('%') {
-        Some(percent) => percent.trim().parse::<f64>().map(|p| p / 100.0),
-        None => text.parse::<f64>(),
-    };
-    match parsed {
-        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
-        _ => Err(Error::usage(format!(
-            "--tolerance must be a share from 0 to 1 (0.005) or a percentage (0.5%), got {text:?}"
-        ))),
-    }
-}
-
-fn evaluate(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        check_stage(&args)?;
-        let limit = timeout(&args)?;
-        let repeats = at_least_one(&args, "repeats")?;
-        let concurrency = at_least_one(&args, "concurrency")?;
-        let file = args
-            .file("questions")
-            .ok_or_else(|| Error::usage("--questions is required"))?;
-        let critic = critic_prompt(&args)?;
-        let judge = match (judge_config(&args)?, critic) {
-            (Some(config), critic) => Some(Judge::new(config, critic, ctx.settings())?),
-            (None, Some(_)) => {
-                return Err(Error::usage("--critic-prompt needs a judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)")
+impl Command for Evaluate {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            check_stage(self.stage.as_deref())?;
+            let limit = timeout(self.timeout)?;
+            let repeats = at_least_one(self.repeats, &REPEATS)?;
+            let concurrency = at_least_one(self.concurrency, &CONCURRENCY)?;
+            let file = self
+                .questions
+                .as_ref()
+                .ok_or_else(|| Error::usage("--questions is required"))?;
+            let critic = self.critic_prompt()?;
+            let judge = match (self.judge.config()?, critic) {
+                (Some(config), critic) => Some(Judge::new(config, critic, ctx.settings())?),
+                (None, Some(_)) => {
+                    return Err(Error::usage("--critic-prompt needs a judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)")
                     .with_hint(format!("the prompt may use {}", PLACEHOLDERS.join(", "))));
-            }
-            (None, None) => None,
-        };
-        let output = output_file(&args)?;
-        let bar = min_pass_rate(&args)?;
-        let tolerance = tolerance(&args)?;
-        let downloads = args
-            .opt_str("download-files")
-            .map(downloads::check_dir)
-            .transpose()?;
-        let junit = tracking::junit_file(&args)?;
-        // Both calls' script engines are built on threads of their own, milliseconds of
-        // serial time each: the asking one from here, while the file is checked and the agent
-        // looked up; the grading one once the file is read, so that it takes a core from the
-        // agent's first questions rather than from the asking engine and the file's checks
-        // (it is needed only after the last answer).
-        let model = judge.as_ref().map(Judge::model);
-        let asking = stdlib::prepare(&ctx)?;
-        let asked = questions::read_checked(&file.path, &file.bytes)?;
-        let grading = stdlib::prepare(&ctx.with_judge(judge))?;
-        let resolved = match args.opt_str("published-url") {
-            Some(_) => None,
-            None => Some(agent(&ctx, &args).await?),
-        };
-        let (workspace, id) = match &resolved {
-            Some(agent) => (agent.workspace.clone(), agent.id.clone()),
-            None => (
-                args.str("workspace")?.to_string(),
-                args.str("id")?.to_string(),
-            ),
-        };
-        let mut tracked = tracking::open(&args, &workspace, &id)?;
-        // Who was evaluated costs a few reads: skipped when nothing is recorded, named or
-        // compared (a comparison names what changed in the configuration).
-        let mut run = if args.flag("no-save") && junit.is_none() && tracked.baseline.is_none() {
-            json!({"configurationFingerprint": null})
-        } else {
-            tracking::subject(&ctx, &args, resolved.as_ref(), &workspace, &id).await
-        };
-        let mut opts = json!({
-            "repeats": repeats, "concurrency": concurrency, "timeout": limit.as_secs(),
-            "show_steps": args.flag("show-steps"), "keep_thread": args.flag("keep-thread"),
-            "progress": "evaluating", "tolerance": tolerance,
-        });
-        if let Some(url) = args.opt_str("published-url") {
-            opts["published_url"] = json!(url);
-        }
-        if let Some(dir) = &downloads {
-            opts["download_files"] = json!(dir.display().to_string());
-        }
-        // The reference queries (each once) run while the agent is asked, in a small pool of
-        // their own: a result is needed only to grade, and grading waits for both.
-        let subject = if asked.iter().any(questions::Question::has_reference) {
-            Some(match &resolved {
-                Some(agent) => agent.clone(),
-                None => agent(&ctx, &args).await?,
-            })
-        } else {
-            None
-        };
-        let to_ask: Vec<Value> = asked
-            .iter()
-            .map(|question| reference::question_json(question, None))
-            .collect();
-        let asking = asking.call(
-            "evaluate::ask",
-            vec![
-                json!(workspace),
-                json!(id),
-                Value::Array(to_ask),
-                opts.clone(),
-            ],
-        );
-        let referencing = async {
-            match &subject {
-                Some(subject) => {
-                    let pool = reference::pool_size(concurrency as usize);
-                    reference::run_all(&ctx, subject, &asked, pool, limit).await
                 }
-                None => Ok(vec![None; asked.len()]),
+                (None, None) => None,
+            };
+            let output = self.output_file()?;
+            let bar = self.min_pass_rate()?;
+            let tolerance = self.tolerance()?;
+            let downloads = self
+                .download_files
+                .as_deref()
+                .map(downloads::check_dir)
+                .transpose()?;
+            let junit = self.junit_file()?;
+            // Both calls' script engines are built on threads of their own, milliseconds of
+            // serial time each: the asking one from here, while the file is checked and the agent
+            // looked up; the grading one once the file is read, so that it takes a core from the
+            // agent's first questions rather than from the asking engine and the file's checks
+            // (it is needed only after the last answer).
+            let model = judge.as_ref().map(Judge::model);
+            let asking = stdlib::prepare(&ctx)?;
+            let asked = questions::read_checked(&file.path, &file.bytes)?;
+            let grading = stdlib::prepare(&ctx.with_judge(judge))?;
+            let resolved = match &self.published_url {
+                Some(_) => None,
+                None => Some(self.target.resolve(&ctx).await?),
+            };
+            let (workspace, id) = match &resolved {
+                Some(agent) => (agent.workspace.clone(), agent.id.clone()),
+                None => (self.target.workspace.clone(), self.target.agent.clone()),
+            };
+            let mut tracked = tracking::open(
+                !self.no_save,
+                self.baseline.as_deref(),
+                self.fail_on_regression,
+                &workspace,
+                &id,
+            )?;
+            // Who was evaluated costs a few reads: skipped when nothing is recorded, named or
+            // compared (a comparison names what changed in the configuration).
+            let mut run = if self.no_save && junit.is_none() && tracked.baseline.is_none() {
+                json!({"configurationFingerprint": null})
+            } else {
+                let given = &self.target.workspace;
+                tracking::subject(&ctx, given, resolved.as_ref(), &workspace, &id).await
+            };
+            let mut opts = json!({
+                "repeats": repeats, "concurrency": concurrency, "timeout": limit.as_secs(),
+                "show_steps": self.show_steps, "keep_thread": self.keep_thread,
+                "progress": "evaluating", "tolerance": tolerance,
+            });
+            if let Some(url) = &self.published_url {
+                opts["published_url"] = json!(url);
             }
-        };
-        let (answered, references) = tokio::join!(asking, referencing);
-        let (answered, references) = (answered?, references?);
-        let question_list: Vec<Value> = asked
-            .iter()
-            .zip(&references)
-            .map(|(question, found)| reference::question_json(question, found.as_ref()))
-            .collect();
-        // A result set stays with its question in the stdlib; each row gets it back here.
-        let expected_results: Vec<Value> = question_list
-            .iter()
-            .map(|question| question["expectedResult"].clone())
-            .collect();
-        let mut result = grading
-            .call(
-                "evaluate::grade_runs",
-                vec![Value::Array(question_list), answered, opts],
-            )
-            .await?;
-        let with_references = references.iter().any(Option::is_some);
-        let failed = failed_answers(&result["rows"], asked.len());
-        let rows = shaped_rows(
-            result["rows"].take(),
-            &args,
-            with_references.then_some(expected_results.as_slice()),
-        );
-        let expected_rows = asked.len() * repeats as usize;
-        if rows.len() != expected_rows {
-            return Err(Error::runtime(format!(
-                "the stdlib returned {} rows for {expected_rows} runs",
-                rows.len()
-            )));
-        }
-        // The rows now; a page once the run is recorded and compared.
-        let page_file = output.clone().filter(|path| is_html(path));
-        if let Some(path) = output.as_ref().filter(|path| !is_html(path)) {
-            write_rows(path, &rows)?;
-        }
-        let grader = model
-            .as_ref()
-            .map_or("the rules".to_string(), |m| format!("the judge {m}"));
-        let mut summary = pick(result["summary"].take(), SUMMARY_KEYS);
-        run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
-        // Its name, not its local path (which says nothing to a report's other readers); its
-        // sha256 tells whether two runs asked the same questions.
-        let questions_file = file.path.file_name().map_or_else(
-            || file.path.display().to_string(),
-            |name| name.to_string_lossy().into_owned(),
-        );
-        run["questionsFile"] = json!(questions_file);
-        run["questionsSha256"] = json!(sha256_hex(&file.bytes));
-        run["repeats"] = json!(repeats);
-        run["concurrency"] = json!(concurrency);
-        run["summary"] = summary.clone();
-        let run_id = tracking::record(&mut tracked, &mut run, &rows)?;
-        summary["runId"] = json!(run_id);
-        let comparison = tracking::compare(&tracked, &run, &rows);
-        if let Some(path) = &junit {
-            let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
-            tracking::write_junit(path, &suite, &rows, repeats as usize)?;
-        }
-        let per_question: Vec<Value> = into_array(result["questions"].take())
-            .into_iter()
-            .zip(failed)
-            .map(|(q, failed)| {
-                let mut question = pick(q, QUESTION_KEYS);
-                if let Some(answer) = failed {
-                    question["failedAnswer"] = json!(answer);
+            if let Some(dir) = &downloads {
+                opts["download_files"] = json!(dir.display().to_string());
+            }
+            // The reference queries (each once) run while the agent is asked, in a small pool of
+            // their own: a result is needed only to grade, and grading waits for both.
+            let subject = if asked.iter().any(questions::Question::has_reference) {
+                Some(match &resolved {
+                    Some(agent) => agent.clone(),
+                    None => self.target.resolve(&ctx).await?,
+                })
+            } else {
+                None
+            };
+            let to_ask: Vec<Value> = asked
+                .iter()
+                .map(|question| reference::question_json(question, None))
+                .collect();
+            let asking = asking.call(
+                "evaluate::ask",
+                vec![
+                    json!(workspace),
+                    json!(id),
+                    Value::Array(to_ask),
+                    opts.clone(),
+                ],
+            );
+            let referencing = async {
+                match &subject {
+                    Some(subject) => {
+                        let pool = reference::pool_size(concurrency as usize);
+                        reference::run_all(&ctx, subject, &asked, pool, limit).await
+                    }
+                    None => Ok(vec![None; asked.len()]),
                 }
-                question
+            };
+            let (answered, references) = tokio::join!(asking, referencing);
+            let (answered, references) = (answered?, references?);
+            let question_list: Vec<Value> = asked
+                .iter()
+                .zip(&references)
+                .map(|(question, found)| reference::question_json(question, found.as_ref()))
+                .collect();
+            // A result set stays with its question in the stdlib; each row gets it back here.
+            let expected_results: Vec<Value> = question_list
+                .iter()
+                .map(|question| question["expectedResult"].clone())
+                .collect();
+            let mut result = grading
+                .call(
+                    "evaluate::grade_runs",
+                    vec![Value::Array(question_list), answered, opts],
+                )
+                .await?;
+            let with_references = references.iter().any(Option::is_some);
+            let failed = failed_answers(&result["rows"], asked.len());
+            let rows = shaped_rows(
+                result["rows"].take(),
+                &self,
+                with_references.then_some(expected_results.as_slice()),
+            );
+            let expected_rows = asked.len() * repeats as usize;
+            if rows.len() != expected_rows {
+                return Err(Error::runtime(format!(
+                    "the stdlib returned {} rows for {expected_rows} runs",
+                    rows.len()
+                )));
+            }
+            // The rows now; a page once the run is recorded and compared.
+            let page_file = output.clone().filter(|path| is_html(path));
+            if let Some(path) = output.as_ref().filter(|path| !is_html(path)) {
+                write_rows(path, &rows)?;
+            }
+            let grader = model
+                .as_ref()
+                .map_or("the rules".to_string(), |m| format!("the judge {m}"));
+            let mut summary = pick(result["summary"].take(), SUMMARY_KEYS);
+            run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
+            // Its name, not its local path (which says nothing to a report's other readers); its
+            // sha256 tells whether two runs asked the same questions.
+            let questions_file = file.path.file_name().map_or_else(
+                || file.path.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            run["questionsFile"] = json!(questions_file);
+            run["questionsSha256"] = json!(sha256_hex(&file.bytes));
+            run["repeats"] = json!(repeats);
+            run["concurrency"] = json!(concurrency);
+            run["summary"] = summary.clone();
+            let run_id = tracking::record(&mut tracked, &mut run, &rows)?;
+            summary["runId"] = json!(run_id);
+            let comparison = tracking::compare(&tracked, &run, &rows);
+            if let Some(path) = &junit {
+                let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
+                tracking::write_junit(path, &suite, &rows, repeats as usize)?;
+            }
+            let per_question: Vec<Value> = into_array(result["questions"].take())
+                .into_iter()
+                .zip(failed)
+                .map(|(q, failed)| {
+                    let mut question = pick(q, QUESTION_KEYS);
+                    if let Some(answer) = failed {
+                        question["failedAnswer"] = json!(answer);
+                    }
+                    question
+                })
+                .collect();
+            // Moved in, not serialised again as `json!` would.
+            let mut out = Value::Object(Map::from_iter([
+                ("summary".to_string(), summary),
+                ("questions".to_string(), Value::Array(per_question)),
+                ("rows".to_string(), Value::Array(rows)),
+            ]));
+            let gate = Gate {
+                bar,
+                fail_on_regression: self.fail_on_regression,
+            };
+            // A table shows the questions only: the comparison comes with it as notes.
+            let compared = comparison
+                .as_ref()
+                .map(evaluation_compare::notes)
+                .unwrap_or_default();
+            // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
+            // `--output-file` page now, and under `-o html` instead of the data.
+            if let Some(path) = &page_file {
+                let shown = shown_run(run.clone(), &out["rows"], &id, &workspace);
+                let page = evaluations::report_page(&shown, comparison.as_ref())?;
+                std::fs::write(path, page.html).map_err(|err| {
+                    Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
+                })?;
+            }
+            let page_comparison = comparison.clone();
+            if let Some(comparison) = comparison {
+                out["comparison"] = comparison;
+            }
+            // `-o html`: made from the reply's rows only when asked for, so they are not copied
+            // otherwise.
+            let mut reply = reply(out, gate, &grader).with_html(move |data| {
+                let shown = shown_run(run, &data["rows"], &id, &workspace);
+                evaluations::report_page(&shown, page_comparison.as_ref()).map(|page| page.html)
+            });
+            for note in compared {
+                reply = reply.with_note(note);
+            }
+            Ok(match run_id {
+                Some(id) => reply.with_note(format!("recorded as evaluation run {id}")),
+                None => reply,
             })
-            .collect();
-        // Moved in, not serialised again as `json!` would.
-        let mut out = Value::Object(Map::from_iter([
-            ("summary".to_string(), summary),
-            ("questions".to_string(), Value::Array(per_question)),
-            ("rows".to_string(), Value::Array(rows)),
-        ]));
-        let gate = Gate {
-            bar,
-            fail_on_regression: args.flag("fail-on-regression"),
-        };
-        // A table shows the questions only: the comparison comes with it as notes.
-        let compared = comparison
-            .as_ref()
-            .map(evaluation_compare::notes)
-            .unwrap_or_default();
-        // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
-        // `--output-file` page now, and under `-o html` instead of the data.
-        if let Some(path) = &page_file {
-            let shown = shown_run(run.clone(), &out["rows"], &id, &workspace);
-            let page = evaluations::report_page(&shown, comparison.as_ref())?;
-            std::fs::write(path, page.html).map_err(|err| {
-                Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
-            })?;
-        }
-        let page_comparison = comparison.clone();
-        if let Some(comparison) = comparison {
-            out["comparison"] = comparison;
-        }
-        // `-o html`: made from the reply's rows only when asked for, so they are not copied
-        // otherwise.
-        let mut reply = reply(out, gate, &grader).with_html(move |data| {
-            let shown = shown_run(run, &data["rows"], &id, &workspace);
-            evaluations::report_page(&shown, page_comparison.as_ref()).map(|page| page.html)
-        });
-        for note in compared {
-            reply = reply.with_note(note);
-        }
-        Ok(match run_id {
-            Some(id) => reply.with_note(format!("recorded as evaluation run {id}")),
-            None => reply,
         })
-    })
+    }
 }
 
 /// Per question (by its place in the file), what the agent answered (or the error) on its
@@ -524,18 +359,18 @@ fn failed_answers(rows: &Value, questions: usize) -> Vec<Option<String>> {
 
 /// The rows with the keys `evaluate` promises, plus the ones asked for; with reference
 /// queries, each row's `expectedResult` is its question's (by the row's `index`).
-fn shaped_rows(rows: Value, args: &Args, expected_results: Option<&[Value]>) -> Vec<Value> {
+fn shaped_rows(rows: Value, asked: &Evaluate, expected_results: Option<&[Value]>) -> Vec<Value> {
     let mut keys: Vec<&str> = ROW_KEYS.to_vec();
     if expected_results.is_some() {
         keys.extend(["expectedSql", "expectedResult"]);
     }
-    if args.flag("show-steps") {
+    if asked.show_steps {
         keys.push("steps");
     }
-    if args.flag("keep-thread") {
+    if asked.keep_thread {
         keys.push("threadId");
     }
-    if args.has("download-files") {
+    if asked.download_files.is_some() {
         keys.push("files");
     }
     into_array(rows)

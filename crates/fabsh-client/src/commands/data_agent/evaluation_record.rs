@@ -10,7 +10,6 @@ use crate::api::Req;
 use crate::api::data_agents::Agent;
 use crate::api::definitions as api_definitions;
 use crate::api::resolve::is_guid;
-use crate::commands::args::Args;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use serde_json::{Value, json};
@@ -27,16 +26,21 @@ pub struct Tracking {
 }
 
 /// The run `--baseline` names (or latest, under `--fail-on-regression`), if any.
-fn baseline_reference(args: &Args) -> Option<&str> {
-    args.opt_str("baseline")
-        .or_else(|| args.flag("fail-on-regression").then_some("latest"))
+fn baseline_reference(baseline: Option<&str>, fail_on_regression: bool) -> Option<&str> {
+    baseline.or_else(|| fail_on_regression.then_some("latest"))
 }
 
-/// The store and baseline for this evaluation of `workspace`/`agent`. No store is opened
-/// when nothing is saved or compared.
-pub fn open(args: &Args, workspace: &str, agent: &str) -> Result<Tracking> {
-    let save = !args.flag("no-save");
-    let reference = baseline_reference(args);
+/// The store and baseline for this evaluation of `workspace`/`agent`: `save` unless
+/// `--no-save`, compared with `--baseline` (or latest, under `--fail-on-regression`). No
+/// store is opened when nothing is saved or compared.
+pub fn open(
+    save: bool,
+    baseline: Option<&str>,
+    fail_on_regression: bool,
+    workspace: &str,
+    agent: &str,
+) -> Result<Tracking> {
+    let reference = baseline_reference(baseline, fail_on_regression);
     if !save && reference.is_none() {
         return Ok(Tracking {
             store: None,
@@ -111,11 +115,11 @@ pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
 }
 
 /// A file `evaluate` writes (`--output-file`, `--junit`): as [`in_existing_dir`], and not
-/// one that exists unless `--force` says to replace it (a results file of an earlier run
-/// is often what a user compares with).
-pub fn new_output_file(args: &Args, flag: &str, text: &str) -> Result<PathBuf> {
+/// one that exists unless `--force` (`force`) says to replace it (a results file of an
+/// earlier run is often what a user compares with).
+pub fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
     let path = in_existing_dir(flag, text)?;
-    if path.exists() && !args.flag("force") {
+    if path.exists() && !force {
         return Err(Error::usage(format!(
             "--{flag}: {} exists; refusing to replace it",
             path.display()
@@ -123,13 +127,6 @@ pub fn new_output_file(args: &Args, flag: &str, text: &str) -> Result<PathBuf> {
         .with_hint("add --force to replace it, or give another file name"));
     }
     Ok(path)
-}
-
-/// `--junit FILE`.
-pub fn junit_file(args: &Args) -> Result<Option<PathBuf>> {
-    args.opt_str("junit")
-        .map(|text| new_output_file(args, "junit", text))
-        .transpose()
 }
 
 /// Writes the rows (each question's `repeats` runs together) as JUnit XML.
@@ -190,10 +187,11 @@ async fn configuration(ctx: &Ctx, agent: &Agent, description: &Value) -> Option<
 
 /// Who was evaluated: the workspace and agent, each `{id, name}`, and the fingerprint of the
 /// agent's published configuration. Best effort: a name or fingerprint that cannot be read
-/// is null; a `--published-url` run knows only the ids it was given.
+/// is null; a `--published-url` run knows only the ids it was given. `given` is the
+/// workspace as `-w` named it.
 pub async fn subject(
     ctx: &Ctx,
-    args: &Args,
+    given: &str,
     agent: Option<&Agent>,
     workspace: &str,
     id: &str,
@@ -201,7 +199,6 @@ pub async fn subject(
     let Some(agent) = agent else {
         return json!({"workspace": {"id": workspace, "name": null}, "agent": {"id": id, "name": null}, "configurationFingerprint": null});
     };
-    let given = args.opt_str("workspace").unwrap_or_default();
     let workspace_name = if is_guid(given) {
         ctx.api()
             .json(Req::get(format!("/workspaces/{}", agent.workspace)))

@@ -3,15 +3,15 @@
 //! asks the service (to resolve the workspace and agent names); the rest work offline.
 
 use super::evaluation_record::in_existing_dir;
-use super::{AGENT, agent};
+use super::{AGENT, AgentTarget};
 use crate::agent::evaluation_compare;
 use crate::agent::evaluation_report::{self, Report};
 use crate::agent::evaluations::{AgentFilter, Store};
-use crate::commands::args::Args;
 use crate::commands::common::{TARGET, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::reply::Reply;
@@ -44,26 +44,32 @@ const RUNS_AGENT: ArgSpec = ArgSpec::opt(
     "The data agent whose runs these are (id or name, as recorded)",
 );
 
-/// The run references `names` give, and the agent they are among: `[WORKSPACE/AGENT]` before
-/// them, or `-w` and `--id` (which win), matched against what each run recorded.
-fn runs_of(args: &Args, names: &[&str]) -> Result<(Vec<String>, Option<AgentFilter>)> {
-    let runs = names
-        .iter()
-        .map(|name| args.str(name).map(str::to_string))
-        .collect::<Result<Vec<_>>>()?;
-    let path = args.opt_str(TARGET);
-    let (mut workspace, mut agent) = match path.map(|p| p.split_once('/')) {
-        Some(Some((workspace, agent))) => (Some(workspace), Some(agent)),
-        Some(None) => (None, path),
-        None => (None, None),
-    };
-    workspace = args.opt_str("workspace").or(workspace);
-    agent = args.opt_str("id").or(agent);
-    let filter = (workspace.is_some() || agent.is_some()).then(|| AgentFilter {
-        workspace: workspace.unwrap_or_default().to_string(),
-        agent: agent.unwrap_or_default().to_string(),
-    });
-    Ok((runs, filter))
+typed_args! {
+    /// The agent whose runs are meant: `[WORKSPACE/AGENT]` before the runs, or `-w` and `--id`
+    /// (which win), matched against what each run recorded.
+    struct RunsOf {
+        path: Option<String> = RUNS_OF,
+        workspace: Option<String> = RUNS_WORKSPACE,
+        agent: Option<String> = RUNS_AGENT,
+    }
+}
+
+impl RunsOf {
+    /// The filter the flags give, if any.
+    fn filter(&self) -> Option<AgentFilter> {
+        let path = self.path.as_deref();
+        let (mut workspace, mut agent) = match path.map(|p| p.split_once('/')) {
+            Some(Some((workspace, agent))) => (Some(workspace), Some(agent)),
+            Some(None) => (None, path),
+            None => (None, None),
+        };
+        workspace = self.workspace.as_deref().or(workspace);
+        agent = self.agent.as_deref().or(agent);
+        (workspace.is_some() || agent.is_some()).then(|| AgentFilter {
+            workspace: workspace.unwrap_or_default().to_string(),
+            agent: agent.unwrap_or_default().to_string(),
+        })
+    }
 }
 
 pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
@@ -85,7 +91,7 @@ pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
         command: "data-agent evaluations list -w Demo --id \"Sales agent\"",
         about: "the pass rate over time",
     }],
-    handler: Handler::Data(list),
+    handler: Handler::Data(handler::<List>),
 };
 
 pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
@@ -101,7 +107,7 @@ pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
         command: "data-agent evaluations show \"$RUN_ID\" -q \"rows[?verdict=='no']\"",
         about: "the failed runs of a recorded evaluation",
     }],
-    handler: Handler::Data(show),
+    handler: Handler::Data(handler::<Show>),
 };
 
 pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
@@ -116,36 +122,49 @@ pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
         command: "data-agent evaluations delete \"$RUN_ID\" --yes",
         about: "the run and its rows are gone",
     }],
-    handler: Handler::Data(delete),
+    handler: Handler::Data(handler::<Delete>),
 };
+
+const RUN_A: ArgSpec =
+    ArgSpec::positional("run-a", ArgKind::Str, "The base run (id, prefix or latest)");
+const RUN_B: ArgSpec = ArgSpec::positional(
+    "run-b",
+    ArgKind::Str,
+    "The run compared with it (id, prefix or latest)",
+);
 
 pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations compare",
     summary: "Compare two recorded evaluation runs question by question",
     about: "Per question, from RUN_A (the base) to RUN_B: newly_failing (every repeat passed in A, none in B), newly_passing, flaky (different verdicts across the repeats of either run), unchanged, added or removed; a question passes when graded yes; repeats left ungraded (verdict unclear, or error: the judge or the reference query failed) count neither way, and a question with no graded repeat is unclear; regressed is true when it passed on every repeat of A and fails on some in B (what `evaluate --fail-on-regression` stops on). Also passRateDelta, latencyP50DeltaMs (B minus A) and configurationChanged (whether the agent's published configuration fingerprint differs; null when a run has none) and configurationChanges, what changed: one {part, what, change} per published part added, removed or changed (e.g. stage_config.json, the instructions and settings; a datasource's fewshots.json; publishedDescription), null for runs recorded before parts were. A table shows the questions, with the counts, the pass-rate change and each configuration change as notes; -o html writes RUN_B's report page compared with RUN_A (as `evaluations report RUN_B --compare RUN_A`).",
-    args: &[
-        RUNS_OF,
-        ArgSpec::positional("run-a", ArgKind::Str, "The base run (id, prefix or latest)"),
-        ArgSpec::positional(
-            "run-b",
-            ArgKind::Str,
-            "The run compared with it (id, prefix or latest)",
-        ),
-        RUNS_WORKSPACE,
-        RUNS_AGENT,
-    ],
+    args: &[RUNS_OF, RUN_A, RUN_B, RUNS_WORKSPACE, RUNS_AGENT],
     traits: Traits::READ.needs(Needs::Nothing).html(),
     columns: &["question", "status", "base", "head"],
     examples: &[Example {
         command: "data-agent evaluations compare \"$BASE_RUN_ID\" \"$RUN_ID\" -q \"questions[?status=='newly_failing']\"",
         about: "what broke between two runs",
     }],
-    handler: Handler::Data(compare),
+    handler: Handler::Data(handler::<Compare>),
 };
 
 /// The most runs the report's matrix shows.
 const MATRIX_RUNS: usize = 20;
+
+// `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
+const REPORT_FILE: ArgSpec = ArgSpec::opt(
+    "output-file",
+    ArgKind::Str,
+    "The HTML file to write; without it the page is returned as `html`",
+)
+.value_name("FILE")
+.aliases(&["output"])
+.local(LocalPath::WriteFile);
+const COMPARE_WITH: ArgSpec = ArgSpec::opt(
+    "compare",
+    ArgKind::Str,
+    "A run to compare with, as the base (id or prefix)",
+);
 
 pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -157,20 +176,8 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
         RUN,
         RUNS_WORKSPACE,
         RUNS_AGENT,
-        // `--output-file` as `evaluate` names its file; `--output` is how it used to be spelt.
-        ArgSpec::opt(
-            "output-file",
-            ArgKind::Str,
-            "The HTML file to write; without it the page is returned as `html`",
-        )
-        .value_name("FILE")
-        .aliases(&["output"])
-        .local(LocalPath::WriteFile),
-        ArgSpec::opt(
-            "compare",
-            ArgKind::Str,
-            "A run to compare with, as the base (id or prefix)",
-        ),
+        REPORT_FILE,
+        COMPARE_WITH,
     ],
     traits: Traits::READ.needs(Needs::Nothing).html(),
     columns: &[],
@@ -178,99 +185,153 @@ pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
         command: "data-agent evaluations report \"$RUN_ID\" --compare \"$BASE_RUN_ID\" --output-file report.html",
         about: "a page to read or attach to a pull request",
     }],
-    handler: Handler::Data(report),
+    handler: Handler::Data(handler::<ReportEvaluation>),
 };
 
-fn list(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let runs = Store::open()?.list(&agent.workspace, &agent.id)?;
-        Ok(Reply::json(serde_json::Value::Array(runs)))
-    })
+typed_args! {
+    /// `data-agent evaluations list`.
+    struct List {
+        target: AgentTarget,
+    }
 }
 
-fn show(_ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (runs, agent) = runs_of(&args, &["run"])?;
-        let run = Store::open()?.show(&runs[0], agent.as_ref())?;
-        let pass_rate = run["summary"]["passRate"].as_f64().map_or_else(
-            || "unknown".to_string(),
-            |rate| format!("{:.1}%", rate * 100.0),
-        );
-        let note = format!(
-            "run {} of {}: {} runs, pass rate {pass_rate}",
-            run["runId"].as_str().unwrap_or_default(),
-            run["agent"]["name"].as_str().unwrap_or_default(),
-            run["summary"]["runs"],
-        );
-        Ok(Reply::json(run).with_table_rows("rows").with_note(note))
-    })
+impl Command for List {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let runs = Store::open()?.list(&agent.workspace, &agent.id)?;
+            Ok(Reply::json(serde_json::Value::Array(runs)))
+        })
+    }
 }
 
-fn delete(_ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (runs, agent) = runs_of(&args, &["run"])?;
-        let id = Store::open()?.delete(&runs[0], agent.as_ref())?;
-        Ok(Reply::empty().with_note(format!("deleted evaluation run {id}")))
-    })
+typed_args! {
+    /// `data-agent evaluations show`.
+    struct Show {
+        of: RunsOf,
+        run: String = RUN,
+    }
 }
 
-fn compare(_ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let (runs, agent) = runs_of(&args, &["run-a", "run-b"])?;
-        let store = Store::open()?;
-        let base = store.show(&runs[0], agent.as_ref())?;
-        let head = store.show(&runs[1], agent.as_ref())?;
-        let comparison = evaluation_compare::compare(&base, &head);
-        // A table shows the questions only: the counts and configuration changes come with
-        // it as notes.
-        let notes = evaluation_compare::notes(&comparison);
-        let page_comparison = comparison.clone();
-        let mut reply = Reply::json(comparison)
-            .with_table_rows("questions")
-            // `-o html`: RUN_B's report, compared with RUN_A.
-            .with_html(move |_| report_page(&head, Some(&page_comparison)).map(|page| page.html));
-        for note in notes {
-            reply = reply.with_note(note);
-        }
-        Ok(reply)
-    })
+impl Command for Show {
+    fn run(self, _ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let run = Store::open()?.show(&self.run, self.of.filter().as_ref())?;
+            let pass_rate = run["summary"]["passRate"].as_f64().map_or_else(
+                || "unknown".to_string(),
+                |rate| format!("{:.1}%", rate * 100.0),
+            );
+            let note = format!(
+                "run {} of {}: {} runs, pass rate {pass_rate}",
+                run["runId"].as_str().unwrap_or_default(),
+                run["agent"]["name"].as_str().unwrap_or_default(),
+                run["summary"]["runs"],
+            );
+            Ok(Reply::json(run).with_table_rows("rows").with_note(note))
+        })
+    }
 }
 
-fn report(_ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let output = args
-            .opt_str("output-file")
-            .map(|text| in_existing_dir("output-file", text))
-            .transpose()?;
-        let (runs, agent) = runs_of(&args, &["run"])?;
-        let store = Store::open()?;
-        let run = store.show(&runs[0], agent.as_ref())?;
-        let comparison = args
-            .opt_str("compare")
-            .map(|base| store.show(base, agent.as_ref()))
-            .transpose()?
-            .map(|base| evaluation_compare::compare(&base, &run));
-        drop(store);
-        let page = report_page(&run, comparison.as_ref())?;
-        let mut summary = serde_json::json!({
-            "runId": run["runId"],
-            "runsCharted": page.charted,
-            "matrixRuns": page.matrix,
-        });
-        match output {
-            Some(output) => {
-                std::fs::write(&output, &page.html).map_err(|err| {
-                    crate::error::Error::runtime(format!("cannot write {}", output.display()))
-                        .with_cause(err)
-                })?;
-                summary["report"] = serde_json::json!(output.display().to_string());
+typed_args! {
+    /// `data-agent evaluations delete`.
+    struct Delete {
+        of: RunsOf,
+        run: String = RUN,
+    }
+}
+
+impl Command for Delete {
+    fn run(self, _ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let id = Store::open()?.delete(&self.run, self.of.filter().as_ref())?;
+            Ok(Reply::empty().with_note(format!("deleted evaluation run {id}")))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent evaluations compare`.
+    struct Compare {
+        of: RunsOf,
+        base: String = RUN_A,
+        head: String = RUN_B,
+    }
+}
+
+impl Command for Compare {
+    fn run(self, _ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.of.filter();
+            let store = Store::open()?;
+            let base = store.show(&self.base, agent.as_ref())?;
+            let head = store.show(&self.head, agent.as_ref())?;
+            let comparison = evaluation_compare::compare(&base, &head);
+            // A table shows the questions only: the counts and configuration changes come with
+            // it as notes.
+            let notes = evaluation_compare::notes(&comparison);
+            let page_comparison = comparison.clone();
+            let mut reply = Reply::json(comparison)
+                .with_table_rows("questions")
+                // `-o html`: RUN_B's report, compared with RUN_A.
+                .with_html(move |_| {
+                    report_page(&head, Some(&page_comparison)).map(|page| page.html)
+                });
+            for note in notes {
+                reply = reply.with_note(note);
             }
-            None => summary["html"] = serde_json::json!(page.html),
-        }
-        let html = page.html;
-        Ok(Reply::json(summary).with_html(move |_| Ok(html)))
-    })
+            Ok(reply)
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent evaluations report`.
+    struct ReportEvaluation {
+        of: RunsOf,
+        run: String = RUN,
+        output_file: Option<String> = REPORT_FILE,
+        compare: Option<String> = COMPARE_WITH,
+    }
+}
+
+impl Command for ReportEvaluation {
+    fn run(self, _ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let output = self
+                .output_file
+                .as_deref()
+                .map(|text| in_existing_dir(REPORT_FILE.long, text))
+                .transpose()?;
+            let agent = self.of.filter();
+            let store = Store::open()?;
+            let run = store.show(&self.run, agent.as_ref())?;
+            let comparison = self
+                .compare
+                .as_deref()
+                .map(|base| store.show(base, agent.as_ref()))
+                .transpose()?
+                .map(|base| evaluation_compare::compare(&base, &run));
+            drop(store);
+            let page = report_page(&run, comparison.as_ref())?;
+            let mut summary = serde_json::json!({
+                "runId": run["runId"],
+                "runsCharted": page.charted,
+                "matrixRuns": page.matrix,
+            });
+            match output {
+                Some(output) => {
+                    std::fs::write(&output, &page.html).map_err(|err| {
+                        crate::error::Error::runtime(format!("cannot write {}", output.display()))
+                            .with_cause(err)
+                    })?;
+                    summary["report"] = serde_json::json!(output.display().to_string());
+                }
+                None => summary["html"] = serde_json::json!(page.html),
+            }
+            let html = page.html;
+            Ok(Reply::json(summary).with_html(move |_| Ok(html)))
+        })
+    }
 }
 
 /// An evaluation's report page, and how many runs its chart and matrix show.

@@ -2,15 +2,15 @@
 //! clear-fewshots`: example questions with their answer queries, per datasource.
 
 use super::{
-    AGENT, DATASOURCE, STAGE, agent, check_fewshots_supported, datasource, explain_unpublished,
-    stage,
+    AGENT, AgentTarget, DATASOURCE, STAGE, check_fewshots_supported, datasource,
+    explain_unpublished,
 };
 use crate::api::data_agents::Stage;
-use crate::commands::args::Args;
 use crate::commands::common::{self, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
@@ -27,6 +27,13 @@ const ANSWER_ALIASES: &[&str] = fabsh_model::agent::fewshot_file::QUERY_ALIASES
 const ANSWER_HELP: &str = "The answer query, in the datasource's language (SQL, KQL, DAX or GQL)";
 const QUESTION_HELP: &str = "The example question, as a user would ask it";
 const FEWSHOT_ID: ArgSpec = ArgSpec::req("fewshot-id", ArgKind::Uuid, "Few-shot id");
+/// `--fewshot-id` of `remove-fewshot`: any text, trimmed before it is sent.
+const REMOVED_FEWSHOT_ID: ArgSpec = ArgSpec::req("fewshot-id", ArgKind::Str, "Few-shot id");
+const QUESTION: ArgSpec = ArgSpec::req("question", ArgKind::Str, QUESTION_HELP);
+const ANSWER: ArgSpec = ArgSpec::req("answer", ArgKind::Str, ANSWER_HELP).aliases(ANSWER_ALIASES);
+const NEW_QUESTION: ArgSpec = ArgSpec::opt("question", ArgKind::Str, QUESTION_HELP);
+const NEW_ANSWER: ArgSpec =
+    ArgSpec::opt("answer", ArgKind::Str, ANSWER_HELP).aliases(ANSWER_ALIASES);
 
 pub const LIST_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -40,7 +47,7 @@ pub const LIST_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent list-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "the draft's examples",
     }],
-    handler: Handler::Data(list_fewshots),
+    handler: Handler::Data(handler::<ListFewshots>),
 };
 
 pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
@@ -55,7 +62,7 @@ pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
         command: "data-agent show-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\"",
         about: "by ids",
     }],
-    handler: Handler::Data(show_fewshot),
+    handler: Handler::Data(handler::<ShowFewshot>),
 };
 
 pub const ADD_FEWSHOT: CommandSpec = CommandSpec {
@@ -63,20 +70,14 @@ pub const ADD_FEWSHOT: CommandSpec = CommandSpec {
     name: "add-fewshot",
     summary: "Add a few-shot example (a question and its answer query)",
     about: "The service validates the query against the schema; list-fewshots shows the outcome. Semantic models and ontologies take no few-shots.",
-    args: &[
-        WORKSPACE,
-        AGENT,
-        DATASOURCE,
-        ArgSpec::req("question", ArgKind::Str, QUESTION_HELP),
-        ArgSpec::req("answer", ArgKind::Str, ANSWER_HELP).aliases(ANSWER_ALIASES),
-    ],
+    args: &[WORKSPACE, AGENT, DATASOURCE, QUESTION, ANSWER],
     traits: Traits::MUTATE,
     columns: &[],
     examples: &[Example {
         command: "data-agent add-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --question \"How many orders?\" --sql \"SELECT COUNT(*) FROM orders\"",
         about: "a SQL example",
     }],
-    handler: Handler::Data(add_fewshot),
+    handler: Handler::Data(handler::<AddFewshot>),
 };
 
 pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
@@ -89,8 +90,8 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
         AGENT,
         DATASOURCE,
         FEWSHOT_ID,
-        ArgSpec::opt("question", ArgKind::Str, QUESTION_HELP),
-        ArgSpec::opt("answer", ArgKind::Str, ANSWER_HELP).aliases(ANSWER_ALIASES),
+        NEW_QUESTION,
+        NEW_ANSWER,
     ],
     traits: Traits::MUTATE.void(),
     columns: &[],
@@ -98,7 +99,7 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
         command: "data-agent update-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\" --sql \"SELECT COUNT(*) FROM dbo.orders\"",
         about: "a new answer",
     }],
-    handler: Handler::Data(update_fewshot),
+    handler: Handler::Data(handler::<UpdateFewshot>),
 };
 
 pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
@@ -106,19 +107,14 @@ pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
     name: "remove-fewshot",
     summary: "Remove one few-shot example",
     about: "Asks for confirmation on a terminal unless --yes. Shows the removed example.",
-    args: &[
-        WORKSPACE,
-        AGENT,
-        DATASOURCE,
-        ArgSpec::req("fewshot-id", ArgKind::Str, "Few-shot id"),
-    ],
+    args: &[WORKSPACE, AGENT, DATASOURCE, REMOVED_FEWSHOT_ID],
     traits: Traits::DESTRUCTIVE,
     columns: &[],
     examples: &[Example {
         command: "data-agent remove-fewshot -w Demo --id \"Sales agent\" --datasource SalesLakehouse --fewshot-id \"$FEWSHOT_ID\" --yes",
         about: "without asking",
     }],
-    handler: Handler::Data(remove_fewshot),
+    handler: Handler::Data(handler::<RemoveFewshot>),
 };
 
 pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
@@ -133,98 +129,170 @@ pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent clear-fewshots -w \"$WORKSPACE_ID\" --id \"$AGENT_ID\" --datasource SalesLakehouse --yes",
         about: "start over",
     }],
-    handler: Handler::Data(clear_fewshots),
+    handler: Handler::Data(handler::<ClearFewshots>),
 };
 
-fn list_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        let source = datasource(&ctx, &agent, stage, &args).await?;
-        common::paged(ctx.api(), agent.fewshots_req(stage, &source.id), &args)
+typed_args! {
+    /// `data-agent list-fewshots`.
+    struct ListFewshots {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        stage: Stage = STAGE,
+        paging: Paging,
+    }
+}
+
+impl Command for ListFewshots {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            let source = datasource(&ctx, &agent, stage, &self.datasource).await?;
+            common::paged_by(
+                ctx.api(),
+                agent.fewshots_req(stage, &source.id),
+                &self.paging,
+            )
             .await
             .map_err(|err| explain_unpublished(err, stage))
-    })
+        })
+    }
 }
 
-fn show_fewshot(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        let source = datasource(&ctx, &agent, stage, &args).await?;
-        let fewshot = agent
-            .fewshot_get(ctx.api(), stage, &source.id, args.str("fewshot-id")?)
-            .await?;
-        Ok(Reply::json(fewshot))
-    })
+typed_args! {
+    /// `data-agent show-fewshot`.
+    struct ShowFewshot {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        fewshot: String = FEWSHOT_ID,
+        stage: Stage = STAGE,
+    }
 }
 
-fn add_fewshot(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let question = args.str("question")?.trim().to_string();
-        let answer = args.str("answer")?.trim().to_string();
-        if question.is_empty() || answer.is_empty() {
-            return Err(Error::usage("--question and --answer cannot be empty"));
-        }
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        check_fewshots_supported(&source)?;
-        let created = agent
-            .fewshot_create(ctx.api(), &source.id, &question, &answer)
-            .await?;
-        Ok(Reply::json(created))
-    })
+impl Command for ShowFewshot {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            let source = datasource(&ctx, &agent, stage, &self.datasource).await?;
+            let fewshot = agent
+                .fewshot_get(ctx.api(), stage, &source.id, &self.fewshot)
+                .await?;
+            Ok(Reply::json(fewshot))
+        })
+    }
 }
 
-fn update_fewshot(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let mut body = Map::new();
-        for (flag, key) in [("question", "question"), ("answer", "query")] {
-            if let Some(text) = args.opt_str(flag) {
-                if text.trim().is_empty() {
-                    return Err(Error::usage(format!("--{flag} cannot be empty")));
-                }
-                body.insert(key.into(), json!(text.trim()));
+typed_args! {
+    /// `data-agent add-fewshot`.
+    struct AddFewshot {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        question: String = QUESTION,
+        answer: String = ANSWER,
+    }
+}
+
+impl Command for AddFewshot {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let question = self.question.trim().to_string();
+            let answer = self.answer.trim().to_string();
+            if question.is_empty() || answer.is_empty() {
+                return Err(Error::usage("--question and --answer cannot be empty"));
             }
-        }
-        if body.is_empty() {
-            return Err(Error::usage(
-                "nothing to update: give --question and/or --answer",
-            ));
-        }
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        check_fewshots_supported(&source)?;
-        agent
-            .fewshot_patch(
-                ctx.api(),
-                &source.id,
-                args.str("fewshot-id")?,
-                Value::Object(body),
-            )
-            .await?;
-        Ok(Reply::empty())
-    })
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            check_fewshots_supported(&source)?;
+            let created = agent
+                .fewshot_create(ctx.api(), &source.id, &question, &answer)
+                .await?;
+            Ok(Reply::json(created))
+        })
+    }
 }
 
-fn remove_fewshot(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        let id = args.str("fewshot-id")?.trim();
-        let fewshot = agent
-            .fewshot_get(ctx.api(), Stage::Staging, &source.id, id)
-            .await?;
-        agent.fewshot_delete(ctx.api(), &source.id, id).await?;
-        Ok(Reply::json(fewshot))
-    })
+typed_args! {
+    /// `data-agent update-fewshot`.
+    struct UpdateFewshot {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        fewshot: String = FEWSHOT_ID,
+        question: Option<String> = NEW_QUESTION,
+        answer: Option<String> = NEW_ANSWER,
+    }
 }
 
-fn clear_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let source = datasource(&ctx, &agent, Stage::Staging, &args).await?;
-        agent.fewshots_delete_all(ctx.api(), &source.id).await?;
-        Ok(Reply::empty())
-    })
+impl Command for UpdateFewshot {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let mut body = Map::new();
+            for (given, flag, key) in [
+                (&self.question, NEW_QUESTION.long, "question"),
+                (&self.answer, NEW_ANSWER.long, "query"),
+            ] {
+                if let Some(text) = given {
+                    if text.trim().is_empty() {
+                        return Err(Error::usage(format!("--{flag} cannot be empty")));
+                    }
+                    body.insert(key.into(), json!(text.trim()));
+                }
+            }
+            if body.is_empty() {
+                return Err(Error::usage(
+                    "nothing to update: give --question and/or --answer",
+                ));
+            }
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            check_fewshots_supported(&source)?;
+            agent
+                .fewshot_patch(ctx.api(), &source.id, &self.fewshot, Value::Object(body))
+                .await?;
+            Ok(Reply::empty())
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent remove-fewshot`.
+    struct RemoveFewshot {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        fewshot: String = REMOVED_FEWSHOT_ID,
+    }
+}
+
+impl Command for RemoveFewshot {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            let id = self.fewshot.trim();
+            let fewshot = agent
+                .fewshot_get(ctx.api(), Stage::Staging, &source.id, id)
+                .await?;
+            agent.fewshot_delete(ctx.api(), &source.id, id).await?;
+            Ok(Reply::json(fewshot))
+        })
+    }
+}
+
+typed_args! {
+    /// `data-agent clear-fewshots`.
+    struct ClearFewshots {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+    }
+}
+
+impl Command for ClearFewshots {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let source = datasource(&ctx, &agent, Stage::Staging, &self.datasource).await?;
+            agent.fewshots_delete_all(ctx.api(), &source.id).await?;
+            Ok(Reply::empty())
+        })
+    }
 }

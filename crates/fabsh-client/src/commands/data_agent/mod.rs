@@ -8,6 +8,7 @@ mod datasources;
 mod definition;
 mod elements;
 mod evaluate;
+mod evaluate_flags;
 mod evaluation_record;
 mod evaluation_reference;
 mod evaluations;
@@ -18,10 +19,12 @@ mod query;
 mod validate_fewshots;
 
 /// The judge flags, for a front end that sets the judge once (`mcp serve`).
-pub use evaluate::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
+pub use evaluate_flags::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
 
 use super::args::Args;
+use super::common::WORKSPACE;
 use super::spec::{ArgKind, ArgSpec, CommandSpec};
+use super::typed::{FromArg, typed_args};
 use crate::api::data_agents::{Agent, Stage};
 use crate::api::resolve::is_guid;
 use crate::api::stale;
@@ -88,18 +91,31 @@ pub const DATASOURCE: ArgSpec = ArgSpec::req(
     "Datasource id or display name (or the id of the item it reads)",
 );
 
-/// The agent named by `--workspace` and `--id`.
-pub async fn agent(ctx: &Ctx, args: &Args) -> Result<Agent> {
-    let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-    let id = ctx
-        .item_id(&workspace, args.str("id")?, Some("DataAgent"))
-        .await?;
-    Ok(Agent { workspace, id })
+typed_args! {
+    /// `-w` and `--id` (or the `WORKSPACE/AGENT` that stands for them): one data agent, by
+    /// id or name, not yet resolved.
+    pub(crate) struct AgentTarget {
+        workspace: String = WORKSPACE,
+        agent: String = AGENT,
+    }
+}
+
+impl AgentTarget {
+    /// The agent's workspace and item ids.
+    pub(crate) async fn resolve(&self, ctx: &Ctx) -> Result<Agent> {
+        let workspace = ctx.workspace_id(&self.workspace).await?;
+        let id = ctx
+            .item_id(&workspace, &self.agent, Some("DataAgent"))
+            .await?;
+        Ok(Agent { workspace, id })
+    }
 }
 
 /// The stage `--stage` asks for.
-pub fn stage(args: &Args) -> Stage {
-    Stage::parse(args.opt_str("stage"))
+impl FromArg for Stage {
+    fn read(args: &Args, spec: &ArgSpec) -> Result<Self> {
+        Ok(Stage::parse(args.opt_str(spec.long)))
+    }
 }
 
 /// A datasource found by id, name or referenced item.
@@ -139,11 +155,11 @@ fn find_source<'a>(list: &'a [Value], wanted: &str) -> Option<&'a Value> {
         })
 }
 
-/// The datasource `--datasource` names in `stage`. The list is fetched once per process and
-/// agent (many calls at once, as in a few-shot upload, share it), and again when the name is
-/// not in the cached copy.
-pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> Result<Source> {
-    let wanted = args.str("datasource")?.trim();
+/// The datasource `wanted` (`--datasource`) names in `stage`. The list is fetched once per
+/// process and agent (many calls at once, as in a few-shot upload, share it), and again when
+/// the name is not in the cached copy.
+pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, wanted: &str) -> Result<Source> {
+    let wanted = wanted.trim();
     let key = stale::datasources_key(&agent.workspace, &agent.id, stage.name());
     let fetch = || ctx.api().all(agent.datasources_req(stage));
     let all = ctx
@@ -175,8 +191,8 @@ pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, args: &Args) -> 
     })
 }
 
-/// The datasource `--datasource` names in `stage`, and what `read` gives for its id. When
-/// `--datasource` is an id, `read` runs alongside the lookup instead of after it, saving a
+/// The datasource `wanted` (`--datasource`) names in `stage`, and what `read` gives for its
+/// id. When `--datasource` is an id, `read` runs alongside the lookup instead of after it, saving a
 /// round trip; should the id turn out to be that of the item a datasource reads, `read` runs
 /// again with the datasource's own id. So `read` must only read. Its result is returned as
 /// is, for the caller to weigh after its own checks of the source.
@@ -184,21 +200,21 @@ pub async fn with_datasource<T, F, Fut>(
     ctx: &Ctx,
     agent: &Agent,
     stage: Stage,
-    args: &Args,
+    wanted: &str,
     read: F,
 ) -> Result<(Source, Result<T>)>
 where
     F: Fn(String) -> Fut,
     Fut: Future<Output = Result<T>>,
 {
-    let wanted = args.str("datasource")?.trim();
+    let wanted = wanted.trim();
     if !is_guid(wanted) {
-        let source = datasource(ctx, agent, stage, args).await?;
+        let source = datasource(ctx, agent, stage, wanted).await?;
         let value = read(source.id.clone()).await;
         return Ok((source, value));
     }
     let (source, early) = tokio::join!(
-        datasource(ctx, agent, stage, args),
+        datasource(ctx, agent, stage, wanted),
         read(wanted.to_string())
     );
     let source = source?;

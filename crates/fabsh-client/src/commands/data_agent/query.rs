@@ -2,14 +2,14 @@
 //! thread fabsh keeps, with the run steps and files of its Assistants-compatible surface when
 //! the endpoint offers them; and the agent's MCP endpoint.
 
-use super::{AGENT, agent};
+use super::{AGENT, AgentTarget};
 use crate::agent::{assistants, downloads, mcp, threads};
 use crate::api::data_agents::{Agent, Stage};
-use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
@@ -59,6 +59,22 @@ pub const DOWNLOAD_FILES: ArgSpec = ArgSpec::opt(
 )
 .local(LocalPath::WriteDir);
 
+const PROMPT: ArgSpec = ArgSpec::opt(
+    "prompt",
+    ArgKind::Str,
+    "The question (omitted: read from stdin)",
+);
+const RAW: ArgSpec = ArgSpec::opt(
+    "raw",
+    ArgKind::Bool,
+    "Add the tool's raw result: every content block and structuredContent",
+);
+const THREAD_ID: ArgSpec = ArgSpec::opt(
+    "thread-id",
+    ArgKind::Str,
+    "Continue this local thread: the agent gets its earlier turns as context",
+);
+
 pub const QUERY: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "query",
@@ -67,25 +83,13 @@ pub const QUERY: CommandSpec = CommandSpec {
     args: &[
         WORKSPACE,
         AGENT,
-        ArgSpec::opt(
-            "prompt",
-            ArgKind::Str,
-            "The question (omitted: read from stdin)",
-        ),
+        PROMPT,
         PUBLISHED_URL,
-        ArgSpec::opt(
-            "raw",
-            ArgKind::Bool,
-            "Add the tool's raw result: every content block and structuredContent",
-        ),
+        RAW,
         QUERY_STAGE,
         TIMEOUT,
         KEEP_THREAD,
-        ArgSpec::opt(
-            "thread-id",
-            ArgKind::Str,
-            "Continue this local thread: the agent gets its earlier turns as context",
-        ),
+        THREAD_ID,
         SHOW_STEPS,
         DOWNLOAD_FILES,
     ],
@@ -101,7 +105,7 @@ pub const QUERY: CommandSpec = CommandSpec {
             about: "a follow-up in that thread",
         },
     ],
-    handler: Handler::Data(query),
+    handler: Handler::Data(handler::<Query>),
 };
 
 pub const MCP_URL: CommandSpec = CommandSpec {
@@ -116,12 +120,12 @@ pub const MCP_URL: CommandSpec = CommandSpec {
         command: "data-agent mcp-url -w Demo --id \"Sales agent\"",
         about: "for an MCP client's configuration",
     }],
-    handler: Handler::Data(mcp_url),
+    handler: Handler::Data(handler::<McpUrl>),
 };
 
-/// Refuses any stage but the published one, before anything is sent.
-pub fn check_stage(args: &Args) -> Result<()> {
-    let stage = args.opt_str("stage").unwrap_or("production").trim();
+/// Refuses any stage but the published one (`--stage`), before anything is sent.
+pub fn check_stage(stage: Option<&str>) -> Result<()> {
+    let stage = stage.unwrap_or("production").trim();
     if stage.eq_ignore_ascii_case("production") || stage.eq_ignore_ascii_case("published") {
         return Ok(());
     }
@@ -132,8 +136,8 @@ pub fn check_stage(args: &Args) -> Result<()> {
 }
 
 /// `--timeout` as a duration; zero or less is a usage error.
-pub fn timeout(args: &Args) -> Result<Duration> {
-    match args.int("timeout").unwrap_or(300) {
+pub fn timeout(secs: Option<i64>) -> Result<Duration> {
+    match secs.unwrap_or(300) {
         secs if secs >= 1 => Ok(Duration::from_secs(secs as u64)),
         secs => Err(Error::usage(format!(
             "--timeout must be at least 1 second, got {secs}"
@@ -142,8 +146,8 @@ pub fn timeout(args: &Args) -> Result<Duration> {
 }
 
 /// The question: `--prompt`, else piped stdin (a terminal is not read: it would wait).
-fn question(args: &Args) -> Result<String> {
-    let text = match args.opt_str("prompt") {
+fn question(prompt: Option<&str>) -> Result<String> {
+    let text = match prompt {
         Some(prompt) => prompt.to_string(),
         None if std::io::stdin().is_terminal() => {
             return Err(Error::usage(
@@ -167,8 +171,12 @@ fn question(args: &Args) -> Result<String> {
 }
 
 /// The endpoint to ask and, unless `--published-url` names one, the agent it belongs to.
-async fn target(ctx: &Ctx, args: &Args) -> Result<(String, Option<Agent>)> {
-    if let Some(url) = args.opt_str("published-url") {
+async fn target(
+    ctx: &Ctx,
+    published_url: Option<&str>,
+    agent: &AgentTarget,
+) -> Result<(String, Option<Agent>)> {
+    if let Some(url) = published_url {
         let url = url.trim();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(Error::usage(format!(
@@ -177,109 +185,123 @@ async fn target(ctx: &Ctx, args: &Args) -> Result<(String, Option<Agent>)> {
         }
         return Ok((url.to_string(), None));
     }
-    let agent = agent(ctx, args).await?;
+    let agent = agent.resolve(ctx).await?;
     Ok((mcp::endpoint_path(&agent.workspace, &agent.id), Some(agent)))
 }
 
-fn query(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        check_stage(&args)?;
-        let limit = timeout(&args)?;
-        if args.flag("keep-thread") && args.has("thread-id") {
-            return Err(Error::usage(
+typed_args! {
+    /// `data-agent query`.
+    struct Query {
+        target: AgentTarget,
+        prompt: Option<String> = PROMPT,
+        published_url: Option<String> = PUBLISHED_URL,
+        raw: bool = RAW,
+        stage: Option<String> = QUERY_STAGE,
+        timeout: Option<i64> = TIMEOUT,
+        keep_thread: bool = KEEP_THREAD,
+        thread_id: Option<String> = THREAD_ID,
+        show_steps: bool = SHOW_STEPS,
+        download_files: Option<String> = DOWNLOAD_FILES,
+    }
+}
+
+impl Command for Query {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            check_stage(self.stage.as_deref())?;
+            let limit = timeout(self.timeout)?;
+            if self.keep_thread && self.thread_id.is_some() {
+                return Err(Error::usage(
                 "give --keep-thread (start a new thread) or --thread-id (continue one), not both",
             )
             .with_hint("a turn with --thread-id is kept in that thread already"));
-        }
-        let continued = match args.opt_str("thread-id") {
-            Some(id) => Some(threads::Thread::load(&threads::check_id(id)?)?),
-            None => None,
-        };
-        let downloads = args
-            .opt_str("download-files")
-            .map(downloads::check_dir)
-            .transpose()?;
-        let question = question(&args)?;
-        let (url, agent) = target(&ctx, &args).await?;
-        let mut thread = continued.or_else(|| {
-            args.flag("keep-thread").then(|| {
-                threads::Thread::new(
-                    args.str("workspace").unwrap_or_default(),
-                    args.str("id").unwrap_or_default(),
-                    &url,
-                )
-            })
-        });
-        let sent = thread
-            .as_ref()
-            .map_or_else(|| question.clone(), |t| t.prompt(&question));
-        let wants_steps = args.flag("show-steps");
-        let asked = ask(
-            &ctx,
-            &url,
-            agent.as_ref(),
-            &sent,
-            wants_steps,
-            downloads.as_ref(),
-            limit,
-        );
-        let answered = tokio::time::timeout(limit, asked).await.map_err(|_| {
-            Error::new(
-                ErrorKind::Timeout,
-                format!("the agent did not answer within {} s", limit.as_secs()),
-            )
-            .with_hint("raise --timeout")
-        })??;
-        let mut out = Map::new();
-        out.insert("question".into(), json!(question));
-        out.insert("answer".into(), json!(answered.answer));
-        out.insert("tool".into(), json!(answered.tool));
-        if let Some(thread) = &mut thread {
-            thread.push(&question, &answered.answer);
-            thread.save()?;
-            out.insert("threadId".into(), json!(thread.thread_id));
-        }
-        if wants_steps {
-            out.insert(
-                "steps".into(),
-                answered.steps.clone().map_or(Value::Null, Value::Array),
-            );
-        }
-        if downloads.is_some() {
-            out.insert(
-                "files".into(),
-                answered.files.clone().map_or(Value::Null, Value::Array),
-            );
-        }
-        let mut notes = Vec::new();
-        if let Some(why) = &answered.unavailable {
-            let note = unavailable_note(wants_steps, downloads.is_some(), why);
-            out.insert("note".into(), json!(note));
-            notes.push(note);
-        }
-        if args.flag("raw") {
-            out.insert("raw".into(), answered.raw.clone());
-        }
-        let plain = !wants_steps && downloads.is_none() && !args.flag("raw");
-        let thread_id = out
-            .get("threadId")
-            .and_then(Value::as_str)
-            .map(String::from);
-        let mut reply = Reply::json(Value::Object(out));
-        if plain {
-            // At a terminal a person reads the answer; pipes and -o json get the object.
-            reply = reply.with_text(format!("{}\n", answered.answer.trim_end()));
-            if let Some(id) = thread_id {
-                notes.push(format!(
-                    "thread {id}: ask a follow-up with --thread-id {id}"
-                ));
             }
-        }
-        for note in notes {
-            reply = reply.with_note(note);
-        }
-        Ok(reply)
-    })
+            let continued = match &self.thread_id {
+                Some(id) => Some(threads::Thread::load(&threads::check_id(id)?)?),
+                None => None,
+            };
+            let downloads = self
+                .download_files
+                .as_deref()
+                .map(downloads::check_dir)
+                .transpose()?;
+            let question = question(self.prompt.as_deref())?;
+            let (url, agent) = target(&ctx, self.published_url.as_deref(), &self.target).await?;
+            let mut thread = continued.or_else(|| {
+                self.keep_thread
+                    .then(|| threads::Thread::new(&self.target.workspace, &self.target.agent, &url))
+            });
+            let sent = thread
+                .as_ref()
+                .map_or_else(|| question.clone(), |t| t.prompt(&question));
+            let wants_steps = self.show_steps;
+            let asked = ask(
+                &ctx,
+                &url,
+                agent.as_ref(),
+                &sent,
+                wants_steps,
+                downloads.as_ref(),
+                limit,
+            );
+            let answered = tokio::time::timeout(limit, asked).await.map_err(|_| {
+                Error::new(
+                    ErrorKind::Timeout,
+                    format!("the agent did not answer within {} s", limit.as_secs()),
+                )
+                .with_hint("raise --timeout")
+            })??;
+            let mut out = Map::new();
+            out.insert("question".into(), json!(question));
+            out.insert("answer".into(), json!(answered.answer));
+            out.insert("tool".into(), json!(answered.tool));
+            if let Some(thread) = &mut thread {
+                thread.push(&question, &answered.answer);
+                thread.save()?;
+                out.insert("threadId".into(), json!(thread.thread_id));
+            }
+            if wants_steps {
+                out.insert(
+                    "steps".into(),
+                    answered.steps.clone().map_or(Value::Null, Value::Array),
+                );
+            }
+            if downloads.is_some() {
+                out.insert(
+                    "files".into(),
+                    answered.files.clone().map_or(Value::Null, Value::Array),
+                );
+            }
+            let mut notes = Vec::new();
+            if let Some(why) = &answered.unavailable {
+                let note = unavailable_note(wants_steps, downloads.is_some(), why);
+                out.insert("note".into(), json!(note));
+                notes.push(note);
+            }
+            if self.raw {
+                out.insert("raw".into(), answered.raw.clone());
+            }
+            let plain = !wants_steps && downloads.is_none() && !self.raw;
+            let thread_id = out
+                .get("threadId")
+                .and_then(Value::as_str)
+                .map(String::from);
+            let mut reply = Reply::json(Value::Object(out));
+            if plain {
+                // At a terminal a person reads the answer; pipes and -o json get the object.
+                reply = reply.with_text(format!("{}\n", answered.answer.trim_end()));
+                if let Some(id) = thread_id {
+                    notes.push(format!(
+                        "thread {id}: ask a follow-up with --thread-id {id}"
+                    ));
+                }
+            }
+            for note in notes {
+                reply = reply.with_note(note);
+            }
+            Ok(reply)
+        })
+    }
 }
 
 /// Says plainly which of the asked-for extras could not be had, and why: only the agent's
@@ -359,24 +381,35 @@ async fn ask(
     })
 }
 
-fn mcp_url(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let agent = agent(&ctx, &args).await?;
-        let url = format!(
-            "{}{}",
-            ctx.api().base().as_str().trim_end_matches('/'),
-            mcp::endpoint_path(&agent.workspace, &agent.id)
-        );
-        match agent.settings(ctx.api(), Stage::Published).await {
-            Ok(_) => Ok(Reply::json(
-                json!({"id": agent.id, "mcpUrl": url, "published": true}),
-            )),
-            Err(err) if err.has_code("DataAgentNotPublished") || err.status == Some(404) => Err(
-                Error::not_found("the data agent is not published, so it has no MCP endpoint yet")
+typed_args! {
+    /// `data-agent mcp-url`.
+    struct McpUrl {
+        target: AgentTarget,
+    }
+}
+
+impl Command for McpUrl {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let agent = self.target.resolve(&ctx).await?;
+            let url = format!(
+                "{}{}",
+                ctx.api().base().as_str().trim_end_matches('/'),
+                mcp::endpoint_path(&agent.workspace, &agent.id)
+            );
+            match agent.settings(ctx.api(), Stage::Published).await {
+                Ok(_) => Ok(Reply::json(
+                    json!({"id": agent.id, "mcpUrl": url, "published": true}),
+                )),
+                Err(err) if err.has_code("DataAgentNotPublished") || err.status == Some(404) => {
+                    Err(Error::not_found(
+                        "the data agent is not published, so it has no MCP endpoint yet",
+                    )
                     .with_code("DataAgentNotPublished")
-                    .with_hint("publish it with `fabsh data-agent publish`"),
-            ),
-            Err(err) => Err(err),
-        }
-    })
+                    .with_hint("publish it with `fabsh data-agent publish`"))
+                }
+                Err(err) => Err(err),
+            }
+        })
+    }
 }

@@ -2,24 +2,45 @@
 //! duplicates, conflicts, broken queries, unknown names and values the query misses; with a
 //! judge model, also rated for clarity, mapping and relatedness.
 
-use super::evaluate::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
-use super::{AGENT, DATASOURCE, STAGE, agent, datasource, stage};
+use super::evaluate_flags::{JudgeFlags, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL};
+use super::{AGENT, AgentTarget, DATASOURCE, STAGE, datasource};
 use crate::agent::fewshot_review::Issue;
 use crate::agent::fewshot_review::{self, Example, JUDGE_CHECKS};
 use crate::agent::sql_endpoint;
 use crate::agent::walk;
+use crate::api::data_agents::Stage;
 use crate::auth::model_tokens::model_client;
-use crate::commands::args::Args;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits,
 };
+use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::agent::element_path;
 use fabsh_model::agent::sql_check::KnownSchema;
 use serde_json::{Value, json};
+
+const NO_RUN: ArgSpec = ArgSpec::opt(
+    "no-run",
+    ArgKind::Bool,
+    "Do not run the queries against the data (empty_result, query_failed)",
+);
+const MAX_ROWS: ArgSpec = ArgSpec::opt(
+    "max-rows",
+    ArgKind::Int,
+    "Rows each query may return when run",
+)
+.range(1, 1_000_000)
+.default("1000");
+const QUERY_TIMEOUT: ArgSpec = ArgSpec::opt(
+    "timeout",
+    ArgKind::Int,
+    "Seconds each query may take when run",
+)
+.range(1, 3600)
+.default("60");
 
 pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -35,25 +56,9 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
         LLM_KEY,
         LLM_MODEL,
         LLM_API_VERSION,
-        ArgSpec::opt(
-            "no-run",
-            ArgKind::Bool,
-            "Do not run the queries against the data (empty_result, query_failed)",
-        ),
-        ArgSpec::opt(
-            "max-rows",
-            ArgKind::Int,
-            "Rows each query may return when run",
-        )
-        .range(1, 1_000_000)
-        .default("1000"),
-        ArgSpec::opt(
-            "timeout",
-            ArgKind::Int,
-            "Seconds each query may take when run",
-        )
-        .range(1, 3600)
-        .default("60"),
+        NO_RUN,
+        MAX_ROWS,
+        QUERY_TIMEOUT,
     ],
     traits: Traits::READ,
     columns: &["severity", "type", "questions", "suggestion"],
@@ -61,13 +66,18 @@ pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
         command: "data-agent validate-fewshots -w Demo --id \"Sales agent\" --datasource SalesLakehouse",
         about: "the deterministic checks",
     }],
-    handler: Handler::Data(validate_fewshots),
+    handler: Handler::Data(handler::<ValidateFewshots>),
 };
 
-/// The tables and columns of a SQL datasource, from its element tree.
-async fn schema_of(ctx: &Ctx, args: &Args, source_id: &str) -> Result<KnownSchema> {
-    let agent = agent(ctx, args).await?;
-    let nodes = walk::walk(ctx.api(), &agent, stage(args), source_id, |_| true).await?;
+/// The tables and columns of a SQL datasource, from its element tree in `stage`.
+async fn schema_of(
+    ctx: &Ctx,
+    target: &AgentTarget,
+    stage: Stage,
+    source_id: &str,
+) -> Result<KnownSchema> {
+    let agent = target.resolve(ctx).await?;
+    let nodes = walk::walk(ctx.api(), &agent, stage, source_id, |_| true).await?;
     let mut schema = KnownSchema::default();
     for table in nodes
         .iter()
@@ -105,19 +115,19 @@ fn referenced(datasource: &Value, agent_workspace: &str) -> Option<(String, Stri
     Some((workspace, item))
 }
 
-/// Runs every read-only query once against the data: an issue for each that fails or
-/// returns nothing. Queries run one after another: a few-shot set is small, and the
-/// endpoint's own concurrency is the service's to spend.
+/// Runs every read-only query once against the data (`--max-rows`, `--timeout` each): an
+/// issue for each that fails or returns nothing. Queries run one after another: a few-shot
+/// set is small, and the endpoint's own concurrency is the service's to spend.
 async fn run_queries(
     ctx: &Ctx,
-    args: &Args,
+    command: &ValidateFewshots,
     workspace: &str,
     item: &str,
     examples: &[Example],
 ) -> Vec<Issue> {
     use fabsh_model::sql::{StatementKind, statement_kind};
-    let max_rows = args.int("max-rows").unwrap_or(1000).max(1) as usize;
-    let timeout = std::time::Duration::from_secs(args.int("timeout").unwrap_or(60).max(1) as u64);
+    let max_rows = command.max_rows.unwrap_or(1000).max(1) as usize;
+    let timeout = std::time::Duration::from_secs(command.timeout.unwrap_or(60).max(1) as u64);
     let mut issues = Vec::new();
     for example in examples {
         // An empty, unparsable or writing query is the offline checks' to report.
@@ -152,116 +162,134 @@ async fn run_queries(
     issues
 }
 
-fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let model = judge_config(&args)?
-            .map(|config| model_client(config, ctx.settings()))
-            .transpose()?;
-        let agent = agent(&ctx, &args).await?;
-        let stage = stage(&args);
-        let source = datasource(&ctx, &agent, stage, &args).await?;
-        let listed = ctx.api().all(agent.fewshots_req(stage, &source.id)).await?;
-        let examples: Vec<Example> = listed
-            .iter()
-            .map(|fs| {
-                let text = |key: &str| fs[key].as_str().unwrap_or_default().to_string();
-                Example {
-                    id: text("id"),
-                    question: text("question"),
-                    query: text("query"),
+typed_args! {
+    /// `data-agent validate-fewshots`.
+    struct ValidateFewshots {
+        target: AgentTarget,
+        datasource: String = DATASOURCE,
+        stage: Stage = STAGE,
+        judge: JudgeFlags,
+        no_run: bool = NO_RUN,
+        max_rows: Option<i64> = MAX_ROWS,
+        timeout: Option<i64> = QUERY_TIMEOUT,
+    }
+}
+
+impl Command for ValidateFewshots {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let model = self
+                .judge
+                .config()?
+                .map(|config| model_client(config, ctx.settings()))
+                .transpose()?;
+            let agent = self.target.resolve(&ctx).await?;
+            let stage = self.stage;
+            let source = datasource(&ctx, &agent, stage, &self.datasource).await?;
+            let listed = ctx.api().all(agent.fewshots_req(stage, &source.id)).await?;
+            let examples: Vec<Example> = listed
+                .iter()
+                .map(|fs| {
+                    let text = |key: &str| fs[key].as_str().unwrap_or_default().to_string();
+                    Example {
+                        id: text("id"),
+                        question: text("question"),
+                        query: text("query"),
+                    }
+                })
+                .collect();
+            let sql = source.kind.is_some_and(|kind| kind.sql);
+            let schema = if sql {
+                Some(schema_of(&ctx, &self.target, stage, &source.id).await?)
+            } else {
+                None
+            };
+            let mut issues = fewshot_review::check(&examples, schema.as_ref());
+            let mut summary = json!({
+                "datasource": source.name,
+                "fewshots": examples.len(),
+                "checks": ["duplicate", "near_duplicate", "conflict", "invalid_query", "unknown_name", "literal_mismatch"],
+            });
+            let runnable = sql
+                && source.kind.is_some_and(|kind| {
+                    kind.item_type == "Lakehouse" || kind.item_type == "Warehouse"
+                });
+            if runnable && !self.no_run {
+                let item = referenced(&source.value, &agent.workspace);
+                match item {
+                    Some((workspace, item)) => {
+                        issues.extend(run_queries(&ctx, &self, &workspace, &item, &examples).await);
+                        summary["checks"]
+                            .as_array_mut()
+                            .into_iter()
+                            .for_each(|c| c.extend([json!("empty_result"), json!("query_failed")]));
+                    }
+                    None => {
+                        summary["notes"] =
+                            json!(["the queries were not run: the datasource names no item"])
+                    }
                 }
-            })
-            .collect();
-        let sql = source.kind.is_some_and(|kind| kind.sql);
-        let schema = if sql {
-            Some(schema_of(&ctx, &args, &source.id).await?)
-        } else {
-            None
-        };
-        let mut issues = fewshot_review::check(&examples, schema.as_ref());
-        let mut summary = json!({
-            "datasource": source.name,
-            "fewshots": examples.len(),
-            "checks": ["duplicate", "near_duplicate", "conflict", "invalid_query", "unknown_name", "literal_mismatch"],
-        });
-        let runnable = sql
-            && source
-                .kind
-                .is_some_and(|kind| kind.item_type == "Lakehouse" || kind.item_type == "Warehouse");
-        if runnable && !args.flag("no-run") {
-            let item = referenced(&source.value, &agent.workspace);
-            match item {
-                Some((workspace, item)) => {
-                    issues.extend(run_queries(&ctx, &args, &workspace, &item, &examples).await);
+            }
+            if !sql {
+                summary["notes"] = json!([
+                    "queries are checked only for being empty: the source's language is not SQL"
+                ]);
+            }
+            let mut judge_failures = 0;
+            match &model {
+                Some(model) if !examples.is_empty() => {
+                    let (judged, failures) = fewshot_review::judge(model, &examples).await;
+                    issues.extend(judged);
+                    summary["judge"] = json!(model.config().label());
                     summary["checks"]
                         .as_array_mut()
                         .into_iter()
-                        .for_each(|c| c.extend([json!("empty_result"), json!("query_failed")]));
+                        .for_each(|c| c.extend(JUDGE_CHECKS.iter().map(|k| json!(k))));
+                    judge_failures = failures.len();
+                    if !failures.is_empty() {
+                        summary["judgeFailures"] = json!(failures);
+                    }
                 }
-                None => {
-                    summary["notes"] =
-                        json!(["the queries were not run: the datasource names no item"])
-                }
-            }
-        }
-        if !sql {
-            summary["notes"] = json!([
-                "queries are checked only for being empty: the source's language is not SQL"
-            ]);
-        }
-        let mut judge_failures = 0;
-        match &model {
-            Some(model) if !examples.is_empty() => {
-                let (judged, failures) = fewshot_review::judge(model, &examples).await;
-                issues.extend(judged);
-                summary["judge"] = json!(model.config().label());
-                summary["checks"]
-                    .as_array_mut()
-                    .into_iter()
-                    .for_each(|c| c.extend(JUDGE_CHECKS.iter().map(|k| json!(k))));
-                judge_failures = failures.len();
-                if !failures.is_empty() {
-                    summary["judgeFailures"] = json!(failures);
+                _ => {
+                    summary["skipped"] = json!({
+                        "checks": JUDGE_CHECKS,
+                        "reason": if model.is_some() { "there are no examples" } else { "no judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)" },
+                    });
                 }
             }
-            _ => {
-                summary["skipped"] = json!({
-                    "checks": JUDGE_CHECKS,
-                    "reason": if model.is_some() { "there are no examples" } else { "no judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)" },
-                });
-            }
-        }
-        summary["issues"] = json!(issues.len());
-        let overall = fewshot_review::overall_quality(&issues, examples.len(), judge_failures > 0);
-        // A person reads the questions, not the few-shot ids, to know which examples to fix.
-        let question_of = |id: &String| {
-            examples
+            summary["issues"] = json!(issues.len());
+            let overall =
+                fewshot_review::overall_quality(&issues, examples.len(), judge_failures > 0);
+            // A person reads the questions, not the few-shot ids, to know which examples to fix.
+            let question_of = |id: &String| {
+                examples
+                    .iter()
+                    .find(|example| &example.id == id)
+                    .map(|example| example.question.clone())
+            };
+            let issues: Vec<Value> = issues
                 .iter()
-                .find(|example| &example.id == id)
-                .map(|example| example.question.clone())
-        };
-        let issues: Vec<Value> = issues
-            .iter()
-            .map(|issue| {
-                let mut value = issue.to_json();
-                let questions: Vec<String> =
-                    issue.fewshot_ids.iter().filter_map(question_of).collect();
-                value["questions"] = json!(questions);
-                value
-            })
-            .collect();
-        let reply =
-            Reply::json(json!({"issues": issues, "summary": summary, "overallQuality": overall}))
-                .with_table_rows("issues")
-                .with_note(format!(
-                    "{} issue(s) in {} example(s); overall quality {overall}",
-                    issues.len(),
-                    examples.len()
-                ));
-        if judge_failures == 0 {
-            return Ok(reply);
-        }
-        Ok(reply.with_failure(
+                .map(|issue| {
+                    let mut value = issue.to_json();
+                    let questions: Vec<String> =
+                        issue.fewshot_ids.iter().filter_map(question_of).collect();
+                    value["questions"] = json!(questions);
+                    value
+                })
+                .collect();
+            let reply = Reply::json(
+                json!({"issues": issues, "summary": summary, "overallQuality": overall}),
+            )
+            .with_table_rows("issues")
+            .with_note(format!(
+                "{} issue(s) in {} example(s); overall quality {overall}",
+                issues.len(),
+                examples.len()
+            ));
+            if judge_failures == 0 {
+                return Ok(reply);
+            }
+            Ok(reply.with_failure(
             Error::runtime(format!(
                 "the judge failed on {judge_failures} request(s): some examples were not reviewed"
             ))
@@ -269,5 +297,6 @@ fn validate_fewshots(ctx: Ctx, args: Args) -> HandlerFuture {
                 "summary.judgeFailures says why; check --llm-endpoint, --llm-model and --llm-key",
             ),
         ))
-    })
+        })
+    }
 }

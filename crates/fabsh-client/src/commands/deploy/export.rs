@@ -3,10 +3,11 @@
 //! [`fabsh_deploy::export`]).
 
 use super::state::{ListedFolder, ListedItem, decode, definition_parts, folder_paths};
+use super::{EXPORT_DIR, EXPORT_WORKSPACE};
 use crate::api::items::{self, ListFilter};
 use crate::api::{ApiClient, folders, workspaces};
-use crate::commands::args::Args;
 use crate::commands::spec::HandlerFuture;
+use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::definition::folder::DirWriter;
 use crate::error::{Error, Result};
@@ -23,116 +24,130 @@ use std::path::PathBuf;
 
 const FETCH_CONCURRENCY: usize = 8;
 
-pub(super) fn export(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let dir = PathBuf::from(args.str("dir")?);
-        crate::definition::folder::check_empty_or_missing(&dir)?;
-        let workspace = ctx.workspace_id(args.str("workspace")?).await?;
-        let api = ctx.api();
-        let (info, listed, folder_list) = futures::try_join!(
-            workspaces::get(api, &workspace),
-            api.all(items::list_req(&workspace, &ListFilter::default())),
-            api.all(folders::list_req(&workspace, None, None)),
-        )?;
-        let folder_list: Vec<ListedFolder> = decode(folder_list)?;
-        let folder_path = folder_paths(&folder_list);
-        let writer = DirWriter::create(&dir)?;
-        let wanted: Vec<ListedItem> = decode::<ListedItem>(listed)?
-            .into_iter()
-            .filter(|item| item_types::find(&item.item_type).is_some_and(|known| known.creatable))
-            .collect();
-        let workspace_ref = workspace.as_str();
-        let mut futures = Vec::new();
-        for (n, item) in wanted.iter().enumerate() {
-            futures.push(async move { (n, parts_of(api, workspace_ref, item).await) }.boxed());
-        }
-        let fetched: Vec<(usize, Result<Vec<RepoPart>>)> =
-            super::at_most(futures, FETCH_CONCURRENCY).await;
-        let mut by_index: HashMap<usize, Vec<RepoPart>> = HashMap::new();
-        for (n, parts) in fetched {
-            by_index.insert(n, parts?);
-        }
-        // Each item's identity in the repository, and its references in other items' parts
-        // rewritten to it, so apply maps them to the target workspace's items.
-        let source = Source {
-            workspace_id: workspace.clone(),
-            workspace_name: info
-                .get("displayName")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .ok_or_else(|| Error::runtime("the workspace's answer has no displayName"))?,
-            identities: wanted
-                .iter()
-                .enumerate()
-                .map(|(n, item)| {
-                    let logical = by_index
-                        .get(&n)
-                        .and_then(|parts| own_logical_id(parts))
-                        .unwrap_or_else(|| item.id.clone());
-                    (item.id.clone(), logical)
+typed_args! {
+    /// `deploy export`.
+    pub(super) struct DeployExport {
+        workspace: String = EXPORT_WORKSPACE,
+        dir: String = EXPORT_DIR,
+    }
+}
+
+impl Command for DeployExport {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let dir = PathBuf::from(&self.dir);
+            crate::definition::folder::check_empty_or_missing(&dir)?;
+            let workspace = ctx.workspace_id(&self.workspace).await?;
+            let api = ctx.api();
+            let (info, listed, folder_list) = futures::try_join!(
+                workspaces::get(api, &workspace),
+                api.all(items::list_req(&workspace, &ListFilter::default())),
+                api.all(folders::list_req(&workspace, None, None)),
+            )?;
+            let folder_list: Vec<ListedFolder> = decode(folder_list)?;
+            let folder_path = folder_paths(&folder_list);
+            let writer = DirWriter::create(&dir)?;
+            let wanted: Vec<ListedItem> = decode::<ListedItem>(listed)?
+                .into_iter()
+                .filter(|item| {
+                    item_types::find(&item.item_type).is_some_and(|known| known.creatable)
                 })
-                .collect(),
-        };
-        let mut rows = Vec::new();
-        let mut holding_id = 0usize;
-        for (n, item) in wanted.iter().enumerate() {
-            let (id, item_type, name) = (&item.id, &item.item_type, &item.display_name);
-            let folder = item
-                .folder_id
-                .as_ref()
-                .and_then(|f| folder_path.get(f))
-                .cloned()
-                .unwrap_or_default();
-            let item_dir = if folder.is_empty() {
-                format!("{name}.{item_type}")
-            } else {
-                format!("{}/{name}.{item_type}", folder.trim_start_matches('/'))
+                .collect();
+            let workspace_ref = workspace.as_str();
+            let mut futures = Vec::new();
+            for (n, item) in wanted.iter().enumerate() {
+                futures.push(async move { (n, parts_of(api, workspace_ref, item).await) }.boxed());
+            }
+            let fetched: Vec<(usize, Result<Vec<RepoPart>>)> =
+                super::at_most(futures, FETCH_CONCURRENCY).await;
+            let mut by_index: HashMap<usize, Vec<RepoPart>> = HashMap::new();
+            for (n, parts) in fetched {
+                by_index.insert(n, parts?);
+            }
+            // Each item's identity in the repository, and its references in other items' parts
+            // rewritten to it, so apply maps them to the target workspace's items.
+            let source = Source {
+                workspace_id: workspace.clone(),
+                workspace_name: info
+                    .get("displayName")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| Error::runtime("the workspace's answer has no displayName"))?,
+                identities: wanted
+                    .iter()
+                    .enumerate()
+                    .map(|(n, item)| {
+                        let logical = by_index
+                            .get(&n)
+                            .and_then(|parts| own_logical_id(parts))
+                            .unwrap_or_else(|| item.id.clone());
+                        (item.id.clone(), logical)
+                    })
+                    .collect(),
             };
-            if let Some(problem) = paths::problem(&item_dir) {
-                return Err(Error::runtime(format!(
-                    "item {name:?} cannot be written as {item_dir:?}: {problem}"
-                )));
-            }
-            let logical_id = source.identities.get(id).unwrap_or(id);
-            let platform_doc =
-                platform::render(item_type, name, item.description.as_deref(), logical_id);
-            writer.write_part(
-                &format!("{item_dir}/{}", platform::PATH),
-                &encode_payload(&platform_doc),
-            )?;
-            for part in by_index.remove(&n).unwrap_or_default() {
-                if part.path == platform::PATH {
-                    continue;
+            let mut rows = Vec::new();
+            let mut holding_id = 0usize;
+            for (n, item) in wanted.iter().enumerate() {
+                let (id, item_type, name) = (&item.id, &item.item_type, &item.display_name);
+                let folder = item
+                    .folder_id
+                    .as_ref()
+                    .and_then(|f| folder_path.get(f))
+                    .cloned()
+                    .unwrap_or_default();
+                let item_dir = if folder.is_empty() {
+                    format!("{name}.{item_type}")
+                } else {
+                    format!("{}/{name}.{item_type}", folder.trim_start_matches('/'))
+                };
+                if let Some(problem) = paths::problem(&item_dir) {
+                    return Err(Error::runtime(format!(
+                        "item {name:?} cannot be written as {item_dir:?}: {problem}"
+                    )));
                 }
-                let bytes = source.part(part.bytes);
-                holding_id += usize::from(source.holds_id(&bytes));
+                let logical_id = source.identities.get(id).unwrap_or(id);
+                let platform_doc =
+                    platform::render(item_type, name, item.description.as_deref(), logical_id);
                 writer.write_part(
-                    &format!("{item_dir}/{}", part.path),
-                    &encode_payload(&bytes),
+                    &format!("{item_dir}/{}", platform::PATH),
+                    &encode_payload(&platform_doc),
                 )?;
+                for part in by_index.remove(&n).unwrap_or_default() {
+                    if part.path == platform::PATH {
+                        continue;
+                    }
+                    let bytes = source.part(part.bytes);
+                    holding_id += usize::from(source.holds_id(&bytes));
+                    writer.write_part(
+                        &format!("{item_dir}/{}", part.path),
+                        &encode_payload(&bytes),
+                    )?;
+                }
+                rows.push(
+                    json!({"type": item_type, "displayName": name, "id": id, "path": item_dir}),
+                );
             }
-            rows.push(json!({"type": item_type, "displayName": name, "id": id, "path": item_dir}));
-        }
-        let mut value =
-            json!({"workspaceId": workspace, "dir": dir.display().to_string(), "items": rows});
-        let mut note = None;
-        if holding_id > 0 {
-            writer.write_part(
-                PARAMETER_FILE,
-                &encode_payload(source.parameters().as_bytes()),
-            )?;
-            value["parameterFile"] = json!(PARAMETER_FILE);
-            note = Some(format!(
-                "{holding_id} part(s) hold the workspace's id where no workspace-id key does: {PARAMETER_FILE} makes it the target's on apply"
-            ));
-        }
-        writer.finish()?;
-        let reply = Reply::json(value).with_table_rows("items");
-        Ok(match note {
-            Some(note) => reply.with_note(note),
-            None => reply,
+            let mut value =
+                json!({"workspaceId": workspace, "dir": dir.display().to_string(), "items": rows});
+            let mut note = None;
+            if holding_id > 0 {
+                writer.write_part(
+                    PARAMETER_FILE,
+                    &encode_payload(source.parameters().as_bytes()),
+                )?;
+                value["parameterFile"] = json!(PARAMETER_FILE);
+                note = Some(format!(
+                    "{holding_id} part(s) hold the workspace's id where no workspace-id key does: {PARAMETER_FILE} makes it the target's on apply"
+                ));
+            }
+            writer.finish()?;
+            let reply = Reply::json(value).with_table_rows("items");
+            Ok(match note {
+                Some(note) => reply.with_note(note),
+                None => reply,
+            })
         })
-    })
+    }
 }
 
 /// The logical id the service's `.platform` gives the item, when it has one: the all-zero

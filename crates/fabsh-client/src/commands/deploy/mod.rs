@@ -7,24 +7,19 @@ mod after;
 mod apply;
 mod consent;
 mod export;
+mod flags;
 mod plan;
 mod report;
 mod saved;
 mod state;
 
-use super::args::{Args, checked_item_type};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
+use super::typed::handler;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use fabsh_deploy::Input;
-use fabsh_deploy::env_vars::{self, EnvAccess};
-use fabsh_deploy::plan::{Options, Repository};
-use fabsh_deploy::protected;
-use fabsh_deploy::scope::Selection;
-use fabsh_model::deploy::DEFAULT_MAX_DELETES;
+use fabsh_deploy::plan::Repository;
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use std::path::PathBuf;
 
 const DIR: ArgSpec = ArgSpec::positional(
     "dir",
@@ -125,6 +120,29 @@ const PLAN: ArgSpec = ArgSpec::opt(
 .value_name("FILE")
 .local(LocalPath::ReadFile);
 
+const CONCURRENCY: ArgSpec = ArgSpec::opt(
+    "concurrency",
+    ArgKind::Int,
+    "How many items of one level are written at once (1 to 64)",
+)
+.range(1, 64)
+.default("32");
+const PUBLISH_AGENTS: ArgSpec = ArgSpec::opt(
+    "publish-agents",
+    ArgKind::Bool,
+    "Publish every data agent of the repository after deploying it",
+);
+
+const EXPORT_WORKSPACE: ArgSpec =
+    ArgSpec::req("workspace", ArgKind::Ref, "Workspace id or display name").short('w');
+const EXPORT_DIR: ArgSpec = ArgSpec::positional(
+    "dir",
+    ArgKind::Str,
+    "A new or empty folder to write the repository into",
+)
+.value_name("DIR")
+.local(LocalPath::WriteDir);
+
 /// The exit code of `deploy plan` when apply would change something.
 pub const CHANGES_PENDING_EXIT: u8 = 8;
 
@@ -174,7 +192,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "save the plan, deletions included, to review and then apply as it is",
             },
         ],
-        handler: Handler::Data(plan::plan),
+        handler: Handler::Data(handler::<plan::DeployPlan>),
     },
     CommandSpec {
         group: "deploy",
@@ -195,18 +213,8 @@ pub static COMMANDS: &[CommandSpec] = &[
             MAX_DELETES,
             ALLOW_MASS_DELETE,
             PLAN,
-            ArgSpec::opt(
-                "concurrency",
-                ArgKind::Int,
-                "How many items of one level are written at once (1 to 64)",
-            )
-            .range(1, 64)
-            .default("32"),
-            ArgSpec::opt(
-                "publish-agents",
-                ArgKind::Bool,
-                "Publish every data agent of the repository after deploying it",
-            ),
+            CONCURRENCY,
+            PUBLISH_AGENTS,
         ],
         traits: Traits::MUTATE,
         columns: &["type", "displayName", "outcome", "level", "id", "error"],
@@ -228,30 +236,21 @@ pub static COMMANDS: &[CommandSpec] = &[
                 about: "every request apply would send, nothing changed",
             },
         ],
-        handler: Handler::Data(apply::apply),
+        handler: Handler::Data(handler::<apply::DeployApply>),
     },
     CommandSpec {
         group: "deploy",
         name: "export",
         summary: "Write a workspace's items as a repository: folders as sub-folders, one <name>.<Type> folder per item",
         about: "The layout deploy apply reads. Each .platform carries the item's logical id, or, when the service gives none (the all-zero GUID), the item's id; references to the workspace's own items are written as the git format writes them, so they deploy to another workspace as references to its items: an item's id in other items' parts becomes its logical id, the workspace's id under a workspace-id key (workspaceId, default_lakehouse_workspace_id) the all-zero GUID, its name in a Power BI connection string its id, and where its id is left, a parameter.yml written beside the items makes it the target's ($workspace.id). export, apply to an empty workspace, then plan reports nothing to do. The folder must be new or empty.",
-        args: &[
-            ArgSpec::req("workspace", ArgKind::Ref, "Workspace id or display name").short('w'),
-            ArgSpec::positional(
-                "dir",
-                ArgKind::Str,
-                "A new or empty folder to write the repository into",
-            )
-            .value_name("DIR")
-            .local(LocalPath::WriteDir),
-        ],
+        args: &[EXPORT_WORKSPACE, EXPORT_DIR],
         traits: Traits::READ,
         columns: &["type", "displayName", "path"],
         examples: &[Example {
             command: "deploy export -w Release ./release",
             about: "a repository of the workspace",
         }],
-        handler: Handler::Data(export::export),
+        handler: Handler::Data(handler::<export::DeployExport>),
     },
 ];
 
@@ -265,113 +264,13 @@ async fn at_most<'a, T: Send + 'a>(jobs: Vec<BoxFuture<'a, T>>, limit: usize) ->
         .await
 }
 
-/// What the plan is asked for, from the flags: `--delete-type` names protected types only,
-/// and only beside `--delete-orphans`.
-fn plan_options(args: &Args) -> Result<Options> {
-    let delete_orphans = args.flag("delete-orphans");
-    let mut delete_types = Vec::new();
-    for name in args.list("delete-type") {
-        let Some(found) = protected::find(name) else {
-            let known: Vec<&str> = protected::PROTECTED.iter().map(|p| p.item_type).collect();
-            return Err(Error::usage(format!(
-                "--delete-type {name}: not a protected type; those are {}",
-                known.join(", ")
-            ))
-            .with_hint(
-                "orphans of other types are deleted by --delete-orphans alone; nothing was sent",
-            ));
-        };
-        delete_types.push(found.item_type.to_string());
-    }
-    if !delete_types.is_empty() && !delete_orphans {
-        return Err(Error::usage(
-            "--delete-type opts protected types in to --delete-orphans, which is not given",
-        )
-        .with_hint("add --delete-orphans; nothing was sent"));
-    }
-    Ok(Options {
-        diff: args.flag("diff"),
-        delete_orphans,
-        delete_types,
-        max_deletes: args
-            .int("max-deletes")
-            .map_or(DEFAULT_MAX_DELETES, |n| n.max(0) as usize),
-        allow_mass_delete: args.flag("allow-mass-delete"),
-    })
-}
-
-/// Opens the repository the flags name, refusing unreadable input before any request, and
-/// reads the environment variables its parameters name that the person allowed.
-fn open_repository(args: &Args) -> Result<Repository> {
-    let dir = args.opt_str("dir").map(PathBuf::from);
-    let config = args.opt_str("config").map(PathBuf::from);
-    if dir.is_none() && config.is_none() {
-        return Err(Error::usage(
-            "give the repository directory (DIR) or --config",
-        ));
-    }
-    let environment = args.opt_str("environment");
-    let types = if args.has("types") {
-        let types = args.list("types").iter();
-        Some(
-            types
-                .map(|t| checked_item_type("--types", t))
-                .collect::<Result<Vec<_>>>()?,
-        )
-    } else {
-        None
-    };
-    let selection = Selection {
-        types,
-        items: args.has("items").then(|| args.list("items").to_vec()),
-        exclude: args.opt_str("exclude").map(str::to_string),
-    };
-    let mut repo =
-        fabsh_deploy::plan::open_scoped(dir.as_deref(), config.as_deref(), environment, &selection)
-            .map_err(|err| {
-                let flag = match err.input() {
-                    Input::Config => "--config",
-                    Input::Parameters => "parameter file",
-                    Input::Repository if dir.is_some() => "DIR",
-                    Input::Repository => "core.repository_directory",
-                    // The error names the flag itself.
-                    Input::Scope => return Error::usage(err.to_string()),
-                };
-                let refused = Error::usage(format!("{flag}: {err}"));
-                match err {
-                    fabsh_deploy::Error::NotRepository { .. } => refused
-                        .with_hint(fabsh_deploy::repo::LAYOUT)
-                        .with_hint("nothing was sent"),
-                    _ => refused,
-                }
-            })?;
-    repo.read_env(env_access(args, &repo), |name| std::env::var(name).ok());
-    Ok(repo)
-}
-
-/// Which environment variables `$ENV:NAME` may read: those `--env-vars` names when it is
-/// given (an MCP server always gives it, so a config cannot widen what the server allows),
-/// else any the parameters name when config.yml's features opt in, else none.
-fn env_access(args: &Args, repo: &Repository) -> EnvAccess {
-    if args.has("env-vars") {
-        return EnvAccess::Named(args.list("env-vars").iter().cloned().collect());
-    }
-    if repo
-        .settings
-        .features
-        .iter()
-        .any(|f| f == env_vars::FEATURE)
-    {
-        EnvAccess::Referenced
-    } else {
-        EnvAccess::Off
-    }
-}
-
-/// The target workspace's id: `-w`, else the config's workspace_id or workspace.
-async fn target_workspace(ctx: Ctx, args: &Args, repo: &Repository) -> Result<Option<String>> {
-    let named = args
-        .opt_str("workspace")
+/// The target workspace's id: `-w` (`given`), else the config's workspace_id or workspace.
+async fn target_workspace(
+    ctx: Ctx,
+    given: Option<&str>,
+    repo: &Repository,
+) -> Result<Option<String>> {
+    let named = given
         .map(str::to_string)
         .or_else(|| repo.settings.workspace_id.clone())
         .or_else(|| repo.settings.workspace.clone());

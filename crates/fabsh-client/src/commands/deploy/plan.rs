@@ -1,9 +1,10 @@
 //! `deploy plan`: the repository against the workspace, or validated alone; with `--out`,
 //! saved for `deploy apply --plan`.
 
-use super::{CHANGES_PENDING_EXIT, open_repository, plan_options, saved, state, target_workspace};
-use crate::commands::args::Args;
+use super::flags::{DeleteFlags, RepositoryFlags};
+use super::{CHANGES_PENDING_EXIT, DIFF, OUT, WORKSPACE, saved, state, target_workspace};
 use crate::commands::spec::HandlerFuture;
+use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::{Reply, TableDiff};
@@ -12,41 +13,55 @@ use fabsh_model::deploy::{Plan, PlanProblem, Severity};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-pub(super) fn plan(ctx: Ctx, args: Args) -> HandlerFuture {
-    Box::pin(async move {
-        let options = plan_options(&args)?;
-        let repo = open_repository(&args)?;
-        let out = args.opt_str("out");
-        let Some(workspace) = target_workspace(ctx.clone(), &args, &repo).await? else {
-            if out.is_some() {
-                return Err(Error::usage(
+typed_args! {
+    /// `deploy plan`.
+    pub(super) struct DeployPlan {
+        repository: RepositoryFlags,
+        workspace: Option<String> = WORKSPACE,
+        diff: bool = DIFF,
+        deletes: DeleteFlags,
+        out: Option<String> = OUT,
+    }
+}
+
+impl Command for DeployPlan {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let options = self.deletes.options(self.diff)?;
+            let repo = self.repository.open()?;
+            let out = self.out.as_deref();
+            let given = self.workspace.as_deref();
+            let Some(workspace) = target_workspace(ctx.clone(), given, &repo).await? else {
+                if out.is_some() {
+                    return Err(Error::usage(
                     "--out saves a plan to apply to a workspace: give it with -w (or a --config whose core names one)",
                 )
                 .with_hint("nothing was sent"));
-            }
-            let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &options);
-            return Ok(plan_reply(&plan)?.with_note(
+                }
+                let plan = repo.plan(&repo.target(), &[], &BTreeSet::new(), &options);
+                return Ok(plan_reply(&plan)?.with_note(
                 "no workspace given: the repository was validated and compared with nothing (every item shows as create); give -w to compare it with a workspace",
             ));
-        };
-        let (plan, state) = make_plan(ctx.clone(), &workspace, &repo, &options).await?;
-        let mut reply = plan_reply(&plan)?;
-        // A plan with errors is not one to apply.
-        if let Some(path) = out
-            && error_count(&plan) == 0
-        {
-            saved::write(
-                Path::new(path),
-                &saved::of(&ctx, &repo, &plan, &state, &options)?,
-            )?;
-            reply = reply.with_note(format!(
-                "plan saved to {path}: deploy apply --plan {path} applies exactly it"
-            ));
-        } else if out.is_some() {
-            reply = reply.with_note("the plan has errors: not saved");
-        }
-        Ok(reply)
-    })
+            };
+            let (plan, state) = make_plan(ctx.clone(), &workspace, &repo, &options).await?;
+            let mut reply = plan_reply(&plan)?;
+            // A plan with errors is not one to apply.
+            if let Some(path) = out
+                && error_count(&plan) == 0
+            {
+                saved::write(
+                    Path::new(path),
+                    &saved::of(&ctx, &repo, &plan, &state, &options)?,
+                )?;
+                reply = reply.with_note(format!(
+                    "plan saved to {path}: deploy apply --plan {path} applies exactly it"
+                ));
+            } else if out.is_some() {
+                reply = reply.with_note("the plan has errors: not saved");
+            }
+            Ok(reply)
+        })
+    }
 }
 
 /// Fetches the workspace's state and plans against it.

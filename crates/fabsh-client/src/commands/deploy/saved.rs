@@ -2,8 +2,8 @@
 //! `deploy apply --plan FILE` carries out exactly its rows, once the repository and the
 //! workspace are found as they were (terraform's `plan -out` and `apply PLANFILE`).
 
+use super::flags::DeleteFlags;
 use super::state::WorkspaceState;
-use crate::commands::args::Args;
 use crate::config::private_file;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -105,18 +105,16 @@ pub(super) fn read(path: &str) -> Result<SavedPlan> {
 /// without `--delete-orphans` (the consent every front end asks for before deleting).
 pub(super) fn check_flags(
     ctx: &Ctx,
-    args: &Args,
+    deletes: &DeleteFlags,
     path: &str,
     saved: &SavedPlan,
     repo: &Repository,
 ) -> Result<()> {
-    for flag in ["delete-type", "max-deletes", "allow-mass-delete"] {
-        if args.has(flag) {
-            return Err(Error::usage(format!(
-                "--{flag} shapes a plan, and --plan applies {path} as it was made"
-            ))
-            .with_hint("give it to deploy plan --out instead; nothing was sent"));
-        }
+    if let Some(flag) = deletes.shaping_a_plan() {
+        return Err(Error::usage(format!(
+            "--{flag} shapes a plan, and --plan applies {path} as it was made"
+        ))
+        .with_hint("give it to deploy plan --out instead; nothing was sent"));
     }
     if saved.environment != repo.environment {
         let shown = |e: &Option<String>| e.clone().unwrap_or_else(|| "(none)".into());
@@ -135,15 +133,15 @@ pub(super) fn check_flags(
         ))
         .with_hint("nothing was sent"));
     }
-    let deletes = saved
+    let deleting = saved
         .plan
         .items
         .iter()
         .filter(|r| r.action == PlanAction::Delete)
         .count();
-    if deletes > 0 && !args.flag("delete-orphans") {
+    if deleting > 0 && !deletes.delete_orphans {
         return Err(Error::usage(format!(
-            "--plan {path} deletes {deletes} item(s): apply it with --delete-orphans"
+            "--plan {path} deletes {deleting} item(s): apply it with --delete-orphans"
         ))
         .with_hint("deploy plan lists them; nothing was sent"));
     }
