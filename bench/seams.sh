@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 # The product's Rust sources, each cut at its test module.
 product_lines() {
-    find src crates -name '*.rs' -not -path '*/tests/*' -print0 |
+    # A module file named tests.rs is a `#[cfg(test)] mod tests;` (each is).
+    find src crates -name '*.rs' -not -path '*/tests/*' -not -name tests.rs -print0 |
         xargs -0 awk 'FNR == 1 { testing = 0 } /^[[:space:]]*#\[cfg\(test\)\]/ { testing = 1 } !testing { print FILENAME ":" $0 }'
 }
 

@@ -10,7 +10,7 @@ use fabsh_client::commands::args::{Args, RawValue, flag_name};
 use fabsh_client::commands::common::{
     TARGET, TraitFlags, configured_default, effective_args, target_fills,
 };
-use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, Handler, Terminal};
+use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, Handler, Terminal, auth};
 use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -55,7 +55,7 @@ pub fn prepare(
     let (spec, matches) = command_of(group, matches)?;
     html_format_fits(spec, printer)?;
     let mut args = args_from_matches(spec, matches, settings, words)?;
-    if spec.traits.secret && printer.stdout_is_terminal() && !args.flag("show") {
+    if spec.traits.secret && printer.stdout_is_terminal() && !args.flag(auth::SHOW.long) {
         return Err(Error::usage("refusing to print a secret to the terminal")
             .with_hint("pipe it into another program, or add --show"));
     }

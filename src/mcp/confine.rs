@@ -3,6 +3,8 @@
 //! names none is refused (it could reach any), and `workspace_list` shows only them.
 
 use super::tools::arg_key;
+use fabsh_client::commands::api;
+use fabsh_client::commands::data_agent::PUBLISHED_URL;
 use fabsh_client::commands::{ArgValue, Args, CommandSpec};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
@@ -71,7 +73,7 @@ impl Confinement {
             return Ok(());
         }
         if spec.group == "api" {
-            let path = args.opt_str("path").unwrap_or_default();
+            let path = args.opt_str(api::PATH.long).unwrap_or_default();
             return match api_workspace(path) {
                 Some(id) if ids.contains(&id) => Ok(()),
                 _ => Err(self.refused(format!(
@@ -81,7 +83,7 @@ impl Confinement {
         }
         // An agent's MCP URL names its workspace in its path, and is asked instead of the
         // agent the other arguments name.
-        if let Some(url) = args.opt_str("published-url") {
+        if let Some(url) = args.opt_str(PUBLISHED_URL.long) {
             // The path after the host; the host itself is checked against the endpoint.
             let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
             let path = after_scheme.find('/').map_or("", |at| &after_scheme[at..]);

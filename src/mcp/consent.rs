@@ -5,6 +5,7 @@
 use super::tools::{Policy, arg_key, tool_name};
 use fabsh_client::commands::common::{DRY_RUN, LRO_TIMEOUT, NO_WAIT, TraitFlags, YES};
 use fabsh_client::commands::{ArgValue, Args, CommandSpec};
+use fabsh_client::commands::{api, sql};
 use fabsh_client::error::{Error, ErrorKind, Result};
 use percent_encoding::percent_decode_str;
 use rmcp::RoleServer;
@@ -34,14 +35,17 @@ pub fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
     if spec.group != "api" {
         return spec.loses_data(args);
     }
-    let method = args.opt_str("method").unwrap_or("GET").to_ascii_uppercase();
+    let method = args
+        .opt_str(api::METHOD.long)
+        .unwrap_or("GET")
+        .to_ascii_uppercase();
     if matches!(method.as_str(), "GET" | "HEAD") {
         return false;
     }
     if method == "DELETE" {
         return true;
     }
-    let path = args.opt_str("path").unwrap_or_default();
+    let path = args.opt_str(api::PATH.long).unwrap_or_default();
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let decoded = percent_decode_str(path).decode_utf8_lossy().to_lowercase();
     let segments: Vec<&str> = decoded.split('/').filter(|s| !s.is_empty()).collect();
@@ -56,7 +60,7 @@ pub fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
 pub fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
     // A read-only tool with a flag that lets it write (`sql_query`'s `allow_writes`) writes
     // only on a server that allows writes.
-    if args.flag("allow-writes") && !policy.writes {
+    if args.flag(sql::ALLOW_WRITES.long) && !policy.writes {
         return Err(Error::usage(format!(
             "this `{}` call asks to write (allow_writes), and needs a server started with --allow-writes",
             tool_name(spec)

@@ -3,6 +3,7 @@
 //! is resolved under the roots the person starting the server named, and refused before
 //! anything runs when it could leave them: `..`, an absolute path elsewhere, a symlink out.
 
+use fabsh_client::commands::deploy;
 use fabsh_client::commands::{Args, LocalPath};
 use fabsh_client::error::{Error, Result};
 use std::path::{Component, Path, PathBuf};
@@ -89,11 +90,11 @@ impl FileRoots {
     /// under the roots too, checked before anything runs. A config that does not load is
     /// left to the command to refuse.
     pub fn check_config_paths(&self, args: &Args) -> Result<()> {
-        let Some(config) = args.opt_str("config") else {
+        let Some(config) = args.opt_str(deploy::CONFIG.long) else {
             return Ok(());
         };
         let Ok(settings) =
-            fabsh_deploy::config::load(Path::new(config), args.opt_str("environment"))
+            fabsh_deploy::config::load(Path::new(config), args.opt_str(deploy::ENVIRONMENT.long))
         else {
             return Ok(());
         };

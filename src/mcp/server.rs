@@ -11,6 +11,7 @@ use super::tools::{Defaults, Policy, in_argument_names, tools};
 use crate::commands::REGISTRY;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::common::TraitFlags;
+use fabsh_client::commands::data_agent::PUBLISHED_URL;
 use fabsh_client::commands::{self, ArgValue, Args, CommandSpec, Needs};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
@@ -336,7 +337,7 @@ async fn run(
 /// host and the hosts trusted with its token may be named, so no call sends a question or
 /// a token elsewhere.
 fn refuse_other_hosts(service: &Ctx, args: &Args) -> Result<()> {
-    let Some(url) = args.opt_str("published-url") else {
+    let Some(url) = args.opt_str(PUBLISHED_URL.long) else {
         return Ok(());
     };
     if service.api().reaches(url.trim()) {

@@ -18,6 +18,7 @@ use super::bindings::{check_args, raw_args, run_command, value_of};
 use super::convert::{at_call, error_map, throw, to_dynamic};
 use super::host::Host;
 use fabsh_client::bridge::CancellationToken;
+use fabsh_client::commands::common::ALL;
 use fabsh_client::commands::{self, Args, CommandSpec, Registry};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, INTERRUPTED, NOT_STARTED, Result};
@@ -140,7 +141,7 @@ fn page(host: &Host, registry: Registry, path: &str, args: &Map) -> Result<Dynam
     }
     // One page is what this function is for: never every page by default.
     let mut args = args.clone();
-    args.entry("all".into()).or_insert(Dynamic::FALSE);
+    args.entry(ALL.long.into()).or_insert(Dynamic::FALSE);
     let args = checked_args(host, spec, &args)?;
     let ctx = host.ctx_for(spec)?;
     let value = host.bridge().block_on(async {

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
 
-const METHOD: ArgSpec = ArgSpec::positional("method", ArgKind::Enum(METHODS), "HTTP method");
-const PATH: ArgSpec = ArgSpec::positional(
+pub const METHOD: ArgSpec = ArgSpec::positional("method", ArgKind::Enum(METHODS), "HTTP method");
+pub const PATH: ArgSpec = ArgSpec::positional(
     "path",
     ArgKind::Str,
     "Path under the endpoint, e.g. /workspaces",

@@ -43,7 +43,7 @@ const MAX_ROWS: ArgSpec = ArgSpec::opt("max-rows", ArgKind::Int, "Rows kept at m
     .range(1, 1_000_000)
     .default("1000");
 /// `--allow-writes`.
-const ALLOW_WRITES: ArgSpec = ArgSpec::opt(
+pub const ALLOW_WRITES: ArgSpec = ArgSpec::opt(
     "allow-writes",
     ArgKind::Bool,
     "Send a statement that changes data or schema too (INSERT, UPDATE, DELETE, CREATE...)",

@@ -30,7 +30,8 @@ const CHECK: ArgSpec = ArgSpec::opt(
     ArgKind::Bool,
     "Exit non-zero (3) when not signed in, for scripts",
 );
-const SHOW: ArgSpec = ArgSpec::opt("show", ArgKind::Bool, "Print the token even to a terminal");
+/// `--show` of a command whose result is a secret (`auth token`): print it even to a terminal.
+pub const SHOW: ArgSpec = ArgSpec::opt("show", ArgKind::Bool, "Print the token even to a terminal");
 
 const STATUS: CommandSpec = CommandSpec {
     group: "auth",

@@ -5,9 +5,9 @@ use super::AgentTarget;
 use super::evaluation_record as tracking;
 use super::query::{DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT};
 use crate::agent::judge;
-use crate::commands::args::{Args, FileArg};
+use crate::commands::args::{ArgValue, FileArg};
 use crate::commands::spec::{ArgKind, ArgSpec, LocalPath};
-use crate::commands::typed::{FromArgs, typed_args};
+use crate::commands::typed::typed_args;
 use crate::error::{Error, Result};
 use fabsh_http::chat::{DEFAULT_API_VERSION, ENDPOINT_VAR, KEY_VAR, LlmConfig, MODEL_VAR};
 use fabsh_model::Secret;
@@ -44,7 +44,7 @@ pub const LLM_API_VERSION: ArgSpec = ArgSpec::opt(
 
 typed_args! {
     /// The `--llm-*` flags (or `FABSH_LLM_*`): the judge model, if one is named.
-    pub(crate) struct JudgeFlags {
+    pub struct JudgeFlags {
         endpoint: Option<String> = LLM_ENDPOINT,
         key: Option<Secret> = LLM_KEY,
         model: Option<String> = LLM_MODEL,
@@ -54,7 +54,7 @@ typed_args! {
 
 impl JudgeFlags {
     /// The judge these flags describe, if any; it must name its model.
-    pub(crate) fn config(&self) -> Result<Option<LlmConfig>> {
+    pub fn config(&self) -> Result<Option<LlmConfig>> {
         LlmConfig::resolve(
             self.endpoint.as_deref(),
             self.key.as_ref().map(Secret::expose),
@@ -66,10 +66,32 @@ impl JudgeFlags {
     }
 }
 
-/// The judge the `--llm-*` flags (or `FABSH_LLM_*`) describe, if any; it must name its model.
-/// For a front end that sets the judge once (`mcp serve`), from its own checked flags.
-pub fn judge_config(args: &Args) -> Result<Option<LlmConfig>> {
-    JudgeFlags::from_args(args)?.config()
+impl JudgeFlags {
+    /// Whether `--llm-endpoint` was given (a critic prompt needs a judge).
+    pub fn has_endpoint(&self) -> bool {
+        self.endpoint.is_some()
+    }
+
+    /// The flags as given, for a front end that sets the judge once (`mcp serve`) and hands
+    /// them to each command that grades answers.
+    pub fn given(&self) -> Vec<(&'static str, ArgValue)> {
+        let text = |spec: &ArgSpec, value: &Option<String>| {
+            value.clone().map(|value| (spec.long, ArgValue::Str(value)))
+        };
+        let key = self
+            .key
+            .clone()
+            .map(|key| (LLM_KEY.long, ArgValue::Secret(key)));
+        [
+            text(&LLM_ENDPOINT, &self.endpoint),
+            key,
+            text(&LLM_MODEL, &self.model),
+            text(&LLM_API_VERSION, &self.api_version),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
 }
 
 pub(super) const QUESTIONS: ArgSpec = ArgSpec::req(

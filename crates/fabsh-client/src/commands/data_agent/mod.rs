@@ -19,7 +19,8 @@ mod query;
 mod validate_fewshots;
 
 /// The judge flags, for a front end that sets the judge once (`mcp serve`).
-pub use evaluate_flags::{LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, judge_config};
+pub use evaluate_flags::{JudgeFlags, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL};
+pub use query::PUBLISHED_URL;
 
 use super::args::Args;
 use super::common::WORKSPACE;

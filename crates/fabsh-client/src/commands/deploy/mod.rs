@@ -35,13 +35,13 @@ const WORKSPACE: ArgSpec = ArgSpec::opt(
     "Target workspace id or display name (default: the config's core.workspace_id or core.workspace)",
 )
 .short('w');
-const ENVIRONMENT: ArgSpec = ArgSpec::opt(
+pub const ENVIRONMENT: ArgSpec = ArgSpec::opt(
     "environment",
     ArgKind::Str,
     "The environment: picks the config's values and parameter.yml's replace_value entries (PPE, PROD, ...)",
 )
 .value_name("ENV");
-const CONFIG: ArgSpec = ArgSpec::opt(
+pub const CONFIG: ArgSpec = ArgSpec::opt(
     "config",
     ArgKind::Str,
     "fabric-cicd's config.yml (workspace, repository_directory, item_types_in_scope, parameter, publish/unpublish)",
