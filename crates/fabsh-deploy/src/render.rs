@@ -283,3 +283,6 @@ mod references;
 mod rules;
 
 pub(crate) use references::WORKSPACE_ID_REFERENCE;
+
+#[cfg(test)]
+mod tests;
