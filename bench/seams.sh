@@ -25,6 +25,13 @@ printf '%-58s %s\n' 'argument reads by name: args.x("...")' \
     "$(count 'args\.[a-z_]+\("[a-z]')"
 printf '%-58s %s\n' 'key reads on JSON values: ["key"]' "$(count '\["[A-Za-z_]')"
 printf '%-58s %s\n' 'unwrap_or_default' "$(count 'unwrap_or_default')"
+# One that says why its default is right: a comment on its line or in the three above.
+uncommented=$(find src crates -name '*.rs' -not -path '*/tests/*' -not -name tests.rs -print0 |
+    xargs -0 awk 'FNR == 1 { testing = 0; a = b = c = "" }
+        /^[[:space:]]*#\[cfg\(test\)\]/ { testing = 1 }
+        !testing && /unwrap_or_default/ && !(($0 a b c) ~ /\/\//) { n++ }
+        { c = b; b = a; a = $0 } END { print n + 0 }')
+printf '%-58s %s\n' '  of which without a comment saying why' "$uncommented"
 printf '%-58s %s\n' 'json! literals' "$(count 'json!')"
 printf '%-58s %s\n' 'pub items (all)' "$(count '^[^:]*:[[:space:]]*pub (fn|struct|enum|const|static|trait|type|mod|use) ')"
 

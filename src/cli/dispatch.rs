@@ -174,6 +174,7 @@ fn args_from_matches(
                 .map(|(long, _)| long)
                 .collect()
         })
+        // A command that is not found has no flags to list.
         .unwrap_or_default();
     let positional = positional_words(spec, &declared, matches);
     let raw = declared

@@ -35,6 +35,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
     if words.first().is_some_and(|word| word == "--") {
         words.remove(0);
     }
+    // An empty command line completes from nothing typed.
     let current = words.pop().unwrap_or_default();
     let (settings, done) = leading_globals(&words);
     let names = LazyNames {
@@ -137,6 +138,7 @@ impl NameSource for LazyNames {
         }
         self.session()
             .map(|session| session.workspaces())
+            // Without a session (not signed in, offline) Tab offers no names; it never fails.
             .unwrap_or_default()
     }
 
@@ -155,6 +157,7 @@ impl NameSource for LazyNames {
         }
         self.session()
             .map(|session| session.items(workspace, kind))
+            // Without a session (not signed in, offline) Tab offers no names; it never fails.
             .unwrap_or_default()
     }
 }

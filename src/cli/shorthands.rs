@@ -59,6 +59,7 @@ pub fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Opti
     let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
         return None;
     };
+    // split always yields a first piece: the flag before any `=`.
     let flag = given.split('=').next().unwrap_or_default();
     if flag != "--name" && flag != "-n" {
         return None;
@@ -77,6 +78,7 @@ pub fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Opti
     let help = id
         .get_help()
         .map(|help| help.to_string())
+        // A flag without help text is shown without one.
         .unwrap_or_default();
     Some(
         Error::usage(format!(

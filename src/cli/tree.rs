@@ -186,6 +186,7 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
                 .map(|(long, _)| long)
                 .collect()
         })
+        // A command that is not found has no flags to list.
         .unwrap_or_default();
     // `[WORKSPACE/AGENT] RUN_A RUN_B`: clap fills positionals in order, so none is required
     // to it; the dispatch gives the words to the required ones first (see

@@ -222,6 +222,7 @@ fn serve(terminal: &Terminal<'_>, args: Serve) -> Result<ExitCode> {
         )));
     }
     let judge = judge(&args)?;
+    // No --workspace: the server is not confined.
     let workspaces = args.workspaces.clone().unwrap_or_default();
     let confinement = bridge.block_on(Confinement::resolve(&service, &workspaces))?;
     let agents = if args.agents {

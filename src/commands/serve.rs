@@ -307,6 +307,7 @@ fn detach(terminal: &Terminal<'_>, args: &Serve, dir: &Path, addr: SocketAddr) -
         if record::is_served(dir) {
             return print_live(terminal, dir);
         }
+        // The log may not exist yet: the error then says only that the server did not start.
         let why = std::fs::read_to_string(&log_path).unwrap_or_default();
         return Err(Error::runtime("local Fabric did not start").with_cause(why.trim()));
     }

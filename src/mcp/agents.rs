@@ -69,6 +69,8 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
                 Err(err) => return Err(err),
             }
             let item = agent.get(ctx.api()).await?;
+            // An agent item without the properties read here is described by the tool's own
+            // words alone: what it says of itself is a nicety, not worth refusing the agent.
             let properties: Properties =
                 serde_json::from_value(item["properties"].clone()).unwrap_or_default();
             // What the tool does, whatever the publisher wrote; then what the agent says of

@@ -52,6 +52,7 @@ impl Confinement {
 
     /// Each workspace's id and the name it was given by, in the order given.
     pub fn workspaces(&self) -> Vec<(String, String)> {
+        // An unconfined server names no workspaces.
         let ids = self.ids.as_deref().unwrap_or_default();
         ids.iter()
             .cloned()
@@ -73,6 +74,7 @@ impl Confinement {
             return Ok(());
         }
         if spec.group == "api" {
+            // `api` without a path reaches no workspace: refused below as outside the confinement.
             let path = args.opt_str(api::PATH.long).unwrap_or_default();
             return match api_workspace(path) {
                 Some(id) if ids.contains(&id) => Ok(()),

@@ -121,6 +121,7 @@ async fn require_loopback_origin(
     let Some(origin) = request.headers().get(header::ORIGIN) else {
         return next.run(request).await;
     };
+    // An Origin that is not text matches no allowed origin and is refused below.
     let origin = origin.to_str().unwrap_or_default().trim_end_matches('/');
     if is_loopback_origin(origin)
         || allowed
@@ -145,7 +146,9 @@ fn is_loopback_origin(origin: &str) -> bool {
         return false;
     };
     let host = match authority.strip_prefix('[') {
+        // split always yields a first piece: the host inside the brackets.
         Some(rest) => rest.split(']').next().unwrap_or_default(),
+        // split always yields a first piece: the host before the port.
         None => authority.split(':').next().unwrap_or_default(),
     };
     host.eq_ignore_ascii_case("localhost")

@@ -182,6 +182,7 @@ impl ServerHandler for FabshMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
+        // A call without arguments calls the tool with none (MCP allows leaving them out).
         let arguments = request.arguments.unwrap_or_default();
         // An agent's tool is a `data_agent_query` call on that agent.
         let (spec, arguments) = match (

@@ -31,6 +31,7 @@ impl Vocabulary {
                 &script::function_name(spec),
             );
         }
+        // Completion offers what it can: no natives listed when the engine has no metadata.
         for native in script::docs::natives(engine, stdlib_dir).unwrap_or_default() {
             let name = native.name();
             match name.split_once("::") {
@@ -42,6 +43,8 @@ impl Vocabulary {
             .globals
             .extend(["print", "debug", "type_of"].map(String::from));
         let engine = crate::script::syntax_engine();
+        // An unreadable stdlib folder completes no module functions; running them reports the
+        // error.
         for source in stdlib::sources(stdlib_dir).unwrap_or_default() {
             if let Ok(ast) = engine.compile(&source.text) {
                 for function in script::docs::public_functions(&ast) {
@@ -188,6 +191,7 @@ pub(crate) fn complete_command_line(before: &str, names: &dyn NameSource) -> (us
         .flatten();
     let words = split_words(before)
         .or_else(|| split_words(&format!("{before}\"")))
+        // Text that no quote closes splits into no words: nothing to complete yet.
         .unwrap_or_default();
     let ends_in_space = open_quote.is_none() && before.ends_with(char::is_whitespace);
     let (done, current) = if ends_in_space || words.is_empty() {
@@ -424,6 +428,7 @@ fn command_line_hint(line: &str) -> Option<String> {
     let spec = spec_of(&words)?;
     let args = effective_args(spec);
     // After a flag that wants a value, the value comes next: no hint over it.
+    // An empty line has no last word.
     let last = words.last().map(String::as_str).unwrap_or_default();
     let wants_value = global_values(last).is_some()
         || flag_named(&args, last).is_some_and(|arg| arg.kind != ArgKind::Bool);
@@ -438,6 +443,7 @@ fn command_line_hint(line: &str) -> Option<String> {
                 .map(|(long, _)| long)
                 .collect()
         })
+        // A command that is not found has no flags to offer.
         .unwrap_or_default();
     let missing: Vec<String> = args
         .iter()

@@ -111,6 +111,7 @@ pub fn help(topic: &str) -> Result<String> {
         }
         return Ok(text);
     }
+    // A blank path names no group.
     let group_name = path.split_whitespace().next().unwrap_or_default();
     if let Some(group) = REGISTRY
         .groups

@@ -151,12 +151,14 @@ impl Session {
                 if let Some((name, rest)) = lines::bare_meta(input)
                     && !self
                         .scope
+                        // A blank line has no first word, and names no variable.
                         .contains(input.split_whitespace().next().unwrap_or_default()) =>
             {
                 return meta::run(self, name, &rest);
             }
             Line::Rhai => match lines::near_command_line(input) {
                 Some(meant) => {
+                    // A blank line has no first word.
                     let first = input.split_whitespace().next().unwrap_or_default();
                     return Err(Error::usage(format!("no command group `{first}`"))
                         .with_hint(format!("did you mean `{meant}`?")));

@@ -49,6 +49,8 @@ impl SessionNames {
                 .unwrap_or_else(|_| Err(fabsh_client::error::Error::runtime("timed out")))
         });
         self.ctx.api().flush_names();
+        // Names that could not be listed (offline, timed out) complete to none; a completion never
+        // fails.
         found.unwrap_or_default()
     }
 }

@@ -119,6 +119,8 @@ fn run_of(row: &Dynamic, questions: &[Option<Arc<Reference>>]) -> Result<Run> {
             .flatten(),
     };
     Ok(Run {
+        // A run's question is text or absent; absent reads as an empty question, as the script
+        // wrote none.
         question: text("question")?.unwrap_or_default(),
         expected: text("expected")?,
         reference,

@@ -68,6 +68,7 @@ impl Host {
         if let Some(ctx) = self.0.ctx.get() {
             return Ok(ctx.clone());
         }
+        // A host made without settings (a script outside any command line) uses the built-in ones.
         let settings = self.0.settings.clone().unwrap_or_default();
         let ctx =
             crate::connect::connect(&settings, self.0.bridge.clone(), self.0.printer.progress())?;
@@ -78,6 +79,8 @@ impl Host {
     pub fn settings(&self) -> Settings {
         match self.connected_ctx() {
             Some(ctx) => ctx.settings().clone(),
+            // A host made without settings (a script outside any command line) uses the built-in
+            // ones.
             None => self.0.settings.clone().unwrap_or_default(),
         }
     }
@@ -96,6 +99,7 @@ impl Host {
         if let Some(ctx) = self.0.offline.get() {
             return Ok(ctx.clone());
         }
+        // A host made without settings (a script outside any command line) uses the built-in ones.
         let settings = self.0.settings.clone().unwrap_or_default();
         let ctx = crate::connect::offline(&settings, self.0.bridge.clone())?;
         Ok(self.0.offline.get_or_init(|| ctx).clone())

@@ -317,6 +317,7 @@ async fn run_all(
         .collect();
     let started: Arc<Vec<AtomicBool>> =
         Arc::new(calls.iter().map(|_| AtomicBool::new(false)).collect());
+    // No stop flag given: nothing stops the calls early.
     let stop = stop.unwrap_or_default();
     let mut ready = Vec::new();
     for (index, call) in calls.into_iter().enumerate() {

@@ -153,6 +153,7 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
             .as_ref()
             .and_then(|v| v.get(env))
             .cloned()
+            // No feature flags for this environment: none are on.
             .unwrap_or_default(),
         environments: environments(file),
     })

@@ -151,6 +151,7 @@ impl EnvVars {
                 continue;
             }
             forms.push((value.clone(), name));
+            // A string always serializes; the quoted form is only a second form to look for.
             let quoted = serde_json::to_string(value).unwrap_or_default();
             let escaped = quoted.trim_start_matches('"').trim_end_matches('"');
             if escaped != value {

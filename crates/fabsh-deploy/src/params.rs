@@ -253,6 +253,7 @@ impl Parameters {
         chosen
             .and_then(|ids| for_env(ids, env))
             .map(|ids| ids.values().into_iter().map(str::to_string).collect())
+            // No binding names this model for this environment: no connections to bind.
             .unwrap_or_default()
     }
 }

@@ -72,6 +72,7 @@ impl RepoItem {
 
     /// The `.platform` part's bytes as read.
     pub fn platform_bytes(&self) -> Vec<u8> {
+        // A JSON value always serializes.
         serde_json::to_vec_pretty(&self.platform).unwrap_or_default()
     }
 }

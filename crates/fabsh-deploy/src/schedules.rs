@@ -49,6 +49,7 @@ pub fn document(entries: &[Entry]) -> Vec<u8> {
             entry
         })
         .collect();
+    // A JSON value always serializes.
     serde_json::to_vec_pretty(&serde_json::json!({ "schedules": entries })).unwrap_or_default()
 }
 

@@ -141,6 +141,8 @@ impl LlmConfig {
         } else if self.is_azure() && v1 {
             format!("{base}/openai/v1/chat/completions")
         } else if self.is_azure() {
+            // A judge always names its model (it is checked when configured); without one, the
+            // service refuses the deployment URL.
             let model = self.model.as_deref().unwrap_or_default();
             format!("{base}/openai/deployments/{model}/chat/completions")
         } else {
@@ -284,6 +286,7 @@ impl LlmClient {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let wait = retry::retry_after(response.headers());
+                    // A body that cannot be read leaves the status to speak for the answer.
                     let text = response.text().await.unwrap_or_default();
                     (status, wait, self.redacted(text))
                 }
@@ -404,6 +407,7 @@ pub fn takes_temperature(model: Option<&str>) -> bool {
         return true;
     };
     let name = model.trim().to_ascii_lowercase();
+    // rsplit always yields a last piece: the name after the last `/`.
     let name = name.rsplit('/').next().unwrap_or_default();
     let o_series = name
         .strip_prefix('o')

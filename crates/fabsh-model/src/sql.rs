@@ -195,6 +195,7 @@ impl ExecuteSqlCall {
             })?;
         let schema = &tool["inputSchema"];
         let properties = schema["properties"].as_object();
+        // A tool whose schema lists no properties takes no argument that could hold the SQL.
         let names: Vec<&String> = properties.map(|p| p.keys().collect()).unwrap_or_default();
         let is_string = |name: &str| {
             properties

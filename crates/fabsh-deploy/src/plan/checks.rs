@@ -59,6 +59,8 @@ impl Checks {
             problems.push(error(
                 Some(item.key()),
                 finding.code,
+                // A finding about the whole definition has no part path: the message starts with ":
+                // " then.
                 format!("{}: {}", finding.path.unwrap_or_default(), finding.message),
             ));
         }

@@ -99,6 +99,7 @@ pub fn part_diff(path: &str, deployed: Option<&[u8]>, ours: Option<&[u8]>) -> Pa
     let diff = if binary {
         String::new()
     } else {
+        // A part that is absent on one side diffs against nothing.
         let old_text = old.as_ref().and_then(shown).unwrap_or_default();
         let new_text = new.as_ref().and_then(shown).unwrap_or_default();
         similar::TextDiff::configure()

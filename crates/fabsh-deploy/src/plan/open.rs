@@ -143,5 +143,6 @@ fn meant(env: &str, known: &BTreeSet<String>) -> String {
         .iter()
         .find(|k| k.eq_ignore_ascii_case(env))
         .map(|k| format!("; names are case-sensitive: did you mean {k}?"))
+        // No near name: the message has nothing to add.
         .unwrap_or_default()
 }

@@ -182,6 +182,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(path: &str, bytes: &[u8]) -> Resul
 
 fn pretty(value: &impl Serialize) -> Vec<u8> {
     // Serializing plain JSON documents cannot fail.
+    // A JSON value always serializes.
     serde_json::to_vec_pretty(value).unwrap_or_default()
 }
 
@@ -197,6 +198,8 @@ impl AgentDefinition {
             let rest = path
                 .strip_prefix(CONFIG_DIR)
                 .and_then(|r| r.strip_prefix('/'));
+            // A path outside the configuration folder has no segments under it: it is not a
+            // datasource part.
             let segments: Vec<&str> = rest.map(|r| r.split('/').collect()).unwrap_or_default();
             let stage = match segments.first() {
                 Some(&"draft") => Some(Stage::Draft),
@@ -277,6 +280,7 @@ impl AgentDefinition {
             (Stage::Draft, Some(&previous.draft)),
             (Stage::Published, previous.published.as_ref()),
         ] {
+            // A stage that was never published has no datasources.
             for source in doc.map(|doc| doc.sources.as_slice()).unwrap_or_default() {
                 before.push((datasource_path(stage, source), &*source.datasource));
             }

@@ -53,6 +53,7 @@ pub fn read_checked(
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
+        // A path without a file name is named by nothing in messages.
         .unwrap_or_default();
     parse(&name, bytes).map_err(|problems| {
         rows_error(path, &problems, "nothing was uploaded").with_hint(format!(
@@ -87,6 +88,7 @@ pub fn parse(file_name: &str, bytes: &[u8]) -> Result<Vec<FewShotRow>, Vec<RowPr
         .into_iter()
         .map(|row| FewShotRow {
             line: row.line,
+            // Required columns: row_file::parse refused every row without them.
             question: row.get("question").unwrap_or_default().to_string(),
             query: row.get("query").unwrap_or_default().to_string(),
             query_column: row.source("query").to_string(),

@@ -62,6 +62,7 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
+        // A path without a file name is named by nothing in messages.
         .unwrap_or_default();
     let rows = row_file::parse(&name, bytes, &SHAPE).map_err(|problems| {
         rows_error(path, &problems, "nothing was asked")
@@ -71,6 +72,7 @@ pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question
         .into_iter()
         .map(|row| Question {
             line: row.line,
+            // Required column: row_file::parse refused every row without it.
             question: row.get("question").unwrap_or_default().to_string(),
             expected: EXPECTED
                 .iter()

@@ -134,6 +134,7 @@ fn service_metadata(meta: Map<String, Value>) -> Value {
 /// defaults, so that a notebook converted there and back keeps its `# META` as it was
 /// (`shift_remove` keeps the other keys in their order).
 fn source_metadata(meta: &Value) -> Value {
+    // Metadata that is not an object has no keys of the service's to drop.
     let mut meta = meta.as_object().cloned().unwrap_or_default();
     let mut drop_if = |key: &str, default: Value| {
         if meta.get(key) == Some(&default) {
@@ -271,6 +272,7 @@ pub fn ipynb_to_source(ipynb: &str) -> Result<String, String> {
         .get("cells")
         .and_then(Value::as_array)
         .cloned()
+        // A notebook without cells converts to one without cells.
         .unwrap_or_default();
     for cell in &cells {
         let text = cell_text(cell);

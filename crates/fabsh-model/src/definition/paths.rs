@@ -21,6 +21,7 @@ pub fn problem(path: &str) -> Option<&'static str> {
     if has_encoded_dot_or_slash(path) {
         return Some("encoded dots and slashes (%2e, %2f, %5c) are not allowed");
     }
+    // split always yields a first piece: the path's first segment.
     let first = path.split('/').next().unwrap_or_default();
     if first.len() >= 2 && first.as_bytes()[1] == b':' && first.as_bytes()[0].is_ascii_alphabetic()
     {

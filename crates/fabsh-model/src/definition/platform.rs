@@ -119,6 +119,7 @@ pub fn render(
         "config": {"version": "2.0", "logicalId": logical_id},
     });
     // Serializing a `Value` to a Vec cannot fail.
+    // A JSON value always serializes.
     serde_json::to_vec_pretty(&doc).unwrap_or_default()
 }
 

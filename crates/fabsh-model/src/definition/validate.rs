@@ -316,6 +316,7 @@ fn check_layout(
         if covered || requirement.any_of.iter().any(|pattern| present(pattern)) {
             continue;
         }
+        // Every requirement names at least one pattern (the table is written so).
         let expected = requirement.any_of.first().copied().unwrap_or_default();
         let message = match requirement.any_of {
             [_] => format!("a {type_name} definition needs this part"),
