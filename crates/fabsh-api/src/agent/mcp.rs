@@ -126,23 +126,28 @@ pub(crate) async fn call_with(
     }
 }
 
+/// The error of a tool result flagged `isError`, with its text blocks as the reason: `what`
+/// says what failed, `code` is the error's code.
+pub(crate) fn tool_failure(result: &Value, what: &str, code: &str) -> Option<Error> {
+    if result.get("isError").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let text = text_blocks(result);
+    let reason = if text.is_empty() {
+        "no reason given"
+    } else {
+        &text
+    };
+    Some(Error::new(ErrorKind::Api, format!("{what}: {reason}")).with_code(code))
+}
+
 /// The answer text of a tool result: its text blocks, one per line. A result flagged
 /// `isError` is the agent failing to answer, with its text as the reason.
 pub fn answer_text(result: &Value) -> Result<String> {
-    let text = text_blocks(result);
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        let reason = if text.is_empty() {
-            "no reason given"
-        } else {
-            &text
-        };
-        return Err(Error::new(
-            ErrorKind::Api,
-            format!("the agent failed to answer: {reason}"),
-        )
-        .with_code("DataAgentToolError"));
+    if let Some(err) = tool_failure(result, "the agent failed to answer", "DataAgentToolError") {
+        return Err(err);
     }
-    Ok(text)
+    Ok(text_blocks(result))
 }
 
 /// The text blocks of a tool result, one per line.

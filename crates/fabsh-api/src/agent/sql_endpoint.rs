@@ -7,7 +7,7 @@
 
 use super::mcp;
 use crate::api::ApiClient;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use fabsh_model::sql::{ExecuteSqlCall, ResultSet, endpoint_path};
 use serde_json::Value;
 use std::time::Duration;
@@ -48,18 +48,8 @@ pub async fn execute(
 /// The result set of a tool result: its structured content, else its text read as JSON. A
 /// result flagged `isError` is the statement failing, with its text as the reason.
 pub(crate) fn result_set(result: &Value) -> Result<ResultSet> {
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        let text = mcp::text_blocks(result);
-        let reason = if text.is_empty() {
-            "no reason given"
-        } else {
-            &text
-        };
-        return Err(Error::new(
-            ErrorKind::Api,
-            format!("the SQL statement failed: {reason}"),
-        )
-        .with_code("SqlError"));
+    if let Some(err) = mcp::tool_failure(result, "the SQL statement failed", "SqlError") {
+        return Err(err);
     }
     if let Some(set) = result
         .get("structuredContent")
