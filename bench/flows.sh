@@ -97,7 +97,8 @@ step f --local data-agent show "${agent[@]}" -o table
 step f --local item list -w Demo -o table
 
 # The server block.
-step f local serve --detach --data-dir "$WORK/fabric"
+# (With the retired Assistants surface kept, for `query --show-steps`.)
+step f local serve --detach --data-dir "$WORK/fabric" --legacy-assistants true
 eval "$("$BIN" local serve --detach --data-dir "$WORK/fabric" 2>/dev/null)"
 export FABSH_ENDPOINT FABSH_TOKEN
 step f item list -w Demo
@@ -107,6 +108,14 @@ step f workspace create --name Sample
 step f folder list -w Demo
 step f job list Demo/Welcome
 step f sql query -w Demo --item SalesLakehouse --sql "SELECT COUNT(*) AS n FROM orders"
+step f data-agent create -w Demo --name "Steps agent"
+step f data-agent add-datasource -w Demo --id "Steps agent" --artifact SalesLakehouse
+step f data-agent select-tables -w Demo --id "Steps agent" --datasource SalesLakehouse --tables orders
+step f data-agent add-fewshot -w Demo --id "Steps agent" --datasource SalesLakehouse \
+    --question "How many orders?" --sql "SELECT COUNT(*) FROM orders"
+step f data-agent publish -w Demo --id "Steps agent"
+step f data-agent query -w Demo --id "Steps agent" --prompt "How many orders?" --show-steps
+step f data-agent query -w Demo --id "Steps agent" --prompt "How many customers?" --show-steps -o json
 
 # Deploy of fabric-cicd's sample repository, then a plan that finds nothing to do.
 sample="$REPO/../shared/fabric-cicd/sample/workspace"

@@ -10,20 +10,13 @@ use crate::api::ApiClient;
 use crate::api::Req;
 use crate::api::data_agents::Agent;
 use crate::error::{Error, ErrorKind, Result};
+use fabsh_model::agent::assistants::{List, Message, Run as RunObject, Step};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::time::Duration;
 
 /// The API version the surface was served with.
 const API_VERSION: &str = "2024-05-01-preview";
-/// Run states after which nothing more happens.
-const FINAL_STATES: &[&str] = &[
-    "completed",
-    "failed",
-    "cancelled",
-    "expired",
-    "requires_action",
-    "incomplete",
-];
 
 /// Where an agent's Assistants-compatible surface is: a path under the API base or a URL.
 #[derive(Debug, Clone)]
@@ -95,6 +88,17 @@ pub struct Run {
     pub raw: Value,
 }
 
+/// An object of the surface read as its type; one fabsh cannot read is the endpoint's
+/// mistake, said with what it was.
+fn read<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
+    serde_json::from_value(value).map_err(|err| {
+        Error::runtime(format!(
+            "the Assistants endpoint answered a {what} fabsh cannot read"
+        ))
+        .with_cause(err)
+    })
+}
+
 fn id_of(value: &Value, what: &str) -> Result<String> {
     value["id"].as_str().map(String::from).ok_or_else(|| {
         Error::runtime(format!(
@@ -140,111 +144,94 @@ async fn run_on_thread(
         ))
         .await?;
     let run_id = id_of(&run, "run")?;
-    let run = wait_for(api, surface, thread, &run_id, run).await?;
-    if run["status"] != "completed" {
-        let why = run["last_error"]["message"]
-            .as_str()
+    let (run, ended) = wait_for(api, surface, thread, &run_id, run).await?;
+    if ended.status != "completed" {
+        let why = ended
+            .last_error
+            .as_ref()
+            .and_then(|error| error.message.as_deref())
             .unwrap_or("no reason given");
         return Err(Error::new(
             ErrorKind::Api,
-            format!("the agent's run ended {}: {why}", run["status"]),
+            format!(
+                "the agent's run ended {}: {why}",
+                Value::from(ended.status.as_str())
+            ),
         ));
     }
-    let steps = api
-        .json(surface.req_get(&format!("threads/{thread}/runs/{run_id}/steps")))
-        .await?;
-    let messages = api
-        .json(
+    let steps: List<Value> = read(
+        api.json(surface.req_get(&format!("threads/{thread}/runs/{run_id}/steps")))
+            .await?,
+        "list of steps",
+    )?;
+    let messages: List<Value> = read(
+        api.json(
             surface
                 .req_get(&format!("threads/{thread}/messages"))
                 .query("order", "asc"),
         )
-        .await?;
-    let assistant_messages: Vec<Value> = messages["data"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "assistant")
-        .cloned()
-        .collect();
+        .await?,
+        "list of messages",
+    )?;
+    // The assistant's messages, each as sent (for `raw`) and as read.
+    let mut assistant_messages = Vec::new();
+    for sent in messages.data {
+        let message: Message = read(sent.clone(), "message")?;
+        if message.role == "assistant" {
+            assistant_messages.push((sent, message));
+        }
+    }
     let answer = assistant_messages
         .last()
-        .map(message_text)
+        .map(|(_, message)| message.text())
+        // No message from the assistant: an empty answer, which grading then judges.
         .unwrap_or_default();
     let mut file_ids = Vec::new();
-    for message in &assistant_messages {
-        for id in file_ids_in(message) {
+    for (_, message) in &assistant_messages {
+        for id in message.file_ids() {
             if !file_ids.contains(&id) {
                 file_ids.push(id);
             }
         }
     }
-    let step_list: Vec<Value> = steps["data"]
-        .as_array()
+    let mut readable = Vec::new();
+    for (at, sent) in steps.data.iter().enumerate() {
+        let step: Step = read(sent.clone(), "run step")?;
+        readable.extend(readable_steps(at + 1, &step));
+    }
+    let messages: Vec<Value> = assistant_messages
         .into_iter()
-        .flatten()
-        .cloned()
+        .map(|(sent, _)| sent)
         .collect();
     Ok(Run {
         answer,
-        steps: step_list
-            .iter()
-            .enumerate()
-            .flat_map(|(at, step)| readable_steps(at + 1, step))
-            .collect(),
+        steps: readable,
         file_ids,
-        raw: json!({"run": run, "steps": step_list, "messages": assistant_messages}),
+        raw: json!({"run": run, "steps": steps.data, "messages": messages}),
     })
 }
 
-/// Polls the run until it ends: quickly at first, then every two seconds.
+/// Polls the run until it ends: quickly at first, then every two seconds. The run as sent,
+/// and as read.
 async fn wait_for(
     api: &ApiClient,
     surface: &Surface,
     thread: &str,
     run_id: &str,
     mut run: Value,
-) -> Result<Value> {
+) -> Result<(Value, RunObject)> {
     let mut wait = Duration::from_millis(100);
-    while !FINAL_STATES.contains(&run["status"].as_str().unwrap_or("")) {
+    loop {
+        let read_run: RunObject = read(run.clone(), "run")?;
+        if read_run.has_ended() {
+            return Ok((run, read_run));
+        }
         tokio::time::sleep(wait).await;
         wait = (wait * 2).min(Duration::from_secs(2));
         run = api
             .json(surface.req_get(&format!("threads/{thread}/runs/{run_id}")))
             .await?;
     }
-    Ok(run)
-}
-
-/// The text blocks of a message, one per line.
-fn message_text(message: &Value) -> String {
-    message["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|block| block["text"]["value"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// File ids a message references: images, text annotations and attachments.
-fn file_ids_in(message: &Value) -> Vec<String> {
-    let mut ids = Vec::new();
-    for block in message["content"].as_array().into_iter().flatten() {
-        ids.extend(block["image_file"]["file_id"].as_str().map(String::from));
-        for note in block["text"]["annotations"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            ids.extend(note["file_path"]["file_id"].as_str().map(String::from));
-            ids.extend(note["file_citation"]["file_id"].as_str().map(String::from));
-        }
-    }
-    for attachment in message["attachments"].as_array().into_iter().flatten() {
-        ids.extend(attachment["file_id"].as_str().map(String::from));
-    }
-    ids
 }
 
 /// Languages a generated query may be written in, as fence tags and argument keys.
@@ -257,27 +244,30 @@ const LANGUAGES: &[(&str, &str)] = &[
 
 /// A step as fabsh shows it: one entry per tool call (`{step, tool, language, query,
 /// output}`, the query as generated), or the step's type for steps that call no tool.
-fn readable_steps(number: usize, step: &Value) -> Vec<Value> {
-    let details = &step["step_details"];
-    let calls = details["tool_calls"].as_array();
-    let Some(calls) = calls.filter(|calls| !calls.is_empty()) else {
-        return vec![
-            json!({"step": number, "type": details["type"].as_str().unwrap_or("unknown")}),
-        ];
+fn readable_steps(number: usize, step: &Step) -> Vec<Value> {
+    let details = &step.step_details;
+    let Some(calls) = details
+        .tool_calls
+        .as_ref()
+        .filter(|calls| !calls.is_empty())
+    else {
+        let kind = Some(details.kind.as_str()).filter(|kind| !kind.is_empty());
+        return vec![json!({"step": number, "type": kind.unwrap_or("unknown")})];
     };
     calls
         .iter()
         .map(|call| {
-            let function = &call["function"];
-            let arguments: Value = function["arguments"]
-                .as_str()
-                .and_then(|text| serde_json::from_str(text).ok())
-                .unwrap_or_else(|| function["arguments"].clone());
-            let output = function["output"].as_str().unwrap_or_default();
+            let function = call.function.as_ref();
+            let arguments = function.map_or(Value::Null, |f| f.arguments());
+            let output = function.and_then(|f| f.output.as_deref()).unwrap_or("");
             let (language, query) = generated_query(&arguments, output);
+            let kind = Some(call.kind.as_str()).filter(|kind| !kind.is_empty());
+            let tool = function
+                .and_then(|f| f.name.as_deref())
+                .unwrap_or(kind.unwrap_or("tool"));
             json!({
                 "step": number,
-                "tool": function["name"].as_str().unwrap_or(call["type"].as_str().unwrap_or("tool")),
+                "tool": tool,
                 "language": language,
                 "query": query,
                 "output": output,
@@ -338,12 +328,13 @@ mod tests {
              "output": "```sql\nSELECT COUNT(*) FROM orders\n```"}},
             {"type": "function", "function": {"name": "analyze.database.execute",
              "arguments": "{\"query\": \"SELECT 1\", \"language\": \"sql\"}", "output": "1"}}]}});
-        let steps = readable_steps(1, &step);
+        let steps = readable_steps(1, &serde_json::from_value(step).expect("step"));
         assert_eq!(steps[0]["query"], "SELECT COUNT(*) FROM orders");
         assert_eq!(steps[0]["language"], "SQL");
         assert_eq!(steps[1]["query"], "SELECT 1");
         let message = json!({"content": [{"type": "text", "text": {"value": "see file", "annotations": [
             {"file_path": {"file_id": "f1"}}]}}], "attachments": [{"file_id": "f2"}]});
-        assert_eq!(file_ids_in(&message), vec!["f1", "f2"]);
+        let message: Message = serde_json::from_value(message).expect("message");
+        assert_eq!(message.file_ids(), vec!["f1", "f2"]);
     }
 }

@@ -17,9 +17,14 @@ use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use fabsh_model::agent::assistants::{
+    Annotation, Attachment, ContentBlock, FileRef, List, Message, Run, Step, Text,
+};
 use fabsh_model::agent::conversation;
 use fabsh_model::agent::definition::StageDoc;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 type Params = Path<HashMap<String, String>>;
@@ -126,21 +131,61 @@ fn text_message(
     text: &str,
     run: Option<&str>,
     file: Option<&str>,
-) -> Value {
-    let annotations: Vec<Value> = file
-        .map(|id| json!({"type": "file_path", "text": "query_result.csv", "file_path": {"file_id": id}}))
+) -> Message {
+    let file_ref = |id: &str| FileRef {
+        file_id: id.to_string(),
+        extra: Map::new(),
+    };
+    let annotations = file
+        .map(|id| Annotation {
+            kind: "file_path".into(),
+            text: Some("query_result.csv".into()),
+            file_path: Some(file_ref(id)),
+            file_citation: None,
+            extra: Map::new(),
+        })
         .into_iter()
         .collect();
-    let attachments: Vec<Value> = file
-        .map(|id| json!({"file_id": id, "tools": []}))
+    let attachments = file
+        .map(|id| Attachment {
+            file_id: id.to_string(),
+            tools: Vec::new(),
+            extra: Map::new(),
+        })
         .into_iter()
         .collect();
-    json!({
-        "id": new_id("msg"), "object": "thread.message", "created_at": created_at(),
-        "thread_id": thread, "role": role, "run_id": run,
-        "content": [{"type": "text", "text": {"value": text, "annotations": annotations}}],
-        "attachments": attachments,
-    })
+    Message {
+        id: new_id("msg"),
+        object: "thread.message".into(),
+        created_at: created_at(),
+        thread_id: thread.to_string(),
+        role: role.to_string(),
+        run_id: run.map(String::from),
+        content: vec![ContentBlock {
+            kind: "text".into(),
+            text: Some(Text {
+                value: text.to_string(),
+                annotations,
+                extra: Map::new(),
+            }),
+            image_file: None,
+            extra: Map::new(),
+        }],
+        attachments,
+        extra: Map::new(),
+    }
+}
+
+/// An object as stored and answered. The surface's types hold strings, numbers and JSON
+/// values only: they always serialize.
+fn stored(object: &impl Serialize) -> Value {
+    serde_json::to_value(object).unwrap_or_default()
+}
+
+/// An object this surface stored, read back as its type; one that does not read (written
+/// by an older local Fabric) is treated as missing.
+fn read_back<T: DeserializeOwned>(value: Value) -> Option<T> {
+    serde_json::from_value(value).ok()
 }
 
 fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiError> {
@@ -173,13 +218,13 @@ pub fn create_message(
             .join("\n"),
         _ => return Err(ApiError::invalid_body("'content' is required")),
     };
-    let message = text_message(
+    let message = stored(&text_message(
         thread,
         body.get("role").and_then(Value::as_str).unwrap_or("user"),
         &content,
         None,
         None,
-    );
+    ));
     state
         .db
         .write(|tx| store::insert(tx, &agent, "message", Some(thread), &message, None))?;
@@ -198,26 +243,27 @@ pub fn list_messages(
     let data = state
         .db
         .read(|conn| store::in_thread(conn, thread, "message"))?;
-    Ok(respond::json(
-        StatusCode::OK,
-        &json!({"object": "list", "data": data}),
-    ))
+    Ok(respond::json(StatusCode::OK, &stored(&List::of(data))))
 }
 
 /// The thread as one question text in the conversation format: the earlier turns, then the
 /// last user message (the form the answering engine reads).
-fn conversation_text(messages: &[Value]) -> String {
-    fn text(message: &Value) -> &str {
-        message["content"][0]["text"]["value"]
-            .as_str()
-            .unwrap_or_default()
+fn conversation_text(messages: Vec<Value>) -> String {
+    let messages: Vec<Message> = messages.into_iter().filter_map(read_back).collect();
+    // The first block's text: what this surface's messages hold (one text block each).
+    fn text(message: &Message) -> &str {
+        message
+            .content
+            .first()
+            .and_then(|block| block.text.as_ref())
+            .map_or("", |text| text.value.as_str())
     }
-    let Some(last_user) = messages.iter().rposition(|m| m["role"] == "user") else {
+    let Some(last_user) = messages.iter().rposition(|m| m.role == "user") else {
         return String::new();
     };
     let mut turns: Vec<(&str, &str)> = Vec::new();
     for message in &messages[..last_user] {
-        match (message["role"] == "user", turns.last_mut()) {
+        match (message.role == "user", turns.last_mut()) {
             (false, Some(turn)) if turn.1.is_empty() => turn.1 = text(message),
             (true, _) => turns.push((text(message), "")),
             _ => {}
@@ -236,6 +282,7 @@ pub async fn create_run(
     let (task_state, task_caller) = (state.clone(), caller.clone());
     let (agent, published, run, text) =
         blocking::run(move || queue_run(&task_state, &task_caller, &params, body)).await??;
+    let answer_now = stored(&run);
     let (task_state, task_run) = (state.clone(), run.clone());
     tokio::spawn(async move {
         // Answered for the caller who started the run: only data it may read goes in.
@@ -248,7 +295,7 @@ pub async fn create_run(
         })
         .await;
     });
-    Ok(respond::json(StatusCode::OK, &run))
+    Ok(respond::json(StatusCode::OK, &answer_now))
 }
 
 /// Stores a new `queued` run; returns the agent, its published configuration, the run and
@@ -258,20 +305,27 @@ fn queue_run(
     caller: &Caller,
     params: &HashMap<String, String>,
     body: JsonBody,
-) -> Result<(String, StageDoc, Value, String), ApiError> {
+) -> Result<(String, StageDoc, Run, String), ApiError> {
     let (agent, published) = published(state, caller, params)?;
     let thread = param(params, "thread").to_string();
     existing_thread(state, &agent, &thread)?;
     let assistant = respond::req_str(&body.object()?, "assistant_id")?;
-    let run = json!({
-        "id": new_id("run"), "object": "thread.run", "created_at": created_at(), "thread_id": thread,
-        "assistant_id": assistant, "status": "queued", "last_error": null, "completed_at": null,
-    });
+    let run = Run {
+        id: new_id("run"),
+        object: "thread.run".into(),
+        created_at: created_at(),
+        thread_id: thread.clone(),
+        assistant_id: assistant,
+        status: "queued".into(),
+        last_error: None,
+        completed_at: None,
+        extra: Map::new(),
+    };
     let messages = state.db.write(|tx| {
-        store::insert(tx, &agent, "run", Some(&thread), &run, None)?;
+        store::insert(tx, &agent, "run", Some(&thread), &stored(&run), None)?;
         store::in_thread(tx, &thread, "message")
     })?;
-    let text = conversation_text(&messages);
+    let text = conversation_text(messages);
     Ok((agent, published, run, text))
 }
 
@@ -279,12 +333,11 @@ fn queue_run(
 fn record_answer(
     tx: &rusqlite::Connection,
     agent: &str,
-    run: &Value,
+    run: &Run,
     question: &str,
     answered: &answer::Answer,
 ) -> rusqlite::Result<()> {
-    let thread = run["thread_id"].as_str().unwrap_or_default();
-    let run_id = run["id"].as_str().unwrap_or_default();
+    let (thread, run_id) = (run.thread_id.as_str(), run.id.as_str());
     let step = |name: &str, arguments: Value, output: String| {
         json!({
             "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(),
@@ -338,17 +391,19 @@ fn record_answer(
         Some(run_id),
         file.as_deref(),
     );
-    store::insert(tx, agent, "message", Some(thread), &message, None)?;
+    store::insert(tx, agent, "message", Some(thread), &stored(&message), None)?;
     let creation = json!({
         "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(), "run_id": run_id,
         "thread_id": thread, "type": "message_creation", "status": "completed",
-        "step_details": {"type": "message_creation", "message_creation": {"message_id": message["id"]}},
+        "step_details": {"type": "message_creation", "message_creation": {"message_id": message.id}},
     });
     store::insert(tx, agent, "step", Some(thread), &creation, None)?;
-    let mut done = run.clone();
-    done["status"] = json!("completed");
-    done["completed_at"] = json!(created_at());
-    store::update(tx, run_id, &done)
+    let done = Run {
+        status: "completed".into(),
+        completed_at: Some(created_at()),
+        ..run.clone()
+    };
+    store::update(tx, run_id, &stored(&done))
 }
 
 fn thread_run(
@@ -360,8 +415,10 @@ fn thread_run(
     let run = state
         .db
         .read(|conn| store::get(conn, agent, "run", run_id))?;
-    run.filter(|run| run["thread_id"] == param(params, "thread"))
-        .ok_or_else(|| missing("run", run_id))
+    run.filter(|run| {
+        read_back::<Run>(run.clone()).is_some_and(|read| read.thread_id == param(params, "thread"))
+    })
+    .ok_or_else(|| missing("run", run_id))
 }
 
 /// `GET threads/{thread}/runs/{run}`.
@@ -388,14 +445,12 @@ pub fn list_steps(
     let steps = state
         .db
         .read(|conn| store::in_thread(conn, param(&params, "thread"), "step"))?;
+    let run_id = read_back::<Run>(run).map(|run| run.id);
     let data: Vec<Value> = steps
         .into_iter()
-        .filter(|s| s["run_id"] == run["id"])
+        .filter(|step| read_back::<Step>(step.clone()).map(|step| step.run_id) == run_id)
         .collect();
-    Ok(respond::json(
-        StatusCode::OK,
-        &json!({"object": "list", "data": data}),
-    ))
+    Ok(respond::json(StatusCode::OK, &stored(&List::of(data))))
 }
 
 /// `GET files/{file}`.

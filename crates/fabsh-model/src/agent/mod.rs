@@ -2,6 +2,7 @@
 //! documents, few-shot and question files, SQL checks, similarity, the deterministic grading
 //! rules, the MCP wire names and the follow-up conversation format.
 
+pub mod assistants;
 pub mod conversation;
 pub mod definition;
 pub mod element_path;
