@@ -86,6 +86,7 @@ fn tenant_for(tx: &rusqlite::Connection, wanted: Option<&str>) -> Result<String,
     };
     found
         .cloned()
+        // No name given: the error names an empty one, and lists those there are.
         .ok_or_else(|| unknown(wanted.unwrap_or_default()))
 }
 

@@ -143,6 +143,8 @@ fn verify_federated(state: &Shared, app: &Principal, assertion: &str) -> Result<
     let subjects = state
         .db
         .read(|c| sign_in::credentials(c, &app.id, CredentialKind::FederatedSubject))
+        // A store that cannot be read has no subjects to match: the sign-in is refused as for an
+        // unknown one.
         .unwrap_or_default();
     if claims.iss == LOCAL_ISSUER && subjects.iter().any(|s| s == claims.sub.as_bytes()) {
         return Ok(());
@@ -172,6 +174,8 @@ fn verify_certificate(
     let certificates = state
         .db
         .read(|c| sign_in::credentials(c, &app.id, CredentialKind::Certificate))
+        // A store that cannot be read has no certificates to match: the sign-in is refused as for
+        // an unknown one.
         .unwrap_or_default();
     let client_id = app.client_id.clone().unwrap_or_default();
     let certificate = certificates

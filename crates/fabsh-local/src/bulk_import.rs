@@ -152,6 +152,7 @@ pub fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Import, Ap
             return Err(corrupted(format!("/{root}/.platform: {problem}")));
         }
         let meta = platform::fields(&doc);
+        // platform::problems refused a .platform without a logical id above.
         let logical_id = meta.logical_id.unwrap_or_default().to_ascii_lowercase();
         // Items without an identity (the all-zero GUID) may be many.
         let anonymous = logical_id.is_empty() || logical_id == platform::UNSET_LOGICAL_ID;
@@ -163,9 +164,11 @@ pub fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Import, Ap
         }
         let mut folders: Vec<String> = root.split('/').map(str::to_string).collect();
         folders.pop();
+        // An item folder holding only its .platform imports with no parts.
         let parts = grouped.remove(root.as_str()).unwrap_or_default();
         items.push(ImportItem {
             folders,
+            // platform::problems refused a .platform without a type or a name above.
             item_type: meta.item_type.unwrap_or_default(),
             display_name: meta.display_name.unwrap_or_default(),
             description: meta.description,

@@ -28,6 +28,7 @@ pub struct Hosts {
 fn host_part(value: &str) -> String {
     let value = value.trim();
     let host = match value.strip_prefix('[') {
+        // split always yields a first piece: the host inside the brackets.
         Some(rest) => rest.split(']').next().unwrap_or_default(),
         None => match value.rsplit_once(':') {
             Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,

@@ -123,6 +123,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
             .uri
             .query()
             .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+            // A request without a query string has no query parameters.
             .unwrap_or_default();
         Ok(Query(pairs))
     }

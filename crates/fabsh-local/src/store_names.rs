@@ -57,6 +57,7 @@ pub fn workspaces(data_dir: &Path) -> Vec<String> {
                 .query_map([], |row| row.get(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()
         });
+    // Completion from a store that cannot be read offers no names; it never fails.
     names.unwrap_or_default()
 }
 
@@ -88,6 +89,7 @@ pub fn items(data_dir: &Path, workspace: &str) -> Vec<ItemName> {
             })?
             .collect()
     })();
+    // Completion from a store that cannot be read offers no names; it never fails.
     found.unwrap_or_default()
 }
 

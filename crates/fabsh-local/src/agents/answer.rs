@@ -115,6 +115,8 @@ pub async fn answer(state: &Shared, asker: &Caller, published: &StageDoc, text: 
             example.question
         ));
     }
+    // A few-shot stored without a query (the service allows one) is answered with an empty
+    // statement.
     let sql = example.query.clone().unwrap_or_default();
     run_on(
         state,

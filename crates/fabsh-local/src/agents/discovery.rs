@@ -58,6 +58,7 @@ fn sql_tables(
 ) -> Result<Arc<Vec<TableInfo>>, ApiError> {
     Ok(item_tables
         .schema(&item.id, is_demo(conn, &item.id))?
+        // An item without tables (not a lakehouse or warehouse of the demo) lists none.
         .unwrap_or_default())
 }
 
@@ -212,6 +213,7 @@ pub fn live_names(
             data.iter()
                 .find(|info| info.name.eq_ignore_ascii_case(table))
                 .map(|info| info.columns.iter().map(|(name, _)| name.clone()).collect())
+                // A table the store does not hold has no columns to list.
                 .unwrap_or_default(),
         )),
         _ => Ok(None),

@@ -34,6 +34,7 @@ pub async fn write_query(
     if let Some(why) = reply["cannot_answer"].as_str() {
         return Ok(Proposal::Cannot(why.to_string()));
     }
+    // A reply without SQL is refused below as empty.
     let sql = reply["sql"].as_str().map(str::trim).unwrap_or_default();
     if sql.is_empty() {
         return Err("the model's reply has no sql".to_string());
@@ -46,6 +47,7 @@ pub async fn write_query(
                 .next()
                 .map(|s| s.datasource.display_name.clone())
         })
+        // No datasource to name: the answer is attributed to none.
         .unwrap_or_default();
     Ok(Proposal::Query {
         source,

@@ -119,6 +119,8 @@ fn translate_call(expr: &mut Expr) -> Result<(), String> {
         Some(Rewrite::Template(template)) => {
             let first = arguments(&function.args)
                 .and_then(|args| args.first().map(|arg| arg.to_string()))
+                // A template function called without arguments fills its slot with nothing; SQLite
+                // then says what is wrong.
                 .unwrap_or_default();
             *expr = parse_expr(&template.replace("{0}", &first))?;
             Ok(())
@@ -132,6 +134,7 @@ fn upper_case_name(name: &ObjectName) -> String {
         .last()
         .and_then(|part| part.as_ident())
         .map(|ident| ident.value.to_ascii_uppercase())
+        // A name without a last identifier part matches no rewrite.
         .unwrap_or_default()
 }
 

@@ -25,6 +25,7 @@ pub fn settings(config: &Value) -> Value {
         .get("experimental")
         .and_then(Value::as_object)
         .cloned()
+        // No experimental settings: the wire carries an empty object, as the service's does.
         .unwrap_or_default();
     experimental
         .entry("mcpServers")

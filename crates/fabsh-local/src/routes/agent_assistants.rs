@@ -42,6 +42,7 @@ pub async fn unless_retired(State(state): State<Shared>, request: Request, next:
 }
 
 fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> &'a str {
+    // The route's path names every parameter read here.
     params.get(key).map(String::as_str).unwrap_or_default()
 }
 

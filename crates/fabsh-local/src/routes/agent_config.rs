@@ -158,6 +158,7 @@ pub fn publish(
         access::check_stages(&state, &caller, [&definition.draft])?;
         let text = description
             .or_else(|| definition.published_description().map(String::from))
+            // Neither a new nor a published description: the agent is published without one.
             .unwrap_or_default();
         definition.publish(&text);
         Ok(text)

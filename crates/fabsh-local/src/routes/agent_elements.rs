@@ -69,6 +69,8 @@ pub fn list(
         None => Vec::new(),
     };
     let children = agents::children_at(&source.datasource.elements, &parent)
+        // Without rootId the parent is the datasource's root, which always exists: only a given
+        // rootId is not found.
         .ok_or_else(|| agents::not_found("element", query.get("rootId").unwrap_or_default()))?;
     let live = state
         .db

@@ -47,6 +47,7 @@ impl Judge {
     }
 
     fn wire(&self, fewshot: &FewShotDoc) -> Value {
+        // A few-shot without a query is shown with an empty one, as the service shows it.
         let query = fewshot.query.as_deref().map(str::trim).unwrap_or_default();
         let verdict = if query.is_empty() {
             Err("The query is empty".to_string())

@@ -74,10 +74,12 @@ pub fn call_argument<'a>(
     argument: &str,
 ) -> Result<&'a str, String> {
     let params = &message["params"];
+    // A call without a tool name names no tool, and is refused as unknown.
     let name = params["name"].as_str().unwrap_or_default();
     let value = params["arguments"][argument]
         .as_str()
         .map(str::trim)
+        // A missing argument is empty, and refused below as empty.
         .unwrap_or_default();
     if name != tool {
         Err(format!("Unknown tool: {name}"))
@@ -111,6 +113,8 @@ pub fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (StatusCod
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|value| value.to_str().ok())
+        // A request without Accept (or with one that is not text) accepts neither form: refused
+        // below.
         .unwrap_or_default();
     if !accept.contains("text/event-stream") {
         let error = rpc_error(
@@ -153,6 +157,7 @@ pub async fn handle(
     let Some(published) = definition.published.clone() else {
         return Err(agents::not_published());
     };
+    // A message without a method is answered as an unknown method.
     let method = message["method"].as_str().unwrap_or_default();
     let Some(id) = message.get("id").cloned() else {
         // A notification: accepted, nothing to say.

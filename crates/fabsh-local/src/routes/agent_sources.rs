@@ -67,6 +67,7 @@ pub fn show(
 fn requested(
     body: &Map<String, Value>,
 ) -> Result<(Option<&'static SourceKind>, String, String), ApiError> {
+    // No type: matched against no kind, and refused below with the kinds there are.
     let api_type = opt_str(body, "type")?.unwrap_or_default();
     let not_a_source =
         || ApiError::bad_request("InvalidRequest", "This item type cannot be a data source");

@@ -95,6 +95,7 @@ pub fn show(
     let name = state
         .db
         .read(|c| principals::tenant_name(c, &share.provider_tenant_id))?
+        // A tenant without a name is shown with an empty one.
         .unwrap_or_default();
     let domain: String = name
         .chars()
@@ -132,6 +133,7 @@ fn shortcut_requests(
         ));
     }
     let location = req_str(payload, "path")?.trim_matches('/').to_string();
+    // split always yields a first piece: the location's top folder.
     let root = location.split('/').next().unwrap_or_default();
     if root != "Files" && root != "Tables" {
         return Err(ApiError::invalid_body(
@@ -262,6 +264,8 @@ pub fn accept(
         let stored = items::part(tx, &target.id, SHORTCUTS_PART)?;
         let mut all: Vec<Value> = stored
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            // An item without a shortcuts part (or one this store cannot read) has no shortcuts
+            // yet.
             .unwrap_or_default();
         for shortcut in &shortcuts {
             let clash = all.iter().any(|s| {

@@ -76,6 +76,7 @@ pub(crate) fn instance(run: &Run, now: i64) -> JobInstance {
 }
 
 fn wire(run: &Run, now: i64) -> serde_json::Value {
+    // A job instance always serializes (strings, numbers and options).
     serde_json::to_value(instance(run, now)).unwrap_or_default()
 }
 
@@ -248,6 +249,7 @@ pub fn show(
         params
             .get("instance")
             .map(String::as_str)
+            // The route's path names the instance; the lookup of an empty one answers not found.
             .unwrap_or_default(),
     );
     let now = now_nanos();
@@ -309,6 +311,7 @@ pub fn cancel(
         params
             .get("instance")
             .map(String::as_str)
+            // The route's path names the instance; the lookup of an empty one answers not found.
             .unwrap_or_default(),
     );
     state.db.write(|tx| {

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 const MAX_SCHEDULES: i64 = 20;
 
 fn param(params: &HashMap<String, String>, name: &str) -> String {
+    // The route's path names every parameter read here.
     params.get(name).cloned().unwrap_or_default()
 }
 
@@ -59,6 +60,7 @@ fn wire(schedule: &Schedule) -> Value {
             .as_deref()
             .and_then(|text| serde_json::from_str(text).ok()),
     };
+    // A schedule's wire form always serializes.
     serde_json::to_value(wire).unwrap_or_default()
 }
 

@@ -122,6 +122,7 @@ fn one_lake_target(
     };
     let (ws, item) = (field("workspaceId")?, field("itemId")?);
     let path = item_path(
+        // A target without a path is the item's root.
         target["path"].as_str().unwrap_or_default(),
         "target.oneLake.path",
     )?;
@@ -247,6 +248,7 @@ pub fn create(
         "{origin}/v1/workspaces/{}/items/{}/shortcuts/{}/{}",
         target.ws,
         target.id,
+        // Stored shortcuts are written with a path and a name (create checks both).
         shortcut["path"].as_str().unwrap_or_default(),
         shortcut["name"].as_str().unwrap_or_default()
     );
@@ -313,6 +315,7 @@ pub fn show(
     Path(params): Path<std::collections::HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
+    // The route's path always has the rest; an empty one is refused by split.
     let (path, name) = split(params.get("rest").map(String::as_str).unwrap_or_default())?;
     let found = state
         .db
@@ -329,6 +332,7 @@ pub fn remove(
     Path(params): Path<std::collections::HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
+    // The route's path always has the rest; an empty one is refused by split.
     let (path, name) = split(params.get("rest").map(String::as_str).unwrap_or_default())?;
     let removed = state.db.write(|tx| {
         let item = target.get(tx)?;

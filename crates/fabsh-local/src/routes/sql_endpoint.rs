@@ -93,6 +93,7 @@ pub async fn handle(
         workspace: ws,
         item: id,
     };
+    // A message without a method is answered as an unknown method.
     let method = message["method"].as_str().unwrap_or_default();
     // The workspace's access first, as the service checks it: a caller without access
     // learns nothing about the item. A statement, the message most sent here, has it checked

@@ -114,6 +114,7 @@ impl IntoResponse for OAuthError {
             .replace_nanosecond(0)
             .ok()
             .and_then(|t| t.format(&Rfc3339).ok())
+            // A time after 9999 has no RFC 3339 form; no token lives that long.
             .unwrap_or_default();
         let code = self.code;
         let body = json!({

@@ -28,6 +28,7 @@ pub fn insert(
     body: &Value,
     content: Option<&[u8]>,
 ) -> rusqlite::Result<()> {
+    // Every object this surface stores is made with an id (routes/agent_assistants.rs).
     let id = body["id"].as_str().unwrap_or_default();
     conn.execute(
         "INSERT INTO assistant_objects (id, agent_id, kind, thread_id, body, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -45,6 +45,8 @@ impl Item {
         map.insert("displayName".into(), json!(self.display_name));
         map.insert(
             "description".into(),
+            // The service answers an item without a description with an empty one (recordings since
+            // April 2026).
             json!(self.description.as_deref().unwrap_or_default()),
         );
         map.insert("workspaceId".into(), json!(self.workspace_id));

@@ -120,6 +120,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Share> {
         provider_tenant_id: row.get(4)?,
         creator_id: row.get(5)?,
         creator_type: row.get(6)?,
+        // Paths are written by this store as a JSON list; a row it cannot read shares no paths.
         paths: serde_json::from_str(&paths).unwrap_or_default(),
         recipient: serde_json::from_str(&recipient).unwrap_or(Value::Null),
         status: row.get(9)?,
@@ -144,6 +145,7 @@ pub fn insert(conn: &Connection, share: &Share) -> rusqlite::Result<i64> {
             share.provider_tenant_id,
             share.creator_id,
             share.creator_type,
+            // A list of strings always serializes.
             serde_json::to_string(&share.paths).unwrap_or_default(),
             share.recipient.to_string(),
             share.status,
