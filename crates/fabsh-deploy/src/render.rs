@@ -12,6 +12,7 @@ use crate::repo::{RepoItem, RepoPart};
 use crate::scope::LeftOut;
 use crate::variables::{ItemRef, Resolved, resolve};
 use fabsh_model::deploy::{PlanProblem, Severity};
+use fabsh_model::item_types;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -150,8 +151,8 @@ impl Renderer<'_> {
             };
             let mut text = text.to_string();
             let file = format!("{}/{}", item.dir, part.path);
-            if item.item_type != "VariableLibrary" {
-                if item.item_type == "Report" && part.path == "definition.pbir" {
+            if item.item_type != item_types::VARIABLE_LIBRARY {
+                if item.item_type == item_types::REPORT && part.path == "definition.pbir" {
                     text = self.by_path(item, &text, &mut out);
                 }
                 text = self.logical_ids(index, &file, &text, &mut out);
@@ -166,10 +167,11 @@ impl Renderer<'_> {
                     hits.key_value_replace[n] += self.key_value(rule, &mut text, &file, &mut out);
                 }
             }
-            if item.item_type == "Environment" && part.path.ends_with("Sparkcompute.yml") {
+            if item.item_type == item_types::ENVIRONMENT && part.path.ends_with("Sparkcompute.yml")
+            {
                 self.spark_pools(item, &file, &mut text, hits, &mut out);
             }
-            if item.item_type != "VariableLibrary" {
+            if item.item_type != item_types::VARIABLE_LIBRARY {
                 text = self.workspace_ids(&text, &mut out);
             }
             definition_bytes += text.len() as u64;

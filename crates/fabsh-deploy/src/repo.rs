@@ -13,6 +13,7 @@ use crate::boundary::{Boundary, Leaves, shown_target};
 use crate::error::{Error, Input, Result};
 use crate::file::{self, FileError, human_size};
 use fabsh_model::definition::platform;
+use fabsh_model::item_types;
 use fabsh_model::limits::DEFINITION_BYTES;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -81,8 +82,10 @@ impl RepoItem {
 /// items of their own; `.pbi/` holds Power BI Desktop's local cache.
 fn excluded_part(item_type: &str, path: &str) -> bool {
     match item_type {
-        "Eventhouse" => path.starts_with(".children/"),
-        "Report" | "SemanticModel" | "DataAgent" => path.starts_with(".pbi/"),
+        item_types::EVENTHOUSE => path.starts_with(".children/"),
+        item_types::REPORT | item_types::SEMANTIC_MODEL | item_types::DATA_AGENT => {
+            path.starts_with(".pbi/")
+        }
         _ => false,
     }
 }

@@ -5,16 +5,25 @@
 //! value.
 
 use crate::render::Target;
+use fabsh_model::item_types;
 
 /// The attributes `$items` may ask for, and the types that have each.
 const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("id", &[]),
     (
         "sqlendpoint",
-        &["Lakehouse", "MirroredDatabase", "SQLDatabase", "Warehouse"],
+        &[
+            item_types::LAKEHOUSE,
+            item_types::MIRRORED_DATABASE,
+            item_types::SQL_DATABASE,
+            item_types::WAREHOUSE,
+        ],
     ),
-    ("sqlendpointid", &["Lakehouse", "MirroredDatabase"]),
-    ("queryserviceuri", &["Eventhouse"]),
+    (
+        "sqlendpointid",
+        &[item_types::LAKEHOUSE, item_types::MIRRORED_DATABASE],
+    ),
+    ("queryserviceuri", &[item_types::EVENTHOUSE]),
 ];
 
 /// A `$items` reference, parsed.
@@ -160,29 +169,37 @@ pub(crate) fn percent_encode(text: &str) -> String {
 /// Where each attribute sits in a type's own GET answer.
 const ATTRIBUTE_POINTERS: &[(&str, &str, &str)] = &[
     (
-        "Lakehouse",
+        item_types::LAKEHOUSE,
         "sqlendpoint",
         "/properties/sqlEndpointProperties/connectionString",
     ),
     (
-        "Lakehouse",
+        item_types::LAKEHOUSE,
         "sqlendpointid",
         "/properties/sqlEndpointProperties/id",
     ),
     (
-        "MirroredDatabase",
+        item_types::MIRRORED_DATABASE,
         "sqlendpoint",
         "/properties/sqlEndpointProperties/connectionString",
     ),
     (
-        "MirroredDatabase",
+        item_types::MIRRORED_DATABASE,
         "sqlendpointid",
         "/properties/sqlEndpointProperties/id",
     ),
-    ("Warehouse", "sqlendpoint", "/properties/connectionString"),
-    ("SQLDatabase", "sqlendpoint", "/properties/serverFqdn"),
     (
-        "Eventhouse",
+        item_types::WAREHOUSE,
+        "sqlendpoint",
+        "/properties/connectionString",
+    ),
+    (
+        item_types::SQL_DATABASE,
+        "sqlendpoint",
+        "/properties/serverFqdn",
+    ),
+    (
+        item_types::EVENTHOUSE,
         "queryserviceuri",
         "/properties/queryServiceUri",
     ),

@@ -35,6 +35,10 @@ pub const SQL_DATABASE: &str = "SQLDatabase";
 pub const VARIABLE_LIBRARY: &str = "VariableLibrary";
 /// `DataAgent`.
 pub const DATA_AGENT: &str = "DataAgent";
+/// `Eventhouse`.
+pub const EVENTHOUSE: &str = "Eventhouse";
+/// `MirroredDatabase`.
+pub const MIRRORED_DATABASE: &str = "MirroredDatabase";
 
 /// One known item type.
 #[derive(Debug, Clone, Copy)]

@@ -11,6 +11,7 @@ use crate::agent::sql_endpoint;
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use fabsh_model::item_types;
 use fabsh_model::sql::{DEFAULT_MAX_ROWS, ResultSet, StatementKind, statement_kind};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -152,9 +153,13 @@ pub async fn item_id(ctx: &Ctx, workspace: &str, text: &str) -> Result<String> {
     if crate::api::resolve::is_guid(text) {
         return Ok(text.to_string());
     }
-    match ctx.item_id(workspace, text, Some("Lakehouse")).await {
+    match ctx
+        .item_id(workspace, text, Some(item_types::LAKEHOUSE))
+        .await
+    {
         Err(err) if err.kind == ErrorKind::NotFound => {
-            ctx.item_id(workspace, text, Some("Warehouse")).await
+            ctx.item_id(workspace, text, Some(item_types::WAREHOUSE))
+                .await
         }
         other => other,
     }

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use base64::Engine;
 use fabsh_model::definition::extra_parts::extra_parts;
 use fabsh_model::definition::{LENIENT_BASE64, encode_payload, paths, platform};
+use fabsh_model::item_types;
 use serde_json::{Map, Value, json};
 use std::fs::{self, File};
 use std::io::Write;
@@ -236,7 +237,7 @@ pub fn read_dir(dir: &Path, allow_extra: bool, item_type: Option<&str>) -> Resul
     if !allow_extra {
         refuse_extra_parts(dir, &files, item_type)?;
     }
-    let ipynb = item_type == Some("Notebook")
+    let ipynb = item_type == Some(item_types::NOTEBOOK)
         && files
             .iter()
             .any(|(path, _)| path == "notebook-content.ipynb");

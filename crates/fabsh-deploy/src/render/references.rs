@@ -9,6 +9,7 @@ use crate::bounded::{self, Format, PART_BYTES, TooLarge};
 use crate::repo::RepoItem;
 use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use fabsh_model::deploy::Severity;
+use fabsh_model::item_types;
 use serde_json::{Value, json};
 
 /// A workspace id under one of the keys fabric-cicd reads them from (group 2): the all-zero
@@ -28,11 +29,15 @@ impl Renderer<'_> {
             return text.to_string();
         };
         let model_dir = join_relative(&item.dir, path);
-        let is_model = |i: &RepoItem| i.item_type == "SemanticModel" && i.dir == model_dir;
+        let is_model =
+            |i: &RepoItem| i.item_type == item_types::SEMANTIC_MODEL && i.dir == model_dir;
         let id = if let Some(p) = self.items.iter().position(is_model) {
             out.references.insert(p);
             let model = &self.items[p];
-            match self.target.id_of("SemanticModel", &model.display_name) {
+            match self
+                .target
+                .id_of(item_types::SEMANTIC_MODEL, &model.display_name)
+            {
                 Some(id) => id.to_string(),
                 None => Self::pending(out, &model.key()),
             }

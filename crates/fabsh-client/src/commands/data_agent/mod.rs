@@ -32,6 +32,7 @@ use crate::api::stale;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use fabsh_model::agent::sources::{self, SourceKind};
+use fabsh_model::item_types;
 use serde_json::Value;
 
 /// The data-agent commands, in help order.
@@ -106,7 +107,7 @@ impl AgentTarget {
     pub(crate) async fn resolve(&self, ctx: &Ctx) -> Result<Agent> {
         let workspace = ctx.workspace_id(&self.workspace).await?;
         let id = ctx
-            .item_id(&workspace, &self.agent, Some("DataAgent"))
+            .item_id(&workspace, &self.agent, Some(item_types::DATA_AGENT))
             .await?;
         Ok(Agent { workspace, id })
     }

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::agent::element_path;
 use fabsh_model::agent::sql_check::KnownSchema;
+use fabsh_model::item_types;
 use serde_json::{Value, json};
 
 const NO_RUN: ArgSpec = ArgSpec::opt(
@@ -212,7 +213,8 @@ impl Command for ValidateFewshots {
             });
             let runnable = sql
                 && source.kind.is_some_and(|kind| {
-                    kind.item_type == "Lakehouse" || kind.item_type == "Warehouse"
+                    kind.item_type == item_types::LAKEHOUSE
+                        || kind.item_type == item_types::WAREHOUSE
                 });
             if runnable && !self.no_run {
                 let item = referenced(&source.value, &agent.workspace);

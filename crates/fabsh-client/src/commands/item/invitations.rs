@@ -16,11 +16,12 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_model::item_types;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
 /// The item type the accepted share's shortcuts live in.
-const TARGET_TYPE: &str = "Lakehouse";
+const TARGET_TYPE: &str = item_types::LAKEHOUSE;
 
 const INVITATION_ID: ArgSpec = ArgSpec::req("invitation-id", ArgKind::Uuid, "Invitation id");
 const PROVIDER_TENANT_ID: ArgSpec = ArgSpec::req(
