@@ -24,6 +24,10 @@ printf '%-58s %s\n' "figure (outside tests)" "count"
 printf '%-58s %s\n' 'argument reads by name: args.x("...")' \
     "$(count 'args\.[a-z_]+\("[a-z]')"
 printf '%-58s %s\n' 'key reads on JSON values: ["key"]' "$(count '\["[A-Za-z_]')"
+# The broad figure above also counts string array literals (`columns: &["id", ...]`); an
+# index read is a `["key"]` right after a value (a name, `]` or `)`).
+printf '%-58s %s\n' '  of which index reads (value["key"])' \
+    "$(count '[]A-Za-z0-9_)]\["[A-Za-z_$][A-Za-z0-9_$-]*"\]')"
 printf '%-58s %s\n' 'unwrap_or_default' "$(count 'unwrap_or_default')"
 # One that says why its default is right: a comment on its line or in the three above.
 uncommented=$(find src crates -name '*.rs' -not -path '*/tests/*' -not -name tests.rs -print0 |
