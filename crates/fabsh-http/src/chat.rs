@@ -15,7 +15,8 @@ use crate::{Error, ErrorKind};
 use fabsh_model::Secret;
 use fabsh_model::agent::language_model::{JsonChat, JsonReply};
 use reqwest::Url;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -227,36 +228,39 @@ impl LlmClient {
     /// deployment's name need not say what model it runs, so a 400 that names
     /// `temperature` is answered by asking once more without it.
     pub async fn chat_json(&self, system: &str, user: &str) -> Result<Value> {
-        let mut body = json!({
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
+        let mut body = ChatRequest {
+            messages: [
+                ChatMessage {
+                    role: "system",
+                    content: system,
+                },
+                ChatMessage {
+                    role: "user",
+                    content: user,
+                },
             ],
-            "response_format": {"type": "json_object"},
-        });
-        if let Some(model) = &self.config.model {
-            body["model"] = json!(model);
-        }
-        if takes_temperature(self.config.model.as_deref()) {
-            body["temperature"] = json!(0);
-        }
+            response_format: ResponseFormat {
+                kind: "json_object",
+            },
+            model: self.config.model.as_deref(),
+            temperature: takes_temperature(self.config.model.as_deref()).then_some(0),
+        };
         let reply = match self.send(&body).await? {
             Answer::Reply(reply) => reply,
             Answer::Refused { status, text }
-                if status == 400
-                    && body.get("temperature").is_some()
-                    && refuses_temperature(&text) =>
+                if status == 400 && body.temperature.is_some() && refuses_temperature(&text) =>
             {
-                if let Some(map) = body.as_object_mut() {
-                    map.remove("temperature");
-                }
+                body.temperature = None;
                 self.send(&body).await?.into_reply(self)?
             }
             refused => refused.into_reply(self)?,
         };
-        let content = reply["choices"][0]["message"]["content"]
-            .as_str()
+        let content = serde_json::from_value::<ChatReply>(reply)
+            .ok()
+            .and_then(|reply| reply.choices.into_iter().next())
+            .and_then(|choice| choice.message.content)
             .ok_or_else(|| failed("the model's reply has no message content"))?;
+        let content = content.as_str();
         json_object_in(content).ok_or_else(|| {
             failed("the model did not answer with a JSON object")
                 .with_cause(content.chars().take(200).collect::<String>())
@@ -264,7 +268,7 @@ impl LlmClient {
     }
 
     /// Posts `body`, retrying 429, 5xx and lost connections; any other answer is returned.
-    async fn send(&self, body: &Value) -> Result<Answer> {
+    async fn send(&self, body: &ChatRequest<'_>) -> Result<Answer> {
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -321,7 +325,7 @@ impl LlmClient {
     /// The error for a refusal the caller did not handle.
     fn refusal(&self, status: u16, text: &str) -> Error {
         let message = error_of(text)
-            .and_then(|error| error["message"].as_str().map(String::from))
+            .and_then(|error| error.message)
             .unwrap_or_else(|| text.chars().take(200).collect());
         let kind = if matches!(status, 401 | 403) {
             ErrorKind::Auth
@@ -395,9 +399,8 @@ pub fn redact_bearer_tokens(text: &str) -> String {
 }
 
 /// The `error` object of an OpenAI-style error body.
-fn error_of(text: &str) -> Option<Value> {
-    let body: Value = serde_json::from_str(text).ok()?;
-    body.get("error").filter(|error| error.is_object()).cloned()
+fn error_of(text: &str) -> Option<ErrorDetail> {
+    serde_json::from_str::<ErrorBody>(text).ok()?.error
 }
 
 /// Whether a model of this name takes a temperature other than its default: reasoning
@@ -419,9 +422,9 @@ pub fn takes_temperature(model: Option<&str>) -> bool {
 /// in `error.param`, or at least in `error.message`).
 fn refuses_temperature(text: &str) -> bool {
     error_of(text).is_some_and(|error| {
-        error["param"] == "temperature"
-            || error["message"]
-                .as_str()
+        error.param.as_ref().and_then(Value::as_str) == Some("temperature")
+            || error
+                .message
                 .is_some_and(|message| message.contains("temperature"))
     })
 }
@@ -454,9 +457,66 @@ pub fn json_object_in(text: &str) -> Option<Value> {
     None
 }
 
+/// A chat completions request: the prompt and the question, a JSON object asked for.
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    messages: [ChatMessage<'a>; 2],
+    response_format: ResponseFormat,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<u8>,
+}
+
+#[derive(Serialize)]
+struct ChatMessage<'a> {
+    role: &'a str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ResponseFormat {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// What is read of a reply: the first choice's message content. Anything else the model's
+/// service says is not needed; a reply of another shape has no content.
+#[derive(Deserialize)]
+struct ChatReply {
+    #[serde(default)]
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ChoiceMessage,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    content: Option<String>,
+}
+
+/// An OpenAI-style error body, `{error: {message, param, ...}}`.
+#[derive(Deserialize)]
+struct ErrorBody {
+    error: Option<ErrorDetail>,
+}
+
+#[derive(Deserialize)]
+struct ErrorDetail {
+    #[serde(default)]
+    message: Option<String>,
+    /// The parameter refused: a name, or whatever else a service puts there.
+    #[serde(default)]
+    param: Option<Value>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn config(endpoint: &str, model: Option<&str>) -> LlmConfig {
         LlmConfig {
