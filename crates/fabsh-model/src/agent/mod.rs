@@ -5,6 +5,7 @@
 pub mod conversation;
 pub mod definition;
 pub mod element_path;
+pub mod evaluation;
 pub mod fewshot_file;
 pub mod grade;
 pub mod grade_result;
