@@ -63,7 +63,8 @@ page() {
         s/\b[0-9a-f]{7,64}\b/HEX/g;
         s#[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}#DATE#g;
         s#[0-9]{4}-[0-9]{2}-[0-9]{2}<br>[0-9]{2}:[0-9]{2}#DATE#g;
-        s/[0-9]+–[0-9]+ ms/DURATION/g'
+        s/[0-9]+–[0-9]+ ms/DURATION/g;
+        s#(Latency p50 Δ</dt><dd>)[^<]*#$1DELTA#g'
 }
 
 # A table whose last column is a latency, made the same.

@@ -35,6 +35,13 @@ impl Verdict {
         }
     }
 
+    /// The verdict of that name (as [`Verdict::name`] writes it), if one.
+    pub fn named(name: &str) -> Option<Verdict> {
+        [Verdict::Yes, Verdict::No, Verdict::Unclear, Verdict::Error]
+            .into_iter()
+            .find(|verdict| verdict.name() == name)
+    }
+
     /// From a model's word (`yes`, `No`, `true`, ...); anything else is unclear.
     pub fn parse(text: &str) -> Verdict {
         match text.trim().to_ascii_lowercase().as_str() {

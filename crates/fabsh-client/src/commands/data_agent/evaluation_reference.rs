@@ -9,12 +9,12 @@ use crate::api::data_agents::{Agent, Stage};
 use crate::commands::sql::item_id;
 use crate::context::Ctx;
 use crate::error::Result;
+use fabsh_model::agent::evaluation::StdlibQuestion;
 use fabsh_model::agent::grade_result::result_text;
 use fabsh_model::agent::questions::Question;
 use fabsh_model::agent::sources;
 use fabsh_model::sql::ResultSet;
 use futures::StreamExt;
-use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -155,21 +155,21 @@ pub async fn run_all(
 /// A question as the stdlib takes it, with its reference: `expectedSql`, and either
 /// `expectedResult` (the result set; `expected` becomes its text unless the file gave one)
 /// and `ordered`, or `referenceError`.
-pub fn question_json(question: &Question, reference: Option<&Reference>) -> Value {
-    let mut out = question.to_json();
+pub fn stdlib_question(question: &Question, reference: Option<&Reference>) -> StdlibQuestion {
+    let mut out = StdlibQuestion::of(question);
     let Some(reference) = reference else {
         return out;
     };
-    out["expectedSql"] = json!(question.expected_sql);
+    out.expected_sql = question.expected_sql.clone();
     match reference {
         Reference::Rows(set) => {
             if question.expected.is_none() {
-                out["expected"] = json!(result_text(set));
+                out.expected = Some(result_text(set));
             }
-            out["expectedResult"] = json!(set);
-            out["ordered"] = json!(question.ordered);
+            out.expected_result = Some(set.clone());
+            out.ordered = Some(question.ordered);
         }
-        Reference::Failed(why) => out["referenceError"] = json!(why),
+        Reference::Failed(why) => out.reference_error = Some(why.clone()),
     }
     out
 }

@@ -39,6 +39,21 @@ pub enum QuestionStatus {
     Unchanged,
 }
 
+impl QuestionStatus {
+    /// Its name, as it is written in the output (`newly_failing`).
+    pub fn name(self) -> &'static str {
+        match self {
+            QuestionStatus::Added => "added",
+            QuestionStatus::Removed => "removed",
+            QuestionStatus::Unclear => "unclear",
+            QuestionStatus::Flaky => "flaky",
+            QuestionStatus::NewlyFailing => "newly_failing",
+            QuestionStatus::NewlyPassing => "newly_passing",
+            QuestionStatus::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// One question of a comparison.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuestionChange {
@@ -81,6 +96,17 @@ pub enum PartChangeKind {
     Removed,
     /// Its hash differs.
     Changed,
+}
+
+impl PartChangeKind {
+    /// Its name, as it is written in the output (`changed`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PartChangeKind::Added => "added",
+            PartChangeKind::Removed => "removed",
+            PartChangeKind::Changed => "changed",
+        }
+    }
 }
 
 /// One published part of the agent's configuration that differs between the runs.

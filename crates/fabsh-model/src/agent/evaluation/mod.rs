@@ -37,3 +37,22 @@ pub struct Evaluation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
 }
+
+/// `data-agent evaluations report`'s output: the run, how many runs its chart and matrix
+/// show, and the page (`report`, the file written, or `html`, the page itself).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportWritten {
+    /// The run reported.
+    pub run_id: Option<String>,
+    /// Runs on the pass-rate chart.
+    pub runs_charted: usize,
+    /// Runs in the questions × runs matrix.
+    pub matrix_runs: usize,
+    /// The file the page was written to, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<String>,
+    /// The page, when no file was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+}

@@ -4,6 +4,7 @@
 use super::present;
 use super::run::EvaluationSummary;
 use crate::agent::grade::Verdict;
+use crate::agent::questions::Question;
 use crate::sql::ResultSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -55,6 +56,20 @@ pub struct StdlibQuestion {
     /// Why the reference query gave no expected answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_error: Option<String>,
+}
+
+impl StdlibQuestion {
+    /// A question of a file, before its reference query has run: `{question, expected}`.
+    pub fn of(question: &Question) -> StdlibQuestion {
+        StdlibQuestion {
+            question: question.question.clone(),
+            expected: question.expected.clone(),
+            expected_sql: None,
+            expected_result: None,
+            ordered: None,
+            reference_error: None,
+        }
+    }
 }
 
 /// `evaluate::grade_runs`'s answer: `{summary, questions, rows}`.

@@ -168,7 +168,11 @@ fn evaluates_summary_puts_the_run_id_after_the_counts_null_when_not_recorded() {
             "latencyP50Ms": 3, "latencyP95Ms": 3}"#,
     )
     .expect("summary");
-    assert!(written(&all).contains(r#""passRate":1.0"#), "{}", written(&all));
+    assert!(
+        written(&all).contains(r#""passRate":1.0"#),
+        "{}",
+        written(&all)
+    );
 }
 
 #[test]
@@ -251,4 +255,32 @@ fn the_stdlib_is_handed_only_the_keys_a_question_has() {
     .expect("options");
     assert_eq!(options.published_url, None);
     assert!(!written(&options).contains("published_url"));
+}
+
+#[test]
+fn the_names_are_the_ones_written_in_the_output() {
+    let name_of = |value: Value| value.as_str().expect("a name").to_string();
+    for verdict in [Verdict::Yes, Verdict::No, Verdict::Unclear, Verdict::Error] {
+        assert_eq!(verdict.name(), name_of(json!(verdict)));
+        assert_eq!(Verdict::named(verdict.name()), Some(verdict));
+    }
+    assert_eq!(Verdict::named("maybe"), None);
+    for status in [
+        QuestionStatus::Added,
+        QuestionStatus::Removed,
+        QuestionStatus::Unclear,
+        QuestionStatus::Flaky,
+        QuestionStatus::NewlyFailing,
+        QuestionStatus::NewlyPassing,
+        QuestionStatus::Unchanged,
+    ] {
+        assert_eq!(status.name(), name_of(json!(status)));
+    }
+    for change in [
+        PartChangeKind::Added,
+        PartChangeKind::Removed,
+        PartChangeKind::Changed,
+    ] {
+        assert_eq!(change.name(), name_of(json!(change)));
+    }
 }
