@@ -180,6 +180,15 @@ step_through page f data-agent evaluations report "$first" -o html
 step f --local -e 'let runs = evaluate::history("Demo", "Sales agent"); print(runs.len()); print(evaluate::compare(runs[1].runId, runs[0].runId).questions)'
 step f data-agent evaluations delete "$first" --yes
 step f data-agent evaluations show "$first"
+# A judge that does not answer: evaluate and validate-fewshots say so (exit 1); a few-shot
+# that conflicts with one already there gives validate-fewshots issues to list.
+judge=(--llm-endpoint http://127.0.0.1:9 --llm-model m)
+step f --local data-agent evaluate "${agent[@]}" "${questions[@]}" --no-save "${judge[@]}" --junit ./judged.xml
+step cat ./judged.xml
+step f --local data-agent add-fewshot "${agent[@]}" --datasource SalesLakehouse \
+    --question "How many orders are there?" --sql "SELECT COUNT(*) FROM customers"
+step f --local data-agent validate-fewshots "${agent[@]}" --datasource SalesLakehouse -o table
+step f --local data-agent validate-fewshots "${agent[@]}" --datasource SalesLakehouse --no-run "${judge[@]}"
 
 # The server block.
 step f local serve --detach --data-dir "$WORK/fabric"

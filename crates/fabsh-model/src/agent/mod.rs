@@ -7,6 +7,7 @@ pub mod definition;
 pub mod element_path;
 pub mod evaluation;
 pub mod fewshot_file;
+pub mod fewshot_review;
 pub mod grade;
 pub mod grade_result;
 pub mod language_model;
