@@ -39,7 +39,7 @@ use serde::Deserialize;
 use serde_json::json;
 use std::path::Path;
 
-pub const EVALUATE: CommandSpec = CommandSpec {
+pub(crate) const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 
 /// The store and baseline an evaluation needs, opened and checked before anything is asked.
-pub struct Tracking {
+pub(crate) struct Tracking {
     store: Option<Store>,
     save: bool,
     /// The recorded run to compare with, as `evaluations show` gives it.
@@ -37,7 +37,7 @@ fn baseline_reference(baseline: Option<&str>, fail_on_regression: bool) -> Optio
 /// The store and baseline for this evaluation of `workspace`/`agent`: `save` unless
 /// `--no-save`, compared with `--baseline` (or latest, under `--fail-on-regression`). No
 /// store is opened when nothing is saved or compared.
-pub fn open(
+pub(crate) fn open(
     save: bool,
     baseline: Option<&str>,
     fail_on_regression: bool,
@@ -91,7 +91,7 @@ fn same_agent(run: EvaluationRun, agent: &str) -> Result<EvaluationRun> {
 
 /// The file `--flag` names, checked to be in a directory that exists (and not to be a
 /// directory itself) before anything is asked.
-pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
+pub(crate) fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
     let path = PathBuf::from(text);
     if path.is_dir() {
         return Err(Error::usage(format!(
@@ -115,7 +115,7 @@ pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
 /// A file `evaluate` writes (`--output-file`, `--junit`): as [`in_existing_dir`], and not
 /// one that exists unless `--force` (`force`) says to replace it (a results file of an
 /// earlier run is often what a user compares with).
-pub fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
+pub(crate) fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
     let path = in_existing_dir(flag, text)?;
     if path.exists() && !force {
         return Err(Error::usage(format!(
@@ -128,13 +128,18 @@ pub fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
 }
 
 /// Writes the rows (each question's `repeats` runs together) as JUnit XML.
-pub fn write_junit(path: &Path, suite: &str, rows: &[EvaluationRow], repeats: usize) -> Result<()> {
+pub(crate) fn write_junit(
+    path: &Path,
+    suite: &str,
+    rows: &[EvaluationRow],
+    repeats: usize,
+) -> Result<()> {
     std::fs::write(path, junit::render(suite, rows, repeats))
         .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
 }
 
 /// The sha256 of some bytes, in hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -230,7 +235,7 @@ async fn configuration(
 }
 
 /// Who was evaluated: the workspace and the agent, and the agent's published configuration.
-pub struct Subject {
+pub(crate) struct Subject {
     /// The agent's workspace.
     pub workspace: Named,
     /// The agent.
@@ -243,7 +248,7 @@ pub struct Subject {
 
 impl Subject {
     /// The workspace and agent by the ids given, nothing read.
-    pub fn unread(workspace: &str, agent: &str) -> Subject {
+    pub(crate) fn unread(workspace: &str, agent: &str) -> Subject {
         let named = |id: &str| Named {
             id: id.to_string(),
             name: None,
@@ -260,7 +265,7 @@ impl Subject {
 /// Who was evaluated. Best effort: a name or fingerprint that cannot be read is null; a
 /// `--published-url` run knows only the ids it was given. `given` is the workspace as `-w`
 /// named it.
-pub async fn subject(
+pub(crate) async fn subject(
     ctx: &Ctx,
     given: &str,
     agent: Option<&Agent>,
@@ -311,7 +316,7 @@ pub async fn subject(
 }
 
 /// Records the run (when saving), giving it its id and time, and answers the id.
-pub fn record(
+pub(crate) fn record(
     tracking: &mut Tracking,
     run: &mut EvaluationRun,
     rows: &[EvaluationRow],
@@ -333,7 +338,7 @@ pub fn record(
 }
 
 /// The comparison of this run with the baseline, if there is one.
-pub fn compare(
+pub(crate) fn compare(
     tracking: &Tracking,
     run: &EvaluationRun,
     rows: &[EvaluationRow],

@@ -74,7 +74,7 @@ impl RunsOf {
     }
 }
 
-pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
+pub(crate) const LIST_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations list",
     summary: "List the recorded evaluation runs of an agent, newest first",
@@ -96,7 +96,7 @@ pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<List>),
 };
 
-pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
+pub(crate) const SHOW_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations show",
     summary: "Show a recorded evaluation run and its rows",
@@ -112,7 +112,7 @@ pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Show>),
 };
 
-pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
+pub(crate) const DELETE_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations delete",
     summary: "Delete a recorded evaluation run and its rows",
@@ -135,7 +135,7 @@ const RUN_B: ArgSpec = ArgSpec::positional(
     "The run compared with it (id, prefix or latest)",
 );
 
-pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
+pub(crate) const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations compare",
     summary: "Compare two recorded evaluation runs question by question",
@@ -168,7 +168,7 @@ const COMPARE_WITH: ArgSpec = ArgSpec::opt(
     "A run to compare with, as the base (id or prefix)",
 );
 
-pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
+pub(crate) const REPORT_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations report",
     summary: "Write a recorded evaluation run as a self-contained HTML report",

@@ -45,7 +45,7 @@ const QUERY_TIMEOUT: ArgSpec = ArgSpec::opt(
 .range(1, 3600)
 .default("60");
 
-pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
+pub(crate) const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "validate-fewshots",
     summary: "Check a datasource's few-shot examples: duplicates, conflicts, broken queries, quality",
