@@ -1,6 +1,7 @@
 //! The data-agent domain: datasource kinds, element paths and ids, the definition's
 //! documents, few-shot and question files, SQL checks, similarity, the deterministic grading
-//! rules, the MCP wire names and the follow-up conversation format.
+//! rules, evaluation records (runs, rows, comparisons) and few-shot reviews, the MCP wire
+//! names and the follow-up conversation format.
 
 pub mod conversation;
 pub mod definition;
