@@ -41,14 +41,45 @@ normalise() {
         -e "s#$WORK#WORK#g" \
         -e "s#$REPO#REPO#g" \
         -e 's/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/GUID/g' \
+        -e 's/[0-9a-f]{9,}…/HEX…/g' \
         -e 's/[0-9a-fA-F]{8}…/GUID…/g' \
+        -e 's/(compared with run) [0-9a-f]{8}:/\1 SHORTID:/g' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?/TIME/g' \
         -e 's/(127\.0\.0\.1|localhost):[0-9]+/HOST:PORT/g' \
         -e 's/eyJ[A-Za-z0-9_.-]+/TOKEN/g' \
         -e 's/(FABSH_TOKEN=|IDENTITY_HEADER=|clientSecret"?: ?"?)[A-Za-z0-9_~.-]+/\1SECRET/g' \
         -e 's/pid [0-9]+/pid PID/g' \
-        -e 's/("latency[A-Za-z0-9]*Ms"): [0-9]+/\1: N/g' \
+        -e 's/("latency[A-Za-z0-9]*Ms"): -?[0-9]+(\.[0-9]+)?/\1: N/g' \
+        -e 's/ time="[0-9.]+"/ time="T"/g' \
+        -e 's/[0-9a-f]{64}/HASH/g' \
         -e 's/[0-9]+(\.[0-9]+)? ?(ms|s)\b/DURATION/g'
+}
+
+# An evaluation's report page (normalised), with what else varies from run to run: the
+# latency histogram, the agent's configuration fingerprint and the ids as the page shortens
+# them, and the dates of the trend chart and the matrix's headers.
+page() {
+    perl -pe 's#<section><h2>Latency of this run</h2>.*?</section>#<section>LATENCY</section>#g;
+        s/\b[0-9a-f]{7,64}\b/HEX/g;
+        s#[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}#DATE#g;
+        s#[0-9]{4}-[0-9]{2}-[0-9]{2}<br>[0-9]{2}:[0-9]{2}#DATE#g;
+        s/[0-9]+–[0-9]+ ms/DURATION/g;
+        s#(Latency p50 Δ</dt><dd>)[^<]*#$1DELTA#g'
+}
+
+# A table whose last column is a latency, made the same.
+last_latency() {
+    sed -E 's/ [0-9]+$/ N/'
+}
+
+# A file of evaluation rows as CSV, its latencyMs column made the same.
+rows_csv() {
+    python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+at = rows[0].index("latencyMs")
+for row in rows[1:]:
+    row[at] = "N"
+csv.writer(sys.stdout, lineterminator="\n").writerows(rows)' "$1"
 }
 
 step() {
@@ -57,6 +88,22 @@ step() {
         "$@" > "$WORK/stdout" 2> "$WORK/stderr"
         printf '[exit %s]\n' "$?"
         cat "$WORK/stdout"
+        if [ -s "$WORK/stderr" ]; then
+            printf -- '--- stderr\n'
+            cat "$WORK/stderr"
+        fi
+    } | normalise >> "$OUT"
+}
+
+# A step whose stdout goes through a filter of its own (the first argument) as well.
+step_through() {
+    local filter=$1
+    shift
+    {
+        printf '\n$ %s\n' "$*"
+        "$@" > "$WORK/stdout" 2> "$WORK/stderr"
+        printf '[exit %s]\n' "$?"
+        normalise < "$WORK/stdout" | $filter
         if [ -s "$WORK/stderr" ]; then
             printf -- '--- stderr\n'
             cat "$WORK/stderr"
@@ -95,6 +142,53 @@ step f --local data-agent evaluate "${agent[@]}" --questions "$REPO/scripts/ques
 step f --local data-agent validate-fewshots "${agent[@]}" --datasource SalesLakehouse
 step f --local data-agent show "${agent[@]}" -o table
 step f --local item list -w Demo -o table
+
+# The evaluation store and what evaluate writes beside its output: a second recorded run (two
+# repeats, JUnit, rows as CSV), reference queries (one that fails: exit 1), report pages, a
+# regression under --fail-on-regression (exit 7), and the runs read back, compared, reported
+# and deleted.
+printf '%s\n' '[{"question": "How many orders?", "expected_sql": "SELECT COUNT(*) FROM orders"},' \
+    ' {"question": "How many customers?", "expected": "240"},' \
+    ' {"question": "How many products?", "expected_sql": "SELECT COUNT(*) FROM no_such_table"}]' > refs.json
+printf '%s\n' question,expected 'How many orders?,9999' 'How many customers?,240' > wrong.csv
+questions=(--questions "$REPO/scripts/questions.csv")
+step f --local data-agent evaluate "${agent[@]}" "${questions[@]}" --repeats 2 \
+    --junit ./run.xml --output-file ./rows.csv
+step cat ./run.xml
+step rows_csv ./rows.csv
+step f --local data-agent evaluate "${agent[@]}" --questions ./refs.json --no-save --output-file ./rows.json
+step cat ./rows.json
+step f --local data-agent evaluate "${agent[@]}" --questions ./refs.json --no-save -o table
+step f --local data-agent evaluate "${agent[@]}" --questions ./refs.json --no-save --show-steps --keep-thread \
+    --junit ./refs.xml --output-file ./refs.html
+step cat ./refs.xml
+step_through page cat ./refs.html
+step_through page f --local data-agent evaluate "${agent[@]}" "${questions[@]}" --no-save -o html
+step_through page f --local data-agent evaluate "${agent[@]}" "${questions[@]}" --baseline latest -o html
+step f --local data-agent evaluate "${agent[@]}" --questions ./wrong.csv --fail-on-regression -o table
+step f --local data-agent evaluations list "${agent[@]}"
+step f --local data-agent evaluations list "${agent[@]}" -o table
+first=$("$BIN" --local data-agent evaluations list "${agent[@]}" -q '[-1].runId' | tr -d '"')
+step f data-agent evaluations show latest
+step_through last_latency f data-agent evaluations show "Demo/Sales agent" latest -o table
+step f data-agent evaluations compare "$first" latest
+step f data-agent evaluations compare "$first" latest -o table
+step_through page f data-agent evaluations compare "$first" latest -o html
+step f data-agent evaluations report latest --compare "$first" --output-file ./report.html
+step_through page cat ./report.html
+step_through page f data-agent evaluations report "$first" -o html
+step f --local -e 'let runs = evaluate::history("Demo", "Sales agent"); print(runs.len()); print(evaluate::compare(runs[1].runId, runs[0].runId).questions)'
+step f data-agent evaluations delete "$first" --yes
+step f data-agent evaluations show "$first"
+# A judge that does not answer: evaluate and validate-fewshots say so (exit 1); a few-shot
+# that conflicts with one already there gives validate-fewshots issues to list.
+judge=(--llm-endpoint http://127.0.0.1:9 --llm-model m)
+step f --local data-agent evaluate "${agent[@]}" "${questions[@]}" --no-save "${judge[@]}" --junit ./judged.xml
+step cat ./judged.xml
+step f --local data-agent add-fewshot "${agent[@]}" --datasource SalesLakehouse \
+    --question "How many orders are there?" --sql "SELECT COUNT(*) FROM customers"
+step f --local data-agent validate-fewshots "${agent[@]}" --datasource SalesLakehouse -o table
+step f --local data-agent validate-fewshots "${agent[@]}" --datasource SalesLakehouse --no-run "${judge[@]}"
 
 # The server block.
 # (With the retired Assistants surface kept, for `query --show-steps`.)

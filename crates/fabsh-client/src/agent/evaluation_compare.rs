@@ -3,40 +3,28 @@
 //! unchanged, with the pass-rate and p50 latency deltas and whether the agent's published
 //! configuration changed in between. `evaluate --fail-on-regression` uses the same verdicts.
 
-use serde_json::{Value, json};
+use fabsh_model::agent::evaluation::{
+    Comparison, ConfigurationChange, EvaluationRun, Headline, Outcome, PartChangeKind,
+    QuestionChange, QuestionStatus,
+};
+use fabsh_model::agent::grade::Verdict;
 use std::collections::BTreeMap;
 
-/// How a question fared in one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Every repeat graded yes.
-    Pass,
-    /// No repeat graded yes.
-    Fail,
-    /// Some repeats yes, some not.
-    Flaky,
-    /// No repeat could be graded either way (verdict unclear: no expected answer, or a judge
-    /// that could not tell; verdict error: the judge or the reference query failed): neither
-    /// a pass nor a failure.
-    Unclear,
-}
-
 /// The outcome of each question of a run's rows, in the order first asked.
-pub fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
+pub fn outcomes(run: &EvaluationRun) -> Vec<(String, Outcome)> {
     let mut order: Vec<String> = Vec::new();
     let mut verdicts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for row in run["rows"].as_array().into_iter().flatten() {
-        let question = row["question"].as_str().unwrap_or_default().to_string();
-        let entry = verdicts.entry(question.clone()).or_insert_with(|| {
-            order.push(question);
+    for row in &run.rows {
+        let entry = verdicts.entry(row.question.clone()).or_insert_with(|| {
+            order.push(row.question.clone());
             (0, 0)
         });
         // A repeat left ungraded says nothing of the agent: a judge that failed, or a
         // reference query that gave no expected answer, is not a failure (nor a regression).
-        if !matches!(row["verdict"].as_str(), Some("unclear" | "error")) {
+        if !matches!(row.verdict, Some(Verdict::Unclear | Verdict::Error)) {
             entry.0 += 1;
         }
-        entry.1 += usize::from(row["verdict"] == "yes");
+        entry.1 += usize::from(row.passed());
     }
     order
         .into_iter()
@@ -55,73 +43,65 @@ pub fn outcomes(run: &Value) -> Vec<(String, Outcome)> {
         .collect()
 }
 
-impl Outcome {
-    /// Its name in `evaluations compare`'s output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Fail => "fail",
-            Outcome::Flaky => "flaky",
-            Outcome::Unclear => "unclear",
-        }
-    }
-}
-
-fn name(outcome: Option<Outcome>) -> Value {
-    outcome.map_or(Value::Null, |o| json!(o.name()))
-}
-
 /// The change of one question from `base` to `head`.
-fn status(base: Option<Outcome>, head: Option<Outcome>) -> &'static str {
+fn status(base: Option<Outcome>, head: Option<Outcome>) -> QuestionStatus {
     match (base, head) {
-        (None, Some(_)) => "added",
-        (Some(_), None) => "removed",
-        (Some(Outcome::Unclear), _) | (_, Some(Outcome::Unclear)) => "unclear",
-        (Some(Outcome::Flaky), _) | (_, Some(Outcome::Flaky)) => "flaky",
-        (Some(Outcome::Pass), Some(Outcome::Fail)) => "newly_failing",
-        (Some(Outcome::Fail), Some(Outcome::Pass)) => "newly_passing",
-        _ => "unchanged",
+        (None, Some(_)) => QuestionStatus::Added,
+        (Some(_), None) => QuestionStatus::Removed,
+        (Some(Outcome::Unclear), _) | (_, Some(Outcome::Unclear)) => QuestionStatus::Unclear,
+        (Some(Outcome::Flaky), _) | (_, Some(Outcome::Flaky)) => QuestionStatus::Flaky,
+        (Some(Outcome::Pass), Some(Outcome::Fail)) => QuestionStatus::NewlyFailing,
+        (Some(Outcome::Fail), Some(Outcome::Pass)) => QuestionStatus::NewlyPassing,
+        _ => QuestionStatus::Unchanged,
     }
 }
 
 /// A run's headline for the comparison.
-fn headline(run: &Value) -> Value {
-    json!({
-        "runId": run["runId"],
-        "time": run["time"],
-        "passRate": run["summary"]["passRate"],
-        "latencyP50Ms": run["summary"]["latencyP50Ms"],
-        "configurationFingerprint": run["configurationFingerprint"],
-    })
+fn headline(run: &EvaluationRun) -> Headline {
+    Headline {
+        run_id: run.run_id.clone(),
+        time: run.time.clone(),
+        pass_rate: run.summary.as_ref().map(|summary| summary.pass_rate),
+        latency_p50_ms: run
+            .summary
+            .as_ref()
+            .and_then(|summary| summary.latency_p50_ms),
+        configuration_fingerprint: run.configuration_fingerprint.clone(),
+    }
 }
 
 /// What changed in the agent's published configuration between two runs: one entry per
 /// part added, removed or changed (`part` as under `published/`, e.g. `stage_config.json`
 /// for the instructions, `<datasource>/fewshots.json`; `publishedDescription`), with `what`
-/// saying in words what that part holds. Null when a run predates per-part records.
-fn configuration_changes(base: &Value, head: &Value) -> Value {
-    let (Some(was), Some(now)) = (
-        base["configurationParts"].as_object(),
-        head["configurationParts"].as_object(),
-    ) else {
-        return Value::Null;
-    };
-    let mut names: Vec<&String> = was.keys().chain(now.keys()).collect();
+/// saying in words what that part holds. None when a run predates per-part records.
+fn configuration_changes(
+    base: &EvaluationRun,
+    head: &EvaluationRun,
+) -> Option<Vec<ConfigurationChange>> {
+    let (was, now) = (
+        base.configuration_parts.as_ref()?,
+        head.configuration_parts.as_ref()?,
+    );
+    let mut names: Vec<&str> = was.parts().chain(now.parts()).collect();
     names.sort();
     names.dedup();
-    let changes: Vec<Value> = names
+    let changes = names
         .into_iter()
         .filter_map(|part| {
             let change = match (was.get(part), now.get(part)) {
-                (None, Some(_)) => "added",
-                (Some(_), None) => "removed",
-                (Some(a), Some(b)) if a != b => "changed",
+                (None, Some(_)) => PartChangeKind::Added,
+                (Some(_), None) => PartChangeKind::Removed,
+                (Some(a), Some(b)) if a != b => PartChangeKind::Changed,
                 _ => return None,
             };
-            Some(json!({"part": part, "what": part_meaning(part), "change": change}))
+            Some(ConfigurationChange {
+                part: part.to_string(),
+                what: part_meaning(part),
+                change,
+            })
         })
         .collect();
-    json!(changes)
+    Some(changes)
 }
 
 /// In words, what a published part holds.
@@ -137,22 +117,22 @@ fn part_meaning(part: &str) -> String {
 }
 
 /// `evaluations compare`'s answer for two runs as `evaluations show` gives them.
-pub fn compare(base: &Value, head: &Value) -> Value {
+pub fn compare(base: &EvaluationRun, head: &EvaluationRun) -> Comparison {
     let before: BTreeMap<String, Outcome> = outcomes(base).into_iter().collect();
     let after = outcomes(head);
-    let mut questions: Vec<Value> = Vec::new();
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut questions: Vec<QuestionChange> = Vec::new();
     let mut add = |question: &str, was: Option<Outcome>, now: Option<Outcome>| {
-        let status = status(was, now);
-        *counts.entry(status).or_default() += 1;
         // What `--fail-on-regression` stops on: every repeat passed before and some fail now,
         // whether all (newly failing) or some (flaky).
         let regressed = was == Some(Outcome::Pass)
             && now.is_some_and(|o| matches!(o, Outcome::Fail | Outcome::Flaky));
-        questions.push(json!({
-            "question": question, "status": status, "base": name(was), "head": name(now),
-            "regressed": regressed,
-        }));
+        questions.push(QuestionChange {
+            question: question.to_string(),
+            status: status(was, now),
+            base: was,
+            head: now,
+            regressed,
+        });
     };
     for (question, now) in &after {
         add(question, before.get(question).copied(), Some(*now));
@@ -163,75 +143,79 @@ pub fn compare(base: &Value, head: &Value) -> Value {
             add(question, Some(*was), None);
         }
     }
-    let delta = |key: &str| match (base["summary"][key].as_f64(), head["summary"][key].as_f64()) {
-        (Some(was), Some(now)) => json!(now - was),
-        _ => Value::Null,
+    let (was, now) = (headline(base), headline(head));
+    let delta = |was: Option<f64>, now: Option<f64>| Some(now? - was?);
+    let configuration_changed = match (
+        &base.configuration_fingerprint,
+        &head.configuration_fingerprint,
+    ) {
+        (Some(was), Some(now)) => Some(was != now),
+        _ => None,
     };
-    let fingerprints = (
-        base["configurationFingerprint"].as_str(),
-        head["configurationFingerprint"].as_str(),
-    );
-    let configuration_changed = match fingerprints {
-        (Some(was), Some(now)) => json!(was != now),
-        _ => Value::Null,
+    let count = |status: QuestionStatus| {
+        questions
+            .iter()
+            .filter(|question| question.status == status)
+            .count() as u64
     };
-    let count = |status: &str| counts.get(status).copied().unwrap_or(0);
-    json!({
-        "configurationChanges": configuration_changes(base, head),
-        "base": headline(base),
-        "head": headline(head),
-        "passRateDelta": delta("passRate"),
-        "latencyP50DeltaMs": delta("latencyP50Ms"),
-        "configurationChanged": configuration_changed,
-        "newlyFailing": count("newly_failing"),
-        "newlyPassing": count("newly_passing"),
-        "flaky": count("flaky"),
-        "unchanged": count("unchanged"),
-        "unclear": count("unclear"),
-        "questions": questions,
-    })
+    Comparison {
+        configuration_changes: configuration_changes(base, head),
+        pass_rate_delta: delta(was.pass_rate, now.pass_rate),
+        latency_p50_delta_ms: delta(
+            was.latency_p50_ms.map(|ms| ms as f64),
+            now.latency_p50_ms.map(|ms| ms as f64),
+        ),
+        configuration_changed,
+        newly_failing: count(QuestionStatus::NewlyFailing),
+        newly_passing: count(QuestionStatus::NewlyPassing),
+        flaky: count(QuestionStatus::Flaky),
+        unchanged: count(QuestionStatus::Unchanged),
+        unclear: count(QuestionStatus::Unclear),
+        base: was,
+        head: now,
+        questions,
+    }
 }
 
 /// A comparison in lines for a person reading a table (whose rows are the questions only):
 /// the counts, the pass-rate change and the questions newly failing, then what changed in the
 /// agent's configuration, one part a line so each fits 80 columns.
-pub fn notes(comparison: &Value) -> Vec<String> {
-    let count = |key: &str| comparison[key].as_u64().unwrap_or(0);
-    let base = comparison["base"]["runId"].as_str().unwrap_or_default();
-    let delta = comparison["passRateDelta"]
-        .as_f64()
+pub fn notes(comparison: &Comparison) -> Vec<String> {
+    // A base run that was not recorded has no id to name.
+    let base = comparison.base.run_id.as_deref().unwrap_or("");
+    let delta = comparison
+        .pass_rate_delta
         .map_or_else(|| "—".to_string(), |d| format!("{:+.1} pts", d * 100.0));
-    let failing: Vec<&str> = comparison["questions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|q| q["status"] == "newly_failing")
-        .filter_map(|q| q["question"].as_str())
+    let failing: Vec<&str> = comparison
+        .questions
+        .iter()
+        .filter(|q| q.status == QuestionStatus::NewlyFailing)
+        .map(|q| q.question.as_str())
         .collect();
     let mut counts = format!(
         "compared with run {}: {} newly failing, {} newly passing, {} flaky, {} unclear, {} unchanged; pass rate {delta}",
         base.get(..8).unwrap_or(base),
-        count("newlyFailing"),
-        count("newlyPassing"),
-        count("flaky"),
-        count("unclear"),
-        count("unchanged"),
+        comparison.newly_failing,
+        comparison.newly_passing,
+        comparison.flaky,
+        comparison.unclear,
+        comparison.unchanged,
     );
     if !failing.is_empty() {
         counts.push_str(&format!("; newly failing: {}", failing.join(" | ")));
     }
     let mut notes = vec![counts];
     match (
-        comparison["configurationChanges"].as_array(),
-        comparison["configurationChanged"].as_bool(),
+        &comparison.configuration_changes,
+        comparison.configuration_changed,
     ) {
         (Some(changes), _) if !changes.is_empty() => {
             notes.extend(changes.iter().map(|change| {
                 format!(
                     "configuration: {} {} ({})",
-                    change["what"].as_str().unwrap_or_default(),
-                    change["change"].as_str().unwrap_or_default(),
-                    change["part"].as_str().unwrap_or_default(),
+                    change.what,
+                    change.change.name(),
+                    change.part,
                 )
             }));
         }
@@ -247,13 +231,25 @@ pub fn notes(comparison: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    fn run(rows: &[(&str, &str)]) -> Value {
-        let rows: Vec<Value> = rows
+    fn run(rows: &[(&str, &str)]) -> EvaluationRun {
+        let rows: Vec<_> = rows
             .iter()
-            .map(|(q, v)| json!({"question": q, "verdict": v}))
+            .map(|(q, v)| {
+                json!({"question": q, "expected": null, "actual": null, "verdict": v, "rule": null,
+                       "rationale": null, "latencyMs": null, "error": null})
+            })
             .collect();
-        json!({"rows": rows, "summary": {"passRate": 0.5, "latencyP50Ms": 10}})
+        serde_json::from_value(json!({
+            "runId": null, "time": null, "workspace": {"id": "w", "name": null},
+            "agent": {"id": "a", "name": null}, "grading": "rules", "questionsFile": "q.json",
+            "questionsSha256": "", "repeats": 1, "concurrency": 1,
+            "configurationFingerprint": null, "configurationParts": null, "rows": rows,
+            "summary": {"runs": 1, "passed": 1, "failed": 0, "unclear": 0, "errors": 0,
+                        "passRate": 0.5, "latencyP50Ms": 10, "latencyP95Ms": 10},
+        }))
+        .expect("a run")
     }
 
     #[test]
@@ -280,12 +276,7 @@ mod tests {
             ("g", "error"),
         ]);
         let out = compare(&base, &head);
-        let statuses: Vec<&str> = out["questions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|q| q["status"].as_str().unwrap())
-            .collect();
+        let statuses: Vec<&str> = out.questions.iter().map(|q| q.status.name()).collect();
         assert_eq!(
             statuses,
             [
@@ -299,17 +290,12 @@ mod tests {
                 "unchanged"
             ]
         );
-        assert_eq!(out["newlyFailing"], 1);
-        let regressed: Vec<bool> = out["questions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|q| q["regressed"] == true)
-            .collect();
+        assert_eq!(out.newly_failing, 1);
+        let regressed: Vec<bool> = out.questions.iter().map(|q| q.regressed).collect();
         assert_eq!(regressed, [true, false, false, false, false, false, false]);
         let now_flaky = compare(&run(&[("a", "yes")]), &run(&[("a", "yes"), ("a", "no")]));
-        assert_eq!(now_flaky["questions"][0]["status"], "flaky");
-        assert_eq!(now_flaky["questions"][0]["regressed"], true);
-        assert_eq!(out["configurationChanged"], Value::Null);
+        assert_eq!(now_flaky.questions[0].status, QuestionStatus::Flaky);
+        assert!(now_flaky.questions[0].regressed);
+        assert_eq!(out.configuration_changed, None);
     }
 }

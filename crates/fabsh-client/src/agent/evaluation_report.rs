@@ -5,23 +5,26 @@
 //! store is escaped. Elements carry class names and data-* attributes so tests (and
 //! scripts) can read the page structurally.
 
-use super::evaluation_compare::{Outcome, outcomes};
-use super::junit::{escape, text};
-use serde_json::Value;
+use super::evaluation_compare::outcomes;
+use super::junit::{escape, or_empty, verdict_text};
+use fabsh_model::agent::evaluation::{
+    Comparison, ConfigurationChange, EvaluationRow, EvaluationRun, EvaluationSummary, ListedRun,
+    Outcome, QuestionStatus,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// What the page shows.
 pub struct Report<'a> {
     /// The run, as `evaluations show` gives it.
-    pub run: &'a Value,
+    pub run: &'a EvaluationRun,
     /// The agent's recorded runs, oldest first, as `evaluations list` gives them.
-    pub history: &'a [Value],
+    pub history: &'a [ListedRun],
     /// The runs of the matrix, oldest first, as `evaluations show` gives them; the page shows
     /// them newest first.
-    pub matrix: &'a [Value],
+    pub matrix: &'a [EvaluationRun],
     /// `evaluations compare`'s answer, when asked for.
-    pub comparison: Option<&'a Value>,
+    pub comparison: Option<&'a Comparison>,
 }
 
 const STYLE: &str = "
@@ -89,14 +92,26 @@ fn axis_date(recorded: &str) -> String {
         .unwrap_or_else(|| recorded.to_string())
 }
 
+/// What a run's line of the history is told apart by (its configuration fingerprint, its
+/// questions file's sha256).
+type Key = fn(&ListedRun) -> Option<&str>;
+
+/// The configuration fingerprint of a run of the history.
+fn fingerprint_of(run: &ListedRun) -> Option<&str> {
+    run.configuration_fingerprint.as_deref()
+}
+
+/// The questions file's sha256 of a run of the history.
+fn questions_of(run: &ListedRun) -> Option<&str> {
+    run.questions_sha256.as_deref()
+}
+
 /// The runs (1 = oldest) that share `key`'s value, in order: a new span whenever it
 /// changes, as `(short value, first, last)`.
-fn spans(history: &[Value], key: &str) -> Vec<(String, usize, usize)> {
+fn spans(history: &[ListedRun], key: Key) -> Vec<(String, usize, usize)> {
     let mut spans: Vec<(String, usize, usize)> = Vec::new();
     for (i, run) in history.iter().enumerate() {
-        let value = run[key]
-            .as_str()
-            .map_or_else(|| "none".to_string(), |f| short(f, 7));
+        let value = key(run).map_or_else(|| "none".to_string(), |f| short(f, 7));
         match spans.last_mut() {
             Some((known, _, last)) if *known == value => *last = i + 1,
             _ => spans.push((value, i + 1, i + 1)),
@@ -106,7 +121,7 @@ fn spans(history: &[Value], key: &str) -> Vec<(String, usize, usize)> {
 }
 
 /// One legend line: `label`, then each value of `key` with the runs made on it.
-fn legend(history: &[Value], key: &str, label: &str) -> String {
+fn legend(history: &[ListedRun], key: Key, label: &str) -> String {
     let entries: Vec<String> = spans(history, key)
         .iter()
         .map(|(value, first, last)| {
@@ -127,7 +142,7 @@ fn legend(history: &[Value], key: &str, label: &str) -> String {
 /// The page.
 pub fn render(report: &Report) -> String {
     let run = report.run;
-    let agent = name_or_id(&run["agent"]);
+    let agent = run.agent.name_or_id();
     let mut page = String::new();
     let _ = write!(
         page,
@@ -135,26 +150,20 @@ pub fn render(report: &Report) -> String {
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
          <title>Evaluation {} of {}</title><style>{STYLE}</style></head><body>\
          <h1>Evaluation of {}</h1>",
-        escape(&short(&text(&run["runId"]), 8)),
-        escape(&agent),
-        escape(&agent),
+        escape(&short(or_empty(&run.run_id), 8)),
+        escape(agent),
+        escape(agent),
     );
     if let Some(comparison) = report.comparison {
         page.push_str(&comparison_section(comparison));
     }
     page.push_str(&summary_section(run));
-    page.push_str(&trend_section(report.history, &text(&run["runId"])));
+    page.push_str(&trend_section(report.history, or_empty(&run.run_id)));
     page.push_str(&matrix_section(run, report.matrix));
     page.push_str(&latency_section(run));
     page.push_str(&failures_section(run));
     page.push_str("</body></html>\n");
     page
-}
-
-fn name_or_id(named: &Value) -> String {
-    named["name"]
-        .as_str()
-        .map_or_else(|| text(&named["id"]), str::to_string)
 }
 
 /// The first `n` characters.
@@ -167,52 +176,56 @@ fn runs(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-fn percent(value: &Value) -> String {
-    value
-        .as_f64()
-        .map_or_else(|| "—".to_string(), |rate| format!("{:.1}%", rate * 100.0))
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".to_string(), |rate| format!("{:.1}%", rate * 100.0))
 }
 
-fn millis(value: &Value) -> String {
-    value
-        .as_f64()
-        .map_or_else(|| "—".to_string(), |ms| format!("{ms:.0} ms"))
+fn millis(value: Option<u64>) -> String {
+    value.map_or_else(|| "—".to_string(), |ms| format!("{ms} ms"))
 }
 
-fn summary_section(run: &Value) -> String {
-    let summary = &run["summary"];
-    let fingerprint = run["configurationFingerprint"]
-        .as_str()
+fn summary_section(run: &EvaluationRun) -> String {
+    let summary = run.summary.as_ref();
+    // A summary the store could not read shows its counts empty.
+    let count = |of: fn(&EvaluationSummary) -> u64| {
+        summary.map_or_else(String::new, |summary| of(summary).to_string())
+    };
+    let fingerprint = run
+        .configuration_fingerprint
+        .as_deref()
         .map_or_else(|| "none".to_string(), |f| short(f, 12));
     let items = [
-        ("Agent", name_or_id(&run["agent"])),
-        ("Workspace", name_or_id(&run["workspace"])),
-        ("Time", to_the_second(&text(&run["time"]))),
-        ("Grading", text(&run["grading"])),
-        ("Pass rate", percent(&summary["passRate"])),
+        ("Agent", run.agent.name_or_id().to_string()),
+        ("Workspace", run.workspace.name_or_id().to_string()),
+        ("Time", to_the_second(or_empty(&run.time))),
+        ("Grading", run.grading.clone()),
+        ("Pass rate", percent(summary.map(|s| s.pass_rate))),
         // Runs, as the JSON's summary counts them: one per question of the file and repeat
         // (two questions of one text are two questions, not repeats).
         (
             "Runs",
             format!(
                 "{} ({} × {} repeats)",
-                text(&summary["runs"]),
+                count(|s| s.runs),
                 questions_in_file(run),
-                text(&run["repeats"])
+                run.repeats
             ),
         ),
-        ("Passed runs", text(&summary["passed"])),
-        ("Failed runs", text(&summary["failed"])),
-        ("Unclear runs", text(&summary["unclear"])),
-        ("Error runs", text(&summary["errors"])),
-        ("Latency p50", millis(&summary["latencyP50Ms"])),
-        ("Latency p95", millis(&summary["latencyP95Ms"])),
-        ("Configuration", fingerprint),
+        ("Passed runs", count(|s| s.passed)),
+        ("Failed runs", count(|s| s.failed)),
+        ("Unclear runs", count(|s| s.unclear)),
+        ("Error runs", count(|s| s.errors)),
         (
-            "Questions file sha256",
-            short(&text(&run["questionsSha256"]), 12),
+            "Latency p50",
+            millis(summary.and_then(|s| s.latency_p50_ms)),
         ),
-        ("Run id", text(&run["runId"])),
+        (
+            "Latency p95",
+            millis(summary.and_then(|s| s.latency_p95_ms)),
+        ),
+        ("Configuration", fingerprint),
+        ("Questions file sha256", short(&run.questions_sha256, 12)),
+        ("Run id", or_empty(&run.run_id).to_string()),
     ];
     let mut out = String::from("<section class=\"summary\"><h2>Summary</h2><dl class=\"summary\">");
     for (label, value) in items {
@@ -225,51 +238,57 @@ fn summary_section(run: &Value) -> String {
     let _ = write!(
         out,
         "</dl><p class=\"muted\">Questions file: {} · sha256 {}</p></section>",
-        escape(&text(&run["questionsFile"])),
-        escape(&text(&run["questionsSha256"]))
+        escape(&run.questions_file),
+        escape(&run.questions_sha256)
     );
     out
 }
 
 /// How many questions the run's file held: its rows are each question's repeats together.
-fn questions_in_file(run: &Value) -> usize {
-    let rows = run["rows"].as_array().map_or(0, Vec::len);
-    let repeats = run["repeats"].as_u64().unwrap_or(1).max(1) as usize;
-    rows / repeats
+fn questions_in_file(run: &EvaluationRun) -> usize {
+    let repeats = usize::try_from(run.repeats).unwrap_or(usize::MAX).max(1);
+    run.rows.len() / repeats
 }
 
-fn comparison_section(comparison: &Value) -> String {
-    let signed = |value: &Value, scale: f64, unit: &str| {
-        value
-            .as_f64()
-            .map_or_else(|| "—".to_string(), |v| format!("{:+.1}{unit}", v * scale))
+fn comparison_section(comparison: &Comparison) -> String {
+    let signed = |value: Option<f64>, scale: f64, unit: &str| {
+        value.map_or_else(|| "—".to_string(), |v| format!("{:+.1}{unit}", v * scale))
     };
     let mut out = format!(
         "<section class=\"comparison\"><h2>Compared with run {}</h2><dl class=\"summary\">",
-        escape(&short(&text(&comparison["base"]["runId"]), 8))
+        escape(&short(or_empty(&comparison.base.run_id), 8))
     );
     // These count questions (the summary above counts runs): the labels say which.
     let items = [
-        ("Newly failing questions", text(&comparison["newlyFailing"])),
-        ("Newly passing questions", text(&comparison["newlyPassing"])),
-        ("Flaky questions", text(&comparison["flaky"])),
-        ("Unchanged questions", text(&comparison["unchanged"])),
-        ("Unclear questions", text(&comparison["unclear"])),
+        (
+            "Newly failing questions",
+            comparison.newly_failing.to_string(),
+        ),
+        (
+            "Newly passing questions",
+            comparison.newly_passing.to_string(),
+        ),
+        ("Flaky questions", comparison.flaky.to_string()),
+        ("Unchanged questions", comparison.unchanged.to_string()),
+        ("Unclear questions", comparison.unclear.to_string()),
         (
             "Pass rate Δ",
-            signed(&comparison["passRateDelta"], 100.0, " pts"),
+            signed(comparison.pass_rate_delta, 100.0, " pts"),
         ),
         (
             "Latency p50 Δ",
-            signed(&comparison["latencyP50DeltaMs"], 1.0, " ms"),
+            signed(comparison.latency_p50_delta_ms, 1.0, " ms"),
         ),
         (
             "Configuration changed",
-            text(&comparison["configurationChanged"]),
+            // Null (a run without a fingerprint) shows nothing.
+            comparison
+                .configuration_changed
+                .map_or_else(String::new, |changed| changed.to_string()),
         ),
         (
             "What changed",
-            changes_text(&comparison["configurationChanges"]),
+            changes_text(comparison.configuration_changes.as_deref()),
         ),
     ];
     for (label, value) in items {
@@ -280,17 +299,17 @@ fn comparison_section(comparison: &Value) -> String {
         );
     }
     out.push_str("</dl><ul>");
-    for question in comparison["questions"].as_array().into_iter().flatten() {
-        let status = text(&question["status"]);
-        if status == "unchanged" {
+    for question in &comparison.questions {
+        if question.status == QuestionStatus::Unchanged {
             continue;
         }
+        let status = question.status.name();
         let _ = write!(
             out,
             "<li class=\"change\" data-status=\"{}\"><strong>{}</strong>: {}</li>",
-            escape(&status),
+            escape(status),
             escape(&status.replace('_', " ")),
-            escape(&text(&question["question"]))
+            escape(&question.question)
         );
     }
     out.push_str("</ul></section>");
@@ -314,7 +333,7 @@ const AXIS_WIDTH: f64 = 42.0;
 /// The percent scale is a separate drawing beside the scroll box, never scrolled out of view;
 /// the scroll box is right-to-left so that, without a script, it opens at its right end:
 /// the newest runs (this one, normally) are what a phone shows first.
-fn trend_section(history: &[Value], current: &str) -> String {
+fn trend_section(history: &[ListedRun], current: &str) -> String {
     // Room on the left for the first run's date, rotated under the plot, and on the right
     // for the last point's circle.
     let (height, left, right, top, bottom) = (TREND_HEIGHT, 62.0, 14.0, 16.0, 70.0);
@@ -356,15 +375,11 @@ fn trend_section(history: &[Value], current: &str) -> String {
     axis.push_str("</svg>");
     // Runs of one questions file are joined; where the file changes, the line breaks and a
     // dashed rule says so: pass rates of different questions are not one trend.
-    for (_, first, last) in spans(history, "questionsSha256") {
+    // A run whose pass rate is not known (none recorded) is drawn at the bottom.
+    let rate = |run: &ListedRun| run.pass_rate.unwrap_or(0.0);
+    for (_, first, last) in spans(history, questions_of) {
         let points: Vec<String> = (first - 1..last)
-            .map(|i| {
-                format!(
-                    "{:.1},{:.1}",
-                    x(i),
-                    y(history[i]["passRate"].as_f64().unwrap_or(0.0))
-                )
-            })
+            .map(|i| format!("{:.1},{:.1}", x(i), y(rate(&history[i]))))
             .collect();
         let _ = write!(
             svg,
@@ -385,14 +400,12 @@ fn trend_section(history: &[Value], current: &str) -> String {
         }
     }
     for (i, run) in history.iter().enumerate() {
-        let id = text(&run["runId"]);
+        let id = or_empty(&run.run_id);
         let is_current = id == current;
-        let rate = run["passRate"].as_f64().unwrap_or(0.0);
-        let fingerprint = run["configurationFingerprint"]
-            .as_str()
-            .map_or_else(|| "none".to_string(), |f| short(f, 7));
-        let label = axis_date(&text(&run["time"]));
-        let (cx, cy) = (x(i), y(rate));
+        let fingerprint = fingerprint_of(run).map_or_else(|| "none".to_string(), |f| short(f, 7));
+        let time = or_empty(&run.time);
+        let label = axis_date(time);
+        let (cx, cy) = (x(i), y(rate(run)));
         let _ = write!(
             svg,
             "<g class=\"point{}\" data-run=\"{}\" data-current=\"{is_current}\">\
@@ -400,9 +413,9 @@ fn trend_section(history: &[Value], current: &str) -> String {
              <circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#2d6cdf\" stroke-width=\"2\"/>\
              <text transform=\"translate({cx:.1},{:.1}) rotate(-45)\" text-anchor=\"end\" fill=\"{}\" font-family=\"monospace\"{}>{}</text></g>",
             if is_current { " current" } else { "" },
-            escape(&id),
-            escape(&to_the_second(&text(&run["time"]))),
-            percent(&run["passRate"]),
+            escape(id),
+            escape(&to_the_second(time)),
+            percent(run.pass_rate),
             escape(&fingerprint),
             if is_current { 7 } else { 4 },
             if is_current { "#f0a000" } else { "#fff" },
@@ -424,8 +437,8 @@ fn trend_section(history: &[Value], current: &str) -> String {
          a point's tooltip names its configuration fingerprint; the larger amber point is this \
          run; a dashed line marks a change of questions file, where the line breaks.</p>{}</section>",
         runs(history.len(), "recorded run"),
-        legend(history, "configurationFingerprint", "Configurations")
-            + &legend(history, "questionsSha256", "Questions files (sha256)")
+        legend(history, fingerprint_of, "Configurations")
+            + &legend(history, questions_of, "Questions files (sha256)")
     )
 }
 
@@ -449,15 +462,15 @@ fn cell(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str) 
 /// left end, so newest first is what puts this run (normally the newest) in view on a phone
 /// and on a desktop alike. This run's column is outlined and headed "this run", so it is not
 /// told by colour alone.
-fn matrix_section(run: &Value, matrix: &[Value]) -> String {
-    let current = text(&run["runId"]);
-    let shown: Vec<(&Value, BTreeMap<String, Outcome>)> = matrix
+fn matrix_section(run: &EvaluationRun, matrix: &[EvaluationRun]) -> String {
+    let current = or_empty(&run.run_id);
+    let shown: Vec<(&EvaluationRun, BTreeMap<String, Outcome>)> = matrix
         .iter()
         .rev()
         .map(|r| (r, outcomes(r).into_iter().collect()))
         .collect();
     // The command's window ends at the reported run; a window given without it is said so.
-    let (up_to, where_this_run_is) = if shown.iter().any(|(r, _)| text(&r["runId"]) == current) {
+    let (up_to, where_this_run_is) = if shown.iter().any(|(r, _)| or_empty(&r.run_id) == current) {
         (
             " up to this one",
             "the outlined column headed <b>this run</b> is the run this page reports",
@@ -491,24 +504,24 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
         "</ul><div class=\"scroll\"><table class=\"matrix\"><thead><tr><th class=\"question\">Question</th>",
     );
     for (column, _) in &shown {
-        let id = text(&column["runId"]);
+        let id = or_empty(&column.run_id);
         let is_current = id == current;
-        let time = text(&column["time"]);
+        let time = or_empty(&column.time);
         let _ = write!(
             out,
             "<th class=\"run{}\" data-run=\"{}\" data-current=\"{is_current}\" title=\"{} {}\">\
              {}{}<br>{}<br>{}</th>",
             if is_current { " current" } else { "" },
-            escape(&id),
-            escape(&id),
-            escape(&time),
+            escape(id),
+            escape(id),
+            escape(time),
             if is_current {
                 "<span class=\"this-run\">this run</span><br>"
             } else {
                 ""
             },
-            escape(&short(&id, 8)),
-            escape(&short(&time, 10)),
+            escape(&short(id, 8)),
+            escape(&short(time, 10)),
             // The hour and minute: runs of one day are otherwise told apart by id alone.
             escape(&time.chars().skip(11).take(5).collect::<String>()),
         );
@@ -521,13 +534,13 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
             escape(&question)
         );
         for (column, outcomes) in &shown {
-            let id = text(&column["runId"]);
+            let id = or_empty(&column.run_id);
             let (class, symbol, wording) = cell(outcomes.get(&question).copied());
             let _ = write!(
                 out,
                 "<td class=\"cell {class}{}\" data-run=\"{}\" data-outcome=\"{class}\" title=\"{wording}\">{symbol}</td>",
                 if id == current { " current" } else { "" },
-                escape(&id)
+                escape(id)
             );
         }
         out.push_str("</tr>");
@@ -537,12 +550,12 @@ fn matrix_section(run: &Value, matrix: &[Value]) -> String {
 }
 
 /// The run's latencies as a histogram of up to ten equal bins.
-fn latency_section(run: &Value) -> String {
-    let latencies: Vec<f64> = run["rows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|row| row["latencyMs"].as_f64())
+fn latency_section(run: &EvaluationRun) -> String {
+    let latencies: Vec<f64> = run
+        .rows
+        .iter()
+        .filter_map(|row| row.latency_ms)
+        .map(|ms| ms as f64)
         .collect();
     let mut out = String::from("<section><h2>Latency of this run</h2>");
     if latencies.is_empty() {
@@ -613,32 +626,24 @@ fn latency_section(run: &Value) -> String {
 /// Every row not graded yes, with what was expected, what came back and why; the repeats that
 /// failed the same way (same question, verdict, expected, actual and reason) are one card
 /// with their count, so a run of many repeats does not bury its few distinct failures.
-fn failures_section(run: &Value) -> String {
-    let failed: Vec<&Value> = run["rows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|row| row["verdict"] != "yes")
-        .collect();
-    let why = |row: &Value| {
-        if row["error"].is_null() {
-            text(&row["rationale"])
-        } else {
-            text(&row["error"])
-        }
+fn failures_section(run: &EvaluationRun) -> String {
+    let failed: Vec<&EvaluationRow> = run.rows.iter().filter(|row| !row.passed()).collect();
+    let why = |row: &EvaluationRow| match &row.error {
+        None => or_empty(&row.rationale).to_string(),
+        Some(error) => error.clone(),
     };
-    let same_failure = |row: &Value| {
+    let same_failure = |row: &EvaluationRow| {
         (
-            text(&row["question"]),
-            text(&row["verdict"]),
-            text(&row["rule"]),
-            text(&row["expected"]),
-            text(&row["actual"]),
+            row.question.clone(),
+            verdict_text(row.verdict).to_string(),
+            or_empty(&row.rule).to_string(),
+            or_empty(&row.expected).to_string(),
+            or_empty(&row.actual).to_string(),
             why(row),
         )
     };
     // Each distinct failure with its rows, in the order first met.
-    let mut groups: Vec<(_, Vec<&Value>)> = Vec::new();
+    let mut groups: Vec<(_, Vec<&EvaluationRow>)> = Vec::new();
     for row in &failed {
         let key = same_failure(row);
         match groups.iter_mut().find(|(known, _)| *known == key) {
@@ -652,13 +657,10 @@ fn failures_section(run: &Value) -> String {
         groups.len()
     );
     for ((question, verdict, rule, expected, actual, why), rows) in groups {
-        let latencies: Vec<i64> = rows
-            .iter()
-            .filter_map(|row| row["latencyMs"].as_i64())
-            .collect();
+        let latencies: Vec<u64> = rows.iter().filter_map(|row| row.latency_ms).collect();
         let latency = match (latencies.iter().min(), latencies.iter().max()) {
             (Some(low), Some(high)) if low != high => format!("{low}–{high} ms"),
-            _ => millis(&rows[0]["latencyMs"]),
+            _ => millis(rows[0].latency_ms),
         };
         let times = match rows.len() {
             1 => String::new(),
@@ -672,7 +674,7 @@ fn failures_section(run: &Value) -> String {
             expected
         };
         // The expected answer of a reference query is its result: the query beside it.
-        let reference = match rows[0]["expectedSql"].as_str() {
+        let reference = match rows[0].reference_query() {
             Some(sql) => format!(
                 "<div>Reference query</div><pre class=\"expected-sql\">{}</pre>",
                 escape(sql)
@@ -702,18 +704,11 @@ fn failures_section(run: &Value) -> String {
 
 /// The configuration changes as one line: `instructions and settings (changed), …`; a dash
 /// when the runs predate per-part records or nothing changed.
-fn changes_text(changes: &Value) -> String {
+fn changes_text(changes: Option<&[ConfigurationChange]>) -> String {
     let named: Vec<String> = changes
-        .as_array()
         .into_iter()
         .flatten()
-        .map(|change| {
-            format!(
-                "{} ({})",
-                change["what"].as_str().unwrap_or_default(),
-                change["change"].as_str().unwrap_or_default()
-            )
-        })
+        .map(|change| format!("{} ({})", change.what, change.change.name()))
         .collect();
     if named.is_empty() {
         "—".into()
@@ -727,17 +722,33 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn history(n: usize) -> Vec<Value> {
+    fn history(n: usize) -> Vec<ListedRun> {
         (0..n)
-            .map(|i| {
-                json!({
-                    "runId": format!("run-{i}"),
-                    "time": "2026-01-01T00:00:00Z",
-                    "passRate": 0.5,
-                    "configurationFingerprint": format!("{i:064x}"),
-                })
+            .map(|i| ListedRun {
+                run_id: Some(format!("run-{i}")),
+                time: Some("2026-01-01T00:00:00Z".into()),
+                pass_rate: Some(0.5),
+                runs: None,
+                configuration_fingerprint: Some(format!("{i:064x}")),
+                grading: None,
+                questions_sha256: None,
             })
             .collect()
+    }
+
+    /// A recorded run of the history, with one question that passed.
+    fn recorded(listed: &ListedRun) -> EvaluationRun {
+        serde_json::from_value(json!({
+            "runId": listed.run_id, "time": listed.time,
+            "workspace": {"id": "w", "name": null}, "agent": {"id": "a", "name": null},
+            "grading": "rules", "questionsFile": "q.json", "questionsSha256": "",
+            "repeats": 1, "concurrency": 1,
+            "configurationFingerprint": listed.configuration_fingerprint,
+            "summary": null, "configurationParts": null,
+            "rows": [{"question": "q", "expected": null, "actual": null, "verdict": "yes",
+                      "rule": null, "rationale": null, "latencyMs": null, "error": null}],
+        }))
+        .expect("a run")
     }
 
     /// The numbers of every `attribute="..."` in `html`, in order.
@@ -811,19 +822,15 @@ mod tests {
 
     #[test]
     fn the_matrix_puts_the_newest_run_first_and_marks_this_one_wherever_it_is() {
-        let mut runs = history(5);
-        for run in &mut runs {
-            run["rows"] = json!([{"question": "q", "verdict": "yes"}]);
-        }
-        let header = |current: usize, window: &[Value]| -> Vec<(String, bool)> {
+        let runs: Vec<EvaluationRun> = history(5).iter().map(recorded).collect();
+        let header = |current: usize, window: &[EvaluationRun]| -> Vec<(String, bool)> {
             window
                 .iter()
                 .rev()
                 .map(|r| {
-                    (
-                        text(&r["runId"]),
-                        text(&r["runId"]) == format!("run-{current}"),
-                    )
+                    let id = or_empty(&r.run_id).to_string();
+                    let is_current = id == format!("run-{current}");
+                    (id, is_current)
                 })
                 .collect()
         };

@@ -24,7 +24,7 @@ fn store_files(path: &Path) -> Vec<PathBuf> {
 /// (and `local serve` applies to its own store): the folder, the database and SQLite's files
 /// beside it, with group or other permissions. The runs hold the agent's answers, which may
 /// be data.
-pub fn check_private(path: &Path) -> Result<()> {
+pub(crate) fn check_private(path: &Path) -> Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let files = store_files(path);
     let mut paths = vec![folder];
@@ -35,7 +35,7 @@ pub fn check_private(path: &Path) -> Result<()> {
 /// Creates the store at `path` with `schema` unless a file is there: built under a temporary
 /// name in a private folder and hard-linked into place, which fails rather than replaces when
 /// another evaluation made the store meanwhile.
-pub fn create_if_missing(path: &Path, schema: &str) -> Result<()> {
+pub(crate) fn create_if_missing(path: &Path, schema: &str) -> Result<()> {
     if path.exists() {
         return Ok(());
     }
@@ -65,7 +65,7 @@ pub fn create_if_missing(path: &Path, schema: &str) -> Result<()> {
 
 /// Refuses a store file that is empty: fabsh never leaves one (see [`create_if_missing`]),
 /// so it was truncated and its history is gone; starting over in it would say nothing.
-pub fn check_not_empty(path: &Path) -> Result<()> {
+pub(crate) fn check_not_empty(path: &Path) -> Result<()> {
     let len = std::fs::metadata(path).map(|meta| meta.len()).unwrap_or(1);
     if len > 0 {
         return Ok(());
@@ -78,7 +78,7 @@ pub fn check_not_empty(path: &Path) -> Result<()> {
 
 /// The error for a store file that cannot be used: which file, that `--no-save` evaluates
 /// without it, and how to move it aside for a new one.
-pub fn unusable(path: &Path, why: &str) -> Error {
+pub(crate) fn unusable(path: &Path, why: &str) -> Error {
     let shown = shell_word(&path.display().to_string());
     Error::runtime(format!("the evaluation store {} {why}", path.display())).with_hint(format!(
         "`data-agent evaluate --no-save` runs without it; to start a new store, move it aside: `mv {shown} {shown}.broken`"

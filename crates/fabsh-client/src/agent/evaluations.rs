@@ -4,8 +4,12 @@
 
 use super::evaluation_store_file as store_file;
 use crate::error::{Error, Result};
+use fabsh_model::agent::evaluation::{
+    EvaluationRow, EvaluationRun, EvaluationSummary, ListedRun, Named,
+};
+use fabsh_model::agent::grade::Verdict;
+use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, named_params, params};
-use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 const SCHEMA: &str = "
@@ -70,18 +74,6 @@ fn add_configuration_parts(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The row keys, in the order `evaluate` outputs them and the table stores them.
-pub const ROW_KEYS: &[&str] = &[
-    "question",
-    "expected",
-    "actual",
-    "verdict",
-    "rule",
-    "rationale",
-    "latencyMs",
-    "error",
-];
-
 /// The store's file: `<user data dir>/fabsh/evaluations.sqlite3`.
 pub fn default_path() -> Result<PathBuf> {
     dirs::data_dir()
@@ -90,6 +82,26 @@ pub fn default_path() -> Result<PathBuf> {
             Error::runtime("no user data directory for the evaluation store")
                 .with_hint("set XDG_DATA_HOME (or HOME)")
         })
+}
+
+/// A run's summary as stored (JSON text); none when the text does not read as one, which
+/// `evaluations show` prints as null and `list` as null runs.
+fn summary_of(text: &str) -> Option<EvaluationSummary> {
+    serde_json::from_str(text).ok()
+}
+
+/// The verdict in column `at` of a stored row: a name fabsh wrote, or null.
+fn verdict_at(row: &rusqlite::Row, at: usize) -> rusqlite::Result<Option<Verdict>> {
+    let Some(name) = row.get::<_, Option<String>>(at)? else {
+        return Ok(None);
+    };
+    Verdict::named(&name).map(Some).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            at,
+            Type::Text,
+            format!("{name:?} is not a verdict").into(),
+        )
+    })
 }
 
 /// The agent a run reference is looked for among, as the user named it (workspace and agent,
@@ -147,57 +159,58 @@ impl Store {
         })
     }
 
-    /// Records a run (`evaluations show`'s shape without `rows`) and its rows.
-    pub fn save(&mut self, run: &Value, rows: &[Value]) -> Result<()> {
+    /// Records a run (its `rows` aside) and its rows.
+    pub fn save(&mut self, run: &EvaluationRun, rows: &[EvaluationRow]) -> Result<()> {
         let tx = self
             .conn
             .transaction()
             .map_err(|err| failed(&self.path, err))?;
-        let text = |value: &Value| value.as_str().map(str::to_string);
+        // As JSON text; a run without a summary (never one `evaluate` makes) stores null.
+        let summary = serde_json::to_string(&run.summary)?;
+        let parts = run
+            .configuration_parts
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()?;
         tx.execute(
             "INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
-                text(&run["runId"]),
-                text(&run["time"]),
-                text(&run["workspace"]["id"]),
-                text(&run["workspace"]["name"]),
-                text(&run["agent"]["id"]),
-                text(&run["agent"]["name"]),
-                text(&run["grading"]),
-                text(&run["questionsFile"]),
-                text(&run["questionsSha256"]),
-                run["repeats"].as_i64(),
-                run["concurrency"].as_i64(),
-                text(&run["configurationFingerprint"]),
-                run["summary"]["passRate"].as_f64().unwrap_or(0.0),
-                run["summary"].to_string(),
-                (!run["configurationParts"].is_null())
-                    .then(|| run["configurationParts"].to_string()),
+                run.run_id,
+                run.time,
+                run.workspace.id,
+                run.workspace.name,
+                run.agent.id,
+                run.agent.name,
+                run.grading,
+                run.questions_file,
+                run.questions_sha256,
+                run.repeats,
+                run.concurrency,
+                run.configuration_fingerprint,
+                // The column wants a number; a run without a summary has no rate to list.
+                run.summary.as_ref().map_or(0.0, |summary| summary.pass_rate),
+                summary,
+                parts,
             ],
         )
         .map_err(|err| failed(&self.path, err))?;
         for (seq, row) in rows.iter().enumerate() {
-            let cell = |key: &str| match &row[key] {
-                Value::Null => None,
-                Value::String(text) => Some(text.clone()),
-                other => Some(other.to_string()),
-            };
             tx.execute(
                 "INSERT INTO rows (run_id, seq, question, expected, actual, verdict, rule,
                                    rationale, latency_ms, error, expected_sql)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
-                    text(&run["runId"]),
+                    run.run_id,
                     seq as i64,
-                    cell("question"),
-                    cell("expected"),
-                    cell("actual"),
-                    cell("verdict"),
-                    cell("rule"),
-                    cell("rationale"),
-                    row["latencyMs"].as_i64(),
-                    cell("error"),
-                    cell("expectedSql"),
+                    row.question,
+                    row.expected,
+                    row.actual,
+                    row.verdict.map(Verdict::name),
+                    row.rule,
+                    row.rationale,
+                    row.latency_ms,
+                    row.error,
+                    row.reference_query(),
                 ],
             )
             .map_err(|err| failed(&self.path, err))?;
@@ -207,7 +220,7 @@ impl Store {
 
     /// The runs of an agent, newest first, in `evaluations list`'s shape.
     /// (Newest by insertion: RFC 3339 texts with fractions of varying length do not sort.)
-    pub fn list(&self, workspace: &str, agent: &str) -> Result<Vec<Value>> {
+    pub fn list(&self, workspace: &str, agent: &str) -> Result<Vec<ListedRun>> {
         let mut statement = self
             .conn
             .prepare(
@@ -218,20 +231,19 @@ impl Store {
             .map_err(|err| failed(&self.path, err))?;
         let runs = statement
             .query_map(params![workspace, agent], |row| {
-                let summary: String = row.get(3)?;
-                let summary: Value = serde_json::from_str(&summary).unwrap_or(Value::Null);
-                Ok(json!({
-                    "runId": row.get::<_, String>(0)?,
-                    "time": crate::local_time::shown(&row.get::<_, String>(1)?),
-                    "passRate": row.get::<_, f64>(2)?,
-                    "runs": summary["runs"],
-                    "configurationFingerprint": row.get::<_, Option<String>>(4)?,
-                    "grading": row.get::<_, String>(5)?,
-                    "questionsSha256": row.get::<_, String>(6)?,
-                }))
+                let summary = summary_of(&row.get::<_, String>(3)?);
+                Ok(ListedRun {
+                    run_id: Some(row.get(0)?),
+                    time: Some(crate::local_time::shown(&row.get::<_, String>(1)?)),
+                    pass_rate: Some(row.get(2)?),
+                    runs: summary.map(|summary| summary.runs),
+                    configuration_fingerprint: row.get(4)?,
+                    grading: Some(row.get(5)?),
+                    questions_sha256: Some(row.get(6)?),
+                })
             })
             .map_err(|err| failed(&self.path, err))?;
-        runs.collect::<rusqlite::Result<Vec<Value>>>()
+        runs.collect::<rusqlite::Result<Vec<ListedRun>>>()
             .map_err(|err| failed(&self.path, err))
     }
 
@@ -239,8 +251,9 @@ impl Store {
     pub fn latest(&self, workspace: &str, agent: &str) -> Result<Option<String>> {
         Ok(self
             .list(workspace, agent)?
-            .first()
-            .and_then(|run| run["runId"].as_str().map(str::to_string)))
+            .into_iter()
+            .next()
+            .and_then(|run| run.run_id))
     }
 
     /// The full id of the run `reference` names: its id or an unambiguous prefix of it (as a
@@ -302,7 +315,7 @@ impl Store {
     }
 
     /// A run and its rows, in `evaluations show`'s shape.
-    pub fn show(&self, reference: &str, agent: Option<&AgentFilter>) -> Result<Value> {
+    pub fn show(&self, reference: &str, agent: Option<&AgentFilter>) -> Result<EvaluationRun> {
         let id = self.resolve(reference, agent)?;
         let mut run = self
             .conn
@@ -313,24 +326,32 @@ impl Store {
                  FROM runs WHERE id = ?1",
                 params![id],
                 |row| {
-                    let summary: String = row.get(12)?;
-                    Ok(json!({
-                        "runId": row.get::<_, String>(0)?,
-                        "time": crate::local_time::shown(&row.get::<_, String>(1)?),
-                        "workspace": {"id": row.get::<_, String>(2)?, "name": row.get::<_, Option<String>>(3)?},
-                        "agent": {"id": row.get::<_, String>(4)?, "name": row.get::<_, Option<String>>(5)?},
-                        "grading": row.get::<_, String>(6)?,
-                        "questionsFile": row.get::<_, String>(7)?,
-                        "questionsSha256": row.get::<_, String>(8)?,
-                        "repeats": row.get::<_, i64>(9)?,
-                        "concurrency": row.get::<_, i64>(10)?,
-                        "configurationFingerprint": row.get::<_, Option<String>>(11)?,
-                        "summary": serde_json::from_str::<Value>(&summary).unwrap_or(Value::Null),
-                        "configurationParts": row
+                    Ok(EvaluationRun {
+                        run_id: Some(row.get(0)?),
+                        time: Some(crate::local_time::shown(&row.get::<_, String>(1)?)),
+                        workspace: Named {
+                            id: row.get(2)?,
+                            name: row.get(3)?,
+                        },
+                        agent: Named {
+                            id: row.get(4)?,
+                            name: row.get(5)?,
+                        },
+                        grading: row.get(6)?,
+                        questions_file: row.get(7)?,
+                        questions_sha256: row.get(8)?,
+                        repeats: row.get(9)?,
+                        concurrency: row.get(10)?,
+                        configuration_fingerprint: row.get(11)?,
+                        summary: summary_of(&row.get::<_, String>(12)?),
+                        // Null for runs recorded before parts were, and for parts that do not
+                        // read as such.
+                        configuration_parts: row
                             .get::<_, Option<String>>(13)?
-                            .and_then(|parts| serde_json::from_str::<Value>(&parts).ok())
-                            .unwrap_or(Value::Null),
-                    }))
+                            .and_then(|parts| serde_json::from_str(&parts).ok()),
+                        rows: Vec::new(),
+                        extra: serde_json::Map::new(),
+                    })
                 },
             )
             .optional()
@@ -344,29 +365,29 @@ impl Store {
                  FROM rows WHERE run_id = ?1 ORDER BY seq",
             )
             .map_err(|err| failed(&self.path, err))?;
-        let rows = statement
+        run.rows = statement
             .query_map(params![id], |row| {
-                let mut out = serde_json::Map::new();
-                for (i, key) in ROW_KEYS.iter().enumerate() {
-                    let value = if *key == "latencyMs" {
-                        row.get::<_, Option<i64>>(i)?
-                            .map_or(Value::Null, Value::from)
-                    } else {
-                        row.get::<_, Option<String>>(i)?
-                            .map_or(Value::Null, Value::from)
-                    };
-                    out.insert(key.to_string(), value);
-                }
-                // Only rows with a reference query say so.
-                if let Some(sql) = row.get::<_, Option<String>>(ROW_KEYS.len())? {
-                    out.insert("expectedSql".to_string(), Value::from(sql));
-                }
-                Ok(Value::Object(out))
+                Ok(EvaluationRow {
+                    question: row.get(0)?,
+                    expected: row.get(1)?,
+                    actual: row.get(2)?,
+                    verdict: verdict_at(row, 3)?,
+                    rule: row.get(4)?,
+                    rationale: row.get(5)?,
+                    latency_ms: row.get(6)?,
+                    error: row.get(7)?,
+                    // Only rows with a reference query say so.
+                    expected_sql: row.get::<_, Option<String>>(8)?.map(Some),
+                    expected_result: None,
+                    steps: None,
+                    thread_id: None,
+                    files: None,
+                    extra: serde_json::Map::new(),
+                })
             })
             .map_err(|err| failed(&self.path, err))?
-            .collect::<rusqlite::Result<Vec<Value>>>()
+            .collect::<rusqlite::Result<Vec<EvaluationRow>>>()
             .map_err(|err| failed(&self.path, err))?;
-        run["rows"] = Value::Array(rows);
         Ok(run)
     }
 

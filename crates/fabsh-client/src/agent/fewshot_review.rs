@@ -6,9 +6,11 @@
 //! mapping and relatedness, in batches.
 
 use fabsh_http::chat::LlmClient;
+use fabsh_model::agent::fewshot_review::{ListedFewshot, Quality, ReviewIssue};
 use fabsh_model::agent::similarity::{normalize, similarity};
 use fabsh_model::agent::sql_check::{self, KnownSchema, SqlProblem};
 use futures::StreamExt;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 
 /// Content-word overlap from which two different questions count as near-duplicates.
@@ -24,6 +26,18 @@ pub struct Example {
     pub id: String,
     pub question: String,
     pub query: String,
+}
+
+impl From<ListedFewshot> for Example {
+    /// A key the service left out reads as empty: an example without its query is then
+    /// reported as an empty query, one without a question is checked as asking nothing.
+    fn from(listed: ListedFewshot) -> Example {
+        Example {
+            id: listed.id.unwrap_or_default(),
+            question: listed.question.unwrap_or_default(),
+            query: listed.query.unwrap_or_default(),
+        }
+    }
 }
 
 /// A problem found.
@@ -56,12 +70,16 @@ impl Issue {
         }
     }
 
-    /// As output: `{fewshotIds, type, severity, explanation, suggestion}`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "fewshotIds": self.fewshot_ids, "type": self.kind, "severity": self.severity,
-            "explanation": self.explanation, "suggestion": self.suggestion,
-        })
+    /// As output, with the questions of the examples it concerns.
+    pub fn reviewed(&self, questions: Vec<String>) -> ReviewIssue {
+        ReviewIssue {
+            fewshot_ids: self.fewshot_ids.clone(),
+            kind: self.kind.to_string(),
+            severity: self.severity.to_string(),
+            explanation: self.explanation.clone(),
+            suggestion: self.suggestion.clone(),
+            questions,
+        }
     }
 }
 
@@ -212,6 +230,63 @@ fn missing_literals(example: &Example) -> Option<String> {
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 
+/// The judge's reply, as [`JUDGE_SYSTEM`] asks for it. A model writes what it writes: a reply
+/// of another shape rates nothing, a rating that is not an object is passed over, and a key
+/// left out or of another type reads as not said, so one odd key never loses a batch.
+#[derive(Deserialize)]
+struct JudgeReply {
+    #[serde(default, deserialize_with = "ratings")]
+    results: Vec<Rating>,
+}
+
+/// One example's rating.
+#[derive(Deserialize)]
+struct Rating {
+    #[serde(default, deserialize_with = "said")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "said")]
+    reason: Option<String>,
+    #[serde(default)]
+    clarity: Answer,
+    #[serde(default)]
+    mapping: Answer,
+    #[serde(default)]
+    relatedness: Answer,
+}
+
+/// What the judge answered for one check: `no` (in any case) or `false` is a no; anything
+/// else, or nothing, is not.
+#[derive(Default)]
+struct Answer {
+    no: bool,
+}
+
+impl<'de> Deserialize<'de> for Answer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let said = Value::deserialize(deserializer)?;
+        let no = said.as_str().is_some_and(|v| v.eq_ignore_ascii_case("no")) || said == false;
+        Ok(Answer { no })
+    }
+}
+
+/// A text the judge gave, if it gave one as text.
+fn said<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Ok(Value::deserialize(deserializer)?
+        .as_str()
+        .map(str::to_string))
+}
+
+/// The ratings of a reply's `results`, those that are objects.
+fn ratings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Rating>, D::Error> {
+    let results = Value::deserialize(deserializer)?;
+    Ok(results
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|rating| Rating::deserialize(rating).ok())
+        .collect())
+}
+
 const JUDGE_SYSTEM: &str = "You review few-shot examples of a data agent: each pairs a natural-language question with the query that answers it. For each example judge clarity (the question is unambiguous), mapping (every value and condition in the question is in the query) and relatedness (the query answers this question). Reply with one JSON object: {\"results\": [{\"id\": \"<id>\", \"clarity\": \"yes\" or \"no\", \"mapping\": \"yes\" or \"no\", \"relatedness\": \"yes\" or \"no\", \"reason\": \"one sentence\"}]}.";
 
 /// The judge's ratings, `BATCH` examples per request, a few requests at once. A batch the
@@ -241,9 +316,9 @@ pub async fn judge(model: &LlmClient, examples: &[Example]) -> (Vec<Issue>, Vec<
     for outcome in outcomes {
         match outcome {
             Ok(reply) => {
-                for rating in reply["results"].as_array().into_iter().flatten() {
-                    issues.extend(rating_issues(rating));
-                }
+                let ratings =
+                    JudgeReply::deserialize(&reply).map_or_else(|_| Vec::new(), |r| r.results);
+                issues.extend(ratings.into_iter().flat_map(rating_issues));
             }
             Err(err) => failures.push(err),
         }
@@ -251,20 +326,14 @@ pub async fn judge(model: &LlmClient, examples: &[Example]) -> (Vec<Issue>, Vec<
     (issues, failures)
 }
 
-fn rating_issues(rating: &Value) -> Vec<Issue> {
-    let id = rating["id"].as_str().unwrap_or_default().to_string();
-    let reason = rating["reason"]
-        .as_str()
-        .unwrap_or("no reason given")
-        .to_string();
-    let no = |key: &str| {
-        rating[key]
-            .as_str()
-            .is_some_and(|v| v.eq_ignore_ascii_case("no"))
-            || rating[key] == false
-    };
+fn rating_issues(rating: Rating) -> Vec<Issue> {
+    // A rating that names no example is still reported, on no example's id.
+    let id = rating.id.unwrap_or_default();
+    let reason = rating
+        .reason
+        .unwrap_or_else(|| "no reason given".to_string());
     let mut issues = Vec::new();
-    if no("clarity") {
+    if rating.clarity.no {
         issues.push(Issue::new(
             vec![id.clone()],
             "ambiguous",
@@ -273,7 +342,7 @@ fn rating_issues(rating: &Value) -> Vec<Issue> {
             "reword the question so it has one reading",
         ));
     }
-    if no("mapping") || no("relatedness") {
+    if rating.mapping.no || rating.relatedness.no {
         issues.push(Issue::new(
             vec![id],
             "low_quality",
@@ -288,18 +357,18 @@ fn rating_issues(rating: &Value) -> Vec<Issue> {
 /// `good` without issues above low severity, `poor` with any high one or with issues on more
 /// than a quarter of the examples, else `fair`; but `unknown` instead of `good` or `fair` when
 /// the judge failed on some examples, whose issues are then not known.
-pub fn overall_quality(issues: &[Issue], examples: usize, judge_failed: bool) -> &'static str {
+pub fn overall_quality(issues: &[Issue], examples: usize, judge_failed: bool) -> Quality {
     let mut flagged: Vec<&String> = issues.iter().flat_map(|i| &i.fewshot_ids).collect();
     flagged.sort();
     flagged.dedup();
     if issues.iter().any(|i| i.severity == "high") || flagged.len() * 4 > examples {
-        "poor"
+        Quality::Poor
     } else if judge_failed {
-        "unknown"
+        Quality::Unknown
     } else if issues.iter().any(|i| i.severity == "medium") {
-        "fair"
+        Quality::Fair
     } else {
-        "good"
+        Quality::Good
     }
 }
 
@@ -313,6 +382,43 @@ mod tests {
             question: question.into(),
             query: query.into(),
         }
+    }
+
+    #[test]
+    fn a_judges_odd_keys_read_as_not_said_and_odd_ratings_are_passed_over() {
+        let reply = json!({"results": [
+            {"id": "1", "clarity": "NO", "mapping": false, "relatedness": "yes", "reason": 3},
+            "not a rating",
+            {"id": 2, "relatedness": "no", "reason": "answers another question"},
+            {"id": "3", "clarity": "yes", "mapping": "yes", "relatedness": true},
+        ]});
+        let ratings = JudgeReply::deserialize(&reply).expect("a reply").results;
+        let issues: Vec<(String, &str, String)> = ratings
+            .into_iter()
+            .flat_map(rating_issues)
+            .map(|issue| (issue.fewshot_ids.join(","), issue.kind, issue.explanation))
+            .collect();
+        assert_eq!(
+            issues,
+            [
+                (
+                    "1".to_string(),
+                    "ambiguous",
+                    "unclear question: no reason given".to_string()
+                ),
+                (
+                    "1".to_string(),
+                    "low_quality",
+                    "no reason given".to_string()
+                ),
+                (
+                    String::new(),
+                    "low_quality",
+                    "answers another question".to_string()
+                ),
+            ]
+        );
+        assert!(JudgeReply::deserialize(&json!(["no", "results"])).is_err());
     }
 
     #[test]
@@ -358,9 +464,15 @@ mod tests {
             kinds.contains(&("unknown_name", vec!["7".into()])),
             "{kinds:?}"
         );
-        assert_eq!(overall_quality(&issues, examples.len(), false), "poor");
-        assert_eq!(overall_quality(&issues, examples.len(), true), "poor");
-        assert_eq!(overall_quality(&[], examples.len(), true), "unknown");
-        assert_eq!(overall_quality(&[], examples.len(), false), "good");
+        assert_eq!(
+            overall_quality(&issues, examples.len(), false),
+            Quality::Poor
+        );
+        assert_eq!(
+            overall_quality(&issues, examples.len(), true),
+            Quality::Poor
+        );
+        assert_eq!(overall_quality(&[], examples.len(), true), Quality::Unknown);
+        assert_eq!(overall_quality(&[], examples.len(), false), Quality::Good);
     }
 }

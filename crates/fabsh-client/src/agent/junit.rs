@@ -5,7 +5,8 @@
 //! error: the judge or the reference query failed), which is an error, as JUnit reports a
 //! test that could not run as it should rather than one whose check failed.
 
-use serde_json::Value;
+use fabsh_model::agent::evaluation::EvaluationRow;
+use fabsh_model::agent::grade::Verdict;
 use std::fmt::Write;
 
 /// `text` safe inside an XML attribute or element: the five special characters escaped and
@@ -27,13 +28,14 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// A JSON value as text: strings as they are, null as nothing, the rest as JSON.
-pub fn text(value: &Value) -> String {
-    match value {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
+/// A text of a record that may be null, as a document shows it: null as nothing.
+pub(crate) fn or_empty(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("")
+}
+
+/// A verdict as a document shows it: its name, or nothing when there is none.
+pub(crate) fn verdict_text(verdict: Option<Verdict>) -> &'static str {
+    verdict.map_or("", Verdict::name)
 }
 
 /// A testcase's name: `3. How many orders?`, and `(run 2 of 3)` when there are repeats.
@@ -48,12 +50,12 @@ fn case_name(question: &str, position: usize, run: usize, repeats: usize) -> Str
 /// The JUnit document for an evaluation's rows, in the order `evaluate` gives them (each
 /// question's `repeats` runs together, questions in file order); `suite` names the testsuite
 /// (the agent).
-pub fn render(suite: &str, rows: &[Value], repeats: usize) -> String {
+pub fn render(suite: &str, rows: &[EvaluationRow], repeats: usize) -> String {
     let repeats = repeats.max(1);
-    let ungraded = |row: &Value| row["verdict"] == "error";
-    let errors = rows.iter().filter(|row| ungraded(row)).count();
-    let failures = rows.iter().filter(|row| row["verdict"] != "yes").count() - errors;
-    let seconds = |row: &Value| row["latencyMs"].as_f64().unwrap_or(0.0) / 1000.0;
+    let errors = rows.iter().filter(|row| row.ungraded()).count();
+    let failures = rows.iter().filter(|row| !row.passed()).count() - errors;
+    // A run without a latency (none is recorded for a question not asked) took no time.
+    let seconds = |row: &EvaluationRow| row.latency_ms.map_or(0.0, |ms| ms as f64) / 1000.0;
     let total: f64 = rows.iter().map(seconds).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -63,8 +65,7 @@ pub fn render(suite: &str, rows: &[Value], repeats: usize) -> String {
         suite = escape(suite),
     );
     for (at, row) in rows.iter().enumerate() {
-        let question = text(&row["question"]);
-        let name = case_name(&question, at / repeats + 1, at % repeats + 1, repeats);
+        let name = case_name(&row.question, at / repeats + 1, at % repeats + 1, repeats);
         let _ = write!(
             out,
             "    <testcase classname=\"{suite}\" name=\"{name}\" time=\"{time:.3}\"",
@@ -72,23 +73,23 @@ pub fn render(suite: &str, rows: &[Value], repeats: usize) -> String {
             name = escape(&name),
             time = seconds(row),
         );
-        if row["verdict"] == "yes" {
+        if row.passed() {
             out.push_str("/>\n");
             continue;
         }
-        let reason = match text(&row["error"]) {
-            error if !error.is_empty() => error,
-            _ => text(&row["rationale"]),
+        let reason = match or_empty(&row.error) {
+            "" => or_empty(&row.rationale),
+            error => error,
         };
         let _ = write!(
             out,
             ">\n      <{element} message=\"verdict {verdict} ({rule})\" type=\"{verdict}\">expected: {expected}\nactual: {actual}\nrationale: {reason}</{element}>\n    </testcase>\n",
-            element = if ungraded(row) { "error" } else { "failure" },
-            verdict = escape(&text(&row["verdict"])),
-            rule = escape(&text(&row["rule"])),
-            expected = escape(&text(&row["expected"])),
-            actual = escape(&text(&row["actual"])),
-            reason = escape(&reason),
+            element = if row.ungraded() { "error" } else { "failure" },
+            verdict = escape(verdict_text(row.verdict)),
+            rule = escape(or_empty(&row.rule)),
+            expected = escape(or_empty(&row.expected)),
+            actual = escape(or_empty(&row.actual)),
+            reason = escape(reason),
         );
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
@@ -98,7 +99,17 @@ pub fn render(suite: &str, rows: &[Value], repeats: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// A row of `question` graded `verdict`, with the other keys of `more`.
+    fn row(question: &str, verdict: &str, more: Value) -> EvaluationRow {
+        let mut row = json!({"question": question, "expected": null, "actual": null,
+            "verdict": verdict, "rule": null, "rationale": null, "latencyMs": null, "error": null});
+        for (key, value) in more.as_object().expect("an object") {
+            row[key] = value.clone();
+        }
+        serde_json::from_value(row).expect("a row")
+    }
 
     #[test]
     fn special_characters_are_escaped_and_control_characters_dropped() {
@@ -106,11 +117,7 @@ mod tests {
             escape("a<b & \"c\" 'd'>\u{1}"),
             "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
         );
-        let xml = render(
-            "A&B",
-            &[json!({"question": "q<", "verdict": "no", "actual": "x]]>"})],
-            1,
-        );
+        let xml = render("A&B", &[row("q<", "no", json!({"actual": "x]]>"}))], 1);
         assert!(xml.contains("name=\"1. q&lt;\""), "{xml}");
         assert!(xml.contains("actual: x]]&gt;"), "{xml}");
     }
@@ -120,10 +127,13 @@ mod tests {
         let xml = render(
             "agent",
             &[
-                json!({"question": "a", "verdict": "yes"}),
-                json!({"question": "b", "verdict": "no", "rule": "numbers"}),
-                json!({"question": "c", "verdict": "error", "rule": "reference_failed",
-                       "error": "the reference query returned nothing"}),
+                row("a", "yes", json!({})),
+                row("b", "no", json!({"rule": "numbers"})),
+                row(
+                    "c",
+                    "error",
+                    json!({"rule": "reference_failed", "error": "the reference query returned nothing"}),
+                ),
             ],
             1,
         );
@@ -144,7 +154,7 @@ mod tests {
 
     #[test]
     fn two_questions_with_one_text_are_named_by_their_place_not_as_repeats() {
-        let row = json!({"question": "How many?", "verdict": "yes"});
+        let row = row("How many?", "yes", json!({}));
         let once = render("agent", &[row.clone(), row.clone()], 1);
         assert!(
             once.contains("name=\"1. How many?\"") && once.contains("name=\"2. How many?\""),

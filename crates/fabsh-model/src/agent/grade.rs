@@ -25,6 +25,23 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Its name, as it is written in the output (`yes`, `no`, `unclear`, `error`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Yes => "yes",
+            Verdict::No => "no",
+            Verdict::Unclear => "unclear",
+            Verdict::Error => "error",
+        }
+    }
+
+    /// The verdict of that name (as [`Verdict::name`] writes it), if one.
+    pub fn named(name: &str) -> Option<Verdict> {
+        [Verdict::Yes, Verdict::No, Verdict::Unclear, Verdict::Error]
+            .into_iter()
+            .find(|verdict| verdict.name() == name)
+    }
+
     /// From a model's word (`yes`, `No`, `true`, ...); anything else is unclear.
     pub fn parse(text: &str) -> Verdict {
         match text.trim().to_ascii_lowercase().as_str() {

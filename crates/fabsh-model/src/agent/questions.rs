@@ -8,7 +8,6 @@
 use super::fewshot_file::rows_error;
 use super::row_file::{self, RowProblem, Shape, problem};
 use crate::sql::{StatementKind, kind_of, orders_rows, parse};
-use serde_json::{Value, json};
 
 /// One question to ask.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,11 +29,6 @@ pub struct Question {
 }
 
 impl Question {
-    /// As the stdlib takes it: `{question, expected}`.
-    pub fn to_json(&self) -> Value {
-        json!({"question": self.question, "expected": self.expected})
-    }
-
     /// True when the expected answer comes from a reference query.
     pub fn has_reference(&self) -> bool {
         self.expected_sql.is_some()

@@ -10,8 +10,8 @@ use super::evaluate_flags::{
     JUNIT, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, MIN_PASS_RATE, NO_SAVE, OUTPUT_FILE,
     QUESTIONS, REPEATS, TOLERANCE, at_least_one,
 };
-use super::evaluation_record::{self as tracking, sha256_hex};
-use super::evaluation_reference as reference;
+use super::evaluation_record::{self as tracking, Subject, sha256_hex};
+use super::evaluation_reference::{self as reference, Reference};
 use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
@@ -19,8 +19,8 @@ use super::query::{
 use super::{AGENT, evaluations};
 use crate::agent::downloads;
 use crate::agent::evaluation_compare;
-use crate::agent::evaluations::ROW_KEYS;
 use crate::agent::judge::{JUDGE_FAILED, Judge, PLACEHOLDERS};
+use crate::agent::junit::or_empty;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::commands::typed::{Command, handler};
@@ -28,36 +28,18 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use crate::stdlib;
+use fabsh_model::agent::evaluation::{
+    AskOptions, Comparison, Evaluation, EvaluationRow, EvaluationRun, GradedRow, GradedRuns,
+    QuestionSummary, RecordedSummary,
+};
+use fabsh_model::agent::grade::Verdict;
 use fabsh_model::agent::questions;
-use serde_json::{Map, Value, json};
+use fabsh_model::sql::ResultSet;
+use serde::Deserialize;
+use serde_json::json;
 use std::path::Path;
 
-/// The summary keys, in order.
-const SUMMARY_KEYS: &[&str] = &[
-    "runs",
-    "passed",
-    "failed",
-    "unclear",
-    "errors",
-    "passRate",
-    "latencyP50Ms",
-    "latencyP95Ms",
-];
-/// The per-question keys, in order.
-const QUESTION_KEYS: &[&str] = &[
-    "question",
-    "expected",
-    "runs",
-    "passed",
-    "failed",
-    "unclear",
-    "errors",
-    "passRate",
-    "consistent",
-    "distinctAnswers",
-];
-
-pub const EVALUATE: CommandSpec = CommandSpec {
+pub(crate) const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
@@ -169,26 +151,27 @@ impl Command for Evaluate {
             )?;
             // Who was evaluated costs a few reads: skipped when nothing is recorded, named or
             // compared (a comparison names what changed in the configuration).
-            let mut run = if self.no_save && junit.is_none() && tracked.baseline.is_none() {
-                json!({"configurationFingerprint": null})
+            let subject = if self.no_save && junit.is_none() && tracked.baseline.is_none() {
+                Subject::unread(&workspace, &id)
             } else {
                 let given = &self.target.workspace;
                 tracking::subject(&ctx, given, resolved.as_ref(), &workspace, &id).await
             };
-            let mut opts = json!({
-                "repeats": repeats, "concurrency": concurrency, "timeout": limit.as_secs(),
-                "show_steps": self.show_steps, "keep_thread": self.keep_thread,
-                "progress": "evaluating", "tolerance": tolerance,
-            });
-            if let Some(url) = &self.published_url {
-                opts["published_url"] = json!(url);
-            }
-            if let Some(dir) = &downloads {
-                opts["download_files"] = json!(dir.display().to_string());
-            }
+            let opts = AskOptions {
+                repeats: repeats as u64,
+                concurrency: concurrency as u64,
+                timeout: limit.as_secs(),
+                show_steps: self.show_steps,
+                keep_thread: self.keep_thread,
+                progress: "evaluating".into(),
+                tolerance,
+                published_url: self.published_url.clone(),
+                download_files: downloads.as_ref().map(|dir| dir.display().to_string()),
+            };
+            let opts = serde_json::to_value(opts)?;
             // The reference queries (each once) run while the agent is asked, in a small pool of
             // their own: a result is needed only to grade, and grading waits for both.
-            let subject = if asked.iter().any(questions::Question::has_reference) {
+            let subject_agent = if asked.iter().any(questions::Question::has_reference) {
                 Some(match &resolved {
                     Some(agent) => agent.clone(),
                     None => self.target.resolve(&ctx).await?,
@@ -196,50 +179,57 @@ impl Command for Evaluate {
             } else {
                 None
             };
-            let to_ask: Vec<Value> = asked
+            let to_ask: Vec<_> = asked
                 .iter()
-                .map(|question| reference::question_json(question, None))
+                .map(|question| reference::stdlib_question(question, None))
                 .collect();
             let asking = asking.call(
                 "evaluate::ask",
                 vec![
                     json!(workspace),
                     json!(id),
-                    Value::Array(to_ask),
+                    serde_json::to_value(to_ask)?,
                     opts.clone(),
                 ],
             );
             let referencing = async {
-                match &subject {
-                    Some(subject) => {
+                match &subject_agent {
+                    Some(agent) => {
                         let pool = reference::pool_size(concurrency as usize);
-                        reference::run_all(&ctx, subject, &asked, pool, limit).await
+                        reference::run_all(&ctx, agent, &asked, pool, limit).await
                     }
                     None => Ok(vec![None; asked.len()]),
                 }
             };
             let (answered, references) = tokio::join!(asking, referencing);
             let (answered, references) = (answered?, references?);
-            let question_list: Vec<Value> = asked
+            let question_list: Vec<_> = asked
                 .iter()
                 .zip(&references)
-                .map(|(question, found)| reference::question_json(question, found.as_ref()))
+                .map(|(question, found)| reference::stdlib_question(question, found.as_ref()))
                 .collect();
             // A result set stays with its question in the stdlib; each row gets it back here.
-            let expected_results: Vec<Value> = question_list
+            let expected_results: Vec<Option<ResultSet>> = references
                 .iter()
-                .map(|question| question["expectedResult"].clone())
+                .map(|found| match found {
+                    Some(Reference::Rows(set)) => Some(set.clone()),
+                    _ => None,
+                })
                 .collect();
-            let mut result = grading
+            let result = grading
                 .call(
                     "evaluate::grade_runs",
-                    vec![Value::Array(question_list), answered, opts],
+                    vec![serde_json::to_value(question_list)?, answered, opts],
                 )
                 .await?;
+            let graded: GradedRuns = serde_json::from_value(result).map_err(|err| {
+                Error::runtime("the stdlib's evaluate::grade_runs returned runs of another shape")
+                    .with_cause(err)
+            })?;
             let with_references = references.iter().any(Option::is_some);
-            let failed = failed_answers(&result["rows"], asked.len());
+            let failed = failed_answers(&graded.rows, asked.len());
             let rows = shaped_rows(
-                result["rows"].take(),
+                graded.rows,
                 &self,
                 with_references.then_some(expected_results.as_slice()),
             );
@@ -258,70 +248,84 @@ impl Command for Evaluate {
             let grader = model
                 .as_ref()
                 .map_or("the rules".to_string(), |m| format!("the judge {m}"));
-            let mut summary = pick(result["summary"].take(), SUMMARY_KEYS);
-            run["grading"] = json!(model.map_or("rules".to_string(), |m| format!("judge {m}")));
             // Its name, not its local path (which says nothing to a report's other readers); its
             // sha256 tells whether two runs asked the same questions.
             let questions_file = file.path.file_name().map_or_else(
                 || file.path.display().to_string(),
                 |name| name.to_string_lossy().into_owned(),
             );
-            run["questionsFile"] = json!(questions_file);
-            run["questionsSha256"] = json!(sha256_hex(&file.bytes));
-            run["repeats"] = json!(repeats);
-            run["concurrency"] = json!(concurrency);
-            run["summary"] = summary.clone();
+            let mut run = EvaluationRun {
+                run_id: None,
+                time: None,
+                workspace: subject.workspace,
+                agent: subject.agent,
+                grading: model.map_or("rules".to_string(), |m| format!("judge {m}")),
+                questions_file,
+                questions_sha256: sha256_hex(&file.bytes),
+                repeats: repeats as u64,
+                concurrency: concurrency as u64,
+                configuration_fingerprint: subject.configuration_fingerprint,
+                summary: Some(graded.summary.clone()),
+                configuration_parts: subject.configuration_parts,
+                rows: Vec::new(),
+                extra: serde_json::Map::new(),
+            };
             let run_id = tracking::record(&mut tracked, &mut run, &rows)?;
-            summary["runId"] = json!(run_id);
             let comparison = tracking::compare(&tracked, &run, &rows);
             if let Some(path) = &junit {
-                let suite = run["agent"]["name"].as_str().unwrap_or(&id).to_string();
-                tracking::write_junit(path, &suite, &rows, repeats as usize)?;
+                let suite = run.agent.name.as_deref().unwrap_or(&id);
+                tracking::write_junit(path, suite, &rows, repeats as usize)?;
             }
-            let per_question: Vec<Value> = into_array(result["questions"].take())
+            let per_question = graded
+                .questions
                 .into_iter()
                 .zip(failed)
-                .map(|(q, failed)| {
-                    let mut question = pick(q, QUESTION_KEYS);
-                    if let Some(answer) = failed {
-                        question["failedAnswer"] = json!(answer);
-                    }
-                    question
+                .map(|(question, failed_answer)| QuestionSummary {
+                    failed_answer,
+                    ..question
                 })
                 .collect();
-            // Moved in, not serialised again as `json!` would.
-            let mut out = Value::Object(Map::from_iter([
-                ("summary".to_string(), summary),
-                ("questions".to_string(), Value::Array(per_question)),
-                ("rows".to_string(), Value::Array(rows)),
-            ]));
+            let out = Evaluation {
+                summary: RecordedSummary {
+                    summary: graded.summary,
+                    run_id: run_id.clone(),
+                },
+                questions: per_question,
+                rows,
+                comparison,
+            };
             let gate = Gate {
                 bar,
                 fail_on_regression: self.fail_on_regression,
             };
-            // A table shows the questions only: the comparison comes with it as notes.
-            let compared = comparison
+            // A table shows the questions only: the comparison comes with it as notes (none
+            // without a baseline).
+            let compared = out
+                .comparison
                 .as_ref()
                 .map(evaluation_compare::notes)
                 .unwrap_or_default();
             // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
             // `--output-file` page now, and under `-o html` instead of the data.
             if let Some(path) = &page_file {
-                let shown = shown_run(run.clone(), &out["rows"], &id, &workspace);
-                let page = evaluations::report_page(&shown, comparison.as_ref())?;
+                let shown = EvaluationRun {
+                    rows: out.rows.clone(),
+                    ..run.clone()
+                };
+                let page = evaluations::report_page(&shown, out.comparison.as_ref())?;
                 std::fs::write(path, page.html).map_err(|err| {
                     Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
                 })?;
             }
-            let page_comparison = comparison.clone();
-            if let Some(comparison) = comparison {
-                out["comparison"] = comparison;
-            }
-            // `-o html`: made from the reply's rows only when asked for, so they are not copied
-            // otherwise.
-            let mut reply = reply(out, gate, &grader).with_html(move |data| {
-                let shown = shown_run(run, &data["rows"], &id, &workspace);
-                evaluations::report_page(&shown, page_comparison.as_ref()).map(|page| page.html)
+            // `-o html`: made from the reply's data only when asked for, so its rows are not
+            // copied otherwise.
+            let mut reply = reply(out, gate, &grader)?.with_html(move |data| {
+                let out = Evaluation::deserialize(data)?;
+                let shown = EvaluationRun {
+                    rows: out.rows,
+                    ..run
+                };
+                evaluations::report_page(&shown, out.comparison.as_ref()).map(|page| page.html)
             });
             for note in compared {
                 reply = reply.with_note(note);
@@ -337,19 +341,19 @@ impl Command for Evaluate {
 /// Per question (by its place in the file), what the agent answered (or the error) on its
 /// first run graded no, so a table shows why a question failed without the rows. One pass
 /// over the stdlib's rows, by their `index`: two questions may share a text.
-fn failed_answers(rows: &Value, questions: usize) -> Vec<Option<String>> {
+fn failed_answers(rows: &[GradedRow], questions: usize) -> Vec<Option<String>> {
     let mut failed = vec![None; questions];
-    for row in rows.as_array().into_iter().flatten() {
-        let slot = row["index"]
-            .as_u64()
-            .and_then(|index| failed.get_mut(usize::try_from(index).ok()?));
-        if let Some(slot @ None) = slot
-            && row["verdict"] == "no"
+    for row in rows {
+        if let Some(slot @ None) = failed.get_mut(row.index)
+            && row.verdict == Some(Verdict::No)
         {
-            let answer = row["actual"]
-                .as_str()
+            let answer = row
+                .actual
+                .as_deref()
                 .filter(|text| !text.is_empty())
-                .or_else(|| row["error"].as_str())
+                .or(row.error.as_deref())
+                // A run graded no with neither an answer nor an error (an empty answer) shows
+                // as the empty answer it was.
                 .unwrap_or_default();
             *slot = Some(answer.to_string());
         }
@@ -359,65 +363,30 @@ fn failed_answers(rows: &Value, questions: usize) -> Vec<Option<String>> {
 
 /// The rows with the keys `evaluate` promises, plus the ones asked for; with reference
 /// queries, each row's `expectedResult` is its question's (by the row's `index`).
-fn shaped_rows(rows: Value, asked: &Evaluate, expected_results: Option<&[Value]>) -> Vec<Value> {
-    let mut keys: Vec<&str> = ROW_KEYS.to_vec();
-    if expected_results.is_some() {
-        keys.extend(["expectedSql", "expectedResult"]);
-    }
-    if asked.show_steps {
-        keys.push("steps");
-    }
-    if asked.keep_thread {
-        keys.push("threadId");
-    }
-    if asked.download_files.is_some() {
-        keys.push("files");
-    }
-    into_array(rows)
-        .into_iter()
-        .map(|row| {
-            let result = expected_results.and_then(|results| {
-                let index = usize::try_from(row["index"].as_u64()?).ok()?;
-                results.get(index).cloned()
-            });
-            let mut row = pick(row, &keys);
-            if let Some(result) = result {
-                row["expectedResult"] = result;
-            }
-            row
+fn shaped_rows(
+    rows: Vec<GradedRow>,
+    asked: &Evaluate,
+    expected_results: Option<&[Option<ResultSet>]>,
+) -> Vec<EvaluationRow> {
+    rows.into_iter()
+        .map(|row| EvaluationRow {
+            expected_sql: expected_results.is_some().then_some(row.expected_sql),
+            expected_result: expected_results
+                .map(|results| results.get(row.index).cloned().flatten()),
+            steps: asked.show_steps.then(|| row.steps.flatten()),
+            thread_id: asked.keep_thread.then(|| row.thread_id.flatten()),
+            files: asked.download_files.is_some().then(|| row.files.flatten()),
+            question: row.question,
+            expected: row.expected,
+            actual: row.actual,
+            verdict: row.verdict,
+            rule: row.rule,
+            rationale: row.rationale,
+            latency_ms: row.latency_ms,
+            error: row.error,
+            extra: row.extra,
         })
         .collect()
-}
-
-/// The items of a JSON array (none for any other value).
-fn into_array(value: Value) -> Vec<Value> {
-    match value {
-        Value::Array(items) => items,
-        _ => Vec::new(),
-    }
-}
-
-/// A run as its report page shows it: with `rows`, and its agent and workspace named by id
-/// when it recorded neither (`--no-save` skips reading who was evaluated).
-fn shown_run(mut run: Value, rows: &Value, id: &str, workspace: &str) -> Value {
-    run["rows"] = rows.clone();
-    if run["agent"].is_null() {
-        run["agent"] = json!({"id": id});
-        run["workspace"] = json!({"id": workspace});
-    }
-    run
-}
-
-/// `keys` of an object, in that order (Rhai maps come back sorted), moved out of it.
-fn pick(mut value: Value, keys: &[&str]) -> Value {
-    let map: Map<String, Value> = keys
-        .iter()
-        .map(|key| {
-            let found = value.get_mut(*key).map(Value::take);
-            (key.to_string(), found.unwrap_or(Value::Null))
-        })
-        .collect();
-    Value::Object(map)
 }
 
 /// True when `--output-file` names a page (`.html`, any case) rather than rows.
@@ -428,7 +397,7 @@ fn is_html(path: &Path) -> bool {
 }
 
 /// Writes the rows as CSV (the promised columns) or JSON (whole rows).
-fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
+fn write_rows(path: &Path, rows: &[EvaluationRow]) -> Result<()> {
     let failed = |err: std::io::Error| {
         Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
     };
@@ -442,17 +411,8 @@ fn write_rows(path: &Path, rows: &[Value]) -> Result<()> {
         return std::fs::write(path, text).map_err(failed);
     }
     let mut writer = csv::Writer::from_writer(Vec::new());
-    let cell = |value: &Value| match value {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    let mut records = vec![ROW_KEYS.iter().map(|k| k.to_string()).collect::<Vec<_>>()];
-    records.extend(
-        rows.iter()
-            .map(|row| ROW_KEYS.iter().map(|key| cell(&row[*key])).collect()),
-    );
-    for record in records {
+    let header = EvaluationRow::COLUMNS.map(String::from);
+    for record in std::iter::once(header).chain(rows.iter().map(EvaluationRow::cells)) {
         writer.write_record(&record).map_err(|err| {
             Error::runtime(format!("cannot write {}", path.display())).with_cause(err)
         })?;
@@ -469,54 +429,63 @@ struct Gate {
     fail_on_regression: bool,
 }
 
+/// A latency of the summary as JSON writes it: null when there was no run.
+fn latency_text(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "null".to_string(), |ms| ms.to_string())
+}
+
 /// The reply: the questions as the table's rows, the summary as a note, and a failure when
 /// runs were left ungraded (the judge failed, or a reference query gave no expected answer),
 /// every run failed, a question regressed under `--fail-on-regression`, or the pass rate is
 /// below `--min-pass-rate`.
-fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
-    let summary = &out["summary"];
-    let count = |key: &str| summary[key].as_u64().unwrap_or(0);
-    let rate = summary["passRate"].as_f64().unwrap_or(0.0);
+fn reply(out: Evaluation, gate: Gate, grader: &str) -> Result<Reply> {
+    let summary = &out.summary.summary;
+    let rate = summary.pass_rate;
     let note = format!(
         "{} runs graded by {grader}: {} passed, {} failed, {} unclear, {} errors; pass rate {:.1}%; latency p50 {} ms, p95 {} ms",
-        count("runs"),
-        count("passed"),
-        count("failed"),
-        count("unclear"),
-        count("errors"),
+        summary.runs,
+        summary.passed,
+        summary.failed,
+        summary.unclear,
+        summary.errors,
         rate * 100.0,
-        summary["latencyP50Ms"],
-        summary["latencyP95Ms"],
+        latency_text(summary.latency_p50_ms),
+        latency_text(summary.latency_p95_ms),
     );
-    let rows = out["rows"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let with_rule =
-        |rule: &str| -> Vec<&Value> { rows.iter().filter(|row| row["rule"] == rule).collect() };
+    let rows = &out.rows;
+    let with_rule = |rule: &str| -> Vec<&EvaluationRow> {
+        rows.iter()
+            .filter(|row| row.rule.as_deref() == Some(rule))
+            .collect()
+    };
     let ungraded = with_rule(JUDGE_FAILED);
     let unreferenced = with_rule(reference::REFERENCE_FAILED);
-    let first_error = |rows: &[&Value]| {
+    let first_error = |rows: &[&EvaluationRow]| {
         rows.first()
-            .and_then(|row| row["error"].as_str())
+            .and_then(|row| row.error.as_deref())
             .unwrap_or("no reason given")
             .to_string()
     };
     // Below the bar or not, a result with runs left ungraded cannot be trusted.
-    let left_ungraded = |rows: &[&Value], message: String, hint: &str| {
+    let left_ungraded = |rows: &[&EvaluationRow], message: String, hint: &str| {
         Some(
             Error::runtime(format!("{message}; they count under errors"))
                 .with_cause(first_error(rows))
                 .with_hint(hint),
         )
     };
+    let regressed = out
+        .comparison
+        .as_ref()
+        .filter(|_| gate.fail_on_regression)
+        .and_then(regressions);
     let failure = if !ungraded.is_empty() {
         left_ungraded(
             &ungraded,
             format!(
                 "the judge could not grade {} of {} runs",
                 ungraded.len(),
-                count("runs")
+                summary.runs
             ),
             "check --llm-endpoint, --llm-model and --llm-key (or FABSH_LLM_*)",
         )
@@ -528,23 +497,20 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
             format!(
                 "{} of {} runs have no expected answer: their reference query failed or returned nothing",
                 unreferenced.len(),
-                count("runs")
+                summary.runs
             ),
             "run the question's expected_sql with `fabsh sql query -w WS --item ITEM --sql ...` to see what it returns",
         )
-    } else if count("runs") > 0 && count("errors") == count("runs") {
-        let all: Vec<&Value> = rows.iter().collect();
+    } else if summary.runs > 0 && summary.errors == summary.runs {
+        let all: Vec<&EvaluationRow> = rows.iter().collect();
         Some(Error::runtime("every run failed").with_cause(first_error(&all)))
-    } else if let Some(regressed) = regressions(&out).filter(|_| gate.fail_on_regression) {
+    } else if let Some((base, regressed)) = regressed {
         Some(
             Error::new(
                 ErrorKind::Regression,
                 format!(
-                    "{} question(s) that passed in the baseline run {} now fail",
+                    "{} question(s) that passed in the baseline run {base} now fail",
                     regressed.len(),
-                    out["comparison"]["base"]["runId"]
-                        .as_str()
-                        .unwrap_or_default()
                 ),
             )
             .with_cause(regressed.join("; ")),
@@ -561,22 +527,23 @@ fn reply(out: Value, gate: Gate, grader: &str) -> Reply {
             )
         })
     };
-    let reply = Reply::json(out)
+    let reply = Reply::json(serde_json::to_value(&out)?)
         .with_table_rows("questions")
         .with_note(note);
-    match failure {
+    Ok(match failure {
         Some(failure) => reply.with_failure(failure),
         None => reply,
-    }
+    })
 }
 
-/// The questions that passed on every repeat of the baseline and fail on some now, if any.
-fn regressions(out: &Value) -> Option<Vec<String>> {
-    let regressed: Vec<String> = out["comparison"]["questions"]
-        .as_array()?
-        .iter()
-        .filter(|q| q["regressed"] == true)
-        .filter_map(|q| q["question"].as_str().map(str::to_string))
+/// The baseline run's id and the questions that passed on every repeat of it and fail on
+/// some now, if any.
+fn regressions(comparison: &Comparison) -> Option<(String, Vec<String>)> {
+    let regressed: Vec<String> = comparison
+        .regressed()
+        .map(|question| question.question.clone())
         .collect();
-    (!regressed.is_empty()).then_some(regressed)
+    // The baseline is a recorded run: it has its id.
+    let base = or_empty(&comparison.base.run_id).to_string();
+    (!regressed.is_empty()).then_some((base, regressed))
 }

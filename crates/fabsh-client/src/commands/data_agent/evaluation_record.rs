@@ -12,17 +12,21 @@ use crate::api::definitions as api_definitions;
 use crate::api::resolve::is_guid;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
+use fabsh_model::agent::evaluation::{
+    Comparison, ConfigurationParts, EvaluationRow, EvaluationRun, Named,
+};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 
 /// The store and baseline an evaluation needs, opened and checked before anything is asked.
-pub struct Tracking {
+pub(crate) struct Tracking {
     store: Option<Store>,
     save: bool,
     /// The recorded run to compare with, as `evaluations show` gives it.
-    pub baseline: Option<Value>,
+    pub baseline: Option<EvaluationRun>,
 }
 
 /// The run `--baseline` names (or latest, under `--fail-on-regression`), if any.
@@ -33,7 +37,7 @@ fn baseline_reference(baseline: Option<&str>, fail_on_regression: bool) -> Optio
 /// The store and baseline for this evaluation of `workspace`/`agent`: `save` unless
 /// `--no-save`, compared with `--baseline` (or latest, under `--fail-on-regression`). No
 /// store is opened when nothing is saved or compared.
-pub fn open(
+pub(crate) fn open(
     save: bool,
     baseline: Option<&str>,
     fail_on_regression: bool,
@@ -69,31 +73,25 @@ pub fn open(
 
 /// The recorded run, when it is one of `agent`: comparing with another agent's run would
 /// call every difference between the agents a regression.
-fn same_agent(run: Value, agent: &str) -> Result<Value> {
-    let of = &run["agent"];
+fn same_agent(run: EvaluationRun, agent: &str) -> Result<EvaluationRun> {
+    let of = &run.agent;
     // With --published-url the agent is as the user named it: an id or a name.
-    let named = |key: &str| {
-        of[key]
-            .as_str()
-            .is_some_and(|it| it.eq_ignore_ascii_case(agent))
-    };
-    if named("id") || named("name") {
+    let named = |it: Option<&str>| it.is_some_and(|it| it.eq_ignore_ascii_case(agent));
+    if named(Some(&of.id)) || named(of.name.as_deref()) {
         return Ok(run);
     }
-    let name = of["name"]
-        .as_str()
-        .or(of["id"].as_str())
-        .unwrap_or("another agent");
     Err(Error::usage(format!(
-        "--baseline {}: that run is of {name:?}, not of this agent",
-        run["runId"].as_str().unwrap_or_default()
+        "--baseline {}: that run is of {:?}, not of this agent",
+        // A run read from the store always has its id.
+        junit::or_empty(&run.run_id),
+        of.name_or_id(),
     ))
     .with_hint("give a run of this agent (`data-agent evaluations list`), or compare any two runs with `data-agent evaluations compare`"))
 }
 
 /// The file `--flag` names, checked to be in a directory that exists (and not to be a
 /// directory itself) before anything is asked.
-pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
+pub(crate) fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
     let path = PathBuf::from(text);
     if path.is_dir() {
         return Err(Error::usage(format!(
@@ -117,7 +115,7 @@ pub fn in_existing_dir(flag: &str, text: &str) -> Result<PathBuf> {
 /// A file `evaluate` writes (`--output-file`, `--junit`): as [`in_existing_dir`], and not
 /// one that exists unless `--force` (`force`) says to replace it (a results file of an
 /// earlier run is often what a user compares with).
-pub fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
+pub(crate) fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
     let path = in_existing_dir(flag, text)?;
     if path.exists() && !force {
         return Err(Error::usage(format!(
@@ -130,17 +128,66 @@ pub fn new_output_file(flag: &str, text: &str, force: bool) -> Result<PathBuf> {
 }
 
 /// Writes the rows (each question's `repeats` runs together) as JUnit XML.
-pub fn write_junit(path: &Path, suite: &str, rows: &[Value], repeats: usize) -> Result<()> {
+pub(crate) fn write_junit(
+    path: &Path,
+    suite: &str,
+    rows: &[EvaluationRow],
+    repeats: usize,
+) -> Result<()> {
     std::fs::write(path, junit::render(suite, rows, repeats))
         .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
 }
 
 /// The sha256 of some bytes, in hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// What an evaluation reads of the agent's definition (the service's getDefinition answer):
+/// its parts' paths and payloads.
+#[derive(Deserialize)]
+struct DefinitionReply {
+    definition: DefinitionParts,
+}
+
+/// The parts of a definition.
+#[derive(Deserialize)]
+struct DefinitionParts {
+    parts: Vec<DefinitionPart>,
+}
+
+/// A part of a definition.
+#[derive(Deserialize)]
+struct DefinitionPart {
+    path: Option<String>,
+    payload: Option<String>,
+}
+
+/// What an evaluation reads of the agent item (the service's GET): its name, and the
+/// description it was published with.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AgentItem {
+    display_name: Option<String>,
+    #[serde(default)]
+    properties: Option<AgentProperties>,
+}
+
+/// The agent item's `properties`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AgentProperties {
+    published_description: Option<String>,
+}
+
+/// What an evaluation reads of a workspace (the service's GET): its name.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WorkspaceItem {
+    display_name: Option<String>,
 }
 
 /// The agent's published configuration: one hash of it all (its definition's `published/`
@@ -148,103 +195,159 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// whether the agent changed between them, and a hash per part (`publishedDescription` for
 /// the description), so a comparison can name what changed. `None` when the definition
 /// cannot be read.
-async fn configuration(ctx: &Ctx, agent: &Agent, description: &Value) -> Option<(String, Value)> {
+async fn configuration(
+    ctx: &Ctx,
+    agent: &Agent,
+    description: Option<&str>,
+) -> Option<(String, ConfigurationParts)> {
     let outcome = api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None)
         .await
         .ok()?;
     let LroOutcome::Done(definition) = outcome else {
         return None;
     };
-    let mut parts: Vec<(String, String)> = definition["definition"]["parts"]
-        .as_array()?
-        .iter()
+    let definition: DefinitionReply = serde_json::from_value(definition).ok()?;
+    let mut parts: Vec<(String, String)> = definition
+        .definition
+        .parts
+        .into_iter()
         .filter_map(|part| {
-            let path = part["path"].as_str()?;
-            path.contains("/published/").then(|| {
-                (
-                    path.to_string(),
-                    part["payload"].as_str().unwrap_or_default().to_string(),
-                )
-            })
+            let path = part.path?;
+            // A part without a payload (the service always sends one) hashes as empty.
+            let payload = part.payload.unwrap_or_default();
+            path.contains("/published/").then_some((path, payload))
         })
         .collect();
     parts.sort();
+    // The description as JSON (null when the agent has none), as fingerprints always took it.
+    let description = Value::from(description).to_string();
     let mut text = json!(parts).to_string();
-    text.push_str(&description.to_string());
-    let mut hashes = serde_json::Map::new();
+    text.push_str(&description);
+    let mut hashes = ConfigurationParts::default();
     for (path, payload) in &parts {
         let name = path
             .split_once("/published/")
             .map_or(path.as_str(), |(_, rest)| rest);
-        hashes.insert(name.to_string(), json!(sha256_hex(payload.as_bytes())));
+        hashes.insert(name, sha256_hex(payload.as_bytes()));
     }
-    hashes.insert(
-        "publishedDescription".into(),
-        json!(sha256_hex(description.to_string().as_bytes())),
-    );
-    Some((sha256_hex(text.as_bytes()), Value::Object(hashes)))
+    hashes.insert("publishedDescription", sha256_hex(description.as_bytes()));
+    Some((sha256_hex(text.as_bytes()), hashes))
 }
 
-/// Who was evaluated: the workspace and agent, each `{id, name}`, and the fingerprint of the
-/// agent's published configuration. Best effort: a name or fingerprint that cannot be read
-/// is null; a `--published-url` run knows only the ids it was given. `given` is the
-/// workspace as `-w` named it.
-pub async fn subject(
+/// Who was evaluated: the workspace and the agent, and the agent's published configuration.
+pub(crate) struct Subject {
+    /// The agent's workspace.
+    pub workspace: Named,
+    /// The agent.
+    pub agent: Named,
+    /// See [`EvaluationRun::configuration_fingerprint`].
+    pub configuration_fingerprint: Option<String>,
+    /// See [`EvaluationRun::configuration_parts`].
+    pub configuration_parts: Option<ConfigurationParts>,
+}
+
+impl Subject {
+    /// The workspace and agent by the ids given, nothing read.
+    pub(crate) fn unread(workspace: &str, agent: &str) -> Subject {
+        let named = |id: &str| Named {
+            id: id.to_string(),
+            name: None,
+        };
+        Subject {
+            workspace: named(workspace),
+            agent: named(agent),
+            configuration_fingerprint: None,
+            configuration_parts: None,
+        }
+    }
+}
+
+/// Who was evaluated. Best effort: a name or fingerprint that cannot be read is null; a
+/// `--published-url` run knows only the ids it was given. `given` is the workspace as `-w`
+/// named it.
+pub(crate) async fn subject(
     ctx: &Ctx,
     given: &str,
     agent: Option<&Agent>,
     workspace: &str,
     id: &str,
-) -> Value {
+) -> Subject {
     let Some(agent) = agent else {
-        return json!({"workspace": {"id": workspace, "name": null}, "agent": {"id": id, "name": null}, "configurationFingerprint": null});
+        return Subject::unread(workspace, id);
     };
     let workspace_name = if is_guid(given) {
         ctx.api()
             .json(Req::get(format!("/workspaces/{}", agent.workspace)))
             .await
             .ok()
-            .map(|ws| ws["displayName"].clone())
+            .and_then(|ws| serde_json::from_value::<WorkspaceItem>(ws).ok())
+            .and_then(|ws| ws.display_name)
     } else {
-        Some(json!(given))
+        Some(given.to_string())
     };
-    let item = agent.get(ctx.api()).await.unwrap_or(Value::Null);
-    let description = item["properties"]["publishedDescription"].clone();
-    let (fingerprint, parts) = match configuration(ctx, agent, &description).await {
-        Some((fingerprint, parts)) => (json!(fingerprint), parts),
-        None => (Value::Null, Value::Null),
+    let item = agent
+        .get(ctx.api())
+        .await
+        .ok()
+        .and_then(|item| serde_json::from_value::<AgentItem>(item).ok());
+    let (name, description) = match item {
+        Some(item) => (
+            item.display_name,
+            item.properties.and_then(|p| p.published_description),
+        ),
+        None => (None, None),
     };
-    json!({
-        "workspace": {"id": agent.workspace, "name": workspace_name.unwrap_or(Value::Null)},
-        "agent": {"id": agent.id, "name": item["displayName"]},
-        "configurationFingerprint": fingerprint,
-        "configurationParts": parts,
-    })
+    let (fingerprint, parts) = match configuration(ctx, agent, description.as_deref()).await {
+        Some((fingerprint, parts)) => (Some(fingerprint), Some(parts)),
+        None => (None, None),
+    };
+    Subject {
+        workspace: Named {
+            id: agent.workspace.clone(),
+            name: workspace_name,
+        },
+        agent: Named {
+            id: agent.id.clone(),
+            name,
+        },
+        configuration_fingerprint: fingerprint,
+        configuration_parts: parts,
+    }
 }
 
-/// Records the run (when saving) and answers its id.
-pub fn record(tracking: &mut Tracking, run: &mut Value, rows: &[Value]) -> Result<Option<String>> {
+/// Records the run (when saving), giving it its id and time, and answers the id.
+pub(crate) fn record(
+    tracking: &mut Tracking,
+    run: &mut EvaluationRun,
+    rows: &[EvaluationRow],
+) -> Result<Option<String>> {
     let Some(store) = tracking.store.as_mut().filter(|_| tracking.save) else {
         return Ok(None);
     };
     let id = uuid::Uuid::new_v4().to_string();
-    run["runId"] = json!(id);
-    run["time"] = json!(
+    run.run_id = Some(id.clone());
+    run.time = Some(
         time::OffsetDateTime::now_utc()
             .replace_nanosecond(0)
             .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
             .format(&Rfc3339)
-            .map_err(|err| Error::runtime("cannot format the time").with_cause(err))?
+            .map_err(|err| Error::runtime("cannot format the time").with_cause(err))?,
     );
     store.save(run, rows)?;
     Ok(Some(id))
 }
 
 /// The comparison of this run with the baseline, if there is one.
-pub fn compare(tracking: &Tracking, run: &Value, rows: &[Value]) -> Option<Value> {
+pub(crate) fn compare(
+    tracking: &Tracking,
+    run: &EvaluationRun,
+    rows: &[EvaluationRow],
+) -> Option<Comparison> {
     // Without a baseline nothing is compared, and the rows are not copied.
     let base = tracking.baseline.as_ref()?;
-    let mut head = run.clone();
-    head["rows"] = json!(rows);
+    let head = EvaluationRun {
+        rows: rows.to_vec(),
+        ..run.clone()
+    };
     Some(evaluation_compare::compare(base, &head))
 }

@@ -9,25 +9,25 @@ use crate::api::data_agents::{Agent, Stage};
 use crate::commands::sql::item_id;
 use crate::context::Ctx;
 use crate::error::Result;
+use fabsh_model::agent::evaluation::StdlibQuestion;
 use fabsh_model::agent::grade_result::result_text;
 use fabsh_model::agent::questions::Question;
 use fabsh_model::agent::sources;
 use fabsh_model::sql::ResultSet;
 use futures::StreamExt;
-use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 /// The rule of a run whose question has no expected answer: its reference query failed or
 /// returned nothing (the stdlib's `evaluate::grade_runs` names it so).
-pub const REFERENCE_FAILED: &str = "reference_failed";
+pub(crate) const REFERENCE_FAILED: &str = "reference_failed";
 
 /// Rows a reference result keeps: more cannot be an answer anyone checks by eye.
 const REFERENCE_MAX_ROWS: usize = 1000;
 
 /// The outcome of one reference query.
 #[derive(Debug, Clone)]
-pub enum Reference {
+pub(crate) enum Reference {
     /// Its result set.
     Rows(ResultSet),
     /// Why it gave no expected answer.
@@ -80,7 +80,7 @@ async fn first_datasource(ctx: &Ctx, agent: &Agent) -> Option<(String, String)> 
 /// references. A quarter was too small: with three repeats a reference is a quarter of the
 /// requests, and at a quarter of the requests in flight the references ended after the
 /// questions, and grading waited.
-pub fn pool_size(concurrency: usize) -> usize {
+pub(crate) fn pool_size(concurrency: usize) -> usize {
     concurrency.div_ceil(2).clamp(1, MAX_POOL)
 }
 
@@ -89,7 +89,7 @@ const MAX_POOL: usize = 4;
 
 /// Runs the reference query of every question that has one, each distinct (item, query)
 /// once, `concurrency` at a time. Questions without one get `None`.
-pub async fn run_all(
+pub(crate) async fn run_all(
     ctx: &Ctx,
     agent: &Agent,
     questions: &[Question],
@@ -155,21 +155,24 @@ pub async fn run_all(
 /// A question as the stdlib takes it, with its reference: `expectedSql`, and either
 /// `expectedResult` (the result set; `expected` becomes its text unless the file gave one)
 /// and `ordered`, or `referenceError`.
-pub fn question_json(question: &Question, reference: Option<&Reference>) -> Value {
-    let mut out = question.to_json();
+pub(crate) fn stdlib_question(
+    question: &Question,
+    reference: Option<&Reference>,
+) -> StdlibQuestion {
+    let mut out = StdlibQuestion::of(question);
     let Some(reference) = reference else {
         return out;
     };
-    out["expectedSql"] = json!(question.expected_sql);
+    out.expected_sql = question.expected_sql.clone();
     match reference {
         Reference::Rows(set) => {
             if question.expected.is_none() {
-                out["expected"] = json!(result_text(set));
+                out.expected = Some(result_text(set));
             }
-            out["expectedResult"] = json!(set);
-            out["ordered"] = json!(question.ordered);
+            out.expected_result = Some(set.clone());
+            out.ordered = Some(question.ordered);
         }
-        Reference::Failed(why) => out["referenceError"] = json!(why),
+        Reference::Failed(why) => out.reference_error = Some(why.clone()),
     }
     out
 }

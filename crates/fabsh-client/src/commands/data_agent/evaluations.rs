@@ -7,6 +7,7 @@ use super::{AGENT, AgentTarget};
 use crate::agent::evaluation_compare;
 use crate::agent::evaluation_report::{self, Report};
 use crate::agent::evaluations::{AgentFilter, Store};
+use crate::agent::junit::or_empty;
 use crate::commands::common::{TARGET, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Needs, Traits,
@@ -15,7 +16,7 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::reply::Reply;
-use serde_json::Value;
+use fabsh_model::agent::evaluation::{Comparison, EvaluationRun, ListedRun, ReportWritten};
 
 const RUN: ArgSpec = ArgSpec::positional(
     "run",
@@ -65,6 +66,7 @@ impl RunsOf {
         };
         workspace = self.workspace.as_deref().or(workspace);
         agent = self.agent.as_deref().or(agent);
+        // One of the two given: the other is empty, which the store matches to any.
         (workspace.is_some() || agent.is_some()).then(|| AgentFilter {
             workspace: workspace.unwrap_or_default().to_string(),
             agent: agent.unwrap_or_default().to_string(),
@@ -72,7 +74,7 @@ impl RunsOf {
     }
 }
 
-pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
+pub(crate) const LIST_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations list",
     summary: "List the recorded evaluation runs of an agent, newest first",
@@ -94,7 +96,7 @@ pub const LIST_EVALUATIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<List>),
 };
 
-pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
+pub(crate) const SHOW_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations show",
     summary: "Show a recorded evaluation run and its rows",
@@ -110,7 +112,7 @@ pub const SHOW_EVALUATION: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Show>),
 };
 
-pub const DELETE_EVALUATION: CommandSpec = CommandSpec {
+pub(crate) const DELETE_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations delete",
     summary: "Delete a recorded evaluation run and its rows",
@@ -133,7 +135,7 @@ const RUN_B: ArgSpec = ArgSpec::positional(
     "The run compared with it (id, prefix or latest)",
 );
 
-pub const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
+pub(crate) const COMPARE_EVALUATIONS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations compare",
     summary: "Compare two recorded evaluation runs question by question",
@@ -166,7 +168,7 @@ const COMPARE_WITH: ArgSpec = ArgSpec::opt(
     "A run to compare with, as the base (id or prefix)",
 );
 
-pub const REPORT_EVALUATION: CommandSpec = CommandSpec {
+pub(crate) const REPORT_EVALUATION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluations report",
     summary: "Write a recorded evaluation run as a self-contained HTML report",
@@ -200,7 +202,7 @@ impl Command for List {
         Box::pin(async move {
             let agent = self.target.resolve(&ctx).await?;
             let runs = Store::open()?.list(&agent.workspace, &agent.id)?;
-            Ok(Reply::json(serde_json::Value::Array(runs)))
+            Ok(Reply::json(serde_json::to_value(runs)?))
         })
     }
 }
@@ -217,17 +219,24 @@ impl Command for Show {
     fn run(self, _ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
             let run = Store::open()?.show(&self.run, self.of.filter().as_ref())?;
-            let pass_rate = run["summary"]["passRate"].as_f64().map_or_else(
+            let summary = run.summary.as_ref();
+            let pass_rate = summary.map_or_else(
                 || "unknown".to_string(),
-                |rate| format!("{:.1}%", rate * 100.0),
+                |summary| format!("{:.1}%", summary.pass_rate * 100.0),
             );
+            // A summary the store could not read has no count of runs, said as JSON says it.
+            let runs =
+                summary.map_or_else(|| "null".to_string(), |summary| summary.runs.to_string());
             let note = format!(
-                "run {} of {}: {} runs, pass rate {pass_rate}",
-                run["runId"].as_str().unwrap_or_default(),
-                run["agent"]["name"].as_str().unwrap_or_default(),
-                run["summary"]["runs"],
+                "run {} of {}: {runs} runs, pass rate {pass_rate}",
+                // A run read from the store always has its id.
+                or_empty(&run.run_id),
+                // An agent whose name was not read (a `--published-url` run) goes unnamed.
+                or_empty(&run.agent.name),
             );
-            Ok(Reply::json(run).with_table_rows("rows").with_note(note))
+            Ok(Reply::json(serde_json::to_value(run)?)
+                .with_table_rows("rows")
+                .with_note(note))
         })
     }
 }
@@ -269,13 +278,10 @@ impl Command for Compare {
             // A table shows the questions only: the counts and configuration changes come with
             // it as notes.
             let notes = evaluation_compare::notes(&comparison);
-            let page_comparison = comparison.clone();
-            let mut reply = Reply::json(comparison)
+            let mut reply = Reply::json(serde_json::to_value(&comparison)?)
                 .with_table_rows("questions")
                 // `-o html`: RUN_B's report, compared with RUN_A.
-                .with_html(move |_| {
-                    report_page(&head, Some(&page_comparison)).map(|page| page.html)
-                });
+                .with_html(move |_| report_page(&head, Some(&comparison)).map(|page| page.html));
             for note in notes {
                 reply = reply.with_note(note);
             }
@@ -313,23 +319,25 @@ impl Command for ReportEvaluation {
                 .map(|base| evaluation_compare::compare(&base, &run));
             drop(store);
             let page = report_page(&run, comparison.as_ref())?;
-            let mut summary = serde_json::json!({
-                "runId": run["runId"],
-                "runsCharted": page.charted,
-                "matrixRuns": page.matrix,
-            });
+            let mut written = ReportWritten {
+                run_id: run.run_id,
+                runs_charted: page.charted,
+                matrix_runs: page.matrix,
+                report: None,
+                html: None,
+            };
             match output {
                 Some(output) => {
                     std::fs::write(&output, &page.html).map_err(|err| {
                         crate::error::Error::runtime(format!("cannot write {}", output.display()))
                             .with_cause(err)
                     })?;
-                    summary["report"] = serde_json::json!(output.display().to_string());
+                    written.report = Some(output.display().to_string());
                 }
-                None => summary["html"] = serde_json::json!(page.html),
+                None => written.html = Some(page.html.clone()),
             }
             let html = page.html;
-            Ok(Reply::json(summary).with_html(move |_| Ok(html)))
+            Ok(Reply::json(serde_json::to_value(written)?).with_html(move |_| Ok(html)))
         })
     }
 }
@@ -344,33 +352,37 @@ pub(crate) struct ReportPage {
 /// The report page of `run` (as `evaluations show` gives it, rows included) beside the
 /// agent's recorded runs. A run that was not recorded (`evaluate --no-save`, no `runId`) is
 /// shown alone, and the store is not opened for it: --no-save leaves no trace.
-pub(crate) fn report_page(run: &Value, comparison: Option<&Value>) -> Result<ReportPage> {
-    let (history, matrix) = if run["runId"].is_null() {
-        let listed = serde_json::json!({
-            "runId": null,
-            "time": run["time"],
-            "passRate": run["summary"]["passRate"],
-            "configurationFingerprint": run["configurationFingerprint"],
-        });
+pub(crate) fn report_page(
+    run: &EvaluationRun,
+    comparison: Option<&Comparison>,
+) -> Result<ReportPage> {
+    let (history, matrix) = if run.run_id.is_none() {
+        let listed = ListedRun {
+            run_id: None,
+            time: run.time.clone(),
+            pass_rate: run.summary.as_ref().map(|summary| summary.pass_rate),
+            runs: None,
+            configuration_fingerprint: run.configuration_fingerprint.clone(),
+            grading: None,
+            questions_sha256: None,
+        };
         (vec![listed], vec![run.clone()])
     } else {
         let store = Store::open()?;
-        let mut history = store.list(
-            run["workspace"]["id"].as_str().unwrap_or_default(),
-            run["agent"]["id"].as_str().unwrap_or_default(),
-        )?;
+        let mut history = store.list(&run.workspace.id, &run.agent.id)?;
         history.reverse();
         // The matrix ends at the reported run, so an older run's report shows the runs up
         // to it (as they were then) with it in the first column, whenever it is made.
         let end = history
             .iter()
-            .position(|listed| listed["runId"] == run["runId"])
+            .position(|listed| listed.run_id == run.run_id)
             .map_or(history.len(), |at| at + 1);
         let matrix = history[end.saturating_sub(MATRIX_RUNS)..end]
             .iter()
-            .map(|listed| match listed["runId"] == run["runId"] {
-                true => Ok(run.clone()),
-                false => store.show(listed["runId"].as_str().unwrap_or_default(), None),
+            .map(|listed| match listed.run_id.as_deref() {
+                Some(other) if listed.run_id != run.run_id => store.show(other, None),
+                // This run, or (never, as the store lists its runs) one without an id.
+                _ => Ok(run.clone()),
             })
             .collect::<Result<Vec<_>>>()?;
         (history, matrix)

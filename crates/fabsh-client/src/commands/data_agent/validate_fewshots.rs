@@ -19,9 +19,12 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::agent::element_path;
+use fabsh_model::agent::fewshot_review::{
+    FewshotReview, ListedFewshot, ReviewIssue, ReviewSummary, SkippedChecks,
+};
 use fabsh_model::agent::sql_check::KnownSchema;
 use fabsh_model::item_types;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const NO_RUN: ArgSpec = ArgSpec::opt(
     "no-run",
@@ -43,7 +46,7 @@ const QUERY_TIMEOUT: ArgSpec = ArgSpec::opt(
 .range(1, 3600)
 .default("60");
 
-pub const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
+pub(crate) const VALIDATE_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "validate-fewshots",
     summary: "Check a datasource's few-shot examples: duplicates, conflicts, broken queries, quality",
@@ -188,17 +191,10 @@ impl Command for ValidateFewshots {
             let stage = self.stage;
             let source = datasource(&ctx, &agent, stage, &self.datasource).await?;
             let listed = ctx.api().all(agent.fewshots_req(stage, &source.id)).await?;
-            let examples: Vec<Example> = listed
-                .iter()
-                .map(|fs| {
-                    let text = |key: &str| fs[key].as_str().unwrap_or_default().to_string();
-                    Example {
-                        id: text("id"),
-                        question: text("question"),
-                        query: text("query"),
-                    }
-                })
-                .collect();
+            let examples = listed
+                .into_iter()
+                .map(|listed| serde_json::from_value::<ListedFewshot>(listed).map(Example::from))
+                .collect::<serde_json::Result<Vec<Example>>>()?;
             let sql = source.kind.is_some_and(|kind| kind.sql);
             let schema = if sql {
                 Some(schema_of(&ctx, &self.target, stage, &source.id).await?)
@@ -206,11 +202,24 @@ impl Command for ValidateFewshots {
                 None
             };
             let mut issues = fewshot_review::check(&examples, schema.as_ref());
-            let mut summary = json!({
-                "datasource": source.name,
-                "fewshots": examples.len(),
-                "checks": ["duplicate", "near_duplicate", "conflict", "invalid_query", "unknown_name", "literal_mismatch"],
-            });
+            let names = |checks: &[&str]| checks.iter().map(|check| check.to_string()).collect();
+            let mut summary = ReviewSummary {
+                datasource: source.name.clone(),
+                fewshots: examples.len(),
+                checks: names(&[
+                    "duplicate",
+                    "near_duplicate",
+                    "conflict",
+                    "invalid_query",
+                    "unknown_name",
+                    "literal_mismatch",
+                ]),
+                notes: None,
+                judge: None,
+                judge_failures: None,
+                skipped: None,
+                issues: 0,
+            };
             let runnable = sql
                 && source.kind.is_some_and(|kind| {
                     kind.item_type == item_types::LAKEHOUSE
@@ -221,45 +230,47 @@ impl Command for ValidateFewshots {
                 match item {
                     Some((workspace, item)) => {
                         issues.extend(run_queries(&ctx, &self, &workspace, &item, &examples).await);
-                        summary["checks"]
-                            .as_array_mut()
-                            .into_iter()
-                            .for_each(|c| c.extend([json!("empty_result"), json!("query_failed")]));
+                        summary
+                            .checks
+                            .extend(names(&["empty_result", "query_failed"]));
                     }
                     None => {
-                        summary["notes"] =
-                            json!(["the queries were not run: the datasource names no item"])
+                        summary.notes = Some(names(&[
+                            "the queries were not run: the datasource names no item",
+                        ]))
                     }
                 }
             }
             if !sql {
-                summary["notes"] = json!([
-                    "queries are checked only for being empty: the source's language is not SQL"
-                ]);
+                summary.notes = Some(names(&[
+                    "queries are checked only for being empty: the source's language is not SQL",
+                ]));
             }
             let mut judge_failures = 0;
             match &model {
                 Some(model) if !examples.is_empty() => {
                     let (judged, failures) = fewshot_review::judge(model, &examples).await;
                     issues.extend(judged);
-                    summary["judge"] = json!(model.config().label());
-                    summary["checks"]
-                        .as_array_mut()
-                        .into_iter()
-                        .for_each(|c| c.extend(JUDGE_CHECKS.iter().map(|k| json!(k))));
+                    summary.judge = Some(model.config().label());
+                    summary.checks.extend(names(JUDGE_CHECKS));
                     judge_failures = failures.len();
                     if !failures.is_empty() {
-                        summary["judgeFailures"] = json!(failures);
+                        summary.judge_failures = Some(failures);
                     }
                 }
                 _ => {
-                    summary["skipped"] = json!({
-                        "checks": JUDGE_CHECKS,
-                        "reason": if model.is_some() { "there are no examples" } else { "no judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)" },
+                    let reason = if model.is_some() {
+                        "there are no examples"
+                    } else {
+                        "no judge model: give --llm-endpoint (or set FABSH_LLM_ENDPOINT)"
+                    };
+                    summary.skipped = Some(SkippedChecks {
+                        checks: names(JUDGE_CHECKS),
+                        reason: reason.to_string(),
                     });
                 }
             }
-            summary["issues"] = json!(issues.len());
+            summary.issues = issues.len();
             let overall =
                 fewshot_review::overall_quality(&issues, examples.len(), judge_failures > 0);
             // A person reads the questions, not the few-shot ids, to know which examples to fix.
@@ -269,25 +280,26 @@ impl Command for ValidateFewshots {
                     .find(|example| &example.id == id)
                     .map(|example| example.question.clone())
             };
-            let issues: Vec<Value> = issues
+            let issues: Vec<ReviewIssue> = issues
                 .iter()
                 .map(|issue| {
-                    let mut value = issue.to_json();
-                    let questions: Vec<String> =
-                        issue.fewshot_ids.iter().filter_map(question_of).collect();
-                    value["questions"] = json!(questions);
-                    value
+                    issue.reviewed(issue.fewshot_ids.iter().filter_map(question_of).collect())
                 })
                 .collect();
-            let reply = Reply::json(
-                json!({"issues": issues, "summary": summary, "overallQuality": overall}),
-            )
-            .with_table_rows("issues")
-            .with_note(format!(
-                "{} issue(s) in {} example(s); overall quality {overall}",
+            let note = format!(
+                "{} issue(s) in {} example(s); overall quality {}",
                 issues.len(),
-                examples.len()
-            ));
+                examples.len(),
+                overall.name()
+            );
+            let review = FewshotReview {
+                issues,
+                summary,
+                overall_quality: overall,
+            };
+            let reply = Reply::json(serde_json::to_value(review)?)
+                .with_table_rows("issues")
+                .with_note(note);
             if judge_failures == 0 {
                 return Ok(reply);
             }
