@@ -2,8 +2,10 @@
 //! the preview configuration API — settings, datasources, elements, few-shots, publish and
 //! reset — for the draft (`staging/...`) and the published stage.
 
+use super::typed::read_each;
 use super::{ApiClient, Created, LroOutcome, Req};
 use crate::error::Result;
+use fabsh_model::wire::{Item, UpdateItemRequest};
 use serde_json::{Value, json};
 
 /// Which configuration a read is about.
@@ -61,7 +63,8 @@ impl Agent {
     }
 
     /// PATCH the agent's name and/or description.
-    pub async fn update(&self, api: &ApiClient, body: Value) -> Result<Value> {
+    pub async fn update(&self, api: &ApiClient, request: &UpdateItemRequest) -> Result<Value> {
+        let body = super::items::body_of(request)?;
         api.json(Req::patch(self.path(), body)).await
     }
 
@@ -299,8 +302,8 @@ pub async fn create(api: &ApiClient, workspace: &str, body: Value) -> Result<Cre
     let name = body["displayName"].as_str().unwrap_or_default().to_string();
     let req = Req::post(format!("/workspaces/{workspace}/dataAgents"), body);
     api.create_checked(req, || async {
-        let all = api.all(list_req(workspace)).await?;
-        Ok(super::resolve::find_named(&all, &name))
+        let listed = read_each::<Item>(api.all(list_req(workspace)).await?, "a data agent")?;
+        Ok(super::resolve::find_named(&listed, &name).map(|(_, json)| json))
     })
     .await
 }

@@ -167,7 +167,7 @@ impl Command for Update {
         Box::pin(async move {
             let body = update_body(self.name.as_deref(), self.description.as_deref())?;
             let agent = self.target.resolve(&ctx).await?;
-            let updated = agent.update(ctx.api(), body).await?;
+            let updated = agent.update(ctx.api(), &body).await?;
             Ok(Reply::json(updated))
         })
     }

@@ -74,7 +74,7 @@ impl Command for GetDefinition {
             let agent = self.target.resolve(&ctx).await?;
             let mut value =
                 match api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None).await? {
-                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending.into())),
                     LroOutcome::Done(value) => value,
                 };
             let notes = if self.decode {
@@ -183,7 +183,7 @@ impl Command for UpdateDefinition {
             )
             .await?;
             let reply = match outcome {
-                LroOutcome::Pending(pending) => Reply::json(pending),
+                LroOutcome::Pending(pending) => Reply::json(pending.into()),
                 LroOutcome::Done(_) => Reply::done(format!(
                     "updated the definition of data agent {}",
                     named_as(&self.target.agent, &agent.id)

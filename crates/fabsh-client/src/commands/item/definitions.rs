@@ -173,7 +173,7 @@ impl Command for GetDefinition {
                     api_definitions::get_response(ctx.api(), &workspace, &id, format.as_deref())
                         .await?;
                 return match answer {
-                    LroResponse::Pending(pending) => Ok(Reply::json(pending)),
+                    LroResponse::Pending(pending) => Ok(Reply::json(pending.into())),
                     LroResponse::Done(None) => {
                         Err(Error::runtime("the service returned no definition"))
                     }
@@ -193,7 +193,7 @@ impl Command for GetDefinition {
             }
             let mut value =
                 match api_definitions::get(ctx.api(), &workspace, &id, format.as_deref()).await? {
-                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending.into())),
                     LroOutcome::Done(value) => value,
                 };
             let mut reply_notes = Vec::new();
@@ -265,7 +265,7 @@ impl Command for UpdateDefinition {
             )
             .await?;
             Ok(match outcome {
-                LroOutcome::Pending(pending) => Reply::json(pending),
+                LroOutcome::Pending(pending) => Reply::json(pending.into()),
                 LroOutcome::Done(_) => Reply::done(format!(
                     "updated the definition of item {}",
                     common::named_as(&self.target.item, &id)

@@ -16,6 +16,8 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_model::wire::{CreateItemRequest, Item};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
@@ -155,6 +157,8 @@ fn parse_invitation_url(text: &str) -> Result<(String, Option<String>)> {
         ))
     };
     let url = reqwest::Url::parse(text).map_err(|_| bad())?;
+    // A URL without a path (`mailto:`) has no segments: no invitation id is found in none,
+    // which is the `bad()` error below.
     let segments: Vec<&str> = url
         .path_segments()
         .map(Iterator::collect)
@@ -234,16 +238,22 @@ impl AcceptInvitation {
         let api = ctx.api();
         let invitation = shares::get_invitation(api, &invitation_id, &provider_tenant).await?;
         let payload = shortcut_payload(&invitation)?;
-        let (item, created) = match items::find_by_name(api, &workspace, &name, TARGET_TYPE).await?
-        {
+        let found = items::find_by_name::<Value>(api, &workspace, &name, TARGET_TYPE).await?;
+        let (item, created) = match found {
             Some(existing) => (existing, false),
             None => {
-                let body = json!({"displayName": name, "type": TARGET_TYPE});
-                let made = items::create(api, &workspace, body).await?;
+                let body = CreateItemRequest::new(name.as_str(), TARGET_TYPE);
+                let made = items::create(api, &workspace, &body).await?;
                 (made.outcome.into_value(), true)
             }
         };
-        let item_id = item["id"].as_str().unwrap_or_default().to_string();
+        // Printed as the service sent it; read for its id, which a create still running
+        // (`--no-wait`) does not have yet.
+        let item_id = Item::deserialize(&item).map(|item| item.id).map_err(|_| {
+            Error::runtime(format!(
+                "the {TARGET_TYPE} to hold the shortcuts is not made yet; accept again once it is"
+            ))
+        })?;
         let body = json!({
             "providerTenantId": provider_tenant,
             "workspaceId": workspace,
