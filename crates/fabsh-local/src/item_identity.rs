@@ -5,6 +5,7 @@ use super::api_error::ApiError;
 use super::store::items::{self, Item};
 use super::store::principals::{self, Principal};
 use super::store::shares;
+use fabsh_model::wire;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -53,12 +54,13 @@ pub fn wanted(include: Option<&str>) -> bool {
 
 /// Adds `defaultIdentity` to an item's wire form when it has one (absent otherwise, like the
 /// service's other optional keys).
-pub fn add_to(conn: &Connection, item: &Item, wire: &mut Value) -> rusqlite::Result<()> {
+pub fn add_to(conn: &Connection, item: &Item, wire: &mut wire::Item) -> rusqlite::Result<()> {
     let Some(principal_id) = shares::identity(conn, &item.id)? else {
         return Ok(());
     };
     if let Some(principal) = principals::get_principal(conn, &principal_id)? {
-        wire["defaultIdentity"] = principal_wire(&principal);
+        wire.extra
+            .insert("defaultIdentity".into(), principal_wire(&principal));
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use super::clock::service_timestamp;
 use super::store::items::{self, Item};
 use super::store::{creation_payloads, environment_publishes};
 use rusqlite::Connection;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// OneLake's global DFS host, as the swagger's GetLakehouse example paths use it.
 const ONE_LAKE_DFS: &str = "https://onelake.dfs.fabric.microsoft.com";
@@ -34,8 +34,8 @@ fn sql_host(workspace_id: &str) -> String {
 }
 
 /// The item's type-specific `properties`, or `None` for types without any.
-pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
-    Ok(Some(match item.item_type.as_str() {
+pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<String, Value>>> {
+    let properties = match item.item_type.as_str() {
         "Lakehouse" => lakehouse(conn, item)?,
         "Warehouse" => warehouse(conn, item)?,
         "Environment" => environment(conn, item)?,
@@ -63,7 +63,12 @@ pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
         "MirroredAzureDatabricksCatalog" => databricks_catalog(conn, item)?,
         "DigitalTwinBuilderFlow" => from_payload(conn, item, &["digitalTwinBuilderItemReference"])?,
         _ => return Ok(None),
-    }))
+    };
+    // Every type's properties are an object (each is built as one above).
+    Ok(match properties {
+        Value::Object(map) => Some(map),
+        _ => None,
+    })
 }
 
 /// The OneLake folder of an item.
