@@ -1,6 +1,6 @@
 //! The Fabric REST API's core objects as they travel (swagger `platform` definitions): items,
-//! workspaces, folders, long-running operation states, error bodies and list pages. The
-//! client reads answers through them and local Fabric answers with them.
+//! workspaces, folders, long-running operation states, error bodies, list pages and external
+//! data shares. The client reads answers through them and local Fabric answers with them.
 //!
 //! Each object keeps the keys it does not name in `extra`, so an answer read and written again
 //! loses nothing the service added. A key the service may leave out is an `Option`, left out
@@ -14,6 +14,7 @@ mod folder;
 mod item;
 mod operation;
 mod page;
+mod share;
 mod workspace;
 
 pub use error::{ErrorDetail, ErrorResponse, RelatedResource};
@@ -24,4 +25,9 @@ pub use item::{
 };
 pub use operation::{OperationState, OperationStatus};
 pub use page::Page;
+pub use share::{
+    AcceptInvitationRequest, AcceptedShortcut, CreateExternalDataShareRequest, ExternalDataShare,
+    Principal, ProviderTenantDetails, ShareInvitation, ShareRecipient, SharedPathDetails,
+    ShortcutCreationPayload, ShortcutRequest,
+};
 pub use workspace::{CreateWorkspaceRequest, Workspace};
