@@ -230,7 +230,7 @@ impl Action {
                     unreadable,
                 );
                 let (format, parts) = definitions::in_format(&item, parts, format.as_deref())?;
-                Ok(Some(definitions::to_wire(format.as_deref(), &item, &parts)))
+                respond::to_value(&definitions::to_wire(format.as_deref(), &item, &parts)).map(Some)
             }
             Action::PublishEnvironment { item_id } => {
                 environment_publishes::succeed(conn, item_id, now)?;

@@ -334,6 +334,7 @@ impl IntoResponse for ApiError {
         if let Ok(code) = HeaderValue::from_str(&self.code) {
             headers.insert("x-ms-public-api-error-code", code);
         }
+        // No extras, no extra headers.
         for (name, value) in self.extra.map(|e| e.headers).unwrap_or_default() {
             if let Ok(value) = HeaderValue::from_str(&value) {
                 headers.insert(name, value);

@@ -128,9 +128,13 @@ fn mirrored_database(conn: &Connection, item: &Item) -> rusqlite::Result<Value> 
 
 /// When the item was created, as the service prints times.
 fn created(conn: &Connection, item: &Item) -> rusqlite::Result<String> {
-    Ok(service_timestamp(
-        items::created_at(conn, &item.id)?.unwrap_or_default(),
-    ))
+    Ok(service_timestamp(created_nanos(conn, item)?))
+}
+
+/// When the item was created (Unix nanoseconds). The item was read in this same request, so
+/// a row gone by now is an error, never the epoch.
+fn created_nanos(conn: &Connection, item: &Item) -> rusqlite::Result<i64> {
+    items::created_at(conn, &item.id)?.ok_or(rusqlite::Error::QueryReturnedNoRows)
 }
 
 /// The default collation of a warehouse (swagger `CollationType`: "The default").
@@ -176,9 +180,9 @@ fn warehouse_snapshot(conn: &Connection, item: &Item) -> rusqlite::Result<Value>
     let mut properties = from_payload(conn, item, &["parentWarehouseId", "snapshotDateTime"])?;
     properties["connectionString"] = json!(sql_host(&item.workspace_id));
     if properties.get("snapshotDateTime").is_none() {
-        let at = items::created_at(conn, &item.id)?.unwrap_or_default();
         // The swagger's format: whole seconds with a `Z`.
-        let whole = service_timestamp(at);
+        let whole = service_timestamp(created_nanos(conn, item)?);
+        // `split` yields at least one piece, so the default is never taken.
         let whole = whole.split('.').next().unwrap_or_default();
         properties["snapshotDateTime"] = json!(format!("{whole}Z"));
     }

@@ -54,6 +54,8 @@ impl PageToken {
 
     /// The opaque text form.
     pub fn encode(&self) -> String {
+        // A token is strings, numbers and a bool, which always serialize: the default is
+        // never taken.
         STANDARD.encode(serde_json::to_vec(self).unwrap_or_default())
     }
 

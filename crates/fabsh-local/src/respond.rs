@@ -139,6 +139,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
             .uri
             .query()
             .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+            // No query string: no parameters.
             .unwrap_or_default();
         Ok(Query(pairs))
     }

@@ -5,7 +5,7 @@
 use super::typed::read_each;
 use super::{ApiClient, Created, LroOutcome, Req};
 use crate::error::Result;
-use fabsh_model::wire::{Item, UpdateItemRequest};
+use fabsh_model::wire::{CreateTypedItemRequest, Item, UpdateItemRequest};
 use serde_json::{Value, json};
 
 /// Which configuration a read is about.
@@ -120,6 +120,8 @@ impl Agent {
     /// Adds a datasource (an LRO while its schema is discovered), never twice: a lost answer
     /// is checked against the list by the referenced item before the create is sent again.
     pub async fn datasource_create(&self, api: &ApiClient, body: Value) -> Result<Created> {
+        // fabsh builds every datasource body with its item reference; one without would match
+        // no draft datasource, and a lost answer is then sent again as any unmatched create.
         let item = fabsh_model::agent::sources::referenced_item(&body)
             .unwrap_or_default()
             .to_string();
@@ -298,12 +300,17 @@ pub fn list_req(workspace: &str) -> Req {
 }
 
 /// Creates an agent, never twice (names are unique per type in a workspace).
-pub async fn create(api: &ApiClient, workspace: &str, body: Value) -> Result<Created> {
-    let name = body["displayName"].as_str().unwrap_or_default().to_string();
+pub async fn create(
+    api: &ApiClient,
+    workspace: &str,
+    request: &CreateTypedItemRequest,
+) -> Result<Created> {
+    let name = &request.display_name;
+    let body = super::items::body_of(request)?;
     let req = Req::post(format!("/workspaces/{workspace}/dataAgents"), body);
     api.create_checked(req, || async {
         let listed = read_each::<Item>(api.all(list_req(workspace)).await?, "a data agent")?;
-        Ok(super::resolve::find_named(&listed, &name).map(|(_, json)| json))
+        Ok(super::resolve::find_named(&listed, name).map(|(_, json)| json))
     })
     .await
 }

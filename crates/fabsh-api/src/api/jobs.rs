@@ -55,6 +55,8 @@ pub async fn run(
         ))
     })?;
     let url = api.url_for(location)?;
+    // The id only names the run (its URL is what is followed), so a URL without a last
+    // segment leaves it empty rather than refusing the run.
     let id = url
         .path_segments()
         .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))

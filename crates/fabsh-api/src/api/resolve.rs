@@ -513,6 +513,7 @@ fn matching<'a, T: Named>(list: &'a [T], name: &str) -> Vec<&'a T> {
         .map(|reading| named(list, reading))
         .find(|candidates| !candidates.is_empty())
         .map(without_shadow_children)
+        // No reading names anything: nothing matches.
         .unwrap_or_default()
 }
 

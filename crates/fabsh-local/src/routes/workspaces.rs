@@ -142,6 +142,7 @@ pub fn create(
     let obj = body.object()?;
     let name = req_str(&obj, "displayName")?;
     check_name(&name)?;
+    // A workspace made without one has the empty description the service shows.
     let description = opt_str(&obj, "description")?.unwrap_or_default();
     check_description(&description)?;
     let ws = Workspace {

@@ -98,6 +98,23 @@ impl CreateItemRequest {
     }
 }
 
+/// What a per-type collection's create (`POST …/dataAgents`, `…/notebooks`, ...) takes: an
+/// item create whose type the collection implies (`CreateDataAgentRequest`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTypedItemRequest {
+    pub display_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitivity_label_settings: Option<SensitivityLabelSettings>,
+    /// The definition envelope, as with [`CreateItemRequest::definition`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<Value>,
+}
+
 /// `SensitivityLabelSettings`: the label a create applies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

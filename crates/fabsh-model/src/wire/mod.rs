@@ -1,6 +1,6 @@
 //! The Fabric REST API's core objects as they travel (swagger `platform` definitions): items,
-//! workspaces, folders, long-running operation states, error bodies, list pages and external
-//! data shares. The client reads answers through them and local Fabric answers with them.
+//! workspaces, folders, long-running operation states, error bodies, list pages, definitions
+//! as answered and external data shares. The client reads answers through them and local Fabric answers with them.
 //!
 //! Each object keeps the keys it does not name in `extra`, so an answer read and written again
 //! loses nothing the service added. A key the service may leave out is an `Option`, left out
@@ -9,6 +9,7 @@
 //! prints an answer it passes the service's JSON through instead (its order and nulls are the
 //! service's to choose); these types are for reading and for building answers.
 
+mod definition;
 mod error;
 mod folder;
 mod item;
@@ -17,11 +18,12 @@ mod page;
 mod share;
 mod workspace;
 
+pub use definition::{Definition, DefinitionPart, DefinitionResponse};
 pub use error::{ErrorDetail, ErrorResponse, RelatedResource};
 pub use folder::{CreateFolderRequest, Folder, MoveRequest};
 pub use item::{
-    AppliedTag, CreateItemRequest, Item, SensitivityLabel, SensitivityLabelSettings,
-    UpdateItemRequest,
+    AppliedTag, CreateItemRequest, CreateTypedItemRequest, Item, SensitivityLabel,
+    SensitivityLabelSettings, UpdateItemRequest,
 };
 pub use operation::{OperationState, OperationStatus};
 pub use page::Page;

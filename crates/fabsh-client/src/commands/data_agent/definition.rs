@@ -124,6 +124,7 @@ impl UpdateDefinition {
 
 /// `current` with every part of `changes` put in place of its namesake (or added).
 fn overlay(current: &Value, changes: &Value) -> Value {
+    // An agent never configured has no parts to keep.
     let mut parts: Vec<Value> = current
         .pointer("/definition/parts")
         .and_then(Value::as_array)

@@ -12,7 +12,7 @@ use fabsh_deploy::schedules;
 use fabsh_model::definition::decode_payload;
 use fabsh_model::item_types;
 use fabsh_model::jobs::ItemSchedule;
-use fabsh_model::wire::{Folder, Workspace};
+use fabsh_model::wire::{Definition, Folder, Workspace};
 use futures::FutureExt;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -22,19 +22,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// the sample's 30 at once takes one round of them instead of four. The client's shared
 /// rate limiter still slows every request down if the service answers 429.
 const FETCH_CONCURRENCY: usize = 32;
-
-/// A part of a fetched definition.
-#[derive(Debug, Deserialize)]
-struct WirePart {
-    path: String,
-    payload: String,
-}
-
-/// A fetched definition.
-#[derive(Debug, Deserialize)]
-struct WireDefinition {
-    parts: Vec<WirePart>,
-}
 
 /// The workspace as a plan sees it.
 pub(crate) struct WorkspaceState {
@@ -193,10 +180,11 @@ pub(crate) async fn definition_parts(
     let value = definitions::get(api, workspace, id, format)
         .await?
         .into_value();
-    let inner = value.get("definition").cloned().unwrap_or(value);
-    let definition: WireDefinition = serde_json::from_value(inner).map_err(|err| {
-        Error::runtime(format!("item {id}: unexpected getDefinition answer: {err}"))
-    })?;
+    // The envelope `{definition}`, or (as some types answer) the definition itself.
+    let definition =
+        Definition::deserialize(fabsh_model::definition::inner(&value)).map_err(|err| {
+            Error::runtime(format!("item {id}: unexpected getDefinition answer: {err}"))
+        })?;
     definition
         .parts
         .into_iter()

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_model::definition::platform;
 use fabsh_model::item_types;
-use fabsh_model::wire::{CreateItemRequest, Item, SensitivityLabelSettings};
+use fabsh_model::wire::{CreateItemRequest, DefinitionPart, Item, SensitivityLabelSettings};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -120,7 +120,9 @@ async fn copy_item(ctx: &Ctx, transfer: &Transfer) -> Result<Copied> {
 /// with a logical id of its own.
 fn without_platform(mut definition: Value) -> Value {
     if let Some(parts) = definition.get_mut("parts").and_then(Value::as_array_mut) {
-        parts.retain(|part| part["path"].as_str() != Some(platform::PATH));
+        parts.retain(|part| {
+            DefinitionPart::deserialize(part).map_or(true, |part| part.path != platform::PATH)
+        });
     }
     definition
 }
