@@ -15,6 +15,7 @@ mod folder;
 mod item;
 mod operation;
 mod page;
+mod relations;
 mod share;
 mod workspace;
 
@@ -27,6 +28,7 @@ pub use item::{
 };
 pub use operation::{OperationState, OperationStatus};
 pub use page::Page;
+pub use relations::{ItemRelation, ItemRelations, WorkspaceRef};
 pub use share::{
     AcceptInvitationRequest, AcceptedShortcut, CreateExternalDataShareRequest, ExternalDataShare,
     Principal, ProviderTenantDetails, ShareInvitation, ShareRecipient, SharedPathDetails,
