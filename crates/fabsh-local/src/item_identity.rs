@@ -5,7 +5,7 @@ use super::api_error::ApiError;
 use super::store::items::{self, Item};
 use super::store::principals::{self, Principal};
 use super::store::shares;
-use fabsh_model::wire;
+use fabsh_model::wire::{self, ServicePrincipalDetails, UserDetails};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -29,19 +29,22 @@ pub fn assign(
 }
 
 /// A principal as the Item's `defaultIdentity` shows it.
-fn principal_wire(principal: &Principal) -> Value {
-    let mut value = json!({
-        "id": principal.id,
-        "displayName": principal.display_name,
-        "type": principal.kind,
-    });
-    if let Some(upn) = &principal.user_principal_name {
-        value["userDetails"] = json!({ "userPrincipalName": upn });
+fn principal_wire(principal: &Principal) -> wire::Principal {
+    wire::Principal {
+        display_name: Some(principal.display_name.clone()),
+        user_details: principal
+            .user_principal_name
+            .as_ref()
+            .map(|upn| UserDetails {
+                user_principal_name: Some(upn.clone()),
+            }),
+        service_principal_details: principal.client_id.as_ref().map(|app| {
+            ServicePrincipalDetails {
+                aad_app_id: Some(app.clone()),
+            }
+        }),
+        ..wire::Principal::of(&principal.id, &principal.kind)
     }
-    if let Some(app) = &principal.client_id {
-        value["servicePrincipalDetails"] = json!({ "aadAppId": app });
-    }
-    value
 }
 
 /// Whether an `include` query asks for `DefaultIdentity` (any case, comma list).
@@ -59,8 +62,7 @@ pub fn add_to(conn: &Connection, item: &Item, wire: &mut wire::Item) -> rusqlite
         return Ok(());
     };
     if let Some(principal) = principals::get_principal(conn, &principal_id)? {
-        wire.extra
-            .insert("defaultIdentity".into(), principal_wire(&principal));
+        wire.default_identity = Some(principal_wire(&principal));
     }
     Ok(())
 }

@@ -198,6 +198,7 @@ pub fn graph(
             sensitivity_label: None,
             tags: None,
             properties: None,
+            default_identity: None,
             extra: Map::new(),
         })
         .collect();

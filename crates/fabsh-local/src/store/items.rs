@@ -61,6 +61,7 @@ impl Item {
                 }),
             tags,
             properties: None,
+            default_identity: None,
             extra: Map::new(),
         }
     }

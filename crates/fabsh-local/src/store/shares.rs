@@ -88,12 +88,7 @@ impl Share {
         ExternalDataShare {
             id: self.id.clone(),
             paths: self.paths.clone(),
-            creator_principal: Principal {
-                id: self.creator_id.clone(),
-                display_name: None,
-                kind: self.creator_type.clone(),
-                extra: Map::new(),
-            },
+            creator_principal: Principal::of(&self.creator_id, &self.creator_type),
             recipient: self.recipient.clone(),
             status: self.status_at(now).to_string(),
             expiration_time_utc: Some(service_timestamp(self.expires_at)),

@@ -1,6 +1,7 @@
 //! `Item`: what item lists, gets, creates, updates and moves answer (swagger `Item`; the
 //! per-type collections add `properties`).
 
+use super::Principal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -30,7 +31,10 @@ pub struct Item {
     /// collections only; their shapes are per type and open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub properties: Option<Map<String, Value>>,
-    /// Everything else (`defaultIdentity` with `include=DefaultIdentity`, keys added later).
+    /// The identity the item acts as, with `include=DefaultIdentity` (when it has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_identity: Option<Principal>,
+    /// Everything else (keys the service adds later).
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

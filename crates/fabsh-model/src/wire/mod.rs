@@ -15,6 +15,7 @@ mod folder;
 mod item;
 mod operation;
 mod page;
+mod principal;
 mod relations;
 mod share;
 mod workspace;
@@ -28,10 +29,11 @@ pub use item::{
 };
 pub use operation::{OperationState, OperationStatus};
 pub use page::Page;
+pub use principal::{Principal, RoleAssignment, ServicePrincipalDetails, UserDetails};
 pub use relations::{ItemRelation, ItemRelations, WorkspaceRef};
 pub use share::{
     AcceptInvitationRequest, AcceptedShortcut, CreateExternalDataShareRequest, ExternalDataShare,
-    Principal, ProviderTenantDetails, ShareInvitation, ShareRecipient, SharedPathDetails,
+    ProviderTenantDetails, ShareInvitation, ShareRecipient, SharedPathDetails,
     ShortcutCreationPayload, ShortcutRequest,
 };
 pub use workspace::{CreateWorkspaceRequest, Workspace};

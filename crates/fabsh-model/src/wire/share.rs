@@ -2,6 +2,7 @@
 //! another tenant, and on the recipient's side its invitation and the shortcuts accepting it
 //! makes.
 
+use super::Principal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -26,21 +27,6 @@ pub struct ExternalDataShare {
     /// The tenant that accepted it, once one has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accepted_by_tenant_id: Option<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// `Principal`: who made something or acts as an identity.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Principal {
-    pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display_name: Option<String>,
-    /// `User`, `ServicePrincipal`, `Group`, ... (open).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `userDetails`, `servicePrincipalDetails`, ... as the service adds them.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -183,7 +169,10 @@ mod tests {
             share.recipient,
             ShareRecipient::user("lisa@fabrikam.com", Some("c51dc03f"))
         );
-        assert_eq!(share.creator_principal.display_name, None);
+        assert_eq!(
+            share.creator_principal,
+            Principal::of("00000000-0000-0000-0000-000000000001", "User")
+        );
         assert_eq!(share.accepted_by_tenant_id, None);
         assert_eq!(serde_json::to_string(&share).unwrap(), text);
     }
