@@ -31,7 +31,7 @@ pub(crate) fn read_each<T: DeserializeOwned>(
 
 impl ApiClient {
     /// Every entry of a paged list, all pages, each read as `T` (`what` names one).
-    pub async fn all_as<T: DeserializeOwned>(&self, req: Req, what: &str) -> Result<Vec<T>> {
+    pub(crate) async fn all_as<T: DeserializeOwned>(&self, req: Req, what: &str) -> Result<Vec<T>> {
         self.all(req)
             .await?
             .into_iter()

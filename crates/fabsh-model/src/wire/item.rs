@@ -39,13 +39,6 @@ pub struct Item {
     pub extra: Map<String, Value>,
 }
 
-impl Item {
-    /// The description, `""` when there is none (the service's two ways of saying so).
-    pub fn description_text(&self) -> &str {
-        self.description.as_deref().unwrap_or("")
-    }
-}
-
 /// `sensitivityLabel`: the applied label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SensitivityLabel {
@@ -148,7 +141,6 @@ mod tests {
         let item: Item = serde_json::from_str(text).unwrap();
         assert_eq!(item.item_type, "Warehouse");
         assert_eq!(item.description, None);
-        assert_eq!(item.description_text(), "");
         assert_eq!(item.folder_id, None);
         assert_eq!(item.extra["attributes"], json!([]));
         assert_eq!(serde_json::to_string(&item).unwrap(), text);
