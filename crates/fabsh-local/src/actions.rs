@@ -8,6 +8,7 @@ use super::bulk_export::{self, Export};
 use super::bulk_import::{self, Import};
 use super::definitions::{self, PlatformMeta};
 use super::item_identity;
+use super::respond;
 use super::store::items::{self, Item, Part};
 use super::store::{creation_payloads, environment_publishes, folders, new_id, workspaces};
 use super::workspace_identity;
@@ -208,7 +209,10 @@ impl Action {
         now: i64,
     ) -> Result<Option<Value>, ApiError> {
         match self {
-            Action::CreateItem(new) => create_item(conn, new, now).map(|item| Some(item.to_wire())),
+            Action::CreateItem(new) => {
+                let item = create_item(conn, new, now)?;
+                respond::to_value(&item.to_wire()).map(Some)
+            }
             Action::AddDataSource(new) => {
                 super::agents::add_datasource(definitions, conn, new).map(Some)
             }
@@ -226,7 +230,7 @@ impl Action {
                     unreadable,
                 );
                 let (format, parts) = definitions::in_format(&item, parts, format.as_deref())?;
-                Ok(Some(definitions::to_wire(format.as_deref(), &item, &parts)))
+                respond::to_value(&definitions::to_wire(format.as_deref(), &item, &parts)).map(Some)
             }
             Action::PublishEnvironment { item_id } => {
                 environment_publishes::succeed(conn, item_id, now)?;
@@ -351,5 +355,5 @@ fn update_definition(conn: &Connection, update: &DefinitionUpdate) -> Result<Val
     )?;
     let updated = items::get(conn, &update.workspace_id, &update.item_id)?
         .ok_or_else(|| ApiError::item_not_found(&update.item_id))?;
-    Ok(updated.to_wire())
+    respond::to_value(&updated.to_wire())
 }

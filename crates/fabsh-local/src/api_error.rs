@@ -5,7 +5,8 @@
 
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use fabsh_model::wire::{ErrorDetail, ErrorResponse, RelatedResource};
+use serde_json::Map;
 
 tokio::task_local! {
     /// The id of the request being served; set by the outer middleware so that every error body
@@ -20,8 +21,11 @@ pub fn current_request_id() -> String {
         .unwrap_or_else(|_| uuid::Uuid::new_v4().to_string())
 }
 
-fn related_wire((id, kind): &Related) -> Value {
-    json!({"resourceId": id, "resourceType": kind})
+fn related_wire((id, kind): &Related) -> RelatedResource {
+    RelatedResource {
+        resource_id: id.clone(),
+        resource_type: kind.clone(),
+    }
 }
 
 /// An error answered in Fabric's shape.
@@ -110,42 +114,41 @@ impl ApiError {
         self
     }
 
-    /// The JSON body for this error with the given request id.
-    pub fn body(&self, request_id: &str) -> Value {
-        let mut map = Map::new();
-        map.insert("requestId".into(), json!(request_id));
-        map.insert("errorCode".into(), json!(self.code));
-        map.insert("message".into(), json!(self.message));
-        let Some(extra) = &self.extra else {
-            return Value::Object(map);
-        };
-        if !extra.more_details.is_empty() {
-            let details: Vec<Value> = extra
-                .more_details
-                .iter()
-                .map(|detail| {
-                    let mut entry = json!({});
-                    if let Some(code) = &detail.code {
-                        entry["errorCode"] = json!(code);
-                    }
-                    if let Some(message) = &detail.message {
-                        entry["message"] = json!(message);
-                    }
-                    if let Some(related) = &detail.related {
-                        entry["relatedResource"] = related_wire(related);
-                    }
-                    entry
-                })
-                .collect();
-            map.insert("moreDetails".into(), Value::Array(details));
+    /// The body for this error with the given request id.
+    pub fn body(&self, request_id: &str) -> ErrorResponse {
+        let extra = self.extra.as_deref();
+        let more_details = extra
+            .map(|extra| &extra.more_details)
+            .filter(|details| !details.is_empty())
+            .map(|details| {
+                details
+                    .iter()
+                    .map(|detail| ErrorDetail {
+                        error_code: detail.code.clone(),
+                        message: detail.message.clone(),
+                        related_resource: detail.related.as_ref().map(related_wire),
+                        extra: Map::new(),
+                    })
+                    .collect()
+            });
+        ErrorResponse {
+            request_id: Some(request_id.to_string()),
+            error_code: Some(self.code.clone()),
+            message: Some(self.message.clone()),
+            more_details,
+            related_resource: extra
+                .and_then(|extra| extra.related_resource.as_ref())
+                .map(related_wire),
+            is_retriable: extra.and_then(|extra| extra.is_retriable),
+            extra: Map::new(),
         }
-        if let Some(related) = &extra.related_resource {
-            map.insert("relatedResource".into(), related_wire(related));
-        }
-        if let Some(retriable) = extra.is_retriable {
-            map.insert("isRetriable".into(), json!(retriable));
-        }
-        Value::Object(map)
+    }
+
+    /// The body as JSON text, as it is sent and as a failed operation keeps it.
+    pub fn body_text(&self, request_id: &str) -> String {
+        // An ErrorResponse is strings, booleans and maps with string keys, which always
+        // serialize.
+        serde_json::to_string(&self.body(request_id)).expect("an ErrorResponse serializes")
     }
 
     /// 400 for a body that fails validation, shaped like the recorded `BadRequest`.
@@ -321,8 +324,8 @@ impl From<rusqlite::Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = self.body(&current_request_id());
-        let mut response = (self.status, body.to_string()).into_response();
+        let body = self.body_text(&current_request_id());
+        let mut response = (self.status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,
@@ -331,7 +334,7 @@ impl IntoResponse for ApiError {
         if let Ok(code) = HeaderValue::from_str(&self.code) {
             headers.insert("x-ms-public-api-error-code", code);
         }
-        // An error without extra headers adds none.
+        // No extras, no extra headers.
         for (name, value) in self.extra.map(|e| e.headers).unwrap_or_default() {
             if let Ok(value) = HeaderValue::from_str(&value) {
                 headers.insert(name, value);

@@ -7,6 +7,7 @@ use super::api_error::ApiError;
 use super::store::items::{Item, Part};
 use fabsh_model::definition::{self as shared, notebook, paths, platform};
 use fabsh_model::item_types::{self, PartRules};
+use fabsh_model::wire::{self, DefinitionPart, DefinitionResponse};
 use serde_json::{Map, Value, json};
 
 /// What a `.platform` part carried.
@@ -156,19 +157,20 @@ pub fn platform_part(item: &Item) -> Part {
 /// fabric-cli export, import and set): creating an item from such a definition (export →
 /// import, copy) gives the new item none either. bulkExportDefinitions writes an id for every
 /// item (see `bulk_export`).
-pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> Value {
-    let mut wire: Vec<Value> = parts.iter().map(part_to_wire).collect();
-    wire.push(part_to_wire(&platform_part(item)));
-    let mut definition = Map::new();
-    if let Some(format) = format {
-        definition.insert("format".into(), json!(format));
+pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> DefinitionResponse {
+    let platform = platform_part(item);
+    let parts = parts
+        .iter()
+        .chain(std::iter::once(&platform))
+        .map(|part| DefinitionPart::inline(&part.path, &part.payload))
+        .collect();
+    DefinitionResponse {
+        definition: wire::Definition {
+            format: format.map(str::to_string),
+            parts,
+            extra: Map::new(),
+        },
     }
-    definition.insert("parts".into(), Value::Array(wire));
-    json!({ "definition": definition })
-}
-
-fn part_to_wire(part: &Part) -> Value {
-    shared::part(&part.path, &part.payload)
 }
 
 /// The type's spelling of a requested `format`, or `400 InvalidDefinitionFormat` when the
@@ -355,6 +357,7 @@ pub fn default_parts(item_type: &str, creation_payload: Option<&Value>) -> Vec<P
 
 /// Pretty JSON text (2-space indent, as Fabric writes its files).
 pub fn pretty(value: &Value) -> String {
+    // A `Value` always serializes (its map keys are strings): the default is never taken.
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 

@@ -5,6 +5,7 @@ use super::api_error::ApiError;
 use super::store::items::{self, Item};
 use super::store::principals::{self, Principal};
 use super::store::shares;
+use fabsh_model::wire::{self, ServicePrincipalDetails, UserDetails};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -28,19 +29,22 @@ pub fn assign(
 }
 
 /// A principal as the Item's `defaultIdentity` shows it.
-fn principal_wire(principal: &Principal) -> Value {
-    let mut value = json!({
-        "id": principal.id,
-        "displayName": principal.display_name,
-        "type": principal.kind,
-    });
-    if let Some(upn) = &principal.user_principal_name {
-        value["userDetails"] = json!({ "userPrincipalName": upn });
+fn principal_wire(principal: &Principal) -> wire::Principal {
+    wire::Principal {
+        display_name: Some(principal.display_name.clone()),
+        user_details: principal
+            .user_principal_name
+            .as_ref()
+            .map(|upn| UserDetails {
+                user_principal_name: Some(upn.clone()),
+            }),
+        service_principal_details: principal.client_id.as_ref().map(|app| {
+            ServicePrincipalDetails {
+                aad_app_id: Some(app.clone()),
+            }
+        }),
+        ..wire::Principal::of(&principal.id, &principal.kind)
     }
-    if let Some(app) = &principal.client_id {
-        value["servicePrincipalDetails"] = json!({ "aadAppId": app });
-    }
-    value
 }
 
 /// Whether an `include` query asks for `DefaultIdentity` (any case, comma list).
@@ -53,12 +57,12 @@ pub fn wanted(include: Option<&str>) -> bool {
 
 /// Adds `defaultIdentity` to an item's wire form when it has one (absent otherwise, like the
 /// service's other optional keys).
-pub fn add_to(conn: &Connection, item: &Item, wire: &mut Value) -> rusqlite::Result<()> {
+pub fn add_to(conn: &Connection, item: &Item, wire: &mut wire::Item) -> rusqlite::Result<()> {
     let Some(principal_id) = shares::identity(conn, &item.id)? else {
         return Ok(());
     };
     if let Some(principal) = principals::get_principal(conn, &principal_id)? {
-        wire["defaultIdentity"] = principal_wire(&principal);
+        wire.default_identity = Some(principal_wire(&principal));
     }
     Ok(())
 }

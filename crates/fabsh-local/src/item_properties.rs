@@ -19,7 +19,7 @@ use super::clock::service_timestamp;
 use super::store::items::{self, Item};
 use super::store::{creation_payloads, environment_publishes};
 use rusqlite::Connection;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// OneLake's global DFS host, as the swagger's GetLakehouse example paths use it.
 const ONE_LAKE_DFS: &str = "https://onelake.dfs.fabric.microsoft.com";
@@ -34,8 +34,8 @@ fn sql_host(workspace_id: &str) -> String {
 }
 
 /// The item's type-specific `properties`, or `None` for types without any.
-pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
-    Ok(Some(match item.item_type.as_str() {
+pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<String, Value>>> {
+    let properties = match item.item_type.as_str() {
         "Lakehouse" => lakehouse(conn, item)?,
         "Warehouse" => warehouse(conn, item)?,
         "Environment" => environment(conn, item)?,
@@ -63,7 +63,12 @@ pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
         "MirroredAzureDatabricksCatalog" => databricks_catalog(conn, item)?,
         "DigitalTwinBuilderFlow" => from_payload(conn, item, &["digitalTwinBuilderItemReference"])?,
         _ => return Ok(None),
-    }))
+    };
+    // Every type's properties are an object (each is built as one above).
+    Ok(match properties {
+        Value::Object(map) => Some(map),
+        _ => None,
+    })
 }
 
 /// The OneLake folder of an item.
@@ -123,9 +128,13 @@ fn mirrored_database(conn: &Connection, item: &Item) -> rusqlite::Result<Value> 
 
 /// When the item was created, as the service prints times.
 fn created(conn: &Connection, item: &Item) -> rusqlite::Result<String> {
-    Ok(service_timestamp(
-        items::created_at(conn, &item.id)?.unwrap_or_default(),
-    ))
+    Ok(service_timestamp(created_nanos(conn, item)?))
+}
+
+/// When the item was created (Unix nanoseconds). The item was read in this same request, so
+/// a row gone by now is an error, never the epoch.
+fn created_nanos(conn: &Connection, item: &Item) -> rusqlite::Result<i64> {
+    items::created_at(conn, &item.id)?.ok_or(rusqlite::Error::QueryReturnedNoRows)
 }
 
 /// The default collation of a warehouse (swagger `CollationType`: "The default").
@@ -171,9 +180,9 @@ fn warehouse_snapshot(conn: &Connection, item: &Item) -> rusqlite::Result<Value>
     let mut properties = from_payload(conn, item, &["parentWarehouseId", "snapshotDateTime"])?;
     properties["connectionString"] = json!(sql_host(&item.workspace_id));
     if properties.get("snapshotDateTime").is_none() {
-        let at = items::created_at(conn, &item.id)?.unwrap_or_default();
         // The swagger's format: whole seconds with a `Z`.
-        let whole = service_timestamp(at);
+        let whole = service_timestamp(created_nanos(conn, item)?);
+        // `split` yields at least one piece, so the default is never taken.
         let whole = whole.split('.').next().unwrap_or_default();
         properties["snapshotDateTime"] = json!(format!("{whole}Z"));
     }

@@ -172,7 +172,7 @@ pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
                 operations::finish(tx, id, SUCCEEDED, now, result.as_deref(), None)?;
             }
             Err(error) => {
-                let body = error.body(&current_request_id()).to_string();
+                let body = error.body_text(&current_request_id());
                 operations::finish(tx, id, FAILED, now, None, Some(&body))?;
             }
         }

@@ -12,8 +12,9 @@ use axum::http::request::Parts;
 use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use fabsh_model::wire::Page;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 /// The state of a paged list between pages.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,8 @@ impl PageToken {
 
     /// The opaque text form.
     pub fn encode(&self) -> String {
+        // A token is strings, numbers and a bool, which always serialize: the default is
+        // never taken.
         STANDARD.encode(serde_json::to_vec(self).unwrap_or_default())
     }
 
@@ -116,12 +119,12 @@ impl Paging {
     /// than a page (to learn whether another follows), turns the rows into wire JSON, and
     /// links the next page with a token that continues after the last row and keeps this
     /// token's filters.
-    pub fn respond<T, E>(
+    pub fn respond<T, E, W: Serialize>(
         &self,
         token: &PageToken,
         fetch: impl FnOnce(i64, i64) -> Result<Vec<T>, E>,
         key: impl Fn(&T) -> i64,
-        wire: impl Fn(&T) -> Value,
+        wire: impl Fn(&T) -> W,
     ) -> Result<Response, ApiError>
     where
         ApiError: From<E>,
@@ -153,7 +156,7 @@ impl Paging {
         Ok(self.page(page, next.as_ref()))
     }
 
-    fn page(&self, values: Vec<Value>, next: Option<&PageToken>) -> Response {
+    fn page<W: Serialize>(&self, values: Vec<W>, next: Option<&PageToken>) -> Response {
         respond::json(
             StatusCode::OK,
             &page_body(values, next, &self.origin, &self.path),
@@ -189,24 +192,23 @@ pub fn fetch_page<T, E>(
 
 /// `{"value": [...], "continuationToken"?, "continuationUri"?}`; both keys absent on the last
 /// page. `continuationUri` repeats the request path with only the token in the query.
-pub fn page_body(values: Vec<Value>, next: Option<&PageToken>, origin: &str, path: &str) -> Value {
-    let mut map = Map::new();
-    map.insert("value".into(), Value::Array(values));
-    if let Some(token) = next {
-        let text = token.encode();
-        let encoded: String = form_urlencoded::byte_serialize(text.as_bytes()).collect();
-        map.insert("continuationToken".into(), json!(text));
-        map.insert(
-            "continuationUri".into(),
-            json!(format!("{origin}{path}?continuationToken={encoded}")),
-        );
+pub fn page_body<W>(values: Vec<W>, next: Option<&PageToken>, origin: &str, path: &str) -> Page<W> {
+    let Some(token) = next else {
+        return Page::last(values);
+    };
+    let text = token.encode();
+    let encoded: String = form_urlencoded::byte_serialize(text.as_bytes()).collect();
+    Page {
+        value: values,
+        continuation_uri: Some(format!("{origin}{path}?continuationToken={encoded}")),
+        continuation_token: Some(text),
     }
-    Value::Object(map)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn tokens_round_trip_with_their_filters() {
@@ -242,16 +244,20 @@ mod tests {
 
     #[test]
     fn the_last_page_has_no_continuation_keys() {
-        let body = page_body(vec![json!(1)], None, "http://h", "/v1/x");
-        assert!(body.get("continuationToken").is_none());
-        assert!(body.get("continuationUri").is_none());
+        let body =
+            serde_json::to_value(page_body(vec![json!(1)], None, "http://h", "/v1/x")).unwrap();
+        assert_eq!(
+            body,
+            json!({"value": [1]}),
+            "no continuation on the last page"
+        );
         let token = PageToken {
             kind: "x".into(),
             after: 1,
             ..PageToken::default()
         };
-        let body = page_body(vec![], Some(&token), "http://h", "/v1/x");
-        let uri = body["continuationUri"].as_str().unwrap();
+        let body = page_body(Vec::<Value>::new(), Some(&token), "http://h", "/v1/x");
+        let uri = body.continuation_uri.as_deref().unwrap();
         assert!(uri.starts_with("http://h/v1/x?continuationToken="));
         let encoded = uri.split_once("continuationToken=").unwrap().1;
         assert!(

@@ -5,8 +5,9 @@
 use super::api_error::ApiError;
 use super::store::items::{self, Item};
 use super::store::{principals, workspaces};
+use fabsh_model::wire::{self, ItemRelation, ItemRelations, WorkspaceRef};
 use rusqlite::Connection;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The relation type of a report reading a semantic model.
@@ -50,6 +51,7 @@ pub fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result<Option
     let reference = &pbir["datasetReference"];
     if let Some(path) = reference.pointer("/byPath/path").and_then(Value::as_str) {
         // `../<Name>.SemanticModel`, relative to the report's own folder in a Git layout.
+        // (`rsplit` yields at least one piece: the default is never taken.)
         let folder = path
             .trim_end_matches('/')
             .rsplit('/')
@@ -65,6 +67,7 @@ pub fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result<Option
     {
         return Ok(Some(model));
     }
+    // The report's own content: without a connection string it names no model by one.
     let fields = connection_fields(
         by_connection["connectionString"]
             .as_str()
@@ -75,6 +78,7 @@ pub fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result<Option
     {
         return Ok(Some(model));
     }
+    // No data source: "" names no workspace, so no model is found by name either.
     let workspace_name = fields
         .get("data source")
         .and_then(|source| source.rsplit('/').next())
@@ -136,7 +140,7 @@ pub fn graph(
     start: &Item,
     direction: Direction,
     principal_id: &str,
-) -> Result<Value, ApiError> {
+) -> Result<ItemRelations, ApiError> {
     let visible = |item: &Item| -> rusqlite::Result<bool> {
         Ok(principals::access(conn, principal_id, &item.workspace_id)?
             .role
@@ -154,9 +158,12 @@ pub fn graph(
                 Direction::Upstream => (&item.id, &other.id),
                 Direction::Downstream => (&other.id, &item.id),
             };
-            relations.push(
-                json!({"itemId": dependent, "dependentOnItemId": dependency, "relationType": kind}),
-            );
+            relations.push(ItemRelation {
+                item_id: dependent.clone(),
+                dependent_on_item_id: dependency.clone(),
+                relation_type: kind.to_string(),
+                extra: Map::new(),
+            });
             if !seen.iter().any(|s| s.id == other.id) && seen.len() < MAX_ITEMS {
                 seen.push(other.clone());
                 queue.push_back(other);
@@ -168,15 +175,36 @@ pub fn graph(
     let mut workspace_ids: Vec<&str> = related.iter().map(|i| i.workspace_id.as_str()).collect();
     workspace_ids.sort_unstable();
     workspace_ids.dedup();
-    let mut workspaces_json = Vec::new();
+    let mut workspaces = Vec::new();
     for id in workspace_ids {
         if let Some(ws) = workspaces::get(conn, id)? {
-            workspaces_json.push(json!({"id": ws.id, "displayName": ws.display_name}));
+            workspaces.push(WorkspaceRef {
+                id: ws.id,
+                display_name: ws.display_name,
+                extra: Map::new(),
+            });
         }
     }
-    let items_json: Vec<Value> = related
+    // Relations name items by id, type, name and workspace only.
+    let items = related
         .iter()
-        .map(|i| json!({"id": i.id, "type": i.item_type, "displayName": i.display_name, "workspaceId": i.workspace_id}))
+        .map(|item| wire::Item {
+            id: item.id.clone(),
+            item_type: item.item_type.clone(),
+            display_name: item.display_name.clone(),
+            description: None,
+            workspace_id: item.workspace_id.clone(),
+            folder_id: None,
+            sensitivity_label: None,
+            tags: None,
+            properties: None,
+            default_identity: None,
+            extra: Map::new(),
+        })
         .collect();
-    Ok(json!({"items": items_json, "relations": relations, "workspaces": workspaces_json}))
+    Ok(ItemRelations {
+        items,
+        relations,
+        workspaces,
+    })
 }

@@ -9,11 +9,21 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// A JSON response.
-pub fn json(status: StatusCode, value: &Value) -> Response {
-    let mut response = (status, value.to_string()).into_response();
+/// A JSON response: a `Value` or one of the model's wire types (`fabsh_model::wire`).
+pub fn json(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
+    let text = match serde_json::to_string(value) {
+        Ok(text) => text,
+        // The wire types are structs and maps with string keys, which always serialize; a
+        // type that did not is a bug answered as one, never as a made-up body.
+        Err(err) => {
+            return ApiError::internal(format!("an answer did not serialize: {err}"))
+                .into_response();
+        }
+    };
+    let mut response = (status, text).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json; charset=utf-8"),
@@ -21,8 +31,14 @@ pub fn json(status: StatusCode, value: &Value) -> Response {
     response
 }
 
+/// One of the model's wire types as JSON, for an answer stored or combined before it is sent.
+pub fn to_value(value: &impl Serialize) -> Result<Value, ApiError> {
+    serde_json::to_value(value)
+        .map_err(|err| ApiError::internal(format!("an answer did not serialize: {err}")))
+}
+
 /// A 201 with the created resource and its address in `Location`.
-pub fn created(value: &Value, location: &str) -> Response {
+pub fn created(value: &(impl Serialize + ?Sized), location: &str) -> Response {
     let mut response = json(StatusCode::CREATED, value);
     if let Ok(location) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, location);
@@ -31,7 +47,7 @@ pub fn created(value: &Value, location: &str) -> Response {
 }
 
 /// A JSON response carrying the `ETag: ""` the service sends with single items.
-pub fn json_with_etag(status: StatusCode, value: &Value) -> Response {
+pub fn json_with_etag(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
     let mut response = json(status, value);
     response
         .headers_mut()
@@ -123,7 +139,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
             .uri
             .query()
             .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
-            // A request without a query string has no query parameters.
+            // No query string: no parameters.
             .unwrap_or_default();
         Ok(Query(pairs))
     }

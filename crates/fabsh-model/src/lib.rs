@@ -12,6 +12,7 @@ mod problem;
 pub mod roles;
 mod secret;
 pub mod sql;
+pub mod wire;
 
 pub use problem::Problem;
 pub use secret::Secret;

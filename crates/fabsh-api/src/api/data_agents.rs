@@ -2,8 +2,10 @@
 //! the preview configuration API — settings, datasources, elements, few-shots, publish and
 //! reset — for the draft (`staging/...`) and the published stage.
 
+use super::typed::read_each;
 use super::{ApiClient, Created, LroOutcome, Req};
 use crate::error::Result;
+use fabsh_model::wire::{CreateTypedItemRequest, Item, UpdateItemRequest};
 use serde_json::{Value, json};
 
 /// Which configuration a read is about.
@@ -61,7 +63,8 @@ impl Agent {
     }
 
     /// PATCH the agent's name and/or description.
-    pub async fn update(&self, api: &ApiClient, body: Value) -> Result<Value> {
+    pub async fn update(&self, api: &ApiClient, request: &UpdateItemRequest) -> Result<Value> {
+        let body = super::items::body_of(request)?;
         api.json(Req::patch(self.path(), body)).await
     }
 
@@ -117,6 +120,8 @@ impl Agent {
     /// Adds a datasource (an LRO while its schema is discovered), never twice: a lost answer
     /// is checked against the list by the referenced item before the create is sent again.
     pub async fn datasource_create(&self, api: &ApiClient, body: Value) -> Result<Created> {
+        // fabsh builds every datasource body with its item reference; one without would match
+        // no draft datasource, and a lost answer is then sent again as any unmatched create.
         let item = fabsh_model::agent::sources::referenced_item(&body)
             .unwrap_or_default()
             .to_string();
@@ -295,12 +300,17 @@ pub fn list_req(workspace: &str) -> Req {
 }
 
 /// Creates an agent, never twice (names are unique per type in a workspace).
-pub async fn create(api: &ApiClient, workspace: &str, body: Value) -> Result<Created> {
-    let name = body["displayName"].as_str().unwrap_or_default().to_string();
+pub async fn create(
+    api: &ApiClient,
+    workspace: &str,
+    request: &CreateTypedItemRequest,
+) -> Result<Created> {
+    let name = &request.display_name;
+    let body = super::items::body_of(request)?;
     let req = Req::post(format!("/workspaces/{workspace}/dataAgents"), body);
     api.create_checked(req, || async {
-        let all = api.all(list_req(workspace)).await?;
-        Ok(super::resolve::find_named(&all, &name))
+        let listed = read_each::<Item>(api.all(list_req(workspace)).await?, "a data agent")?;
+        Ok(super::resolve::find_named(&listed, name).map(|(_, json)| json))
     })
     .await
 }

@@ -1,8 +1,11 @@
 //! Workspace folders (`/workspaces/{ws}/folders`, a preview API).
 
+use super::items::body_of;
+use super::typed::read_each;
 use super::{ApiClient, Created, Req};
 use crate::error::Result;
-use serde_json::{Value, json};
+use fabsh_model::wire::{CreateFolderRequest, Folder, MoveRequest};
+use serde_json::Value;
 
 /// The list request: everything (`root` = `None`, `recursive` true) or below a folder.
 pub fn list_req(workspace: &str, root: Option<&str>, recursive: Option<bool>) -> Req {
@@ -11,26 +14,41 @@ pub fn list_req(workspace: &str, root: Option<&str>, recursive: Option<bool>) ->
         .query_opt("recursive", recursive.map(|r| r.to_string()))
 }
 
+/// Every folder the request lists, all pages.
+pub async fn list_all(
+    api: &ApiClient,
+    workspace: &str,
+    root: Option<&str>,
+    recursive: Option<bool>,
+) -> Result<Vec<Folder>> {
+    api.all_as(list_req(workspace, root, recursive), "a folder")
+        .await
+}
+
 /// Creates a folder, never twice: names are unique among siblings, so a lost answer is
-/// checked by name under the same parent before resending.
+/// checked by name under the same parent before resending. The answer (or the folder found)
+/// is as the service sent it, for printing.
 pub async fn create(
     api: &ApiClient,
     workspace: &str,
     name: &str,
     parent: Option<&str>,
 ) -> Result<Created> {
-    let mut body = json!({ "displayName": name });
-    if let Some(parent) = parent {
-        body["parentFolderId"] = json!(parent);
-    }
-    let req = Req::post(format!("/workspaces/{workspace}/folders"), body);
+    let request = CreateFolderRequest {
+        display_name: name.to_string(),
+        parent_folder_id: parent.map(str::to_string),
+    };
+    let req = Req::post(
+        format!("/workspaces/{workspace}/folders"),
+        body_of(&request)?,
+    );
     api.create_checked(req, || async {
-        let all = api.all(list_req(workspace, parent, Some(false))).await?;
-        let siblings: Vec<Value> = all
+        let listed = api.all(list_req(workspace, parent, Some(false))).await?;
+        let siblings: Vec<(Folder, Value)> = read_each::<Folder>(listed, "a folder")?
             .into_iter()
-            .filter(|f| f.get("parentFolderId").and_then(Value::as_str) == parent)
+            .filter(|(folder, _)| folder.parent_folder_id.as_deref() == parent)
             .collect();
-        Ok(super::resolve::find_named(&siblings, name))
+        Ok(super::resolve::find_named(&siblings, name).map(|(_, json)| json))
     })
     .await
 }
@@ -42,17 +60,17 @@ pub async fn delete(api: &ApiClient, workspace: &str, id: &str) -> Result<()> {
     Ok(())
 }
 
-/// Moves a folder under another (`None` = the workspace root).
+/// Moves a folder under another (`None` = the workspace root); answers the folder, printed as
+/// the service sends it.
 pub async fn move_folder(
     api: &ApiClient,
     workspace: &str,
     id: &str,
     target: Option<&str>,
 ) -> Result<Value> {
-    let body = match target {
-        Some(target) => json!({ "targetFolderId": target }),
-        None => json!({}),
-    };
+    let body = body_of(&MoveRequest {
+        target_folder_id: target.map(str::to_string),
+    })?;
     let req = Req::post(format!("/workspaces/{workspace}/folders/{id}/move"), body).idempotent();
     api.json(req).await
 }

@@ -1,7 +1,13 @@
-//! Generic item requests (`/workspaces/{ws}/items`).
+//! Generic item requests (`/workspaces/{ws}/items`). An answer a command may print as the
+//! service sent it is returned as the caller's `T`: [`Item`] to read it, `Value` to pass it
+//! through (its key order, nulls and unknown keys are the service's).
 
+use super::typed::{read, read_each};
 use super::{ApiClient, Created, Req};
 use crate::error::Result;
+use fabsh_model::wire::{CreateItemRequest, Item, MoveRequest, UpdateItemRequest};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Server-side filters of the item list.
@@ -22,31 +28,53 @@ pub fn list_req(workspace: &str, filter: &ListFilter) -> Req {
         .query_opt("include", filter.include.clone())
 }
 
+/// Every item the filter lists, all pages.
+pub async fn list_all(api: &ApiClient, workspace: &str, filter: &ListFilter) -> Result<Vec<Item>> {
+    api.all_as(list_req(workspace, filter), "an item").await
+}
+
 /// One item; `include` asks for extra properties (`DefaultIdentity`).
-pub async fn get(
+pub async fn get<T: DeserializeOwned>(
     api: &ApiClient,
     workspace: &str,
     id: &str,
     include: Option<&str>,
-) -> Result<Value> {
+) -> Result<T> {
     let req = Req::get(format!("/workspaces/{workspace}/items/{id}")).query_opt("include", include);
-    api.json(req).await
+    read(api.json(req).await?, "an item")
+}
+
+/// A request body as JSON: the wire types serialize to objects with string keys, always.
+pub(crate) fn body_of(request: &impl Serialize) -> Result<Value> {
+    serde_json::to_value(request).map_err(|err| crate::error::Error::runtime(err.to_string()))
 }
 
 /// Creates an item (possibly a long-running operation), never twice: display names are
 /// unique per type in a workspace, so a lost answer is checked by name before resending.
-pub async fn create(api: &ApiClient, workspace: &str, body: Value) -> Result<Created> {
-    let name = body["displayName"].as_str().unwrap_or_default().to_string();
-    let item_type = body["type"].as_str().unwrap_or_default().to_string();
-    let req = Req::post(format!("/workspaces/{workspace}/items"), body);
-    api.create_checked(req, || find_by_name(api, workspace, &name, &item_type))
+pub async fn create(
+    api: &ApiClient,
+    workspace: &str,
+    request: &CreateItemRequest,
+) -> Result<Created> {
+    let req = Req::post(format!("/workspaces/{workspace}/items"), body_of(request)?);
+    let (name, item_type) = (&request.display_name, &request.item_type);
+    api.create_checked(req, || find_by_name(api, workspace, name, item_type))
         .await
 }
 
-/// Changes the display name and/or description.
-pub async fn update(api: &ApiClient, workspace: &str, id: &str, body: Value) -> Result<Value> {
-    let req = Req::patch(format!("/workspaces/{workspace}/items/{id}"), body);
-    api.json(req).await
+/// Changes the display name and/or description; answers the item (see the module's note on
+/// `T`).
+pub async fn update<T: DeserializeOwned>(
+    api: &ApiClient,
+    workspace: &str,
+    id: &str,
+    request: &UpdateItemRequest,
+) -> Result<T> {
+    let req = Req::patch(
+        format!("/workspaces/{workspace}/items/{id}"),
+        body_of(request)?,
+    );
+    read(api.json(req).await?, "the updated item")
 }
 
 /// Deletes an item: soft by default, permanently with `hard`.
@@ -57,19 +85,22 @@ pub async fn delete(api: &ApiClient, workspace: &str, id: &str, hard: bool) -> R
     Ok(())
 }
 
-/// The item of `item_type` with this display name (case-insensitive), if any.
-pub async fn find_by_name(
+/// The item of `item_type` (any type when empty) with this display name (case-insensitive),
+/// if any, as `T` (see the module's note).
+pub async fn find_by_name<T: DeserializeOwned>(
     api: &ApiClient,
     workspace: &str,
     name: &str,
     item_type: &str,
-) -> Result<Option<Value>> {
+) -> Result<Option<T>> {
     let filter = ListFilter {
         item_type: (!item_type.is_empty()).then(|| item_type.to_string()),
         ..ListFilter::default()
     };
-    let all = api.all(list_req(workspace, &filter)).await?;
-    Ok(super::resolve::find_named(&all, name))
+    let listed = read_each::<Item>(api.all(list_req(workspace, &filter)).await?, "an item")?;
+    super::resolve::find_named(&listed, name)
+        .map(|(_, json)| read(json, "an item"))
+        .transpose()
 }
 
 /// The list request for the connections an item uses.
@@ -78,7 +109,7 @@ pub fn connections_req(workspace: &str, id: &str) -> Req {
 }
 
 /// The items upstream (`"upstream"`: what it depends on) or downstream of an item, with the
-/// relations between them (a beta API).
+/// relations between them (a beta API); printed as the service sends it.
 pub async fn relations(
     api: &ApiClient,
     workspace: &str,
@@ -93,17 +124,16 @@ pub async fn relations(
 }
 
 /// Moves an item (and its children) to a folder, `None` = the workspace root; answers
-/// `{value: [moved items]}`.
+/// `{value: [moved items]}`, printed as the service sends it.
 pub async fn move_to_folder(
     api: &ApiClient,
     workspace: &str,
     id: &str,
     folder: Option<&str>,
 ) -> Result<Value> {
-    let body = match folder {
-        Some(folder) => serde_json::json!({ "targetFolderId": folder }),
-        None => serde_json::json!({}),
-    };
+    let body = body_of(&MoveRequest {
+        target_folder_id: folder.map(str::to_string),
+    })?;
     let req = Req::post(format!("/workspaces/{workspace}/items/{id}/move"), body).idempotent();
     api.json(req).await
 }

@@ -3,11 +3,11 @@
 
 use super::ApiClient;
 use super::request::Req;
+use super::typed::read;
 use crate::error::{Error, Result};
 use fabsh_http::retry;
 use fabsh_model::jobs::{ItemSchedule, JobInstance, RunRequest, ScheduleRequest};
 use reqwest::{Method, Url};
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -19,15 +19,6 @@ pub struct Started {
     pub retry_after: Duration,
     /// Local Fabric said the run executes nothing (it only follows the run's lifecycle).
     pub lifecycle_only: bool,
-}
-
-fn typed<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
-    serde_json::from_value(value).map_err(|err| {
-        Error::runtime(format!(
-            "the service answered {what} in an unexpected shape"
-        ))
-        .with_cause(err)
-    })
 }
 
 fn item_path(workspace: &str, item: &str) -> String {
@@ -64,6 +55,8 @@ pub async fn run(
         ))
     })?;
     let url = api.url_for(location)?;
+    // The id only names the run (its URL is what is followed), so a URL without a last
+    // segment leaves it empty rather than refusing the run.
     let id = url
         .path_segments()
         .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
@@ -89,7 +82,7 @@ pub fn instance_url(api: &ApiClient, workspace: &str, item: &str, id: &str) -> R
 pub async fn poll(api: &ApiClient, url: &Url) -> Result<(JobInstance, Option<Duration>)> {
     let resp = api.send(Req::get(url.as_str())).await?;
     let wait = retry::retry_after(&resp.headers);
-    Ok((typed(resp.json()?, "a job instance")?, wait))
+    Ok((read(resp.json()?, "a job instance")?, wait))
 }
 
 /// GET one run.
@@ -103,18 +96,10 @@ pub fn list_req(workspace: &str, item: &str) -> Req {
     Req::get(format!("{}/jobs/instances", item_path(workspace, item)))
 }
 
-/// Every entry of a paged list, all pages, each read as `what`.
-async fn all_typed<T: DeserializeOwned>(api: &ApiClient, req: Req, what: &str) -> Result<Vec<T>> {
-    api.all(req)
-        .await?
-        .into_iter()
-        .map(|entry| typed(entry, what))
-        .collect()
-}
-
 /// Every run of an item, all pages.
 pub async fn list_all(api: &ApiClient, workspace: &str, item: &str) -> Result<Vec<JobInstance>> {
-    all_typed(api, list_req(workspace, item), "a job instance").await
+    api.all_as(list_req(workspace, item), "a job instance")
+        .await
 }
 
 /// POST `…/jobs/instances/{id}/cancel` (202; the run becomes Cancelled).
@@ -153,7 +138,7 @@ pub async fn create_schedule(
     if api.options().dry_run {
         return Ok(None);
     }
-    typed(value, "the new schedule").map(Some)
+    read(value, "the new schedule").map(Some)
 }
 
 /// Every schedule of an item for one job type, all pages.
@@ -163,7 +148,8 @@ pub async fn list_schedules(
     item: &str,
     job_type: &str,
 ) -> Result<Vec<ItemSchedule>> {
-    all_typed(api, schedules_req(workspace, item, job_type), "a schedule").await
+    api.all_as(schedules_req(workspace, item, job_type), "a schedule")
+        .await
 }
 
 /// GET one schedule.
@@ -175,7 +161,7 @@ pub async fn get_schedule(
     id: &str,
 ) -> Result<ItemSchedule> {
     let target = format!("{}/{id}", schedules_path(workspace, item, job_type));
-    typed(api.json(Req::get(target)).await?, "a schedule")
+    read(api.json(Req::get(target)).await?, "a schedule")
 }
 
 /// PATCH a schedule with its whole new settings; the updated one (`None` under `--dry-run`).
@@ -194,7 +180,7 @@ pub async fn update_schedule(
     if api.options().dry_run {
         return Ok(None);
     }
-    typed(value, "the updated schedule").map(Some)
+    read(value, "the updated schedule").map(Some)
 }
 
 /// DELETE a schedule.

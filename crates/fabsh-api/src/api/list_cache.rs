@@ -9,24 +9,40 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// The cached lists, one slot per key.
-#[derive(Default)]
-pub struct ListCache {
+/// The cached lists of entries `T` (the service's JSON unless a caller reads them as a wire
+/// type), one slot per key.
+pub struct ListCache<T = Value> {
     /// Held only to find or drop a slot, never across a fetch.
-    slots: Mutex<HashMap<String, Arc<Slot>>>,
+    slots: Mutex<HashMap<String, Arc<Slot<T>>>>,
 }
 
-#[derive(Default)]
-struct Slot {
+impl<T> Default for ListCache<T> {
+    fn default() -> Self {
+        ListCache {
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+struct Slot<T> {
     /// The list once fetched. Its lock is held across the fetch: that is what makes callers
     /// of the same key wait for one fetch instead of each making their own.
-    list: tokio::sync::Mutex<Option<Arc<Vec<Value>>>>,
+    list: tokio::sync::Mutex<Option<Arc<Vec<T>>>>,
     /// Fetches finished in this slot; a caller that waited while one finished takes that
     /// list as fresh, since it was fetched after the caller came.
     fetches: AtomicU64,
 }
 
-impl ListCache {
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot {
+            list: tokio::sync::Mutex::new(None),
+            fetches: AtomicU64::new(0),
+        }
+    }
+}
+
+impl<T> ListCache<T> {
     /// The list under `key`: the cached one when `has_wanted` finds what the caller looks for
     /// in it, else (or when none is cached) a fresh one from `fetch`, kept for later callers.
     /// A failed fetch keeps nothing; the next caller tries again.
@@ -34,11 +50,11 @@ impl ListCache {
         &self,
         key: &str,
         fetch: F,
-        has_wanted: impl Fn(&[Value]) -> bool,
-    ) -> Result<Arc<Vec<Value>>>
+        has_wanted: impl Fn(&[T]) -> bool,
+    ) -> Result<Arc<Vec<T>>>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Vec<Value>>>,
+        Fut: Future<Output = Result<Vec<T>>>,
     {
         let slot = self.slot(key);
         let seen = slot.fetches.load(Ordering::Acquire);
@@ -65,12 +81,12 @@ impl ListCache {
         self.slots().remove(key);
     }
 
-    fn slot(&self, key: &str) -> Arc<Slot> {
+    fn slot(&self, key: &str) -> Arc<Slot<T>> {
         let mut slots = self.slots();
         Arc::clone(slots.entry(key.to_string()).or_default())
     }
 
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot<T>>>> {
         // The map is only ever left whole (inserts and retains do not panic midway), so a
         // poisoned lock still guards a consistent map.
         self.slots
@@ -92,7 +108,7 @@ mod tests {
 
     #[tokio::test]
     async fn other_keys_fetch_while_one_key_waits() {
-        let cache = ListCache::default();
+        let cache: ListCache = ListCache::default();
         let (release, released) = oneshot::channel::<()>();
         // A's fetch can only end once B's fetch has ended: a cache that fetched one key at a
         // time would wait forever here.
@@ -122,7 +138,7 @@ mod tests {
 
     #[tokio::test]
     async fn callers_of_one_key_share_one_fetch() {
-        let cache = ListCache::default();
+        let cache: ListCache = ListCache::default();
         let fetches = AtomicUsize::new(0);
         let get = || {
             cache.get(
@@ -160,7 +176,7 @@ mod tests {
 
     #[tokio::test]
     async fn failed_fetches_are_not_kept_and_forgotten_keys_fetch_again() {
-        let cache = ListCache::default();
+        let cache: ListCache = ListCache::default();
         let failed = cache
             .get("k", || async { Err(Error::runtime("down")) }, |_| true)
             .await;

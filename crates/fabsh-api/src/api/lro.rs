@@ -5,8 +5,10 @@ use super::ApiClient;
 use super::request::{Req, Resp};
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_http::retry;
+use fabsh_model::wire::{ErrorResponse, OperationState, OperationStatus};
 use reqwest::Url;
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -20,16 +22,49 @@ const FIRST_POLL_CAP: Duration = Duration::from_millis(500);
 pub enum LroOutcome {
     /// Finished: the result, or `Null` for operations without one.
     Done(Value),
-    /// Still running, because `--no-wait` was given: `{operationId, status, location}`.
-    Pending(Value),
+    /// Still running, because `--no-wait` was given.
+    Pending(PendingOperation),
 }
 
 impl LroOutcome {
     /// The result or the pending operation, whichever it is.
     pub fn into_value(self) -> Value {
         match self {
-            LroOutcome::Done(value) | LroOutcome::Pending(value) => value,
+            LroOutcome::Done(value) => value,
+            LroOutcome::Pending(pending) => pending.into(),
         }
+    }
+
+    /// The result read as `T` (`what` names it: "the new folder"); an operation left running
+    /// (`--no-wait`) has none yet, which is an error saying so.
+    pub fn done_as<T: DeserializeOwned>(self, what: &str) -> Result<T> {
+        match self {
+            LroOutcome::Done(value) => super::typed::read(value, what),
+            LroOutcome::Pending(pending) => Err(Error::runtime(format!(
+                "{what} is not there yet: operation {} is still running",
+                pending.operation_id
+            ))),
+        }
+    }
+}
+
+/// What `--no-wait` prints of an operation left running: where to follow it.
+#[derive(Debug, Clone)]
+pub struct PendingOperation {
+    pub operation_id: String,
+    /// Always `Running`: it was not waited for.
+    pub status: OperationStatus,
+    /// The operation's URL (`GET` it for its state).
+    pub location: String,
+}
+
+impl From<PendingOperation> for Value {
+    fn from(pending: PendingOperation) -> Value {
+        Value::Object(serde_json::Map::from_iter([
+            ("operationId".to_string(), Value::from(pending.operation_id)),
+            ("status".to_string(), Value::from(pending.status.as_str())),
+            ("location".to_string(), Value::from(pending.location)),
+        ]))
     }
 }
 
@@ -46,8 +81,8 @@ struct Operation {
 pub enum LroResponse {
     /// Finished: the response carrying the result, or `None` for operations without one.
     Done(Option<Resp>),
-    /// Still running, because `--no-wait` was given: `{operationId, status, location}`.
-    Pending(Value),
+    /// Still running, because `--no-wait` was given.
+    Pending(PendingOperation),
 }
 
 impl ApiClient {
@@ -83,11 +118,11 @@ impl ApiClient {
             if let Some((url, method, query)) = &written {
                 self.after_write(method, query, url, None).await;
             }
-            return Ok(LroResponse::Pending(json!({
-                "operationId": op.id,
-                "status": "Running",
-                "location": op.url.as_str(),
-            })));
+            return Ok(LroResponse::Pending(PendingOperation {
+                operation_id: op.id,
+                status: OperationStatus::Running,
+                location: op.url.to_string(),
+            }));
         }
         let changes = written.is_some();
         let outcome = self.wait_for(op, changes).await;
@@ -148,23 +183,20 @@ impl ApiClient {
                 .send(Req::get(op.url.as_str()))
                 .await
                 .map_err(unsettled)?;
-            let state = resp.json()?;
-            let status = state
-                .get("status")
-                .and_then(Value::as_str)
-                .unwrap_or("Undefined");
-            let percent = state.get("percentComplete").and_then(Value::as_u64);
-            spinner.update(status, percent);
-            match status {
-                "Succeeded" | "Completed" => {
+            let state: OperationState =
+                super::typed::read(resp.json()?, "an operation state").map_err(unsettled)?;
+            let status = state.status.as_str();
+            spinner.update(status, state.percent_complete.map(u64::from));
+            match Ended::of(&state.status) {
+                Some(Ended::Succeeded) => {
                     spinner.finish();
                     return self.result_of(&op, &resp).await.map_err(unsettled);
                 }
-                "Failed" | "Cancelled" | "Canceled" => {
+                Some(Ended::Failed) => {
                     spinner.finish();
-                    return Err(operation_error(&op.id, status, &state));
+                    return Err(operation_error(&op.id, status, state.error.as_ref()));
                 }
-                _ => {
+                None => {
                     if let Some(wait) = retry::retry_after(&resp.headers) {
                         cap = wait.max(Duration::from_secs(1));
                     }
@@ -207,6 +239,8 @@ impl ApiClient {
                 ));
             }
         };
+        // The id only names the operation in messages (its URL is what is followed), so a URL
+        // without a last segment leaves it empty rather than refusing the operation.
         let id = id.unwrap_or_else(|| {
             url.path_segments()
                 .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
@@ -221,27 +255,43 @@ impl ApiClient {
     }
 }
 
-fn operation_error(id: &str, status: &str, state: &Value) -> Error {
-    let error = state.get("error").filter(|error| error.is_object());
-    let text = |key: &str| error.and_then(|e| e.get(key)).and_then(Value::as_str);
-    let message = text("message").unwrap_or("the operation failed without saying why");
+/// How an operation ended, by its status: the swagger's `Succeeded` and `Failed`, and the
+/// spellings other Fabric APIs use for the same ends (fabric-cli treats them so too).
+enum Ended {
+    Succeeded,
+    Failed,
+}
+
+impl Ended {
+    fn of(status: &OperationStatus) -> Option<Ended> {
+        match status {
+            OperationStatus::Succeeded => Some(Ended::Succeeded),
+            OperationStatus::Failed => Some(Ended::Failed),
+            OperationStatus::Other(text) => match text.as_str() {
+                "Completed" => Some(Ended::Succeeded),
+                "Cancelled" | "Canceled" => Some(Ended::Failed),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+fn operation_error(id: &str, status: &str, error: Option<&ErrorResponse>) -> Error {
+    let message = error
+        .and_then(|e| e.message.as_deref())
+        .unwrap_or("the operation failed without saying why");
     let mut err = Error::new(
         ErrorKind::Api,
         format!("operation {id} {}: {message}", status.to_lowercase()),
     )
-    .with_request_id(text("requestId").map(String::from));
-    if let Some(code) = text("errorCode").or_else(|| text("code")) {
+    .with_request_id(error.and_then(|e| e.request_id.clone()));
+    if let Some(code) = error.and_then(ErrorResponse::code) {
         err = err.with_code(code);
     }
-    if let Some(details) = error
-        .and_then(|e| e.get("moreDetails"))
-        .and_then(Value::as_array)
-    {
-        for detail in details {
-            if let Some(message) = detail.get("message").and_then(Value::as_str) {
-                err = err.with_cause(message);
-            }
-        }
+    let details = error.and_then(|e| e.more_details.as_deref()).unwrap_or(&[]);
+    for message in details.iter().filter_map(|d| d.message.as_deref()) {
+        err = err.with_cause(message);
     }
     err
 }

@@ -26,6 +26,7 @@ pub mod stale;
 pub mod tags;
 pub mod throttle;
 pub mod trusted_hosts;
+mod typed;
 pub mod workspaces;
 
 pub use create::{Created, is_name_conflict};

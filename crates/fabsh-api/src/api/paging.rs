@@ -74,7 +74,11 @@ impl ApiClient {
         {
             // A first page with none after it is the whole list.
             if listing.whole && token.is_none() && !page.has_more() {
-                let entries = page.items.iter().filter_map(writes::entry_of).collect();
+                let entries = page
+                    .items
+                    .iter()
+                    .filter_map(|value| writes::entry_of(&listing.key, value))
+                    .collect();
                 names.after_whole_listing(&listing, entries, self.call_id());
             } else {
                 names.after_page(&listing, &page.items);
@@ -132,8 +136,12 @@ impl ApiClient {
                             (None, Some(uri)) => Next::Uri(uri),
                             (None, None) => Next::Done,
                         };
-                        if let Some(entries) = collected.as_mut() {
-                            entries.extend(page.items.iter().filter_map(writes::entry_of));
+                        if let (Some(listing), Some(entries)) = (&whole, collected.as_mut()) {
+                            entries.extend(
+                                page.items
+                                    .iter()
+                                    .filter_map(|value| writes::entry_of(&listing.key, value)),
+                            );
                         }
                         if matches!(next, Next::Done)
                             && let (Some(listing), Some(entries)) = (&whole, collected.take())

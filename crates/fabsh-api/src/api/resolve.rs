@@ -14,6 +14,7 @@ use super::names::file::Entry;
 use super::{ApiClient, folders, items, stale, workspaces};
 use crate::error::{Error, ErrorKind, Result};
 use fabsh_model::item_types;
+use fabsh_model::wire::{Folder, Item, Workspace};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -21,8 +22,11 @@ use std::sync::{Arc, Mutex};
 /// The name cache of one process: lists fetched once per key at a time, keys side by side.
 #[derive(Default)]
 pub struct Resolver {
-    /// Keyed as [`stale`] builds the keys, plus whatever other callers cache here.
+    /// Whatever other callers cache here (an agent's datasources), as the service sent it.
     lists: ListCache,
+    /// The workspace and item listings lookups fetch, keyed as [`stale`] builds the keys.
+    workspaces: ListCache<Workspace>,
+    items: ListCache<Item>,
     /// The lakehouse picks already told on stderr, so a bulk run says each once.
     told: Mutex<HashSet<String>>,
 }
@@ -98,8 +102,9 @@ pub fn is_guid(text: &str) -> bool {
     uuid::Uuid::try_parse(text.trim()).is_ok()
 }
 
-/// The entry whose `displayName` equals `name`, exactly or else ignoring case.
-pub fn find_named(list: &[Value], name: &str) -> Option<Value> {
+/// The entry whose display name equals `name`, exactly or else ignoring case (fab's
+/// `Name.Type` understood; a lakehouse wins over its SQL endpoint).
+pub(crate) fn find_named<T: Named + Clone>(list: &[T], name: &str) -> Option<T> {
     matching(list, name).first().map(|entry| (*entry).clone())
 }
 
@@ -127,10 +132,11 @@ impl Resolver {
         let readings = workspace_readings(text);
         self.resolve(
             api,
+            &self.workspaces,
             stale::workspaces_key(),
             &readings,
             "workspace",
-            || async { api.all(workspaces::list_req()).await },
+            || api.all_as(workspaces::list_req(), "a workspace"),
         )
         .await
     }
@@ -154,7 +160,7 @@ impl Resolver {
                 item_type: item_type.map(String::from),
                 ..Default::default()
             };
-            api.all(items::list_req(workspace_id, &filter)).await
+            items::list_all(api, workspace_id, &filter).await
         };
         let Some((folders, item)) = folder_path(text) else {
             let readings = item_readings(text);
@@ -162,7 +168,9 @@ impl Resolver {
             if let Some(id) = self.cached_id(api, &cached, &readings, item_type).await? {
                 return Ok(id);
             }
-            return self.resolve(api, key, &readings, &what, fetch).await;
+            return self
+                .resolve(api, &self.items, key, &readings, &what, fetch)
+                .await;
         };
         let folder = folder_at(api, workspace_id, &folders).await?;
         let readings: Vec<Reading> = item_readings(item)
@@ -172,7 +180,7 @@ impl Resolver {
                 ..reading
             })
             .collect();
-        self.resolve(api, key, &readings, &what, fetch)
+        self.resolve(api, &self.items, key, &readings, &what, fetch)
             .await
             .map_err(|err| match err.kind {
                 // The names elsewhere in the workspace are no help here.
@@ -187,10 +195,12 @@ impl Resolver {
             })
     }
 
-    /// The id of the one entry the first reading that matches anything names.
-    async fn resolve<F, Fut>(
+    /// The id of the one entry the first reading that matches anything names, from the
+    /// listing `fetch` makes (shared by the callers of `key` at the same time).
+    async fn resolve<T: Named, F, Fut>(
         &self,
         api: &ApiClient,
+        lists: &ListCache<T>,
         key: String,
         readings: &[Reading],
         what: &str,
@@ -198,16 +208,16 @@ impl Resolver {
     ) -> Result<String>
     where
         F: FnOnce() -> Fut,
-        Fut: std::future::Future<Output = Result<Vec<Value>>>,
+        Fut: std::future::Future<Output = Result<Vec<T>>>,
     {
-        let list = self
-            .cached_list(key.clone(), fetch, |list| {
+        let list = lists
+            .get(&key, fetch, |list| {
                 readings.iter().any(|r| !named(list, r).is_empty())
             })
             .await?;
         // The listing is in the name cache now, which later lookups read (and confirm
         // across commands); a copy kept here would be trusted unconfirmed.
-        self.lists.forget(&key);
+        lists.forget(&key);
         let typed = &readings[0].name;
         let Some(candidates) = readings
             .iter()
@@ -218,7 +228,7 @@ impl Resolver {
         };
         match without_shadow_children(candidates.clone()).as_slice() {
             [only] => {
-                let id = only["id"].as_str().unwrap_or_default().to_string();
+                let id = only.id().to_string();
                 if candidates.len() > 1 {
                     self.tell_lakehouse_pick(api, typed, &id);
                 }
@@ -323,37 +333,94 @@ impl Resolver {
     /// Drops every cached list whose key starts with `prefix`.
     pub fn forget_prefix(&self, prefix: &str) {
         self.lists.forget_prefix(prefix);
+        self.workspaces.forget_prefix(prefix);
+        self.items.forget_prefix(prefix);
     }
 
     /// Drops the cached lists a request that changed something at `path` (under the
     /// endpoint) made stale.
     pub fn forget_after_write(&self, path: &str) {
         for prefix in stale::stale_prefixes(path) {
-            self.lists.forget_prefix(&prefix);
+            self.forget_prefix(&prefix);
         }
     }
 }
 
 /// What name matching reads of a list entry: a listed object, or a name cache entry.
 pub(crate) trait Named {
+    fn id(&self) -> &str;
     fn display_name(&self) -> Option<&str>;
+    /// The type, for what has one (items; a workspace's is `Workspace`).
     fn kind(&self) -> Option<&str>;
+    /// The folder it sits in, when known.
     fn folder(&self) -> Option<&str>;
 }
 
-impl Named for Value {
+impl Named for Item {
+    fn id(&self) -> &str {
+        &self.id
+    }
     fn display_name(&self) -> Option<&str> {
-        self["displayName"].as_str()
+        Some(&self.display_name)
     }
     fn kind(&self) -> Option<&str> {
-        self["type"].as_str()
+        Some(&self.item_type)
     }
     fn folder(&self) -> Option<&str> {
-        self["folderId"].as_str()
+        self.folder_id.as_deref()
+    }
+}
+
+impl Named for Workspace {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn display_name(&self) -> Option<&str> {
+        Some(&self.display_name)
+    }
+    fn kind(&self) -> Option<&str> {
+        Some(&self.kind)
+    }
+    fn folder(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl Named for Folder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn display_name(&self) -> Option<&str> {
+        Some(&self.display_name)
+    }
+    fn kind(&self) -> Option<&str> {
+        None
+    }
+    fn folder(&self) -> Option<&str> {
+        self.parent_folder_id.as_deref()
+    }
+}
+
+/// A listed entry read as `T`, beside the JSON it came as: matched as `T`, handed on as sent.
+impl<T: Named> Named for (T, Value) {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn display_name(&self) -> Option<&str> {
+        self.0.display_name()
+    }
+    fn kind(&self) -> Option<&str> {
+        self.0.kind()
+    }
+    fn folder(&self) -> Option<&str> {
+        self.0.folder()
     }
 }
 
 impl Named for Entry {
+    fn id(&self) -> &str {
+        Entry::id(self)
+    }
     fn display_name(&self) -> Option<&str> {
         Some(self.name())
     }
@@ -410,26 +477,23 @@ fn named<'a, T: Named + 'a>(
 /// The id of the folder at the end of `names` (outermost first) in `workspace_id`: each
 /// named folder must sit in the one before it, the first at the workspace's root.
 async fn folder_at(api: &ApiClient, workspace_id: &str, names: &[&str]) -> Result<String> {
-    let all = api
-        .all(folders::list_req(workspace_id, None, Some(true)))
-        .await?;
+    let all = folders::list_all(api, workspace_id, None, Some(true)).await?;
     let mut parent: Option<String> = None;
     for (depth, name) in names.iter().enumerate() {
-        let siblings: Vec<Value> = all
+        let siblings: Vec<&Folder> = all
             .iter()
             .filter(|folder| {
-                folder["parentFolderId"].as_str().map(str::to_lowercase)
+                folder.parent_folder_id.as_deref().map(str::to_lowercase)
                     == parent.as_deref().map(str::to_lowercase)
             })
-            .cloned()
             .collect();
         let within = match depth {
             0 => "at the workspace's root".to_string(),
             _ => format!("in {}", names[..depth].join("/")),
         };
-        let found = named(&siblings, &Reading::literal(name));
+        let found = named(siblings.iter().copied(), &Reading::literal(name));
         parent = match found.as_slice() {
-            [folder] => folder["id"].as_str().map(String::from),
+            [folder] => Some(folder.id.clone()),
             [] => {
                 return Err(
                     Error::not_found(format!("no folder named {name:?} {within}"))
@@ -443,12 +507,13 @@ async fn folder_at(api: &ApiClient, workspace_id: &str, names: &[&str]) -> Resul
 }
 
 /// The entries a name stands for: its matches, a lakehouse's SQL endpoint left out.
-fn matching<'a>(list: &'a [Value], name: &str) -> Vec<&'a Value> {
+fn matching<'a, T: Named>(list: &'a [T], name: &str) -> Vec<&'a T> {
     item_readings(name)
         .iter()
         .map(|reading| named(list, reading))
         .find(|candidates| !candidates.is_empty())
         .map(without_shadow_children)
+        // No reading names anything: nothing matches.
         .unwrap_or_default()
 }
 
@@ -465,11 +530,11 @@ fn without_shadow_children<T: Named>(named: Vec<&T>) -> Vec<&T> {
     }
 }
 
-fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
+fn not_found<T: Named>(what: &str, name: &str, list: &[T]) -> Error {
     let lower = name.to_lowercase();
     let similar: Vec<&str> = list
         .iter()
-        .filter_map(|entry| entry["displayName"].as_str())
+        .filter_map(Named::display_name)
         .filter(|candidate| {
             let candidate = candidate.to_lowercase();
             candidate.contains(&lower) || lower.contains(&candidate)
@@ -477,9 +542,7 @@ fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
         .take(5)
         .collect();
     let err = Error::not_found(format!("no {what} named {name:?}"));
-    let names = list
-        .iter()
-        .filter_map(|entry| entry["displayName"].as_str());
+    let names = list.iter().filter_map(Named::display_name);
     // A typo's nearest name first (`Welcome v2` → `Welcome v3`, `Dmeo` → `Demo`), then
     // names that hold the one given or are held in it.
     if let Some(near) = fabsh_model::edit_distance::closest(name, names) {
@@ -491,12 +554,12 @@ fn not_found(what: &str, name: &str, list: &[Value]) -> Error {
     }
 }
 
-fn ambiguous(what: &str, name: &str, matches: &[&Value]) -> Error {
+fn ambiguous<T: Named>(what: &str, name: &str, matches: &[&T]) -> Error {
     let candidates: Vec<String> = matches
         .iter()
         .map(|entry| {
-            let id = entry["id"].as_str().unwrap_or("?");
-            match entry["type"].as_str() {
+            let id = entry.id();
+            match entry.kind() {
                 Some(kind) => format!("{id} ({kind})"),
                 None => id.to_string(),
             }
@@ -511,7 +574,7 @@ fn ambiguous(what: &str, name: &str, matches: &[&Value]) -> Error {
         "pass the id, add --type where the command has it, or name the type as fab does: \"{name}.{}\"",
         matches
             .first()
-            .and_then(|entry| entry["type"].as_str())
+            .and_then(|entry| entry.kind())
             .unwrap_or("Notebook")
     ))
 }
@@ -519,29 +582,32 @@ fn ambiguous(what: &str, name: &str, matches: &[&Value]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::matching;
+    use fabsh_model::wire::Item;
     use serde_json::json;
 
     #[test]
     fn a_lakehouse_wins_over_its_same_named_sql_endpoint() {
+        let item = |id: &str, name: &str, kind: &str| -> Item {
+            serde_json::from_value(json!({
+                "id": id, "displayName": name, "type": kind, "workspaceId": "w"
+            }))
+            .expect("an item")
+        };
         let list = [
-            json!({"id": "l", "displayName": "Sales", "type": "Lakehouse"}),
-            json!({"id": "s", "displayName": "Sales", "type": "SQLEndpoint"}),
-            json!({"id": "e", "displayName": "Only", "type": "SQLEndpoint"}),
+            item("l", "Sales", "Lakehouse"),
+            item("s", "Sales", "SQLEndpoint"),
+            item("e", "Only", "SQLEndpoint"),
         ];
         let ids = |name| {
             matching(&list, name)
                 .iter()
-                .map(|e| e["id"].clone())
+                .map(|e| e.id.as_str())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(ids("Sales"), [json!("l")]);
-        assert_eq!(ids("sales"), [json!("l")]);
-        assert_eq!(
-            ids("Only"),
-            [json!("e")],
-            "an endpoint alone is still found"
-        );
-        assert_eq!(ids("Sales.SQLEndpoint"), [json!("s")], "fab's path form");
-        assert_eq!(ids("sales.lakehouse"), [json!("l")], "suffix in any case");
+        assert_eq!(ids("Sales"), ["l"]);
+        assert_eq!(ids("sales"), ["l"]);
+        assert_eq!(ids("Only"), ["e"], "an endpoint alone is still found");
+        assert_eq!(ids("Sales.SQLEndpoint"), ["s"], "fab's path form");
+        assert_eq!(ids("sales.lakehouse"), ["l"], "suffix in any case");
     }
 }

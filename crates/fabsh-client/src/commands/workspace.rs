@@ -9,7 +9,8 @@ use crate::api::{tags, workspaces};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
-use serde_json::{Map, Value, json};
+use fabsh_model::wire::CreateWorkspaceRequest;
+use serde_json::Value;
 
 const NAME: ArgSpec = ArgSpec::req("name", ArgKind::Str, "Display name, unique in the tenant");
 const DESCRIPTION: ArgSpec = ArgSpec::opt("description", ArgKind::Str, "Description");
@@ -129,7 +130,7 @@ impl Tagging {
             let id = ctx.workspace_id(&self.workspace).await?;
             let ids = resolve_tag_ids(&ctx, ids).await?;
             tags::tag_workspace(ctx.api(), &id, &ids, apply).await?;
-            Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
+            Ok(Reply::json(workspaces::get::<Value>(ctx.api(), &id).await?))
         })
     }
 }
@@ -186,7 +187,7 @@ impl Command for Show {
     fn run(self, ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
             let id = ctx.workspace_id(&self.workspace).await?;
-            Ok(Reply::json(workspaces::get(ctx.api(), &id).await?))
+            Ok(Reply::json(workspaces::get::<Value>(ctx.api(), &id).await?))
         })
     }
 }
@@ -207,15 +208,12 @@ impl Command for Create {
             if name.trim().is_empty() || name.chars().count() > 256 {
                 return Err(Error::usage("--name must be 1 to 256 characters"));
             }
-            let mut body = Map::new();
-            body.insert("displayName".into(), json!(name));
-            if let Some(description) = &self.description {
-                body.insert("description".into(), json!(description));
-            }
-            if let Some(capacity) = &self.capacity {
-                body.insert("capacityId".into(), json!(capacity));
-            }
-            let created = workspaces::create(ctx.api(), Value::Object(body)).await?;
+            let body = CreateWorkspaceRequest {
+                display_name: name.clone(),
+                description: self.description.clone(),
+                capacity_id: self.capacity.clone(),
+            };
+            let created = workspaces::create(ctx.api(), &body).await?;
             let reply = Reply::json(created.outcome.into_value());
             Ok(if created.recovered {
                 reply.with_note("the service's answer was lost; found the new workspace by name")

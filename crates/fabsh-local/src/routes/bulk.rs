@@ -16,7 +16,8 @@ use crate::store::{folders, principals::Role};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use fabsh_model::wire::Page;
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// Most items one bulk move takes.
@@ -192,8 +193,8 @@ pub fn move_items(
         }
         Ok::<_, ApiError>(moved)
     })?;
-    let values: Vec<Value> = moved.iter().map(Item::to_wire).collect();
-    Ok(respond::json(StatusCode::OK, &json!({ "value": values })))
+    let moved = Page::last(moved.iter().map(Item::to_wire).collect());
+    Ok(respond::json(StatusCode::OK, &moved))
 }
 
 /// Identity assignment `{assignmentType: "Caller"}`; the caller becomes the identity of the

@@ -19,6 +19,9 @@ use crate::store::shares::{self, ACTIVE, EXPIRED, PENDING, REVOKED, Share};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use fabsh_model::wire::{
+    AcceptedShortcut, Page, ProviderTenantDetails, ShareInvitation, SharedPathDetails,
+};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
@@ -92,31 +95,37 @@ pub fn show(
             )
         })?;
     let share = invitation(&state, &id, tenant)?;
+    // A tenant is named when it is made; one the store has no name for is shown nameless
+    // (and so is its domain) rather than failing the recipient's read.
     let name = state
         .db
         .read(|c| principals::tenant_name(c, &share.provider_tenant_id))?
-        // A tenant without a name is shown with an empty one.
         .unwrap_or_default();
     let domain: String = name
         .chars()
         .filter(char::is_ascii_alphanumeric)
         .collect::<String>()
         .to_lowercase();
-    let details: Vec<Value> = path_details(&share)
-        .iter()
-        .map(|d| json!({"pathId": d.id, "type": d.kind, "name": d.name}))
+    let paths_details = path_details(&share)
+        .into_iter()
+        .map(|d| SharedPathDetails {
+            path_id: d.id,
+            kind: d.kind.to_string(),
+            name: Some(d.name),
+            extra: Map::new(),
+        })
         .collect();
-    Ok(respond::json(
-        StatusCode::OK,
-        &json!({
-            "providerTenantDetails": {
-                "tenantId": share.provider_tenant_id,
-                "displayName": name,
-                "verifiedDomainName": format!("{domain}.onmicrosoft.com"),
-            },
-            "pathsDetails": details,
-        }),
-    ))
+    let invitation = ShareInvitation {
+        provider_tenant_details: ProviderTenantDetails {
+            tenant_id: share.provider_tenant_id,
+            display_name: name,
+            verified_domain_name: format!("{domain}.onmicrosoft.com"),
+            extra: Map::new(),
+        },
+        paths_details,
+        extra: Map::new(),
+    };
+    Ok(respond::json(StatusCode::OK, &invitation))
 }
 
 /// The accept body's payload: where the shortcuts go and `(pathId, shortcutName)` pairs.
@@ -133,7 +142,7 @@ fn shortcut_requests(
         ));
     }
     let location = req_str(payload, "path")?.trim_matches('/').to_string();
-    // split always yields a first piece: the location's top folder.
+    // `split` yields at least one piece, so the default is never taken.
     let root = location.split('/').next().unwrap_or_default();
     if root != "Files" && root != "Tables" {
         return Err(ApiError::invalid_body(
@@ -197,13 +206,14 @@ pub fn accept(
         )
     };
     let recipient = &share.recipient;
-    if recipient["tenantId"]
-        .as_str()
+    if recipient
+        .tenant_id
+        .as_deref()
         .is_some_and(|t| !t.eq_ignore_ascii_case(&me.tenant_id))
     {
         return Err(forbidden("The invitation was sent to another tenant"));
     }
-    if recipient["type"] == "ServicePrincipal" && recipient["principalId"] != me.id.as_str() {
+    if recipient.kind == "ServicePrincipal" && recipient.principal_id.as_deref() != Some(&me.id) {
         return Err(forbidden("The invitation was sent to another principal"));
     }
     let target = ItemTarget::named(&ws, &item_id).open(&state, &caller, Role::Contributor)?;
@@ -261,11 +271,11 @@ pub fn accept(
             }
             _ => return Err(ApiError::entity_not_found()),
         }
+        // No part yet: no shortcuts yet. Local Fabric writes the part itself, so only a hand
+        // edit leaves one that does not parse, and that one is rewritten whole.
         let stored = items::part(tx, &target.id, SHORTCUTS_PART)?;
         let mut all: Vec<Value> = stored
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            // An item without a shortcuts part (or one this store cannot read) has no shortcuts
-            // yet.
             .unwrap_or_default();
         for shortcut in &shortcuts {
             let clash = all.iter().any(|s| {
@@ -290,11 +300,15 @@ pub fn accept(
         shares::set_status(tx, &share.id, ACTIVE, Some(&me.tenant_id))?;
         Ok::<_, ApiError>(())
     })?;
-    let value: Vec<Value> = requests
-        .iter()
-        .map(|(_, name)| {
-            json!({"workspaceId": ws, "itemId": target.id, "path": format!("{location}/{name}"), "name": name})
+    let made = requests
+        .into_iter()
+        .map(|(_, name)| AcceptedShortcut {
+            workspace_id: ws.clone(),
+            item_id: target.id.clone(),
+            path: format!("{location}/{name}"),
+            name,
+            extra: Map::new(),
         })
         .collect();
-    Ok(respond::json(StatusCode::OK, &json!({ "value": value })))
+    Ok(respond::json(StatusCode::OK, &Page::last(made)))
 }

@@ -16,7 +16,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::item_types;
-use serde_json::{Value, json};
+use fabsh_model::wire::{self, Page};
 
 /// 400 `InvalidItemType`.
 pub fn invalid_type(name: &str) -> ApiError {
@@ -28,12 +28,12 @@ pub fn invalid_type(name: &str) -> ApiError {
 
 /// The item as the route returns it: per-type routes (`typed`) add the type's `properties`
 /// (see [`crate::item_properties`]).
-pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::Result<Value> {
-    let mut value = item.to_wire();
-    if typed && let Some(properties) = crate::item_properties::of(conn, item)? {
-        value["properties"] = properties;
+pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::Result<wire::Item> {
+    let mut wire = item.to_wire();
+    if typed {
+        wire.properties = crate::item_properties::of(conn, item)?;
     }
-    Ok(value)
+    Ok(wire)
 }
 
 /// GET: a page of live items; `type`, `rootFolderId`, `recursive` (default true), `include`.
@@ -94,11 +94,11 @@ pub fn list(
                         }
                         Ok((item.seq, value))
                     })
-                    .collect::<rusqlite::Result<Vec<(i64, Value)>>>()
+                    .collect::<rusqlite::Result<Vec<(i64, wire::Item)>>>()
             })
         },
         |(seq, _)| *seq,
-        |(_, value)| value.clone(),
+        |(_, wire)| wire.clone(),
     )
 }
 
@@ -224,6 +224,6 @@ pub fn move_item(
         moved.extend(items::children(tx, id)?);
         Ok::<_, ApiError>(moved)
     })?;
-    let values: Vec<Value> = moved.iter().map(Item::to_wire).collect();
-    Ok(respond::json(StatusCode::OK, &json!({ "value": values })))
+    let moved = Page::last(moved.iter().map(Item::to_wire).collect());
+    Ok(respond::json(StatusCode::OK, &moved))
 }

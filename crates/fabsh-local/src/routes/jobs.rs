@@ -75,11 +75,6 @@ pub(crate) fn instance(run: &Run, now: i64) -> JobInstance {
     }
 }
 
-fn wire(run: &Run, now: i64) -> serde_json::Value {
-    // A job instance always serializes (strings, numbers and options).
-    serde_json::to_value(instance(run, now)).unwrap_or_default()
-}
-
 /// The `failureReason` the `--job-failure` knob asks for (`Code: message` or a message).
 fn failure_reason(knob: &str) -> FailureReason {
     let (code, message) = match knob.split_once(':') {
@@ -245,11 +240,11 @@ pub fn show(
     Path(params): Path<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
+    // The route's pattern names `instance`: it is never absent.
     let id = norm(
         params
             .get("instance")
             .map(String::as_str)
-            // The route's path names the instance; the lookup of an empty one answers not found.
             .unwrap_or_default(),
     );
     let now = now_nanos();
@@ -258,8 +253,7 @@ pub fn show(
         .db
         .read(|c| jobs::get_run(c, &item.id, &id))?
         .ok_or_else(|| not_found(&id))?;
-    let body = wire(&run, now);
-    let mut response = respond::json(StatusCode::OK, &body);
+    let mut response = respond::json(StatusCode::OK, &instance(&run, now));
     if !status_at(&run, now).0.is_final() {
         response
             .headers_mut()
@@ -293,7 +287,7 @@ pub fn list(
                 .read(|c| jobs::list_runs(c, &item.id, before, limit))
         },
         |run| -run.seq,
-        |run| wire(run, now),
+        |run| instance(run, now),
     )
 }
 
@@ -307,11 +301,11 @@ pub fn cancel(
     Path(params): Path<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
+    // The route's pattern names `instance`: it is never absent.
     let id = norm(
         params
             .get("instance")
             .map(String::as_str)
-            // The route's path names the instance; the lookup of an empty one answers not found.
             .unwrap_or_default(),
     );
     state.db.write(|tx| {

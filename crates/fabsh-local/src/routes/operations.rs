@@ -17,7 +17,8 @@ use crate::store::operations::{self, FAILED, Operation, PENDING, SUCCEEDED};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use fabsh_model::wire::{ErrorResponse, OperationState, OperationStatus};
+use serde_json::Map;
 
 fn not_found(id: &str) -> ApiError {
     ApiError::new(
@@ -65,25 +66,26 @@ pub fn state(
     let op = load(&state, &caller, &id)?;
     let now = now_nanos();
     let url = operation_url(&origin, &id);
-    let (status, percent, error) = match op.status.as_str() {
-        PENDING => (lro::RUNNING, Value::Null, Value::Null),
-        SUCCEEDED => (SUCCEEDED, json!(100), Value::Null),
-        _ => {
-            let error = op
-                .error
+    let (status, percent_complete, error) = match op.status.as_str() {
+        PENDING => (lro::RUNNING, None, None),
+        SUCCEEDED => (SUCCEEDED, Some(100), None),
+        // The stored error is an `ApiError`'s body (see `lro`), so it reads back as one.
+        _ => (
+            FAILED,
+            None,
+            op.error
                 .as_deref()
-                .and_then(|e| serde_json::from_str(e).ok())
-                .unwrap_or(Value::Null);
-            (FAILED, Value::Null, error)
-        }
+                .and_then(|e| serde_json::from_str::<ErrorResponse>(e).ok()),
+        ),
     };
-    let body = json!({
-        "status": status,
-        "createdTimeUtc": service_timestamp(op.created_at),
-        "lastUpdatedTimeUtc": service_timestamp(op.updated_at),
-        "percentComplete": percent,
-        "error": error,
-    });
+    let body = OperationState {
+        status: OperationStatus::from(status.to_string()),
+        created_time_utc: Some(service_timestamp(op.created_at)),
+        last_updated_time_utc: Some(service_timestamp(op.updated_at)),
+        percent_complete,
+        error,
+        extra: Map::new(),
+    };
     let mut response = respond::json(StatusCode::OK, &body);
     let headers = response.headers_mut();
     match op.status.as_str() {

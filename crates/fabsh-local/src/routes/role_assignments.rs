@@ -13,22 +13,28 @@ use crate::store::principals::{self, Assignment, Principal, Role};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use fabsh_model::wire::{self, RoleAssignment, ServicePrincipalDetails, UserDetails};
 use rusqlite::Connection;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-fn to_wire(a: &Assignment) -> Value {
+fn to_wire(a: &Assignment) -> RoleAssignment {
     let p = &a.principal;
-    let mut principal = json!({
-        "id": p.id,
-        "displayName": p.display_name,
-        "type": p.kind,
-    });
-    if p.kind == "ServicePrincipal" {
-        principal["servicePrincipalDetails"] = json!({"aadAppId": p.client_id});
-    } else {
-        principal["userDetails"] = json!({"userPrincipalName": p.user_principal_name});
+    let service_principal = p.kind == "ServicePrincipal";
+    RoleAssignment {
+        id: p.id.clone(),
+        principal: wire::Principal {
+            display_name: Some(p.display_name.clone()),
+            user_details: (!service_principal).then(|| UserDetails {
+                user_principal_name: p.user_principal_name.clone(),
+            }),
+            service_principal_details: service_principal.then(|| ServicePrincipalDetails {
+                aad_app_id: p.client_id.clone(),
+            }),
+            ..wire::Principal::of(&p.id, &p.kind)
+        },
+        role: a.role.as_str().to_string(),
+        extra: Map::new(),
     }
-    json!({"id": p.id, "principal": principal, "role": a.role.as_str()})
 }
 
 fn not_found(id: &str) -> ApiError {

@@ -23,14 +23,13 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::jobs::{ItemSchedule, ScheduleOwner, ScheduleRequest};
 use rusqlite::Connection;
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// Most schedules one item may have.
 const MAX_SCHEDULES: i64 = 20;
 
+/// A path parameter; the routes' patterns name every one read here, so none is absent.
 fn param(params: &HashMap<String, String>, name: &str) -> String {
-    // The route's path names every parameter read here.
     params.get(name).cloned().unwrap_or_default()
 }
 
@@ -42,11 +41,11 @@ fn not_found(id: &str) -> ApiError {
     )
 }
 
-fn wire(schedule: &Schedule) -> Value {
-    let Some(configuration) = serde_json::from_str(&schedule.configuration).ok() else {
-        return Value::Null;
-    };
-    let wire = ItemSchedule {
+/// The schedule as the service shows it; `None` (answered as `null`) when its stored
+/// configuration no longer parses.
+fn wire(schedule: &Schedule) -> Option<ItemSchedule> {
+    let configuration = serde_json::from_str(&schedule.configuration).ok()?;
+    Some(ItemSchedule {
         id: schedule.id.clone(),
         enabled: schedule.enabled,
         created_date_time: Some(service_timestamp(schedule.created_at)),
@@ -59,9 +58,7 @@ fn wire(schedule: &Schedule) -> Value {
             .execution_data
             .as_deref()
             .and_then(|text| serde_json::from_str(text).ok()),
-    };
-    // A schedule's wire form always serializes.
-    serde_json::to_value(wire).unwrap_or_default()
+    })
 }
 
 /// The body as a checked `CreateScheduleRequest` / `UpdateScheduleRequest`.

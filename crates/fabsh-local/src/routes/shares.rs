@@ -15,8 +15,9 @@ use crate::store::shares::{self, PENDING, REVOKED, Share};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use fabsh_model::wire::ShareRecipient;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Item types local Fabric shares data from (those with OneLake tables and files).
 const SHAREABLE: &[&str] = &[
@@ -131,7 +132,7 @@ fn paths(obj: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
 
 /// The recipient of a create body, in the live shape: `{type: User, userPrincipalName,
 /// tenantId?}` (the default type) or `{type: ServicePrincipal, principalId, tenantId}`.
-fn recipient(obj: &Map<String, Value>) -> Result<Value, ApiError> {
+fn recipient(obj: &Map<String, Value>) -> Result<ShareRecipient, ApiError> {
     let recipient = field(obj, "recipient")
         .and_then(Value::as_object)
         .ok_or_else(|| ApiError::invalid_body("The 'recipient' field is required"))?;
@@ -145,11 +146,7 @@ fn recipient(obj: &Map<String, Value>) -> Result<Value, ApiError> {
                         "A User recipient needs a 'userPrincipalName' of at most {MAX_UPN} characters"
                     ))
                 })?;
-            let mut value = json!({"type": "User", "userPrincipalName": upn});
-            if let Some(tenant) = tenant {
-                value["tenantId"] = json!(tenant);
-            }
-            Ok(value)
+            Ok(ShareRecipient::user(&upn, tenant.as_deref()))
         }
         "ServicePrincipal" => {
             let principal = guid_field(recipient, "principalId")?.ok_or_else(|| {
@@ -158,7 +155,7 @@ fn recipient(obj: &Map<String, Value>) -> Result<Value, ApiError> {
             let tenant = tenant.ok_or_else(|| {
                 ApiError::invalid_body("A ServicePrincipal recipient needs a 'tenantId'")
             })?;
-            Ok(json!({"type": "ServicePrincipal", "principalId": principal, "tenantId": tenant}))
+            Ok(ShareRecipient::service_principal(&principal, &tenant))
         }
         other => Err(ApiError::invalid_body(format!(
             "Unknown recipient type '{other}'"

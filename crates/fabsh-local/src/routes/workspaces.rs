@@ -15,6 +15,7 @@ use crate::workspace_identity;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use fabsh_model::wire;
 use serde_json::{Map, Value, json};
 
 /// Longest workspace name.
@@ -33,23 +34,23 @@ fn one_lake_endpoints() -> Value {
 
 /// A workspace as lists and creates show it, or with `detailed` as GET workspace does (the
 /// swagger's `WorkspaceInfo`: capacity assignment progress and OneLake endpoints added).
-fn to_wire(ws: &Workspace, detailed: bool) -> Value {
-    let mut map = Map::new();
-    map.insert("id".into(), json!(ws.id));
-    map.insert("displayName".into(), json!(ws.display_name));
-    map.insert("description".into(), json!(ws.description));
-    map.insert("type".into(), json!("Workspace"));
-    if let Some(capacity) = &ws.capacity_id {
-        map.insert("capacityId".into(), json!(capacity));
-        map.insert("capacityRegion".into(), json!(CAPACITY_REGION));
-        if detailed {
-            map.insert("capacityAssignmentProgress".into(), json!("Completed"));
-        }
-    }
+fn to_wire(ws: &Workspace, detailed: bool) -> wire::Workspace {
+    let mut details = Map::new();
     if detailed {
-        map.insert("oneLakeEndpoints".into(), one_lake_endpoints());
+        if ws.capacity_id.is_some() {
+            details.insert("capacityAssignmentProgress".into(), json!("Completed"));
+        }
+        details.insert("oneLakeEndpoints".into(), one_lake_endpoints());
     }
-    Value::Object(map)
+    wire::Workspace {
+        id: ws.id.clone(),
+        display_name: ws.display_name.clone(),
+        description: Some(ws.description.clone()),
+        kind: "Workspace".to_string(),
+        capacity_id: ws.capacity_id.clone(),
+        capacity_region: ws.capacity_id.as_ref().map(|_| CAPACITY_REGION.to_string()),
+        extra: details,
+    }
 }
 
 /// The 409 for a workspace name already used (case-insensitive). No recording shows this
@@ -141,6 +142,7 @@ pub fn create(
     let obj = body.object()?;
     let name = req_str(&obj, "displayName")?;
     check_name(&name)?;
+    // A workspace made without one has the empty description the service shows.
     let description = opt_str(&obj, "description")?.unwrap_or_default();
     check_description(&description)?;
     let ws = Workspace {
@@ -180,10 +182,13 @@ pub fn show(
     })?;
     let mut wire = to_wire(&found, true);
     if !tags.is_empty() {
-        wire["tags"] = Value::Array(tags);
+        wire.extra.insert("tags".into(), Value::Array(tags));
     }
     if let Some(identity) = identity {
-        wire["workspaceIdentity"] = workspace_identity::to_wire(&identity);
+        wire.extra.insert(
+            "workspaceIdentity".into(),
+            workspace_identity::to_wire(&identity),
+        );
     }
     Ok(respond::json(StatusCode::OK, &wire))
 }

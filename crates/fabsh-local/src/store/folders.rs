@@ -1,8 +1,9 @@
 //! Workspace folders (a tree per workspace).
 
 use super::items::FolderScope;
+use fabsh_model::wire;
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::{Map, Value, json};
+use serde_json::Map;
 
 /// A folder row.
 #[derive(Debug, Clone)]
@@ -21,15 +22,14 @@ pub struct Folder {
 
 impl Folder {
     /// The Folder object as Fabric returns it; `parentFolderId` absent at the root.
-    pub fn to_wire(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("id".into(), json!(self.id));
-        map.insert("displayName".into(), json!(self.display_name));
-        map.insert("workspaceId".into(), json!(self.workspace_id));
-        if let Some(parent) = &self.parent_id {
-            map.insert("parentFolderId".into(), json!(parent));
+    pub fn to_wire(&self) -> wire::Folder {
+        wire::Folder {
+            id: self.id.clone(),
+            display_name: self.display_name.clone(),
+            workspace_id: self.workspace_id.clone(),
+            parent_folder_id: self.parent_id.clone(),
+            extra: Map::new(),
         }
-        Value::Object(map)
     }
 }
 

@@ -1,8 +1,9 @@
 //! Items and their definition parts.
 
 use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
+use fabsh_model::wire::{self, AppliedTag, SensitivityLabel};
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::{Map, Value, json};
+use serde_json::Map;
 
 /// An item row.
 #[derive(Debug, Clone)]
@@ -38,31 +39,31 @@ impl Item {
     /// without a description carries `description: ""`: recordings up to early 2026 show the
     /// key sometimes left out, every recording since 2026-04 (lists, GETs, 201s and LRO
     /// `/result`s alike) shows `""`, which is what the service does now.
-    pub fn to_wire(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("id".into(), json!(self.id));
-        map.insert("type".into(), json!(self.item_type));
-        map.insert("displayName".into(), json!(self.display_name));
-        map.insert(
-            "description".into(),
-            // The service answers an item without a description with an empty one (recordings since
-            // April 2026).
-            json!(self.description.as_deref().unwrap_or_default()),
-        );
-        map.insert("workspaceId".into(), json!(self.workspace_id));
-        if let Some(folder) = &self.folder_id {
-            map.insert("folderId".into(), json!(folder));
-        }
-        if let Some(label) = &self.sensitivity_label_id {
-            map.insert("sensitivityLabel".into(), json!({ "id": label }));
-        }
+    pub fn to_wire(&self) -> wire::Item {
         // The service leaves `tags` out (not null, not empty) when an item has none.
-        if self.tags_json != "[]"
-            && let Ok(tags @ Value::Array(_)) = serde_json::from_str::<Value>(&self.tags_json)
-        {
-            map.insert("tags".into(), tags);
+        let tags = serde_json::from_str::<Vec<AppliedTag>>(&self.tags_json)
+            .ok()
+            .filter(|tags| !tags.is_empty());
+        wire::Item {
+            id: self.id.clone(),
+            item_type: self.item_type.clone(),
+            display_name: self.display_name.clone(),
+            // Never set is `""` on the wire (see above).
+            description: Some(self.description.clone().unwrap_or_default()),
+            workspace_id: self.workspace_id.clone(),
+            folder_id: self.folder_id.clone(),
+            sensitivity_label: self
+                .sensitivity_label_id
+                .as_ref()
+                .map(|id| SensitivityLabel {
+                    id: id.clone(),
+                    extra: Map::new(),
+                }),
+            tags,
+            properties: None,
+            default_identity: None,
+            extra: Map::new(),
         }
-        Value::Object(map)
     }
 }
 

@@ -2,8 +2,10 @@
 //! tenant) and items' default identities.
 
 use crate::clock::service_timestamp;
+use fabsh_model::wire::{ExternalDataShare, Principal, ShareRecipient};
+use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::{Map, Value, json};
+use serde_json::Map;
 
 /// The tables of this file. Created if missing on every open rather than under a schema
 /// version number, so they merge cleanly with branches that add numbered versions.
@@ -60,7 +62,7 @@ pub struct Share {
     /// The shared paths.
     pub paths: Vec<String>,
     /// The recipient as the wire shows it (`{type, userPrincipalName | principalId, tenantId?}`).
-    pub recipient: Value,
+    pub recipient: ShareRecipient,
     /// Stored status; `Pending` reads as `InvitationExpired` once past `expires_at`.
     pub status: String,
     /// Unix nanoseconds.
@@ -82,36 +84,37 @@ impl Share {
     }
 
     /// The ExternalDataShare object; `invitation_url` is where the recipient is sent.
-    pub fn to_wire(&self, now: i64, invitation_url: &str) -> Value {
-        let mut map = Map::new();
-        map.insert("id".into(), json!(self.id));
-        map.insert("paths".into(), json!(self.paths));
-        map.insert(
-            "creatorPrincipal".into(),
-            json!({"id": self.creator_id, "type": self.creator_type}),
-        );
-        map.insert("recipient".into(), self.recipient.clone());
-        map.insert("status".into(), json!(self.status_at(now)));
-        map.insert(
-            "expirationTimeUtc".into(),
-            json!(service_timestamp(self.expires_at)),
-        );
-        map.insert("workspaceId".into(), json!(self.workspace_id));
-        map.insert("itemId".into(), json!(self.item_id));
-        map.insert("invitationUrl".into(), json!(invitation_url));
-        if let Some(tenant) = &self.accepted_by_tenant_id {
-            map.insert("acceptedByTenantId".into(), json!(tenant));
+    pub fn to_wire(&self, now: i64, invitation_url: &str) -> ExternalDataShare {
+        ExternalDataShare {
+            id: self.id.clone(),
+            paths: self.paths.clone(),
+            creator_principal: Principal::of(&self.creator_id, &self.creator_type),
+            recipient: self.recipient.clone(),
+            status: self.status_at(now).to_string(),
+            expiration_time_utc: Some(service_timestamp(self.expires_at)),
+            workspace_id: self.workspace_id.clone(),
+            item_id: self.item_id.clone(),
+            invitation_url: Some(invitation_url.to_string()),
+            accepted_by_tenant_id: self.accepted_by_tenant_id.clone(),
+            extra: Map::new(),
         }
-        Value::Object(map)
     }
 }
 
 const COLUMNS: &str = "seq, id, workspace_id, item_id, provider_tenant_id, creator_id,
     creator_type, paths, recipient, status, created_at, expires_at, accepted_by_tenant_id";
 
+/// A JSON column read as `T`; what does not parse is a corrupt row, reported as one.
+fn json_column<T: serde::de::DeserializeOwned>(
+    row: &rusqlite::Row<'_>,
+    index: usize,
+) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    serde_json::from_str(&text)
+        .map_err(|err| rusqlite::Error::FromSqlConversionFailure(index, Type::Text, Box::new(err)))
+}
+
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Share> {
-    let paths: String = row.get(7)?;
-    let recipient: String = row.get(8)?;
     Ok(Share {
         seq: row.get(0)?,
         id: row.get(1)?,
@@ -120,14 +123,19 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Share> {
         provider_tenant_id: row.get(4)?,
         creator_id: row.get(5)?,
         creator_type: row.get(6)?,
-        // Paths are written by this store as a JSON list; a row it cannot read shares no paths.
-        paths: serde_json::from_str(&paths).unwrap_or_default(),
-        recipient: serde_json::from_str(&recipient).unwrap_or(Value::Null),
+        paths: json_column(row, 7)?,
+        recipient: json_column(row, 8)?,
         status: row.get(9)?,
         created_at: row.get(10)?,
         expires_at: row.get(11)?,
         accepted_by_tenant_id: row.get(12)?,
     })
+}
+
+/// A value for a JSON column.
+fn json_text(value: &impl serde::Serialize) -> rusqlite::Result<String> {
+    serde_json::to_string(value)
+        .map_err(|err| rusqlite::Error::ToSqlConversionFailure(Box::new(err)))
 }
 
 /// Inserts a share.
@@ -145,9 +153,8 @@ pub fn insert(conn: &Connection, share: &Share) -> rusqlite::Result<i64> {
             share.provider_tenant_id,
             share.creator_id,
             share.creator_type,
-            // A list of strings always serializes.
-            serde_json::to_string(&share.paths).unwrap_or_default(),
-            share.recipient.to_string(),
+            json_text(&share.paths)?,
+            json_text(&share.recipient)?,
             share.status,
             share.created_at,
             share.expires_at,

@@ -13,7 +13,7 @@ use crate::Problem;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The only payload type the service knows.
 pub const INLINE_BASE64: &str = "InlineBase64";
@@ -94,7 +94,12 @@ pub fn from_user_json(value: &Value, flag: &str) -> Result<Value, Problem> {
                 )));
             }
         }
-        checked.push(json!({"path": path, "payload": payload, "payloadType": INLINE_BASE64}));
+        let part = crate::wire::DefinitionPart {
+            path: path.to_string(),
+            payload: payload.to_string(),
+            payload_type: INLINE_BASE64.to_string(),
+        };
+        checked.push(Value::from(part));
     }
     let mut out = Map::new();
     if let Some(format) = object.get("format").filter(|f| !f.is_null()) {
@@ -104,14 +109,15 @@ pub fn from_user_json(value: &Value, flag: &str) -> Result<Value, Problem> {
     Ok(Value::Object(out))
 }
 
-/// A part from raw bytes.
+/// A part from raw bytes, as JSON (for a definition sent as the user's JSON is).
 pub fn part(path: &str, bytes: &[u8]) -> Value {
-    json!({"path": path, "payload": encode_payload(bytes), "payloadType": INLINE_BASE64})
+    crate::wire::DefinitionPart::inline(path, bytes).into()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn accepts_both_envelope_shapes() {

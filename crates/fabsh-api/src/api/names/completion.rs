@@ -8,7 +8,7 @@ use crate::api::items::{ListFilter, list_req};
 use crate::api::workspaces;
 use crate::auth::now_secs;
 use crate::error::Result;
-use serde_json::Value;
+use fabsh_model::wire::{Item, Workspace};
 
 /// How old a cached listing may be and still answer Tab: a minute, so a name created
 /// elsewhere shows up soon while a burst of Tabs costs one listing.
@@ -58,7 +58,14 @@ impl ApiClient {
         {
             return Ok(names);
         }
-        Ok(names_of(&self.all(workspaces::list_req()).await?))
+        let listed: Vec<Workspace> = self.all_as(workspaces::list_req(), "a workspace").await?;
+        Ok(listed
+            .into_iter()
+            .map(|ws| NameAndType {
+                name: ws.display_name,
+                kind: ws.kind,
+            })
+            .collect())
     }
 
     /// The names and types of the items in the workspace named or identified by `workspace`,
@@ -83,21 +90,15 @@ impl ApiClient {
         {
             return Ok(names);
         }
-        Ok(names_of(
-            &self.all(list_req(&id, &ListFilter::default())).await?,
-        ))
-    }
-}
-
-/// The names and types of listed entries.
-fn names_of(listed: &[Value]) -> Vec<NameAndType> {
-    listed
-        .iter()
-        .filter_map(|entry| {
-            Some(NameAndType {
-                name: entry["displayName"].as_str()?.to_string(),
-                kind: entry["type"].as_str().unwrap_or_default().to_string(),
+        let listed: Vec<Item> = self
+            .all_as(list_req(&id, &ListFilter::default()), "an item")
+            .await?;
+        Ok(listed
+            .into_iter()
+            .map(|item| NameAndType {
+                name: item.display_name,
+                kind: item.item_type,
             })
-        })
-        .collect()
+            .collect())
+    }
 }

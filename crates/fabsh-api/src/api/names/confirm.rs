@@ -87,16 +87,15 @@ impl Pending {
 
     /// Whether the service's answer about the id still fits the name and type.
     fn fits(&self, answer: &Value) -> bool {
-        let same = |field: &str, wanted: &str| {
-            answer[field]
-                .as_str()
-                .is_some_and(|found| found.eq_ignore_ascii_case(wanted))
+        let Some(found) = super::writes::entry_of(&self.key, answer) else {
+            return false;
         };
-        same("displayName", &self.name)
-            && self.kind.as_deref().is_none_or(|kind| same("type", kind))
-            && answer["id"]
-                .as_str()
-                .is_none_or(|id| id.eq_ignore_ascii_case(&self.id))
+        found.name().eq_ignore_ascii_case(&self.name)
+            && self
+                .kind
+                .as_deref()
+                .is_none_or(|kind| found.kind().eq_ignore_ascii_case(kind))
+            && found.id().eq_ignore_ascii_case(&self.id)
     }
 }
 

@@ -7,7 +7,9 @@
 
 use super::file::{Entry, NameList};
 use super::{ListKey, NameCache};
+use fabsh_model::wire::{Item, Workspace};
 use reqwest::Method;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// What a listing request lists, when it lists names the cache keeps.
@@ -50,13 +52,17 @@ pub(crate) fn listing(path: &str, query: &[(String, String)]) -> Option<Listing>
     }
 }
 
-/// The cache entry an answer describes: `{id, displayName, type}`.
-pub(crate) fn entry_of(value: &Value) -> Option<Entry> {
-    Some(Entry(
-        value["id"].as_str()?.to_string(),
-        value["displayName"].as_str()?.to_string(),
-        value["type"].as_str().unwrap_or_default().to_string(),
-    ))
+/// The cache entry an answer about a workspace or an item (as `key` lists them) describes;
+/// `None` when the answer is not one.
+pub(crate) fn entry_of(key: &ListKey, value: &Value) -> Option<Entry> {
+    match key {
+        ListKey::Workspaces => Workspace::deserialize(value)
+            .ok()
+            .map(|ws| Entry(ws.id, ws.display_name, ws.kind)),
+        ListKey::Items(_) => Item::deserialize(value)
+            .ok()
+            .map(|item| Entry(item.id, item.display_name, item.item_type)),
+    }
 }
 
 impl NameCache {
@@ -80,7 +86,10 @@ impl NameCache {
 
     /// After one page of `listing` (not known to be the whole list): adds what it shows.
     pub(crate) fn after_page(&self, listing: &Listing, page: &[Value]) {
-        let entries: Vec<Entry> = page.iter().filter_map(entry_of).collect();
+        let entries: Vec<Entry> = page
+            .iter()
+            .filter_map(|value| entry_of(&listing.key, value))
+            .collect();
         if entries.is_empty() {
             return;
         }
@@ -104,9 +113,11 @@ impl NameCache {
         answer: Option<&Value>,
     ) {
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-        let entry = answer.and_then(entry_of);
+        let workspace_entry = || answer.and_then(|answer| entry_of(&ListKey::Workspaces, answer));
         match segments.as_slice() {
-            ["workspaces"] => match entry {
+            // Folders are not items: making, renaming or moving one changes no item's name.
+            ["workspaces", _, "folders", ..] => {}
+            ["workspaces"] => match workspace_entry() {
                 Some(entry) if *method == Method::POST => {
                     let entry = Entry(entry.0, entry.1, String::new());
                     self.update(&ListKey::Workspaces, move |list| {
@@ -118,7 +129,7 @@ impl NameCache {
             ["workspaces", ws] => {
                 let ws = ws.to_lowercase();
                 let renamed = (*method == Method::PATCH)
-                    .then_some(entry)
+                    .then(workspace_entry)
                     .flatten()
                     .map(|entry| Entry(entry.0, entry.1, String::new()));
                 if *method == Method::DELETE {
@@ -134,7 +145,9 @@ impl NameCache {
                 });
             }
             ["workspaces", ws, _collection] if *method == Method::POST => {
-                self.update(&ListKey::items(ws), move |list| {
+                let key = ListKey::items(ws);
+                let entry = answer.and_then(|answer| entry_of(&key, answer));
+                self.update(&key, move |list| {
                     let Some(list) = list else { return false };
                     match &entry {
                         Some(entry) => upsert(list, entry.clone()),
@@ -145,7 +158,9 @@ impl NameCache {
             ["workspaces", ws, _collection, id] => {
                 let id = id.to_lowercase();
                 let method = method.clone();
-                self.update(&ListKey::items(ws), move |list| {
+                let key = ListKey::items(ws);
+                let entry = answer.and_then(|answer| entry_of(&key, answer));
+                self.update(&key, move |list| {
                     let Some(list) = list else { return false };
                     match method {
                         Method::PATCH | Method::PUT => {

@@ -12,7 +12,7 @@ use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
-use serde_json::{Map, Value, json};
+use fabsh_model::wire::{CreateTypedItemRequest, SensitivityLabelSettings};
 
 pub const LIST: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -135,19 +135,21 @@ typed_args! {
 impl Command for Create {
     fn run(self, ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
-            let mut body = Map::new();
             if self.name.trim().is_empty() {
                 return Err(Error::usage("--name cannot be empty"));
             }
-            body.insert("displayName".into(), json!(self.name));
-            if let Some(description) = checked_description(self.description.as_deref())? {
-                body.insert("description".into(), json!(description));
-            }
-            if let Some(label) = &self.sensitivity_label {
-                body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
-            }
+            let body = CreateTypedItemRequest {
+                display_name: self.name.clone(),
+                description: checked_description(self.description.as_deref())?.map(str::to_string),
+                folder_id: None,
+                sensitivity_label_settings: self
+                    .sensitivity_label
+                    .clone()
+                    .map(|label_id| SensitivityLabelSettings { label_id }),
+                definition: None,
+            };
             let workspace = ctx.workspace_id(&self.workspace).await?;
-            let created = data_agents::create(ctx.api(), &workspace, Value::Object(body)).await?;
+            let created = data_agents::create(ctx.api(), &workspace, &body).await?;
             Ok(created_reply(created, "agent"))
         })
     }
@@ -167,7 +169,7 @@ impl Command for Update {
         Box::pin(async move {
             let body = update_body(self.name.as_deref(), self.description.as_deref())?;
             let agent = self.target.resolve(&ctx).await?;
-            let updated = agent.update(ctx.api(), body).await?;
+            let updated = agent.update(ctx.api(), &body).await?;
             Ok(Reply::json(updated))
         })
     }

@@ -14,6 +14,7 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::agent::sources::{self, ARTIFACT_TYPES, SourceKind};
+use fabsh_model::wire::Item;
 use serde_json::{Map, Value, json};
 
 const COLUMNS: &[&str] = &["id", "displayName", "type", "fabricItemType", "description"];
@@ -196,23 +197,19 @@ async fn artifact(
             .await?;
         return Ok((id, kind));
     }
-    let candidates: Vec<Value> = if is_guid(artifact) {
+    let candidates: Vec<Item> = if is_guid(artifact) {
         vec![items::get(ctx.api(), workspace, artifact.trim(), None).await?]
     } else {
-        let all = ctx
-            .api()
-            .all(items::list_req(workspace, &ListFilter::default()))
-            .await?;
-        let named = |exact: bool| -> Vec<Value> {
+        let all = items::list_all(ctx.api(), workspace, &ListFilter::default()).await?;
+        let named = |exact: bool| -> Vec<Item> {
             all.iter()
                 .filter(|item| {
-                    item["displayName"].as_str().is_some_and(|name| {
-                        if exact {
-                            name == artifact
-                        } else {
-                            name.eq_ignore_ascii_case(artifact)
-                        }
-                    })
+                    let name = &item.display_name;
+                    if exact {
+                        name == artifact
+                    } else {
+                        name.eq_ignore_ascii_case(artifact)
+                    }
                 })
                 .cloned()
                 .collect()
@@ -227,8 +224,8 @@ async fn artifact(
     let typed: Vec<(String, &'static SourceKind)> = candidates
         .iter()
         .filter_map(|item| {
-            let kind = sources::by_item_type(item["type"].as_str()?)?;
-            Some((item["id"].as_str()?.to_string(), kind))
+            let kind = sources::by_item_type(&item.item_type)?;
+            Some((item.id.clone(), kind))
         })
         .collect();
     match typed.as_slice() {
@@ -239,7 +236,7 @@ async fn artifact(
         .with_hint("give the item's id, or --artifact-workspace when it lives elsewhere")),
         [] => Err(Error::usage(format!(
             "{artifact:?} is a {}, which cannot be a data agent source",
-            candidates[0]["type"].as_str().unwrap_or("item")
+            candidates[0].item_type
         ))
         .with_hint(format!("sources are: {}", ARTIFACT_TYPES.join(", ")))),
         many => {
@@ -326,7 +323,9 @@ async fn settle_new_datasource(
     };
     match instructions {
         Some(text) => {
-            let id = datasource["id"].as_str().unwrap_or_default();
+            let id = datasource["id"]
+                .as_str()
+                .ok_or_else(|| Error::runtime("the service's new datasource has no id"))?;
             agent
                 .datasource_patch(ctx.api(), id, json!({"instructions": text}))
                 .await

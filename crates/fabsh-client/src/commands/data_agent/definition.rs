@@ -74,7 +74,7 @@ impl Command for GetDefinition {
             let agent = self.target.resolve(&ctx).await?;
             let mut value =
                 match api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None).await? {
-                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending.into())),
                     LroOutcome::Done(value) => value,
                 };
             let notes = if self.decode {
@@ -124,6 +124,7 @@ impl UpdateDefinition {
 
 /// `current` with every part of `changes` put in place of its namesake (or added).
 fn overlay(current: &Value, changes: &Value) -> Value {
+    // An agent never configured has no parts to keep.
     let mut parts: Vec<Value> = current
         .pointer("/definition/parts")
         .and_then(Value::as_array)
@@ -183,7 +184,7 @@ impl Command for UpdateDefinition {
             )
             .await?;
             let reply = match outcome {
-                LroOutcome::Pending(pending) => Reply::json(pending),
+                LroOutcome::Pending(pending) => Reply::json(pending.into()),
                 LroOutcome::Done(_) => Reply::done(format!(
                     "updated the definition of data agent {}",
                     named_as(&self.target.agent, &agent.id)

@@ -2,7 +2,7 @@
 //! to its own items written so that they deploy as references to the target's (see
 //! [`fabsh_deploy::export`]).
 
-use super::state::{ListedFolder, ListedItem, decode, definition_parts, folder_paths};
+use super::state::{definition_parts, folder_paths};
 use super::{EXPORT_DIR, EXPORT_WORKSPACE};
 use crate::api::items::{self, ListFilter};
 use crate::api::{ApiClient, folders, workspaces};
@@ -17,8 +17,9 @@ use fabsh_deploy::plan::SHELL_ONLY;
 use fabsh_deploy::repo::RepoPart;
 use fabsh_model::definition::{encode_payload, paths, platform};
 use fabsh_model::item_types;
+use fabsh_model::wire::{Item, Workspace};
 use futures::FutureExt;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -39,15 +40,15 @@ impl Command for DeployExport {
             crate::definition::folder::check_empty_or_missing(&dir)?;
             let workspace = ctx.workspace_id(&self.workspace).await?;
             let api = ctx.api();
+            let every_item = ListFilter::default();
             let (info, listed, folder_list) = futures::try_join!(
-                workspaces::get(api, &workspace),
-                api.all(items::list_req(&workspace, &ListFilter::default())),
-                api.all(folders::list_req(&workspace, None, None)),
+                workspaces::get::<Workspace>(api, &workspace),
+                items::list_all(api, &workspace, &every_item),
+                folders::list_all(api, &workspace, None, None),
             )?;
-            let folder_list: Vec<ListedFolder> = decode(folder_list)?;
             let folder_path = folder_paths(&folder_list);
             let writer = DirWriter::create(&dir)?;
-            let wanted: Vec<ListedItem> = decode::<ListedItem>(listed)?
+            let wanted: Vec<Item> = listed
                 .into_iter()
                 .filter(|item| {
                     item_types::find(&item.item_type).is_some_and(|known| known.creatable)
@@ -68,11 +69,7 @@ impl Command for DeployExport {
             // rewritten to it, so apply maps them to the target workspace's items.
             let source = Source {
                 workspace_id: workspace.clone(),
-                workspace_name: info
-                    .get("displayName")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| Error::runtime("the workspace's answer has no displayName"))?,
+                workspace_name: info.display_name,
                 identities: wanted
                     .iter()
                     .enumerate()
@@ -89,6 +86,8 @@ impl Command for DeployExport {
             let mut holding_id = 0usize;
             for (n, item) in wanted.iter().enumerate() {
                 let (id, item_type, name) = (&item.id, &item.item_type, &item.display_name);
+                // "" is the root: an item without a folder (or in one the list did not show)
+                // is written at the top of the repository.
                 let folder = item
                     .folder_id
                     .as_ref()
@@ -112,6 +111,7 @@ impl Command for DeployExport {
                     &format!("{item_dir}/{}", platform::PATH),
                     &encode_payload(&platform_doc),
                 )?;
+                // Every item was fetched above (`by_index` holds each index): none is skipped.
                 for part in by_index.remove(&n).unwrap_or_default() {
                     if part.path == platform::PATH {
                         continue;
@@ -162,7 +162,7 @@ fn own_logical_id(parts: &[RepoPart]) -> Option<String> {
 }
 
 /// The definition's parts of items that deploy one; none for the others.
-async fn parts_of(api: &ApiClient, workspace: &str, item: &ListedItem) -> Result<Vec<RepoPart>> {
+async fn parts_of(api: &ApiClient, workspace: &str, item: &Item) -> Result<Vec<RepoPart>> {
     let item_type = item.item_type.as_str();
     let has_definition = item_types::find(item_type).is_some_and(|t| t.has_definition);
     if !has_definition || SHELL_ONLY.contains(&item_type) {

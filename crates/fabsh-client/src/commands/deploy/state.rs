@@ -12,9 +12,9 @@ use fabsh_deploy::schedules;
 use fabsh_model::definition::decode_payload;
 use fabsh_model::item_types;
 use fabsh_model::jobs::ItemSchedule;
+use fabsh_model::wire::{Definition, Folder, Workspace};
 use futures::FutureExt;
 use serde::Deserialize;
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// How many definitions are fetched at once. A plan with nothing to do is mostly these
@@ -22,40 +22,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// the sample's 30 at once takes one round of them instead of four. The client's shared
 /// rate limiter still slows every request down if the service answers 429.
 const FETCH_CONCURRENCY: usize = 32;
-
-/// An item as the list answers it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct ListedItem {
-    pub id: String,
-    #[serde(rename = "type")]
-    pub item_type: String,
-    pub display_name: String,
-    pub description: Option<String>,
-    pub folder_id: Option<String>,
-}
-
-/// A folder as the list answers it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct ListedFolder {
-    pub id: String,
-    pub display_name: String,
-    pub parent_folder_id: Option<String>,
-}
-
-/// A part of a fetched definition.
-#[derive(Debug, Deserialize)]
-struct WirePart {
-    path: String,
-    payload: String,
-}
-
-/// A fetched definition.
-#[derive(Debug, Deserialize)]
-struct WireDefinition {
-    parts: Vec<WirePart>,
-}
 
 /// The workspace as a plan sees it.
 pub(crate) struct WorkspaceState {
@@ -79,14 +45,16 @@ pub(crate) async fn fetch(
     repo: &Repository,
 ) -> Result<WorkspaceState> {
     // Three independent reads: sent together.
+    let every_item = ListFilter::default();
     let (info, listed, folder_list) = futures::try_join!(
-        workspaces::get(api, workspace),
-        api.all(items::list_req(workspace, &ListFilter::default())),
-        api.all(folders::list_req(workspace, None, None)),
+        workspaces::get::<Workspace>(api, workspace),
+        items::list_all(api, workspace, &every_item),
+        folders::list_all(api, workspace, None, None),
     )
     .map_err(|err| super::named_by_config(err, repo, workspace))?;
-    let listed: Vec<ListedItem> = decode(listed)?;
-    let path_by_id = folder_paths(&decode(folder_list)?);
+    let path_by_id = folder_paths(&folder_list);
+    // The root's path is "": an item without a folder, or in one the folder list did not
+    // show, is planned as at the root.
     let path_of = |id: Option<&str>| {
         id.and_then(|id| path_by_id.get(id))
             .cloned()
@@ -109,10 +77,7 @@ pub(crate) async fn fetch(
         .collect();
     let mut target = repo.target();
     target.workspace_id = Some(workspace.to_string());
-    target.workspace_name = info
-        .get("displayName")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    target.workspace_name = Some(info.display_name);
     for d in &deployed {
         target.set_deployed(&d.item_type, &d.display_name, &d.id, BTreeMap::new());
     }
@@ -129,8 +94,8 @@ pub(crate) async fn fetch(
 }
 
 /// Each folder's path (`/a/b`) by its id.
-pub(super) fn folder_paths(folders: &[ListedFolder]) -> HashMap<String, String> {
-    let by_id: HashMap<&str, &ListedFolder> = folders.iter().map(|f| (f.id.as_str(), f)).collect();
+pub(super) fn folder_paths(folders: &[Folder]) -> HashMap<String, String> {
+    let by_id: HashMap<&str, &Folder> = folders.iter().map(|f| (f.id.as_str(), f)).collect();
     let mut out = HashMap::new();
     for folder in folders {
         let mut segments = Vec::new();
@@ -147,17 +112,6 @@ pub(super) fn folder_paths(folders: &[ListedFolder]) -> HashMap<String, String> 
         out.insert(folder.id.clone(), path);
     }
     out
-}
-
-pub(super) fn decode<T: serde::de::DeserializeOwned>(values: Vec<Value>) -> Result<Vec<T>> {
-    values
-        .into_iter()
-        .map(|v| {
-            serde_json::from_value(v).map_err(|err| {
-                Error::runtime(format!("unexpected list entry from the service: {err}"))
-            })
-        })
-        .collect()
 }
 
 /// The repository item paired with a deployed one, when it deploys a definition.
@@ -226,10 +180,11 @@ pub(crate) async fn definition_parts(
     let value = definitions::get(api, workspace, id, format)
         .await?
         .into_value();
-    let inner = value.get("definition").cloned().unwrap_or(value);
-    let definition: WireDefinition = serde_json::from_value(inner).map_err(|err| {
-        Error::runtime(format!("item {id}: unexpected getDefinition answer: {err}"))
-    })?;
+    // The envelope `{definition}`, or (as some types answer) the definition itself.
+    let definition =
+        Definition::deserialize(fabsh_model::definition::inner(&value)).map_err(|err| {
+            Error::runtime(format!("item {id}: unexpected getDefinition answer: {err}"))
+        })?;
     definition
         .parts
         .into_iter()

@@ -16,7 +16,8 @@ use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use serde_json::json;
+use fabsh_model::wire::Item;
+use serde_json::{Value, json};
 
 /// Item-list values of `--include` that the service itself understands.
 const SERVICE_INCLUDES: &[&str] = &["DefaultIdentity"];
@@ -235,7 +236,7 @@ impl Command for Show {
             let (workspace, id) = self.target.resolve(&ctx).await?;
             // A list flag as on `item list`; the service takes its values comma-separated.
             let include = Some(self.include.join(",")).filter(|text| !text.is_empty());
-            let item = items::get(ctx.api(), &workspace, &id, include.as_deref()).await?;
+            let item: Value = items::get(ctx.api(), &workspace, &id, include.as_deref()).await?;
             Ok(Reply::json(item))
         })
     }
@@ -259,9 +260,9 @@ impl Command for Exists {
                 }
                 Err(err) => return Err(err),
             };
-            match items::get(ctx.api(), &workspace, &id, None).await {
+            match items::get::<Item>(ctx.api(), &workspace, &id, None).await {
                 Ok(item) => Ok(Reply::json(
-                    json!({"exists": true, "id": item["id"], "type": item["type"]}),
+                    json!({"exists": true, "id": item.id, "type": item.item_type}),
                 )),
                 // A missing workspace is not a missing item: that is the user's mistake to see.
                 Err(err) if err.is_not_found() && !err.has_code("WorkspaceNotFound") => {
@@ -286,7 +287,7 @@ impl Command for Create {
         Box::pin(async move {
             let body = self.item.body()?;
             let workspace = ctx.workspace_id(&self.workspace).await?;
-            let created = items::create(ctx.api(), &workspace, body).await?;
+            let created = items::create(ctx.api(), &workspace, &body).await?;
             Ok(created_reply(created, "item"))
         })
     }
@@ -324,7 +325,7 @@ impl Command for Update {
             {
                 name_free_for(&ctx, &workspace, &id, name).await?;
             }
-            let item = items::update(ctx.api(), &workspace, &id, body).await?;
+            let item: Value = items::update(ctx.api(), &workspace, &id, &body).await?;
             Ok(Reply::json(item))
         })
     }
@@ -334,18 +335,19 @@ impl Command for Update {
 /// workspace already has the new name (`ItemDisplayNameAlreadyInUse`, exit 2, before any
 /// PATCH is planned).
 async fn name_free_for(ctx: &Ctx, workspace: &str, id: &str, name: &str) -> Result<()> {
-    let item = items::get(ctx.api(), workspace, id, None).await?;
-    let item_type = item["type"].as_str().unwrap_or_default();
-    let Some(other) = items::find_by_name(ctx.api(), workspace, name, item_type).await? else {
+    let item: Item = items::get(ctx.api(), workspace, id, None).await?;
+    let item_type = &item.item_type;
+    let Some(other) = items::find_by_name::<Item>(ctx.api(), workspace, name, item_type).await?
+    else {
         return Ok(());
     };
-    if other["id"].as_str() == Some(id) {
+    if other.id == id {
         return Ok(());
     }
     Err(Error::usage(format!(
         "--name: the workspace already has a {item_type} named {name:?} ({}); the service \
          would refuse the rename with ItemDisplayNameAlreadyInUse",
-        other["id"].as_str().unwrap_or("?")
+        other.id
     ))
     .with_code("ItemDisplayNameAlreadyInUse")
     .with_hint("choose another --name"))

@@ -169,7 +169,7 @@ impl Command for BulkExport {
             }
             let workspace = ctx.workspace_id(&self.workspace).await?;
             let resp = match bulk::export(ctx.api(), &workspace, body).await? {
-                LroResponse::Pending(pending) => return Ok(Reply::json(pending)),
+                LroResponse::Pending(pending) => return Ok(Reply::json(pending.into())),
                 LroResponse::Done(None) => {
                     return Err(Error::runtime("the service returned no export"));
                 }
@@ -236,7 +236,7 @@ impl Command for BulkImport {
             let body = import_body(self.body, self.dir, options).await?;
             let workspace = ctx.workspace_id(&self.workspace).await?;
             let value = match bulk::import(ctx.api(), &workspace, body).await? {
-                LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                LroOutcome::Pending(pending) => return Ok(Reply::json(pending.into())),
                 LroOutcome::Done(value) => value,
             };
             let mut reply = common::per_item_reply(

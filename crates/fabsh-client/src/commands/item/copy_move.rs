@@ -12,7 +12,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_model::definition::platform;
 use fabsh_model::item_types;
-use serde_json::{Map, Value, json};
+use fabsh_model::wire::{CreateItemRequest, DefinitionPart, Item, SensitivityLabelSettings};
+use serde::Deserialize;
+use serde_json::{Value, json};
 
 const SOURCE_WORKSPACE: ArgSpec = ArgSpec::req(
     "source-workspace",
@@ -85,8 +87,8 @@ async fn copy_item(ctx: &Ctx, transfer: &Transfer) -> Result<Copied> {
     let source_id = ctx.item_id(&source_workspace, &transfer.item, None).await?;
     let dest_workspace = ctx.workspace_id(&transfer.dest_workspace).await?;
     let api = ctx.api();
-    let source = items::get(api, &source_workspace, &source_id, None).await?;
-    let item_type = source["type"].as_str().unwrap_or_default().to_string();
+    let source: Item = items::get(api, &source_workspace, &source_id, None).await?;
+    let item_type = source.item_type;
     if item_types::find(&item_type).is_some_and(|t| !t.has_definition) {
         return Err(Error::usage(format!(
             "{item_type} items have no definition, so they cannot be copied"
@@ -97,22 +99,16 @@ async fn copy_item(ctx: &Ctx, transfer: &Transfer) -> Result<Copied> {
         LroOutcome::Done(value) => value.get("definition").cloned().unwrap_or(value),
         LroOutcome::Pending(_) => return Err(Error::runtime("the definition was not ready")),
     };
-    let mut body = Map::new();
-    let name = transfer
-        .name
-        .as_deref()
-        .or_else(|| source["displayName"].as_str())
-        .unwrap_or_default();
-    body.insert("displayName".into(), json!(name));
-    body.insert("type".into(), json!(item_type));
-    if let Some(description) = source["description"].as_str().filter(|d| !d.is_empty()) {
-        body.insert("description".into(), json!(description));
-    }
-    if let Some(label) = source.pointer("/sensitivityLabel/id") {
-        body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
-    }
-    body.insert("definition".into(), without_platform(definition));
-    let created = items::create(api, &dest_workspace, Value::Object(body)).await?;
+    let name = transfer.name.clone().unwrap_or(source.display_name);
+    let body = CreateItemRequest {
+        description: source.description.filter(|d| !d.is_empty()),
+        sensitivity_label_settings: source
+            .sensitivity_label
+            .map(|label| SensitivityLabelSettings { label_id: label.id }),
+        definition: Some(without_platform(definition)),
+        ..CreateItemRequest::new(name, item_type)
+    };
+    let created = items::create(api, &dest_workspace, &body).await?;
     Ok(Copied {
         item: created.outcome.into_value(),
         source_workspace,
@@ -124,7 +120,9 @@ async fn copy_item(ctx: &Ctx, transfer: &Transfer) -> Result<Copied> {
 /// with a logical id of its own.
 fn without_platform(mut definition: Value) -> Value {
     if let Some(parts) = definition.get_mut("parts").and_then(Value::as_array_mut) {
-        parts.retain(|part| part["path"].as_str() != Some(platform::PATH));
+        parts.retain(|part| {
+            DefinitionPart::deserialize(part).map_or(true, |part| part.path != platform::PATH)
+        });
     }
     definition
 }
@@ -179,7 +177,8 @@ async fn move_item(ctx: Ctx, transfer: Transfer) -> Result<Reply> {
     let Err(err) = deleted else {
         return Ok(Reply::json(value));
     };
-    let new_id = copied.item["id"].as_str().unwrap_or("?");
+    // `?` while the create still runs (`--no-wait` printed its operation instead).
+    let new_id = Item::deserialize(&copied.item).map_or_else(|_| "?".to_string(), |item| item.id);
     let failure = Error::new(
         ErrorKind::Partial,
         format!(

@@ -18,7 +18,9 @@ use crate::definition::{folder, stream};
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::definition::{self, validate};
-use serde_json::{Value, json};
+use fabsh_model::wire::DefinitionPart;
+use serde::Deserialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 const DIR_OUT: ArgSpec = ArgSpec::opt(
@@ -173,7 +175,7 @@ impl Command for GetDefinition {
                     api_definitions::get_response(ctx.api(), &workspace, &id, format.as_deref())
                         .await?;
                 return match answer {
-                    LroResponse::Pending(pending) => Ok(Reply::json(pending)),
+                    LroResponse::Pending(pending) => Ok(Reply::json(pending.into())),
                     LroResponse::Done(None) => {
                         Err(Error::runtime("the service returned no definition"))
                     }
@@ -193,7 +195,7 @@ impl Command for GetDefinition {
             }
             let mut value =
                 match api_definitions::get(ctx.api(), &workspace, &id, format.as_deref()).await? {
-                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending.into())),
                     LroOutcome::Done(value) => value,
                 };
             let mut reply_notes = Vec::new();
@@ -217,14 +219,22 @@ pub(crate) fn add_decoded(value: &mut Value) -> Vec<String> {
         return notes;
     };
     for part in parts {
-        let path = part["path"].as_str().unwrap_or_default().to_string();
-        let text = part["payload"]
-            .as_str()
-            .and_then(|payload| definition::decode_payload(payload).ok())
+        // Read as a part; the answer itself is printed as the service sent it, plus the text.
+        let Ok(read) = DefinitionPart::deserialize(&*part) else {
+            notes.push("a part without a path or payload is left as the service sent it".into());
+            continue;
+        };
+        let text = definition::decode_payload(&read.payload)
+            .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok());
-        match text {
-            Some(text) => part["decodedPayload"] = json!(text),
-            None => notes.push(format!("part {path} is not UTF-8 text; left encoded")),
+        match (text, part.as_object_mut()) {
+            (Some(text), Some(fields)) => {
+                fields.insert("decodedPayload".into(), Value::String(text));
+            }
+            _ => notes.push(format!(
+                "part {} is not UTF-8 text; left encoded",
+                read.path
+            )),
         }
     }
     notes
@@ -265,7 +275,7 @@ impl Command for UpdateDefinition {
             )
             .await?;
             Ok(match outcome {
-                LroOutcome::Pending(pending) => Reply::json(pending),
+                LroOutcome::Pending(pending) => Reply::json(pending.into()),
                 LroOutcome::Done(_) => Reply::done(format!(
                     "updated the definition of item {}",
                     common::named_as(&self.target.item, &id)

@@ -10,6 +10,7 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::item_types::{self, ITEM_TYPES, ItemType};
+use fabsh_model::wire::Item;
 use serde_json::{Value, json};
 
 /// The endorsement values, `None` meaning not endorsed.
@@ -94,7 +95,9 @@ fn row(entry: &Value, item_type: &str) -> Value {
 }
 
 async fn rows_of(ctx: &Ctx, workspace: &str, item_type: &'static ItemType) -> Result<Vec<Value>> {
-    let collection = item_type.endorsement_collection.unwrap_or_default();
+    let Some(collection) = item_type.endorsement_collection else {
+        return Err(unreadable(item_type.name));
+    };
     let entries = endorsements::list(ctx.api(), workspace, collection).await?;
     Ok(entries
         .iter()
@@ -113,11 +116,10 @@ impl Command for ShowEndorsement {
     fn run(self, ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
             let (workspace, id) = self.target.resolve(&ctx).await?;
-            let item = items::get(ctx.api(), &workspace, &id, None).await?;
-            let type_name = item["type"].as_str().unwrap_or_default();
-            let item_type = item_types::find(type_name)
+            let item: Item = items::get(ctx.api(), &workspace, &id, None).await?;
+            let item_type = item_types::find(&item.item_type)
                 .filter(|t| t.endorsement_collection.is_some())
-                .ok_or_else(|| unreadable(type_name))?;
+                .ok_or_else(|| unreadable(&item.item_type))?;
             let rows = rows_of(&ctx, &workspace, item_type).await?;
             let found = rows.into_iter().find(|row| {
                 row["id"]
@@ -127,7 +129,7 @@ impl Command for ShowEndorsement {
             Ok(Reply::json(found.unwrap_or_else(|| {
                 json!({
                     "id": id,
-                    "displayName": item["displayName"],
+                    "displayName": item.display_name,
                     "type": item_type.name,
                     "endorsement": "None",
                     "certifiedBy": null,

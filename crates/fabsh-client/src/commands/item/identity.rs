@@ -47,7 +47,7 @@ impl Command for AssignIdentity {
             let assignment_type = &self.assignment_type;
             let value =
                 match bulk::assign_identity(ctx.api(), &workspace, &id, assignment_type).await? {
-                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending)),
+                    LroOutcome::Pending(pending) => return Ok(Reply::json(pending.into())),
                     LroOutcome::Done(value) => value,
                 };
             Ok(common::per_item_reply(

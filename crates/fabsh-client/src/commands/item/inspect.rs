@@ -104,7 +104,7 @@ impl Command for Inspect {
             let (workspace, id) = self.target.resolve(&ctx).await?;
             let api = ctx.api();
             let (item, definition, connections) = futures::join!(
-                items::get(api, &workspace, &id, None),
+                items::get::<Value>(api, &workspace, &id, None),
                 api_definitions::get(api, &workspace, &id, None),
                 api.all(items::connections_req(&workspace, &id)),
             );

@@ -17,6 +17,11 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_model::item_types;
+use fabsh_model::wire::{
+    AcceptInvitationRequest, CreateItemRequest, Item, ShareInvitation, ShortcutCreationPayload,
+    ShortcutRequest,
+};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
@@ -98,7 +103,7 @@ typed_args! {
 impl Command for GetInvitation {
     fn run(self, ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
-            let invitation =
+            let invitation: Value =
                 shares::get_invitation(ctx.api(), &self.invitation, &self.provider_tenant).await?;
             Ok(Reply::json(invitation))
         })
@@ -156,6 +161,8 @@ fn parse_invitation_url(text: &str) -> Result<(String, Option<String>)> {
         ))
     };
     let url = reqwest::Url::parse(text).map_err(|_| bad())?;
+    // A URL without a path (`mailto:`) has no segments: no invitation id is found in none,
+    // which is the `bad()` error below.
     let segments: Vec<&str> = url
         .path_segments()
         .map(Iterator::collect)
@@ -183,23 +190,18 @@ fn parse_invitation_url(text: &str) -> Result<(String, Option<String>)> {
 /// One shortcut request per shared path, named after it (made unique), and where they go:
 /// `Tables` when every path is a table, else `Files` (a table can live under Files as a folder,
 /// a folder cannot live under Tables).
-fn shortcut_payload(invitation: &Value) -> Result<Value> {
-    let details = invitation["pathsDetails"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+fn shortcut_payload(invitation: &ShareInvitation) -> Result<ShortcutCreationPayload> {
+    let details = &invitation.paths_details;
     if details.is_empty() {
         return Err(Error::runtime("the invitation shares no paths"));
     }
-    let all_tables = details.iter().all(|d| d["type"] == "Table");
+    let all_tables = details.iter().all(|d| d.kind == "Table");
     let mut names = HashSet::new();
     let mut requests = Vec::with_capacity(details.len());
     for (index, detail) in details.iter().enumerate() {
-        let path_id = detail["pathId"]
-            .as_str()
-            .ok_or_else(|| Error::runtime("the invitation has a path without a pathId"))?;
-        let base = detail["name"]
-            .as_str()
+        let base = detail
+            .name
+            .as_deref()
             .filter(|n| !n.is_empty())
             .map_or_else(|| format!("shared{}", index + 1), str::to_string);
         let mut name = base.clone();
@@ -208,13 +210,16 @@ fn shortcut_payload(invitation: &Value) -> Result<Value> {
             name = format!("{base}_{suffix}");
             suffix += 1;
         }
-        requests.push(json!({"pathId": path_id, "shortcutName": name}));
+        requests.push(ShortcutRequest {
+            path_id: detail.path_id.clone(),
+            shortcut_name: name,
+        });
     }
-    Ok(json!({
-        "payloadType": "ShortcutCreation",
-        "path": if all_tables { "Tables" } else { "Files" },
-        "createShortcutRequests": requests,
-    }))
+    Ok(ShortcutCreationPayload {
+        payload_type: "ShortcutCreation".to_string(),
+        path: if all_tables { "Tables" } else { "Files" }.to_string(),
+        create_shortcut_requests: requests,
+    })
 }
 
 impl Command for AcceptInvitation {
@@ -233,29 +238,36 @@ impl AcceptInvitation {
         }
         let workspace = ctx.workspace_id(&self.workspace).await?;
         let api = ctx.api();
-        let invitation = shares::get_invitation(api, &invitation_id, &provider_tenant).await?;
+        let invitation: ShareInvitation =
+            shares::get_invitation(api, &invitation_id, &provider_tenant).await?;
         let payload = shortcut_payload(&invitation)?;
-        let (item, created) = match items::find_by_name(api, &workspace, &name, TARGET_TYPE).await?
-        {
+        let found = items::find_by_name::<Value>(api, &workspace, &name, TARGET_TYPE).await?;
+        let (item, created) = match found {
             Some(existing) => (existing, false),
             None => {
-                let body = json!({"displayName": name, "type": TARGET_TYPE});
-                let made = items::create(api, &workspace, body).await?;
+                let body = CreateItemRequest::new(name.as_str(), TARGET_TYPE);
+                let made = items::create(api, &workspace, &body).await?;
                 (made.outcome.into_value(), true)
             }
         };
-        let item_id = item["id"].as_str().unwrap_or_default().to_string();
-        let body = json!({
-            "providerTenantId": provider_tenant,
-            "workspaceId": workspace,
-            "itemId": item_id,
-            "payload": payload,
-        });
-        match shares::accept_invitation(api, &invitation_id, body).await {
-            Ok(accepted) => Ok(Reply::json(json!({
+        // Printed as the service sent it; read for its id, which a create still running
+        // (`--no-wait`) does not have yet.
+        let item_id = Item::deserialize(&item).map(|item| item.id).map_err(|_| {
+            Error::runtime(format!(
+                "the {TARGET_TYPE} to hold the shortcuts is not made yet; accept again once it is"
+            ))
+        })?;
+        let body = AcceptInvitationRequest {
+            provider_tenant_id: provider_tenant,
+            workspace_id: workspace.clone(),
+            item_id: item_id.clone(),
+            payload,
+        };
+        match shares::accept_invitation(api, &invitation_id, &body).await {
+            Ok(shortcuts) => Ok(Reply::json(json!({
                 "item": item,
                 "created": created,
-                "shortcuts": accepted.get("value").cloned().unwrap_or(Value::Array(Vec::new())),
+                "shortcuts": shortcuts,
             }))),
             Err(err) if created => {
                 let cleanup = items::delete(api, &workspace, &item_id, false).await;
@@ -295,20 +307,31 @@ mod tests {
 
     #[test]
     fn shortcuts_go_under_tables_only_when_every_path_is_a_table() {
-        let tables = json!({"pathsDetails": [
+        let invitation = |paths: Value| -> ShareInvitation {
+            serde_json::from_value(json!({
+                "providerTenantDetails": {
+                    "tenantId": "t", "displayName": "T", "verifiedDomainName": "t.onmicrosoft.com"
+                },
+                "pathsDetails": paths,
+            }))
+            .expect("an invitation")
+        };
+        let tables = invitation(json!([
             {"pathId": "a", "type": "Table", "name": "sales"},
             {"pathId": "b", "type": "Table", "name": "sales"}
-        ]});
+        ]));
         let payload = shortcut_payload(&tables).expect("payload");
-        assert_eq!(payload["path"], "Tables");
-        assert_eq!(
-            payload["createShortcutRequests"][1]["shortcutName"],
-            "sales_2"
-        );
-        let mixed = json!({"pathsDetails": [
+        assert_eq!(payload.path, "Tables");
+        assert_eq!(payload.create_shortcut_requests[1].shortcut_name, "sales_2");
+        let mixed = invitation(json!([
             {"pathId": "a", "type": "Table", "name": "sales"},
-            {"pathId": "b", "type": "Folder", "name": "exports"}
-        ]});
-        assert_eq!(shortcut_payload(&mixed).expect("payload")["path"], "Files");
+            {"pathId": "b", "type": "Folder"}
+        ]));
+        let payload = shortcut_payload(&mixed).expect("payload");
+        assert_eq!(payload.path, "Files");
+        assert_eq!(
+            payload.create_shortcut_requests[1].shortcut_name, "shared2",
+            "a path without a name is named by its place"
+        );
     }
 }

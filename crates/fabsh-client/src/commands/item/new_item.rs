@@ -8,7 +8,7 @@ use crate::commands::spec::{ArgKind, ArgSpec};
 use crate::commands::typed::typed_args;
 use crate::definition::given::Source;
 use crate::error::{Error, Result};
-use serde_json::{Map, Value, json};
+use fabsh_model::wire::{CreateItemRequest, SensitivityLabelSettings, UpdateItemRequest};
 
 /// The longest description the service accepts.
 const MAX_DESCRIPTION: usize = 256;
@@ -37,22 +37,19 @@ typed_args! {
 
 impl NewItem {
     /// The create request body, checked before anything is sent.
-    pub(super) fn body(self) -> Result<Value> {
-        let mut body = Map::new();
-        body.insert("displayName".into(), json!(self.name));
-        // `--type` is an ItemType flag: already in the service's casing.
-        body.insert("type".into(), json!(self.item_type));
-        if let Some(description) = checked_description(self.description.as_deref())? {
-            body.insert("description".into(), json!(description));
-        }
-        if let Some(label) = self.sensitivity_label {
-            body.insert("sensitivityLabelSettings".into(), json!({"labelId": label}));
-        }
+    pub(super) fn body(self) -> Result<CreateItemRequest> {
+        let description = checked_description(self.description.as_deref())?.map(str::to_string);
         let given = self.definition.given(None);
-        if let Some(definition) = given.definition(CREATE_SOURCES, Some(&self.item_type))? {
-            body.insert("definition".into(), definition);
-        }
-        Ok(Value::Object(body))
+        let definition = given.definition(CREATE_SOURCES, Some(&self.item_type))?;
+        Ok(CreateItemRequest {
+            description,
+            sensitivity_label_settings: self
+                .sensitivity_label
+                .map(|label_id| SensitivityLabelSettings { label_id }),
+            definition,
+            // `--type` is an ItemType flag: already in the service's casing.
+            ..CreateItemRequest::new(self.name, self.item_type)
+        })
     }
 }
 
@@ -71,21 +68,18 @@ pub fn checked_description(description: Option<&str>) -> Result<Option<&str>> {
 }
 
 /// The PATCH body of `--name` and `--description`, checked; neither given is a usage error.
-pub fn update_body(name: Option<&str>, description: Option<&str>) -> Result<Value> {
-    let mut body = Map::new();
-    if let Some(name) = name {
-        if name.trim().is_empty() {
-            return Err(Error::usage("--name cannot be empty"));
-        }
-        body.insert("displayName".into(), json!(name));
+pub fn update_body(name: Option<&str>, description: Option<&str>) -> Result<UpdateItemRequest> {
+    if name.is_some_and(|name| name.trim().is_empty()) {
+        return Err(Error::usage("--name cannot be empty"));
     }
-    if let Some(description) = checked_description(description)? {
-        body.insert("description".into(), json!(description));
-    }
-    if body.is_empty() {
+    let body = UpdateItemRequest {
+        display_name: name.map(str::to_string),
+        description: checked_description(description)?.map(str::to_string),
+    };
+    if body == UpdateItemRequest::default() {
         return Err(Error::usage(
             "nothing to update: give --name and/or --description",
         ));
     }
-    Ok(Value::Object(body))
+    Ok(body)
 }

@@ -207,7 +207,7 @@ impl Tagging {
             } else {
                 tags::unapply(ctx.api(), &workspace, &id, &ids).await?;
             }
-            let item = items::get(ctx.api(), &workspace, &id, None).await?;
+            let item: Value = items::get(ctx.api(), &workspace, &id, None).await?;
             Ok(Reply::json(item))
         })
     }

@@ -11,7 +11,8 @@ use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use serde_json::{Map, Value, json};
+use fabsh_model::wire::{CreateExternalDataShareRequest, ShareRecipient};
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// Most paths one share carries.
@@ -182,7 +183,7 @@ impl Command for Show {
         Box::pin(async move {
             let OneShare { target, share } = self.share;
             let (workspace, item) = target.resolve(&ctx).await?;
-            let share = shares::get(ctx.api(), &workspace, &item, &share).await?;
+            let share: Value = shares::get(ctx.api(), &workspace, &item, &share).await?;
             Ok(Reply::json(share))
         })
     }
@@ -202,7 +203,7 @@ impl Command for Create {
         Box::pin(async move {
             let body = self.share_body()?;
             let (workspace, item) = self.target.resolve(&ctx).await?;
-            let share = shares::create(ctx.api(), &workspace, &item, body).await?;
+            let share = shares::create(ctx.api(), &workspace, &item, &body).await?;
             Ok(Reply::json(share))
         })
     }
@@ -221,7 +222,7 @@ impl Command for Revoke {
             let OneShare { target, share } = self.share;
             let (workspace, item) = target.resolve(&ctx).await?;
             shares::revoke(ctx.api(), &workspace, &item, &share).await?;
-            let share = shares::get(ctx.api(), &workspace, &item, &share).await?;
+            let share: Value = shares::get(ctx.api(), &workspace, &item, &share).await?;
             Ok(Reply::json(share))
         })
     }
@@ -248,9 +249,11 @@ impl Command for Delete {
 impl Create {
     /// The create body `{paths, recipient}` in the shape the live service takes (a recipient
     /// discriminated by `type`; the older `{tenantId, objectId, recipientType}` fails there).
-    fn share_body(&self) -> Result<Value> {
-        let paths = checked_paths(&self.paths)?;
-        Ok(json!({"paths": paths, "recipient": self.recipient.body()?}))
+    fn share_body(&self) -> Result<CreateExternalDataShareRequest> {
+        Ok(CreateExternalDataShareRequest {
+            paths: checked_paths(&self.paths)?,
+            recipient: self.recipient.body()?,
+        })
     }
 }
 
@@ -308,11 +311,10 @@ typed_args! {
 impl Recipient {
     /// `{type: User, userPrincipalName, tenantId?}` or
     /// `{type: ServicePrincipal, principalId, tenantId}`.
-    fn body(&self) -> Result<Value> {
+    fn body(&self) -> Result<ShareRecipient> {
         let email = self.email.as_deref().map(str::trim);
         let id = self.id.as_deref();
         let tenant = self.tenant.as_deref();
-        let mut recipient = Map::new();
         if self.recipient_type == "ServicePrincipal" {
             if email.is_some() {
                 return Err(Error::usage(
@@ -328,10 +330,7 @@ impl Recipient {
                     "--recipient-tenant-id is required for --recipient-type ServicePrincipal",
                 )
             })?;
-            recipient.insert("type".into(), json!("ServicePrincipal"));
-            recipient.insert("principalId".into(), json!(id));
-            recipient.insert("tenantId".into(), json!(tenant));
-            return Ok(Value::Object(recipient));
+            return Ok(ShareRecipient::service_principal(id, tenant));
         }
         if id.is_some() {
             return Err(Error::usage(
@@ -356,12 +355,7 @@ impl Recipient {
                 "--recipient-email: {email:?} is not an email address (user@domain)"
             )));
         }
-        recipient.insert("type".into(), json!("User"));
-        recipient.insert("userPrincipalName".into(), json!(email));
-        if let Some(tenant) = tenant {
-            recipient.insert("tenantId".into(), json!(tenant));
-        }
-        Ok(Value::Object(recipient))
+        Ok(ShareRecipient::user(email, tenant))
     }
 }
 

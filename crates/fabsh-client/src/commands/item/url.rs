@@ -10,6 +10,7 @@ use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::reply::Reply;
 use fabsh_model::item_types;
+use fabsh_model::wire::Item;
 use serde_json::json;
 
 /// The portal host (app.powerbi.com serves the same paths).
@@ -55,8 +56,8 @@ impl Command for Url {
                 }
                 given_type => {
                     let id = ctx.item_id(&workspace, item_text, given_type).await?;
-                    let item = items::get(ctx.api(), &workspace, &id, None).await?;
-                    (id, item["type"].as_str().unwrap_or_default().to_string())
+                    let item: Item = items::get(ctx.api(), &workspace, &id, None).await?;
+                    (id, item.item_type)
                 }
             };
             let (url, exact) = portal_url(&workspace, &id, &item_type);

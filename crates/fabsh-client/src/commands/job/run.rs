@@ -15,6 +15,7 @@ use crate::reply::Reply;
 use fabsh_model::jobs::{
     JOB_TYPES, JobInstance, JobParameter, JobStatus, RunRequest, accepts_job_type, default_job_type,
 };
+use fabsh_model::wire::Item;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -233,8 +234,8 @@ pub(crate) async fn job_type(
             )));
         }
     }
-    let found = items::get(ctx.api(), workspace, item, None).await?;
-    let item_type = found["type"].as_str().unwrap_or_default();
+    let found: Item = items::get(ctx.api(), workspace, item, None).await?;
+    let item_type = found.item_type.as_str();
     match given {
         Some(given) => {
             let another_types = JOB_TYPES
@@ -243,6 +244,8 @@ pub(crate) async fn job_type(
             if another_types && accepts_job_type(item_type, given) == Some(false) {
                 // Another item type's job: refused before the run is sent. Names fabsh does
                 // not know pass through, as the service adds job types.
+                // `accepts_job_type` answered for this type, so JOB_TYPES lists it with its
+                // job types, the first of which is its default: never empty here.
                 let expected = default_job_type(item_type).unwrap_or_default();
                 return Err(Error::usage(format!(
                     "--{JOB_TYPE_FLAG} {given} is not a job type of a {item_type} (its job type is {expected})"

@@ -10,8 +10,9 @@ use fabsh_deploy::apply::{moves, publishes_agent, writes_item};
 use fabsh_deploy::plan::{Repository, creation_payload, definition_json};
 use fabsh_deploy::render::{RuleHits, Target};
 use fabsh_model::deploy::{ApplyOutcome, ApplyRow, PlanAction, PlanRow, Severity};
+use fabsh_model::wire::{CreateItemRequest, Folder, Item, UpdateItemRequest};
 use futures::FutureExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 impl Run<'_> {
@@ -29,9 +30,8 @@ impl Run<'_> {
                 let parent_id = ids_now.get(parent).cloned();
                 let created =
                     folders::create(self.api, self.workspace, name, parent_id.as_deref()).await?;
-                let value = created.outcome.into_value();
-                let id = value["id"].as_str().unwrap_or_default().to_string();
-                Ok::<_, Error>((path.clone(), id))
+                let folder: Folder = created.outcome.done_as("the new folder")?;
+                Ok::<_, Error>((path.clone(), folder.id))
             }))
             .await;
             for result in made {
@@ -82,36 +82,26 @@ impl Run<'_> {
         let shell = Repository::shell_only(item);
         match (row.action, &row.id) {
             (PlanAction::Create, _) => {
-                let mut body = json!({"displayName": item.display_name, "type": item.item_type});
-                if let Some(description) = &item.description {
-                    body["description"] = json!(description);
-                }
-                if let Some(folder) = &folder_id {
-                    body["folderId"] = json!(folder);
-                }
-                if shell {
-                    if let Some(payload) = creation_payload(item) {
-                        body["creationPayload"] = payload;
-                    }
-                } else {
-                    body["definition"] = definition_json(item, &rendered.parts);
-                }
-                let created = items::create(self.api, self.workspace, body).await?;
-                let id = match created
-                    .outcome
-                    .into_value()
-                    .get("id")
-                    .and_then(Value::as_str)
-                {
-                    Some(id) => id.to_string(),
-                    None => items::find_by_name(
+                let body = CreateItemRequest {
+                    description: item.description.clone(),
+                    folder_id: folder_id.clone(),
+                    creation_payload: shell.then(|| creation_payload(item)).flatten(),
+                    definition: (!shell).then(|| definition_json(item, &rendered.parts)),
+                    ..CreateItemRequest::new(&item.display_name, &item.item_type)
+                };
+                let created = items::create(self.api, self.workspace, &body).await?;
+                // An operation that ends without the new item as its result leaves it to be
+                // found by name.
+                let id = match created.outcome.done_as::<Item>("the new item") {
+                    Ok(new) => new.id,
+                    Err(_) => items::find_by_name::<Item>(
                         self.api,
                         self.workspace,
                         &item.display_name,
                         &item.item_type,
                     )
                     .await?
-                    .and_then(|found| found["id"].as_str().map(str::to_string))
+                    .map(|found| found.id)
                     .ok_or_else(|| {
                         Error::runtime("created, but the new item was not found by name")
                     })?,
@@ -125,9 +115,13 @@ impl Run<'_> {
                     outcome = ApplyOutcome::Updated;
                 } else if action == PlanAction::Update {
                     if shell {
-                        let body =
-                            json!({"description": item.description.clone().unwrap_or_default()});
-                        items::update(self.api, self.workspace, id, body).await?;
+                        // A repository item without a description clears the deployed one's.
+                        let body = UpdateItemRequest {
+                            display_name: None,
+                            description: Some(item.description.clone().unwrap_or_default()),
+                        };
+                        // Its answer is not read (a dry run's echoes only what was sent).
+                        items::update::<Value>(self.api, self.workspace, id, &body).await?;
                     } else {
                         definitions::update(
                             self.api,
@@ -159,7 +153,12 @@ impl Run<'_> {
             .collect();
         let mut jobs = Vec::new();
         for n in doomed {
-            let id = plan[n].id.clone().unwrap_or_default();
+            // The planner deletes only what it found deployed, by the id it listed.
+            let Some(id) = plan[n].id.clone() else {
+                rows[n].outcome = ApplyOutcome::Failed;
+                rows[n].error = Some("the plan gave no id for an item to delete".to_string());
+                continue;
+            };
             jobs.push(
                 async move { (n, items::delete(self.api, self.workspace, &id, false).await) }
                     .boxed(),
