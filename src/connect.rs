@@ -5,10 +5,10 @@
 
 use crate::commands::serve_record;
 use crate::script::StdlibHost;
-use fabsh_client::auth::Secret;
+use fabsh_api::auth::Secret;
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::{CommandSpec, Needs};
-use fabsh_client::config::Settings;
 use fabsh_client::context::{AttachedServer, Ctx};
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::output::Progress;

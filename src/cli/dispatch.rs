@@ -5,13 +5,13 @@
 use crate::commands::REGISTRY;
 use clap::ArgMatches;
 use clap::parser::ValueSource;
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::args::{Args, RawValue, flag_name};
 use fabsh_client::commands::common::{
     TARGET, TraitFlags, configured_default, effective_args, target_fills,
 };
 use fabsh_client::commands::{self, ArgKind, ArgSpec, CommandSpec, Handler, Terminal, auth};
-use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Printer;

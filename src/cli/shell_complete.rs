@@ -9,8 +9,8 @@
 use super::tree;
 use crate::commands::REGISTRY;
 use crate::repl::names::{NameSource, SessionNames};
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
-use fabsh_client::config::Settings;
 use fabsh_client::output::Progress;
 use fabsh_local::store_names;
 use std::cell::OnceCell;

@@ -4,16 +4,16 @@
 
 use super::{reset, serve};
 use crate::connect::local_error;
-use fabsh_client::api::{ApiClient, Req};
-use fabsh_client::auth::binding::{Bound, InUse};
-use fabsh_client::auth::{Secret, StaticToken};
+use fabsh_api::api::{ApiClient, Req};
+use fabsh_api::auth::binding::{Bound, InUse};
+use fabsh_api::auth::{Secret, StaticToken};
+use fabsh_api::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
 use fabsh_client::commands::args::FileArg;
 use fabsh_client::commands::spec::CERTIFICATE_FILE_CAP;
 use fabsh_client::commands::typed::{Command, handler, typed_args};
 use fabsh_client::commands::{
     ArgKind, ArgSpec, CommandSpec, Example, Group, Handler, HandlerFuture, Needs, Traits,
 };
-use fabsh_client::config::{ENDPOINT_VAR, Settings, TOKEN_VAR, env_text};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::Progress;

@@ -5,14 +5,14 @@
 
 use super::local::store_dir;
 use crate::connect::local_error;
-use fabsh_client::auth::managed_identity::IDENTITY_HEADER_VAR;
+use fabsh_api::auth::managed_identity::IDENTITY_HEADER_VAR;
+use fabsh_api::config::{ENDPOINT_VAR, TOKEN_VAR};
 use fabsh_client::commands::typed::{
     self, FromArg, FromArgs, TerminalCommand, at_terminal, handler, typed_args,
 };
 use fabsh_client::commands::{
     ArgKind, ArgSpec, Args, CommandSpec, Example, Handler, HandlerFuture, Needs, Terminal, Traits,
 };
-use fabsh_client::config::{ENDPOINT_VAR, TOKEN_VAR};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind, Result};
 use fabsh_client::reply::Reply;

@@ -4,7 +4,7 @@
 //! call on that agent, so it goes through the same checks and code path.
 
 use super::confine::Confinement;
-use fabsh_client::api::data_agents::{Agent, Stage, list_req};
+use fabsh_api::api::data_agents::{Agent, Stage, list_req};
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};

@@ -2,12 +2,12 @@
 //! input schema made from the command's flags and annotations made from its traits.
 
 use super::files::FileRoots;
+use fabsh_api::config::Settings;
 use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::{TARGET, configured_default, effective_args};
 use fabsh_client::commands::{
     ArgKind, ArgSpec, ArgValue, CommandSpec, LocalPath, Needs, Registry, ReturnKind,
 };
-use fabsh_client::config::Settings;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -580,7 +580,7 @@ pub fn must_be_given(spec: &CommandSpec, arg: &ArgSpec, defaults: &Defaults) -> 
             && arg.default.is_none()
             && arg
                 .env
-                .is_none_or(|var| fabsh_client::config::env_text(var).is_none())
+                .is_none_or(|var| fabsh_api::config::env_text(var).is_none())
             && defaults.value(arg).is_none()
 }
 

@@ -471,7 +471,7 @@ mod tests {
     fn vocabulary() -> Vocabulary {
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
         let bridge = fabsh_client::bridge::Bridge::new(runtime.handle().clone());
-        let settings = fabsh_client::config::Settings::default();
+        let settings = fabsh_api::config::Settings::default();
         let printer = fabsh_client::output::Printer::plain();
         let host = crate::script::Host::lazy(settings, bridge, printer);
         let engine = crate::script::engine(&host).expect("engine");

@@ -11,8 +11,8 @@ pub(crate) mod names;
 
 use crate::cli::{dispatch, printer_for, tree};
 use crate::script::{self, Host, ScriptFailure, runner};
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
-use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, Result};
 use fabsh_client::output::{Format, Printer};

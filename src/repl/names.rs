@@ -1,9 +1,9 @@
 //! Workspace and item names for completion after `-w`, `--id` and in `WORKSPACE/ITEM`. They
-//! come from the name cache (see [`fabsh_client::api::names::completion`]): a listing from
+//! come from the name cache (see [`fabsh_api::api::names::completion`]): a listing from
 //! the last minute answers Tab without a request, so the REPL and shell completion (a new
 //! process per Tab) cost a request only now and then.
 
-use fabsh_client::api::names::completion::NameAndType;
+use fabsh_api::api::names::completion::NameAndType;
 use fabsh_client::context::Ctx;
 use std::time::Duration;
 

@@ -2,10 +2,10 @@
 //! that never call a command need no credentials and start no server), the printer behind
 //! `print`, and where stdlib modules come from.
 
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::common::configured_default;
 use fabsh_client::commands::{ArgSpec, CommandSpec, Needs};
-use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::Result;
 use fabsh_client::output::Printer;

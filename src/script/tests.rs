@@ -2,11 +2,11 @@
 //! so call forms, conversions, errors, `parallel` and cancellation are tested with no server.
 
 use super::{Host, build, runner};
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
 use fabsh_client::commands::{
     ArgKind, ArgSpec, ArgValue, Args, CommandSpec, Group, Handler, HandlerFuture, Registry, Traits,
 };
-use fabsh_client::config::Settings;
 use fabsh_client::context::Ctx;
 use fabsh_client::error::{Error, ErrorKind};
 use fabsh_client::output::Printer;

@@ -228,7 +228,7 @@ fn publish_answers_with_the_published_description() {
     let get = swagger("dataAgent/examples/GetDataAgent.json");
     let publish = swagger("dataAgent/examples/PublishDataAgent.json");
     let from_agent =
-        fabsh_client::api::data_agents::published_answer(&get["responses"]["200"]["body"]);
+        fabsh_api::api::data_agents::published_answer(&get["responses"]["200"]["body"]);
     assert_eq!(
         keys(&from_agent),
         keys(&publish["responses"]["200"]["body"])

@@ -3,8 +3,8 @@
 //! requests the recording shows (LRO polls, `/result` fetches, 429 retries) and parse every
 //! response — items, pages, operation states, `null` 202 bodies and error bodies.
 
-use fabsh_client::api::{ApiClient, Req};
-use fabsh_client::auth::{Secret, StaticToken};
+use fabsh_api::api::{ApiClient, Req};
+use fabsh_api::auth::{Secret, StaticToken};
 use fabsh_client::output::Progress;
 use reqwest::Method;
 use serde::Deserialize;

@@ -4,8 +4,8 @@
 
 use fabsh::commands::REGISTRY;
 use fabsh::script::{self, Host, runner};
+use fabsh_api::config::Settings;
 use fabsh_client::bridge::Bridge;
-use fabsh_client::config::Settings;
 use fabsh_client::output::Printer;
 use std::collections::{HashMap, HashSet};
 

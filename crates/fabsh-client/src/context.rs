@@ -3,14 +3,14 @@
 //! the front end started for this context (local Fabric with `--local`).
 
 use crate::agent::judge::Judge;
-use crate::api::resolve::Resolver;
-use crate::api::{ApiClient, CallOptions};
-use crate::auth::{Secret, StaticToken};
 use crate::bridge::Bridge;
-use crate::config::Settings;
 use crate::error::Result;
 use crate::output::{Progress, Tracer, trace};
 use crate::stdlib::Stdlib;
+use fabsh_api::api::resolve::Resolver;
+use fabsh_api::api::{ApiClient, CallOptions};
+use fabsh_api::auth::{Secret, StaticToken};
+use fabsh_api::config::Settings;
 use std::any::Any;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -96,8 +96,8 @@ impl Ctx {
     /// A context for commands that send nothing to the service: no server, no credentials.
     pub fn offline(settings: &Settings, bridge: Bridge) -> Result<Ctx> {
         let api = ApiClient::new(
-            crate::api::DEFAULT_ENDPOINT,
-            Arc::new(crate::auth::NoCredentials),
+            fabsh_api::api::DEFAULT_ENDPOINT,
+            Arc::new(fabsh_api::auth::NoCredentials),
             None,
             Arc::new(Progress::hidden()),
         )?;

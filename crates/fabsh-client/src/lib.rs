@@ -1,7 +1,8 @@
-//! fabsh's client: configuration and sign-in, the HTTP core with retries, throttling, paging
-//! and long-running operations, the command registry and its handlers, and the output of
-//! their results. Front ends (the CLI, the REPL, scripts) run commands through it; it never
-//! depends on local Fabric, which it reaches like any other endpoint.
+//! fabsh's commands: the registry (each command declared once, with its typed arguments), the
+//! handlers, what they build on (evaluations, definitions on disk, replies) and the output of
+//! their results, the only place that prints. Front ends (the CLI, the REPL, scripts, MCP) run
+//! commands through it. It reaches Fabric through `fabsh-api`, and never depends on local
+//! Fabric, which it reaches like any other endpoint.
 
 pub mod agent;
 pub mod bridge;
@@ -13,4 +14,6 @@ pub mod output;
 pub mod reply;
 pub mod stdlib;
 
-pub use fabsh_api::{Error, ErrorKind, Result, api, auth, config, error};
+// The client's one error type is the layer's below it: every failure, from sign-in to a
+// handler's check, is one Error with one kind (DESIGN §5).
+pub use fabsh_api::{Error, ErrorKind, Result, error};

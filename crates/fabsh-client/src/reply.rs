@@ -8,7 +8,7 @@ use serde_json::Value;
 pub type HtmlPage = Box<dyn FnOnce(&Value) -> Result<String> + Send>;
 
 /// Pages of list items arriving one request at a time (`--all`).
-pub use crate::api::PageStream;
+pub use fabsh_api::api::PageStream;
 
 /// The data part of a reply.
 pub enum Body {

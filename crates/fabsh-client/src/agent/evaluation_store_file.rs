@@ -3,8 +3,8 @@
 //! never one fabsh left half made; refused, naming the file and the way out, when other users
 //! can read it, when it is empty (its history is gone) or when it is not a database.
 
-use crate::config::private_file::{self, shell_word};
 use crate::error::{Error, Result};
+use fabsh_api::config::private_file::{self, shell_word};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
@@ -43,7 +43,7 @@ pub(crate) fn create_if_missing(path: &Path, schema: &str) -> Result<()> {
         Error::runtime(format!("cannot create {}", path.display())).with_cause(err)
     };
     let folder = path.parent().unwrap_or(Path::new("."));
-    crate::config::private_file::create_dir(folder).map_err(|err| cannot(&err))?;
+    fabsh_api::config::private_file::create_dir(folder).map_err(|err| cannot(&err))?;
     let temporary = path.with_extension(format!("new{}", std::process::id()));
     let made = (|| -> std::result::Result<(), String> {
         let mut options = std::fs::OpenOptions::new();

@@ -5,9 +5,9 @@
 //! `{actual_answer}`, all filled in one pass (a placeholder inside an answer is left alone).
 //! `--critic-prompt` replaces the default template; the instruction to answer in JSON stays.
 
-use crate::auth::model_tokens::model_client;
-use crate::config::Settings;
 use crate::error::{Error, Result};
+use fabsh_api::auth::model_tokens::model_client;
+use fabsh_api::config::Settings;
 use fabsh_http::chat::{LlmClient, LlmConfig, MODEL_VAR};
 use fabsh_model::agent::grade::{Grade, Verdict};
 use fabsh_model::agent::grade_result::grade_result;

@@ -10,5 +10,3 @@ pub mod evaluations;
 pub mod fewshot_review;
 pub mod judge;
 pub mod junit;
-
-pub use fabsh_api::agent::{assistants, downloads, mcp, sql_endpoint, threads, walk};

@@ -4,10 +4,10 @@
 use super::common::ALL;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, handler, typed_args};
-use crate::api::{Req, Safety};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::{Req, Safety};
 use reqwest::{Method, Url};
 use serde_json::Value;
 

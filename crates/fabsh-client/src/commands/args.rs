@@ -122,7 +122,7 @@ impl Args {
             }
             let from_env = arg
                 .env
-                .and_then(|var| Some((var, crate::config::env_text(var)?)));
+                .and_then(|var| Some((var, fabsh_api::config::env_text(var)?)));
             if let Some((var, value)) = from_env {
                 let checked = check_value(arg, &value_flag_name(arg), RawValue::Text(value))
                     .map_err(|err| err.with_hint(format!("the value came from {var}")))?;

@@ -1,13 +1,13 @@
-//! `fabsh cache show|clear`: the name cache (see [`crate::api::names`]) for the curious, and
+//! `fabsh cache show|clear`: the name cache (see [`fabsh_api::api::names`]) for the curious, and
 //! the way to forget it.
 
-use crate::api::names::{self, file};
-use crate::auth::claims::timestamp;
 use crate::commands::args::Args;
 use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Needs, Traits};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
+use fabsh_api::api::names::{self, file};
+use fabsh_api::auth::claims::timestamp;
 use serde_json::{Value, json};
 
 /// Every `cache` command.

@@ -3,10 +3,10 @@
 use super::args::Args;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, LocalPath, Needs};
 use super::typed::{FromArgs, Paging};
-use crate::api::{ApiClient, CallOptions, Req};
-use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use fabsh_api::api::{ApiClient, CallOptions, Req};
+use fabsh_api::config::Settings;
 use serde_json::Value;
 use std::time::Duration;
 

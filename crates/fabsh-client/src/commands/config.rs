@@ -7,10 +7,10 @@ use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
 use crate::commands::typed::{Command, FromArgs, handler, typed_args};
-use crate::config::{self, ConfigFile, KEY_NAMES, KEYS, Origin, Settings, config_path};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::config::{self, ConfigFile, KEY_NAMES, KEYS, Origin, Settings, config_path};
 use serde_json::{Value, json};
 
 const KEY: ArgSpec = ArgSpec::positional("key", ArgKind::Enum(KEY_NAMES), "The setting");

@@ -4,14 +4,14 @@
 use super::args::Args;
 use super::common::{TraitFlags, call_options, operation_label};
 use super::spec::{CommandSpec, Handler};
-use crate::api::names::confirm::STALE_NAME;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::names::confirm::STALE_NAME;
 use serde_json::json;
 
 /// Runs `spec`'s handler on `ctx`. Under the command's own `--dry-run` the handler runs to
-/// its end on made-up answers (see [`crate::api::dry_run`]) and the reply is every request
+/// its end on made-up answers (see [`fabsh_api::api::dry_run`]) and the reply is every request
 /// that would have changed something, in order: `{dryRun: true, requests: [...]}` (and
 /// `items`, when the handler says what it would do to each). A context
 /// that is already a dry run stays one, so a command that runs other commands (`item

@@ -4,10 +4,10 @@
 use super::common::{self, WORKSPACE};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, Paging, handler, typed_args};
-use crate::api::folders;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::folders;
 
 const FOLDER_ID: ArgSpec = ArgSpec::req("id", ArgKind::Uuid, "Folder id");
 const BELOW: ArgSpec = ArgSpec::opt("folder", ArgKind::Uuid, "Only folders below this folder");

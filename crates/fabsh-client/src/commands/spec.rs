@@ -2,11 +2,11 @@
 //! script bindings, the REPL completion and the docs are all generated.
 
 use crate::bridge::Bridge;
-use crate::config::Settings;
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::output::Printer;
 use crate::reply::Reply;
+use fabsh_api::config::Settings;
 use futures::future::BoxFuture;
 use std::process::ExitCode;
 

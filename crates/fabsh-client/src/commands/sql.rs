@@ -1,5 +1,5 @@
 //! `sql query | tables`: T-SQL against a lakehouse's SQL analytics endpoint or a warehouse,
-//! through Fabric's Data Warehouse MCP server ([`crate::agent::sql_endpoint`]). Read-only
+//! through Fabric's Data Warehouse MCP server ([`fabsh_api::agent::sql_endpoint`]). Read-only
 //! unless `--allow-writes`: a statement the SQL parser does not read as a query (SELECT,
 //! WITH, with nothing that writes anywhere in its tree) is refused before anything is sent.
 
@@ -7,10 +7,10 @@ use super::args::FileArg;
 use super::common::WORKSPACE;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, handler, typed_args};
-use crate::agent::sql_endpoint;
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use fabsh_api::agent::sql_endpoint;
 use fabsh_model::item_types;
 use fabsh_model::sql::{DEFAULT_MAX_ROWS, ResultSet, StatementKind, statement_kind};
 use serde_json::{Value, json};
@@ -150,7 +150,7 @@ impl Endpoint {
 /// A lakehouse or warehouse by id or name: a name is looked for among lakehouses, then
 /// warehouses (a lakehouse's SQL endpoint shares its name).
 pub async fn item_id(ctx: &Ctx, workspace: &str, text: &str) -> Result<String> {
-    if crate::api::resolve::is_guid(text) {
+    if fabsh_api::api::resolve::is_guid(text) {
         return Ok(text.to_string());
     }
     match ctx

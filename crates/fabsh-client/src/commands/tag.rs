@@ -3,8 +3,8 @@
 use super::common;
 use super::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, Paging, handler, typed_args};
-use crate::api::tags;
 use crate::context::Ctx;
+use fabsh_api::api::tags;
 
 /// The tag commands.
 pub static COMMANDS: &[CommandSpec] = &[CommandSpec {

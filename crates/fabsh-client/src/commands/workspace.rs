@@ -5,10 +5,10 @@ use super::common::{self, WORKSPACE};
 use super::item::organisation::{TAG_IDS, resolve_tag_ids, tag_ids};
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, Paging, handler, typed_args};
-use crate::api::{tags, workspaces};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
+use fabsh_api::api::{tags, workspaces};
 use fabsh_model::wire::CreateWorkspaceRequest;
 use serde_json::Value;
 

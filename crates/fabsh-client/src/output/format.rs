@@ -35,7 +35,7 @@ impl Format {
         &["json", "table", "wide", "tsv", "csv", "yaml", "html"];
     /// The names a default format may take (a profile's `output`, `FABSH_OUTPUT`, the REPL's
     /// `:output`): all but html, which only some commands write.
-    pub const DEFAULT_NAMES: &'static [&'static str] = crate::config::OUTPUT_NAMES;
+    pub const DEFAULT_NAMES: &'static [&'static str] = fabsh_api::config::OUTPUT_NAMES;
 
     /// Parses `-o`'s value.
     pub fn parse(text: &str) -> Option<Format> {
@@ -57,7 +57,7 @@ impl Format {
     }
 
     /// The format the environment or profile asks for when `-o` is not given.
-    pub fn configured(settings: &crate::config::Settings) -> Option<Format> {
+    pub fn configured(settings: &fabsh_api::config::Settings) -> Option<Format> {
         settings
             .output_name()
             .and_then(|name| Format::parse_default(&name))

@@ -5,7 +5,7 @@
 use super::Builder;
 use crate::help_examples::shell::Shell;
 use crate::support::{http, principal_with_token};
-use fabsh_client::auth::chain::{ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
+use fabsh_api::auth::chain::{ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
 use serde_json::Value;
 
 impl Builder<'_> {

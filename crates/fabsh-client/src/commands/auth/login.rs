@@ -2,25 +2,25 @@
 //! remembered of a sign-in (the token cache and the profile).
 
 use super::{SIGN_IN, merge, not_local};
-use crate::api::normalize_endpoint;
-use crate::auth::binding::MadeFor;
-use crate::auth::cache::{Login, TokenCache};
-use crate::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
-use crate::auth::credential::Acquire;
-use crate::auth::managed_identity::IdentityEndpoint;
-use crate::auth::oauth::Authority;
-use crate::auth::{Method, Resource, Secret, TokenSet, claims};
 use crate::commands::args::FileArg;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CERTIFICATE_FILE_CAP, CommandSpec, Example, Handler, HandlerFuture,
     SECRET_FILE_CAP,
 };
 use crate::commands::typed::{Command, handler, typed_args};
-use crate::config::{ConfigFile, Settings, config_path, env_text};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::output::Tracer;
 use crate::reply::Reply;
+use fabsh_api::api::normalize_endpoint;
+use fabsh_api::auth::binding::MadeFor;
+use fabsh_api::auth::cache::{Login, TokenCache};
+use fabsh_api::auth::chain::{self, ANY_ORGANIZATION, PUBLIC_CLIENT_ID};
+use fabsh_api::auth::credential::Acquire;
+use fabsh_api::auth::managed_identity::IdentityEndpoint;
+use fabsh_api::auth::oauth::Authority;
+use fabsh_api::auth::{Method, Resource, Secret, TokenSet, claims};
+use fabsh_api::config::{ConfigFile, Settings, config_path, env_text};
 use serde_json::{Value, json};
 use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
@@ -182,7 +182,7 @@ impl SignIn {
     /// flags, else the `FABSH_CLIENT_*` variables. A secret is never a flag value (it would
     /// land in shell history): `--client-secret` reads it from stdin.
     fn app_credential(&self, login: &mut Login) -> Result<()> {
-        use crate::auth::chain::{
+        use fabsh_api::auth::chain::{
             CLIENT_CERTIFICATE_PASSWORD_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_SECRET_VAR,
             FEDERATED_TOKEN_FILE_VAR,
         };

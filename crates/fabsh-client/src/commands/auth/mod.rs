@@ -3,20 +3,20 @@
 
 mod login;
 
-use crate::api::normalize_endpoint;
-use crate::auth::cache::TokenCache;
-use crate::auth::chain;
-use crate::auth::{Method, Secret, TokenProvider, claims};
 use crate::commands::args::Args;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Needs, Traits,
 };
 use crate::commands::typed::{Command, FromArgs, handler, typed_args};
-use crate::config::Settings;
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::Tracer;
 use crate::reply::Reply;
+use fabsh_api::api::normalize_endpoint;
+use fabsh_api::auth::cache::TokenCache;
+use fabsh_api::auth::chain;
+use fabsh_api::auth::{Method, Secret, TokenProvider, claims};
+use fabsh_api::config::Settings;
 use serde_json::{Value, json};
 
 /// Sign-ins and the token cache change; nothing is sent to the Fabric API.
@@ -120,7 +120,7 @@ impl Command for Status {
             let settings = ctx.settings();
             not_local(settings)?;
             let chosen = chain::choose(settings, settings.verbose.then_some(Tracer))?;
-            if chosen.provider.source() == crate::auth::NoCredentials.source() {
+            if chosen.provider.source() == fabsh_api::auth::NoCredentials.source() {
                 let signed_out = json!({
                     "profile": settings.profile_name(),
                     "signedIn": false,

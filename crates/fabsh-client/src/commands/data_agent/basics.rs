@@ -1,7 +1,6 @@
 //! `data-agent list | show | create | update | delete`: the agent as a workspace item.
 
 use super::{AGENT, AgentTarget};
-use crate::api::data_agents;
 use crate::commands::common::{
     self, DESCRIPTION, DISPLAY_NAME, HARD_DELETE, NEW_DESCRIPTION, NEW_DISPLAY_NAME,
     SENSITIVITY_LABEL, WORKSPACE,
@@ -12,6 +11,7 @@ use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
+use fabsh_api::api::data_agents;
 use fabsh_model::wire::{CreateTypedItemRequest, SensitivityLabelSettings};
 
 pub const LIST: CommandSpec = CommandSpec {

@@ -2,7 +2,6 @@
 //! flag as one object.
 
 use super::{AGENT, AgentTarget, STAGE, explain_unpublished};
-use crate::api::data_agents::Stage;
 use crate::commands::args::FileArg;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
@@ -12,6 +11,7 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::data_agents::Stage;
 use serde_json::{Map, Value, json};
 
 /// The `experimental` key that switches the preview runtime on.

@@ -2,9 +2,6 @@
 //! update-datasource`.
 
 use super::{AGENT, AgentTarget, DATASOURCE, STAGE, datasource, explain_unpublished};
-use crate::api::data_agents::{Agent, Stage};
-use crate::api::items::{self, ListFilter};
-use crate::api::resolve::is_guid;
 use crate::commands::common::{DATASOURCE_INSTRUCTIONS, WORKSPACE, paged_by};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -13,6 +10,9 @@ use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::data_agents::{Agent, Stage};
+use fabsh_api::api::items::{self, ListFilter};
+use fabsh_api::api::resolve::is_guid;
 use fabsh_model::agent::sources::{self, ARTIFACT_TYPES, SourceKind};
 use fabsh_model::wire::Item;
 use serde_json::{Map, Value, json};

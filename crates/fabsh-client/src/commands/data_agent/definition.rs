@@ -2,8 +2,6 @@
 //! An update always sends the whole part set, since the service silently drops a partial one.
 
 use super::{AGENT, AgentTarget};
-use crate::api::LroOutcome;
-use crate::api::definitions as api_definitions;
 use crate::commands::args::FileArg;
 use crate::commands::common::{DECODE, WORKSPACE, named_as};
 use crate::commands::item::definitions::add_decoded;
@@ -15,6 +13,8 @@ use crate::context::Ctx;
 use crate::definition::given;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::LroOutcome;
+use fabsh_api::api::definitions as api_definitions;
 use fabsh_model::agent::definition::AGENT_PART;
 use serde_json::{Value, json};
 

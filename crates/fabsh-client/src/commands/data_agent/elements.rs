@@ -2,8 +2,6 @@
 //! elements of a datasource, addressed by dot path (`dbo.orders.amount`) or element id.
 
 use super::{AGENT, AgentTarget, DATASOURCE, STAGE, datasource, with_datasource};
-use crate::agent::walk::{self, Node};
-use crate::api::data_agents::{Agent, Stage};
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -12,6 +10,8 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::agent::walk::{self, Node};
+use fabsh_api::api::data_agents::{Agent, Stage};
 use fabsh_model::agent::element_path::{self, is_detail, is_table_like};
 use futures::StreamExt;
 use serde_json::{Value, json};

@@ -17,7 +17,6 @@ use super::query::{
     timeout,
 };
 use super::{AGENT, evaluations};
-use crate::agent::downloads;
 use crate::agent::evaluation_compare;
 use crate::agent::judge::{JUDGE_FAILED, Judge, PLACEHOLDERS};
 use crate::agent::junit::or_empty;
@@ -28,6 +27,7 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use crate::stdlib;
+use fabsh_api::agent::downloads;
 use fabsh_model::agent::evaluation::{
     AskOptions, Comparison, Evaluation, EvaluationRow, EvaluationRun, GradedRow, GradedRuns,
     QuestionSummary, RecordedSummary,

@@ -5,13 +5,13 @@
 use crate::agent::evaluation_compare;
 use crate::agent::evaluations::Store;
 use crate::agent::junit;
-use crate::api::LroOutcome;
-use crate::api::Req;
-use crate::api::data_agents::Agent;
-use crate::api::definitions as api_definitions;
-use crate::api::resolve::is_guid;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
+use fabsh_api::api::LroOutcome;
+use fabsh_api::api::Req;
+use fabsh_api::api::data_agents::Agent;
+use fabsh_api::api::definitions as api_definitions;
+use fabsh_api::api::resolve::is_guid;
 use fabsh_model::agent::evaluation::{
     Comparison, ConfigurationParts, EvaluationRow, EvaluationRun, Named,
 };

@@ -4,11 +4,11 @@
 //! set becomes the expected answer of every repeat. A query that fails or returns nothing
 //! makes its question an error with the reason.
 
-use crate::agent::sql_endpoint;
-use crate::api::data_agents::{Agent, Stage};
 use crate::commands::sql::item_id;
 use crate::context::Ctx;
 use crate::error::Result;
+use fabsh_api::agent::sql_endpoint;
+use fabsh_api::api::data_agents::{Agent, Stage};
 use fabsh_model::agent::evaluation::StdlibQuestion;
 use fabsh_model::agent::grade_result::result_text;
 use fabsh_model::agent::questions::Question;

@@ -2,7 +2,6 @@
 //! before anything is sent, then uploaded concurrently with one outcome per row.
 
 use super::{AGENT, AgentTarget, DATASOURCE, check_fewshots_supported, with_datasource};
-use crate::api::data_agents::Stage;
 use crate::commands::args::FileArg;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
@@ -13,6 +12,7 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use crate::stdlib;
+use fabsh_api::api::data_agents::Stage;
 use fabsh_model::agent::fewshot_file::{self, FewShotRow};
 use serde_json::{Value, json};
 

@@ -5,7 +5,6 @@ use super::{
     AGENT, AgentTarget, DATASOURCE, STAGE, check_fewshots_supported, datasource,
     explain_unpublished,
 };
-use crate::api::data_agents::Stage;
 use crate::commands::common::{self, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -14,6 +13,7 @@ use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
+use fabsh_api::api::data_agents::Stage;
 use serde_json::{Map, Value, json};
 
 /// Columns of few-shot tables.

@@ -3,8 +3,6 @@
 //! the endpoint offers them; and the agent's MCP endpoint.
 
 use super::{AGENT, AgentTarget};
-use crate::agent::{assistants, downloads, mcp, threads};
-use crate::api::data_agents::{Agent, Stage};
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, LocalPath, Traits,
@@ -13,6 +11,8 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use fabsh_api::agent::{assistants, downloads, mcp, threads};
+use fabsh_api::api::data_agents::{Agent, Stage};
 use serde_json::{Map, Value, json};
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;

@@ -6,10 +6,6 @@ use super::evaluate_flags::{JudgeFlags, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, 
 use super::{AGENT, AgentTarget, DATASOURCE, STAGE, datasource};
 use crate::agent::fewshot_review::Issue;
 use crate::agent::fewshot_review::{self, Example, JUDGE_CHECKS};
-use crate::agent::sql_endpoint;
-use crate::agent::walk;
-use crate::api::data_agents::Stage;
-use crate::auth::model_tokens::model_client;
 use crate::commands::common::WORKSPACE;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example as UsageExample, Handler, HandlerFuture, Traits,
@@ -18,6 +14,10 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::agent::sql_endpoint;
+use fabsh_api::agent::walk;
+use fabsh_api::api::data_agents::Stage;
+use fabsh_api::auth::model_tokens::model_client;
 use fabsh_model::agent::element_path;
 use fabsh_model::agent::fewshot_review::{
     FewshotReview, ListedFewshot, ReviewIssue, ReviewSummary, SkippedChecks,

@@ -6,8 +6,8 @@
 //! an unchanged environment is not published again, a shortcut the lakehouse has is not
 //! made again, a model already using the connection is not bound again.
 
-use crate::api::{ApiClient, Req, items, jobs};
 use crate::error::{Error, Result};
+use fabsh_api::api::{ApiClient, Req, items, jobs};
 use fabsh_deploy::after::{
     Binding, Check, DriftCheck, add_drift, binding_drift, bindings, missing_shortcuts,
     publish_drift, shortcut_body, shortcut_drift,

@@ -4,14 +4,14 @@
 
 use super::state::{definition_parts, folder_paths};
 use super::{EXPORT_DIR, EXPORT_WORKSPACE};
-use crate::api::items::{self, ListFilter};
-use crate::api::{ApiClient, folders, workspaces};
 use crate::commands::spec::HandlerFuture;
 use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::definition::folder::DirWriter;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::items::{self, ListFilter};
+use fabsh_api::api::{ApiClient, folders, workspaces};
 use fabsh_deploy::export::{PARAMETER_FILE, Source};
 use fabsh_deploy::plan::SHELL_ONLY;
 use fabsh_deploy::repo::RepoPart;

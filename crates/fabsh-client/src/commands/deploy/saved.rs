@@ -4,9 +4,9 @@
 
 use super::flags::DeleteFlags;
 use super::state::WorkspaceState;
-use crate::config::private_file;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
+use fabsh_api::config::private_file;
 use fabsh_deploy::file::{self, human_size};
 use fabsh_deploy::plan::{Options, Repository};
 use fabsh_model::deploy::{Fingerprint, Plan, PlanAction, SAVED_PLAN_FORMAT, SavedPlan};
@@ -31,7 +31,7 @@ fn same_endpoint(saved: &str, now: &str) -> bool {
     let (Ok(a), Ok(b)) = (reqwest::Url::parse(saved), reqwest::Url::parse(now)) else {
         return saved == now;
     };
-    let loopback = crate::api::trusted_hosts::is_loopback;
+    let loopback = fabsh_api::api::trusted_hosts::is_loopback;
     if loopback(&a) && loopback(&b) {
         a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.path() == b.path()
     } else {

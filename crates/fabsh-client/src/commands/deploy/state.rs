@@ -2,9 +2,9 @@
 //! definitions of the items the repository pairs with, and the attributes (`sqlendpoint`,
 //! ...) its parameters ask for.
 
-use crate::api::items::{self, ListFilter};
-use crate::api::{ApiClient, Req, definitions, folders, jobs, workspaces};
 use crate::error::{Error, Result};
+use fabsh_api::api::items::{self, ListFilter};
+use fabsh_api::api::{ApiClient, Req, definitions, folders, jobs, workspaces};
 use fabsh_deploy::plan::{Deployed, Repository};
 use fabsh_deploy::render::Target;
 use fabsh_deploy::repo::{RepoItem, RepoPart};

@@ -3,8 +3,6 @@
 use super::new_item::{ITEM_TYPE, NewItem};
 // Data-agent create and update reach these as `item::basics`.
 pub use super::new_item::{checked_description, update_body};
-use crate::api::Created;
-use crate::api::items::{self, ListFilter};
 use crate::commands::common::{
     self, ALLOW_EXTRA, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, DESCRIPTION, DISPLAY_NAME,
     HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME, SENSITIVITY_LABEL, WORKSPACE,
@@ -16,6 +14,8 @@ use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::Created;
+use fabsh_api::api::items::{self, ListFilter};
 use fabsh_model::wire::Item;
 use serde_json::{Value, json};
 

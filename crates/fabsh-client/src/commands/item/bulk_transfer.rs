@@ -5,7 +5,6 @@
 use super::bulk_transfer_bodies::{
     check_export_body, check_import_body, check_move_body, check_size, import_options,
 };
-use crate::api::{LroOutcome, LroResponse, bulk, serialized_len};
 use crate::commands::args::FileArg;
 use crate::commands::common::{self, WORKSPACE};
 use crate::commands::spec::{
@@ -18,6 +17,7 @@ use crate::definition::{folder, stream};
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use bytes::Bytes;
+use fabsh_api::api::{LroOutcome, LroResponse, bulk, serialized_len};
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 

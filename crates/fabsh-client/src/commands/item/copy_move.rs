@@ -1,8 +1,6 @@
 //! `item copy | move`: there is no server-side copy, so the definition is read and a new item
 //! made from it in the destination (reference §2.10); a move then deletes the source.
 
-use crate::api::definitions as api_definitions;
-use crate::api::{LroOutcome, items};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -10,6 +8,8 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use fabsh_api::api::definitions as api_definitions;
+use fabsh_api::api::{LroOutcome, items};
 use fabsh_model::definition::platform;
 use fabsh_model::item_types;
 use fabsh_model::wire::{CreateItemRequest, DefinitionPart, Item, SensitivityLabelSettings};

@@ -1,8 +1,6 @@
 //! `item get-definition | update-definition | validate-definition`.
 
 use super::definition_flags::DefinitionFlags;
-use crate::api::definitions as api_definitions;
-use crate::api::{LroOutcome, LroResponse};
 use crate::commands::args::FileArg;
 use crate::commands::common::{
     self as common, ALLOW_EXTRA, DECODE, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, ITEM,
@@ -17,6 +15,8 @@ use crate::definition::given::{self, Source};
 use crate::definition::{folder, stream};
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::definitions as api_definitions;
+use fabsh_api::api::{LroOutcome, LroResponse};
 use fabsh_model::definition::{self, validate};
 use fabsh_model::wire::DefinitionPart;
 use serde::Deserialize;

@@ -1,6 +1,5 @@
 //! `item show-endorsement | list-endorsements`: read-only; endorsements are set in the portal.
 
-use crate::api::{endorsements, items};
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -9,6 +8,7 @@ use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::{endorsements, items};
 use fabsh_model::item_types::{self, ITEM_TYPES, ItemType};
 use fabsh_model::wire::Item;
 use serde_json::{Value, json};

@@ -1,6 +1,5 @@
 //! `item assign-identity`: give an item (and its child items) a default identity.
 
-use crate::api::{LroOutcome, bulk};
 use crate::commands::common::{self, ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -8,6 +7,7 @@ use crate::commands::spec::{
 use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::reply::Reply;
+use fabsh_api::api::{LroOutcome, bulk};
 
 const ASSIGNMENT_TYPE: ArgSpec = ArgSpec::opt(
     "assignment-type",

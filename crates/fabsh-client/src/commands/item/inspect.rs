@@ -1,13 +1,13 @@
 //! `item inspect | list-connections | list-downstream-relations | list-upstream-relations`.
 
-use crate::api::definitions as api_definitions;
-use crate::api::{LroOutcome, items};
 use crate::commands::common::{self, ITEM, WORKSPACE};
 use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::definitions as api_definitions;
+use fabsh_api::api::{LroOutcome, items};
 use serde_json::{Value, json};
 
 /// The code the service answers for operations an item type does not support.

@@ -8,7 +8,6 @@
 //! per shared path is created in it. A lakehouse made here is deleted again when the accept
 //! fails, so a refused invitation leaves nothing behind.
 
-use crate::api::{items, shares};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -16,6 +15,7 @@ use crate::commands::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::{items, shares};
 use fabsh_model::item_types;
 use fabsh_model::wire::{
     AcceptInvitationRequest, CreateItemRequest, Item, ShareInvitation, ShortcutCreationPayload,

@@ -1,6 +1,5 @@
 //! `item move-to-folder | apply-tags | unapply-tags | update-logical-id`.
 
-use crate::api::{items, tags};
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::folder::folder_or_root;
 use crate::commands::spec::{
@@ -10,6 +9,7 @@ use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::{items, tags};
 use serde_json::Value;
 
 const FOLDER_ID: ArgSpec = ArgSpec::opt(

@@ -2,7 +2,6 @@
 //! revoke-external-data-share | delete-external-data-share`: the provider side of external
 //! data sharing. Every rule of a new share is checked before anything is sent.
 
-use crate::api::shares;
 use crate::commands::common::{self, ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -11,6 +10,7 @@ use crate::commands::typed::{Command, ItemTarget, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use fabsh_api::api::shares;
 use fabsh_model::wire::{CreateExternalDataShareRequest, ShareRecipient};
 use serde_json::Value;
 use std::collections::HashSet;

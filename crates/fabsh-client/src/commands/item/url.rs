@@ -1,7 +1,5 @@
 //! `item url`: the item's page in the Fabric portal.
 
-use crate::api::items;
-use crate::api::resolve::is_guid;
 use crate::commands::common::{ITEM, WORKSPACE};
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
@@ -9,6 +7,8 @@ use crate::commands::spec::{
 use crate::commands::typed::{Command, ItemTarget, handler, typed_args};
 use crate::context::Ctx;
 use crate::reply::Reply;
+use fabsh_api::api::items;
+use fabsh_api::api::resolve::is_guid;
 use fabsh_model::item_types;
 use fabsh_model::wire::Item;
 use serde_json::json;

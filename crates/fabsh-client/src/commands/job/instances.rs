@@ -2,13 +2,13 @@
 //! duration added.
 
 use super::INSTANCE;
-use crate::api::jobs;
 use crate::commands::common;
 use crate::commands::spec::HandlerFuture;
 use crate::commands::typed::{Command, ItemTarget, Paging, typed_args};
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::reply::{Body, Reply};
+use fabsh_api::api::jobs;
 use fabsh_model::jobs::{JobInstance, run_duration};
 use futures::StreamExt;
 use serde_json::{Value, json};

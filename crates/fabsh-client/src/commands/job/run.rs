@@ -6,12 +6,12 @@ use super::wait::{self, Waited};
 use super::{
     CANCEL_ON_TIMEOUT, EXECUTION_DATA, JOB_TYPE, JOB_TYPE_FLAG, NO_WAIT, PARAMETERS, TIMEOUT, WAIT,
 };
-use crate::api::{items, jobs};
 use crate::commands::spec::HandlerFuture;
 use crate::commands::typed::{Command, ItemTarget, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
+use fabsh_api::api::{items, jobs};
 use fabsh_model::jobs::{
     JOB_TYPES, JobInstance, JobParameter, JobStatus, RunRequest, accepts_job_type, default_job_type,
 };
@@ -85,7 +85,7 @@ pub(super) struct NextCommands {
 
 impl NextCommands {
     fn new(ctx: &Ctx, target: &ItemTarget, run: &str) -> NextCommands {
-        use crate::config::private_file::shell_word;
+        use fabsh_api::config::private_file::shell_word;
         let settings = ctx.settings();
         let mut globals = String::new();
         if settings.local {

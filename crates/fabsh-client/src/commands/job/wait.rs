@@ -5,10 +5,10 @@
 //! run is left running, and the error says which run and how to follow it.
 
 use super::run::NextCommands;
-use crate::api::jobs::{self, Started};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::output;
+use fabsh_api::api::jobs::{self, Started};
 use fabsh_model::jobs::JobInstance;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -134,7 +134,7 @@ async fn interrupted(ctx: &Ctx, started: &Started, next: &NextCommands) -> Error
 async fn cancel_by_url(ctx: &Ctx, started: &Started) -> Result<()> {
     let mut url = started.url.clone();
     url.set_path(&format!("{}/cancel", url.path().trim_end_matches('/')));
-    let req = crate::api::request::Req::new(reqwest::Method::POST, url.as_str());
+    let req = fabsh_api::api::request::Req::new(reqwest::Method::POST, url.as_str());
     ctx.api().send(req).await?;
     Ok(())
 }

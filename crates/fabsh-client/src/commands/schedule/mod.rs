@@ -9,10 +9,10 @@ use super::common::{self, ITEM, WORKSPACE};
 use super::job::JOB_TYPE_FLAG;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, ItemTarget, Paging, handler, typed_args};
-use crate::api::jobs;
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::reply::Reply;
+use fabsh_api::api::jobs;
 use flags::{Change, change_of, request_of};
 
 const JOB_TYPE: ArgSpec = ArgSpec::opt(

@@ -3,8 +3,8 @@
 //! beside the items still deploying.
 
 use super::super::{after, state};
-use crate::api::ApiClient;
 use crate::error::Error;
+use fabsh_api::api::ApiClient;
 use fabsh_deploy::after::FollowUp as FollowUpKind;
 use fabsh_deploy::apply::{dependencies, first_row};
 use fabsh_deploy::plan::Repository;

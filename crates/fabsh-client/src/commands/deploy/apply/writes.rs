@@ -3,9 +3,9 @@
 
 use super::super::at_most;
 use super::run::{Done, Run};
-use crate::api::data_agents::Agent;
-use crate::api::{definitions, folders, items};
 use crate::error::{Error, Result};
+use fabsh_api::api::data_agents::Agent;
+use fabsh_api::api::{definitions, folders, items};
 use fabsh_deploy::apply::{moves, publishes_agent, writes_item};
 use fabsh_deploy::plan::{Repository, creation_payload, definition_json};
 use fabsh_deploy::render::{RuleHits, Target};
