@@ -204,7 +204,7 @@ fn args_from_matches(
                     .map(|text| text.as_str())
                     .collect::<Vec<_>>()
                     .join(",");
-                RawValue::Text(blank.map_or(joined, |text| text.to_string()))
+                RawValue::Text(blank.map_or(joined, |text| (*text).clone()))
             } else {
                 match matches.get_one::<String>(arg.long).filter(|_| given) {
                     Some(value) => RawValue::Text(value.clone()),

@@ -20,13 +20,13 @@ use std::time::Duration;
 use tokio::runtime::Handle;
 
 /// The hidden command's name.
-pub const COMMAND: &str = "__complete";
+pub(super) const COMMAND: &str = "__complete";
 
 /// How long one Tab may wait for a listing: a shell must not hang on a slow service.
 const SHELL_WAIT: Duration = Duration::from_millis(1500);
 
 /// Runs `fabsh __complete` on `args` (program name first) and prints the candidates.
-pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
+pub(super) fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
     let mut words: Vec<String> = args
         .iter()
         .skip(2)
@@ -50,7 +50,7 @@ pub fn run(args: Vec<OsString>, handle: Handle) -> ExitCode {
 }
 
 /// The candidates for `current` after the finished words `done`.
-pub fn candidates(done: &[String], current: &str, names: &dyn NameSource) -> Vec<String> {
+pub(super) fn candidates(done: &[String], current: &str, names: &dyn NameSource) -> Vec<String> {
     if !done.is_empty() {
         return crate::repl::complete::candidates_after(done, current, names);
     }
@@ -137,7 +137,7 @@ impl NameSource for LazyNames {
             return store_names::workspaces(&fabsh_local::default_data_dir());
         }
         self.session()
-            .map(|session| session.workspaces())
+            .map(super::super::repl::names::NameSource::workspaces)
             // Without a session (not signed in, offline) Tab offers no names; it never fails.
             .unwrap_or_default()
     }

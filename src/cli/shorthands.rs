@@ -22,7 +22,7 @@ const VALUED_GLOBALS: &[&str] = &[
 
 /// The command line with `login`/`logout` as the first word put under `auth`, and `version`
 /// turned into `--version`.
-pub fn expand(mut args: Vec<OsString>) -> Vec<OsString> {
+pub(super) fn expand(mut args: Vec<OsString>) -> Vec<OsString> {
     let Some(at) = first_word(&args) else {
         return args;
     };
@@ -52,7 +52,7 @@ fn first_word(args: &[OsString]) -> Option<usize> {
 
 /// clap refused an unknown `--name`/`-n` on a command that names its object with `--id`:
 /// the usage error that says so, with an example of the command's own forms.
-pub fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Option<Error> {
+pub(super) fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Option<Error> {
     if err.kind() != ErrorKind::UnknownArgument {
         return None;
     }
@@ -68,16 +68,18 @@ pub fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) -> Opti
     let id = command
         .get_arguments()
         .find(|arg| arg.get_long() == Some("id"))?;
-    let positional = command
-        .get_positionals()
-        .find_map(|arg| arg.get_value_names()?.first().map(|name| name.to_string()));
+    let positional = command.get_positionals().find_map(|arg| {
+        arg.get_value_names()?
+            .first()
+            .map(std::string::ToString::to_string)
+    });
     let example = match positional {
         Some(target) => format!("`fabsh {path} {target}` or `fabsh {path} --id NAME`"),
         None => format!("`fabsh {path} --id NAME`"),
     };
     let help = id
         .get_help()
-        .map(|help| help.to_string())
+        .map(std::string::ToString::to_string)
         // A flag without help text is shown without one.
         .unwrap_or_default();
     Some(
@@ -172,7 +174,7 @@ const FAB_COMMANDS: &[(&str, &str)] = &[
 
 /// clap refused an unknown first word that is one of fab's commands (`fabsh ls`): the usage
 /// error that says what to type in fabsh instead.
-pub fn fab_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
+pub(super) fn fab_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
     if err.kind() != ErrorKind::InvalidSubcommand {
         return None;
     }
@@ -208,7 +210,7 @@ const SUBCOMMAND_HABITS: &[(&str, &str, &str)] = &[
 /// clap refused an unknown command under a group that other tools have (`item rename`):
 /// the usage error that says what fabsh does instead (clap's own "similar: create" would
 /// point the wrong way).
-pub fn subcommand_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
+pub(super) fn subcommand_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
     if err.kind() != ErrorKind::InvalidSubcommand {
         return None;
     }
@@ -227,7 +229,7 @@ pub fn subcommand_habit(args: &[OsString], err: &clap::Error) -> Option<Error> {
 /// `--output FILE` on a command that writes `--output-file` (how `evaluations report` used to
 /// spell it): the global `-o/--output` takes only format names, so a value that is not one is
 /// the file, and the flag is renamed before clap sees it.
-pub fn output_file(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
+pub(super) fn output_file(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
     let takes_file = command_named(root, &args).is_some_and(|(_, command)| {
         command
             .get_arguments()

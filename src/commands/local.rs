@@ -336,12 +336,11 @@ typed_args! {
 impl Command for PrincipalList {
     fn run(self, ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
-            let value = match self.store.running_server(ctx.settings())? {
-                Some(api) => on_server(&api, |base| Req::get(format!("{base}/principals"))).await?,
-                None => {
-                    let list = fabsh_local::admin::list_principals;
-                    self.store.run(move |dir| list(&dir)).await?
-                }
+            let value = if let Some(api) = self.store.running_server(ctx.settings())? {
+                on_server(&api, |base| Req::get(format!("{base}/principals"))).await?
+            } else {
+                let list = fabsh_local::admin::list_principals;
+                self.store.run(move |dir| list(&dir)).await?
             };
             Ok(Reply::json(value))
         })

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// `fabsh mcp ...`.
-pub const MCP: Group = Group {
+pub(super) const MCP: Group = Group {
     name: "mcp",
     summary: "Serve fabsh's commands to AI assistants over the Model Context Protocol",
     commands: &[SERVE],

@@ -20,7 +20,7 @@ const DATA_DIR: ArgSpec = ArgSpec::opt(
     "The data dir to reset (default: the user data dir, where `--local` keeps its state)",
 );
 
-pub const RESET: CommandSpec = CommandSpec {
+pub(super) const RESET: CommandSpec = CommandSpec {
     group: "local",
     name: "reset",
     summary: "Delete local Fabric's state so the next start begins from the demo data",

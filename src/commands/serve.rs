@@ -133,7 +133,7 @@ typed_args! {
 }
 
 /// `fabsh local serve`.
-pub const SERVE: CommandSpec = CommandSpec {
+pub(super) const SERVE: CommandSpec = CommandSpec {
     group: "local",
     name: "serve",
     summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...`, `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first",
@@ -164,7 +164,7 @@ timing) make it behave like a busy or failing service for tests and benchmarks."
 };
 
 /// `fabsh local stop`.
-pub const STOP: CommandSpec = CommandSpec {
+pub(super) const STOP: CommandSpec = CommandSpec {
     group: "local",
     name: "stop",
     summary: "Stop the local Fabric server running on a data dir (one `local serve` started)",

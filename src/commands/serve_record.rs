@@ -29,12 +29,12 @@ pub(crate) struct Record {
 
 impl Record {
     /// `http://127.0.0.1:PORT`.
-    pub fn origin(&self) -> &str {
+    pub(crate) fn origin(&self) -> &str {
         self.endpoint.trim_end_matches("/v1")
     }
 
     /// The address its origin listens on.
-    pub fn address(&self) -> Option<SocketAddr> {
+    pub(crate) fn address(&self) -> Option<SocketAddr> {
         self.origin().strip_prefix("http://")?.parse().ok()
     }
 }

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The argument every agent tool takes.
-pub const QUESTION: &str = "question";
+pub(super) const QUESTION: &str = "question";
 
 /// The longest tool name MCP clients accept.
 const MAX_NAME: usize = 64;

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 /// Checks a call's arguments against `spec`'s flags: unknown keys, JSON types, then the
 /// values themselves and the required ones. Nothing has been sent when this fails.
-pub fn check(
+pub(super) fn check(
     spec: &'static CommandSpec,
     arguments: &Map<String, Value>,
     defaults: &Defaults,
@@ -78,7 +78,7 @@ fn overwrite(
         return Ok(false);
     }
     match arguments.get(OVERWRITE) {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(false),
+        None | Some(Value::Null | Value::Bool(false)) => Ok(false),
         Some(Value::Bool(true)) if writes => Ok(true),
         Some(Value::Bool(true)) => Err(Error::usage(
             "argument `overwrite`: this server is read-only, so it replaces no file",

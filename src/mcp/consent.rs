@@ -31,7 +31,7 @@ const DESTRUCTIVE_ACTIONS: &[&str] = &[
 /// command given a flag that makes it delete (`deploy apply --delete-orphans`), or an `api`
 /// call that a destructive command would send (any DELETE, any change to role assignments,
 /// the actions above).
-pub fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
+pub(super) fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
     if spec.group != "api" {
         return spec.loses_data(args);
     }
@@ -59,7 +59,7 @@ pub fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
 
 /// Refuses a destructive `api` call on a server without `--allow-destructive` (the named
 /// destructive tools are not even listed there); a dry run shows the plan and sends nothing.
-pub fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
+pub(super) fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) -> Result<()> {
     // A read-only tool with a flag that lets it write (`sql_query`'s `allow_writes`) writes
     // only on a server that allows writes.
     if args.flag(sql::ALLOW_WRITES.long) && !policy.writes {
@@ -81,7 +81,11 @@ pub fn refuse_unless_allowed(policy: Policy, spec: &CommandSpec, args: &Args) ->
 
 /// Asks the person through the client before a destructive call, when the client can ask;
 /// a decline is an error and nothing is sent.
-pub async fn confirm(peer: &Peer<RoleServer>, spec: &CommandSpec, args: &Args) -> Result<()> {
+pub(super) async fn confirm(
+    peer: &Peer<RoleServer>,
+    spec: &CommandSpec,
+    args: &Args,
+) -> Result<()> {
     if !is_destructive(spec, args) || TraitFlags::of(args).dry_run {
         return Ok(());
     }
@@ -117,7 +121,7 @@ pub async fn confirm(peer: &Peer<RoleServer>, spec: &CommandSpec, args: &Args) -
 }
 
 /// What a destructive call acted on, for its result: its arguments that name things.
-pub fn target(spec: &CommandSpec, args: &Args) -> Map<String, Value> {
+pub(super) fn target(spec: &CommandSpec, args: &Args) -> Map<String, Value> {
     args.values()
         .iter()
         .filter(|(long, _)| {

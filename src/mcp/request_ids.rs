@@ -132,13 +132,13 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for OneCallPerId<T> {
 
 /// Sessions (streamable HTTP) that refuse a call whose id is in flight in the same session;
 /// the id is free again once its call's stream ends.
-pub struct OneCallPerIdSessions<M> {
+pub(super) struct OneCallPerIdSessions<M> {
     inner: M,
     in_flight: InFlight,
 }
 
 impl<M> OneCallPerIdSessions<M> {
-    pub fn new(inner: M) -> Self {
+    pub(super) fn new(inner: M) -> Self {
         OneCallPerIdSessions {
             inner,
             in_flight: InFlight::default(),

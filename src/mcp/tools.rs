@@ -67,13 +67,13 @@ const INLINE_CONTENT: &[(&str, &str, &str)] = &[
 ];
 
 /// The argument that lets a call replace a file it writes.
-pub const OVERWRITE: &str = "overwrite";
+pub(super) const OVERWRITE: &str = "overwrite";
 
 /// What the server brings to a call: where a flag the call leaves out gets its value (the
 /// workspace of a server confined to one, else the profile's default workspace, as on the
 /// command line; the server's own flags), and the folders a call may name files in.
 #[derive(Clone)]
-pub struct Defaults {
+pub(super) struct Defaults {
     pub settings: Settings,
     /// The one workspace (id) the server is confined to, if it is confined to one.
     pub workspace: Option<String>,
@@ -86,7 +86,7 @@ pub struct Defaults {
 
 impl Defaults {
     /// The value `arg` takes when a call leaves it out, if any.
-    pub fn value(&self, arg: &ArgSpec) -> Option<String> {
+    pub(super) fn value(&self, arg: &ArgSpec) -> Option<String> {
         match &self.workspace {
             Some(workspace) if arg.required && arg.long == "workspace" => Some(workspace.clone()),
             _ => configured_default(&self.settings, arg),
@@ -118,7 +118,7 @@ impl Policy {
 
 /// A tool's name: the command's words joined by `_` (`item_list`, `data_agent_query`,
 /// `workspace_principal_add`, `api`).
-pub fn tool_name(spec: &CommandSpec) -> String {
+pub(super) fn tool_name(spec: &CommandSpec) -> String {
     spec.path().replace([' ', '-'], "_")
 }
 
@@ -126,7 +126,7 @@ pub fn tool_name(spec: &CommandSpec) -> String {
 /// less the command line's `WORKSPACE/ITEM` positional (the tool has `workspace` and `id`),
 /// the hidden ones and secrets, and, unless the server has `--files`, those naming a local
 /// file or folder (but for those a call may give inline).
-pub fn tool_args(spec: &'static CommandSpec, files: bool) -> Vec<&'static ArgSpec> {
+pub(super) fn tool_args(spec: &'static CommandSpec, files: bool) -> Vec<&'static ArgSpec> {
     effective_args(spec)
         .into_iter()
         .filter(|arg| {
@@ -139,7 +139,7 @@ pub fn tool_args(spec: &'static CommandSpec, files: bool) -> Vec<&'static ArgSpe
 }
 
 /// The description of a file flag a call may give inline, if it may.
-pub fn inline_content(spec: &CommandSpec, arg: &ArgSpec) -> Option<&'static str> {
+pub(super) fn inline_content(spec: &CommandSpec, arg: &ArgSpec) -> Option<&'static str> {
     INLINE_CONTENT
         .iter()
         .find(|(path, long, _)| *long == arg.long && spec.path() == *path)
@@ -147,7 +147,7 @@ pub fn inline_content(spec: &CommandSpec, arg: &ArgSpec) -> Option<&'static str>
 }
 
 /// True when the tool writes a local file: it then takes `overwrite`.
-pub fn writes_files(spec: &'static CommandSpec, files: bool) -> bool {
+pub(super) fn writes_files(spec: &'static CommandSpec, files: bool) -> bool {
     files
         && tool_args(spec, files).iter().any(|arg| {
             matches!(
@@ -158,7 +158,7 @@ pub fn writes_files(spec: &'static CommandSpec, files: bool) -> bool {
 }
 
 /// An argument's key in a tool call: the flag's name in snake_case (`hard_delete`).
-pub fn arg_key(arg: &ArgSpec) -> String {
+pub(super) fn arg_key(arg: &ArgSpec) -> String {
     arg.snake_name()
 }
 
@@ -177,7 +177,7 @@ pub fn selected(selection: &[String], spec: &CommandSpec) -> bool {
 
 /// Every tool of `registry` under `policy` that `selection` names and that can work on this
 /// server; a flag `defaults` fills in is optional.
-pub fn tools(
+pub(super) fn tools(
     registry: Registry,
     policy: Policy,
     selection: &[String],
@@ -208,7 +208,7 @@ pub fn tool_groups(registry: Registry) -> Vec<&'static str> {
 
 /// Whether `spec` is a tool of a server with this policy, selection and files; if not, what
 /// the person starting the server would give to offer it.
-pub fn offered(
+pub(super) fn offered(
     spec: &CommandSpec,
     policy: Policy,
     selection: &[String],
@@ -241,7 +241,7 @@ pub fn offered(
 /// Text about a command with its flags named as the tool's arguments (`--hard-delete` is
 /// `` `hard_delete` ``, a positional `PATH` is `` `path` ``): its description, and the
 /// errors of a call, so the assistant reads the names it passes.
-pub fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
+pub(super) fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
     // Longest names first, so `--id` does not rewrite the start of `--id-type`.
     let mut names: Vec<(String, String)> = effective_args(spec)
         .into_iter()
@@ -259,7 +259,7 @@ pub fn in_argument_names(spec: &'static CommandSpec, text: &str) -> String {
 /// (exit codes, stderr, stdin, the command line) and flags of other commands are left out,
 /// a parenthesis, a clause (`;`) or a sentence at a time. A text that would lose everything
 /// keeps its words, with flags named as arguments. Run after [`in_argument_names`].
-pub fn for_assistant(text: &str, absent: &[String]) -> String {
+pub(super) fn for_assistant(text: &str, absent: &[String]) -> String {
     let text = text.replace("Exit 7 when", "Fail when");
     // A clause about an argument this tool does not take (a file flag without `--files`, the
     // judge's settings) says nothing the assistant can act on.
@@ -372,11 +372,11 @@ fn without_terminal_parentheses(text: &str, is_terminal: impl Fn(&str) -> bool) 
         let Some(close) = closing(&rest[open..]) else {
             break;
         };
-        let inside = &rest[open..open + close + 1];
+        let inside = &rest[open..=(open + close)];
         if is_terminal(inside) {
             out.push_str(rest[..open].trim_end());
         } else {
-            out.push_str(&rest[..open + close + 1]);
+            out.push_str(&rest[..=(open + close)]);
         }
         rest = &rest[open + close + 1..];
     }
@@ -459,7 +459,7 @@ fn absent_arguments(spec: &'static CommandSpec, files: bool) -> Vec<String> {
 }
 
 /// The MCP description of one command.
-pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
+pub(super) fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
     let mut description = spec.summary.to_string();
     if !spec.about.is_empty() {
         description.push_str("\n\n");
@@ -504,7 +504,7 @@ pub fn tool(spec: &'static CommandSpec, defaults: &Defaults) -> Tool {
 /// The JSON Schema of a tool's arguments: one property per flag, typed by its kind, with its
 /// help as the description, its choices as an enum and its default; required when the
 /// command needs it and nothing (an environment variable, a default, the profile) fills it.
-pub fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObject {
+pub(super) fn input_schema(spec: &'static CommandSpec, defaults: &Defaults) -> JsonObject {
     let mut properties = serde_json::Map::new();
     let mut required = Vec::new();
     let files = !defaults.files.is_empty();
@@ -571,7 +571,7 @@ fn must_be_read_from_stdin(spec: &CommandSpec, arg: &ArgSpec) -> bool {
 
 /// True when a call must give the flag: the command needs it and nothing fills it in (a
 /// default, its environment variable, `defaults`), or the command would read it from stdin.
-pub fn must_be_given(spec: &CommandSpec, arg: &ArgSpec, defaults: &Defaults) -> bool {
+pub(super) fn must_be_given(spec: &CommandSpec, arg: &ArgSpec, defaults: &Defaults) -> bool {
     let from_stdin = READ_FROM_STDIN
         .iter()
         .any(|(path, long)| *long == arg.long && spec.path() == *path);
@@ -626,7 +626,7 @@ fn kind_schema(kind: ArgKind) -> serde_json::Map<String, Value> {
 
 /// True for a flag whose text is `true` or `false` (`--recursive false`, whose default is
 /// true): a tool takes it as a JSON boolean.
-pub fn is_switch_text(kind: ArgKind) -> bool {
+pub(super) fn is_switch_text(kind: ArgKind) -> bool {
     matches!(kind, ArgKind::Enum(choices) if choices.len() == 2
         && choices.contains(&"true") && choices.contains(&"false"))
 }

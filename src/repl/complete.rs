@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Everything that can be completed in Rhai: module → its functions, and global functions.
 #[derive(Debug, Default, Clone)]
-pub struct Vocabulary {
+pub(crate) struct Vocabulary {
     modules: BTreeMap<String, Vec<String>>,
     globals: Vec<String>,
 }
@@ -23,7 +23,7 @@ pub struct Vocabulary {
 impl Vocabulary {
     /// The vocabulary of the registry, the natives and the stdlib (from `stdlib_dir` when
     /// given, as the engine loads it).
-    pub fn new(engine: &Engine, stdlib_dir: Option<&Path>) -> Vocabulary {
+    pub(crate) fn new(engine: &Engine, stdlib_dir: Option<&Path>) -> Vocabulary {
         let mut vocabulary = Vocabulary::default();
         for spec in REGISTRY.all() {
             vocabulary.add(
@@ -64,7 +64,7 @@ impl Vocabulary {
 
     /// Completions for the text before the cursor: where the completed word starts, and the
     /// candidates; workspace and item names come from `names`.
-    pub fn complete(&self, before: &str, names: &dyn NameSource) -> (usize, Vec<String>) {
+    pub(crate) fn complete(&self, before: &str, names: &dyn NameSource) -> (usize, Vec<String>) {
         if before.trim_start().starts_with(':') {
             return complete_meta(before);
         }
@@ -117,7 +117,7 @@ impl Vocabulary {
 
     /// A hint after the cursor: the parameters of a function just opened (`item::show(` →
     /// `workspace, id)`), or the required flags a command line still lacks.
-    pub fn hint(&self, line: &str) -> Option<String> {
+    pub(crate) fn hint(&self, line: &str) -> Option<String> {
         if is_command_line(line.trim_start()) {
             return command_line_hint(line);
         }
@@ -161,9 +161,12 @@ fn complete_meta(before: &str) -> (usize, Vec<String>) {
         ":output" => Format::DEFAULT_NAMES
             .iter()
             .chain(&["auto"])
-            .map(|name| name.to_string())
+            .map(std::string::ToString::to_string)
             .collect(),
-        ":help" => REGISTRY.all().map(|spec| spec.path()).collect(),
+        ":help" => REGISTRY
+            .all()
+            .map(fabsh_client::commands::CommandSpec::path)
+            .collect(),
         _ => Vec::new(),
     };
     let found = options
@@ -318,7 +321,12 @@ fn argument_candidates(
             };
         }
         match arg.kind {
-            ArgKind::Enum(values) => return values.iter().map(|v| v.to_string()).collect(),
+            ArgKind::Enum(values) => {
+                return values
+                    .iter()
+                    .map(std::string::ToString::to_string)
+                    .collect();
+            }
             ArgKind::Bool => return vec!["true".into(), "false".into()],
             ArgKind::ItemType => {
                 return fabsh_model::item_types::ITEM_TYPES

@@ -12,7 +12,7 @@ use rustyline::{Context, Helper};
 use std::borrow::Cow;
 
 /// The REPL's rustyline helper.
-pub struct ReplHelper {
+pub(super) struct ReplHelper {
     vocabulary: Vocabulary,
     names: Box<dyn NameSource>,
     /// A bare engine, only for telling complete code from code that needs more lines.
@@ -22,7 +22,11 @@ pub struct ReplHelper {
 
 impl ReplHelper {
     /// A helper completing from `vocabulary` and `names`; hints are dimmed when `color`.
-    pub fn new(vocabulary: Vocabulary, names: Box<dyn NameSource>, color: bool) -> ReplHelper {
+    pub(super) fn new(
+        vocabulary: Vocabulary,
+        names: Box<dyn NameSource>,
+        color: bool,
+    ) -> ReplHelper {
         ReplHelper {
             vocabulary,
             names,

@@ -18,13 +18,13 @@ const SECRET_MARKERS: &[&str] = &[
 ];
 
 /// The history file: `$XDG_STATE_HOME/fabsh/history` (or the platform's equivalent).
-pub fn path() -> Option<PathBuf> {
+pub(super) fn path() -> Option<PathBuf> {
     let dir = dirs::state_dir().or_else(dirs::data_local_dir)?;
     Some(dir.join("fabsh").join("history"))
 }
 
 /// True when the line may carry a secret (`--llm-key ...`, a token, a password).
-pub fn is_secret(line: &str) -> bool {
+pub(super) fn is_secret(line: &str) -> bool {
     let lower = line.to_lowercase();
     SECRET_MARKERS.iter().any(|marker| lower.contains(marker))
 }

@@ -6,7 +6,7 @@ use rhai::{Engine, ParseErrorType};
 
 /// One line (or several joined) of REPL input.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line {
+pub(super) enum Line {
     Empty,
     /// `:name rest`.
     Meta {
@@ -19,7 +19,7 @@ pub enum Line {
 }
 
 /// Decides what `input` is.
-pub fn classify(input: &str) -> Line {
+pub(super) fn classify(input: &str) -> Line {
     let trimmed = input.trim();
     if trimmed.is_empty() {
         return Line::Empty;
@@ -42,7 +42,7 @@ pub fn classify(input: &str) -> Line {
 
 /// A group name, then whitespace, then a word (not `=` or an operator): `item list`, but not
 /// `item::list(...)` nor `item = 5`.
-pub fn is_command_line(text: &str) -> bool {
+pub(super) fn is_command_line(text: &str) -> bool {
     let Some((first, rest)) = text.split_once(char::is_whitespace) else {
         return REGISTRY.group(text).is_some();
     };
@@ -54,7 +54,7 @@ pub fn is_command_line(text: &str) -> bool {
 
 /// A line that reads like a command line with a misspelt group (`items list`, `workspce
 /// list`): the line as it was probably meant.
-pub fn near_command_line(text: &str) -> Option<String> {
+pub(super) fn near_command_line(text: &str) -> Option<String> {
     let (first, rest) = text.trim().split_once(char::is_whitespace)?;
     let rest = rest.trim_start();
     if REGISTRY.group(first).is_some()
@@ -69,7 +69,7 @@ pub fn near_command_line(text: &str) -> Option<String> {
 
 /// `help`, `help item list`, `exit` or `quit` typed as words, as a shell takes them: the
 /// `:` command they mean, and its argument.
-pub fn bare_meta(text: &str) -> Option<(&'static str, String)> {
+pub(super) fn bare_meta(text: &str) -> Option<(&'static str, String)> {
     let (first, rest) = text
         .trim()
         .split_once(char::is_whitespace)
@@ -88,7 +88,7 @@ pub fn bare_meta(text: &str) -> Option<(&'static str, String)> {
 /// Words as a shell splits them: whitespace separates, single and double quotes group, a
 /// backslash escapes the next character (not inside single quotes). `None` when a quote is
 /// left open.
-pub fn split_words(text: &str) -> Option<Vec<String>> {
+pub(super) fn split_words(text: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -138,7 +138,7 @@ pub fn split_words(text: &str) -> Option<Vec<String>> {
 
 /// True when `input` is Rhai that stops short: Rhai reports the end of input where it
 /// expected more (an open block, list, map, call or backtick string).
-pub fn needs_more(engine: &Engine, input: &str) -> bool {
+pub(super) fn needs_more(engine: &Engine, input: &str) -> bool {
     if classify(input) != Line::Rhai {
         return false;
     }

@@ -9,13 +9,13 @@ use fabsh_client::output::Format;
 use std::fmt::Write;
 
 /// What the loop does after a `:` command.
-pub enum Next {
+pub(super) enum Next {
     Continue,
     Quit,
 }
 
 /// One `:` command: its names (the first is the one shown), its usage and what it does.
-pub struct MetaCommand {
+pub(super) struct MetaCommand {
     pub names: &'static [&'static str],
     pub usage: &'static str,
     pub about: &'static str,
@@ -23,7 +23,7 @@ pub struct MetaCommand {
 }
 
 /// Every `:` command: what `:help` lists, what Tab completes, what runs.
-pub const META_COMMANDS: &[MetaCommand] = &[
+pub(super) const META_COMMANDS: &[MetaCommand] = &[
     MetaCommand {
         names: &["help", "h", "?"],
         usage: ":help [command]",
@@ -58,7 +58,7 @@ pub const META_COMMANDS: &[MetaCommand] = &[
 ];
 
 /// Runs `:name rest`.
-pub fn run(session: &mut Session, name: &str, rest: &str) -> Result<Next> {
+pub(super) fn run(session: &mut Session, name: &str, rest: &str) -> Result<Next> {
     let Some(meta) = META_COMMANDS.iter().find(|meta| meta.names.contains(&name)) else {
         let known: Vec<String> = META_COMMANDS
             .iter()
@@ -73,7 +73,7 @@ pub fn run(session: &mut Session, name: &str, rest: &str) -> Result<Next> {
 }
 
 /// Parses `:output`'s argument: a format, or `auto` (tables for lists on a terminal).
-pub fn parse_output(text: &str) -> Result<Option<Format>> {
+pub(super) fn parse_output(text: &str) -> Result<Option<Format>> {
     if text.eq_ignore_ascii_case("auto") {
         return Ok(None);
     }
@@ -86,7 +86,7 @@ pub fn parse_output(text: &str) -> Result<Option<Format>> {
 }
 
 /// `:help TOPIC` text: one group's or command's help with its Rhai call forms.
-pub fn help(topic: &str) -> Result<String> {
+pub(super) fn help(topic: &str) -> Result<String> {
     let path = topic.replace("::", " ");
     if let Some(spec) = REGISTRY.find_path(&path).or_else(|| {
         // `item::get_definition` and `api::request` name commands too.

@@ -8,10 +8,10 @@ use fabsh_client::context::Ctx;
 use std::time::Duration;
 
 /// How long the REPL's Tab may wait for a list: a slow service must not freeze the prompt.
-pub const REPL_WAIT: Duration = Duration::from_secs(3);
+pub(crate) const REPL_WAIT: Duration = Duration::from_secs(3);
 
 /// Where completion finds names.
-pub trait NameSource {
+pub(crate) trait NameSource {
     /// The workspaces' display names.
     fn workspaces(&self) -> Vec<String>;
     /// The display names of the items in the workspace named or identified by `workspace`,
@@ -30,7 +30,7 @@ impl NameSource for () {
 }
 
 /// The names the session's connection sees, each lookup given at most `wait`.
-pub struct SessionNames {
+pub(crate) struct SessionNames {
     pub ctx: Ctx,
     pub wait: Duration,
 }

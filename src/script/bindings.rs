@@ -129,7 +129,7 @@ pub fn arities(spec: &'static CommandSpec) -> Vec<usize> {
 }
 
 /// Registers one static module per group, with a function for every command.
-pub fn register(engine: &mut Engine, host: &Host, registry: Registry) -> Result<()> {
+pub(super) fn register(engine: &mut Engine, host: &Host, registry: Registry) -> Result<()> {
     for group in registry.groups {
         let scriptable: Vec<&'static CommandSpec> = group
             .commands
@@ -213,7 +213,7 @@ fn wrong_arguments(
 /// Flag values from script values: positional ones for `positional` flags, then an options
 /// map keyed by snake_case (or kebab-case) flag names. Unknown keys are usage errors that
 /// list the valid ones.
-pub fn raw_args(
+pub(super) fn raw_args(
     spec: &'static CommandSpec,
     positional: &[&'static ArgSpec],
     values: &[Dynamic],
@@ -278,7 +278,7 @@ pub fn option_keys(spec: &'static CommandSpec) -> Vec<String> {
 /// Checks the values, filling in configured defaults (the default workspace) for flags the
 /// script left out, as the CLI does. A script's list is the whole list: a paged command gets
 /// every page unless the script asks for less (`all: false`, `limit`, a continuation token).
-pub fn check_args(
+pub(super) fn check_args(
     host: &Host,
     spec: &'static CommandSpec,
     mut raw: Vec<(&'static ArgSpec, RawValue)>,
@@ -305,7 +305,7 @@ pub fn check_args(
 }
 
 /// Checks the values, connects if needed, and runs the command through the bridge.
-pub fn run_command(
+pub(super) fn run_command(
     host: &Host,
     spec: &'static CommandSpec,
     raw: Vec<(&'static ArgSpec, RawValue)>,
@@ -319,7 +319,7 @@ pub fn run_command(
 
 /// Runs a command and collects its reply as JSON. A reply that carries a failure (some
 /// items of a bulk command failed) becomes that error, with the data in its `details`.
-pub async fn value_of(spec: &'static CommandSpec, args: Args, ctx: Ctx) -> Result<Value> {
+pub(super) async fn value_of(spec: &'static CommandSpec, args: Args, ctx: Ctx) -> Result<Value> {
     let mut reply = commands::execute(spec, args, &ctx).await?;
     let failure = reply.failure.take();
     let value = reply.into_value().await?;

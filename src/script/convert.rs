@@ -77,7 +77,7 @@ pub fn to_json(value: &Dynamic) -> Result<Value, String> {
 }
 
 /// A script value given for a flag, before checking. `()` means "not given".
-pub fn to_raw_value(value: &Dynamic) -> Result<Option<RawValue>, String> {
+pub(super) fn to_raw_value(value: &Dynamic) -> Result<Option<RawValue>, String> {
     let value = value.flatten_clone();
     Ok(Some(if value.is_unit() {
         return Ok(None);
@@ -95,13 +95,13 @@ pub fn to_raw_value(value: &Dynamic) -> Result<Option<RawValue>, String> {
 }
 
 /// The error as the map scripts catch.
-pub fn error_map(err: &Error) -> Dynamic {
+pub(super) fn error_map(err: &Error) -> Dynamic {
     to_dynamic(err.to_json())
 }
 
 /// An error thrown into a script: catchable as its map, except Ctrl-C, which stops the
 /// script whatever `try` blocks it is in.
-pub fn throw(err: Error) -> Box<EvalAltResult> {
+pub(super) fn throw(err: Error) -> Box<EvalAltResult> {
     if err.kind == ErrorKind::Cancelled {
         return Box::new(EvalAltResult::ErrorTerminated(
             error_map(&err),
@@ -113,7 +113,10 @@ pub fn throw(err: Error) -> Box<EvalAltResult> {
 
 /// Places an error at the script position of the native call that raised it (Rhai leaves
 /// errors from namespaced native functions without one).
-pub fn at_call(context: &NativeCallContext, mut err: Box<EvalAltResult>) -> Box<EvalAltResult> {
+pub(super) fn at_call(
+    context: &NativeCallContext,
+    mut err: Box<EvalAltResult>,
+) -> Box<EvalAltResult> {
     if err.position().is_none() {
         err.set_position(context.call_position());
     }
@@ -122,7 +125,7 @@ pub fn at_call(context: &NativeCallContext, mut err: Box<EvalAltResult>) -> Box<
 
 /// The error a thrown value stands for: an error map (caught and rethrown, or built by the
 /// script) keeps its kind and fields; anything else is a runtime error with its text.
-pub fn error_from_thrown(value: &Dynamic) -> Error {
+pub(super) fn error_from_thrown(value: &Dynamic) -> Error {
     match to_json(value) {
         Ok(json) if json.is_object() => Error::from_json(&json),
         _ => Error::runtime(value.to_string()),

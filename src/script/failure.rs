@@ -28,7 +28,7 @@ impl From<Error> for ScriptFailure {
 }
 
 /// A syntax error in `source` (named `origin`).
-pub fn from_parse(err: &ParseError, origin: &str, source: &str) -> ScriptFailure {
+pub(super) fn from_parse(err: &ParseError, origin: &str, source: &str) -> ScriptFailure {
     ScriptFailure {
         error: Error::usage(format!("syntax error: {}", err.err_type())),
         spot: spot(err.position(), origin, source),
@@ -38,7 +38,7 @@ pub fn from_parse(err: &ParseError, origin: &str, source: &str) -> ScriptFailure
 /// A runtime error of `source`. Calls into functions are unwrapped to the error inside; the
 /// place shown is the deepest one that is still in `source` (a stdlib function's insides are
 /// not the user's file), and each function passed through becomes a `caused by:` line.
-pub fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailure {
+pub(super) fn from_eval(err: EvalAltResult, origin: &str, source: &str) -> ScriptFailure {
     let mut position = err.position();
     let mut in_source = true;
     let mut trail = Vec::new();

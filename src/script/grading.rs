@@ -22,7 +22,7 @@ use std::sync::Arc;
 const DEFAULT_CONCURRENCY: usize = 8;
 
 /// Registers `grade::answer` and `grade::answers`.
-pub fn register(engine: &mut Engine, host: &Host) {
+pub(super) fn register(engine: &mut Engine, host: &Host) {
     let mut module = Module::new();
     FuncRegistration::new("answer")
         .with_comments(["/// `grade::answer(expected, actual)`: the deterministic rules' verdict on one answer: `#{verdict, rule, rationale}`"]).set_into_module(

@@ -122,8 +122,11 @@ impl Host {
         let columns = self.0.last_columns.get();
         let first_row = value.read_lock::<rhai::Array>().and_then(|rows| {
             rows.first().and_then(|row| {
-                row.read_lock::<rhai::Map>()
-                    .map(|m| m.keys().map(|k| k.to_string()).collect::<Vec<_>>())
+                row.read_lock::<rhai::Map>().map(|m| {
+                    m.keys()
+                        .map(std::string::ToString::to_string)
+                        .collect::<Vec<_>>()
+                })
             })
         });
         match first_row {

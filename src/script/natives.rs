@@ -14,7 +14,7 @@ use std::time::Duration;
 type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
 
 /// Registers `json::`, `fs::`, `env::`, `base64::`, `sleep` and `now`.
-pub fn register(engine: &mut Engine, host: &Host) {
+pub(super) fn register(engine: &mut Engine, host: &Host) {
     engine.register_static_module("json", json_module().into());
     engine.register_static_module("fs", fs_module().into());
     engine.register_static_module("env", env_module().into());

@@ -44,7 +44,7 @@ type Prepared = (&'static CommandSpec, Args, Ctx);
 type RhaiResult = std::result::Result<Dynamic, Box<rhai::EvalAltResult>>;
 
 /// Registers the `fabsh` module.
-pub fn register(engine: &mut Engine, host: &Host, registry: Registry) {
+pub(super) fn register(engine: &mut Engine, host: &Host, registry: Registry) {
     let mut module = Module::new();
     let h = host.clone();
     FuncRegistration::new("parallel")
@@ -344,7 +344,9 @@ async fn run_all(
                 // The lock is held only to take the next call, never across an await; no
                 // call is taken once the run is stopped.
                 let next = || {
-                    let mut waiting = waiting.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut waiting = waiting
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                     if stop.is_cancelled() {
                         return None;
                     }
@@ -422,7 +424,7 @@ async fn run_all(
 fn panicked(panic: &(dyn std::any::Any + Send)) -> Error {
     let message = panic
         .downcast_ref::<&str>()
-        .map(|text| text.to_string())
+        .map(std::string::ToString::to_string)
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".to_string());
     Error::runtime(format!(

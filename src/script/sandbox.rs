@@ -7,12 +7,12 @@ use rhai::{Dynamic, Engine};
 
 /// Operations before a script is stopped: far more than any automation needs, so only a
 /// runaway loop meets it.
-pub const MAX_OPERATIONS: u64 = 5_000_000_000;
+pub(super) const MAX_OPERATIONS: u64 = 5_000_000_000;
 /// How often (in operations) a running script checks for Ctrl-C.
 const CANCEL_CHECK_EVERY: u64 = 256;
 
 /// Sets every limit a script runs under.
-pub fn apply_limits(engine: &mut Engine) {
+pub(super) fn apply_limits(engine: &mut Engine) {
     engine
         .set_max_operations(MAX_OPERATIONS)
         .set_max_call_levels(128)
@@ -35,7 +35,7 @@ pub fn syntax_engine() -> Engine {
 
 /// Disables `eval`, routes `print` and `debug` to the printer, and stops the script when
 /// Ctrl-C cancels the bridge. Termination is not an error a `try` block can catch.
-pub fn restrict(engine: &mut Engine, host: &Host) {
+pub(super) fn restrict(engine: &mut Engine, host: &Host) {
     engine.disable_symbol("eval");
     let printer = host.printer().clone();
     engine.on_print(move |text| {

@@ -72,7 +72,10 @@ fn every_crate_depends_only_on_the_crates_below_it() {
         "a crate without its arrows declared here, or one gone"
     );
     for (name, allowed) in ARROWS {
-        let allowed: BTreeSet<String> = allowed.iter().map(|dep| dep.to_string()).collect();
+        let allowed: BTreeSet<String> = allowed
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         let found = workspace_dependencies(name);
         let extra: Vec<_> = found.difference(&allowed).collect();
         assert!(

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 /// The fixtures directory of these tests.
-pub fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/auth")
         .join(name)
@@ -24,7 +24,7 @@ pub fn fixture(name: &str) -> String {
 }
 
 /// Runs fabsh as a client of one server without `FABSH_TOKEN`, keeping every output.
-pub struct Session<'a> {
+pub(crate) struct Session<'a> {
     pub server: &'a Server,
     env: Vec<(String, String)>,
     outputs: Vec<String>,
@@ -33,7 +33,7 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     /// A session whose commands see `FABSH_ENDPOINT` and nothing else of the server.
-    pub fn new(server: &'a Server) -> Session<'a> {
+    pub(crate) fn new(server: &'a Server) -> Session<'a> {
         Session {
             server,
             env: vec![("FABSH_ENDPOINT".into(), server.endpoint.clone())],
@@ -43,18 +43,18 @@ impl<'a> Session<'a> {
     }
 
     /// Sets a variable for every later command.
-    pub fn set(&mut self, key: &str, value: &str) {
+    pub(crate) fn set(&mut self, key: &str, value: &str) {
         self.env.retain(|(k, _)| k != key);
         self.env.push((key.into(), value.into()));
     }
 
     /// Leaves a variable out of every later command.
-    pub fn unset(&mut self, key: &str) {
+    pub(crate) fn unset(&mut self, key: &str) {
         self.env.retain(|(k, _)| k != key);
     }
 
     /// Remembers a secret that must never show.
-    pub fn secret(&mut self, secret: &str) {
+    pub(crate) fn secret(&mut self, secret: &str) {
         self.secrets.push(secret.to_string());
     }
 
@@ -69,19 +69,19 @@ impl<'a> Session<'a> {
     }
 
     /// Runs fabsh and records its output.
-    pub fn run(&mut self, args: &[&str]) -> Run {
+    pub(crate) fn run(&mut self, args: &[&str]) -> Run {
         self.run_env(args, &[])
     }
 
     /// Runs fabsh with extra variables and records its output.
-    pub fn run_env(&mut self, args: &[&str], extra: &[(&str, &str)]) -> Run {
+    pub(crate) fn run_env(&mut self, args: &[&str], extra: &[(&str, &str)]) -> Run {
         let run = self.server.home.run_env(args, &self.env_with(extra));
         self.record(&run);
         run
     }
 
     /// Runs fabsh with `input` on stdin.
-    pub fn run_with_stdin(&mut self, args: &[&str], input: &str) -> Run {
+    pub(crate) fn run_with_stdin(&mut self, args: &[&str], input: &str) -> Run {
         use std::io::Write;
         let mut command = self.server.home.command(args);
         command
@@ -112,7 +112,7 @@ impl<'a> Session<'a> {
     }
 
     /// `auth login` by device code, approved from a second process with `local approve`.
-    pub fn device_code_login(&mut self, extra_args: &[&str]) -> Run {
+    pub(crate) fn device_code_login(&mut self, extra_args: &[&str]) -> Run {
         let mut args = extra_args.to_vec();
         args.extend(["auth", "login"]);
         let mut child = self
@@ -157,19 +157,19 @@ impl<'a> Session<'a> {
     }
 
     /// The token cache file of this home.
-    pub fn cache_path(&self) -> PathBuf {
+    pub(crate) fn cache_path(&self) -> PathBuf {
         self.server.home.dir.path().join("state/fabsh/tokens.json")
     }
 
     /// The cache as JSON (`{profiles: {name: login}}`).
-    pub fn cache(&self) -> Value {
+    pub(crate) fn cache(&self) -> Value {
         let text = std::fs::read_to_string(self.cache_path()).expect("token cache");
         serde_json::from_str(&text).expect("cache JSON")
     }
 
     /// Asserts that nothing fabsh printed holds a token or secret: the ones given, and every
     /// token in the cache as it is now.
-    pub fn assert_no_secret_shown(&mut self) {
+    pub(crate) fn assert_no_secret_shown(&mut self) {
         if self.cache_path().exists() {
             collect_secrets(&self.cache(), &mut self.secrets);
         }
@@ -203,7 +203,7 @@ fn collect_secrets(value: &Value, into: &mut Vec<String>) {
 
 /// A directory in `home` holding a stand-in `az` that prints `token` the way `az account
 /// get-access-token` does: the PATH of a run that should find it.
-pub fn fake_azure_cli(home: &Path, token: &str) -> String {
+pub(crate) fn fake_azure_cli(home: &Path, token: &str) -> String {
     use std::os::unix::fs::PermissionsExt;
     let dir = home.join("fake-az");
     std::fs::create_dir_all(&dir).unwrap();
@@ -217,14 +217,14 @@ pub fn fake_azure_cli(home: &Path, token: &str) -> String {
 }
 
 /// A new service principal's credentials, made through the running server.
-pub fn add_app(server: &Server, args: &[&str]) -> Value {
+pub(crate) fn add_app(server: &Server, args: &[&str]) -> Value {
     let mut all = vec!["local", "principal", "add"];
     all.extend_from_slice(args);
     server.fabsh(&all).ok_json()
 }
 
 /// A federated token of local Fabric's OIDC issuer for `subject`.
-pub fn federated_token(server: &Server, subject: &str) -> String {
+pub(crate) fn federated_token(server: &Server, subject: &str) -> String {
     let auth = format!("Bearer {}", server.token);
     let (status, body) = http(
         &server.origin(),
@@ -242,7 +242,7 @@ pub fn federated_token(server: &Server, subject: &str) -> String {
 }
 
 /// The display names of the workspaces a run listed.
-pub fn workspace_names(run: &Run) -> Vec<String> {
+pub(crate) fn workspace_names(run: &Run) -> Vec<String> {
     run.ok_json()
         .as_array()
         .expect("a list")

@@ -22,9 +22,9 @@ fn definition_and_organisation_input_is_checked_before_sending() {
     let update = |extra: &[&'static str]| -> Vec<String> {
         let mut args: Vec<String> = ["item", "update-definition", "-w", WS, "--id", ITEM, "--yes"]
             .iter()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
-        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(extra.iter().map(std::string::ToString::to_string));
         args
     };
     let line = |text: &str| -> Vec<String> { text.split(' ').map(String::from).collect() };

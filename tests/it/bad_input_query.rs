@@ -36,9 +36,9 @@ fn query_and_evaluation_input_is_checked_before_sending() {
             &questions,
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
-        args.extend(rest.iter().map(|s| s.to_string()));
+        args.extend(rest.iter().map(std::string::ToString::to_string));
         args
     };
     let string_cases: Vec<(Vec<String>, &str)> = vec![
@@ -105,7 +105,7 @@ fn query_and_evaluation_input_is_checked_before_sending() {
                 &malformed,
             ]
             .iter()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .collect(),
             "line 3",
         ),
@@ -123,7 +123,7 @@ fn query_and_evaluation_input_is_checked_before_sending() {
                 "ftp://x",
             ]
             .iter()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .collect(),
             "not an http(s) URL",
         ),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// The true answers, as the agent gives them.
-pub fn truth(fx: &AgentFixture, question: &str) -> String {
+pub(crate) fn truth(fx: &AgentFixture, question: &str) -> String {
     let out = fx.ok("query", &["--prompt", question]);
     out["answer"]
         .as_str()
@@ -20,7 +20,7 @@ pub fn truth(fx: &AgentFixture, question: &str) -> String {
 }
 
 /// A question file: two right expectations, one wrong, one without an expectation.
-pub fn questions(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
+pub(crate) fn questions(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
     let orders = truth(fx, "How many orders are there?");
     let customers = truth(fx, "How many customers are there?");
     // Twice the truth: wrong by far more than the number tolerance.

@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 /// Few-shots over the demo lakehouse that tests ask about.
-pub const EXAMPLES: &[(&str, &str)] = &[
+pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     (
         "How many orders are there?",
         "SELECT COUNT(*) FROM dbo.orders",
@@ -30,12 +30,12 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 /// An agent over the demo lakehouse with `examples`, published.
-pub fn published(examples: &[(&str, &str)]) -> AgentFixture {
+pub(crate) fn published(examples: &[(&str, &str)]) -> AgentFixture {
     published_on(Server::start(), examples)
 }
 
 /// The same on `server`.
-pub fn published_on(server: Server, examples: &[(&str, &str)]) -> AgentFixture {
+pub(crate) fn published_on(server: Server, examples: &[(&str, &str)]) -> AgentFixture {
     let fx = AgentFixture::on(server);
     fx.add_lakehouse();
     fx.ok(

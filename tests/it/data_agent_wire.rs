@@ -136,7 +136,10 @@ fn the_artifact_types_are_the_services_supported_item_types() {
     let ArgKind::Enum(values) = flag.kind else {
         panic!("--artifact-type is not an enum");
     };
-    let ours: BTreeSet<String> = values.iter().map(|value| value.to_string()).collect();
+    let ours: BTreeSet<String> = values
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     assert_eq!(ours, service);
 }
 

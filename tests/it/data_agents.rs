@@ -6,7 +6,7 @@ use crate::support::{Run, Server};
 use serde_json::Value;
 
 /// An agent in the Demo workspace of a fresh server, with ids for the commands that want them.
-pub struct AgentFixture {
+pub(crate) struct AgentFixture {
     pub server: Server,
     pub workspace: String,
     pub agent: String,
@@ -14,12 +14,12 @@ pub struct AgentFixture {
 
 impl AgentFixture {
     /// A server with one new agent called "Sales agent".
-    pub fn new() -> AgentFixture {
+    pub(crate) fn new() -> AgentFixture {
         Self::on(Server::start())
     }
 
     /// One new agent called "Sales agent" on `server`.
-    pub fn on(server: Server) -> AgentFixture {
+    pub(crate) fn on(server: Server) -> AgentFixture {
         let workspace = text(&server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]));
         let created = server
             .fabsh(&[
@@ -40,7 +40,7 @@ impl AgentFixture {
     }
 
     /// One new agent called `name` on a server a test file shares (borrowed, not owned).
-    pub fn on_shared(server: &'static Server, name: &str) -> SharedAgent {
+    pub(crate) fn on_shared(server: &'static Server, name: &str) -> SharedAgent {
         let workspace = text(&server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]));
         let created = server
             .fabsh(&["data-agent", "create", "-w", "Demo", "--name", name])
@@ -53,12 +53,12 @@ impl AgentFixture {
     }
 
     /// Runs `data-agent <command> -w <ws id> --id <agent id> <rest>`.
-    pub fn run(&self, command: &str, rest: &[&str]) -> Run {
+    pub(crate) fn run(&self, command: &str, rest: &[&str]) -> Run {
         self.run_env(command, rest, &[])
     }
 
     /// The same with extra environment variables.
-    pub fn run_env(&self, command: &str, rest: &[&str], env: &[(&str, &str)]) -> Run {
+    pub(crate) fn run_env(&self, command: &str, rest: &[&str], env: &[(&str, &str)]) -> Run {
         let mut args = vec![
             "data-agent",
             command,
@@ -72,18 +72,18 @@ impl AgentFixture {
     }
 
     /// The same, asserting success and parsing JSON.
-    pub fn ok(&self, command: &str, rest: &[&str]) -> Value {
+    pub(crate) fn ok(&self, command: &str, rest: &[&str]) -> Value {
         self.run(command, rest).ok_json()
     }
 
     /// Adds the demo lakehouse.
-    pub fn add_lakehouse(&self) -> Value {
+    pub(crate) fn add_lakehouse(&self) -> Value {
         self.ok("add-datasource", &["--artifact", "SalesLakehouse"])
     }
 }
 
 /// An agent on a shared server: the same commands as [`AgentFixture`].
-pub struct SharedAgent {
+pub(crate) struct SharedAgent {
     pub server: &'static Server,
     pub workspace: String,
     pub agent: String,
@@ -91,7 +91,7 @@ pub struct SharedAgent {
 
 impl SharedAgent {
     /// Runs `data-agent <command> -w <ws id> --id <agent id> <rest>`, asserting success.
-    pub fn ok(&self, command: &str, rest: &[&str]) -> Value {
+    pub(crate) fn ok(&self, command: &str, rest: &[&str]) -> Value {
         let mut args = vec![
             "data-agent",
             command,
@@ -105,7 +105,7 @@ impl SharedAgent {
     }
 
     /// Adds the demo lakehouse.
-    pub fn add_lakehouse(&self) -> Value {
+    pub(crate) fn add_lakehouse(&self) -> Value {
         self.ok("add-datasource", &["--artifact", "SalesLakehouse"])
     }
 }

@@ -133,8 +133,10 @@ pub(crate) fn id_of(server: &Server, workspace: &str, name: &str, item_type: &st
     listed(server, workspace)
         .into_iter()
         .find(|(n, t, _)| n == name && t == item_type)
-        .map(|(_, _, id)| id)
-        .unwrap_or_else(|| panic!("{name}.{item_type} is not listed"))
+        .map_or_else(
+            || panic!("{name}.{item_type} is not listed"),
+            |(_, _, id)| id,
+        )
 }
 
 /// A part of an item's deployed definition, decoded.

@@ -12,19 +12,19 @@ use crate::support::Run;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub fn evaluate(fx: &AgentFixture, file: &Path, extra: &[&str]) -> Run {
+pub(crate) fn evaluate(fx: &AgentFixture, file: &Path, extra: &[&str]) -> Run {
     let mut rest = vec!["--questions", file.to_str().expect("path")];
     rest.extend_from_slice(extra);
     fx.run("evaluate", &rest)
 }
 
-pub fn evaluations(fx: &AgentFixture, args: &[&str]) -> Run {
+pub(crate) fn evaluations(fx: &AgentFixture, args: &[&str]) -> Run {
     let mut all = vec!["data-agent", "evaluations"];
     all.extend_from_slice(args);
     fx.server.fabsh(&all)
 }
 
-pub fn list(fx: &AgentFixture) -> Vec<Value> {
+pub(crate) fn list(fx: &AgentFixture) -> Vec<Value> {
     let out = evaluations(fx, &["list", "-w", &fx.workspace, "--id", &fx.agent]).ok_json();
     out.as_array().expect("list").clone()
 }
@@ -47,7 +47,7 @@ fn store(fx: &AgentFixture) -> PathBuf {
 }
 
 /// The questions file with the orders question's expectation made wrong.
-pub fn orders_made_wrong(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
+pub(crate) fn orders_made_wrong(fx: &AgentFixture, dir: &tempfile::TempDir) -> PathBuf {
     let right = truth(fx, "How many orders are there?");
     let path = questions(fx, dir);
     let text = std::fs::read_to_string(&path).expect("read");
@@ -336,7 +336,7 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
         ],
     )
     .ok_json();
-    assert_eq!(out["configurationChanged"], true, "{}", out);
+    assert_eq!(out["configurationChanged"], true, "{out}");
     assert_eq!(out["newlyFailing"], 0);
     let changes: Vec<(&str, &str)> = out["configurationChanges"]
         .as_array()

@@ -204,7 +204,7 @@ fn list_pages_and_continues_and_streams_with_all() {
         .iter()
         .filter_map(|i| i["displayName"].as_str())
         .collect();
-    names.sort();
+    names.sort_unstable();
     assert_eq!(
         names,
         [

@@ -14,11 +14,11 @@ use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
 /// The key tests give the judge.
-pub const KEY: &str = "judge-test-key-5f2b";
+pub(crate) const KEY: &str = "judge-test-key-5f2b";
 
 /// One request the judge saw.
 #[derive(Debug, Clone)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub authorization: Option<String>,
     /// Azure OpenAI's key header.
     pub api_key: Option<String>,
@@ -28,14 +28,14 @@ pub struct Seen {
 }
 
 /// The running judge.
-pub struct Judge {
+pub(crate) struct Judge {
     pub stub: Stub,
     seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl Judge {
     /// Starts the judge.
-    pub fn start() -> Judge {
+    pub(crate) fn start() -> Judge {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::clone(&seen);
         // Both shapes of endpoint: OpenAI-compatible, and Azure OpenAI's (its v1 API and a
@@ -54,20 +54,20 @@ impl Judge {
     }
 
     /// An Azure OpenAI endpoint on the stand-in that names deployment `name`.
-    pub fn azure_deployment(&self, name: &str) -> String {
+    pub(crate) fn azure_deployment(&self, name: &str) -> String {
         let origin = self.stub.endpoint.trim_end_matches("/v1");
         format!("{origin}/openai/deployments/{name}")
     }
 
     /// The stand-in's Azure OpenAI v1 chat-completions URL.
-    pub fn azure_v1(&self) -> String {
+    pub(crate) fn azure_v1(&self) -> String {
         let origin = self.stub.endpoint.trim_end_matches("/v1");
         format!("{origin}/openai/v1/chat/completions")
     }
 
     /// A judge that answers every request 500 (with `Retry-After: 0`, so the client's retries
     /// are quick), recording them.
-    pub fn failing() -> Judge {
+    pub(crate) fn failing() -> Judge {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::clone(&seen);
         let stub = Stub::start(move |_| {
@@ -79,17 +79,17 @@ impl Judge {
     }
 
     /// `--llm-endpoint`: the OpenAI-compatible base URL.
-    pub fn endpoint(&self) -> &str {
+    pub(crate) fn endpoint(&self) -> &str {
         &self.stub.endpoint
     }
 
     /// Every request so far.
-    pub fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().expect("lock").clone()
     }
 
     /// The user prompts of the requests that were answered with a verdict.
-    pub fn prompts(&self) -> Vec<String> {
+    pub(crate) fn prompts(&self) -> Vec<String> {
         self.seen()
             .iter()
             .skip(2)
@@ -133,7 +133,7 @@ fn answers_in(prompt: &str) -> (String, String) {
 }
 
 /// The base URL of a judge that is not there: a loopback port that was just free, closed.
-pub fn unreachable_endpoint() -> String {
+pub(crate) fn unreachable_endpoint() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("address").port();
     drop(listener);

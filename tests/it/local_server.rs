@@ -18,7 +18,7 @@ use std::time::Duration;
 use tempfile::TempDir;
 
 /// A running server, its data directory, and an admin-authenticated client.
-pub struct Env {
+pub(crate) struct Env {
     pub server: LocalServer,
     pub dir: TempDir,
     pub http: reqwest::Client,
@@ -26,7 +26,7 @@ pub struct Env {
 }
 
 /// A response read to the end.
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: StatusCode,
     pub headers: reqwest::header::HeaderMap,
     pub text: String,
@@ -34,7 +34,7 @@ pub struct Reply {
 
 impl Reply {
     /// The body as JSON (`null` for an empty body).
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         if self.text.is_empty() {
             return Value::Null;
         }
@@ -42,14 +42,14 @@ impl Reply {
     }
 
     /// A header as text.
-    pub fn header(&self, name: &str) -> Option<String> {
+    pub(crate) fn header(&self, name: &str) -> Option<String> {
         self.headers
             .get(name)
             .map(|v| v.to_str().unwrap().to_string())
     }
 
     /// The Fabric `errorCode`, also checking the header repeats it.
-    pub fn error_code(&self) -> String {
+    pub(crate) fn error_code(&self) -> String {
         let code = self.json()["errorCode"]
             .as_str()
             .unwrap_or_default()
@@ -64,7 +64,7 @@ impl Reply {
 }
 
 /// Faults with every LRO-capable call answered inline.
-pub fn inline() -> Faults {
+pub(crate) fn inline() -> Faults {
     Faults {
         async_ratio: Some(0.0),
         ..Faults::default()
@@ -73,14 +73,14 @@ pub fn inline() -> Faults {
 
 /// Faults with every LRO-capable call answered 202, creates without a definition too (which
 /// the service answers inline by default).
-pub fn lro_always() -> Faults {
+pub(crate) fn lro_always() -> Faults {
     Faults {
         async_ratio: Some(1.0),
         ..Faults::default()
     }
 }
 
-pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
+pub(crate) async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
     let _ = rustls::crypto::ring::default_provider().install_default();
     LocalServer::start(ServeOptions {
         addr: "127.0.0.1:0".parse().unwrap(),
@@ -96,7 +96,7 @@ pub async fn start_in(dir: &Path, faults: Faults) -> LocalServer {
 
 /// A temporary data dir, private to the user as local Fabric wants its store (a plain
 /// temporary dir has the umask's mode, which other users can read).
-pub fn store_dir() -> TempDir {
+pub(crate) fn store_dir() -> TempDir {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -110,7 +110,7 @@ pub fn store_dir() -> TempDir {
 }
 
 /// A fresh server with `faults`.
-pub async fn start(faults: Faults) -> Env {
+pub(crate) async fn start(faults: Faults) -> Env {
     let dir = store_dir();
     let server = start_in(dir.path(), faults).await;
     let token = server.admin_token();
@@ -124,7 +124,7 @@ pub async fn start(faults: Faults) -> Env {
 
 impl Env {
     /// An absolute URL for a path under `/v1` (or an absolute URL unchanged).
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         if path.starts_with("http") {
             path.to_string()
         } else {
@@ -133,12 +133,12 @@ impl Env {
     }
 
     /// The server origin (`http://127.0.0.1:PORT`).
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         self.server.base_url().trim_end_matches("/v1").to_string()
     }
 
     /// Sends a request with an optional bearer and JSON body.
-    pub async fn send_as(
+    pub(crate) async fn send_as(
         &self,
         token: Option<&str>,
         method: Method,
@@ -160,28 +160,28 @@ impl Env {
         }
     }
 
-    pub async fn get(&self, path: &str) -> Reply {
+    pub(crate) async fn get(&self, path: &str) -> Reply {
         self.send_as(Some(&self.token.clone()), Method::GET, path, None)
             .await
     }
 
-    pub async fn post(&self, path: &str, body: Value) -> Reply {
+    pub(crate) async fn post(&self, path: &str, body: Value) -> Reply {
         self.send_as(Some(&self.token.clone()), Method::POST, path, Some(body))
             .await
     }
 
-    pub async fn patch(&self, path: &str, body: Value) -> Reply {
+    pub(crate) async fn patch(&self, path: &str, body: Value) -> Reply {
         self.send_as(Some(&self.token.clone()), Method::PATCH, path, Some(body))
             .await
     }
 
-    pub async fn delete(&self, path: &str) -> Reply {
+    pub(crate) async fn delete(&self, path: &str) -> Reply {
         self.send_as(Some(&self.token.clone()), Method::DELETE, path, None)
             .await
     }
 
     /// The seeded Demo workspace's id.
-    pub async fn demo(&self) -> String {
+    pub(crate) async fn demo(&self) -> String {
         let list = self.get("/workspaces").await.json();
         list["value"]
             .as_array()
@@ -193,14 +193,14 @@ impl Env {
     }
 
     /// Creates an empty workspace owned by the admin.
-    pub async fn workspace(&self, name: &str) -> String {
+    pub(crate) async fn workspace(&self, name: &str) -> String {
         let reply = self.post("/workspaces", json!({"displayName": name})).await;
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
         reply.json()["id"].as_str().unwrap().to_string()
     }
 
     /// Creates an item and returns it, following a 202 to its result.
-    pub async fn create_item(&self, ws: &str, body: Value) -> Value {
+    pub(crate) async fn create_item(&self, ws: &str, body: Value) -> Value {
         let reply = self.post(&format!("/workspaces/{ws}/items"), body).await;
         match reply.status {
             StatusCode::CREATED => reply.json(),
@@ -221,7 +221,7 @@ impl Env {
     }
 
     /// Polls an operation until it ends; returns its state and last headers.
-    pub async fn wait(&self, location: &str) -> (Value, reqwest::header::HeaderMap) {
+    pub(crate) async fn wait(&self, location: &str) -> (Value, reqwest::header::HeaderMap) {
         for _ in 0..500 {
             let reply = self.get(location).await;
             assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
@@ -235,7 +235,7 @@ impl Env {
     }
 
     /// Every value of a paged list, following `continuationUri`; also returns the page count.
-    pub async fn collect(&self, path: &str) -> (Vec<Value>, usize) {
+    pub(crate) async fn collect(&self, path: &str) -> (Vec<Value>, usize) {
         let mut values = Vec::new();
         let mut next = Some(path.to_string());
         let mut pages = 0;
@@ -256,7 +256,7 @@ impl Env {
     }
 
     /// The number of API requests the server has seen.
-    pub async fn request_count(&self) -> u64 {
+    pub(crate) async fn request_count(&self) -> u64 {
         let log = self
             .get(&format!("{}/_local/requests", self.origin()))
             .await;
@@ -265,7 +265,7 @@ impl Env {
 
     /// Adds a service principal with a role in a workspace and gets it a token from the token
     /// endpoint (client credentials).
-    pub async fn principal_token(
+    pub(crate) async fn principal_token(
         &self,
         name: &str,
         workspace: Option<&str>,
@@ -296,7 +296,7 @@ impl Env {
 }
 
 /// A definition part from text.
-pub fn part(path: &str, text: &str) -> Value {
+pub(crate) fn part(path: &str, text: &str) -> Value {
     use base64::Engine;
     json!({
         "path": path,
@@ -306,7 +306,7 @@ pub fn part(path: &str, text: &str) -> Value {
 }
 
 /// Decoded parts of a `{definition}` body as `(path, text)`.
-pub fn parts_of(body: &Value) -> Vec<(String, String)> {
+pub(crate) fn parts_of(body: &Value) -> Vec<(String, String)> {
     use base64::Engine;
     body["definition"]["parts"]
         .as_array()

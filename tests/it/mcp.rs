@@ -19,7 +19,7 @@ use std::time::Duration;
 
 /// A client that keeps the progress notifications it receives.
 #[derive(Clone, Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
@@ -33,15 +33,15 @@ impl ClientHandler for Recorder {
     }
 }
 
-pub type Client = RunningService<RoleClient, Recorder>;
+pub(crate) type Client = RunningService<RoleClient, Recorder>;
 
 /// `fabsh mcp serve FLAGS` over stdio against `server`, connected and initialised.
-pub async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
+pub(crate) async fn connect(server: &Server, flags: &[&str]) -> (Client, Recorder) {
     connect_env(server, flags, &[]).await
 }
 
 /// [`connect`] with extra environment variables for the server.
-pub async fn connect_env(
+pub(crate) async fn connect_env(
     server: &Server,
     flags: &[&str],
     env: &[(&str, &str)],
@@ -57,7 +57,7 @@ pub async fn connect_env(
     (client, recorder)
 }
 
-pub async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
@@ -67,7 +67,7 @@ pub async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResu
         .expect("a tools/call answer (tool errors are answers too)")
 }
 
-pub fn structured(result: &CallToolResult) -> &Value {
+pub(crate) fn structured(result: &CallToolResult) -> &Value {
     result
         .structured_content
         .as_ref()
@@ -75,7 +75,7 @@ pub fn structured(result: &CallToolResult) -> &Value {
 }
 
 /// The error map of a tool error.
-pub fn error_map(result: &CallToolResult) -> &Value {
+pub(crate) fn error_map(result: &CallToolResult) -> &Value {
     assert_eq!(
         result.is_error,
         Some(true),
@@ -84,11 +84,11 @@ pub fn error_map(result: &CallToolResult) -> &Value {
     structured(result)
 }
 
-pub fn names(tools: &[Tool]) -> Vec<String> {
+pub(crate) fn names(tools: &[Tool]) -> Vec<String> {
     tools.iter().map(|tool| tool.name.to_string()).collect()
 }
 
-pub fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -289,7 +289,7 @@ fn writes_and_destructive_tools_come_only_when_allowed() {
     });
 }
 
-pub fn object(value: Value) -> Map<String, Value> {
+pub(crate) fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => panic!("not an object"),

@@ -619,7 +619,7 @@ fn a_cache_other_users_may_read_is_refused_as_every_file_fabsh_keeps_is() {
         .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
         .ok_json();
     let chmod = |path: &std::path::Path, mode: u32| {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
     };
     let show = || server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"]);
     let list = cache_files(&server.home).pop().expect("a list file");

@@ -148,10 +148,10 @@ fn every_type_with_required_properties_carries_them() {
         let example = example_properties(&format!("{folder}/examples/{get}.json"));
         if let Some(root) = answered.get("oneLakeRootPath") {
             // The example's path is OneLake's host, then the workspace and item ids.
-            let host = example["oneLakeRootPath"]
-                .as_str()
-                .map(|p| p.splitn(4, '/').take(3).collect::<Vec<_>>().join("/"))
-                .unwrap_or_else(|| "https://onelake.dfs.fabric.microsoft.com".into());
+            let host = example["oneLakeRootPath"].as_str().map_or_else(
+                || "https://onelake.dfs.fabric.microsoft.com".into(),
+                |p| p.splitn(4, '/').take(3).collect::<Vec<_>>().join("/"),
+            );
             assert_eq!(root, &json!(format!("{host}/{ws_id}/{id}")), "{name}");
         }
         // What the item was created with is what it answers.

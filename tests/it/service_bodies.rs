@@ -62,7 +62,7 @@ pub(crate) fn poll_to_success(server: &Server, accepted_head: &str) -> (String, 
         match state["status"].as_str() {
             Some("Succeeded") => return (head, state),
             Some("NotStarted" | "Running") => {
-                std::thread::sleep(std::time::Duration::from_millis(20))
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
             other => panic!("operation ended {other:?}: {body}"),
         }
@@ -137,7 +137,7 @@ fn assert_service_timestamp(text: &Value) {
         !fraction.ends_with('0'),
         "trailing zeros are dropped: {text}"
     );
-    assert!(!text.contains(".") || !fraction.is_empty(), "{text}");
+    assert!(!text.contains('.') || !fraction.is_empty(), "{text}");
 }
 
 fn demo_id(server: &Server) -> String {
@@ -232,7 +232,7 @@ fn per_type_gets_carry_the_swagger_properties() {
     let warehouse = server.create_demo_item("Store", "Warehouse");
     let got = get_json(
         &server,
-        &format!("/v1/workspaces/{ws}/warehouses/{}", warehouse),
+        &format!("/v1/workspaces/{ws}/warehouses/{warehouse}"),
     );
     let definitions = swagger("warehouse/definitions.json")["definitions"].clone();
     // The service also sends `connectionInfo` and `creationMode`, which the swagger does not
@@ -264,7 +264,7 @@ fn per_type_gets_carry_the_swagger_properties() {
     poll_to_success(&server, &head);
     let got = get_json(
         &server,
-        &format!("/v1/workspaces/{ws}/environments/{}", environment),
+        &format!("/v1/workspaces/{ws}/environments/{environment}"),
     );
     let definitions = swagger("environment/definitions.json")["definitions"].clone();
     assert_shaped(
@@ -386,7 +386,7 @@ fn update_definition_links_a_result_with_the_item() {
     let server = Server::with(&[("async-ratio", "0")]);
     let ws = demo_id(&server);
     let notebook = server.create_demo_item("Inline", "Notebook");
-    let path = format!("/v1/workspaces/{ws}/items/{}/updateDefinition", notebook);
+    let path = format!("/v1/workspaces/{ws}/items/{notebook}/updateDefinition");
     let (status, head, body) = call(&server, "POST", &path, Some(&definition));
     assert_eq!(status, 200, "{body}");
     assert_eq!(body, "", "{head}");
@@ -411,7 +411,7 @@ fn empty_answers_are_sent_as_recorded() {
     );
     let workspace = id_of(&serde_json::from_str(&body).expect("workspace"));
     for path in [
-        format!("/v1/workspaces/{ws}/items/{}", item),
+        format!("/v1/workspaces/{ws}/items/{item}"),
         format!("/v1/workspaces/{ws}/folders/{}", id_of(&folder)),
         format!("/v1/workspaces/{workspace}"),
     ] {

@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 
 /// A server on an ephemeral loopback port, stopped when dropped.
-pub struct Stub {
+pub(crate) struct Stub {
     /// `http://127.0.0.1:PORT/v1`, for `FABSH_ENDPOINT`.
     pub endpoint: String,
     stop: Option<oneshot::Sender<()>>,
@@ -21,7 +21,7 @@ pub struct Stub {
 
 impl Stub {
     /// Serves `router` (built once the origin is known) on its own thread and runtime.
-    pub fn start(router: impl FnOnce(String) -> Router + Send + 'static) -> Stub {
+    pub(crate) fn start(router: impl FnOnce(String) -> Router + Send + 'static) -> Stub {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop, stopped) = oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -54,20 +54,20 @@ impl Stub {
 
     /// A proxy to `upstream` (an origin) answering 403 to requests `refuse(method, path)`
     /// picks, without passing them on.
-    pub fn refusing_proxy(upstream: &str, refuse: fn(&str, &str) -> bool) -> Stub {
+    pub(crate) fn refusing_proxy(upstream: &str, refuse: fn(&str, &str) -> bool) -> Stub {
         Self::proxy(upstream, refuse, true)
     }
 
     /// A gateway in front of `upstream` (an origin) that passes every request on and leaves
     /// the links in answers as the upstream wrote them, naming the upstream's own origin.
-    pub fn gateway(upstream: &str) -> Stub {
+    pub(crate) fn gateway(upstream: &str) -> Stub {
         Self::proxy(upstream, |_, _| false, false)
     }
 
     /// A proxy to `upstream` that passes every request on and hands each JSON answer to
     /// `reshape(method, path, body)` (to answer as the service might where local Fabric
     /// does not).
-    pub fn reshaping_proxy(upstream: &str, reshape: Reshape) -> Stub {
+    pub(crate) fn reshaping_proxy(upstream: &str, reshape: Reshape) -> Stub {
         Self::start_proxy(upstream, |_, _| false, true, Some(reshape))
     }
 
@@ -110,7 +110,7 @@ impl Drop for Stub {
 }
 
 /// Rewrites a JSON answer: `(method, path, body) -> body`.
-pub type Reshape = fn(&str, &str, serde_json::Value) -> serde_json::Value;
+pub(crate) type Reshape = fn(&str, &str, serde_json::Value) -> serde_json::Value;
 
 struct Proxy {
     upstream: String,

@@ -13,13 +13,13 @@ use std::sync::Mutex;
 use tempfile::TempDir;
 
 /// The fabsh binary under test.
-pub fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_fabsh")
 }
 
 /// A finished fabsh run.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -27,7 +27,7 @@ pub struct Run {
 
 impl Run {
     /// Runs `command` to its end, stdin empty.
-    pub fn of(mut command: Command) -> Run {
+    pub(crate) fn of(mut command: Command) -> Run {
         let output = command.stdin(Stdio::null()).output().expect("run fabsh");
         Run {
             code: output.status.code().unwrap_or(-1),
@@ -37,7 +37,7 @@ impl Run {
     }
 
     /// stdout parsed as JSON.
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
             panic!(
                 "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
@@ -47,7 +47,7 @@ impl Run {
     }
 
     /// Asserts success and returns stdout as JSON.
-    pub fn ok_json(&self) -> Value {
+    pub(crate) fn ok_json(&self) -> Value {
         assert_eq!(
             self.code, 0,
             "expected success; stderr:\n{}\nstdout:\n{}",
@@ -58,38 +58,38 @@ impl Run {
 }
 
 /// A home directory for one test: HOME and the XDG dirs point inside it.
-pub struct Home {
+pub(crate) struct Home {
     pub dir: TempDir,
 }
 
 impl Home {
     /// A fresh, empty home.
-    pub fn new() -> Home {
+    pub(crate) fn new() -> Home {
         Home {
             dir: tempfile::tempdir().expect("temp dir"),
         }
     }
 
     /// A fabsh command with the environment cleaned and pointed at this home.
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = self.program(bin());
         command.args(args);
         command
     }
 
     /// A fabsh command run with at most `limit` open descriptors (`ulimit -n`, via `sh`).
-    pub fn command_with_descriptors(&self, limit: u32, args: &[&str]) -> Command {
+    pub(crate) fn command_with_descriptors(&self, limit: u32, args: &[&str]) -> Command {
         self.command_under_ulimit(&format!("-n {limit}"), args)
     }
 
     /// A fabsh command run with at most `kib` KiB of address space (`ulimit -v`, via `sh`):
     /// a command that reads without bound fails instead of taking the machine's memory.
-    pub fn command_with_memory(&self, kib: u64, args: &[&str]) -> Command {
+    pub(crate) fn command_with_memory(&self, kib: u64, args: &[&str]) -> Command {
         self.command_under_ulimit(&format!("-v {kib}"), args)
     }
 
     /// A fabsh command run under `ulimit LIMIT` (`-f 64`: files of at most 64 KiB), via `sh`.
-    pub fn command_under_ulimit(&self, limit: &str, args: &[&str]) -> Command {
+    pub(crate) fn command_under_ulimit(&self, limit: &str, args: &[&str]) -> Command {
         let mut command = self.program("sh");
         command
             .arg("-c")
@@ -101,7 +101,7 @@ impl Home {
 
     /// `script` run by `sh -e` in this home, from the project's folder, with the fabsh under
     /// test first on PATH: a README block as a user pastes it.
-    pub fn shell(&self, script: &str) -> Run {
+    pub(crate) fn shell(&self, script: &str) -> Run {
         let mut command = self.program("sh");
         let bin_dir = Path::new(bin()).parent().expect("the binary's folder");
         let path = std::env::var_os("PATH").unwrap_or_default();
@@ -131,21 +131,21 @@ impl Home {
     }
 
     /// Runs fabsh with these arguments and extra environment variables, stdin empty.
-    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+    pub(crate) fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = self.command(args);
         command.envs(env.iter().copied());
         Run::of(command)
     }
 
     /// Runs fabsh with these arguments.
-    pub fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         self.run_env(args, &[])
     }
 }
 
 /// The variables that make a process live in the home at `root`: HOME, the XDG dirs, and
 /// NO_COLOR (so output does not depend on the terminal).
-pub fn home_env(root: &Path) -> Vec<(&'static str, PathBuf)> {
+pub(crate) fn home_env(root: &Path) -> Vec<(&'static str, PathBuf)> {
     vec![
         ("HOME", root.to_path_buf()),
         ("XDG_CONFIG_HOME", root.join("config")),
@@ -158,7 +158,7 @@ pub fn home_env(root: &Path) -> Vec<(&'static str, PathBuf)> {
 
 /// `fabsh local serve` running in the background for one test, or the local Fabric a test
 /// file's tests share ([`shared`]).
-pub struct Server {
+pub(crate) struct Server {
     /// The `local serve` process; none for a shared server, which runs in this process.
     child: Option<Child>,
     pub endpoint: String,
@@ -171,32 +171,32 @@ pub struct Server {
 
 impl Server {
     /// Starts a server with default knobs.
-    pub fn start() -> Server {
+    pub(crate) fn start() -> Server {
         Self::with(&[])
     }
 
     /// Starts a server with fault knobs, e.g. `&[("page-size", "5")]`.
-    pub fn with(knobs: &[(&str, &str)]) -> Server {
+    pub(crate) fn with(knobs: &[(&str, &str)]) -> Server {
         let home = Home::new();
         let data_dir = home.dir.path().join("fabric");
         Self::on_data_dir(home, data_dir, knobs)
     }
 
     /// Starts a server with default knobs and extra environment variables.
-    pub fn with_env(env: &[(&str, &str)]) -> Server {
+    pub(crate) fn with_env(env: &[(&str, &str)]) -> Server {
         let home = Home::new();
         let data_dir = home.dir.path().join("fabric");
         Self::spawn(home, data_dir, &[], env, None)
     }
 
     /// Starts a server on an existing data dir (for restarts).
-    pub fn on_data_dir(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)]) -> Server {
+    pub(crate) fn on_data_dir(home: Home, data_dir: PathBuf, knobs: &[(&str, &str)]) -> Server {
         Self::spawn(home, data_dir, knobs, &[], None)
     }
 
     /// Starts a server allowed at most `limit` open descriptors, with extra environment
     /// variables.
-    pub fn with_descriptors(limit: u32, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn with_descriptors(limit: u32, env: &[(&str, &str)]) -> Server {
         let home = Home::new();
         let data_dir = home.dir.path().join("fabric");
         Self::spawn(home, data_dir, &[], env, Some(limit))
@@ -262,7 +262,7 @@ impl Server {
     }
 
     /// A fabsh command against this server, not yet started (for pipes and signals).
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = self.home.command(args);
         command
             .env("FABSH_ENDPOINT", &self.endpoint)
@@ -273,7 +273,7 @@ impl Server {
     /// `sh_line` (which names fabsh by [`bin`]) at a terminal, as a user's shell runs it:
     /// `script` gives it one, in this server's home (colour off: remove `NO_COLOR` to see
     /// it), signed in to this server. Not yet started, so the caller picks its pipes.
-    pub fn at_terminal(&self, sh_line: &str) -> Command {
+    pub(crate) fn at_terminal(&self, sh_line: &str) -> Command {
         let mut command = Command::new("script");
         command
             .args(["-qec", sh_line, "/dev/null"])
@@ -287,12 +287,12 @@ impl Server {
     }
 
     /// Runs fabsh against this server.
-    pub fn fabsh(&self, args: &[&str]) -> Run {
+    pub(crate) fn fabsh(&self, args: &[&str]) -> Run {
         self.fabsh_env(args, &[])
     }
 
     /// Runs fabsh against this server with extra environment variables.
-    pub fn fabsh_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+    pub(crate) fn fabsh_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut all = vec![
             ("FABSH_ENDPOINT", self.endpoint.as_str()),
             ("FABSH_TOKEN", self.token.as_str()),
@@ -302,7 +302,7 @@ impl Server {
     }
 
     /// Runs fabsh against this server with at most `kib` KiB of address space, stdin empty.
-    pub fn fabsh_with_memory(&self, kib: u64, args: &[&str]) -> Run {
+    pub(crate) fn fabsh_with_memory(&self, kib: u64, args: &[&str]) -> Run {
         let mut command = self.home.command_with_memory(kib, args);
         command
             .env("FABSH_ENDPOINT", &self.endpoint)
@@ -311,7 +311,7 @@ impl Server {
     }
 
     /// Runs fabsh against this server with another token.
-    pub fn fabsh_as(&self, token: &str, args: &[&str]) -> Run {
+    pub(crate) fn fabsh_as(&self, token: &str, args: &[&str]) -> Run {
         self.home.run_env(
             args,
             &[
@@ -323,7 +323,7 @@ impl Server {
 
     /// A raw GET of `path` with the admin's token: the status and the JSON body (null when
     /// the body is not JSON), for checks against what the service's API answers.
-    pub fn get_json(&self, path: &str) -> (u16, Value) {
+    pub(crate) fn get_json(&self, path: &str) -> (u16, Value) {
         let auth = self.bearer();
         let (status, body) = http(
             &self.origin(),
@@ -336,17 +336,17 @@ impl Server {
     }
 
     /// The server's data dir.
-    pub fn data_dir(&self) -> &Path {
+    pub(crate) fn data_dir(&self) -> &Path {
         &self.data_dir
     }
 
     /// The Demo workspace's lakehouse, found by type (its SQL endpoint has the same name).
-    pub fn demo_lakehouse(&self) -> Value {
+    pub(crate) fn demo_lakehouse(&self) -> Value {
         self.demo_item("Lakehouse")
     }
 
     /// The first of the Demo workspace's items of `item_type`, as listed.
-    pub fn demo_item(&self, item_type: &str) -> Value {
+    pub(crate) fn demo_item(&self, item_type: &str) -> Value {
         let args = [
             "item", "list", "-w", "Demo", "--type", item_type, "-q", "[0]",
         ];
@@ -354,7 +354,7 @@ impl Server {
     }
 
     /// The id of the first of the Demo workspace's items of `item_type`.
-    pub fn demo_item_id(&self, item_type: &str) -> String {
+    pub(crate) fn demo_item_id(&self, item_type: &str) -> String {
         let item = self.demo_item(item_type);
         item["id"]
             .as_str()
@@ -363,7 +363,7 @@ impl Server {
     }
 
     /// Creates an item of `item_type` called `name` in the Demo workspace; returns its id.
-    pub fn create_demo_item(&self, name: &str, item_type: &str) -> String {
+    pub(crate) fn create_demo_item(&self, name: &str, item_type: &str) -> String {
         let args = [
             "item", "create", "-w", "Demo", "--name", name, "--type", item_type,
         ];
@@ -372,7 +372,7 @@ impl Server {
     }
 
     /// An API path under the Demo workspace, `/v1/workspaces/{id}{rest}`, for raw requests.
-    pub fn demo_path(&self, rest: &str) -> String {
+    pub(crate) fn demo_path(&self, rest: &str) -> String {
         let id = self
             .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
             .ok_json();
@@ -383,17 +383,17 @@ impl Server {
     }
 
     /// The `Authorization` header value of the admin token.
-    pub fn bearer(&self) -> String {
+    pub(crate) fn bearer(&self) -> String {
         format!("Bearer {}", self.token)
     }
 
     /// The origin (`http://127.0.0.1:PORT`).
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         self.endpoint.trim_end_matches("/v1").to_string()
     }
 
     /// The request log: `{count, requests: [{method, path, query, status}]}`.
-    pub fn requests(&self) -> Value {
+    pub(crate) fn requests(&self) -> Value {
         let auth = self.bearer();
         let headers = [("Authorization", auth.as_str())];
         let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &headers);
@@ -401,7 +401,7 @@ impl Server {
     }
 
     /// The paths of the requests the server remembers (the recent ones), oldest first.
-    pub fn request_paths(&self) -> Vec<String> {
+    pub(crate) fn request_paths(&self) -> Vec<String> {
         self.requests()["requests"]
             .as_array()
             .expect("requests")
@@ -411,13 +411,13 @@ impl Server {
     }
 
     /// How many API requests the server has seen.
-    pub fn request_count(&self) -> u64 {
+    pub(crate) fn request_count(&self) -> u64 {
         self.requests()["count"].as_u64().expect("count")
     }
 
     /// Stops the server as Ctrl-C does (SIGINT), asserting that it exits 0, and returns its
     /// home and data dir: the store is closed cleanly, so its files can be copied.
-    pub fn interrupt(mut self) -> (Home, PathBuf) {
+    pub(crate) fn interrupt(mut self) -> (Home, PathBuf) {
         let child = self
             .child
             .as_mut()
@@ -434,7 +434,7 @@ impl Server {
     }
 
     /// Stops the server and returns its home and data dir (to start it again).
-    pub fn stop(mut self) -> (Home, PathBuf) {
+    pub(crate) fn stop(mut self) -> (Home, PathBuf) {
         self.end_child();
         let home = std::mem::replace(&mut self.home, Home::new());
         (home, self.data_dir.clone())
@@ -462,11 +462,11 @@ impl Drop for Server {
 /// process; tests that only read, or that work in a workspace of their own, need none of it.
 /// Tests that count requests or change shared state (the Demo workspace, principals) keep a
 /// server of their own.
-pub fn shared(key: &'static str) -> &'static Server {
+pub(crate) fn shared(key: &'static str) -> &'static Server {
     static SERVERS: Mutex<BTreeMap<&'static str, &'static Server>> = Mutex::new(BTreeMap::new());
     let mut servers = SERVERS
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     servers
         .entry(key)
         .or_insert_with(|| Box::leak(Box::new(in_process_server())))
@@ -545,7 +545,7 @@ fn shared_homes_root() -> PathBuf {
 }
 
 /// A minimal HTTP/1.1 request over a plain socket: (status, body).
-pub fn http(
+pub(crate) fn http(
     origin: &str,
     method: &str,
     path: &str,
@@ -557,7 +557,7 @@ pub fn http(
 }
 
 /// [`http`] that also returns the response head (status line and headers, as sent).
-pub fn http_with_head(
+pub(crate) fn http_with_head(
     origin: &str,
     method: &str,
     path: &str,
@@ -621,13 +621,13 @@ fn dechunk(mut body: &str) -> String {
 }
 
 /// A token for a new service principal with `role` in `workspace`, via the token endpoint.
-pub fn principal_token(server: &Server, name: &str, workspace: &str, role: &str) -> String {
+pub(crate) fn principal_token(server: &Server, name: &str, workspace: &str, role: &str) -> String {
     principal_with_token(server, name, &["--workspace", workspace, "--role", role]).1
 }
 
 /// A new service principal (`local principal add --name NAME` plus `extra` flags, e.g.
 /// `--tenant second`) and a token for it from the token endpoint.
-pub fn principal_with_token(server: &Server, name: &str, extra: &[&str]) -> (Value, String) {
+pub(crate) fn principal_with_token(server: &Server, name: &str, extra: &[&str]) -> (Value, String) {
     let dir = server.data_dir().to_string_lossy().into_owned();
     let mut args = vec![
         "local",
@@ -667,7 +667,7 @@ pub fn principal_with_token(server: &Server, name: &str, extra: &[&str]) -> (Val
 
 /// The recorded Fabric traffic (`tests/recordings/*.yaml`, copied from
 /// ../shared/recordings/fabric-cli), in name order.
-pub fn recording_files() -> Vec<PathBuf> {
+pub(crate) fn recording_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/recordings")
@@ -680,23 +680,23 @@ pub fn recording_files() -> Vec<PathBuf> {
 
 /// A loopback port that commands are pointed at where nothing may be sent: connections
 /// queue even while nobody accepts, so an empty queue proves that none came.
-pub struct Trap(std::net::TcpListener);
+pub(crate) struct Trap(std::net::TcpListener);
 
 impl Trap {
     /// A listener on an ephemeral loopback port.
-    pub fn start() -> Trap {
+    pub(crate) fn start() -> Trap {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("non-blocking");
         Trap(listener)
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         format!("http://{}", self.0.local_addr().expect("addr"))
     }
 
     /// Panics if anything connected.
-    pub fn assert_untouched(&self) {
+    pub(crate) fn assert_untouched(&self) {
         match self.0.accept() {
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
             other => panic!("something connected to the trap: {other:?}"),

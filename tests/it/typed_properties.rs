@@ -249,7 +249,7 @@ fn every_entry_of_a_typed_list_is_of_the_type_with_its_properties() {
         }
         match page["continuationToken"].as_str() {
             Some(token) => {
-                path = server.demo_path(&format!("/lakehouses?continuationToken={token}"))
+                path = server.demo_path(&format!("/lakehouses?continuationToken={token}"));
             }
             None => break,
         }

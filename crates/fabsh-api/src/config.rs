@@ -121,7 +121,7 @@ pub fn check_value(key: &ConfigKey, value: &str) -> Result<String> {
         "output" => OUTPUT_NAMES
             .iter()
             .find(|name| name.eq_ignore_ascii_case(value))
-            .map(|name| name.to_string())
+            .map(std::string::ToString::to_string)
             .ok_or_else(|| bad(&format!("one of {}", OUTPUT_NAMES.join(", ")))),
         _ if value.is_empty() => Err(bad("empty value")),
         _ => Ok(value.to_string()),

@@ -66,7 +66,7 @@ static NEXT_INTERRUPTIBLE: AtomicU64 = AtomicU64::new(0);
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Bridge {
@@ -93,7 +93,7 @@ impl Bridge {
         self.handle.block_on(async move {
             tokio::select! {
                 biased;
-                _ = token.cancelled() => Err(Error::cancelled()),
+                () = token.cancelled() => Err(Error::cancelled()),
                 result = fut => result,
             }
         })

@@ -68,7 +68,7 @@ mod tests {
         std::fs::write(dir.path().join("in.txt"), "in").expect("write");
         std::fs::write(outside.path().join("out.txt"), "out").expect("write");
         let link = |target: &Path, name: &str| {
-            std::os::unix::fs::symlink(target, dir.path().join(name)).expect("link")
+            std::os::unix::fs::symlink(target, dir.path().join(name)).expect("link");
         };
         link(&dir.path().join("in.txt"), "inner");
         link(&outside.path().join("out.txt"), "outer");

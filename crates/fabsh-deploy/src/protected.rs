@@ -120,8 +120,11 @@ mod tests {
             ("MLModel", &["MLModel"], &[], None),
         ];
         for (item_type, types, features, kept) in cases {
-            let types: Vec<String> = types.iter().map(|t| t.to_string()).collect();
-            let features: Vec<String> = features.iter().map(|f| f.to_string()).collect();
+            let types: Vec<String> = types.iter().map(std::string::ToString::to_string).collect();
+            let features: Vec<String> = features
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect();
             assert_eq!(
                 &kept_because(item_type, &types, &features),
                 kept,

@@ -273,8 +273,7 @@ impl Renderer<'_> {
             globset::GlobBuilder::new(filter)
                 .literal_separator(true)
                 .build()
-                .map(|glob| glob.compile_matcher().is_match(file))
-                .unwrap_or(false)
+                .is_ok_and(|glob| glob.compile_matcher().is_match(file))
         } else {
             filter == file
         }

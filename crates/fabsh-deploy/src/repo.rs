@@ -199,7 +199,7 @@ impl Reader {
                 ));
             }
         }
-        entries.sort_by_key(|entry| entry.file_name());
+        entries.sort_by_key(std::fs::DirEntry::file_name);
         Ok(entries)
     }
 

@@ -157,7 +157,7 @@ pub(crate) fn partition(
         "core.item_types_in_scope"
     };
     if selection.types.is_some() {
-        settings.item_types_in_scope = selection.types.clone();
+        settings.item_types_in_scope.clone_from(&selection.types);
     }
     let settings = &*settings;
     let (items, items_source) = match &selection.items {

@@ -107,8 +107,7 @@ pub(crate) fn resolve(text: &str, target: &Target) -> Resolved {
             "$name_encoded" => target
                 .workspace_name
                 .as_deref()
-                .map(|name| Resolved::Value(percent_encode(name)))
-                .unwrap_or_else(pending),
+                .map_or_else(pending, |name| Resolved::Value(percent_encode(name))),
             _ => Resolved::Invalid(format!(
                 "{text:?}: only $workspace.id, $workspace.$name and $workspace.$name_encoded are supported (not other workspaces)"
             )),

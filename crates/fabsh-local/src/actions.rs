@@ -22,7 +22,7 @@ use serde_json::Value;
 
 /// A part as kept in a pending action (payload base64 so the action stays JSON).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StoredPart {
+pub(crate) struct StoredPart {
     /// Relative path.
     pub path: String,
     /// Base64 payload.
@@ -30,7 +30,7 @@ pub struct StoredPart {
 }
 
 /// Converts parts for storage in an action.
-pub fn store_parts(parts: &[Part]) -> Vec<StoredPart> {
+pub(crate) fn store_parts(parts: &[Part]) -> Vec<StoredPart> {
     parts
         .iter()
         .map(|p| StoredPart {
@@ -41,7 +41,7 @@ pub fn store_parts(parts: &[Part]) -> Vec<StoredPart> {
 }
 
 /// Converts parts kept in an action back to bytes.
-pub fn load_parts(parts: &[StoredPart]) -> Result<Vec<Part>, ApiError> {
+pub(crate) fn load_parts(parts: &[StoredPart]) -> Result<Vec<Part>, ApiError> {
     parts
         .iter()
         .map(|p| {
@@ -58,7 +58,7 @@ pub fn load_parts(parts: &[StoredPart]) -> Result<Vec<Part>, ApiError> {
 /// An item to create, fully validated except for races.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct NewItem {
+pub(crate) struct NewItem {
     /// Id minted when the request was accepted.
     pub id: String,
     /// Workspace.
@@ -87,7 +87,7 @@ pub struct NewItem {
 /// A definition replacement.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DefinitionUpdate {
+pub(crate) struct DefinitionUpdate {
     /// Workspace.
     pub workspace_id: String,
     /// Item.
@@ -105,7 +105,7 @@ pub struct DefinitionUpdate {
 /// A change (or read) performed by an operation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "camelCase")]
-pub enum Action {
+pub(crate) enum Action {
     /// Item create; result = the Item.
     CreateItem(NewItem),
     /// updateDefinition; result = the Item (the operation links a `/result` with it, as in
@@ -166,7 +166,7 @@ pub enum Action {
 
 /// The 400 for a name already used by a live item of the same type. fabric-cicd recorded 400
 /// for this code; fabio reports 409 for the same condition. Local Fabric answers 400.
-pub fn name_in_use(name: &str) -> ApiError {
+pub(crate) fn name_in_use(name: &str) -> ApiError {
     ApiError::new(
         StatusCode::BAD_REQUEST,
         "ItemDisplayNameAlreadyInUse",
@@ -176,7 +176,7 @@ pub fn name_in_use(name: &str) -> ApiError {
 
 /// 409 for a logical id another live item of the workspace holds. The reference records no
 /// answer for this case (open question 5); local Fabric uses a conflict with its own code.
-pub fn logical_id_in_use(logical_id: &str) -> ApiError {
+pub(crate) fn logical_id_in_use(logical_id: &str) -> ApiError {
     ApiError::new(
         StatusCode::CONFLICT,
         "LogicalIdAlreadyInUse",
@@ -187,7 +187,7 @@ pub fn logical_id_in_use(logical_id: &str) -> ApiError {
 impl Action {
     /// Whether a successful run has a `/result` body: every action's but a deprovisioning. (Operations
     /// stored by earlier versions may have none; the column keeps saying so.)
-    pub fn has_result(&self) -> bool {
+    pub(crate) fn has_result(&self) -> bool {
         // Deprovisioning a workspace identity answers no result, as recorded.
         !matches!(
             self,
@@ -196,13 +196,13 @@ impl Action {
     }
 
     /// Whether the action only reads (it then runs on a reader connection when inline).
-    pub fn reads_only(&self) -> bool {
+    pub(crate) fn reads_only(&self) -> bool {
         matches!(self, Action::GetDefinition { .. } | Action::BulkExport(_))
     }
 
     /// Applies the action on `conn` (a write transaction, or a reader for `GetDefinition`);
     /// `definitions` are the server's parsed agent definitions.
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         definitions: &Definitions,
         conn: &Connection,
@@ -256,7 +256,7 @@ impl Action {
 
 /// Inserts an item (and a lakehouse's SQL endpoint) after re-checking what may have changed
 /// since validation.
-pub fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<Item, ApiError> {
+pub(crate) fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<Item, ApiError> {
     if workspaces::get(conn, &new.workspace_id)?.is_none() {
         return Err(ApiError::workspace_not_found(&new.workspace_id));
     }

@@ -15,9 +15,9 @@ tokio::task_local! {
 }
 
 /// The current request's id, or a fresh one outside a request (background LRO completion).
-pub fn current_request_id() -> String {
+pub(crate) fn current_request_id() -> String {
     REQUEST_ID
-        .try_with(|id| id.clone())
+        .try_with(std::clone::Clone::clone)
         .unwrap_or_else(|_| uuid::Uuid::new_v4().to_string())
 }
 

@@ -39,19 +39,19 @@ static QUOTAS: &[ApiQuota] = &[
 
 /// The accepted requests of each caller per API family, over the last minute.
 #[derive(Debug, Default)]
-pub struct ApiQuotas {
+pub(crate) struct ApiQuotas {
     windows: Mutex<HashMap<(String, &'static str), VecDeque<Instant>>>,
 }
 
 impl ApiQuotas {
     /// Whether `path` falls under a per-API quota at all (checked before identifying the
     /// caller, which costs a token check).
-    pub fn applies(path: &str) -> bool {
+    pub(crate) fn applies(path: &str) -> bool {
         QUOTAS.iter().any(|quota| (quota.matches)(path))
     }
 
     /// Admits `caller`'s request to `path` at `now`, or returns how long until it would be.
-    pub fn admit(&self, caller: &str, path: &str, now: Instant) -> Result<(), Duration> {
+    pub(crate) fn admit(&self, caller: &str, path: &str, now: Instant) -> Result<(), Duration> {
         let Some(quota) = QUOTAS.iter().find(|quota| (quota.matches)(path)) else {
             return Ok(());
         };

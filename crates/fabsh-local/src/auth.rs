@@ -12,14 +12,14 @@ use axum::http::request::Parts;
 use jsonwebtoken::errors::ErrorKind;
 use serde::{Deserialize, Serialize};
 
-pub use super::signing_keys::Keys;
+pub(crate) use super::signing_keys::Keys;
 
 /// The `aud` of every token local Fabric issues and accepts.
-pub const AUDIENCE: &str = "https://api.fabric.microsoft.com";
+pub(crate) const AUDIENCE: &str = "https://api.fabric.microsoft.com";
 
 /// The claims of an access token, shaped like an Entra v1 token for the Fabric resource.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Claims {
+pub(crate) struct Claims {
     /// Audience.
     pub aud: String,
     /// Issuer: the tenant's token service URL.
@@ -50,13 +50,18 @@ pub struct Claims {
 
 /// A signed Fabric token for `principal`, valid for `ttl_secs` from now (negative = already
 /// expired).
-pub fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
+pub(crate) fn issue(keys: &Keys, principal: &Principal, ttl_secs: i64) -> String {
     issue_for(keys, principal, ttl_secs, AUDIENCE)
 }
 
 /// A signed token for `principal` and another resource (`audience`); the Fabric API refuses
 /// it, as Fabric refuses a token meant for another resource.
-pub fn issue_for(keys: &Keys, principal: &Principal, ttl_secs: i64, audience: &str) -> String {
+pub(crate) fn issue_for(
+    keys: &Keys,
+    principal: &Principal,
+    ttl_secs: i64,
+    audience: &str,
+) -> String {
     let now = super::clock::now_nanos() / 1_000_000_000;
     let is_app = principal.kind == "ServicePrincipal";
     let claims = Claims {
@@ -77,7 +82,7 @@ pub fn issue_for(keys: &Keys, principal: &Principal, ttl_secs: i64, audience: &s
 }
 
 /// Checks signature, audience, expiry and not-before.
-pub fn verify(state: &AppState, token: &str) -> Result<Claims, ApiError> {
+pub(crate) fn verify(state: &AppState, token: &str) -> Result<Claims, ApiError> {
     // The clock jsonwebtoken checks expiry against: the system time.
     let now = crate::clock::now_nanos() / 1_000_000_000;
     if let Some(claims) = state.verified_tokens.get(token, now) {
@@ -102,7 +107,7 @@ pub fn verify(state: &AppState, token: &str) -> Result<Claims, ApiError> {
 /// (a quarter of the server's time in an evaluation). The whole token is the key, so only
 /// the very bytes that were verified match; expiry and not-before are checked on every use.
 #[derive(Debug, Default)]
-pub struct VerifiedTokens(std::sync::Mutex<std::collections::HashMap<String, Claims>>);
+pub(crate) struct VerifiedTokens(std::sync::Mutex<std::collections::HashMap<String, Claims>>);
 
 /// Tokens kept at most; past it the cache starts over (a server sees few distinct tokens).
 const VERIFIED_TOKENS_KEPT: usize = 1024;
@@ -126,7 +131,7 @@ impl VerifiedTokens {
 /// The authenticated caller of an API request. Extracting it only checks the token; the
 /// principal's existence is checked together with its role by `workspace` or `known`.
 #[derive(Debug, Clone)]
-pub struct Caller {
+pub(crate) struct Caller {
     /// Principal object id.
     pub principal_id: String,
     /// Set when the fault layer will discard this response: LRO-capable calls then finish
@@ -168,7 +173,7 @@ impl Caller {
     /// Unknown workspace → 404 `WorkspaceNotFound`; no role at all → 403
     /// `InsufficientPrivileges` (the code and message the service gives a principal that was
     /// never added to an existing workspace); too low a role → 403 `InsufficientWorkspaceRole`.
-    pub fn workspace(
+    pub(crate) fn workspace(
         &self,
         state: &Shared,
         workspace_id: &str,
@@ -195,12 +200,12 @@ impl Caller {
     /// Checks that the caller may read the data a workspace's items hold (a lakehouse's rows):
     /// Viewer or above there, as Fabric requires of whoever reads them, directly or through a
     /// data agent. The one rule every path that hands data on applies.
-    pub fn may_read(&self, state: &Shared, workspace_id: &str) -> Result<(), ApiError> {
+    pub(crate) fn may_read(&self, state: &Shared, workspace_id: &str) -> Result<(), ApiError> {
         self.workspace(state, workspace_id, Role::Viewer).map(drop)
     }
 
     /// Checks that the caller's principal still exists (routes outside a workspace).
-    pub fn known(&self, state: &Shared) -> Result<(), ApiError> {
+    pub(crate) fn known(&self, state: &Shared) -> Result<(), ApiError> {
         let exists = state
             .db
             .read(|conn| principals::principal_exists(conn, &self.principal_id))?;
@@ -213,7 +218,7 @@ impl Caller {
 }
 
 /// Hex SHA-256 of a client secret; only digests are stored.
-pub fn secret_digest(secret: &str) -> String {
+pub(crate) fn secret_digest(secret: &str) -> String {
     use sha2::Digest;
     let digest = sha2::Sha256::digest(secret.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()

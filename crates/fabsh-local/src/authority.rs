@@ -16,15 +16,15 @@ use sha1::Digest;
 /// The `aud` of refresh tokens, so one can never pass for an access token.
 const REFRESH_AUDIENCE: &str = "urn:fabsh:local:refresh";
 /// The audience Entra expects on federated credentials.
-pub const FEDERATED_AUDIENCE: &str = "api://AzureADTokenExchange";
+pub(crate) const FEDERATED_AUDIENCE: &str = "api://AzureADTokenExchange";
 /// The issuer of local federated tokens; fixed, so tokens survive a restart on another port.
-pub const LOCAL_ISSUER: &str = "urn:fabsh:local:oidc";
+pub(crate) const LOCAL_ISSUER: &str = "urn:fabsh:local:oidc";
 /// The `client_assertion_type` of certificate and federated assertions.
-pub const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// What a refresh token carries.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RefreshClaims {
+pub(crate) struct RefreshClaims {
     aud: String,
     /// The signed-in principal's object id.
     pub sub: String,
@@ -42,7 +42,7 @@ pub struct RefreshClaims {
 
 /// Why a refresh token was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RefreshRefusal {
+pub(crate) enum RefreshRefusal {
     /// Past its lifetime.
     Expired,
     /// Not one of ours, or tampered with.
@@ -54,7 +54,7 @@ fn now_secs() -> i64 {
 }
 
 /// A refresh token for a sign-in, valid `ttl_secs` (negative: already expired).
-pub fn issue_refresh(
+pub(crate) fn issue_refresh(
     keys: &Keys,
     principal: &Principal,
     client_id: &str,
@@ -75,7 +75,7 @@ pub fn issue_refresh(
 }
 
 /// Checks a refresh token.
-pub fn verify_refresh(keys: &Keys, token: &str) -> Result<RefreshClaims, RefreshRefusal> {
+pub(crate) fn verify_refresh(keys: &Keys, token: &str) -> Result<RefreshClaims, RefreshRefusal> {
     keys.decode::<RefreshClaims>(token, REFRESH_AUDIENCE)
         .map_err(|err| match err.kind() {
             ErrorKind::ExpiredSignature => RefreshRefusal::Expired,
@@ -93,7 +93,7 @@ struct FederatedClaims {
 }
 
 /// A token from the local OIDC issuer for `subject`, the kind a CI system hands a job.
-pub fn issue_federated(keys: &Keys, subject: &str, ttl_secs: i64) -> String {
+pub(crate) fn issue_federated(keys: &Keys, subject: &str, ttl_secs: i64) -> String {
     let now = now_secs();
     keys.sign(&FederatedClaims {
         iss: LOCAL_ISSUER.into(),
@@ -105,12 +105,16 @@ pub fn issue_federated(keys: &Keys, subject: &str, ttl_secs: i64) -> String {
 }
 
 /// Why an assertion was refused: the AADSTS code and its description.
-pub type Refusal = (u32, String);
+pub(crate) type Refusal = (u32, String);
 
 /// The app a client assertion proves, or why it proves nothing. An assertion naming the
 /// server's own key is a federated token of the local issuer; other RSA ones are signed with
 /// a registered certificate.
-pub fn verify_assertion(state: &Shared, app: &Principal, assertion: &str) -> Result<(), Refusal> {
+pub(crate) fn verify_assertion(
+    state: &Shared,
+    app: &Principal,
+    assertion: &str,
+) -> Result<(), Refusal> {
     let header = jsonwebtoken::decode_header(assertion)
         .map_err(|_| (50027, "JWT token is invalid or malformed.".to_string()))?;
     let ours = header.kid.as_deref() == Some(state.keys.kid());
@@ -235,7 +239,7 @@ fn verify_certificate(
 }
 
 /// The DER certificates in a PEM text (other blocks, such as a private key, are skipped).
-pub fn certificates_in_pem(pem: &str) -> Vec<Vec<u8>> {
+pub(crate) fn certificates_in_pem(pem: &str) -> Vec<Vec<u8>> {
     x509_parser::pem::Pem::iter_from_buffer(pem.as_bytes())
         .filter_map(Result::ok)
         .filter(|block| block.label == "CERTIFICATE")
@@ -244,7 +248,7 @@ pub fn certificates_in_pem(pem: &str) -> Vec<Vec<u8>> {
 }
 
 /// True when `der` is an X.509 certificate with an RSA key.
-pub fn is_rsa_certificate(der: &[u8]) -> bool {
+pub(crate) fn is_rsa_certificate(der: &[u8]) -> bool {
     decoding_key(der).is_some()
 }
 

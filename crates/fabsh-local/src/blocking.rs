@@ -31,7 +31,7 @@ thread_local! {
 }
 
 /// Whether this thread runs store work handed off by [`run`] (what a server's store checks).
-pub fn on_pool() -> bool {
+pub(crate) fn on_pool() -> bool {
     ON_POOL.get()
 }
 
@@ -47,7 +47,7 @@ impl Drop for Reset {
 
 /// Runs `work` on tokio's blocking pool and returns its result; the request id of the
 /// request being served (if any) goes with it, for error bodies. A panic in `work` is a 500.
-pub async fn run<T: Send + 'static>(
+pub(crate) async fn run<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     let request_id = REQUEST_ID.try_with(Clone::clone).ok();
@@ -65,11 +65,11 @@ pub async fn run<T: Send + 'static>(
 
 /// A synchronous handler, run on the blocking pool by [`blocking`].
 #[derive(Debug, Clone, Copy)]
-pub struct Blocking<F>(F);
+pub(crate) struct Blocking<F>(F);
 
 /// Serves a route with a synchronous handler: `get(blocking(items::show))`. Its extractors run
 /// as usual; the handler itself runs through [`run`].
-pub fn blocking<F>(handler: F) -> Blocking<F> {
+pub(crate) fn blocking<F>(handler: F) -> Blocking<F> {
     Blocking(handler)
 }
 

@@ -19,12 +19,12 @@ use tokio::time::Instant;
 
 /// Largest body of the sign-in endpoints (token, device code): a form of a few fields, a
 /// client assertion at most.
-pub const SIGN_IN_LIMIT: usize = 64 * 1024;
+pub(crate) const SIGN_IN_LIMIT: usize = 64 * 1024;
 /// Largest body of an API request that carries no definition.
-pub const API_LIMIT: usize = 4 * 1024 * 1024;
+pub(crate) const API_LIMIT: usize = 4 * 1024 * 1024;
 /// Largest body carrying definitions or table data: the service takes bulk imports of up to
 /// 128 MiB, and JSON around base64 parts adds some.
-pub const LARGE_LIMIT: usize = 160 * 1024 * 1024;
+pub(crate) const LARGE_LIMIT: usize = 160 * 1024 * 1024;
 
 /// Bodies over `API_LIMIT` (or of unknown length) read and held at once. Each costs a few
 /// times its size while it is parsed, and what the allocator got for it stays with the
@@ -36,11 +36,11 @@ const LARGE_WAIT: Duration = Duration::from_secs(60);
 /// Marks a request whose caller presented a valid token (set by the `Caller` extractor and
 /// the admin check); large bodies are read only for such requests.
 #[derive(Debug, Clone, Copy)]
-pub struct Authenticated;
+pub(crate) struct Authenticated;
 
 /// The turns for reading large bodies.
 #[derive(Debug)]
-pub struct LargeBodies(Arc<Semaphore>);
+pub(crate) struct LargeBodies(Arc<Semaphore>);
 
 impl Default for LargeBodies {
     fn default() -> Self {
@@ -50,7 +50,7 @@ impl Default for LargeBodies {
 
 /// A large body's turn; held until the handler is done with what was read.
 #[derive(Debug)]
-pub struct Turn {
+pub(crate) struct Turn {
     _permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -82,7 +82,7 @@ fn stalled() -> ApiError {
 
 /// Reads a whole body of at most `limit` bytes. Each wait for more of it is bounded by the
 /// header timeout, and with `whole` all of it must arrive within that timeout.
-pub async fn read(
+pub(crate) async fn read(
     state: &Shared,
     request: Request,
     limit: usize,
@@ -127,7 +127,10 @@ pub async fn read(
 
 /// Reads a body that may be large, for an authenticated caller only, waiting for its turn
 /// when it is (or may be) over `API_LIMIT`.
-pub async fn read_large(state: &Shared, request: Request) -> Result<(Bytes, Turn), ApiError> {
+pub(crate) async fn read_large(
+    state: &Shared,
+    request: Request,
+) -> Result<(Bytes, Turn), ApiError> {
     if request.extensions().get::<Authenticated>().is_none() {
         return Err(ApiError::unauthorized());
     }

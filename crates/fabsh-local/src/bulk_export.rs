@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// What to export.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Export {
+pub(crate) struct Export {
     /// Workspace.
     pub workspace_id: String,
     /// `None` = mode All; else the selected item ids, in order.
@@ -28,13 +28,13 @@ pub struct Export {
 
 /// Whether an item takes part in an export: it has a definition and is not a child item
 /// (a SQL endpoint comes and goes with its lakehouse).
-pub fn exportable(item: &Item) -> bool {
+pub(crate) fn exportable(item: &Item) -> bool {
     item.parent_item_id.is_none()
         && item_types::find(&item.item_type).is_some_and(|t| t.has_definition)
 }
 
 /// 400 `OperationNotSupportedForItem` for a selected item that has no definition.
-pub fn not_exportable(item: &Item) -> ApiError {
+pub(crate) fn not_exportable(item: &Item) -> ApiError {
     ApiError::bad_request(
         "OperationNotSupportedForItem",
         format!("Items of type {} cannot be exported", item.item_type),
@@ -43,7 +43,7 @@ pub fn not_exportable(item: &Item) -> ApiError {
 }
 
 /// The export's result body.
-pub fn apply(conn: &rusqlite::Connection, export: &Export) -> Result<Value, ApiError> {
+pub(crate) fn apply(conn: &rusqlite::Connection, export: &Export) -> Result<Value, ApiError> {
     let ws = &export.workspace_id;
     let chosen: Vec<Item> = match &export.item_ids {
         None => items::list(conn, ws, None, &FolderScope::All, 0, i64::MAX)?

@@ -30,7 +30,7 @@ const MAX_FOLDER_DEPTH: usize = 10;
 /// One item of an import, validated.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ImportItem {
+pub(crate) struct ImportItem {
     /// Folder names from the root path, outermost first.
     pub folders: Vec<String>,
     /// `.platform` `metadata.type`.
@@ -50,7 +50,7 @@ pub struct ImportItem {
 /// A whole import.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Import {
+pub(crate) struct Import {
     /// Workspace.
     pub workspace_id: String,
     /// `options.allowPairingByName`.
@@ -71,7 +71,7 @@ fn corrupted(message: String) -> ApiError {
 }
 
 /// Validates a request body into an import (400s for anything the operation cannot apply).
-pub fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Import, ApiError> {
+pub(crate) fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Import, ApiError> {
     let wire = body
         .get("definitionParts")
         .and_then(Value::as_array)
@@ -257,7 +257,7 @@ fn duplicate(item: &ImportItem) -> Failure {
 }
 
 /// Applies an import: `{importItemDefinitionsDetails: [...]}`.
-pub fn apply(conn: &Connection, import: &Import, now: i64) -> Result<Value, ApiError> {
+pub(crate) fn apply(conn: &Connection, import: &Import, now: i64) -> Result<Value, ApiError> {
     if workspaces::get(conn, &import.workspace_id)?.is_none() {
         return Err(ApiError::workspace_not_found(&import.workspace_id));
     }
@@ -389,19 +389,18 @@ fn ensure_folders(
     let mut parent: Option<String> = None;
     for name in names {
         let found = folders::find_child(conn, workspace_id, parent.as_deref(), name)?;
-        let id = match found {
-            Some(folder) => folder.id,
-            None => {
-                let folder = Folder {
-                    seq: 0,
-                    id: new_id(),
-                    workspace_id: workspace_id.to_string(),
-                    parent_id: parent.clone(),
-                    display_name: name.clone(),
-                };
-                folders::insert(conn, &folder, now)?;
-                folder.id
-            }
+        let id = if let Some(folder) = found {
+            folder.id
+        } else {
+            let folder = Folder {
+                seq: 0,
+                id: new_id(),
+                workspace_id: workspace_id.to_string(),
+                parent_id: parent.clone(),
+                display_name: name.clone(),
+            };
+            folders::insert(conn, &folder, now)?;
+            folder.id
         };
         parent = Some(id);
     }

@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 
 /// Now, in nanoseconds since the Unix epoch (the store's time unit).
-pub fn now_nanos() -> i64 {
+pub(crate) fn now_nanos() -> i64 {
     // i64 nanoseconds last until 2262; the clamp only guards a clock set absurdly far ahead.
     let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos();
     i64::try_from(nanos).unwrap_or(i64::MAX)
@@ -19,7 +19,7 @@ fn to_datetime(nanos: i64) -> OffsetDateTime {
 /// .NET's `yyyy-MM-ddTHH:mm:ss.FFFFFFF` does. Recorded: `2025-09-02T19:38:15.1233511`,
 /// `2025-12-31T14:28:28.557812` (set__test_set_item_report_definition_semantic_model_id_success.yaml),
 /// `2026-07-26T04:53:55.93` (ls__test_ls_external_data_shares_success.yaml).
-pub fn service_timestamp(nanos: i64) -> String {
+pub(crate) fn service_timestamp(nanos: i64) -> String {
     let t = to_datetime(nanos);
     let mut text = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:07}",
@@ -37,7 +37,7 @@ pub fn service_timestamp(nanos: i64) -> String {
 }
 
 /// The US-style time in the 429 message (`9/3/2025 7:03:20 AM`).
-pub fn blocked_until(nanos: i64) -> String {
+pub(crate) fn blocked_until(nanos: i64) -> String {
     let t = to_datetime(nanos);
     let (hour, meridiem) = match t.hour() {
         0 => (12, "AM"),

@@ -9,7 +9,7 @@
 
 /// Which of the two definition calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DefinitionCall {
+pub(crate) enum DefinitionCall {
     Get,
     Update,
 }
@@ -94,7 +94,7 @@ const SERVICE_ANSWERS: &[(&str, bool, bool)] = &[
 ];
 
 /// Whether the service answers this call for this type with 202 (long-running).
-pub fn service_lro(item_type: &str, call: DefinitionCall) -> bool {
+pub(crate) fn service_lro(item_type: &str, call: DefinitionCall) -> bool {
     SERVICE_ANSWERS
         .iter()
         .find(|(name, _, _)| name.eq_ignore_ascii_case(item_type))

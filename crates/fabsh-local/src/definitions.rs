@@ -11,11 +11,11 @@ use fabsh_model::wire::{self, DefinitionPart, DefinitionResponse};
 use serde_json::{Map, Value, json};
 
 /// What a `.platform` part carried.
-pub type PlatformMeta = platform::Platform;
+pub(crate) type PlatformMeta = platform::Platform;
 
 /// A parsed, validated definition.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Definition {
+pub(crate) struct Definition {
     /// `format`, if given.
     pub format: Option<String>,
     /// Parts other than `.platform`, decoded.
@@ -36,7 +36,7 @@ fn invalid_format(message: impl Into<String>) -> ApiError {
 
 /// Validates a wire definition. Invalid base64, duplicate or unsafe paths and an unreadable
 /// `.platform` are `400 CorruptedPayload`; a wrong shape is `400 BadRequest`.
-pub fn parse(value: &Value) -> Result<Definition, ApiError> {
+pub(crate) fn parse(value: &Value) -> Result<Definition, ApiError> {
     let obj = value
         .as_object()
         .ok_or_else(|| ApiError::invalid_body("definition must be an object"))?;
@@ -103,7 +103,10 @@ pub fn parse(value: &Value) -> Result<Definition, ApiError> {
 /// updateItemDefinition list for a bad definition, with a message naming the missing parts.
 /// Data agents are left to their own checks (`agents::from_parts`; the service drops an
 /// agent part set without `data_agent.json` silently).
-pub fn check_required_parts(item_type: &str, definition: &Definition) -> Result<(), ApiError> {
+pub(crate) fn check_required_parts(
+    item_type: &str,
+    definition: &Definition,
+) -> Result<(), ApiError> {
     if item_type.eq_ignore_ascii_case("DataAgent") {
         return Ok(());
     }
@@ -130,7 +133,7 @@ pub fn check_required_parts(item_type: &str, definition: &Definition) -> Result<
 
 /// The logical id a new item takes from a `.platform`: a GUID other than the all-zero one,
 /// which means "none" (the service's getDefinition writes it), so the item gets a fresh one.
-pub fn given_logical_id(platform: Option<&PlatformMeta>) -> Option<String> {
+pub(crate) fn given_logical_id(platform: Option<&PlatformMeta>) -> Option<String> {
     platform
         .and_then(|p| p.logical_id.as_deref())
         .filter(|id| uuid::Uuid::parse_str(id).is_ok_and(|u| !u.is_nil()))
@@ -138,7 +141,7 @@ pub fn given_logical_id(platform: Option<&PlatformMeta>) -> Option<String> {
 }
 
 /// The `.platform` part Fabric returns with every definition.
-pub fn platform_part(item: &Item) -> Part {
+pub(crate) fn platform_part(item: &Item) -> Part {
     Part {
         path: platform::PATH.to_string(),
         payload: platform::render(
@@ -157,7 +160,7 @@ pub fn platform_part(item: &Item) -> Part {
 /// fabric-cli export, import and set): creating an item from such a definition (export →
 /// import, copy) gives the new item none either. bulkExportDefinitions writes an id for every
 /// item (see `bulk_export`).
-pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> DefinitionResponse {
+pub(crate) fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> DefinitionResponse {
     let platform = platform_part(item);
     let parts = parts
         .iter()
@@ -175,7 +178,7 @@ pub fn to_wire(format: Option<&str>, item: &Item, parts: &[Part]) -> DefinitionR
 
 /// The type's spelling of a requested `format`, or `400 InvalidDefinitionFormat` when the
 /// type does not name it. Checked before an operation is started.
-pub fn check_format(item_type: &str, requested: &str) -> Result<&'static str, ApiError> {
+pub(crate) fn check_format(item_type: &str, requested: &str) -> Result<&'static str, ApiError> {
     item_types::find(item_type)
         .and_then(|t| t.parts)
         .and_then(|rules| {
@@ -209,7 +212,7 @@ fn fits(rules: &PartRules, format: &str, parts: &[Part]) -> bool {
 
 /// The one format whose layout the parts have, when exactly one fits (bulk imports carry no
 /// `format`, so it is read off the parts).
-pub fn infer_format(item_type: &str, parts: &[Part]) -> Option<String> {
+pub(crate) fn infer_format(item_type: &str, parts: &[Part]) -> Option<String> {
     let rules = item_types::find(item_type)?.parts?;
     let mut fitting = rules
         .formats
@@ -223,7 +226,7 @@ pub fn infer_format(item_type: &str, parts: &[Part]) -> Option<String> {
 
 /// The stored definition in the requested format: as stored when it already has that
 /// layout; notebooks convert between `fabricGitSource` and `ipynb`; anything else is refused.
-pub fn in_format(
+pub(crate) fn in_format(
     item: &Item,
     parts: Vec<Part>,
     requested: Option<&str>,
@@ -281,7 +284,7 @@ fn text_part(path: &str, text: &str) -> Part {
 }
 
 /// The notebook an empty `Notebook` starts as, in the fabricGitSource layout.
-pub const EMPTY_NOTEBOOK: &str = "# Fabric notebook source
+pub(crate) const EMPTY_NOTEBOOK: &str = "# Fabric notebook source
 
 # METADATA ********************
 
@@ -303,12 +306,12 @@ pub const EMPTY_NOTEBOOK: &str = "# Fabric notebook source
 ";
 
 /// Schema of `Files/Config/data_agent.json`.
-pub const DATA_AGENT_SCHEMA: &str = "https://developer.microsoft.com/json-schemas/fabric/item/dataAgent/definition/dataAgent/2.1.0/schema.json";
+pub(crate) const DATA_AGENT_SCHEMA: &str = "https://developer.microsoft.com/json-schemas/fabric/item/dataAgent/definition/dataAgent/2.1.0/schema.json";
 /// Schema of `Files/Config/draft/stage_config.json`.
-pub const STAGE_CONFIG_SCHEMA: &str = "https://developer.microsoft.com/json-schemas/fabric/item/dataAgent/definition/stageConfiguration/1.0.0/schema.json";
+pub(crate) const STAGE_CONFIG_SCHEMA: &str = "https://developer.microsoft.com/json-schemas/fabric/item/dataAgent/definition/stageConfiguration/1.0.0/schema.json";
 
 /// Parts a new item of this type gets when created without a definition.
-pub fn default_parts(item_type: &str, creation_payload: Option<&Value>) -> Vec<Part> {
+pub(crate) fn default_parts(item_type: &str, creation_payload: Option<&Value>) -> Vec<Part> {
     match item_type {
         "Notebook" => vec![text_part("notebook-content.py", EMPTY_NOTEBOOK)],
         "DataAgent" => vec![
@@ -356,7 +359,7 @@ pub fn default_parts(item_type: &str, creation_payload: Option<&Value>) -> Vec<P
 }
 
 /// Pretty JSON text (2-space indent, as Fabric writes its files).
-pub fn pretty(value: &Value) -> String {
+pub(crate) fn pretty(value: &Value) -> String {
     // A `Value` always serializes (its map keys are strings): the default is never taken.
     serde_json::to_string_pretty(value).unwrap_or_default()
 }

@@ -232,17 +232,17 @@ impl Faults {
             "error-rate" => self.error_rate = parse_share(flag, value)?,
             "lost-response-rate" => self.lost_response_rate = parse_share(flag, value)?,
             "crash-after-writes" => {
-                self.crash_after_writes = parse_int(flag, value, 0, 1_000_000_000)?
+                self.crash_after_writes = parse_int(flag, value, 0, 1_000_000_000)?;
             }
             "lro-ms" => self.lro_ms = parse_int(flag, value, 0, 3_600_000)?,
             "retry-after-seconds" => self.retry_after_seconds = parse_int(flag, value, 0, 3600)?,
             "job-ms" => self.job_ms = parse_int(flag, value, 0, 24 * 3_600_000)?,
             "job-failure" => {
                 self.job_failure =
-                    Some(value.to_string()).filter(|reason| !reason.is_empty() && reason != "none")
+                    Some(value.to_string()).filter(|reason| !reason.is_empty() && reason != "none");
             }
             "schedule-minute-ms" => {
-                self.schedule_minute_ms = parse_int(flag, value, 1, 24 * 3_600_000)?
+                self.schedule_minute_ms = parse_int(flag, value, 1, 24 * 3_600_000)?;
             }
             "page-size" => self.page_size = parse_int(flag, value, 1, 10_000)? as u32,
             "async-ratio" => {
@@ -261,7 +261,7 @@ impl Faults {
             "header-timeout-ms" => self.header_timeout_ms = parse_int(flag, value, 10, 3_600_000)?,
             "idle-timeout-ms" => self.idle_timeout_ms = parse_int(flag, value, 10, 3_600_000)?,
             "max-connections" => {
-                self.max_connections = parse_int(flag, value, 1, 1_000_000)? as u32
+                self.max_connections = parse_int(flag, value, 1, 1_000_000)? as u32;
             }
             _ => return Err(format!("unknown fault knob '{flag}'")),
         }
@@ -327,14 +327,14 @@ fn parse_share(flag: &str, value: &str) -> Result<f64, String> {
 /// spacing keeps tests reproducible and bounds the longest run of failures, so a client's
 /// retries are tested, not the dice.
 #[derive(Debug, Default)]
-pub struct Spread {
+pub(crate) struct Spread {
     seen: AtomicU64,
     picked: AtomicU64,
 }
 
 impl Spread {
     /// True when the next request is one of the `share` picked.
-    pub fn next(&self, share: f64) -> bool {
+    pub(crate) fn next(&self, share: f64) -> bool {
         if share <= 0.0 {
             return false;
         }
@@ -347,7 +347,7 @@ impl Spread {
     }
 
     /// How many requests were picked so far.
-    pub fn picked(&self) -> u64 {
+    pub(crate) fn picked(&self) -> u64 {
         self.picked.load(Ordering::Relaxed)
     }
 }
@@ -357,7 +357,7 @@ impl Spread {
 /// request pattern (a lookup between two creates) then cannot line up with the spacing so that
 /// the same call always fails.
 #[derive(Debug, Default)]
-pub struct Spreads {
+pub(crate) struct Spreads {
     errors_by_method: [Spread; 5],
     pub lost_responses: Spread,
     pub async_calls: Spread,
@@ -365,16 +365,16 @@ pub struct Spreads {
 }
 
 /// The exit status of a process that crashed on purpose (`crash-after-writes`): EX_SOFTWARE.
-pub const CRASH_STATUS: i32 = 70;
+pub(crate) const CRASH_STATUS: i32 = 70;
 
 impl Spreads {
     /// Counts one committed write; true when it is the one `crash_after` (0: none) names.
-    pub fn crash_now(&self, crash_after: u64) -> bool {
+    pub(crate) fn crash_now(&self, crash_after: u64) -> bool {
         crash_after > 0 && self.committed_writes.fetch_add(1, Ordering::SeqCst) + 1 == crash_after
     }
 
     /// The error spread for requests with this method.
-    pub fn errors(&self, method: &axum::http::Method) -> &Spread {
+    pub(crate) fn errors(&self, method: &axum::http::Method) -> &Spread {
         use axum::http::Method;
         let index = match *method {
             Method::GET => 0,
@@ -394,7 +394,7 @@ const PRECISE_TAIL: Duration = Duration::from_millis(3);
 /// milliseconds and fires late (about 2 ms on a busy 2-core machine), which would turn every
 /// "25 ms" of simulated latency into 27; so the last few milliseconds are slept on a blocking
 /// thread, whose sleep is accurate.
-pub async fn precise_sleep(delay: Duration) {
+pub(crate) async fn precise_sleep(delay: Duration) {
     let deadline = std::time::Instant::now() + delay;
     if let Some(coarse) = delay.checked_sub(PRECISE_TAIL) {
         tokio::time::sleep(coarse).await;
@@ -409,13 +409,13 @@ pub async fn precise_sleep(delay: Duration) {
 /// Sliding one-second window over accepted requests. Only accepted requests count, so a
 /// client that stays under the rate is never refused, whatever it did before.
 #[derive(Debug, Default)]
-pub struct QuotaWindow {
+pub(crate) struct QuotaWindow {
     accepted: Mutex<VecDeque<Instant>>,
 }
 
 impl QuotaWindow {
     /// Admits a request at `now`, or returns how long until a slot frees up.
-    pub fn admit(&self, rps: u32, now: Instant) -> Result<(), Duration> {
+    pub(crate) fn admit(&self, rps: u32, now: Instant) -> Result<(), Duration> {
         // The lock only guards a queue push/pop; poisoning cannot leave it inconsistent.
         let mut accepted = crate::locks::lock(&self.accepted);
         admit_sliding(&mut accepted, rps as usize, Duration::from_secs(1), now)
@@ -425,7 +425,7 @@ impl QuotaWindow {
 /// Sliding-window admission over the times of accepted requests: admits (and records) a
 /// request at `now` when fewer than `limit` were accepted within `window`, else returns how
 /// long until the oldest of them leaves the window.
-pub fn admit_sliding(
+pub(crate) fn admit_sliding(
     accepted: &mut VecDeque<Instant>,
     limit: usize,
     window: Duration,
@@ -519,7 +519,7 @@ mod tests {
             .admit(2, start + Duration::from_millis(200))
             .unwrap_err();
         assert_eq!(wait, Duration::from_millis(800));
-        assert!(quota.admit(2, start + Duration::from_millis(1000)).is_ok());
+        assert!(quota.admit(2, start + Duration::from_secs(1)).is_ok());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::net::IpAddr;
 
 /// The hosts a server answers for, besides `localhost` and loopback addresses.
 #[derive(Debug, Clone, Default)]
-pub struct Hosts {
+pub(crate) struct Hosts {
     /// The public host names or addresses, lower-case, without a port: deployment tools call
     /// one server by several (`api.fabric.microsoft.com` and `api.powerbi.com` in one run).
     public: Vec<String>,
@@ -41,7 +41,7 @@ fn host_part(value: &str) -> String {
 impl Hosts {
     /// The hosts for a server bound to `bound` and known publicly as each of `public` (`HOST`
     /// or `HOST:PORT`; any port is answered).
-    pub fn new(public: &[&str], bound: IpAddr) -> crate::Result<Hosts> {
+    pub(crate) fn new(public: &[&str], bound: IpAddr) -> crate::Result<Hosts> {
         let mut names = Vec::new();
         for text in public.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
             if text.contains(['/', '@', ' ', '?', '#']) {
@@ -59,7 +59,7 @@ impl Hosts {
     }
 
     /// True when a request naming `value` in `Host` is for this server.
-    pub fn permits(&self, value: &str) -> bool {
+    pub(crate) fn permits(&self, value: &str) -> bool {
         let host = host_part(value);
         if host == "localhost" || self.public.contains(&host) {
             return true;
@@ -74,7 +74,7 @@ impl Hosts {
 /// Refuses, with 421 Misdirected Request, a request whose `Host` (or absolute URI) names a
 /// host this server does not answer for. A request without one is let through: browsers
 /// always send it, so it cannot be a rebinding page's.
-pub async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Response {
+pub(crate) async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Response {
     let named = [
         request
             .headers()

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 /// Makes `principal_id` the identity of the item and its children:
 /// `{assignmentStatus: [{itemId, status, parentItemId?}]}`.
-pub fn assign(
+pub(crate) fn assign(
     conn: &Connection,
     workspace_id: &str,
     item_id: &str,
@@ -48,7 +48,7 @@ fn principal_wire(principal: &Principal) -> wire::Principal {
 }
 
 /// Whether an `include` query asks for `DefaultIdentity` (any case, comma list).
-pub fn wanted(include: Option<&str>) -> bool {
+pub(crate) fn wanted(include: Option<&str>) -> bool {
     include.is_some_and(|list| {
         list.split(',')
             .any(|name| name.trim().eq_ignore_ascii_case("DefaultIdentity"))
@@ -57,7 +57,11 @@ pub fn wanted(include: Option<&str>) -> bool {
 
 /// Adds `defaultIdentity` to an item's wire form when it has one (absent otherwise, like the
 /// service's other optional keys).
-pub fn add_to(conn: &Connection, item: &Item, wire: &mut wire::Item) -> rusqlite::Result<()> {
+pub(crate) fn add_to(
+    conn: &Connection,
+    item: &Item,
+    wire: &mut wire::Item,
+) -> rusqlite::Result<()> {
     let Some(principal_id) = shares::identity(conn, &item.id)? else {
         return Ok(());
     };

@@ -34,7 +34,7 @@ fn sql_host(workspace_id: &str) -> String {
 }
 
 /// The item's type-specific `properties`, or `None` for types without any.
-pub fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<String, Value>>> {
+pub(crate) fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<String, Value>>> {
     let properties = match item.item_type.as_str() {
         "Lakehouse" => lakehouse(conn, item)?,
         "Warehouse" => warehouse(conn, item)?,

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// What the route wants for an LRO-capable call's inline answer.
 #[derive(Debug, Clone, Copy)]
-pub struct InlineAnswer {
+pub(crate) struct InlineAnswer {
     /// 200 or 201.
     pub status: StatusCode,
     /// Whether to add `ETag: ""` (item creates do, on both 201 and 202).
@@ -29,7 +29,7 @@ pub struct InlineAnswer {
 /// Runs `action` inline or as a 202 operation: as the service does (`inline.service_lro`)
 /// unless `async-ratio` is given, then per that share for every call; always inline when the
 /// response is going to be lost, so the change is committed first.
-pub fn run(
+pub(crate) fn run(
     state: &Shared,
     caller: &Caller,
     origin: &str,
@@ -106,30 +106,30 @@ fn set(headers: &mut axum::http::HeaderMap, name: &'static str, value: &str) {
 }
 
 /// Absolute URL of an operation's state.
-pub fn operation_url(origin: &str, id: &str) -> String {
+pub(crate) fn operation_url(origin: &str, id: &str) -> String {
     format!("{origin}/v1/operations/{id}")
 }
 
 /// `Retry-After` of a running operation: the whole seconds of `remaining_nanos` (rounded
 /// down), but never less than the `retry-after-seconds` knob (default 1). The service sends
 /// whole seconds (20 in the recordings), never 0; a 0 makes clients poll in a tight loop.
-pub fn retry_after(state: &AppState, remaining_nanos: i64) -> i64 {
+pub(crate) fn retry_after(state: &AppState, remaining_nanos: i64) -> i64 {
     let floor = i64::try_from(state.faults.retry_after_seconds).unwrap_or(i64::MAX);
     (remaining_nanos.max(0) / 1_000_000_000).max(floor)
 }
 
 /// The wire status of an operation still to run: `Running` throughout, as the recordings show
 /// (they never show `NotStarted`).
-pub const RUNNING: &str = "Running";
+pub(crate) const RUNNING: &str = "Running";
 
 /// Applies the operation when it comes due, unless the server shuts down first (then the
 /// next start resumes it).
-pub fn spawn_completion(state: Shared, id: String, due_at: i64) {
+pub(crate) fn spawn_completion(state: Shared, id: String, due_at: i64) {
     tokio::spawn(async move {
         let wait = u64::try_from(due_at - now_nanos()).unwrap_or(0);
         tokio::select! {
-            _ = state.shutdown.cancelled() => {}
-            _ = tokio::time::sleep(Duration::from_nanos(wait)) => {
+            () = state.shutdown.cancelled() => {}
+            () = tokio::time::sleep(Duration::from_nanos(wait)) => {
                 // A failure here leaves the operation pending; the next poll retries it.
                 let _ = blocking::run(move || complete(&state, &id)).await;
             }
@@ -140,7 +140,7 @@ pub fn spawn_completion(state: Shared, id: String, due_at: i64) {
 /// Applies a due, pending operation and records the outcome in the same transaction, so the
 /// change and the `Succeeded` status commit together. Does nothing if it is not due yet or was
 /// already applied (by a timer, a poll, or another process on the same file).
-pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
+pub(crate) fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
     state.db.write(|tx| {
         let now = now_nanos();
         let Some(op) = operations::get(tx, id)? else {
@@ -181,7 +181,7 @@ pub fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
 }
 
 /// Re-arms timers for operations left pending by an earlier run.
-pub async fn resume_pending(state: &Shared) -> Result<usize, ApiError> {
+pub(crate) async fn resume_pending(state: &Shared) -> Result<usize, ApiError> {
     let store = state.clone();
     let pending = blocking::run(move || store.db.read(operations::pending)).await??;
     let count = pending.len();

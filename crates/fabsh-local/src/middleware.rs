@@ -20,7 +20,7 @@ const LOG_CAPACITY: usize = 2000;
 
 /// Per-request flags set by the fault layer for handlers to see.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RequestFlags {
+pub(crate) struct RequestFlags {
     /// The response will be replaced by a 500 after the change is committed.
     pub lost_response: bool,
 }
@@ -33,7 +33,7 @@ struct LogInner {
 
 /// Count and tail of the requests served (except `/_local/*`).
 #[derive(Debug, Default)]
-pub struct RequestLog {
+pub(crate) struct RequestLog {
     inner: Mutex<LogInner>,
 }
 
@@ -54,7 +54,7 @@ impl RequestLog {
     }
 
     /// `{"count": N, "requests": [{method, path, query, status}, ...]}`.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let inner = crate::locks::lock(&self.inner);
         let requests: Vec<Value> = inner
             .recent
@@ -72,7 +72,7 @@ const EXPOSABLE: [&str; 4] = ["Location", "Retry-After", "ETag", "x-ms-operation
 
 /// Outermost layer: request id (header and error bodies), exposed headers, JSON content type
 /// by default, and the request log.
-pub async fn common(State(state): State<Shared>, request: Request, next: Next) -> Response {
+pub(crate) async fn common(State(state): State<Shared>, request: Request, next: Next) -> Response {
     let request_id = uuid::Uuid::new_v4().to_string();
     let method = request.method().clone();
     let uri = request.uri().clone();
@@ -109,7 +109,11 @@ pub async fn common(State(state): State<Shared>, request: Request, next: Next) -
 
 /// API-only layer: latency, quota (429), injected 5xx before any change, and lost responses
 /// or a crash after the change is committed.
-pub async fn faults(State(state): State<Shared>, mut request: Request, next: Next) -> Response {
+pub(crate) async fn faults(
+    State(state): State<Shared>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let faults = &state.faults;
     if faults.latency_ms > 0 {
         super::faults::precise_sleep(Duration::from_millis(faults.latency_ms)).await;

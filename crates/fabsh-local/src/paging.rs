@@ -18,7 +18,7 @@ use serde_json::Value;
 
 /// The state of a paged list between pages.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PageToken {
+pub(crate) struct PageToken {
     /// Which list (`items`, `folders`, ...); a token is only valid for its own list.
     #[serde(rename = "k")]
     pub kind: String,
@@ -44,7 +44,7 @@ pub struct PageToken {
 
 impl PageToken {
     /// The first page of the list `kind` (of `workspace`, when the list belongs to one).
-    pub fn first(kind: &str, workspace: Option<&str>) -> PageToken {
+    pub(crate) fn first(kind: &str, workspace: Option<&str>) -> PageToken {
         PageToken {
             kind: kind.to_string(),
             workspace: workspace.map(str::to_string),
@@ -53,14 +53,18 @@ impl PageToken {
     }
 
     /// The opaque text form.
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         // A token is strings, numbers and a bool, which always serialize: the default is
         // never taken.
         STANDARD.encode(serde_json::to_vec(self).unwrap_or_default())
     }
 
     /// Parses a token, checking it belongs to this list and workspace.
-    pub fn decode(text: &str, kind: &str, workspace: Option<&str>) -> Result<PageToken, ApiError> {
+    pub(crate) fn decode(
+        text: &str,
+        kind: &str,
+        workspace: Option<&str>,
+    ) -> Result<PageToken, ApiError> {
         let bytes = STANDARD.decode(text.trim()).map_err(|_| invalid_token())?;
         let token: PageToken = serde_json::from_slice(&bytes).map_err(|_| invalid_token())?;
         if token.kind != kind || token.workspace.as_deref() != workspace {
@@ -73,7 +77,7 @@ impl PageToken {
 /// What a list request brings to paging: the continuation token it sent, and where its
 /// pages live (origin and path, for `continuationUri`), with the server's page size.
 #[derive(Debug, Clone)]
-pub struct Paging {
+pub(crate) struct Paging {
     sent: Option<String>,
     pub origin: String,
     path: String,
@@ -100,7 +104,7 @@ impl Paging {
     /// kind, workspace and, when `list` sets one, its `extra` scope), or for a first page
     /// what `first` makes of `list` (the filters of the query). A sent token's filters win
     /// over the query's.
-    pub fn token(
+    pub(crate) fn token(
         &self,
         list: PageToken,
         first: impl FnOnce(PageToken) -> Result<PageToken, ApiError>,
@@ -119,7 +123,7 @@ impl Paging {
     /// than a page (to learn whether another follows), turns the rows into wire JSON, and
     /// links the next page with a token that continues after the last row and keeps this
     /// token's filters.
-    pub fn respond<T, E, W: Serialize>(
+    pub(crate) fn respond<T, E, W: Serialize>(
         &self,
         token: &PageToken,
         fetch: impl FnOnce(i64, i64) -> Result<Vec<T>, E>,
@@ -141,7 +145,12 @@ impl Paging {
     /// Answers one page of a list held in memory (the data-agent configuration lives in
     /// definition parts, not in rows): the token's `after` counts the entries already served,
     /// and `scope` binds it to this list.
-    pub fn slice(&self, values: Vec<Value>, kind: &str, scope: &str) -> Result<Response, ApiError> {
+    pub(crate) fn slice(
+        &self,
+        values: Vec<Value>,
+        kind: &str,
+        scope: &str,
+    ) -> Result<Response, ApiError> {
         let after = match &self.sent {
             Some(text) => PageToken::decode(text, kind, Some(scope))?.after.max(0) as usize,
             None => 0,
@@ -173,7 +182,7 @@ fn invalid_token() -> ApiError {
 
 /// Fetches one page: asks `fetch(after, limit + 1)` for one row more than a page to learn
 /// whether another page exists without counting.
-pub fn fetch_page<T, E>(
+pub(crate) fn fetch_page<T, E>(
     after: i64,
     page_size: u32,
     fetch: impl FnOnce(i64, i64) -> Result<Vec<T>, E>,
@@ -192,7 +201,12 @@ pub fn fetch_page<T, E>(
 
 /// `{"value": [...], "continuationToken"?, "continuationUri"?}`; both keys absent on the last
 /// page. `continuationUri` repeats the request path with only the token in the query.
-pub fn page_body<W>(values: Vec<W>, next: Option<&PageToken>, origin: &str, path: &str) -> Page<W> {
+pub(crate) fn page_body<W>(
+    values: Vec<W>,
+    next: Option<&PageToken>,
+    origin: &str,
+    path: &str,
+) -> Page<W> {
     let Some(token) = next else {
         return Page::last(values);
     };

@@ -19,7 +19,7 @@ const MAX_ITEMS: usize = 500;
 
 /// Which way to walk.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Direction {
+pub(crate) enum Direction {
     /// What the item depends on.
     Upstream,
     /// What depends on the item.
@@ -39,7 +39,7 @@ fn live_model(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
 }
 
 /// The semantic model a report's `definition.pbir` references, if it exists.
-pub fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result<Option<Item>> {
+pub(crate) fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result<Option<Item>> {
     let Some(bytes) = items::part(conn, &report.id, "definition.pbir")? else {
         return Ok(None);
     };
@@ -135,7 +135,7 @@ fn neighbours(
 /// `start` itself, and `workspaces` the workspaces of those: the swagger's example of
 /// Items_Get_Upstream_Relations (platform/examples/platform/GetUpstreamRelations.json) names
 /// the queried item only in the edges, and not its workspace.
-pub fn graph(
+pub(crate) fn graph(
     conn: &Connection,
     start: &Item,
     direction: Direction,

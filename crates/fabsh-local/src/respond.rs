@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// A JSON response: a `Value` or one of the model's wire types (`fabsh_model::wire`).
-pub fn json(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
+pub(crate) fn json(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
     let text = match serde_json::to_string(value) {
         Ok(text) => text,
         // The wire types are structs and maps with string keys, which always serialize; a
@@ -32,13 +32,13 @@ pub fn json(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
 }
 
 /// One of the model's wire types as JSON, for an answer stored or combined before it is sent.
-pub fn to_value(value: &impl Serialize) -> Result<Value, ApiError> {
+pub(crate) fn to_value(value: &impl Serialize) -> Result<Value, ApiError> {
     serde_json::to_value(value)
         .map_err(|err| ApiError::internal(format!("an answer did not serialize: {err}")))
 }
 
 /// A 201 with the created resource and its address in `Location`.
-pub fn created(value: &(impl Serialize + ?Sized), location: &str) -> Response {
+pub(crate) fn created(value: &(impl Serialize + ?Sized), location: &str) -> Response {
     let mut response = json(StatusCode::CREATED, value);
     if let Ok(location) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, location);
@@ -47,7 +47,7 @@ pub fn created(value: &(impl Serialize + ?Sized), location: &str) -> Response {
 }
 
 /// A JSON response carrying the `ETag: ""` the service sends with single items.
-pub fn json_with_etag(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
+pub(crate) fn json_with_etag(status: StatusCode, value: &(impl Serialize + ?Sized)) -> Response {
     let mut response = json(status, value);
     response
         .headers_mut()
@@ -56,7 +56,7 @@ pub fn json_with_etag(status: StatusCode, value: &(impl Serialize + ?Sized)) -> 
 }
 
 /// An answer with `status` and no body (`Content-Length: 0`).
-pub fn empty(status: StatusCode) -> Response {
+pub(crate) fn empty(status: StatusCode) -> Response {
     let mut response = (status, Body::empty()).into_response();
     response
         .headers_mut()
@@ -65,7 +65,7 @@ pub fn empty(status: StatusCode) -> Response {
 }
 
 /// An empty 200, as recorded for deletes: no body, `application/octet-stream`.
-pub fn empty_ok() -> Response {
+pub(crate) fn empty_ok() -> Response {
     let mut response = empty(StatusCode::OK);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -77,7 +77,7 @@ pub fn empty_ok() -> Response {
 /// The scheme and authority clients reached us on, for absolute `Location` and
 /// `continuationUri` values (see [`crate::public_url`]).
 #[derive(Debug, Clone)]
-pub struct Origin(pub String);
+pub(crate) struct Origin(pub String);
 
 impl FromRequestParts<Shared> for Origin {
     type Rejection = ApiError;
@@ -96,11 +96,11 @@ impl FromRequestParts<Shared> for Origin {
 
 /// Decoded query parameters; never rejects (bad values are judged by the handler).
 #[derive(Debug, Clone, Default)]
-pub struct Query(pub Vec<(String, String)>);
+pub(crate) struct Query(pub Vec<(String, String)>);
 
 impl Query {
     /// The first value of a parameter.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == name)
@@ -108,7 +108,7 @@ impl Query {
     }
 
     /// A boolean parameter (`true`/`false`, any case), or `default` when absent.
-    pub fn flag(&self, name: &str, default: bool) -> Result<bool, ApiError> {
+    pub(crate) fn flag(&self, name: &str, default: bool) -> Result<bool, ApiError> {
         match self.get(name) {
             None => Ok(default),
             Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
@@ -119,7 +119,7 @@ impl Query {
 
     /// Refuses a beta route called without `beta=true` (the reference reports the code
     /// `BetaParameterRequired`; the status is not recorded, local Fabric answers 400).
-    pub fn require_beta(&self) -> Result<(), ApiError> {
+    pub(crate) fn require_beta(&self) -> Result<(), ApiError> {
         if self.flag("beta", false)? {
             Ok(())
         } else {
@@ -148,7 +148,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
 /// A JSON request body of at most `bodies::API_LIMIT` bytes; an empty body reads as `null`,
 /// malformed JSON is a 400.
 #[derive(Debug, Clone)]
-pub struct JsonBody(pub Value);
+pub(crate) struct JsonBody(pub Value);
 
 impl JsonBody {
     fn parse(bytes: &[u8]) -> Result<JsonBody, ApiError> {
@@ -174,7 +174,7 @@ impl FromRequest<Shared> for JsonBody {
 /// `bodies::LARGE_LIMIT` bytes, from an authenticated caller only, read a few at a time.
 /// Derefs to the `JsonBody`.
 #[derive(Debug)]
-pub struct LargeJsonBody {
+pub(crate) struct LargeJsonBody {
     body: JsonBody,
     // Held while the handler works on the body, which is when its memory is in use.
     _turn: bodies::Turn,
@@ -202,7 +202,7 @@ impl FromRequest<Shared> for LargeJsonBody {
 
 /// A raw request body of at most `bodies::API_LIMIT` bytes.
 #[derive(Debug, Clone)]
-pub struct RawBody(pub Bytes);
+pub(crate) struct RawBody(pub Bytes);
 
 impl FromRequest<Shared> for RawBody {
     type Rejection = ApiError;
@@ -216,7 +216,7 @@ impl FromRequest<Shared> for RawBody {
 
 impl JsonBody {
     /// The body as an object; `null` reads as an empty object.
-    pub fn object(&self) -> Result<Map<String, Value>, ApiError> {
+    pub(crate) fn object(&self) -> Result<Map<String, Value>, ApiError> {
         match &self.0 {
             Value::Object(map) => Ok(map.clone()),
             Value::Null => Ok(Map::new()),
@@ -228,7 +228,7 @@ impl JsonBody {
 }
 
 /// An optional string field; `null` counts as absent, other types are a 400.
-pub fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
+pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -237,29 +237,29 @@ pub fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Ap
 }
 
 /// A required, non-blank string field.
-pub fn req_str(obj: &Map<String, Value>, key: &str) -> Result<String, ApiError> {
+pub(crate) fn req_str(obj: &Map<String, Value>, key: &str) -> Result<String, ApiError> {
     opt_str(obj, key)?
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| ApiError::invalid_body(format!("The '{key}' field is required")))
 }
 
 /// An optional id field (lower-cased; `""` counts as absent, as some clients send it).
-pub fn opt_id(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
+pub(crate) fn opt_id(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
     Ok(opt_str(obj, key)?
         .filter(|s| !s.is_empty())
         .map(|s| s.to_ascii_lowercase()))
 }
 
 /// Ids are GUIDs; compare them lower-case whatever case the client used.
-pub fn norm(id: &str) -> String {
+pub(crate) fn norm(id: &str) -> String {
     id.to_ascii_lowercase()
 }
 
 /// Longest accepted description, in characters.
-pub const MAX_DESCRIPTION: usize = 256;
+pub(crate) const MAX_DESCRIPTION: usize = 256;
 
 /// Checks the 256-character description limit.
-pub fn check_description(description: Option<&str>) -> Result<(), ApiError> {
+pub(crate) fn check_description(description: Option<&str>) -> Result<(), ApiError> {
     match description {
         Some(d) if d.chars().count() > MAX_DESCRIPTION => Err(ApiError::invalid_body(format!(
             "The description must be at most {MAX_DESCRIPTION} characters"

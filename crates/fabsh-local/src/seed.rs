@@ -18,7 +18,7 @@ use rusqlite::Connection;
 
 /// Facts fixed at first start and read on every start.
 #[derive(Debug)]
-pub struct StoreFacts {
+pub(crate) struct StoreFacts {
     /// The keys every token is signed and checked with.
     pub keys: Keys,
     /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
@@ -32,9 +32,9 @@ pub struct StoreFacts {
 }
 
 /// Display name of the seeded admin user.
-pub const ADMIN_NAME: &str = "Local Admin";
+pub(crate) const ADMIN_NAME: &str = "Local Admin";
 /// Name of the seeded workspace.
-pub const DEMO_WORKSPACE: &str = "Demo";
+pub(crate) const DEMO_WORKSPACE: &str = "Demo";
 
 /// The RSA private key tokens are signed with (PKCS#1 DER).
 const KEY_SIGNING: &str = "rsa_signing_key";
@@ -49,7 +49,7 @@ fn text(bytes: Option<Vec<u8>>) -> Option<String> {
 }
 
 /// Creates what is missing and returns the facts.
-pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
+pub(crate) fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
     // Making a key takes a prime search (a tenth of a second, or more), so it is done before
     // the write transaction, which would keep another process starting on the store waiting.
     let new_key = match db.read(|c| principals::meta_get(c, KEY_SIGNING))? {
@@ -62,28 +62,27 @@ pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
     db.write(|tx| {
         let now = now_nanos();
         // Another process may have stored a key since: the first one stored is the key.
-        let signing_key = match principals::meta_get(tx, KEY_SIGNING)? {
-            Some(key) => key,
-            None => {
-                let key =
-                    new_key.ok_or_else(|| ApiError::internal("The store lost its signing key"))?;
-                principals::meta_set(tx, KEY_SIGNING, &key)?;
-                key
-            }
+        let signing_key = if let Some(key) = principals::meta_get(tx, KEY_SIGNING)? {
+            key
+        } else {
+            let key =
+                new_key.ok_or_else(|| ApiError::internal("The store lost its signing key"))?;
+            principals::meta_set(tx, KEY_SIGNING, &key)?;
+            key
         };
         // Tokens signed with the old secret must never pass again, and it has no use left.
         principals::meta_delete(tx, KEY_OLD_HMAC)?;
         // Kept, so a process given the header once keeps working across restarts.
-        let identity_header = match text(principals::meta_get(tx, KEY_IDENTITY_HEADER)?) {
-            Some(secret) => secret,
-            None => {
+        let identity_header =
+            if let Some(secret) = text(principals::meta_get(tx, KEY_IDENTITY_HEADER)?) {
+                secret
+            } else {
                 let mut bytes = [0u8; 32];
                 rand::fill(&mut bytes[..]);
                 let secret = URL_SAFE_NO_PAD.encode(bytes);
                 principals::meta_set(tx, KEY_IDENTITY_HEADER, secret.as_bytes())?;
                 secret
-            }
-        };
+            };
         let mut tenants = principals::tenant_ids(tx)?;
         if tenants.is_empty() {
             let default_tenant = new_id();
@@ -96,21 +95,20 @@ pub fn prepare(db: &Db) -> Result<StoreFacts, ApiError> {
             [first, second, ..] => (first.clone(), second.clone()),
             _ => return Err(ApiError::internal("The store has fewer than two tenants")),
         };
-        let admin_id = match text(principals::meta_get(tx, KEY_ADMIN)?) {
-            Some(id) => id,
-            None => {
-                let admin = Principal {
-                    id: new_id(),
-                    tenant_id: default_tenant.clone(),
-                    kind: "User".into(),
-                    display_name: ADMIN_NAME.into(),
-                    user_principal_name: Some("admin@local.fabsh".into()),
-                    client_id: None,
-                };
-                principals::insert_principal(tx, &admin, None, now)?;
-                principals::meta_set(tx, KEY_ADMIN, admin.id.as_bytes())?;
-                admin.id
-            }
+        let admin_id = if let Some(id) = text(principals::meta_get(tx, KEY_ADMIN)?) {
+            id
+        } else {
+            let admin = Principal {
+                id: new_id(),
+                tenant_id: default_tenant.clone(),
+                kind: "User".into(),
+                display_name: ADMIN_NAME.into(),
+                user_principal_name: Some("admin@local.fabsh".into()),
+                client_id: None,
+            };
+            principals::insert_principal(tx, &admin, None, now)?;
+            principals::meta_set(tx, KEY_ADMIN, admin.id.as_bytes())?;
+            admin.id
         };
         if principals::meta_get(tx, KEY_SEEDED)?.is_none() {
             seed_demo(tx, &admin_id, now)?;

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 /// `notebook-content.py` of the "Welcome" notebook (fabricGitSource layout).
-pub const WELCOME_NOTEBOOK: &str = r#"# Fabric notebook source
+pub(crate) const WELCOME_NOTEBOOK: &str = r#"# Fabric notebook source
 
 # METADATA ********************
 
@@ -40,7 +40,7 @@ display(totals)
 "#;
 
 /// `definition.pbism` of the semantic model.
-pub fn semantic_model_pbism() -> String {
+pub(crate) fn semantic_model_pbism() -> String {
     super::definitions::pretty(&json!({
         "$schema": "https://developer.microsoft.com/json-schemas/fabric/item/semanticModel/definitionProperties/1.0.0/schema.json",
         "version": "4.2",
@@ -49,10 +49,10 @@ pub fn semantic_model_pbism() -> String {
 }
 
 /// `definition/database.tmdl`.
-pub const DATABASE_TMDL: &str = "database\n\tcompatibilityLevel: 1604\n\n";
+pub(crate) const DATABASE_TMDL: &str = "database\n\tcompatibilityLevel: 1604\n\n";
 
 /// `definition/model.tmdl`.
-pub const MODEL_TMDL: &str = "model Model
+pub(crate) const MODEL_TMDL: &str = "model Model
 \tculture: en-US
 \tdefaultPowerBIDataSourceVersion: powerBI_V3
 \tsourceQueryCulture: en-US
@@ -66,7 +66,7 @@ ref table Orders
 ";
 
 /// `definition/tables/Orders.tmdl`: three columns, one measure, an inline import partition.
-pub const ORDERS_TMDL: &str = "table Orders
+pub(crate) const ORDERS_TMDL: &str = "table Orders
 \tlineageTag: 6f1c2a52-2b7e-4d0c-9a43-5b8e0c1d7a10
 
 \tmeasure 'Total Sales' = SUM(Orders[Amount])
@@ -106,7 +106,7 @@ pub const ORDERS_TMDL: &str = "table Orders
 ";
 
 /// `definition.pbir` binding the report to the semantic model by connection.
-pub fn report_pbir(workspace_name: &str, model_name: &str, model_id: &str) -> String {
+pub(crate) fn report_pbir(workspace_name: &str, model_name: &str, model_id: &str) -> String {
     super::definitions::pretty(&json!({
         "$schema": "https://developer.microsoft.com/json-schemas/fabric/item/report/definitionProperties/1.0.0/schema.json",
         "version": "4.0",
@@ -127,7 +127,7 @@ pub fn report_pbir(workspace_name: &str, model_name: &str, model_id: &str) -> St
 }
 
 /// Legacy `report.json`: one page with a card showing the measure.
-pub fn report_json() -> String {
+pub(crate) fn report_json() -> String {
     let visual = json!({
         "name": "totalSalesCard",
         "layouts": [{"id": 0, "position": {"x": 40, "y": 40, "z": 0, "width": 320, "height": 160}}],

@@ -21,7 +21,7 @@ const TENANT_TAGS: &[&str] = &[
 ];
 
 /// Adds whatever of this file's seeds is still missing.
-pub fn seed(tx: &Connection) -> Result<(), ApiError> {
+pub(crate) fn seed(tx: &Connection) -> Result<(), ApiError> {
     if principals::meta_get(tx, KEY_TAGS)?.is_none() {
         for name in TENANT_TAGS {
             tags::insert(tx, &new_id(), name)?;

@@ -19,13 +19,13 @@ const KEY_BITS: usize = 2048;
 /// A new private key (PKCS#1 DER) for a store. A prime search: about 0.15 s in an optimised
 /// build, seconds in an unoptimised one (the workspace optimises the big-number crate in dev
 /// builds for this), so it is done once per store.
-pub fn generate() -> Result<Vec<u8>, rsa::Error> {
+pub(crate) fn generate() -> Result<Vec<u8>, rsa::Error> {
     let key = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, KEY_BITS)?;
     Ok(key.to_pkcs1_der()?.as_bytes().to_vec())
 }
 
 /// Signing and verification keys, from the stored private key.
-pub struct Keys {
+pub(crate) struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     /// The key id tokens name in their header and the JWKS lists.
@@ -59,7 +59,7 @@ fn validation(audience: &str) -> Validation {
 
 impl Keys {
     /// The keys of a stored private key (PKCS#1 DER).
-    pub fn from_private_der(der: &[u8]) -> Result<Keys, rsa::pkcs1::Error> {
+    pub(crate) fn from_private_der(der: &[u8]) -> Result<Keys, rsa::pkcs1::Error> {
         let private = rsa::RsaPrivateKey::from_pkcs1_der(der)?;
         let (n, e) = (private.n().to_bytes_be(), private.e().to_bytes_be());
         let (n_text, e_text) = (URL_SAFE_NO_PAD.encode(&n), URL_SAFE_NO_PAD.encode(&e));
@@ -81,17 +81,17 @@ impl Keys {
     }
 
     /// The key id tokens name in their header.
-    pub fn kid(&self) -> &str {
+    pub(crate) fn kid(&self) -> &str {
         &self.kid
     }
 
     /// The public key as a JWK, for the JWKS.
-    pub fn jwk(&self) -> &Value {
+    pub(crate) fn jwk(&self) -> &Value {
         &self.jwk
     }
 
     /// Signs any claims (access, refresh and federated tokens) with RS256, naming the key.
-    pub fn sign<T: Serialize>(&self, claims: &T) -> String {
+    pub(crate) fn sign<T: Serialize>(&self, claims: &T) -> String {
         let mut header = Header::new(Algorithm::RS256);
         header.kid = Some(self.kid.clone());
         // The key parsed when these keys were made, so signing a serializable value with it
@@ -100,7 +100,7 @@ impl Keys {
     }
 
     /// Checks the signature, expiry, not-before and audience of an access token.
-    pub fn verify<T: serde::de::DeserializeOwned + Clone>(
+    pub(crate) fn verify<T: serde::de::DeserializeOwned + Clone>(
         &self,
         token: &str,
     ) -> Result<T, jsonwebtoken::errors::Error> {
@@ -108,7 +108,7 @@ impl Keys {
     }
 
     /// Checks the signature, expiry, not-before and `audience` of a token this server signed.
-    pub fn decode<T: serde::de::DeserializeOwned + Clone>(
+    pub(crate) fn decode<T: serde::de::DeserializeOwned + Clone>(
         &self,
         token: &str,
         audience: &str,

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Shared server state.
 #[derive(Debug)]
-pub struct AppState {
+pub(crate) struct AppState {
     /// The store.
     pub db: Db,
     /// Parsed agent definitions, by item and parts version.
@@ -67,4 +67,4 @@ pub struct AppState {
 }
 
 /// The handle handlers receive.
-pub type Shared = Arc<AppState>;
+pub(crate) type Shared = Arc<AppState>;

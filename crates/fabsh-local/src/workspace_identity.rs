@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use serde_json::{Value, json};
 
 /// The identity as swagger `WorkspaceIdentity` has it: `{applicationId, servicePrincipalId}`.
-pub fn to_wire(principal: &Principal) -> Value {
+pub(crate) fn to_wire(principal: &Principal) -> Value {
     json!({
         "applicationId": principal.client_id,
         "servicePrincipalId": principal.id,
@@ -21,7 +21,11 @@ pub fn to_wire(principal: &Principal) -> Value {
 /// Provisions the workspace's identity, or answers the one it has (provisioning is
 /// idempotent, reference/fabric-rest.md §2.16). Its display name is the workspace's, as the
 /// service names it, unless another principal has that name.
-pub fn provision(conn: &Connection, workspace_id: &str, now: i64) -> Result<Value, ApiError> {
+pub(crate) fn provision(
+    conn: &Connection,
+    workspace_id: &str,
+    now: i64,
+) -> Result<Value, ApiError> {
     let workspace = workspaces::get(conn, workspace_id)?
         .ok_or_else(|| ApiError::workspace_not_found(workspace_id))?;
     if let Some(existing) = identities::of_workspace(conn, workspace_id)? {
@@ -50,7 +54,7 @@ pub fn provision(conn: &Connection, workspace_id: &str, now: i64) -> Result<Valu
 }
 
 /// Removes the workspace's identity, principal and all; nothing to do when it has none.
-pub fn deprovision(conn: &Connection, workspace_id: &str) -> Result<(), ApiError> {
+pub(crate) fn deprovision(conn: &Connection, workspace_id: &str) -> Result<(), ApiError> {
     if workspaces::get(conn, workspace_id)?.is_none() {
         return Err(ApiError::workspace_not_found(workspace_id));
     }

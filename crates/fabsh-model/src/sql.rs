@@ -215,9 +215,9 @@ impl ExecuteSqlCall {
             .filter_map(Value::as_str)
             .find(|name| is_string(name));
         let argument = named_like_a_query
-            .map(|name| name.to_string())
+            .map(|name| (*name).clone())
             .or(required.map(String::from))
-            .or(names.first().map(|name| name.to_string()))?;
+            .or(names.first().map(|name| (*name).clone()))?;
         Some(ExecuteSqlCall {
             tool: tool["name"].as_str()?.to_string(),
             query_argument: argument,

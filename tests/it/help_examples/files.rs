@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// The world agent's few-shot examples; the first is `FEWSHOT_ID`. The demo data is
 /// generated from a fixed seed, so their answers are known: 3000, 240 and 354.
-pub const FEWSHOTS: [(&str, &str); 3] = [
+pub(super) const FEWSHOTS: [(&str, &str); 3] = [
     ("How many orders are there?", "SELECT COUNT(*) FROM orders"),
     (
         "How many customers are there?",
@@ -20,7 +20,7 @@ pub const FEWSHOTS: [(&str, &str); 3] = [
 ];
 
 /// Writes the hand-made files into the work dir.
-pub fn write(work: &Path) {
+pub(super) fn write(work: &Path) {
     let items = json!([
         {"displayName": "Ingest", "type": "Notebook"},
         {"displayName": "Transform", "type": "Notebook"},

@@ -17,7 +17,7 @@ const GIVE_UP: Duration = Duration::from_secs(120);
 
 /// How one command line ended.
 #[derive(Debug)]
-pub struct Outcome {
+pub(super) struct Outcome {
     /// The exit code; `None` when a signal ended it.
     pub code: Option<i32>,
     pub stdout: String,
@@ -26,7 +26,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// The outcome of a command line that could not even be run as planned.
-    pub fn broken(why: String, stdout: String, stderr: String) -> Outcome {
+    pub(super) fn broken(why: String, stdout: String, stderr: String) -> Outcome {
         Outcome {
             code: None,
             stdout,
@@ -36,7 +36,7 @@ impl Outcome {
 }
 
 /// Where and with what a command line runs.
-pub struct Shell {
+pub(super) struct Shell {
     /// The home: HOME and the XDG dirs point inside it.
     pub root: PathBuf,
     /// The working directory, holding the files the examples name.
@@ -68,7 +68,7 @@ impl Shell {
     }
 
     /// Runs the line to its end.
-    pub fn run(&self, line: &str) -> Outcome {
+    pub(super) fn run(&self, line: &str) -> Outcome {
         let mut child = self.command(line).spawn().expect("start sh");
         let _deadline = Deadline::new(&child);
         let (stdout, stderr) = take_pipes(&mut child);
@@ -76,7 +76,7 @@ impl Shell {
     }
 
     /// Runs the line to its end with `input` on its stdin.
-    pub fn run_with_input(&self, line: &str, input: &str) -> Outcome {
+    pub(super) fn run_with_input(&self, line: &str, input: &str) -> Outcome {
         let mut child = self
             .command(line)
             .stdin(Stdio::piped())
@@ -101,7 +101,7 @@ impl Shell {
 
     /// Runs `line`, then `after` (which cleans up after it): the outcome of `line`, unless
     /// `after` failed.
-    pub fn run_then(&self, line: &str, after: &str) -> Outcome {
+    pub(super) fn run_then(&self, line: &str, after: &str) -> Outcome {
         let outcome = self.run(line);
         let cleanup = self.run(after);
         if outcome.code == Some(0) && cleanup.code != Some(0) {
@@ -112,7 +112,7 @@ impl Shell {
     }
 
     /// Runs `before` (which sets up what `line` needs), then `line`.
-    pub fn run_after(&self, before: &str, line: &str) -> Outcome {
+    pub(super) fn run_after(&self, before: &str, line: &str) -> Outcome {
         let setup = self.run(before);
         if setup.code != Some(0) {
             let why = format!("`fabsh {before}` failed: {}", setup.stderr);
@@ -123,7 +123,7 @@ impl Shell {
 
     /// Runs a `local serve` line: once it has printed its endpoint, stops it with Ctrl-C as
     /// a terminal would, which it must take as the normal way to end (exit 0).
-    pub fn run_server(&self, line: &str) -> Outcome {
+    pub(super) fn run_server(&self, line: &str) -> Outcome {
         let mut child = self.command(line).spawn().expect("start sh");
         let _deadline = Deadline::new(&child);
         let (stdout, stderr) = take_pipes(&mut child);
@@ -147,7 +147,7 @@ impl Shell {
     /// Runs an `auth login` line that signs in with a device code: the code it prints is
     /// approved from a second process with `fabsh local approve CODE`, as the user would
     /// with the page it names, and the sign-in then goes on to its end.
-    pub fn run_device_code_login(&self, line: &str) -> Outcome {
+    pub(super) fn run_device_code_login(&self, line: &str) -> Outcome {
         let mut child = self.command(line).spawn().expect("start sh");
         let _deadline = Deadline::new(&child);
         let (stdout, stderr) = take_pipes(&mut child);

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// The prepared world: a home whose `fabric/` is local Fabric's store and whose `work/` is
 /// the directory the examples run in.
-pub struct World {
+pub(super) struct World {
     home: Home,
     /// The variables the examples use, as a user would have set them.
     pub vars: Vec<(String, String)>,
@@ -26,7 +26,7 @@ pub struct World {
 
 impl World {
     /// Builds the world; `judge` stands in for the judge model of `--llm-endpoint`.
-    pub fn build(judge: &Judge) -> World {
+    pub(super) fn build(judge: &Judge) -> World {
         // Runs started while the world is built last a day, so JOB_RUN_ID is still running when
         // `job cancel` is given it.
         let server = Server::with(&[("job-ms", "86400000")]);
@@ -47,7 +47,7 @@ impl World {
     }
 
     /// A fresh copy of the world, for one example.
-    pub fn copy(&self) -> Home {
+    pub(super) fn copy(&self) -> Home {
         let home = Home::new();
         copy_dir(self.home.dir.path(), home.dir.path());
         home
@@ -55,12 +55,12 @@ impl World {
 }
 
 /// The store of a world (or of a copy of one).
-pub fn data_dir(root: &Path) -> PathBuf {
+pub(super) fn data_dir(root: &Path) -> PathBuf {
     root.join("fabric")
 }
 
 /// The directory the examples run in.
-pub fn work_dir(root: &Path) -> PathBuf {
+pub(super) fn work_dir(root: &Path) -> PathBuf {
     root.join("work")
 }
 

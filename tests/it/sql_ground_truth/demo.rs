@@ -1,8 +1,8 @@
 //! The demo dataset, regenerated from the generator's rules (its seed, its draw order, its
 //! catalog and its calendar: crates/fabsh-local/src/tables/demo.rs).
 
-pub const CUSTOMERS: usize = 240;
-pub const ORDERS: usize = 3_000;
+pub(super) const CUSTOMERS: usize = 240;
+pub(super) const ORDERS: usize = 3_000;
 const FIRST_NAMES: usize = 20;
 const LAST_NAMES: usize = 16;
 const PLACES: &[(&str, usize)] = &[
@@ -16,7 +16,7 @@ const PLACES: &[(&str, usize)] = &[
 ];
 const SEGMENTS: usize = 3;
 /// The catalog's products with their list prices, in product id order.
-pub const PRODUCTS: &[(&str, f64)] = &[
+pub(super) const PRODUCTS: &[(&str, f64)] = &[
     ("Road Bike 500", 899.0),
     ("Mountain Bike 300", 649.0),
     ("City Bike 100", 429.0),
@@ -66,7 +66,7 @@ impl Rng {
     }
 }
 
-pub struct Order {
+pub(super) struct Order {
     pub customer: usize,
     pub status: &'static str,
     /// The product's index in [`PRODUCTS`] (its id - 1).
@@ -76,7 +76,7 @@ pub struct Order {
     pub day: usize,
 }
 
-pub struct Data {
+pub(super) struct Data {
     /// Each customer's country, by id - 1.
     pub countries: Vec<&'static str>,
     /// Each customer's signup day (days after 2024-01-01), by id - 1.
@@ -84,7 +84,7 @@ pub struct Data {
     pub orders: Vec<Order>,
 }
 
-pub fn generate() -> Data {
+pub(super) fn generate() -> Data {
     let mut rng = Rng(20_240_101);
     let mut countries = Vec::new();
     let mut signups = Vec::new();
@@ -121,7 +121,7 @@ pub fn generate() -> Data {
 
 /// The date `days` after 2024-01-01, as `YYYY-MM-DD` (the generator's calendar: the years
 /// it covers are 2024, a leap year, and 2025).
-pub fn date(days: usize) -> String {
+pub(super) fn date(days: usize) -> String {
     let mut days = days;
     let mut year = 2024;
     loop {
@@ -143,16 +143,16 @@ pub fn date(days: usize) -> String {
 }
 
 impl Data {
-    pub fn customers_in(&self, country: &str) -> usize {
+    pub(super) fn customers_in(&self, country: &str) -> usize {
         self.countries.iter().filter(|c| **c == country).count()
     }
 
-    pub fn orders_with(&self, status: &str) -> usize {
+    pub(super) fn orders_with(&self, status: &str) -> usize {
         self.orders.iter().filter(|o| o.status == status).count()
     }
 
     /// Orders per country, most first (ties by name).
-    pub fn orders_by_country(&self) -> Vec<(&'static str, usize)> {
+    pub(super) fn orders_by_country(&self) -> Vec<(&'static str, usize)> {
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
         for order in &self.orders {
             *counts
@@ -165,7 +165,7 @@ impl Data {
     }
 
     /// Orders whose day `keep` accepts.
-    pub fn orders_on(&self, keep: impl Fn(usize) -> bool) -> usize {
+    pub(super) fn orders_on(&self, keep: impl Fn(usize) -> bool) -> usize {
         self.orders.iter().filter(|order| keep(order.day)).count()
     }
 }

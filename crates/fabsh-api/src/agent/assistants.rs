@@ -258,7 +258,10 @@ fn readable_steps(number: usize, step: &Step) -> Vec<Value> {
         .iter()
         .map(|call| {
             let function = call.function.as_ref();
-            let arguments = function.map_or(Value::Null, |f| f.arguments());
+            let arguments = function.map_or(
+                Value::Null,
+                fabsh_model::agent::assistants::ToolFunction::arguments,
+            );
             let output = function.and_then(|f| f.output.as_deref()).unwrap_or("");
             let (language, query) = generated_query(&arguments, output);
             let kind = Some(call.kind.as_str()).filter(|kind| !kind.is_empty());

@@ -93,7 +93,8 @@ fn unique(name: &str, used: &[String]) -> String {
         Some((stem, ext)) if !stem.is_empty() => (stem, format!(".{ext}")),
         _ => (name, String::new()),
     };
-    (2..)
+    // Bounded: `used` holds finitely many names, so one of the first `used.len() + 1` is free.
+    (2..=used.len() + 2)
         .map(|n| format!("{stem}-{n}{ext}"))
         .find(|candidate| !used.iter().any(|u| u == candidate))
         .unwrap_or_else(|| name.to_string())

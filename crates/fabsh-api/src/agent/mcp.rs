@@ -79,7 +79,9 @@ pub(crate) async fn session_with(
 ) -> Result<Arc<Session>> {
     let cell = {
         let sessions = &api.mcp_sessions().0;
-        let mut sessions = sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sessions = sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Arc::clone(sessions.entry(url.to_string()).or_default())
     };
     cell.get_or_try_init(|| handshake(api, url, timeout, pick))

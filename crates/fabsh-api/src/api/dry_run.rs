@@ -49,7 +49,7 @@ impl ApiClient {
         let mut plan = self
             .dry_run_plan
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let planned_id = makes_something(req).then(|| {
             plan.planned_ids += 1;
             format!("{PLANNED_ID_PREFIX}{}", plan.planned_ids)

@@ -36,12 +36,13 @@ pub async fn run(
 ) -> Result<Option<Started>> {
     let target = format!("{}/jobs/instances", item_path(workspace, item));
     // No body at all when there is nothing to send, as the swagger's first example.
-    let req = match body.is_empty() {
-        true => Req::new(Method::POST, target),
-        false => Req::post(
+    let req = if body.is_empty() {
+        Req::new(Method::POST, target)
+    } else {
+        Req::post(
             target,
             serde_json::to_value(body).map_err(|e| Error::runtime(e.to_string()))?,
-        ),
+        )
     };
     let req = req.query("jobType", job_type);
     let resp = api.send(req).await?;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 /// The cached lists of entries `T` (the service's JSON unless a caller reads them as a wire
 /// type), one slot per key.
-pub struct ListCache<T = Value> {
+pub(super) struct ListCache<T = Value> {
     /// Held only to find or drop a slot, never across a fetch.
     slots: Mutex<HashMap<String, Arc<Slot<T>>>>,
 }
@@ -46,7 +46,7 @@ impl<T> ListCache<T> {
     /// The list under `key`: the cached one when `has_wanted` finds what the caller looks for
     /// in it, else (or when none is cached) a fresh one from `fetch`, kept for later callers.
     /// A failed fetch keeps nothing; the next caller tries again.
-    pub async fn get<F, Fut>(
+    pub(super) async fn get<F, Fut>(
         &self,
         key: &str,
         fetch: F,
@@ -72,12 +72,12 @@ impl<T> ListCache<T> {
 
     /// Drops every list whose key starts with `prefix`. A fetch under way for such a key
     /// finishes for those already waiting on it; later callers fetch again.
-    pub fn forget_prefix(&self, prefix: &str) {
+    pub(super) fn forget_prefix(&self, prefix: &str) {
         self.slots().retain(|key, _| !key.starts_with(prefix));
     }
 
     /// Drops the list under `key`, as [`ListCache::forget_prefix`] does.
-    pub fn forget(&self, key: &str) {
+    pub(super) fn forget(&self, key: &str) {
         self.slots().remove(key);
     }
 
@@ -91,7 +91,7 @@ impl<T> ListCache<T> {
         // poisoned lock still guards a consistent map.
         self.slots
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -157,7 +157,7 @@ mod tests {
             tokio::time::timeout(PATIENCE, futures::future::join_all((0..8).map(|_| get())))
                 .await
                 .expect("done");
-        assert!(lists.iter().all(|list| list.is_ok()));
+        assert!(lists.iter().all(std::result::Result::is_ok));
         assert_eq!(
             fetches.load(Ordering::SeqCst),
             1,

@@ -100,13 +100,14 @@ impl ApiClient {
     pub async fn lro_response(&self, req: Req) -> Result<LroResponse> {
         // A change made by an operation lands while it runs: a name list fetched meanwhile
         // may miss it, so the lists the request changes are forgotten again once it ends.
-        let written = match req.mutates() {
-            true => Some((
+        let written = if req.mutates() {
+            Some((
                 self.url_for(&req.target)?,
                 req.method.clone(),
                 req.query.clone(),
-            )),
-            false => None,
+            ))
+        } else {
+            None
         };
         let resp = self.send(req).await?;
         if resp.status != 202 {

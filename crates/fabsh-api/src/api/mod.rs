@@ -160,8 +160,8 @@ impl ApiClient {
         };
         ApiClient {
             options,
-            dry_run_plan,
             call,
+            dry_run_plan,
             ..self.clone()
         }
     }
@@ -235,7 +235,7 @@ impl ApiClient {
     pub fn take_dry_run_log(&self) -> Vec<Value> {
         self.dry_run_plan
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take_requests()
     }
 

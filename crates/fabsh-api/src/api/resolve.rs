@@ -304,8 +304,7 @@ impl Resolver {
         let first_time = self
             .told
             .lock()
-            .map(|mut told| told.insert(id.to_string()))
-            .unwrap_or(false);
+            .is_ok_and(|mut told| told.insert(id.to_string()));
         if first_time {
             api.progress().note(&format!(
                 "{name:?} names a lakehouse and its SQL endpoint; using the lakehouse {id} \

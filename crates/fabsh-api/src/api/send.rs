@@ -10,9 +10,9 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 /// The code given to failures where the request was sent but no HTTP answer arrived.
-pub const CONNECTION_FAILED: &str = "fabsh.ConnectionFailed";
+pub(super) const CONNECTION_FAILED: &str = "fabsh.ConnectionFailed";
 /// The code given to failures where no connection was made, so nothing was sent.
-pub const COULD_NOT_CONNECT: &str = "fabsh.CouldNotConnect";
+pub(super) const COULD_NOT_CONNECT: &str = "fabsh.CouldNotConnect";
 
 impl ApiClient {
     /// Sends `req` and returns the successful response, or the error.

@@ -53,9 +53,15 @@ pub fn stale_prefixes(path: &str) -> Vec<String> {
         | ["workspaces", ws, _collection, id, "updateDefinition"] => {
             vec![items_prefix(ws), datasources_prefix(ws, id)]
         }
-        ["workspaces", ws, _, id, "staging", "datasources"]
-        | ["workspaces", ws, _, id, "staging", "datasources", _]
-        | ["workspaces", ws, _, id, "staging", "publish" | "reset"] => {
+        [
+            "workspaces",
+            ws,
+            _,
+            id,
+            "staging",
+            "datasources" | "publish" | "reset",
+        ]
+        | ["workspaces", ws, _, id, "staging", "datasources", _] => {
             vec![datasources_prefix(ws, id)]
         }
         _ => Vec::new(),

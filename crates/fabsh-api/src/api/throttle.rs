@@ -143,7 +143,7 @@ impl RateLimiter {
         // The state is plain numbers; a panic elsewhere cannot leave it inconsistent.
         self.state
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

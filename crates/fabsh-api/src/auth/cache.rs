@@ -80,7 +80,10 @@ mod secret_text {
     use serde::{Deserialize, Deserializer, Serializer};
 
     /// Writes the secret's text.
-    pub fn serialize<S: Serializer>(value: &Option<Secret>, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(
+        value: &Option<Secret>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match value {
             Some(secret) => s.serialize_some(secret.expose()),
             None => s.serialize_none(),
@@ -88,7 +91,7 @@ mod secret_text {
     }
 
     /// Reads a secret's text.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Secret>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Secret>, D::Error> {
         Ok(Option::<String>::deserialize(d)?.map(Secret::new))
     }
 }

@@ -179,7 +179,7 @@ impl CredentialProvider {
         if fabric {
             held.access = login.access_token.clone().zip(login.expires_on);
         }
-        held.refresh = login.refresh_token.clone();
+        held.refresh.clone_from(&login.refresh_token);
         held.login = Some(login);
         self.cache = Some((cache, profile));
         self
@@ -224,7 +224,7 @@ impl CredentialProvider {
                 login.expires_on = Some(set.expires_on);
             }
             if set.refresh_token.is_some() {
-                login.refresh_token = set.refresh_token.clone();
+                login.refresh_token.clone_from(&set.refresh_token);
             }
             cache.store(profile, login)?;
         }

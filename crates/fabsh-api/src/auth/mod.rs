@@ -134,7 +134,7 @@ impl TokenProvider for NoCredentials {
         })
     }
 
-    fn source(&self) -> &str {
+    fn source(&self) -> &'static str {
         "no credentials"
     }
 }

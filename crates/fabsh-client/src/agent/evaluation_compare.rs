@@ -83,7 +83,7 @@ fn configuration_changes(
         head.configuration_parts.as_ref()?,
     );
     let mut names: Vec<&str> = was.parts().chain(now.parts()).collect();
-    names.sort();
+    names.sort_unstable();
     names.dedup();
     let changes = names
         .into_iter()

@@ -387,7 +387,7 @@ fn trend_section(history: &[ListedRun], current: &str) -> String {
             points.join(" ")
         );
         if first > 1 {
-            let at = (x(first - 2) + x(first - 1)) / 2.0;
+            let at = f64::midpoint(x(first - 2), x(first - 1));
             let _ = write!(
                 svg,
                 "<g class=\"file-change\"><line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{top}\" y2=\"{:.1}\" \

@@ -66,7 +66,7 @@ pub(crate) fn create_if_missing(path: &Path, schema: &str) -> Result<()> {
 /// Refuses a store file that is empty: fabsh never leaves one (see [`create_if_missing`]),
 /// so it was truncated and its history is gone; starting over in it would say nothing.
 pub(crate) fn check_not_empty(path: &Path) -> Result<()> {
-    let len = std::fs::metadata(path).map(|meta| meta.len()).unwrap_or(1);
+    let len = std::fs::metadata(path).map_or(1, |meta| meta.len());
     if len > 0 {
         return Ok(());
     }

@@ -32,10 +32,10 @@ impl DirWriter {
     /// would later be read back as parts.
     pub fn create(dir: &Path) -> Result<DirWriter> {
         check_empty_or_missing(dir)?;
-        let name = dir
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "export".to_string());
+        let name = dir.file_name().map_or_else(
+            || "export".to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
         let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
         let parent = parent.unwrap_or(Path::new("."));
         fs::create_dir_all(parent)
@@ -188,7 +188,7 @@ fn remove_empty_folders(dir: &Path) -> Result<()> {
     let entries = fs::read_dir(dir)
         .map_err(|err| Error::runtime(format!("cannot read {}: {err}", dir.display())))?;
     for entry in entries.flatten() {
-        let is_dir = entry.file_type().map(|kind| kind.is_dir()).unwrap_or(false);
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
         if is_dir {
             let path = entry.path();
             remove_empty_folders(&path)?;
@@ -300,7 +300,7 @@ fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, PathBuf)>) -> Resu
         .map_err(|err| unreadable(dir, err))?
         .collect::<std::io::Result<_>>()
         .map_err(|err| unreadable(dir, err))?;
-    entries.sort_by_key(|entry| entry.file_name());
+    entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
         let path = entry.path();
         let name = entry.file_name().into_string().map_err(|name| {

@@ -11,7 +11,7 @@ use std::io::Write;
 
 /// Writes lists as CSV page by page; the header goes out with the first page (or at the
 /// end, for an empty list with declared columns, so a reader still sees the columns).
-pub struct CsvWriter<'a> {
+pub(super) struct CsvWriter<'a> {
     out: csv::Writer<&'a mut dyn Write>,
     declared: Vec<String>,
     columns: Option<Vec<String>>,
@@ -19,12 +19,15 @@ pub struct CsvWriter<'a> {
 
 impl<'a> CsvWriter<'a> {
     /// A writer onto `out` with the command's declared columns (may be empty).
-    pub fn new(out: &'a mut dyn Write, declared: &[&str]) -> Self {
+    pub(super) fn new(out: &'a mut dyn Write, declared: &[&str]) -> Self {
         CsvWriter {
             out: csv::WriterBuilder::new()
                 .terminator(csv::Terminator::Any(b'\n'))
                 .from_writer(out),
-            declared: declared.iter().map(|c| c.to_string()).collect(),
+            declared: declared
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             columns: None,
         }
     }

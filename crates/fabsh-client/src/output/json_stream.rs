@@ -6,14 +6,14 @@ use serde_json::Value;
 use std::io::Write;
 
 /// Writes `[`, the items (pretty, indented as inside an array), then `]`.
-pub struct JsonListWriter<'a> {
+pub(super) struct JsonListWriter<'a> {
     out: &'a mut dyn Write,
     written: usize,
 }
 
 impl<'a> JsonListWriter<'a> {
     /// A writer onto `out`.
-    pub fn new(out: &'a mut dyn Write) -> Self {
+    pub(super) fn new(out: &'a mut dyn Write) -> Self {
         JsonListWriter { out, written: 0 }
     }
 }

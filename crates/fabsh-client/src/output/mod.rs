@@ -148,7 +148,7 @@ impl Printer {
             } => {
                 let written = self
                     .write_value(&mut out, Value::Array(items), format, columns)
-                    .and_then(|_| out.flush());
+                    .and_then(|()| out.flush());
                 if let Some(token) = continuation_token {
                     self.note(&format!(
                         "more results: add --all, or continue with --continuation-token {token}"
@@ -169,13 +169,13 @@ impl Printer {
                 }
                 let written = self.write_value(&mut out, value, format, columns);
                 if self.query.is_none() && format.is_table() {
-                    written.and_then(|_| self.write_diffs(&mut out, &table_diffs))
+                    written.and_then(|()| self.write_diffs(&mut out, &table_diffs))
                 } else {
                     written
                 }
             }
         };
-        finish_write(written.and_then(|_| out.flush()))
+        finish_write(written.and_then(|()| out.flush()))
     }
 
     /// Writes `diffs` after a table: each under its title, every line whole (a table cuts
@@ -228,7 +228,7 @@ impl Printer {
             });
         let mut out = BufWriter::new(std::io::stdout().lock());
         let written = self.write_value(&mut out, value, format, columns);
-        finish_write(written.and_then(|_| out.flush()))
+        finish_write(written.and_then(|()| out.flush()))
     }
 
     fn write_value(
@@ -253,10 +253,10 @@ impl Printer {
     pub fn text(&self, text: &str) -> Result<()> {
         if self.text_to_stderr {
             let mut out = std::io::stderr().lock();
-            return finish_write(out.write_all(text.as_bytes()).and_then(|_| out.flush()));
+            return finish_write(out.write_all(text.as_bytes()).and_then(|()| out.flush()));
         }
         let mut out = std::io::stdout().lock();
-        finish_write(out.write_all(text.as_bytes()).and_then(|_| out.flush()))
+        finish_write(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
     }
 
     /// A remark on stderr: `note: ...`.

@@ -173,7 +173,8 @@ fn new_spinner_bar() -> ProgressBar {
 /// The line, even when a thread panicked holding it: a spinner's words are not worth a
 /// second panic.
 fn lock(line: &Mutex<Line>) -> MutexGuard<'_, Line> {
-    line.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    line.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Spinner {

@@ -18,9 +18,12 @@ const ROWS_FOR_COLUMNS: usize = 50;
 const MAX_CELL: usize = 80;
 
 /// The columns to show: the command's declared ones, else the keys of the first rows.
-pub fn columns_for(items: &[Value], declared: &[&str]) -> Vec<String> {
+pub(super) fn columns_for(items: &[Value], declared: &[&str]) -> Vec<String> {
     if !declared.is_empty() {
-        return declared.iter().map(|column| column.to_string()).collect();
+        return declared
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
     }
     let mut columns: Vec<String> = Vec::new();
     for item in items.iter().take(ROWS_FOR_COLUMNS) {
@@ -56,7 +59,7 @@ pub(super) fn lookup<'a>(item: &'a Value, column: &str) -> &'a Value {
 
 /// A value as cell text: strings bare, null empty, lists of plain values comma-joined,
 /// anything else compact JSON.
-pub fn cell(value: &Value) -> String {
+pub(super) fn cell(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
         Value::String(text) => text.clone(),
@@ -129,7 +132,7 @@ fn shorten(text: String) -> String {
 
 /// How much room a table has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fit {
+pub(super) enum Fit {
     /// The terminal's width (`COLUMNS`, else the terminal's own; none when piped).
     Terminal,
     /// Every column whole, however wide (`-o wide`).
@@ -358,7 +361,7 @@ fn short_guid(cell: &str) -> String {
 }
 
 /// A list as a table with a header row.
-pub fn render_table(items: &[Value], declared: &[&str], fit: Fit) -> String {
+pub(super) fn render_table(items: &[Value], declared: &[&str], fit: Fit) -> String {
     if items.is_empty() {
         return "(no results)".into();
     }
@@ -391,7 +394,7 @@ fn headers(columns: &[String]) -> Vec<String> {
 }
 
 /// An object as a two-column key/value table.
-pub fn render_object(value: &Value, fit: Fit) -> String {
+pub(super) fn render_object(value: &Value, fit: Fit) -> String {
     let rows = match value {
         Value::Object(map) => map
             .iter()
@@ -412,7 +415,7 @@ fn shown(text: String, fit: Fit) -> String {
 /// TSV: one line per item, cells separated by tabs, no header row (so `cut`, `xargs` and
 /// `while read` take the values as they are, as with az); tabs and line breaks inside cells
 /// escaped.
-pub struct TsvWriter<'a> {
+pub(super) struct TsvWriter<'a> {
     out: &'a mut dyn Write,
     declared: Vec<String>,
     columns: Option<Vec<String>>,
@@ -420,10 +423,13 @@ pub struct TsvWriter<'a> {
 
 impl<'a> TsvWriter<'a> {
     /// A writer onto `out` with the command's declared columns (may be empty).
-    pub fn new(out: &'a mut dyn Write, declared: &[&str]) -> Self {
+    pub(super) fn new(out: &'a mut dyn Write, declared: &[&str]) -> Self {
         TsvWriter {
             out,
-            declared: declared.iter().map(|c| c.to_string()).collect(),
+            declared: declared
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             columns: None,
         }
     }
@@ -442,14 +448,13 @@ impl ListWriter for TsvWriter<'_> {
         if items.is_empty() {
             return Ok(());
         }
-        let columns = match &self.columns {
-            Some(columns) => columns.clone(),
-            None => {
-                let declared: Vec<&str> = self.declared.iter().map(String::as_str).collect();
-                let columns = columns_for(items, &declared);
-                self.columns = Some(columns.clone());
-                columns
-            }
+        let columns = if let Some(columns) = &self.columns {
+            columns.clone()
+        } else {
+            let declared: Vec<&str> = self.declared.iter().map(String::as_str).collect();
+            let columns = columns_for(items, &declared);
+            self.columns = Some(columns.clone());
+            columns
         };
         for item in items {
             let row: Vec<String> = columns
@@ -483,7 +488,11 @@ mod tests {
 
     #[test]
     fn percentages_keep_their_width_like_numbers() {
-        let cells = |list: &[&str]| list.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        let cells = |list: &[&str]| {
+            list.iter()
+                .map(std::string::ToString::to_string)
+                .collect::<Vec<_>>()
+        };
         assert!(is_identifier_column(
             "passRate",
             &cells(&["100%", "33.3%", ""])

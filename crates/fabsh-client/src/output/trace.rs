@@ -99,7 +99,7 @@ fn shown_body(body: &[u8]) -> String {
 }
 
 /// Replaces the values of secret-looking keys, at any depth.
-pub fn redact(value: &mut Value) {
+pub(crate) fn redact(value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (key, inner) in map.iter_mut() {

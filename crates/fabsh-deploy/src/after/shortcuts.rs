@@ -54,9 +54,12 @@ pub fn missing_shortcuts<'a>(wanted: &'a [Shortcut], existing: &[Shortcut]) -> V
 pub fn shortcut_drift(wanted: &[Shortcut], existing: &[Shortcut]) -> Vec<Change> {
     missing_shortcuts(wanted, existing)
         .into_iter()
-        .map(|w| match existing.iter().any(|e| place(e) == place(w)) {
-            true => Change::ShortcutDiffers(w.name.clone()),
-            false => Change::ShortcutMissing(w.name.clone()),
+        .map(|w| {
+            if existing.iter().any(|e| place(e) == place(w)) {
+                Change::ShortcutDiffers(w.name.clone())
+            } else {
+                Change::ShortcutMissing(w.name.clone())
+            }
         })
         .collect()
 }

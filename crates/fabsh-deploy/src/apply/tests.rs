@@ -12,7 +12,10 @@ fn row(name: &str, level: u32, refers_to: &[&str]) -> PlanRow {
         id: None,
         level: Some(level),
         changes: Vec::new(),
-        refers_to: refers_to.iter().map(|r| r.to_string()).collect(),
+        refers_to: refers_to
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
         diffs: Vec::new(),
     }
 }

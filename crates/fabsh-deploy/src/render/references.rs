@@ -66,18 +66,17 @@ impl Renderer<'_> {
             "name": "EntityDataSource",
             "connectionType": "pbiServiceXmlaStyleLive",
         }});
-        match bounded::write(&doc, Format::Json, PART_BYTES) {
-            Ok(written) => written,
-            Err(TooLarge) => {
-                let file = format!("{}/definition.pbir", item.dir);
-                Self::problem(
-                    out,
-                    &file,
-                    "PartTooLarge",
-                    too_large("its model reference written byConnection", &file),
-                );
-                text.to_string()
-            }
+        if let Ok(written) = bounded::write(&doc, Format::Json, PART_BYTES) {
+            written
+        } else {
+            let file = format!("{}/definition.pbir", item.dir);
+            Self::problem(
+                out,
+                &file,
+                "PartTooLarge",
+                too_large("its model reference written byConnection", &file),
+            );
+            text.to_string()
         }
     }
 
@@ -186,13 +185,12 @@ impl Renderer<'_> {
         let Ok(pattern) = regex::Regex::new(WORKSPACE_ID_REFERENCE) else {
             return text.to_string();
         };
-        let id = match &self.target.workspace_id {
-            Some(id) => id.clone(),
-            None => {
-                let placeholder = "<$workspace.id>".to_string();
-                out.pending.push(placeholder.clone());
-                placeholder
-            }
+        let id = if let Some(id) = &self.target.workspace_id {
+            id.clone()
+        } else {
+            let placeholder = "<$workspace.id>".to_string();
+            out.pending.push(placeholder.clone());
+            placeholder
         };
         pattern
             .replace_all(text, |caps: &regex::Captures<'_>| {

@@ -112,17 +112,17 @@ impl Renderer<'_> {
         for find in finds {
             let literal = regex::Regex::new(&format!("{case}{}", regex::escape(&find)));
             let Ok(literal) = literal else { continue };
-            match bounded::replace_matches(text, &literal, &replacement, PART_BYTES) {
-                Ok(replaced) => *text = replaced,
-                Err(TooLarge) => {
-                    Self::problem(
-                        out,
-                        file,
-                        "PartTooLarge",
-                        too_large(&find_rule(n, rule), file),
-                    );
-                    break;
-                }
+            if let Ok(replaced) = bounded::replace_matches(text, &literal, &replacement, PART_BYTES)
+            {
+                *text = replaced;
+            } else {
+                Self::problem(
+                    out,
+                    file,
+                    "PartTooLarge",
+                    too_large(&find_rule(n, rule), file),
+                );
+                break;
             }
         }
         1
@@ -147,14 +147,13 @@ impl Renderer<'_> {
                 return 0;
             }
         };
-        let (mut doc, yaml) = match parse_structured(text) {
-            Some(parsed) => parsed,
-            None => return 0,
+        let Some((mut doc, yaml)) = parse_structured(text) else {
+            return 0;
         };
         let pointers: Vec<String> = path
             .query_located(&doc)
             .locations()
-            .map(|location| location.to_json_pointer())
+            .map(serde_json_path::NormalizedPath::to_json_pointer)
             .collect();
         if pointers.is_empty() {
             return 0;
@@ -253,12 +252,11 @@ impl Renderer<'_> {
                     continue;
                 }
             };
-            match bounded::replace_text(text, pool_id, &id, PART_BYTES) {
-                Ok(replaced) => *text = replaced,
-                Err(TooLarge) => {
-                    let step = format!("spark_pool rule {} (instance_pool_id {pool_id:?})", n + 1);
-                    Self::problem(out, file, "PartTooLarge", too_large(&step, file));
-                }
+            if let Ok(replaced) = bounded::replace_text(text, pool_id, &id, PART_BYTES) {
+                *text = replaced;
+            } else {
+                let step = format!("spark_pool rule {} (instance_pool_id {pool_id:?})", n + 1);
+                Self::problem(out, file, "PartTooLarge", too_large(&step, file));
             }
             return;
         }

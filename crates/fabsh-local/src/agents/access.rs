@@ -14,7 +14,11 @@ use fabsh_model::agent::definition::{AgentDefinition, DataSourceDoc, StageDoc};
 /// Checks that `caller` may read what one datasource holds. A workspace that does not exist
 /// holds nothing to read, so it passes (definitions synced from git name an all-zero one);
 /// reading its data later finds none. A refusal names the datasource.
-pub fn check_source(state: &Shared, caller: &Caller, doc: &DataSourceDoc) -> Result<(), ApiError> {
+pub(crate) fn check_source(
+    state: &Shared,
+    caller: &Caller,
+    doc: &DataSourceDoc,
+) -> Result<(), ApiError> {
     match caller.may_read(state, &doc.workspace_id) {
         Err(err) if err.status == StatusCode::NOT_FOUND => Ok(()),
         Err(err) if err.status == StatusCode::FORBIDDEN => Err(ApiError::new(
@@ -31,7 +35,7 @@ pub fn check_source(state: &Shared, caller: &Caller, doc: &DataSourceDoc) -> Res
 }
 
 /// Checks every datasource of these stages.
-pub fn check_stages<'a>(
+pub(crate) fn check_stages<'a>(
     state: &Shared,
     caller: &Caller,
     stages: impl IntoIterator<Item = &'a StageDoc>,
@@ -46,7 +50,7 @@ pub fn check_stages<'a>(
 
 /// Checks a whole definition about to be stored: its draft and, since a definition may carry
 /// one, its published copy.
-pub fn check_definition(
+pub(crate) fn check_definition(
     state: &Shared,
     caller: &Caller,
     definition: &AgentDefinition,
@@ -61,7 +65,7 @@ pub fn check_definition(
 /// The same for parts a create or an import stores as they come. Parts that do not read as an
 /// agent's definition are stored as before: no route reads a datasource out of them (the
 /// configuration API and the answers refuse a definition that does not parse).
-pub fn check_parts(state: &Shared, caller: &Caller, parts: &[Part]) -> Result<(), ApiError> {
+pub(crate) fn check_parts(state: &Shared, caller: &Caller, parts: &[Part]) -> Result<(), ApiError> {
     match super::from_parts(parts) {
         Ok(definition) => check_definition(state, caller, &definition),
         Err(_) => Ok(()),
@@ -70,7 +74,7 @@ pub fn check_parts(state: &Shared, caller: &Caller, parts: &[Part]) -> Result<()
 
 /// The source workspaces of an agent's datasources that `caller` may not read: their table
 /// names are their data too, so a definition read by this caller leaves their trees out.
-pub fn unreadable_sources(state: &Shared, caller: &Caller, parts: &[Part]) -> Vec<String> {
+pub(crate) fn unreadable_sources(state: &Shared, caller: &Caller, parts: &[Part]) -> Vec<String> {
     let mut hidden: Vec<String> = parts
         .iter()
         .filter_map(datasource_doc)
@@ -83,7 +87,7 @@ pub fn unreadable_sources(state: &Shared, caller: &Caller, parts: &[Part]) -> Ve
 }
 
 /// `parts` with the schema tree of every datasource over one of `hidden` emptied.
-pub fn without_trees_of(parts: Vec<Part>, hidden: &[String]) -> Vec<Part> {
+pub(crate) fn without_trees_of(parts: Vec<Part>, hidden: &[String]) -> Vec<Part> {
     if hidden.is_empty() {
         return parts;
     }

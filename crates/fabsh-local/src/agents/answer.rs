@@ -25,11 +25,11 @@ use fabsh_model::agent::sources;
 use std::sync::Arc;
 
 /// How close (0..1) a few-shot question must be to be used without a model.
-pub const MATCH_THRESHOLD: f64 = 0.6;
+pub(crate) const MATCH_THRESHOLD: f64 = 0.6;
 
 /// What the agent answered.
 #[derive(Debug, Clone, Default)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// The answer text.
     pub text: String,
     /// The SQL that was run (or refused), if any.
@@ -52,7 +52,7 @@ impl Answer {
 }
 
 /// The few-shots of SQL sources, closest first, with their closeness.
-pub fn ranked_examples<'a>(
+pub(crate) fn ranked_examples<'a>(
     published: &'a StageDoc,
     conversation: &Conversation,
 ) -> Vec<(f64, &'a SourceFolder, &'a FewShotDoc)> {
@@ -67,7 +67,12 @@ pub fn ranked_examples<'a>(
 }
 
 /// Answers `text`, asked by `asker`, from the published configuration.
-pub async fn answer(state: &Shared, asker: &Caller, published: &StageDoc, text: &str) -> Answer {
+pub(crate) async fn answer(
+    state: &Shared,
+    asker: &Caller,
+    published: &StageDoc,
+    text: &str,
+) -> Answer {
     let conversation = Conversation::parse(text);
     if conversation.question.is_empty() {
         return Answer::cannot("There is no question to answer.");
@@ -212,7 +217,7 @@ fn open_readable<'a>(
 }
 
 /// The answer text for a result: the value alone for one cell, else a table.
-pub fn describe(table: &ResultTable) -> String {
+pub(crate) fn describe(table: &ResultTable) -> String {
     if table.rows.is_empty() {
         return "The query returned no rows.".to_string();
     }

@@ -16,18 +16,18 @@ use tokio::sync::Semaphore;
 
 /// Agent queries that run at once. Each may keep a core busy for the whole budget, so more
 /// at once would only make each slower, and the requests around them too.
-pub const QUERY_SLOTS: usize = 4;
+pub(crate) const QUERY_SLOTS: usize = 4;
 
 /// The budget of one server's agent queries.
 #[derive(Debug)]
-pub struct QueryBudget {
+pub(crate) struct QueryBudget {
     seconds: u64,
     slots: Arc<Semaphore>,
 }
 
 impl QueryBudget {
     /// Queries of at most `seconds` each, [`QUERY_SLOTS`] at a time.
-    pub fn new(seconds: u64) -> QueryBudget {
+    pub(crate) fn new(seconds: u64) -> QueryBudget {
         QueryBudget {
             seconds,
             slots: Arc::new(Semaphore::new(QUERY_SLOTS)),
@@ -37,7 +37,7 @@ impl QueryBudget {
     /// Runs `query` on the blocking pool once a slot is free, with the limits it must keep;
     /// the deadline counts from now, so the wait for a slot is part of it. The error is why
     /// it did not run or was stopped, in the words of an answer.
-    pub async fn run<T: Send + 'static>(
+    pub(crate) async fn run<T: Send + 'static>(
         &self,
         query: impl FnOnce(Limits) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {

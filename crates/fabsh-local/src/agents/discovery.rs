@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// The schema every SQL source's tables sit in (SQLite has one).
-pub const SQL_SCHEMA: &str = "dbo";
+pub(crate) const SQL_SCHEMA: &str = "dbo";
 
 fn element(name: &str, kind: String, selected: bool, children: Vec<ElementDoc>) -> ElementDoc {
     ElementDoc {
@@ -30,7 +30,7 @@ fn element(name: &str, kind: String, selected: bool, children: Vec<ElementDoc>) 
     }
 }
 
-pub fn is_demo(conn: &Connection, item_id: &str) -> bool {
+pub(crate) fn is_demo(conn: &Connection, item_id: &str) -> bool {
     principals::meta_get(conn, DEMO_LAKEHOUSE_KEY)
         .ok()
         .flatten()
@@ -39,7 +39,7 @@ pub fn is_demo(conn: &Connection, item_id: &str) -> bool {
 
 /// The data of a SQL source's item, opened read-only, with the tables and views it holds;
 /// `None` when the item is gone or holds no tables yet.
-pub fn open_data<'a>(
+pub(crate) fn open_data<'a>(
     conn: &Connection,
     item_tables: &'a Tables,
     doc: &DataSourceDoc,
@@ -64,7 +64,7 @@ fn sql_tables(
 
 /// The whole tree of a new datasource; tables start unselected, semantic-model columns
 /// selected (as the service does).
-pub fn discover(
+pub(crate) fn discover(
     conn: &Connection,
     item_tables: &Tables,
     kind: &SourceKind,
@@ -171,7 +171,7 @@ fn semantic_model_tree(parts: &[items::Part]) -> Vec<ElementDoc> {
 
 /// Lower-case names of the live elements under `parent` (a display path), or `None` when
 /// the live schema cannot say (the element is then taken as available).
-pub fn live_names(
+pub(crate) fn live_names(
     conn: &Connection,
     item_tables: &Tables,
     kind: &SourceKind,
@@ -221,7 +221,7 @@ pub fn live_names(
 }
 
 /// The tables and columns SQL few-shots are checked against; `None` for non-SQL sources.
-pub fn known_schema(
+pub(crate) fn known_schema(
     conn: &Connection,
     item_tables: &Tables,
     kind: &SourceKind,

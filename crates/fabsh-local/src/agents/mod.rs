@@ -2,16 +2,16 @@
 //! configuration API (`routes/agent_*.rs`) reads and writes them through this module — load
 //! the agent's parts as documents, change them, store them back, all in one transaction.
 
-pub mod access;
-pub mod answer;
-pub mod budget;
-pub mod discovery;
-pub mod nl2sql;
-pub mod parsed;
+pub(crate) mod access;
+pub(crate) mod answer;
+pub(crate) mod budget;
+pub(crate) mod discovery;
+pub(crate) mod nl2sql;
+pub(crate) mod parsed;
 mod sql_cells;
-pub mod sql_run;
-pub mod tsql;
-pub mod wire;
+pub(crate) mod sql_run;
+pub(crate) mod tsql;
+pub(crate) mod wire;
 
 use crate::api_error::ApiError;
 use crate::store::items::{self, Item, Part};
@@ -27,12 +27,12 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Datasources one agent may have.
-pub const MAX_DATASOURCES: usize = 5;
+pub(crate) const MAX_DATASOURCES: usize = 5;
 /// Few-shot examples one datasource may have.
-pub const MAX_FEWSHOTS: usize = 100;
+pub(crate) const MAX_FEWSHOTS: usize = 100;
 
 /// 404 `DataAgentNotPublished`, for published reads before the first publish.
-pub fn not_published() -> ApiError {
+pub(crate) fn not_published() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "DataAgentNotPublished",
@@ -41,7 +41,7 @@ pub fn not_published() -> ApiError {
 }
 
 /// 404 for a datasource, element or few-shot that is not there.
-pub fn not_found(what: &str, id: &str) -> ApiError {
+pub(crate) fn not_found(what: &str, id: &str) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "EntityNotFound",
@@ -51,7 +51,7 @@ pub fn not_found(what: &str, id: &str) -> ApiError {
 
 /// The agent item and its definition as stored (shared: reads need no copy of a wide tree;
 /// changes go through [`change`]).
-pub fn load(
+pub(crate) fn load(
     definitions: &Definitions,
     conn: &Connection,
     workspace: &str,
@@ -69,7 +69,7 @@ fn agent_item(conn: &Connection, workspace: &str, id: &str) -> Result<Item, ApiE
 }
 
 /// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
-pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
+pub(crate) fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
     parsed::parse(parts)
 }
 
@@ -77,7 +77,7 @@ pub fn from_parts(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
 /// parts whose bytes changed are written (a few-shot added rewrites one small file, not every
 /// datasource's schema tree), and unchanged datasource trees are not even serialised again.
 /// Returns the change's result and the save, for [`Definitions::remember`] after the commit.
-pub fn change<T>(
+pub(crate) fn change<T>(
     definitions: &Definitions,
     conn: &Connection,
     workspace: &str,
@@ -110,7 +110,13 @@ pub fn change<T>(
             .iter()
             .zip(&parts)
             .all(|(old, new)| old.path == new.path);
-    if !same_paths {
+    if same_paths {
+        for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
+            if !Arc::ptr_eq(&old.payload, &new.payload) && old.payload != new.payload {
+                items::set_part_payload(conn, &item.id, ord, &new.payload)?;
+            }
+        }
+    } else {
         let plain: Vec<Part> = parts
             .iter()
             .map(|part| Part {
@@ -119,24 +125,18 @@ pub fn change<T>(
             })
             .collect();
         items::replace_parts(conn, &item.id, item.definition_format.as_deref(), &plain)?;
-    } else {
-        for (ord, (old, new)) in stored.iter().zip(&parts).enumerate() {
-            if !Arc::ptr_eq(&old.payload, &new.payload) && old.payload != new.payload {
-                items::set_part_payload(conn, &item.id, ord, &new.payload)?;
-            }
-        }
     }
     let saved = parsed::saved(conn, &item.id, definition, parts)?;
     Ok((out, saved))
 }
 
 /// The stage's documents, or `DataAgentNotPublished`.
-pub fn stage(definition: &AgentDefinition, stage: Stage) -> Result<&StageDoc, ApiError> {
+pub(crate) fn stage(definition: &AgentDefinition, stage: Stage) -> Result<&StageDoc, ApiError> {
     definition.stage(stage).ok_or_else(not_published)
 }
 
 /// The datasource with this configuration-API id.
-pub fn source<'a>(
+pub(crate) fn source<'a>(
     doc: &'a StageDoc,
     agent_id: &str,
     id: &str,
@@ -148,7 +148,7 @@ pub fn source<'a>(
 }
 
 /// The same, in the draft, for changing.
-pub fn draft_source<'a>(
+pub(crate) fn draft_source<'a>(
     definition: &'a mut AgentDefinition,
     agent_id: &str,
     id: &str,
@@ -162,7 +162,10 @@ pub fn draft_source<'a>(
 }
 
 /// The elements under a display path (the tree's top for an empty path).
-pub fn children_at<'a>(elements: &'a [ElementDoc], path: &[String]) -> Option<&'a [ElementDoc]> {
+pub(crate) fn children_at<'a>(
+    elements: &'a [ElementDoc],
+    path: &[String],
+) -> Option<&'a [ElementDoc]> {
     let mut level = elements;
     for name in path {
         level = &level.iter().find(|e| &e.display_name == name)?.children;
@@ -171,7 +174,7 @@ pub fn children_at<'a>(elements: &'a [ElementDoc], path: &[String]) -> Option<&'
 }
 
 /// The element at a display path, for changing.
-pub fn element_at_mut<'a>(
+pub(crate) fn element_at_mut<'a>(
     elements: &'a mut [ElementDoc],
     path: &[String],
 ) -> Option<&'a mut ElementDoc> {
@@ -184,7 +187,7 @@ pub fn element_at_mut<'a>(
 }
 
 /// Selects or unselects an element and everything under it (a table's columns go with it).
-pub fn set_selected(element: &mut ElementDoc, selected: bool) {
+pub(crate) fn set_selected(element: &mut ElementDoc, selected: bool) {
     element.is_selected = selected;
     for child in &mut element.children {
         set_selected(child, selected);
@@ -192,7 +195,7 @@ pub fn set_selected(element: &mut ElementDoc, selected: bool) {
 }
 
 /// The typed item's `properties`: `publishedDescription` once published.
-pub fn properties(conn: &Connection, item_id: &str) -> Value {
+pub(crate) fn properties(conn: &Connection, item_id: &str) -> Value {
     let parts = items::parts(conn, item_id).unwrap_or_default();
     match from_parts(&parts)
         .ok()
@@ -207,7 +210,7 @@ pub fn properties(conn: &Connection, item_id: &str) -> Value {
 /// A datasource to add, discovered when the request came in.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct NewDataSource {
+pub(crate) struct NewDataSource {
     /// The agent's workspace.
     pub workspace_id: String,
     /// The agent.
@@ -217,7 +220,10 @@ pub struct NewDataSource {
 }
 
 /// 409 when the item is already a datasource of the agent; 400 past the datasource limit.
-pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<(), ApiError> {
+pub(crate) fn check_can_add(
+    definition: &AgentDefinition,
+    artifact_id: &str,
+) -> Result<(), ApiError> {
     let sources = &definition.draft.sources;
     if sources
         .iter()
@@ -244,7 +250,7 @@ pub fn check_can_add(definition: &AgentDefinition, artifact_id: &str) -> Result<
 /// reference (data-agent.md §3 "Live behaviour") reports PascalCase keys from the live
 /// service, but that comes from fabio's notes, not recorded traffic, while the swagger's
 /// schema and example are the published contract; fabsh's client reads either casing.
-pub fn add_datasource(
+pub(crate) fn add_datasource(
     definitions: &Definitions,
     conn: &Connection,
     new: &NewDataSource,

@@ -15,7 +15,7 @@ const SYSTEM: &str = "You are a data agent. Write one read-only T-SQL query that
 
 /// What the model proposed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Proposal {
+pub(crate) enum Proposal {
     /// A query to run on a datasource.
     Query { source: String, sql: String },
     /// Why it cannot be answered.
@@ -23,7 +23,7 @@ pub enum Proposal {
 }
 
 /// Asks the model for a query answering the conversation's question.
-pub async fn write_query(
+pub(crate) async fn write_query(
     model: &dyn JsonChat,
     published: &StageDoc,
     conversation: &Conversation,
@@ -63,7 +63,7 @@ fn sql_sources(published: &StageDoc) -> impl Iterator<Item = &SourceFolder> {
 }
 
 /// The material the model is given.
-pub fn prompt(
+pub(crate) fn prompt(
     published: &StageDoc,
     conversation: &Conversation,
     ranked: &[(f64, &SourceFolder, &FewShotDoc)],

@@ -22,7 +22,7 @@ type Key = (String, i64);
 
 /// A definition and the part bytes it was read from.
 #[derive(Debug)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub definition: Arc<AgentDefinition>,
     pub parts: Vec<SharedPart>,
 }
@@ -30,14 +30,14 @@ pub struct Parsed {
 /// A stored part whose bytes successive versions share while they do not change (a wide
 /// source's tree is most of an agent's bytes and rarely changes).
 #[derive(Debug, Clone)]
-pub struct SharedPart {
+pub(crate) struct SharedPart {
     pub path: String,
     pub payload: Arc<[u8]>,
 }
 
 /// One server's parsed definitions, by item and parts version.
 #[derive(Debug, Default)]
-pub struct Definitions {
+pub(crate) struct Definitions {
     memo: Mutex<HashMap<Key, Arc<Parsed>>>,
 }
 
@@ -56,7 +56,7 @@ impl Definitions {
     }
 
     /// The item's definition as stored now (as `conn` sees it), parsed once per version.
-    pub fn load(&self, conn: &Connection, item_id: &str) -> Result<Arc<Parsed>, ApiError> {
+    pub(crate) fn load(&self, conn: &Connection, item_id: &str) -> Result<Arc<Parsed>, ApiError> {
         let key = key(conn, item_id)?;
         if let Some(found) = self.lock().get(&key) {
             return Ok(Arc::clone(found));
@@ -78,7 +78,7 @@ impl Definitions {
     /// Remembers a committed save, so the next request need not read or parse it back. Only
     /// after the commit: a rolled-back version number could otherwise be reused for other
     /// bytes.
-    pub fn remember(&self, saved: &Saved) {
+    pub(crate) fn remember(&self, saved: &Saved) {
         self.insert(saved.key.clone(), Arc::clone(&saved.parsed));
     }
 }
@@ -89,7 +89,7 @@ fn key(conn: &Connection, item_id: &str) -> Result<Key, ApiError> {
 }
 
 /// Reads stored parts as a definition; unreadable parts are the caller's corrupted payload.
-pub fn parse(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
+pub(crate) fn parse(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
     let pairs: Vec<(String, Vec<u8>)> = parts
         .iter()
         .map(|part| (part.path.clone(), part.payload.clone()))
@@ -100,13 +100,13 @@ pub fn parse(parts: &[Part]) -> Result<AgentDefinition, ApiError> {
 
 /// What a save wrote, to remember once its transaction has committed.
 #[derive(Debug)]
-pub struct Saved {
+pub(crate) struct Saved {
     key: Key,
     parsed: Arc<Parsed>,
 }
 
 /// Describes the definition just written (call inside the transaction, after the writes).
-pub fn saved(
+pub(crate) fn saved(
     conn: &Connection,
     item_id: &str,
     definition: AgentDefinition,

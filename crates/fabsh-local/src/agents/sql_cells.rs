@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 /// The scale of a column's declared type when it is an exact decimal type, as SQL Server
 /// gives it: `DECIMAL` and `DECIMAL(p)` have scale 0, `MONEY` has 4.
-pub fn scale_of(declared: Option<&str>) -> Option<u32> {
+pub(super) fn scale_of(declared: Option<&str>) -> Option<u32> {
     let declared = declared?.trim().to_ascii_lowercase();
     let (name, arguments) = match declared.split_once('(') {
         Some((name, rest)) => (name.trim(), Some(rest.strip_suffix(')')?)),
@@ -28,7 +28,7 @@ pub fn scale_of(declared: Option<&str>) -> Option<u32> {
 
 /// A cell as JSON: numbers as numbers, text as strings, a blob by its size; in a column of
 /// `scale` (see [`scale_of`]), a number as a string with that many decimals.
-pub fn json_of(value: ValueRef<'_>, scale: Option<u32>) -> Value {
+pub(super) fn json_of(value: ValueRef<'_>, scale: Option<u32>) -> Value {
     match (value, scale) {
         (ValueRef::Integer(n), Some(scale)) => json!(with_scale(&n.to_string(), scale)),
         (ValueRef::Real(x), Some(scale)) if x.is_finite() => {

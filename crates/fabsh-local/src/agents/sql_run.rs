@@ -22,21 +22,21 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Rows an answer carries at most.
-pub const MAX_ROWS: usize = 25;
+pub(crate) const MAX_ROWS: usize = 25;
 /// Columns an answer carries at most.
-pub const MAX_COLUMNS: usize = 25;
+pub(crate) const MAX_COLUMNS: usize = 25;
 /// The largest string or blob a query may build (SQLite's own default is 1 GB).
-pub const MAX_VALUE_BYTES: usize = 1_000_000;
+pub(crate) const MAX_VALUE_BYTES: usize = 1_000_000;
 /// The most cell bytes read from one result (its rows are capped, but 25 × 25 cells of
 /// [`MAX_VALUE_BYTES`] each would still be 625 MB).
-pub const MAX_RESULT_BYTES: usize = 1_000_000;
+pub(crate) const MAX_RESULT_BYTES: usize = 1_000_000;
 /// Virtual-machine steps between two looks at the clock: a few microseconds of work, so a
 /// query overruns its deadline by next to nothing and the clock costs next to nothing.
 const STEPS_PER_CHECK: i32 = 4_000;
 
 /// What one query may spend.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// When it is stopped.
     pub deadline: Instant,
     /// Its whole budget in seconds, for the answer that says it was stopped.
@@ -69,7 +69,7 @@ fn failed(err: rusqlite::Error, limits: &Limits) -> String {
 
 /// A query's result, capped.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResultTable {
+pub(crate) struct ResultTable {
     /// Column names (at most [`MAX_COLUMNS`]).
     pub columns: Vec<String>,
     /// Rows (at most [`MAX_ROWS`]).
@@ -82,7 +82,7 @@ pub struct ResultTable {
 
 impl ResultTable {
     /// The rows as CSV (header first), for an attached file.
-    pub fn to_csv(&self) -> Vec<u8> {
+    pub(crate) fn to_csv(&self) -> Vec<u8> {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let _ = writer.write_record(&self.columns);
         for row in &self.rows {
@@ -95,7 +95,7 @@ impl ResultTable {
 }
 
 /// A cell as text: strings as they are, numbers as JSON writes them, NULL empty.
-pub fn cell_text(value: &Value) -> String {
+pub(crate) fn cell_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
         Value::Null => String::new(),
@@ -106,7 +106,7 @@ pub fn cell_text(value: &Value) -> String {
 /// Rewrites `sql` for SQLite, or says why it is not run (it does not parse, is not one
 /// read-only query, uses a construct that has no SQLite equal).
 #[cfg(test)]
-pub fn to_sqlite(sql: &str) -> Result<String, String> {
+pub(crate) fn to_sqlite(sql: &str) -> Result<String, String> {
     query_to_sqlite(parse(sql, "query")?, &tests::tables(&["t", "u", "orders"]))
 }
 
@@ -123,12 +123,12 @@ fn query_to_sqlite(statements: Vec<Statement>, schema: &[TableInfo]) -> Result<S
 }
 
 /// The statements besides queries a warehouse's endpoint runs.
-pub const WRITE_STATEMENTS: &str = "INSERT, UPDATE, DELETE and CREATE TABLE";
+pub(crate) const WRITE_STATEMENTS: &str = "INSERT, UPDATE, DELETE and CREATE TABLE";
 
 /// Rewrites one statement that writes (INSERT, UPDATE, DELETE or CREATE TABLE) for SQLite by
 /// the same rewrites as a query, or says why it is not run.
 #[cfg(test)]
-pub fn write_to_sqlite(sql: &str) -> Result<String, String> {
+pub(crate) fn write_to_sqlite(sql: &str) -> Result<String, String> {
     write_statement_to_sqlite(parse(sql, "statement")?, &tests::tables(&["t", "u"]))
 }
 
@@ -164,7 +164,7 @@ fn write_statement_to_sqlite(
 
 /// How much of a result is read.
 #[derive(Debug, Clone, Copy)]
-pub struct Caps {
+pub(crate) struct Caps {
     /// Rows read at most (one more is looked for, to say there were more).
     pub rows: usize,
     /// Columns kept at most.
@@ -175,7 +175,7 @@ pub struct Caps {
 
 impl Caps {
     /// An agent's answer: [`MAX_ROWS`] × [`MAX_COLUMNS`], [`MAX_RESULT_BYTES`].
-    pub const ANSWER: Caps = Caps {
+    pub(crate) const ANSWER: Caps = Caps {
         rows: MAX_ROWS,
         columns: MAX_COLUMNS,
         result_bytes: MAX_RESULT_BYTES,
@@ -185,7 +185,7 @@ impl Caps {
 /// Runs `sql` on `conn` (opened read-only, and given to this query alone while it runs: the
 /// limits, progress handler and authorizer it sets are its own), whose file holds `tables`,
 /// within `limits`, and returns the capped result, or why not.
-pub fn run(
+pub(crate) fn run(
     conn: &mut Connection,
     tables: Arc<Vec<TableInfo>>,
     sql: &str,
@@ -197,7 +197,7 @@ pub fn run(
 /// [`run`] of a statement already parsed into `statements` (the SQL endpoint parses a
 /// statement once to tell a query from a write), with other caps (the endpoint returns more
 /// rows than an agent's answer).
-pub fn run_parsed(
+pub(crate) fn run_parsed(
     conn: &mut Connection,
     tables: Arc<Vec<TableInfo>>,
     statements: Vec<Statement>,
@@ -267,7 +267,7 @@ pub fn run_parsed(
 /// [`write_to_sqlite`]), on `conn`, opened for writing and given to this statement alone,
 /// within `limits`; the rows it changed. It may change the item's own tables and create new
 /// ones, and reach nothing else (see [`confine`]).
-pub fn run_write(
+pub(crate) fn run_write(
     conn: &mut Connection,
     statements: Vec<Statement>,
     limits: Limits,

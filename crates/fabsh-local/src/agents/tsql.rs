@@ -12,8 +12,8 @@ mod dates;
 mod names;
 mod rewrite;
 
-pub use names::in_t_sql_words;
-pub use rewrite::rewritten;
+pub(crate) use names::in_t_sql_words;
+pub(crate) use rewrite::rewritten;
 
 use crate::tables::TableInfo;
 use sqlparser::ast::{
@@ -71,7 +71,7 @@ fn rewrite_of(name: &str) -> Option<Rewrite> {
 }
 
 /// Why a construct is refused: the message names it.
-pub fn untranslatable(construct: &str) -> String {
+pub(crate) fn untranslatable(construct: &str) -> String {
     format!(
         "the T-SQL construct {construct} cannot be translated for local Fabric's SQLite tables; rewrite the query without it"
     )
@@ -118,7 +118,7 @@ fn translate_call(expr: &mut Expr) -> Result<(), String> {
         }
         Some(Rewrite::Template(template)) => {
             let first = arguments(&function.args)
-                .and_then(|args| args.first().map(|arg| arg.to_string()))
+                .and_then(|args| args.first().map(std::string::ToString::to_string))
                 // A template function called without arguments fills its slot with nothing; SQLite
                 // then says what is wrong.
                 .unwrap_or_default();

@@ -9,7 +9,7 @@ use sha1::{Digest, Sha1};
 
 /// A datasource's configuration-API id: derived from the agent and the item it reads, so it is
 /// the same in both stages and survives a definition round trip without being stored.
-pub fn datasource_id(agent_id: &str, artifact_id: &str) -> String {
+pub(crate) fn datasource_id(agent_id: &str, artifact_id: &str) -> String {
     let digest = Sha1::digest(format!("{agent_id}/{}", artifact_id.to_ascii_lowercase()));
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
@@ -20,7 +20,7 @@ pub fn datasource_id(agent_id: &str, artifact_id: &str) -> String {
 
 /// `GET settings`: `{aiInstructions, experimental}`, with the server-owned `mcpServers` key
 /// the service adds to `experimental`.
-pub fn settings(config: &Value) -> Value {
+pub(crate) fn settings(config: &Value) -> Value {
     let mut experimental = config
         .get("experimental")
         .and_then(Value::as_object)
@@ -39,7 +39,7 @@ pub fn settings(config: &Value) -> Value {
 }
 
 /// A datasource as lists show it.
-pub fn datasource(agent_id: &str, doc: &DataSourceDoc) -> Value {
+pub(crate) fn datasource(agent_id: &str, doc: &DataSourceDoc) -> Value {
     let kind = sources::by_definition_type(&doc.kind);
     let reference = json!({
         "referenceType": "ById",
@@ -74,7 +74,7 @@ pub fn datasource(agent_id: &str, doc: &DataSourceDoc) -> Value {
 }
 
 /// An element as the elements API shows it; `path` is its display path (its id's source).
-pub fn element(doc: &ElementDoc, path: &[&str], state: &str) -> Value {
+pub(crate) fn element(doc: &ElementDoc, path: &[&str], state: &str) -> Value {
     let mut map = Map::new();
     map.insert("id".into(), json!(element_path::element_id(path)));
     map.insert("isSelected".into(), json!(doc.is_selected));
@@ -96,7 +96,7 @@ pub fn element(doc: &ElementDoc, path: &[&str], state: &str) -> Value {
 }
 
 /// A few-shot with its validation status.
-pub fn fewshot(doc: &FewShotDoc, status: &str, reason: Option<&str>) -> Value {
+pub(crate) fn fewshot(doc: &FewShotDoc, status: &str, reason: Option<&str>) -> Value {
     let mut validation = Map::new();
     validation.insert("value".into(), json!(status));
     if let Some(reason) = reason {

@@ -33,7 +33,11 @@ type Params = Path<HashMap<String, String>>;
 /// fabio's code and other reports); it now answers like any path it does not serve, 404
 /// `EntityNotFound`, which is what this layer answers unless the `legacy-assistants` knob
 /// keeps the old surface for clients that still need it.
-pub async fn unless_retired(State(state): State<Shared>, request: Request, next: Next) -> Response {
+pub(super) async fn unless_retired(
+    State(state): State<Shared>,
+    request: Request,
+    next: Next,
+) -> Response {
     if state.faults.legacy_assistants {
         next.run(request).await
     } else {
@@ -77,7 +81,7 @@ fn missing(what: &str, id: &str) -> ApiError {
 }
 
 /// `POST assistants`: the model is ignored, as by the service.
-pub fn create_assistant(
+pub(super) fn create_assistant(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -88,7 +92,7 @@ pub fn create_assistant(
 }
 
 /// `POST threads`.
-pub fn create_thread(
+pub(super) fn create_thread(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -107,7 +111,7 @@ fn created(state: &Shared, agent: &str, kind: &str, body: Value) -> Result<Respo
 }
 
 /// `DELETE threads/{thread}`.
-pub fn delete_thread(
+pub(super) fn delete_thread(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -200,7 +204,7 @@ fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiE
 }
 
 /// `POST threads/{thread}/messages` `{role, content}`.
-pub fn create_message(
+pub(super) fn create_message(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -233,7 +237,7 @@ pub fn create_message(
 }
 
 /// `GET threads/{thread}/messages` (oldest first, as asked with `order=asc`).
-pub fn list_messages(
+pub(super) fn list_messages(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -274,7 +278,7 @@ fn conversation_text(messages: Vec<Value>) -> String {
 }
 
 /// `POST threads/{thread}/runs` `{assistant_id}`: answers in the background.
-pub async fn create_run(
+pub(super) async fn create_run(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -423,7 +427,7 @@ fn thread_run(
 }
 
 /// `GET threads/{thread}/runs/{run}`.
-pub fn show_run(
+pub(super) fn show_run(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -436,7 +440,7 @@ pub fn show_run(
 }
 
 /// `GET threads/{thread}/runs/{run}/steps`.
-pub fn list_steps(
+pub(super) fn list_steps(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -455,7 +459,7 @@ pub fn list_steps(
 }
 
 /// `GET files/{file}`.
-pub fn show_file(
+pub(super) fn show_file(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,
@@ -470,7 +474,7 @@ pub fn show_file(
 }
 
 /// `GET files/{file}/content`.
-pub fn file_content(
+pub(super) fn file_content(
     State(state): State<Shared>,
     caller: Caller,
     Path(params): Params,

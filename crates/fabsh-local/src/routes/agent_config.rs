@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 /// The agent `id` of workspace `ws` as a target, for routes that name the agent other than
 /// by `{collection}/{item}` (the MCP server, the Assistants surface).
-pub fn agent(ws: &str, id: &str) -> ItemTarget {
+pub(super) fn agent(ws: &str, id: &str) -> ItemTarget {
     ItemTarget {
         collection: "dataAgents".to_string(),
         implied: item_types::by_collection("dataAgents"),
@@ -31,7 +31,7 @@ pub fn agent(ws: &str, id: &str) -> ItemTarget {
 }
 
 /// The stage a route reads: `staging/...` is the draft, anything else the published copy.
-pub fn stage_of(uri: &Uri) -> Stage {
+pub(super) fn stage_of(uri: &Uri) -> Stage {
     if uri.path().contains("/staging/") {
         Stage::Draft
     } else {
@@ -40,7 +40,7 @@ pub fn stage_of(uri: &Uri) -> Stage {
 }
 
 /// Checks that the route is under `/dataAgents` and that the caller holds `role`.
-pub fn target(
+pub(super) fn target(
     state: &Shared,
     caller: &Caller,
     target: &ItemTarget,
@@ -54,7 +54,7 @@ pub fn target(
 }
 
 /// Reads the agent and its definition (Viewer is enough).
-pub fn read(
+pub(super) fn read(
     state: &Shared,
     caller: &Caller,
     agent: &ItemTarget,
@@ -67,7 +67,7 @@ pub fn read(
 
 /// Changes the agent's definition in one write transaction (Contributor needed); `change`
 /// gets the store connection too, for lookups of other items.
-pub fn change<T>(
+pub(super) fn change<T>(
     state: &Shared,
     caller: &Caller,
     agent: &ItemTarget,
@@ -87,7 +87,7 @@ pub fn change<T>(
 }
 
 /// GET `staging/settings` or `settings`.
-pub fn get_settings(
+pub(super) fn get_settings(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -102,7 +102,7 @@ pub fn get_settings(
 }
 
 /// PATCH `staging/settings`: `aiInstructions` and `experimental` (replaced whole) when given.
-pub fn patch_settings(
+pub(super) fn patch_settings(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -136,7 +136,7 @@ pub fn patch_settings(
 }
 
 /// POST `staging/publish` `{publishedDescription?}`: the draft becomes the published copy.
-pub fn publish(
+pub(super) fn publish(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -170,7 +170,7 @@ pub fn publish(
 }
 
 /// POST `staging/reset`: the draft becomes a copy of the published configuration again.
-pub fn reset(
+pub(super) fn reset(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,

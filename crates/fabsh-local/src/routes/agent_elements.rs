@@ -46,7 +46,7 @@ fn live_names(
 }
 
 /// GET one level of the tree: the top without `rootId`, else the children of that element.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -107,7 +107,7 @@ fn element_id(query: &Query) -> Result<String, ApiError> {
 
 /// PATCH `?id=`: `isSelected` (a table's columns follow it) and `description` (null or empty
 /// clears it). Unselecting keeps descriptions.
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -148,7 +148,7 @@ pub fn update(
 
 /// DELETE `?id=`: only an element no longer in the live schema; otherwise
 /// `ElementStillAvailable`.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 /// The `{ds}` and `{fs}` of a few-shot route (the agent is its `ItemTarget`).
 #[derive(Deserialize)]
-pub struct FewShotPath {
+pub(super) struct FewShotPath {
     ds: String,
     fs: String,
 }
@@ -65,7 +65,7 @@ impl Judge {
 }
 
 /// GET the examples of a datasource, paged.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -87,7 +87,7 @@ pub fn list(
 }
 
 /// GET one example.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -116,7 +116,7 @@ fn check_supported(source: &SourceFolder) -> Result<(), ApiError> {
 }
 
 /// POST an example `{question, query?}`: 201 with `validationStatus: Validating`.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -148,7 +148,7 @@ pub fn create(
 }
 
 /// PATCH an example's `question` and/or `query`.
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -184,7 +184,7 @@ pub fn update(
 }
 
 /// DELETE one example.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -204,7 +204,7 @@ pub fn remove(
 }
 
 /// POST `deleteAll`: removes every example of the datasource.
-pub fn remove_all(
+pub(super) fn remove_all(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,

@@ -20,10 +20,10 @@ use fabsh_model::agent::mcp::{PROTOCOL_VERSION, QUESTION_ARGUMENT};
 use serde_json::{Value, json};
 
 /// The name the service's MCP server gives itself.
-pub const SERVER_NAME: &str = "DataAgent MCP Server";
+pub(super) const SERVER_NAME: &str = "DataAgent MCP Server";
 
 /// The agent's tool name: `DataAgent_` and its name, non-alphanumerics as `_`.
-pub fn tool_name(agent_name: &str) -> String {
+pub(super) fn tool_name(agent_name: &str) -> String {
     let name: String = agent_name
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -32,13 +32,16 @@ pub fn tool_name(agent_name: &str) -> String {
 }
 
 /// The one tool of an agent's server.
-pub fn tool(item: &Item, description: Option<&str>) -> Value {
-    let description = description.map(String::from).unwrap_or_else(|| {
-        format!(
-            "Answers questions with the data agent {}",
-            item.display_name
-        )
-    });
+pub(super) fn tool(item: &Item, description: Option<&str>) -> Value {
+    let description = description.map_or_else(
+        || {
+            format!(
+                "Answers questions with the data agent {}",
+                item.display_name
+            )
+        },
+        String::from,
+    );
     json!({
         "name": tool_name(&item.display_name),
         "description": description,
@@ -51,7 +54,7 @@ pub fn tool(item: &Item, description: Option<&str>) -> Value {
     })
 }
 
-pub fn sse(value: &Value, session: Option<&str>) -> Response {
+pub(super) fn sse(value: &Value, session: Option<&str>) -> Response {
     let body = format!("event: message\ndata: {value}\n\n");
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
@@ -68,7 +71,7 @@ pub fn sse(value: &Value, session: Option<&str>) -> Response {
 
 /// The main argument of a `tools/call` of `tool` (trimmed), or why the call is refused (an
 /// unknown tool, the argument missing or empty).
-pub fn call_argument<'a>(
+pub(super) fn call_argument<'a>(
     message: &'a Value,
     tool: &str,
     argument: &str,
@@ -90,12 +93,12 @@ pub fn call_argument<'a>(
     }
 }
 
-pub fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+pub(super) fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 /// The `initialize` result of a server named `server_name` offering tools.
-pub fn initialized(server_name: &str) -> Value {
+pub(super) fn initialized(server_name: &str) -> Value {
     json!({
         "protocolVersion": PROTOCOL_VERSION,
         "capabilities": {"tools": {"listChanged": false}},
@@ -103,13 +106,13 @@ pub fn initialized(server_name: &str) -> Value {
     })
 }
 
-pub fn rpc_result(id: &Value, result: Value) -> Value {
+pub(super) fn rpc_result(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 /// The JSON-RPC message of an MCP request over streamable HTTP, or the answer that refuses
 /// it: a client that does not accept an event stream, or a body that is not one message.
-pub fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (StatusCode, String)> {
+pub(super) fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (StatusCode, String)> {
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|value| value.to_str().ok())
@@ -124,21 +127,20 @@ pub fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (StatusCod
         );
         return Err((StatusCode::NOT_ACCEPTABLE, error.to_string()));
     }
-    match serde_json::from_slice(body) {
-        Ok(message @ Value::Object(_)) => Ok(message),
-        _ => {
-            let error = rpc_error(
-                &Value::Null,
-                -32700,
-                "Parse error: the body is not a JSON-RPC message",
-            );
-            Err((StatusCode::BAD_REQUEST, error.to_string()))
-        }
+    if let Ok(message @ Value::Object(_)) = serde_json::from_slice(body) {
+        Ok(message)
+    } else {
+        let error = rpc_error(
+            &Value::Null,
+            -32700,
+            "Parse error: the body is not a JSON-RPC message",
+        );
+        Err((StatusCode::BAD_REQUEST, error.to_string()))
     }
 }
 
 /// One JSON-RPC message to the agent's server.
-pub async fn handle(
+pub(super) async fn handle(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,

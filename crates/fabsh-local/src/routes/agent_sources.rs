@@ -22,12 +22,12 @@ use serde_json::{Map, Value};
 
 /// The `{ds}` of a datasource route (the agent is its `ItemTarget`).
 #[derive(Deserialize)]
-pub struct SourcePath {
+pub(super) struct SourcePath {
     pub ds: String,
 }
 
 /// GET the datasources of a stage, paged.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -45,7 +45,7 @@ pub fn list(
 }
 
 /// GET one datasource of a stage.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     uri: Uri,
@@ -101,7 +101,7 @@ fn requested(
 
 /// POST `staging/datasources`: checks the item, discovers its schema now, and adds it inline
 /// (201) or through an operation (202).
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -163,7 +163,7 @@ pub fn create(
 }
 
 /// PATCH a draft datasource: `instructions`, `description` (or `userDescription`).
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,
@@ -191,7 +191,7 @@ pub fn update(
 }
 
 /// DELETE a draft datasource, with its selections and few-shots.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     agent: ItemTarget,

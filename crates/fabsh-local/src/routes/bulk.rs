@@ -44,7 +44,7 @@ fn guid(text: &str) -> Option<String> {
 
 /// Export: `{mode: All}` or `{mode: Selective, items: [{id}]}`. Contributor+, as the service
 /// exports what the caller can both read and write.
-pub fn export(
+pub(super) fn export(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -115,7 +115,7 @@ pub fn export(
 }
 
 /// Import: `{definitionParts, options?}`, validated now, applied when the operation runs.
-pub fn import(
+pub(super) fn import(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -143,7 +143,7 @@ pub fn import(
 
 /// Bulk move `{items: [1 to 50 ids], targetFolderId?}`: all or nothing; answers
 /// `{value: [moved items and their children]}`.
-pub fn move_items(
+pub(super) fn move_items(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -199,7 +199,7 @@ pub fn move_items(
 
 /// Identity assignment `{assignmentType: "Caller"}`; the caller becomes the identity of the
 /// item and its children.
-pub fn assign_identity(
+pub(super) fn assign_identity(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

@@ -58,14 +58,14 @@ fn known(state: &Shared) -> Result<Vec<String>, ApiError> {
 
 /// GET `/v1/capacities`: one page holding every known capacity (a handful at most, so no
 /// `continuationToken`).
-pub fn list(State(state): State<Shared>, caller: Caller) -> Result<Response, ApiError> {
+pub(super) fn list(State(state): State<Shared>, caller: Caller) -> Result<Response, ApiError> {
     caller.known(&state)?;
     let value: Vec<Value> = known(&state)?.iter().map(|id| to_wire(id)).collect();
     Ok(respond::json(StatusCode::OK, &json!({ "value": value })))
 }
 
 /// GET `/v1/capacities/{id}`: a known capacity, else 404 `EntityNotFound`.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,
@@ -87,7 +87,7 @@ fn accepted() -> Response {
 /// POST `/v1/workspaces/{ws}/assignToCapacity` `{capacityId}` → 202; workspace Admin, as the
 /// swagger requires. Idempotent [FABIO]: assigning the current capacity again is a 202 too.
 /// Any well-formed id is accepted, as at workspace creation, and is listed from then on.
-pub fn assign(
+pub(super) fn assign(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -109,7 +109,7 @@ pub fn assign(
 
 /// POST `/v1/workspaces/{ws}/unassignFromCapacity` → 202; workspace Admin. The swagger
 /// defines no body, so whatever is sent is ignored.
-pub fn unassign(
+pub(super) fn unassign(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,

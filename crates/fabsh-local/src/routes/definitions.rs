@@ -38,7 +38,7 @@ pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
 /// getDefinition: 200 `{definition}` or 202 whose result is the same body, per type as the
 /// service answers ([`definition_answers`]). Contributor+, as
 /// the service requires write permission to read definitions.
-pub fn get_definition(
+pub(super) fn get_definition(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -82,7 +82,7 @@ pub fn get_definition(
 /// updateDefinition: full replacement; empty 200, or 202 whose operation's result is the item.
 /// `.platform` is applied only with `updateMetadata=true` (name and description; the logical
 /// id stays).
-pub fn update_definition(
+pub(super) fn update_definition(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

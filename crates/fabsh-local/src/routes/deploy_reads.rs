@@ -19,7 +19,7 @@ use rusqlite::params;
 use serde_json::{Value, json};
 
 /// `POST …/{id}/staging/publish`: a data agent's publish, or an environment's.
-pub fn staging_publish(
+pub(super) fn staging_publish(
     state: State<Shared>,
     caller: Caller,
     origin: Origin,
@@ -61,7 +61,7 @@ fn publish_environment(
 
 /// Connections_ListConnections: the connections local Fabric knows, which are those recorded
 /// on the items of the workspaces the caller has a role in that have an id, each once.
-pub fn list_connections(
+pub(super) fn list_connections(
     State(state): State<Shared>,
     caller: Caller,
     paging: Paging,
@@ -94,7 +94,7 @@ pub fn list_connections(
 /// CustomPools_ListWorkspaceCustomPools: the starter pool every workspace has (its id the zero
 /// GUID and its sizes as the swagger's ListCustomPools example shows it); local Fabric makes no
 /// custom pools.
-pub fn list_spark_pools(
+pub(super) fn list_spark_pools(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -119,7 +119,7 @@ pub fn list_spark_pools(
 /// connectionDetails}}` binds the model's data source to a connection (recorded as one of the
 /// model's connections, replacing one of the same id or details); a binding without `id`
 /// unbinds the data source with those details (UnbindSemanticModelConnection example).
-pub fn bind_connection(
+pub(super) fn bind_connection(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,

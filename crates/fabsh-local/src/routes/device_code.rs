@@ -40,7 +40,7 @@ fn user_code() -> String {
 }
 
 /// POST `/{tenant}/oauth2/v2.0/devicecode`.
-pub fn start(
+pub(super) fn start(
     State(state): State<Shared>,
     Path(tenant): Path<String>,
     Origin(origin): Origin,
@@ -85,7 +85,7 @@ pub fn start(
 }
 
 /// The device-code grant of the token endpoint.
-pub fn redeem(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthError> {
+pub(super) fn redeem(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthError> {
     let device_code = form.require("device_code")?;
     let client_id = form.require("client_id")?;
     let digest = secret_digest(device_code);
@@ -137,7 +137,7 @@ pub fn redeem(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAu
 }
 
 /// GET `/_local/devicelogin`: what a browser sees at the verification URI.
-pub async fn login_page() -> Response {
+pub(super) async fn login_page() -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
         "Local Fabric has no sign-in page: approve the code with `fabsh local approve <code>`.\n",
@@ -147,7 +147,7 @@ pub async fn login_page() -> Response {
 
 /// POST `/_local/devicecodes/approve` `{userCode}`: approves a pending sign-in as the local
 /// admin user (admin only, as every admin route).
-pub fn approve(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
+pub(super) fn approve(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
     let user_code = req_str(&body.object()?, "userCode")?;
     let approved = admin::approve_device_code_in(&state.db, &state.admin_id, &user_code)?;
     Ok(respond::json(StatusCode::OK, &approved))

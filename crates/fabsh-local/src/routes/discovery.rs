@@ -20,7 +20,7 @@ const CLAIMS: &[&str] = &[
 ];
 
 /// GET `/{tenant}/v2.0/.well-known/openid-configuration`.
-pub fn openid_configuration(
+pub(super) fn openid_configuration(
     State(state): State<Shared>,
     Path(tenant): Path<String>,
     Origin(origin): Origin,
@@ -64,7 +64,7 @@ pub fn openid_configuration(
 }
 
 /// GET `/discovery/v2.0/keys`: the keys tokens are signed with.
-pub async fn keys(State(state): State<Shared>) -> Response {
+pub(super) async fn keys(State(state): State<Shared>) -> Response {
     jwks(&state)
 }
 
@@ -74,7 +74,7 @@ fn jwks(state: &Shared) -> Response {
 
 /// GET `/{tenant}/discovery/v2.0/keys` (`/common/...` too): the same keys, for a tenant the
 /// authority knows.
-pub fn tenant_keys(State(state): State<Shared>, Path(tenant): Path<String>) -> Response {
+pub(super) fn tenant_keys(State(state): State<Shared>, Path(tenant): Path<String>) -> Response {
     match resolve_tenant(&state, &tenant) {
         Ok(_) => jwks(&state),
         Err(refusal) => refusal.into_response(),

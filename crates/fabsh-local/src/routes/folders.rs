@@ -55,7 +55,7 @@ fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError>
 }
 
 /// GET: a page of folders; `rootFolderId`, `recursive` (default true).
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -88,7 +88,7 @@ pub fn list(
 }
 
 /// POST `{displayName, parentFolderId?}` → 201 with `Location`.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -132,7 +132,7 @@ pub fn create(
 }
 
 /// GET one folder.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,
@@ -143,7 +143,7 @@ pub fn show(
 }
 
 /// PATCH `{displayName}`.
-pub fn rename(
+pub(super) fn rename(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,
@@ -165,7 +165,7 @@ pub fn rename(
 }
 
 /// DELETE: only an empty folder (no sub-folders, no live items) → else 400 `FolderNotEmpty`.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,
@@ -188,7 +188,7 @@ pub fn remove(
 }
 
 /// POST `…/move` `{targetFolderId?}` (absent or null = root).
-pub fn move_folder(
+pub(super) fn move_folder(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,

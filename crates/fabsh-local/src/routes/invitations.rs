@@ -78,7 +78,7 @@ fn invitation(state: &Shared, id: &str, provider_tenant: &str) -> Result<Share, 
 }
 
 /// GET `?providerTenantId=` (required): the provider and the shared paths.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,
@@ -175,7 +175,7 @@ fn shortcut_requests(
 }
 
 /// POST `…/accept` with the spec's body: 200 `{value: [{workspaceId, itemId, path, name}]}`.
-pub fn accept(
+pub(super) fn accept(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,

@@ -80,7 +80,7 @@ fn sensitivity_label(obj: &Map<String, Value>) -> Result<Option<String>, ApiErro
         ));
     }
     match opt_str(settings, "sensitivityLabelApplyStrategy")?.as_deref() {
-        None | Some("ApplyOrFail") | Some("Ignore") => Ok(Some(norm(&label))),
+        None | Some("ApplyOrFail" | "Ignore") => Ok(Some(norm(&label))),
         Some(other) => Err(ApiError::invalid_body(format!(
             "Unknown sensitivityLabelApplyStrategy '{other}'"
         ))),
@@ -88,7 +88,7 @@ fn sensitivity_label(obj: &Map<String, Value>) -> Result<Option<String>, ApiErro
 }
 
 /// POST: create an item.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

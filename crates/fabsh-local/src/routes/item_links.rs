@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 /// GET `…/connections`: a page of the connections the item uses; types without a definition
 /// have none to offer (`OperationNotSupportedForItem`, as recorded for warehouses).
-pub fn connections(
+pub(super) fn connections(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -47,12 +47,12 @@ pub fn connections(
 
 /// The `{direction}` of a relations route.
 #[derive(Deserialize)]
-pub struct DirectionPath {
+pub(super) struct DirectionPath {
     direction: String,
 }
 
 /// GET `…/relations/{upstream|downstream}?beta=true`: not paged.
-pub fn relations(
+pub(super) fn relations(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -75,7 +75,7 @@ pub fn relations(
 /// PATCH `…/logicalId` `{logicalId}` → `{logicalId}`: a non-empty GUID unused by the
 /// workspace's other live items. The generated `.platform` reads the same column, so the two
 /// always agree.
-pub fn update_logical_id(
+pub(super) fn update_logical_id(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -169,7 +169,7 @@ fn tagging(
 }
 
 /// POST `…/applyTags` `{tags: [id]}` → empty 200.
-pub fn apply_tags(
+pub(super) fn apply_tags(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -179,7 +179,7 @@ pub fn apply_tags(
 }
 
 /// POST `…/unapplyTags` `{tags: [id]}` → empty 200.
-pub fn unapply_tags(
+pub(super) fn unapply_tags(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,

@@ -19,7 +19,7 @@ use fabsh_model::item_types;
 use fabsh_model::wire::{self, Page};
 
 /// 400 `InvalidItemType`.
-pub fn invalid_type(name: &str) -> ApiError {
+pub(super) fn invalid_type(name: &str) -> ApiError {
     ApiError::bad_request(
         "InvalidItemType",
         format!("The item type '{name}' is not valid"),
@@ -28,7 +28,11 @@ pub fn invalid_type(name: &str) -> ApiError {
 
 /// The item as the route returns it: per-type routes (`typed`) add the type's `properties`
 /// (see [`crate::item_properties`]).
-pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::Result<wire::Item> {
+pub(super) fn wire(
+    conn: &rusqlite::Connection,
+    item: &Item,
+    typed: bool,
+) -> rusqlite::Result<wire::Item> {
     let mut wire = item.to_wire();
     if typed {
         wire.properties = crate::item_properties::of(conn, item)?;
@@ -37,7 +41,7 @@ pub fn wire(conn: &rusqlite::Connection, item: &Item, typed: bool) -> rusqlite::
 }
 
 /// GET: a page of live items; `type`, `rootFolderId`, `recursive` (default true), `include`.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     target: CollectionTarget,
@@ -104,7 +108,7 @@ pub fn list(
 
 /// GET one item (`ETag: ""`, as recorded); `include=DefaultIdentity` adds the item's
 /// identity. The hot path: token check, one access query, one row read.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -123,7 +127,7 @@ pub fn show(
 }
 
 /// PATCH: `displayName` and `description` only; anything else is ignored.
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -169,7 +173,7 @@ pub fn update(
 
 /// DELETE: soft by default (the row stays, marked deleted; the name is free again);
 /// `hardDelete=true` removes it for good and needs Admin. Children go with their parent.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -197,7 +201,7 @@ pub fn remove(
 }
 
 /// POST `…/{id}/move` `{targetFolderId?}`: moves the item and its children; answers them all.
-pub fn move_item(
+pub(super) fn move_item(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,

@@ -200,7 +200,7 @@ pub(crate) fn going_at(run: &Run, at: i64) -> bool {
 
 /// POST `…/jobs/instances?jobType=X` and `…/jobs/{jobType}/instances`: 202 with the run's
 /// `Location` and `Retry-After`, no body.
-pub fn run(
+pub(crate) fn run(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -233,7 +233,7 @@ pub fn run(
 }
 
 /// GET `…/jobs/instances/{id}`: the run, with `Retry-After` while it runs.
-pub fn show(
+pub(crate) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -263,7 +263,7 @@ pub fn show(
 }
 
 /// GET `…/jobs/instances`: a page of the item's runs, newest first.
-pub fn list(
+pub(crate) fn list(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -293,7 +293,7 @@ pub fn list(
 
 /// POST `…/jobs/instances/{id}/cancel`: 202 with the run's `Location`; 400
 /// `JobAlreadyCompleted` when it has ended.
-pub fn cancel(
+pub(crate) fn cancel(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -326,7 +326,7 @@ pub fn cancel(
 
 /// GET `/_local/jobs/{id}/request`: the body a run was started with, as stored (`null` when
 /// it had none): what reached the server, for tests to hold against the swagger.
-pub fn run_request_body(
+pub(crate) fn run_request_body(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {

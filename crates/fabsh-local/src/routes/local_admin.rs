@@ -33,7 +33,11 @@ fn require_admin(state: &Shared, caller: &Caller) -> Result<(), ApiError> {
 }
 
 /// The layer in front of every admin route.
-pub async fn admin_only(State(state): State<Shared>, request: Request, next: Next) -> Response {
+pub(super) async fn admin_only(
+    State(state): State<Shared>,
+    request: Request,
+    next: Next,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     let checked = match Caller::from_request_parts(&mut parts, &state).await {
         Ok(caller) => blocking::run(move || require_admin(&state, &caller))
@@ -62,7 +66,7 @@ fn lifetime(obj: &Map<String, Value>, default: i64) -> Result<i64, ApiError> {
 
 /// POST `/_local/shutdown` (admin): stops the server once in-flight requests finish
 /// (`fabsh local stop`).
-pub fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError> {
+pub(super) fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError> {
     state.shutdown.cancel();
     Ok(respond::json(
         StatusCode::ACCEPTED,
@@ -71,12 +75,12 @@ pub fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError> {
 }
 
 /// GET `/_local/requests`: how many API requests were served and the last 2000 of them.
-pub fn requests(State(state): State<Shared>) -> Response {
+pub(super) fn requests(State(state): State<Shared>) -> Response {
     respond::json(StatusCode::OK, &state.requests.to_json())
 }
 
 /// GET `/_local/tenants`: the two tenant ids (tests need the second one).
-pub fn tenants(State(state): State<Shared>) -> Response {
+pub(super) fn tenants(State(state): State<Shared>) -> Response {
     respond::json(
         StatusCode::OK,
         &json!({"defaultTenantId": state.default_tenant, "secondTenantId": state.second_tenant}),
@@ -86,7 +90,10 @@ pub fn tenants(State(state): State<Shared>) -> Response {
 /// POST `/_local/principals` `{name, workspace?, role?, certificate?, federatedSubject?,
 /// tenant?, managedIdentity?, vmIdentity?}` → the new credentials (201). `certificate` is PEM
 /// text; `tenant` is `default`, `second` or a tenant id.
-pub fn add_principal(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
+pub(super) fn add_principal(
+    State(state): State<Shared>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let name = req_str(&obj, "name")?;
     let workspace = opt_str(&obj, "workspace")?;
@@ -116,7 +123,7 @@ pub fn add_principal(State(state): State<Shared>, body: JsonBody) -> Result<Resp
 }
 
 /// GET `/_local/principals`.
-pub fn list_principals(State(state): State<Shared>) -> Result<Response, ApiError> {
+pub(super) fn list_principals(State(state): State<Shared>) -> Result<Response, ApiError> {
     Ok(respond::json(
         StatusCode::OK,
         &admin::list_principals_in(&state.db)?,
@@ -124,7 +131,7 @@ pub fn list_principals(State(state): State<Shared>) -> Result<Response, ApiError
 }
 
 /// DELETE `/_local/principals/{name or id}`.
-pub fn remove_principal(
+pub(super) fn remove_principal(
     State(state): State<Shared>,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -135,7 +142,10 @@ pub fn remove_principal(
 /// POST `/_local/tokens` `{principal?, expiresInSeconds?}`: a token for any principal (the
 /// admin when omitted) with any lifetime up to 30 days; a negative lifetime gives an already
 /// expired token, for testing refresh on `TokenExpired`.
-pub fn issue_token(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
+pub(super) fn issue_token(
+    State(state): State<Shared>,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
     let ttl = lifetime(&obj, 3599)?;
@@ -158,7 +168,7 @@ pub fn issue_token(State(state): State<Shared>, body: JsonBody) -> Result<Respon
 
 /// POST `/_local/federated-tokens` `{subject, expiresInSeconds?}`: a token of the local OIDC
 /// issuer for `subject`, as a CI system would hand a job for workload identity federation.
-pub fn issue_federated_token(
+pub(super) fn issue_federated_token(
     State(state): State<Shared>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
@@ -174,7 +184,10 @@ pub fn issue_federated_token(
 
 /// POST `/_local/tables` `{workspace, item, table, csv}`: loads CSV text into a table of a
 /// lakehouse or warehouse (`fabsh local load-table` against a running server).
-pub fn load_table(State(state): State<Shared>, body: LargeJsonBody) -> Result<Response, ApiError> {
+pub(super) fn load_table(
+    State(state): State<Shared>,
+    body: LargeJsonBody,
+) -> Result<Response, ApiError> {
     let obj = body.object()?;
     let loaded = crate::load_table::load_table_in(
         &state.db,

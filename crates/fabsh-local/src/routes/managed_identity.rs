@@ -68,7 +68,7 @@ fn from_afar() -> Response {
 }
 
 /// GET `/metadata/identity/oauth2/token`, the VM metadata service's shape.
-pub fn imds(
+pub(super) fn imds(
     State(state): State<Shared>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
@@ -87,7 +87,7 @@ pub fn imds(
 }
 
 /// GET `/msi/token`, App Service's and Functions' shape.
-pub fn app_service(
+pub(super) fn app_service(
     State(state): State<Shared>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,

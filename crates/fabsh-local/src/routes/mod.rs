@@ -54,7 +54,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 
 /// The complete router with its layers.
-pub fn router(state: Shared) -> Router {
+pub(crate) fn router(state: Shared) -> Router {
     // Per-type collections (`/notebooks`, `/dataAgents`, ...) share the `/items` handlers: the
     // `{collection}` segment is resolved against the item type table, static segments
     // (`folders`, `roleAssignments`) take precedence.

@@ -56,7 +56,7 @@ fn set(headers: &mut HeaderMap, name: &'static str, value: &str) {
 
 /// The operation state, with the recorded headers: while running `Location` (itself) and
 /// `Retry-After`; on success with a result `Location` of `/result`; without a result none.
-pub fn state(
+pub(super) fn state(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -109,7 +109,7 @@ pub fn state(
 }
 
 /// The result body of a succeeded operation (`application/json`, as recorded).
-pub fn result(
+pub(super) fn result(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,

@@ -22,12 +22,12 @@ const MAX_ARTIFACTS: i64 = 100_000;
 /// The `{collection}` of a groups route: a Power BI artifact list, not a Fabric item
 /// collection.
 #[derive(Deserialize)]
-pub struct ArtifactsPath {
+pub(super) struct ArtifactsPath {
     collection: String,
 }
 
 /// GET: every artifact of the collection's type in the workspace.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,

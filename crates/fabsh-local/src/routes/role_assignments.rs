@@ -122,7 +122,7 @@ fn known_principal(tx: &Connection, ws: &str, wanted: &Requested) -> Result<Prin
 }
 
 /// GET: a page of assignments.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -143,7 +143,7 @@ pub fn list(
 }
 
 /// GET one assignment.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,
@@ -157,7 +157,7 @@ pub fn show(
 }
 
 /// POST `{principal: {id, type}, role}` → 201.
-pub fn add(
+pub(super) fn add(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -194,7 +194,7 @@ pub fn add(
 }
 
 /// PATCH `{role}`.
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,
@@ -211,7 +211,7 @@ pub fn update(
 }
 
 /// DELETE → empty 200.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     ChildTarget { ws, id }: ChildTarget,

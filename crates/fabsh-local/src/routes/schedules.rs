@@ -77,8 +77,7 @@ fn request(body: &RawBody) -> Result<ScheduleRequest, ApiError> {
 /// The caller as a schedule's owner: its id and `User` / `ServicePrincipal`.
 fn owner(conn: &Connection, caller: &Caller) -> Result<(String, String), ApiError> {
     let kind = principals::get_principal(conn, &caller.principal_id)?
-        .map(|p| p.kind)
-        .unwrap_or_else(|| "User".to_string());
+        .map_or_else(|| "User".to_string(), |p| p.kind);
     Ok((caller.principal_id.clone(), kind))
 }
 
@@ -87,7 +86,7 @@ fn to_text<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {
 }
 
 /// GET `…/jobs/{jobType}/schedules`: a page of the item's schedules of that job type.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -115,7 +114,7 @@ pub fn list(
 }
 
 /// POST `…/jobs/{jobType}/schedules`: 201 with the schedule and its `Location`.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -161,7 +160,7 @@ pub fn create(
 }
 
 /// GET `…/jobs/{jobType}/schedules/{scheduleId}`.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -180,7 +179,7 @@ pub fn show(
 }
 
 /// PATCH `…/jobs/{jobType}/schedules/{scheduleId}`: replaces its settings; 200 with it.
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -217,7 +216,7 @@ pub fn update(
 }
 
 /// DELETE `…/jobs/{jobType}/schedules/{scheduleId}`: an empty 200.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,

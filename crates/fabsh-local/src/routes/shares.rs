@@ -36,7 +36,7 @@ const MAX_UPN: usize = 256;
 
 /// Where a recipient reads the invitation: the invitation API itself, with the provider's
 /// tenant, so the URL alone is enough to accept.
-pub fn invitation_url(origin: &str, share: &Share) -> String {
+pub(super) fn invitation_url(origin: &str, share: &Share) -> String {
     format!(
         "{origin}/v1/externalDataShares/invitations/{}?providerTenantId={}",
         share.id, share.provider_tenant_id
@@ -49,12 +49,12 @@ fn share_not_found(id: &str) -> ApiError {
 
 /// The `{share}` of a share route.
 #[derive(Deserialize)]
-pub struct SharePath {
+pub(super) struct SharePath {
     share: String,
 }
 
 /// GET: a page of the item's shares.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -164,7 +164,7 @@ fn recipient(obj: &Map<String, Value>) -> Result<ShareRecipient, ApiError> {
 }
 
 /// POST: 201 with the share and its `Location`.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -220,7 +220,7 @@ pub fn create(
 }
 
 /// GET one share.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -258,7 +258,7 @@ fn change_share(
 }
 
 /// POST `…/revoke`: empty 200; revoking a revoked share changes nothing.
-pub fn revoke(
+pub(super) fn revoke(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -270,7 +270,7 @@ pub fn revoke(
 }
 
 /// DELETE: empty 200.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,

@@ -195,7 +195,7 @@ fn create_one(
 }
 
 /// GET `…/shortcuts[?parentPath=]`: a page of the item's shortcuts.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -225,7 +225,7 @@ pub fn list(
 }
 
 /// POST `…/shortcuts`: 201 with the shortcut and its Location, 200 when it replaced one.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -258,7 +258,7 @@ pub fn create(
 /// POST `…/shortcuts/bulkCreate` `{createShortcutRequests: [...]}`: each request succeeds or
 /// fails on its own (swagger `BulkCreateShortcutResponse`), answered inline (the swagger
 /// allows 200).
-pub fn bulk_create(
+pub(super) fn bulk_create(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -308,7 +308,7 @@ fn split(rest: &str) -> Result<(String, String), ApiError> {
 }
 
 /// GET `…/shortcuts/{path}/{name}`.
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
@@ -325,7 +325,7 @@ pub fn show(
 }
 
 /// DELETE `…/shortcuts/{path}/{name}` → empty 200.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,

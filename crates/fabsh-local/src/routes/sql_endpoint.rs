@@ -39,7 +39,7 @@ use sqlparser::ast::Statement;
 const SERVER_NAME: &str = "Fabric Data Warehouse MCP Server";
 
 /// What one statement's result may hold here.
-pub const ENDPOINT_CAPS: Caps = Caps {
+pub(super) const ENDPOINT_CAPS: Caps = Caps {
     rows: 10_000,
     columns: 1_024,
     result_bytes: 16_000_000,
@@ -76,7 +76,7 @@ fn result_set(table: ResultTable) -> ResultSet {
 }
 
 /// One JSON-RPC message to an item's SQL endpoint.
-pub async fn handle(
+pub(super) async fn handle(
     State(state): State<Shared>,
     caller: Caller,
     Path((ws, id)): Path<(String, String)>,

@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::response::Response;
 
 /// GET: a page of tags.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     paging: Paging,

@@ -17,21 +17,21 @@ use rusqlite::Connection;
 
 /// The `{ws}` of a route, normalised.
 #[derive(Debug, Clone)]
-pub struct WorkspaceTarget {
+pub(super) struct WorkspaceTarget {
     pub ws: String,
 }
 
 /// A resource under a workspace that is not an item (a folder, a role assignment): `{ws}`
 /// and the route's other id (`{folder}`, `{principal}`), both normalised.
 #[derive(Debug, Clone)]
-pub struct ChildTarget {
+pub(super) struct ChildTarget {
     pub ws: String,
     pub id: String,
 }
 
 /// The `{ws}/{collection}` of an item list or create route.
 #[derive(Debug, Clone)]
-pub struct CollectionTarget {
+pub(super) struct CollectionTarget {
     pub ws: String,
     /// The collection segment as sent (`items`, `notebooks`, ...).
     pub collection: String,
@@ -41,7 +41,7 @@ pub struct CollectionTarget {
 
 /// The item of a `/workspaces/{ws}/{collection}/{item}/...` route.
 #[derive(Debug, Clone)]
-pub struct ItemTarget {
+pub(crate) struct ItemTarget {
     pub ws: String,
     pub id: String,
     /// The collection segment as sent (`items`, `notebooks`, ...).
@@ -149,7 +149,7 @@ impl FromRequestParts<Shared> for ItemTarget {
 impl ItemTarget {
     /// An item a request body names (by workspace and id, normalised), as under `/items`:
     /// any type.
-    pub fn named(ws: &str, id: &str) -> ItemTarget {
+    pub(crate) fn named(ws: &str, id: &str) -> ItemTarget {
         ItemTarget {
             ws: norm(ws),
             id: norm(id),
@@ -159,19 +159,24 @@ impl ItemTarget {
     }
 
     /// Checks that the caller holds at least `role` in the workspace, then loads the item.
-    pub fn open(&self, state: &Shared, caller: &Caller, role: Role) -> Result<Item, ApiError> {
+    pub(crate) fn open(
+        &self,
+        state: &Shared,
+        caller: &Caller,
+        role: Role,
+    ) -> Result<Item, ApiError> {
         caller.workspace(state, &self.ws, role)?;
         self.load(state)
     }
 
     /// The item, if it lives in the workspace and is of the implied type (else 404
     /// `ItemNotFound`), without an access check.
-    pub fn load(&self, state: &Shared) -> Result<Item, ApiError> {
+    pub(crate) fn load(&self, state: &Shared) -> Result<Item, ApiError> {
         state.db.read(|conn| self.get(conn))
     }
 
     /// [`ItemTarget::load`] on a connection, for reads and writes in a transaction.
-    pub fn get(&self, conn: &Connection) -> Result<Item, ApiError> {
+    pub(crate) fn get(&self, conn: &Connection) -> Result<Item, ApiError> {
         items::get(conn, &self.ws, &self.id)?
             .filter(|item| self.implied.is_none_or(|t| t.name == item.item_type))
             .ok_or_else(|| ApiError::item_not_found(&self.id))

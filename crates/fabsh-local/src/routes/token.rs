@@ -34,11 +34,11 @@ const COGNITIVE_SERVICES: &str = "https://cognitiveservices.azure.com";
 const OIDC_SCOPES: &[&str] = &["offline_access", "openid", "profile", "email"];
 
 /// The grant type of the device-code flow.
-pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+pub(super) const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
 /// A form-encoded request body, as the sign-in endpoints take it: anyone may send one, so it
 /// is small (`bodies::SIGN_IN_LIMIT`) and must arrive whole within the header timeout.
-pub struct Form(Vec<(String, String)>);
+pub(super) struct Form(Vec<(String, String)>);
 
 impl FromRequest<Shared> for Form {
     type Rejection = ApiError;
@@ -56,7 +56,7 @@ impl Form {
     }
 
     /// A non-empty field.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(super) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == name)
@@ -65,7 +65,7 @@ impl Form {
     }
 
     /// A required field, or the Entra error for its absence.
-    pub fn require(&self, name: &str) -> Result<&str, OAuthError> {
+    pub(super) fn require(&self, name: &str) -> Result<&str, OAuthError> {
         self.get(name).ok_or_else(|| missing(name))
     }
 }
@@ -82,7 +82,7 @@ fn missing(name: &str) -> OAuthError {
 
 /// An OAuth error: answered as Entra does, `error` plus an AADSTS-coded description.
 #[derive(Debug)]
-pub struct OAuthError {
+pub(super) struct OAuthError {
     status: StatusCode,
     error: &'static str,
     code: u32,
@@ -91,7 +91,7 @@ pub struct OAuthError {
 
 impl OAuthError {
     /// An error with Entra's `error` name, AADSTS code and description.
-    pub fn new(
+    pub(super) fn new(
         status: StatusCode,
         error: &'static str,
         code: u32,
@@ -134,7 +134,7 @@ impl IntoResponse for OAuthError {
 }
 
 /// A transient store failure, in Entra's words.
-pub fn unavailable(err: impl std::fmt::Display) -> OAuthError {
+pub(super) fn unavailable(err: impl std::fmt::Display) -> OAuthError {
     OAuthError::new(
         StatusCode::INTERNAL_SERVER_ERROR,
         "temporarily_unavailable",
@@ -144,7 +144,7 @@ pub fn unavailable(err: impl std::fmt::Display) -> OAuthError {
 }
 
 /// The tenant a request names: an id, or `organizations`/`common` for the default tenant.
-pub fn resolve_tenant(state: &Shared, tenant: &str) -> Result<String, OAuthError> {
+pub(super) fn resolve_tenant(state: &Shared, tenant: &str) -> Result<String, OAuthError> {
     let tenant = tenant.to_ascii_lowercase();
     if matches!(tenant.as_str(), "organizations" | "common") {
         return Ok(state.default_tenant.clone());
@@ -170,7 +170,7 @@ fn cognitive_services_scope() -> String {
 
 /// What a user sign-in is granted: its resource scopes, whether it asked for a refresh
 /// token, and the audience of its access token.
-pub struct Granted {
+pub(super) struct Granted {
     pub scope: String,
     pub offline: bool,
     pub audience: &'static str,
@@ -179,7 +179,7 @@ pub struct Granted {
 /// The resource scopes of a user sign-in's `scope` — Fabric's, or Cognitive Services'
 /// `/.default` alone (Entra grants one resource per token) — or the Entra error when it asks
 /// for none or for something else.
-pub fn user_scopes(scope: Option<&str>) -> Result<Granted, OAuthError> {
+pub(super) fn user_scopes(scope: Option<&str>) -> Result<Granted, OAuthError> {
     let requested: Vec<&str> = scope.unwrap_or_default().split_whitespace().collect();
     let cognitive = cognitive_services_scope();
     let (resource, audience): (Vec<&str>, _) = if requested.contains(&cognitive.as_str()) {
@@ -215,7 +215,7 @@ pub fn user_scopes(scope: Option<&str>) -> Result<Granted, OAuthError> {
 
 /// A successful answer: an access token for `principal` and `audience`, the granted `scope`
 /// for user sign-ins, and a refresh token when the sign-in asked for `offline_access`.
-pub fn token_answer(
+pub(super) fn token_answer(
     state: &Shared,
     principal: &Principal,
     client_id: &str,
@@ -247,7 +247,7 @@ pub fn token_answer(
 }
 
 /// The principal a user grant was issued to, unless it has been removed since.
-pub fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthError> {
+pub(super) fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthError> {
     state
         .db
         .read(|c| principals::get_principal(c, principal_id))
@@ -263,7 +263,11 @@ pub fn signed_in(state: &Shared, principal_id: &str) -> Result<Principal, OAuthE
 }
 
 /// The token endpoint.
-pub fn issue(State(state): State<Shared>, Path(tenant): Path<String>, form: Form) -> Response {
+pub(super) fn issue(
+    State(state): State<Shared>,
+    Path(tenant): Path<String>,
+    form: Form,
+) -> Response {
     let tenant = match resolve_tenant(&state, &tenant) {
         Ok(tenant) => tenant,
         Err(refusal) => return refusal.into_response(),

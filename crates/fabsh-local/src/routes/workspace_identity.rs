@@ -23,7 +23,7 @@ const ANSWER: InlineAnswer = InlineAnswer {
 
 /// The handler of either route: checks that the caller is an Admin of the workspace, then
 /// runs the action `action` makes for it (`provision` or `deprovision`).
-pub fn handler(
+pub(super) fn handler(
     action: fn(String) -> Action,
 ) -> impl FnOnce(State<Shared>, Caller, Origin, WorkspaceTarget) -> Result<Response, ApiError>
 + Clone
@@ -37,11 +37,11 @@ pub fn handler(
 }
 
 /// Provisions the workspace identity: 200 `{applicationId, servicePrincipalId}` or 202.
-pub fn provision(workspace_id: String) -> Action {
+pub(super) fn provision(workspace_id: String) -> Action {
     Action::ProvisionWorkspaceIdentity { workspace_id }
 }
 
 /// Deprovisions it: an empty 200, or 202 whose operation has no result.
-pub fn deprovision(workspace_id: String) -> Action {
+pub(super) fn deprovision(workspace_id: String) -> Action {
     Action::DeprovisionWorkspaceIdentity { workspace_id }
 }

@@ -82,7 +82,7 @@ fn check_description(description: &str) -> Result<(), ApiError> {
 }
 
 /// GET `/v1/workspaces`: the workspaces where the caller holds a role, optionally `roles=`.
-pub fn list(
+pub(super) fn list(
     State(state): State<Shared>,
     caller: Caller,
     paging: Paging,
@@ -132,7 +132,7 @@ pub fn list(
 }
 
 /// POST `/v1/workspaces`: 201 with `Location`; the caller becomes Admin.
-pub fn create(
+pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
     Origin(origin): Origin,
@@ -169,7 +169,7 @@ pub fn create(
 /// GET `/v1/workspaces/{ws}`: with `workspaceIdentity` while one is provisioned (swagger
 /// `WorkspaceInfo`; absent before and after, as in
 /// recordings/fabric-cli/mkdir__test_mkdir_managed_identity_success.yaml).
-pub fn show(
+pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -195,7 +195,7 @@ pub fn show(
 
 /// POST `/v1/workspaces/{ws}/applyTags` `{tags: [id]}` → empty 200 (Admin, as updating the
 /// workspace's settings is).
-pub fn apply_tags(
+pub(super) fn apply_tags(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -205,7 +205,7 @@ pub fn apply_tags(
 }
 
 /// POST `/v1/workspaces/{ws}/unapplyTags` `{tags: [id]}` → empty 200.
-pub fn unapply_tags(
+pub(super) fn unapply_tags(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -238,7 +238,7 @@ fn tagging(
 }
 
 /// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.
-pub fn update(
+pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
@@ -277,7 +277,7 @@ pub fn update(
 }
 
 /// DELETE `/v1/workspaces/{ws}`: Admin only; removes everything in it.
-pub fn remove(
+pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,

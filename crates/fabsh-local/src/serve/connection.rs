@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Serves one accepted connection until it ends (breaking out of the loop drops, and so
 /// closes, it), then unregisters it.
-pub async fn serve(
+pub(super) async fn serve(
     stream: TcpStream,
     peer: SocketAddr,
     conn: Arc<Activity>,
@@ -143,7 +143,7 @@ impl Drop for InFlight {
 }
 
 /// A response body that keeps its request in flight until hyper has written it and drops it.
-pub struct TrackedBody {
+pub(super) struct TrackedBody {
     body: Body,
     _in_flight: InFlight,
 }

@@ -26,7 +26,7 @@ fn now_ms() -> u64 {
 
 /// The timeouts a connection's watchdog applies.
 #[derive(Debug, Clone, Copy)]
-pub struct Timeouts {
+pub(crate) struct Timeouts {
     /// For a request's head: from connecting, or from its first byte on a kept-alive connection.
     pub header: Duration,
     /// Between requests on a kept-alive connection.
@@ -36,7 +36,7 @@ pub struct Timeouts {
 /// What one connection is doing. Updated without locks from its socket and requests; read by
 /// its watchdog and by the cap's choice of whom to close.
 #[derive(Debug)]
-pub struct Activity {
+pub(super) struct Activity {
     id: u64,
     in_flight: AtomicU32,
     /// Whether a request was ever begun (a new connection gets the header timeout, a kept-alive
@@ -71,7 +71,7 @@ impl Activity {
 
     /// Bytes arrived from the client. On an idle connection they begin a request's head,
     /// which from now on has the header timeout.
-    pub fn bytes_arrived(&self) {
+    pub(super) fn bytes_arrived(&self) {
         if self.in_flight.load(Ordering::Acquire) == 0
             && self.head_since.load(Ordering::Relaxed) == 0
         {
@@ -80,25 +80,25 @@ impl Activity {
     }
 
     /// A request's head was read and its handling begins.
-    pub fn request_began(&self) {
+    pub(super) fn request_began(&self) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         self.served.store(true, Ordering::Relaxed);
         self.head_since.store(0, Ordering::Relaxed);
     }
 
     /// A request's answer was sent (or abandoned). Returns true when the connection is now idle.
-    pub fn request_ended(&self) -> bool {
+    pub(super) fn request_ended(&self) -> bool {
         self.idle_since.store(now_ms(), Ordering::Relaxed);
         self.in_flight.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
     /// The connection is closing and still reads what its client sends (see `LINGER_MS`).
-    pub fn began_lingering(&self) {
+    pub(super) fn began_lingering(&self) {
         self.lingering_since.store(now_ms(), Ordering::Relaxed);
     }
 
     /// True when no request is being handled: closing the connection loses nothing begun.
-    pub fn is_idle(&self) -> bool {
+    pub(super) fn is_idle(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
     }
 
@@ -123,25 +123,25 @@ impl Activity {
     }
 
     /// True when the connection is past its deadline.
-    pub fn expired(&self, timeouts: &Timeouts) -> bool {
+    pub(super) fn expired(&self, timeouts: &Timeouts) -> bool {
         self.deadline_ms(timeouts)
             .is_some_and(|deadline| deadline <= now_ms())
     }
 
     /// Whether the cap asked this connection to close (the request stands until taken).
-    pub fn eviction_requested(&self) -> bool {
+    pub(super) fn eviction_requested(&self) -> bool {
         self.evict.load(Ordering::Acquire)
     }
 
     /// Takes the cap's request to close, if one was made.
-    pub fn take_eviction(&self) -> bool {
+    pub(super) fn take_eviction(&self) -> bool {
         self.evict.swap(false, Ordering::AcqRel)
     }
 }
 
 /// The live connections and the cap on them.
 #[derive(Debug)]
-pub struct Conns {
+pub(super) struct Conns {
     cap: usize,
     inner: Mutex<Inner>,
     /// Set while the accept loop waits for room; request ends then wake it.
@@ -160,7 +160,7 @@ struct Inner {
 
 /// Whether the accept loop may take another connection.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Room {
+pub(super) enum Room {
     /// Under the cap, or an idle connection was told to close to make room.
     Free,
     /// At the cap with every connection busy: wait for `Conns::changed`.
@@ -169,7 +169,7 @@ pub enum Room {
 
 impl Conns {
     /// No more than `cap` connections at once (at least one).
-    pub fn new(cap: usize) -> Conns {
+    pub(super) fn new(cap: usize) -> Conns {
         Conns {
             cap: cap.max(1),
             inner: Mutex::new(Inner::default()),
@@ -186,7 +186,7 @@ impl Conns {
 
     /// Makes room for one more connection if it can: under the cap there is room; at the cap,
     /// the connection idle the longest is told to close.
-    pub fn make_room(&self) -> Room {
+    pub(super) fn make_room(&self) -> Room {
         let mut inner = self.lock();
         if inner.live.len().saturating_sub(inner.closing) < self.cap || Self::evict_one(&mut inner)
         {
@@ -200,7 +200,7 @@ impl Conns {
 
     /// Tells the connection idle the longest to close, whatever the cap (the process is out of
     /// descriptors). False when every connection is busy.
-    pub fn free_one(&self) -> bool {
+    pub(super) fn free_one(&self) -> bool {
         Self::evict_one(&mut self.lock())
     }
 
@@ -232,7 +232,7 @@ impl Conns {
     }
 
     /// Registers a newly accepted connection.
-    pub fn add(&self) -> Arc<Activity> {
+    pub(super) fn add(&self) -> Arc<Activity> {
         let mut inner = self.lock();
         inner.next_id += 1;
         let conn = Arc::new(Activity::new(inner.next_id));
@@ -241,7 +241,7 @@ impl Conns {
     }
 
     /// A connection has ended.
-    pub fn remove(&self, conn: &Activity) {
+    pub(super) fn remove(&self, conn: &Activity) {
         let mut inner = self.lock();
         inner.live.remove(&conn.id);
         if conn.take_eviction() {
@@ -252,7 +252,7 @@ impl Conns {
     }
 
     /// A connection told to close had a request begin first; it stays.
-    pub fn declined(&self) {
+    pub(super) fn declined(&self) {
         let mut inner = self.lock();
         inner.closing = inner.closing.saturating_sub(1);
         drop(inner);
@@ -260,7 +260,7 @@ impl Conns {
     }
 
     /// A connection went idle: room may be made now, if the accept loop waits for it.
-    pub fn went_idle(&self) {
+    pub(super) fn went_idle(&self) {
         if self.waiting.load(Ordering::Relaxed) {
             self.changed.notify_one();
         }
@@ -268,17 +268,17 @@ impl Conns {
 
     /// Resolves when a connection ended, went idle while the accept loop waited, or declined
     /// to close.
-    pub async fn changed(&self) {
+    pub(super) async fn changed(&self) {
         self.changed.notified().await;
     }
 
     /// How many connections are open.
-    pub fn open(&self) -> usize {
+    pub(super) fn open(&self) -> usize {
         self.lock().live.len()
     }
 
     /// Wakes every connection past its deadline; its task closes it.
-    pub fn sweep(&self, timeouts: &Timeouts) {
+    pub(super) fn sweep(&self, timeouts: &Timeouts) {
         for conn in self.lock().live.values() {
             if conn.expired(timeouts) {
                 conn.wake.notify_one();
@@ -289,7 +289,7 @@ impl Conns {
 
 /// How often to sweep: often enough for the shorter timeout to be kept to within a quarter
 /// of it, but never busily.
-pub fn sweep_interval(timeouts: &Timeouts) -> Duration {
+pub(super) fn sweep_interval(timeouts: &Timeouts) -> Duration {
     (timeouts.header.min(timeouts.idle) / 4)
         .clamp(Duration::from_millis(10), Duration::from_millis(250))
 }

@@ -8,7 +8,7 @@ mod conns;
 mod watched;
 
 use axum::Router;
-pub use conns::Timeouts;
+pub(crate) use conns::Timeouts;
 use conns::{Conns, Room};
 use std::io;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ const ACCEPT_RETRY: Duration = Duration::from_millis(20);
 
 /// Serves `router` on `listener` until `stop` is cancelled, then waits for the connections'
 /// requests to be answered and the connections to close.
-pub async fn run(
+pub(crate) async fn run(
     listener: TcpListener,
     router: Router,
     timeouts: Timeouts,

@@ -28,7 +28,7 @@ enum Closing {
 
 /// A TCP stream watched for its connection's `Activity`.
 #[derive(Debug)]
-pub struct Watched {
+pub(super) struct Watched {
     stream: TcpStream,
     activity: Arc<Activity>,
     closing: Closing,
@@ -36,7 +36,7 @@ pub struct Watched {
 
 impl Watched {
     /// Watches `stream` for `activity`.
-    pub fn new(stream: TcpStream, activity: Arc<Activity>) -> Watched {
+    pub(super) fn new(stream: TcpStream, activity: Arc<Activity>) -> Watched {
         Watched {
             stream,
             activity,

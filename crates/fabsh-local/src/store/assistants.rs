@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 /// The table of this file, created if missing on every open (see `shares::TABLES`).
-pub const TABLES: &str = r#"
+pub(crate) const TABLES: &str = r"
 CREATE TABLE IF NOT EXISTS assistant_objects (
     seq       INTEGER PRIMARY KEY AUTOINCREMENT,
     id        TEXT NOT NULL UNIQUE,
@@ -17,10 +17,10 @@ CREATE TABLE IF NOT EXISTS assistant_objects (
     content   BLOB
 );
 CREATE INDEX IF NOT EXISTS assistant_objects_thread ON assistant_objects(thread_id, kind, seq);
-"#;
+";
 
 /// Stores a new object (`kind`: assistant, thread, message, run, step, file).
-pub fn insert(
+pub(crate) fn insert(
     conn: &Connection,
     agent_id: &str,
     kind: &str,
@@ -38,7 +38,7 @@ pub fn insert(
 }
 
 /// Replaces an object's JSON.
-pub fn update(conn: &Connection, id: &str, body: &Value) -> rusqlite::Result<()> {
+pub(crate) fn update(conn: &Connection, id: &str, body: &Value) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE assistant_objects SET body = ?2 WHERE id = ?1",
         params![id, body.to_string()],
@@ -47,7 +47,7 @@ pub fn update(conn: &Connection, id: &str, body: &Value) -> rusqlite::Result<()>
 }
 
 /// One object of an agent, by kind and id.
-pub fn get(
+pub(crate) fn get(
     conn: &Connection,
     agent_id: &str,
     kind: &str,
@@ -64,7 +64,11 @@ pub fn get(
 }
 
 /// A file's bytes.
-pub fn content(conn: &Connection, agent_id: &str, id: &str) -> rusqlite::Result<Option<Vec<u8>>> {
+pub(crate) fn content(
+    conn: &Connection,
+    agent_id: &str,
+    id: &str,
+) -> rusqlite::Result<Option<Vec<u8>>> {
     conn.query_row(
         "SELECT content FROM assistant_objects WHERE id = ?1 AND agent_id = ?2 AND kind = 'file'",
         params![id, agent_id],
@@ -75,7 +79,11 @@ pub fn content(conn: &Connection, agent_id: &str, id: &str) -> rusqlite::Result<
 }
 
 /// The objects of one kind in a thread, oldest first.
-pub fn in_thread(conn: &Connection, thread_id: &str, kind: &str) -> rusqlite::Result<Vec<Value>> {
+pub(crate) fn in_thread(
+    conn: &Connection,
+    thread_id: &str,
+    kind: &str,
+) -> rusqlite::Result<Vec<Value>> {
     let mut stmt = conn.prepare_cached(
         "SELECT body FROM assistant_objects WHERE thread_id = ?1 AND kind = ?2 ORDER BY seq",
     )?;
@@ -86,7 +94,11 @@ pub fn in_thread(conn: &Connection, thread_id: &str, kind: &str) -> rusqlite::Re
 }
 
 /// Deletes a thread and what it holds (files stay: answers may still point at them).
-pub fn delete_thread(conn: &Connection, agent_id: &str, thread_id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn delete_thread(
+    conn: &Connection,
+    agent_id: &str,
+    thread_id: &str,
+) -> rusqlite::Result<bool> {
     let deleted = conn.execute(
         "DELETE FROM assistant_objects WHERE agent_id = ?1 AND kind = 'thread' AND id = ?2",
         params![agent_id, thread_id],

@@ -5,15 +5,15 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 /// Migration step: the table of kept payloads.
-pub const MIGRATION: &str = r#"
+pub(crate) const MIGRATION: &str = r"
 CREATE TABLE item_creation_payloads (
     item_id TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
     payload TEXT NOT NULL
 ) WITHOUT ROWID;
-"#;
+";
 
 /// Keeps `payload` for the item.
-pub fn insert(conn: &Connection, item_id: &str, payload: &Value) -> rusqlite::Result<()> {
+pub(crate) fn insert(conn: &Connection, item_id: &str, payload: &Value) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT OR REPLACE INTO item_creation_payloads (item_id, payload) VALUES (?1, ?2)",
     )?
@@ -22,7 +22,7 @@ pub fn insert(conn: &Connection, item_id: &str, payload: &Value) -> rusqlite::Re
 }
 
 /// The payload the item was created with, if it had one.
-pub fn get(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<Value>> {
+pub(crate) fn get(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<Value>> {
     let text: Option<String> = conn
         .prepare_cached("SELECT payload FROM item_creation_payloads WHERE item_id = ?1")?
         .query_row([item_id], |row| row.get(0))

@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// Migration step: the table of publishes, one row per environment (the last one).
-pub const MIGRATION: &str = r#"
+pub(crate) const MIGRATION: &str = r"
 CREATE TABLE environment_publishes (
     item_id        TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
     state          TEXT NOT NULL,
@@ -12,11 +12,11 @@ CREATE TABLE environment_publishes (
     started_at     INTEGER NOT NULL,
     ended_at       INTEGER
 ) WITHOUT ROWID;
-"#;
+";
 
 /// The last publish of an environment.
 #[derive(Debug, Clone)]
-pub struct Publish {
+pub(crate) struct Publish {
     /// `Running`, then `Success` (swagger `EnvironmentPublishState`).
     pub state: String,
     /// The version being published.
@@ -26,7 +26,7 @@ pub struct Publish {
 }
 
 /// Records a publish that has started (replacing the last one).
-pub fn start(
+pub(crate) fn start(
     conn: &Connection,
     item_id: &str,
     target_version: &str,
@@ -42,7 +42,7 @@ pub fn start(
 }
 
 /// Marks the environment's running publish as succeeded.
-pub fn succeed(conn: &Connection, item_id: &str, now: i64) -> rusqlite::Result<()> {
+pub(crate) fn succeed(conn: &Connection, item_id: &str, now: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE environment_publishes SET state = 'Success', ended_at = ?2
           WHERE item_id = ?1 AND state = 'Running'",
@@ -52,7 +52,7 @@ pub fn succeed(conn: &Connection, item_id: &str, now: i64) -> rusqlite::Result<(
 }
 
 /// The environment's last publish, if it was ever published.
-pub fn last(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<Publish>> {
+pub(crate) fn last(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<Publish>> {
     conn.prepare_cached(
         "SELECT state, target_version, started_at, ended_at
            FROM environment_publishes WHERE item_id = ?1",

@@ -7,7 +7,7 @@ use serde_json::Map;
 
 /// A folder row.
 #[derive(Debug, Clone)]
-pub struct Folder {
+pub(crate) struct Folder {
     /// Creation sequence, the paging key.
     pub seq: i64,
     /// GUID.
@@ -22,7 +22,7 @@ pub struct Folder {
 
 impl Folder {
     /// The Folder object as Fabric returns it; `parentFolderId` absent at the root.
-    pub fn to_wire(&self) -> wire::Folder {
+    pub(crate) fn to_wire(&self) -> wire::Folder {
         wire::Folder {
             id: self.id.clone(),
             display_name: self.display_name.clone(),
@@ -46,7 +46,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Folder> {
 }
 
 /// Inserts a folder.
-pub fn insert(conn: &Connection, folder: &Folder, now: i64) -> rusqlite::Result<()> {
+pub(crate) fn insert(conn: &Connection, folder: &Folder, now: i64) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO folders (id, workspace_id, parent_id, display_name, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -62,7 +62,11 @@ pub fn insert(conn: &Connection, folder: &Folder, now: i64) -> rusqlite::Result<
 }
 
 /// The folder with this id in the workspace.
-pub fn get(conn: &Connection, workspace_id: &str, id: &str) -> rusqlite::Result<Option<Folder>> {
+pub(crate) fn get(
+    conn: &Connection,
+    workspace_id: &str,
+    id: &str,
+) -> rusqlite::Result<Option<Folder>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM folders WHERE id = ?1 AND workspace_id = ?2"
     ))?
@@ -71,7 +75,7 @@ pub fn get(conn: &Connection, workspace_id: &str, id: &str) -> rusqlite::Result<
 }
 
 /// Whether a sibling (same parent) other than `except_id` already has the name.
-pub fn name_taken(
+pub(crate) fn name_taken(
     conn: &Connection,
     workspace_id: &str,
     parent_id: Option<&str>,
@@ -89,7 +93,7 @@ pub fn name_taken(
 }
 
 /// The child of `parent_id` (`None` = the root) with this name (case-insensitive).
-pub fn find_child(
+pub(crate) fn find_child(
     conn: &Connection,
     workspace_id: &str,
     parent_id: Option<&str>,
@@ -105,7 +109,7 @@ pub fn find_child(
 }
 
 /// Depth of a folder: 1 for a folder at the workspace root.
-pub fn depth(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
+pub(crate) fn depth(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "WITH RECURSIVE up(id, parent_id, depth) AS (
             SELECT id, parent_id, 1 FROM folders WHERE id = ?1
@@ -117,7 +121,7 @@ pub fn depth(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
 }
 
 /// Levels in the subtree rooted at the folder, counting the folder itself.
-pub fn height(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
+pub(crate) fn height(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "WITH RECURSIVE down(id, level) AS (
             SELECT ?1, 1
@@ -129,7 +133,11 @@ pub fn height(conn: &Connection, id: &str) -> rusqlite::Result<i64> {
 }
 
 /// Whether `candidate` is `ancestor` or lies below it.
-pub fn in_subtree(conn: &Connection, ancestor: &str, candidate: &str) -> rusqlite::Result<bool> {
+pub(crate) fn in_subtree(
+    conn: &Connection,
+    ancestor: &str,
+    candidate: &str,
+) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "WITH RECURSIVE down(id) AS (
             SELECT ?1
@@ -141,14 +149,14 @@ pub fn in_subtree(conn: &Connection, ancestor: &str, candidate: &str) -> rusqlit
 }
 
 /// Whether the folder has sub-folders.
-pub fn has_subfolders(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn has_subfolders(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM folders WHERE parent_id = ?1)")?
         .query_row([id], |r| r.get(0))
 }
 
 /// A page of folders after `after_seq`, in creation order. `Subtree(f)` lists what is below
 /// `f`, not `f` itself.
-pub fn list(
+pub(crate) fn list(
     conn: &Connection,
     workspace_id: &str,
     scope: &FolderScope,
@@ -183,7 +191,7 @@ pub fn list(
 }
 
 /// Renames a folder.
-pub fn rename(conn: &Connection, id: &str, name: &str) -> rusqlite::Result<()> {
+pub(crate) fn rename(conn: &Connection, id: &str, name: &str) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE folders SET display_name = ?2 WHERE id = ?1",
         [id, name],
@@ -192,7 +200,11 @@ pub fn rename(conn: &Connection, id: &str, name: &str) -> rusqlite::Result<()> {
 }
 
 /// Moves a folder under another (`None` = root).
-pub fn set_parent(conn: &Connection, id: &str, parent_id: Option<&str>) -> rusqlite::Result<()> {
+pub(crate) fn set_parent(
+    conn: &Connection,
+    id: &str,
+    parent_id: Option<&str>,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE folders SET parent_id = ?2 WHERE id = ?1",
         params![id, parent_id],
@@ -201,7 +213,7 @@ pub fn set_parent(conn: &Connection, id: &str, parent_id: Option<&str>) -> rusql
 }
 
 /// Deletes an (empty) folder.
-pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+pub(crate) fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM folders WHERE id = ?1", [id])?;
     Ok(())
 }

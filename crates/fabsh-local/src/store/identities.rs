@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// The tables of this file, created if missing on every open (see `shares::TABLES`). The
 /// partial index keeps at most one VM identity, whatever process writes; a workspace has at
 /// most one identity.
-pub const TABLES: &str = r#"
+pub(crate) const TABLES: &str = r"
 CREATE TABLE IF NOT EXISTS managed_identities (
     principal_id TEXT PRIMARY KEY REFERENCES principals(id) ON DELETE CASCADE,
     is_vm        INTEGER NOT NULL DEFAULT 0
@@ -20,11 +20,11 @@ CREATE TABLE IF NOT EXISTS workspace_identities (
     workspace_id TEXT PRIMARY KEY REFERENCES workspaces(id) ON DELETE CASCADE,
     principal_id TEXT NOT NULL UNIQUE REFERENCES principals(id) ON DELETE CASCADE
 );
-"#;
+";
 
 /// Registers a principal as a managed identity; `vm` makes it the VM identity, taking that
 /// over from any other (which stays a managed identity).
-pub fn register(conn: &Connection, principal_id: &str, vm: bool) -> rusqlite::Result<()> {
+pub(crate) fn register(conn: &Connection, principal_id: &str, vm: bool) -> rusqlite::Result<()> {
     if vm {
         conn.execute(
             "UPDATE managed_identities SET is_vm = 0 WHERE is_vm = 1",
@@ -39,7 +39,10 @@ pub fn register(conn: &Connection, principal_id: &str, vm: bool) -> rusqlite::Re
 }
 
 /// The managed identity with this client id.
-pub fn by_client_id(conn: &Connection, client_id: &str) -> rusqlite::Result<Option<Principal>> {
+pub(crate) fn by_client_id(
+    conn: &Connection,
+    client_id: &str,
+) -> rusqlite::Result<Option<Principal>> {
     conn.prepare_cached(&format!(
         "SELECT {PRINCIPAL_COLUMNS} FROM principals
           WHERE client_id = lower(?1)
@@ -50,7 +53,7 @@ pub fn by_client_id(conn: &Connection, client_id: &str) -> rusqlite::Result<Opti
 }
 
 /// The VM identity, if one was chosen.
-pub fn vm(conn: &Connection) -> rusqlite::Result<Option<Principal>> {
+pub(crate) fn vm(conn: &Connection) -> rusqlite::Result<Option<Principal>> {
     conn.prepare_cached(&format!(
         "SELECT {PRINCIPAL_COLUMNS} FROM principals
           WHERE id IN (SELECT principal_id FROM managed_identities WHERE is_vm = 1)"
@@ -60,14 +63,17 @@ pub fn vm(conn: &Connection) -> rusqlite::Result<Option<Principal>> {
 }
 
 /// `None` for a principal that is no managed identity, else whether it is the VM identity.
-pub fn kind_of(conn: &Connection, principal_id: &str) -> rusqlite::Result<Option<bool>> {
+pub(crate) fn kind_of(conn: &Connection, principal_id: &str) -> rusqlite::Result<Option<bool>> {
     conn.prepare_cached("SELECT is_vm FROM managed_identities WHERE principal_id = ?1")?
         .query_row([principal_id], |r| r.get(0))
         .optional()
 }
 
 /// The identity of a workspace, if one is provisioned.
-pub fn of_workspace(conn: &Connection, workspace_id: &str) -> rusqlite::Result<Option<Principal>> {
+pub(crate) fn of_workspace(
+    conn: &Connection,
+    workspace_id: &str,
+) -> rusqlite::Result<Option<Principal>> {
     conn.prepare_cached(&format!(
         "SELECT {PRINCIPAL_COLUMNS} FROM principals
           WHERE id = (SELECT principal_id FROM workspace_identities WHERE workspace_id = ?1)"
@@ -77,7 +83,7 @@ pub fn of_workspace(conn: &Connection, workspace_id: &str) -> rusqlite::Result<O
 }
 
 /// Makes a (managed identity) principal the workspace's identity.
-pub fn set_workspace_identity(
+pub(crate) fn set_workspace_identity(
     conn: &Connection,
     workspace_id: &str,
     principal_id: &str,

@@ -7,7 +7,7 @@ use serde_json::Map;
 
 /// An item row.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub(crate) struct Item {
     /// Creation sequence, the paging key.
     pub seq: i64,
     /// GUID.
@@ -39,7 +39,7 @@ impl Item {
     /// without a description carries `description: ""`: recordings up to early 2026 show the
     /// key sometimes left out, every recording since 2026-04 (lists, GETs, 201s and LRO
     /// `/result`s alike) shows `""`, which is what the service does now.
-    pub fn to_wire(&self) -> wire::Item {
+    pub(crate) fn to_wire(&self) -> wire::Item {
         // The service leaves `tags` out (not null, not empty) when an item has none.
         let tags = serde_json::from_str::<Vec<AppliedTag>>(&self.tags_json)
             .ok()
@@ -69,7 +69,7 @@ impl Item {
 
 /// One stored definition part.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Part {
+pub(crate) struct Part {
     /// Relative path inside the item.
     pub path: String,
     /// Decoded bytes.
@@ -78,7 +78,7 @@ pub struct Part {
 
 /// Which folders a list covers.
 #[derive(Debug, Clone, PartialEq)]
-pub enum FolderScope {
+pub(crate) enum FolderScope {
     /// Everything in the workspace.
     All,
     /// Direct children of the workspace root.
@@ -91,7 +91,7 @@ pub enum FolderScope {
 
 impl FolderScope {
     /// The scope of a list's `rootFolderId` and `recursive` filters.
-    pub fn of(root_folder: Option<&str>, recursive: bool) -> FolderScope {
+    pub(crate) fn of(root_folder: Option<&str>, recursive: bool) -> FolderScope {
         match (root_folder, recursive) {
             (None, true) => FolderScope::All,
             (None, false) => FolderScope::RootOnly,
@@ -126,7 +126,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
 }
 
 /// Inserts an item row (parts are stored separately).
-pub fn insert(conn: &Connection, item: &Item, now: i64) -> rusqlite::Result<i64> {
+pub(crate) fn insert(conn: &Connection, item: &Item, now: i64) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO items (id, workspace_id, type, display_name, description, folder_id,
                             parent_item_id, logical_id, sensitivity_label_id, definition_format,
@@ -150,7 +150,11 @@ pub fn insert(conn: &Connection, item: &Item, now: i64) -> rusqlite::Result<i64>
 }
 
 /// A live (not deleted) item of the workspace.
-pub fn get(conn: &Connection, workspace_id: &str, id: &str) -> rusqlite::Result<Option<Item>> {
+pub(crate) fn get(
+    conn: &Connection,
+    workspace_id: &str,
+    id: &str,
+) -> rusqlite::Result<Option<Item>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM items WHERE id = ?1 AND workspace_id = ?2 AND deleted_at IS NULL"
     ))?
@@ -159,7 +163,7 @@ pub fn get(conn: &Connection, workspace_id: &str, id: &str) -> rusqlite::Result<
 }
 
 /// Whether another live item of this type already uses the name (case-insensitive).
-pub fn name_taken(
+pub(crate) fn name_taken(
     conn: &Connection,
     workspace_id: &str,
     item_type: &str,
@@ -176,7 +180,7 @@ pub fn name_taken(
 
 /// A page of live items after `after_seq`, in creation order. Keyset paging: each page costs
 /// the same however deep into the list it is.
-pub fn list(
+pub(crate) fn list(
     conn: &Connection,
     workspace_id: &str,
     item_type: Option<&str>,
@@ -223,7 +227,7 @@ pub fn list(
 /// The live item of the workspace holding this logical id, other than `except_id`: its own
 /// (set), or the one a bulk export gave it when it has none (see [`exported_logical_id`]).
 /// The all-zero GUID is no item's: it says "none".
-pub fn logical_id_owner(
+pub(crate) fn logical_id_owner(
     conn: &Connection,
     workspace_id: &str,
     logical_id: &str,
@@ -265,7 +269,7 @@ pub fn logical_id_owner(
 /// exports show such ids (version nibble 8, not random v4) for items that have none, while
 /// its getDefinition writes the all-zero GUID for them (recordings/fabric-cli bulk_export and
 /// export).
-pub fn exported_logical_id(item_id: &str, logical_id: &str) -> String {
+pub(crate) fn exported_logical_id(item_id: &str, logical_id: &str) -> String {
     if logical_id != UNSET_LOGICAL_ID {
         return logical_id.to_string();
     }
@@ -280,7 +284,7 @@ pub fn exported_logical_id(item_id: &str, logical_id: &str) -> String {
 }
 
 /// The live item of this type and name (case-insensitive) in the workspace.
-pub fn find_named(
+pub(crate) fn find_named(
     conn: &Connection,
     workspace_id: &str,
     item_type: &str,
@@ -296,7 +300,11 @@ pub fn find_named(
 }
 
 /// Sets the logical id.
-pub fn set_logical_id(conn: &Connection, id: &str, logical_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn set_logical_id(
+    conn: &Connection,
+    id: &str,
+    logical_id: &str,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE items SET logical_id = ?2 WHERE id = ?1",
         [id, logical_id],
@@ -305,7 +313,7 @@ pub fn set_logical_id(conn: &Connection, id: &str, logical_id: &str) -> rusqlite
 }
 
 /// Every live item of a type, in any workspace (for deriving relations).
-pub fn all_of_type(conn: &Connection, item_type: &str) -> rusqlite::Result<Vec<Item>> {
+pub(crate) fn all_of_type(conn: &Connection, item_type: &str) -> rusqlite::Result<Vec<Item>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM items WHERE type = ?1 AND deleted_at IS NULL ORDER BY seq"
     ))?;
@@ -314,7 +322,7 @@ pub fn all_of_type(conn: &Connection, item_type: &str) -> rusqlite::Result<Vec<I
 }
 
 /// A live item by id, whatever its workspace.
-pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
+pub(crate) fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM items WHERE id = ?1 AND deleted_at IS NULL"
     ))?
@@ -323,21 +331,25 @@ pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Item>> {
 }
 
 /// One stored part, if the item has it.
-pub fn part(conn: &Connection, item_id: &str, path: &str) -> rusqlite::Result<Option<Vec<u8>>> {
+pub(crate) fn part(
+    conn: &Connection,
+    item_id: &str,
+    path: &str,
+) -> rusqlite::Result<Option<Vec<u8>>> {
     conn.prepare_cached("SELECT payload FROM definition_parts WHERE item_id = ?1 AND path = ?2")?
         .query_row([item_id, path], |r| r.get(0))
         .optional()
 }
 
 /// When the item was created (Unix nanoseconds), if it exists.
-pub fn created_at(conn: &Connection, id: &str) -> rusqlite::Result<Option<i64>> {
+pub(crate) fn created_at(conn: &Connection, id: &str) -> rusqlite::Result<Option<i64>> {
     conn.prepare_cached("SELECT created_at FROM items WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()
 }
 
 /// Live items whose parent is this item.
-pub fn children(conn: &Connection, parent_id: &str) -> rusqlite::Result<Vec<Item>> {
+pub(crate) fn children(conn: &Connection, parent_id: &str) -> rusqlite::Result<Vec<Item>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM items WHERE parent_item_id = ?1 AND deleted_at IS NULL ORDER BY seq"
     ))?;
@@ -346,7 +358,7 @@ pub fn children(conn: &Connection, parent_id: &str) -> rusqlite::Result<Vec<Item
 }
 
 /// Sets name and description.
-pub fn update_metadata(
+pub(crate) fn update_metadata(
     conn: &Connection,
     id: &str,
     display_name: &str,
@@ -360,7 +372,7 @@ pub fn update_metadata(
 }
 
 /// Marks the item and its children deleted; the rows stay.
-pub fn soft_delete(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<()> {
+pub(crate) fn soft_delete(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE items SET deleted_at = ?2
           WHERE (id = ?1 OR parent_item_id = ?1) AND deleted_at IS NULL",
@@ -370,7 +382,7 @@ pub fn soft_delete(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<()
 }
 
 /// Removes the item, its children and their parts for good.
-pub fn hard_delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+pub(crate) fn hard_delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
     conn.execute(
         "DELETE FROM items WHERE id = ?1 OR parent_item_id = ?1",
         [id],
@@ -379,7 +391,7 @@ pub fn hard_delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
 }
 
 /// Moves the item and its children to a folder (`None` = root).
-pub fn move_to_folder(
+pub(crate) fn move_to_folder(
     conn: &Connection,
     id: &str,
     folder_id: Option<&str>,
@@ -392,13 +404,13 @@ pub fn move_to_folder(
 }
 
 /// Number of live items directly in a folder.
-pub fn count_in_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<i64> {
+pub(crate) fn count_in_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached("SELECT count(*) FROM items WHERE folder_id = ?1 AND deleted_at IS NULL")?
         .query_row([folder_id], |r| r.get(0))
 }
 
 /// The item's parts version: bumped by every change to its parts, by any process.
-pub fn parts_version(conn: &Connection, item_id: &str) -> rusqlite::Result<i64> {
+pub(crate) fn parts_version(conn: &Connection, item_id: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached("SELECT parts_version FROM items WHERE id = ?1")?
         .query_row([item_id], |r| r.get(0))
 }
@@ -410,7 +422,7 @@ fn bump_parts_version(conn: &Connection, item_id: &str) -> rusqlite::Result<()> 
 }
 
 /// The stored parts, in the order they were given.
-pub fn parts(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Part>> {
+pub(crate) fn parts(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Part>> {
     let mut stmt = conn.prepare_cached(
         "SELECT path, payload FROM definition_parts WHERE item_id = ?1 ORDER BY ord",
     )?;
@@ -425,7 +437,7 @@ pub fn parts(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Part>> {
 
 /// Sets the payload of the part at `ord` (a change to one file of a definition whose part list
 /// stays the same, without rewriting the others).
-pub fn set_part_payload(
+pub(crate) fn set_part_payload(
     conn: &Connection,
     item_id: &str,
     ord: usize,
@@ -439,7 +451,7 @@ pub fn set_part_payload(
 }
 
 /// Replaces all parts and the stored format (updateDefinition is a full replacement).
-pub fn replace_parts(
+pub(crate) fn replace_parts(
     conn: &Connection,
     item_id: &str,
     format: Option<&str>,
@@ -460,7 +472,7 @@ pub fn replace_parts(
 }
 
 /// Sets one part, adding it after the others when the item does not have it yet.
-pub fn upsert_part(
+pub(crate) fn upsert_part(
     conn: &Connection,
     item_id: &str,
     path: &str,
@@ -481,7 +493,10 @@ pub fn upsert_part(
 }
 
 /// Detaches soft-deleted items from a folder about to be deleted.
-pub fn detach_deleted_from_folder(conn: &Connection, folder_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn detach_deleted_from_folder(
+    conn: &Connection,
+    folder_id: &str,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE items SET folder_id = NULL WHERE folder_id = ?1 AND deleted_at IS NOT NULL",
         [folder_id],

@@ -6,7 +6,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// Migration step: the runs and the schedules of items.
-pub const MIGRATION: &str = r#"
+pub(crate) const MIGRATION: &str = r"
 CREATE TABLE job_instances (
     seq              INTEGER PRIMARY KEY AUTOINCREMENT,
     id               TEXT NOT NULL UNIQUE,
@@ -36,24 +36,24 @@ CREATE TABLE item_schedules (
     created_at    INTEGER NOT NULL
 );
 CREATE INDEX item_schedules_item ON item_schedules(item_id, job_type, seq);
-"#;
+";
 
 /// Migration step: schedules start runs. `anchor_at` is when a schedule's settings last
 /// changed (its clock starts there, see `scheduled_runs`), `fired_until` how far along its
 /// own clock runs have been started; a run the scheduler skipped is `deduped`. Schedules kept
 /// from before start from now rather than owe every run since they were made.
-pub const MIGRATION_FIRING: &str = r#"
+pub(crate) const MIGRATION_FIRING: &str = r"
 ALTER TABLE item_schedules ADD COLUMN anchor_at INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE item_schedules ADD COLUMN fired_until INTEGER NOT NULL DEFAULT 0;
 UPDATE item_schedules
    SET anchor_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000000000,
        fired_until = CAST(strftime('%s', 'now') AS INTEGER) * 1000000000;
 ALTER TABLE job_instances ADD COLUMN deduped INTEGER NOT NULL DEFAULT 0;
-"#;
+";
 
 /// One stored run.
 #[derive(Debug, Clone)]
-pub struct Run {
+pub(crate) struct Run {
     pub seq: i64,
     pub id: String,
     pub item_id: String,
@@ -94,7 +94,7 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
 }
 
 /// Stores a new run.
-pub fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
+pub(crate) fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO job_instances (id, item_id, job_type, invoke_type, root_activity_id,
              created_at, start_at, due_at, cancelled_at, failure, request, deduped)
@@ -118,7 +118,7 @@ pub fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
 }
 
 /// The item's run with this id.
-pub fn get_run(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<Option<Run>> {
+pub(crate) fn get_run(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<Option<Run>> {
     conn.prepare_cached(&format!(
         "SELECT {RUN_COLUMNS} FROM job_instances WHERE item_id = ?1 AND id = ?2"
     ))?
@@ -127,7 +127,7 @@ pub fn get_run(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<O
 }
 
 /// Any item's run with this id (the admin's view of what a run was started with).
-pub fn find_run(conn: &Connection, id: &str) -> rusqlite::Result<Option<Run>> {
+pub(crate) fn find_run(conn: &Connection, id: &str) -> rusqlite::Result<Option<Run>> {
     conn.prepare_cached(&format!(
         "SELECT {RUN_COLUMNS} FROM job_instances WHERE id = ?1"
     ))?
@@ -136,7 +136,7 @@ pub fn find_run(conn: &Connection, id: &str) -> rusqlite::Result<Option<Run>> {
 }
 
 /// Records a cancel at `now`; false when the run had already ended or was cancelled.
-pub fn cancel_run(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<bool> {
+pub(crate) fn cancel_run(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<bool> {
     let changed = conn
         .prepare_cached(
             "UPDATE job_instances SET cancelled_at = ?2
@@ -148,7 +148,11 @@ pub fn cancel_run(conn: &Connection, id: &str, now: i64) -> rusqlite::Result<boo
 
 /// The item's runs not skipped that end after `at`: those a scheduled run at or after `at`
 /// could find still going.
-pub fn runs_ending_after(conn: &Connection, item_id: &str, at: i64) -> rusqlite::Result<Vec<Run>> {
+pub(crate) fn runs_ending_after(
+    conn: &Connection,
+    item_id: &str,
+    at: i64,
+) -> rusqlite::Result<Vec<Run>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {RUN_COLUMNS} FROM job_instances
           WHERE item_id = ?1 AND due_at > ?2 AND deduped = 0 ORDER BY seq"
@@ -159,7 +163,7 @@ pub fn runs_ending_after(conn: &Connection, item_id: &str, at: i64) -> rusqlite:
 
 /// A page of the item's runs, newest first: `before_seq` is the last seq of the previous
 /// page (`i64::MAX` for the first).
-pub fn list_runs(
+pub(crate) fn list_runs(
     conn: &Connection,
     item_id: &str,
     before_seq: i64,
@@ -175,7 +179,7 @@ pub fn list_runs(
 
 /// One stored schedule.
 #[derive(Debug, Clone)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pub seq: i64,
     pub id: String,
     pub job_type: String,
@@ -212,7 +216,11 @@ fn schedule_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Schedule> {
 }
 
 /// Stores a new schedule of the item.
-pub fn insert_schedule(conn: &Connection, item_id: &str, s: &Schedule) -> rusqlite::Result<()> {
+pub(crate) fn insert_schedule(
+    conn: &Connection,
+    item_id: &str,
+    s: &Schedule,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO item_schedules (id, item_id, job_type, enabled, configuration,
              execution_data, owner_id, owner_type, created_at, anchor_at, fired_until)
@@ -236,7 +244,7 @@ pub fn insert_schedule(conn: &Connection, item_id: &str, s: &Schedule) -> rusqli
 
 /// Replaces a schedule's settings and owner (the one who changed it last), and where its
 /// clock stands.
-pub fn update_schedule(conn: &Connection, s: &Schedule) -> rusqlite::Result<()> {
+pub(crate) fn update_schedule(conn: &Connection, s: &Schedule) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE item_schedules SET enabled = ?2, configuration = ?3, execution_data = ?4,
              owner_id = ?5, owner_type = ?6, anchor_at = ?7, fired_until = ?8
@@ -256,7 +264,10 @@ pub fn update_schedule(conn: &Connection, s: &Schedule) -> rusqlite::Result<()> 
 }
 
 /// Every enabled schedule of the item, of every job type.
-pub fn enabled_schedules(conn: &Connection, item_id: &str) -> rusqlite::Result<Vec<Schedule>> {
+pub(crate) fn enabled_schedules(
+    conn: &Connection,
+    item_id: &str,
+) -> rusqlite::Result<Vec<Schedule>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {SCHEDULE_COLUMNS} FROM item_schedules
           WHERE item_id = ?1 AND enabled = 1 ORDER BY seq"
@@ -266,14 +277,18 @@ pub fn enabled_schedules(conn: &Connection, item_id: &str) -> rusqlite::Result<V
 }
 
 /// Records how far along its clock a schedule has started runs.
-pub fn set_fired_until(conn: &Connection, id: &str, fired_until: i64) -> rusqlite::Result<()> {
+pub(crate) fn set_fired_until(
+    conn: &Connection,
+    id: &str,
+    fired_until: i64,
+) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE item_schedules SET fired_until = ?2 WHERE id = ?1")?
         .execute(params![id, fired_until])?;
     Ok(())
 }
 
 /// The item's schedule of `job_type` with this id.
-pub fn get_schedule(
+pub(crate) fn get_schedule(
     conn: &Connection,
     item_id: &str,
     job_type: &str,
@@ -288,7 +303,7 @@ pub fn get_schedule(
 }
 
 /// A page of the item's schedules of `job_type` after `after_seq`.
-pub fn list_schedules(
+pub(crate) fn list_schedules(
     conn: &Connection,
     item_id: &str,
     job_type: &str,
@@ -307,13 +322,13 @@ pub fn list_schedules(
 }
 
 /// How many schedules the item has, of every job type.
-pub fn count_schedules(conn: &Connection, item_id: &str) -> rusqlite::Result<i64> {
+pub(crate) fn count_schedules(conn: &Connection, item_id: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached("SELECT count(*) FROM item_schedules WHERE item_id = ?1")?
         .query_row(params![item_id], |row| row.get(0))
 }
 
 /// Deletes a schedule; false when there was none.
-pub fn delete_schedule(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn delete_schedule(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     let changed = conn
         .prepare_cached("DELETE FROM item_schedules WHERE id = ?1")?
         .execute(params![id])?;

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 /// Replaces the item's connections (each a Fabric connection object).
-pub fn set_connections(
+pub(crate) fn set_connections(
     conn: &Connection,
     item_id: &str,
     connections: &[Value],
@@ -21,7 +21,7 @@ pub fn set_connections(
 }
 
 /// A page of the item's connections after position `after`, with each one's position.
-pub fn connections(
+pub(crate) fn connections(
     conn: &Connection,
     item_id: &str,
     after: i64,
@@ -42,7 +42,7 @@ pub fn connections(
 }
 
 /// An item's endorsement: `(endorsement, certified_by)`.
-pub fn endorsement(
+pub(crate) fn endorsement(
     conn: &Connection,
     item_id: &str,
 ) -> rusqlite::Result<Option<(String, Option<String>)>> {
@@ -52,7 +52,7 @@ pub fn endorsement(
 }
 
 /// Sets an item's endorsement (`Certified`, `Promoted`, `Master`).
-pub fn set_endorsement(
+pub(crate) fn set_endorsement(
     conn: &Connection,
     item_id: &str,
     endorsement: &str,

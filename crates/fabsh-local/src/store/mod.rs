@@ -6,23 +6,23 @@
 //! agent definitions and item table schemas, whose entries are used only while a version the
 //! files keep (the item's parts version, the table file's schema cookie) still matches.
 
-pub mod assistants;
-pub mod creation_payloads;
-pub mod environment_publishes;
-pub mod folders;
-pub mod identities;
-pub mod items;
-pub mod jobs;
-pub mod links;
-pub mod operations;
-pub mod principals;
-pub mod schema;
-pub mod shares;
-pub mod shortcuts;
-pub mod sign_in;
-pub mod tags;
-pub mod workspace_tags;
-pub mod workspaces;
+pub(crate) mod assistants;
+pub(crate) mod creation_payloads;
+pub(crate) mod environment_publishes;
+pub(crate) mod folders;
+pub(crate) mod identities;
+pub(crate) mod items;
+pub(crate) mod jobs;
+pub(crate) mod links;
+pub(crate) mod operations;
+pub(crate) mod principals;
+pub(crate) mod schema;
+pub(crate) mod shares;
+pub(crate) mod shortcuts;
+pub(crate) mod sign_in;
+pub(crate) mod tags;
+pub(crate) mod workspace_tags;
+pub(crate) mod workspaces;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ const READERS: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The database handle shared by all request handlers.
-pub struct Db {
+pub(crate) struct Db {
     writer: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
@@ -63,7 +63,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
 
 impl Db {
     /// Opens (creating if needed) the database in `data_dir` and brings the schema up to date.
-    pub fn open(data_dir: &Path) -> rusqlite::Result<Db> {
+    pub(crate) fn open(data_dir: &Path) -> rusqlite::Result<Db> {
         let path = data_dir.join(DB_FILE);
         let mut writer = Connection::open(&path)?;
         // WAL is a property of the file; setting it from the writer covers every connection.
@@ -93,13 +93,13 @@ impl Db {
 
     /// The directory holding the database file, and beside it the tables of lakehouse and
     /// warehouse items.
-    pub fn data_dir(&self) -> &Path {
+    pub(crate) fn data_dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
     }
 
     /// From now on, calls must come through `crate::blocking` (a server's store): debug
     /// builds check it on every call, so a handler or task that forgets fails its tests.
-    pub fn guard_async_workers(&self) {
+    pub(crate) fn guard_async_workers(&self) {
         self.guarded.store(true, Ordering::Relaxed);
     }
 
@@ -111,7 +111,7 @@ impl Db {
     }
 
     /// Runs `f` on a reader connection. Readers see the last committed state.
-    pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+    pub(crate) fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         self.check_thread();
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
         for i in 0..self.readers.len() {
@@ -128,7 +128,7 @@ impl Db {
     /// Runs `f` inside one `BEGIN IMMEDIATE` transaction on the writer; commits on `Ok`,
     /// rolls back on `Err`. Immediate mode takes the file's write lock up front, so checks made
     /// inside `f` (name in use, folder exists) still hold at commit, even across processes.
-    pub fn write<T, E: From<rusqlite::Error>>(
+    pub(crate) fn write<T, E: From<rusqlite::Error>>(
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
@@ -138,7 +138,7 @@ impl Db {
     /// Like [`Db::write`], then runs `after_commit` on the result while the next writer still
     /// waits, so what it records about the committed state cannot be overtaken by a later
     /// write (a cache of what was just written, say).
-    pub fn write_then<T, E: From<rusqlite::Error>>(
+    pub(crate) fn write_then<T, E: From<rusqlite::Error>>(
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
         after_commit: impl FnOnce(&T),
@@ -154,7 +154,7 @@ impl Db {
 }
 
 /// A fresh lower-case GUID.
-pub fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 

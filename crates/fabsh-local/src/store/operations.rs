@@ -3,15 +3,15 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// Stored status of an operation still to run (the wire shows NotStarted or Running).
-pub const PENDING: &str = "Running";
+pub(crate) const PENDING: &str = "Running";
 /// Terminal success.
-pub const SUCCEEDED: &str = "Succeeded";
+pub(crate) const SUCCEEDED: &str = "Succeeded";
 /// Terminal failure.
-pub const FAILED: &str = "Failed";
+pub(crate) const FAILED: &str = "Failed";
 
 /// An operation row.
 #[derive(Debug, Clone)]
-pub struct Operation {
+pub(crate) struct Operation {
     /// GUID.
     pub id: String,
     /// Who started it; only they may poll it.
@@ -53,7 +53,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Operation> {
 }
 
 /// Inserts an operation.
-pub fn insert(conn: &Connection, op: &Operation) -> rusqlite::Result<()> {
+pub(crate) fn insert(conn: &Connection, op: &Operation) -> rusqlite::Result<()> {
     conn.execute(
         &format!(
             "INSERT INTO operations ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
@@ -75,14 +75,14 @@ pub fn insert(conn: &Connection, op: &Operation) -> rusqlite::Result<()> {
 }
 
 /// The operation with this id.
-pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Operation>> {
+pub(crate) fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Operation>> {
     conn.prepare_cached(&format!("SELECT {COLUMNS} FROM operations WHERE id = ?1"))?
         .query_row([id], from_row)
         .optional()
 }
 
 /// Records the outcome and drops the pending action.
-pub fn finish(
+pub(crate) fn finish(
     conn: &Connection,
     id: &str,
     status: &str,
@@ -99,7 +99,7 @@ pub fn finish(
 }
 
 /// Every operation not yet applied, as `(id, due_at)`.
-pub fn pending(conn: &Connection) -> rusqlite::Result<Vec<(String, i64)>> {
+pub(crate) fn pending(conn: &Connection) -> rusqlite::Result<Vec<(String, i64)>> {
     let mut stmt =
         conn.prepare("SELECT id, due_at FROM operations WHERE status = 'Running' ORDER BY due_at")?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;

@@ -3,11 +3,11 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-pub use fabsh_model::roles::Role;
+pub(crate) use fabsh_model::roles::Role;
 
 /// A user or service principal.
 #[derive(Debug, Clone)]
-pub struct Principal {
+pub(crate) struct Principal {
     /// Object id (GUID).
     pub id: String,
     /// Home tenant.
@@ -23,11 +23,11 @@ pub struct Principal {
 }
 
 /// The columns [`principal_from_row`] reads, in its order.
-pub const PRINCIPAL_COLUMNS: &str =
+pub(crate) const PRINCIPAL_COLUMNS: &str =
     "id, tenant_id, kind, display_name, user_principal_name, client_id";
 
 /// A principal from a row selecting [`PRINCIPAL_COLUMNS`] first.
-pub fn principal_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Principal> {
+pub(crate) fn principal_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Principal> {
     Ok(Principal {
         id: row.get(0)?,
         tenant_id: row.get(1)?,
@@ -39,14 +39,14 @@ pub fn principal_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Principal
 }
 
 /// Reads a `meta` value.
-pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<Vec<u8>>> {
+pub(crate) fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<Vec<u8>>> {
     conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
         .query_row([key], |r| r.get(0))
         .optional()
 }
 
 /// Writes a `meta` value.
-pub fn meta_set(conn: &Connection, key: &str, value: &[u8]) -> rusqlite::Result<()> {
+pub(crate) fn meta_set(conn: &Connection, key: &str, value: &[u8]) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (?1, ?2)
          ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -56,13 +56,13 @@ pub fn meta_set(conn: &Connection, key: &str, value: &[u8]) -> rusqlite::Result<
 }
 
 /// Removes a `meta` value, if there is one.
-pub fn meta_delete(conn: &Connection, key: &str) -> rusqlite::Result<()> {
+pub(crate) fn meta_delete(conn: &Connection, key: &str) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM meta WHERE key = ?1", [key])?;
     Ok(())
 }
 
 /// Adds a tenant.
-pub fn insert_tenant(
+pub(crate) fn insert_tenant(
     conn: &Connection,
     id: &str,
     name: &str,
@@ -76,27 +76,27 @@ pub fn insert_tenant(
 }
 
 /// Tenant ids: the default one first.
-pub fn tenant_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn tenant_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare("SELECT id FROM tenants ORDER BY is_default DESC, rowid")?;
     let ids = stmt.query_map([], |r| r.get(0))?;
     ids.collect()
 }
 
 /// A tenant's display name.
-pub fn tenant_name(conn: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+pub(crate) fn tenant_name(conn: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached("SELECT display_name FROM tenants WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()
 }
 
 /// True when the tenant exists.
-pub fn tenant_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn tenant_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM tenants WHERE id = ?1)")?
         .query_row([id], |r| r.get(0))
 }
 
 /// Adds a principal; `secret_sha256` is the hex digest of a service principal's secret.
-pub fn insert_principal(
+pub(crate) fn insert_principal(
     conn: &Connection,
     p: &Principal,
     secret_sha256: Option<&str>,
@@ -121,7 +121,7 @@ pub fn insert_principal(
 }
 
 /// The principal with this object id.
-pub fn get_principal(conn: &Connection, id: &str) -> rusqlite::Result<Option<Principal>> {
+pub(crate) fn get_principal(conn: &Connection, id: &str) -> rusqlite::Result<Option<Principal>> {
     conn.prepare_cached(&format!(
         "SELECT {PRINCIPAL_COLUMNS} FROM principals WHERE id = ?1"
     ))?
@@ -130,7 +130,7 @@ pub fn get_principal(conn: &Connection, id: &str) -> rusqlite::Result<Option<Pri
 }
 
 /// The principal with this object id, client id, or display name (case-insensitive).
-pub fn find_principal(conn: &Connection, key: &str) -> rusqlite::Result<Option<Principal>> {
+pub(crate) fn find_principal(conn: &Connection, key: &str) -> rusqlite::Result<Option<Principal>> {
     conn.prepare_cached(&format!(
         "SELECT {PRINCIPAL_COLUMNS} FROM principals
          WHERE id = lower(?1) OR client_id = lower(?1) OR display_name = ?1 COLLATE NOCASE
@@ -141,7 +141,7 @@ pub fn find_principal(conn: &Connection, key: &str) -> rusqlite::Result<Option<P
 }
 
 /// A service principal by tenant and client id, with its secret digest if it has a secret.
-pub fn find_client(
+pub(crate) fn find_client(
     conn: &Connection,
     tenant_id: &str,
     client_id: &str,
@@ -157,7 +157,7 @@ pub fn find_client(
 }
 
 /// Every principal in creation order.
-pub fn list_principals(conn: &Connection) -> rusqlite::Result<Vec<Principal>> {
+pub(crate) fn list_principals(conn: &Connection) -> rusqlite::Result<Vec<Principal>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {PRINCIPAL_COLUMNS} FROM principals ORDER BY created_at, rowid"
     ))?;
@@ -166,13 +166,13 @@ pub fn list_principals(conn: &Connection) -> rusqlite::Result<Vec<Principal>> {
 }
 
 /// Removes a principal and (by cascade) its role assignments.
-pub fn delete_principal(conn: &Connection, id: &str) -> rusqlite::Result<usize> {
+pub(crate) fn delete_principal(conn: &Connection, id: &str) -> rusqlite::Result<usize> {
     conn.execute("DELETE FROM principals WHERE id = ?1", [id])
 }
 
 /// What one lookup says about a caller and a workspace.
 #[derive(Debug, Clone, Copy)]
-pub struct Access {
+pub(crate) struct Access {
     /// The token's principal still exists.
     pub principal_exists: bool,
     /// The workspace exists.
@@ -183,7 +183,7 @@ pub struct Access {
 
 /// Principal existence, workspace existence and role in one statement: this is on the path of
 /// every workspace-scoped request.
-pub fn access(
+pub(crate) fn access(
     conn: &Connection,
     principal_id: &str,
     workspace_id: &str,
@@ -204,14 +204,14 @@ pub fn access(
 }
 
 /// True when the principal exists.
-pub fn principal_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn principal_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM principals WHERE id = ?1)")?
         .query_row([id], |r| r.get(0))
 }
 
 /// One role assignment with its principal.
 #[derive(Debug, Clone)]
-pub struct Assignment {
+pub(crate) struct Assignment {
     /// Creation sequence, the paging key.
     pub seq: i64,
     /// The principal.
@@ -241,7 +241,7 @@ fn assignment_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Assignment> 
 }
 
 /// A page of a workspace's role assignments after `after_seq`.
-pub fn list_assignments(
+pub(crate) fn list_assignments(
     conn: &Connection,
     workspace_id: &str,
     after_seq: i64,
@@ -255,7 +255,7 @@ pub fn list_assignments(
 }
 
 /// One assignment; its id is the principal's id, as in Fabric.
-pub fn get_assignment(
+pub(crate) fn get_assignment(
     conn: &Connection,
     workspace_id: &str,
     principal_id: &str,
@@ -268,7 +268,7 @@ pub fn get_assignment(
 }
 
 /// Gives a principal a role (replacing any earlier one).
-pub fn set_role(
+pub(crate) fn set_role(
     conn: &Connection,
     workspace_id: &str,
     principal_id: &str,
@@ -283,7 +283,7 @@ pub fn set_role(
 }
 
 /// Removes a role assignment; returns whether one existed.
-pub fn delete_role(
+pub(crate) fn delete_role(
     conn: &Connection,
     workspace_id: &str,
     principal_id: &str,
@@ -296,7 +296,7 @@ pub fn delete_role(
 }
 
 /// A principal's roles as `(workspace id, workspace name, role)`.
-pub fn roles_of(
+pub(crate) fn roles_of(
     conn: &Connection,
     principal_id: &str,
 ) -> rusqlite::Result<Vec<(String, String, String)>> {

@@ -20,9 +20,9 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// Schema version written to `PRAGMA user_version`.
-pub const VERSION: i64 = MIGRATIONS.len() as i64;
+pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 
-const SCHEMA_V1: &str = r#"
+const SCHEMA_V1: &str = r"
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value BLOB NOT NULL
@@ -124,11 +124,11 @@ CREATE TABLE operations (
     error        TEXT
 );
 CREATE INDEX operations_pending ON operations(due_at) WHERE status = 'Running';
-"#;
+";
 
 /// Sign-in state: pending device codes (approved from another process, so they live in the
 /// file) and the certificates and federated subjects registered on apps.
-const SCHEMA_V2: &str = r#"
+const SCHEMA_V2: &str = r"
 CREATE TABLE device_codes (
     device_code_sha256 TEXT PRIMARY KEY,
     user_code          TEXT NOT NULL UNIQUE,
@@ -145,10 +145,10 @@ CREATE TABLE app_credentials (
     value        BLOB NOT NULL
 );
 CREATE INDEX app_credentials_principal ON app_credentials(principal_id, kind);
-"#;
+";
 
 /// Version 3: tags, item connections, endorsements, and logical-id lookups.
-const SCHEMA_V3: &str = r#"
+const SCHEMA_V3: &str = r"
 CREATE TABLE tags (
     seq          INTEGER PRIMARY KEY AUTOINCREMENT,
     id           TEXT NOT NULL UNIQUE,
@@ -180,21 +180,21 @@ CREATE TABLE endorsements (
 -- Logical ids are unique per workspace among live items; checked in the write transaction
 -- rather than by a unique index, so older files holding duplicates still open.
 CREATE INDEX items_live_logical_id ON items(workspace_id, logical_id) WHERE deleted_at IS NULL;
-"#;
+";
 
 /// Version 4: logical ids are compared ignoring case, so their index must ignore case too;
 /// with a case-sensitive index every create scanned the workspace's items.
-const SCHEMA_V4: &str = r#"
+const SCHEMA_V4: &str = r"
 DROP INDEX IF EXISTS items_live_logical_id;
 CREATE INDEX items_live_logical_id_nocase
     ON items(workspace_id, logical_id COLLATE NOCASE) WHERE deleted_at IS NULL;
-"#;
+";
 
 /// Version 5: a counter bumped whenever an item's parts change, so parsed definitions can be
 /// reused until then without reading the parts at all; and definition parts in an ordinary
 /// table, since a WITHOUT ROWID table keeps each (large) payload inside its key's b-tree and
 /// finding one part meant reading through its neighbours' payloads.
-const SCHEMA_V5: &str = r#"
+const SCHEMA_V5: &str = r"
 ALTER TABLE items ADD COLUMN parts_version INTEGER NOT NULL DEFAULT 0;
 
 CREATE TABLE definition_parts_by_row (
@@ -208,11 +208,11 @@ INSERT INTO definition_parts_by_row (item_id, ord, path, payload)
 DROP TABLE definition_parts;
 ALTER TABLE definition_parts_by_row RENAME TO definition_parts;
 CREATE UNIQUE INDEX definition_parts_key ON definition_parts(item_id, ord);
-"#;
+";
 
 /// Creates the tables on a new file; leaves a current file alone. Runs in an immediate
 /// transaction so two processes opening a fresh directory at once do not both create.
-pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+pub(crate) fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (applied, migration) in (1..).zip(MIGRATIONS) {

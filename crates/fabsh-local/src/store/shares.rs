@@ -9,7 +9,7 @@ use serde_json::Map;
 
 /// The tables of this file. Created if missing on every open rather than under a schema
 /// version number, so they merge cleanly with branches that add numbered versions.
-pub const TABLES: &str = r#"
+pub(crate) const TABLES: &str = r"
 CREATE TABLE IF NOT EXISTS external_data_shares (
     seq                   INTEGER PRIMARY KEY AUTOINCREMENT,
     id                    TEXT NOT NULL UNIQUE,
@@ -31,20 +31,20 @@ CREATE TABLE IF NOT EXISTS item_identities (
     item_id      TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
     principal_id TEXT NOT NULL REFERENCES principals(id) ON DELETE CASCADE
 ) WITHOUT ROWID;
-"#;
+";
 
 /// Waiting for the recipient to accept.
-pub const PENDING: &str = "Pending";
+pub(crate) const PENDING: &str = "Pending";
 /// Accepted.
-pub const ACTIVE: &str = "Active";
+pub(crate) const ACTIVE: &str = "Active";
 /// Revoked by the provider; final.
-pub const REVOKED: &str = "Revoked";
+pub(crate) const REVOKED: &str = "Revoked";
 /// Not accepted before it expired.
-pub const EXPIRED: &str = "InvitationExpired";
+pub(crate) const EXPIRED: &str = "InvitationExpired";
 
 /// A share row.
 #[derive(Debug, Clone)]
-pub struct Share {
+pub(crate) struct Share {
     /// Creation sequence, the paging key.
     pub seq: i64,
     /// GUID; also the invitation id.
@@ -75,7 +75,7 @@ pub struct Share {
 
 impl Share {
     /// The status at `now`: a pending invitation past its expiry has expired.
-    pub fn status_at(&self, now: i64) -> &str {
+    pub(crate) fn status_at(&self, now: i64) -> &str {
         if self.status == PENDING && now >= self.expires_at {
             EXPIRED
         } else {
@@ -84,7 +84,7 @@ impl Share {
     }
 
     /// The ExternalDataShare object; `invitation_url` is where the recipient is sent.
-    pub fn to_wire(&self, now: i64, invitation_url: &str) -> ExternalDataShare {
+    pub(crate) fn to_wire(&self, now: i64, invitation_url: &str) -> ExternalDataShare {
         ExternalDataShare {
             id: self.id.clone(),
             paths: self.paths.clone(),
@@ -139,7 +139,7 @@ fn json_text(value: &impl serde::Serialize) -> rusqlite::Result<String> {
 }
 
 /// Inserts a share.
-pub fn insert(conn: &Connection, share: &Share) -> rusqlite::Result<i64> {
+pub(crate) fn insert(conn: &Connection, share: &Share) -> rusqlite::Result<i64> {
     conn.execute(
         &format!(
             "INSERT INTO external_data_shares ({}) VALUES
@@ -165,7 +165,7 @@ pub fn insert(conn: &Connection, share: &Share) -> rusqlite::Result<i64> {
 }
 
 /// A share of this item.
-pub fn get(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<Option<Share>> {
+pub(crate) fn get(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<Option<Share>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM external_data_shares WHERE id = ?1 AND item_id = ?2"
     ))?
@@ -174,7 +174,7 @@ pub fn get(conn: &Connection, item_id: &str, id: &str) -> rusqlite::Result<Optio
 }
 
 /// A share by id alone (an invitation, seen from the recipient's side).
-pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Share>> {
+pub(crate) fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Share>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM external_data_shares WHERE id = ?1"
     ))?
@@ -183,7 +183,7 @@ pub fn get_any(conn: &Connection, id: &str) -> rusqlite::Result<Option<Share>> {
 }
 
 /// A page of an item's shares after `after_seq`, oldest first.
-pub fn list(
+pub(crate) fn list(
     conn: &Connection,
     item_id: &str,
     after_seq: i64,
@@ -198,7 +198,7 @@ pub fn list(
 }
 
 /// Sets the status (and, on acceptance, the accepting tenant).
-pub fn set_status(
+pub(crate) fn set_status(
     conn: &Connection,
     id: &str,
     status: &str,
@@ -214,12 +214,16 @@ pub fn set_status(
 }
 
 /// Deletes a share; returns whether it existed.
-pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     Ok(conn.execute("DELETE FROM external_data_shares WHERE id = ?1", [id])? > 0)
 }
 
 /// Makes `principal_id` the item's default identity.
-pub fn set_identity(conn: &Connection, item_id: &str, principal_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn set_identity(
+    conn: &Connection,
+    item_id: &str,
+    principal_id: &str,
+) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO item_identities (item_id, principal_id) VALUES (?1, ?2)
          ON CONFLICT(item_id) DO UPDATE SET principal_id = excluded.principal_id",
@@ -229,7 +233,7 @@ pub fn set_identity(conn: &Connection, item_id: &str, principal_id: &str) -> rus
 }
 
 /// The principal id of the item's default identity, if one was assigned.
-pub fn identity(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<String>> {
+pub(crate) fn identity(conn: &Connection, item_id: &str) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached("SELECT principal_id FROM item_identities WHERE item_id = ?1")?
         .query_row([item_id], |r| r.get(0))
         .optional()

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 /// Migration step: the table of shortcuts, unique per item, path and name (case-blind).
-pub const MIGRATION: &str = r#"
+pub(crate) const MIGRATION: &str = r"
 CREATE TABLE shortcuts (
     seq     INTEGER PRIMARY KEY AUTOINCREMENT,
     item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
@@ -14,11 +14,11 @@ CREATE TABLE shortcuts (
     target  TEXT NOT NULL
 );
 CREATE UNIQUE INDEX shortcuts_key ON shortcuts(item_id, path COLLATE NOCASE, name COLLATE NOCASE);
-"#;
+";
 
 /// One stored shortcut.
 #[derive(Debug, Clone)]
-pub struct Shortcut {
+pub(crate) struct Shortcut {
     pub seq: i64,
     pub path: String,
     pub name: String,
@@ -38,7 +38,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Shortcut> {
 }
 
 /// The shortcut at `path`/`name` of the item, if any.
-pub fn get(
+pub(crate) fn get(
     conn: &Connection,
     item_id: &str,
     path: &str,
@@ -53,7 +53,7 @@ pub fn get(
 }
 
 /// Creates the shortcut, or replaces the one at the same path and name.
-pub fn put(
+pub(crate) fn put(
     conn: &Connection,
     item_id: &str,
     path: &str,
@@ -70,7 +70,12 @@ pub fn put(
 }
 
 /// Deletes the shortcut; false when there was none.
-pub fn delete(conn: &Connection, item_id: &str, path: &str, name: &str) -> rusqlite::Result<bool> {
+pub(crate) fn delete(
+    conn: &Connection,
+    item_id: &str,
+    path: &str,
+    name: &str,
+) -> rusqlite::Result<bool> {
     let changed = conn
         .prepare_cached(
             "DELETE FROM shortcuts
@@ -81,7 +86,7 @@ pub fn delete(conn: &Connection, item_id: &str, path: &str, name: &str) -> rusql
 }
 
 /// The item's shortcuts after `after_seq`, under `parent` (that path or below) when given.
-pub fn list(
+pub(crate) fn list(
     conn: &Connection,
     item_id: &str,
     parent: Option<&str>,

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 /// A device code as stored; the device code itself is kept only as a digest.
 #[derive(Debug, Clone)]
-pub struct DeviceCode {
+pub(crate) struct DeviceCode {
     /// What the user types or passes to `local approve`.
     pub user_code: String,
     /// The tenant the code was requested for.
@@ -22,7 +22,7 @@ pub struct DeviceCode {
 
 /// What an app credential is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CredentialKind {
+pub(crate) enum CredentialKind {
     /// An X.509 certificate (DER); assertions signed by its key are accepted.
     Certificate,
     /// A subject of the local OIDC issuer; federated assertions for it are accepted.
@@ -39,7 +39,7 @@ impl CredentialKind {
 }
 
 /// Stores a new device code.
-pub fn insert_device_code(
+pub(crate) fn insert_device_code(
     conn: &Connection,
     device_code_sha256: &str,
     code: &DeviceCode,
@@ -61,7 +61,7 @@ pub fn insert_device_code(
 }
 
 /// The device code with this digest.
-pub fn device_code(
+pub(crate) fn device_code(
     conn: &Connection,
     device_code_sha256: &str,
 ) -> rusqlite::Result<Option<DeviceCode>> {
@@ -83,7 +83,7 @@ pub fn device_code(
 }
 
 /// Marks a pending, unexpired code approved by `principal_id`; false when there is none.
-pub fn approve_device_code(
+pub(crate) fn approve_device_code(
     conn: &Connection,
     user_code: &str,
     principal_id: &str,
@@ -98,7 +98,7 @@ pub fn approve_device_code(
 }
 
 /// Removes a code once it has been redeemed, and every code that has expired.
-pub fn delete_device_code(
+pub(crate) fn delete_device_code(
     conn: &Connection,
     device_code_sha256: &str,
     now: i64,
@@ -111,7 +111,7 @@ pub fn delete_device_code(
 }
 
 /// Registers a credential on a principal.
-pub fn insert_credential(
+pub(crate) fn insert_credential(
     conn: &Connection,
     principal_id: &str,
     kind: CredentialKind,
@@ -125,7 +125,7 @@ pub fn insert_credential(
 }
 
 /// The credentials of one kind registered on a principal.
-pub fn credentials(
+pub(crate) fn credentials(
     conn: &Connection,
     principal_id: &str,
     kind: CredentialKind,

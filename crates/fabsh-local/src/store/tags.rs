@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 /// A tag row.
 #[derive(Debug, Clone)]
-pub struct Tag {
+pub(crate) struct Tag {
     /// Creation sequence, the paging key.
     pub seq: i64,
     /// GUID.
@@ -18,7 +18,7 @@ pub struct Tag {
 
 impl Tag {
     /// The tag as `GET /tags` returns it.
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         let scope = match &self.domain_id {
             Some(domain) => json!({"type": "Domain", "domainId": domain}),
             None => json!({"type": "Tenant"}),
@@ -37,7 +37,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Tag> {
 }
 
 /// Inserts a tag.
-pub fn insert(conn: &Connection, id: &str, display_name: &str) -> rusqlite::Result<()> {
+pub(crate) fn insert(conn: &Connection, id: &str, display_name: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO tags (id, display_name) VALUES (?1, ?2)",
         [id, display_name],
@@ -46,14 +46,14 @@ pub fn insert(conn: &Connection, id: &str, display_name: &str) -> rusqlite::Resu
 }
 
 /// The tag with this id.
-pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Tag>> {
+pub(crate) fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Tag>> {
     conn.prepare_cached("SELECT seq, id, display_name, domain_id FROM tags WHERE id = ?1")?
         .query_row([id], from_row)
         .optional()
 }
 
 /// A page of tags after `after_seq`.
-pub fn list(conn: &Connection, after_seq: i64, limit: i64) -> rusqlite::Result<Vec<Tag>> {
+pub(crate) fn list(conn: &Connection, after_seq: i64, limit: i64) -> rusqlite::Result<Vec<Tag>> {
     let mut stmt = conn.prepare_cached(
         "SELECT seq, id, display_name, domain_id FROM tags WHERE seq > ?1 ORDER BY seq LIMIT ?2",
     )?;
@@ -62,7 +62,7 @@ pub fn list(conn: &Connection, after_seq: i64, limit: i64) -> rusqlite::Result<V
 }
 
 /// Applies a tag to an item; applying it again changes nothing.
-pub fn apply(conn: &Connection, item_id: &str, tag_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn apply(conn: &Connection, item_id: &str, tag_id: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT OR IGNORE INTO item_tags (item_id, tag_id, seq)
          VALUES (?1, ?2, (SELECT coalesce(max(seq), 0) + 1 FROM item_tags WHERE item_id = ?1))",
@@ -72,7 +72,7 @@ pub fn apply(conn: &Connection, item_id: &str, tag_id: &str) -> rusqlite::Result
 }
 
 /// Removes a tag from an item (a tag that is not there is no error).
-pub fn unapply(conn: &Connection, item_id: &str, tag_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn unapply(conn: &Connection, item_id: &str, tag_id: &str) -> rusqlite::Result<()> {
     conn.execute(
         "DELETE FROM item_tags WHERE item_id = ?1 AND tag_id = ?2",
         [item_id, tag_id],

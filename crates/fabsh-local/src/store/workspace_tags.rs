@@ -5,17 +5,17 @@ use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
 /// Migration step: the table of applied workspace tags.
-pub const MIGRATION: &str = r#"
+pub(crate) const MIGRATION: &str = r"
 CREATE TABLE workspace_tags (
     workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
     tag_id       TEXT NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
     seq          INTEGER NOT NULL,
     PRIMARY KEY (workspace_id, tag_id)
 ) WITHOUT ROWID;
-"#;
+";
 
 /// Applies a tag to a workspace; applying it again changes nothing.
-pub fn apply(conn: &Connection, workspace_id: &str, tag_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn apply(conn: &Connection, workspace_id: &str, tag_id: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT OR IGNORE INTO workspace_tags (workspace_id, tag_id, seq)
          VALUES (?1, ?2,
@@ -26,7 +26,7 @@ pub fn apply(conn: &Connection, workspace_id: &str, tag_id: &str) -> rusqlite::R
 }
 
 /// Removes a tag from a workspace (a tag that is not there is no error).
-pub fn unapply(conn: &Connection, workspace_id: &str, tag_id: &str) -> rusqlite::Result<()> {
+pub(crate) fn unapply(conn: &Connection, workspace_id: &str, tag_id: &str) -> rusqlite::Result<()> {
     conn.execute(
         "DELETE FROM workspace_tags WHERE workspace_id = ?1 AND tag_id = ?2",
         params![workspace_id, tag_id],
@@ -35,7 +35,7 @@ pub fn unapply(conn: &Connection, workspace_id: &str, tag_id: &str) -> rusqlite:
 }
 
 /// The workspace's tags in the order applied, as `{id, displayName}`.
-pub fn of(conn: &Connection, workspace_id: &str) -> rusqlite::Result<Vec<Value>> {
+pub(crate) fn of(conn: &Connection, workspace_id: &str) -> rusqlite::Result<Vec<Value>> {
     let mut stmt = conn.prepare_cached(
         "SELECT t.id, t.display_name FROM workspace_tags w JOIN tags t ON t.id = w.tag_id
           WHERE w.workspace_id = ?1 ORDER BY w.seq",

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 /// A workspace row.
 #[derive(Debug, Clone)]
-pub struct Workspace {
+pub(crate) struct Workspace {
     /// Creation sequence, the paging key.
     pub seq: i64,
     /// GUID.
@@ -31,7 +31,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Workspace> {
 }
 
 /// Inserts a workspace.
-pub fn insert(conn: &Connection, ws: &Workspace, now: i64) -> rusqlite::Result<()> {
+pub(crate) fn insert(conn: &Connection, ws: &Workspace, now: i64) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO workspaces (id, display_name, description, capacity_id, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -41,7 +41,7 @@ pub fn insert(conn: &Connection, ws: &Workspace, now: i64) -> rusqlite::Result<(
 }
 
 /// The workspace with this id.
-pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Workspace>> {
+pub(crate) fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Workspace>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM workspaces w WHERE w.id = ?1"
     ))?
@@ -50,7 +50,7 @@ pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<Workspace>> {
 }
 
 /// The workspace with this id, or else this name (case-insensitive).
-pub fn find(conn: &Connection, id_or_name: &str) -> rusqlite::Result<Option<Workspace>> {
+pub(crate) fn find(conn: &Connection, id_or_name: &str) -> rusqlite::Result<Option<Workspace>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM workspaces w
           WHERE w.id = lower(?1) OR w.display_name = ?1 COLLATE NOCASE
@@ -61,7 +61,7 @@ pub fn find(conn: &Connection, id_or_name: &str) -> rusqlite::Result<Option<Work
 }
 
 /// The id of another workspace with this name, if any.
-pub fn name_taken(conn: &Connection, name: &str, except_id: &str) -> rusqlite::Result<bool> {
+pub(crate) fn name_taken(conn: &Connection, name: &str, except_id: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "SELECT EXISTS(SELECT 1 FROM workspaces
                         WHERE display_name = ?1 COLLATE NOCASE AND id <> ?2)",
@@ -70,7 +70,7 @@ pub fn name_taken(conn: &Connection, name: &str, except_id: &str) -> rusqlite::R
 }
 
 /// A page of the workspaces where the principal holds one of `roles` (all roles when empty).
-pub fn list_for(
+pub(crate) fn list_for(
     conn: &Connection,
     principal_id: &str,
     roles: &[Role],
@@ -97,7 +97,7 @@ pub fn list_for(
 }
 
 /// Updates name and description.
-pub fn update(conn: &Connection, ws: &Workspace) -> rusqlite::Result<()> {
+pub(crate) fn update(conn: &Connection, ws: &Workspace) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE workspaces SET display_name = ?2, description = ?3 WHERE id = ?1",
         params![ws.id, ws.display_name, ws.description],
@@ -106,7 +106,11 @@ pub fn update(conn: &Connection, ws: &Workspace) -> rusqlite::Result<()> {
 }
 
 /// Sets or clears the capacity the workspace is assigned to.
-pub fn set_capacity(conn: &Connection, id: &str, capacity: Option<&str>) -> rusqlite::Result<()> {
+pub(crate) fn set_capacity(
+    conn: &Connection,
+    id: &str,
+    capacity: Option<&str>,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE workspaces SET capacity_id = ?2 WHERE id = ?1",
         params![id, capacity],
@@ -115,7 +119,7 @@ pub fn set_capacity(conn: &Connection, id: &str, capacity: Option<&str>) -> rusq
 }
 
 /// The distinct capacity ids workspaces are assigned to, in order of first use.
-pub fn capacity_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn capacity_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT capacity_id FROM workspaces WHERE capacity_id IS NOT NULL
           GROUP BY capacity_id ORDER BY min(seq)",
@@ -125,7 +129,7 @@ pub fn capacity_ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
 }
 
 /// Deletes a workspace with its items, parts, folders and role assignments.
-pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+pub(crate) fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
     // Folders reference their parents, so clear the hierarchy before the cascade removes them.
     conn.execute(
         "UPDATE folders SET parent_id = NULL WHERE workspace_id = ?1",

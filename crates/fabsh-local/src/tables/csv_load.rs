@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// What a load did.
 #[derive(Debug, Clone, Serialize)]
-pub struct LoadedTable {
+pub(crate) struct LoadedTable {
     /// The table.
     pub table: String,
     /// Rows inserted.
@@ -20,7 +20,7 @@ pub struct LoadedTable {
 
 /// One column of a loaded table.
 #[derive(Debug, Clone, Serialize)]
-pub struct LoadedColumn {
+pub(crate) struct LoadedColumn {
     /// Name from the header.
     pub name: String,
     /// Inferred type.
@@ -95,7 +95,7 @@ fn is_date(text: &str) -> bool {
 }
 
 /// True for names made of letters, digits and underscores, not starting with a digit.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -104,7 +104,7 @@ pub fn valid_name(name: &str) -> bool {
 
 /// A CSV file read and checked, ready to load: its column names, their inferred types and
 /// its rows.
-pub struct CsvTable {
+pub(crate) struct CsvTable {
     table: String,
     headers: Vec<String>,
     types: Vec<Inferred>,
@@ -114,7 +114,7 @@ pub struct CsvTable {
 impl CsvTable {
     /// Reads `bytes` (CSV with a header row) for `table`: a bad table or column name, an
     /// unreadable or ragged row is an error naming it, before any store is touched.
-    pub fn parse(table: &str, bytes: &[u8]) -> Result<CsvTable, String> {
+    pub(crate) fn parse(table: &str, bytes: &[u8]) -> Result<CsvTable, String> {
         if !valid_name(table) {
             return Err(format!(
                 "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
@@ -138,7 +138,7 @@ impl CsvTable {
         for record in reader.records() {
             let record = record.map_err(|err| format!("unreadable row: {err}"))?;
             if record.len() != headers.len() {
-                let line = record.position().map_or(0, |p| p.line());
+                let line = record.position().map_or(0, csv::Position::line);
                 return Err(format!(
                     "line {line}: {} fields where the header has {}",
                     record.len(),
@@ -170,7 +170,7 @@ impl CsvTable {
     }
 
     /// Loads the rows into the table, replacing it if it exists, in one transaction.
-    pub fn load(self, conn: &mut Connection) -> Result<LoadedTable, String> {
+    pub(crate) fn load(self, conn: &mut Connection) -> Result<LoadedTable, String> {
         let CsvTable {
             table,
             headers,

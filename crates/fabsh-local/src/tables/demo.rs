@@ -131,7 +131,7 @@ fn date(days: usize) -> String {
 }
 
 /// Creates and fills the tables and the view in one transaction.
-pub fn write(conn: &mut Connection) -> rusqlite::Result<()> {
+pub(super) fn write(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     tx.execute_batch(
         "CREATE TABLE customers (customer_id bigint PRIMARY KEY, name varchar, email varchar,

@@ -7,8 +7,8 @@ mod csv_load;
 mod demo;
 mod readers;
 
-pub use csv_load::{CsvTable, valid_name as valid_table_name};
-pub use readers::Reader;
+pub(crate) use csv_load::{CsvTable, valid_name as valid_table_name};
+pub(crate) use readers::Reader;
 
 use crate::private_files;
 use rusqlite::{Connection, OpenFlags};
@@ -18,14 +18,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// `meta` key naming the seeded lakehouse whose tables are the demo dataset.
-pub const DEMO_LAKEHOUSE_KEY: &str = "demo_lakehouse_id";
+pub(crate) const DEMO_LAKEHOUSE_KEY: &str = "demo_lakehouse_id";
 
 /// Serialises demo generation within the process; across processes the rename settles it.
 static GENERATING: Mutex<()> = Mutex::new(());
 
 /// A table or view of an item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableInfo {
+pub(crate) struct TableInfo {
     /// Its name.
     pub name: String,
     /// True for views.
@@ -35,12 +35,12 @@ pub struct TableInfo {
 }
 
 /// The directory of the items' data files.
-pub fn tables_dir(data_dir: &Path) -> PathBuf {
+pub(crate) fn tables_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("tables")
 }
 
 /// The data file of an item.
-pub fn data_path(data_dir: &Path, item_id: &str) -> PathBuf {
+pub(crate) fn data_path(data_dir: &Path, item_id: &str) -> PathBuf {
     tables_dir(data_dir).join(format!("{item_id}.sqlite3"))
 }
 
@@ -60,7 +60,11 @@ fn open_file(path: &Path) -> rusqlite::Result<Connection> {
 }
 
 /// Opens (creating) an item's data for writing.
-pub fn open_write(data_dir: &Path, item_id: &str, demo: bool) -> rusqlite::Result<Connection> {
+pub(crate) fn open_write(
+    data_dir: &Path,
+    item_id: &str,
+    demo: bool,
+) -> rusqlite::Result<Connection> {
     let path = data_path(data_dir, item_id);
     if demo && !path.exists() {
         generate_demo(&path)?;
@@ -108,21 +112,21 @@ fn generate_demo(path: &Path) -> rusqlite::Result<()> {
 /// by any process is seen at once, and an item keeps one entry. Nothing else is remembered,
 /// and the memo is the server's own (two servers in one process share nothing).
 #[derive(Debug)]
-pub struct Tables {
+pub(crate) struct Tables {
     dir: PathBuf,
     schemas: Mutex<HashMap<String, ReadAt>>,
     readers: readers::Readers,
 }
 
 /// A read connection to an item's data, and the tables and views the file holds.
-pub type ItemData<'a> = (Reader<'a>, Arc<Vec<TableInfo>>);
+pub(crate) type ItemData<'a> = (Reader<'a>, Arc<Vec<TableInfo>>);
 
 /// A schema and the schema cookie it was read at.
 type ReadAt = (u32, Arc<Vec<TableInfo>>);
 
 impl Tables {
     /// The tables of the items of the store in `data_dir`.
-    pub fn new(data_dir: &Path) -> Tables {
+    pub(crate) fn new(data_dir: &Path) -> Tables {
         Tables {
             dir: data_dir.to_path_buf(),
             schemas: Mutex::default(),
@@ -132,7 +136,11 @@ impl Tables {
 
     /// An item's data, for reading; `None` when the item has no tables yet (the demo
     /// lakehouse's are generated now).
-    pub fn open_read(&self, item_id: &str, demo: bool) -> rusqlite::Result<Option<Reader<'_>>> {
+    pub(crate) fn open_read(
+        &self,
+        item_id: &str,
+        demo: bool,
+    ) -> rusqlite::Result<Option<Reader<'_>>> {
         let path = data_path(&self.dir, item_id);
         if !path.exists() {
             if !demo {
@@ -147,7 +155,11 @@ impl Tables {
 
     /// An item's data for a query: a read connection, and the tables and views the file
     /// holds as [`Tables::schema`] remembers them; `None` when the item has no tables yet.
-    pub fn open_query(&self, item_id: &str, demo: bool) -> rusqlite::Result<Option<ItemData<'_>>> {
+    pub(crate) fn open_query(
+        &self,
+        item_id: &str,
+        demo: bool,
+    ) -> rusqlite::Result<Option<ItemData<'_>>> {
         let Some(tables) = self.schema(item_id, demo)? else {
             return Ok(None);
         };
@@ -157,13 +169,13 @@ impl Tables {
     }
 
     /// The data directory (the item files are in its `tables/`).
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// Every table and view of an item with its columns, as [`list`] gives them; `None` when
     /// the item has no tables yet.
-    pub fn schema(
+    pub(crate) fn schema(
         &self,
         item_id: &str,
         demo: bool,
@@ -206,7 +218,7 @@ fn schema_cookie(path: &Path) -> Option<u32> {
 
 /// Every table and view's name, and whether it is a view: tables first, each group by name.
 /// SQLite's own tables (`sqlite_` and more) are left out, and only those.
-pub fn names(conn: &Connection) -> rusqlite::Result<Vec<(String, bool)>> {
+pub(crate) fn names(conn: &Connection) -> rusqlite::Result<Vec<(String, bool)>> {
     let mut stmt = conn.prepare(
         "SELECT name, type = 'view' FROM sqlite_schema
           WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
@@ -217,7 +229,7 @@ pub fn names(conn: &Connection) -> rusqlite::Result<Vec<(String, bool)>> {
 }
 
 /// Every table and view with its columns, as [`names`] orders them.
-pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
+pub(crate) fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
     names(conn)?
         .into_iter()
         .map(|(name, is_view)| {
@@ -232,14 +244,14 @@ pub fn list(conn: &Connection) -> rusqlite::Result<Vec<TableInfo>> {
 }
 
 /// A table's columns and declared types (lower-case), in order; empty when no such table.
-pub fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<(String, String)>> {
+pub(crate) fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<(String, String)>> {
     let mut stmt = conn.prepare_cached("SELECT name, lower(type) FROM pragma_table_info(?1)")?;
     let rows = stmt.query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
 }
 
 /// `"name"` for SQL text.
-pub fn quote_identifier(name: &str) -> String {
+pub(crate) fn quote_identifier(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 

@@ -114,7 +114,7 @@ impl Readers {
 }
 
 /// A read connection to an item's data, back to its server's idle list when dropped.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     readers: &'a Readers,
     item_id: String,
     file: Option<FileId>,

@@ -140,7 +140,7 @@ pub fn close_matches<'a>(
             close.then_some((distance, candidate))
         })
         .collect();
-    scored.sort();
+    scored.sort_unstable();
     scored.dedup_by(|a, b| a.1 == b.1);
     scored
         .into_iter()

@@ -201,7 +201,10 @@ mod tests {
 
     fn set(columns: &[&str], rows: Vec<Vec<Value>>) -> ResultSet {
         ResultSet {
-            columns: columns.iter().map(|c| c.to_string()).collect(),
+            columns: columns
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             rows,
             truncated: false,
             rows_affected: None,

@@ -173,7 +173,7 @@ pub fn source_to_ipynb(source: &str) -> Result<String, String> {
                         notebook_meta = meta
                             .as_object()
                             .cloned()
-                            .ok_or("the notebook metadata is not a JSON object")?
+                            .ok_or("the notebook metadata is not a JSON object")?;
                     }
                 }
             }

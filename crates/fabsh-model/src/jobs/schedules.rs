@@ -117,7 +117,7 @@ impl ScheduleConfig {
     pub fn problems(&self) -> Vec<ScheduleProblem> {
         let mut problems = Vec::new();
         let mut add = |field: &'static str, message: String| {
-            problems.push(ScheduleProblem { field, message })
+            problems.push(ScheduleProblem { field, message });
         };
         match &self.kind {
             ScheduleKind::Cron { interval } => {

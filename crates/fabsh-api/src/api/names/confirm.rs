@@ -40,7 +40,7 @@ pub(crate) struct CallScope {
 }
 
 impl CallScope {
-    pub fn new(lazy: bool) -> CallScope {
+    pub(crate) fn new(lazy: bool) -> CallScope {
         CallScope {
             id: NEXT_CALL.fetch_add(1, Ordering::Relaxed),
             lazy,
@@ -50,18 +50,18 @@ impl CallScope {
         }
     }
 
-    pub fn note_write(&self) {
+    pub(crate) fn note_write(&self) {
         self.wrote.store(true, Ordering::Release);
     }
 
-    pub fn wrote(&self) -> bool {
+    pub(crate) fn wrote(&self) -> bool {
         self.wrote.load(Ordering::Acquire)
     }
 
     fn confirmed(&self) -> std::sync::MutexGuard<'_, HashSet<(ListKey, String)>> {
         self.confirmed
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -182,9 +182,10 @@ impl ApiClient {
                 stale.push(format!("{:?}", check.name));
             }
         }
-        match stale.is_empty() {
-            true => Ok(()),
-            false => Err(stale_error(&stale)),
+        if stale.is_empty() {
+            Ok(())
+        } else {
+            Err(stale_error(&stale))
         }
     }
 

@@ -41,12 +41,12 @@ pub(crate) enum ListKey {
 }
 
 impl ListKey {
-    pub fn items(workspace: &str) -> ListKey {
+    pub(crate) fn items(workspace: &str) -> ListKey {
         ListKey::Items(workspace.to_lowercase())
     }
 
     /// The workspace whose items the list holds (none for the workspaces).
-    pub fn workspace(&self) -> Option<&str> {
+    pub(crate) fn workspace(&self) -> Option<&str> {
         match self {
             ListKey::Workspaces => None,
             ListKey::Items(ws) => Some(ws),
@@ -260,7 +260,7 @@ impl NameCache {
         // Every change leaves the view whole, so a poisoned lock still guards a usable view.
         self.view
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -326,18 +326,15 @@ pub(crate) fn principal_of(token: &str) -> String {
             .unwrap_or_default()
             .to_string()
     };
-    match crate::auth::claims::payload(token) {
-        Some(claims) => {
-            let who = [claim(&claims, "oid"), claim(&claims, "sub")]
-                .into_iter()
-                .find(|who| !who.is_empty())
-                .unwrap_or_default();
-            format!("{}/{who}", claim(&claims, "tid"))
-        }
-        None => {
-            let digest = sha2::Sha256::digest(token.as_bytes());
-            let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-            format!("token:{short}")
-        }
+    if let Some(claims) = crate::auth::claims::payload(token) {
+        let who = [claim(&claims, "oid"), claim(&claims, "sub")]
+            .into_iter()
+            .find(|who| !who.is_empty())
+            .unwrap_or_default();
+        format!("{}/{who}", claim(&claims, "tid"))
+    } else {
+        let digest = sha2::Sha256::digest(token.as_bytes());
+        let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("token:{short}")
     }
 }

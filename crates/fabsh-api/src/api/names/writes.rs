@@ -122,7 +122,7 @@ impl NameCache {
                     let entry = Entry(entry.0, entry.1, String::new());
                     self.update(&ListKey::Workspaces, move |list| {
                         upsert(list.get_or_insert_default(), entry.clone())
-                    })
+                    });
                 }
                 _ => {}
             },

@@ -14,7 +14,7 @@ use crate::reply::Reply;
 use fabsh_api::api::data_agents;
 use fabsh_model::wire::{CreateTypedItemRequest, SensitivityLabelSettings};
 
-pub const LIST: CommandSpec = CommandSpec {
+pub(super) const LIST: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "list",
     summary: "List the data agents of a workspace",
@@ -29,7 +29,7 @@ pub const LIST: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<List>),
 };
 
-pub const SHOW: CommandSpec = CommandSpec {
+pub(super) const SHOW: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "show",
     summary: "Show one data agent",
@@ -44,7 +44,7 @@ pub const SHOW: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Show>),
 };
 
-pub const CREATE: CommandSpec = CommandSpec {
+pub(super) const CREATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "create",
     summary: "Create a data agent",
@@ -59,7 +59,7 @@ pub const CREATE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Create>),
 };
 
-pub const UPDATE: CommandSpec = CommandSpec {
+pub(super) const UPDATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "update",
     summary: "Rename a data agent or change its description",
@@ -74,7 +74,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Update>),
 };
 
-pub const DELETE: CommandSpec = CommandSpec {
+pub(super) const DELETE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "delete",
     summary: "Delete a data agent (recoverable unless --hard-delete)",

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 /// The `experimental` key that switches the preview runtime on.
 const PREVIEW_RUNTIME_KEY: &str = "enableExperimentalFeatures";
 
-pub const GET_CONFIG: CommandSpec = CommandSpec {
+pub(super) const GET_CONFIG: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "get-config",
     summary: "Show the agent's instructions, datasources and preview-runtime flag",
@@ -54,7 +54,7 @@ const DISABLE_PREVIEW_RUNTIME: ArgSpec = ArgSpec::opt(
     "Switch the preview runtime off (single-pass standard runtime)",
 );
 
-pub const UPDATE_CONFIG: CommandSpec = CommandSpec {
+pub(super) const UPDATE_CONFIG: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "update-config",
     summary: "Change the draft's instructions or preview-runtime flag",
@@ -163,7 +163,7 @@ impl UpdateConfig {
 }
 
 /// `experimental` with the preview flag set, every other key as it was.
-pub fn with_preview_runtime(experimental: Option<&Value>, on: bool) -> Value {
+pub(super) fn with_preview_runtime(experimental: Option<&Value>, on: bool) -> Value {
     let mut bag = experimental
         .and_then(Value::as_object)
         .cloned()

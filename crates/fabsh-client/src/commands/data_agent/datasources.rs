@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 
 const COLUMNS: &[&str] = &["id", "displayName", "type", "fabricItemType", "description"];
 
-pub const LIST_DATASOURCES: CommandSpec = CommandSpec {
+pub(super) const LIST_DATASOURCES: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "list-datasources",
     summary: "List the agent's datasources",
@@ -34,7 +34,7 @@ pub const LIST_DATASOURCES: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<ListDatasources>),
 };
 
-pub const SHOW_DATASOURCE: CommandSpec = CommandSpec {
+pub(super) const SHOW_DATASOURCE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "show-datasource",
     summary: "Show one datasource of the agent",
@@ -65,7 +65,7 @@ const ARTIFACT_TYPE: ArgSpec = ArgSpec::opt(
     "The item's type (detected when omitted)",
 );
 
-pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
+pub(super) const ADD_DATASOURCE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "add-datasource",
     summary: "Add a lakehouse, warehouse, KQL database, semantic model, ... as a datasource",
@@ -87,7 +87,7 @@ pub const ADD_DATASOURCE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<AddDatasource>),
 };
 
-pub const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
+pub(super) const REMOVE_DATASOURCE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "remove-datasource",
     summary: "Remove a datasource from the draft, with its selections and few-shots",
@@ -115,7 +115,7 @@ const NEW_DESCRIPTION: ArgSpec = ArgSpec::opt(
 )
 .allowing_empty();
 
-pub const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
+pub(super) const UPDATE_DATASOURCE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "update-datasource",
     summary: "Change a datasource's instructions or description",

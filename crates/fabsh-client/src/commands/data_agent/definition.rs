@@ -18,7 +18,7 @@ use fabsh_api::api::definitions as api_definitions;
 use fabsh_model::agent::definition::AGENT_PART;
 use serde_json::{Value, json};
 
-pub const GET_DEFINITION: CommandSpec = CommandSpec {
+pub(super) const GET_DEFINITION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "get-definition",
     summary: "Get the agent's definition: draft, published copy and publish info as parts",
@@ -45,7 +45,7 @@ const UPDATE_METADATA: ArgSpec = ArgSpec::opt(
     "Also apply the .platform part's name and description",
 );
 
-pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
+pub(super) const UPDATE_DEFINITION: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "update-definition",
     summary: "Replace the agent's definition",
@@ -84,7 +84,7 @@ impl Command for GetDefinition {
             };
             Ok(notes
                 .into_iter()
-                .fold(Reply::json(value), |reply, note| reply.with_note(note)))
+                .fold(Reply::json(value), crate::reply::Reply::with_note))
         })
     }
 }

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 /// PATCHes in flight at once when selecting many elements.
 const PATCH_CONCURRENCY: usize = 16;
 
-pub const LIST_ELEMENTS: CommandSpec = CommandSpec {
+pub(super) const LIST_ELEMENTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "list-elements",
     summary: "List a datasource's schema elements with their selection and descriptions",
@@ -48,7 +48,7 @@ const ALL_ELEMENTS: ArgSpec = ArgSpec::opt(
 );
 const UNSELECT: ArgSpec = ArgSpec::opt("unselect", ArgKind::Bool, "Unselect instead of select");
 
-pub const SELECT_TABLES: CommandSpec = CommandSpec {
+pub(super) const SELECT_TABLES: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "select-tables",
     summary: "Select (or unselect) tables or other elements for the agent to use",
@@ -90,7 +90,7 @@ const ELEMENT_DESCRIPTION: ArgSpec = ArgSpec::opt(
 )
 .allowing_empty();
 
-pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
+pub(super) const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "describe-element",
     summary: "Set or clear the description of a table, column or other element",
@@ -114,7 +114,7 @@ pub const DESCRIBE_ELEMENT: CommandSpec = CommandSpec {
 const ELEMENT_ID: ArgSpec =
     ArgSpec::req("element-id", ArgKind::Str, "Element id, from list-elements");
 
-pub const DELETE_ELEMENT: CommandSpec = CommandSpec {
+pub(super) const DELETE_ELEMENT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "delete-element",
     summary: "Delete an element that is gone from the datasource's live schema",
@@ -353,13 +353,12 @@ impl Command for DescribeElement {
             })
             .await?;
             let found = find_element(&along, &wanted);
-            let node = match found {
-                Ok(node) => node.clone(),
-                Err(_) => {
-                    let all =
-                        walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |_| true).await?;
-                    find_element(&all, &wanted)?.clone()
-                }
+            let node = if let Ok(node) = found {
+                node.clone()
+            } else {
+                let all =
+                    walk::walk(ctx.api(), &agent, Stage::Staging, &source.id, |_| true).await?;
+                find_element(&all, &wanted)?.clone()
             };
             let updated = agent
                 .element_patch(

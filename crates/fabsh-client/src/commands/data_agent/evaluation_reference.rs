@@ -163,7 +163,7 @@ pub(crate) fn stdlib_question(
     let Some(reference) = reference else {
         return out;
     };
-    out.expected_sql = question.expected_sql.clone();
+    out.expected_sql.clone_from(&question.expected_sql);
     match reference {
         Reference::Rows(set) => {
             if question.expected.is_none() {

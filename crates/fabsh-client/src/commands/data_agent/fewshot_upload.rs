@@ -17,11 +17,11 @@ use fabsh_model::agent::fewshot_file::{self, FewShotRow};
 use serde_json::{Value, json};
 
 /// Uploads in flight at once.
-pub const UPLOAD_CONCURRENCY: usize = 8;
+pub(super) const UPLOAD_CONCURRENCY: usize = 8;
 
 const FILE: ArgSpec = ArgSpec::req("file", ArgKind::File, "JSON or CSV file of examples");
 
-pub const UPLOAD_FEWSHOTS: CommandSpec = CommandSpec {
+pub(super) const UPLOAD_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "upload-fewshots",
     summary: "Upload few-shot examples from a JSON or CSV file; one outcome per row",
@@ -46,7 +46,7 @@ typed_args! {
 }
 
 /// The rows of `--file`, or a usage error listing every malformed row by line.
-pub fn read_rows(file: Option<&FileArg>) -> Result<Vec<FewShotRow>> {
+pub(super) fn read_rows(file: Option<&FileArg>) -> Result<Vec<FewShotRow>> {
     let file = file.ok_or_else(|| Error::usage("--file is required"))?;
     Ok(fewshot_file::read_checked(&file.path, &file.bytes)?)
 }

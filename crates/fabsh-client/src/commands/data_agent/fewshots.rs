@@ -17,7 +17,7 @@ use fabsh_api::api::data_agents::Stage;
 use serde_json::{Map, Value, json};
 
 /// Columns of few-shot tables.
-pub const FEWSHOT_COLUMNS: &[&str] = &["id", "question", "query", "validationStatus.value"];
+pub(super) const FEWSHOT_COLUMNS: &[&str] = &["id", "question", "query", "validationStatus.value"];
 
 /// `--answer`'s other names: the query's names in few-shot files without `answer` itself
 /// (listed first there), so the command line, scripts, MCP and files agree.
@@ -35,7 +35,7 @@ const NEW_QUESTION: ArgSpec = ArgSpec::opt("question", ArgKind::Str, QUESTION_HE
 const NEW_ANSWER: ArgSpec =
     ArgSpec::opt("answer", ArgKind::Str, ANSWER_HELP).aliases(ANSWER_ALIASES);
 
-pub const LIST_FEWSHOTS: CommandSpec = CommandSpec {
+pub(super) const LIST_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "list-fewshots",
     summary: "List a datasource's few-shot examples with their validation status",
@@ -50,7 +50,7 @@ pub const LIST_FEWSHOTS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<ListFewshots>),
 };
 
-pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
+pub(super) const SHOW_FEWSHOT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "show-fewshot",
     summary: "Show one few-shot example",
@@ -65,7 +65,7 @@ pub const SHOW_FEWSHOT: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<ShowFewshot>),
 };
 
-pub const ADD_FEWSHOT: CommandSpec = CommandSpec {
+pub(super) const ADD_FEWSHOT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "add-fewshot",
     summary: "Add a few-shot example (a question and its answer query)",
@@ -80,7 +80,7 @@ pub const ADD_FEWSHOT: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<AddFewshot>),
 };
 
-pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
+pub(super) const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "update-fewshot",
     summary: "Change a few-shot example's question or answer",
@@ -102,7 +102,7 @@ pub const UPDATE_FEWSHOT: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<UpdateFewshot>),
 };
 
-pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
+pub(super) const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "remove-fewshot",
     summary: "Remove one few-shot example",
@@ -117,7 +117,7 @@ pub const REMOVE_FEWSHOT: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<RemoveFewshot>),
 };
 
-pub const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
+pub(super) const CLEAR_FEWSHOTS: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "clear-fewshots",
     summary: "Remove every few-shot example of a datasource",

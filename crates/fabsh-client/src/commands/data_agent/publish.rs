@@ -22,7 +22,7 @@ const TO_M365: ArgSpec = ArgSpec::opt(
     "Also publish to the Microsoft 365 agent store (not available through the public API)",
 );
 
-pub const PUBLISH: CommandSpec = CommandSpec {
+pub(super) const PUBLISH: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "publish",
     summary: "Publish the draft configuration",
@@ -37,7 +37,7 @@ pub const PUBLISH: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Publish>),
 };
 
-pub const RESET: CommandSpec = CommandSpec {
+pub(super) const RESET: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "reset",
     summary: "Discard the draft's unpublished changes",

@@ -19,14 +19,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// `--stage` of query and evaluate: only the published agent answers.
-pub const QUERY_STAGE: ArgSpec = ArgSpec::opt(
+pub(super) const QUERY_STAGE: ArgSpec = ArgSpec::opt(
     "stage",
     ArgKind::Str,
     "Which agent answers: only production (the published agent) can be queried",
 )
 .default("production");
 /// `--timeout` of query and evaluate.
-pub const TIMEOUT: ArgSpec = ArgSpec::opt(
+pub(super) const TIMEOUT: ArgSpec = ArgSpec::opt(
     "timeout",
     ArgKind::Int,
     "Seconds to wait for an answer (per question run)",
@@ -40,19 +40,19 @@ pub const PUBLISHED_URL: ArgSpec = ArgSpec::opt(
     "Ask this MCP server URL directly (as `mcp-url` prints it)",
 );
 /// `--show-steps`: the generated queries of each step.
-pub const SHOW_STEPS: ArgSpec = ArgSpec::opt(
+pub(super) const SHOW_STEPS: ArgSpec = ArgSpec::opt(
     "show-steps",
     ArgKind::Bool,
     "Add the run's steps with the SQL/DAX/KQL/GQL they generated (needs the Assistants-compatible endpoint, which the service retired; on local Fabric only with `local serve --legacy-assistants true`)",
 );
 /// `--keep-thread`: keep the conversation for follow-ups.
-pub const KEEP_THREAD: ArgSpec = ArgSpec::opt(
+pub(super) const KEEP_THREAD: ArgSpec = ArgSpec::opt(
     "keep-thread",
     ArgKind::Bool,
     "Keep this turn in a new local thread and print its threadId",
 );
 /// `--download-files`: where files the answer references go.
-pub const DOWNLOAD_FILES: ArgSpec = ArgSpec::opt(
+pub(super) const DOWNLOAD_FILES: ArgSpec = ArgSpec::opt(
     "download-files",
     ArgKind::Str,
     "Write the files the answer references into this directory (needs the Assistants-compatible endpoint)",
@@ -75,7 +75,7 @@ const THREAD_ID: ArgSpec = ArgSpec::opt(
     "Continue this local thread: the agent gets its earlier turns as context",
 );
 
-pub const QUERY: CommandSpec = CommandSpec {
+pub(super) const QUERY: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "query",
     summary: "Ask a published agent a question (MCP), optionally in a thread kept by fabsh",
@@ -108,7 +108,7 @@ pub const QUERY: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Query>),
 };
 
-pub const MCP_URL: CommandSpec = CommandSpec {
+pub(super) const MCP_URL: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "mcp-url",
     summary: "Show the MCP endpoint of a published agent",
@@ -124,7 +124,7 @@ pub const MCP_URL: CommandSpec = CommandSpec {
 };
 
 /// Refuses any stage but the published one (`--stage`), before anything is sent.
-pub fn check_stage(stage: Option<&str>) -> Result<()> {
+pub(super) fn check_stage(stage: Option<&str>) -> Result<()> {
     let stage = stage.unwrap_or("production").trim();
     if stage.eq_ignore_ascii_case("production") || stage.eq_ignore_ascii_case("published") {
         return Ok(());
@@ -136,7 +136,7 @@ pub fn check_stage(stage: Option<&str>) -> Result<()> {
 }
 
 /// `--timeout` as a duration; zero or less is a usage error.
-pub fn timeout(secs: Option<i64>) -> Result<Duration> {
+pub(super) fn timeout(secs: Option<i64>) -> Result<Duration> {
     match secs.unwrap_or(300) {
         secs if secs >= 1 => Ok(Duration::from_secs(secs as u64)),
         secs => Err(Error::usage(format!(
@@ -360,12 +360,12 @@ async fn ask(
                     });
                 }
                 Err(err) if assistants::is_not_offered(&err) => {
-                    unavailable = Some(err.message.clone())
+                    unavailable = Some(err.message.clone());
                 }
                 Err(err) => return Err(err),
             },
             None => {
-                unavailable = Some("--published-url names no Fabric agent endpoint".to_string())
+                unavailable = Some("--published-url names no Fabric agent endpoint".to_string());
             }
         }
     }

@@ -202,7 +202,12 @@ impl Command for ValidateFewshots {
                 None
             };
             let mut issues = fewshot_review::check(&examples, schema.as_ref());
-            let names = |checks: &[&str]| checks.iter().map(|check| check.to_string()).collect();
+            let names = |checks: &[&str]| {
+                checks
+                    .iter()
+                    .map(std::string::ToString::to_string)
+                    .collect()
+            };
             let mut summary = ReviewSummary {
                 datasource: source.name.clone(),
                 fewshots: examples.len(),
@@ -237,7 +242,7 @@ impl Command for ValidateFewshots {
                     None => {
                         summary.notes = Some(names(&[
                             "the queries were not run: the datasource names no item",
-                        ]))
+                        ]));
                     }
                 }
             }

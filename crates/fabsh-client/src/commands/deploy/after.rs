@@ -235,9 +235,10 @@ pub(super) async fn drift(
 ) -> Result<()> {
     let checks = repo.drift_checks(target, plan);
     let wants_bindings = checks.iter().any(|c| matches!(c.check, Check::Binding(_)));
-    let visible = match wants_bindings {
-        true => listed(api, Req::get("/connections")).await?,
-        false => Vec::new(),
+    let visible = if wants_bindings {
+        listed(api, Req::get("/connections")).await?
+    } else {
+        Vec::new()
     };
     let visible = &visible;
     let fetches = checks

@@ -33,7 +33,7 @@ pub(crate) struct WorkspaceState {
 
 impl WorkspaceState {
     /// The folder paths, for the planner.
-    pub fn folder_paths(&self) -> BTreeSet<String> {
+    pub(super) fn folder_paths(&self) -> BTreeSet<String> {
         self.folders.keys().cloned().collect()
     }
 }

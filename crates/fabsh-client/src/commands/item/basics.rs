@@ -2,7 +2,7 @@
 
 use super::new_item::{ITEM_TYPE, NewItem};
 // Data-agent create and update reach these as `item::basics`.
-pub use super::new_item::{checked_description, update_body};
+pub(crate) use super::new_item::{checked_description, update_body};
 use crate::commands::common::{
     self, ALLOW_EXTRA, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, DESCRIPTION, DISPLAY_NAME,
     HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME, SENSITIVITY_LABEL, WORKSPACE,
@@ -44,7 +44,7 @@ const SHOW_INCLUDE: ArgSpec = ArgSpec::opt(
     "Extra properties the service adds (DefaultIdentity)",
 );
 
-pub const LIST: CommandSpec = CommandSpec {
+pub(crate) const LIST: CommandSpec = CommandSpec {
     group: "item",
     name: "list",
     summary: "List the items of a workspace",
@@ -65,7 +65,7 @@ pub const LIST: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<List>),
 };
 
-pub const SHOW: CommandSpec = CommandSpec {
+pub(crate) const SHOW: CommandSpec = CommandSpec {
     group: "item",
     name: "show",
     summary: "Show one item",
@@ -90,7 +90,7 @@ pub const SHOW: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Show>),
 };
 
-pub const EXISTS: CommandSpec = CommandSpec {
+pub(crate) const EXISTS: CommandSpec = CommandSpec {
     group: "item",
     name: "exists",
     summary: "Tell whether an item exists: {\"exists\": true|false}",
@@ -105,7 +105,7 @@ pub const EXISTS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Exists>),
 };
 
-pub const CREATE: CommandSpec = CommandSpec {
+pub(crate) const CREATE: CommandSpec = CommandSpec {
     group: "item",
     name: "create",
     summary: "Create an item, optionally from a definition",
@@ -140,7 +140,7 @@ pub const CREATE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Create>),
 };
 
-pub const UPDATE: CommandSpec = CommandSpec {
+pub(crate) const UPDATE: CommandSpec = CommandSpec {
     group: "item",
     name: "update",
     summary: "Rename an item or change its description",
@@ -155,7 +155,7 @@ pub const UPDATE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Update>),
 };
 
-pub const DELETE: CommandSpec = CommandSpec {
+pub(crate) const DELETE: CommandSpec = CommandSpec {
     group: "item",
     name: "delete",
     summary: "Delete an item (recoverable unless --hard-delete)",
@@ -295,7 +295,7 @@ impl Command for Create {
 
 /// The created thing, with a note when the service's answer was lost and it was found by
 /// name instead of being created twice.
-pub fn created_reply(created: Created, what: &str) -> Reply {
+pub(crate) fn created_reply(created: Created, what: &str) -> Reply {
     let reply = Reply::json(created.outcome.into_value());
     if created.recovered {
         reply.with_note(format!(

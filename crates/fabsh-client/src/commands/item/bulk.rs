@@ -46,7 +46,7 @@ const IDS: ArgSpec = ArgSpec::req(
 );
 
 /// `item bulk-create`.
-pub const BULK_CREATE: CommandSpec = CommandSpec {
+pub(super) const BULK_CREATE: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-create",
     summary: "Create many items at once; one result per item",
@@ -93,7 +93,7 @@ bulk::create.",
 };
 
 /// `item bulk-delete`.
-pub const BULK_DELETE: CommandSpec = CommandSpec {
+pub(super) const BULK_DELETE: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-delete",
     summary: "Delete many items at once; one result per item",

@@ -50,7 +50,7 @@ const ITEM_OPTIONS: ArgSpec = ArgSpec::opt(
     "Per-item options, a JSON array of objects each with a logicalId, inline or @file (sent as options.itemOptionsByLogicalId)",
 );
 
-pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
+pub(super) const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-export-definitions",
     summary: "Export the definitions of many items at once (beta API, long-running)",
@@ -75,7 +75,7 @@ pub const BULK_EXPORT_DEFINITIONS: CommandSpec = CommandSpec {
 /// `.platform`, so the same import pairs with them again instead of making them twice.
 const RERUN_IMPORT: &str = "fix the failed items and run the same import again: the items already imported pair by their logical id and are updated, not made twice";
 
-pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
+pub(super) const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-import-definitions",
     summary: "Create or update many items from definitions at once (beta API, long-running)",
@@ -103,7 +103,7 @@ pub const BULK_IMPORT_DEFINITIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<BulkImport>),
 };
 
-pub const BULK_MOVE: CommandSpec = CommandSpec {
+pub(super) const BULK_MOVE: CommandSpec = CommandSpec {
     group: "item",
     name: "bulk-move",
     summary: "Move up to 50 items (and their children) to a folder at once",

@@ -8,12 +8,12 @@ use std::collections::HashSet;
 
 /// The service's request-size limit for bulk export and import: "128 MB", taken as binary
 /// megabytes (128 MiB).
-pub const MAX_REQUEST_BYTES: u64 = 128 * 1024 * 1024;
+pub(super) const MAX_REQUEST_BYTES: u64 = 128 * 1024 * 1024;
 /// Most items one bulk move takes.
-pub const MAX_MOVE_ITEMS: usize = 50;
+pub(super) const MAX_MOVE_ITEMS: usize = 50;
 
 /// Refuses a body over the request limit, saying how big it is.
-pub fn check_size(len: u64) -> Result<()> {
+pub(super) fn check_size(len: u64) -> Result<()> {
     if len <= MAX_REQUEST_BYTES {
         return Ok(());
     }
@@ -30,7 +30,7 @@ fn is_guid(text: &str) -> bool {
 }
 
 /// An export body: `mode` All or Selective (any case), Selective with distinct item ids.
-pub fn check_export_body(mut body: Value, flag: &str) -> Result<Value> {
+pub(super) fn check_export_body(mut body: Value, flag: &str) -> Result<Value> {
     let Some(object) = body.as_object_mut() else {
         return Err(Error::usage(format!(
             "{flag} must be a JSON object such as {{\"mode\":\"All\"}}"
@@ -99,7 +99,7 @@ pub fn check_export_body(mut body: Value, flag: &str) -> Result<Value> {
 
 /// The `options` the import flags ask for: `allowPairingByName` (`--allow-pairing-by-name`,
 /// when given, true or false) and `itemOptionsByLogicalId` (`--item-options`).
-pub fn import_options(
+pub(super) fn import_options(
     allow_pairing_by_name: Option<bool>,
     per_item: Option<&Value>,
 ) -> Result<Map<String, Value>> {
@@ -152,7 +152,11 @@ fn item_options(entries: &Value) -> Result<Value> {
 
 /// An import body `{definitionParts, options?}`: parts with safe absolute paths, string
 /// payloads, at least one `.platform`; the flags' `options` merged over the body's.
-pub fn check_import_body(body: &mut Value, flag: &str, options: Map<String, Value>) -> Result<()> {
+pub(super) fn check_import_body(
+    body: &mut Value,
+    flag: &str,
+    options: Map<String, Value>,
+) -> Result<()> {
     let Some(object) = body.as_object_mut() else {
         return Err(Error::usage(format!(
             "{flag} must be a JSON object {{\"definitionParts\": [...], \"options\"?: {{...}}}}"
@@ -212,7 +216,7 @@ pub fn check_import_body(body: &mut Value, flag: &str, options: Map<String, Valu
 
 /// A move body `{items: [1 to 50 distinct item ids], targetFolderId?}`; an empty
 /// `targetFolderId` means the workspace root and is left out.
-pub fn check_move_body(mut body: Value, flag: &str) -> Result<Value> {
+pub(super) fn check_move_body(mut body: Value, flag: &str) -> Result<Value> {
     let Some(object) = body.as_object_mut() else {
         return Err(Error::usage(format!(
             "{flag} must be a JSON object {{\"items\": [item ids], \"targetFolderId\"?: folder id}}"

@@ -35,7 +35,7 @@ const NEW_NAME: ArgSpec = ArgSpec::opt(
 
 const ARGS: &[ArgSpec] = &[SOURCE_WORKSPACE, SOURCE_ITEM, DEST_WORKSPACE, NEW_NAME];
 
-pub const COPY: CommandSpec = CommandSpec {
+pub(super) const COPY: CommandSpec = CommandSpec {
     group: "item",
     name: "copy",
     summary: "Copy an item, with its definition and description, to a workspace",
@@ -50,7 +50,7 @@ pub const COPY: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<CopyItem>),
 };
 
-pub const MOVE: CommandSpec = CommandSpec {
+pub(super) const MOVE: CommandSpec = CommandSpec {
     group: "item",
     name: "move",
     summary: "Move an item to another workspace (copy, then delete the source)",

@@ -61,7 +61,7 @@ const ENVELOPE_FILE: ArgSpec = ArgSpec::opt(
 );
 const STRICT: ArgSpec = ArgSpec::opt("strict", ArgKind::Bool, "Treat warnings as failures");
 
-pub const GET_DEFINITION: CommandSpec = CommandSpec {
+pub(crate) const GET_DEFINITION: CommandSpec = CommandSpec {
     group: "item",
     name: "get-definition",
     summary: "Get an item's definition (its parts, base64-encoded)",
@@ -82,7 +82,7 @@ pub const GET_DEFINITION: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<GetDefinition>),
 };
 
-pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
+pub(crate) const UPDATE_DEFINITION: CommandSpec = CommandSpec {
     group: "item",
     name: "update-definition",
     summary: "Replace an item's definition",
@@ -112,7 +112,7 @@ pub const UPDATE_DEFINITION: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<UpdateDefinition>),
 };
 
-pub const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
+pub(crate) const VALIDATE_DEFINITION: CommandSpec = CommandSpec {
     group: "item",
     name: "validate-definition",
     summary: "Check a definition offline: {valid, errors, warnings}",
@@ -204,7 +204,7 @@ impl Command for GetDefinition {
             }
             Ok(reply_notes
                 .into_iter()
-                .fold(Reply::json(value), |reply, note| reply.with_note(note)))
+                .fold(Reply::json(value), crate::reply::Reply::with_note))
         })
     }
 }

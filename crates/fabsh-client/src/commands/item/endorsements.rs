@@ -29,7 +29,7 @@ const ENDORSED_TYPE: ArgSpec = ArgSpec::opt(
 
 const PORTAL_ONLY: &str = "Endorsement is read through the Power BI groups API; setting it is possible only in the portal.";
 
-pub const SHOW_ENDORSEMENT: CommandSpec = CommandSpec {
+pub(super) const SHOW_ENDORSEMENT: CommandSpec = CommandSpec {
     group: "item",
     name: "show-endorsement",
     summary: "Show an item's endorsement (Certified, Promoted, Master or None)",
@@ -44,7 +44,7 @@ pub const SHOW_ENDORSEMENT: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<ShowEndorsement>),
 };
 
-pub const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
+pub(super) const LIST_ENDORSEMENTS: CommandSpec = CommandSpec {
     group: "item",
     name: "list-endorsements",
     summary: "List the endorsements of a workspace's items",

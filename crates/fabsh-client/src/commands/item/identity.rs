@@ -16,7 +16,7 @@ const ASSIGNMENT_TYPE: ArgSpec = ArgSpec::opt(
 )
 .default("Caller");
 
-pub const ASSIGN_IDENTITY: CommandSpec = CommandSpec {
+pub(super) const ASSIGN_IDENTITY: CommandSpec = CommandSpec {
     group: "item",
     name: "assign-identity",
     summary: "Assign an item's default identity (beta API)",

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 /// The code the service answers for operations an item type does not support.
 const NOT_SUPPORTED: &str = "OperationNotSupportedForItem";
 
-pub const INSPECT: CommandSpec = CommandSpec {
+pub(super) const INSPECT: CommandSpec = CommandSpec {
     group: "item",
     name: "inspect",
     summary: "Show an item's metadata, definition and connections in one object",
@@ -28,7 +28,7 @@ pub const INSPECT: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Inspect>),
 };
 
-pub const LIST_CONNECTIONS: CommandSpec = CommandSpec {
+pub(super) const LIST_CONNECTIONS: CommandSpec = CommandSpec {
     group: "item",
     name: "list-connections",
     summary: "List the connections an item uses",
@@ -49,7 +49,7 @@ pub const LIST_CONNECTIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<ListConnections>),
 };
 
-pub const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
+pub(super) const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
     group: "item",
     name: "list-downstream-relations",
     summary: "Show the items that depend on an item (beta API)",
@@ -64,7 +64,7 @@ pub const LIST_DOWNSTREAM_RELATIONS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Downstream>),
 };
 
-pub const LIST_UPSTREAM_RELATIONS: CommandSpec = CommandSpec {
+pub(super) const LIST_UPSTREAM_RELATIONS: CommandSpec = CommandSpec {
     group: "item",
     name: "list-upstream-relations",
     summary: "Show the items an item depends on (beta API)",
@@ -120,7 +120,7 @@ impl Command for Inspect {
             });
             Ok(notes
                 .into_iter()
-                .fold(Reply::json(value), |reply, note| reply.with_note(note)))
+                .fold(Reply::json(value), crate::reply::Reply::with_note))
         })
     }
 }

@@ -57,7 +57,7 @@ const PROVIDER_TENANT_ID_UNLESS_URL: ArgSpec = ArgSpec::opt(
     "Tenant of the provider (needed unless --invitation-id is the invitation URL)",
 );
 
-pub const GET_INVITATION: CommandSpec = CommandSpec {
+pub(super) const GET_INVITATION: CommandSpec = CommandSpec {
     group: "item",
     name: "get-invitation",
     summary: "Show an external data share invitation: the provider and the shared paths",
@@ -72,7 +72,7 @@ pub const GET_INVITATION: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<GetInvitation>),
 };
 
-pub const ACCEPT_INVITATION: CommandSpec = CommandSpec {
+pub(super) const ACCEPT_INVITATION: CommandSpec = CommandSpec {
     group: "item",
     name: "accept-invitation",
     summary: "Accept an external data share invitation into a workspace",
@@ -242,13 +242,12 @@ impl AcceptInvitation {
             shares::get_invitation(api, &invitation_id, &provider_tenant).await?;
         let payload = shortcut_payload(&invitation)?;
         let found = items::find_by_name::<Value>(api, &workspace, &name, TARGET_TYPE).await?;
-        let (item, created) = match found {
-            Some(existing) => (existing, false),
-            None => {
-                let body = CreateItemRequest::new(name.as_str(), TARGET_TYPE);
-                let made = items::create(api, &workspace, &body).await?;
-                (made.outcome.into_value(), true)
-            }
+        let (item, created) = if let Some(existing) = found {
+            (existing, false)
+        } else {
+            let body = CreateItemRequest::new(name.as_str(), TARGET_TYPE);
+            let made = items::create(api, &workspace, &body).await?;
+            (made.outcome.into_value(), true)
         };
         // Printed as the service sent it; read for its id, which a create still running
         // (`--no-wait`) does not have yet.

@@ -54,7 +54,7 @@ impl NewItem {
 }
 
 /// `--description`, refused when longer than the service allows.
-pub fn checked_description(description: Option<&str>) -> Result<Option<&str>> {
+pub(crate) fn checked_description(description: Option<&str>) -> Result<Option<&str>> {
     let Some(description) = description else {
         return Ok(None);
     };
@@ -68,7 +68,10 @@ pub fn checked_description(description: Option<&str>) -> Result<Option<&str>> {
 }
 
 /// The PATCH body of `--name` and `--description`, checked; neither given is a usage error.
-pub fn update_body(name: Option<&str>, description: Option<&str>) -> Result<UpdateItemRequest> {
+pub(crate) fn update_body(
+    name: Option<&str>,
+    description: Option<&str>,
+) -> Result<UpdateItemRequest> {
     if name.is_some_and(|name| name.trim().is_empty()) {
         return Err(Error::usage("--name cannot be empty"));
     }

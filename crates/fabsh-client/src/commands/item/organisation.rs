@@ -25,7 +25,7 @@ const LOGICAL_ID: ArgSpec = ArgSpec::req(
     "The new logical id (a GUID, not all zeros)",
 );
 
-pub const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
+pub(crate) const MOVE_TO_FOLDER: CommandSpec = CommandSpec {
     group: "item",
     name: "move-to-folder",
     summary: "Move an item (and its children) to a folder of its workspace",
@@ -46,7 +46,7 @@ pub(crate) const TAG_IDS: ArgSpec = ArgSpec::opt(
     "Tags, comma-separated: ids or display names (see `fabsh tag list`)",
 );
 
-pub const APPLY_TAGS: CommandSpec = CommandSpec {
+pub(crate) const APPLY_TAGS: CommandSpec = CommandSpec {
     group: "item",
     name: "apply-tags",
     summary: "Apply tags to an item",
@@ -61,7 +61,7 @@ pub const APPLY_TAGS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<ApplyTags>),
 };
 
-pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
+pub(crate) const UNAPPLY_TAGS: CommandSpec = CommandSpec {
     group: "item",
     name: "unapply-tags",
     summary: "Remove tags from an item",
@@ -76,7 +76,7 @@ pub const UNAPPLY_TAGS: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<UnapplyTags>),
 };
 
-pub const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
+pub(crate) const UPDATE_LOGICAL_ID: CommandSpec = CommandSpec {
     group: "item",
     name: "update-logical-id",
     summary: "Set an item's logical id (the .platform config.logicalId)",

@@ -50,7 +50,7 @@ const RECIPIENT_TENANT_ID: ArgSpec = ArgSpec::opt(
     "The recipient's tenant (required for ServicePrincipal, optional for User)",
 );
 
-pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
+pub(super) const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
     group: "item",
     name: "list-external-data-shares",
     summary: "List an item's external data shares",
@@ -71,7 +71,7 @@ pub const LIST_EXTERNAL_DATA_SHARES: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<List>),
 };
 
-pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+pub(super) const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     group: "item",
     name: "create-external-data-share",
     summary: "Share paths of an item with a user or service principal of another tenant",
@@ -100,7 +100,7 @@ pub const CREATE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Create>),
 };
 
-pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+pub(super) const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     group: "item",
     name: "show-external-data-share",
     summary: "Show one external data share",
@@ -115,7 +115,7 @@ pub const SHOW_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Show>),
 };
 
-pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+pub(super) const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     group: "item",
     name: "revoke-external-data-share",
     summary: "Revoke an external data share (irreversible)",
@@ -130,7 +130,7 @@ pub const REVOKE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     handler: Handler::Data(handler::<Revoke>),
 };
 
-pub const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
+pub(super) const DELETE_EXTERNAL_DATA_SHARE: CommandSpec = CommandSpec {
     group: "item",
     name: "delete-external-data-share",
     summary: "Delete an external data share",
@@ -364,7 +364,7 @@ mod tests {
     use super::checked_paths;
 
     fn paths(list: &[&str]) -> Vec<String> {
-        list.iter().map(|p| p.to_string()).collect()
+        list.iter().map(std::string::ToString::to_string).collect()
     }
 
     #[test]

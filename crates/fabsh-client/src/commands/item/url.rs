@@ -22,7 +22,7 @@ const URL_TYPE: ArgSpec = ArgSpec::opt(
     "Item type, which picks the right portal page",
 );
 
-pub const URL: CommandSpec = CommandSpec {
+pub(super) const URL: CommandSpec = CommandSpec {
     group: "item",
     name: "url",
     summary: "Print the item's portal URL",
@@ -77,7 +77,7 @@ impl Command for Url {
 
 /// The portal URL of an item, and whether it points at the item itself (known type) or
 /// only at its workspace.
-pub fn portal_url(workspace: &str, id: &str, item_type: &str) -> (String, bool) {
+pub(super) fn portal_url(workspace: &str, id: &str, item_type: &str) -> (String, bool) {
     match item_types::find(item_type).and_then(|t| t.portal) {
         Some(segment) => (
             format!("{PORTAL}/groups/{workspace}/{segment}/{id}?experience=fabric-developer"),

@@ -68,9 +68,10 @@ impl Command for Run {
             }
             let waited = wait::follow(&ctx, &started, timeout, &next).await?;
             let reply = self.ended(&ctx, (&workspace, &item), &next, waited).await?;
-            Ok(match started.lifecycle_only {
-                true => reply.with_note(LIFECYCLE_ONLY_NOTE),
-                false => reply,
+            Ok(if started.lifecycle_only {
+                reply.with_note(LIFECYCLE_ONLY_NOTE)
+            } else {
+                reply
             })
         })
     }

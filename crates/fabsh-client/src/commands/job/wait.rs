@@ -52,12 +52,12 @@ pub(super) async fn follow(
             None => wait,
         };
         tokio::select! {
-            _ = interrupt.token().cancelled() => {
+            () = interrupt.token().cancelled() => {
                 spinner.finish();
                 drop(interrupt);
                 return Err(interrupted(ctx, started, next).await);
             }
-            _ = tokio::time::sleep(sleep) => {}
+            () = tokio::time::sleep(sleep) => {}
         }
         let (instance, retry_after) = jobs::poll(api, &started.url)
             .await

@@ -132,7 +132,7 @@ impl Change {
     fn kind_of(&self, kind: &str, current: Option<&ScheduleKind>) -> Result<ScheduleKind> {
         let missing = |flag: &str| Error::usage(format!("{flag} is required for --type {kind}"));
         let current_times = match current {
-            Some(ScheduleKind::Daily { times }) | Some(ScheduleKind::Weekly { times, .. }) => {
+            Some(ScheduleKind::Daily { times } | ScheduleKind::Weekly { times, .. }) => {
                 Some(times.clone())
             }
             _ => None,

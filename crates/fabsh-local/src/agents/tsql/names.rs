@@ -74,7 +74,7 @@ fn invalid_object(name: &str) -> String {
 }
 
 /// A SQLite error in SQL Server's words, when it is one they have.
-pub fn in_t_sql_words(err: &rusqlite::Error) -> Option<String> {
+pub(crate) fn in_t_sql_words(err: &rusqlite::Error) -> Option<String> {
     match err {
         rusqlite::Error::SqliteFailure(_, Some(message))
         | rusqlite::Error::SqlInputError { msg: message, .. } => message_in_t_sql_words(message),

@@ -11,7 +11,10 @@ use std::ops::ControlFlow;
 
 /// The one statement in `statements` rewritten for SQLite, over the item's `tables` (the
 /// objects it may name, and the rows of `INFORMATION_SCHEMA`), or why it is not run.
-pub fn rewritten(mut statements: Vec<Statement>, tables: &[TableInfo]) -> Result<String, String> {
+pub(crate) fn rewritten(
+    mut statements: Vec<Statement>,
+    tables: &[TableInfo],
+) -> Result<String, String> {
     let mut walk = ForSqlite {
         schema: tables,
         known: Known::new(tables),
