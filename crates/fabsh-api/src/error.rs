@@ -278,6 +278,7 @@ impl Error {
                         .map(|line| line.as_str().map_or_else(|| line.to_string(), String::from))
                         .collect()
                 })
+                // An error body without details has none to show.
                 .unwrap_or_default()
         };
         let kind = text("kind")

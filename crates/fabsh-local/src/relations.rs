@@ -56,6 +56,7 @@ pub(crate) fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result
             .trim_end_matches('/')
             .rsplit('/')
             .next()
+            // rsplit always yields a last piece.
             .unwrap_or_default();
         if let Some(name) = folder.strip_suffix(".SemanticModel") {
             return items::find_named(conn, &report.workspace_id, "SemanticModel", name);
@@ -71,6 +72,7 @@ pub(crate) fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result
     let fields = connection_fields(
         by_connection["connectionString"]
             .as_str()
+            // A byConnection reference without a connection string names no model: no relation.
             .unwrap_or_default(),
     );
     if let Some(id) = fields.get("semanticmodelid")
@@ -82,6 +84,7 @@ pub(crate) fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result
     let workspace_name = fields
         .get("data source")
         .and_then(|source| source.rsplit('/').next())
+        // A connection string without a data source names no model: no relation.
         .unwrap_or_default();
     match (
         workspaces::find(conn, workspace_name)?,

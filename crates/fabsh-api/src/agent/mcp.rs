@@ -165,6 +165,7 @@ pub(crate) fn text_blocks(result: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join("\n")
         })
+        // A result without content has no text.
         .unwrap_or_default()
 }
 
@@ -216,6 +217,7 @@ fn agent_tool(tools: &[Value]) -> Result<(String, String)> {
     let name = tool
         .get("name")
         .and_then(Value::as_str)
+        // A tool without a name matches none by name.
         .unwrap_or_default()
         .to_string();
     Ok((name, question_argument(tool)))

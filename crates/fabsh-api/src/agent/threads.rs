@@ -123,6 +123,7 @@ impl Thread {
     pub fn push(&mut self, question: &str, answer: &str) {
         let at = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
+            // The clock's time always has an RFC 3339 form (years 0 to 9999).
             .unwrap_or_default();
         self.turns.push(Turn {
             question: question.to_string(),

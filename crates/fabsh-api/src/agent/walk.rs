@@ -39,13 +39,17 @@ pub struct Node {
 
 impl Node {
     fn from_wire(value: &Value, parent: Option<&Node>) -> Node {
+        // An element the service lists without a name, type or id is shown without it (each
+        // read below defaults to empty); the walk goes on.
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(String::from);
         let name = text("displayName").unwrap_or_default();
         let kind = text("type").unwrap_or_default();
+        // The root has no chain above it.
         let mut chain = parent.map(|p| p.chain.clone()).unwrap_or_default();
         chain.push((kind.clone(), name.clone()));
         let path = element_path::dot_path(chain.iter().map(|(t, n)| (t.as_str(), n.as_str())));
         Node {
+            // Empty when the service listed none, as above.
             id: text("id").unwrap_or_default(),
             name,
             kind,
@@ -122,6 +126,7 @@ fn in_tree_order(nodes: Vec<Node>, children: &HashMap<Option<usize>, Vec<usize>>
     let mut stack: Vec<usize> = children
         .get(&None)
         .map(|top| top.iter().rev().copied().collect())
+        // A tree without top-level elements has nothing to walk.
         .unwrap_or_default();
     while let Some(index) = stack.pop() {
         order.push(index);

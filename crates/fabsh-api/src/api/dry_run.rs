@@ -104,6 +104,7 @@ fn synthetic_answer(req: &Req, url: &Url, planned_id: Option<&str>) -> (u16, Opt
     let last_segment = url
         .path_segments()
         .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
+        // A URL without path segments names nothing to show in the plan.
         .unwrap_or_default();
     let sent = || match &req.body {
         Some(Value::Object(map)) => map.clone(),

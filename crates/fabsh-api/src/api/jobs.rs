@@ -61,6 +61,7 @@ pub async fn run(
     let id = url
         .path_segments()
         .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
+        // A URL without path segments names no instance.
         .unwrap_or_default()
         .to_string();
     Ok(Some(Started {

@@ -245,6 +245,7 @@ impl ApiClient {
         let id = id.unwrap_or_else(|| {
             url.path_segments()
                 .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
+                // A URL without path segments names no operation.
                 .unwrap_or_default()
                 .to_string()
         });

@@ -144,6 +144,7 @@ impl TrustedHosts {
     pub fn from_env() -> TrustedHosts {
         crate::config::env_text(TRUSTED_HOSTS_VAR)
             .map(|list| Self::parse(&list))
+            // No FABSH_TRUSTED_HOSTS: only the built-in hosts are trusted.
             .unwrap_or_default()
     }
 

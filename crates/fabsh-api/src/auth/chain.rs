@@ -183,6 +183,7 @@ fn from_login(
         .tenant
         .clone()
         .unwrap_or_else(|| ANY_ORGANIZATION.into());
+    // A sign-in stored without a client id (older versions) refreshes with none named.
     let client_id = login.client_id.clone().unwrap_or_default();
     // Refresh tokens and app credentials go back to the authority that signed in; entries of
     // versions that did not record it use the configured one, as those versions did.

@@ -33,6 +33,8 @@ impl From<ListedFewshot> for Example {
     /// reported as an empty query, one without a question is checked as asking nothing.
     fn from(listed: ListedFewshot) -> Example {
         Example {
+            // A few-shot listed without an id, question or query is reviewed with an empty one, as
+            // the service may list it so.
             id: listed.id.unwrap_or_default(),
             question: listed.question.unwrap_or_default(),
             query: listed.query.unwrap_or_default(),

@@ -135,6 +135,7 @@ pub async fn grade_run(
             rationale: format!("the run failed: {error}"),
         };
     }
+    // A run that neither failed nor answered is graded as an empty answer.
     let actual = actual.unwrap_or_default();
     match judge {
         Some(judge) => judge

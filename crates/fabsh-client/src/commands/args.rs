@@ -42,6 +42,7 @@ impl FileArg {
         self.path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
+            // A path without a file name (`/`) has an empty one.
             .unwrap_or_default()
     }
 }

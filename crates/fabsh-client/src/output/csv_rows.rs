@@ -56,6 +56,7 @@ impl ListWriter for CsvWriter<'_> {
             let columns = columns_for(items, &declared);
             self.header(columns)?;
         }
+        // Set by header() above: every page after the first has the columns.
         let columns = self.columns.clone().unwrap_or_default();
         for item in items {
             let record = columns.iter().map(|column| cell(lookup(item, column)));

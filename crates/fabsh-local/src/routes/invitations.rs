@@ -100,6 +100,7 @@ pub(super) fn show(
     let name = state
         .db
         .read(|c| principals::tenant_name(c, &share.provider_tenant_id))?
+        // A tenant without a name is shown with an empty one.
         .unwrap_or_default();
     let domain: String = name
         .chars()
@@ -276,6 +277,7 @@ pub(super) fn accept(
         let stored = items::part(tx, &target.id, SHORTCUTS_PART)?;
         let mut all: Vec<Value> = stored
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            // An item without a shortcuts part (or one this store cannot read) has none yet.
             .unwrap_or_default();
         for shortcut in &shortcuts {
             let clash = all.iter().any(|s| {

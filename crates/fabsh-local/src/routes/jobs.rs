@@ -245,6 +245,7 @@ pub(crate) fn show(
         params
             .get("instance")
             .map(String::as_str)
+            // The route's path names the instance; an empty one is not found.
             .unwrap_or_default(),
     );
     let now = now_nanos();
@@ -306,6 +307,7 @@ pub(crate) fn cancel(
         params
             .get("instance")
             .map(String::as_str)
+            // The route's path names the instance; an empty one is not found.
             .unwrap_or_default(),
     );
     state.db.write(|tx| {

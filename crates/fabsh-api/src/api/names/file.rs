@@ -63,6 +63,7 @@ pub(crate) fn check_private(cache_dir: &Path) -> crate::error::Result<()> {
                 .filter_map(|entry| Some(entry.ok()?.path()))
                 .collect()
         })
+        // A cache folder that cannot be read holds no caches: names are then listed afresh.
         .unwrap_or_default();
     let mut paths: Vec<&Path> = cache_dir.parent().into_iter().collect();
     paths.push(cache_dir);
@@ -255,6 +256,7 @@ pub(crate) fn mark_used(path: &Path, stamp: Stamp) -> Option<Stamp> {
     let now = SystemTime::now();
     let since = now
         .duration_since(meta.modified().ok()?)
+        // A file modified in the future (a clock set back) counts as just written.
         .unwrap_or_default();
     if since < MARK_USED_EVERY {
         return None;
@@ -305,6 +307,7 @@ fn trim_item_lists(cache: &Path, keep: &Path) {
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
+            // A file whose name is not text is no cache of fabsh's.
             .unwrap_or_default();
         if name.starts_with(ITEMS_PREFIX) && name.ends_with(".json") {
             lists.push((modified, path));

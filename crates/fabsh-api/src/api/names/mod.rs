@@ -179,6 +179,7 @@ impl NameCache {
             Some(None) => None,
             None => file::scan(&slot.bytes, &owner, key, &wanted),
         }
+        // An entry the cache cannot read is a miss: the name is listed afresh.
         .unwrap_or_default();
         if let (ListKey::Items(_), Some(dir), Some(stamp)) = (key, &view.dir, slot.stamp)
             && let Some(marked) = file::mark_used(&file::list_path(dir, key), stamp)
@@ -283,6 +284,7 @@ impl View {
         slot.read = true;
         slot.built = None;
         slot.stamp = read.as_ref().map(|read| read.stamp);
+        // No cache file yet: an empty one.
         slot.bytes = read.map(|read| read.bytes).unwrap_or_default();
         if !again {
             return;
@@ -323,6 +325,7 @@ pub(crate) fn principal_of(token: &str) -> String {
         claims
             .get(name)
             .and_then(|value| value.as_str())
+            // A token without the claim has no value for it.
             .unwrap_or_default()
             .to_string()
     };
@@ -330,6 +333,7 @@ pub(crate) fn principal_of(token: &str) -> String {
         let who = [claim(&claims, "oid"), claim(&claims, "sub")]
             .into_iter()
             .find(|who| !who.is_empty())
+            // A token naming neither oid nor sub is cached for its tenant alone.
             .unwrap_or_default();
         format!("{}/{who}", claim(&claims, "tid"))
     } else {

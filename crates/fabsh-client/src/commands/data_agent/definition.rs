@@ -129,6 +129,7 @@ fn overlay(current: &Value, changes: &Value) -> Value {
         .pointer("/definition/parts")
         .and_then(Value::as_array)
         .cloned()
+        // No parts: an agent never configured.
         .unwrap_or_default()
         .into_iter()
         .filter(|part| part["path"] != ".platform")

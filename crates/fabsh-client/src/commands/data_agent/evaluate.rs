@@ -304,6 +304,7 @@ impl Command for Evaluate {
                 .comparison
                 .as_ref()
                 .map(evaluation_compare::notes)
+                // No comparison (no baseline): no notes about one.
                 .unwrap_or_default();
             // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
             // `--output-file` page now, and under `-o html` instead of the data.

@@ -95,6 +95,7 @@ impl Command for UploadFewshots {
             let results: Vec<Value> = outcome["results"]
             .as_array()
             .cloned()
+            // An outcome without results reports no rows.
             .unwrap_or_default()
             .into_iter()
             .map(|row| {

@@ -186,6 +186,8 @@ pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, wanted: &str) ->
         });
     };
     Ok(Source {
+        // A datasource listed without an id or a name keeps an empty one; its wire value is kept
+        // whole beside.
         id: text(found, "id").unwrap_or_default(),
         name: text(found, "displayName").unwrap_or_default(),
         kind: sources::of_wire(found),

@@ -83,6 +83,7 @@ pub(super) async fn bind_semantic_model(
             }
             Binding::Bind(body) => body,
         };
+        // Only names the connection in the note; the binding is sent as built.
         let id = body.connection_binding.id.clone().unwrap_or_default();
         let body = serde_json::to_value(&body)
             .map_err(|err| Error::runtime(format!("the binding could not be written: {err}")))?;

@@ -98,6 +98,7 @@ impl Command for DeployApply {
                 .with_note("publish.skip is true for this environment: nothing deployed"));
             }
             if self.asks.0 {
+                // A workspace known by id only is named by its id in the question.
                 let name = state.target.workspace_name.as_deref().unwrap_or_default();
                 consent::ask(&plan.items, &named_as(name, &workspace)).await?;
             }

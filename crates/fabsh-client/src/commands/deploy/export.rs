@@ -93,6 +93,7 @@ impl Command for DeployExport {
                     .as_ref()
                     .and_then(|f| folder_path.get(f))
                     .cloned()
+                    // No folder, or one not listed: the root, "".
                     .unwrap_or_default();
                 let item_dir = if folder.is_empty() {
                     format!("{name}.{item_type}")

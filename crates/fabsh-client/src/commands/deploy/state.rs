@@ -58,6 +58,7 @@ pub(crate) async fn fetch(
     let path_of = |id: Option<&str>| {
         id.and_then(|id| path_by_id.get(id))
             .cloned()
+            // No folder, or one not listed: the root, "".
             .unwrap_or_default()
     };
     let folders = path_by_id

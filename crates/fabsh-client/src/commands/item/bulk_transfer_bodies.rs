@@ -169,6 +169,7 @@ pub(super) fn check_import_body(
     };
     let mut items = 0;
     for (index, part) in parts.iter().enumerate() {
+        // A part without a path is refused just below, as one not starting with `/`.
         let path = part["path"].as_str().unwrap_or_default();
         let Some(relative) = path.strip_prefix('/') else {
             return Err(Error::usage(format!(

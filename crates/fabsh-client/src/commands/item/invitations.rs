@@ -166,6 +166,7 @@ fn parse_invitation_url(text: &str) -> Result<(String, Option<String>)> {
     let segments: Vec<&str> = url
         .path_segments()
         .map(Iterator::collect)
+        // A URL that cannot be a base has no path segments.
         .unwrap_or_default();
     let id = segments
         .iter()

@@ -170,8 +170,10 @@ impl Run<'_> {
             Job::Item(n) => async move {
                 let row = &plan[n];
                 let key = (row.item_type.clone(), row.display_name.clone());
+                // An item not deployed yet has no known attributes.
                 let known = target.deployed.get(&key).cloned().unwrap_or_default();
                 if row.action == PlanAction::Unchanged {
+                    // An unchanged row is one found deployed: it has its id.
                     let id = row.id.clone().unwrap_or_default();
                     return Event::Item(n, Ok((ApplyOutcome::Unchanged, id, known)));
                 }
@@ -202,6 +204,7 @@ impl Run<'_> {
             }
             .boxed(),
             Job::After(FollowUpKind::Publish, n) => {
+                // A follow-up runs only on a row written or found above, which recorded its id.
                 let id = rows[n].id.clone().unwrap_or_default();
                 async move {
                     let result = after::publish_environment(self.api, self.workspace, &id).await;
@@ -215,6 +218,7 @@ impl Run<'_> {
                 .boxed()
             }
             Job::After(FollowUpKind::Shortcuts, n) => {
+                // A follow-up runs only on a row written or found above, which recorded its id.
                 let id = rows[n].id.clone().unwrap_or_default();
                 let created = rows[n].outcome == ApplyOutcome::Created;
                 async move {
@@ -239,6 +243,7 @@ impl Run<'_> {
                 .boxed()
             }
             Job::After(FollowUpKind::Schedules, n) => {
+                // A follow-up runs only on a row written or found above, which recorded its id.
                 let id = rows[n].id.clone().unwrap_or_default();
                 let created = rows[n].outcome == ApplyOutcome::Created;
                 async move {
@@ -259,6 +264,7 @@ impl Run<'_> {
                 .boxed()
             }
             Job::After(FollowUpKind::Bind, n) => {
+                // A follow-up runs only on a row written or found above, which recorded its id.
                 let id = rows[n].id.clone().unwrap_or_default();
                 let name = rows[n].display_name.clone();
                 async move {
