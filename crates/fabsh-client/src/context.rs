@@ -95,6 +95,9 @@ impl Ctx {
 
     /// A context for commands that send nothing to the service: no server, no credentials.
     pub fn offline(settings: &Settings, bridge: Bridge) -> Result<Ctx> {
+        // Its client sends nothing, but a command run offline may sign in (`auth login`), and
+        // sign-in makes its own tracer from the settings.
+        trace::install();
         let api = ApiClient::new(
             fabsh_api::api::DEFAULT_ENDPOINT,
             Arc::new(fabsh_api::auth::NoCredentials),
@@ -117,7 +120,6 @@ impl Ctx {
         backend: String,
         server: Option<Box<dyn Any + Send + Sync>>,
     ) -> Ctx {
-        trace::install();
         Ctx {
             shared: Arc::new(Shared {
                 settings: settings.clone(),

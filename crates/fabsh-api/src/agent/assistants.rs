@@ -90,8 +90,8 @@ pub struct Run {
 
 /// An object of the surface read as its type; one fabsh cannot read is the endpoint's
 /// mistake, said with what it was.
-fn read<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
-    serde_json::from_value(value).map_err(|err| {
+fn read<T: DeserializeOwned>(value: &Value, what: &str) -> Result<T> {
+    T::deserialize(value).map_err(|err| {
         Error::runtime(format!(
             "the Assistants endpoint answered a {what} fabsh cannot read"
         ))
@@ -160,12 +160,12 @@ async fn run_on_thread(
         ));
     }
     let steps: List<Value> = read(
-        api.json(surface.req_get(&format!("threads/{thread}/runs/{run_id}/steps")))
+        &api.json(surface.req_get(&format!("threads/{thread}/runs/{run_id}/steps")))
             .await?,
         "list of steps",
     )?;
     let messages: List<Value> = read(
-        api.json(
+        &api.json(
             surface
                 .req_get(&format!("threads/{thread}/messages"))
                 .query("order", "asc"),
@@ -176,7 +176,7 @@ async fn run_on_thread(
     // The assistant's messages, each as sent (for `raw`) and as read.
     let mut assistant_messages = Vec::new();
     for sent in messages.data {
-        let message: Message = read(sent.clone(), "message")?;
+        let message: Message = read(&sent, "message")?;
         if message.role == "assistant" {
             assistant_messages.push((sent, message));
         }
@@ -196,7 +196,7 @@ async fn run_on_thread(
     }
     let mut readable = Vec::new();
     for (at, sent) in steps.data.iter().enumerate() {
-        let step: Step = read(sent.clone(), "run step")?;
+        let step: Step = read(sent, "run step")?;
         readable.extend(readable_steps(at + 1, &step));
     }
     let messages: Vec<Value> = assistant_messages
@@ -222,7 +222,7 @@ async fn wait_for(
 ) -> Result<(Value, RunObject)> {
     let mut wait = Duration::from_millis(100);
     loop {
-        let read_run: RunObject = read(run.clone(), "run")?;
+        let read_run: RunObject = read(&run, "run")?;
         if read_run.has_ended() {
             return Ok((run, read_run));
         }

@@ -189,8 +189,8 @@ fn stored(object: &impl Serialize) -> Value {
 
 /// An object this surface stored, read back as its type; one that does not read (written
 /// by an older local Fabric) is treated as missing.
-fn read_back<T: DeserializeOwned>(value: Value) -> Option<T> {
-    serde_json::from_value(value).ok()
+fn read_back<T: DeserializeOwned>(value: &Value) -> Option<T> {
+    T::deserialize(value).ok()
 }
 
 fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiError> {
@@ -254,7 +254,7 @@ pub(super) fn list_messages(
 /// The thread as one question text in the conversation format: the earlier turns, then the
 /// last user message (the form the answering engine reads).
 fn conversation_text(messages: Vec<Value>) -> String {
-    let messages: Vec<Message> = messages.into_iter().filter_map(read_back).collect();
+    let messages: Vec<Message> = messages.iter().filter_map(read_back).collect();
     // The first block's text: what this surface's messages hold (one text block each).
     fn text(message: &Message) -> &str {
         message
@@ -411,19 +411,20 @@ fn record_answer(
     store::update(tx, run_id, &stored(&done))
 }
 
+/// The run the path names, in the thread it names: as stored, and as read.
 fn thread_run(
     state: &Shared,
     agent: &str,
     params: &HashMap<String, String>,
-) -> Result<Value, ApiError> {
+) -> Result<(Value, Run), ApiError> {
     let run_id = param(params, "run");
-    let run = state
+    let stored = state
         .db
         .read(|conn| store::get(conn, agent, "run", run_id))?;
-    run.filter(|run| {
-        read_back::<Run>(run.clone()).is_some_and(|read| read.thread_id == param(params, "thread"))
-    })
-    .ok_or_else(|| missing("run", run_id))
+    stored
+        .and_then(|value| read_back::<Run>(&value).map(|run| (value, run)))
+        .filter(|(_, run)| run.thread_id == param(params, "thread"))
+        .ok_or_else(|| missing("run", run_id))
 }
 
 /// `GET threads/{thread}/runs/{run}`.
@@ -435,7 +436,7 @@ pub(super) fn show_run(
     let (agent, _) = published(&state, &caller, &params)?;
     Ok(respond::json(
         StatusCode::OK,
-        &thread_run(&state, &agent, &params)?,
+        &thread_run(&state, &agent, &params)?.0,
     ))
 }
 
@@ -446,14 +447,13 @@ pub(super) fn list_steps(
     Path(params): Params,
 ) -> Result<Response, ApiError> {
     let (agent, _) = published(&state, &caller, &params)?;
-    let run = thread_run(&state, &agent, &params)?;
+    let (_, run) = thread_run(&state, &agent, &params)?;
     let steps = state
         .db
         .read(|conn| store::in_thread(conn, param(&params, "thread"), "step"))?;
-    let run_id = read_back::<Run>(run).map(|run| run.id);
     let data: Vec<Value> = steps
         .into_iter()
-        .filter(|step| read_back::<Step>(step.clone()).map(|step| step.run_id) == run_id)
+        .filter(|step| read_back::<Step>(step).is_some_and(|step| step.run_id == run.id))
         .collect();
     Ok(respond::json(StatusCode::OK, &stored(&List::of(data))))
 }

@@ -64,9 +64,7 @@ impl JudgeFlags {
         .map(judge::with_model)
         .transpose()
     }
-}
 
-impl JudgeFlags {
     /// Whether `--llm-endpoint` was given (a critic prompt needs a judge).
     pub fn has_endpoint(&self) -> bool {
         self.endpoint.is_some()
