@@ -57,8 +57,12 @@ done
 
 starts=$(grep -rhoE 'Server::(start|with|with_env|on_data_dir|with_descriptors)\(' tests/it | wc -l)
 files=$(grep -rlE 'Server::(start|with|with_env|on_data_dir|with_descriptors)\(' tests/it | wc -l)
-shared=$(grep -rl 'shared(module_path!())' tests/it | wc -l)
+shared=$(grep -rlE '(shared|session)\(module_path!\(\)\)' tests/it | wc -l)
+# Servers of a test's own with default knobs: a shared one could serve unless the test needs
+# the server itself (its principals, a restart, a second endpoint).
+default_starts=$(grep -rho 'Server::start()' tests/it | wc -l)
 printf '%-58s %s\n' 'local Fabric starts written in tests (files)' "$starts ($files)"
+printf '%-58s %s\n' '  of which with default knobs (Server::start)' "$default_starts"
 printf '%-58s %s\n' 'test files sharing one server' "$shared"
 
 if [[ "${1:-}" == "--pub" ]]; then

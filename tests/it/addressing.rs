@@ -19,9 +19,9 @@ fn listed(server: &Server, path: &str) -> Vec<Value> {
 fn demo_id(server: &Server) -> String {
     listed(server, "/v1/workspaces")
         .iter()
-        .find(|ws| ws["displayName"] == "Demo")
+        .find(|ws| ws["displayName"] == server.demo.as_str())
         .and_then(|ws| ws["id"].as_str())
-        .expect("Demo")
+        .expect(server.demo.as_str())
         .to_string()
 }
 
@@ -44,25 +44,51 @@ fn shown_id(server: &Server, args: &[&str]) -> String {
 
 #[test]
 fn a_workspace_item_path_names_the_same_item_as_the_flags() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let welcome = item_id(&server, "Welcome", "Notebook");
     for args in [
-        &["item", "show", "-w", "Demo", "--id", "Welcome"][..],
-        &["item", "show", "Demo/Welcome"],
-        &["item", "get", "Demo/Welcome"],
-        &["item", "show", "-w", "Demo", "Welcome"],
-        &["item", "show", "Demo.Workspace/Welcome.Notebook"],
-        &["item", "show", "demo.workspace/welcome.NOTEBOOK"],
-        &["item", "show", "Demo/Welcome.Notebook"],
+        &[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ][..],
+        &["item", "show", format!("{}/Welcome", server.demo).as_str()],
+        &["item", "get", format!("{}/Welcome", server.demo).as_str()],
+        &["item", "show", "-w", server.demo.as_str(), "Welcome"],
+        &[
+            "item",
+            "show",
+            format!("{}.Workspace/Welcome.Notebook", server.demo).as_str(),
+        ],
+        &[
+            "item",
+            "show",
+            format!("{}.workspace/welcome.NOTEBOOK", server.demo.to_lowercase()).as_str(),
+        ],
+        &[
+            "item",
+            "show",
+            format!("{}/Welcome.Notebook", server.demo).as_str(),
+        ],
     ] {
         assert_eq!(shown_id(&server, args), welcome, "{args:?}");
     }
     assert_eq!(
-        shown_id(&server, &["workspace", "show", "Demo"]),
+        shown_id(&server, &["workspace", "show", server.demo.as_str()]),
         demo_id(&server)
     );
     assert_eq!(
-        shown_id(&server, &["workspace", "get", "Demo.Workspace"]),
+        shown_id(
+            &server,
+            &[
+                "workspace",
+                "get",
+                format!("{}.Workspace", server.demo).as_str()
+            ]
+        ),
         demo_id(&server)
     );
     // Flags win over the positional, which is then not even looked up.
@@ -74,7 +100,7 @@ fn a_workspace_item_path_names_the_same_item_as_the_flags() {
                 "show",
                 "Nowhere/Nothing",
                 "-w",
-                "Demo",
+                server.demo.as_str(),
                 "--id",
                 "Welcome"
             ]
@@ -87,8 +113,11 @@ fn a_workspace_item_path_names_the_same_item_as_the_flags() {
     let by_path = dir.path().join("by-path");
     let by_flags = dir.path().join("by-flags");
     for (target, out) in [
-        (vec!["Demo/Welcome"], &by_path),
-        (vec!["-w", "Demo", "--id", "Welcome"], &by_flags),
+        (vec![format!("{}/Welcome", server.demo).as_str()], &by_path),
+        (
+            vec!["-w", server.demo.as_str(), "--id", "Welcome"],
+            &by_flags,
+        ),
     ] {
         let out = out.to_str().expect("utf8");
         let args = [&["item", "get-definition"][..], &target, &["--dir", out]].concat();
@@ -109,18 +138,35 @@ fn a_workspace_item_path_names_the_same_item_as_the_flags() {
 
 #[test]
 fn a_data_agent_path_names_the_agent() {
-    let server = Server::start();
-    let made = server.fabsh(&["data-agent", "create", "Demo", "--name", "Sales agent"]);
+    let server = Server::session(module_path!());
+    let made = server.fabsh(&[
+        "data-agent",
+        "create",
+        server.demo.as_str(),
+        "--name",
+        "Sales agent",
+    ]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     let agent = item_id(&server, "Sales agent", "DataAgent");
     assert_eq!(
-        shown_id(&server, &["data-agent", "show", "Demo/Sales agent"]),
+        shown_id(
+            &server,
+            &[
+                "data-agent",
+                "show",
+                format!("{}/Sales agent", server.demo).as_str()
+            ]
+        ),
         agent
     );
     assert_eq!(
         shown_id(
             &server,
-            &["data-agent", "get", "Demo.Workspace/Sales agent.DataAgent"]
+            &[
+                "data-agent",
+                "get",
+                format!("{}.Workspace/Sales agent.DataAgent", server.demo).as_str()
+            ]
         ),
         agent
     );
@@ -128,11 +174,11 @@ fn a_data_agent_path_names_the_agent() {
 
 #[test]
 fn same_named_items_are_an_error_listing_both_and_the_fab_form_picks_one() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let made = server.fabsh(&[
         "item",
         "create",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "Welcome",
         "--type",
@@ -151,7 +197,7 @@ fn same_named_items_are_an_error_listing_both_and_the_fab_form_picks_one() {
             .count()
     };
     let reads_before = reads();
-    let ambiguous = server.fabsh(&["item", "show", "Demo/Welcome"]);
+    let ambiguous = server.fabsh(&["item", "show", format!("{}/Welcome", server.demo).as_str()]);
     assert_eq!(ambiguous.code, 2, "{}", ambiguous.stderr);
     for expected in [
         &notebook,
@@ -173,21 +219,41 @@ fn same_named_items_are_an_error_listing_both_and_the_fab_form_picks_one() {
     );
 
     assert_eq!(
-        shown_id(&server, &["item", "show", "Demo/Welcome.Lakehouse"]),
+        shown_id(
+            &server,
+            &[
+                "item",
+                "show",
+                format!("{}/Welcome.Lakehouse", server.demo).as_str()
+            ]
+        ),
         lakehouse
     );
     assert_eq!(
-        shown_id(&server, &["item", "show", "Demo/Welcome.notebook"]),
+        shown_id(
+            &server,
+            &[
+                "item",
+                "show",
+                format!("{}/Welcome.notebook", server.demo).as_str()
+            ]
+        ),
         notebook
     );
 }
 
 #[test]
 fn a_lakehouse_name_means_the_lakehouse_over_its_sql_endpoint_and_says_so() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let lakehouse = item_id(&server, "SalesLakehouse", "Lakehouse");
     let endpoint = item_id(&server, "SalesLakehouse", "SQLEndpoint");
-    let run = server.fabsh(&["item", "show", "Demo/SalesLakehouse", "-q", "id"]);
+    let run = server.fabsh(&[
+        "item",
+        "show",
+        format!("{}/SalesLakehouse", server.demo).as_str(),
+        "-q",
+        "id",
+    ]);
     assert_eq!(run.ok_json(), Value::from(lakehouse.clone()));
     assert!(
         run.stderr.contains("SQL endpoint") && run.stderr.contains(&lakehouse),
@@ -197,7 +263,11 @@ fn a_lakehouse_name_means_the_lakehouse_over_its_sql_endpoint_and_says_so() {
     assert_eq!(
         shown_id(
             &server,
-            &["item", "show", "Demo/SalesLakehouse.SQLEndpoint"]
+            &[
+                "item",
+                "show",
+                format!("{}/SalesLakehouse.SQLEndpoint", server.demo).as_str()
+            ]
         ),
         endpoint
     );
@@ -205,7 +275,7 @@ fn a_lakehouse_name_means_the_lakehouse_over_its_sql_endpoint_and_says_so() {
 
 #[test]
 fn ls_get_and_rm_work_in_every_group_and_rm_confirms_on_stderr() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let demo = demo_id(&server);
     let listed_ids = |args: &[&str]| -> Vec<String> {
         let out = server.fabsh(&[args, &["-o", "json", "-q", "[].id"]].concat());
@@ -215,13 +285,18 @@ fn ls_get_and_rm_work_in_every_group_and_rm_confirms_on_stderr() {
         .iter()
         .map(|item| item["id"].as_str().expect("id").to_string())
         .collect();
-    assert_eq!(listed_ids(&["item", "ls", "Demo"]), raw);
+    assert_eq!(listed_ids(&["item", "ls", server.demo.as_str()]), raw);
     assert!(listed_ids(&["workspace", "ls"]).contains(&demo));
-    let agents = server.fabsh(&["data-agent", "ls", "Demo", "-o", "json"]);
+    let agents = server.fabsh(&["data-agent", "ls", server.demo.as_str(), "-o", "json"]);
     assert_eq!(agents.code, 0, "{}", agents.stderr);
 
     let report = item_id(&server, "Sales Report", "Report");
-    let removed = server.fabsh(&["item", "rm", "Demo/Sales Report", "--yes"]);
+    let removed = server.fabsh(&[
+        "item",
+        "rm",
+        format!("{}/Sales Report", server.demo).as_str(),
+        "--yes",
+    ]);
     assert_eq!(removed.code, 0, "{}", removed.stderr);
     assert_eq!(removed.stdout, "", "pipes stay clean");
     assert_eq!(removed.stderr.lines().count(), 1, "{}", removed.stderr);
@@ -232,7 +307,7 @@ fn ls_get_and_rm_work_in_every_group_and_rm_confirms_on_stderr() {
 
 #[test]
 fn login_and_version_work_as_words() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let version = server.fabsh(&["version"]);
     assert_eq!(version.code, 0, "{}", version.stderr);
     assert!(
@@ -251,10 +326,10 @@ fn login_and_version_work_as_words() {
 
 #[test]
 fn name_where_id_is_meant_is_a_usage_error_pointing_at_id() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = server.request_count();
     for flag in ["--name", "-n"] {
-        let run = server.fabsh(&["item", "show", "-w", "Demo", flag, "Welcome"]);
+        let run = server.fabsh(&["item", "show", "-w", server.demo.as_str(), flag, "Welcome"]);
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(run.stderr.contains("--id"), "{}", run.stderr);
         assert!(run.stderr.contains("hint:"), "{}", run.stderr);
@@ -267,9 +342,18 @@ fn name_where_id_is_meant_is_a_usage_error_pointing_at_id() {
 /// found rather than the same name elsewhere.
 #[test]
 fn a_fab_folder_path_finds_the_item_in_that_folder_only() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let folder = |name: &str, parent: Option<&str>| {
-        let mut args = vec!["folder", "create", "-w", "Demo", "--name", name, "-q", "id"];
+        let mut args = vec![
+            "folder",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            name,
+            "-q",
+            "id",
+        ];
         if let Some(parent) = parent {
             args.extend(["--parent-id", parent]);
         }
@@ -287,7 +371,7 @@ fn a_fab_folder_path_finds_the_item_in_that_folder_only() {
         "item",
         "move-to-folder",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         &welcome,
         "--folder-id",
@@ -298,14 +382,22 @@ fn a_fab_folder_path_finds_the_item_in_that_folder_only() {
         &[
             "item",
             "show",
-            "Demo.Workspace/Reports.Folder/Q1.Folder/Welcome.Notebook",
+            format!(
+                "{}.Workspace/Reports.Folder/Q1.Folder/Welcome.Notebook",
+                server.demo
+            )
+            .as_str(),
         ][..],
-        &["item", "show", "Demo/reports.folder/q1.FOLDER/Welcome"],
+        &[
+            "item",
+            "show",
+            format!("{}/reports.folder/q1.FOLDER/Welcome", server.demo).as_str(),
+        ],
         &[
             "item",
             "show",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Reports.Folder/Q1.Folder/Welcome.Notebook",
         ],
@@ -314,15 +406,19 @@ fn a_fab_folder_path_finds_the_item_in_that_folder_only() {
     }
     for (path, says) in [
         (
-            "Demo.Workspace/Q1.Folder/Welcome.Notebook",
+            format!("{}.Workspace/Q1.Folder/Welcome.Notebook", server.demo).as_str(),
             "no folder named \"Q1\" at the workspace's root",
         ),
         (
-            "Demo.Workspace/Reports.Folder/Welcome.Notebook",
+            format!("{}.Workspace/Reports.Folder/Welcome.Notebook", server.demo).as_str(),
             "no item named \"Welcome.Notebook\" in folder Reports",
         ),
         (
-            "Demo.Workspace/Reports.Folder/Nope.Folder/Welcome.Notebook",
+            format!(
+                "{}.Workspace/Reports.Folder/Nope.Folder/Welcome.Notebook",
+                server.demo
+            )
+            .as_str(),
             "no folder named \"Nope\" in Reports",
         ),
     ] {

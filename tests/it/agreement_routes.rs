@@ -58,7 +58,7 @@ fn shape_of(text: &str) -> (BTreeSet<String>, Value) {
 /// Demo's items where the path names their type, else one no item has.
 #[test]
 fn every_swagger_get_path_answers_alike_with_a_trailing_slash() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let auth = server.bearer();
     let headers = [("Authorization", auth.as_str())];
     let workspace = server.demo_path("");

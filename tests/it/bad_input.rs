@@ -24,7 +24,7 @@ pub(crate) fn assert_rejected(server: &Server, args: &[&str], says: &str) {
 
 #[test]
 fn every_bad_input_is_caught_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let long = "x".repeat(257);
     let not_json = dir.path().join("broken.json");
@@ -216,7 +216,7 @@ fn every_bad_input_is_caught_before_sending() {
 
 #[test]
 fn api_refuses_a_url_on_another_host_as_bad_input() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     assert_rejected(
         &server,
         &["api", "GET", "https://example.com/v1/workspaces"],

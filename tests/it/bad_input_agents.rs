@@ -10,7 +10,7 @@ const AGENT: &str = "22222222-2222-2222-2222-222222222222";
 
 #[test]
 fn data_agent_input_is_checked_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let long = "x".repeat(257);
     let malformed = dir.path().join("examples.csv");

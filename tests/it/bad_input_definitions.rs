@@ -19,7 +19,7 @@ fn part(path: &str, text: &str) -> serde_json::Value {
 
 #[test]
 fn a_definition_update_definition_refuses_is_refused_by_create_too() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let duplicate = json!({"parts": [
         part("notebook-content.py", "# one"),
         part("notebook-content.py", "# two"),
@@ -66,7 +66,7 @@ fn a_definition_update_definition_refuses_is_refused_by_create_too() {
 
 #[test]
 fn bulk_create_checks_every_item_as_create_would_before_any_lookup() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let items = json!([
         {"displayName": "fine", "type": "Notebook"},
         {"displayName": "wordy", "type": "Notebook", "description": "x".repeat(257)},
@@ -78,7 +78,14 @@ fn bulk_create_checks_every_item_as_create_would_before_any_lookup() {
         ]}},
     ])
     .to_string();
-    let args = ["item", "bulk-create", "-w", "Demo", "--content", &items];
+    let args = [
+        "item",
+        "bulk-create",
+        "-w",
+        server.demo.as_str(),
+        "--content",
+        &items,
+    ];
     for says in [
         "--content: 4 of 5 items would be refused",
         "item 1 (wordy): --description is 257 characters; the limit is 256",
@@ -92,7 +99,7 @@ fn bulk_create_checks_every_item_as_create_would_before_any_lookup() {
 
 #[test]
 fn a_folder_holding_a_fifo_or_a_socket_is_refused_without_opening_it() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     std::fs::write(dir.path().join("notebook-content.py"), "# hi").expect("write");
     let fifo = dir.path().join("pipe");
@@ -126,7 +133,7 @@ fn a_folder_holding_a_fifo_or_a_socket_is_refused_without_opening_it() {
 
 #[test]
 fn an_empty_dir_is_not_the_current_folder() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let cwd = tempfile::tempdir().expect("cwd");
     std::fs::write(cwd.path().join("keep.txt"), "mine").expect("write");
     for args in [
@@ -134,7 +141,7 @@ fn an_empty_dir_is_not_the_current_folder() {
             "item",
             "get-definition",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--dir",
@@ -163,7 +170,7 @@ fn an_empty_dir_is_not_the_current_folder() {
 
 #[test]
 fn a_misspelt_item_type_is_refused_and_an_unknown_one_is_passed_on() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     for (args, says) in [
         (
             &[
@@ -195,7 +202,7 @@ fn a_misspelt_item_type_is_refused_and_an_unknown_one_is_passed_on() {
         "item",
         "create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "n",
         "--type",

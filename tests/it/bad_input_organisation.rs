@@ -8,7 +8,7 @@ const ITEM: &str = "22222222-2222-2222-2222-222222222222";
 
 #[test]
 fn definition_and_organisation_input_is_checked_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let full = dir.path().join("full");
     std::fs::create_dir(&full).expect("dir");

@@ -8,7 +8,7 @@ const AGENT: &str = "22222222-2222-2222-2222-222222222222";
 
 #[test]
 fn query_and_evaluation_input_is_checked_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let path = |name: &str, text: &str| {
         let path = dir.path().join(name);

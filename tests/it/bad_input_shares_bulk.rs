@@ -8,7 +8,7 @@ const GUID: &str = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 
 #[test]
 fn every_share_rule_is_checked_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let base = [
         "item",
         "create-external-data-share",
@@ -210,7 +210,7 @@ fn every_share_rule_is_checked_before_sending() {
 
 #[test]
 fn bulk_input_is_checked_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let stray = dir.path().join("stray");
     std::fs::create_dir_all(stray.join("A.Notebook")).expect("dir");

@@ -252,7 +252,7 @@ fn problem(case: &Case, run: &Run) -> Option<String> {
 
 #[test]
 fn every_command_refuses_bad_input_naming_the_flag_before_sending_anything() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let readable = dir.path().join("readable.json");
     std::fs::write(&readable, "{}").expect("write");

@@ -82,16 +82,23 @@ fn operations(answer: &Value) -> Vec<(String, String)> {
 
 #[test]
 fn export_wipe_import_restores_every_part_byte_for_byte() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let folder = server
-        .fabsh(&["folder", "create", "-w", "Demo", "--name", "Team"])
+        .fabsh(&[
+            "folder",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "Team",
+        ])
         .ok_json();
     server
         .fabsh(&[
             "item",
             "move-to-folder",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--folder-id",
@@ -100,7 +107,7 @@ fn export_wipe_import_restores_every_part_byte_for_byte() {
         .ok_json();
     let work = tempfile::tempdir().expect("dir");
     let first = work.path().join("first");
-    let exported = export_to(&server, "Demo", &first, &[]);
+    let exported = export_to(&server, server.demo.as_str(), &first, &[]);
     let index = exported["items"].as_array().expect("index").clone();
     let names: Vec<&str> = index
         .iter()
@@ -144,7 +151,7 @@ fn export_wipe_import_restores_every_part_byte_for_byte() {
             "item",
             "delete",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &id_of(item),
             "--yes",
@@ -155,14 +162,14 @@ fn export_wipe_import_restores_every_part_byte_for_byte() {
         "folder",
         "delete",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         &id_of(&folder),
         "--yes",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let left = server
-        .fabsh(&["item", "list", "-w", "Demo", "-q", "[].id"])
+        .fabsh(&["item", "list", "-w", server.demo.as_str(), "-q", "[].id"])
         .ok_json();
     assert!(
         index
@@ -171,12 +178,12 @@ fn export_wipe_import_restores_every_part_byte_for_byte() {
         "every exported item is gone"
     );
 
-    let run = import_from(&server, "Demo", &first, &[]);
+    let run = import_from(&server, server.demo.as_str(), &first, &[]);
     let imported = run.ok_json();
     let created = vec![("Create".to_string(), "Succeeded".to_string()); index.len()];
     assert_eq!(operations(&imported), created);
     let second = work.path().join("second");
-    export_to(&server, "Demo", &second, &[]);
+    export_to(&server, server.demo.as_str(), &second, &[]);
     let (before, after) = (tree(&first), tree(&second));
     assert_eq!(
         before.keys().collect::<Vec<_>>(),
@@ -185,7 +192,7 @@ fn export_wipe_import_restores_every_part_byte_for_byte() {
     for (path, bytes) in &before {
         assert!(after[path] == *bytes, "{path} differs after the round trip");
     }
-    let again = import_from(&server, "Demo", &first, &[]).ok_json();
+    let again = import_from(&server, server.demo.as_str(), &first, &[]).ok_json();
     let updated = vec![("Update".to_string(), "Succeeded".to_string()); index.len()];
     assert_eq!(
         operations(&again),
@@ -196,13 +203,25 @@ fn export_wipe_import_restores_every_part_byte_for_byte() {
 
 #[test]
 fn import_pairs_by_logical_id_or_by_name() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let welcome = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     let work = tempfile::tempdir().expect("dir");
     let selective = json!({"mode": "Selective", "items": [{"id": id_of(&welcome)}]}).to_string();
-    export_to(&server, "Demo", work.path(), &["--content", &selective]);
+    export_to(
+        &server,
+        server.demo.as_str(),
+        work.path(),
+        &["--content", &selective],
+    );
     let platform_path = work.path().join("Welcome.Notebook/.platform");
     let platform: Value =
         serde_json::from_slice(&std::fs::read(&platform_path).expect("read")).expect("json");
@@ -265,7 +284,7 @@ fn import_pairs_by_logical_id_or_by_name() {
 
 #[test]
 fn a_129_mib_import_is_refused_before_sending() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let item = dir.path().join("Big.Notebook");
     std::fs::create_dir(&item).expect("dir");
@@ -285,7 +304,7 @@ fn a_129_mib_import_is_refused_before_sending() {
             "item",
             "bulk-import-definitions",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--dir",
             &path,
         ],
@@ -295,22 +314,43 @@ fn a_129_mib_import_is_refused_before_sending() {
 
 #[test]
 fn a_bulk_move_of_51_items_is_refused_and_50_or_fewer_move() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let ids: Vec<String> = (0..51)
         .map(|i| format!("6a1b2c3d-4e5f-4a6b-8c7d-{i:012}"))
         .collect();
     let body = json!({"items": ids}).to_string();
     assert_rejected(
         &server,
-        &["item", "bulk-move", "-w", "Demo", "--content", &body],
+        &[
+            "item",
+            "bulk-move",
+            "-w",
+            server.demo.as_str(),
+            "--content",
+            &body,
+        ],
         "51 items given; a bulk move takes at most 50",
     );
     let folder = server
-        .fabsh(&["folder", "create", "-w", "Demo", "--name", "Moved"])
+        .fabsh(&[
+            "folder",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "Moved",
+        ])
         .ok_json();
     let lakehouse = &server.demo_lakehouse()["id"];
     let notebook = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     let body = json!({"items": [lakehouse, notebook["id"]], "targetFolderId": id_of(&folder)});
     let moved = server
@@ -318,7 +358,7 @@ fn a_bulk_move_of_51_items_is_refused_and_50_or_fewer_move() {
             "item",
             "bulk-move",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--content",
             &body.to_string(),
         ])

@@ -19,7 +19,15 @@ fn listed(server: &Server, prefix: &str) -> BTreeMap<String, String> {
     let query = format!("[?starts_with(displayName, '{prefix}')].[displayName, id]");
     let pairs: Vec<(String, String)> = serde_json::from_value(
         server
-            .fabsh(&["item", "list", "-w", "Demo", "--all", "-q", &query])
+            .fabsh(&[
+                "item",
+                "list",
+                "-w",
+                server.demo.as_str(),
+                "--all",
+                "-q",
+                &query,
+            ])
             .ok_json(),
     )
     .expect("name and id pairs");
@@ -67,7 +75,7 @@ pub(crate) fn bulk_create_content(
         "item",
         "bulk-create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--content",
         content,
         "--concurrency",
@@ -79,7 +87,7 @@ pub(crate) fn bulk_create_content(
 
 #[test]
 fn a_rerun_with_skip_existing_counts_items_already_made_as_done() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let first = bulk_create(&server, &["resume-a", "Welcome", "resume-b"], &[]);
     assert_eq!(first.code, 5, "{}", first.stderr);
     assert!(
@@ -89,7 +97,14 @@ fn a_rerun_with_skip_existing_counts_items_already_made_as_done() {
     );
     let made_by_hand = server
         .fabsh(&[
-            "item", "create", "-w", "Demo", "--name", "resume-c", "--type", "Notebook",
+            "item",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "resume-c",
+            "--type",
+            "Notebook",
         ])
         .ok_json();
 

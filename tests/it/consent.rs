@@ -19,19 +19,33 @@ fn writes(server: &Server) -> Vec<String> {
 
 #[test]
 fn off_a_terminal_a_delete_without_yes_is_refused_before_anything_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = writes(&server);
-    let run = server.fabsh(&["item", "delete", "-w", "Demo", "--id", "Welcome"]);
+    let run = server.fabsh(&[
+        "item",
+        "delete",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        "Welcome",
+    ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert_eq!(writes(&server), before, "nothing was sent");
-    let still = server.fabsh(&["item", "exists", "-w", "Demo", "--id", "Welcome"]);
+    let still = server.fabsh(&[
+        "item",
+        "exists",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        "Welcome",
+    ]);
     assert_eq!(still.ok_json()["exists"], true);
 }
 
 #[test]
 fn a_default_workspace_is_never_the_target_of_workspace_delete() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let created = server.fabsh(&["workspace", "create", "--name", "Keep"]);
     assert_eq!(created.code, 0, "{}", created.stderr);
     let run = server.fabsh_env(
@@ -52,9 +66,9 @@ fn a_default_workspace_is_never_the_target_of_workspace_delete() {
 
 #[test]
 fn answering_no_at_the_prompt_exits_1_not_confirmed() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     // `script` gives fabsh a terminal, as a user's shell would; "n" is typed at the prompt.
-    let line = format!("{} item delete -w Demo --id Welcome", bin());
+    let line = format!("{} item delete -w {} --id Welcome", bin(), server.demo);
     let mut child = server
         .at_terminal(&line)
         .stdin(Stdio::piped())
@@ -72,6 +86,13 @@ fn answering_no_at_the_prompt_exits_1_not_confirmed() {
     assert!(shown.contains("Continue?"), "{shown}");
     assert_eq!(output.status.code(), Some(1), "{shown}");
     assert!(shown.contains("not confirmed"), "{shown}");
-    let still = server.fabsh(&["item", "exists", "-w", "Demo", "--id", "Welcome"]);
+    let still = server.fabsh(&[
+        "item",
+        "exists",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        "Welcome",
+    ]);
     assert_eq!(still.ok_json()["exists"], true);
 }

@@ -30,7 +30,7 @@ pub(crate) fn id_of(value: &Value) -> String {
 
 #[test]
 fn copy_across_workspaces_keeps_parts_and_description() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     server
         .fabsh(&["workspace", "create", "--name", "Target"])
         .ok_json();
@@ -39,7 +39,7 @@ fn copy_across_workspaces_keeps_parts_and_description() {
             "item",
             "copy",
             "--source-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Sales Model",
             "--dest-workspace",
@@ -67,11 +67,11 @@ fn copy_across_workspaces_keeps_parts_and_description() {
             "item",
             "copy",
             "--source-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--dest-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Welcome copy",
         ])
@@ -82,13 +82,13 @@ fn copy_across_workspaces_keeps_parts_and_description() {
 
 #[test]
 fn types_without_a_definition_are_not_copied() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     server
         .fabsh(&[
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "WH",
             "--type",
@@ -100,11 +100,11 @@ fn types_without_a_definition_are_not_copied() {
         "item",
         "copy",
         "--source-workspace",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "WH",
         "--dest-workspace",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "WH2",
     ]);
@@ -121,12 +121,19 @@ fn types_without_a_definition_are_not_copied() {
 
 #[test]
 fn move_deletes_the_source_only_after_the_copy() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     server
-        .fabsh(&["workspace", "create", "--name", "Target"])
+        .fabsh(&["workspace", "create", "--name", "Moved here"])
         .ok_json();
     let source = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     let moved = server
         .fabsh(&[
@@ -134,11 +141,11 @@ fn move_deletes_the_source_only_after_the_copy() {
             "move",
             "--yes",
             "--source-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--dest-workspace",
-            "Target",
+            "Moved here",
         ])
         .ok_json();
     assert_eq!(moved["source"]["deleted"], true);
@@ -161,7 +168,14 @@ fn move_deletes_the_source_only_after_the_copy() {
     );
     assert_eq!(
         server
-            .fabsh(&["item", "exists", "-w", "Demo", "--id", &source_id])
+            .fabsh(&[
+                "item",
+                "exists",
+                "-w",
+                server.demo.as_str(),
+                "--id",
+                &source_id
+            ])
             .ok_json()["exists"],
         false
     );
@@ -172,15 +186,15 @@ fn move_deletes_the_source_only_after_the_copy() {
         "move",
         "--yes",
         "--source-workspace",
-        "Target",
+        "Moved here",
         "--id",
         "Welcome",
         "--dest-workspace",
-        "Target",
+        "Moved here",
     ]);
     assert_eq!(again.code, 1, "{}", again.stderr);
     let kept = server
-        .fabsh(&["item", "exists", "-w", "Target", "--id", "Welcome"])
+        .fabsh(&["item", "exists", "-w", "Moved here", "--id", "Welcome"])
         .ok_json();
     assert_eq!(kept["exists"], true);
 }

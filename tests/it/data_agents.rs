@@ -334,7 +334,7 @@ print("round trip ok");
 
 #[test]
 fn the_configuration_round_trips_from_a_script() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let script = dir.path().join("round_trip.rhai");
     std::fs::write(&script, ROUND_TRIP_SCRIPT).expect("write");

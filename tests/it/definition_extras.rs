@@ -14,7 +14,7 @@ fn export_welcome(server: &Server, dir: &Path) {
         "item",
         "get-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Welcome",
         "--dir",
@@ -25,7 +25,7 @@ fn export_welcome(server: &Server, dir: &Path) {
 
 #[test]
 fn update_definition_refuses_files_the_notebook_does_not_use_unless_allowed() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let work = tempfile::tempdir().expect("dir");
     let dir = work.path().join("welcome");
     export_welcome(&server, &dir);
@@ -42,7 +42,7 @@ fn update_definition_refuses_files_the_notebook_does_not_use_unless_allowed() {
         "item",
         "update-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Welcome",
         "--yes",
@@ -70,7 +70,7 @@ fn update_definition_refuses_files_the_notebook_does_not_use_unless_allowed() {
 
 #[test]
 fn allow_extra_goes_only_with_dir() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let definition = r#"{"parts":[{"path":"notebook-content.py","payload":"IyBoaQ==","payloadType":"InlineBase64"}]}"#;
     assert_rejected(
         &server,
@@ -78,7 +78,7 @@ fn allow_extra_goes_only_with_dir() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "n",
             "--type",
@@ -95,7 +95,7 @@ fn allow_extra_goes_only_with_dir() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "n",
             "--type",
@@ -111,7 +111,7 @@ fn allow_extra_goes_only_with_dir() {
 
 #[test]
 fn create_reads_a_folder_held_against_its_type() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let work = tempfile::tempdir().expect("dir");
     let dir = work.path().join("source");
     std::fs::create_dir(&dir).expect("dir");
@@ -122,7 +122,7 @@ fn create_reads_a_folder_held_against_its_type() {
         "item",
         "create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "From folder",
         "--type",

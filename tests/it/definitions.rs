@@ -23,7 +23,14 @@ pub(crate) fn decoded(definition: &Value, path: &str) -> String {
 
 /// `item get-definition -w Demo --id ID` with extra flags, as JSON.
 pub(crate) fn get_definition(server: &Server, id: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["item", "get-definition", "-w", "Demo", "--id", id];
+    let mut args = vec![
+        "item",
+        "get-definition",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        id,
+    ];
     args.extend_from_slice(extra);
     server.fabsh(&args).ok_json()
 }
@@ -34,7 +41,7 @@ fn update_definition(server: &Server, id: &str, source: &[&str]) {
         "item",
         "update-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         id,
         "--yes",
@@ -54,7 +61,7 @@ fn at_file(server: &Server, name: &str, value: &Value) -> String {
 
 #[test]
 fn get_edit_update_get_shows_the_change() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let mut definition = get_definition(&server, "Welcome", &[]);
     let edited = format!(
         "{}\n# CELL ********************\n\nprint('edited')\n",
@@ -78,7 +85,7 @@ fn get_edit_update_get_shows_the_change() {
 
 #[test]
 fn a_folder_export_validates_and_updates_the_item() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = server.home.dir.path().join("model");
     let dir_text = dir.to_string_lossy().into_owned();
     let summary = get_definition(&server, "Sales Model", &["--dir", &dir_text]);
@@ -118,7 +125,7 @@ fn a_folder_export_validates_and_updates_the_item() {
         "item",
         "get-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Sales Model",
         "--dir",
@@ -134,7 +141,7 @@ fn a_folder_export_validates_and_updates_the_item() {
 
 #[test]
 fn a_single_file_becomes_a_single_part_named_after_it() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let file = server.home.dir.path().join("notebook-content.py");
     let source = "# Fabric notebook source\n\n# CELL ********************\n\nx = 1\n";
     std::fs::write(&file, source).expect("write");
@@ -145,7 +152,7 @@ fn a_single_file_becomes_a_single_part_named_after_it() {
 
 #[test]
 fn notebooks_convert_between_formats_on_request() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let ipynb = get_definition(&server, "Welcome", &["--format", "ipynb"]);
     assert_eq!(ipynb["definition"]["format"], "ipynb");
     let notebook: Value =
@@ -168,7 +175,7 @@ fn notebooks_convert_between_formats_on_request() {
         "item",
         "get-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Welcome",
         "--format",
@@ -184,7 +191,7 @@ fn notebooks_convert_between_formats_on_request() {
 
 #[test]
 fn new_items_start_with_a_definition_of_their_type() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     for item_type in [
         "Notebook",
         "DataPipeline",
@@ -195,7 +202,14 @@ fn new_items_start_with_a_definition_of_their_type() {
         let name = format!("Fresh {item_type}");
         let created = server
             .fabsh(&[
-                "item", "create", "-w", "Demo", "--name", &name, "--type", item_type,
+                "item",
+                "create",
+                "-w",
+                server.demo.as_str(),
+                "--name",
+                &name,
+                "--type",
+                item_type,
             ])
             .ok_json();
         let id = created["id"].as_str().expect("id");
@@ -289,7 +303,7 @@ fn a_folder_with_a_symbolic_link_is_refused() {
 /// identity instead of a 409 for the source's logical id.
 #[test]
 fn an_exported_folder_imports_beside_its_source() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = server.home.dir.path().join("welcome");
     let dir_text = dir.to_string_lossy().into_owned();
     get_definition(&server, "Welcome", &["--dir", &dir_text]);
@@ -305,7 +319,7 @@ fn an_exported_folder_imports_beside_its_source() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Welcome again",
             "--type",
@@ -325,7 +339,7 @@ fn an_exported_folder_imports_beside_its_source() {
 
 #[test]
 fn a_definition_written_half_way_leaves_nothing_that_blocks_a_second_run() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     // A notebook with a part of 200 KiB, written under a 64 KiB file-size limit: the write
     // fails part-way (the kernel stops the process), as a full disk or a kill would.
     let cell = format!("# CELL\n\nprint('{}')\n", "x".repeat(200 << 10));
@@ -340,7 +354,7 @@ fn a_definition_written_half_way_leaves_nothing_that_blocks_a_second_run() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Big",
             "--type",
@@ -355,7 +369,7 @@ fn a_definition_written_half_way_leaves_nothing_that_blocks_a_second_run() {
         "item",
         "get-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Big",
         "--dir",
@@ -386,7 +400,7 @@ fn a_definition_written_half_way_leaves_nothing_that_blocks_a_second_run() {
 
 #[test]
 fn a_folder_holding_only_a_platform_is_refused_offline_for_the_type_given() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = server.home.dir.path().join("badnb");
     std::fs::create_dir_all(&dir).expect("dir");
     std::fs::write(
@@ -399,7 +413,7 @@ fn a_folder_holding_only_a_platform_is_refused_offline_for_the_type_given() {
         "item",
         "create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "Bad",
         "--type",

@@ -232,7 +232,7 @@ fn bad_config_is_refused_before_anything_is_sent() {
 
 #[test]
 fn apply_deploys_parameterised_items_and_a_second_run_writes_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(&server, "deploy-fresh");
     let run = apply(&server, &repo, "deploy-fresh", &[]);

@@ -93,7 +93,7 @@ fn assert_unshown(run: &Run, server: &Server) {
 
 #[test]
 fn links_out_of_the_repository_are_refused_by_name_before_anything_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let workspace = new_workspace(&server, "Boundaries");
     type Make = fn(&Crafted);
     let cases: [(&str, &str, Make); 5] = [
@@ -153,7 +153,7 @@ fn links_out_of_the_repository_are_refused_by_name_before_anything_is_sent() {
 
 #[test]
 fn runaway_repositories_are_refused_within_a_memory_budget_before_anything_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let workspace = new_workspace(&server, "Runaways");
     type Make = fn(&Crafted);
     let cases: [(&str, &[&str], Make); 3] = [
@@ -228,7 +228,7 @@ fn env_rule(variable: &str) -> String {
 
 #[test]
 fn env_variables_reach_a_definition_only_when_allowed_and_are_never_shown() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let workspace = new_workspace(&server, "Env");
     let crafted = Crafted::new();
     notebook(&crafted.repo(), "Nb", "token = 'TOKEN_HERE'");

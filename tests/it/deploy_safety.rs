@@ -65,7 +65,7 @@ pub(crate) fn deploy(
 #[test]
 fn a_folder_that_is_not_a_repository_is_refused_before_any_request() {
     // A server of its own: its request count is this test's alone.
-    let server = Server::start();
+    let server = Server::session(module_path!());
     new_workspace(&server, "Throwaway");
     create(&server, "Throwaway", "Keep", "Lakehouse");
     create(&server, "Throwaway", "Also", "Notebook");

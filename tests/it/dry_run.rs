@@ -43,23 +43,30 @@ fn text(value: &Value) -> &str {
 
 #[test]
 fn a_move_plans_the_copy_then_the_delete_and_changes_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let target = server
         .fabsh(&["workspace", "create", "--name", "Target"])
         .ok_json();
     let target = text(&target["id"]).to_string();
     let source = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     let source_id = text(&source["id"]).to_string();
-    let demo_before = ids_of(&server, "Demo");
+    let demo_before = ids_of(&server, server.demo.as_str());
     let before = server.request_count();
     let plan = server
         .fabsh(&[
             "item",
             "move",
             "--source-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--dest-workspace",
@@ -94,17 +101,21 @@ fn a_move_plans_the_copy_then_the_delete_and_changes_nothing() {
         "{delete}"
     );
 
-    assert_eq!(ids_of(&server, "Demo"), demo_before, "the source stays");
+    assert_eq!(
+        ids_of(&server, server.demo.as_str()),
+        demo_before,
+        "the source stays"
+    );
     assert!(ids_of(&server, "Target").is_empty(), "nothing was copied");
 }
 
 #[test]
 fn a_bulk_create_plans_one_post_per_item_and_creates_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let demo = server
-        .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
+        .fabsh(&["workspace", "show", "-w", server.demo.as_str(), "-q", "id"])
         .ok_json();
-    let demo_before = ids_of(&server, "Demo");
+    let demo_before = ids_of(&server, server.demo.as_str());
     let before = server.request_count();
     let content = r#"[{"displayName":"d1","type":"Notebook"},{"displayName":"d2","type":"Notebook"},{"displayName":"d3","type":"Lakehouse"}]"#;
     let plan = server
@@ -112,7 +123,7 @@ fn a_bulk_create_plans_one_post_per_item_and_creates_nothing() {
             "item",
             "bulk-create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--content",
             content,
             "--dry-run",
@@ -139,7 +150,11 @@ fn a_bulk_create_plans_one_post_per_item_and_creates_nothing() {
     planned.sort_unstable();
     planned.dedup();
     assert_eq!(planned.len(), 3, "each create gets its own planned id");
-    assert_eq!(ids_of(&server, "Demo"), demo_before, "nothing was created");
+    assert_eq!(
+        ids_of(&server, server.demo.as_str()),
+        demo_before,
+        "nothing was created"
+    );
 }
 
 #[test]

@@ -37,7 +37,15 @@ fn listed(server: &Server, prefix: &str) -> BTreeMap<String, usize> {
     let query = format!("[?starts_with(displayName, '{prefix}')].displayName");
     let names: Vec<String> = serde_json::from_value(
         server
-            .fabsh(&["item", "list", "-w", "Demo", "--all", "-q", &query])
+            .fabsh(&[
+                "item",
+                "list",
+                "-w",
+                server.demo.as_str(),
+                "--all",
+                "-q",
+                &query,
+            ])
             .ok_json(),
     )
     .expect("names");

@@ -30,12 +30,12 @@ fn refused_before_sending(server: &Server, args: &[&str], names: &str) -> Run {
 
 #[test]
 fn a_negative_lro_timeout_is_refused_before_the_item_is_created() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let create = [
         "item",
         "create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "NeverMade",
         "--type",
@@ -49,7 +49,7 @@ fn a_negative_lro_timeout_is_refused_before_the_item_is_created() {
         "item",
         "get-definition",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Welcome",
         "--lro-timeout",
@@ -57,7 +57,14 @@ fn a_negative_lro_timeout_is_refused_before_the_item_is_created() {
     ];
     refused_before_sending(&server, &get, "--lro-timeout");
     let names = server
-        .fabsh(&["item", "list", "-w", "Demo", "-q", "[].displayName"])
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            server.demo.as_str(),
+            "-q",
+            "[].displayName",
+        ])
         .ok_json();
     assert!(
         !names
@@ -71,11 +78,11 @@ fn a_negative_lro_timeout_is_refused_before_the_item_is_created() {
 
 #[test]
 fn a_limit_below_one_is_refused_before_names_are_looked_up() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     for limit in ["0", "-1"] {
         let run = refused_before_sending(
             &server,
-            &["item", "list", "-w", "Demo", "--limit", limit],
+            &["item", "list", "-w", server.demo.as_str(), "--limit", limit],
             "--limit",
         );
         assert!(
@@ -88,14 +95,14 @@ fn a_limit_below_one_is_refused_before_names_are_looked_up() {
 
 #[test]
 fn conflicting_thread_flags_of_a_query_are_a_usage_error() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     refused_before_sending(
         &server,
         &[
             "data-agent",
             "query",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Sales agent",
             "--prompt",
@@ -110,7 +117,7 @@ fn conflicting_thread_flags_of_a_query_are_a_usage_error() {
 
 #[test]
 fn an_empty_workspace_given_as_w_is_refused_naming_w() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let run = refused_before_sending(&server, &["workspace", "delete", "-w", "", "--yes"], "-w");
     assert!(run.stderr.contains("-w is empty"), "{}", run.stderr);
     // Only the spelling typed: `--id` and `--workspace` are the same flag's other names.

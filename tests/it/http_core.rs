@@ -13,7 +13,7 @@ fn log_entries(server: &Server) -> Vec<Value> {
 
 fn count_named(server: &Server, name: &str) -> usize {
     let items = server
-        .fabsh(&["item", "list", "-w", "Demo", "--all"])
+        .fabsh(&["item", "list", "-w", server.demo.as_str(), "--all"])
         .ok_json();
     items
         .as_array()
@@ -165,9 +165,9 @@ fn a_create_that_failed_before_any_change_is_checked_then_sent_again() {
 
 #[test]
 fn dry_run_sends_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let workspace = server
-        .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
+        .fabsh(&["workspace", "show", "-w", server.demo.as_str(), "-q", "id"])
         .ok_json();
     let workspace = workspace.as_str().expect("id");
     let before = server.request_count();
@@ -194,7 +194,7 @@ fn dry_run_sends_nothing() {
             "item",
             "delete",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--dry-run",
@@ -212,7 +212,14 @@ fn dry_run_sends_nothing() {
     assert_eq!(
         server
             .fabsh(&[
-                "item", "exists", "-w", "Demo", "--id", "Welcome", "-q", "exists"
+                "item",
+                "exists",
+                "-w",
+                server.demo.as_str(),
+                "--id",
+                "Welcome",
+                "-q",
+                "exists"
             ])
             .ok_json(),
         true
@@ -221,7 +228,7 @@ fn dry_run_sends_nothing() {
 
 #[test]
 fn bad_tokens_are_auth_errors() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let run = server.fabsh_as("not-a-token", &["workspace", "list"]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("HTTP 401"), "{}", run.stderr);
@@ -282,9 +289,17 @@ fn roles_limit_what_a_principal_may_do() {
 
 #[test]
 fn verbose_traces_never_show_the_token() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let run = server.fabsh(&[
-        "-v", "item", "create", "-w", "Demo", "--name", "Traced", "--type", "Notebook",
+        "-v",
+        "item",
+        "create",
+        "-w",
+        server.demo.as_str(),
+        "--name",
+        "Traced",
+        "--type",
+        "Notebook",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("> POST"), "{}", run.stderr);

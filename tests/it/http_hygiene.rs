@@ -185,7 +185,7 @@ fn connections_held_past_the_descriptor_limit_cannot_crowd_out_a_request() {
 
 #[test]
 fn a_declared_length_over_the_cap_is_refused_before_the_body_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let bulk_import = server.demo_path("/items/bulkImportDefinitions?beta=true");
     let cases = [
         ("POST", "/v1/workspaces", true, 100 << 20),
@@ -235,7 +235,7 @@ fn send_chunked(server: &Server, path: &str, token: bool, size: usize) -> (u16, 
 
 #[test]
 fn a_streamed_body_over_the_cap_is_cut_off_at_the_cap() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (status, body) = send_chunked(&server, "/v1/workspaces", true, 8 << 20);
     assert_too_large(status, &body, "an API body");
     let (status, body) = send_chunked(&server, "/organizations/oauth2/v2.0/token", false, 1 << 20);
@@ -244,7 +244,7 @@ fn a_streamed_body_over_the_cap_is_cut_off_at_the_cap() {
 
 #[test]
 fn an_unauthenticated_request_is_answered_without_its_body_being_read() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     // Only the head is sent: the answer cannot wait for the body.
     let mut stream = connect(&server);
     let request = head(

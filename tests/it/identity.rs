@@ -4,17 +4,31 @@ use crate::support::{Server, http};
 
 #[test]
 fn an_assigned_identity_shows_with_include_default_identity() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let lakehouse = server.demo_lakehouse()["id"]
         .as_str()
         .expect("id")
         .to_string();
     let plain = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", &lakehouse])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            &lakehouse,
+        ])
         .ok_json();
     assert!(plain.get("defaultIdentity").is_none());
     let assigned = server
-        .fabsh(&["item", "assign-identity", "-w", "Demo", "--id", &lakehouse])
+        .fabsh(&[
+            "item",
+            "assign-identity",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            &lakehouse,
+        ])
         .ok_json();
     let statuses = assigned["assignmentStatus"].as_array().expect("statuses");
     assert_eq!(
@@ -29,7 +43,7 @@ fn an_assigned_identity_shows_with_include_default_identity() {
             "item",
             "show",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &lakehouse,
             "--include",

@@ -8,9 +8,16 @@ use serde_json::{Value, json};
 
 #[test]
 fn relations_follow_a_report_bound_to_a_model() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let model = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Sales Model"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Sales Model",
+        ])
         .ok_json();
     let model_id = id_of(&model);
     let pbir = json!({"version": "4.0", "datasetReference": {"byConnection": {"connectionString":
@@ -24,7 +31,7 @@ fn relations_follow_a_report_bound_to_a_model() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Bound",
             "--type",
@@ -39,7 +46,7 @@ fn relations_follow_a_report_bound_to_a_model() {
             "item",
             "list-upstream-relations",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &report_id,
         ])
@@ -53,13 +60,16 @@ fn relations_follow_a_report_bound_to_a_model() {
             })),
         "{upstream}"
     );
-    assert_eq!(upstream["workspaces"][0]["displayName"], "Demo");
+    assert_eq!(
+        upstream["workspaces"][0]["displayName"],
+        server.demo.as_str()
+    );
     let downstream = server
         .fabsh(&[
             "item",
             "list-downstream-relations",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &model_id,
         ])
@@ -91,7 +101,7 @@ fn relations_follow_a_report_bound_to_a_model() {
             "item",
             "list-downstream-relations",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &id_of(&lakehouse),
         ])
@@ -101,9 +111,16 @@ fn relations_follow_a_report_bound_to_a_model() {
 
 #[test]
 fn inspect_and_connections_show_what_an_item_uses() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let inspected = server
-        .fabsh(&["item", "inspect", "-w", "Demo", "--id", "Sales Model"])
+        .fabsh(&[
+            "item",
+            "inspect",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Sales Model",
+        ])
         .ok_json();
     assert_eq!(inspected["item"]["type"], "SemanticModel");
     assert!(
@@ -122,7 +139,7 @@ fn inspect_and_connections_show_what_an_item_uses() {
             "item",
             "list-connections",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Sales Model",
         ])
@@ -134,14 +151,14 @@ fn inspect_and_connections_show_what_an_item_uses() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "WH",
             "--type",
             "Warehouse",
         ])
         .ok_json();
-    let warehouse = server.fabsh(&["item", "inspect", "-w", "Demo", "--id", "WH"]);
+    let warehouse = server.fabsh(&["item", "inspect", "-w", server.demo.as_str(), "--id", "WH"]);
     let value = warehouse.ok_json();
     assert!(
         value["definition"].is_null() && value["connections"].is_null(),
@@ -152,7 +169,14 @@ fn inspect_and_connections_show_what_an_item_uses() {
         "{}",
         warehouse.stderr
     );
-    let refused = server.fabsh(&["item", "list-connections", "-w", "Demo", "--id", "WH"]);
+    let refused = server.fabsh(&[
+        "item",
+        "list-connections",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        "WH",
+    ]);
     assert!(
         refused.stderr.contains("OperationNotSupportedForItem"),
         "{}",

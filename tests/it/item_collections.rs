@@ -39,7 +39,7 @@ fn ids_of(items: &Value, item_type: Option<&str>) -> Vec<String> {
 fn every_swagger_collection_lists_its_type_in_any_case() {
     let collections = swagger_collections();
     assert!(collections.len() >= 51, "the fixture lists the item types");
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (status, all) = server.get_json(&server.demo_path("/items"));
     assert_eq!(status, 200);
     let mut types_seen = 0;
@@ -70,7 +70,7 @@ fn every_swagger_collection_lists_its_type_in_any_case() {
 fn an_item_opens_through_its_collection_in_any_case() {
     // Items_GetNotebook (notebook/swagger.json): GET /workspaces/{ws}/notebooks/{id}; the
     // same item is not found through another type's collection.
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (_, notebooks) = server.get_json(&server.demo_path("/notebooks"));
     let id = ids_of(&notebooks, None)
         .into_iter()

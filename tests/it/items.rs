@@ -4,7 +4,9 @@ use crate::support::{Server, shared};
 use serde_json::Value;
 
 fn demo_id(server: &Server) -> String {
-    let workspace = server.fabsh(&["workspace", "show", "-w", "Demo"]).ok_json();
+    let workspace = server
+        .fabsh(&["workspace", "show", "-w", server.demo.as_str()])
+        .ok_json();
     workspace["id"].as_str().expect("id").to_string()
 }
 
@@ -116,7 +118,7 @@ fn exists_is_an_error_when_the_workspace_is_missing() {
 
 #[test]
 fn workspace_create_show_delete_round_trip() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let created = server
         .fabsh(&[
             "workspace",
@@ -232,8 +234,8 @@ fn list_pages_and_continues_and_streams_with_all() {
 
 #[test]
 fn output_formats_and_queries() {
-    let server = Server::start();
-    let tsv = server.fabsh(&["item", "list", "-w", "Demo", "-o", "tsv"]);
+    let server = Server::session(module_path!());
+    let tsv = server.fabsh(&["item", "list", "-w", server.demo.as_str(), "-o", "tsv"]);
     assert_eq!(tsv.code, 0, "{}", tsv.stderr);
     // Bare values, no header row, in the declared column order: id, displayName, type, ...
     let welcome = tsv
@@ -243,9 +245,21 @@ fn output_formats_and_queries() {
         .unwrap_or_else(|| panic!("a row for Welcome: {}", tsv.stdout));
     assert_eq!(welcome.split('\t').nth(2), Some("Notebook"));
     assert!(!tsv.stdout.contains("displayName"), "{}", tsv.stdout);
-    let yaml = server.fabsh(&["workspace", "show", "-w", "Demo", "-o", "yaml"]);
-    assert!(yaml.stdout.contains("displayName: Demo"), "{}", yaml.stdout);
-    let table = server.fabsh(&["item", "list", "-w", "Demo", "-o", "table"]);
+    let yaml = server.fabsh(&[
+        "workspace",
+        "show",
+        "-w",
+        server.demo.as_str(),
+        "-o",
+        "yaml",
+    ]);
+    assert!(
+        yaml.stdout
+            .contains(&format!("displayName: {}", server.demo)),
+        "{}",
+        yaml.stdout
+    );
+    let table = server.fabsh(&["item", "list", "-w", server.demo.as_str(), "-o", "table"]);
     assert!(
         table.stdout.contains("displayName") && table.stdout.contains("Welcome"),
         "{}",
@@ -256,7 +270,7 @@ fn output_formats_and_queries() {
             "item",
             "list",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--type",
             "Notebook",
             "-q",
@@ -264,16 +278,23 @@ fn output_formats_and_queries() {
         ])
         .ok_json();
     assert_eq!(names, serde_json::json!(["Welcome"]));
-    let bad = server.fabsh(&["item", "list", "-w", "Demo", "-q", "[?"]);
+    let bad = server.fabsh(&["item", "list", "-w", server.demo.as_str(), "-q", "[?"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
 
 #[test]
 fn ambiguous_names_list_the_candidates() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let notebook = server
         .fabsh(&[
-            "item", "create", "-w", "Demo", "--name", "Twin", "--type", "Notebook",
+            "item",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "Twin",
+            "--type",
+            "Notebook",
         ])
         .ok_json();
     let pipeline = server
@@ -281,14 +302,14 @@ fn ambiguous_names_list_the_candidates() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Twin",
             "--type",
             "DataPipeline",
         ])
         .ok_json();
-    let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Twin"]);
+    let run = server.fabsh(&["item", "show", "-w", server.demo.as_str(), "--id", "Twin"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     for id in [&notebook["id"], &pipeline["id"]] {
         assert!(
@@ -299,7 +320,14 @@ fn ambiguous_names_list_the_candidates() {
     }
     let by_type = server
         .fabsh(&[
-            "item", "url", "-w", "Demo", "--id", "Twin", "--type", "Notebook",
+            "item",
+            "url",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Twin",
+            "--type",
+            "Notebook",
         ])
         .ok_json();
     assert_eq!(by_type["id"], notebook["id"], "--type narrows the name");
@@ -313,8 +341,8 @@ fn ambiguous_names_list_the_candidates() {
 
 #[test]
 fn unknown_names_are_not_found_with_a_hint() {
-    let server = Server::start();
-    let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcom"]);
+    let server = Server::session(module_path!());
+    let run = server.fabsh(&["item", "show", "-w", server.demo.as_str(), "--id", "Welcom"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
     assert!(
         run.stderr.contains("did you mean \"Welcome\"?"),
@@ -323,7 +351,14 @@ fn unknown_names_are_not_found_with_a_hint() {
     );
     // The nearest name wins over one the name merely contains.
     server.create_demo_item("Welcome v3", "Notebook");
-    let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome v2"]);
+    let run = server.fabsh(&[
+        "item",
+        "show",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        "Welcome v2",
+    ]);
     assert_eq!(run.code, 4, "{}", run.stderr);
     assert!(
         run.stderr.contains("did you mean \"Welcome v3\"?"),
@@ -331,7 +366,7 @@ fn unknown_names_are_not_found_with_a_hint() {
         run.stderr
     );
     // Names that hold the one given, when none is a slip away.
-    let run = server.fabsh(&["item", "show", "-w", "Demo", "--id", "Sales"]);
+    let run = server.fabsh(&["item", "show", "-w", server.demo.as_str(), "--id", "Sales"]);
     assert!(run.stderr.contains("similar names: "), "{}", run.stderr);
     let run = server.fabsh(&["item", "list", "-w", "Nope"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
@@ -339,10 +374,17 @@ fn unknown_names_are_not_found_with_a_hint() {
 
 #[test]
 fn names_are_resolved_with_one_list_call() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = server.request_count();
     server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     // workspaces list + items list + the item itself.
     assert_eq!(server.request_count() - before, 3);
@@ -366,19 +408,21 @@ fn state_survives_a_restart() {
 
 #[test]
 fn names_follow_writes_in_one_process_and_dry_runs_forget_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = server.request_count();
     // One process: the name cache lives across these calls.
-    let script = r#"
-        let first = item::show("Demo", "Welcome").id;
-        item::delete("Demo", "Welcome", #{dry_run: true});
-        let again = item::show("Demo", "Welcome").id;
-        item::update("Demo", "Welcome", #{name: "Renamed"});
+    // The session's copy of Demo, named in the script.
+    let script = format!("const DEMO = {:?};", server.demo)
+        + r#"
+        let first = item::show(DEMO, "Welcome").id;
+        item::delete(DEMO, "Welcome", #{dry_run: true});
+        let again = item::show(DEMO, "Welcome").id;
+        item::update(DEMO, "Welcome", #{name: "Renamed"});
         let old_name = "still found";
-        try { item::show("Demo", "Welcome"); } catch (err) { old_name = err.kind; }
+        try { item::show(DEMO, "Welcome"); } catch (err) { old_name = err.kind; }
         `${first == again} ${old_name}`
     "#;
-    let run = server.fabsh(&["-e", script]);
+    let run = server.fabsh(&["-e", &script]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stdout.trim(),

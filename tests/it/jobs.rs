@@ -114,7 +114,9 @@ fn a_run_cancelled_while_waited_for_exits_9() {
 fn newest_run(server: &Server) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let listed = server.fabsh(&["job", "list", "Demo/Welcome"]).ok_json();
+        let listed = server
+            .fabsh(&["job", "list", format!("{}/Welcome", server.demo).as_str()])
+            .ok_json();
         if let Some(id) = listed[0]["id"].as_str() {
             return id.to_string();
         }
@@ -126,7 +128,12 @@ fn newest_run(server: &Server) -> String {
 /// `job run Demo/Welcome --wait` on a run that takes a minute, started, with its run's id.
 fn waiting_on_a_long_run(server: &Server) -> (std::process::Child, String) {
     let waiting = server
-        .command(&["job", "run", "Demo/Welcome", "--wait"])
+        .command(&[
+            "job",
+            "run",
+            format!("{}/Welcome", server.demo).as_str(),
+            "--wait",
+        ])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -335,7 +342,7 @@ fn the_job_type_follows_the_item_type() {
 
 #[test]
 fn a_job_type_the_item_cannot_run_is_refused() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = server.request_count();
     let posted = |server: &Server| {
         server.requests()["requests"]
@@ -347,7 +354,11 @@ fn a_job_type_the_item_cannot_run_is_refused() {
     };
     let posts = posted(&server);
     // A semantic model has no on-demand job: exit 2 saying so, no run sent.
-    let run = server.fabsh(&["job", "run", "Demo/Sales Model"]);
+    let run = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Sales Model", server.demo).as_str(),
+    ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains("a SemanticModel has no on-demand job")
@@ -357,14 +368,26 @@ fn a_job_type_the_item_cannot_run_is_refused() {
     );
     // Another item type's job, and a known job type in the wrong case.
     for job_type in ["Pipeline", "runnotebook"] {
-        let run = server.fabsh(&["job", "run", "Demo/Welcome", "--job-type", job_type]);
+        let run = server.fabsh(&[
+            "job",
+            "run",
+            format!("{}/Welcome", server.demo).as_str(),
+            "--job-type",
+            job_type,
+        ]);
         assert_eq!(run.code, 2, "{job_type}: {}", run.stderr);
         assert!(run.stderr.contains("--job-type"), "{}", run.stderr);
     }
     assert_eq!(posted(&server), posts, "a refused run was sent");
     assert!(server.request_count() > before, "the item's type was read");
     // A name fabsh does not know goes to the service, which refuses it (swagger InvalidJobType).
-    let run = server.fabsh(&["job", "run", "Demo/Welcome", "--job-type", "Refresh"]);
+    let run = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--job-type",
+        "Refresh",
+    ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("InvalidJobType"), "{}", run.stderr);
 }
@@ -494,7 +517,7 @@ fn schedules_round_trip_as_the_swagger_example() {
 
 #[test]
 fn invalid_schedules_are_refused_before_anything_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dates = [
         "--start",
         "2025-01-01T00:00:00Z",
@@ -530,9 +553,10 @@ fn invalid_schedules_are_refused_before_anything_is_sent() {
         (&["--type", "Daily"], "--times"),
         (&["--interval", "5"], "--type"),
     ];
+    let welcome = format!("{}/Welcome", server.demo);
     let before = server.request_count();
     for (flags, named) in cases {
-        let mut args = vec!["schedule", "create", "Demo/Welcome"];
+        let mut args = vec!["schedule", "create", welcome.as_str()];
         args.extend_from_slice(flags);
         args.extend_from_slice(&dates);
         let run = server.fabsh(&args);
@@ -546,7 +570,7 @@ fn invalid_schedules_are_refused_before_anything_is_sent() {
     let reversed = [
         "schedule",
         "create",
-        "Demo/Welcome",
+        welcome.as_str(),
         "--type",
         "Cron",
         "--interval",
@@ -568,10 +592,16 @@ fn invalid_schedules_are_refused_before_anything_is_sent() {
 
 #[test]
 fn cancelling_a_run_needs_consent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = server.request_count();
     let id = "00000000-0000-0000-0000-00000000000a";
-    let run = server.fabsh(&["job", "cancel", "Demo/Welcome", "--instance", id]);
+    let run = server.fabsh(&[
+        "job",
+        "cancel",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--instance",
+        id,
+    ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert_eq!(

@@ -20,7 +20,15 @@ fn small_pages() -> Server {
 
 /// Every item of Demo, as the server lists them (all pages).
 fn demo_ids(server: &Server) -> Vec<String> {
-    let all = server.fabsh(&["item", "list", "-w", "Demo", "--all", "-o", "json"]);
+    let all = server.fabsh(&[
+        "item",
+        "list",
+        "-w",
+        server.demo.as_str(),
+        "--all",
+        "-o",
+        "json",
+    ]);
     all.ok_json()
         .as_array()
         .expect("items")
@@ -31,12 +39,28 @@ fn demo_ids(server: &Server) -> Vec<String> {
 
 #[test]
 fn a_query_result_is_what_table_and_tsv_show() {
-    let server = Server::start();
-    let names = ["item", "list", "-w", "Demo", "-q", "[].displayName"];
+    let server = Server::session(module_path!());
+    let names = [
+        "item",
+        "list",
+        "-w",
+        server.demo.as_str(),
+        "-q",
+        "[].displayName",
+    ];
     let table = server.fabsh(&[&names[..], &["-o", "table"]].concat());
     assert_eq!(table.code, 0, "{}", table.stderr);
     assert!(table.stdout.contains("Welcome"), "{}", table.stdout);
-    let ids = ["item", "list", "-w", "Demo", "-q", "[].id", "-o", "tsv"];
+    let ids = [
+        "item",
+        "list",
+        "-w",
+        server.demo.as_str(),
+        "-q",
+        "[].id",
+        "-o",
+        "tsv",
+    ];
     let tsv = server.fabsh(&ids);
     assert_eq!(tsv.code, 0, "{}", tsv.stderr);
     let listed: Vec<String> = tsv.stdout.lines().map(String::from).collect();
@@ -49,7 +73,7 @@ fn a_query_result_is_what_table_and_tsv_show() {
         "item",
         "list",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "-o",
         "tsv",
         "-q",

@@ -113,7 +113,7 @@ fn replay_create(server: &Server, create: &RecordedPost, n: usize) -> (u16, Stri
 
 #[test]
 fn creates_answer_inline_or_202_as_the_recorded_service_did() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let creates = recorded_creates();
     // Lakehouses and pipelines 201, notebooks, reports, semantic models and a warehouse 202.
     assert!(creates.len() >= 12, "expected the recorded creates");
@@ -152,9 +152,18 @@ fn get_and_update_definition_answer_202_as_recorded() {
             .find(|post| post.rest.contains(op))
             .unwrap_or_else(|| panic!("{op} in {file}"))
     };
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let made = server.fabsh(&[
-        "item", "create", "-w", "Demo", "--name", "nb", "--type", "Notebook", "-q", "id",
+        "item",
+        "create",
+        "-w",
+        server.demo.as_str(),
+        "--name",
+        "nb",
+        "--type",
+        "Notebook",
+        "-q",
+        "id",
     ]);
     let id = made.ok_json();
     let id = id.as_str().expect("id");

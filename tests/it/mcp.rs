@@ -113,7 +113,7 @@ fn command_of(tool: &str) -> &'static CommandSpec {
 
 #[test]
 fn tools_are_the_registry_commands_with_their_flags() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     runtime().block_on(async {
         let (client, _) = connect(&server, &[]).await;
         let tools = client.list_all_tools().await.expect("tools/list");
@@ -236,7 +236,7 @@ fn tools_are_the_registry_commands_with_their_flags() {
 
 #[test]
 fn writes_and_destructive_tools_come_only_when_allowed() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     runtime().block_on(async {
         let (writer, _) = connect(&server, &["--allow-writes"]).await;
         let tools = writer.list_all_tools().await.expect("tools/list");
@@ -265,8 +265,9 @@ fn writes_and_destructive_tools_come_only_when_allowed() {
         // A destructive tool is not there to call.
         let refused = writer
             .call_tool(
-                CallToolRequestParams::new("item_delete")
-                    .with_arguments(object(json!({"workspace": "Demo", "id": "Welcome"}))),
+                CallToolRequestParams::new("item_delete").with_arguments(object(
+                    json!({"workspace": server.demo.as_str(), "id": "Welcome"}),
+                )),
             )
             .await;
         assert!(refused.is_err(), "item_delete answered: {refused:?}");
@@ -298,20 +299,25 @@ pub(crate) fn object(value: Value) -> Map<String, Value> {
 
 #[test]
 fn a_read_tool_answers_what_the_service_holds() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (_, workspaces) = server.get_json("/v1/workspaces");
     let demo = workspaces["value"]
         .as_array()
         .expect("workspaces")
         .iter()
-        .find(|w| w["displayName"] == "Demo")
+        .find(|w| w["displayName"] == server.demo.as_str())
         .expect("the Demo workspace")
         .clone();
     let demo_id = demo["id"].as_str().expect("id").to_string();
     let (_, items) = server.get_json(&format!("/v1/workspaces/{demo_id}/items"));
     runtime().block_on(async {
         let (client, _) = connect(&server, &[]).await;
-        let result = call(&client, "item_list", json!({"workspace": "Demo"})).await;
+        let result = call(
+            &client,
+            "item_list",
+            json!({"workspace": server.demo.as_str()}),
+        )
+        .await;
         assert_eq!(result.is_error, Some(false));
         let listed = structured(&result);
         assert_eq!(
@@ -346,10 +352,10 @@ fn a_read_tool_answers_what_the_service_holds() {
 
 #[test]
 fn not_found_and_bad_arguments_are_tool_errors_and_send_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     runtime().block_on(async {
         let (client, _) = connect(&server, &["--allow-writes"]).await;
-        let missing = call(&client, "item_show", json!({"workspace": "Demo", "id": "No such item"})).await;
+        let missing = call(&client, "item_show", json!({"workspace": server.demo.as_str(), "id": "No such item"})).await;
         let map = error_map(&missing);
         assert_eq!(map["kind"], "not_found");
         assert!(map["message"].as_str().expect("message").contains("No such item"));
@@ -365,13 +371,13 @@ fn not_found_and_bad_arguments_are_tool_errors_and_send_nothing() {
 
         let before = server.request_count();
         let cases = [
-            ("item_create", json!({"workspace": "Demo", "name": "x", "type": "Notebook", "colour": "red"}), "colour"),
-            ("item_list", json!({"workspace": "Demo", "limit": "ten"}), "limit"),
-            ("item_create", json!({"workspace": "Demo", "name": "x", "type": "Notebook", "dry_run": "yes"}), "dry_run"),
-            ("item_create", json!({"workspace": "Demo", "type": "Notebook"}), "name"),
+            ("item_create", json!({"workspace": server.demo.as_str(), "name": "x", "type": "Notebook", "colour": "red"}), "colour"),
+            ("item_list", json!({"workspace": server.demo.as_str(), "limit": "ten"}), "limit"),
+            ("item_create", json!({"workspace": server.demo.as_str(), "name": "x", "type": "Notebook", "dry_run": "yes"}), "dry_run"),
+            ("item_create", json!({"workspace": server.demo.as_str(), "type": "Notebook"}), "name"),
             ("item_show", json!({"id": "Welcome"}), "workspace"),
-            ("data_agent_query", json!({"workspace": "Demo", "id": "Sales agent"}), "prompt"),
-            ("item_create", json!({"workspace": "Demo", "name": "x", "type": "Notebook", "definition": 5}), "definition"),
+            ("data_agent_query", json!({"workspace": server.demo.as_str(), "id": "Sales agent"}), "prompt"),
+            ("item_create", json!({"workspace": server.demo.as_str(), "name": "x", "type": "Notebook", "definition": 5}), "definition"),
         ];
         for (tool, arguments, named) in cases {
             let result = call(&client, tool, arguments.clone()).await;
@@ -387,7 +393,7 @@ fn not_found_and_bad_arguments_are_tool_errors_and_send_nothing() {
 
 #[test]
 fn a_dry_run_returns_the_plan_and_changes_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let demo_path = server.demo_path("/items");
     runtime().block_on(async {
         let (client, _) = connect(&server, &["--allow-writes"]).await;
@@ -395,7 +401,7 @@ fn a_dry_run_returns_the_plan_and_changes_nothing() {
         let plan = call(
             &client,
             "item_create",
-            json!({"workspace": "Demo", "name": "Planned", "type": "Notebook", "dry_run": true}),
+            json!({"workspace": server.demo.as_str(), "name": "Planned", "type": "Notebook", "dry_run": true}),
         )
         .await;
         let plan = structured(&plan);
@@ -434,7 +440,7 @@ fn a_dry_run_returns_the_plan_and_changes_nothing() {
         let created = call(
             &client,
             "item_create",
-            json!({"workspace": "Demo", "name": "Planned", "type": "Notebook"}),
+            json!({"workspace": server.demo.as_str(), "name": "Planned", "type": "Notebook"}),
         )
         .await;
         let id = structured(&created)["id"].as_str().expect("id").to_string();
@@ -447,13 +453,13 @@ fn a_dry_run_returns_the_plan_and_changes_nothing() {
 
 #[test]
 fn a_confined_server_acts_only_in_its_workspaces() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let other = server
         .fabsh(&["workspace", "create", "--name", "Elsewhere"])
         .ok_json();
     let other_id = other["id"].as_str().expect("id").to_string();
     runtime().block_on(async {
-        let (client, _) = connect(&server, &["--allow-writes", "--workspace", "Demo"]).await;
+        let (client, _) = connect(&server, &["--allow-writes", "--workspace", server.demo.as_str()]).await;
         let listed = call(&client, "workspace_list", json!({})).await;
         let shown: Vec<&str> = structured(&listed)["value"]
             .as_array()
@@ -461,9 +467,9 @@ fn a_confined_server_acts_only_in_its_workspaces() {
             .iter()
             .filter_map(|w| w["displayName"].as_str())
             .collect();
-        assert_eq!(shown, ["Demo"]);
+        assert_eq!(shown, [server.demo.as_str()]);
         assert!(
-            call(&client, "item_list", json!({"workspace": "Demo"}))
+            call(&client, "item_list", json!({"workspace": server.demo.as_str()}))
                 .await
                 .is_error
                 == Some(false)
@@ -502,7 +508,7 @@ fn a_confined_server_acts_only_in_its_workspaces() {
             (
                 "data_agent_query",
                 json!({
-                    "workspace": "Demo",
+                    "workspace": server.demo.as_str(),
                     "id": "Any agent",
                     "prompt": "How many orders are there?",
                     "published_url": format!(
@@ -519,7 +525,7 @@ fn a_confined_server_acts_only_in_its_workspaces() {
                 map["message"]
                     .as_str()
                     .expect("message")
-                    .contains("confined to Demo")
+                    .contains(&format!("confined to {}", server.demo))
             );
         }
         let after = server.request_paths();
@@ -605,7 +611,7 @@ fn long_calls_report_progress_and_can_be_cancelled() {
 fn http_needs_the_printed_token_and_stays_on_loopback() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let remote = server.fabsh(&["mcp", "serve", "--http", "0.0.0.0:0"]);
     assert_eq!(remote.code, 2, "{}", remote.stderr);
     assert!(
@@ -684,7 +690,7 @@ fn http_needs_the_printed_token_and_stays_on_loopback() {
                 .as_array()
                 .expect("workspaces")
                 .iter()
-                .any(|w| w["displayName"] == "Demo")
+                .any(|w| w["displayName"] == server.demo.as_str())
         );
         client.cancel().await.expect("close");
     });

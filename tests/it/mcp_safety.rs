@@ -338,7 +338,7 @@ fn the_judge_key_is_redacted_from_results_output_and_the_store() {
 
 #[test]
 fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let demo = server.demo_path("");
     let demo_id = demo.trim_start_matches("/workspaces/").to_string();
     let other = server
@@ -346,7 +346,7 @@ fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
         .ok_json();
     let other_id = other["id"].as_str().expect("id").to_string();
     runtime().block_on(async {
-        let (client, _) = connect(&server, &["--allow-writes", "--workspace", "Demo"]).await;
+        let (client, _) = connect(&server, &["--allow-writes", "--workspace", server.demo.as_str()]).await;
         let before = server.request_count();
         let mut calls = Vec::new();
         for climb in ["%2e%2e", "%2E%2E", ".%2e", "%2e.", "..%2f.."] {
@@ -359,7 +359,7 @@ fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
             calls.push((
                 "data_agent_query",
                 json!({
-                    "workspace": "Demo", "id": "Any agent", "prompt": "How many orders?",
+                    "workspace": server.demo.as_str(), "id": "Any agent", "prompt": "How many orders?",
                     "published_url": format!(
                         "{}/mcp/workspaces/{demo_id}/{climb}/{other_id}/dataagents/00000000-0000-0000-0000-000000000001/agent",
                         server.endpoint
@@ -491,7 +491,7 @@ impl rmcp::ClientHandler for Asker {
 #[test]
 fn destructive_calls_ask_the_person_when_the_client_can() {
     use rmcp::ServiceExt;
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let doomed = server.create_demo_item("Doomed notebook", "Notebook");
     let item = |id: &str| {
         server
@@ -509,7 +509,7 @@ fn destructive_calls_ask_the_person_when_the_client_can() {
             ))
             .expect("start");
             let client = asker.clone().serve(transport).await.expect("initialize");
-            let arguments = json!({"workspace": "Demo", "id": doomed});
+            let arguments = json!({"workspace": server.demo.as_str(), "id": doomed});
             let serde_json::Value::Object(arguments) = arguments else {
                 unreachable!()
             };

@@ -93,7 +93,7 @@ fn switches_are_booleans_lists_arrays_and_counts_ranged_integers() {
 
 #[test]
 fn an_argument_of_the_wrong_type_is_refused_naming_it_before_anything_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let cases = [
         (json!({"recursive": "true"}), "recursive", "a boolean"),
         (json!({"limit": "5"}), "limit", "an integer"),
@@ -102,7 +102,7 @@ fn an_argument_of_the_wrong_type_is_refused_naming_it_before_anything_is_sent() 
         (json!({"all": "yes"}), "all", "a boolean"),
     ];
     runtime().block_on(async {
-        let (client, _) = connect(&server, &["-w", "Demo"]).await;
+        let (client, _) = connect(&server, &["-w", server.demo.as_str()]).await;
         let before = server.request_count();
         for (arguments, named, expected) in &cases {
             let result = call(&client, "item_list", arguments.clone()).await;

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// (and so as fabsh never saw them).
 fn demo_ids(server: &Server) -> (String, String) {
     let (_, workspaces) = server.get_json("/v1/workspaces");
-    let ws = find(&workspaces["value"], "Demo")["id"]
+    let ws = find(&workspaces["value"], &server.demo)["id"]
         .as_str()
         .expect("ws")
         .to_string();
@@ -103,7 +103,9 @@ fn after_one_listing_a_name_costs_the_request_by_id_and_at_most_one_confirmation
     // Definitions answered inline, so both runs make the same requests but the check.
     let server = Server::with(&[("async-ratio", "0")]);
     let (ws, welcome) = demo_ids(&server);
-    server.fabsh(&["item", "list", "-w", "Demo"]).ok_json();
+    server
+        .fabsh(&["item", "list", "-w", &server.demo])
+        .ok_json();
 
     let shown = requests_of(&server, || {
         let item = server
@@ -119,7 +121,7 @@ fn after_one_listing_a_name_costs_the_request_by_id_and_at_most_one_confirmation
 
     let both_names = requests_of(&server, || {
         server
-            .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+            .fabsh(&["item", "show", "-w", &server.demo, "--id", "Welcome"])
             .ok_json();
     });
     let mut sorted = both_names.clone();
@@ -195,7 +197,7 @@ fn a_data_agent_asked_by_name_costs_one_confirmation_more_than_by_id() {
 
 #[test]
 fn an_item_renamed_or_deleted_behind_fabshs_back_is_found_again() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, welcome) = demo_ids(&server);
     server.fabsh(&["item", "list", "-w", &ws]).ok_json();
 
@@ -256,7 +258,7 @@ fn age_cache(home: &Home) {
 
 #[test]
 fn a_new_item_of_another_type_with_the_same_name_is_ambiguous_once_the_entry_is_old() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, welcome) = demo_ids(&server);
     server.fabsh(&["item", "list", "-w", &ws]).ok_json();
     let items = format!("/v1/workspaces/{ws}/items");
@@ -299,7 +301,7 @@ fn a_new_item_of_another_type_with_the_same_name_is_ambiguous_once_the_entry_is_
 
 #[test]
 fn a_destructive_command_by_name_confirms_with_the_service_that_the_name_is_unique() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, welcome) = demo_ids(&server);
     server.fabsh(&["item", "list", "-w", &ws]).ok_json();
     let items = format!("/v1/workspaces/{ws}/items");
@@ -323,7 +325,7 @@ fn a_destructive_command_by_name_confirms_with_the_service_that_the_name_is_uniq
 
 #[test]
 fn fabshs_own_writes_keep_the_cache_true() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, _) = demo_ids(&server);
     server.fabsh(&["item", "list", "-w", &ws]).ok_json();
     let show = |name: &str| {
@@ -365,12 +367,17 @@ fn fabshs_own_writes_keep_the_cache_true() {
 
 #[test]
 fn concurrent_processes_writing_the_cache_leave_it_readable() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, welcome) = demo_ids(&server);
     let children: Vec<_> = (0..8)
         .map(|n| {
             let args: Vec<String> = match n % 3 {
-                0 => vec!["item".into(), "list".into(), "-w".into(), "Demo".into()],
+                0 => vec![
+                    "item".into(),
+                    "list".into(),
+                    "-w".into(),
+                    server.demo.clone(),
+                ],
                 1 => vec!["workspace".into(), "list".into()],
                 _ => [
                     "item",
@@ -407,22 +414,23 @@ fn concurrent_processes_writing_the_cache_leave_it_readable() {
     let shown = server.fabsh(&["cache", "show"]).ok_json();
     assert_eq!(shown[0]["endpoint"], server.endpoint.as_str());
     let item = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&["item", "show", "-w", &server.demo, "--id", "Welcome"])
         .ok_json();
     assert_eq!(item["id"], welcome.as_str());
 }
 
 #[test]
 fn the_cache_is_per_endpoint_and_principal() {
+    // Two endpoints, and a second principal: servers of their own.
     let a = Server::start();
     let b = Server::start();
-    a.fabsh(&["item", "list", "-w", "Demo"]).ok_json();
+    a.fabsh(&["item", "list", "-w", &a.demo]).ok_json();
     let (_, welcome_b) = demo_ids(&b);
     // a's home, b's endpoint: b's Demo and Welcome, found by listing b.
     let mut run = None;
     let made = requests_of(&b, || {
         run = Some(a.home.run_env(
-            &["item", "show", "-w", "Demo", "--id", "Welcome"],
+            &["item", "show", "-w", &b.demo, "--id", "Welcome"],
             &[
                 ("FABSH_ENDPOINT", b.endpoint.as_str()),
                 ("FABSH_TOKEN", b.token.as_str()),
@@ -434,9 +442,9 @@ fn the_cache_is_per_endpoint_and_principal() {
     assert_eq!(cache_dirs(&a.home).len(), 2, "one cache per endpoint");
 
     // Another principal on a's endpoint lists for itself.
-    let other = principal_token(&a, "reader", "Demo", "Viewer");
+    let other = principal_token(&a, "reader", &a.demo, "Viewer");
     let made = requests_of(&a, || {
-        a.fabsh_as(&other, &["item", "show", "-w", "Demo", "--id", "Welcome"])
+        a.fabsh_as(&other, &["item", "show", "-w", &a.demo, "--id", "Welcome"])
             .ok_json();
     });
     assert!(made.contains(&"GET /workspaces".to_string()), "{made:?}");
@@ -445,7 +453,7 @@ fn the_cache_is_per_endpoint_and_principal() {
 
 #[test]
 fn no_cache_leaves_the_file_alone_and_cache_clear_forgets() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, _) = demo_ids(&server);
     server
         .fabsh(&["--no-cache", "item", "list", "-w", &ws])
@@ -483,7 +491,7 @@ fn no_cache_leaves_the_file_alone_and_cache_clear_forgets() {
 
 #[test]
 fn a_script_reads_the_same_names_its_commands_keep_true() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, _) = demo_ids(&server);
     let script = server.home.dir.path().join("names.rhai");
     std::fs::write(
@@ -513,7 +521,7 @@ fn a_listing_of_many_pages_keeps_the_names_of_every_page() {
     // Pages of two: the Demo workspace's items span several pages.
     let server = Server::with(&[("page-size", "2")]);
     let workspaces = every_page(&server, "/v1/workspaces");
-    let ws = find(&Value::Array(workspaces), "Demo")["id"]
+    let ws = find(&Value::Array(workspaces), &server.demo)["id"]
         .as_str()
         .expect("ws")
         .to_string();
@@ -568,9 +576,11 @@ fn every_page(server: &Server, path: &str) -> Vec<Value> {
 
 #[test]
 fn a_lookup_reads_only_its_lists_rewrites_nothing_and_the_files_stay_private() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (ws, welcome) = demo_ids(&server);
-    server.fabsh(&["item", "list", "-w", "Demo"]).ok_json();
+    server
+        .fabsh(&["item", "list", "-w", &server.demo])
+        .ok_json();
     let files = cache_files(&server.home);
     let names: Vec<String> = files
         .iter()
@@ -605,7 +615,7 @@ fn a_lookup_reads_only_its_lists_rewrites_nothing_and_the_files_stay_private() {
     };
     let before = stamps(&files);
     let item = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&["item", "show", "-w", &server.demo, "--id", "Welcome"])
         .ok_json();
     assert_eq!(item["id"], welcome.as_str());
     assert_eq!(stamps(&files), before, "nothing rewritten");
@@ -614,14 +624,14 @@ fn a_lookup_reads_only_its_lists_rewrites_nothing_and_the_files_stay_private() {
 #[test]
 fn a_cache_other_users_may_read_is_refused_as_every_file_fabsh_keeps_is() {
     use std::os::unix::fs::PermissionsExt;
-    let server = Server::start();
+    let server = Server::session(module_path!());
     server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&["item", "show", "-w", &server.demo, "--id", "Welcome"])
         .ok_json();
     let chmod = |path: &std::path::Path, mode: u32| {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
     };
-    let show = || server.fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"]);
+    let show = || server.fabsh(&["item", "show", "-w", &server.demo, "--id", "Welcome"]);
     let list = cache_files(&server.home).pop().expect("a list file");
     chmod(&list, 0o644);
     let refused = show();

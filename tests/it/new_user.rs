@@ -412,7 +412,7 @@ fn get_definition_into(server: &Server, dir: &str, extra: &[&str]) -> crate::sup
             "item",
             "get-definition",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Sales Model",
             "--dir",
@@ -426,7 +426,7 @@ fn get_definition_into(server: &Server, dir: &str, extra: &[&str]) -> crate::sup
 
 #[test]
 fn get_definition_clean_replaces_only_the_previous_parts() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = server.home.dir.path().join("model");
     let dir_text = dir.to_string_lossy().into_owned();
     get_definition_into(&server, &dir_text, &[]).ok_json();
@@ -451,7 +451,7 @@ fn get_definition_clean_replaces_only_the_previous_parts() {
 
 #[test]
 fn get_definition_clean_never_removes_files_that_are_not_parts() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = server.home.dir.path().join("model");
     let dir_text = dir.to_string_lossy().into_owned();
     get_definition_into(&server, &dir_text, &[]).ok_json();
@@ -479,7 +479,7 @@ fn get_definition_clean_never_removes_files_that_are_not_parts() {
 // Tags by name: --tag-ids takes display names as workspaces and items take names.
 #[test]
 fn tags_apply_and_unapply_by_display_name() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let tags = server.fabsh(&["tag", "list"]).ok_json();
     let tag = &tags.as_array().expect("tags")[0];
     let name = tag["displayName"].as_str().expect("name").to_string();
@@ -489,7 +489,7 @@ fn tags_apply_and_unapply_by_display_name() {
             "item",
             verb,
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--tag-ids",
@@ -506,8 +506,16 @@ fn tags_apply_and_unapply_by_display_name() {
     );
 
     // A workspace takes tag names too.
-    let workspace =
-        |verb: &str| server.fabsh(&["workspace", verb, "-w", "Demo", "--tag-ids", &name]);
+    let workspace = |verb: &str| {
+        server.fabsh(&[
+            "workspace",
+            verb,
+            "-w",
+            server.demo.as_str(),
+            "--tag-ids",
+            &name,
+        ])
+    };
     let applied = workspace("apply-tags").ok_json();
     assert_eq!(applied["tags"][0]["id"], id.as_str(), "{applied}");
     let removed = workspace("unapply-tags").ok_json();
@@ -520,7 +528,7 @@ fn tags_apply_and_unapply_by_display_name() {
         "item",
         "apply-tags",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Welcome",
         "--tag-ids",
@@ -593,7 +601,7 @@ fn logical_id_in(dir: &std::path::Path) -> String {
 
 #[test]
 fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let out = tempfile::tempdir().expect("temp dir");
     let export = |name: &str, into: &str| {
         let dir = out.path().join(into);
@@ -603,7 +611,7 @@ fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
                 "item",
                 "get-definition",
                 "-w",
-                "Demo",
+                server.demo.as_str(),
                 "--id",
                 name,
                 "--dir",
@@ -620,7 +628,7 @@ fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
             "item",
             "update-logical-id",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--logical-id",
@@ -634,7 +642,15 @@ fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
     let before = out.path().join("before").display().to_string();
     server
         .fabsh(&[
-            "item", "create", "-w", "Demo", "--name", "Copy", "--type", "Notebook", "--dir",
+            "item",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "Copy",
+            "--type",
+            "Notebook",
+            "--dir",
             &before,
         ])
         .ok_json();
@@ -654,7 +670,7 @@ fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
             "item",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Given",
             "--type",
@@ -671,14 +687,14 @@ fn a_logical_id_once_set_or_given_at_creation_is_what_get_definition_exports() {
 
 #[test]
 fn deploy_export_writes_the_logical_id_an_item_has_and_the_id_of_one_that_has_none() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let set = "3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e";
     server
         .fabsh(&[
             "item",
             "update-logical-id",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--logical-id",
@@ -686,7 +702,14 @@ fn deploy_export_writes_the_logical_id_an_item_has_and_the_id_of_one_that_has_no
         ])
         .ok_json();
     let model = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Sales Model"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Sales Model",
+        ])
         .ok_json();
     let out = tempfile::tempdir().expect("temp dir");
     let repo = out.path().join("repo");
@@ -695,7 +718,7 @@ fn deploy_export_writes_the_logical_id_an_item_has_and_the_id_of_one_that_has_no
             "deploy",
             "export",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             &repo.display().to_string(),
             "-o",
             "json",

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 #[test]
 fn applied_tags_appear_on_item_show() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let tags = server.fabsh(&["tag", "list"]).ok_json();
     let tag = &tags.as_array().expect("tags")[0];
     let tag_id = id_of(tag);
@@ -16,7 +16,7 @@ fn applied_tags_appear_on_item_show() {
             "item",
             "apply-tags",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--tag-ids",
@@ -28,7 +28,14 @@ fn applied_tags_appear_on_item_show() {
         json!([{"id": tag_id, "displayName": tag["displayName"]}])
     );
     let shown = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     assert_eq!(shown["tags"][0]["id"], tag_id.as_str());
     let removed = server
@@ -36,7 +43,7 @@ fn applied_tags_appear_on_item_show() {
             "item",
             "unapply-tags",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--tag-ids",
@@ -51,7 +58,7 @@ fn applied_tags_appear_on_item_show() {
         "item",
         "apply-tags",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Welcome",
         "--tag-ids",
@@ -62,9 +69,16 @@ fn applied_tags_appear_on_item_show() {
 
 #[test]
 fn move_to_folder_returns_the_item_and_its_children() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let folder = server
-        .fabsh(&["folder", "create", "-w", "Demo", "--name", "Data"])
+        .fabsh(&[
+            "folder",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "Data",
+        ])
         .ok_json();
     let folder_id = id_of(&folder);
     let lakehouse = server.demo_lakehouse();
@@ -73,7 +87,7 @@ fn move_to_folder_returns_the_item_and_its_children() {
             "item",
             "move-to-folder",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &id_of(&lakehouse),
             "--folder-id",
@@ -95,12 +109,25 @@ fn move_to_folder_returns_the_item_and_its_children() {
             .all(|i| i["folderId"] == folder_id.as_str())
     );
     let in_folder = server
-        .fabsh(&["item", "list", "-w", "Demo", "--folder", &folder_id])
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            server.demo.as_str(),
+            "--folder",
+            &folder_id,
+        ])
         .ok_json();
     assert_eq!(in_folder.as_array().expect("list").len(), 2);
 
     let refused = server.fabsh(&[
-        "folder", "delete", "-w", "Demo", "--id", &folder_id, "--yes",
+        "folder",
+        "delete",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        &folder_id,
+        "--yes",
     ]);
     assert_eq!(refused.code, 1);
     assert!(
@@ -113,7 +140,7 @@ fn move_to_folder_returns_the_item_and_its_children() {
             "item",
             "move-to-folder",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &id_of(&lakehouse),
             "--folder-id",
@@ -129,7 +156,7 @@ fn move_to_folder_returns_the_item_and_its_children() {
             "folder",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Sub",
             "--parent-id",
@@ -138,29 +165,51 @@ fn move_to_folder_returns_the_item_and_its_children() {
         .ok_json();
     assert_eq!(sub["parentFolderId"], folder_id.as_str());
     let moved_folder = server
-        .fabsh(&["folder", "move", "-w", "Demo", "--id", &id_of(&sub)])
+        .fabsh(&[
+            "folder",
+            "move",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            &id_of(&sub),
+        ])
         .ok_json();
     assert!(moved_folder.get("parentFolderId").is_none());
     let listed = server
-        .fabsh(&["folder", "list", "-w", "Demo", "-q", "length(@)"])
+        .fabsh(&[
+            "folder",
+            "list",
+            "-w",
+            server.demo.as_str(),
+            "-q",
+            "length(@)",
+        ])
         .ok_json();
     assert_eq!(listed, 2);
     for id in [id_of(&sub), folder_id] {
-        let deleted = server.fabsh(&["folder", "delete", "-w", "Demo", "--id", &id, "--yes"]);
+        let deleted = server.fabsh(&[
+            "folder",
+            "delete",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            &id,
+            "--yes",
+        ]);
         assert_eq!(deleted.code, 0, "{}", deleted.stderr);
     }
 }
 
 #[test]
 fn logical_ids_are_unique_and_match_the_platform_part() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let logical_id = "3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e";
     let set = server
         .fabsh(&[
             "item",
             "update-logical-id",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Welcome",
             "--logical-id",
@@ -173,7 +222,14 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
     // set (issue 27; the all-zero GUID of every recorded getDefinition is for items that
     // have none).
     let welcome = server
-        .fabsh(&["item", "show", "-w", "Demo", "--id", "Welcome"])
+        .fabsh(&[
+            "item",
+            "show",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Welcome",
+        ])
         .ok_json();
     let dir = tempfile::tempdir().expect("dir");
     let selected = json!({"mode": "Selective", "items": [{"id": id_of(&welcome)}]}).to_string();
@@ -182,7 +238,7 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
             "item",
             "bulk-export-definitions",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--dir",
             &dir.path().to_string_lossy(),
             "--content",
@@ -201,7 +257,7 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
         "item",
         "update-logical-id",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         "Sales Model",
         "--logical-id",
@@ -217,13 +273,13 @@ fn logical_ids_are_unique_and_match_the_platform_part() {
 
 #[test]
 fn endorsements_are_read_through_the_power_bi_groups_route() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let model = server
         .fabsh(&[
             "item",
             "show-endorsement",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Sales Model",
         ])
@@ -234,7 +290,7 @@ fn endorsements_are_read_through_the_power_bi_groups_route() {
             "item",
             "list-endorsements",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--endorsement",
             "certified",
         ])
@@ -245,17 +301,24 @@ fn endorsements_are_read_through_the_power_bi_groups_route() {
             "item",
             "copy",
             "--source-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             "Sales Model",
             "--dest-workspace",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Plain",
         ])
         .ok_json();
     let plain = server
-        .fabsh(&["item", "show-endorsement", "-w", "Demo", "--id", "Plain"])
+        .fabsh(&[
+            "item",
+            "show-endorsement",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            "Plain",
+        ])
         .ok_json();
     assert_eq!(plain["endorsement"], "None");
     let reports = server
@@ -263,7 +326,7 @@ fn endorsements_are_read_through_the_power_bi_groups_route() {
             "item",
             "list-endorsements",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--type",
             "report",
         ])
@@ -279,6 +342,13 @@ fn endorsements_are_read_through_the_power_bi_groups_route() {
                 .as_str()
                 .is_some_and(|p| p.starts_with("/v1.0/myorg/groups/")))
     );
-    let notebook = server.fabsh(&["item", "show-endorsement", "-w", "Demo", "--id", "Welcome"]);
+    let notebook = server.fabsh(&[
+        "item",
+        "show-endorsement",
+        "-w",
+        server.demo.as_str(),
+        "--id",
+        "Welcome",
+    ]);
     assert_eq!(notebook.code, 2, "{}", notebook.stderr);
 }

@@ -110,7 +110,7 @@ fn workspace_of(path: &str) -> String {
 /// status, error code, message and body keys, ids mapped to the replay's workspace.
 #[test]
 fn recorded_role_assignment_errors_are_answered_alike() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let path = server.demo_path("/roleAssignments");
     let ws_id = workspace_of(&path);
     let recording =

@@ -26,7 +26,9 @@ fn seconds(run: &Value, key: &str) -> Option<f64> {
 }
 
 fn runs(server: &Server) -> Vec<Value> {
-    let listed = server.fabsh(&["job", "list", "Demo/Welcome"]).ok_json();
+    let listed = server
+        .fabsh(&["job", "list", format!("{}/Welcome", server.demo).as_str()])
+        .ok_json();
     listed.as_array().expect("a list").clone()
 }
 

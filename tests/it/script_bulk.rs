@@ -7,7 +7,15 @@ use serde_json::{Value, json};
 fn names_in_demo(server: &Server, prefix: &str) -> Vec<String> {
     let query = format!("[?starts_with(displayName, '{prefix}')].displayName");
     let names = server
-        .fabsh(&["item", "list", "-w", "Demo", "--all", "-q", &query])
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            server.demo.as_str(),
+            "--all",
+            "-q",
+            &query,
+        ])
         .ok_json();
     serde_json::from_value(names).expect("names")
 }
@@ -70,12 +78,12 @@ fn two_hundred_items_under_throttling_and_errors_are_each_created_once() {
 
 #[test]
 fn partial_failure_exits_5_with_a_row_per_item() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let run = server.fabsh(&[
         "item",
         "bulk-create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--content",
         r#"[{"displayName":"fresh","type":"Notebook"},{"displayName":"Welcome","type":"Notebook"}]"#,
     ]);
@@ -96,7 +104,7 @@ fn partial_failure_exits_5_with_a_row_per_item() {
         "bulk-delete",
         "--yes",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--ids",
         &format!("{fresh},no-such-item"),
         "--hard-delete",
@@ -114,31 +122,38 @@ fn partial_failure_exits_5_with_a_row_per_item() {
 
 #[test]
 fn bad_input_is_refused_before_anything_is_sent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let before = server.request_count();
     for content in [
         r#"[{"displayName":"a"}]"#,
         r#"{"displayName":"a","type":"Notebook"}"#,
         "[]",
     ] {
-        let run = server.fabsh(&["item", "bulk-create", "-w", "Demo", "--content", content]);
+        let run = server.fabsh(&[
+            "item",
+            "bulk-create",
+            "-w",
+            server.demo.as_str(),
+            "--content",
+            content,
+        ]);
         assert_eq!(run.code, 2, "{content}: {}", run.stderr);
     }
-    let run = server.fabsh(&["item", "bulk-create", "-w", "Demo"]);
+    let run = server.fabsh(&["item", "bulk-create", "-w", server.demo.as_str()]);
     assert_eq!(run.code, 2);
     assert_eq!(server.request_count(), before);
 }
 
 #[test]
 fn tables_show_one_row_per_item_and_dry_runs_send_nothing() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let content =
         r#"[{"displayName":"t1","type":"Notebook"},{"displayName":"t2","type":"Notebook"}]"#;
     let run = server.fabsh(&[
         "item",
         "bulk-create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--content",
         content,
         "--dry-run",
@@ -152,7 +167,7 @@ fn tables_show_one_row_per_item_and_dry_runs_send_nothing() {
         "item",
         "bulk-create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--content",
         content,
         "-o",

@@ -142,13 +142,13 @@ fn a_missing_script_or_a_bad_eval_is_a_usage_error() {
 
 #[test]
 fn scripts_use_the_configured_default_workspace() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let run = server.fabsh_env(
         &[
             "-e",
             "item::list(#{type: \"Notebook\"}).map(|item| item.displayName)",
         ],
-        &[("FABSH_WORKSPACE", "Demo")],
+        &[("FABSH_WORKSPACE", server.demo.as_str())],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json(), serde_json::json!(["Welcome"]));

@@ -14,7 +14,7 @@ fn every_example_script_runs() {
     scripts.sort();
     assert!(!scripts.is_empty());
     for script in scripts {
-        let server = Server::start();
+        let server = Server::session(module_path!());
         let path = script.to_string_lossy().into_owned();
         let run = server.fabsh(&["run", &path]);
         assert_eq!(

@@ -27,7 +27,7 @@ print("after quit")
 
 #[test]
 fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let loaded = server.home.dir.path().join("loaded.rhai");
     std::fs::write(
         &loaded,
@@ -83,7 +83,7 @@ fn a_piped_session_keeps_state_runs_command_lines_and_skips_secrets_in_history()
 
 #[test]
 fn no_command_and_repl_start_the_same_repl() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     for args in [&[][..], &["repl"][..]] {
         let output = piped_repl(&server, args, "40 + 2\n");
         assert_eq!(output.status.code(), Some(0));
@@ -120,7 +120,7 @@ fn repl_session(server: &Server, input: &str) -> (String, String) {
 
 #[test]
 fn near_misses_are_answered_with_what_was_meant() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (_, stderr) = repl_session(
         &server,
         "items list -w Demo\nworkspce list\nitem::shw(\"Demo\", \"Welcome\")\nitme list -w Demo\n",
@@ -150,7 +150,7 @@ fn near_misses_are_answered_with_what_was_meant() {
 
 #[test]
 fn help_exit_and_quit_work_as_words_unless_a_variable_has_the_name() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (stdout, stderr) = repl_session(
         &server,
         "help\nhelp item list\nlet quit = 41\nquit + 1\nexit\nprint(\"after exit\")\n",
@@ -170,7 +170,7 @@ fn help_exit_and_quit_work_as_words_unless_a_variable_has_the_name() {
 
 #[test]
 fn args_is_there_in_the_repl_and_in_inline_code_so_scripts_load() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let script = dir.path().join("greet.rhai");
     std::fs::write(
@@ -191,7 +191,7 @@ fn args_is_there_in_the_repl_and_in_inline_code_so_scripts_load() {
 
 #[test]
 fn a_command_that_takes_over_the_terminal_is_refused_in_the_repl_with_the_way_that_works() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (_, stderr) = repl_session(&server, "mcp serve\nrun x.rhai\n");
     let lines: Vec<&str> = stderr.lines().collect();
     let at = |command: &str| {

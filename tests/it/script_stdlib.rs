@@ -59,7 +59,7 @@ fn the_flag_and_the_variable_replace_and_add_modules() {
 
 #[test]
 fn commands_run_the_replacement_and_check_its_results() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = stdlib_dir(&server.home);
     let run = server.fabsh(&[
         "--stdlib",
@@ -67,7 +67,7 @@ fn commands_run_the_replacement_and_check_its_results() {
         "item",
         "bulk-create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--content",
         r#"[{"displayName":"a","type":"Notebook"}]"#,
     ]);
@@ -95,7 +95,7 @@ fn a_broken_stdlib_file_is_a_usage_error_naming_it() {
 /// for `mcp serve` stdout is the protocol.
 #[test]
 fn a_stdlib_function_run_by_a_command_prints_beside_its_output() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let dir = server.home.dir.path().join("chatty-stdlib");
     std::fs::create_dir_all(&dir).expect("dir");
     let builtin = std::fs::read_to_string(
@@ -117,7 +117,7 @@ fn a_stdlib_function_run_by_a_command_prints_beside_its_output() {
         "item",
         "bulk-create",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--content",
         r#"[{"displayName": "Chatty", "type": "Notebook"}]"#,
         "-o",

@@ -67,7 +67,7 @@ fn not_yet_valid(server: &Server, seconds: i64) -> String {
 
 #[test]
 fn a_token_is_refused_before_its_not_before_time() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let early = format!("Bearer {}", not_yet_valid(&server, 3600));
     let (status, body) = get(&server, "/v1/workspaces", &[("Authorization", &early)]);
     assert_eq!(status, 401, "{body}");

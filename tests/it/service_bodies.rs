@@ -180,7 +180,7 @@ fn items_without_a_description_carry_an_empty_one() {
 
 #[test]
 fn per_type_gets_carry_the_swagger_properties() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let ws = demo_id(&server);
     let lakehouse_defs = swagger("lakehouse/definitions.json")["definitions"].clone();
     let lakehouse = id_of(&server.demo_lakehouse());
@@ -288,7 +288,7 @@ fn per_type_gets_carry_the_swagger_properties() {
 
 #[test]
 fn workspaces_carry_their_capacity_region_and_onelake_endpoints() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let (status, _, body) = call(
         &server,
         "POST",
@@ -397,11 +397,18 @@ fn empty_answers_are_sent_as_recorded() {
     // Recorded deletes of an item, a folder and a workspace answer 200 with no body,
     // `Content-Type: application/octet-stream`, `Content-Length: 0`
     // (bulk_export__test_bulk_export_and_deploy_round_trip.yaml).
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let ws = demo_id(&server);
     let item = server.create_demo_item("Gone", "DataPipeline");
     let folder = server
-        .fabsh(&["folder", "create", "-w", "Demo", "--name", "Empty"])
+        .fabsh(&[
+            "folder",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "Empty",
+        ])
         .ok_json();
     let (_, _, body) = call(
         &server,

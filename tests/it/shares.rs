@@ -25,7 +25,7 @@ fn share(server: &Server, lakehouse: &str, flags: &[&str]) -> Value {
         "item",
         "create-external-data-share",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         lakehouse,
     ];
@@ -39,7 +39,7 @@ fn on_share(server: &Server, command: &str, lakehouse: &str, share_id: &str) -> 
         "item",
         command,
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--id",
         lakehouse,
         "--share-id",
@@ -53,7 +53,7 @@ fn on_share(server: &Server, command: &str, lakehouse: &str, share_id: &str) -> 
 
 #[test]
 fn share_create_list_show_revoke_delete_round_trip() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let lakehouse = lakehouse(&server);
     let created = share(
         &server,
@@ -82,7 +82,7 @@ fn share_create_list_show_revoke_delete_round_trip() {
             "item",
             "list-external-data-shares",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &lakehouse,
         ])
@@ -94,7 +94,7 @@ fn share_create_list_show_revoke_delete_round_trip() {
             "item",
             "show-external-data-share",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &lakehouse,
             "--share-id",
@@ -113,7 +113,7 @@ fn share_create_list_show_revoke_delete_round_trip() {
             "item",
             "list-external-data-shares",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             &lakehouse,
         ])
@@ -261,7 +261,7 @@ fn an_invitation_is_accepted_from_the_second_tenant() {
 
 #[test]
 fn accepting_in_the_providers_own_tenant_is_refused() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let lakehouse = lakehouse(&server);
     let created = share(
         &server,
@@ -279,7 +279,7 @@ fn accepting_in_the_providers_own_tenant_is_refused() {
         "--invitation-id",
         created["invitationUrl"].as_str().expect("url"),
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--name",
         "Mine",
     ]);
@@ -295,7 +295,7 @@ fn accepting_in_the_providers_own_tenant_is_refused() {
             "item",
             "list",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "-q",
             "[?type=='Lakehouse'].displayName",
         ])

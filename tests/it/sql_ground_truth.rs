@@ -21,7 +21,7 @@ fn sql(server: &Server, query: &str, rest: &[&str]) -> support::Run {
         "sql",
         "query",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--item",
         "SalesLakehouse",
         "--sql",
@@ -71,6 +71,57 @@ fn a_select_through_sql_query_returns_the_demo_rows() {
         (Some(7), &Value::Bool(true))
     );
     assert!(run.stderr.contains("truncated"), "{}", run.stderr);
+}
+
+#[test]
+fn a_sessions_copy_of_demo_holds_the_seeded_items_and_the_demo_dataset() {
+    let session = Server::session(module_path!());
+    let listed = session
+        .fabsh(&[
+            "item",
+            "list",
+            "-w",
+            &session.demo,
+            "-q",
+            "[].[displayName, type]",
+        ])
+        .ok_json();
+    let mut listed: Vec<(String, String)> =
+        serde_json::from_value(listed).expect("name and type pairs");
+    listed.sort();
+    let seeded = [
+        ("Sales Model", "SemanticModel"),
+        ("Sales Report", "Report"),
+        ("SalesLakehouse", "Lakehouse"),
+        ("SalesLakehouse", "SQLEndpoint"),
+        ("Welcome", "Notebook"),
+    ];
+    assert_eq!(
+        listed,
+        seeded.map(|(name, kind)| (name.to_string(), kind.to_string()))
+    );
+    let data = demo::generate();
+    let out = sql(
+        &session,
+        "SELECT (SELECT COUNT(*) FROM orders) AS orders, (SELECT COUNT(*) FROM customers WHERE country = 'Germany') AS germany",
+        &[],
+    )
+    .ok_json();
+    assert_eq!(out["rows"][0]["orders"], demo::ORDERS);
+    assert_eq!(out["rows"][0]["germany"], data.customers_in("Germany"));
+    // The session's request log holds what it sent, and not what another caller sent.
+    let demo_id = server().demo_path("");
+    let copy_id = session.demo_path("");
+    let log = session.requests();
+    let paths: Vec<&str> = log["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    assert!(paths.iter().any(|p| p.starts_with(&copy_id)), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.starts_with(&demo_id)), "{paths:?}");
+    assert_eq!(log["count"].as_u64(), Some(paths.len() as u64), "{log}");
 }
 
 #[test]
@@ -141,8 +192,8 @@ fn endpoint_requests(server: &Server, item: &str) -> usize {
 
 #[test]
 fn a_write_behind_a_cte_is_refused_with_nothing_sent() {
-    // A server of its own: the shared one's request log is too busy to count on.
-    let server = &Server::start();
+    // A session: its request log holds its own requests only.
+    let server = &Server::session(module_path!());
     let warehouse = server.create_demo_item("CTE store", "Warehouse");
     write(server, "CTE store", "CREATE TABLE dbo.kept (id INT)").ok_json();
     write(
@@ -167,7 +218,7 @@ fn a_write_behind_a_cte_is_refused_with_nothing_sent() {
             "sql",
             "query",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--item",
             "CTE store",
             "--sql",
@@ -187,7 +238,7 @@ fn a_write_behind_a_cte_is_refused_with_nothing_sent() {
             &client,
             "sql_query",
             serde_json::json!({
-                "workspace": "Demo",
+                "workspace": server.demo.as_str(),
                 "item": "CTE store",
                 "sql": "WITH x AS (SELECT 1 AS a) DELETE FROM dbo.kept",
             }),
@@ -217,7 +268,7 @@ fn write(server: &Server, item: &str, statement: &str) -> support::Run {
         "sql",
         "query",
         "-w",
-        "Demo",
+        server.demo.as_str(),
         "--item",
         item,
         "--sql",

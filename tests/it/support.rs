@@ -10,7 +10,11 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tempfile::TempDir;
+
+/// The workspace local Fabric seeds with its demo items.
+pub(crate) const DEMO: &str = "Demo";
 
 /// The fabsh binary under test.
 pub(crate) fn bin() -> &'static str {
@@ -167,6 +171,11 @@ pub(crate) struct Server {
     pub identity_header: String,
     pub home: Home,
     data_dir: PathBuf,
+    /// The workspace seeded with the demo items this server's tests work in: `Demo`, or a
+    /// session's copy of it.
+    pub demo: String,
+    /// A session on a shared server: the request log answers this token's requests only.
+    session: bool,
 }
 
 impl Server {
@@ -258,6 +267,55 @@ impl Server {
             identity_header,
             home,
             data_dir,
+            demo: DEMO.to_string(),
+            session: false,
+        }
+    }
+
+    /// A test's own session on the local Fabric the tests passing the same `key` share (see
+    /// [`shared`]): a home, an admin token and a copy of the Demo workspace ([`Server::demo`])
+    /// of its own, and a request log holding only this session's requests. A test may change
+    /// its copy of Demo and count its requests as on a server of its own, without starting
+    /// one; what it cannot change is what every session sees (principals, tenant settings,
+    /// knobs, the server's life).
+    pub(crate) fn session(key: &'static str) -> Server {
+        static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+        let shared = shared(key);
+        let auth = shared.bearer();
+        let admin = [
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        let (status, body) = http(
+            &shared.origin(),
+            "POST",
+            "/_local/tokens",
+            Some("{}"),
+            &admin,
+        );
+        assert_eq!(status, 200, "a session's token: {body}");
+        let token: Value = serde_json::from_str(&body).expect("token JSON");
+        let token = token["access_token"].as_str().expect("access_token");
+        let n = SESSIONS.fetch_add(1, Ordering::Relaxed) + 1;
+        let demo = format!("{DEMO}-{n}");
+        let copy = serde_json::json!({ "displayName": demo }).to_string();
+        let (status, body) = http(
+            &shared.origin(),
+            "POST",
+            "/_local/demo-workspaces",
+            Some(&copy),
+            &admin,
+        );
+        assert_eq!(status, 201, "a session's copy of Demo: {body}");
+        Server {
+            child: None,
+            endpoint: shared.endpoint.clone(),
+            token: token.to_string(),
+            identity_header: shared.identity_header.clone(),
+            home: Home::new(),
+            data_dir: shared.data_dir.clone(),
+            demo,
+            session: true,
         }
     }
 
@@ -348,7 +406,7 @@ impl Server {
     /// The first of the Demo workspace's items of `item_type`, as listed.
     pub(crate) fn demo_item(&self, item_type: &str) -> Value {
         let args = [
-            "item", "list", "-w", "Demo", "--type", item_type, "-q", "[0]",
+            "item", "list", "-w", &self.demo, "--type", item_type, "-q", "[0]",
         ];
         self.fabsh(&args).ok_json()
     }
@@ -358,14 +416,14 @@ impl Server {
         let item = self.demo_item(item_type);
         item["id"]
             .as_str()
-            .unwrap_or_else(|| panic!("no {item_type} in Demo: {item}"))
+            .unwrap_or_else(|| panic!("no {item_type} in {}: {item}", self.demo))
             .to_string()
     }
 
     /// Creates an item of `item_type` called `name` in the Demo workspace; returns its id.
     pub(crate) fn create_demo_item(&self, name: &str, item_type: &str) -> String {
         let args = [
-            "item", "create", "-w", "Demo", "--name", name, "--type", item_type,
+            "item", "create", "-w", &self.demo, "--name", name, "--type", item_type,
         ];
         let created = self.fabsh(&args).ok_json();
         created["id"].as_str().expect("id").to_string()
@@ -374,7 +432,7 @@ impl Server {
     /// An API path under the Demo workspace, `/v1/workspaces/{id}{rest}`, for raw requests.
     pub(crate) fn demo_path(&self, rest: &str) -> String {
         let id = self
-            .fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"])
+            .fabsh(&["workspace", "show", "-w", &self.demo, "-q", "id"])
             .ok_json();
         format!(
             "/v1/workspaces/{}{rest}",
@@ -392,10 +450,14 @@ impl Server {
         self.endpoint.trim_end_matches("/v1").to_string()
     }
 
-    /// The request log: `{count, requests: [{method, path, query, status}]}`.
+    /// The request log: `{count, requests: [{method, path, query, status}]}`; a session's
+    /// own requests only.
     pub(crate) fn requests(&self) -> Value {
         let auth = self.bearer();
-        let headers = [("Authorization", auth.as_str())];
+        let mut headers = vec![("Authorization", auth.as_str())];
+        if self.session {
+            headers.push(("X-Local-Requests-Of", self.token.as_str()));
+        }
         let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &headers);
         serde_json::from_str(&body).expect("request log JSON")
     }
@@ -523,6 +585,8 @@ fn in_process_server() -> Server {
         identity_header,
         home,
         data_dir,
+        demo: DEMO.to_string(),
+        session: false,
     }
 }
 

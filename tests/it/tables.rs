@@ -19,9 +19,9 @@ fn demo_items(server: &Server) -> Vec<Value> {
         .as_array()
         .expect("value")
         .iter()
-        .find(|ws| ws["displayName"] == "Demo")
+        .find(|ws| ws["displayName"] == server.demo.as_str())
         .and_then(|ws| ws["id"].as_str())
-        .expect("Demo")
+        .expect(server.demo.as_str())
         .to_string();
     let path = format!("/v1/workspaces/{demo}/items");
     let (_, body) = http(&server.origin(), "GET", &path, None, &headers);
@@ -31,7 +31,7 @@ fn demo_items(server: &Server) -> Vec<Value> {
 
 /// A server whose Demo has a dozen more notebooks with long descriptions.
 fn crowded() -> Server {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     for n in 1..=12 {
         let name = format!("Notebook number {n}");
         let description = format!(
@@ -40,7 +40,7 @@ fn crowded() -> Server {
         let made = server.fabsh(&[
             "item",
             "create",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             &name,
             "--type",
@@ -58,7 +58,7 @@ fn a_table_at_80_columns_is_compact_puts_the_id_last_and_keeps_every_guid_whole(
     let server = crowded();
     let items = demo_items(&server);
     let run = server.fabsh_env(
-        &["item", "list", "Demo", "-o", "table"],
+        &["item", "list", server.demo.as_str(), "-o", "table"],
         &[("COLUMNS", "80")],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -101,7 +101,7 @@ fn a_table_at_80_columns_is_compact_puts_the_id_last_and_keeps_every_guid_whole(
 fn wide_shows_every_column_whole() {
     let server = crowded();
     let run = server.fabsh_env(
-        &["item", "list", "Demo", "-o", "wide"],
+        &["item", "list", server.demo.as_str(), "-o", "wide"],
         &[("COLUMNS", "80")],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -148,7 +148,7 @@ fn validate_fewshots_shows_the_questions_of_an_issue() {
 
 #[test]
 fn help_names_values_and_examples_paste_as_one_command() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let evaluate = server.fabsh(&["data-agent", "evaluate", "--help"]);
     assert_eq!(evaluate.code, 0, "{}", evaluate.stderr);
     for name in [
@@ -199,7 +199,7 @@ fn help_names_values_and_examples_paste_as_one_command() {
 
 #[test]
 fn no_color_applies_to_usage_errors() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let run = server.fabsh_env(
         &["--no-color", "item", "show", "--bogus"],
         &[("CLICOLOR_FORCE", "1")],
@@ -237,14 +237,22 @@ fn evaluate_shows_what_the_agent_answered_on_a_failed_question() {
 
 #[test]
 fn a_cut_cell_keeps_as_much_of_its_text_as_fits() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let name = "Quarterly revenue reconciliation notebook";
     let made = server.fabsh(&[
-        "item", "create", "Demo", "--name", name, "--type", "Notebook", "-q", "id",
+        "item",
+        "create",
+        server.demo.as_str(),
+        "--name",
+        name,
+        "--type",
+        "Notebook",
+        "-q",
+        "id",
     ]);
     let id = made.ok_json().as_str().expect("id").to_string();
     let run = server.fabsh_env(
-        &["item", "list", "Demo", "-o", "table"],
+        &["item", "list", server.demo.as_str(), "-o", "table"],
         &[("COLUMNS", "80")],
     );
     let row = run

@@ -21,7 +21,7 @@ fn call(server: &Server, token: &str, method: &str, path: &str) -> (u16, String)
 }
 
 fn demo(server: &Server) -> String {
-    let id = server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]);
+    let id = server.fabsh(&["workspace", "show", "-w", server.demo.as_str(), "-q", "id"]);
     id.ok_json().as_str().expect("id").to_string()
 }
 

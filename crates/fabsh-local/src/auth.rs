@@ -46,6 +46,10 @@ pub(crate) struct Claims {
     /// User principal name, users only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upn: Option<String>,
+    /// Unique token identifier, as Entra's tokens carry: two tokens for one principal issued
+    /// in the same second differ, so the request log can tell their callers apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uti: Option<String>,
 }
 
 /// A signed Fabric token for `principal`, valid for `ttl_secs` from now (negative = already
@@ -77,6 +81,7 @@ pub(crate) fn issue_for(
         idtyp: if is_app { "app" } else { "user" }.to_string(),
         appid: principal.client_id.clone(),
         upn: principal.user_principal_name.clone(),
+        uti: Some(super::store::new_id()),
     };
     keys.sign(&claims)
 }
@@ -242,6 +247,7 @@ mod tests {
             idtyp: "user".into(),
             appid: None,
             upn: None,
+            uti: None,
         }
     }
 

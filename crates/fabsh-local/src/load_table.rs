@@ -4,8 +4,8 @@
 use super::admin::open_store;
 use super::api_error::ApiError;
 use super::store::items::{self, FolderScope, Item};
-use super::store::{Db, principals, workspaces};
-use super::tables::{self, CsvTable, DEMO_LAKEHOUSE_KEY};
+use super::store::{Db, workspaces};
+use super::tables::{self, CsvTable};
 use fabsh_model::agent::sources::SOURCE_KINDS;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -76,9 +76,7 @@ pub(crate) fn load_table_in(
     let invalid = |message| ApiError::bad_request("InvalidInput", message);
     let parsed = CsvTable::parse(table, csv).map_err(invalid)?;
     let item = find_item(db, workspace, item)?;
-    let demo = db
-        .read(|conn| principals::meta_get(conn, DEMO_LAKEHOUSE_KEY))?
-        .is_some_and(|id| id == item.id.as_bytes());
+    let demo = db.read(|conn| tables::is_demo(conn, &item.id))?;
     let mut conn = tables::open_write(db.data_dir(), &item.id, demo)?;
     let loaded = parsed.load(&mut conn).map_err(invalid)?;
     Ok(json!({

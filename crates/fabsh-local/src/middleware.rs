@@ -11,7 +11,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,21 @@ pub(crate) struct RequestFlags {
 #[derive(Debug, Default)]
 struct LogInner {
     total: u64,
-    recent: VecDeque<(String, String, Option<String>, u16)>,
+    /// Requests per caller (token digest): a count stays true when the tail forgets.
+    per_caller: HashMap<String, u64>,
+    recent: VecDeque<Logged>,
+}
+
+/// One request as the log keeps it.
+#[derive(Debug)]
+struct Logged {
+    method: String,
+    path: String,
+    query: Option<String>,
+    status: u16,
+    /// The digest of its bearer token, if it sent one: which caller made it, without keeping
+    /// a token in memory longer than the request.
+    caller: Option<String>,
 }
 
 /// Count and tail of the requests served (except `/_local/*`).
@@ -38,32 +52,39 @@ pub(crate) struct RequestLog {
 }
 
 impl RequestLog {
-    fn record(&self, method: &Method, path: &str, query: Option<&str>, status: u16) {
+    fn record(&self, logged: Logged) {
         // Only counters and a bounded queue live behind this lock.
         let mut inner = crate::locks::lock(&self.inner);
         inner.total += 1;
+        if let Some(caller) = &logged.caller {
+            *inner.per_caller.entry(caller.clone()).or_insert(0) += 1;
+        }
         if inner.recent.len() == LOG_CAPACITY {
             inner.recent.pop_front();
         }
-        inner.recent.push_back((
-            method.to_string(),
-            path.to_string(),
-            query.map(str::to_string),
-            status,
-        ));
+        inner.recent.push_back(logged);
     }
 
-    /// `{"count": N, "requests": [{method, path, query, status}, ...]}`.
-    pub(crate) fn to_json(&self) -> Value {
+    /// `{"count": N, "requests": [{method, path, query, status}, ...]}`; with a bearer token
+    /// given, only that token's requests and count (tests sharing one server each count
+    /// their own).
+    pub(crate) fn to_json(&self, of_token: Option<&str>) -> Value {
         let inner = crate::locks::lock(&self.inner);
+        let caller = of_token.map(auth::secret_digest);
+        let theirs = |logged: &&Logged| caller.is_none() || logged.caller == caller;
         let requests: Vec<Value> = inner
             .recent
             .iter()
-            .map(|(method, path, query, status)| {
-                json!({"method": method, "path": path, "query": query, "status": status})
+            .filter(theirs)
+            .map(|logged| {
+                json!({"method": logged.method, "path": logged.path, "query": logged.query, "status": logged.status})
             })
             .collect();
-        json!({"count": inner.total, "requests": requests})
+        let count = match &caller {
+            Some(caller) => inner.per_caller.get(caller).copied().unwrap_or(0),
+            None => inner.total,
+        };
+        json!({"count": count, "requests": requests})
     }
 }
 
@@ -76,6 +97,12 @@ pub(crate) async fn common(State(state): State<Shared>, request: Request, next: 
     let request_id = uuid::Uuid::new_v4().to_string();
     let method = request.method().clone();
     let uri = request.uri().clone();
+    let caller = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(auth::secret_digest);
     let mut response = REQUEST_ID
         .scope(request_id.clone(), next.run(request))
         .await;
@@ -100,9 +127,13 @@ pub(crate) async fn common(State(state): State<Shared>, request: Request, next: 
         );
     }
     if !uri.path().starts_with("/_local/") {
-        state
-            .requests
-            .record(&method, uri.path(), uri.query(), response.status().as_u16());
+        state.requests.record(Logged {
+            method: method.to_string(),
+            path: uri.path().to_string(),
+            query: uri.query().map(str::to_string),
+            status: response.status().as_u16(),
+            caller,
+        });
     }
     response
 }

@@ -140,10 +140,37 @@ fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> 
     if workspaces::find(tx, DEMO_WORKSPACE)?.is_some() {
         return Ok(());
     }
+    seed_demo_named(tx, admin_id, now, DEMO_WORKSPACE).map(drop)
+}
+
+/// A copy of the Demo workspace called `name`, as first start seeds it (its lakehouse holds
+/// the demo dataset of its own, its items link as Demo's do), for tests that change what
+/// they work on while sharing one server. Refuses a name a workspace already has.
+pub(crate) fn demo_copy(db: &Db, admin_id: &str, name: &str) -> Result<Workspace, ApiError> {
+    db.write(|tx| {
+        if workspaces::find(tx, name)?.is_some() {
+            return Err(ApiError::new(
+                axum::http::StatusCode::CONFLICT,
+                "WorkspaceNameAlreadyExists",
+                format!("A workspace called '{name}' exists"),
+            ));
+        }
+        let ws = seed_demo_named(tx, admin_id, now_nanos(), name)?;
+        super::seed_links::seed_demo_links(tx, name)?;
+        Ok(ws)
+    })
+}
+
+fn seed_demo_named(
+    tx: &Connection,
+    admin_id: &str,
+    now: i64,
+    name: &str,
+) -> Result<Workspace, ApiError> {
     let ws = Workspace {
         seq: 0,
         id: new_id(),
-        display_name: DEMO_WORKSPACE.into(),
+        display_name: name.into(),
         description: "Sample items seeded by local Fabric".into(),
         capacity_id: None,
     };
@@ -175,11 +202,7 @@ fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> 
     );
     create_item(tx, &lakehouse, now)?;
     // Its tables (the demo dataset) are generated when first read, keeping first start fast.
-    principals::meta_set(
-        tx,
-        super::tables::DEMO_LAKEHOUSE_KEY,
-        lakehouse.id.as_bytes(),
-    )?;
+    super::tables::mark_demo(tx, &lakehouse.id)?;
     let notebook = item(
         "Notebook",
         "Welcome",
@@ -209,11 +232,11 @@ fn seed_demo(tx: &Connection, admin_id: &str, now: i64) -> Result<(), ApiError> 
         vec![
             part(
                 "definition.pbir",
-                &content::report_pbir(DEMO_WORKSPACE, &model.display_name, &model.id),
+                &content::report_pbir(name, &model.display_name, &model.id),
             ),
             part("report.json", &content::report_json()),
         ],
     );
     create_item(tx, &report, now)?;
-    Ok(())
+    Ok(ws)
 }

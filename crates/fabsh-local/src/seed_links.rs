@@ -29,14 +29,15 @@ pub(crate) fn seed(tx: &Connection) -> Result<(), ApiError> {
         principals::meta_set(tx, KEY_TAGS, b"1")?;
     }
     if principals::meta_get(tx, KEY_LINKS)?.is_none() {
-        seed_demo_links(tx)?;
+        seed_demo_links(tx, DEMO_WORKSPACE)?;
         principals::meta_set(tx, KEY_LINKS, b"1")?;
     }
     Ok(())
 }
 
-fn seed_demo_links(tx: &Connection) -> Result<(), ApiError> {
-    let Some(ws) = workspaces::find(tx, DEMO_WORKSPACE)? else {
+/// The connections and endorsements of the demo items in the workspace called `workspace`.
+pub(crate) fn seed_demo_links(tx: &Connection, workspace: &str) -> Result<(), ApiError> {
+    let Some(ws) = workspaces::find(tx, workspace)? else {
         return Ok(());
     };
     let find = |item_type: &str, name: &str| items::find_named(tx, &ws.id, item_type, name);

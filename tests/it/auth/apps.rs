@@ -137,7 +137,7 @@ fn a_certificate_in_pem_or_pfx_signs_in() {
 
 #[test]
 fn a_federated_token_file_signs_in_for_its_subject_only() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let subject = "repo:contoso/deploy:ref:refs/heads/main";
     let app = add_app(
         &server,
@@ -145,7 +145,7 @@ fn a_federated_token_file_signs_in_for_its_subject_only() {
             "--name",
             "pipeline",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--role",
             "Contributor",
             "--federated-subject",
@@ -164,7 +164,7 @@ fn a_federated_token_file_signs_in_for_its_subject_only() {
         &["workspace", "list"],
         &[("FABSH_FEDERATED_TOKEN_FILE", &file)],
     );
-    assert_eq!(workspace_names(&listed), ["Demo"]);
+    assert_eq!(workspace_names(&listed), [server.demo.as_str()]);
 
     let stranger = federated_token(&server, "repo:someone/else:ref:refs/heads/main");
     session.secret(&stranger);

@@ -5,8 +5,8 @@
 
 use crate::api_error::ApiError;
 use crate::store::items::{self, Item};
-use crate::store::{new_id, principals};
-use crate::tables::{DEMO_LAKEHOUSE_KEY, ItemData, TableInfo, Tables};
+use crate::store::new_id;
+use crate::tables::{ItemData, TableInfo, Tables};
 use fabsh_model::agent::definition::{DataSourceDoc, ElementDoc};
 use fabsh_model::agent::sources::SourceKind;
 use fabsh_model::agent::sql_check::KnownSchema;
@@ -31,10 +31,7 @@ fn element(name: &str, kind: String, selected: bool, children: Vec<ElementDoc>) 
 }
 
 pub(crate) fn is_demo(conn: &Connection, item_id: &str) -> bool {
-    principals::meta_get(conn, DEMO_LAKEHOUSE_KEY)
-        .ok()
-        .flatten()
-        .is_some_and(|id| id == item_id.as_bytes())
+    crate::tables::is_demo(conn, item_id).is_ok_and(|demo| demo)
 }
 
 /// The data of a SQL source's item, opened read-only, with the tables and views it holds;

@@ -10,7 +10,7 @@ use crate::respond::{self, JsonBody, LargeJsonBody, opt_str, req_str};
 use crate::state::Shared;
 use crate::store::principals;
 use axum::extract::{FromRequestParts, Path, Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
@@ -74,9 +74,14 @@ pub(super) fn shutdown(State(state): State<Shared>) -> Result<Response, ApiError
     ))
 }
 
-/// GET `/_local/requests`: how many API requests were served and the last 2000 of them.
-pub(super) fn requests(State(state): State<Shared>) -> Response {
-    respond::json(StatusCode::OK, &state.requests.to_json())
+/// The header naming whose requests `GET /_local/requests` answers: a bearer token.
+const REQUESTS_OF: &str = "x-local-requests-of";
+
+/// GET `/_local/requests`: how many API requests were served and the last 2000 of them; with
+/// `X-Local-Requests-Of: <token>`, only those sent with that token.
+pub(super) fn requests(State(state): State<Shared>, headers: HeaderMap) -> Response {
+    let of_token = headers.get(REQUESTS_OF).and_then(|v| v.to_str().ok());
+    respond::json(StatusCode::OK, &state.requests.to_json(of_token))
 }
 
 /// GET `/_local/tenants`: the two tenant ids (tests need the second one).
@@ -163,6 +168,19 @@ pub(super) fn issue_token(
     Ok(respond::json(
         StatusCode::OK,
         &json!({"token_type": "Bearer", "expires_in": ttl, "access_token": token}),
+    ))
+}
+
+/// POST `/_local/demo-workspaces` `{displayName}`: a copy of the Demo workspace as first start
+/// seeds it, its lakehouse with the demo dataset of its own (201 `{id, displayName}`). Tests
+/// that change the demo items share one server, each in a copy of its own.
+pub(super) fn demo_copy(State(state): State<Shared>, body: JsonBody) -> Result<Response, ApiError> {
+    let obj = body.object()?;
+    let name = req_str(&obj, "displayName")?;
+    let ws = crate::seed::demo_copy(&state.db, &state.admin_id, &name)?;
+    Ok(respond::json(
+        StatusCode::CREATED,
+        &json!({"id": ws.id, "displayName": ws.display_name}),
     ))
 }
 

@@ -343,6 +343,10 @@ fn local_admin_routes(state: Shared) -> Router<Shared> {
             post(blocking(device_code::approve)),
         )
         .route(
+            "/_local/demo-workspaces",
+            post(blocking(local_admin::demo_copy)),
+        )
+        .route(
             "/_local/federated-tokens",
             post(blocking(local_admin::issue_federated_token)),
         )

@@ -11,14 +11,35 @@ pub(crate) use csv_load::{CsvTable, valid_name as valid_table_name};
 pub(crate) use readers::Reader;
 
 use crate::private_files;
+use crate::store::principals;
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// `meta` key naming the seeded lakehouse whose tables are the demo dataset.
-pub(crate) const DEMO_LAKEHOUSE_KEY: &str = "demo_lakehouse_id";
+/// `meta` key naming the seeded lakehouse whose tables are the demo dataset, in stores seeded
+/// before copies of the demo workspace could be made.
+const DEMO_LAKEHOUSE_KEY: &str = "demo_lakehouse_id";
+
+/// `meta` key marking one lakehouse whose tables are the demo dataset.
+fn demo_lakehouse_key(item_id: &str) -> String {
+    format!("{DEMO_LAKEHOUSE_KEY}/{item_id}")
+}
+
+/// Marks a lakehouse as holding the demo dataset (generated when first read).
+pub(crate) fn mark_demo(conn: &Connection, item_id: &str) -> rusqlite::Result<()> {
+    principals::meta_set(conn, &demo_lakehouse_key(item_id), b"1")
+}
+
+/// True for a lakehouse seeded with the demo dataset.
+pub(crate) fn is_demo(conn: &Connection, item_id: &str) -> rusqlite::Result<bool> {
+    if principals::meta_get(conn, &demo_lakehouse_key(item_id))?.is_some() {
+        return Ok(true);
+    }
+    let first = principals::meta_get(conn, DEMO_LAKEHOUSE_KEY)?;
+    Ok(first.is_some_and(|id| id == item_id.as_bytes()))
+}
 
 /// Serialises demo generation within the process; across processes the rename settles it.
 static GENERATING: Mutex<()> = Mutex::new(());
