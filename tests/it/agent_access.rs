@@ -73,7 +73,7 @@ fn published_agent(server: &Server, token: &str, ws: &str, name: &str) -> String
 /// A workspace made by the admin; returns its id.
 fn workspace(server: &Server, name: &str) -> String {
     id(&server
-        .fabsh(&["workspace", "create", "--name", name])
+        .fabsh(&["workspace", "create", "--name", &server.own_name(name)])
         .ok_json())
 }
 
@@ -120,7 +120,7 @@ fn stored_paths(server: &Server, token: &str, ws: &str, agent: &str) -> Vec<Stri
 
 #[test]
 fn a_definition_cannot_name_a_lakehouse_its_author_cannot_read() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let demo = server.demo_lakehouse()["workspaceId"]
         .as_str()
         .expect("workspaceId")
@@ -142,7 +142,12 @@ fn a_definition_cannot_name_a_lakehouse_its_author_cannot_read() {
     let definition = json!({"parts": parts}).to_string();
 
     let elsewhere = workspace(&server, "Elsewhere");
-    let intruder = principal_token(&server, "intruder", "Elsewhere", "Contributor");
+    let intruder = principal_token(
+        &server,
+        "intruder",
+        &server.own_name("Elsewhere"),
+        "Contributor",
+    );
     let spy = id(&server
         .fabsh_as(
             &intruder,
@@ -248,12 +253,17 @@ fn a_definition_cannot_name_a_lakehouse_its_author_cannot_read() {
 
 #[test]
 fn publishing_and_changing_a_datasource_recheck_the_authors_access() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let agents = workspace(&server, "Agents");
     let (author, token) = principal_with_token(
         &server,
         "author",
-        &["--workspace", "Agents", "--role", "Contributor"],
+        &[
+            "--workspace",
+            &server.own_name("Agents"),
+            "--role",
+            "Contributor",
+        ],
     );
     let lakehouse = server.demo_lakehouse();
     let demo = lakehouse["workspaceId"]

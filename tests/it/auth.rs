@@ -216,10 +216,20 @@ pub(crate) fn fake_azure_cli(home: &Path, token: &str) -> String {
     dir.to_string_lossy().into_owned()
 }
 
-/// A new service principal's credentials, made through the running server.
+/// A new service principal's credentials, made through the running server; a session's is
+/// named as its own ([`Server::own_name`]).
 pub(crate) fn add_app(server: &Server, args: &[&str]) -> Value {
-    let mut all = vec!["local", "principal", "add"];
-    all.extend_from_slice(args);
+    let mut all: Vec<String> = ["local", "principal", "add"].map(String::from).to_vec();
+    let mut named = false;
+    for arg in args {
+        all.push(if named {
+            server.own_name(arg)
+        } else {
+            (*arg).to_string()
+        });
+        named = *arg == "--name";
+    }
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
     server.fabsh(&all).ok_json()
 }
 

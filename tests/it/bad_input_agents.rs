@@ -144,7 +144,7 @@ fn log_length(fx: &AgentFixture) -> usize {
 
 #[test]
 fn unknown_tables_and_semantic_model_fewshots_change_nothing() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     fx.add_lakehouse();
     fx.ok("add-datasource", &["--artifact", "Sales Model"]);
 

@@ -45,7 +45,7 @@ fn count(out: &Value, key: &str) -> u64 {
 
 #[test]
 fn rules_grade_right_and_wrong_answers_and_every_run_is_a_row() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let csv = dir.path().join("results.csv");
@@ -136,7 +136,7 @@ fn rules_grade_right_and_wrong_answers_and_every_run_is_a_row() {
 
 #[test]
 fn a_judge_grades_with_retries_and_a_filled_critic_prompt() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let judge = Judge::start();
@@ -246,7 +246,7 @@ fn validation_finds_a_planted_duplicate_conflict_and_unparsable_query() {
         ),
         ("Average order amount", "SELEC AVG(amount) FROM"),
     ]);
-    let fx = published(&examples);
+    let fx = published(module_path!(), &examples);
     let out = fx.ok(
         "validate-fewshots",
         &["--datasource", "SalesLakehouse", "--stage", "published"],

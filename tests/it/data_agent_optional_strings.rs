@@ -233,7 +233,7 @@ fn without_unset(value: &Value) -> Value {
 #[test]
 fn the_client_reads_unset_strings_sent_empty() {
     use crate::stub::Stub;
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     fx.add_lakehouse();
     let ds = fx.ok("list-datasources", &[])[0]["id"]
         .as_str()

@@ -29,9 +29,10 @@ pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
-/// An agent over the demo lakehouse with `examples`, published.
-pub(crate) fn published(examples: &[(&str, &str)]) -> AgentFixture {
-    published_on(Server::start(), examples)
+/// An agent over the demo lakehouse with `examples`, published, in a session on the server of
+/// the test file `key` names (`module_path!()`).
+pub(crate) fn published(key: &'static str, examples: &[(&str, &str)]) -> AgentFixture {
+    published_on(Server::session(key), examples)
 }
 
 /// The same on `server`.
@@ -78,7 +79,7 @@ fn number(out: &Value) -> u64 {
 
 #[test]
 fn a_published_agent_answers_over_mcp_and_its_url_is_shown() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let out = fx.ok("query", &["--prompt", "how many orders?"]);
     assert_eq!(out["tool"], "DataAgent_Sales_agent");
     assert!(answer(&out).starts_with("The answer is "), "{out}");
@@ -126,7 +127,7 @@ fn a_published_agent_answers_over_mcp_and_its_url_is_shown() {
 
 #[test]
 fn an_unpublished_agent_has_no_endpoint() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let url = fx.run("mcp-url", &[]);
     assert_eq!(url.code, 4, "{}", url.stderr);
     assert!(url.stderr.contains("not published"), "{}", url.stderr);
@@ -136,7 +137,7 @@ fn an_unpublished_agent_has_no_endpoint() {
 
 #[test]
 fn a_follow_up_in_a_thread_sees_the_earlier_turn() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let first = fx.ok(
         "query",
         &["--prompt", "How many customers are there?", "--keep-thread"],
@@ -245,7 +246,7 @@ fn by_default_the_retired_surface_is_gone_and_steps_are_said_to_be_unavailable()
     // The service retired the Assistants-compatible surface on 2026-08-26 (reference
     // data-agent.md §5.3); local Fabric answers it 404 EntityNotFound like any path it does
     // not serve, and the query is answered over MCP.
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let auth = fx.server.bearer();
     let path = format!(
         "/v1/workspaces/{}/dataagents/{}/aiassistant/openai/assistants?api-version=2024-05-01-preview",
@@ -312,7 +313,7 @@ fn a_surface_that_refuses_with_403_falls_back_to_mcp() {
 
 #[test]
 fn the_question_can_come_from_stdin() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let mut child = fx
         .server
         .home
@@ -411,7 +412,7 @@ fn with_a_model_local_fabric_writes_the_sql_over_the_selected_tables() {
 
 #[test]
 fn at_a_terminal_the_answer_is_text_and_in_a_pipe_it_is_json() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let piped = fx.ok("query", &["--prompt", "How many orders are there?"]);
     assert_eq!(number(&piped), 3000, "the demo lakehouse has 3,000 orders");
     // `script` gives fabsh a terminal, as a user's shell would.

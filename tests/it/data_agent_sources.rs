@@ -63,7 +63,10 @@ fn the_swagger_example_bodies_are_accepted_and_answered_in_camel_case() {
         ["CreateDataAgentDatasourceRequest"]["properties"]
         .clone();
     assert!(request.get("fabricItemType").is_none(), "{request}");
-    let fx = AgentFixture::on(Server::with(&[("async-ratio", "0")]));
+    let fx = AgentFixture::on(Server::session_with(
+        module_path!(),
+        &[("async-ratio", "0")],
+    ));
     let lakehouse = fx.server.demo_lakehouse();
     let body = example_body(
         "CreateStagingDataAgentDatasource.json",
@@ -116,7 +119,10 @@ fn pascal(value: Value) -> Value {
 
 #[test]
 fn the_client_reads_a_pascal_case_create_answer() {
-    let fx = AgentFixture::on(Server::with(&[("async-ratio", "0")]));
+    let fx = AgentFixture::on(Server::session_with(
+        module_path!(),
+        &[("async-ratio", "0")],
+    ));
     let proxy = Stub::reshaping_proxy(&fx.server.origin(), |method, path, body| {
         if method == "POST" && path.ends_with("/staging/datasources") {
             pascal(body)

@@ -48,10 +48,17 @@ fn planned(run: &Run) -> Vec<Value> {
 fn every_workspace_and_agent_flag_takes_a_name() {
     // SPEC §4.2 types -w/--id as uuid on these six; `publish -w Demo` always took names, so
     // they take names too. "Demo" and its lakehouse come from local Fabric's demo data.
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     fx.add_lakehouse();
     let named = |command: &str, rest: &[&str]| {
-        let mut args = vec!["data-agent", command, "-w", "Demo", "--id", "Sales agent"];
+        let mut args = vec![
+            "data-agent",
+            command,
+            "-w",
+            fx.server.demo.as_str(),
+            "--id",
+            "Sales agent",
+        ];
         args.extend_from_slice(rest);
         fx.server.fabsh(&args)
     };
@@ -107,7 +114,14 @@ fn every_workspace_and_agent_flag_takes_a_name() {
     // A blank value is neither an id nor a name: exit 2 naming the flag as typed, nothing
     // sent.
     for (flag, value, named) in [("-w", " ", "-w"), ("--id", "", "--id")] {
-        let mut args = vec!["data-agent", "reset", "-w", "Demo", "--id", "Sales agent"];
+        let mut args = vec![
+            "data-agent",
+            "reset",
+            "-w",
+            fx.server.demo.as_str(),
+            "--id",
+            "Sales agent",
+        ];
         let at = args.iter().position(|arg| *arg == flag).expect("flag") + 1;
         args[at] = value;
         args.push("--yes");
@@ -148,7 +162,7 @@ fn datasource_creates_send_only_what_the_request_declares() {
     // Staging_CreateDatasource takes `CreateDataAgentDatasourceRequest`: `type` and a
     // reference, no `fabricItemType` and no instructions (those go in a PATCH, whose
     // `UpdateDataAgentDatasourceRequest` declares them).
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let declared = keys(&definition("CreateDataAgentDatasourceRequest")["properties"]);
     let example = swagger("dataAgent/examples/CreateStagingDataAgentWarehouseDatasource.json");
     let example_body = &example["parameters"]["createDataAgentDatasourceRequest"];
@@ -205,7 +219,7 @@ fn a_datasource_added_through_an_operation_keeps_its_instructions() {
 fn describing_an_element_without_text_sends_an_empty_string() {
     // Staging_UpdateDatasourceElement updates only the fields given, and its `description`
     // is a string: a null would leave the old description; an empty string clears it.
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     fx.add_lakehouse();
     let declared =
         definition("UpdateDataSourceElementRequest")["properties"]["description"]["type"].clone();
@@ -237,7 +251,7 @@ fn publish_answers_with_the_published_description() {
         keys(&publish["responses"]["200"]["body"])
     );
     assert_eq!(from_agent["publishedDescription"], "Published via API");
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let published = fx.ok("publish", &["--description", "Sales questions"]);
     assert_eq!(published["publishedDescription"], "Sales questions");
 }
@@ -246,7 +260,7 @@ fn publish_answers_with_the_published_description() {
 fn reasoning_judges_are_asked_without_a_temperature() {
     // Reasoning models (o-series, gpt-5.x) answer 400 to `temperature: 0`, which made every
     // grade "unclear". The stand-in judge refuses it as they do.
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = dir.path().join("questions.json");
     std::fs::write(&file, r#"["How many orders are there?"]"#).expect("write");

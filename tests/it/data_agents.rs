@@ -5,7 +5,8 @@
 use crate::support::{Run, Server};
 use serde_json::Value;
 
-/// An agent in the Demo workspace of a fresh server, with ids for the commands that want them.
+/// An agent in the server's Demo workspace (a session's copy of it), with ids for the commands
+/// that want them.
 pub(crate) struct AgentFixture {
     pub server: Server,
     pub workspace: String,
@@ -13,20 +14,21 @@ pub(crate) struct AgentFixture {
 }
 
 impl AgentFixture {
-    /// A server with one new agent called "Sales agent".
-    pub(crate) fn new() -> AgentFixture {
-        Self::on(Server::start())
+    /// One new agent called "Sales agent" in a session on the server of the test file `key`
+    /// names (`module_path!()`).
+    pub(crate) fn new(key: &'static str) -> AgentFixture {
+        Self::on(Server::session(key))
     }
 
     /// One new agent called "Sales agent" on `server`.
     pub(crate) fn on(server: Server) -> AgentFixture {
-        let workspace = text(&server.fabsh(&["workspace", "show", "-w", "Demo", "-q", "id"]));
+        let workspace = text(&server.fabsh(&["workspace", "show", "-w", &server.demo, "-q", "id"]));
         let created = server
             .fabsh(&[
                 "data-agent",
                 "create",
                 "-w",
-                "Demo",
+                &server.demo,
                 "--name",
                 "Sales agent",
             ])
@@ -134,7 +136,7 @@ fn without_stage(mut config: Value) -> Value {
 
 #[test]
 fn the_configuration_round_trips_through_publish_and_reset() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let source = fx.add_lakehouse();
     assert_eq!(source["type"], "LakehouseTables");
     assert_eq!(source["displayName"], "SalesLakehouse");
@@ -279,7 +281,7 @@ fn the_configuration_round_trips_through_publish_and_reset() {
 
 #[test]
 fn published_reads_of_a_new_agent_say_it_is_not_published() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let run = fx.run("get-config", &["--stage", "published"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
     assert!(run.stderr.contains("not been published"), "{}", run.stderr);
@@ -289,7 +291,7 @@ fn published_reads_of_a_new_agent_say_it_is_not_published() {
 
 #[test]
 fn publishing_to_m365_publishes_then_fails_plainly() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let run = fx.run("publish", &["--to-m365"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let out = run.json();
@@ -337,7 +339,9 @@ fn the_configuration_round_trips_from_a_script() {
     let server = Server::session(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let script = dir.path().join("round_trip.rhai");
-    std::fs::write(&script, ROUND_TRIP_SCRIPT).expect("write");
+    // In the session's copy of Demo.
+    let round_trip = ROUND_TRIP_SCRIPT.replace("\"Demo\"", &format!("{:?}", server.demo));
+    std::fs::write(&script, round_trip).expect("write");
     let examples = dir.path().join("examples.json");
     std::fs::write(
         &examples,
@@ -364,7 +368,7 @@ fn the_configuration_round_trips_from_a_script() {
 /// made again for the datasource, so both ids give the same answers.
 #[test]
 fn a_datasource_named_by_its_own_id_or_its_lakehouse_id_gives_the_same_answers() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let added = fx.add_lakehouse();
     let source_id = added["id"].as_str().expect("datasource id").to_string();
     let lakehouse = fx.server.fabsh(&[

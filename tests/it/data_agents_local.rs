@@ -18,7 +18,7 @@ fn element<'a>(rows: &'a Value, path: &str) -> &'a Value {
 
 #[test]
 fn loaded_tables_are_discovered_with_their_column_types() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let csv = dir.path().join("returns.csv");
     std::fs::write(&csv, "return_id,order_id,reason,refund,returned_on\n1,10,Damaged,49.5,2025-03-01\n2,11,Wrong size,24,2025-03-04\n").expect("write");
@@ -30,7 +30,7 @@ fn loaded_tables_are_discovered_with_their_column_types() {
             "local",
             "load-table",
             "-w",
-            "Demo",
+            fx.server.demo.as_str(),
             "--lakehouse",
             "SalesLakehouse",
             "--table",
@@ -54,7 +54,7 @@ fn loaded_tables_are_discovered_with_their_column_types() {
         "local",
         "load-table",
         "-w",
-        "Demo",
+        fx.server.demo.as_str(),
         "--lakehouse",
         "SalesLakehouse",
         "--table",
@@ -67,7 +67,7 @@ fn loaded_tables_are_discovered_with_their_column_types() {
 
 #[test]
 fn a_bad_csv_is_refused_before_the_lakehouse_is_looked_for() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let dir = tempfile::tempdir().expect("dir");
     let csv = dir.path().join("ragged.csv");
     std::fs::write(&csv, "id,name\n1,a\n2\n").expect("write");
@@ -78,7 +78,7 @@ fn a_bad_csv_is_refused_before_the_lakehouse_is_looked_for() {
             "local",
             "load-table",
             "-w",
-            "Demo",
+            fx.server.demo.as_str(),
             "--lakehouse",
             "NoSuchLakehouse",
             "--table",
@@ -105,7 +105,7 @@ fn a_bad_csv_is_refused_before_the_lakehouse_is_looked_for() {
 
 #[test]
 fn only_elements_gone_from_the_live_schema_can_be_deleted() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     fx.add_lakehouse();
     // Add a table the lakehouse does not have, through the definition.
     let definition = fx.ok("get-definition", &["--decode"]);
@@ -178,7 +178,7 @@ fn only_elements_gone_from_the_live_schema_can_be_deleted() {
 
 #[test]
 fn the_wire_matches_the_service() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let lakehouse = fx.server.demo_item_id("Lakehouse");
     let auth = format!("Bearer {}", fx.server.token);
     let headers = [
@@ -247,7 +247,7 @@ fn the_wire_matches_the_service() {
 
 #[test]
 fn semantic_models_are_discovered_from_their_tmdl() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let source = fx.ok("add-datasource", &["--artifact", "Sales Model"]);
     assert_eq!(source["fabricItemType"], "SemanticModel");
     let rows = fx.ok("list-elements", &["--datasource", "Sales Model"]);

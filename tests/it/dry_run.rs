@@ -200,7 +200,7 @@ fn a_create_with_a_definition_is_not_polled() {
 
 #[test]
 fn later_steps_on_a_planned_datasource_are_planned_too() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     let before = fx.server.request_count();
     let plan = fx.ok(
         "add-datasource",

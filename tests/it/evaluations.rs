@@ -64,7 +64,7 @@ pub(crate) fn orders_made_wrong(fx: &AgentFixture, dir: &tempfile::TempDir) -> P
 
 #[test]
 fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let first = evaluate(&fx, &file, &["--repeats", "2"]);
@@ -219,7 +219,7 @@ fn runs_are_recorded_listed_newest_first_shown_and_deleted() {
 
 #[test]
 fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let changed = orders_made_wrong(&fx, &dir);
@@ -236,7 +236,7 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
             "data-agent",
             "create",
             "-w",
-            "Demo",
+            fx.server.demo.as_str(),
             "--name",
             "Other agent",
             "-q",
@@ -248,7 +248,7 @@ fn a_question_made_to_fail_is_newly_failing_and_fails_the_regression_gate() {
         "data-agent",
         "evaluate",
         "-w",
-        "Demo",
+        fx.server.demo.as_str(),
         "--id",
         other.as_str().expect("id"),
         "--questions",
@@ -442,7 +442,7 @@ fn tags(xml: &str, name: &str) -> usize {
 
 #[test]
 fn junit_has_a_testcase_per_question_and_repeat_and_no_save_records_nothing() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let junit = dir.path().join("results.xml");
@@ -503,7 +503,7 @@ fn orders_scaled(fx: &AgentFixture, dir: &tempfile::TempDir, factor: f64) -> Pat
 
 #[test]
 fn numbers_match_within_the_tolerance_and_the_rule_is_recorded() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let right: f64 = truth(&fx, "How many orders are there?")
         .parse()
@@ -539,7 +539,7 @@ fn numbers_match_within_the_tolerance_and_the_rule_is_recorded() {
 
 #[test]
 fn a_script_gate_over_the_store_stops_on_a_regression() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let gate = dir.path().join("gate.rhai");
     std::fs::write(

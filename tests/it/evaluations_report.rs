@@ -87,7 +87,7 @@ fn escaped(text: &str) -> String {
 
 #[test]
 fn the_report_charts_every_run_and_shows_each_questions_recorded_verdicts() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let base_out = evaluate(&fx, &file, &["--repeats", "2"]).ok_json();
@@ -393,7 +393,7 @@ fn distinct_failures(run: &Value) -> Vec<(String, usize)> {
 
 #[test]
 fn a_bad_output_is_refused_before_anything_is_written() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let out = evaluate(&fx, &file, &[]).ok_json();
@@ -436,7 +436,7 @@ fn recorded_ids(fx: &crate::data_agents::AgentFixture) -> Vec<String> {
 // Elsewhere, and as a default format, it is refused before anything is sent.
 #[test]
 fn o_html_writes_the_report_page_where_a_command_makes_one() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let base = evaluate(&fx, &file, &[]).ok_json()["summary"]["runId"]
@@ -510,7 +510,7 @@ fn o_html_writes_the_report_page_where_a_command_makes_one() {
     let before = fx.server.request_count();
     let refused = fx
         .server
-        .fabsh(&["item", "list", "-w", "Demo", "-o", "html"]);
+        .fabsh(&["item", "list", "-w", fx.server.demo.as_str(), "-o", "html"]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(refused.stdout.is_empty(), "{}", refused.stdout);
     assert!(
@@ -539,7 +539,7 @@ fn css_rule<'a>(html: &'a str, selector: &str) -> &'a str {
 // shrinking its labels. (Looked at in Chromium at 390×844 and 1280×800.)
 #[test]
 fn the_trend_chart_opens_at_the_newest_run_with_its_scale_outside_the_scroll() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     for _ in 0..3 {

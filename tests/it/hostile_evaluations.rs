@@ -32,7 +32,7 @@ fn list(fx: &AgentFixture) -> Run {
 
 #[test]
 fn evaluate_refuses_to_replace_its_output_files_without_force() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let results = dir.path().join("results.csv");
@@ -87,7 +87,7 @@ fn evaluate_refuses_to_replace_its_output_files_without_force() {
 #[test]
 fn an_evaluation_store_others_can_read_is_refused_as_local_serve_refuses_its_store() {
     use std::os::unix::fs::PermissionsExt;
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     list(&fx).ok_json();
     let path = store(&fx);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
@@ -117,7 +117,7 @@ fn an_evaluation_store_others_can_read_is_refused_as_local_serve_refuses_its_sto
 
 #[test]
 fn a_damaged_evaluation_store_is_named_with_the_ways_around_it() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     list(&fx).ok_json();
     let path = store(&fx);
     std::fs::write(&path, "this was never a database ".repeat(200)).expect("write");
@@ -135,7 +135,7 @@ fn a_damaged_evaluation_store_is_named_with_the_ways_around_it() {
 
 #[test]
 fn a_damaged_page_inside_the_evaluation_store_is_named_with_the_ways_around_it() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     list(&fx).ok_json();
     let path = store(&fx);
     // The first page (header and schema) stays whole, so the store opens; every other page
@@ -166,7 +166,7 @@ fn a_damaged_page_inside_the_evaluation_store_is_named_with_the_ways_around_it()
 
 #[test]
 fn an_emptied_evaluation_store_is_refused_not_recreated() {
-    let fx = AgentFixture::new();
+    let fx = AgentFixture::new(module_path!());
     list(&fx).ok_json();
     let path = store(&fx);
     std::fs::write(&path, "").expect("truncate");

@@ -10,14 +10,17 @@ const WHERE: &str = "Where is the store kept?";
 
 #[test]
 fn an_agents_query_cannot_reach_sqlites_pragmas_or_schema() {
-    let fx = published(&[
-        (WHERE, "SELECT file FROM pragma_database_list"),
-        ("What does the schema say?", "SELECT sql FROM sqlite_master"),
-        (
-            "How many orders are there?",
-            "SELECT COUNT(*) FROM dbo.orders",
-        ),
-    ]);
+    let fx = published(
+        module_path!(),
+        &[
+            (WHERE, "SELECT file FROM pragma_database_list"),
+            ("What does the schema say?", "SELECT sql FROM sqlite_master"),
+            (
+                "How many orders are there?",
+                "SELECT COUNT(*) FROM dbo.orders",
+            ),
+        ],
+    );
     let data_dir = fx.server.data_dir().display().to_string();
     for question in [WHERE, "What does the schema say?"] {
         let out = fx.ok("query", &["--prompt", question]);
@@ -53,9 +56,9 @@ struct OverDemo {
 }
 
 fn agent_over_demo() -> OverDemo {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let created = server
-        .fabsh(&["workspace", "create", "--name", "Agents"])
+        .fabsh(&["workspace", "create", "--name", &server.own_name("Agents")])
         .ok_json();
     let agents = created["id"].as_str().expect("id").to_string();
     let lakehouse = server.demo_lakehouse();
@@ -84,7 +87,7 @@ fn agent_over_demo() -> OverDemo {
             lakehouse["workspaceId"].as_str().expect("workspaceId"),
         ])
         .ok_json();
-    let member = principal_token(&server, "member", "Agents", "Contributor");
+    let member = principal_token(&server, "member", &server.own_name("Agents"), "Contributor");
     OverDemo {
         server,
         agents,

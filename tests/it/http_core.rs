@@ -242,25 +242,39 @@ fn bad_tokens_are_auth_errors() {
 
 #[test]
 fn roles_limit_what_a_principal_may_do() {
-    let server = Server::start();
-    let viewer = principal_token(&server, "viewer", "Demo", "Viewer");
-    let items = server.fabsh_as(&viewer, &["item", "list", "-w", "Demo"]);
+    let server = Server::session(module_path!());
+    let viewer = principal_token(&server, "viewer", server.demo.as_str(), "Viewer");
+    let items = server.fabsh_as(&viewer, &["item", "list", "-w", server.demo.as_str()]);
     assert_eq!(items.code, 0, "a viewer reads: {}", items.stderr);
     let create = server.fabsh_as(
         &viewer,
         &[
-            "item", "create", "-w", "Demo", "--name", "No", "--type", "Notebook",
+            "item",
+            "create",
+            "-w",
+            server.demo.as_str(),
+            "--name",
+            "No",
+            "--type",
+            "Notebook",
         ],
     );
     assert_eq!(create.code, 3, "{}", create.stderr);
     assert!(create.stderr.contains("HTTP 403"), "{}", create.stderr);
 
-    let contributor = principal_token(&server, "contributor", "Demo", "Contributor");
+    let contributor = principal_token(&server, "contributor", server.demo.as_str(), "Contributor");
     let made = server
         .fabsh_as(
             &contributor,
             &[
-                "item", "create", "-w", "Demo", "--name", "Mine", "--type", "Notebook",
+                "item",
+                "create",
+                "-w",
+                server.demo.as_str(),
+                "--name",
+                "Mine",
+                "--type",
+                "Notebook",
             ],
         )
         .ok_json();
@@ -271,7 +285,7 @@ fn roles_limit_what_a_principal_may_do() {
             "item",
             "delete",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--id",
             id,
             "--hard-delete",
@@ -282,7 +296,15 @@ fn roles_limit_what_a_principal_may_do() {
     assert_eq!(hard.code, 3, "only Admin hard-deletes: {}", hard.stderr);
     let soft = server.fabsh_as(
         &contributor,
-        &["item", "delete", "-w", "Demo", "--id", id, "--yes"],
+        &[
+            "item",
+            "delete",
+            "-w",
+            server.demo.as_str(),
+            "--id",
+            id,
+            "--yes",
+        ],
     );
     assert_eq!(soft.code, 0, "{}", soft.stderr);
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 fn quick_server(extra: &[(&str, &str)]) -> Server {
     let mut knobs = vec![("retry-after-seconds", "0")];
     knobs.extend_from_slice(extra);
-    Server::with(&knobs)
+    Server::session_with(module_path!(), &knobs)
 }
 
 /// The keys of the swagger's `GetItemJobInstance` example answer.
@@ -40,16 +40,28 @@ fn wire_keys(run: &Value) -> BTreeSet<String> {
 #[test]
 fn a_waited_run_that_completes_exits_0_and_lists_newest_first() {
     let server = quick_server(&[("job-ms", "300")]);
-    let first = server.fabsh(&["job", "run", "Demo/Welcome", "--wait"]);
+    let first = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--wait",
+    ]);
     let first = first.ok_json();
     assert_eq!(first["status"], "Completed");
     assert_eq!(first["jobType"], "RunNotebook");
     assert_eq!(wire_keys(&first), instance_keys());
     assert!(first["failureReason"].is_null());
     let second = server
-        .fabsh(&["job", "run", "Demo/Welcome", "--wait"])
+        .fabsh(&[
+            "job",
+            "run",
+            format!("{}/Welcome", server.demo).as_str(),
+            "--wait",
+        ])
         .ok_json();
-    let listed = server.fabsh(&["job", "list", "Demo/Welcome"]).ok_json();
+    let listed = server
+        .fabsh(&["job", "list", format!("{}/Welcome", server.demo).as_str()])
+        .ok_json();
     let ids: Vec<&Value> = listed
         .as_array()
         .expect("list")
@@ -69,7 +81,12 @@ fn a_failed_run_exits_9_with_its_failure_reason() {
             "NotebookExecutionFailed: cell 2 raised ValueError",
         ),
     ]);
-    let run = server.fabsh(&["job", "run", "Demo/Welcome", "--wait"]);
+    let run = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--wait",
+    ]);
     assert_eq!(run.code, 9, "{}", run.stderr);
     let instance = run.json();
     assert_eq!(instance["status"], "Failed");
@@ -93,14 +110,26 @@ fn a_failed_run_exits_9_with_its_failure_reason() {
 fn a_run_cancelled_while_waited_for_exits_9() {
     let server = quick_server(&[("job-ms", "60000")]);
     let waiting = server
-        .command(&["job", "run", "Demo/Welcome", "--wait"])
+        .command(&[
+            "job",
+            "run",
+            format!("{}/Welcome", server.demo).as_str(),
+            "--wait",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start job run --wait");
     let id = newest_run(&server);
     let cancelled = server
-        .fabsh(&["job", "cancel", "Demo/Welcome", "--instance", &id, "--yes"])
+        .fabsh(&[
+            "job",
+            "cancel",
+            format!("{}/Welcome", server.demo).as_str(),
+            "--instance",
+            &id,
+            "--yes",
+        ])
         .ok_json();
     assert_eq!(cancelled["status"], "Cancelled");
     let out = waiting.wait_with_output().expect("job run --wait ends");
@@ -164,7 +193,13 @@ fn ctrl_c_or_sigterm_off_a_terminal_stops_waiting_and_leaves_the_run_running() {
             "{signal}: {stderr}"
         );
         let shown = server
-            .fabsh(&["job", "show", "Demo/Welcome", "--instance", &id])
+            .fabsh(&[
+                "job",
+                "show",
+                format!("{}/Welcome", server.demo).as_str(),
+                "--instance",
+                &id,
+            ])
             .ok_json();
         let status = shown["status"].as_str().unwrap_or_default();
         assert!(["NotStarted", "InProgress"].contains(&status), "{shown}");
@@ -173,7 +208,8 @@ fn ctrl_c_or_sigterm_off_a_terminal_stops_waiting_and_leaves_the_run_running() {
 
 #[test]
 fn a_server_gone_mid_wait_names_the_run_that_was_started() {
-    let server = quick_server(&[("job-ms", "60000")]);
+    // A server of its own: the test stops it.
+    let server = Server::with(&[("retry-after-seconds", "0"), ("job-ms", "60000")]);
     let (waiting, id) = waiting_on_a_long_run(&server);
     drop(server.stop());
     let out = waiting.wait_with_output().expect("job run --wait ends");
@@ -188,7 +224,14 @@ fn a_server_gone_mid_wait_names_the_run_that_was_started() {
 #[test]
 fn a_timeout_leaves_the_run_running_and_says_which() {
     let server = quick_server(&[("job-ms", "60000")]);
-    let run = server.fabsh(&["job", "run", "Demo/Welcome", "--wait", "--timeout", "1"]);
+    let run = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--wait",
+        "--timeout",
+        "1",
+    ]);
     assert_eq!(run.code, 10, "{}", run.stderr);
     let id = run.json()["id"].as_str().expect("id").to_string();
     assert!(
@@ -197,7 +240,13 @@ fn a_timeout_leaves_the_run_running_and_says_which() {
         run.stderr
     );
     let shown = server
-        .fabsh(&["job", "show", "Demo/Welcome", "--instance", &id])
+        .fabsh(&[
+            "job",
+            "show",
+            format!("{}/Welcome", server.demo).as_str(),
+            "--instance",
+            &id,
+        ])
         .ok_json();
     assert!(
         ["NotStarted", "InProgress"].contains(&shown["status"].as_str().unwrap_or_default()),
@@ -208,10 +257,11 @@ fn a_timeout_leaves_the_run_running_and_says_which() {
 #[test]
 fn a_timeout_with_cancel_on_timeout_cancels_the_run() {
     let server = quick_server(&[("job-ms", "60000")]);
+    let welcome = format!("{}/Welcome", server.demo);
     let args = [
         "job",
         "run",
-        "Demo/Welcome",
+        &welcome,
         "--wait",
         "--timeout",
         "1",
@@ -630,10 +680,12 @@ fn a_script_runs_jobs_and_gets_each_final_instance() {
     let script = server.home.dir.path().join("jobs.rhai");
     std::fs::write(
         &script,
-        r#"
-let one = job::run("Demo", "Welcome", #{wait: true});
+        // DEMO is the session's copy of Demo.
+        format!("const DEMO = {:?};", server.demo)
+            + r#"
+let one = job::run(DEMO, "Welcome", #{wait: true});
 print(`one: ${one.status} ${one.failureReason.errorCode}`);
-jobs::run_all([#{workspace: "Demo", item: "Welcome"}, #{workspace: "Demo", item: "Sales Model"}]);
+jobs::run_all([#{workspace: DEMO, item: "Welcome"}, #{workspace: DEMO, item: "Sales Model"}]);
 "#,
     )
     .expect("write script");
@@ -645,17 +697,24 @@ jobs::run_all([#{workspace: "Demo", item: "Welcome"}, #{workspace: "Demo", item:
         run.stdout
     );
     assert!(
-        run.stdout.contains("Demo/Welcome: Failed (no data)"),
+        run.stdout
+            .contains(format!("{}/Welcome: Failed (no data)", server.demo).as_str()),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("Demo/Sales Model: Error"),
+        run.stdout
+            .contains(format!("{}/Sales Model: Error", server.demo).as_str()),
         "{}",
         run.stdout
     );
     // The local runs executed nothing, and local Fabric says so on every run.
-    let local = server.fabsh(&["job", "run", "Demo/Welcome", "--no-wait"]);
+    let local = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--no-wait",
+    ]);
     assert!(
         local.stderr.contains("executed nothing"),
         "{}",
@@ -667,18 +726,23 @@ jobs::run_all([#{workspace: "Demo", item: "Welcome"}, #{workspace: "Demo", item:
 fn job_run_waits_by_default_and_no_wait_prints_the_next_command_as_typed() {
     let server = quick_server(&[("job-ms", "300")]);
     // As fab's `job run` and az's long operations: followed to the end unless --no-wait.
-    let waited = server.fabsh(&["job", "run", "Demo/Welcome"]).ok_json();
+    let waited = server
+        .fabsh(&["job", "run", format!("{}/Welcome", server.demo).as_str()])
+        .ok_json();
     assert_eq!(waited["status"], "Completed", "{waited}");
     let started = server.fabsh(&[
         "--profile",
         "default",
         "job",
         "run",
-        "Demo/Welcome",
+        format!("{}/Welcome", server.demo).as_str(),
         "--no-wait",
     ]);
     let id = started.ok_json()["id"].as_str().expect("id").to_string();
-    let next = format!("`fabsh --profile default job show Demo/Welcome --instance {id}`");
+    let next = format!(
+        "`fabsh --profile default job show {}/Welcome --instance {id}`",
+        server.demo
+    );
     assert!(started.stderr.contains(&next), "{}", started.stderr);
     // The command printed is the one to type: it shows the run.
     let shown = server
@@ -687,13 +751,20 @@ fn job_run_waits_by_default_and_no_wait_prints_the_next_command_as_typed() {
             "default",
             "job",
             "show",
-            "Demo/Welcome",
+            format!("{}/Welcome", server.demo).as_str(),
             "--instance",
             &id,
         ])
         .ok_json();
     assert_eq!(shown["id"], id.as_str());
-    let both = server.fabsh(&["job", "run", "Demo/Welcome", "--no-wait", "--timeout", "5"]);
+    let both = server.fabsh(&[
+        "job",
+        "run",
+        format!("{}/Welcome", server.demo).as_str(),
+        "--no-wait",
+        "--timeout",
+        "5",
+    ]);
     assert_eq!(both.code, 2, "{}", both.stderr);
     // With --local, the next command keeps --local: without it, it would go elsewhere.
     let home = crate::support::Home::new();

@@ -50,7 +50,7 @@ fn assert_ungraded(run: &crate::support::Run, runs: u64) {
 
 #[test]
 fn a_judge_answering_500_is_an_error_in_evaluate_and_validate_fewshots() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let questions = two_questions(&dir);
     let judge = Judge::failing();
@@ -93,7 +93,7 @@ fn a_judge_answering_500_is_an_error_in_evaluate_and_validate_fewshots() {
 
 #[test]
 fn an_unreachable_judge_is_an_error_not_a_verdict() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let questions = two_questions(&dir);
     let endpoint = judge_stub::unreachable_endpoint();
@@ -107,7 +107,7 @@ fn an_unreachable_judge_is_an_error_not_a_verdict() {
 
 #[test]
 fn the_judge_key_can_come_from_a_file_and_is_never_shown() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let questions = two_questions(&dir);
     let key_file = dir.path().join("judge.key");

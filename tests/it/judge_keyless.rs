@@ -28,7 +28,7 @@ fn questions_file(dir: &tempfile::TempDir) -> String {
 
 #[test]
 fn a_keyless_azure_judge_is_called_with_a_cognitive_services_token() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let questions = questions_file(&dir);
     let app = add_app(&fx.server, &["--name", "judge-caller"]);
@@ -90,7 +90,7 @@ fn a_keyless_azure_judge_is_called_with_a_cognitive_services_token() {
 
 #[test]
 fn a_judge_with_a_key_uses_azure_openai_v1_and_no_credentials_is_explained() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let questions = questions_file(&dir);
     let judge = Judge::start();

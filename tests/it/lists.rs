@@ -7,11 +7,18 @@ use serde_json::Value;
 
 /// A server with pages of 2 items, and 5 notebooks beside the demo items.
 fn small_pages() -> Server {
-    let server = Server::with(&[("page-size", "2")]);
+    let server = Server::session_with(module_path!(), &[("page-size", "2")]);
     for n in 1..=5 {
         let name = format!("nb{n}");
         let made = server.fabsh(&[
-            "item", "create", "-w", "Demo", "--name", &name, "--type", "Notebook",
+            "item",
+            "create",
+            "-w",
+            &server.demo,
+            "--name",
+            &name,
+            "--type",
+            "Notebook",
         ]);
         assert_eq!(made.code, 0, "{}", made.stderr);
     }
@@ -89,12 +96,21 @@ fn a_query_result_is_what_table_and_tsv_show() {
 #[test]
 fn a_query_over_one_page_of_many_warns_and_limit_caps_on_purpose() {
     let server = small_pages();
-    let partial = server.fabsh(&["item", "list", "-w", "Demo", "-q", "[].id"]);
+    let partial = server.fabsh(&["item", "list", "-w", server.demo.as_str(), "-q", "[].id"]);
     assert_eq!(partial.code, 0, "{}", partial.stderr);
     assert_eq!(partial.json().as_array().expect("ids").len(), 2);
     assert!(partial.stderr.contains("warning:"), "{}", partial.stderr);
     assert!(partial.stderr.contains("--all"), "{}", partial.stderr);
-    let limited = server.fabsh(&["item", "list", "-w", "Demo", "--limit", "3", "-o", "json"]);
+    let limited = server.fabsh(&[
+        "item",
+        "list",
+        "-w",
+        server.demo.as_str(),
+        "--limit",
+        "3",
+        "-o",
+        "json",
+    ]);
     let ids: Vec<Value> = limited.ok_json().as_array().expect("items").clone();
     let expected = demo_ids(&server);
     assert_eq!(ids.len(), 3);
@@ -108,7 +124,7 @@ fn a_query_over_one_page_of_many_warns_and_limit_caps_on_purpose() {
         "{}",
         limited.stderr
     );
-    let zero = server.fabsh(&["item", "list", "-w", "Demo", "--limit", "0"]);
+    let zero = server.fabsh(&["item", "list", "-w", server.demo.as_str(), "--limit", "0"]);
     assert_eq!(zero.code, 2, "{}", zero.stderr);
     assert!(zero.stderr.contains("--limit"), "{}", zero.stderr);
 }
@@ -116,6 +132,7 @@ fn a_query_over_one_page_of_many_warns_and_limit_caps_on_purpose() {
 #[test]
 fn a_script_list_is_every_page_unless_it_asks_for_less() {
     let server = small_pages();
+    let demo = &server.demo;
     let total = demo_ids(&server).len();
     assert!(total > 2);
     let count = |code: &str| -> i64 {
@@ -124,15 +141,25 @@ fn a_script_list_is_every_page_unless_it_asks_for_less() {
             .as_i64()
             .unwrap_or_else(|| panic!("{}", run.stdout))
     };
-    assert_eq!(count(r#"item::list("Demo").len()"#), total as i64);
-    assert_eq!(count(r#"item::list("Demo", #{all: false}).len()"#), 2);
-    assert_eq!(count(r#"item::list("Demo", #{limit: 3}).len()"#), 3);
+    assert_eq!(count(&format!("item::list({demo:?}).len()")), total as i64);
     assert_eq!(
-        count(r#"fabsh::run("item list", #{workspace: "Demo"}).len()"#),
+        count(&format!("item::list({demo:?}, #{{all: false}}).len()")),
+        2
+    );
+    assert_eq!(
+        count(&format!("item::list({demo:?}, #{{limit: 3}}).len()")),
+        3
+    );
+    assert_eq!(
+        count(&format!(
+            r#"fabsh::run("item list", #{{workspace: {demo:?}}}).len()"#
+        )),
         total as i64
     );
     assert_eq!(
-        count(r#"fabsh::page("item list", #{workspace: "Demo"}).items.len()"#),
+        count(&format!(
+            r#"fabsh::page("item list", #{{workspace: {demo:?}}}).items.len()"#
+        )),
         2
     );
 }

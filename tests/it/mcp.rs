@@ -700,7 +700,7 @@ fn http_needs_the_printed_token_and_stays_on_loopback() {
 
 #[test]
 fn an_evaluation_through_a_tool_reports_progress_and_never_shows_the_judge_key() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let judge = Judge::start();
     runtime().block_on(async {
         // The judge is the server's, named by the person starting it.

@@ -11,7 +11,7 @@ const DEMO_ORDERS: u64 = 3_000;
 
 #[test]
 fn published_agents_of_the_confined_workspace_are_tools_that_answer() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let server = &fx.server;
     // A draft nobody published, in the same workspace.
     server
@@ -19,7 +19,7 @@ fn published_agents_of_the_confined_workspace_are_tools_that_answer() {
             "data-agent",
             "create",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--name",
             "Draft agent",
         ])
@@ -51,7 +51,7 @@ fn published_agents_of_the_confined_workspace_are_tools_that_answer() {
         ])
         .ok_json();
     runtime().block_on(async {
-        let (client, _) = connect(server, &["--agents", "-w", "Demo"]).await;
+        let (client, _) = connect(server, &["--agents", "-w", server.demo.as_str()]).await;
         let tools = client.list_all_tools().await.expect("tools/list");
         let asks: Vec<String> = names(&tools)
             .into_iter()
@@ -65,9 +65,10 @@ fn published_agents_of_the_confined_workspace_are_tools_that_answer() {
         // What the tool does, then the description the fixture published with.
         let description = tool.description.as_deref().expect("a description");
         assert!(
-            description.starts_with(
-                "Asks the published data agent \"Sales agent\" of the workspace \"Demo\""
-            ) && description.ends_with("The agent describes itself: Sales questions"),
+            description.starts_with(&format!(
+                "Asks the published data agent \"Sales agent\" of the workspace \"{}\"",
+                server.demo
+            )) && description.ends_with("The agent describes itself: Sales questions"),
             "{description}"
         );
         assert_eq!(tool.input_schema["required"], json!(["question"]));
@@ -91,7 +92,7 @@ fn published_agents_of_the_confined_workspace_are_tools_that_answer() {
     });
     // Without --agents, no agent tools.
     runtime().block_on(async {
-        let (client, _) = connect(server, &["-w", "Demo"]).await;
+        let (client, _) = connect(server, &["-w", server.demo.as_str()]).await;
         let tools = client.list_all_tools().await.expect("tools/list");
         assert!(names(&tools).iter().all(|name| !name.starts_with("ask_")));
         client.cancel().await.expect("close");

@@ -268,7 +268,7 @@ fn quoting_judge() -> Stub {
 #[test]
 fn the_judge_key_is_redacted_from_results_output_and_the_store() {
     const KEY: &str = "sk-judge-secret-0123456789abcdef";
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let judge = quoting_judge();
     let questions = json!([{"question": "How many orders are there?", "expected": "1"}]);
     runtime().block_on(async {

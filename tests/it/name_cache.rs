@@ -163,7 +163,7 @@ fn after_one_listing_a_name_costs_the_request_by_id_and_at_most_one_confirmation
 
 #[test]
 fn a_data_agent_asked_by_name_costs_one_confirmation_more_than_by_id() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     fx.server
         .fabsh(&["data-agent", "list", "-w", &fx.workspace])
         .ok_json();

@@ -738,7 +738,7 @@ fn evaluation_times_are_to_the_second_in_the_readers_zone_and_date_the_chart() {
     use crate::data_agent_evaluate::questions;
     use crate::data_agent_query::{EXAMPLES, published};
     use crate::evaluations::evaluate;
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     evaluate(&fx, &file, &[]).ok_json();
@@ -797,7 +797,7 @@ fn a_table_evaluation_against_a_baseline_says_what_changed() {
     use crate::data_agent_evaluate::questions;
     use crate::data_agent_query::{EXAMPLES, published};
     use crate::evaluations::{evaluate, orders_made_wrong};
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     evaluate(&fx, &file, &[]).ok_json();
@@ -822,7 +822,7 @@ fn pass_rates_print_as_percentages() {
     use crate::data_agent_evaluate::questions;
     use crate::data_agent_query::{EXAMPLES, published};
     use crate::evaluations::evaluate;
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let dir = tempfile::tempdir().expect("dir");
     let file = questions(&fx, &dir);
     let run = evaluate(

@@ -151,7 +151,7 @@ fn recorded_role_assignment_errors_are_answered_alike() {
 
 #[test]
 fn an_unknown_principal_of_any_type_is_principal_not_found() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let path = server.demo_path("/roleAssignments");
     let ws = workspace_of(&path);
     for kind in ["User", "ServicePrincipal", "Group"] {
@@ -175,7 +175,7 @@ fn an_unknown_principal_of_any_type_is_principal_not_found() {
 
 #[test]
 fn a_service_principal_profile_names_its_parent() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let path = server.demo_path("/roleAssignments");
     let ws = workspace_of(&path);
     let profile = uuid::Uuid::new_v4().to_string();
@@ -215,17 +215,17 @@ fn a_service_principal_profile_names_its_parent() {
 /// Changing an assignment needs Admin (Update Workspace Role Assignment).
 #[test]
 fn a_member_may_give_member_or_lower_roles_but_not_admin() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let path = server.demo_path("/roleAssignments");
     let (_, member) = crate::support::principal_with_token(
         &server,
         "Member app",
-        &["--workspace", "Demo", "--role", "Member"],
+        &["--workspace", server.demo.as_str(), "--role", "Member"],
     );
     let (_, contributor) = crate::support::principal_with_token(
         &server,
         "Contributor app",
-        &["--workspace", "Demo", "--role", "Contributor"],
+        &["--workspace", server.demo.as_str(), "--role", "Contributor"],
     );
     let give = |token: &str, name: &str, role: &str| {
         let (target, _) = crate::support::principal_with_token(&server, name, &[]);

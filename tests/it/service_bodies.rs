@@ -151,7 +151,10 @@ fn items_without_a_description_carry_an_empty_one() {
     // on lists, GETs, synchronous 201s and LRO results alike
     // (bulk_export__test_bulk_export_and_deploy_round_trip.yaml, 2026-07: the notebook's
     // `/result`, the data pipeline's 201, the lists; import__..._successNotebook.yaml, GET).
-    let server = Server::with(&[("async-ratio", "1"), ("retry-after-seconds", "0")]);
+    let server = Server::session_with(
+        module_path!(),
+        &[("async-ratio", "1"), ("retry-after-seconds", "0")],
+    );
     let ws = demo_id(&server);
     let (status, head, body) = call(
         &server,
@@ -362,7 +365,10 @@ fn update_definition_links_a_result_with_the_item() {
     // import__test_import_update_existing_item_successNotebook.yaml (2026-06): the
     // updateDefinition operation's Succeeded state carries `Location: .../result`, and the
     // result is the item.
-    let server = Server::with(&[("async-ratio", "1"), ("retry-after-seconds", "0")]);
+    let server = Server::session_with(
+        module_path!(),
+        &[("async-ratio", "1"), ("retry-after-seconds", "0")],
+    );
     let ws = demo_id(&server);
     let notebook = server.create_demo_item("Updated", "Notebook");
     let id = notebook;
@@ -383,7 +389,7 @@ fn update_definition_links_a_result_with_the_item() {
     assert_eq!(result["description"], json!(""), "{result}");
 
     // Answered inline, Items_UpdateItemDefinition's 200 has no body.
-    let server = Server::with(&[("async-ratio", "0")]);
+    let server = Server::session_with(module_path!(), &[("async-ratio", "0")]);
     let ws = demo_id(&server);
     let notebook = server.create_demo_item("Inline", "Notebook");
     let path = format!("/v1/workspaces/{ws}/items/{notebook}/updateDefinition");

@@ -125,10 +125,11 @@ fn share_create_list_show_revoke_delete_round_trip() {
 
 #[test]
 fn an_invitation_is_accepted_from_the_second_tenant() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let lakehouse = lakehouse(&server);
+    let inbox = server.own_name("Inbox");
     server
-        .fabsh(&["workspace", "create", "--name", "Inbox"])
+        .fabsh(&["workspace", "create", "--name", inbox.as_str()])
         .ok_json();
     let (partner, token) = principal_with_token(
         &server,
@@ -137,7 +138,7 @@ fn an_invitation_is_accepted_from_the_second_tenant() {
             "--tenant",
             "second",
             "--workspace",
-            "Inbox",
+            inbox.as_str(),
             "--role",
             "Contributor",
         ],
@@ -201,7 +202,7 @@ fn an_invitation_is_accepted_from_the_second_tenant() {
         "--invitation-id",
         created["invitationUrl"].as_str().expect("url"),
         "-w",
-        "Inbox",
+        inbox.as_str(),
         "--name",
         "FromDemo",
     ];
@@ -223,7 +224,7 @@ fn an_invitation_is_accepted_from_the_second_tenant() {
                 "item",
                 "get-definition",
                 "-w",
-                "Inbox",
+                inbox.as_str(),
                 "--id",
                 &text(&accepted["item"], "id"),
                 "--decode",
@@ -335,7 +336,7 @@ fn share_requests_beyond_the_per_api_quota_get_429() {
 
 #[test]
 fn the_recorded_create_and_export_bodies_are_accepted() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let lakehouse = lakehouse(&server);
     let auth = server.bearer();
     let headers = [

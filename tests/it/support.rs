@@ -279,8 +279,19 @@ impl Server {
     /// one; what it cannot change is what every session sees (principals, tenant settings,
     /// knobs, the server's life).
     pub(crate) fn session(key: &'static str) -> Server {
+        Self::session_on(shared(key))
+    }
+
+    /// A session on the server the tests passing the same `key` and `knobs` share: for
+    /// knobs that shape answers alike for every caller (`page-size`, `job-ms`,
+    /// `async-ratio`, ...), not those that count requests across callers (`error-rate`,
+    /// `quota-rps`, `crash-after-writes`).
+    pub(crate) fn session_with(key: &'static str, knobs: &[(&str, &str)]) -> Server {
+        Self::session_on(shared_with(key, knobs))
+    }
+
+    fn session_on(shared: &Server) -> Server {
         static SESSIONS: AtomicUsize = AtomicUsize::new(0);
-        let shared = shared(key);
         let auth = shared.bearer();
         let admin = [
             ("Authorization", auth.as_str()),
@@ -317,6 +328,14 @@ impl Server {
             demo,
             session: true,
         }
+    }
+
+    /// `name` made this session's own: principals and workspaces belong to the server, which
+    /// every session of a shared one sees, so a session's get its copy of Demo's suffix
+    /// (`Agents` → `Agents-3`); on a server of its own, `name` as it is.
+    pub(crate) fn own_name(&self, name: &str) -> String {
+        let suffix = self.demo.strip_prefix(DEMO).unwrap_or_default();
+        format!("{name}{suffix}")
     }
 
     /// A fabsh command against this server, not yet started (for pipes and signals).
@@ -497,6 +516,10 @@ impl Server {
 
     /// Stops the server and returns its home and data dir (to start it again).
     pub(crate) fn stop(mut self) -> (Home, PathBuf) {
+        assert!(
+            self.child.is_some(),
+            "a server of its own, not a shared one or a session on it"
+        );
         self.end_child();
         let home = std::mem::replace(&mut self.home, Home::new());
         (home, self.data_dir.clone())
@@ -525,19 +548,33 @@ impl Drop for Server {
 /// Tests that count requests or change shared state (the Demo workspace, principals) keep a
 /// server of their own.
 pub(crate) fn shared(key: &'static str) -> &'static Server {
-    static SERVERS: Mutex<BTreeMap<&'static str, &'static Server>> = Mutex::new(BTreeMap::new());
+    shared_with(key, &[])
+}
+
+/// The same for the tests passing the same `key` and `knobs`, started with those knobs.
+fn shared_with(key: &'static str, knobs: &[(&str, &str)]) -> &'static Server {
+    static SERVERS: Mutex<BTreeMap<(&'static str, String), &'static Server>> =
+        Mutex::new(BTreeMap::new());
+    let mut faults = Faults {
+        // As `FABSH_LOCAL_RETRY_AFTER_SECONDS=0` does for a server of its own.
+        retry_after_seconds: 0,
+        ..Faults::default()
+    };
+    for (flag, value) in knobs {
+        faults.set(flag, value).expect("a knob local serve takes");
+    }
     let mut servers = SERVERS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     servers
-        .entry(key)
-        .or_insert_with(|| Box::leak(Box::new(in_process_server())))
+        .entry((key, format!("{knobs:?}")))
+        .or_insert_with(|| Box::leak(Box::new(in_process_server(faults))))
 }
 
 /// A local Fabric served by a thread of this process. Its home lives under cargo's temp dir
 /// for integration tests, in a folder named by this process's id: statics are never dropped,
 /// so the folders of earlier runs are removed here instead.
-fn in_process_server() -> Server {
+fn in_process_server(faults: Faults) -> Server {
     let root = shared_homes_root();
     let home = Home {
         dir: tempfile::tempdir_in(&root).expect("shared server home"),
@@ -547,11 +584,7 @@ fn in_process_server() -> Server {
     let options = ServeOptions {
         addr: "127.0.0.1:0".parse().expect("loopback"),
         data_dir: data_dir.clone(),
-        faults: Faults {
-            // As `FABSH_LOCAL_RETRY_AFTER_SECONDS=0` does for a server of its own.
-            retry_after_seconds: 0,
-            ..Faults::default()
-        },
+        faults,
         public_hosts: Vec::new(),
         public_url: None,
         llm: None,
@@ -690,15 +723,17 @@ pub(crate) fn principal_token(server: &Server, name: &str, workspace: &str, role
 }
 
 /// A new service principal (`local principal add --name NAME` plus `extra` flags, e.g.
-/// `--tenant second`) and a token for it from the token endpoint.
+/// `--tenant second`) and a token for it from the token endpoint. A session's principal is
+/// named as its own ([`Server::own_name`]).
 pub(crate) fn principal_with_token(server: &Server, name: &str, extra: &[&str]) -> (Value, String) {
     let dir = server.data_dir().to_string_lossy().into_owned();
+    let name = server.own_name(name);
     let mut args = vec![
         "local",
         "principal",
         "add",
         "--name",
-        name,
+        &name,
         "--data-dir",
         &dir,
     ];

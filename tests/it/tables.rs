@@ -123,12 +123,12 @@ fn validate_fewshots_shows_the_questions_of_an_issue() {
     let planted = "How many orders are there";
     let mut examples = EXAMPLES.to_vec();
     examples.push((planted, "SELECT COUNT(*) FROM dbo.orders"));
-    let fx = published(&examples);
+    let fx = published(module_path!(), &examples);
     let run = fx.server.fabsh_env(
         &[
             "data-agent",
             "validate-fewshots",
-            "Demo/Sales agent",
+            format!("{}/Sales agent", fx.server.demo).as_str(),
             "--datasource",
             "SalesLakehouse",
             "--stage",
@@ -211,7 +211,7 @@ fn no_color_applies_to_usage_errors() {
 
 #[test]
 fn evaluate_shows_what_the_agent_answered_on_a_failed_question() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let question = "How many customers are there?";
     let answered = fx.ok("query", &["--prompt", question]);
     let answer = answered["answer"].as_str().expect("answer");
@@ -271,7 +271,7 @@ fn a_cut_cell_keeps_as_much_of_its_text_as_fits() {
 
 #[test]
 fn a_failed_answer_belongs_to_its_own_question_when_two_share_a_text() {
-    let fx = published(EXAMPLES);
+    let fx = published(module_path!(), EXAMPLES);
     let question = "How many customers are there?";
     let dir = tempfile::tempdir().expect("dir");
     let file = dir.path().join("questions.json");

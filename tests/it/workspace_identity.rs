@@ -53,7 +53,7 @@ fn principals(server: &Server) -> Value {
 
 #[test]
 fn a_provisioned_identity_is_a_service_principal_until_deprovisioned() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let ws = demo(&server);
     assert!(workspace(&server, &ws).get("workspaceIdentity").is_none());
 
@@ -82,7 +82,11 @@ fn a_provisioned_identity_is_a_service_principal_until_deprovisioned() {
         .unwrap_or_else(|| panic!("the identity among {listed}"));
     assert_eq!(entry["type"], "ServicePrincipal");
     assert_eq!(entry["clientId"], identity["applicationId"]);
-    assert_eq!(entry["displayName"], "Demo", "named after its workspace");
+    assert_eq!(
+        entry["displayName"],
+        server.demo.as_str(),
+        "named after its workspace"
+    );
     let msi = format!(
         "/msi/token?api-version=2019-08-01&resource=https%3A%2F%2Fapi.fabric.microsoft.com&client_id={}",
         identity["applicationId"].as_str().unwrap()
@@ -118,9 +122,9 @@ fn a_provisioned_identity_is_a_service_principal_until_deprovisioned() {
 #[test]
 fn only_an_admin_provisions_or_deprovisions() {
     // Both swagger operations: "The caller must have an *admin* role in the workspace."
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let ws = demo(&server);
-    let member = principal_token(&server, "member", "Demo", "Member");
+    let member = principal_token(&server, "member", &server.demo, "Member");
     for op in ["provisionIdentity", "deprovisionIdentity"] {
         let (status, body) = call(&server, &member, "POST", &format!("/workspaces/{ws}/{op}"));
         assert_eq!(status, 403, "{op}: {body}");
