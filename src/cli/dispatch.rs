@@ -168,14 +168,10 @@ fn args_from_matches(
         .try_get_one::<String>(TARGET)
         .ok()
         .flatten()
-        .map(|target| {
-            target_fills(spec, target)
-                .into_iter()
-                .map(|(long, _)| long)
-                .collect()
-        })
-        // A command that is not found has no flags to list.
-        .unwrap_or_default();
+        .into_iter()
+        .flat_map(|target| target_fills(spec, target))
+        .map(|(long, _)| long)
+        .collect();
     let positional = positional_words(spec, &declared, matches);
     let raw = declared
         .iter()

@@ -59,8 +59,10 @@ pub(super) fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) 
     let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
         return None;
     };
-    // split always yields a first piece: the flag before any `=`.
-    let flag = given.split('=').next().unwrap_or_default();
+    // The flag before any `=`.
+    let flag = given
+        .split_once('=')
+        .map_or(given.as_str(), |(flag, _)| flag);
     if flag != "--name" && flag != "-n" {
         return None;
     }
@@ -77,16 +79,13 @@ pub(super) fn name_for_id(root: &Command, args: &[OsString], err: &clap::Error) 
         Some(target) => format!("`fabsh {path} {target}` or `fabsh {path} --id NAME`"),
         None => format!("`fabsh {path} --id NAME`"),
     };
-    let help = id
-        .get_help()
-        .map(std::string::ToString::to_string)
-        // A flag without help text is shown without one.
-        .unwrap_or_default();
+    let takes = match id.get_help() {
+        Some(help) => format!("--id takes the name ({help})"),
+        None => "--id takes the name".to_string(),
+    };
     Some(
-        Error::usage(format!(
-            "`fabsh {path}` has no {flag}: --id takes the name ({help})"
-        ))
-        .with_hint(format!("use {example}")),
+        Error::usage(format!("`fabsh {path}` has no {flag}: {takes}"))
+            .with_hint(format!("use {example}")),
     )
 }
 

@@ -180,14 +180,10 @@ pub fn command_for(spec: &'static CommandSpec, name: &'static str) -> Command {
     // What a `WORKSPACE/ITEM` positional can fill is not required by clap; `Args::check`
     // still insists on it, from the flag or the positional.
     let fillable: Vec<&str> = target_for(spec)
-        .map(|_| {
-            target_fills(spec, "w/i")
-                .into_iter()
-                .map(|(long, _)| long)
-                .collect()
-        })
-        // A command that is not found has no flags to list.
-        .unwrap_or_default();
+        .into_iter()
+        .flat_map(|_| target_fills(spec, "w/i"))
+        .map(|(long, _)| long)
+        .collect();
     // `[WORKSPACE/AGENT] RUN_A RUN_B`: clap fills positionals in order, so none is required
     // to it; the dispatch gives the words to the required ones first (see
     // `dispatch::positional_words`), and `Args::check` insists on them.

@@ -222,9 +222,8 @@ fn serve(terminal: &Terminal<'_>, args: Serve) -> Result<ExitCode> {
         )));
     }
     let judge = judge(&args)?;
-    // No --workspace: the server is not confined.
-    let workspaces = args.workspaces.clone().unwrap_or_default();
-    let confinement = bridge.block_on(Confinement::resolve(&service, &workspaces))?;
+    let confinement =
+        bridge.block_on(Confinement::resolve(&service, args.workspaces.as_deref()))?;
     let agents = if args.agents {
         bridge.block_on(crate::mcp::published_agents(&service, &confinement))?
     } else {

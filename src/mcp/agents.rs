@@ -41,7 +41,7 @@ struct Listed {
 }
 
 /// The agent item's `properties` (`GetDataAgent`), as far as a tool needs them.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Properties {
     #[serde(default)]
@@ -71,8 +71,7 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
             let item = agent.get(ctx.api()).await?;
             // An agent item without the properties read here is described by the tool's own
             // words alone: what it says of itself is a nicety, not worth refusing the agent.
-            let properties: Properties =
-                serde_json::from_value(item["properties"].clone()).unwrap_or_default();
+            let properties = serde_json::from_value::<Properties>(item["properties"].clone()).ok();
             // What the tool does, whatever the publisher wrote; then what the agent says of
             // itself ("Sales questions v2" alone tells a model nothing about the tool).
             let mut description = format!(
@@ -82,7 +81,7 @@ pub async fn published(ctx: &Ctx, confinement: &Confinement) -> Result<Vec<Agent
                 listed.display_name
             );
             if let Some(own) = properties
-                .published_description
+                .and_then(|properties| properties.published_description)
                 .map(|text| text.trim().to_string())
                 .filter(|text| !text.is_empty())
             {

@@ -23,10 +23,11 @@ pub struct Confinement {
 impl Confinement {
     /// Confined to the workspaces `named` (ids or names), resolved once at start; an empty
     /// list confines nothing.
-    pub async fn resolve(ctx: &Ctx, named: &[String]) -> Result<Confinement> {
-        if named.is_empty() {
+    pub async fn resolve(ctx: &Ctx, named: Option<&[String]>) -> Result<Confinement> {
+        // No --workspace: the server is not confined.
+        let Some(named) = named.filter(|named| !named.is_empty()) else {
             return Ok(Confinement::default());
-        }
+        };
         let mut ids = Vec::new();
         for name in named {
             let id = ctx.workspace_id(name).await.map_err(|err| {
@@ -53,8 +54,9 @@ impl Confinement {
     /// Each workspace's id and the name it was given by, in the order given.
     pub fn workspaces(&self) -> Vec<(String, String)> {
         // An unconfined server names no workspaces.
-        let ids = self.ids.as_deref().unwrap_or_default();
-        ids.iter()
+        self.ids
+            .iter()
+            .flatten()
             .cloned()
             .zip(self.named.iter().cloned())
             .collect()
@@ -74,13 +76,14 @@ impl Confinement {
             return Ok(());
         }
         if spec.group == "api" {
-            // `api` without a path reaches no workspace: refused below as outside the confinement.
-            let path = args.opt_str(api::PATH.long).unwrap_or_default();
-            return match api_workspace(path) {
-                Some(id) if ids.contains(&id) => Ok(()),
-                _ => Err(self.refused(format!(
-                    "`api` may only reach paths under /workspaces/<id> of the confined workspaces, not {path:?}"
-                ))),
+            // `api` without a path reaches no workspace: refused as outside the confinement.
+            let path = args.opt_str(api::PATH.long);
+            const REACHES: &str =
+                "`api` may only reach paths under /workspaces/<id> of the confined workspaces";
+            return match (path, path.and_then(api_workspace)) {
+                (_, Some(id)) if ids.contains(&id) => Ok(()),
+                (Some(path), _) => Err(self.refused(format!("{REACHES}, not {path:?}"))),
+                (None, _) => Err(self.refused(format!("{REACHES}; it was given no path"))),
             };
         }
         // An agent's MCP URL names its workspace in its path, and is asked instead of the

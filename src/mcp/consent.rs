@@ -46,9 +46,11 @@ pub(super) fn is_destructive(spec: &CommandSpec, args: &Args) -> bool {
         return true;
     }
     // `api` without a path has no segments: not destructive by its path.
-    let path = args.opt_str(api::PATH.long).unwrap_or_default();
-    // split always yields a first piece: the path before any query or fragment.
-    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let Some(path) = args.opt_str(api::PATH.long) else {
+        return false;
+    };
+    // The path before any query or fragment.
+    let path = path.split_once(['?', '#']).map_or(path, |(path, _)| path);
     let decoded = percent_decode_str(path).decode_utf8_lossy().to_lowercase();
     let segments: Vec<&str> = decoded.split('/').filter(|s| !s.is_empty()).collect();
     segments.contains(&"roleassignments")

@@ -121,13 +121,15 @@ async fn require_loopback_origin(
     let Some(origin) = request.headers().get(header::ORIGIN) else {
         return next.run(request).await;
     };
-    // An Origin that is not text matches no allowed origin and is refused below.
-    let origin = origin.to_str().unwrap_or_default().trim_end_matches('/');
-    if is_loopback_origin(origin)
-        || allowed
-            .iter()
-            .any(|name| name.trim_end_matches('/').eq_ignore_ascii_case(origin))
-    {
+    // An Origin that is not text matches no allowed origin: refused.
+    let accepted = origin.to_str().is_ok_and(|origin| {
+        let origin = origin.trim_end_matches('/');
+        is_loopback_origin(origin)
+            || allowed
+                .iter()
+                .any(|name| name.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    });
+    if accepted {
         return next.run(request).await;
     }
     (
@@ -146,10 +148,12 @@ fn is_loopback_origin(origin: &str) -> bool {
         return false;
     };
     let host = match authority.strip_prefix('[') {
-        // split always yields a first piece: the host inside the brackets.
-        Some(rest) => rest.split(']').next().unwrap_or_default(),
-        // split always yields a first piece: the host before the port.
-        None => authority.split(':').next().unwrap_or_default(),
+        // The host inside the brackets.
+        Some(rest) => rest.split_once(']').map_or(rest, |(host, _)| host),
+        // The host before the port.
+        None => authority
+            .split_once(':')
+            .map_or(authority, |(host, _)| host),
     };
     host.eq_ignore_ascii_case("localhost")
         || host

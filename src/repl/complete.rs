@@ -436,23 +436,19 @@ fn command_line_hint(line: &str) -> Option<String> {
     let spec = spec_of(&words)?;
     let args = effective_args(spec);
     // After a flag that wants a value, the value comes next: no hint over it.
-    // An empty line has no last word.
-    let last = words.last().map(String::as_str).unwrap_or_default();
-    let wants_value = global_values(last).is_some()
-        || flag_named(&args, last).is_some_and(|arg| arg.kind != ArgKind::Bool);
+    let wants_value = words.last().is_some_and(|last| {
+        global_values(last).is_some()
+            || flag_named(&args, last).is_some_and(|arg| arg.kind != ArgKind::Bool)
+    });
     if line.ends_with(' ') && wants_value {
         return None;
     }
     // `item show Demo/Welcome` gave -w and --id already.
     let filled: Vec<&str> = positional_given(spec, &args, &words)
-        .map(|target| {
-            target_fills(spec, target)
-                .into_iter()
-                .map(|(long, _)| long)
-                .collect()
-        })
-        // A command that is not found has no flags to offer.
-        .unwrap_or_default();
+        .into_iter()
+        .flat_map(|target| target_fills(spec, target))
+        .map(|(long, _)| long)
+        .collect();
     let missing: Vec<String> = args
         .iter()
         .filter(|arg| arg.required && arg.default.is_none() && !arg.positional)

@@ -112,12 +112,13 @@ pub(super) fn help(topic: &str) -> Result<String> {
         return Ok(text);
     }
     // A blank path names no group.
-    let group_name = path.split_whitespace().next().unwrap_or_default();
-    if let Some(group) = REGISTRY
-        .groups
-        .iter()
-        .find(|group| group.name == group_name || script::module_name(group.name) == group_name)
-    {
+    let group = path.split_whitespace().next().and_then(|group_name| {
+        REGISTRY
+            .groups
+            .iter()
+            .find(|group| group.name == group_name || script::module_name(group.name) == group_name)
+    });
+    if let Some(group) = group {
         let mut text = format!("{}: {}\n\n", group.name, group.summary);
         for spec in group.commands {
             let _ = writeln!(

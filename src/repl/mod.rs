@@ -149,19 +149,21 @@ impl Session {
             // A word the shell habit types, unless the session defined it as a variable.
             Line::Rhai
                 if let Some((name, rest)) = lines::bare_meta(input)
-                    && !self
-                        .scope
-                        // A blank line has no first word, and names no variable.
-                        .contains(input.split_whitespace().next().unwrap_or_default()) =>
+                    // A blank line has no first word, and names no variable.
+                    && input
+                        .split_whitespace()
+                        .next()
+                        .is_none_or(|first| !self.scope.contains(first)) =>
             {
                 return meta::run(self, name, &rest);
             }
             Line::Rhai => match lines::near_command_line(input) {
                 Some(meant) => {
-                    // A blank line has no first word.
-                    let first = input.split_whitespace().next().unwrap_or_default();
-                    return Err(Error::usage(format!("no command group `{first}`"))
-                        .with_hint(format!("did you mean `{meant}`?")));
+                    let group = match input.split_whitespace().next() {
+                        Some(first) => format!("no command group `{first}`"),
+                        None => "no command group".to_string(),
+                    };
+                    return Err(Error::usage(group).with_hint(format!("did you mean `{meant}`?")));
                 }
                 None => self.rhai(input, REPL_ORIGIN),
             },

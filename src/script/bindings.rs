@@ -170,9 +170,7 @@ fn call_with_values(
         None
     } else {
         let given = values.len();
-        // Only reached when more values than positionals were given: there is a last one.
-        let last = values.pop().unwrap_or_default();
-        let Some(map) = last.try_cast::<Map>() else {
+        let Some(map) = values.pop().and_then(Dynamic::try_cast::<Map>) else {
             return Err(wrong_arguments(spec, &positional, given));
         };
         Some(map)
@@ -193,7 +191,7 @@ fn wrong_arguments(
     let takes = required.join(", ");
     let plural = if given == 1 { "" } else { "s" };
     // Given as many or more than required: none missing.
-    let missing = required.get(given..).unwrap_or_default();
+    let missing = &required[given.min(required.len())..];
     let detail = if missing.is_empty() {
         format!("it was given {given} argument{plural} and the last is not an options map")
     } else {

@@ -5,7 +5,7 @@ use super::bindings::{module_name, option_keys, positional_args, qualified_name}
 use super::stdlib;
 use crate::commands::REGISTRY;
 use fabsh_client::commands::{CommandSpec, ReturnKind};
-use fabsh_client::error::Result;
+use fabsh_client::error::{Error, Result};
 use rhai::{Engine, FnAccess};
 use serde_json::Value;
 use std::fmt::Write;
@@ -32,13 +32,11 @@ impl Native {
 /// static module other than a command group or a stdlib module, in registration order. A
 /// native's doc comment is `` `signature`: what it does ``.
 pub fn natives(engine: &Engine, stdlib_dir: Option<&Path>) -> Result<Vec<Native>> {
-    let metadata: Value = engine
-        .gen_fn_metadata_to_json(false)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        // An engine without metadata documents no natives; the registry's own reference still
-        // prints.
-        .unwrap_or_default();
+    let unreadable = |err: serde_json::Error| {
+        Error::runtime("the script engine's function metadata could not be read").with_cause(err)
+    };
+    let text = engine.gen_fn_metadata_to_json(false).map_err(unreadable)?;
+    let metadata: Value = serde_json::from_str(&text).map_err(unreadable)?;
     let mut skipped: Vec<String> = REGISTRY
         .groups
         .iter()

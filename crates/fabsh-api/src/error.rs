@@ -269,17 +269,13 @@ impl Error {
     pub fn from_json(value: &Value) -> Error {
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(String::from);
         let lines = |key: &str| -> Vec<String> {
-            value
-                .get(key)
-                .and_then(Value::as_array)
-                .map(|lines| {
-                    lines
-                        .iter()
-                        .map(|line| line.as_str().map_or_else(|| line.to_string(), String::from))
-                        .collect()
-                })
-                // An error body without details has none to show.
-                .unwrap_or_default()
+            // An error body without details has none to show.
+            let lines = value.get(key).and_then(Value::as_array);
+            lines
+                .into_iter()
+                .flatten()
+                .map(|line| line.as_str().map_or_else(|| line.to_string(), String::from))
+                .collect()
         };
         let kind = text("kind")
             .and_then(|name| ErrorKind::from_name(&name))

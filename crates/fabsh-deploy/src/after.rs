@@ -135,14 +135,12 @@ impl Repository {
                 continue;
             };
             let check = match row.item_type.as_str() {
-                item_types::LAKEHOUSE => {
-                    // A file that does not parse is apply's to report, on the lakehouse's row.
-                    let wanted = self.wanted_shortcuts(target, n).unwrap_or_default();
-                    if wanted.is_empty() {
-                        continue;
-                    }
-                    Check::Shortcuts(wanted)
-                }
+                item_types::LAKEHOUSE => match self.wanted_shortcuts(target, n) {
+                    Ok(wanted) if !wanted.is_empty() => Check::Shortcuts(wanted),
+                    // None wanted; or a file that does not parse, which is apply's to report,
+                    // on the lakehouse's row.
+                    _ => continue,
+                },
                 item_types::ENVIRONMENT => Check::Publish,
                 item_types::SEMANTIC_MODEL => {
                     let ids = self.connections_of(&row.display_name);

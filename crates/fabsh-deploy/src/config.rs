@@ -148,13 +148,15 @@ fn resolve(file: &ConfigFile, base: &Path, env: Option<&str>, shown: &str) -> Re
         publish_skip: file.publish.skip.as_ref().and_then(|v| v.get(env)) == Some(&true),
         unpublish_exclude: regex(&file.unpublish.exclude_regex, "unpublish.exclude_regex")?,
         unpublish_skip: file.unpublish.skip.as_ref().and_then(|v| v.get(env)) == Some(&true),
+        // No feature flags for this environment: none are on.
         features: file
             .features
             .as_ref()
             .and_then(|v| v.get(env))
+            .into_iter()
+            .flatten()
             .cloned()
-            // No feature flags for this environment: none are on.
-            .unwrap_or_default(),
+            .collect(),
         environments: environments(file),
     })
 }

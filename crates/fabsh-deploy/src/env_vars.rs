@@ -151,8 +151,8 @@ impl EnvVars {
                 continue;
             }
             forms.push((value.clone(), name));
-            // A string always serializes; the quoted form is only a second form to look for.
-            let quoted = serde_json::to_string(value).unwrap_or_default();
+            // The value as a JSON string prints it (quoted, escaped).
+            let quoted = serde_json::Value::from(value.as_str()).to_string();
             let escaped = quoted.trim_start_matches('"').trim_end_matches('"');
             if escaped != value {
                 forms.push((escaped.to_string(), name));

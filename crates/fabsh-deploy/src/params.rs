@@ -250,11 +250,13 @@ impl Parameters {
             .find(|m| m.semantic_model_name.values().contains(&model))
             .map(|m| &m.connection_id)
             .or(binding.default.as_ref().map(|d| &d.connection_id));
+        // No binding names this model for this environment: no connections to bind.
         chosen
             .and_then(|ids| for_env(ids, env))
-            .map(|ids| ids.values().into_iter().map(str::to_string).collect())
-            // No binding names this model for this environment: no connections to bind.
-            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|ids| ids.values())
+            .map(str::to_string)
+            .collect()
     }
 }
 

@@ -72,11 +72,14 @@ pub struct Deployed {
     pub item_type: String,
     pub display_name: String,
     pub description: Option<String>,
-    /// Its folder's path (`/a/b`, empty for the root).
+    /// Its folder's path (`/a/b`, [`ROOT_FOLDER`] for the root).
     pub folder: String,
     /// Its definition's parts, when fetched (paired items with a definition).
     pub parts: Option<Vec<RepoPart>>,
 }
+
+/// The workspace root's folder path: items and folders at the top have it.
+pub const ROOT_FOLDER: &str = "";
 
 /// What plan was asked for.
 pub use fabsh_model::deploy::PlanOptions as Options;

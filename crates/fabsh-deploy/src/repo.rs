@@ -73,8 +73,8 @@ impl RepoItem {
 
     /// The `.platform` part's bytes as read.
     pub fn platform_bytes(&self) -> Vec<u8> {
-        // A JSON value always serializes.
-        serde_json::to_vec_pretty(&self.platform).unwrap_or_default()
+        // A JSON value prints itself (`{:#}`: pretty, as `to_vec_pretty` writes it).
+        format!("{:#}", self.platform).into_bytes()
     }
 }
 

@@ -49,8 +49,8 @@ pub fn document(entries: &[Entry]) -> Vec<u8> {
             entry
         })
         .collect();
-    // A JSON value always serializes.
-    serde_json::to_vec_pretty(&serde_json::json!({ "schedules": entries })).unwrap_or_default()
+    // A JSON value prints itself (`{:#}`: pretty, as `to_vec_pretty` writes it).
+    format!("{:#}", serde_json::json!({ "schedules": entries })).into_bytes()
 }
 
 /// The part in canonical form; unparseable bytes as they are.

@@ -31,7 +31,8 @@ pub fn check_dir(text: &str) -> Result<PathBuf> {
 
 /// The name a file is written under, or why it is refused.
 pub fn safe_name(name: &str) -> std::result::Result<String, String> {
-    let last = name.rsplit(['/', '\\']).next().unwrap_or_default();
+    // What follows the last separator (the whole name when it has none).
+    let last = name.rsplit_once(['/', '\\']).map_or(name, |(_, last)| last);
     let cleaned: String = last.chars().filter(|c| !c.is_control()).collect();
     let cleaned = cleaned.trim().to_string();
     if cleaned.is_empty() || cleaned == "." || cleaned == ".." {

@@ -154,19 +154,15 @@ pub fn answer_text(result: &Value) -> Result<String> {
 
 /// The text blocks of a tool result, one per line.
 pub(crate) fn text_blocks(result: &Value) -> String {
-    result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|block| block.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        // A result without content has no text.
-        .unwrap_or_default()
+    // A result without content has no text.
+    let blocks = result.get("content").and_then(Value::as_array);
+    blocks
+        .into_iter()
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 async fn handshake(
@@ -214,11 +210,11 @@ fn agent_tool(tools: &[Value]) -> Result<(String, String)> {
     let tool = tools
         .first()
         .ok_or_else(|| Error::runtime("the agent's MCP server lists no tool"))?;
+    // MCP requires a tool's name: it is what a call names.
     let name = tool
         .get("name")
         .and_then(Value::as_str)
-        // A tool without a name matches none by name.
-        .unwrap_or_default()
+        .ok_or_else(|| Error::runtime("the agent's MCP server lists a tool without a name"))?
         .to_string();
     Ok((name, question_argument(tool)))
 }

@@ -120,16 +120,19 @@ impl Thread {
     }
 
     /// Records a turn.
-    pub fn push(&mut self, question: &str, answer: &str) {
+    pub fn push(&mut self, question: &str, answer: &str) -> Result<()> {
+        // The clock's time has an RFC 3339 form for years 0 to 9999.
         let at = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
-            // The clock's time always has an RFC 3339 form (years 0 to 9999).
-            .unwrap_or_default();
+            .map_err(|err| {
+                Error::runtime("the time of the turn has no RFC 3339 form").with_cause(err)
+            })?;
         self.turns.push(Turn {
             question: question.to_string(),
             answer: answer.to_string(),
             at,
         });
+        Ok(())
     }
 
     /// What the agent is sent for `question` in this thread.
@@ -150,7 +153,7 @@ mod tests {
     fn a_thread_sends_its_turns_before_the_question() {
         let mut thread = Thread::new("w", "a", "u");
         assert_eq!(thread.prompt("How many?"), "How many?");
-        thread.push("Revenue in 2023?", "46,117.30");
+        thread.push("Revenue in 2023?", "46,117.30").unwrap();
         let text = thread.prompt("and for 2024?");
         assert!(
             text.starts_with("Earlier in this conversation:\nQ: Revenue in 2023?\nA: 46,117.30\n")

@@ -4,8 +4,10 @@
 
 use crate::api::ApiClient;
 use crate::api::data_agents::{Agent, Stage};
+use crate::api::typed;
 use crate::error::Result;
 use fabsh_model::agent::element_path;
+use fabsh_model::wire::DatasourceElement;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use serde_json::{Value, json};
@@ -38,25 +40,21 @@ pub struct Node {
 }
 
 impl Node {
-    fn from_wire(value: &Value, parent: Option<&Node>) -> Node {
-        // An element the service lists without a name, type or id is shown without it (each
-        // read below defaults to empty); the walk goes on.
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(String::from);
-        let name = text("displayName").unwrap_or_default();
-        let kind = text("type").unwrap_or_default();
-        // The root has no chain above it.
-        let mut chain = parent.map(|p| p.chain.clone()).unwrap_or_default();
-        chain.push((kind.clone(), name.clone()));
+    fn from_wire(element: DatasourceElement, parent: Option<&Node>) -> Node {
+        let chain: Vec<(String, String)> = parent
+            .into_iter()
+            .flat_map(|p| p.chain.iter().cloned())
+            .chain([(element.kind.clone(), element.display_name.clone())])
+            .collect();
         let path = element_path::dot_path(chain.iter().map(|(t, n)| (t.as_str(), n.as_str())));
         Node {
-            // Empty when the service listed none, as above.
-            id: text("id").unwrap_or_default(),
-            name,
-            kind,
-            selected: value.get("isSelected").and_then(Value::as_bool) == Some(true),
-            description: text("description"),
-            state: text("state"),
-            has_children: value.get("hasSubElements").and_then(Value::as_bool) == Some(true),
+            id: element.id,
+            name: element.display_name,
+            kind: element.kind,
+            selected: element.is_selected == Some(true),
+            description: element.description,
+            state: element.state,
+            has_children: element.has_sub_elements == Some(true),
             path,
             chain,
         }
@@ -109,7 +107,8 @@ where
             break;
         };
         for value in level? {
-            let node = Node::from_wire(&value, parent.map(|index| &nodes[index]));
+            let element = typed::read(value, "a datasource element")?;
+            let node = Node::from_wire(element, parent.map(|index| &nodes[index]));
             let index = nodes.len();
             if node.has_children && descend(&node) {
                 pending.push_back(Some(index));
@@ -123,11 +122,14 @@ where
 
 fn in_tree_order(nodes: Vec<Node>, children: &HashMap<Option<usize>, Vec<usize>>) -> Vec<Node> {
     let mut order = Vec::with_capacity(nodes.len());
+    // The top-level elements, if any, the first on top.
     let mut stack: Vec<usize> = children
         .get(&None)
-        .map(|top| top.iter().rev().copied().collect())
-        // A tree without top-level elements has nothing to walk.
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+        .rev()
+        .copied()
+        .collect();
     while let Some(index) = stack.pop() {
         order.push(index);
         if let Some(kids) = children.get(&Some(index)) {

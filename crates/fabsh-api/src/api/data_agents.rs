@@ -4,7 +4,7 @@
 
 use super::typed::read_each;
 use super::{ApiClient, Created, LroOutcome, Req};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use fabsh_model::wire::{CreateTypedItemRequest, Item, UpdateItemRequest};
 use serde_json::{Value, json};
 
@@ -120,10 +120,10 @@ impl Agent {
     /// Adds a datasource (an LRO while its schema is discovered), never twice: a lost answer
     /// is checked against the list by the referenced item before the create is sent again.
     pub async fn datasource_create(&self, api: &ApiClient, body: Value) -> Result<Created> {
-        // fabsh builds every datasource body with its item reference; one without would match
-        // no draft datasource, and a lost answer is then sent again as any unmatched create.
+        // fabsh builds every datasource body with its item reference: a lost answer is looked
+        // for by it, so a body without one is not sent.
         let item = fabsh_model::agent::sources::referenced_item(&body)
-            .unwrap_or_default()
+            .ok_or_else(|| Error::runtime("a datasource to add names no item to read"))?
             .to_string();
         let req = Req::post(self.datasources(Stage::Staging), body);
         api.create_checked(req, || self.draft_datasource_reading(api, &item))

@@ -4,6 +4,7 @@
 //! deal with any of that.
 
 pub mod bulk;
+pub mod connections;
 mod create;
 pub mod data_agents;
 pub mod definitions;
@@ -26,7 +27,7 @@ pub mod stale;
 pub mod tags;
 pub mod throttle;
 pub mod trusted_hosts;
-mod typed;
+pub(crate) mod typed;
 pub mod workspaces;
 
 pub use create::{Created, is_name_conflict};

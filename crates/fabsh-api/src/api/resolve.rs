@@ -507,13 +507,14 @@ async fn folder_at(api: &ApiClient, workspace_id: &str, names: &[&str]) -> Resul
 
 /// The entries a name stands for: its matches, a lakehouse's SQL endpoint left out.
 fn matching<'a, T: Named>(list: &'a [T], name: &str) -> Vec<&'a T> {
+    // The first reading that names anything (none may).
     item_readings(name)
         .iter()
         .map(|reading| named(list, reading))
         .find(|candidates| !candidates.is_empty())
-        .map(without_shadow_children)
-        // No reading names anything: nothing matches.
-        .unwrap_or_default()
+        .into_iter()
+        .flat_map(without_shadow_children)
+        .collect()
 }
 
 /// Every lakehouse has a SQL endpoint child of the same name, so making that name an error

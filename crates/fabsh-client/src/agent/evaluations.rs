@@ -105,11 +105,26 @@ fn verdict_at(row: &rusqlite::Row, at: usize) -> rusqlite::Result<Option<Verdict
 }
 
 /// The agent a run reference is looked for among, as the user named it (workspace and agent,
-/// each an id or a name): matched against what each run recorded, so it works offline.
+/// each an id or a name; one left out matches any): matched against what each run recorded,
+/// so it works offline.
 #[derive(Debug, Clone)]
 pub struct AgentFilter {
-    pub workspace: String,
-    pub agent: String,
+    pub workspace: Option<String>,
+    pub agent: Option<String>,
+}
+
+impl std::fmt::Display for AgentFilter {
+    /// `WORKSPACE/AGENT`, each part as given (nothing where it was left out).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(workspace) = &self.workspace {
+            f.write_str(workspace)?;
+        }
+        f.write_str("/")?;
+        if let Some(agent) = &self.agent {
+            f.write_str(agent)?;
+        }
+        Ok(())
+    }
 }
 
 /// An open evaluation store, and its file (named when it fails).
@@ -261,14 +276,15 @@ impl Store {
     /// `agent` when given (`latest` is then that agent's newest run).
     pub fn resolve(&self, reference: &str, agent: Option<&AgentFilter>) -> Result<String> {
         let reference = reference.trim_end_matches('…');
-        let (workspace, agent_name) =
-            agent.map_or(("", ""), |a| (a.workspace.as_str(), a.agent.as_str()));
+        let (workspace, agent_name) = agent.map_or((None, None), |a| {
+            (a.workspace.as_deref(), a.agent.as_deref())
+        });
         // Everyone's runs, or one agent's, as recorded: by id or by name, in any case.
-        const OF_AGENT: &str = "(:workspace = '' OR workspace_id = :workspace COLLATE NOCASE
+        const OF_AGENT: &str = "(:workspace IS NULL OR workspace_id = :workspace COLLATE NOCASE
                  OR workspace_name = :workspace COLLATE NOCASE)
-             AND (:agent = '' OR agent_id = :agent COLLATE NOCASE OR agent_name = :agent COLLATE NOCASE)";
+             AND (:agent IS NULL OR agent_id = :agent COLLATE NOCASE OR agent_name = :agent COLLATE NOCASE)";
         let whose = match agent {
-            Some(agent) => format!(" of {}/{}", agent.workspace, agent.agent),
+            Some(agent) => format!(" of {agent}"),
             None => String::new(),
         };
         if reference == "latest" {

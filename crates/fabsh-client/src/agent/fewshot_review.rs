@@ -329,15 +329,15 @@ pub async fn judge(model: &LlmClient, examples: &[Example]) -> (Vec<Issue>, Vec<
 }
 
 fn rating_issues(rating: Rating) -> Vec<Issue> {
-    // A rating that names no example is still reported, on no example's id.
-    let id = rating.id.unwrap_or_default();
+    // A rating that names no example is still reported, on no example.
+    let ids: Vec<String> = rating.id.into_iter().collect();
     let reason = rating
         .reason
         .unwrap_or_else(|| "no reason given".to_string());
     let mut issues = Vec::new();
     if rating.clarity.no {
         issues.push(Issue::new(
-            vec![id.clone()],
+            ids.clone(),
             "ambiguous",
             "low",
             format!("unclear question: {reason}"),
@@ -346,7 +346,7 @@ fn rating_issues(rating: Rating) -> Vec<Issue> {
     }
     if rating.mapping.no || rating.relatedness.no {
         issues.push(Issue::new(
-            vec![id],
+            ids,
             "low_quality",
             "medium",
             reason,

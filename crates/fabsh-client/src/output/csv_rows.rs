@@ -51,13 +51,14 @@ impl ListWriter for CsvWriter<'_> {
         if items.is_empty() {
             return Ok(());
         }
-        if self.columns.is_none() {
+        let columns = if let Some(columns) = &self.columns {
+            columns.clone()
+        } else {
             let declared: Vec<&str> = self.declared.iter().map(String::as_str).collect();
             let columns = columns_for(items, &declared);
-            self.header(columns)?;
-        }
-        // Set by header() above: every page after the first has the columns.
-        let columns = self.columns.clone().unwrap_or_default();
+            self.header(columns.clone())?;
+            columns
+        };
         for item in items {
             let record = columns.iter().map(|column| cell(lookup(item, column)));
             self.out.write_record(record).map_err(csv_error)?;

@@ -287,10 +287,10 @@ fn fitted(header: Vec<String>, show_header: bool, mut rows: Vec<Vec<String>>, fi
     table.trim_fmt()
 }
 
-/// The cells of one column.
+/// The cells of one column (every row has one per column of the header).
 fn cells_of(rows: &[Vec<String>], index: usize) -> Vec<String> {
     rows.iter()
-        .map(|row| row.get(index).cloned().unwrap_or_default())
+        .filter_map(|row| row.get(index).cloned())
         .collect()
 }
 

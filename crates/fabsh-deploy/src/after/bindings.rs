@@ -6,8 +6,8 @@ use fabsh_model::deploy::{BindConnection, Change, Connection, ConnectionDetails}
 /// What apply does about one connection a semantic model should be bound to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Binding {
-    /// Bind it, with this body (the connection as the caller sees it listed).
-    Bind(BindConnection),
+    /// Bind it (by id), with this body (the connection as the caller sees it listed).
+    Bind { id: String, body: BindConnection },
     /// The caller cannot see it (by id): fabric-cicd warns and goes on, and so does apply.
     NotVisible(String),
 }
@@ -23,19 +23,22 @@ pub fn bindings(ids: &[String], current: &[Connection], visible: &[Connection]) 
         .filter(|id| find(current, id).is_none())
         .map(|id| match find(visible, id) {
             None => Binding::NotVisible(id.clone()),
-            Some(connection) => Binding::Bind(BindConnection {
-                connection_binding: Connection {
-                    id: Some(id.clone()),
-                    connectivity_type: connection.connectivity_type.clone(),
-                    // The service wants the details object even when it listed none.
-                    connection_details: Some(connection.connection_details.clone().unwrap_or(
-                        ConnectionDetails {
-                            kind: None,
-                            path: None,
-                        },
-                    )),
+            Some(connection) => Binding::Bind {
+                id: id.clone(),
+                body: BindConnection {
+                    connection_binding: Connection {
+                        id: Some(id.clone()),
+                        connectivity_type: connection.connectivity_type.clone(),
+                        // The service wants the details object even when it listed none.
+                        connection_details: Some(connection.connection_details.clone().unwrap_or(
+                            ConnectionDetails {
+                                kind: None,
+                                path: None,
+                            },
+                        )),
+                    },
                 },
-            }),
+            },
         })
         .collect()
 }
@@ -50,7 +53,7 @@ pub fn binding_drift(
     bindings(ids, current, visible)
         .into_iter()
         .filter_map(|b| match b {
-            Binding::Bind(body) => body.connection_binding.id.map(Change::Binding),
+            Binding::Bind { id, .. } => Some(Change::Binding(id)),
             Binding::NotVisible(_) => None,
         })
         .collect()

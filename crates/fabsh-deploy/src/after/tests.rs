@@ -172,10 +172,16 @@ fn a_model_is_bound_to_each_visible_connection_it_lacks_and_told_of_the_rest() {
     assert_eq!(
         bindings(&ids, &current, &visible),
         [
-            Binding::Bind(body("c2", json!({"type": "SQL", "path": "server;db"}))),
+            Binding::Bind {
+                id: "c2".into(),
+                body: body("c2", json!({"type": "SQL", "path": "server;db"}))
+            },
             Binding::NotVisible("c3".into()),
             // Listed without details: sent with empty ones, as the service wants them.
-            Binding::Bind(body("c4", json!({"type": null, "path": null}))),
+            Binding::Bind {
+                id: "c4".into(),
+                body: body("c4", json!({"type": null, "path": null}))
+            },
         ]
     );
     // The plan shows what apply would bind: not c1 (bound), not c3 (apply cannot).

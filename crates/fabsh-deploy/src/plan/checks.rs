@@ -59,9 +59,11 @@ impl Checks {
             problems.push(error(
                 Some(item.key()),
                 finding.code,
-                // A finding about the whole definition has no part path: the message starts with ":
-                // " then.
-                format!("{}: {}", finding.path.unwrap_or_default(), finding.message),
+                match finding.path {
+                    Some(path) => format!("{path}: {}", finding.message),
+                    // A finding about the whole definition has no part path.
+                    None => format!(": {}", finding.message),
+                },
             ));
         }
         problems

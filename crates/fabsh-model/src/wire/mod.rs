@@ -1,6 +1,7 @@
 //! The Fabric REST API's core objects as they travel (swagger `platform` definitions): items,
 //! workspaces, folders, long-running operation states, error bodies, list pages, definitions
-//! as answered and external data shares. The client reads answers through them and local Fabric answers with them.
+//! as answered, external data shares, connections and a data agent's datasources. The client
+//! reads answers through them and local Fabric answers with them.
 //!
 //! Each object keeps the keys it does not name in `extra`, so an answer read and written again
 //! loses nothing the service added. A key the service may leave out is an `Option`, left out
@@ -9,6 +10,8 @@
 //! prints an answer it passes the service's JSON through instead (its order and nulls are the
 //! service's to choose); these types are for reading and for building answers.
 
+mod connections;
+mod datasource;
 mod definition;
 mod error;
 mod folder;
@@ -20,6 +23,8 @@ mod relations;
 mod share;
 mod workspace;
 
+pub use connections::{Connection, ConnectionDetails, ItemConnection};
+pub use datasource::{Datasource, DatasourceElement};
 pub use definition::{Definition, DefinitionPart, DefinitionResponse};
 pub use error::{ErrorDetail, ErrorResponse, RelatedResource};
 pub use folder::{CreateFolderRequest, Folder, MoveRequest};

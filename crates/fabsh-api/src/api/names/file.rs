@@ -57,14 +57,12 @@ pub(crate) fn cache_dir(root: &Path, endpoint: &str, principal: &str) -> PathBuf
 /// Refuses the cache of one endpoint and principal when other users may read it: the
 /// folder of the caches, this cache's folder, or one of its lists.
 pub(crate) fn check_private(cache_dir: &Path) -> crate::error::Result<()> {
+    // A cache folder that cannot be read holds no caches: names are then listed afresh.
     let lists: Vec<PathBuf> = std::fs::read_dir(cache_dir)
-        .map(|entries| {
-            entries
-                .filter_map(|entry| Some(entry.ok()?.path()))
-                .collect()
-        })
-        // A cache folder that cannot be read holds no caches: names are then listed afresh.
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .collect();
     let mut paths: Vec<&Path> = cache_dir.parent().into_iter().collect();
     paths.push(cache_dir);
     paths.extend(lists.iter().map(PathBuf::as_path));
@@ -254,11 +252,12 @@ pub(crate) fn mark_used(path: &Path, stamp: Stamp) -> Option<Stamp> {
         return None;
     }
     let now = SystemTime::now();
-    let since = now
-        .duration_since(meta.modified().ok()?)
-        // A file modified in the future (a clock set back) counts as just written.
-        .unwrap_or_default();
-    if since < MARK_USED_EVERY {
+    let just_written = match now.duration_since(meta.modified().ok()?) {
+        Ok(since) => since < MARK_USED_EVERY,
+        // Modified in the future (a clock set back): as if just written.
+        Err(_) => true,
+    };
+    if just_written {
         return None;
     }
     file.set_modified(now).ok()?;
@@ -304,14 +303,11 @@ pub(crate) fn save(
 fn trim_item_lists(cache: &Path, keep: &Path) {
     let mut lists = Vec::new();
     for (path, modified) in entries_of(cache) {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            // A file whose name is not text is no cache of fabsh's.
-            .unwrap_or_default();
-        if name.starts_with(ITEMS_PREFIX) && name.ends_with(".json") {
+        // A file whose name is not text is no cache of fabsh's: a stray.
+        let name = path.file_name().and_then(|n| n.to_str());
+        if name.is_some_and(|name| name.starts_with(ITEMS_PREFIX) && name.ends_with(".json")) {
             lists.push((modified, path));
-        } else if name != WORKSPACES_FILE && is_older(modified, STRAY_AFTER) {
+        } else if name != Some(WORKSPACES_FILE) && is_older(modified, STRAY_AFTER) {
             let _ = std::fs::remove_file(&path);
         }
     }

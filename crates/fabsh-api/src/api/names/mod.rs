@@ -321,21 +321,20 @@ impl View {
 /// its claims name; a token that is not a JWT stands for itself, by digest.
 pub(crate) fn principal_of(token: &str) -> String {
     use sha2::Digest;
-    let claim = |claims: &serde_json::Map<String, serde_json::Value>, name: &str| {
-        claims
-            .get(name)
-            .and_then(|value| value.as_str())
-            // A token without the claim has no value for it.
-            .unwrap_or_default()
-            .to_string()
-    };
     if let Some(claims) = crate::auth::claims::payload(token) {
-        let who = [claim(&claims, "oid"), claim(&claims, "sub")]
-            .into_iter()
-            .find(|who| !who.is_empty())
-            // A token naming neither oid nor sub is cached for its tenant alone.
-            .unwrap_or_default();
-        format!("{}/{who}", claim(&claims, "tid"))
+        let claim = |name: &str| {
+            claims
+                .get(name)
+                .and_then(|value| value.as_str())
+                .filter(|value| !value.is_empty())
+        };
+        // `tid/oid` (else `tid/sub`); a claim the token lacks is left out of its place: a
+        // token naming neither oid nor sub is cached for its tenant alone.
+        let mut principal = String::new();
+        principal.extend(claim("tid"));
+        principal.push('/');
+        principal.extend(claim("oid").or_else(|| claim("sub")));
+        principal
     } else {
         let digest = sha2::Sha256::digest(token.as_bytes());
         let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();

@@ -125,14 +125,14 @@ impl UpdateDefinition {
 /// `current` with every part of `changes` put in place of its namesake (or added).
 fn overlay(current: &Value, changes: &Value) -> Value {
     // An agent never configured has no parts to keep.
-    let mut parts: Vec<Value> = current
+    let current_parts = current
         .pointer("/definition/parts")
-        .and_then(Value::as_array)
-        .cloned()
-        // No parts: an agent never configured.
-        .unwrap_or_default()
+        .and_then(Value::as_array);
+    let mut parts: Vec<Value> = current_parts
         .into_iter()
+        .flatten()
         .filter(|part| part["path"] != ".platform")
+        .cloned()
         .collect();
     for change in changes["parts"].as_array().into_iter().flatten() {
         match parts.iter_mut().find(|part| part["path"] == change["path"]) {

@@ -300,12 +300,7 @@ impl Command for Evaluate {
             };
             // A table shows the questions only: the comparison comes with it as notes (none
             // without a baseline).
-            let compared = out
-                .comparison
-                .as_ref()
-                .map(evaluation_compare::notes)
-                // No comparison (no baseline): no notes about one.
-                .unwrap_or_default();
+            let compared = out.comparison.as_ref().map(evaluation_compare::notes);
             // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
             // `--output-file` page now, and under `-o html` instead of the data.
             if let Some(path) = &page_file {
@@ -328,7 +323,7 @@ impl Command for Evaluate {
                 };
                 evaluations::report_page(&shown, out.comparison.as_ref()).map(|page| page.html)
             });
-            for note in compared {
+            for note in compared.into_iter().flatten() {
                 reply = reply.with_note(note);
             }
             Ok(match run_id {

@@ -15,6 +15,7 @@ use fabsh_api::api::resolve::is_guid;
 use fabsh_model::agent::evaluation::{
     Comparison, ConfigurationParts, EvaluationRow, EvaluationRun, Named,
 };
+use fabsh_model::wire::DefinitionResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -146,26 +147,6 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// What an evaluation reads of the agent's definition (the service's getDefinition answer):
-/// its parts' paths and payloads.
-#[derive(Deserialize)]
-struct DefinitionReply {
-    definition: DefinitionParts,
-}
-
-/// The parts of a definition.
-#[derive(Deserialize)]
-struct DefinitionParts {
-    parts: Vec<DefinitionPart>,
-}
-
-/// A part of a definition.
-#[derive(Deserialize)]
-struct DefinitionPart {
-    path: Option<String>,
-    payload: Option<String>,
-}
-
 /// What an evaluation reads of the agent item (the service's GET): its name, and the
 /// description it was published with.
 #[derive(Deserialize)]
@@ -206,17 +187,14 @@ async fn configuration(
     let LroOutcome::Done(definition) = outcome else {
         return None;
     };
-    let definition: DefinitionReply = serde_json::from_value(definition).ok()?;
+    // A definition whose parts lack a path or payload cannot be fingerprinted: none is taken.
+    let definition: DefinitionResponse = serde_json::from_value(definition).ok()?;
     let mut parts: Vec<(String, String)> = definition
         .definition
         .parts
         .into_iter()
-        .filter_map(|part| {
-            let path = part.path?;
-            // A part without a payload (the service always sends one) hashes as empty.
-            let payload = part.payload.unwrap_or_default();
-            path.contains("/published/").then_some((path, payload))
-        })
+        .filter(|part| part.path.contains("/published/"))
+        .map(|part| (part.path, part.payload))
         .collect();
     parts.sort();
     // The description as JSON (null when the agent has none), as fingerprints always took it.

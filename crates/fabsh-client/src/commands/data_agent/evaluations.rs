@@ -66,10 +66,11 @@ impl RunsOf {
         };
         workspace = self.workspace.as_deref().or(workspace);
         agent = self.agent.as_deref().or(agent);
-        // One of the two given: the other is empty, which the store matches to any.
+        // One of the two given: the other, left out (or empty, as in `/AGENT`), matches any.
+        let given = |part: Option<&str>| part.filter(|p| !p.is_empty()).map(str::to_string);
         (workspace.is_some() || agent.is_some()).then(|| AgentFilter {
-            workspace: workspace.unwrap_or_default().to_string(),
-            agent: agent.unwrap_or_default().to_string(),
+            workspace: given(workspace),
+            agent: given(agent),
         })
     }
 }

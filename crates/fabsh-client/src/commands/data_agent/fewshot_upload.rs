@@ -92,12 +92,13 @@ impl Command for UploadFewshots {
                     ],
                 )
                 .await?;
-            let results: Vec<Value> = outcome["results"]
-            .as_array()
-            .cloned()
-            // An outcome without results reports no rows.
-            .unwrap_or_default()
-            .into_iter()
+            let Some(results) = outcome["results"].as_array() else {
+                return Err(Error::runtime(
+                    "the stdlib's few-shot upload returned no results",
+                ));
+            };
+            let results: Vec<Value> = results
+            .iter()
             .map(|row| {
                 json!({
                     "line": row["line"],

@@ -33,6 +33,7 @@ use fabsh_api::api::resolve::is_guid;
 use fabsh_api::api::stale;
 use fabsh_model::agent::sources::{self, SourceKind};
 use fabsh_model::item_types;
+use fabsh_model::wire::Datasource;
 use serde_json::Value;
 
 /// The data-agent commands, in help order.
@@ -185,11 +186,14 @@ pub async fn datasource(ctx: &Ctx, agent: &Agent, stage: Stage, wanted: &str) ->
             err.with_hint(format!("its datasources: {}", names.join(", ")))
         });
     };
+    // Its id addresses it in every later request: a datasource listed without one (or a name)
+    // is refused, not sent on as an empty id.
+    let listed: Datasource = serde_json::from_value(found.clone()).map_err(|err| {
+        Error::runtime("the service answered a datasource in an unexpected shape").with_cause(err)
+    })?;
     Ok(Source {
-        // A datasource listed without an id or a name keeps an empty one; its wire value is kept
-        // whole beside.
-        id: text(found, "id").unwrap_or_default(),
-        name: text(found, "displayName").unwrap_or_default(),
+        id: listed.id,
+        name: listed.display_name,
         kind: sources::of_wire(found),
         value: found.clone(),
     })

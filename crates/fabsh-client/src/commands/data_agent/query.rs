@@ -256,7 +256,7 @@ impl Command for Query {
             out.insert("answer".into(), json!(answered.answer));
             out.insert("tool".into(), json!(answered.tool));
             if let Some(thread) = &mut thread {
-                thread.push(&question, &answered.answer);
+                thread.push(&question, &answered.answer)?;
                 thread.save()?;
                 out.insert("threadId".into(), json!(thread.thread_id));
             }

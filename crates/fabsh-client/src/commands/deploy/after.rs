@@ -7,7 +7,7 @@
 //! made again, a model already using the connection is not bound again.
 
 use crate::error::{Error, Result};
-use fabsh_api::api::{ApiClient, Req, items, jobs};
+use fabsh_api::api::{ApiClient, Req, connections, jobs};
 use fabsh_deploy::after::{
     Binding, Check, DriftCheck, add_drift, binding_drift, bindings, missing_shortcuts,
     publish_drift, shortcut_body, shortcut_drift,
@@ -39,11 +39,7 @@ pub(super) async fn visible_connections(
     if !repo.binds_connections() {
         return None;
     }
-    Some(
-        listed(api, Req::get("/connections"))
-            .await
-            .map_err(|err| err.to_string()),
-    )
+    Some(list_visible(api).await.map_err(|err| err.to_string()))
 }
 
 /// Binds a deployed semantic model to the connections `semantic_model_binding` gives it
@@ -71,20 +67,18 @@ pub(super) async fn bind_semantic_model(
         }
         None => return Err(Error::runtime("the connections to bind were not listed")),
     };
-    let current = listed(api, items::connections_req(workspace, model)).await?;
+    let current = list_of_item(api, workspace, model).await?;
     let (mut notes, mut bound) = (Vec::new(), 0);
     for binding in bindings(&ids, &current, visible) {
-        let body = match binding {
+        let (id, body) = match binding {
             Binding::NotVisible(id) => {
                 notes.push(format!(
                     "connection {id} is not among the connections the caller can see: not bound"
                 ));
                 continue;
             }
-            Binding::Bind(body) => body,
+            Binding::Bind { id, body } => (id, body),
         };
-        // Only names the connection in the note; the binding is sent as built.
-        let id = body.connection_binding.id.clone().unwrap_or_default();
         let body = serde_json::to_value(&body)
             .map_err(|err| Error::runtime(format!("the binding could not be written: {err}")))?;
         api.json(
@@ -101,17 +95,16 @@ pub(super) async fn bind_semantic_model(
     Ok((notes, bound))
 }
 
-/// Every entry of a list, typed.
-async fn listed(api: &ApiClient, req: Req) -> Result<Vec<Connection>> {
-    api.all(req)
-        .await?
-        .into_iter()
-        .map(|value| {
-            serde_json::from_value(value).map_err(|err| {
-                Error::runtime(format!("unexpected connection from the service: {err}"))
-            })
-        })
-        .collect()
+/// The connections the caller can see, as much as a binding needs of each.
+async fn list_visible(api: &ApiClient) -> Result<Vec<Connection>> {
+    let listed = connections::list_all(api).await?;
+    Ok(listed.into_iter().map(Connection::from).collect())
+}
+
+/// The connections an item uses, as much as a binding needs of each.
+async fn list_of_item(api: &ApiClient, workspace: &str, id: &str) -> Result<Vec<Connection>> {
+    let listed = connections::of_item(api, workspace, id).await?;
+    Ok(listed.into_iter().map(Connection::from).collect())
 }
 
 /// Creates each shortcut of `wanted` (a deployed lakehouse's, from `Repository::wanted_shortcuts`) that
@@ -237,7 +230,7 @@ pub(super) async fn drift(
     let checks = repo.drift_checks(target, plan);
     let wants_bindings = checks.iter().any(|c| matches!(c.check, Check::Binding(_)));
     let visible = if wants_bindings {
-        listed(api, Req::get("/connections")).await?
+        list_visible(api).await?
     } else {
         Vec::new()
     };
@@ -253,7 +246,7 @@ pub(super) async fn drift(
                     Check::Publish => publish_state(api, workspace, &id)
                         .await
                         .map(|state| publish_drift(state.as_deref()).into_iter().collect()),
-                    Check::Binding(ids) => listed(api, items::connections_req(workspace, &id))
+                    Check::Binding(ids) => list_of_item(api, workspace, &id)
                         .await
                         .map(|current| binding_drift(&ids, &current, visible)),
                 };

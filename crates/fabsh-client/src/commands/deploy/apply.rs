@@ -99,8 +99,11 @@ impl Command for DeployApply {
             }
             if self.asks.0 {
                 // A workspace known by id only is named by its id in the question.
-                let name = state.target.workspace_name.as_deref().unwrap_or_default();
-                consent::ask(&plan.items, &named_as(name, &workspace)).await?;
+                let named = match state.target.workspace_name.as_deref() {
+                    Some(name) => named_as(name, &workspace),
+                    None => workspace.clone(),
+                };
+                consent::ask(&plan.items, &named).await?;
             }
             let run = Run {
                 api: ctx.api(),

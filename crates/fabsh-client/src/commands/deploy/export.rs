@@ -20,7 +20,6 @@ use fabsh_model::item_types;
 use fabsh_model::wire::{Item, Workspace};
 use futures::FutureExt;
 use serde_json::json;
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 const FETCH_CONCURRENCY: usize = 8;
@@ -61,10 +60,14 @@ impl Command for DeployExport {
             }
             let fetched: Vec<(usize, Result<Vec<RepoPart>>)> =
                 super::at_most(futures, FETCH_CONCURRENCY).await;
-            let mut by_index: HashMap<usize, Vec<RepoPart>> = HashMap::new();
+            let mut by_index = Vec::with_capacity(fetched.len());
             for (n, parts) in fetched {
-                by_index.insert(n, parts?);
+                by_index.push((n, parts?));
             }
+            // The parts of each item of `wanted`, in its order.
+            by_index.sort_by_key(|(n, _)| *n);
+            let parts_of_items: Vec<Vec<RepoPart>> =
+                by_index.into_iter().map(|(_, parts)| parts).collect();
             // Each item's identity in the repository, and its references in other items' parts
             // rewritten to it, so apply maps them to the target workspace's items.
             let source = Source {
@@ -72,33 +75,25 @@ impl Command for DeployExport {
                 workspace_name: info.display_name,
                 identities: wanted
                     .iter()
-                    .enumerate()
-                    .map(|(n, item)| {
-                        let logical = by_index
-                            .get(&n)
-                            .and_then(|parts| own_logical_id(parts))
-                            .unwrap_or_else(|| item.id.clone());
+                    .zip(&parts_of_items)
+                    .map(|(item, parts)| {
+                        let logical = own_logical_id(parts).unwrap_or_else(|| item.id.clone());
                         (item.id.clone(), logical)
                     })
                     .collect(),
             };
             let mut rows = Vec::new();
             let mut holding_id = 0usize;
-            for (n, item) in wanted.iter().enumerate() {
+            for (item, parts) in wanted.iter().zip(parts_of_items) {
                 let (id, item_type, name) = (&item.id, &item.item_type, &item.display_name);
-                // "" is the root: an item without a folder (or in one the list did not show)
-                // is written at the top of the repository.
-                let folder = item
-                    .folder_id
-                    .as_ref()
-                    .and_then(|f| folder_path.get(f))
-                    .cloned()
-                    // No folder, or one not listed: the root, "".
-                    .unwrap_or_default();
-                let item_dir = if folder.is_empty() {
-                    format!("{name}.{item_type}")
-                } else {
-                    format!("{}/{name}.{item_type}", folder.trim_start_matches('/'))
+                // An item without a folder (or in one the list did not show) is written at
+                // the top of the repository.
+                let folder = item.folder_id.as_ref().and_then(|f| folder_path.get(f));
+                let item_dir = match folder {
+                    Some(folder) if !folder.is_empty() => {
+                        format!("{}/{name}.{item_type}", folder.trim_start_matches('/'))
+                    }
+                    _ => format!("{name}.{item_type}"),
                 };
                 if let Some(problem) = paths::problem(&item_dir) {
                     return Err(Error::runtime(format!(
@@ -112,8 +107,7 @@ impl Command for DeployExport {
                     &format!("{item_dir}/{}", platform::PATH),
                     &encode_payload(&platform_doc),
                 )?;
-                // Every item was fetched above (`by_index` holds each index): none is skipped.
-                for part in by_index.remove(&n).unwrap_or_default() {
+                for part in parts {
                     if part.path == platform::PATH {
                         continue;
                     }

@@ -53,13 +53,11 @@ pub(crate) async fn fetch(
     )
     .map_err(|err| super::named_by_config(err, repo, workspace))?;
     let path_by_id = folder_paths(&folder_list);
-    // The root's path is "": an item without a folder, or in one the folder list did not
-    // show, is planned as at the root.
-    let path_of = |id: Option<&str>| {
-        id.and_then(|id| path_by_id.get(id))
-            .cloned()
-            // No folder, or one not listed: the root, "".
-            .unwrap_or_default()
+    // An item without a folder, or in one the folder list did not show, is planned as at
+    // the root.
+    let path_of = |id: Option<&str>| match id.and_then(|id| path_by_id.get(id)) {
+        Some(path) => path.clone(),
+        None => fabsh_deploy::plan::ROOT_FOLDER.to_string(),
     };
     let folders = path_by_id
         .iter()

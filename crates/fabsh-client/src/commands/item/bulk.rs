@@ -321,7 +321,11 @@ impl Report {
     /// (exit 5). Fewer results than items (a changed stdlib) is an error: no item may go
     /// unreported.
     fn reply(&self, outcome: &Value, count: usize, interrupted: bool) -> Result<Reply> {
-        let rows = outcome["results"].as_array().cloned().unwrap_or_default();
+        let Some(rows) = outcome["results"].as_array() else {
+            return Err(Error::runtime(format!(
+                "the stdlib returned no results for {count} items"
+            )));
+        };
         if rows.len() != count {
             return Err(Error::runtime(format!(
                 "the stdlib returned {} results for {count} items",

@@ -169,8 +169,9 @@ pub(super) fn check_import_body(
     };
     let mut items = 0;
     for (index, part) in parts.iter().enumerate() {
-        // A part without a path is refused just below, as one not starting with `/`.
-        let path = part["path"].as_str().unwrap_or_default();
+        let Some(path) = part["path"].as_str() else {
+            return Err(Error::usage(format!("{flag}: part {index} has no `path`")));
+        };
         let Some(relative) = path.strip_prefix('/') else {
             return Err(Error::usage(format!(
                 "{flag}: part {index} path {path:?} must start with / (/<folders>/<name>.<Type>/<part>)"

@@ -161,13 +161,9 @@ fn parse_invitation_url(text: &str) -> Result<(String, Option<String>)> {
         ))
     };
     let url = reqwest::Url::parse(text).map_err(|_| bad())?;
-    // A URL without a path (`mailto:`) has no segments: no invitation id is found in none,
-    // which is the `bad()` error below.
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(Iterator::collect)
-        // A URL that cannot be a base has no path segments.
-        .unwrap_or_default();
+    // A URL that cannot be a base (`mailto:`) has no path segments: no invitation id is found
+    // in none, which is the `bad()` error below.
+    let segments: Vec<&str> = url.path_segments().into_iter().flatten().collect();
     let id = segments
         .iter()
         .position(|s| s.eq_ignore_ascii_case("invitations"))

@@ -6,7 +6,7 @@ use crate::commands::common;
 use crate::commands::spec::HandlerFuture;
 use crate::commands::typed::{Command, ItemTarget, Paging, typed_args};
 use crate::context::Ctx;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::reply::{Body, Reply};
 use fabsh_api::api::jobs;
 use fabsh_model::jobs::{JobInstance, run_duration};
@@ -15,19 +15,21 @@ use serde_json::{Value, json};
 
 /// A run as shown: the service's instance plus `duration` (seconds from start to end, null
 /// while it has not ended).
-pub(super) fn run_row(instance: &JobInstance) -> Value {
-    let mut row = serde_json::to_value(instance).unwrap_or_default();
+pub(super) fn run_row(instance: &JobInstance) -> Result<Value> {
+    let mut row = serde_json::to_value(instance)
+        .map_err(|err| Error::runtime("a job run could not be shown").with_cause(err))?;
     if let Value::Object(map) = &mut row {
         map.insert("duration".into(), json!(run_duration(instance)));
     }
-    row
+    Ok(row)
 }
 
 /// A listed run as shown; an entry that is not a job instance is kept as the service sent it.
 fn listed_row(value: Value) -> Value {
-    match serde_json::from_value::<JobInstance>(value.clone()) {
-        Ok(instance) => run_row(&instance),
-        Err(_) => value,
+    let instance = serde_json::from_value::<JobInstance>(value.clone());
+    match instance.ok().map(|instance| run_row(&instance)) {
+        Some(Ok(row)) => row,
+        _ => value,
     }
 }
 
@@ -103,7 +105,7 @@ impl Command for Show {
         Box::pin(async move {
             let (workspace, item, id) = self.run.resolve(&ctx).await?;
             let instance = jobs::get(ctx.api(), &workspace, &item, &id).await?;
-            Ok(Reply::json(run_row(&instance)))
+            Ok(Reply::json(run_row(&instance)?))
         })
     }
 }
@@ -125,7 +127,7 @@ impl Command for Cancel {
                 return Ok(Reply::empty());
             }
             let instance = jobs::get(ctx.api(), &workspace, &item, id).await?;
-            let reply = Reply::json(run_row(&instance));
+            let reply = Reply::json(run_row(&instance)?);
             if instance.status.is_final() {
                 return Ok(reply);
             }

@@ -181,7 +181,7 @@ impl Run {
     ) -> Result<Reply> {
         match waited {
             Waited::Ended(instance) => {
-                let row = run_row(&instance);
+                let row = run_row(&instance)?;
                 let reply = Reply::json(row);
                 match instance.status {
                     JobStatus::Completed => Ok(reply),
@@ -208,8 +208,9 @@ impl Run {
                     ));
                     instance
                 };
-                err.details = Some(run_row(&instance));
-                Ok(Reply::json(run_row(&instance)).with_failure(err))
+                let row = run_row(&instance)?;
+                err.details = Some(row.clone());
+                Ok(Reply::json(row).with_failure(err))
             }
         }
     }
@@ -245,13 +246,14 @@ pub(crate) async fn job_type(
             if another_types && accepts_job_type(item_type, given) == Some(false) {
                 // Another item type's job: refused before the run is sent. Names fabsh does
                 // not know pass through, as the service adds job types.
+                let refused = format!("--{JOB_TYPE_FLAG} {given} is not a job type of a {item_type}");
                 // `accepts_job_type` answered for this type, so JOB_TYPES lists it with its
-                // job types, the first of which is its default: never empty here.
-                let expected = default_job_type(item_type).unwrap_or_default();
-                return Err(Error::usage(format!(
-                    "--{JOB_TYPE_FLAG} {given} is not a job type of a {item_type} (its job type is {expected})"
-                ))
-                .with_hint(format!("leave --{JOB_TYPE_FLAG} out to run {expected}")));
+                // job types, the first of which is its default.
+                return Err(match default_job_type(item_type) {
+                    Some(expected) => Error::usage(format!("{refused} (its job type is {expected})"))
+                        .with_hint(format!("leave --{JOB_TYPE_FLAG} out to run {expected}")),
+                    None => Error::usage(refused),
+                });
             }
             Ok(given.to_string())
         }

@@ -38,10 +38,11 @@ enum Progress {
     Failed,
 }
 
-/// A piece of the run: an item's deployment, or one of its follow-ups once it is deployed.
+/// A piece of the run: an item's deployment, or one of its follow-ups once it is deployed
+/// (with the id it was deployed as).
 enum Job {
     Item(usize),
-    After(FollowUpKind, usize),
+    After(FollowUpKind, usize, String),
 }
 
 /// What a follow-up did: notes for its item's row, and whether it changed something.
@@ -68,6 +69,18 @@ enum Event {
         std::result::Result<(ApplyOutcome, String, BTreeMap<String, String>), Error>,
     ),
     After(usize, std::result::Result<FollowUp, String>),
+}
+
+/// What is known of a deployed item's attributes: those listed before the run, or (an item
+/// not deployed before) its id alone.
+fn attributes_known(
+    listed: Option<&BTreeMap<String, String>>,
+    id: &str,
+) -> BTreeMap<String, String> {
+    match listed {
+        Some(listed) => listed.clone(),
+        None => BTreeMap::from([("id".to_string(), id.to_string())]),
+    }
 }
 
 impl Run<'_> {
@@ -130,7 +143,7 @@ impl Run<'_> {
                     ready.extend(
                         fabsh_deploy::after::follow_ups(&self.repo.items[n], outcome)
                             .into_iter()
-                            .map(|kind| Job::After(kind, n)),
+                            .map(|kind| Job::After(kind, n, id.clone())),
                     );
                     rows[n].outcome = outcome;
                     rows[n].id = Some(id);
@@ -170,12 +183,19 @@ impl Run<'_> {
             Job::Item(n) => async move {
                 let row = &plan[n];
                 let key = (row.item_type.clone(), row.display_name.clone());
-                // An item not deployed yet has no known attributes.
-                let known = target.deployed.get(&key).cloned().unwrap_or_default();
+                let known = target.deployed.get(&key);
                 if row.action == PlanAction::Unchanged {
-                    // An unchanged row is one found deployed: it has its id.
-                    let id = row.id.clone().unwrap_or_default();
-                    return Event::Item(n, Ok((ApplyOutcome::Unchanged, id, known)));
+                    // An unchanged row is one found deployed, with its id; a saved plan
+                    // edited to lose it is refused rather than followed up on no item.
+                    let Some(id) = row.id.clone() else {
+                        let message = format!(
+                            "the plan has {} {} unchanged, but without the id it is deployed as",
+                            row.item_type, row.display_name
+                        );
+                        return Event::Item(n, Err(Error::usage(message)));
+                    };
+                    let attributes = attributes_known(known, &id);
+                    return Event::Item(n, Ok((ApplyOutcome::Unchanged, id, attributes)));
                 }
                 let done = match self.item(n, row, &target, folder_ids).await {
                     Ok(done) => done,
@@ -198,14 +218,12 @@ impl Run<'_> {
                         }
                     }
                 } else {
-                    known
+                    attributes_known(known, &id)
                 };
                 Event::Item(n, Ok((outcome, id, attributes)))
             }
             .boxed(),
-            Job::After(FollowUpKind::Publish, n) => {
-                // A follow-up runs only on a row written or found above, which recorded its id.
-                let id = rows[n].id.clone().unwrap_or_default();
+            Job::After(FollowUpKind::Publish, n, id) => {
                 async move {
                     let result = after::publish_environment(self.api, self.workspace, &id).await;
                     Event::After(
@@ -217,9 +235,7 @@ impl Run<'_> {
                 }
                 .boxed()
             }
-            Job::After(FollowUpKind::Shortcuts, n) => {
-                // A follow-up runs only on a row written or found above, which recorded its id.
-                let id = rows[n].id.clone().unwrap_or_default();
+            Job::After(FollowUpKind::Shortcuts, n, id) => {
                 let created = rows[n].outcome == ApplyOutcome::Created;
                 async move {
                     let failed = |err: Error| format!("deployed, but its shortcuts failed: {err}");
@@ -242,9 +258,7 @@ impl Run<'_> {
                 }
                 .boxed()
             }
-            Job::After(FollowUpKind::Schedules, n) => {
-                // A follow-up runs only on a row written or found above, which recorded its id.
-                let id = rows[n].id.clone().unwrap_or_default();
+            Job::After(FollowUpKind::Schedules, n, id) => {
                 let created = rows[n].outcome == ApplyOutcome::Created;
                 async move {
                     let result = after::sync_schedules(
@@ -263,9 +277,7 @@ impl Run<'_> {
                 }
                 .boxed()
             }
-            Job::After(FollowUpKind::Bind, n) => {
-                // A follow-up runs only on a row written or found above, which recorded its id.
-                let id = rows[n].id.clone().unwrap_or_default();
+            Job::After(FollowUpKind::Bind, n, id) => {
                 let name = rows[n].display_name.clone();
                 async move {
                     let result = after::bind_semantic_model(
