@@ -33,6 +33,10 @@ pub const DEFAULT_API_VERSION: &str = "v1";
 /// The latest dated GA api-version, for endpoints that name a deployment: those paths have
 /// no v1 form.
 pub const LATEST_DATED_API_VERSION: &str = "2024-10-21";
+/// The refusal of an Azure OpenAI endpoint that names no deployment.
+const NO_DEPLOYMENT: &str =
+    "an Azure OpenAI endpoint needs the deployment: give --llm-model (or FABSH_LLM_MODEL)";
+
 /// Attempts per completion when the model answers 429 or 5xx.
 const MAX_ATTEMPTS: u32 = 5;
 
@@ -101,9 +105,7 @@ impl LlmConfig {
             api_version: api_version.unwrap_or(DEFAULT_API_VERSION).to_string(),
         };
         if config.is_azure() && config.model.is_none() && !config.names_deployment() {
-            return Err(invalid(
-                "an Azure OpenAI endpoint needs the deployment: give --llm-model (or FABSH_LLM_MODEL)",
-            ));
+            return Err(invalid(NO_DEPLOYMENT));
         }
         Ok(Some(config))
     }
@@ -142,9 +144,11 @@ impl LlmConfig {
         } else if self.is_azure() && v1 {
             format!("{base}/openai/v1/chat/completions")
         } else if self.is_azure() {
-            // A judge always names its model (it is checked when configured); without one, the
-            // service refuses the deployment URL.
-            let model = self.model.as_deref().unwrap_or_default();
+            // A judge always names its model (it is checked when configured); a configuration
+            // built without one has no deployment URL.
+            let Some(model) = self.model.as_deref() else {
+                return Err(invalid(NO_DEPLOYMENT));
+            };
             format!("{base}/openai/deployments/{model}/chat/completions")
         } else {
             format!("{base}/chat/completions")
@@ -290,9 +294,21 @@ impl LlmClient {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let wait = retry::retry_after(response.headers());
-                    // A body that cannot be read leaves the status to speak for the answer.
-                    let text = response.text().await.unwrap_or_default();
-                    (status, wait, self.redacted(text))
+                    match response.text().await {
+                        Ok(text) => (status, wait, self.redacted(text)),
+                        // A body cut off on the way is a lost connection: retried like one.
+                        Err(_) if attempt < MAX_ATTEMPTS => {
+                            tokio::time::sleep(retry::backoff(attempt)).await;
+                            continue;
+                        }
+                        Err(err) => {
+                            return Err(failed(format!(
+                                "the model at {} answered {status}, but its body could not be read",
+                                self.host()
+                            ))
+                            .with_cause(err.without_url()));
+                        }
+                    }
                 }
                 Err(err) if attempt < MAX_ATTEMPTS => {
                     let _ = err;
@@ -410,8 +426,10 @@ pub fn takes_temperature(model: Option<&str>) -> bool {
         return true;
     };
     let name = model.trim().to_ascii_lowercase();
-    // rsplit always yields a last piece: the name after the last `/`.
-    let name = name.rsplit('/').next().unwrap_or_default();
+    // The name after the last `/`, if any.
+    let name = name
+        .rsplit_once('/')
+        .map_or(name.as_str(), |(_, last)| last);
     let o_series = name
         .strip_prefix('o')
         .is_some_and(|rest| rest.chars().next().is_some_and(|c| c.is_ascii_digit()));

@@ -334,8 +334,8 @@ impl IntoResponse for ApiError {
         if let Ok(code) = HeaderValue::from_str(&self.code) {
             headers.insert("x-ms-public-api-error-code", code);
         }
-        // No extras, no extra headers.
-        for (name, value) in self.extra.map(|e| e.headers).unwrap_or_default() {
+        // The extras' headers, when there are extras.
+        for (name, value) in self.extra.into_iter().flat_map(|extra| extra.headers) {
             if let Ok(value) = HeaderValue::from_str(&value) {
                 headers.insert(name, value);
             }

@@ -107,6 +107,15 @@ pub(crate) fn issue_federated(keys: &Keys, subject: &str, ttl_secs: i64) -> Stri
 /// Why an assertion was refused: the AADSTS code and its description.
 pub(crate) type Refusal = (u32, String);
 
+/// Entra's refusal when its own store fails: a sign-in whose credentials cannot be read is
+/// refused as that, not as one without credentials.
+fn store_failed() -> Refusal {
+    (
+        50000,
+        "There was an error issuing a token or an issue with our sign-in service.".to_string(),
+    )
+}
+
 /// The app a client assertion proves, or why it proves nothing. An assertion naming the
 /// server's own key is a federated token of the local issuer; other RSA ones are signed with
 /// a registered certificate.
@@ -147,9 +156,7 @@ fn verify_federated(state: &Shared, app: &Principal, assertion: &str) -> Result<
     let subjects = state
         .db
         .read(|c| sign_in::credentials(c, &app.id, CredentialKind::FederatedSubject))
-        // A store that cannot be read has no subjects to match: the sign-in is refused as for an
-        // unknown one.
-        .unwrap_or_default();
+        .map_err(|_| store_failed())?;
     if claims.iss == LOCAL_ISSUER && subjects.iter().any(|s| s == claims.sub.as_bytes()) {
         return Ok(());
     }
@@ -178,10 +185,17 @@ fn verify_certificate(
     let certificates = state
         .db
         .read(|c| sign_in::credentials(c, &app.id, CredentialKind::Certificate))
-        // A store that cannot be read has no certificates to match: the sign-in is refused as for
-        // an unknown one.
-        .unwrap_or_default();
-    let client_id = app.client_id.clone().unwrap_or_default();
+        .map_err(|_| store_failed())?;
+    // An app is found by its client id: one without is no app to sign in as.
+    let Some(client_id) = app.client_id.as_deref() else {
+        return Err((
+            700016,
+            format!(
+                "Application with identifier '{}' was not found in the directory.",
+                app.id
+            ),
+        ));
+    };
     let certificate = certificates
         .iter()
         .find(|der| {

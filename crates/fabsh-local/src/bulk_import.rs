@@ -151,9 +151,19 @@ pub(crate) fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Imp
         {
             return Err(corrupted(format!("/{root}/.platform: {problem}")));
         }
-        let meta = platform::fields(&doc);
-        // platform::problems refused a .platform without a logical id above.
-        let logical_id = meta.logical_id.unwrap_or_default().to_ascii_lowercase();
+        // platform::problems refused a .platform without a type, a name or a logical id above.
+        let platform::Platform {
+            item_type: Some(item_type),
+            display_name: Some(display_name),
+            description,
+            logical_id: Some(logical_id),
+        } = platform::fields(&doc)
+        else {
+            return Err(corrupted(format!(
+                "/{root}/.platform: metadata.type, metadata.displayName or config.logicalId is missing"
+            )));
+        };
+        let logical_id = logical_id.to_ascii_lowercase();
         // Items without an identity (the all-zero GUID) may be many.
         let anonymous = logical_id.is_empty() || logical_id == platform::UNSET_LOGICAL_ID;
         if !anonymous && !logical_ids.insert(logical_id.clone()) {
@@ -168,10 +178,9 @@ pub(crate) fn parse(workspace_id: &str, body: &Map<String, Value>) -> Result<Imp
         let parts = grouped.remove(root.as_str()).unwrap_or_default();
         items.push(ImportItem {
             folders,
-            // platform::problems refused a .platform without a type or a name above.
-            item_type: meta.item_type.unwrap_or_default(),
-            display_name: meta.display_name.unwrap_or_default(),
-            description: meta.description,
+            item_type,
+            display_name,
+            description,
             allow_pairing_by_name: per_item.get(&logical_id).copied(),
             logical_id: if anonymous {
                 platform::UNSET_LOGICAL_ID.to_string()

@@ -360,8 +360,8 @@ pub(crate) fn default_parts(item_type: &str, creation_payload: Option<&Value>) -
 
 /// Pretty JSON text (2-space indent, as Fabric writes its files).
 pub(crate) fn pretty(value: &Value) -> String {
-    // A `Value` always serializes (its map keys are strings): the default is never taken.
-    serde_json::to_string_pretty(value).unwrap_or_default()
+    // `{:#}` is a `Value`'s pretty form, which it always has (its map keys are strings).
+    format!("{value:#}")
 }
 
 #[cfg(test)]

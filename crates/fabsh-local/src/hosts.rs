@@ -28,8 +28,8 @@ pub(crate) struct Hosts {
 fn host_part(value: &str) -> String {
     let value = value.trim();
     let host = match value.strip_prefix('[') {
-        // split always yields a first piece: the host inside the brackets.
-        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        // The host inside the brackets (all the rest when they are not closed).
+        Some(rest) => rest.split_once(']').map_or(rest, |(host, _)| host),
         None => match value.rsplit_once(':') {
             Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
             _ => value,

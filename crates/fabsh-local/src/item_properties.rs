@@ -39,7 +39,7 @@ pub(crate) fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<
         "Lakehouse" => lakehouse(conn, item)?,
         "Warehouse" => warehouse(conn, item)?,
         "Environment" => environment(conn, item)?,
-        "DataAgent" => crate::agents::properties(conn, &item.id),
+        "DataAgent" => crate::agents::properties(conn, &item.id)?,
         "Eventhouse" => eventhouse(conn, item)?,
         "KQLDatabase" => kql_database(conn, item)?,
         "MirroredDatabase" => mirrored_database(conn, item)?,
@@ -182,8 +182,9 @@ fn warehouse_snapshot(conn: &Connection, item: &Item) -> rusqlite::Result<Value>
     if properties.get("snapshotDateTime").is_none() {
         // The swagger's format: whole seconds with a `Z`.
         let whole = service_timestamp(created_nanos(conn, item)?);
-        // `split` yields at least one piece, so the default is never taken.
-        let whole = whole.split('.').next().unwrap_or_default();
+        let whole = whole
+            .split_once('.')
+            .map_or(whole.as_str(), |(seconds, _)| seconds);
         properties["snapshotDateTime"] = json!(format!("{whole}Z"));
     }
     Ok(properties)

@@ -54,9 +54,8 @@ impl PageToken {
 
     /// The opaque text form.
     pub(crate) fn encode(&self) -> String {
-        // A token is strings, numbers and a bool, which always serialize: the default is
-        // never taken.
-        STANDARD.encode(serde_json::to_vec(self).unwrap_or_default())
+        // A token is strings, numbers and a bool, which always serialize.
+        STANDARD.encode(serde_json::to_vec(self).expect("a page token serializes"))
     }
 
     /// Parses a token, checking it belongs to this list and workspace.

@@ -51,13 +51,8 @@ pub(crate) fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result
     let reference = &pbir["datasetReference"];
     if let Some(path) = reference.pointer("/byPath/path").and_then(Value::as_str) {
         // `../<Name>.SemanticModel`, relative to the report's own folder in a Git layout.
-        // (`rsplit` yields at least one piece: the default is never taken.)
-        let folder = path
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            // rsplit always yields a last piece.
-            .unwrap_or_default();
+        let path = path.trim_end_matches('/');
+        let folder = last_segment(path);
         if let Some(name) = folder.strip_suffix(".SemanticModel") {
             return items::find_named(conn, &report.workspace_id, "SemanticModel", name);
         }
@@ -69,30 +64,29 @@ pub(crate) fn report_model(conn: &Connection, report: &Item) -> rusqlite::Result
         return Ok(Some(model));
     }
     // The report's own content: without a connection string it names no model by one.
-    let fields = connection_fields(
-        by_connection["connectionString"]
-            .as_str()
-            // A byConnection reference without a connection string names no model: no relation.
-            .unwrap_or_default(),
-    );
+    let Some(connection) = by_connection["connectionString"].as_str() else {
+        return Ok(None);
+    };
+    let fields = connection_fields(connection);
     if let Some(id) = fields.get("semanticmodelid")
         && let Some(model) = live_model(conn, id)?
     {
         return Ok(Some(model));
     }
-    // No data source: "" names no workspace, so no model is found by name either.
-    let workspace_name = fields
-        .get("data source")
-        .and_then(|source| source.rsplit('/').next())
-        // A connection string without a data source names no model: no relation.
-        .unwrap_or_default();
-    match (
-        workspaces::find(conn, workspace_name)?,
-        fields.get("initial catalog"),
-    ) {
-        (Some(ws), Some(name)) => items::find_named(conn, &ws.id, "SemanticModel", name),
-        _ => Ok(None),
+    // A model named by its workspace (the data source's last segment) and its name.
+    let (Some(source), Some(name)) = (fields.get("data source"), fields.get("initial catalog"))
+    else {
+        return Ok(None);
+    };
+    match workspaces::find(conn, last_segment(source))? {
+        Some(ws) => items::find_named(conn, &ws.id, "SemanticModel", name),
+        None => Ok(None),
     }
+}
+
+/// What follows the last `/` of `text`, or all of it.
+fn last_segment(text: &str) -> &str {
+    text.rsplit_once('/').map_or(text, |(_, last)| last)
 }
 
 /// The direct neighbours of an item: `(neighbour, relation type)`.

@@ -135,12 +135,13 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let pairs = parts
-            .uri
-            .query()
-            .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        let pairs = match parts.uri.query() {
+            Some(query) => form_urlencoded::parse(query.as_bytes())
+                .into_owned()
+                .collect(),
             // No query string: no parameters.
-            .unwrap_or_default();
+            None => Vec::new(),
+        };
         Ok(Query(pairs))
     }
 }

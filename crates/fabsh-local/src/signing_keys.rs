@@ -94,9 +94,9 @@ impl Keys {
     pub(crate) fn sign<T: Serialize>(&self, claims: &T) -> String {
         let mut header = Header::new(Algorithm::RS256);
         header.kid = Some(self.kid.clone());
-        // The key parsed when these keys were made, so signing a serializable value with it
-        // cannot fail.
-        jsonwebtoken::encode(&header, claims, &self.encoding).unwrap_or_default()
+        // The key parsed when these keys were made and the claims are plain structs, so signing
+        // cannot fail (and a token that is not signed must never be handed out).
+        jsonwebtoken::encode(&header, claims, &self.encoding).expect("RS256 signs the claims")
     }
 
     /// Checks the signature, expiry, not-before and audience of an access token.

@@ -4,7 +4,7 @@
 //! its order meaningful). The client asks with these types and local Fabric answers with them.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sqlparser::ast::{Query, SetExpr, Statement, Visit, Visitor};
 use sqlparser::dialect::{GenericDialect, MsSqlDialect};
 use sqlparser::parser::Parser;
@@ -195,8 +195,9 @@ impl ExecuteSqlCall {
             })?;
         let schema = &tool["inputSchema"];
         let properties = schema["properties"].as_object();
-        // A tool whose schema lists no properties takes no argument that could hold the SQL.
-        let names: Vec<&String> = properties.map(|p| p.keys().collect()).unwrap_or_default();
+        // A tool whose schema lists no properties offers no name below: unless it requires
+        // one, no argument can hold the SQL and no call is made of it.
+        let names: Vec<&String> = properties.into_iter().flat_map(Map::keys).collect();
         let is_string = |name: &str| {
             properties
                 .and_then(|p| p.get(name))

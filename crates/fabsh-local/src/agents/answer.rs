@@ -80,7 +80,13 @@ pub(crate) async fn answer(
     let ranked = ranked_examples(published, &conversation);
     if let Some(model) = &state.llm {
         return match nl2sql::write_query(model.as_ref(), published, &conversation, &ranked).await {
-            Ok(nl2sql::Proposal::Query { source, sql }) => {
+            Ok(nl2sql::Proposal::Query { source: None, .. }) => Answer::cannot(
+                "I can't answer that: the model named no datasource, and the agent has no SQL datasource.",
+            ),
+            Ok(nl2sql::Proposal::Query {
+                source: Some(source),
+                sql,
+            }) => {
                 match published
                     .sources
                     .iter()

@@ -195,16 +195,18 @@ pub(crate) fn set_selected(element: &mut ElementDoc, selected: bool) {
 }
 
 /// The typed item's `properties`: `publishedDescription` once published.
-pub(crate) fn properties(conn: &Connection, item_id: &str) -> Value {
-    let parts = items::parts(conn, item_id).unwrap_or_default();
-    match from_parts(&parts)
-        .ok()
-        .as_ref()
-        .and_then(AgentDefinition::published_description)
-    {
-        Some(description) => json!({"publishedDescription": description}),
-        None => json!({}),
-    }
+pub(crate) fn properties(conn: &Connection, item_id: &str) -> rusqlite::Result<Value> {
+    let parts = items::parts(conn, item_id)?;
+    Ok(
+        match from_parts(&parts)
+            .ok()
+            .as_ref()
+            .and_then(AgentDefinition::published_description)
+        {
+            Some(description) => json!({"publishedDescription": description}),
+            None => json!({}),
+        },
+    )
 }
 
 /// A datasource to add, discovered when the request came in.

@@ -16,8 +16,9 @@ const SYSTEM: &str = "You are a data agent. Write one read-only T-SQL query that
 /// What the model proposed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Proposal {
-    /// A query to run on a datasource.
-    Query { source: String, sql: String },
+    /// A query to run on a datasource: the one the model named, else the first SQL one
+    /// (`None` when the model named none and the agent has none).
+    Query { source: Option<String>, sql: String },
     /// Why it cannot be answered.
     Cannot(String),
 }
@@ -34,21 +35,18 @@ pub(crate) async fn write_query(
     if let Some(why) = reply["cannot_answer"].as_str() {
         return Ok(Proposal::Cannot(why.to_string()));
     }
-    // A reply without SQL is refused below as empty.
-    let sql = reply["sql"].as_str().map(str::trim).unwrap_or_default();
-    if sql.is_empty() {
-        return Err("the model's reply has no sql".to_string());
-    }
-    let source = reply["datasource"]
+    let Some(sql) = reply["sql"]
         .as_str()
-        .map(String::from)
-        .or_else(|| {
-            sql_sources(published)
-                .next()
-                .map(|s| s.datasource.display_name.clone())
-        })
-        // No datasource to name: the answer is attributed to none.
-        .unwrap_or_default();
+        .map(str::trim)
+        .filter(|sql| !sql.is_empty())
+    else {
+        return Err("the model's reply has no sql".to_string());
+    };
+    let source = reply["datasource"].as_str().map(String::from).or_else(|| {
+        sql_sources(published)
+            .next()
+            .map(|s| s.datasource.display_name.clone())
+    });
     Ok(Proposal::Query {
         source,
         sql: sql.to_string(),

@@ -99,7 +99,10 @@ fn translate_call(expr: &mut Expr) -> Result<(), String> {
     let Expr::Function(function) = expr else {
         return Ok(());
     };
-    let name = upper_case_name(&function.name);
+    // A name without a last identifier part matches no rewrite.
+    let Some(name) = upper_case_name(&function.name) else {
+        return Ok(());
+    };
     if UNTRANSLATED_FUNCTIONS.contains(&name.as_str()) {
         return Err(untranslatable(&format!("{name}()")));
     }
@@ -116,26 +119,34 @@ fn translate_call(expr: &mut Expr) -> Result<(), String> {
             function.name = ObjectName::from(vec![sqlparser::ast::Ident::new(to)]);
             Ok(())
         }
+        Some(Rewrite::Template(template)) if !template.contains("{0}") => {
+            *expr = parse_expr(template)?;
+            Ok(())
+        }
         Some(Rewrite::Template(template)) => {
-            let first = arguments(&function.args)
+            // The slot takes the first argument: a call without one is refused as SQL Server
+            // refuses it.
+            let Some(first) = arguments(&function.args)
                 .and_then(|args| args.first().map(std::string::ToString::to_string))
-                // A template function called without arguments fills its slot with nothing; SQLite
-                // then says what is wrong.
-                .unwrap_or_default();
+            else {
+                return Err(format!(
+                    "The {} function requires 1 argument(s).",
+                    name.to_ascii_lowercase()
+                ));
+            };
             *expr = parse_expr(&template.replace("{0}", &first))?;
             Ok(())
         }
     }
 }
 
-/// The last part of a function's name (`dbo.f` is `F`), upper case.
-fn upper_case_name(name: &ObjectName) -> String {
+/// The last part of a function's name (`dbo.f` is `F`), upper case; `None` when that part is
+/// not an identifier.
+fn upper_case_name(name: &ObjectName) -> Option<String> {
     name.0
         .last()
         .and_then(|part| part.as_ident())
         .map(|ident| ident.value.to_ascii_uppercase())
-        // A name without a last identifier part matches no rewrite.
-        .unwrap_or_default()
 }
 
 /// A call's arguments, when all are plain expressions (no `*`, no named argument).
@@ -196,8 +207,9 @@ fn table_factor(factor: &TableFactor, schema: &[TableInfo]) -> Result<Option<Que
             ..
         } => {
             // A table-valued function (`FROM STRING_SPLIT(...)`).
-            let function = upper_case_name(name);
-            if UNTRANSLATED_FUNCTIONS.contains(&function.as_str()) {
+            if let Some(function) = upper_case_name(name)
+                && UNTRANSLATED_FUNCTIONS.contains(&function.as_str())
+            {
                 return Err(untranslatable(&format!("{function}()")));
             }
             return Ok(None);

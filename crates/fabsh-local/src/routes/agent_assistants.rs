@@ -22,12 +22,36 @@ use fabsh_model::agent::assistants::{
 };
 use fabsh_model::agent::conversation;
 use fabsh_model::agent::definition::StageDoc;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
 
-type Params = Path<HashMap<String, String>>;
+/// The published agent a surface route is under: `{ws}/{collection}/{item}`.
+#[derive(Deserialize)]
+pub(super) struct AgentPath {
+    ws: String,
+    collection: String,
+    item: String,
+}
+
+/// The `{thread}` of a thread's routes (the agent's are read apart).
+#[derive(Deserialize)]
+pub(super) struct ThreadPath {
+    thread: String,
+}
+
+/// The `{thread}/{run}` of a run's routes.
+#[derive(Deserialize)]
+pub(super) struct RunPath {
+    thread: String,
+    run: String,
+}
+
+/// The `{file}` of a file's routes.
+#[derive(Deserialize)]
+pub(super) struct FilePath {
+    file: String,
+}
 
 /// The service retired this surface on 2026-08-26 (reference data-agent.md §5.3, from
 /// fabio's code and other reports); it now answers like any path it does not serve, 404
@@ -45,21 +69,16 @@ pub(super) async fn unless_retired(
     }
 }
 
-fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> &'a str {
-    // The route's path names every parameter read here.
-    params.get(key).map(String::as_str).unwrap_or_default()
-}
-
 /// The published agent a surface route is about: its id and published configuration.
 fn published(
     state: &Shared,
     caller: &Caller,
-    params: &HashMap<String, String>,
+    path: &AgentPath,
 ) -> Result<(String, StageDoc), ApiError> {
-    if !param(params, "collection").eq_ignore_ascii_case("dataagents") {
+    if !path.collection.eq_ignore_ascii_case("dataagents") {
         return Err(ApiError::entity_not_found());
     }
-    let agent = agent_config::agent(param(params, "ws"), param(params, "item"));
+    let agent = agent_config::agent(&path.ws, &path.item);
     let (item, definition) = agent_config::read(state, caller, &agent)?;
     let published = definition
         .published
@@ -84,29 +103,38 @@ fn missing(what: &str, id: &str) -> ApiError {
 pub(super) fn create_assistant(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let body = json!({"id": new_id("asst"), "object": "assistant", "created_at": created_at(), "model": "data-agent", "tools": []});
-    created(&state, &agent, "assistant", body)
+    let (agent, _) = published(&state, &caller, &path)?;
+    let id = new_id("asst");
+    let body = json!({"id": id, "object": "assistant", "created_at": created_at(), "model": "data-agent", "tools": []});
+    created(&state, &agent, "assistant", &id, body)
 }
 
 /// `POST threads`.
 pub(super) fn create_thread(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let body = json!({"id": new_id("thread"), "object": "thread", "created_at": created_at(), "metadata": {}});
-    created(&state, &agent, "thread", body)
+    let (agent, _) = published(&state, &caller, &path)?;
+    let id = new_id("thread");
+    let body = json!({"id": id, "object": "thread", "created_at": created_at(), "metadata": {}});
+    created(&state, &agent, "thread", &id, body)
 }
 
-/// Stores a new object of `kind` that belongs to no thread, and answers with it.
-fn created(state: &Shared, agent: &str, kind: &str, body: Value) -> Result<Response, ApiError> {
+/// Stores a new object of `kind` (`body`, whose id is `id`) that belongs to no thread, and
+/// answers with it.
+fn created(
+    state: &Shared,
+    agent: &str,
+    kind: &str,
+    id: &str,
+    body: Value,
+) -> Result<Response, ApiError> {
     state
         .db
-        .write(|tx| store::insert(tx, agent, kind, None, &body, None))?;
+        .write(|tx| store::insert(tx, agent, kind, id, None, &body, None))?;
     Ok(respond::json(StatusCode::OK, &body))
 }
 
@@ -114,10 +142,11 @@ fn created(state: &Shared, agent: &str, kind: &str, body: Value) -> Result<Respo
 pub(super) fn delete_thread(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(ThreadPath { thread }): Path<ThreadPath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let thread = param(&params, "thread");
+    let (agent, _) = published(&state, &caller, &path)?;
+    let thread = thread.as_str();
     if !state
         .db
         .write(|tx| store::delete_thread(tx, &agent, thread))?
@@ -182,9 +211,9 @@ fn text_message(
 }
 
 /// An object as stored and answered. The surface's types hold strings, numbers and JSON
-/// values only: they always serialize.
+/// values only (no map with keys that are not strings): they always serialize.
 fn stored(object: &impl Serialize) -> Value {
-    serde_json::to_value(object).unwrap_or_default()
+    serde_json::to_value(object).expect("an Assistants object serializes")
 }
 
 /// An object this surface stored, read back as its type; one that does not read (written
@@ -207,11 +236,12 @@ fn existing_thread(state: &Shared, agent: &str, thread: &str) -> Result<(), ApiE
 pub(super) fn create_message(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(ThreadPath { thread }): Path<ThreadPath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let thread = param(&params, "thread");
+    let (agent, _) = published(&state, &caller, &path)?;
+    let thread = thread.as_str();
     existing_thread(&state, &agent, thread)?;
     let body = body.object()?;
     let content = match body.get("content") {
@@ -223,27 +253,37 @@ pub(super) fn create_message(
             .join("\n"),
         _ => return Err(ApiError::invalid_body("'content' is required")),
     };
-    let message = stored(&text_message(
+    let message = text_message(
         thread,
         body.get("role").and_then(Value::as_str).unwrap_or("user"),
         &content,
         None,
         None,
-    ));
-    state
-        .db
-        .write(|tx| store::insert(tx, &agent, "message", Some(thread), &message, None))?;
-    Ok(respond::json(StatusCode::OK, &message))
+    );
+    let body = stored(&message);
+    state.db.write(|tx| {
+        store::insert(
+            tx,
+            &agent,
+            "message",
+            &message.id,
+            Some(thread),
+            &body,
+            None,
+        )
+    })?;
+    Ok(respond::json(StatusCode::OK, &body))
 }
 
 /// `GET threads/{thread}/messages` (oldest first, as asked with `order=asc`).
 pub(super) fn list_messages(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(ThreadPath { thread }): Path<ThreadPath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let thread = param(&params, "thread");
+    let (agent, _) = published(&state, &caller, &path)?;
+    let thread = thread.as_str();
     existing_thread(&state, &agent, thread)?;
     let data = state
         .db
@@ -281,12 +321,13 @@ fn conversation_text(messages: Vec<Value>) -> String {
 pub(super) async fn create_run(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(ThreadPath { thread }): Path<ThreadPath>,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     let (task_state, task_caller) = (state.clone(), caller.clone());
     let (agent, published, run, text) =
-        blocking::run(move || queue_run(&task_state, &task_caller, &params, body)).await??;
+        blocking::run(move || queue_run(&task_state, &task_caller, &path, thread, body)).await??;
     let answer_now = stored(&run);
     let (task_state, task_run) = (state.clone(), run.clone());
     tokio::spawn(async move {
@@ -308,11 +349,11 @@ pub(super) async fn create_run(
 fn queue_run(
     state: &Shared,
     caller: &Caller,
-    params: &HashMap<String, String>,
+    path: &AgentPath,
+    thread: String,
     body: JsonBody,
 ) -> Result<(String, StageDoc, Run, String), ApiError> {
-    let (agent, published) = published(state, caller, params)?;
-    let thread = param(params, "thread").to_string();
+    let (agent, published) = published(state, caller, path)?;
     existing_thread(state, &agent, &thread)?;
     let assistant = respond::req_str(&body.object()?, "assistant_id")?;
     let run = Run {
@@ -327,7 +368,15 @@ fn queue_run(
         extra: Map::new(),
     };
     let messages = state.db.write(|tx| {
-        store::insert(tx, &agent, "run", Some(&thread), &stored(&run), None)?;
+        store::insert(
+            tx,
+            &agent,
+            "run",
+            &run.id,
+            Some(&thread),
+            &stored(&run),
+            None,
+        )?;
         store::in_thread(tx, &thread, "message")
     })?;
     let text = conversation_text(messages);
@@ -343,49 +392,39 @@ fn record_answer(
     answered: &answer::Answer,
 ) -> rusqlite::Result<()> {
     let (thread, run_id) = (run.thread_id.as_str(), run.id.as_str());
+    // Stores a tool-call step of the run.
     let step = |name: &str, arguments: Value, output: String| {
-        json!({
-            "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(),
+        let id = new_id("step");
+        let body = json!({
+            "id": id, "object": "thread.run.step", "created_at": created_at(),
             "run_id": run_id, "thread_id": thread, "type": "tool_calls", "status": "completed",
             "step_details": {"type": "tool_calls", "tool_calls": [{
                 "id": new_id("call"), "type": "function",
                 "function": {"name": name, "arguments": arguments.to_string(), "output": output},
             }]},
-        })
+        });
+        store::insert(tx, agent, "step", &id, Some(thread), &body, None)
     };
     if let Some(sql) = &answered.sql {
         let arguments = json!({"natural_language_query": question, "datasource": answered.source, "basis": answered.basis});
-        store::insert(
-            tx,
-            agent,
-            "step",
-            Some(thread),
-            &step(
-                "analyze.database.nl2code",
-                arguments,
-                format!("```sql\n{sql}\n```"),
-            ),
-            None,
+        step(
+            "analyze.database.nl2code",
+            arguments,
+            format!("```sql\n{sql}\n```"),
         )?;
         let executed = json!({"query": sql, "language": "sql"});
-        store::insert(
-            tx,
-            agent,
-            "step",
-            Some(thread),
-            &step("analyze.database.execute", executed, answered.text.clone()),
-            None,
-        )?;
+        step("analyze.database.execute", executed, answered.text.clone())?;
     }
     let file = match &answered.table {
         Some(table) if !table.rows.is_empty() => {
             let bytes = table.to_csv();
+            let id = new_id("file");
             let file = json!({
-                "id": new_id("file"), "object": "file", "created_at": created_at(),
+                "id": id, "object": "file", "created_at": created_at(),
                 "filename": "query_result.csv", "bytes": bytes.len(), "purpose": "assistants_output",
             });
-            store::insert(tx, agent, "file", None, &file, Some(&bytes))?;
-            file["id"].as_str().map(String::from)
+            store::insert(tx, agent, "file", &id, None, &file, Some(&bytes))?;
+            Some(id)
         }
         _ => None,
     };
@@ -396,13 +435,30 @@ fn record_answer(
         Some(run_id),
         file.as_deref(),
     );
-    store::insert(tx, agent, "message", Some(thread), &stored(&message), None)?;
+    store::insert(
+        tx,
+        agent,
+        "message",
+        &message.id,
+        Some(thread),
+        &stored(&message),
+        None,
+    )?;
+    let creation_id = new_id("step");
     let creation = json!({
-        "id": new_id("step"), "object": "thread.run.step", "created_at": created_at(), "run_id": run_id,
+        "id": creation_id, "object": "thread.run.step", "created_at": created_at(), "run_id": run_id,
         "thread_id": thread, "type": "message_creation", "status": "completed",
         "step_details": {"type": "message_creation", "message_creation": {"message_id": message.id}},
     });
-    store::insert(tx, agent, "step", Some(thread), &creation, None)?;
+    store::insert(
+        tx,
+        agent,
+        "step",
+        &creation_id,
+        Some(thread),
+        &creation,
+        None,
+    )?;
     let done = Run {
         status: "completed".into(),
         completed_at: Some(created_at()),
@@ -412,31 +468,27 @@ fn record_answer(
 }
 
 /// The run the path names, in the thread it names: as stored, and as read.
-fn thread_run(
-    state: &Shared,
-    agent: &str,
-    params: &HashMap<String, String>,
-) -> Result<(Value, Run), ApiError> {
-    let run_id = param(params, "run");
+fn thread_run(state: &Shared, agent: &str, path: &RunPath) -> Result<(Value, Run), ApiError> {
     let stored = state
         .db
-        .read(|conn| store::get(conn, agent, "run", run_id))?;
+        .read(|conn| store::get(conn, agent, "run", &path.run))?;
     stored
         .and_then(|value| read_back::<Run>(&value).map(|run| (value, run)))
-        .filter(|(_, run)| run.thread_id == param(params, "thread"))
-        .ok_or_else(|| missing("run", run_id))
+        .filter(|(_, run)| run.thread_id == path.thread)
+        .ok_or_else(|| missing("run", &path.run))
 }
 
 /// `GET threads/{thread}/runs/{run}`.
 pub(super) fn show_run(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(run): Path<RunPath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
+    let (agent, _) = published(&state, &caller, &path)?;
     Ok(respond::json(
         StatusCode::OK,
-        &thread_run(&state, &agent, &params)?.0,
+        &thread_run(&state, &agent, &run)?.0,
     ))
 }
 
@@ -444,13 +496,14 @@ pub(super) fn show_run(
 pub(super) fn list_steps(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(run_path): Path<RunPath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let (_, run) = thread_run(&state, &agent, &params)?;
+    let (agent, _) = published(&state, &caller, &path)?;
+    let (_, run) = thread_run(&state, &agent, &run_path)?;
     let steps = state
         .db
-        .read(|conn| store::in_thread(conn, param(&params, "thread"), "step"))?;
+        .read(|conn| store::in_thread(conn, &run_path.thread, "step"))?;
     let data: Vec<Value> = steps
         .into_iter()
         .filter(|step| read_back::<Step>(step).is_some_and(|step| step.run_id == run.id))
@@ -462,10 +515,11 @@ pub(super) fn list_steps(
 pub(super) fn show_file(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(FilePath { file }): Path<FilePath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let id = param(&params, "file");
+    let (agent, _) = published(&state, &caller, &path)?;
+    let id = file.as_str();
     let file = state.db.read(|conn| store::get(conn, &agent, "file", id))?;
     Ok(respond::json(
         StatusCode::OK,
@@ -477,10 +531,11 @@ pub(super) fn show_file(
 pub(super) fn file_content(
     State(state): State<Shared>,
     caller: Caller,
-    Path(params): Params,
+    Path(path): Path<AgentPath>,
+    Path(FilePath { file }): Path<FilePath>,
 ) -> Result<Response, ApiError> {
-    let (agent, _) = published(&state, &caller, &params)?;
-    let id = param(&params, "file");
+    let (agent, _) = published(&state, &caller, &path)?;
+    let id = file.as_str();
     let bytes = state.db.read(|conn| store::content(conn, &agent, id))?;
     let mut response = (StatusCode::OK, bytes.ok_or_else(|| missing("file", id))?).into_response();
     response

@@ -60,18 +60,24 @@ pub(super) fn list(
     let source = agents::source(stage, &item.id, &ds)?;
     // The names of a source's tables are its data too: a caller who may not read the source
     // (a member of the agent's workspace only) is shown none of them.
+    let root = query.get("rootId").filter(|id| !id.is_empty());
     if access::check_source(&state, &caller, &source.datasource).is_err() {
-        let scope = format!("{}/{}", ds, query.get("rootId").unwrap_or_default());
+        let scope = match root {
+            Some(id) => format!("{ds}/{id}"),
+            None => format!("{ds}/"),
+        };
         return paging.slice(Vec::new(), "elements", &scope);
     }
-    let parent = match query.get("rootId").filter(|id| !id.is_empty()) {
-        Some(id) => display_path(id)?,
-        None => Vec::new(),
+    let (parent, children) = match root {
+        // Without rootId: the datasource's top level.
+        None => (Vec::new(), source.datasource.elements.as_slice()),
+        Some(id) => {
+            let parent = display_path(id)?;
+            let children = agents::children_at(&source.datasource.elements, &parent)
+                .ok_or_else(|| agents::not_found("element", id))?;
+            (parent, children)
+        }
     };
-    let children = agents::children_at(&source.datasource.elements, &parent)
-        // Without rootId the parent is the datasource's root, which always exists: only a given
-        // rootId is not found.
-        .ok_or_else(|| agents::not_found("element", query.get("rootId").unwrap_or_default()))?;
     let live = state
         .db
         .read(|conn| live_names(&state, conn, &source.datasource, &parent))?;

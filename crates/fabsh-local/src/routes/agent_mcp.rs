@@ -17,6 +17,8 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use fabsh_model::agent::mcp::{PROTOCOL_VERSION, QUESTION_ARGUMENT};
+use fabsh_model::agent::mcp_message::McpMessage;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// The name the service's MCP server gives itself.
@@ -69,28 +71,24 @@ pub(super) fn sse(value: &Value, session: Option<&str>) -> Response {
     response
 }
 
-/// The main argument of a `tools/call` of `tool` (trimmed), or why the call is refused (an
-/// unknown tool, the argument missing or empty).
-pub(super) fn call_argument<'a>(
-    message: &'a Value,
+/// The main argument of a `tools/call` of `tool` (trimmed), or why the call is refused (params
+/// that are not a tool call, an unknown tool, the argument missing or empty).
+pub(super) fn call_argument(
+    message: &McpMessage,
     tool: &str,
     argument: &str,
-) -> Result<&'a str, String> {
-    let params = &message["params"];
-    // A call without a tool name names no tool, and is refused as unknown.
-    let name = params["name"].as_str().unwrap_or_default();
-    let value = params["arguments"][argument]
-        .as_str()
-        .map(str::trim)
-        // A missing argument is empty, and refused below as empty.
-        .unwrap_or_default();
-    if name != tool {
-        Err(format!("Unknown tool: {name}"))
-    } else if value.is_empty() {
-        Err(format!("The argument {argument} is required"))
-    } else {
-        Ok(value)
+) -> Result<String, String> {
+    let call = message.tool_call()?;
+    if call.name != tool {
+        return Err(format!("Unknown tool: {}", call.name));
     }
+    call.arguments
+        .get(argument)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|value| !value.is_empty())
+        .map(String::from)
+        .ok_or_else(|| format!("The argument {argument} is required"))
 }
 
 pub(super) fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
@@ -112,14 +110,16 @@ pub(super) fn rpc_result(id: &Value, result: Value) -> Value {
 
 /// The JSON-RPC message of an MCP request over streamable HTTP, or the answer that refuses
 /// it: a client that does not accept an event stream, or a body that is not one message.
-pub(super) fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (StatusCode, String)> {
-    let accept = headers
+pub(super) fn rpc_message(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<McpMessage, (StatusCode, String)> {
+    // A request without Accept (or with one that is not text) accepts no event stream.
+    let streams = headers
         .get(header::ACCEPT)
         .and_then(|value| value.to_str().ok())
-        // A request without Accept (or with one that is not text) accepts neither form: refused
-        // below.
-        .unwrap_or_default();
-    if !accept.contains("text/event-stream") {
+        .is_some_and(|accept| accept.contains("text/event-stream"));
+    if !streams {
         let error = rpc_error(
             &Value::Null,
             -32600,
@@ -127,16 +127,19 @@ pub(super) fn rpc_message(headers: &HeaderMap, body: &[u8]) -> Result<Value, (St
         );
         return Err((StatusCode::NOT_ACCEPTABLE, error.to_string()));
     }
-    if let Ok(message @ Value::Object(_)) = serde_json::from_slice(body) {
-        Ok(message)
-    } else {
+    let Ok(message @ Value::Object(_)) = serde_json::from_slice(body) else {
         let error = rpc_error(
             &Value::Null,
             -32700,
             "Parse error: the body is not a JSON-RPC message",
         );
-        Err((StatusCode::BAD_REQUEST, error.to_string()))
-    }
+        return Err((StatusCode::BAD_REQUEST, error.to_string()));
+    };
+    McpMessage::deserialize(&message).map_err(|err| {
+        let id = message.get("id").unwrap_or(&Value::Null);
+        let error = rpc_error(id, -32600, &format!("Invalid Request: {err}"));
+        (StatusCode::BAD_REQUEST, error.to_string())
+    })
 }
 
 /// One JSON-RPC message to the agent's server.
@@ -159,13 +162,11 @@ pub(super) async fn handle(
     let Some(published) = definition.published.clone() else {
         return Err(agents::not_published());
     };
-    // A message without a method is answered as an unknown method.
-    let method = message["method"].as_str().unwrap_or_default();
-    let Some(id) = message.get("id").cloned() else {
+    let Some(id) = message.id.clone() else {
         // A notification: accepted, nothing to say.
         return Ok(StatusCode::ACCEPTED.into_response());
     };
-    let answer = match method {
+    let answer = match message.method.as_str() {
         "initialize" => {
             let session = uuid::Uuid::new_v4().to_string();
             return Ok(sse(
@@ -182,7 +183,7 @@ pub(super) async fn handle(
             match call_argument(&message, &tool_name(&item.display_name), QUESTION_ARGUMENT) {
                 Err(refused) => rpc_error(&id, -32602, &refused),
                 Ok(question) => {
-                    let answered = answer::answer(&state, &caller, &published, question).await;
+                    let answered = answer::answer(&state, &caller, &published, &question).await;
                     let content = json!([{"type": "text", "text": answered.text}]);
                     rpc_result(&id, json!({"content": content, "isError": false}))
                 }

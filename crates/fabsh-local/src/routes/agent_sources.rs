@@ -67,22 +67,27 @@ pub(super) fn show(
 fn requested(
     body: &Map<String, Value>,
 ) -> Result<(Option<&'static SourceKind>, String, String), ApiError> {
-    // No type: matched against no kind, and refused below with the kinds there are.
-    let api_type = opt_str(body, "type")?.unwrap_or_default();
     let not_a_source =
         || ApiError::bad_request("InvalidRequest", "This item type cannot be a data source");
-    let (kind, reference_key) = if api_type.eq_ignore_ascii_case("LakehouseTables") {
-        (sources::by_item_type("Lakehouse"), "lakehouseReference")
-    } else if api_type.eq_ignore_ascii_case("FabricItem") {
-        let kind = match opt_str(body, "fabricItemType")? {
-            Some(item_type) => Some(sources::by_item_type(&item_type).ok_or_else(not_a_source)?),
-            None => None,
-        };
-        (kind, "itemReference")
-    } else {
-        return Err(ApiError::invalid_body(
-            "'type' must be LakehouseTables or FabricItem",
-        ));
+    let (kind, reference_key) = match opt_str(body, "type")?.as_deref() {
+        Some(api_type) if api_type.eq_ignore_ascii_case("LakehouseTables") => {
+            (sources::by_item_type("Lakehouse"), "lakehouseReference")
+        }
+        Some(api_type) if api_type.eq_ignore_ascii_case("FabricItem") => {
+            let kind = match opt_str(body, "fabricItemType")? {
+                Some(item_type) => {
+                    Some(sources::by_item_type(&item_type).ok_or_else(not_a_source)?)
+                }
+                None => None,
+            };
+            (kind, "itemReference")
+        }
+        // No type, or another: refused with the kinds there are.
+        _ => {
+            return Err(ApiError::invalid_body(
+                "'type' must be LakehouseTables or FabricItem",
+            ));
+        }
     };
     let reference = body
         .get(reference_key)

@@ -95,13 +95,12 @@ pub(super) fn show(
             )
         })?;
     let share = invitation(&state, &id, tenant)?;
-    // A tenant is named when it is made; one the store has no name for is shown nameless
-    // (and so is its domain) rather than failing the recipient's read.
+    // A tenant is named when it is made (and never removed), and a share is made by a
+    // principal of a tenant: one the store has no name for is a store out of joint.
     let name = state
         .db
         .read(|c| principals::tenant_name(c, &share.provider_tenant_id))?
-        // A tenant without a name is shown with an empty one.
-        .unwrap_or_default();
+        .ok_or_else(|| ApiError::internal("the share's provider tenant is not in the store"))?;
     let domain: String = name
         .chars()
         .filter(char::is_ascii_alphanumeric)
@@ -143,8 +142,9 @@ fn shortcut_requests(
         ));
     }
     let location = req_str(payload, "path")?.trim_matches('/').to_string();
-    // `split` yields at least one piece, so the default is never taken.
-    let root = location.split('/').next().unwrap_or_default();
+    let root = location
+        .split_once('/')
+        .map_or(location.as_str(), |(root, _)| root);
     if root != "Files" && root != "Tables" {
         return Err(ApiError::invalid_body(
             "'payload.path' must be Files or Tables, or a folder below Files",

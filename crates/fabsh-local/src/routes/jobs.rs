@@ -26,6 +26,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use fabsh_model::jobs::{FailureReason, JobInstance, JobStatus, RunRequest, accepts_job_type};
+use serde::Deserialize;
 use std::collections::HashMap;
 
 /// The code of a failure given without one (`--job-failure "message"`).
@@ -232,22 +233,21 @@ pub(crate) fn run(
     Ok(accepted(&state, &instance_url(&origin, &target, &run.id)))
 }
 
+/// The `{instance}` of a run's routes (the others are the target's).
+#[derive(Deserialize)]
+pub(crate) struct InstancePath {
+    instance: String,
+}
+
 /// GET `…/jobs/instances/{id}`: the run, with `Retry-After` while it runs.
 pub(crate) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
-    Path(params): Path<HashMap<String, String>>,
+    Path(path): Path<InstancePath>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
-    // The route's pattern names `instance`: it is never absent.
-    let id = norm(
-        params
-            .get("instance")
-            .map(String::as_str)
-            // The route's path names the instance; an empty one is not found.
-            .unwrap_or_default(),
-    );
+    let id = norm(&path.instance);
     let now = now_nanos();
     scheduled_runs::record_due(&state, &item.id, now)?;
     let run = state
@@ -299,17 +299,10 @@ pub(crate) fn cancel(
     caller: Caller,
     Origin(origin): Origin,
     target: ItemTarget,
-    Path(params): Path<HashMap<String, String>>,
+    Path(path): Path<InstancePath>,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
-    // The route's pattern names `instance`: it is never absent.
-    let id = norm(
-        params
-            .get("instance")
-            .map(String::as_str)
-            // The route's path names the instance; an empty one is not found.
-            .unwrap_or_default(),
-    );
+    let id = norm(&path.instance);
     state.db.write(|tx| {
         let item = target.get(tx)?;
         let now = now_nanos();

@@ -23,14 +23,22 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::jobs::{ItemSchedule, ScheduleOwner, ScheduleRequest};
 use rusqlite::Connection;
-use std::collections::HashMap;
+use serde::Deserialize;
 
 /// Most schedules one item may have.
 const MAX_SCHEDULES: i64 = 20;
 
-/// A path parameter; the routes' patterns name every one read here, so none is absent.
-fn param(params: &HashMap<String, String>, name: &str) -> String {
-    params.get(name).cloned().unwrap_or_default()
+/// The `{job_type}` of the schedules routes (the others are the target's).
+#[derive(Deserialize)]
+pub(super) struct JobTypePath {
+    job_type: String,
+}
+
+/// The `{job_type}/{schedule}` of one schedule's routes.
+#[derive(Deserialize)]
+pub(super) struct SchedulePath {
+    job_type: String,
+    schedule: String,
 }
 
 fn not_found(id: &str) -> ApiError {
@@ -91,10 +99,9 @@ pub(super) fn list(
     caller: Caller,
     target: ItemTarget,
     paging: Paging,
-    Path(params): Path<HashMap<String, String>>,
+    Path(JobTypePath { job_type }): Path<JobTypePath>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
-    let job_type = param(&params, "job_type");
     check_job_type(&item.item_type, &job_type)?;
     let list = PageToken {
         extra: Some(format!("{}:{job_type}", item.id)),
@@ -119,11 +126,10 @@ pub(super) fn create(
     caller: Caller,
     Origin(origin): Origin,
     target: ItemTarget,
-    Path(params): Path<HashMap<String, String>>,
+    Path(JobTypePath { job_type }): Path<JobTypePath>,
     body: RawBody,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
-    let job_type = param(&params, "job_type");
     let wanted = request(&body)?;
     let schedule = state.db.write(|tx| {
         let item = target.get(tx)?;
@@ -164,13 +170,10 @@ pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
-    Path(params): Path<HashMap<String, String>>,
+    Path(SchedulePath { job_type, schedule }): Path<SchedulePath>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
-    let (job_type, id) = (
-        param(&params, "job_type"),
-        norm(&param(&params, "schedule")),
-    );
+    let id = norm(&schedule);
     let found = state
         .db
         .read(|c| jobs::get_schedule(c, &item.id, &job_type, &id))?
@@ -183,14 +186,11 @@ pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
-    Path(params): Path<HashMap<String, String>>,
+    Path(SchedulePath { job_type, schedule }): Path<SchedulePath>,
     body: RawBody,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
-    let (job_type, id) = (
-        param(&params, "job_type"),
-        norm(&param(&params, "schedule")),
-    );
+    let id = norm(&schedule);
     let wanted = request(&body)?;
     let schedule = state.db.write(|tx| {
         let item = target.get(tx)?;
@@ -220,13 +220,10 @@ pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
-    Path(params): Path<HashMap<String, String>>,
+    Path(SchedulePath { job_type, schedule }): Path<SchedulePath>,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
-    let (job_type, id) = (
-        param(&params, "job_type"),
-        norm(&param(&params, "schedule")),
-    );
+    let id = norm(&schedule);
     state.db.write(|tx| {
         let item = target.get(tx)?;
         scheduled_runs::start_due(tx, &state, &item.id, now_nanos())?;

@@ -17,6 +17,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use rusqlite::Connection;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The target kinds of swagger `CreatableShortcutTarget`, with the `type` each reports.
@@ -34,7 +35,7 @@ const TARGET_KINDS: &[(&str, &str)] = &[
 /// A path inside an item: no leading or trailing `/`, under `Files` or `Tables`.
 fn item_path(text: &str, field: &str) -> Result<String, ApiError> {
     let path = text.trim().trim_matches('/').to_string();
-    let root = path.split('/').next().unwrap_or_default();
+    let root = path.split_once('/').map_or(path.as_str(), |(root, _)| root);
     if root.eq_ignore_ascii_case("Files") || root.eq_ignore_ascii_case("Tables") {
         Ok(path)
     } else {
@@ -61,6 +62,13 @@ struct Wanted {
     path: String,
     name: String,
     target: Value,
+}
+
+impl Wanted {
+    /// The shortcut as the service answers it.
+    fn wire(&self) -> Value {
+        json!({"path": self.path, "name": self.name, "target": self.target})
+    }
 }
 
 /// Checks a `CreateShortcutRequest`; a OneLake target must exist (see the module comment).
@@ -121,11 +129,12 @@ fn one_lake_target(
             .ok_or_else(|| ApiError::invalid_body(format!("'target.oneLake.{key}' is required")))
     };
     let (ws, item) = (field("workspaceId")?, field("itemId")?);
-    let path = item_path(
-        // A target without a path is the item's root.
-        target["path"].as_str().unwrap_or_default(),
-        "target.oneLake.path",
-    )?;
+    // A target without a path would be the item's root, which is under neither Files nor
+    // Tables: required, as the path checked below.
+    let path = target["path"]
+        .as_str()
+        .ok_or_else(|| ApiError::invalid_body("'target.oneLake.path' is required"))?;
+    let path = item_path(path, "target.oneLake.path")?;
     let missing = || {
         ApiError::invalid_body(format!(
             "The target path '{path}' of item '{item}' in workspace '{ws}' does not exist"
@@ -156,13 +165,13 @@ fn conflict_policy(query: &Query) -> Result<&'static str, ApiError> {
     }
 }
 
-/// Creates one shortcut under the policy; returns it and whether it was new.
+/// Creates one shortcut under the policy; returns it (named as made) and whether it was new.
 fn create_one(
     conn: &Connection,
     item_id: &str,
     mut wanted: Wanted,
     policy: &str,
-) -> Result<(Value, bool), ApiError> {
+) -> Result<(Wanted, bool), ApiError> {
     let exists = shortcuts::get(conn, item_id, &wanted.path, &wanted.name)?.is_some();
     match (policy, exists) {
         ("Abort", true) => {
@@ -188,10 +197,7 @@ fn create_one(
     }
     shortcuts::put(conn, item_id, &wanted.path, &wanted.name, &wanted.target)?;
     let created = !(exists && matches!(policy, "CreateOrOverwrite" | "OverwriteOnly"));
-    Ok((
-        json!({"path": wanted.path, "name": wanted.name, "target": wanted.target}),
-        created,
-    ))
+    Ok((wanted, created))
 }
 
 /// GET `…/shortcuts[?parentPath=]`: a page of the item's shortcuts.
@@ -242,17 +248,13 @@ pub(super) fn create(
         create_one(tx, &item.id, wanted, policy)
     })?;
     if !created {
-        return Ok(respond::json(StatusCode::OK, &shortcut));
+        return Ok(respond::json(StatusCode::OK, &shortcut.wire()));
     }
     let location = format!(
         "{origin}/v1/workspaces/{}/items/{}/shortcuts/{}/{}",
-        target.ws,
-        target.id,
-        // Stored shortcuts are written with a path and a name (create checks both).
-        shortcut["path"].as_str().unwrap_or_default(),
-        shortcut["name"].as_str().unwrap_or_default()
+        target.ws, target.id, shortcut.path, shortcut.name
     );
-    Ok(respond::created(&shortcut, &location))
+    Ok(respond::created(&shortcut.wire(), &location))
 }
 
 /// POST `…/shortcuts/bulkCreate` `{createShortcutRequests: [...]}`: each request succeeds or
@@ -287,7 +289,7 @@ pub(super) fn bulk_create(
             answers.push(match outcome {
                 Ok((shortcut, _)) => {
                     tx.execute_batch("RELEASE one_shortcut")?;
-                    json!({"request": echo, "status": "Succeeded", "result": shortcut})
+                    json!({"request": echo, "status": "Succeeded", "result": shortcut.wire()})
                 }
                 Err(error) => {
                     tx.execute_batch("ROLLBACK TO one_shortcut; RELEASE one_shortcut")?;
@@ -301,6 +303,13 @@ pub(super) fn bulk_create(
     Ok(respond::json(StatusCode::OK, &json!({ "value": answers })))
 }
 
+/// The `{*rest}` of a shortcut's routes: its path and name (the others are the target's).
+#[derive(Deserialize)]
+pub(super) struct RestPath {
+    rest: String,
+}
+
+/// A shortcut's path and name from the route's rest; a rest without both is not found.
 fn split(rest: &str) -> Result<(String, String), ApiError> {
     let rest = rest.trim_matches('/');
     let (path, name) = rest.rsplit_once('/').ok_or_else(|| not_found(rest, ""))?;
@@ -312,11 +321,10 @@ pub(super) fn show(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
-    Path(params): Path<std::collections::HashMap<String, String>>,
+    Path(RestPath { rest }): Path<RestPath>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
-    // The route's path always has the rest; an empty one is refused by split.
-    let (path, name) = split(params.get("rest").map(String::as_str).unwrap_or_default())?;
+    let (path, name) = split(&rest)?;
     let found = state
         .db
         .read(|c| shortcuts::get(c, &item.id, &path, &name))?
@@ -329,11 +337,10 @@ pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
     target: ItemTarget,
-    Path(params): Path<std::collections::HashMap<String, String>>,
+    Path(RestPath { rest }): Path<RestPath>,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &target.ws, Role::Contributor)?;
-    // The route's path always has the rest; an empty one is refused by split.
-    let (path, name) = split(params.get("rest").map(String::as_str).unwrap_or_default())?;
+    let (path, name) = split(&rest)?;
     let removed = state.db.write(|tx| {
         let item = target.get(tx)?;
         Ok::<_, ApiError>(shortcuts::delete(tx, &item.id, &path, &name)?)

@@ -93,26 +93,24 @@ pub(super) async fn handle(
         workspace: ws,
         item: id,
     };
-    // A message without a method is answered as an unknown method.
-    let method = message["method"].as_str().unwrap_or_default();
     // The workspace's access first, as the service checks it: a caller without access
     // learns nothing about the item. A statement, the message most sent here, has it checked
     // on the blocking pool in the same hop as it runs.
-    if let (Some(rpc_id), "tools/call") = (message.get("id"), method) {
+    if let (Some(rpc_id), "tools/call") = (&message.id, message.method.as_str()) {
         let answer = match call_argument(&message, EXECUTE_SQL_TOOL, QUERY_ARGUMENT) {
             Err(refused) => {
                 access.checked().await?;
                 rpc_error(rpc_id, -32602, &refused)
             }
-            Ok(sql) => rpc_result(rpc_id, run_call(access, sql).await?),
+            Ok(sql) => rpc_result(rpc_id, run_call(access, &sql).await?),
         };
         return Ok(sse(&answer, None));
     }
     access.checked().await?;
-    let Some(rpc_id) = message.get("id") else {
+    let Some(rpc_id) = &message.id else {
         return Ok(StatusCode::ACCEPTED.into_response());
     };
-    let answer = match method {
+    let answer = match message.method.as_str() {
         "initialize" => rpc_result(rpc_id, initialized(SERVER_NAME)),
         "ping" => rpc_result(rpc_id, json!({})),
         "tools/list" => rpc_result(rpc_id, json!({"tools": [tool()]})),
@@ -242,7 +240,8 @@ fn run_statement(
 
 /// A successful `executeSQL` result: the result set as text and as structured content.
 fn tool_result(set: &ResultSet) -> Value {
-    let text = serde_json::to_string(set).unwrap_or_default();
+    // A result set is strings, numbers, booleans and JSON cells: it always serializes.
+    let text = serde_json::to_string(set).expect("a result set serializes");
     json!({
         "content": [{"type": "text", "text": text}],
         "structuredContent": set,

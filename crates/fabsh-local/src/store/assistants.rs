@@ -19,17 +19,17 @@ CREATE TABLE IF NOT EXISTS assistant_objects (
 CREATE INDEX IF NOT EXISTS assistant_objects_thread ON assistant_objects(thread_id, kind, seq);
 ";
 
-/// Stores a new object (`kind`: assistant, thread, message, run, step, file).
+/// Stores a new object (`kind`: assistant, thread, message, run, step, file) under its `id`
+/// (the one its body carries).
 pub(crate) fn insert(
     conn: &Connection,
     agent_id: &str,
     kind: &str,
+    id: &str,
     thread_id: Option<&str>,
     body: &Value,
     content: Option<&[u8]>,
 ) -> rusqlite::Result<()> {
-    // Every object this surface stores is made with an id (routes/agent_assistants.rs).
-    let id = body["id"].as_str().unwrap_or_default();
     conn.execute(
         "INSERT INTO assistant_objects (id, agent_id, kind, thread_id, body, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![id, agent_id, kind, thread_id, body.to_string(), content],

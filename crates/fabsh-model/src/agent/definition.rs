@@ -181,9 +181,9 @@ fn parse_json<T: serde::de::DeserializeOwned>(path: &str, bytes: &[u8]) -> Resul
 }
 
 fn pretty(value: &impl Serialize) -> Vec<u8> {
-    // Serializing plain JSON documents cannot fail.
-    // A JSON value always serializes.
-    serde_json::to_vec_pretty(value).unwrap_or_default()
+    // The documents are derived structs of strings, numbers, JSON values and lists (no map
+    // with keys that are not strings), which always serialize.
+    serde_json::to_vec_pretty(value).expect("a definition document serializes")
 }
 
 impl AgentDefinition {
@@ -195,12 +195,15 @@ impl AgentDefinition {
         let mut other = Vec::new();
         let mut fewshots: Vec<(Stage, String, Vec<FewShotDoc>)> = Vec::new();
         for (path, bytes) in parts {
-            let rest = path
+            let Some(rest) = path
                 .strip_prefix(CONFIG_DIR)
-                .and_then(|r| r.strip_prefix('/'));
-            // A path outside the configuration folder has no segments under it: it is not a
-            // datasource part.
-            let segments: Vec<&str> = rest.map(|r| r.split('/').collect()).unwrap_or_default();
+                .and_then(|r| r.strip_prefix('/'))
+            else {
+                // A part outside the configuration folder is none of the agent's documents.
+                other.push((path.clone(), bytes.clone()));
+                continue;
+            };
+            let segments: Vec<&str> = rest.split('/').collect();
             let stage = match segments.first() {
                 Some(&"draft") => Some(Stage::Draft),
                 Some(&"published") => Some(Stage::Published),
@@ -281,7 +284,8 @@ impl AgentDefinition {
             (Stage::Published, previous.published.as_ref()),
         ] {
             // A stage that was never published has no datasources.
-            for source in doc.map(|doc| doc.sources.as_slice()).unwrap_or_default() {
+            let Some(doc) = doc else { continue };
+            for source in &doc.sources {
                 before.push((datasource_path(stage, source), &*source.datasource));
             }
         }

@@ -50,12 +50,8 @@ pub fn read_checked(
     path: &std::path::Path,
     bytes: &[u8],
 ) -> Result<Vec<FewShotRow>, crate::Problem> {
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        // A path without a file name is named by nothing in messages.
-        .unwrap_or_default();
-    parse(&name, bytes).map_err(|problems| {
+    // The format is told by the name's extension, which the whole path ends with.
+    parse(&path.to_string_lossy(), bytes).map_err(|problems| {
         rows_error(path, &problems, "nothing was uploaded").with_hint(format!(
             "each row needs a non-empty question and query (the query may be named {})",
             QUERY_ALIASES.join(", ")
@@ -84,16 +80,18 @@ pub fn rows_error(
 /// Reads every example of the file, or every problem found in it.
 pub fn parse(file_name: &str, bytes: &[u8]) -> Result<Vec<FewShotRow>, Vec<RowProblem>> {
     let rows = row_file::parse(file_name, bytes, &SHAPE)?;
-    Ok(rows
-        .into_iter()
-        .map(|row| FewShotRow {
-            line: row.line,
-            // Required columns: row_file::parse refused every row without them.
-            question: row.get("question").unwrap_or_default().to_string(),
-            query: row.get("query").unwrap_or_default().to_string(),
-            query_column: row.source("query").to_string(),
+    // Required columns: row_file::parse refused every row without them.
+    rows.iter()
+        .map(|row| {
+            Ok(FewShotRow {
+                line: row.line,
+                question: row.required("question")?.to_string(),
+                query: row.required("query")?.to_string(),
+                query_column: row.source("query").to_string(),
+            })
         })
-        .collect())
+        .collect::<Result<_, RowProblem>>()
+        .map_err(|problem| vec![problem])
 }
 
 #[cfg(test)]

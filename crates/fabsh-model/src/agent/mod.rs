@@ -14,6 +14,7 @@ pub mod grade;
 pub mod grade_result;
 pub mod language_model;
 pub mod mcp;
+pub mod mcp_message;
 pub mod questions;
 pub mod row_file;
 pub mod similarity;

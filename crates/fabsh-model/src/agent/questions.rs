@@ -53,38 +53,40 @@ const SHAPE: Shape = Shape {
 
 /// The questions of a file, or a usage error naming every bad row by line.
 pub fn read_checked(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<Question>, crate::Problem> {
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        // A path without a file name is named by nothing in messages.
-        .unwrap_or_default();
-    let rows = row_file::parse(&name, bytes, &SHAPE).map_err(|problems| {
-        rows_error(path, &problems, "nothing was asked")
+    let refused = |problems: &[RowProblem]| {
+        rows_error(path, problems, "nothing was asked")
             .with_hint("each row needs a non-empty question")
-    })?;
+    };
+    // The format is told by the name's extension, which the whole path ends with.
+    let rows = row_file::parse(&path.to_string_lossy(), bytes, &SHAPE)
+        .map_err(|problems| refused(&problems))?;
     let mut questions: Vec<Question> = rows
-        .into_iter()
-        .map(|row| Question {
-            line: row.line,
+        .iter()
+        .map(|row| {
             // Required column: row_file::parse refused every row without it.
-            question: row.get("question").unwrap_or_default().to_string(),
-            expected: EXPECTED
-                .iter()
-                .find_map(|key| row.get(key))
-                .map(String::from),
-            expected_sql: row
-                .get("expected_sql")
-                .map(str::trim)
-                .filter(|sql| !sql.is_empty())
-                .map(String::from),
-            expected_item: row
-                .get("expected_item")
-                .map(str::trim)
-                .filter(|item| !item.is_empty())
-                .map(String::from),
-            ordered: false,
+            let question = row.required("question")?.to_string();
+            Ok(Question {
+                line: row.line,
+                question,
+                expected: EXPECTED
+                    .iter()
+                    .find_map(|key| row.get(key))
+                    .map(String::from),
+                expected_sql: row
+                    .get("expected_sql")
+                    .map(str::trim)
+                    .filter(|sql| !sql.is_empty())
+                    .map(String::from),
+                expected_item: row
+                    .get("expected_item")
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+                    .map(String::from),
+                ordered: false,
+            })
         })
-        .collect();
+        .collect::<Result<_, RowProblem>>()
+        .map_err(|problem| refused(&[problem]))?;
     let writes: Vec<RowProblem> = questions.iter_mut().filter_map(read_reference).collect();
     if !writes.is_empty() {
         return Err(rows_error(path, &writes, "nothing was asked")

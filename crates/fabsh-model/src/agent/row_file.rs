@@ -123,14 +123,20 @@ impl Row {
             .map(String::as_str)
             .filter(|value| !value.is_empty())
     }
+
+    /// The value of a required column, or the problem its absence (or blank value) makes.
+    pub fn required(&self, column: &str) -> Result<&str, RowProblem> {
+        self.get(column)
+            .ok_or_else(|| problem(self.line, format!("the {column} is missing or empty")))
+    }
 }
 
 /// The row, or the problem that its first missing required column makes.
 fn checked(row: Row, shape: &Shape) -> Result<Row, RowProblem> {
-    match shape.required.iter().find(|name| row.get(name).is_none()) {
-        Some(name) => Err(problem(row.line, format!("the {name} is missing or empty"))),
-        None => Ok(row),
+    for column in shape.required {
+        row.required(column)?;
     }
+    Ok(row)
 }
 
 /// Every row of the file (each with its required columns), or every problem found in it

@@ -133,9 +133,7 @@ fn service_metadata(meta: Map<String, Value>) -> Value {
 /// Drops from ipynb notebook metadata what [`service_metadata`] adds when it holds only the
 /// defaults, so that a notebook converted there and back keeps its `# META` as it was
 /// (`shift_remove` keeps the other keys in their order).
-fn source_metadata(meta: &Value) -> Value {
-    // Metadata that is not an object has no keys of the service's to drop.
-    let mut meta = meta.as_object().cloned().unwrap_or_default();
+fn source_metadata(mut meta: Map<String, Value>) -> Map<String, Value> {
     let mut drop_if = |key: &str, default: Value| {
         if meta.get(key) == Some(&default) {
             meta.shift_remove(key);
@@ -154,7 +152,7 @@ fn source_metadata(meta: &Value) -> Value {
             object.shift_remove(inner);
         }
     }
-    Value::Object(meta)
+    meta
 }
 
 /// fabricGitSource (Python) to ipynb JSON text, as the service converts it (compact JSON;
@@ -261,20 +259,24 @@ pub fn ipynb_to_source(ipynb: &str) -> Result<String, String> {
     }
     let mut out = String::from(HEADER);
     out.push('\n');
-    if let Some(meta) = notebook
-        .get("metadata")
-        .map(source_metadata)
-        .filter(|m| m.as_object().is_some_and(|m| !m.is_empty()))
-    {
-        push_section(&mut out, METADATA, &meta_lines(&meta)?);
+    match notebook.get("metadata") {
+        // No notebook metadata: no `# META` section.
+        None => {}
+        Some(Value::Object(meta)) => {
+            let meta = source_metadata(meta.clone());
+            if !meta.is_empty() {
+                push_section(&mut out, METADATA, &meta_lines(&Value::Object(meta))?);
+            }
+        }
+        Some(_) => return Err("the notebook metadata is not a JSON object".into()),
     }
-    let cells = notebook
-        .get("cells")
-        .and_then(Value::as_array)
-        .cloned()
+    let cells = match notebook.get("cells") {
         // A notebook without cells converts to one without cells.
-        .unwrap_or_default();
-    for cell in &cells {
+        None => &[][..],
+        Some(Value::Array(cells)) => cells.as_slice(),
+        Some(_) => return Err("the notebook's cells are not a JSON array".into()),
+    };
+    for cell in cells {
         let text = cell_text(cell);
         if cell.get("cell_type").and_then(Value::as_str) == Some("markdown") {
             let commented: Vec<String> = text.lines().map(|line| format!("# {line}")).collect();

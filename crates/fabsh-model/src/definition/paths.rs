@@ -21,8 +21,7 @@ pub fn problem(path: &str) -> Option<&'static str> {
     if has_encoded_dot_or_slash(path) {
         return Some("encoded dots and slashes (%2e, %2f, %5c) are not allowed");
     }
-    // split always yields a first piece: the path's first segment.
-    let first = path.split('/').next().unwrap_or_default();
+    let first = path.split_once('/').map_or(path, |(first, _)| first);
     if first.len() >= 2 && first.as_bytes()[1] == b':' && first.as_bytes()[0].is_ascii_alphabetic()
     {
         return Some("drive letters are not allowed");

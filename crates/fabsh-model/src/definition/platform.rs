@@ -118,9 +118,8 @@ pub fn render(
         "metadata": metadata,
         "config": {"version": "2.0", "logicalId": logical_id},
     });
-    // Serializing a `Value` to a Vec cannot fail.
-    // A JSON value always serializes.
-    serde_json::to_vec_pretty(&doc).unwrap_or_default()
+    // `{:#}` is the pretty form (2-space indent), which a `Value` always has.
+    format!("{doc:#}").into_bytes()
 }
 
 #[cfg(test)]

@@ -316,11 +316,15 @@ fn check_layout(
         if covered || requirement.any_of.iter().any(|pattern| present(pattern)) {
             continue;
         }
-        // Every requirement names at least one pattern (the table is written so).
-        let expected = requirement.any_of.first().copied().unwrap_or_default();
-        let message = match requirement.any_of {
-            [_] => format!("a {type_name} definition needs this part"),
-            all => format!("a {type_name} definition needs one of {}", all.join(", ")),
+        let (expected, message) = match requirement.any_of {
+            // Every requirement names at least one pattern (the table is written so): one
+            // naming none asks for nothing.
+            [] => continue,
+            [only] => (*only, format!("a {type_name} definition needs this part")),
+            all @ [first, ..] => (
+                *first,
+                format!("a {type_name} definition needs one of {}", all.join(", ")),
+            ),
         };
         report.error(Some(expected), "MissingRequiredPart", message);
     }
