@@ -179,7 +179,7 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
 #[test]
 fn connections_and_spark_pools_are_listed() {
     use crate::service_bodies::{assert_shaped, call};
-    let server = &Server::start();
+    let server = &Server::session(module_path!());
     let model = server.demo_item_id("SemanticModel");
     let bind =
         crate::data_agent_wire::swagger("semanticModel/examples/BindSemanticModelConnection.json")
@@ -247,7 +247,7 @@ fn every_public_host_named_is_answered() {
 #[test]
 fn workspace_tags_are_applied_and_removed() {
     use crate::service_bodies::call;
-    let server = crate::support::Server::start();
+    let server = crate::support::Server::session(module_path!());
     let tags = server.fabsh(&["tag", "list"]).ok_json();
     let tag = &tags.as_array().expect("tags")[0];
     let tag_id = tag["id"].as_str().expect("id").to_string();
@@ -275,7 +275,7 @@ fn workspace_tags_are_applied_and_removed() {
             "workspace",
             "apply-tags",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--tag-ids",
             &tag_id,
         ])
@@ -289,14 +289,21 @@ fn workspace_tags_are_applied_and_removed() {
             "workspace",
             "unapply-tags",
             "-w",
-            "Demo",
+            server.demo.as_str(),
             "--tag-ids",
             &tag_id,
         ])
         .ok_json();
     assert!(removed.get("tags").is_none(), "{removed}");
     // Known only once the tags are listed: not found, as an unknown workspace name is.
-    let refused = server.fabsh(&["workspace", "apply-tags", "-w", "Demo", "--tag-ids", "x"]);
+    let refused = server.fabsh(&[
+        "workspace",
+        "apply-tags",
+        "-w",
+        server.demo.as_str(),
+        "--tag-ids",
+        "x",
+    ]);
     assert_eq!(refused.code, 4, "{}", refused.stderr);
 }
 

@@ -406,7 +406,7 @@ fn encoded_dots_and_slashes_cannot_leave_the_confined_workspace() {
 
 #[test]
 fn allow_writes_grants_no_role_and_replaces_no_definition() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     let demo = server.demo_path("");
     let notebook = server.create_demo_item("Kept definition", "Notebook");
     runtime().block_on(async {

@@ -77,9 +77,9 @@ fn settings_follow_flag_then_environment_then_profile_then_default() {
 
 #[test]
 fn a_profile_gives_the_default_workspace_and_output_format() {
-    let server = Server::start();
+    let server = Server::session(module_path!());
     for (key, value) in [
-        ("workspace", "Demo"),
+        ("workspace", server.demo.as_str()),
         ("output", "yaml"),
         ("endpoint", server.endpoint.as_str()),
     ] {
@@ -91,7 +91,14 @@ fn a_profile_gives_the_default_workspace_and_output_format() {
     // The profile signs in for its endpoint; later commands name nothing but the profile.
     let app = add_app(
         &server,
-        &["--name", "demo-reader", "-w", "Demo", "--role", "Viewer"],
+        &[
+            "--name",
+            "demo-reader",
+            "-w",
+            server.demo.as_str(),
+            "--role",
+            "Viewer",
+        ],
     );
     let text = |key: &str| app[key].as_str().expect(key).to_string();
     let mut session = Session::new(&server);
