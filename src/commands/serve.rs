@@ -1,12 +1,13 @@
 //! `fabsh local serve` and `fabsh local stop`. A server prints `export FABSH_ENDPOINT=...`,
-//! `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first, so
+//! `export FABSH_TOKEN=...`, `export IDENTITY_HEADER=...` and `export FABSH_STORAGE_TOKEN=...`
+//! (the admin's token for OneLake) first, so
 //! `eval "$(fabsh local serve --detach)"` points the shell at it; it records where it listens
 //! in `serve.json` in its data dir, which is how `local stop` finds it.
 
 use super::local::store_dir;
 use crate::connect::local_error;
 use fabsh_api::auth::managed_identity::IDENTITY_HEADER_VAR;
-use fabsh_api::config::{ENDPOINT_VAR, TOKEN_VAR};
+use fabsh_api::config::{ENDPOINT_VAR, STORAGE_TOKEN_VAR, TOKEN_VAR};
 use fabsh_client::commands::typed::{
     self, FromArg, FromArgs, TerminalCommand, at_terminal, handler, typed_args,
 };
@@ -29,7 +30,7 @@ use super::serve_record::{self as record, Record};
 /// The detached server's output, in its data dir.
 const LOG_FILE: &str = "serve.log";
 /// How many `export` lines a server prints first (a detached server's parent passes them on).
-const EXPORT_LINES: usize = 3;
+const EXPORT_LINES: usize = 4;
 /// How long the admin token printed for an already running server lasts (as long as the one
 /// a server prints when it starts).
 const LIVE_TOKEN_SECONDS: i64 = 30 * 24 * 3600;
@@ -136,7 +137,7 @@ typed_args! {
 pub(super) const SERVE: CommandSpec = CommandSpec {
     group: "local",
     name: "serve",
-    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...`, `export FABSH_TOKEN=...` and `export IDENTITY_HEADER=...` first",
+    summary: "Run local Fabric as a server; prints `export FABSH_ENDPOINT=...`, `export FABSH_TOKEN=...`, `export IDENTITY_HEADER=...` and `export FABSH_STORAGE_TOKEN=...` first",
     about: "Serves until Ctrl-C or `fabsh local stop`; with --detach it runs in the \
 background and the command returns once it listens, so `eval \"$(fabsh local serve \
 --detach)\"` sets up the shell. IDENTITY_HEADER is the secret its managed-identity endpoint \
@@ -234,10 +235,11 @@ fn serve(terminal: &Terminal<'_>, args: Serve) -> Result<ExitCode> {
     // cancelled until `wait` sees it).
     bridge.cancel_on_ctrl_c();
     terminal.printer.text(&format!(
-        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\nexport {IDENTITY_HEADER_VAR}={}\n",
+        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={}\nexport {IDENTITY_HEADER_VAR}={}\nexport {STORAGE_TOKEN_VAR}={}\n",
         server.base_url(),
         server.admin_token(),
-        server.identity_header()
+        server.identity_header(),
+        server.admin_storage_token()
     ))?;
     // IDENTITY_ENDPOINT is not exported: with it, every Azure SDK in the shell would take
     // its tokens from here.
@@ -430,8 +432,10 @@ fn print_live(terminal: &Terminal<'_>, dir: &Path) -> Result<ExitCode> {
     })?;
     let token = fabsh_local::admin::admin_token(dir, LIVE_TOKEN_SECONDS).map_err(local_error)?;
     let header = fabsh_local::server_identity::identity_header(dir).map_err(local_error)?;
+    let storage =
+        fabsh_local::admin::admin_storage_token(dir, LIVE_TOKEN_SECONDS).map_err(local_error)?;
     terminal.printer.text(&format!(
-        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={token}\nexport {IDENTITY_HEADER_VAR}={header}\n",
+        "export {ENDPOINT_VAR}={}\nexport {TOKEN_VAR}={token}\nexport {IDENTITY_HEADER_VAR}={header}\nexport {STORAGE_TOKEN_VAR}={storage}\n",
         found.endpoint
     ))?;
     terminal.printer.note(&format!(

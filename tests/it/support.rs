@@ -167,6 +167,9 @@ pub(crate) struct Server {
     child: Option<Child>,
     pub endpoint: String,
     pub token: String,
+    /// The admin's token for OneLake (Azure Storage audience): `local serve`'s fourth line,
+    /// or a session's own.
+    pub storage_token: String,
     /// The secret App Service's managed-identity endpoint wants in `X-IDENTITY-HEADER`.
     pub identity_header: String,
     pub home: Home,
@@ -260,10 +263,12 @@ impl Server {
         let endpoint = next("export FABSH_ENDPOINT=");
         let token = next("export FABSH_TOKEN=");
         let identity_header = next("export IDENTITY_HEADER=");
+        let storage_token = next("export FABSH_STORAGE_TOKEN=");
         Server {
             child: Some(child),
             endpoint,
             token,
+            storage_token,
             identity_header,
             home,
             data_dir,
@@ -307,6 +312,16 @@ impl Server {
         assert_eq!(status, 200, "a session's token: {body}");
         let token: Value = serde_json::from_str(&body).expect("token JSON");
         let token = token["access_token"].as_str().expect("access_token");
+        let (status, body) = http(
+            &shared.origin(),
+            "POST",
+            "/_local/tokens",
+            Some(r#"{"audience":"storage"}"#),
+            &admin,
+        );
+        assert_eq!(status, 200, "a session's storage token: {body}");
+        let storage: Value = serde_json::from_str(&body).expect("token JSON");
+        let storage_token = storage["access_token"].as_str().expect("access_token");
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed) + 1;
         let demo = format!("{DEMO}-{n}");
         let copy = serde_json::json!({ "displayName": demo }).to_string();
@@ -322,6 +337,7 @@ impl Server {
             child: None,
             endpoint: shared.endpoint.clone(),
             token: token.to_string(),
+            storage_token: storage_token.to_string(),
             identity_header: shared.identity_header.clone(),
             home: Home::new(),
             data_dir: shared.data_dir.clone(),
@@ -343,7 +359,8 @@ impl Server {
         let mut command = self.home.command(args);
         command
             .env("FABSH_ENDPOINT", &self.endpoint)
-            .env("FABSH_TOKEN", &self.token);
+            .env("FABSH_TOKEN", &self.token)
+            .env("FABSH_STORAGE_TOKEN", &self.storage_token);
         command
     }
 
@@ -359,6 +376,7 @@ impl Server {
             .envs(home_env(self.home.dir.path()))
             .env("FABSH_ENDPOINT", &self.endpoint)
             .env("FABSH_TOKEN", &self.token)
+            .env("FABSH_STORAGE_TOKEN", &self.storage_token)
             .env("FABSH_LOCAL_RETRY_AFTER_SECONDS", "0");
         command
     }
@@ -373,6 +391,7 @@ impl Server {
         let mut all = vec![
             ("FABSH_ENDPOINT", self.endpoint.as_str()),
             ("FABSH_TOKEN", self.token.as_str()),
+            ("FABSH_STORAGE_TOKEN", self.storage_token.as_str()),
         ];
         all.extend_from_slice(env);
         self.home.run_env(args, &all)
@@ -603,6 +622,7 @@ fn in_process_server(faults: Faults) -> Server {
                 server.base_url().to_string(),
                 server.admin_token(),
                 server.identity_header().to_string(),
+                server.admin_storage_token(),
             );
             sender.send(facts).expect("the test waits for the server");
             // Serves until the test binary ends.
@@ -610,11 +630,13 @@ fn in_process_server(faults: Faults) -> Server {
             drop(server);
         });
     });
-    let (endpoint, token, identity_header) = receiver.recv().expect("shared server started");
+    let (endpoint, token, identity_header, storage_token) =
+        receiver.recv().expect("shared server started");
     Server {
         child: None,
         endpoint,
         token,
+        storage_token,
         identity_header,
         home,
         data_dir,

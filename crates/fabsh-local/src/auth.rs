@@ -17,6 +17,10 @@ pub(crate) use super::signing_keys::Keys;
 /// The `aud` of every token local Fabric issues and accepts.
 pub(crate) const AUDIENCE: &str = "https://api.fabric.microsoft.com";
 
+/// The `aud` of a token for Azure Storage, which OneLake wants (Entra's v1 tokens name the
+/// resource without a trailing `/`).
+pub(crate) const STORAGE_AUDIENCE: &str = "https://storage.azure.com";
+
 /// The claims of an access token, shaped like an Entra v1 token for the Fabric resource.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Claims {
@@ -118,13 +122,15 @@ pub(crate) struct VerifiedTokens(std::sync::Mutex<std::collections::HashMap<Stri
 const VERIFIED_TOKENS_KEPT: usize = 1024;
 
 impl VerifiedTokens {
-    fn get(&self, token: &str, now: i64) -> Option<Claims> {
+    /// The claims of `token` if it was verified and is valid at `now`.
+    pub(crate) fn get(&self, token: &str, now: i64) -> Option<Claims> {
         let cache = crate::locks::lock(&self.0);
         let claims = cache.get(token)?;
         (claims.nbf <= now && now < claims.exp).then(|| claims.clone())
     }
 
-    fn put(&self, token: &str, claims: &Claims) {
+    /// Remembers a verified token.
+    pub(crate) fn put(&self, token: &str, claims: &Claims) {
         let mut cache = crate::locks::lock(&self.0);
         if cache.len() >= VERIFIED_TOKENS_KEPT {
             cache.clear();

@@ -28,6 +28,7 @@ pub mod load_table;
 mod locks;
 mod lro;
 mod middleware;
+mod onelake;
 mod paging;
 pub mod private_files;
 pub mod public_url;
@@ -159,6 +160,8 @@ impl LocalServer {
             requests: Default::default(),
             keys: facts.keys,
             verified_tokens: Default::default(),
+            verified_storage_tokens: Default::default(),
+            onelake_commits: Default::default(),
             identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,
@@ -197,6 +200,17 @@ impl LocalServer {
     /// A bearer token for the seeded local admin user, valid 30 days.
     pub fn admin_token(&self) -> String {
         auth::issue(&self.state.keys, &self.admin, ADMIN_TOKEN_SECONDS)
+    }
+
+    /// A bearer token for Azure Storage (OneLake's files) for the seeded local admin user,
+    /// valid 30 days; the Fabric API refuses it, as `admin_token` is refused by OneLake.
+    pub fn admin_storage_token(&self) -> String {
+        auth::issue_for(
+            &self.state.keys,
+            &self.admin,
+            ADMIN_TOKEN_SECONDS,
+            auth::STORAGE_AUDIENCE,
+        )
     }
 
     /// The secret `/msi/token` (App Service's managed-identity endpoint) wants in

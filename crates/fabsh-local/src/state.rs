@@ -43,6 +43,11 @@ pub(crate) struct AppState {
     pub keys: Keys,
     /// Tokens already checked against `keys`, so a client's next request skips the RSA check.
     pub verified_tokens: crate::auth::VerifiedTokens,
+    /// The same for Storage tokens (OneLake's), kept apart so neither answers for the other.
+    pub verified_storage_tokens: crate::auth::VerifiedTokens,
+    /// Held while a OneLake write checks its conditions and puts its file in place, so that
+    /// `If-None-Match: *` and `If-Match` hold against a concurrent write of the same blob.
+    pub onelake_commits: std::sync::Mutex<()>,
     /// SHA-256 (hex) of the identity header secret `/msi/token` wants; only the digest is
     /// kept here, so it is compared without timing the secret itself.
     pub identity_header_digest: String,

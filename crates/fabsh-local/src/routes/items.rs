@@ -197,6 +197,10 @@ pub(super) fn remove(
         }
         Ok::<_, ApiError>(())
     })?;
+    // Its OneLake files go with it (a deleted item is never restored here).
+    crate::onelake::remove_item(state.db.data_dir(), &target.ws, &target.id).map_err(|err| {
+        ApiError::internal(format!("The item's files could not be removed: {err}"))
+    })?;
     Ok(respond::empty_ok())
 }
 

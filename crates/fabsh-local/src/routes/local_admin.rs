@@ -144,9 +144,11 @@ pub(super) fn remove_principal(
     Ok(respond::empty_ok())
 }
 
-/// POST `/_local/tokens` `{principal?, expiresInSeconds?}`: a token for any principal (the
-/// admin when omitted) with any lifetime up to 30 days; a negative lifetime gives an already
-/// expired token, for testing refresh on `TokenExpired`.
+/// POST `/_local/tokens` `{principal?, expiresInSeconds?, audience?}`: a token for any
+/// principal (the admin when omitted) with any lifetime up to 30 days; a negative lifetime
+/// gives an already expired token, for testing refresh on `TokenExpired`. `audience`
+/// `"storage"` gives a token for Azure Storage (OneLake's files), `"fabric"` (the default)
+/// one for the Fabric API.
 pub(super) fn issue_token(
     State(state): State<Shared>,
     body: JsonBody,
@@ -154,6 +156,11 @@ pub(super) fn issue_token(
     let obj = body.object()?;
     let key = opt_str(&obj, "principal")?.unwrap_or_else(|| state.admin_id.clone());
     let ttl = lifetime(&obj, 3599)?;
+    let audience = match opt_str(&obj, "audience")?.as_deref() {
+        None | Some("fabric") => auth::AUDIENCE,
+        Some("storage") => auth::STORAGE_AUDIENCE,
+        Some(other) => return Err(ApiError::invalid_parameter("audience", other)),
+    };
     let principal = state
         .db
         .read(|c| principals::find_principal(c, &key))?
@@ -164,7 +171,7 @@ pub(super) fn issue_token(
                 format!("No principal '{key}'"),
             )
         })?;
-    let token = auth::issue(&state.keys, &principal, ttl);
+    let token = auth::issue_for(&state.keys, &principal, ttl, audience);
     Ok(respond::json(
         StatusCode::OK,
         &json!({"token_type": "Bearer", "expires_in": ttl, "access_token": token}),

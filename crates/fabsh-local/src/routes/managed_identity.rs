@@ -150,15 +150,22 @@ fn identity(
 
 fn answer(state: &Shared, query: &HashMap<String, String>, endpoint: Endpoint) -> Response {
     let resource = query.get("resource").map(|r| r.trim_end_matches('/'));
-    let Some(resource) = resource.filter(|r| {
+    let fabric = |r: &str| {
         FABRIC_RESOURCES
             .iter()
             .any(|known| r.trim_end_matches("/.default") == *known)
-    }) else {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "Required audience parameter not specified or not a Fabric resource",
-        );
+    };
+    // Storage's own resource gives a token OneLake takes; Fabric's, one the API takes.
+    let storage = |r: &str| r.trim_end_matches("/.default") == auth::STORAGE_AUDIENCE;
+    let (resource, audience) = match resource {
+        Some(r) if fabric(r) => (r, auth::AUDIENCE),
+        Some(r) if storage(r) => (r, auth::STORAGE_AUDIENCE),
+        _ => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "Required audience parameter not specified or not a Fabric or Storage resource",
+            );
+        }
     };
     let client_id = query
         .get("client_id")
@@ -172,7 +179,7 @@ fn answer(state: &Shared, query: &HashMap<String, String>, endpoint: Endpoint) -
     let now = now_nanos() / 1_000_000_000;
     // Both services give numbers as strings.
     let mut body = json!({
-        "access_token": auth::issue(&state.keys, &principal, ttl),
+        "access_token": auth::issue_for(&state.keys, &principal, ttl, audience),
         "expires_on": (now + ttl).to_string(),
         "resource": resource,
         "token_type": "Bearer",

@@ -30,6 +30,9 @@ const FABRIC_RESOURCES: &[&str] = &[
 /// The Cognitive Services resource (Azure OpenAI): a keyless judge model's sign-in asks for
 /// its `/.default` scope from the same credential as Fabric's.
 const COGNITIVE_SERVICES: &str = "https://cognitiveservices.azure.com";
+/// Resources other than Fabric a sign-in may ask a token for, by their `/.default` scope:
+/// Cognitive Services (a keyless judge) and Azure Storage (OneLake's files).
+const OTHER_RESOURCES: &[&str] = &[COGNITIVE_SERVICES, auth::STORAGE_AUDIENCE];
 /// Scopes a user sign-in may add that are not Fabric's.
 const OIDC_SCOPES: &[&str] = &["offline_access", "openid", "profile", "email"];
 
@@ -163,9 +166,10 @@ pub(super) fn resolve_tenant(state: &Shared, tenant: &str) -> Result<String, OAu
     }
 }
 
-/// The `/.default` scope of Cognitive Services.
-fn cognitive_services_scope() -> String {
-    format!("{COGNITIVE_SERVICES}/.default")
+/// The resource whose `/.default` scope `scope` is, among [`OTHER_RESOURCES`].
+fn other_resource(scope: &str) -> Option<&'static str> {
+    let resource = scope.strip_suffix("/.default")?.trim_end_matches('/');
+    OTHER_RESOURCES.iter().copied().find(|r| *r == resource)
 }
 
 /// What a user sign-in is granted: its resource scopes, whether it asked for a refresh
@@ -176,14 +180,17 @@ pub(super) struct Granted {
     pub audience: &'static str,
 }
 
-/// The resource scopes of a user sign-in's `scope` — Fabric's, or Cognitive Services'
-/// `/.default` alone (Entra grants one resource per token) — or the Entra error when it asks
-/// for none or for something else.
+/// The resource scopes of a user sign-in's `scope` — Fabric's, or the `/.default` of
+/// Cognitive Services or Storage alone (Entra grants one resource per token) — or the Entra
+/// error when it asks for none or for something else.
 pub(super) fn user_scopes(scope: Option<&str>) -> Result<Granted, OAuthError> {
+    // No scope at all is refused below, as an empty list of resources.
     let requested: Vec<&str> = scope.unwrap_or_default().split_whitespace().collect();
-    let cognitive = cognitive_services_scope();
-    let (resource, audience): (Vec<&str>, _) = if requested.contains(&cognitive.as_str()) {
-        (vec![cognitive.as_str()], COGNITIVE_SERVICES)
+    let other = requested
+        .iter()
+        .find_map(|s| other_resource(s).map(|resource| (*s, resource)));
+    let (resource, audience): (Vec<&str>, _) = if let Some((scope, resource)) = other {
+        (vec![scope], resource)
     } else {
         let fabric = requested
             .iter()
@@ -290,16 +297,17 @@ pub(super) fn issue(
 fn client_credentials(state: &Shared, tenant: &str, form: &Form) -> Result<Response, OAuthError> {
     let client_id = form.require("client_id")?;
     let audience = match form.get("scope") {
-        Some(scope) if FABRIC_SCOPES.contains(&scope) => auth::AUDIENCE,
-        Some(scope) if scope == cognitive_services_scope() => COGNITIVE_SERVICES,
-        _ => {
-            return Err(OAuthError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_scope",
-                1002012,
-                "The provided value for scope is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).",
-            ));
-        }
+        Some(scope) if FABRIC_SCOPES.contains(&scope) => Some(auth::AUDIENCE),
+        Some(scope) => other_resource(scope),
+        None => None,
+    };
+    let Some(audience) = audience else {
+        return Err(OAuthError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+            1002012,
+            "The provided value for scope is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).",
+        ));
     };
     let found = state
         .db

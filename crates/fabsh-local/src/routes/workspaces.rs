@@ -289,5 +289,9 @@ pub(super) fn remove(
         store::delete(tx, &ws)?;
         Ok::<_, ApiError>(())
     })?;
+    // Its items' OneLake files go with it.
+    crate::onelake::remove_workspace(state.db.data_dir(), &ws).map_err(|err| {
+        ApiError::internal(format!("The workspace's files could not be removed: {err}"))
+    })?;
     Ok(respond::empty_ok())
 }

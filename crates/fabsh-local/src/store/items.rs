@@ -312,6 +312,19 @@ pub(crate) fn set_logical_id(
     Ok(())
 }
 
+/// `(name, type, id)` of every live item of the workspace (OneLake's listing of it).
+pub(crate) fn names_and_ids(
+    conn: &Connection,
+    workspace_id: &str,
+) -> rusqlite::Result<Vec<(String, String, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT display_name, type, id FROM items
+          WHERE workspace_id = ?1 AND deleted_at IS NULL ORDER BY seq",
+    )?;
+    let rows = stmt.query_map([workspace_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect()
+}
+
 /// Every live item of a type, in any workspace (for deriving relations).
 pub(crate) fn all_of_type(conn: &Connection, item_type: &str) -> rusqlite::Result<Vec<Item>> {
     let mut stmt = conn.prepare_cached(&format!(

@@ -1,0 +1,109 @@
+//! Request bodies streamed to a file in the item's staging folder, never held in memory: a
+//! declared length over the cap is refused before a byte is read (413
+//! `RequestBodyTooLarge`), a body is cut off at the cap, and one that stalls longer than the
+//! header timeout is given up on. The file is removed if anything fails or the request is
+//! dropped (`files::Temporary`), so an interrupted upload leaves nothing behind.
+
+use super::answer::StorageError;
+use super::files::Temporary;
+use crate::state::Shared;
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+use hyper::body::Body as _;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+/// Largest Put Blob body Azure takes (5000 MiB).
+pub(crate) const PUT_BLOB_LIMIT: u64 = 5000 * 1024 * 1024;
+/// Largest Put Block body Azure takes (4000 MiB).
+pub(crate) const PUT_BLOCK_LIMIT: u64 = 4000 * 1024 * 1024;
+
+/// Bytes gathered before each write to the file.
+const WRITE_BUFFER: usize = 1024 * 1024;
+
+fn too_large(limit: u64) -> StorageError {
+    StorageError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "RequestBodyTooLarge",
+        format!(
+            "The request body is too large and exceeds the maximum permissible limit ({limit} bytes)."
+        ),
+    )
+}
+
+/// The length a request declares, if it declares one.
+pub(crate) fn declared_length(headers: &axum::http::HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse().ok())
+}
+
+/// Refuses a declared length over `limit` before anything is read.
+pub(crate) fn check_declared(
+    headers: &axum::http::HeaderMap,
+    limit: u64,
+) -> Result<(), StorageError> {
+    match declared_length(headers) {
+        Some(length) if length > limit => Err(too_large(limit)),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `body` to a new private file at `path` (its folder made if missing); returns the
+/// guarded file and its length.
+pub(crate) async fn to_file(
+    state: &Shared,
+    body: Body,
+    path: PathBuf,
+    limit: u64,
+) -> Result<(Temporary, u64), StorageError> {
+    if let Some(dir) = path.parent() {
+        let mut builder = tokio::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        builder.mode(0o700);
+        builder.create(dir).await?;
+    }
+    let mut options = tokio::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let file = options.open(&path).await?;
+    let guard = Temporary::new(path);
+    let mut writer = tokio::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+    let stall = Duration::from_millis(state.faults.header_timeout_ms);
+    let mut body = body;
+    let mut written: u64 = 0;
+    loop {
+        let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx));
+        let frame = match tokio::time::timeout(stall, next).await {
+            Err(_) => {
+                return Err(StorageError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "RequestTimeout",
+                    "The request body did not arrive in time.",
+                ));
+            }
+            Ok(None) => break,
+            Ok(Some(Err(err))) => {
+                return Err(StorageError::new(
+                    StatusCode::BAD_REQUEST,
+                    "InvalidInput",
+                    format!("The request body could not be read: {err}"),
+                ));
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(data) = frame.into_data() {
+            written += data.len() as u64;
+            if written > limit {
+                return Err(too_large(limit));
+            }
+            writer.write_all(&data).await?;
+        }
+    }
+    writer.flush().await?;
+    Ok((guard, written))
+}

@@ -1,0 +1,398 @@
+//! Writes: Put Blob, Put Block and Put Block List, Copy Blob and Delete Blob. Every new
+//! content is written to a file in the item's staging folder first and renamed into place
+//! only once whole, under `AppState::onelake_commits` with the request's conditions checked
+//! against what is there at that moment. Blocks are staged per blob apart from its file
+//! (`staging/blocks/<sha256 of the path>/<hex of the block id>`) and are discarded once a
+//! block list is committed or the blob is replaced or deleted, as Azure discards a blob's
+//! uncommitted blocks; blocks of an upload that never commits stay in the staging folder,
+//! unseen, until the item goes.
+
+use super::Target;
+use super::answer::{self, StorageError, set};
+use super::conditions::Conditions;
+use super::files::{self, Found, Meta, Temporary};
+use super::read::blob_headers;
+use super::receive::{self, PUT_BLOB_LIMIT, PUT_BLOCK_LIMIT};
+use super::xml::{self, BlockSource};
+use crate::state::Shared;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Most blocks a committed blob may have (Azure's limit).
+const MAX_COMMITTED_BLOCKS: usize = 50_000;
+/// Longest block id, decoded (Azure's limit).
+const MAX_BLOCK_ID_BYTES: usize = 64;
+/// Largest Put Block List body: 50,000 ids of 64 bytes, base64, in their elements.
+const BLOCK_LIST_LIMIT: usize = 8 * 1024 * 1024;
+
+/// The folder of a blob's staged blocks.
+fn block_dir(target: &Target) -> PathBuf {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(target.path.as_str().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    target.dirs.staging.join("blocks").join(hex)
+}
+
+/// The file of a staged block, from its base64 id; 400 for an id that is not base64 of at
+/// most 64 bytes.
+fn block_file(target: &Target, id: &str) -> Result<PathBuf, StorageError> {
+    let decoded = STANDARD
+        .decode(id)
+        .ok()
+        .filter(|bytes| !bytes.is_empty() && bytes.len() <= MAX_BLOCK_ID_BYTES)
+        .ok_or_else(|| StorageError::invalid_query("blockid", id))?;
+    let hex: String = decoded.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(block_dir(target).join(hex))
+}
+
+/// 409 `PathConflict` for `Files` or `Tables` themselves, which no write may replace.
+fn refuse_area(target: &Target) -> Result<(), StorageError> {
+    if target.path.is_area() {
+        return Err(StorageError::path_conflict());
+    }
+    Ok(())
+}
+
+/// Puts the finished file `staged` at the blob's place if `conditions` hold against what is
+/// there now; drops the blob's staged blocks. Runs on the blocking pool.
+fn commit(
+    state: &Shared,
+    target: &Target,
+    staged: Temporary,
+    conditions: &Conditions,
+) -> Result<Meta, StorageError> {
+    let destination = target.file();
+    let _turn = crate::locks::lock(&state.onelake_commits);
+    let current = files::stat(&destination)?;
+    if current == Found::Directory {
+        return Err(StorageError::path_conflict());
+    }
+    conditions.write(current.file())?;
+    files::make_parents(&destination)?;
+    std::fs::rename(staged.path(), &destination)?;
+    staged.keep();
+    let _ = std::fs::remove_dir_all(block_dir(target)); // none staged is fine
+    match files::stat(&destination)? {
+        Found::File(meta) => Ok(meta),
+        Found::Missing | Found::Directory => {
+            Err(StorageError::internal("the file just written is gone"))
+        }
+    }
+}
+
+/// The answer to a write that made a blob: `status`, its ETag and Last-Modified.
+fn written(status: StatusCode, meta: &Meta) -> Response {
+    let mut response = answer::empty(status);
+    blob_headers(&mut response, meta);
+    set(&mut response, "x-ms-request-server-encrypted", "true");
+    response
+}
+
+/// Runs `work` on the blocking pool.
+async fn on_pool<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StorageError> + Send + 'static,
+) -> Result<T, StorageError> {
+    crate::blocking::run(work)
+        .await
+        .map_err(|err| StorageError::internal(err.message))?
+}
+
+/// Checks the conditions before a body is received, so that a create-only upload of an
+/// existing blob is refused without reading it (checked again when it is put in place).
+async fn precheck(target: &Target, conditions: Conditions) -> Result<Conditions, StorageError> {
+    let file = target.file();
+    on_pool(move || {
+        let current = files::stat(&file)?;
+        conditions.write(current.file())?;
+        Ok(conditions)
+    })
+    .await
+}
+
+/// Put Blob: `x-ms-blob-type: BlockBlob` (the only type OneLake takes), 201.
+pub(crate) async fn put_blob(
+    state: &Shared,
+    target: &Target,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Response, StorageError> {
+    refuse_area(target)?;
+    blob_type(headers)?;
+    receive::check_declared(headers, PUT_BLOB_LIMIT)?;
+    let conditions = precheck(target, Conditions::of(headers)).await?;
+    let (staged, _) = receive::to_file(state, body, target.dirs.upload(), PUT_BLOB_LIMIT).await?;
+    let (shared, owned) = (state.clone(), target.clone());
+    let meta = on_pool(move || commit(&shared, &owned, staged, &conditions)).await?;
+    Ok(written(StatusCode::CREATED, &meta))
+}
+
+/// The `x-ms-blob-type` a Put Blob must carry.
+fn blob_type(headers: &HeaderMap) -> Result<(), StorageError> {
+    match headers.get("x-ms-blob-type").map(|v| v.to_str()) {
+        Some(Ok("BlockBlob")) => Ok(()),
+        None => Err(StorageError::new(
+            StatusCode::BAD_REQUEST,
+            "MissingRequiredHeader",
+            "An HTTP header that's mandatory for this request is not specified: x-ms-blob-type",
+        )),
+        Some(_) => Err(StorageError::invalid_header("x-ms-blob-type")),
+    }
+}
+
+/// Put Block: the body staged under its block id, 201; the blob is unchanged.
+pub(crate) async fn put_block(
+    state: &Shared,
+    target: &Target,
+    query: &HashMap<String, String>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Response, StorageError> {
+    refuse_area(target)?;
+    let id = query
+        .get("blockid")
+        .ok_or_else(|| StorageError::invalid_query("blockid", ""))?;
+    let block = block_file(target, id)?;
+    receive::check_declared(headers, PUT_BLOCK_LIMIT)?;
+    let (staged, _) = receive::to_file(state, body, target.dirs.upload(), PUT_BLOCK_LIMIT).await?;
+    on_pool(move || {
+        files::make_parents(&block)?;
+        std::fs::rename(staged.path(), &block)?;
+        staged.keep();
+        Ok(())
+    })
+    .await?;
+    Ok(answer::empty(StatusCode::CREATED))
+}
+
+/// 400 `InvalidBlockList`.
+fn invalid_block_list(why: &str) -> StorageError {
+    StorageError::new(
+        StatusCode::BAD_REQUEST,
+        "InvalidBlockList",
+        format!("The specified block list is invalid: {why}"),
+    )
+}
+
+/// Put Block List: the listed staged blocks joined, in order, into the blob, 201. Only
+/// staged blocks can be named: a committed blob keeps no blocks here, so `Committed` entries
+/// (and `Latest` ones with nothing staged) are refused as a list naming unknown blocks is.
+pub(crate) async fn put_block_list(
+    state: &Shared,
+    target: &Target,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Response, StorageError> {
+    refuse_area(target)?;
+    let conditions = Conditions::of(headers);
+    let upload = target.dirs.upload();
+    let mut request = Request::new(body);
+    *request.headers_mut() = headers.clone();
+    let body = crate::bodies::read(state, request, BLOCK_LIST_LIMIT, false)
+        .await
+        .map_err(|err| StorageError::new(err.status, "InvalidInput", err.message))?;
+    let list = xml::block_list(&body).ok_or_else(|| {
+        StorageError::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidXmlDocument",
+            "XML specified is not syntactically valid.",
+        )
+    })?;
+    if list.len() > MAX_COMMITTED_BLOCKS {
+        return Err(invalid_block_list("more than 50,000 blocks"));
+    }
+    let mut blocks = Vec::with_capacity(list.len());
+    for entry in &list {
+        if entry.source == BlockSource::Committed {
+            return Err(invalid_block_list("no committed blocks are kept"));
+        }
+        blocks.push(block_file(target, &entry.id).map_err(|_| invalid_block_list(&entry.id))?);
+    }
+    let (shared, owned) = (state.clone(), target.clone());
+    let meta = on_pool(move || {
+        let staged = join(&blocks, upload)?;
+        commit(&shared, &owned, staged, &conditions)
+    })
+    .await?;
+    Ok(written(StatusCode::CREATED, &meta))
+}
+
+/// The blocks joined into a new staged file.
+fn join(blocks: &[PathBuf], into: PathBuf) -> Result<Temporary, StorageError> {
+    files::make_parents(&into)?;
+    let mut out = crate::private_files::rewrite(&into)?;
+    let staged = Temporary::new(into);
+    for block in blocks {
+        let mut input = match std::fs::File::open(block) {
+            Ok(input) => input,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Err(invalid_block_list("a listed block was not staged"));
+            }
+            Err(err) => return Err(err.into()),
+        };
+        std::io::copy(&mut input, &mut out)?;
+    }
+    Ok(staged)
+}
+
+/// Delete Blob, 202. A folder is deleted only when empty (409 `DirectoryIsNotEmpty`
+/// otherwise), as on a hierarchical namespace; `Files` and `Tables` never.
+pub(crate) async fn delete(
+    state: &Shared,
+    target: &Target,
+    headers: &HeaderMap,
+) -> Result<Response, StorageError> {
+    refuse_area(target)?;
+    let conditions = Conditions::of(headers);
+    let (shared, owned) = (state.clone(), target.clone());
+    on_pool(move || {
+        let file = owned.file();
+        let _turn = crate::locks::lock(&shared.onelake_commits);
+        match files::stat(&file)? {
+            Found::Missing => Err(StorageError::blob_not_found()),
+            Found::Directory => match std::fs::remove_dir(&file) {
+                Ok(()) => Ok(()),
+                Err(err) if err.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                    Err(StorageError::new(
+                        StatusCode::CONFLICT,
+                        "DirectoryIsNotEmpty",
+                        "The recursive query parameter value must be true to delete a non-empty directory.",
+                    ))
+                }
+                Err(err) => Err(err.into()),
+            },
+            Found::File(meta) => {
+                conditions.write(Some(&meta))?;
+                std::fs::remove_file(&file)?;
+                let _ = std::fs::remove_dir_all(block_dir(&owned)); // none staged is fine
+                Ok(())
+            }
+        }
+    })
+    .await?;
+    let mut response = answer::empty(StatusCode::ACCEPTED);
+    set(&mut response, "x-ms-delete-type-permanent", "true");
+    Ok(response)
+}
+
+/// The source a Copy Blob names: a blob URL of this server (`…/onelake/{ws}/{name}`), as
+/// workspace and blob name; 400 `CannotVerifyCopySource` for anything else.
+fn copy_source(state: &Shared, value: &str) -> Result<(String, String), StorageError> {
+    let refuse = || {
+        StorageError::new(
+            StatusCode::BAD_REQUEST,
+            "CannotVerifyCopySource",
+            "The copy source must be a blob of this server: {origin}/onelake/{workspace}/{item}/...",
+        )
+    };
+    let uri: axum::http::Uri = value.parse().map_err(|_| refuse())?;
+    let ours = uri
+        .authority()
+        .is_some_and(|authority| state.hosts.permits(authority.as_str()));
+    if !ours {
+        return Err(refuse());
+    }
+    let decoded = percent_encoding::percent_decode_str(uri.path())
+        .decode_utf8()
+        .map_err(|_| refuse())?;
+    let rest = decoded.strip_prefix("/onelake/").ok_or_else(refuse)?;
+    let (ws, name) = rest.split_once('/').ok_or_else(refuse)?;
+    Ok((ws.to_string(), name.to_string()))
+}
+
+/// Copy Blob from a blob of this server: done at once, 202 with `x-ms-copy-status: success`.
+pub(crate) async fn copy(
+    state: &Shared,
+    principal: &str,
+    target: &Target,
+    headers: &HeaderMap,
+) -> Result<Response, StorageError> {
+    refuse_area(target)?;
+    let header = headers
+        .get("x-ms-copy-source")
+        .and_then(|value| value.to_str().ok())
+        .ok_or_else(|| StorageError::invalid_header("x-ms-copy-source"))?;
+    let (ws, name) = copy_source(state, header)?;
+    let source = super::resolve(state, principal.to_string(), ws, name).await?;
+    let conditions = Conditions::of(headers);
+    let (shared, owned) = (state.clone(), target.clone());
+    let meta = on_pool(move || {
+        let from = source.file();
+        if files::stat(&from)?.file().is_none() {
+            return Err(StorageError::new(
+                StatusCode::NOT_FOUND,
+                "CannotVerifyCopySource",
+                "The specified blob does not exist.",
+            ));
+        }
+        let staged = copied(&from, owned.dirs.upload())?;
+        commit(&shared, &owned, staged, &conditions)
+    })
+    .await?;
+    let mut response = written(StatusCode::ACCEPTED, &meta);
+    set(&mut response, "x-ms-copy-id", &crate::store::new_id());
+    set(&mut response, "x-ms-copy-status", "success");
+    Ok(response)
+}
+
+/// A staged copy of `from`.
+fn copied(from: &Path, into: PathBuf) -> Result<Temporary, StorageError> {
+    files::make_parents(&into)?;
+    let staged = Temporary::new(into);
+    let mut input = std::fs::File::open(from)?;
+    let mut out = crate::private_files::rewrite(staged.path())?;
+    std::io::copy(&mut input, &mut out)?;
+    Ok(staged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::onelake::files::ItemDirs;
+    use crate::onelake::names::item_path;
+
+    fn target(dir: &Path) -> Target {
+        Target {
+            path: item_path("Files/a.bin").expect("path"),
+            dirs: ItemDirs::of(dir, "ws", "item"),
+        }
+    }
+
+    #[test]
+    fn block_ids_must_be_base64_of_at_most_64_bytes() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = target(dir.path());
+        assert!(block_file(&target, &STANDARD.encode("block-1")).is_ok());
+        assert!(block_file(&target, "not base64!").is_err());
+        assert!(block_file(&target, "").is_err());
+        assert!(block_file(&target, &STANDARD.encode([7u8; 65])).is_err());
+        let staged = block_file(&target, &STANDARD.encode("x")).expect("valid");
+        assert!(
+            staged.starts_with(&target.dirs.staging),
+            "{}",
+            staged.display()
+        );
+    }
+
+    #[test]
+    fn joined_blocks_keep_their_order_and_a_missing_one_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"one ").expect("write");
+        std::fs::write(&b, b"two").expect("write");
+        let joined =
+            join(&[b.clone(), a.clone(), b.clone()], dir.path().join("out")).expect("join");
+        assert_eq!(std::fs::read(joined.path()).expect("read"), b"twoone two");
+        let missing = join(&[a, dir.path().join("nope")], dir.path().join("out2"));
+        assert_eq!(missing.err().map(|e| e.code()), Some("InvalidBlockList"));
+        assert!(
+            !dir.path().join("out2").exists(),
+            "a failed join leaves nothing"
+        );
+    }
+}
