@@ -64,6 +64,58 @@ pub(crate) fn new_workspace(server: &Server, name: &str) -> String {
         .to_string()
 }
 
+/// The lakehouses [`seed_shortcut_targets`] makes before a deploy, which the deploy then
+/// pairs with the sample's by type and name instead of creating them.
+pub(crate) const SEEDED: usize = 2;
+
+/// The data the sample's shortcuts point at (the `shortcuts.metadata.json` of
+/// TargetForShortcutLH and WithSchema): the lakehouses SourceForShortcutLH and WithoutSchema
+/// with those folders in OneLake, made in `workspace` before the sample is deployed there.
+/// The service refuses a shortcut whose target path does not exist, and a lakehouse the
+/// deploy itself creates is empty; so, as a real workspace would, this one holds its data
+/// lakehouses first.
+pub(crate) fn seed_shortcut_targets(server: &Server, workspace: &str) {
+    let targets = [
+        (
+            "SourceForShortcutLH",
+            &[
+                "Files/sample_datasets/README.txt",
+                "Files/images/README.txt",
+                "Tables/dbo/publicholidays/_delta_log/00000000000000000000.json",
+            ][..],
+        ),
+        ("WithoutSchema", &["Files/Testing/README.txt"][..]),
+    ];
+    let auth = format!("Bearer {}", server.storage_token);
+    for (lakehouse, files) in targets {
+        let made = server.fabsh(&[
+            "item",
+            "create",
+            "-w",
+            workspace,
+            "--name",
+            lakehouse,
+            "--type",
+            "Lakehouse",
+        ]);
+        assert_eq!(made.code, 0, "{}", made.stderr);
+        for file in files {
+            let path = format!("/onelake/{workspace}/{lakehouse}.Lakehouse/{file}");
+            let (status, body) = crate::support::http(
+                &server.origin(),
+                "PUT",
+                &path,
+                Some("{}"),
+                &[
+                    ("Authorization", auth.as_str()),
+                    ("x-ms-blob-type", "BlockBlob"),
+                ],
+            );
+            assert_eq!(status, 201, "{path}: {body}");
+        }
+    }
+}
+
 /// `deploy <command>` of the repository to `workspace` as PROD, as JSON.
 fn deploy(
     server: &Server,
@@ -103,6 +155,7 @@ fn deployed(name: &str) -> (&'static Server, Repo, String) {
     let server = shared(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(server, name);
+    seed_shortcut_targets(server, &workspace);
     let run = apply(server, &repo, &workspace, &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
     (server, repo, workspace)
@@ -235,10 +288,11 @@ fn apply_deploys_parameterised_items_and_a_second_run_writes_nothing() {
     let server = Server::session(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(&server, "deploy-fresh");
+    seed_shortcut_targets(&server, &workspace);
     let run = apply(&server, &repo, "deploy-fresh", &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
     let out = run.json();
-    assert_eq!(out["summary"]["created"], IN_SCOPE, "{out:#}");
+    assert_eq!(out["summary"]["created"], IN_SCOPE - SEEDED, "{out:#}");
 
     let items = listed(&server, &workspace);
     assert_eq!(items.len(), IN_SCOPE, "{items:?}");
@@ -382,6 +436,7 @@ fn a_changed_part_updates_that_item_and_a_removed_item_is_an_orphan() {
     let server = shared(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(server, "deploy-edit");
+    seed_shortcut_targets(server, &workspace);
     assert_eq!(apply(server, &repo, &workspace, &[]).code, 0);
 
     let part = repo
@@ -479,6 +534,7 @@ fn export_then_apply_to_a_new_workspace_plans_nothing() {
     let server = shared(module_path!());
     let repo = Repo::new();
     let source = new_workspace(server, "deploy-source");
+    seed_shortcut_targets(server, &source);
     assert_eq!(apply(server, &repo, &source, &[]).code, 0);
     let out = tempfile::tempdir().expect("temp dir");
     let exported = out.path().join("repo");
@@ -500,6 +556,7 @@ fn export_then_apply_to_a_new_workspace_plans_nothing() {
     );
 
     let target = new_workspace(server, "deploy-copy");
+    seed_shortcut_targets(server, &target);
     let applied = server.fabsh(&[
         "deploy",
         "apply",
@@ -587,10 +644,12 @@ fn dry_run_lists_every_item_and_its_request_and_changes_nothing() {
 
 #[test]
 fn after_a_crash_mid_apply_a_rerun_deploys_everything_once() {
-    // The server dies right after committing its 12th write (the workspace is the first).
-    let server = Server::with(&[("crash-after-writes", "12")]);
+    // The server dies right after committing its 14th write (the workspace and the two
+    // seeded lakehouses are the first three; OneLake's writes are not counted).
+    let server = Server::with(&[("crash-after-writes", "14")]);
     let repo = Repo::new();
     let workspace = new_workspace(&server, "deploy-crash");
+    seed_shortcut_targets(&server, &workspace);
     let run = apply(&server, &repo, &workspace, &[]);
     assert_ne!(run.code, 0, "the server crashed mid-apply: {}", run.stderr);
 
@@ -607,8 +666,10 @@ fn after_a_crash_mid_apply_a_rerun_deploys_everything_once() {
 fn the_promotion_script_deploys_to_test_then_to_prod() {
     let server = shared(module_path!());
     let repo = Repo::new();
-    new_workspace(server, "promote-test");
-    new_workspace(server, "promote-prod");
+    for name in ["promote-test", "promote-prod"] {
+        let workspace = new_workspace(server, name);
+        seed_shortcut_targets(server, &workspace);
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let questions = dir.path().join("questions.json");
     std::fs::write(
@@ -631,7 +692,7 @@ fn the_promotion_script_deploys_to_test_then_to_prod() {
     // The sample holds no data agent: nothing to evaluate; both workspaces get every item.
     assert_eq!(
         run.stdout.trim(),
-        format!("{IN_SCOPE} {IN_SCOPE} 0\npending false")
+        format!("{0} {0} 0\npending false", IN_SCOPE - SEEDED)
     );
     assert_eq!(listed(server, "promote-prod").len(), IN_SCOPE);
 }
@@ -679,6 +740,7 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
     // First deployed with the sample's own connection, which the caller cannot see: left
     // unbound, and not a change a plan shows (apply could not bind it).
     let workspace = new_workspace(server, "deploy-after");
+    seed_shortcut_targets(server, &workspace);
     let run = apply(server, &repo, &workspace, &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
     assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
@@ -827,6 +889,7 @@ fn lakehouse_shortcuts_are_created_for_the_target_and_a_missing_target_fails() {
     )
     .expect("write");
     let other = new_workspace(server, "deploy-shortcuts-missing");
+    seed_shortcut_targets(server, &other);
     let failed = apply(server, &repo, &other, &[]);
     assert_eq!(failed.code, 5, "{}\n{}", failed.stderr, failed.stdout);
     let out = failed.json();
@@ -956,6 +1019,7 @@ fn plan_shows_a_missing_shortcut_and_an_unpublished_environment_as_changes() {
     let server = shared(module_path!());
     let repo = Repo::new();
     let workspace = new_workspace(server, "deploy-drift");
+    seed_shortcut_targets(server, &workspace);
     // An environment of the repository's name made by hand: never published.
     server
         .fabsh(&[

@@ -51,6 +51,7 @@ fn an_export_applied_to_another_workspace_refers_to_nothing_of_its_source() {
     let server = shared(module_path!());
     let source_name = "fidelity-export-origin";
     let source = new_workspace(server, source_name);
+    crate::deploy::seed_shortcut_targets(server, &source);
     let (_dir, repo) = sample_copy();
     applied(server, &repo, &source, &[]);
     // A data agent over a lakehouse of the workspace, and a report whose connection string
@@ -146,6 +147,7 @@ fn an_export_applied_to_another_workspace_refers_to_nothing_of_its_source() {
     let run = server.fabsh(&["deploy", "export", "-w", &source, &exported_text]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let target = new_workspace(server, "fidelity-export-copy");
+    crate::deploy::seed_shortcut_targets(server, &target);
     for command in ["apply", "plan"] {
         let run = deploy(server, command, &exported, &target, &[]);
         assert_eq!(run.code, 0, "{command}: {}\n{}", run.stderr, run.stdout);

@@ -2,12 +2,30 @@
 //! tests/fixtures/fabric-rest-api-specs/platform/examples/platform/
 //! CreateShortcutOneLakeTarget.json): create (201 with the example's body shape and Location),
 //! list, get, delete, `shortcutConflictPolicy`, bulkCreate, and a target that does not exist
-//! refused with 400.
+//! refused with 400. The service checks that a OneLake target path exists, so each test puts
+//! a file under its targets (through local Fabric's OneLake) before it makes a shortcut.
 
 use crate::data_agent_wire::swagger;
 use crate::service_bodies::{call, get_json, header};
-use crate::support::shared;
+use crate::support::{Server, http, shared};
 use serde_json::{Value, json};
+
+/// Puts a small file under `folder` of an item, through OneLake, so the folder exists.
+fn put_under(server: &Server, workspace_id: &str, item: &str, folder: &str) {
+    let path = format!("/onelake/{workspace_id}/{item}/{folder}/data.csv");
+    let auth = format!("Bearer {}", server.storage_token);
+    let (status, body) = http(
+        &server.origin(),
+        "PUT",
+        &path,
+        Some("a,b\n"),
+        &[
+            ("Authorization", auth.as_str()),
+            ("x-ms-blob-type", "BlockBlob"),
+        ],
+    );
+    assert_eq!(status, 201, "{path}: {body}");
+}
 
 #[test]
 fn shortcuts_are_created_listed_shown_and_deleted() {
@@ -22,6 +40,10 @@ fn shortcuts_are_created_listed_shown_and_deleted() {
     let mut request = example["parameters"]["createShortcutRequest"].clone();
     request["target"]["oneLake"]["workspaceId"] = json!(ws_id);
     request["target"]["oneLake"]["itemId"] = json!(target);
+    let target_path = request["target"]["oneLake"]["path"]
+        .as_str()
+        .expect("target path");
+    put_under(server, &ws_id, &target, target_path);
     let (status, head, text) = call(server, "POST", &base, Some(&request));
     assert_eq!(status, 201, "{text}");
     let created: Value = serde_json::from_str(&text).expect("JSON");
@@ -83,9 +105,11 @@ fn a_target_that_does_not_exist_is_refused_and_bulk_creates_report_each() {
             "workspaceId": ws_id, "itemId": item, "path": path, "artifactType": "Lakehouse"}}})
     };
     let missing_item = uuid::Uuid::new_v4().to_string();
+    put_under(server, &ws_id, &target, "Files/images");
     for bad in [
         shortcut("nowhere", &missing_item, "Files/x"),
         shortcut("outside", &target, "Elsewhere/x"),
+        shortcut("missing", &target, "Files/not-there"),
     ] {
         let (status, _, text) = call(server, "POST", &base, Some(&bad));
         assert_eq!(status, 400, "{bad}: {text}");

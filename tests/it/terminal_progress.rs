@@ -106,6 +106,7 @@ fn concurrent_waits_share_one_spinner_line_that_is_gone_when_done() {
     let server = Server::with(&[("lro-ms", "300")]);
     let sample = sample();
     let sample = sample.to_str().expect("path");
+    crate::deploy::seed_shortcut_targets(&server, "Demo");
     let deployed = server.fabsh(&[
         "deploy",
         "apply",

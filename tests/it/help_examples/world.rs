@@ -154,6 +154,7 @@ impl<'a> Builder<'a> {
     /// it has nothing to do; `release.plan` is that plan, saved.
     fn deployment(&mut self) {
         self.ok(&["workspace", "create", "--name", "Release"]);
+        crate::deploy::seed_shortcut_targets(self.server, "Release");
         let config = self.file("deploy.yml");
         let deploy = |command: &str| {
             vec![
@@ -203,6 +204,8 @@ impl<'a> Builder<'a> {
         for name in ["Sales", "Staging", "Inbox", "Scratch"] {
             self.ok(&["workspace", "create", "--name", name]);
         }
+        // `deploy apply -w Staging` deploys the sample, whose shortcuts need their data.
+        crate::deploy::seed_shortcut_targets(self.server, "Staging");
         let workspace = self.text(&["workspace", "show", "-w", "Demo"], "id");
         self.set("WORKSPACE_ID", &workspace);
         // Draft is for `item delete`, n1..n3 for `item bulk-delete`.

@@ -1,8 +1,9 @@
 //! OneLake shortcuts (swagger platform `OneLakeShortcuts_*`): list, create with
 //! `shortcutConflictPolicy`, bulkCreate, get, delete, on `…/items/{id}/shortcuts`. A shortcut
 //! lives under the item's `Files` or `Tables`; a OneLake target must name an item the caller
-//! can read and a path under its `Files` or `Tables`, else 400 as the service refuses a target
-//! that does not exist (its exact code is not recorded: `BadRequest`, as for other bodies).
+//! can read and a path under its `Files` or `Tables` that exists (a file or folder of its
+//! OneLake storage, or a table of its SQL data), else 400 "Target path doesn't exist" as the
+//! service refuses it (its exact code is not recorded: `BadRequest`, as for other bodies).
 
 use super::target::ItemTarget;
 use crate::api_error::ApiError;
@@ -146,7 +147,57 @@ fn one_lake_target(
     if items::get(conn, &ws, &item)?.is_none() {
         return Err(missing());
     }
+    if !target_exists(conn, state, &ws, &item, &path)? {
+        return Err(ApiError::bad_request(
+            "BadRequest",
+            "Target path doesn't exist",
+        ));
+    }
     Ok(json!({"workspaceId": ws, "itemId": item, "path": path}))
+}
+
+/// Whether a OneLake target path exists as the service sees it: a file or folder in the
+/// item's OneLake storage (`Files` and `Tables` always), or a table of its SQL data
+/// (`Tables/orders`; `Tables/dbo/orders` and `Tables/dbo` as a lakehouse with schemas names
+/// them).
+fn target_exists(
+    conn: &Connection,
+    state: &Shared,
+    ws: &str,
+    item: &str,
+    path: &str,
+) -> Result<bool, ApiError> {
+    // `item_path` took the root in any case; OneLake's folders are `Files` and `Tables`.
+    let (root, rest) = path
+        .split_once('/')
+        .map_or((path, None), |(r, rest)| (r, Some(rest)));
+    let root = if root.eq_ignore_ascii_case("Files") {
+        "Files"
+    } else {
+        "Tables"
+    };
+    let canonical = rest.map_or(root.to_string(), |rest| format!("{root}/{rest}"));
+    if crate::onelake::exists(state.db.data_dir(), ws, item, &canonical) {
+        return Ok(true);
+    }
+    let (Some(rest), "Tables") = (rest, root) else {
+        return Ok(false);
+    };
+    let demo = crate::tables::is_demo(conn, item)?;
+    let Some(tables) = state.tables.schema(item, demo)? else {
+        return Ok(false);
+    };
+    let named = |name: &str| {
+        tables
+            .iter()
+            .any(|table| !table.is_view && table.name.eq_ignore_ascii_case(name))
+    };
+    let is_dbo = |schema: &str| schema.eq_ignore_ascii_case("dbo");
+    Ok(match rest.split('/').collect::<Vec<_>>().as_slice() {
+        [table] => named(table) || (is_dbo(table) && !tables.is_empty()),
+        [schema, table] => is_dbo(schema) && named(table),
+        _ => false,
+    })
 }
 
 /// `shortcutConflictPolicy` (swagger `ShortcutConflictPolicy`), `Abort` by default.
