@@ -314,6 +314,8 @@ fn listings_page_with_next_marker_and_the_workspace_lists_its_items() {
         .collect();
     assert_eq!(names, expected);
 
+    let workspace = format!("/onelake/{}?restype=container", lake.server.demo);
+    assert_eq!(lake.call("HEAD", &workspace, &[], b"").status, 200);
     let root = lake.list("&delimiter=%2F");
     let xml = root.text();
     assert!(

@@ -52,7 +52,7 @@ fn query(raw: Option<&str>) -> HashMap<String, String> {
         .collect()
 }
 
-/// Requests on a workspace: List Blobs.
+/// Requests on a workspace: List Blobs, and Get Container Properties (`HEAD`).
 async fn container(
     State(state): State<Shared>,
     Path(ws): Path<String>,
@@ -64,6 +64,10 @@ async fn container(
     let answer = async {
         let principal = access::authenticate(&state, &headers)?;
         let query = query(raw.as_deref());
+        // The one call OneLake takes on a workspace besides listing it: its properties.
+        if method == Method::HEAD {
+            return read::container_properties(&state, principal, ws).await;
+        }
         let listing = method == Method::GET
             && query.get("restype").map(String::as_str) == Some("container")
             && query.get("comp").map(String::as_str) == Some("list");

@@ -80,6 +80,23 @@ pub(crate) async fn get(
     Ok(response)
 }
 
+/// Get Container Properties (`HEAD` on a workspace): 200 for a caller who may work in it.
+pub(crate) async fn container_properties(
+    state: &Shared,
+    principal: String,
+    ws: String,
+) -> Result<Response, StorageError> {
+    let shared = state.clone();
+    crate::blocking::run(move || {
+        shared
+            .db
+            .read(|conn| access::workspace(conn, &principal, &ws).map(drop))
+    })
+    .await
+    .map_err(|err| StorageError::internal(err.message))??;
+    Ok(answer::empty(StatusCode::OK))
+}
+
 /// The List Blobs parameters of a query: 400 `InvalidQueryParameterValue` for a `maxresults`
 /// that is not 1 to 5000 (Azure's range; more is answered as 5000).
 fn list_query(query: &HashMap<String, String>) -> Result<ListQuery, StorageError> {
