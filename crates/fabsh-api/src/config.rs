@@ -17,6 +17,9 @@ use std::sync::Arc;
 pub const ENDPOINT_VAR: &str = "FABSH_ENDPOINT";
 /// The environment variable holding a bearer token (also printed by `local serve`).
 pub const TOKEN_VAR: &str = "FABSH_TOKEN";
+/// The environment variable holding a bearer token for OneLake's storage audience, for the
+/// OneLake of `FABSH_ENDPOINT` (also printed by `local serve`).
+pub const STORAGE_TOKEN_VAR: &str = "FABSH_STORAGE_TOKEN";
 /// The environment variable naming a directory of stdlib modules that replace the built-in ones.
 pub const STDLIB_VAR: &str = "FABSH_STDLIB";
 /// The environment variable selecting a profile.

@@ -322,6 +322,20 @@ pub fn admin_token(data_dir: &Path, seconds: i64) -> crate::Result<String> {
     Ok(crate::auth::issue(&facts.keys, &admin, seconds))
 }
 
+/// A token for the local admin user and OneLake's Storage audience, valid for `seconds`.
+pub fn admin_storage_token(data_dir: &Path, seconds: i64) -> crate::Result<String> {
+    let (db, facts) = open_store(data_dir)?;
+    let admin = db
+        .read(|c| principals::get_principal(c, &facts.admin_id))?
+        .ok_or_else(|| crate::Error::failed("the local Fabric store has no admin user"))?;
+    Ok(crate::auth::issue_for(
+        &facts.keys,
+        &admin,
+        seconds,
+        crate::auth::STORAGE_AUDIENCE,
+    ))
+}
+
 /// Lists principals with their workspace roles.
 pub fn list_principals(data_dir: &Path) -> crate::Result<Value> {
     let (db, _) = open_store(data_dir)?;

@@ -16,6 +16,8 @@ pub(crate) use super::signing_keys::Keys;
 
 /// The `aud` of every token local Fabric issues and accepts.
 pub(crate) const AUDIENCE: &str = "https://api.fabric.microsoft.com";
+/// The audience of OneLake's tokens: Azure Storage's.
+pub(crate) const STORAGE_AUDIENCE: &str = "https://storage.azure.com";
 
 /// The claims of an access token, shaped like an Entra v1 token for the Fabric resource.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -199,6 +199,17 @@ impl LocalServer {
         auth::issue(&self.state.keys, &self.admin, ADMIN_TOKEN_SECONDS)
     }
 
+    /// A bearer token for the seeded local admin user and OneLake's Storage audience, valid
+    /// 30 days.
+    pub fn admin_storage_token(&self) -> String {
+        auth::issue_for(
+            &self.state.keys,
+            &self.admin,
+            ADMIN_TOKEN_SECONDS,
+            auth::STORAGE_AUDIENCE,
+        )
+    }
+
     /// The secret `/msi/token` (App Service's managed-identity endpoint) wants in
     /// `X-IDENTITY-HEADER`, as App Service hands its apps `IDENTITY_HEADER`. Kept in the store.
     pub fn identity_header(&self) -> &str {
