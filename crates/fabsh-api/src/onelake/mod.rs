@@ -9,7 +9,7 @@ mod tokens;
 mod transfer;
 
 pub use path::{ITEM_ROOTS, LakePath};
-pub use transfer::{Entry, Transferred};
+pub use transfer::Entry;
 
 use crate::api::trusted_hosts::cloud_of;
 use crate::auth::TokenProvider;

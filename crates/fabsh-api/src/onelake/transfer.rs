@@ -34,15 +34,6 @@ pub struct Entry {
     pub modified: Option<String>,
 }
 
-/// One file moved: from where, to where, how many bytes.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Transferred {
-    pub from: String,
-    pub to: String,
-    pub bytes: u64,
-}
-
 /// The blob name of `path` in its workspace's store.
 fn blob(path: &LakePath) -> StorePath {
     path.in_workspace()

@@ -11,7 +11,7 @@ use super::typed::{Command, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
-use fabsh_api::onelake::{LakePath, OneLake, Transferred};
+use fabsh_api::onelake::{LakePath, OneLake};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -275,32 +275,7 @@ impl Command for Mv {
                 overwrite: self.overwrite,
             };
             let pairs = copy.within(&ctx).await?;
-            let lake = ctx.onelake()?;
-            if !copy.overwrite {
-                refuse_existing(&lake, &pairs).await?;
-            }
-            let mut rows = Vec::new();
-            let mut failed = 0usize;
-            let total = pairs.len();
-            for pair in &pairs {
-                let (from, to) = (pair.source_text(), pair.destination_text());
-                let moved = match pair.run(&lake, copy.overwrite).await {
-                    Ok(bytes) => match pair {
-                        Pair::Within(source, _) => lake.delete(source).await.map(|()| bytes),
-                        _ => Ok(bytes),
-                    },
-                    Err(err) => Err(err),
-                };
-                match moved {
-                    Ok(bytes) => rows
-                        .push(json!({"from": from, "to": to, "bytes": bytes, "status": "moved"})),
-                    Err(err) => {
-                        failed += 1;
-                        rows.push(json!({"from": from, "to": to, "bytes": null, "status": "failed", "error": err.message}));
-                    }
-                }
-            }
-            Ok(outcome(rows, failed, total, "moved"))
+            transfer(&*ctx.onelake()?, &pairs, copy.overwrite, Then::DeleteSource).await
         })
     }
 }
@@ -386,37 +361,7 @@ impl Command for Cp {
                 (true, false) => self.downloads(&ctx).await?,
                 _ => self.within(&ctx).await?,
             };
-            let lake = ctx.onelake()?;
-            if !self.overwrite {
-                refuse_existing(&lake, &pairs).await?;
-            }
-            if let [pair] = pairs.as_slice() {
-                // One file: its own error, with its own exit code.
-                let bytes = pair.run(&lake, self.overwrite).await?;
-                let (from, to) = (pair.source_text(), pair.destination_text());
-                let mut row = json!(Transferred { from, to, bytes });
-                row["status"] = json!("copied");
-                return Ok(Reply::json(json!([row])));
-            }
-            let mut rows = Vec::new();
-            let mut failed = 0usize;
-            let total = pairs.len();
-            for pair in pairs {
-                let (from, to) = (pair.source_text(), pair.destination_text());
-                match pair.run(&lake, self.overwrite).await {
-                    Ok(bytes) => rows.push(json!(Transferred { from, to, bytes })),
-                    Err(err) => {
-                        failed += 1;
-                        rows.push(json!({"from": from, "to": to, "bytes": null, "status": "failed", "error": err.message}));
-                    }
-                }
-            }
-            for row in &mut rows {
-                if row.get("status").is_none() {
-                    row["status"] = json!("copied");
-                }
-            }
-            Ok(outcome(rows, failed, total, "copied"))
+            transfer(&*ctx.onelake()?, &pairs, self.overwrite, Then::Keep).await
         })
     }
 }
@@ -555,6 +500,52 @@ impl Cp {
         };
         Ok(vec![Pair::Within(src, to)])
     }
+}
+
+/// What becomes of a source once its copy is whole.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Then {
+    Keep,
+    DeleteSource,
+}
+
+/// Copies every pair (a destination that exists refused first, unless `overwrite`), then
+/// deletes each source whose copy is whole when moving. One file gets its own error and exit
+/// code; of many, each has its row, and exit 5 says some failed.
+async fn transfer(lake: &OneLake, pairs: &[Pair], overwrite: bool, then: Then) -> Result<Reply> {
+    if !overwrite {
+        refuse_existing(lake, pairs).await?;
+    }
+    let done = match then {
+        Then::Keep => "copied",
+        Then::DeleteSource => "moved",
+    };
+    let one = async |pair: &Pair| {
+        let bytes = pair.run(lake, overwrite).await?;
+        if let (Then::DeleteSource, Pair::Within(source, _)) = (then, pair) {
+            lake.delete(source).await?;
+        }
+        Ok::<u64, Error>(bytes)
+    };
+    let row = |pair: &Pair, bytes: Option<u64>, status: &str| json!({"from": pair.source_text(), "to": pair.destination_text(), "bytes": bytes, "status": status});
+    if let [pair] = pairs {
+        let bytes = one(pair).await?;
+        return Ok(Reply::json(json!([row(pair, Some(bytes), done)])));
+    }
+    let mut rows = Vec::new();
+    let mut failed = 0usize;
+    for pair in pairs {
+        match one(pair).await {
+            Ok(bytes) => rows.push(row(pair, Some(bytes), done)),
+            Err(err) => {
+                failed += 1;
+                let mut failure = row(pair, None, "failed");
+                failure["error"] = json!(err.message);
+                rows.push(failure);
+            }
+        }
+    }
+    Ok(outcome(rows, failed, pairs.len(), done))
 }
 
 /// Refuses (exit 2, before anything is written) when a destination exists.
