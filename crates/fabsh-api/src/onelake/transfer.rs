@@ -8,7 +8,7 @@ use super::{LakePath, OneLake, lake_error};
 use crate::error::{Error, Result};
 use futures::TryStreamExt;
 use object_store::path::Path as StorePath;
-use object_store::{ObjectMeta, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart};
+use object_store::{ObjectMeta, PutMode, PutOptions, PutPayload, WriteMultipart};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -34,12 +34,13 @@ pub struct Entry {
     pub modified: Option<String>,
 }
 
-/// The blob name of `path` in its workspace's store.
-fn blob(path: &LakePath) -> StorePath {
-    path.in_workspace()
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .collect()
+/// The blob name of `path` in its workspace's store, as it is: a name is not re-encoded, so
+/// `données/été.csv` is stored as written (object_store's `Path::from` would store
+/// `donn%C3%A9es`).
+fn blob(path: &LakePath) -> Result<StorePath> {
+    StorePath::parse(path.in_workspace()).map_err(|err| {
+        Error::usage(format!("{path} is not a OneLake path: {err}"))
+    })
 }
 
 impl OneLake {
@@ -47,7 +48,7 @@ impl OneLake {
     /// entry when `path` is a file.
     pub async fn list(&self, path: &LakePath, recursive: bool) -> Result<Vec<Entry>> {
         let store = self.store(&path.workspace)?;
-        let prefix = blob(path);
+        let prefix = blob(path)?;
         let entry = |meta: &ObjectMeta| file_entry(path, meta);
         let mut entries: Vec<Entry> = if recursive {
             store
@@ -87,7 +88,7 @@ impl OneLake {
     /// The bytes of the file at `path`, at most `limit` of them from its start.
     pub async fn read(&self, path: &LakePath, limit: Option<u64>) -> Result<Vec<u8>> {
         let store = self.store(&path.workspace)?;
-        let location = blob(path);
+        let location = blob(path)?;
         let bytes = match limit {
             Some(limit) => {
                 let size = store
@@ -109,7 +110,7 @@ impl OneLake {
     /// True when a file exists at `path`.
     pub async fn exists(&self, path: &LakePath) -> Result<bool> {
         let store = self.store(&path.workspace)?;
-        match store.head(&blob(path)).await {
+        match store.head(&blob(path)?).await {
             Ok(_) => Ok(true),
             Err(object_store::Error::NotFound { .. }) => Ok(false),
             Err(err) => Err(lake_error(err, path)),
@@ -119,7 +120,7 @@ impl OneLake {
     /// Uploads the local file `from` to `to`, replacing a file there only with `overwrite`.
     pub async fn upload(&self, from: &Path, to: &LakePath, overwrite: bool) -> Result<u64> {
         let store = self.store(&to.workspace)?;
-        let location = blob(to);
+        let location = blob(to)?;
         let local = |err: std::io::Error| {
             Error::runtime(format!("cannot read {}", from.display())).with_cause(err)
         };
@@ -185,7 +186,7 @@ impl OneLake {
         }
         let store = self.store(&from.workspace)?;
         let result = store
-            .get(&blob(from))
+            .get(&blob(from)?)
             .await
             .map_err(|err| lake_error(err, from))?;
         let local = |err: std::io::Error| {
@@ -228,7 +229,7 @@ impl OneLake {
     pub async fn delete(&self, path: &LakePath) -> Result<()> {
         let store = self.store(&path.workspace)?;
         store
-            .delete(&blob(path))
+            .delete(&blob(path)?)
             .await
             .map_err(|err| lake_error(err, path))
     }
