@@ -17,8 +17,8 @@ trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export HOME="$WORK/home" XDG_DATA_HOME="$WORK/data" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
 
 # Starts `local serve` with the given knobs on a fresh data directory (stopping the server
-# started before, if any) and exports FABSH_ENDPOINT, FABSH_TOKEN and IDENTITY_HEADER (the
-# three lines it prints first). The data directory is $FABRIC, for `local load-table
+# started before, if any) and exports FABSH_ENDPOINT, FABSH_TOKEN, IDENTITY_HEADER and
+# FABSH_STORAGE_TOKEN (the four lines it prints first). The data directory is $FABRIC, for `local load-table
 # --data-dir`.
 serve() {
     kill $SERVER_PID 2>/dev/null || true
@@ -26,7 +26,7 @@ serve() {
     : > "$WORK/serve.out"   # exists before the server writes to it, so the wait can read it
     "$FABSH" local serve --data-dir "$FABRIC" "$@" > "$WORK/serve.out" 2>/dev/null &
     SERVER_PID=$!
-    while [ "$(wc -l < "$WORK/serve.out")" -lt 3 ]; do sleep 0.05; done
-    eval "$(head -3 "$WORK/serve.out")"
-    export FABSH_ENDPOINT FABSH_TOKEN IDENTITY_HEADER
+    while [ "$(wc -l < "$WORK/serve.out")" -lt 4 ]; do sleep 0.05; done
+    eval "$(head -4 "$WORK/serve.out")"
+    export FABSH_ENDPOINT FABSH_TOKEN IDENTITY_HEADER FABSH_STORAGE_TOKEN
 }

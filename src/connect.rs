@@ -71,6 +71,7 @@ async fn in_process_or_served(data_dir: PathBuf) -> Result<AttachedServer> {
     Ok(AttachedServer {
         base_url: server.base_url().to_string(),
         token: Secret::new(server.admin_token()),
+        storage_token: Secret::new(server.admin_storage_token()),
         backend: "local".to_string(),
         // The server stops before its store is let go.
         keep_alive: Box::new((server, lock)),
@@ -82,9 +83,12 @@ async fn in_process_or_served(data_dir: PathBuf) -> Result<AttachedServer> {
 fn attach_to_served(data_dir: &Path, served: &serve_record::Record) -> Result<AttachedServer> {
     let token =
         fabsh_local::admin::admin_token(data_dir, ATTACHED_TOKEN_SECONDS).map_err(local_error)?;
+    let storage_token = fabsh_local::admin::admin_storage_token(data_dir, ATTACHED_TOKEN_SECONDS)
+        .map_err(local_error)?;
     Ok(AttachedServer {
         base_url: served.endpoint.clone(),
         token: Secret::new(token),
+        storage_token: Secret::new(storage_token),
         backend: "local".to_string(),
         keep_alive: Box::new(()),
     })

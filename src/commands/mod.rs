@@ -33,6 +33,7 @@ static GROUPS: &[Group] = &[
     client::TAG,
     client::DATA_AGENT,
     client::SQL,
+    client::ONELAKE,
     client::DEPLOY,
     client::JOB,
     client::SCHEDULE,

@@ -84,6 +84,10 @@ fn run_example(world: &World, spec: &CommandSpec, example: &Example) -> Result<(
     let mut env = vec![
         ("FABSH_ENDPOINT".to_string(), server.endpoint.clone()),
         ("FABSH_TOKEN".to_string(), token),
+        (
+            "FABSH_STORAGE_TOKEN".to_string(),
+            server.storage_token.clone(),
+        ),
     ];
     env.extend(world.vars.iter().cloned());
     let shell = Shell {

@@ -74,6 +74,7 @@ mod mcp_tools;
 mod name_cache;
 mod new_user;
 mod notebook_ipynb;
+mod onelake;
 mod onelake_local;
 mod organisation;
 mod public_url;

@@ -11,6 +11,7 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod error;
+pub mod onelake;
 pub mod watch;
 
 pub use error::{Error, ErrorKind, Result};

@@ -9,11 +9,13 @@ use crate::output::{Progress, Tracer, trace};
 use crate::stdlib::Stdlib;
 use fabsh_api::api::resolve::Resolver;
 use fabsh_api::api::{ApiClient, CallOptions};
-use fabsh_api::auth::{Secret, StaticToken};
+use fabsh_api::auth::chain::choose_for;
+use fabsh_api::auth::{Resource, Secret, StaticToken, TokenProvider};
 use fabsh_api::config::Settings;
+use fabsh_api::onelake::OneLake;
 use std::any::Any;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A server the front end started for this context: where it listens, a token for it, and
 /// the handle that keeps it running for as long as the context lives.
@@ -22,6 +24,8 @@ pub struct AttachedServer {
     pub base_url: String,
     /// A bearer token the server accepts.
     pub token: Secret,
+    /// A bearer token its OneLake accepts (Storage audience).
+    pub storage_token: Secret,
     /// How the backend is named in prompts and `fabsh::backend()` (`local`).
     pub backend: String,
     /// Dropped with the context, which stops the server.
@@ -47,6 +51,10 @@ pub struct Ctx {
 struct Shared {
     settings: Settings,
     backend: String,
+    /// Where OneLake's Storage tokens come from.
+    storage: StorageTokens,
+    /// OneLake, made when a command first needs it.
+    onelake: Mutex<Option<Arc<OneLake>>>,
     /// Kept alive for as long as the context: dropping it stops an attached server.
     _server: Option<Box<dyn Any + Send + Sync>>,
 }
@@ -68,7 +76,7 @@ impl Ctx {
             settings,
             bridge,
             (api, progress),
-            backend,
+            (backend, StorageTokens::Chain(tracer)),
             None,
         ))
     }
@@ -84,11 +92,12 @@ impl Ctx {
         let auth = Arc::new(StaticToken::new(server.token, server.backend.clone()));
         let api = ApiClient::new(&server.base_url, auth, tracer, Arc::new(progress.clone()))?;
         let keep_alive = Some(server.keep_alive);
+        let storage = StorageTokens::Static(server.storage_token, server.backend.clone());
         Ok(Self::from_parts(
             settings,
             bridge,
             (api, progress),
-            server.backend,
+            (server.backend, storage),
             keep_alive,
         ))
     }
@@ -108,7 +117,7 @@ impl Ctx {
             settings,
             bridge,
             (api, Progress::hidden()),
-            "offline".into(),
+            ("offline".into(), StorageTokens::None),
             None,
         ))
     }
@@ -117,13 +126,15 @@ impl Ctx {
         settings: &Settings,
         bridge: Bridge,
         (api, progress): (ApiClient, Progress),
-        backend: String,
+        (backend, storage): (String, StorageTokens),
         server: Option<Box<dyn Any + Send + Sync>>,
     ) -> Ctx {
         Ctx {
             shared: Arc::new(Shared {
                 settings: settings.clone(),
                 backend,
+                storage,
+                onelake: Mutex::default(),
                 _server: server,
             }),
             api,
@@ -239,6 +250,31 @@ impl Ctx {
             .await
     }
 
+    /// OneLake of this context's endpoint, its Storage tokens from the source of its Fabric
+    /// ones.
+    pub fn onelake(&self) -> Result<Arc<OneLake>> {
+        let mut made = self
+            .shared
+            .onelake
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(lake) = made.as_ref() {
+            return Ok(Arc::clone(lake));
+        }
+        let tokens: Arc<dyn TokenProvider> = match &self.shared.storage {
+            StorageTokens::Chain(tracer) => {
+                choose_for(&self.shared.settings, Resource::Storage, *tracer)?.provider
+            }
+            StorageTokens::Static(token, source) => {
+                Arc::new(StaticToken::new(token.clone(), source.clone()))
+            }
+            StorageTokens::None => Arc::new(fabsh_api::auth::NoCredentials),
+        };
+        let lake = Arc::new(OneLake::new(self.api.base(), tokens));
+        *made = Some(Arc::clone(&lake));
+        Ok(lake)
+    }
+
     /// The id of an item given by id or name, optionally of one type only.
     pub async fn item_id(
         &self,
@@ -250,6 +286,16 @@ impl Ctx {
             .item(&self.api, workspace_id, text, item_type)
             .await
     }
+}
+
+/// Where a context's OneLake gets Storage tokens.
+enum StorageTokens {
+    /// The credential chain of the settings (its tracer for `--verbose`).
+    Chain(Option<Tracer>),
+    /// A token of the attached server, and how it is named.
+    Static(Secret, String),
+    /// None: a context that sends nothing.
+    None,
 }
 
 /// Traces for a `--verbose` run, sent to stderr: the sink is installed first, as sign-in

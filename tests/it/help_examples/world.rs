@@ -143,6 +143,7 @@ impl<'a> Builder<'a> {
         self.sharing();
         self.principals_and_sign_ins();
         files::write(&self.work);
+        self.onelake();
         self.deployment();
         self.evaluations();
         self.jobs();
@@ -176,6 +177,12 @@ impl<'a> Builder<'a> {
     }
 
     /// JOB_RUN_ID: a run of Welcome still going; SCHEDULE_ID: a schedule of Welcome.
+    /// A file in the demo lakehouse's `Files/raw`, for the `onelake` examples.
+    fn onelake(&mut self) {
+        let returns = self.file("returns.csv");
+        self.ok(&["onelake", "cp", &returns, "Demo/SalesLakehouse/Files/raw/"]);
+    }
+
     fn jobs(&mut self) {
         let run = self.text(&["job", "run", "Demo/Welcome", "--no-wait"], "id");
         self.set("JOB_RUN_ID", &run);

@@ -18,6 +18,8 @@ pub(crate) struct FabricCloud {
     pub name: &'static str,
     /// Its Fabric API endpoint.
     pub endpoint: &'static str,
+    /// Its OneLake's Blob API endpoint (global; workspaces also answer regional ones).
+    pub onelake: &'static str,
     /// The hosts of its Entra authority (https, port 443).
     authorities: &'static [&'static str],
     /// The host suffixes of its services: the API, Power BI and the regional redirect hosts
@@ -36,6 +38,7 @@ const FABRIC_CLOUDS: &[FabricCloud] = &[
     FabricCloud {
         name: "public",
         endpoint: "https://api.fabric.microsoft.com/v1",
+        onelake: "https://onelake.blob.fabric.microsoft.com",
         authorities: &[
             "login.microsoftonline.com",
             "login.microsoft.com",
@@ -51,6 +54,7 @@ const FABRIC_CLOUDS: &[FabricCloud] = &[
     FabricCloud {
         name: "US Government",
         endpoint: "https://api.fabric.microsoft.us/v1",
+        onelake: "https://onelake.blob.fabric.microsoft.us",
         authorities: &["login.microsoftonline.us"],
         suffixes: &[
             ".fabric.microsoft.us",
@@ -61,6 +65,7 @@ const FABRIC_CLOUDS: &[FabricCloud] = &[
     FabricCloud {
         name: "China",
         endpoint: "https://api.fabric.microsoft.cn/v1",
+        onelake: "https://onelake.blob.fabric.microsoft.cn",
         authorities: &["login.chinacloudapi.cn", "login.partner.microsoftonline.cn"],
         suffixes: &[
             ".fabric.microsoft.cn",

@@ -17,7 +17,7 @@ use super::oauth::Authority;
 use super::{
     Method, NoCredentials, Refusing, Resource, Secret, StaticToken, TokenProvider, azure_cli,
 };
-use crate::config::{DEFAULT_PROFILE, Settings, TOKEN_VAR, env_text};
+use crate::config::{DEFAULT_PROFILE, STORAGE_TOKEN_VAR, Settings, TOKEN_VAR, env_text};
 use crate::error::{Error, Result};
 use crate::watch::Tracer;
 use std::path::PathBuf;
@@ -68,20 +68,29 @@ pub fn choose(settings: &Settings, tracer: Option<Tracer>) -> Result<Chosen> {
 }
 
 /// Picks the source of tokens for `resource`: the same source as Fabric's, except that
-/// `FABSH_TOKEN` holds a Fabric token only and is passed over for other resources.
+/// `FABSH_TOKEN` holds a Fabric token only and is passed over for other resources, and
+/// `FABSH_STORAGE_TOKEN` holds a Storage token for the OneLake of the same endpoint.
 pub fn choose_for(
     settings: &Settings,
     resource: Resource,
     tracer: Option<Tracer>,
 ) -> Result<Chosen> {
-    // Only Fabric tokens go to the endpoint; the others go to the services they are for.
+    // Fabric tokens go to the endpoint, and Storage tokens to its OneLake (a function of the
+    // endpoint, so bound as the endpoint is); Cognitive Services tokens go to the model the
+    // user names.
     let in_use = match resource {
-        Resource::Fabric => Some(InUse::of(settings)?),
+        Resource::Fabric | Resource::Storage => Some(InUse::of(settings)?),
         Resource::CognitiveServices => None,
     };
-    if let (Some(token), Some(in_use)) = (env_text(TOKEN_VAR), in_use.clone()) {
+    let static_var = match resource {
+        Resource::Fabric => Some(TOKEN_VAR),
+        Resource::Storage => Some(STORAGE_TOKEN_VAR),
+        Resource::CognitiveServices => None,
+    };
+    let static_token = static_var.and_then(|var| Some((var, env_text(var)?)));
+    if let (Some((var, token)), Some(in_use)) = (static_token, in_use.clone()) {
         let bound = Bound::env_token(in_use)?;
-        let provider = StaticToken::new(Secret::new(token), TOKEN_VAR);
+        let provider = StaticToken::new(Secret::new(token), var);
         return Ok(Chosen {
             provider: guarded(provider, Some(&bound)),
             method: None,

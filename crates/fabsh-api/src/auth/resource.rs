@@ -1,5 +1,6 @@
-//! The resources fabsh asks tokens for. Every sign-in method gets Fabric tokens; a judge
-//! model on Azure OpenAI without a key gets Cognitive Services tokens from the same source.
+//! The resources fabsh asks tokens for. Every sign-in method gets Fabric tokens; OneLake's
+//! files take Storage tokens, and a judge model on Azure OpenAI without a key Cognitive
+//! Services tokens, from the same source.
 
 /// A resource (Entra "audience") a token is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -8,6 +9,8 @@ pub enum Resource {
     Fabric,
     /// Azure OpenAI and the other Azure AI services (keyless judge models).
     CognitiveServices,
+    /// Azure Storage, whose audience OneLake's files take.
+    Storage,
 }
 
 impl Resource {
@@ -16,6 +19,7 @@ impl Resource {
         match self {
             Resource::Fabric => "https://api.fabric.microsoft.com",
             Resource::CognitiveServices => "https://cognitiveservices.azure.com",
+            Resource::Storage => "https://storage.azure.com",
         }
     }
 

@@ -13,6 +13,7 @@ pub mod execute;
 pub mod folder;
 pub mod item;
 pub mod job;
+pub mod onelake;
 pub mod schedule;
 pub mod spec;
 pub mod sql;
@@ -115,10 +116,18 @@ pub const CACHE: Group = Group {
     commands: cache::COMMANDS,
 };
 
+/// `fabsh onelake ...`.
+pub const ONELAKE: Group = Group {
+    name: "onelake",
+    summary: "Files in OneLake (lakehouses and other items): ls, cp, cat, rm",
+    commands: onelake::COMMANDS,
+};
+
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, DEPLOY, JOB, SCHEDULE, API, AUTH, CONFIG, CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, ONELAKE, DEPLOY, JOB, SCHEDULE, API, AUTH,
+    CONFIG, CACHE,
 ];
 
 /// A set of groups: what one front end serves.

@@ -1,0 +1,125 @@
+//! OneLake's files: the Blob API of OneLake through object_store's Azure backend, with
+//! Storage tokens from fabsh's credential chain. A workspace is a container; an item and the
+//! path inside it are the blob's name (`SalesLakehouse.Lakehouse/Files/raw/orders.csv`).
+//! The OneLake of the Fabric service is `onelake.blob.fabric.microsoft.com` (per cloud); that
+//! of any other endpoint, local Fabric's, is `{origin}/onelake`.
+
+mod path;
+mod tokens;
+mod transfer;
+
+pub use path::{ITEM_ROOTS, LakePath};
+pub use transfer::Entry;
+
+use crate::api::trusted_hosts::cloud_of;
+use crate::auth::TokenProvider;
+use crate::error::{Error, ErrorKind, Result};
+use object_store::ObjectStore;
+use object_store::azure::MicrosoftAzureBuilder;
+use reqwest::Url;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// OneLake for one Fabric endpoint: a store per workspace, made when first used.
+pub struct OneLake {
+    endpoint: Url,
+    tokens: Arc<dyn TokenProvider>,
+    stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
+}
+
+impl OneLake {
+    /// The OneLake of the Fabric endpoint `api_base` (`…/v1`), with Storage tokens from
+    /// `tokens`.
+    pub fn new(api_base: &Url, tokens: Arc<dyn TokenProvider>) -> OneLake {
+        OneLake {
+            endpoint: endpoint_of(api_base),
+            tokens,
+            stores: Mutex::default(),
+        }
+    }
+
+    /// The Blob API endpoint in use.
+    pub fn endpoint(&self) -> &Url {
+        &self.endpoint
+    }
+
+    /// The store of `workspace` (its id or name).
+    pub(crate) fn store(&self, workspace: &str) -> Result<Arc<dyn ObjectStore>> {
+        let mut stores = self
+            .stores
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(store) = stores.get(workspace) {
+            return Ok(Arc::clone(store));
+        }
+        let store: Arc<dyn ObjectStore> = Arc::new(
+            MicrosoftAzureBuilder::new()
+                .with_account("onelake")
+                .with_container_name(workspace)
+                .with_endpoint(self.endpoint.to_string().trim_end_matches('/').to_string())
+                .with_allow_http(self.endpoint.scheme() == "http")
+                .with_credentials(Arc::new(tokens::StorageTokens::new(Arc::clone(
+                    &self.tokens,
+                ))))
+                .build()
+                .map_err(|err| Error::usage(format!("cannot reach OneLake: {err}")))?,
+        );
+        stores.insert(workspace.to_string(), Arc::clone(&store));
+        Ok(store)
+    }
+}
+
+/// OneLake's Blob endpoint for the Fabric endpoint `api_base`.
+fn endpoint_of(api_base: &Url) -> Url {
+    if let Some(cloud) = cloud_of(api_base)
+        && let Ok(url) = Url::parse(cloud.onelake)
+    {
+        return url;
+    }
+    let mut url = api_base.clone();
+    url.set_path("/onelake");
+    url.set_query(None);
+    url
+}
+
+/// What object_store's error means to a user: not found (exit 4), refused (exit 3), a
+/// precondition (the destination exists), or a failure naming `path`.
+pub(crate) fn lake_error(err: object_store::Error, path: &LakePath) -> Error {
+    use object_store::Error as E;
+    match err {
+        E::NotFound { .. } => Error::not_found(format!("{path} does not exist in OneLake")),
+        E::AlreadyExists { .. } | E::Precondition { .. } => {
+            Error::usage(format!("{path} exists")).with_hint("give --overwrite to replace it")
+        }
+        E::Unauthenticated { source, .. } => {
+            Error::auth(format!("OneLake refused the Storage token for {path}")).with_cause(source)
+        }
+        E::PermissionDenied { source, .. } => {
+            Error::new(ErrorKind::Auth, format!("OneLake refused access to {path}"))
+                .with_cause(source)
+        }
+        other => Error::runtime(format!("OneLake: {path}: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_service_has_its_clouds_onelake_and_other_endpoints_their_own() {
+        let at = |api: &str| endpoint_of(&Url::parse(api).expect("url")).to_string();
+        assert_eq!(
+            at("https://api.fabric.microsoft.com/v1"),
+            "https://onelake.blob.fabric.microsoft.com/"
+        );
+        assert_eq!(
+            at("https://api.fabric.microsoft.us/v1"),
+            "https://onelake.blob.fabric.microsoft.us/"
+        );
+        assert_eq!(
+            at("http://127.0.0.1:8765/v1"),
+            "http://127.0.0.1:8765/onelake"
+        );
+    }
+}

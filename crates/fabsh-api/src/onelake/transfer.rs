@@ -1,0 +1,255 @@
+//! Listing, reading, uploading, downloading and deleting OneLake files. Uploads and downloads
+//! stream in chunks: a file is never read whole into memory. Nothing half-written is left at
+//! a destination: an upload's blocks become the file only when its block list is committed
+//! (a failed or interrupted upload leaves none), and a download goes to a temporary file
+//! beside the destination that is renamed over it when whole.
+
+use super::{LakePath, OneLake, lake_error};
+use crate::error::{Error, Result};
+use futures::TryStreamExt;
+use object_store::path::Path as StorePath;
+use object_store::{ObjectMeta, PutMode, PutOptions, PutPayload, WriteMultipart};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The size of an upload's blocks, and of the part a file smaller than it is sent in.
+const CHUNK: usize = 8 * 1024 * 1024;
+/// Blocks of one file in flight at once.
+const BLOCKS_IN_FLIGHT: usize = 4;
+
+/// A file or folder of a listing.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// Its path, `WORKSPACE/ITEM/...`.
+    pub path: String,
+    /// Its last segment.
+    pub name: String,
+    /// `file` or `folder`.
+    pub kind: &'static str,
+    /// Bytes, for a file.
+    pub size: Option<u64>,
+    /// When it last changed (RFC 3339), for a file.
+    pub modified: Option<String>,
+}
+
+/// The blob name of `path` in its workspace's store, as it is: a name is not re-encoded, so
+/// `données/été.csv` is stored as written (object_store's `Path::from` would store
+/// `donn%C3%A9es`).
+fn blob(path: &LakePath) -> Result<StorePath> {
+    StorePath::parse(path.in_workspace())
+        .map_err(|err| Error::usage(format!("{path} is not a OneLake path: {err}")))
+}
+
+impl OneLake {
+    /// The files and folders at `path` (every file below it with `recursive`); a file's own
+    /// entry when `path` is a file.
+    pub async fn list(&self, path: &LakePath, recursive: bool) -> Result<Vec<Entry>> {
+        let store = self.store(&path.workspace)?;
+        let prefix = blob(path)?;
+        let entry = |meta: &ObjectMeta| file_entry(path, meta);
+        let mut entries: Vec<Entry> = if recursive {
+            store
+                .list(Some(&prefix))
+                .map_ok(|meta| entry(&meta))
+                .try_collect()
+                .await
+                .map_err(|err| lake_error(err, path))?
+        } else {
+            let listed = store
+                .list_with_delimiter(Some(&prefix))
+                .await
+                .map_err(|err| lake_error(err, path))?;
+            let folders = listed.common_prefixes.iter().map(|folder| {
+                let name = folder.filename().unwrap_or(folder.as_ref()).to_string();
+                Entry {
+                    path: format!("{}/{folder}", path.workspace),
+                    name,
+                    kind: "folder",
+                    size: None,
+                    modified: None,
+                }
+            });
+            folders.chain(listed.objects.iter().map(entry)).collect()
+        };
+        if entries.is_empty() && !path.inner.is_empty() {
+            // Not a folder: a file, or nothing.
+            match store.head(&prefix).await {
+                Ok(meta) => entries.push(entry(&meta)),
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(err) => return Err(lake_error(err, path)),
+            }
+        }
+        Ok(entries)
+    }
+
+    /// The bytes of the file at `path`, at most `limit` of them from its start.
+    pub async fn read(&self, path: &LakePath, limit: Option<u64>) -> Result<Vec<u8>> {
+        let store = self.store(&path.workspace)?;
+        let location = blob(path)?;
+        let bytes = match limit {
+            Some(limit) => {
+                let size = store
+                    .head(&location)
+                    .await
+                    .map_err(|err| lake_error(err, path))?
+                    .size;
+                store.get_range(&location, 0..size.min(limit)).await
+            }
+            None => match store.get(&location).await {
+                Ok(result) => result.bytes().await,
+                Err(err) => Err(err),
+            },
+        }
+        .map_err(|err| lake_error(err, path))?;
+        Ok(bytes.to_vec())
+    }
+
+    /// True when a file exists at `path`.
+    pub async fn exists(&self, path: &LakePath) -> Result<bool> {
+        let store = self.store(&path.workspace)?;
+        match store.head(&blob(path)?).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(err) => Err(lake_error(err, path)),
+        }
+    }
+
+    /// Uploads the local file `from` to `to`, replacing a file there only with `overwrite`.
+    pub async fn upload(&self, from: &Path, to: &LakePath, overwrite: bool) -> Result<u64> {
+        let store = self.store(&to.workspace)?;
+        let location = blob(to)?;
+        let local = |err: std::io::Error| {
+            Error::runtime(format!("cannot read {}", from.display())).with_cause(err)
+        };
+        let mut file = tokio::fs::File::open(from).await.map_err(local)?;
+        let size = file.metadata().await.map_err(local)?.len();
+        if !overwrite && self.exists(to).await? {
+            return Err(
+                Error::usage(format!("{to} exists")).with_hint("give --overwrite to replace it")
+            );
+        }
+        if size <= CHUNK as u64 {
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(CHUNK));
+            file.read_to_end(&mut bytes).await.map_err(local)?;
+            let mode = if overwrite {
+                PutMode::Overwrite
+            } else {
+                PutMode::Create
+            };
+            let options = PutOptions {
+                mode,
+                ..PutOptions::default()
+            };
+            store
+                .put_opts(&location, PutPayload::from(bytes), options)
+                .await
+                .map_err(|err| lake_error(err, to))?;
+            return Ok(size);
+        }
+        let upload = store
+            .put_multipart(&location)
+            .await
+            .map_err(|err| lake_error(err, to))?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, CHUNK);
+        let mut buffer = vec![0u8; CHUNK];
+        loop {
+            let read = match file.read(&mut buffer).await {
+                Ok(read) => read,
+                Err(err) => {
+                    // The blocks sent are never committed: no file appears.
+                    let _ = writer.abort().await;
+                    return Err(local(err));
+                }
+            };
+            if read == 0 {
+                break;
+            }
+            writer
+                .wait_for_capacity(BLOCKS_IN_FLIGHT)
+                .await
+                .map_err(|err| lake_error(err, to))?;
+            writer.write(&buffer[..read]);
+        }
+        writer.finish().await.map_err(|err| lake_error(err, to))?;
+        Ok(size)
+    }
+
+    /// Downloads `from` to the local file `to` (through a temporary file beside it), replacing
+    /// a file there only with `overwrite`.
+    pub async fn download(&self, from: &LakePath, to: &Path, overwrite: bool) -> Result<u64> {
+        if !overwrite && to.exists() {
+            return Err(Error::usage(format!("{} exists", to.display()))
+                .with_hint("give --overwrite to replace it"));
+        }
+        let store = self.store(&from.workspace)?;
+        let result = store
+            .get(&blob(from)?)
+            .await
+            .map_err(|err| lake_error(err, from))?;
+        let local = |err: std::io::Error| {
+            Error::runtime(format!("cannot write {}", to.display())).with_cause(err)
+        };
+        if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
+            tokio::fs::create_dir_all(dir).await.map_err(local)?;
+        }
+        let partial = partial_path(to);
+        let written = async {
+            let mut file = tokio::fs::File::create(&partial).await.map_err(local)?;
+            let mut stream = result.into_stream();
+            let mut bytes = 0u64;
+            while let Some(chunk) = stream
+                .try_next()
+                .await
+                .map_err(|err| lake_error(err, from))?
+            {
+                file.write_all(&chunk).await.map_err(local)?;
+                bytes += chunk.len() as u64;
+            }
+            file.flush().await.map_err(local)?;
+            file.sync_all().await.map_err(local)?;
+            Ok::<u64, Error>(bytes)
+        }
+        .await;
+        match written {
+            Ok(bytes) => {
+                tokio::fs::rename(&partial, to).await.map_err(local)?;
+                Ok(bytes)
+            }
+            Err(err) => {
+                let _ = tokio::fs::remove_file(&partial).await;
+                Err(err)
+            }
+        }
+    }
+
+    /// Deletes the file at `path`.
+    pub async fn delete(&self, path: &LakePath) -> Result<()> {
+        let store = self.store(&path.workspace)?;
+        store
+            .delete(&blob(path)?)
+            .await
+            .map_err(|err| lake_error(err, path))
+    }
+}
+
+/// `path` with a hidden temporary name beside it, unique to this process.
+fn partial_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "download".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.fabsh-part-{}", std::process::id()))
+}
+
+/// A listed file's entry.
+fn file_entry(base: &LakePath, meta: &ObjectMeta) -> Entry {
+    let location = meta.location.as_ref();
+    Entry {
+        path: format!("{}/{location}", base.workspace),
+        name: meta.location.filename().unwrap_or(location).to_string(),
+        kind: "file",
+        size: Some(meta.size),
+        modified: Some(meta.last_modified.to_rfc3339()),
+    }
+}
