@@ -749,3 +749,43 @@ fn base64_url(part: &str) -> Value {
         .expect("base64url");
     serde_json::from_slice(&bytes).expect("JSON claims")
 }
+
+#[test]
+fn a_lakehouse_lists_its_tables_in_the_swaggers_shape_page_by_page() {
+    let lake = Lake::new();
+    let server = &lake.server;
+    let lakehouse = server.demo_item_id("Lakehouse");
+    let definitions = crate::data_agent_wire::swagger("lakehouse/definitions.json");
+    let table = &definitions["definitions"]["Table"];
+    let types = &definitions["definitions"]["TableType"]["enum"];
+    let path = server.demo_path(&format!("/lakehouses/{lakehouse}/tables?maxResults=2"));
+    let (status, first) = server.get_json(&path);
+    assert_eq!(status, 200, "{first}");
+    let mut names = Vec::new();
+    let mut page = first;
+    loop {
+        for entry in page["data"].as_array().expect("data") {
+            for key in table["required"].as_array().expect("required") {
+                let key = key.as_str().expect("key");
+                assert!(entry[key].is_string(), "{key} of {entry}");
+            }
+            assert!(
+                types.as_array().expect("enum").contains(&entry["type"]),
+                "{entry}"
+            );
+            names.push(entry["name"].as_str().expect("name").to_string());
+        }
+        let Some(next) = page["continuationUri"].as_str() else {
+            break;
+        };
+        let next = next.trim_start_matches(&server.origin()).to_string();
+        let (status, body) = server.get_json(&next);
+        assert_eq!(status, 200, "{body}");
+        page = body;
+    }
+    names.sort();
+    assert_eq!(names, ["customers", "orders", "products"]);
+    let notebook = server.demo_item_id("Notebook");
+    let (status, _) = server.get_json(&server.demo_path(&format!("/notebooks/{notebook}/tables")));
+    assert_eq!(status, 404);
+}

@@ -25,6 +25,7 @@ mod item_create;
 mod item_links;
 mod items;
 pub(crate) mod jobs;
+mod lakehouse_tables;
 mod local_admin;
 mod managed_identity;
 mod operations;
@@ -168,6 +169,10 @@ pub(crate) fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/shortcuts/{*rest}",
             get(blocking(shortcuts::show)).delete(blocking(shortcuts::remove)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/tables",
+            get(blocking(lakehouse_tables::list)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/jobs/instances",
