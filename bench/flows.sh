@@ -214,6 +214,16 @@ step f data-agent query -w Demo --id "Steps agent" --prompt "How many customers?
 # Deploy of fabric-cicd's sample repository, then a plan that finds nothing to do.
 sample="$REPO/../shared/fabric-cicd/sample/workspace"
 if [ -d "$sample" ]; then
+    # The sample's shortcuts point into two lakehouses; OneLake refuses a shortcut whose target
+    # path does not exist, so, as a real workspace would, Sample holds them with their data
+    # first (the deploy pairs them by name).
+    echo "shortcut target" > ./README.txt
+    for target in SourceForShortcutLH/Files/sample_datasets SourceForShortcutLH/Files/images \
+        SourceForShortcutLH/Tables/dbo/publicholidays/_delta_log WithoutSchema/Files/Testing; do
+        lakehouse=${target%%/*}
+        "$BIN" item create -w Sample --name "$lakehouse" --type Lakehouse > /dev/null 2>&1
+        "$BIN" onelake cp ./README.txt "Sample/$lakehouse.Lakehouse/${target#*/}/" > /dev/null 2>&1
+    done
     step f deploy plan "$sample" -w Sample --environment PROD
     step f deploy apply "$sample" -w Sample --environment PROD --yes
     step f deploy plan "$sample" -w Sample --environment PROD

@@ -33,8 +33,8 @@ const HIDDEN_FLAGS: &[&str] = &[
 ];
 
 /// Commands that read or write a folder of files and cannot work without one: offered only
-/// by a server with `--files`.
-const NEED_FILES: &[&str] = &["deploy plan", "deploy apply", "deploy export"];
+/// by a server with `--files` (`onelake cp` copies between OneLake and files here).
+const NEED_FILES: &[&str] = &["deploy plan", "deploy apply", "deploy export", "onelake cp"];
 
 /// Commands an assistant rarely needs, offered only when `--tools` names them (or their
 /// group): so the default set stays within what clients take (Cursor keeps 40 tools).
@@ -49,6 +49,9 @@ const ON_REQUEST: &[&str] = &[
     "item accept-invitation",
     "item set-endorsement",
     "item remove-endorsement",
+    "onelake ls",
+    "onelake cat",
+    "onelake head",
 ];
 
 /// File flags whose content a call may give inline instead, as JSON: the argument's
