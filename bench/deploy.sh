@@ -23,6 +23,7 @@ cp -r tests/fixtures/fabric-cicd-sample/workspace "$WORK/repo"
 printf 'core:\n  repository_directory: repo\npublish:\n  exclude_regex: "^Example Notebook$"\n' > "$WORK/deploy.yml"
 
 "$FABSH" workspace create --name Bench -q id > /dev/null
+seed_shortcut_targets Bench
 # Exit 8: changes pending, as they are on an empty workspace.
 LEVELS=$({ "$FABSH" deploy plan --config "$WORK/deploy.yml" -w Bench --environment PROD -o json 2>/dev/null || true; } \
   | python3 -c "import json,sys;print(1+max(r['level'] for r in json.load(sys.stdin)['items'] if r['level'] is not None))")
@@ -62,6 +63,7 @@ end=$(now); after_plan=$(requests)
 PLAN=$(python3 -c "print(round($end - $start, 2))")
 
 "$FABSH" workspace create --name Saved -q id > /dev/null
+seed_shortcut_targets Saved
 # Exit 8: changes pending.
 "$FABSH" deploy plan --config "$WORK/deploy.yml" -w Saved --environment PROD --out "$WORK/saved.plan" -o json > /dev/null 2>&1 || true
 before_saved=$(requests); start=$(now)

@@ -30,3 +30,17 @@ serve() {
     eval "$(head -4 "$WORK/serve.out")"
     export FABSH_ENDPOINT FABSH_TOKEN IDENTITY_HEADER FABSH_STORAGE_TOKEN
 }
+
+# Makes the two lakehouses fabric-cicd's sample's shortcuts point into, in workspace $1, with a
+# file in each target folder: OneLake (and local Fabric) refuse a shortcut whose target path
+# does not exist, and a real workspace holds its data lakehouses before the deploy (which pairs
+# them by name).
+seed_shortcut_targets() {
+  echo "shortcut target" > "$WORK/README.txt"
+  for target in SourceForShortcutLH/Files/sample_datasets SourceForShortcutLH/Files/images \
+      SourceForShortcutLH/Tables/dbo/publicholidays/_delta_log WithoutSchema/Files/Testing; do
+    local lakehouse=${target%%/*}
+    "$FABSH" item create -w "$1" --name "$lakehouse" --type Lakehouse > /dev/null 2>&1 || true
+    "$FABSH" onelake cp "$WORK/README.txt" "$1/$lakehouse.Lakehouse/${target#*/}/" > /dev/null
+  done
+}
