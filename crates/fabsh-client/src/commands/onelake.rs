@@ -12,6 +12,7 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_api::onelake::{LakePath, OneLake};
+use futures::StreamExt;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -100,7 +101,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "onelake",
         name: "cp",
         summary: "Copy files between this machine and OneLake, or within OneLake",
-        about: "Uploads a local file (or, with --recursive, a folder) to OneLake, downloads a OneLake file (or folder) here, or copies within OneLake. Files are streamed in 8 MiB blocks, never read whole into memory; an upload becomes visible only when complete, and a download is written to a temporary file renamed into place, so nothing half-written is left. A file that exists at the destination is replaced only with --overwrite. Each file's outcome is reported; when some fail, the others are still copied and the exit code is 5.",
+        about: "Uploads a local file (or, with --recursive, a folder) to OneLake, downloads a OneLake file (or folder) here, or copies within OneLake. Files are streamed in 4 MiB blocks, four files at a time, never read whole into memory; an upload becomes visible only when complete, and a download is written to a temporary file renamed into place, so nothing half-written is left. A file that exists at the destination is replaced only with --overwrite. Each file's outcome is reported; when some fail, the others are still copied and the exit code is 5.",
         args: &[SRC, DST, RECURSIVE, OVERWRITE],
         traits: Traits::MUTATE.unpaged_list(),
         columns: &["from", "to", "bytes", "status"],
@@ -502,6 +503,9 @@ impl Cp {
     }
 }
 
+/// Files copied at once (each upload has its own blocks in flight too, so this bounds memory).
+const FILES_IN_FLIGHT: usize = 4;
+
 /// What becomes of a source once its copy is whole.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Then {
@@ -532,10 +536,15 @@ async fn transfer(lake: &OneLake, pairs: &[Pair], overwrite: bool, then: Then) -
         let bytes = one(pair).await?;
         return Ok(Reply::json(json!([row(pair, Some(bytes), done)])));
     }
+    // Several files at once, their rows in the order given.
+    let outcomes: Vec<Result<u64>> = futures::stream::iter(pairs.iter().map(one))
+        .buffered(FILES_IN_FLIGHT)
+        .collect()
+        .await;
     let mut rows = Vec::new();
     let mut failed = 0usize;
-    for pair in pairs {
-        match one(pair).await {
+    for (pair, outcome) in pairs.iter().zip(outcomes) {
+        match outcome {
             Ok(bytes) => rows.push(row(pair, Some(bytes), done)),
             Err(err) => {
                 failed += 1;
