@@ -34,6 +34,7 @@ static GROUPS: &[Group] = &[
     client::DATA_AGENT,
     client::SQL,
     client::ONELAKE,
+    client::LAKEHOUSE,
     client::DEPLOY,
     client::JOB,
     client::SCHEDULE,

@@ -52,6 +52,7 @@ const ON_REQUEST: &[&str] = &[
     "onelake ls",
     "onelake cat",
     "onelake head",
+    "lakehouse tables",
 ];
 
 /// File flags whose content a call may give inline instead, as JSON: the argument's

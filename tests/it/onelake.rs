@@ -313,3 +313,51 @@ fn head_prints_the_first_lines_and_mv_leaves_no_source() {
         .stdout;
     assert!(moved == csv, "the moved file differs");
 }
+
+#[test]
+fn lakehouse_tables_lists_the_demo_datasets_tables() {
+    let server = Server::session(module_path!());
+    let listed = server
+        .fabsh(&[
+            "lakehouse",
+            "tables",
+            "-w",
+            &server.demo,
+            "--item",
+            "SalesLakehouse",
+        ])
+        .ok_json();
+    // The demo dataset's three tables (crates/fabsh-local/src/tables/demo.rs), managed Delta
+    // tables under the lakehouse's Tables folder, as Tables_ListTables answers them.
+    let mut names = Vec::new();
+    for table in listed.as_array().expect("tables") {
+        let name = table["name"].as_str().expect("name");
+        assert_eq!(table["type"], "Managed", "{table}");
+        assert_eq!(table["format"], "Delta", "{table}");
+        let location = table["location"].as_str().expect("location");
+        assert!(location.ends_with(&format!("/Tables/{name}")), "{table}");
+        names.push(name.to_string());
+    }
+    names.sort();
+    assert_eq!(names, ["customers", "orders", "products"]);
+    let limited = server.fabsh(&[
+        "lakehouse",
+        "tables",
+        "-w",
+        &server.demo,
+        "--item",
+        "SalesLakehouse",
+        "--limit",
+        "2",
+    ]);
+    assert_eq!(limited.ok_json().as_array().map(Vec::len), Some(2));
+    let not_a_lakehouse = server.fabsh(&[
+        "lakehouse",
+        "tables",
+        "-w",
+        &server.demo,
+        "--item",
+        "Welcome",
+    ]);
+    assert_eq!(not_a_lakehouse.code, 4, "{}", not_a_lakehouse.stderr);
+}

@@ -13,6 +13,7 @@ pub mod execute;
 pub mod folder;
 pub mod item;
 pub mod job;
+pub mod lakehouse;
 pub mod onelake;
 pub mod schedule;
 pub mod spec;
@@ -116,6 +117,13 @@ pub const CACHE: Group = Group {
     commands: cache::COMMANDS,
 };
 
+/// `fabsh lakehouse ...`.
+pub const LAKEHOUSE: Group = Group {
+    name: "lakehouse",
+    summary: "Lakehouses' tables: tables",
+    commands: lakehouse::COMMANDS,
+};
+
 /// `fabsh onelake ...`.
 pub const ONELAKE: Group = Group {
     name: "onelake",
@@ -126,8 +134,8 @@ pub const ONELAKE: Group = Group {
 /// The client's groups, in the order help lists them. Front ends add their own (the
 /// binary's `local`, `docs`, `run`, ...) to make the registry they serve.
 pub static GROUPS: &[Group] = &[
-    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, ONELAKE, DEPLOY, JOB, SCHEDULE, API, AUTH,
-    CONFIG, CACHE,
+    WORKSPACE, ITEM, FOLDER, TAG, DATA_AGENT, SQL, ONELAKE, LAKEHOUSE, DEPLOY, JOB, SCHEDULE, API,
+    AUTH, CONFIG, CACHE,
 ];
 
 /// A set of groups: what one front end serves.
