@@ -86,6 +86,32 @@ impl OneLake {
         Ok(entries)
     }
 
+    /// Every file below the folder `path`, at any depth, as paths in its item.
+    pub async fn files_below(&self, path: &LakePath) -> Result<Vec<LakePath>> {
+        let store = self.store(&path.workspace)?;
+        let item = format!("{}/", path.item);
+        store
+            .list(Some(&blob(path)?))
+            .map_err(|err| lake_error(err, path))
+            .and_then(|meta| {
+                // A listing names its blobs from the item segment it was asked with.
+                let inner = meta
+                    .location
+                    .as_ref()
+                    .strip_prefix(&item)
+                    .map(str::to_string);
+                let found = inner.map(|inner| path.at(inner)).ok_or_else(|| {
+                    Error::runtime(format!(
+                        "OneLake listed {} under {path}, outside its item",
+                        meta.location
+                    ))
+                });
+                std::future::ready(found)
+            })
+            .try_collect()
+            .await
+    }
+
     /// The bytes of the file at `path`, at most `limit` of them from its start.
     pub async fn read(&self, path: &LakePath, limit: Option<u64>) -> Result<Vec<u8>> {
         let store = self.store(&path.workspace)?;

@@ -213,10 +213,7 @@ impl Command for Cat {
         Box::pin(async move {
             let path = lake_path(&ctx, &self.path, "PATH").await?;
             let bytes = ctx.onelake()?.read(&path, None).await?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                Error::usage(format!("{path} is not UTF-8 text"))
-                    .with_hint(format!("download it with `fabsh onelake cp {path} .`"))
-            })?;
+            let text = String::from_utf8(bytes).map_err(|_| not_text(&path))?;
             Ok(Reply::text(text))
         })
     }
@@ -242,10 +239,7 @@ impl Command for Head {
                 Err(err) if err.error_len().is_none() => {
                     String::from_utf8_lossy(&bytes[..err.valid_up_to()])
                 }
-                Err(_) => {
-                    return Err(Error::usage(format!("{path} is not UTF-8 text"))
-                        .with_hint(format!("download it with `fabsh onelake cp {path} .`")));
-                }
+                Err(_) => return Err(not_text(&path)),
             };
             let wanted = self
                 .lines
@@ -301,36 +295,23 @@ impl Command for Rm {
             }
             let lake = ctx.onelake()?;
             let files: Vec<LakePath> = if self.recursive {
-                lake.list(&path, true)
-                    .await?
-                    .into_iter()
-                    .filter_map(|entry| inner_of(&path, &entry.path))
-                    .map(|inner| path.at(inner))
-                    .collect()
+                lake.files_below(&path).await?
             } else if lake.exists(&path).await? {
                 vec![path.clone()]
+            } else if lake.list(&path, false).await?.is_empty() {
+                return Err(Error::not_found(format!(
+                    "{path} does not exist in OneLake"
+                )));
             } else {
-                let folder = !lake.list(&path, false).await?.is_empty();
-                let err = Error::not_found(format!("{path} does not exist in OneLake"));
-                return Err(if folder {
-                    Error::usage(format!("PATH: {path} is a folder"))
-                        .with_hint("give --recursive to delete every file below it")
-                } else {
-                    err
-                });
+                return Err(Error::usage(format!("PATH: {path} is a folder"))
+                    .with_hint("give --recursive to delete every file below it"));
             };
-            let mut rows = Vec::new();
-            let mut failed = 0usize;
-            for file in &files {
-                match lake.delete(file).await {
-                    Ok(()) => rows.push(json!({"path": file.to_string(), "status": "deleted"})),
-                    Err(err) => {
-                        failed += 1;
-                        rows.push(json!({"path": file.to_string(), "status": "failed", "error": err.message}));
-                    }
-                }
-            }
-            Ok(outcome(rows, failed, files.len(), "deleted"))
+            let delete = async |file: &LakePath| {
+                lake.delete(file).await?;
+                Ok(json!({"path": file.to_string(), "status": "deleted"}))
+            };
+            let failure = |file: &LakePath, err: &Error| json!({"path": file.to_string(), "status": "failed", "error": err.message});
+            Ok(each(&files, files.iter().map(delete), failure, "deleted").await)
         })
     }
 }
@@ -453,16 +434,12 @@ impl Cp {
         let dst = PathBuf::from(&self.dst);
         let lake = ctx.onelake()?;
         if self.recursive {
-            let files = lake.list(&src, true).await?;
+            let files = lake.files_below(&src).await?;
             return Ok(files
-                .iter()
-                .filter_map(|entry| inner_of(&src, &entry.path))
-                .map(|inner| {
-                    let relative = inner
-                        .strip_prefix(&src.inner)
-                        .unwrap_or(&inner)
-                        .trim_start_matches('/');
-                    Pair::Down(src.at(inner.clone()), local_under(&dst, relative))
+                .into_iter()
+                .map(|file| {
+                    let to = local_under(&dst, below(&src, &file));
+                    Pair::Down(file, to)
                 })
                 .collect());
         }
@@ -479,19 +456,12 @@ impl Cp {
         let src = lake_path(ctx, &self.src, "SRC").await?;
         let dst = lake_path(ctx, &self.dst, "DST").await?;
         if self.recursive {
-            let files = ctx.onelake()?.list(&src, true).await?;
+            let files = ctx.onelake()?.files_below(&src).await?;
             return Ok(files
-                .iter()
-                .filter_map(|entry| inner_of(&src, &entry.path))
-                .map(|inner| {
-                    let relative = inner
-                        .strip_prefix(&src.inner)
-                        .unwrap_or(&inner)
-                        .trim_start_matches('/');
-                    Pair::Within(
-                        src.at(inner.clone()),
-                        dst.at(format!("{}/{relative}", dst.inner)),
-                    )
+                .into_iter()
+                .map(|file| {
+                    let to = dst.at(format!("{}/{}", dst.inner, below(&src, &file)));
+                    Pair::Within(file, to)
                 })
                 .collect());
         }
@@ -531,30 +501,52 @@ async fn transfer(lake: &OneLake, pairs: &[Pair], overwrite: bool, then: Then) -
         }
         Ok::<u64, Error>(bytes)
     };
-    let row = |pair: &Pair, bytes: Option<u64>, status: &str| json!({"from": pair.source_text(), "to": pair.destination_text(), "bytes": bytes, "status": status});
+    let row = |pair: &Pair, bytes: Option<u64>, status: &str| {
+        json!({
+            "from": pair.source_text(),
+            "to": pair.destination_text(),
+            "bytes": bytes,
+            "status": status,
+        })
+    };
+    let copied = async |pair: &Pair| Ok(row(pair, Some(one(pair).await?), done));
     if let [pair] = pairs {
-        let bytes = one(pair).await?;
-        return Ok(Reply::json(json!([row(pair, Some(bytes), done)])));
+        // One file: its own error, with its own exit code.
+        return Ok(Reply::json(json!([copied(pair).await?])));
     }
-    // Several files at once, their rows in the order given.
-    let outcomes: Vec<Result<u64>> = futures::stream::iter(pairs.iter().map(one))
+    let failure = |pair: &Pair, err: &Error| {
+        let mut failure = row(pair, None, "failed");
+        failure["error"] = json!(err.message);
+        failure
+    };
+    Ok(each(pairs, pairs.iter().map(copied), failure, done).await)
+}
+
+/// Runs the work of every item (`work`, one future per item, in their order),
+/// [`FILES_IN_FLIGHT`] at a time: a row per item, in that order, its own or `failure`'s; exit
+/// 5 when some failed, the others done all the same.
+async fn each<T>(
+    items: &[T],
+    work: impl Iterator<Item = impl Future<Output = Result<Value>>>,
+    failure: impl Fn(&T, &Error) -> Value,
+    done: &str,
+) -> Reply {
+    let outcomes: Vec<Result<Value>> = futures::stream::iter(work)
         .buffered(FILES_IN_FLIGHT)
         .collect()
         .await;
-    let mut rows = Vec::new();
     let mut failed = 0usize;
-    for (pair, outcome) in pairs.iter().zip(outcomes) {
-        match outcome {
-            Ok(bytes) => rows.push(row(pair, Some(bytes), done)),
-            Err(err) => {
+    let rows = items
+        .iter()
+        .zip(outcomes)
+        .map(|(item, outcome)| {
+            outcome.unwrap_or_else(|err| {
                 failed += 1;
-                let mut failure = row(pair, None, "failed");
-                failure["error"] = json!(err.message);
-                rows.push(failure);
-            }
-        }
-    }
-    Ok(outcome(rows, failed, pairs.len(), done))
+                failure(item, &err)
+            })
+        })
+        .collect();
+    outcome(rows, failed, items.len(), done)
 }
 
 /// Refuses (exit 2, before anything is written) when a destination exists.
@@ -607,11 +599,17 @@ async fn lake_path(ctx: &Ctx, text: &str, what: &str) -> Result<LakePath> {
     Ok(path)
 }
 
-/// The inner path of a listed entry (`WORKSPACE/ITEM/INNER`) under `base`'s item.
-fn inner_of(base: &LakePath, listed: &str) -> Option<String> {
-    let in_workspace = listed.strip_prefix(&format!("{}/", base.workspace))?;
-    let inner = in_workspace.strip_prefix(&format!("{}/", base.item))?;
-    Some(inner.to_string())
+/// Where `file`, listed below the folder `folder`, is relative to it (`sub/a.csv`).
+fn below<'a>(folder: &LakePath, file: &'a LakePath) -> &'a str {
+    file.inner
+        .strip_prefix(&folder.inner)
+        .map_or(file.inner.as_str(), |rest| rest.trim_start_matches('/'))
+}
+
+/// The refusal of a file `cat` and `head` cannot print.
+fn not_text(path: &LakePath) -> Error {
+    Error::usage(format!("{path} is not UTF-8 text"))
+        .with_hint(format!("download it with `fabsh onelake cp {path} .`"))
 }
 
 /// A relative path with `/` between its segments.
