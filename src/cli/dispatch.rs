@@ -309,8 +309,8 @@ fn command_line(spec: &'static CommandSpec, args: &Args) -> String {
             && let Some(value) = args.opt_str(arg.long)
         {
             words.push(format!("{} {value}", flag_name(arg)));
-        } else if arg.destructive && args.flag(arg.long) {
-            words.push(format!("--{}", arg.long));
+        } else if arg.deletes_with(args) {
+            words.push(arg.deleting_words());
         }
     }
     words.join(" ")

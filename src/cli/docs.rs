@@ -6,7 +6,7 @@ use super::tree;
 use crate::commands::REGISTRY;
 use fabsh_client::commands::args::flag_name;
 use fabsh_client::commands::common::effective_args;
-use fabsh_client::commands::{ArgKind, CommandSpec};
+use fabsh_client::commands::{ArgKind, ArgSpec, CommandSpec};
 use fabsh_client::error::Result;
 use rhai::Engine;
 use std::fmt::Write;
@@ -176,7 +176,7 @@ fn deleting_flags(spec: &CommandSpec) -> Option<String> {
         .args
         .iter()
         .filter(|arg| arg.destructive)
-        .map(|arg| format!("--{}", arg.long))
+        .map(ArgSpec::deleting_words)
         .collect();
     Some(flags.join(" or "))
 }

@@ -53,6 +53,7 @@ const ON_REQUEST: &[&str] = &[
     "onelake cat",
     "onelake head",
     "lakehouse tables",
+    "lakehouse load-table",
 ];
 
 /// File flags whose content a call may give inline instead, as JSON: the argument's

@@ -60,6 +60,7 @@ mod jobs;
 mod judge_failures;
 mod judge_keyless;
 mod judge_stub;
+mod lakehouse_load;
 mod lists;
 mod local_reset;
 mod local_server;

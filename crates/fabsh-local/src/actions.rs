@@ -2,13 +2,13 @@
 //! either inline (200/201) or when its operation comes due (202), by the same code, so both
 //! paths behave identically and a conflict found late fails the operation with the same error.
 
-use super::agents::parsed::Definitions;
 use super::api_error::ApiError;
 use super::bulk_export::{self, Export};
 use super::bulk_import::{self, Import};
 use super::definitions::{self, PlatformMeta};
 use super::item_identity;
 use super::respond;
+use super::state::AppState;
 use super::store::items::{self, Item, Part};
 use super::store::{creation_payloads, environment_publishes, folders, new_id, workspaces};
 use super::workspace_identity;
@@ -155,6 +155,8 @@ pub(crate) enum Action {
         /// Workspace.
         workspace_id: String,
     },
+    /// A lakehouse's load-table; no result.
+    LoadTable(super::table_loads::TableLoad),
     /// deprovisionIdentity; no result (`OperationHasNoResult` in
     /// recordings/fabric-cli/mkdir__test_mkdir_managed_identity_success.yaml).
     #[serde(rename_all = "camelCase")]
@@ -191,7 +193,9 @@ impl Action {
         // Deprovisioning a workspace identity answers no result, as recorded.
         !matches!(
             self,
-            Action::DeprovisionWorkspaceIdentity { .. } | Action::PublishEnvironment { .. }
+            Action::DeprovisionWorkspaceIdentity { .. }
+                | Action::PublishEnvironment { .. }
+                | Action::LoadTable(_)
         )
     }
 
@@ -200,14 +204,15 @@ impl Action {
         matches!(self, Action::GetDefinition { .. } | Action::BulkExport(_))
     }
 
-    /// Applies the action on `conn` (a write transaction, or a reader for `GetDefinition`);
-    /// `definitions` are the server's parsed agent definitions.
+    /// Applies the action on `conn` (a write transaction, or a reader for `GetDefinition`),
+    /// with the server's parsed agent definitions and data dir in `state`.
     pub(crate) fn apply(
         &self,
-        definitions: &Definitions,
+        state: &AppState,
         conn: &Connection,
         now: i64,
     ) -> Result<Option<Value>, ApiError> {
+        let definitions = &state.definitions;
         match self {
             Action::CreateItem(new) => {
                 let item = create_item(conn, new, now)?;
@@ -248,6 +253,10 @@ impl Action {
             }
             Action::DeprovisionWorkspaceIdentity { workspace_id } => {
                 workspace_identity::deprovision(conn, workspace_id)?;
+                Ok(None)
+            }
+            Action::LoadTable(load) => {
+                load.apply(state.db.data_dir(), conn)?;
                 Ok(None)
             }
         }

@@ -98,11 +98,35 @@ fn sql_endpoint(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
 /// `LakehouseProperties`: OneLake paths and the SQL endpoint created with the lakehouse.
 fn lakehouse(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
     let root = one_lake_root(item);
-    Ok(json!({
+    let mut properties = json!({
         "oneLakeTablesPath": format!("{root}/Tables"),
         "oneLakeFilesPath": format!("{root}/Files"),
         "sqlEndpointProperties": sql_endpoint(conn, item)?,
-    }))
+    });
+    if let Some(schema) = lakehouse_default_schema(conn, &item.id)? {
+        properties["defaultSchema"] = json!(schema);
+    }
+    Ok(properties)
+}
+
+/// The default schema of a lakehouse with schemas enabled, `None` without: its
+/// `lakehouse.metadata.json` names it (`{"defaultSchema": "dbo"}`, as a lakehouse created with
+/// `enableSchemas` has it, and as fabric-cicd's sample keeps it); GetLakehouseWithSchema.json
+/// shows it as `properties.defaultSchema`.
+pub(crate) fn lakehouse_default_schema(
+    conn: &Connection,
+    item_id: &str,
+) -> rusqlite::Result<Option<String>> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Metadata {
+        default_schema: Option<String>,
+    }
+    Ok(items::part(conn, item_id, "lakehouse.metadata.json")?
+        // A metadata part that is not this shape names no schema: the lakehouse reads as one
+        // without, which is what a lakehouse with an unreadable part is to the service too.
+        .and_then(|bytes| serde_json::from_slice::<Metadata>(&bytes).ok())
+        .and_then(|metadata| metadata.default_schema))
 }
 
 /// `MirroredDatabaseProperties`: its OneLake tables, the SQL endpoint made with it, and the

@@ -47,6 +47,7 @@ mod store;
 pub mod store_names;
 /// The store's file name in a data dir (`local reset` removes it).
 pub use store::DB_FILE;
+mod table_loads;
 mod tables;
 mod workspace_identity;
 

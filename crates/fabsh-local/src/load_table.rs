@@ -78,7 +78,9 @@ pub(crate) fn load_table_in(
     let item = find_item(db, workspace, item)?;
     let demo = db.read(|conn| tables::is_demo(conn, &item.id))?;
     let mut conn = tables::open_write(db.data_dir(), &item.id, demo)?;
-    let loaded = parsed.load(&mut conn).map_err(invalid)?;
+    let loaded = parsed
+        .load(&mut conn, tables::LoadMode::Overwrite)
+        .map_err(invalid)?;
     Ok(json!({
         "workspaceId": item.workspace_id,
         "itemId": item.id,

@@ -84,13 +84,9 @@ pub(crate) fn run(
 fn run_inline(state: &Shared, action: Action, inline: InlineAnswer) -> Result<Response, ApiError> {
     let now = now_nanos();
     let result = if action.reads_only() {
-        state
-            .db
-            .read(|conn| action.apply(&state.definitions, conn, now))?
+        state.db.read(|conn| action.apply(state, conn, now))?
     } else {
-        state
-            .db
-            .write(|tx| action.apply(&state.definitions, tx, now))?
+        state.db.write(|tx| action.apply(state, tx, now))?
     };
     Ok(match result {
         Some(body) if inline.etag => respond::json_with_etag(inline.status, &body),
@@ -155,7 +151,7 @@ pub(crate) fn complete(state: &AppState, id: &str) -> Result<(), ApiError> {
                 // A savepoint lets a failed action roll back its partial changes while the
                 // Failed status is still recorded.
                 tx.execute_batch("SAVEPOINT apply_action")?;
-                let outcome = action.apply(&state.definitions, tx, now);
+                let outcome = action.apply(state, tx, now);
                 if outcome.is_err() {
                     tx.execute_batch("ROLLBACK TO apply_action")?;
                 }

@@ -14,6 +14,7 @@ pub mod fabric_error;
 pub mod folders;
 pub mod items;
 pub mod jobs;
+pub mod lakehouses;
 mod list_cache;
 mod lro;
 pub mod names;

@@ -124,6 +124,9 @@ pub struct ArgSpec {
     /// delete (`deploy apply --delete-orphans` lists the items): the command line leaves the
     /// question to it, and still refuses off a terminal without `--yes`.
     pub confirmed_by_command: bool,
+    /// The value of a destructive `Enum` flag that loses data (`--mode overwrite`); none: a
+    /// destructive flag loses data when set.
+    pub destructive_value: Option<&'static str>,
     /// The largest file a `File`, `Json` (`@FILE`) or `Secret` (`@FILE`) flag reads; none:
     /// [`DEFAULT_FILE_CAP`], or [`SECRET_FILE_CAP`] for a secret.
     pub max_bytes: Option<u64>,
@@ -174,6 +177,7 @@ impl ArgSpec {
             local: None,
             destructive: false,
             confirmed_by_command: false,
+            destructive_value: None,
             max_bytes: None,
         }
     }
@@ -261,6 +265,34 @@ impl ArgSpec {
         ArgSpec {
             destructive: true,
             ..self
+        }
+    }
+
+    /// Making the command lose data when this `Enum` flag is `value` (`--mode overwrite`).
+    pub const fn destructive_when(self, value: &'static str) -> Self {
+        ArgSpec {
+            destructive: true,
+            destructive_value: Some(value),
+            ..self
+        }
+    }
+
+    /// Whether this flag, as `args` set it, makes its command lose data.
+    pub fn deletes_with(&self, args: &Args) -> bool {
+        self.destructive
+            && match self.destructive_value {
+                None => args.flag(self.long),
+                Some(value) => args
+                    .opt_str(self.long)
+                    .is_some_and(|given| given.eq_ignore_ascii_case(value)),
+            }
+    }
+
+    /// How the setting that loses data is written (`--delete-orphans`, `--mode overwrite`).
+    pub fn deleting_words(&self) -> String {
+        match self.destructive_value {
+            Some(value) => format!("--{} {value}", self.long),
+            None => format!("--{}", self.long),
         }
     }
 
@@ -593,11 +625,7 @@ impl CommandSpec {
     /// its deleting flags is set.
     pub fn loses_data(&self, args: &Args) -> bool {
         self.traits.destructive
-            || (self.traits.mutates
-                && self
-                    .args
-                    .iter()
-                    .any(|arg| arg.destructive && args.flag(arg.long)))
+            || (self.traits.mutates && self.args.iter().any(|arg| arg.deletes_with(args)))
     }
 
     /// True when this call's consent is asked by the command itself: it is not destructive
@@ -607,7 +635,7 @@ impl CommandSpec {
             && self
                 .args
                 .iter()
-                .filter(|arg| arg.destructive && args.flag(arg.long))
+                .filter(|arg| arg.deletes_with(args))
                 .all(|arg| arg.confirmed_by_command)
     }
 

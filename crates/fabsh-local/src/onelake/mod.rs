@@ -18,10 +18,12 @@ mod listing;
 mod names;
 mod read;
 mod receive;
+mod sources;
 mod write;
 mod xml;
 
 pub(crate) use files::{exists, remove_item, remove_workspace};
+pub(crate) use sources::{NoSource, Source, files_to_load};
 
 use crate::state::Shared;
 use access::Granted;

@@ -3,10 +3,12 @@
 //! continuationUri?}`, at most `maxResults` (1 to 100, default 100) a page. A lakehouse's
 //! tables are those of its SQL data (views are no tables); each is answered as the service
 //! answers a lakehouse table, a managed Delta table under the item's `Tables` in OneLake.
+//! A lakehouse with schemas is refused, as the service refuses it (the API predates schemas).
 
 use super::target::ItemTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
+use crate::item_properties::lakehouse_default_schema;
 use crate::respond::{self, Origin, Query};
 use crate::state::Shared;
 use crate::store::principals::Role;
@@ -58,6 +60,13 @@ pub(super) fn list(
     }
     let (limit, from) = (max_results(&query)?, start(&query)?);
     let item = target.open(&state, &caller, Role::Viewer)?;
+    if state
+        .db
+        .read(|conn| lakehouse_default_schema(conn, &item.id))?
+        .is_some()
+    {
+        return Err(super::lakehouse_load::with_schemas_refused());
+    }
     let demo = state
         .db
         .read(|conn| crate::tables::is_demo(conn, &item.id))?;

@@ -25,6 +25,7 @@ mod item_create;
 mod item_links;
 mod items;
 pub(crate) mod jobs;
+mod lakehouse_load;
 mod lakehouse_tables;
 mod local_admin;
 mod managed_identity;
@@ -173,6 +174,14 @@ pub(crate) fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/tables",
             get(blocking(lakehouse_tables::list)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/tables/{table}/load",
+            post(blocking(lakehouse_load::load)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/schemas/{schema}/tables/{table}/load",
+            post(blocking(lakehouse_load::load_in_schema)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}/{item}/jobs/instances",

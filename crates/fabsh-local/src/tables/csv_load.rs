@@ -1,6 +1,8 @@
-//! Loading a CSV file into a table: the header names the columns, each column's type is
-//! inferred from its values (bigint, float, date, bit, else varchar), empty fields are NULL.
-//! An existing table of the same name is replaced, in one transaction.
+//! Loading CSV files into a table: the header names the columns (without one, they are
+//! `_c0`, `_c1`, ... as Spark names them), each column's type is inferred from its values
+//! (bigint, float, date, bit, else varchar), empty fields are NULL. An existing table of the
+//! same name is replaced, or appended to when its columns are the files' and their values fit
+//! its types, in one transaction.
 
 use super::quote_identifier;
 use rusqlite::Connection;
@@ -45,6 +47,26 @@ impl Inferred {
             Inferred::Float => "float",
             Inferred::Date => "date",
             Inferred::Varchar => "varchar",
+        }
+    }
+
+    /// The type of a column declared `declared`, read as SQLite reads declared types (by
+    /// what they contain: `int`, `decimal(10,2)`, `nvarchar(50)`), dates and bits apart.
+    fn declared(declared: &str) -> Inferred {
+        let upper = declared.to_ascii_uppercase();
+        let has = |part: &str| upper.contains(part);
+        if has("INT") {
+            Inferred::BigInt
+        } else if has("BIT") || has("BOOL") {
+            Inferred::Bit
+        } else if upper == "DATE" {
+            Inferred::Date
+        } else if has("CHAR") || has("TEXT") || has("CLOB") || upper.is_empty() {
+            Inferred::Varchar
+        } else if has("REAL") || has("FLOA") || has("DOUB") || has("DEC") || has("NUM") {
+            Inferred::Float
+        } else {
+            Inferred::Varchar
         }
     }
 
@@ -102,8 +124,35 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && name.len() <= 128
 }
 
-/// A CSV file read and checked, ready to load: its column names, their inferred types and
-/// its rows.
+/// How the CSV files of a load are written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CsvFormat {
+    /// Whether each file's first row names the columns.
+    pub header: bool,
+    /// The byte between fields.
+    pub delimiter: u8,
+}
+
+impl Default for CsvFormat {
+    fn default() -> CsvFormat {
+        CsvFormat {
+            header: true,
+            delimiter: b',',
+        }
+    }
+}
+
+/// What a load does to a table that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LoadMode {
+    /// Replaces it.
+    Overwrite,
+    /// Adds the rows to it.
+    Append,
+}
+
+/// CSV files read and checked, ready to load: their column names, the types inferred from
+/// their values and their rows.
 pub(crate) struct CsvTable {
     table: String,
     headers: Vec<String>,
@@ -115,37 +164,71 @@ impl CsvTable {
     /// Reads `bytes` (CSV with a header row) for `table`: a bad table or column name, an
     /// unreadable or ragged row is an error naming it, before any store is touched.
     pub(crate) fn parse(table: &str, bytes: &[u8]) -> Result<CsvTable, String> {
+        CsvTable::read(table, &[("the file", bytes)], CsvFormat::default())
+    }
+
+    /// Reads `files` (each named for errors) as one table's rows: with a header, every file's
+    /// must be the first's; without, every file has as many fields a row.
+    pub(crate) fn read(
+        table: &str,
+        files: &[(&str, &[u8])],
+        format: CsvFormat,
+    ) -> Result<CsvTable, String> {
         if !valid_name(table) {
             return Err(format!(
                 "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
             ));
         }
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
-        let headers: Vec<String> = reader
-            .headers()
-            .map_err(|err| format!("unreadable header row: {err}"))?
-            .iter()
-            .map(|h| h.trim().to_string())
-            .collect();
+        let mut headers: Option<Vec<String>> = None;
+        let mut records = Vec::new();
+        for (name, bytes) in files {
+            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            let mut reader = csv::ReaderBuilder::new()
+                .flexible(true)
+                .has_headers(format.header)
+                .delimiter(format.delimiter)
+                .from_reader(bytes);
+            let first = records.len();
+            for record in reader.records() {
+                records.push(record.map_err(|err| format!("{name}: unreadable row: {err}"))?);
+            }
+            let own: Vec<String> = if format.header {
+                let row = reader
+                    .headers()
+                    .map_err(|err| format!("{name}: unreadable header row: {err}"))?;
+                row.iter().map(|h| h.trim().to_string()).collect()
+            } else {
+                let width = records.get(first).map_or(0, csv::StringRecord::len);
+                (0..width).map(|i| format!("_c{i}")).collect()
+            };
+            match &headers {
+                None => headers = Some(own),
+                Some(seen) if same_names(seen, &own) => {}
+                Some(seen) => {
+                    return Err(format!(
+                        "{name} has the columns {}, where the first file has {}",
+                        own.join(", "),
+                        seen.join(", ")
+                    ));
+                }
+            }
+            let width = headers.as_ref().map_or(0, Vec::len);
+            if let Some(ragged) = records[first..].iter().find(|r| r.len() != width) {
+                let line = ragged.position().map_or(0, csv::Position::line);
+                return Err(format!(
+                    "{name} line {line}: {} fields where the header has {width}",
+                    ragged.len()
+                ));
+            }
+        }
+        let Some(headers) = headers else {
+            return Err("no file to load".to_string());
+        };
         if headers.is_empty() || headers.iter().any(|h| !valid_name(h)) {
             return Err(format!(
                 "every header must be a column name (letters, digits and _): {}",
                 headers.join(", ")
             ));
-        }
-        let mut records = Vec::new();
-        for record in reader.records() {
-            let record = record.map_err(|err| format!("unreadable row: {err}"))?;
-            if record.len() != headers.len() {
-                let line = record.position().map_or(0, csv::Position::line);
-                return Err(format!(
-                    "line {line}: {} fields where the header has {}",
-                    record.len(),
-                    headers.len()
-                ));
-            }
-            records.push(record);
         }
         let mut types: Vec<Option<Inferred>> = vec![None; headers.len()];
         for record in &records {
@@ -169,28 +252,38 @@ impl CsvTable {
         })
     }
 
-    /// Loads the rows into the table, replacing it if it exists, in one transaction.
-    pub(crate) fn load(self, conn: &mut Connection) -> Result<LoadedTable, String> {
+    /// Loads the rows into the table, in one transaction: replacing it if it exists, or with
+    /// [`LoadMode::Append`] adding to it when it has the same columns and their types hold
+    /// the rows' values.
+    pub(crate) fn load(self, conn: &mut Connection, mode: LoadMode) -> Result<LoadedTable, String> {
         let CsvTable {
             table,
             headers,
-            types,
+            mut types,
             records,
         } = self;
-        let columns: Vec<String> = headers
-            .iter()
-            .zip(&types)
-            .map(|(name, kind)| format!("{} {}", quote_identifier(name), kind.name()))
-            .collect();
-        let tx = conn.transaction().map_err(|err| err.to_string())?;
-        let quoted = quote_identifier(&table);
-        let placeholders = vec!["?"; headers.len()].join(", ");
         let sql_error = |err: rusqlite::Error| err.to_string();
-        tx.execute_batch(&format!(
-            "DROP TABLE IF EXISTS {quoted}; CREATE TABLE {quoted} ({});",
-            columns.join(", ")
-        ))
-        .map_err(sql_error)?;
+        let tx = conn.transaction().map_err(sql_error)?;
+        let quoted = quote_identifier(&table);
+        let existing = match mode {
+            LoadMode::Append => existing_columns(&tx, &table).map_err(sql_error)?,
+            LoadMode::Overwrite => None,
+        };
+        if let Some(columns) = existing {
+            types = appendable(&table, &headers, &types, &columns)?;
+        } else {
+            let columns: Vec<String> = headers
+                .iter()
+                .zip(&types)
+                .map(|(name, kind)| format!("{} {}", quote_identifier(name), kind.name()))
+                .collect();
+            tx.execute_batch(&format!(
+                "DROP TABLE IF EXISTS {quoted}; CREATE TABLE {quoted} ({});",
+                columns.join(", ")
+            ))
+            .map_err(sql_error)?;
+        }
+        let placeholders = vec!["?"; headers.len()].join(", ");
         {
             let mut insert = tx
                 .prepare(&format!("INSERT INTO {quoted} VALUES ({placeholders})"))
@@ -228,12 +321,64 @@ impl CsvTable {
     }
 }
 
+/// Whether two lists of column names are the same (ASCII case aside, as SQL compares them).
+fn same_names(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.eq_ignore_ascii_case(b))
+}
+
+/// The names and declared types of `table`'s columns, `None` when there is no such table.
+fn existing_columns(
+    conn: &Connection,
+    table: &str,
+) -> rusqlite::Result<Option<Vec<(String, String)>>> {
+    let mut statement = conn.prepare("SELECT name, type FROM pragma_table_info(?1)")?;
+    let columns = statement
+        .query_map([table], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<(String, String)>>>()?;
+    Ok((!columns.is_empty()).then_some(columns))
+}
+
+/// The types rows are appended with: the table's own, when its columns are the files' and
+/// each holds the values the files have for it.
+fn appendable(
+    table: &str,
+    headers: &[String],
+    inferred: &[Inferred],
+    columns: &[(String, String)],
+) -> Result<Vec<Inferred>, String> {
+    let names: Vec<String> = columns.iter().map(|(name, _)| name.clone()).collect();
+    if !same_names(headers, &names) {
+        return Err(format!(
+            "the table {table} has the columns {}, the files {}: append needs the same columns",
+            names.join(", "),
+            headers.join(", ")
+        ));
+    }
+    headers
+        .iter()
+        .zip(inferred)
+        .zip(columns)
+        .map(|((name, kind), (_, declared))| {
+            let declared = Inferred::declared(declared);
+            if declared.widen(*kind) == declared {
+                Ok(declared)
+            } else {
+                Err(format!(
+                    "column {name} of {table} is {}; the files' values for it are {}",
+                    declared.name(),
+                    kind.name()
+                ))
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn load(conn: &mut Connection, table: &str, bytes: &[u8]) -> Result<LoadedTable, String> {
-        CsvTable::parse(table, bytes)?.load(conn)
+        CsvTable::parse(table, bytes)?.load(conn, LoadMode::Overwrite)
     }
 
     #[test]

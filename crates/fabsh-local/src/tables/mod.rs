@@ -7,7 +7,7 @@ mod csv_load;
 mod demo;
 mod readers;
 
-pub(crate) use csv_load::{CsvTable, valid_name as valid_table_name};
+pub(crate) use csv_load::{CsvFormat, CsvTable, LoadMode, valid_name as valid_table_name};
 pub(crate) use readers::Reader;
 
 use crate::private_files;

@@ -16,6 +16,7 @@ mod definition;
 mod error;
 mod folder;
 mod item;
+mod lakehouse;
 mod operation;
 mod page;
 mod principal;
@@ -31,6 +32,10 @@ pub use folder::{CreateFolderRequest, Folder, MoveRequest};
 pub use item::{
     AppliedTag, CreateItemRequest, CreateTypedItemRequest, Item, SensitivityLabel,
     SensitivityLabelSettings, UpdateItemRequest,
+};
+pub use lakehouse::{
+    FileFormatOptions, LakehouseProperties, LoadMode, LoadTableRequest, PathType, valid_delimiter,
+    valid_file_extension, valid_relative_path, valid_schema_name, valid_table_name,
 };
 pub use operation::{OperationState, OperationStatus};
 pub use page::Page;
