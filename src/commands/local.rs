@@ -222,7 +222,7 @@ impl Store {
                 .with_hint("use the token `local serve` printed, or pass --data-dir")
         })?;
         // The token goes only to the endpoint given with it: not to another named by --endpoint.
-        Bound::env_token(InUse::of(settings)?)?.check()?;
+        Bound::env_token(InUse::of(settings)?, TOKEN_VAR)?.check()?;
         let auth = Arc::new(StaticToken::new(Secret::new(token), TOKEN_VAR));
         ApiClient::new(&endpoint, auth, None, Arc::new(Progress::hidden())).map(Some)
     }

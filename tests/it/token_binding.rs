@@ -303,6 +303,30 @@ fn fabsh_token_goes_only_to_the_endpoint_given_with_it() {
         "{}",
         flag.stderr
     );
+    // FABSH_STORAGE_TOKEN is bound the same way, for the OneLake of the endpoint given with
+    // it, and named as itself when refused (a typed path needs no Fabric call first).
+    let storage = home.run_env(
+        &[
+            "--endpoint",
+            &other.endpoint,
+            "onelake",
+            "ls",
+            "Demo/SalesLakehouse.Lakehouse/Files",
+        ],
+        &[
+            ("FABSH_STORAGE_TOKEN", "a-storage-token"),
+            ("FABSH_ENDPOINT", &server.endpoint),
+        ],
+    );
+    assert_eq!(storage.code, 3, "{}", storage.stderr);
+    assert!(
+        storage.stderr.contains(&format!(
+            "FABSH_STORAGE_TOKEN is for {} (the FABSH_ENDPOINT given with it)",
+            server.endpoint
+        )) && storage.stderr.contains("or unset FABSH_STORAGE_TOKEN"),
+        "{}",
+        storage.stderr
+    );
     assert_eq!(
         other.connections(),
         0,

@@ -20,7 +20,7 @@ use crate::api::trusted_hosts::{
     FabricCloud, PUBLIC_CLOUD, cloud_of, cloud_of_authority, same_cloud,
 };
 use crate::api::{DEFAULT_ENDPOINT, normalize_endpoint};
-use crate::config::{ENDPOINT_VAR, Origin, Settings, TOKEN_VAR, env_text};
+use crate::config::{ENDPOINT_VAR, Origin, Settings, env_text};
 use crate::error::{Error, Result};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
@@ -147,7 +147,11 @@ impl InUse {
 #[derive(Debug, Clone)]
 enum Credential {
     /// `FABSH_TOKEN`; `given_endpoint` when `FABSH_ENDPOINT` came with it.
-    EnvToken { given_endpoint: bool },
+    /// A token in an environment variable (`var`: `FABSH_TOKEN`, `FABSH_STORAGE_TOKEN`).
+    EnvToken {
+        var: &'static str,
+        given_endpoint: bool,
+    },
     /// A profile's stored sign-in; `recorded` is false for one made before sign-ins recorded
     /// their endpoint.
     SignIn { profile: String, recorded: bool },
@@ -172,12 +176,14 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// `FABSH_TOKEN`: for `FABSH_ENDPOINT` when that is set, else for the default endpoint.
-    pub fn env_token(in_use: InUse) -> Result<Bound> {
+    /// A token in `var` (`FABSH_TOKEN`, or `FABSH_STORAGE_TOKEN` for the endpoint's OneLake):
+    /// for `FABSH_ENDPOINT` when that is set, else for the default endpoint.
+    pub fn env_token(in_use: InUse, var: &'static str) -> Result<Bound> {
         let given = env_text(ENDPOINT_VAR);
         let made_for = normalize_endpoint(given.as_deref().unwrap_or(DEFAULT_ENDPOINT))?;
         Ok(Bound {
             credential: Credential::EnvToken {
+                var,
                 given_endpoint: given.is_some(),
             },
             made_for: vec![Reach::Endpoint(made_for)],
@@ -283,17 +289,20 @@ impl Bound {
             .collect::<Vec<_>>()
             .join(" or ");
         match &self.credential {
-            Credential::EnvToken { given_endpoint } => {
+            Credential::EnvToken {
+                var,
+                given_endpoint,
+            } => {
                 let whence = if *given_endpoint {
                     format!("the {ENDPOINT_VAR} given with it")
                 } else {
                     format!("the default, as {ENDPOINT_VAR} is unset")
                 };
                 Error::auth(format!(
-                    "{TOKEN_VAR} is for {made_for} ({whence}), {not_here}; it is not sent there"
+                    "{var} is for {made_for} ({whence}), {not_here}; it is not sent there"
                 ))
                 .with_hint(format!(
-                    "a token for {in_use} goes with {ENDPOINT_VAR}={in_use}; or unset {TOKEN_VAR} to use the profile's sign-in"
+                    "a token for {in_use} goes with {ENDPOINT_VAR}={in_use}; or unset {var} to use the profile's sign-in"
                 ))
             }
             Credential::SignIn { profile, recorded } => {

@@ -89,7 +89,7 @@ pub fn choose_for(
     };
     let static_token = static_var.and_then(|var| Some((var, env_text(var)?)));
     if let (Some((var, token)), Some(in_use)) = (static_token, in_use.clone()) {
-        let bound = Bound::env_token(in_use)?;
+        let bound = Bound::env_token(in_use, var)?;
         let provider = StaticToken::new(Secret::new(token), var);
         return Ok(Chosen {
             provider: guarded(provider, Some(&bound)),

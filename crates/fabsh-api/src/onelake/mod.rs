@@ -91,9 +91,13 @@ pub(crate) fn lake_error(err: object_store::Error, path: &LakePath) -> Error {
         E::AlreadyExists { .. } | E::Precondition { .. } => {
             Error::usage(format!("{path} exists")).with_hint("give --overwrite to replace it")
         }
-        E::Unauthenticated { source, .. } => {
-            Error::auth(format!("OneLake refused the Storage token for {path}")).with_cause(source)
-        }
+        E::Unauthenticated { source, .. } => match source.downcast_ref::<Error>() {
+            // The chain's own refusal (no token, or one bound to another endpoint): nothing
+            // reached OneLake, and the refusal says what to do.
+            Some(own) => own.clone(),
+            None => Error::auth(format!("OneLake refused the Storage token for {path}"))
+                .with_cause(source),
+        },
         E::PermissionDenied { source, .. } => {
             Error::new(ErrorKind::Auth, format!("OneLake refused access to {path}"))
                 .with_cause(source)
