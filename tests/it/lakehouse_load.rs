@@ -409,3 +409,94 @@ fn bad_input_is_refused_before_anything_is_sent() {
         "a load was asked for"
     );
 }
+
+/// Writes a Parquet file of `rows` orders (snappy, as Spark writes them): an id, a customer
+/// and an amount that is null every fourth row. Returns the sum of the ids and of the amounts.
+fn write_orders_parquet(path: &std::path::Path, rows: i64) -> (i64, f64) {
+    use parquet::basic::Compression;
+    use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+
+    let schema = parse_message_type(
+        "message orders { REQUIRED INT64 order_id; REQUIRED BYTE_ARRAY customer (UTF8); OPTIONAL DOUBLE amount; }",
+    )
+    .expect("schema");
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let file = std::fs::File::create(path).expect("create");
+    let mut writer =
+        SerializedFileWriter::new(file, Arc::new(schema), Arc::new(properties)).expect("writer");
+    let ids: Vec<i64> = (1..=rows).collect();
+    let customers: Vec<ByteArray> = ids
+        .iter()
+        .map(|id| ByteArray::from(format!("customer {}", id % 5).as_str()))
+        .collect();
+    let present: Vec<i16> = ids.iter().map(|id| i16::from(id % 4 != 0)).collect();
+    let amounts: Vec<f64> = ids
+        .iter()
+        .filter(|id| *id % 4 != 0)
+        .map(|id| *id as f64 * 1.5)
+        .collect();
+    let mut group = writer.next_row_group().expect("row group");
+    let mut column = group.next_column().expect("column").expect("order_id");
+    column
+        .typed::<Int64Type>()
+        .write_batch(&ids, None, None)
+        .expect("ids");
+    column.close().expect("close");
+    let mut column = group.next_column().expect("column").expect("customer");
+    column
+        .typed::<ByteArrayType>()
+        .write_batch(&customers, None, None)
+        .expect("customers");
+    column.close().expect("close");
+    let mut column = group.next_column().expect("column").expect("amount");
+    column
+        .typed::<DoubleType>()
+        .write_batch(&amounts, Some(&present), None)
+        .expect("amounts");
+    column.close().expect("close");
+    group.close().expect("close group");
+    writer.close().expect("close file");
+    (ids.iter().sum(), amounts.iter().sum())
+}
+
+#[test]
+fn a_parquet_file_loads_with_its_nulls_and_types() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let file = work.path().join("orders.parquet");
+    let (ids, amounts) = write_orders_parquet(&file, 40);
+    let loaded = load(
+        &server,
+        "SalesLakehouse",
+        &[
+            "--table",
+            "parquet_orders",
+            "--from-local",
+            &file.to_string_lossy(),
+            "--from",
+            "Files/pq/",
+        ],
+    )
+    .ok_json();
+    assert_eq!(loaded["from"], "Files/pq/orders.parquet", "{loaded}");
+    let counted = one_row(
+        &server,
+        "SalesLakehouse",
+        "SELECT COUNT(*) AS n, SUM(order_id) AS ids, COUNT(amount) AS amounts, SUM(amount) AS total, \
+         COUNT(DISTINCT customer) AS customers FROM parquet_orders",
+    );
+    assert_eq!(counted["n"], 40, "{counted}");
+    assert_eq!(counted["ids"], json!(ids), "{counted}");
+    assert_eq!(
+        counted["amounts"], 30,
+        "every fourth amount is null: {counted}"
+    );
+    assert_eq!(counted["total"].as_f64(), Some(amounts), "{counted}");
+    assert_eq!(counted["customers"], 5, "{counted}");
+}

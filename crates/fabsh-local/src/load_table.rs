@@ -5,7 +5,7 @@ use super::admin::open_store;
 use super::api_error::ApiError;
 use super::store::items::{self, FolderScope, Item};
 use super::store::{Db, workspaces};
-use super::tables::{self, CsvTable};
+use super::tables::{self, TextTable};
 use fabsh_model::agent::sources::SOURCE_KINDS;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -58,7 +58,7 @@ pub fn check_csv(table: &str, csv: &[u8]) -> std::result::Result<(), LoadProblem
             "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
         )));
     }
-    CsvTable::parse(table, csv)
+    TextTable::parse(table, csv)
         .map(drop)
         .map_err(LoadProblem::File)
 }
@@ -74,7 +74,7 @@ pub(crate) fn load_table_in(
     // The file is checked before the item is looked for: a bad file is the caller's
     // mistake whatever the item.
     let invalid = |message| ApiError::bad_request("InvalidInput", message);
-    let parsed = CsvTable::parse(table, csv).map_err(invalid)?;
+    let parsed = TextTable::parse(table, csv).map_err(invalid)?;
     let item = find_item(db, workspace, item)?;
     let demo = db.read(|conn| tables::is_demo(conn, &item.id))?;
     let mut conn = tables::open_write(db.data_dir(), &item.id, demo)?;

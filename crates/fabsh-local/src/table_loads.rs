@@ -1,5 +1,5 @@
-//! A lakehouse's load-table operation (`Tables_LoadTable`) as local Fabric runs it: CSV files
-//! from the lakehouse's own OneLake `Files` become a table of its SQL data, so `sql query`,
+//! A lakehouse's load-table operation (`Tables_LoadTable`) as local Fabric runs it: CSV or
+//! Parquet files from the lakehouse's own OneLake `Files` become a table of its SQL data, so `sql query`,
 //! data agents and their `expected_sql` see the rows as soon as the operation succeeds.
 //! Checked when the request comes (its route); the files are read when it runs, as the
 //! service reads them then.
@@ -7,7 +7,7 @@
 use super::api_error::ApiError;
 use super::onelake::{self, NoSource, Source};
 use super::store::items;
-use super::tables::{self, CsvFormat, CsvTable, LoadMode};
+use super::tables::{self, CsvFormat, LoadMode, TextTable};
 use axum::http::StatusCode;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
@@ -29,6 +29,8 @@ pub(crate) struct TableLoad {
     /// Of a folder's files.
     pub extension: String,
     pub append: bool,
+    /// Parquet files rather than CSV ones (`header` and `delimiter` then mean nothing).
+    pub parquet: bool,
     pub header: bool,
     pub delimiter: u8,
 }
@@ -58,16 +60,21 @@ impl TableLoad {
                 .map_err(|err| ApiError::internal(format!("cannot read {name}: {err}")))?;
             contents.push((name, bytes));
         }
-        let named: Vec<(&str, &[u8])> = contents
-            .iter()
-            .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
-            .collect();
-        let format = CsvFormat {
-            header: self.header,
-            delimiter: self.delimiter,
-        };
         let invalid = |why: String| ApiError::bad_request("InvalidInput", why);
-        let table = CsvTable::read(&self.table, &named, format).map_err(invalid)?;
+        let table = if self.parquet {
+            tables::read_parquet(&self.table, contents)
+        } else {
+            let named: Vec<(&str, &[u8])> = contents
+                .iter()
+                .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+                .collect();
+            let format = CsvFormat {
+                header: self.header,
+                delimiter: self.delimiter,
+            };
+            TextTable::read(&self.table, &named, format)
+        }
+        .map_err(invalid)?;
         let demo = tables::is_demo(conn, &self.item_id)?;
         let mut sql = tables::open_write(data_dir, &self.item_id, demo)?;
         let mode = if self.append {

@@ -6,9 +6,10 @@
 //!
 //! The service refuses the first route on a lakehouse with schemas
 //! (`UnsupportedOperationForSchemasEnabledLakehouse`, as fabric-cli users report it, issues
-//! 182 and 279). Local Fabric keeps a lakehouse's tables in one schema, `dbo`, and reads CSV
-//! files only: a Parquet load, another schema or a delimiter of more than one byte is
-//! refused in words that say so.
+//! 182 and 279). Local Fabric keeps a lakehouse's tables in one schema, `dbo`, and reads
+//! Parquet files compressed with snappy or not at all (what Spark and pyarrow write unless
+//! told otherwise): another schema or a CSV delimiter of more than one byte is refused in
+//! words that say so, and a Parquet file of another compression fails the operation.
 
 use super::target::ItemTarget;
 use crate::actions::Action;
@@ -157,16 +158,12 @@ fn checked(
         return Err(invalid(&format!("fileExtension '{extension}'")));
     }
     // A CSV file is read as Spark reads one unless told: no header, comma-separated.
-    let (header, delimiter) = match &request.format_options {
-        None => (false, None),
+    let (parquet, header, delimiter) = match &request.format_options {
+        None => (false, false, None),
         Some(FileFormatOptions::Csv { header, delimiter }) => {
-            (header.unwrap_or(false), delimiter.as_deref())
+            (false, header.unwrap_or(false), delimiter.as_deref())
         }
-        Some(FileFormatOptions::Parquet) => {
-            return Err(local_only(
-                "local Fabric loads CSV files; a Parquet load runs on the service".to_string(),
-            ));
-        }
+        Some(FileFormatOptions::Parquet) => (true, false, None),
     };
     let delimiter = match delimiter {
         None | Some("") => b',',
@@ -189,12 +186,13 @@ fn checked(
         relative_path: request.relative_path.clone(),
         folder: request.path_type == PathType::Folder,
         recursive: request.recursive.unwrap_or(false),
-        extension: request
-            .file_extension
-            .clone()
-            .unwrap_or_else(|| "csv".to_string()),
+        extension: request.file_extension.clone().unwrap_or_else(|| {
+            let format = if parquet { "parquet" } else { "csv" };
+            format.to_string()
+        }),
         // Overwrite unless told: the service's default is not documented.
         append: request.mode == Some(LoadMode::Append),
+        parquet,
         header,
         delimiter,
     })

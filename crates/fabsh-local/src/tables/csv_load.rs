@@ -151,20 +151,20 @@ pub(crate) enum LoadMode {
     Append,
 }
 
-/// CSV files read and checked, ready to load: their column names, the types inferred from
-/// their values and their rows.
-pub(crate) struct CsvTable {
+/// Rows of text read and checked, ready to load (from CSV files, or a Parquet file's values):
+/// their column names, the types inferred from their values and the rows.
+pub(crate) struct TextTable {
     table: String,
     headers: Vec<String>,
     types: Vec<Inferred>,
     records: Vec<csv::StringRecord>,
 }
 
-impl CsvTable {
+impl TextTable {
     /// Reads `bytes` (CSV with a header row) for `table`: a bad table or column name, an
     /// unreadable or ragged row is an error naming it, before any store is touched.
-    pub(crate) fn parse(table: &str, bytes: &[u8]) -> Result<CsvTable, String> {
-        CsvTable::read(table, &[("the file", bytes)], CsvFormat::default())
+    pub(crate) fn parse(table: &str, bytes: &[u8]) -> Result<TextTable, String> {
+        TextTable::read(table, &[("the file", bytes)], CsvFormat::default())
     }
 
     /// Reads `files` (each named for errors) as one table's rows: with a header, every file's
@@ -173,12 +173,7 @@ impl CsvTable {
         table: &str,
         files: &[(&str, &[u8])],
         format: CsvFormat,
-    ) -> Result<CsvTable, String> {
-        if !valid_name(table) {
-            return Err(format!(
-                "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
-            ));
-        }
+    ) -> Result<TextTable, String> {
         let mut headers: Option<Vec<String>> = None;
         let mut records = Vec::new();
         for (name, bytes) in files {
@@ -224,6 +219,22 @@ impl CsvTable {
         let Some(headers) = headers else {
             return Err("no file to load".to_string());
         };
+        TextTable::from_rows(table, headers, records)
+    }
+
+    /// Rows of text (an empty field for NULL) under their column names, as CSV files or a
+    /// Parquet file's values give them: a bad table or column name is an error naming it,
+    /// each column's type is inferred from its values.
+    pub(crate) fn from_rows(
+        table: &str,
+        headers: Vec<String>,
+        records: Vec<csv::StringRecord>,
+    ) -> Result<TextTable, String> {
+        if !valid_name(table) {
+            return Err(format!(
+                "'{table}' is not a valid table name (letters, digits and _, not starting with a digit)"
+            ));
+        }
         if headers.is_empty() || headers.iter().any(|h| !valid_name(h)) {
             return Err(format!(
                 "every header must be a column name (letters, digits and _): {}",
@@ -244,7 +255,7 @@ impl CsvTable {
             .into_iter()
             .map(|t| t.unwrap_or(Inferred::Varchar))
             .collect();
-        Ok(CsvTable {
+        Ok(TextTable {
             table: table.to_string(),
             headers,
             types,
@@ -256,7 +267,7 @@ impl CsvTable {
     /// [`LoadMode::Append`] adding to it when it has the same columns and their types hold
     /// the rows' values.
     pub(crate) fn load(self, conn: &mut Connection, mode: LoadMode) -> Result<LoadedTable, String> {
-        let CsvTable {
+        let TextTable {
             table,
             headers,
             mut types,
@@ -378,7 +389,7 @@ mod tests {
     use super::*;
 
     fn load(conn: &mut Connection, table: &str, bytes: &[u8]) -> Result<LoadedTable, String> {
-        CsvTable::parse(table, bytes)?.load(conn, LoadMode::Overwrite)
+        TextTable::parse(table, bytes)?.load(conn, LoadMode::Overwrite)
     }
 
     #[test]

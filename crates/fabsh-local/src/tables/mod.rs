@@ -5,9 +5,11 @@
 
 mod csv_load;
 mod demo;
+mod parquet_load;
 mod readers;
 
-pub(crate) use csv_load::{CsvFormat, CsvTable, LoadMode, valid_name as valid_table_name};
+pub(crate) use csv_load::{CsvFormat, LoadMode, TextTable, valid_name as valid_table_name};
+pub(crate) use parquet_load::read as read_parquet;
 pub(crate) use readers::Reader;
 
 use crate::private_files;
