@@ -33,8 +33,15 @@ const HIDDEN_FLAGS: &[&str] = &[
 ];
 
 /// Commands that read or write a folder of files and cannot work without one: offered only
-/// by a server with `--files` (`onelake cp` copies between OneLake and files here).
-const NEED_FILES: &[&str] = &["deploy plan", "deploy apply", "deploy export", "onelake cp"];
+/// by a server with `--files` (`onelake cp` and `onelake sync` copy between OneLake and files
+/// here).
+const NEED_FILES: &[&str] = &[
+    "deploy plan",
+    "deploy apply",
+    "deploy export",
+    "onelake cp",
+    "onelake sync",
+];
 
 /// Commands an assistant rarely needs, offered only when `--tools` names them (or their
 /// group): so the default set stays within what clients take (Cursor keeps 40 tools).
@@ -52,6 +59,7 @@ const ON_REQUEST: &[&str] = &[
     "onelake ls",
     "onelake cat",
     "onelake head",
+    "onelake sync",
     "lakehouse tables",
     "lakehouse load-table",
 ];

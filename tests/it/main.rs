@@ -77,6 +77,7 @@ mod new_user;
 mod notebook_ipynb;
 mod onelake;
 mod onelake_local;
+mod onelake_sync;
 mod organisation;
 mod public_url;
 mod registry_checks;

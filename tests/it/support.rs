@@ -500,6 +500,18 @@ impl Server {
         serde_json::from_str(&body).expect("request log JSON")
     }
 
+    /// The request log of this server's OneLake requests made with its Storage token (a
+    /// session's own): `{count, requests: [{method, path, query, status}]}`.
+    pub(crate) fn storage_requests(&self) -> Value {
+        let auth = self.bearer();
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("X-Local-Requests-Of", self.storage_token.as_str()),
+        ];
+        let (_, body) = http(&self.origin(), "GET", "/_local/requests", None, &headers);
+        serde_json::from_str(&body).expect("request log JSON")
+    }
+
     /// The paths of the requests the server remembers (the recent ones), oldest first.
     pub(crate) fn request_paths(&self) -> Vec<String> {
         self.requests()["requests"]

@@ -64,6 +64,10 @@ pub(super) fn write(work: &Path) {
     for (name, text) in files {
         std::fs::write(work.join(name), text).expect("write a work file");
     }
+    // The local folder the `onelake sync` example uploads.
+    std::fs::create_dir_all(work.join("raw")).expect("make raw/");
+    std::fs::write(work.join("raw/orders.csv"), "order_id,amount\n10,49.5\n")
+        .expect("write raw/orders.csv");
     // The deploy examples read fabric-cicd's sample repository and a config that leaves out
     // the one notebook whose parameters need an Eventhouse query URI.
     copy_dir(

@@ -4,12 +4,14 @@
 //! The OneLake of the Fabric service is `onelake.blob.fabric.microsoft.com` (per cloud); that
 //! of any other endpoint, local Fabric's, is `{origin}/onelake`.
 
+mod inventory;
 mod path;
 mod tokens;
 mod transfer;
 
+pub use inventory::{SHA256_KEY, Stored};
 pub use path::{ITEM_ROOTS, LakePath};
-pub use transfer::Entry;
+pub use transfer::{Entry, Sending};
 
 use crate::api::trusted_hosts::cloud_of;
 use crate::auth::TokenProvider;
@@ -18,13 +20,16 @@ use object_store::ObjectStore;
 use object_store::azure::MicrosoftAzureBuilder;
 use reqwest::Url;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// OneLake for one Fabric endpoint: a store per workspace, made when first used.
 pub struct OneLake {
     endpoint: Url,
     tokens: Arc<dyn TokenProvider>,
     stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
+    /// fabsh's HTTP client, for the one request object_store cannot make (a listing with
+    /// metadata, `inventory`); made when first needed.
+    http: OnceLock<reqwest::Client>,
 }
 
 impl OneLake {
@@ -35,7 +40,18 @@ impl OneLake {
             endpoint: endpoint_of(api_base),
             tokens,
             stores: Mutex::default(),
+            http: OnceLock::new(),
         }
+    }
+
+    /// fabsh's HTTP client for this endpoint.
+    fn http(&self) -> Result<reqwest::Client> {
+        if let Some(client) = self.http.get() {
+            return Ok(client.clone());
+        }
+        let client = fabsh_http::client(self.endpoint.scheme() == "http")?;
+        // Two callers racing both build one; either is the same client.
+        Ok(self.http.get_or_init(|| client).clone())
     }
 
     /// The Blob API endpoint in use.

@@ -8,7 +8,10 @@ use super::{LakePath, OneLake, lake_error};
 use crate::error::{Error, Result};
 use futures::TryStreamExt;
 use object_store::path::Path as StorePath;
-use object_store::{ObjectMeta, PutMode, PutOptions, PutPayload, WriteMultipart};
+use object_store::{
+    Attribute, Attributes, ObjectMeta, PutMode, PutMultipartOptions, PutOptions, PutPayload,
+    WriteMultipart,
+};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -19,6 +22,17 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const CHUNK: usize = 4 * 1024 * 1024;
 /// Blocks of one file in flight at once.
 const BLOCKS_IN_FLIGHT: usize = 2;
+
+/// How a file is sent.
+pub struct Sending<'a> {
+    /// Replace a file at the destination (without it, an existing one is refused).
+    pub overwrite: bool,
+    /// The file's SHA-256 (hex), kept with the blob as its `fabsh_sha256` metadata, so a
+    /// later listing tells whether it changed without reading it (`onelake sync`).
+    pub sha256: Option<&'a str>,
+    /// Told how many more bytes went, as they go (a progress bar).
+    pub sent: &'a (dyn Fn(u64) + Send + Sync),
+}
 
 /// A file or folder of a listing.
 #[derive(Debug, Clone, Serialize)]
@@ -144,8 +158,18 @@ impl OneLake {
         }
     }
 
-    /// Uploads the local file `from` to `to`, replacing a file there only with `overwrite`.
-    pub async fn upload(&self, from: &Path, to: &LakePath, overwrite: bool) -> Result<u64> {
+    /// Uploads the local file `from` to `to`, replacing a file there only with
+    /// `how.overwrite`. The blob appears only when whole: a single Put Blob, or blocks that
+    /// are committed at the end (dropping this future before then leaves no file).
+    pub async fn upload(&self, from: &Path, to: &LakePath, how: &Sending<'_>) -> Result<u64> {
+        let overwrite = how.overwrite;
+        let mut attributes = Attributes::new();
+        if let Some(sha256) = how.sha256 {
+            attributes.insert(
+                Attribute::Metadata(super::inventory::SHA256_KEY.into()),
+                sha256.to_string().into(),
+            );
+        }
         let store = self.store(&to.workspace)?;
         let location = blob(to)?;
         let local = |err: std::io::Error| {
@@ -168,16 +192,22 @@ impl OneLake {
             };
             let options = PutOptions {
                 mode,
+                attributes,
                 ..PutOptions::default()
             };
             store
                 .put_opts(&location, PutPayload::from(bytes), options)
                 .await
                 .map_err(|err| lake_error(err, to))?;
+            (how.sent)(size);
             return Ok(size);
         }
+        let options = PutMultipartOptions {
+            attributes,
+            ..PutMultipartOptions::default()
+        };
         let upload = store
-            .put_multipart(&location)
+            .put_multipart_opts(&location, options)
             .await
             .map_err(|err| lake_error(err, to))?;
         let mut writer = WriteMultipart::new_with_chunk_size(upload, CHUNK);
@@ -199,14 +229,22 @@ impl OneLake {
                 .await
                 .map_err(|err| lake_error(err, to))?;
             writer.write(&buffer[..read]);
+            (how.sent)(read as u64);
         }
         writer.finish().await.map_err(|err| lake_error(err, to))?;
         Ok(size)
     }
 
-    /// Downloads `from` to the local file `to` (through a temporary file beside it), replacing
-    /// a file there only with `overwrite`.
-    pub async fn download(&self, from: &LakePath, to: &Path, overwrite: bool) -> Result<u64> {
+    /// Downloads `from` to the local file `to` (through a temporary file beside it, removed
+    /// if this fails or is dropped before the end), replacing a file there only with
+    /// `overwrite`; `received` is told how many more bytes came, as they come.
+    pub async fn download(
+        &self,
+        from: &LakePath,
+        to: &Path,
+        overwrite: bool,
+        received: &(dyn Fn(u64) + Send + Sync),
+    ) -> Result<u64> {
         if !overwrite && to.exists() {
             return Err(Error::usage(format!("{} exists", to.display()))
                 .with_hint("give --overwrite to replace it"));
@@ -222,9 +260,9 @@ impl OneLake {
         if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
             tokio::fs::create_dir_all(dir).await.map_err(local)?;
         }
-        let partial = partial_path(to);
+        let partial = Partial::new(partial_path(to));
         let written = async {
-            let mut file = tokio::fs::File::create(&partial).await.map_err(local)?;
+            let mut file = tokio::fs::File::create(&partial.0).await.map_err(local)?;
             let mut stream = result.into_stream();
             let mut bytes = 0u64;
             while let Some(chunk) = stream
@@ -234,6 +272,7 @@ impl OneLake {
             {
                 file.write_all(&chunk).await.map_err(local)?;
                 bytes += chunk.len() as u64;
+                received(chunk.len() as u64);
             }
             // Whole before the rename; not synced to disk, as `cp` does not (a sync per file
             // made a download of many small files 30x slower).
@@ -241,16 +280,10 @@ impl OneLake {
             Ok::<u64, Error>(bytes)
         }
         .await;
-        match written {
-            Ok(bytes) => {
-                tokio::fs::rename(&partial, to).await.map_err(local)?;
-                Ok(bytes)
-            }
-            Err(err) => {
-                let _ = tokio::fs::remove_file(&partial).await;
-                Err(err)
-            }
-        }
+        let bytes = written?;
+        tokio::fs::rename(&partial.0, to).await.map_err(local)?;
+        partial.renamed();
+        Ok(bytes)
     }
 
     /// Deletes the file at `path`.
@@ -260,6 +293,30 @@ impl OneLake {
             .delete(&blob(path)?)
             .await
             .map_err(|err| lake_error(err, path))
+    }
+}
+
+/// A download's temporary file, removed when dropped unless it was renamed into place: a
+/// download that fails, or whose future is dropped (Ctrl-C), leaves nothing behind.
+struct Partial(PathBuf, bool);
+
+impl Partial {
+    fn new(path: PathBuf) -> Partial {
+        Partial(path, false)
+    }
+
+    fn renamed(mut self) {
+        self.1 = true;
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.1 {
+            // Gone already (never made) is fine; a leftover would be a hidden file beside
+            // the destination, which is all that can be done when the disk refuses.
+            let _ = std::fs::remove_file(&self.0);
+        }
     }
 }
 

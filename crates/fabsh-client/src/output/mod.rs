@@ -11,7 +11,7 @@ pub(crate) mod trace;
 
 pub use errors::SourceSpot;
 pub use format::Format;
-pub use progress::{Progress, ProgressSink, Spinner};
+pub use progress::{Progress, ProgressSink, Spinner, TransferBar};
 pub use trace::{Tracer, install as trace_to_stderr};
 
 use crate::error::{Error, Result};

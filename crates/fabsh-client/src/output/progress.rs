@@ -2,7 +2,7 @@
 //! is not a terminal (the MCP server) can take the same reports through a [`ProgressSink`].
 
 use fabsh_api::watch::{Wait, Waits};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -142,6 +142,28 @@ impl Progress {
         self.indicator(label, None, counter, Some(total))
     }
 
+    /// A bar for files being copied: files done of `files`, and the bytes sent so far.
+    pub fn transfer(&self, files: u64, label: String) -> TransferBar {
+        let bar = self.enabled.then(|| {
+            let bar = ProgressBar::new(files);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {pos}/{len} files, {prefix} ({elapsed})",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.set_message(label.clone());
+            bar.set_prefix(HumanBytes(0).to_string());
+            bar
+        });
+        TransferBar {
+            bar,
+            steps: self.indicator(label, None, None, Some(files)),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
     fn indicator(
         &self,
         label: String,
@@ -232,6 +254,40 @@ impl Spinner {
             }
         } else {
             line.redraw();
+        }
+    }
+}
+
+/// Files being copied: a bar on a terminal (files done, bytes so far), steps to a sink.
+pub struct TransferBar {
+    bar: Option<ProgressBar>,
+    /// The files done, as a sink hears of them.
+    steps: Spinner,
+    bytes: AtomicU64,
+}
+
+impl TransferBar {
+    /// Counts `bytes` more sent or received.
+    pub fn add_bytes(&self, bytes: u64) {
+        let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if let Some(bar) = &self.bar {
+            bar.set_prefix(HumanBytes(total).to_string());
+        }
+    }
+
+    /// Counts one more file done (copied, failed or stopped).
+    pub fn file_done(&self) {
+        self.steps.step();
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+}
+
+impl Drop for TransferBar {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 }

@@ -181,6 +181,17 @@ pub(crate) fn set(response: &mut Response, name: &'static str, value: &str) {
     }
 }
 
+/// Sets a header whose name is made at run time (`x-ms-meta-<name>`); one that is not a
+/// valid header is left out (names and values were checked when they were stored).
+pub(crate) fn set_owned(response: &mut Response, name: &str, value: &str) {
+    if let (Ok(name), Ok(value)) = (
+        HeaderName::from_bytes(name.as_bytes()),
+        HeaderValue::from_str(value),
+    ) {
+        response.headers_mut().insert(name, value);
+    }
+}
+
 /// The headers every Blob service answer carries.
 pub(crate) fn add_common(response: &mut Response) {
     let request_id = crate::api_error::current_request_id();

@@ -5,6 +5,7 @@
 //! are listed. The marker is the first name of the next page (opaque to clients).
 
 use super::files::Meta;
+use super::metadata::UserMetadata;
 use std::collections::BTreeMap;
 
 /// Most entries a page holds, and the default (Azure's).
@@ -21,6 +22,8 @@ pub(crate) struct ListQuery {
     pub marker: Option<String>,
     /// At most this many entries (1..=5000).
     pub max_results: usize,
+    /// `include=metadata`: each blob's user metadata is answered with it.
+    pub with_metadata: bool,
 }
 
 /// A file or folder found, named as listed (relative to the container).
@@ -30,13 +33,19 @@ pub(crate) struct Named {
     pub name: String,
     /// The blob's properties; `None` for a folder.
     pub meta: Option<Meta>,
+    /// The blob's user metadata, when the listing asked for it.
+    pub metadata: Option<UserMetadata>,
 }
 
 /// One entry of a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Listed {
-    /// A blob and its properties.
-    Blob { name: String, meta: Meta },
+    /// A blob, its properties and (when asked for) its user metadata.
+    Blob {
+        name: String,
+        meta: Meta,
+        metadata: Option<UserMetadata>,
+    },
     /// A prefix shared by names below it (ends with the delimiter).
     Prefix(String),
 }
@@ -75,6 +84,7 @@ pub(crate) fn page(query: &ListQuery, found: Vec<Named>) -> Page {
                 Listed::Blob {
                     name: entry.name,
                     meta,
+                    metadata: entry.metadata,
                 },
             );
         }
@@ -104,6 +114,7 @@ mod tests {
                 modified: UNIX_EPOCH,
                 etag: "\"0x1\"".into(),
             }),
+            metadata: None,
         }
     }
 
@@ -111,6 +122,7 @@ mod tests {
         Named {
             name: name.into(),
             meta: None,
+            metadata: None,
         }
     }
 
@@ -130,6 +142,7 @@ mod tests {
             delimiter: delimiter.map(str::to_string),
             marker: None,
             max_results,
+            with_metadata: false,
         }
     }
 

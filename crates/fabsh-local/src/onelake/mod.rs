@@ -7,7 +7,7 @@
 //!
 //! Served: List Blobs (`GET /onelake/{ws}?restype=container&comp=list`), Put Blob, Put Block
 //! and Put Block List, Get Blob (ranges), Get Blob Properties (`HEAD`), Delete Blob and Copy
-//! Blob (a source on this server), with conditional headers; errors in Azure's XML shape
+//! Blob (a source on this server), with conditional headers and user metadata (`metadata`); errors in Azure's XML shape
 //! (`answer`). Tokens and roles: `access`. Files on disk: `files`.
 
 mod access;
@@ -15,6 +15,7 @@ mod answer;
 mod conditions;
 mod files;
 mod listing;
+mod metadata;
 mod names;
 mod read;
 mod receive;

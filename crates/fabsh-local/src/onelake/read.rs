@@ -7,6 +7,7 @@ use super::answer::{self, StorageError, set};
 use super::conditions::{self, Conditions, http_date};
 use super::files::{self, Found, ItemDirs, Meta};
 use super::listing::{self, ListQuery, Named};
+use super::metadata;
 use super::names::{self, AREAS};
 use crate::state::Shared;
 use axum::body::Body;
@@ -44,6 +45,16 @@ pub(crate) async fn get(
         return Ok(response);
     }
     let range = conditions::range(headers, meta.size)?;
+    let user = {
+        let (dirs, path, etag) = (
+            target.dirs.clone(),
+            target.path.as_str().to_string(),
+            meta.etag.clone(),
+        );
+        crate::blocking::run(move || Ok::<_, StorageError>(metadata::load(&dirs, &path, &etag)))
+            .await
+            .map_err(|err| StorageError::internal(err.message))??
+    };
     let (status, first, length) = match range {
         Some((first, last)) => (StatusCode::PARTIAL_CONTENT, first, last - first + 1),
         None => (StatusCode::OK, 0, meta.size),
@@ -69,6 +80,7 @@ pub(crate) async fn get(
     set(&mut response, "x-ms-server-encrypted", "true");
     set(&mut response, "x-ms-lease-state", "available");
     set(&mut response, "x-ms-lease-status", "unlocked");
+    metadata::add_headers(&mut response, &user);
     if let Some((first, last)) = range {
         response.headers_mut().insert(
             header::CONTENT_RANGE,
@@ -108,7 +120,13 @@ fn list_query(query: &HashMap<String, String>) -> Result<ListQuery, StorageError
         },
     };
     let present = |key: &str| query.get(key).filter(|value| !value.is_empty()).cloned();
+    // `include` is a comma-separated list (`metadata,snapshots`); only metadata changes what
+    // this server answers.
+    let with_metadata = query
+        .get("include")
+        .is_some_and(|include| include.split(',').any(|part| part.trim() == "metadata"));
     Ok(ListQuery {
+        with_metadata,
         // No prefix lists from the container's root.
         prefix: query.get("prefix").cloned().unwrap_or_default(),
         delimiter: present("delimiter"),
@@ -178,6 +196,7 @@ fn found(
         found.push(Named {
             name: segment.clone(),
             meta: None,
+            metadata: None,
         });
         // A folder per item is all a listing by `/` of the workspace's root shows.
         if query.delimiter.as_deref() == Some("/") && !query.prefix.contains('/') {
@@ -191,12 +210,20 @@ fn found(
                 found.push(Named {
                     name: format!("{segment}/{start}"),
                     meta: None,
+                    metadata: None,
                 });
             }
             for walked in files::walk(&dirs.root, &start)? {
+                let metadata = match &walked.meta {
+                    Some(meta) if query.with_metadata => {
+                        Some(metadata::load(&dirs, &walked.path, &meta.etag))
+                    }
+                    _ => None,
+                };
                 found.push(Named {
                     name: format!("{segment}/{}", walked.path),
                     meta: walked.meta,
+                    metadata,
                 });
             }
         }

@@ -11,6 +11,7 @@ use super::Target;
 use super::answer::{self, StorageError, set};
 use super::conditions::Conditions;
 use super::files::{self, Found, Meta, Temporary};
+use super::metadata::{self, UserMetadata};
 use super::read::blob_headers;
 use super::receive::{self, PUT_BLOB_LIMIT, PUT_BLOCK_LIMIT};
 use super::xml::{self, BlockSource};
@@ -60,12 +61,14 @@ fn refuse_area(target: &Target) -> Result<(), StorageError> {
 }
 
 /// Puts the finished file `staged` at the blob's place if `conditions` hold against what is
-/// there now; drops the blob's staged blocks. Runs on the blocking pool.
+/// there now, with `user` as its metadata; drops the blob's staged blocks. Runs on the
+/// blocking pool.
 fn commit(
     state: &Shared,
     target: &Target,
     staged: Temporary,
     conditions: &Conditions,
+    user: &UserMetadata,
 ) -> Result<Meta, StorageError> {
     let destination = target.file();
     let _turn = crate::locks::lock(&state.onelake_commits);
@@ -79,7 +82,10 @@ fn commit(
     staged.keep();
     let _ = std::fs::remove_dir_all(block_dir(target)); // none staged is fine
     match files::stat(&destination)? {
-        Found::File(meta) => Ok(meta),
+        Found::File(meta) => {
+            metadata::save(target, &meta.etag, user)?;
+            Ok(meta)
+        }
         Found::Missing | Found::Directory => {
             Err(StorageError::internal("the file just written is gone"))
         }
@@ -125,10 +131,11 @@ pub(crate) async fn put_blob(
     refuse_area(target)?;
     blob_type(headers)?;
     receive::check_declared(headers, PUT_BLOB_LIMIT)?;
+    let user = metadata::from_headers(headers)?;
     let conditions = precheck(target, Conditions::of(headers)).await?;
     let (staged, _) = receive::to_file(state, body, target.dirs.upload(), PUT_BLOB_LIMIT).await?;
     let (shared, owned) = (state.clone(), target.clone());
-    let meta = on_pool(move || commit(&shared, &owned, staged, &conditions)).await?;
+    let meta = on_pool(move || commit(&shared, &owned, staged, &conditions, &user)).await?;
     Ok(written(StatusCode::CREATED, &meta))
 }
 
@@ -190,6 +197,7 @@ pub(crate) async fn put_block_list(
 ) -> Result<Response, StorageError> {
     refuse_area(target)?;
     let conditions = Conditions::of(headers);
+    let user = metadata::from_headers(headers)?;
     let upload = target.dirs.upload();
     let mut request = Request::new(body);
     *request.headers_mut() = headers.clone();
@@ -216,7 +224,7 @@ pub(crate) async fn put_block_list(
     let (shared, owned) = (state.clone(), target.clone());
     let meta = on_pool(move || {
         let staged = join(&blocks, upload)?;
-        commit(&shared, &owned, staged, &conditions)
+        commit(&shared, &owned, staged, &conditions, &user)
     })
     .await?;
     Ok(written(StatusCode::CREATED, &meta))
@@ -270,6 +278,7 @@ pub(crate) async fn delete(
                 conditions.write(Some(&meta))?;
                 std::fs::remove_file(&file)?;
                 let _ = std::fs::remove_dir_all(block_dir(&owned)); // none staged is fine
+                metadata::forget(&owned);
                 Ok(())
             }
         }
@@ -320,18 +329,25 @@ pub(crate) async fn copy(
     let (ws, name) = copy_source(state, header)?;
     let source = super::resolve(state, principal.to_string(), ws, name).await?;
     let conditions = Conditions::of(headers);
+    let given = metadata::from_headers(headers)?;
     let (shared, owned) = (state.clone(), target.clone());
     let meta = on_pool(move || {
         let from = source.file();
-        if files::stat(&from)?.file().is_none() {
+        let Some(source_meta) = files::stat(&from)?.file().cloned() else {
             return Err(StorageError::new(
                 StatusCode::NOT_FOUND,
                 "CannotVerifyCopySource",
                 "The specified blob does not exist.",
             ));
-        }
+        };
+        // As Azure: the source's metadata, unless the request gives its own.
+        let user = if given.is_empty() {
+            metadata::load(&source.dirs, source.path.as_str(), &source_meta.etag)
+        } else {
+            given
+        };
         let staged = copied(&from, owned.dirs.upload())?;
-        commit(&shared, &owned, staged, &conditions)
+        commit(&shared, &owned, staged, &conditions, &user)
     })
     .await?;
     let mut response = written(StatusCode::ACCEPTED, &meta);

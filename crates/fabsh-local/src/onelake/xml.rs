@@ -47,7 +47,11 @@ pub(crate) fn enumeration(
     out.push_str("<Blobs>");
     for listed in &page.listed {
         match listed {
-            Listed::Blob { name, meta } => {
+            Listed::Blob {
+                name,
+                meta,
+                metadata,
+            } => {
                 let modified = http_date(meta.modified);
                 out.push_str(&format!(
                     "<Blob><Name>{}</Name><Properties>\
@@ -61,12 +65,21 @@ pub(crate) fn enumeration(
                      <LeaseState>available</LeaseState>\
                      <ResourceType>file</ResourceType>\
                      <ServerEncrypted>true</ServerEncrypted>\
-                     </Properties><OrMetadata /></Blob>",
+                     </Properties>",
                     escape(name),
                     escape(&meta.etag),
                     meta.size,
                     super::files::CONTENT_TYPE,
                 ));
+                // Names are identifiers (checked when stored), so they are element names.
+                if let Some(metadata) = metadata {
+                    out.push_str("<Metadata>");
+                    for (key, value) in metadata {
+                        out.push_str(&format!("<{key}>{}</{key}>", escape(value)));
+                    }
+                    out.push_str("</Metadata>");
+                }
+                out.push_str("<OrMetadata /></Blob>");
             }
             Listed::Prefix(name) => {
                 out.push_str(&format!(
@@ -217,6 +230,7 @@ mod tests {
             delimiter: Some("/".into()),
             marker: None,
             max_results: 5000,
+            with_metadata: true,
         };
         let page = Page {
             listed: vec![
@@ -224,6 +238,7 @@ mod tests {
                 Listed::Blob {
                     name: "lh.Lakehouse/Files/x.csv".into(),
                     meta,
+                    metadata: Some([("fabsh_sha256".to_string(), "ab".to_string())].into()),
                 },
             ],
             next_marker: None,
@@ -243,6 +258,10 @@ mod tests {
         );
         assert!(
             text.contains("<Content-Length>3</Content-Length>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("<Metadata><fabsh_sha256>ab</fabsh_sha256></Metadata>"),
             "{text}"
         );
         assert!(

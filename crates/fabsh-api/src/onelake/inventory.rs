@@ -1,0 +1,231 @@
+//! The files below a folder with what tells them apart without reading them: size and the
+//! SHA-256 fabsh keeps in each blob's metadata (`x-ms-meta-fabsh_sha256`, set by
+//! [`super::Sending::sha256`]). object_store 0.12's listing drops a blob's metadata and
+//! Content-MD5 (its `ObjectMeta` has size, time and ETag only) and never asks for them, so
+//! this is List Blobs sent here with `include=metadata`, as the Blob API documents it; one
+//! request per page of 5000, nothing per file.
+
+use super::{LakePath, OneLake};
+use crate::error::{Error, ErrorKind, Result};
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// The metadata key holding a blob's SHA-256 (hex). Azure metadata names are C#
+/// identifiers: letters, digits and `_`, no `-`.
+pub const SHA256_KEY: &str = "fabsh_sha256";
+
+/// The Blob API version sent: the one object_store 0.12 sends, which local Fabric answers.
+const BLOB_API_VERSION: &str = "2023-11-03";
+
+/// Times a page is asked for when the service is busy or failing (429, 5xx).
+const ATTEMPTS: u32 = 4;
+
+/// A file below a folder: its path, size and stored SHA-256 (none when it was written by
+/// another tool, or by `onelake cp`, which does not hash what it sends).
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub path: LakePath,
+    pub size: u64,
+    pub sha256: Option<String>,
+}
+
+/// List Blobs' answer, the parts read here.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct EnumerationResults {
+    next_marker: Option<String>,
+    blobs: Blobs,
+}
+
+#[derive(Debug, Deserialize)]
+struct Blobs {
+    #[serde(rename = "Blob", default)]
+    blobs: Vec<Blob>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Blob {
+    name: String,
+    properties: Properties,
+    metadata: Option<HashMap<String, String>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Properties {
+    #[serde(rename = "Content-Length")]
+    content_length: u64,
+    /// `directory` for a folder of a hierarchical namespace (OneLake's), listed as a blob.
+    #[serde(rename = "ResourceType")]
+    resource_type: Option<String>,
+}
+
+impl OneLake {
+    /// Every file below the folder `folder`, at any depth, with its size and stored SHA-256.
+    pub async fn files_with_hashes(&self, folder: &LakePath) -> Result<Vec<Stored>> {
+        let prefix = format!("{}/", folder.in_workspace());
+        let item = format!("{}/", folder.item);
+        let mut found = Vec::new();
+        let mut marker: Option<String> = None;
+        loop {
+            let page = self.list_page(folder, &prefix, marker.as_deref()).await?;
+            for blob in page.blobs.blobs {
+                if blob.properties.resource_type.as_deref() == Some("directory") {
+                    continue;
+                }
+                // A listing names its blobs from the item segment it was asked with.
+                let Some(inner) = blob.name.strip_prefix(&item) else {
+                    return Err(Error::runtime(format!(
+                        "OneLake listed {} under {folder}, outside its item",
+                        blob.name
+                    )));
+                };
+                let sha256 = blob
+                    .metadata
+                    .as_ref()
+                    .and_then(|metadata| metadata.get(SHA256_KEY))
+                    .filter(|hash| is_sha256_hex(hash))
+                    .cloned();
+                found.push(Stored {
+                    path: folder.at(inner.to_string()),
+                    size: blob.properties.content_length,
+                    sha256,
+                });
+            }
+            match page.next_marker.filter(|next| !next.is_empty()) {
+                Some(next) => marker = Some(next),
+                None => return Ok(found),
+            }
+        }
+    }
+
+    /// One page of List Blobs with metadata, sent again on 429 and 5xx.
+    async fn list_page(
+        &self,
+        folder: &LakePath,
+        prefix: &str,
+        marker: Option<&str>,
+    ) -> Result<EnumerationResults> {
+        let client = self.http()?;
+        let url = format!(
+            "{}/{}",
+            self.endpoint.as_str().trim_end_matches('/'),
+            percent_encoding::utf8_percent_encode(&folder.workspace, SEGMENT)
+        );
+        let mut query = vec![
+            ("restype", "container"),
+            ("comp", "list"),
+            ("include", "metadata"),
+            ("prefix", prefix),
+        ];
+        if let Some(marker) = marker {
+            query.push(("marker", marker));
+        }
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let token = self.tokens.token(false).await?;
+            let sent = client
+                .get(&url)
+                .query(&query)
+                .bearer_auth(token.expose())
+                .header("x-ms-version", BLOB_API_VERSION)
+                .send()
+                .await;
+            let response = match sent {
+                Ok(response) => response,
+                Err(_) if attempt < ATTEMPTS => {
+                    tokio::time::sleep(fabsh_http::retry::backoff(attempt)).await;
+                    continue;
+                }
+                Err(err) => {
+                    return Err(
+                        Error::runtime(format!("OneLake: cannot list {folder}")).with_cause(err)
+                    );
+                }
+            };
+            let status = response.status();
+            let busy = status.as_u16() == 429 || status.is_server_error();
+            if busy && attempt < ATTEMPTS {
+                let wait = fabsh_http::retry::retry_after(response.headers())
+                    .unwrap_or_else(|| fabsh_http::retry::backoff(attempt));
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let body = response.text().await.map_err(|err| {
+                Error::runtime(format!("OneLake: cannot list {folder}")).with_cause(err)
+            })?;
+            if !status.is_success() {
+                return Err(list_refused(status.as_u16(), &body, folder));
+            }
+            return quick_xml::de::from_str(&body).map_err(|err| {
+                Error::runtime(format!(
+                    "OneLake: the listing of {folder} is not List Blobs XML"
+                ))
+                .with_cause(err)
+            });
+        }
+    }
+}
+
+/// Characters escaped in a container name put in a URL path.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// A listing the service refused, as object_store's errors are told to a user.
+fn list_refused(status: u16, body: &str, folder: &LakePath) -> Error {
+    let code = body
+        .split_once("<Code>")
+        .and_then(|(_, rest)| rest.split_once("</Code>"))
+        .map_or("", |(code, _)| code);
+    match status {
+        401 => Error::auth(format!("OneLake refused the Storage token for {folder}")),
+        403 => Error::new(
+            ErrorKind::Auth,
+            format!("OneLake refused access to {folder}"),
+        ),
+        404 => Error::not_found(format!("{folder} does not exist in OneLake")),
+        _ => Error::runtime(format!(
+            "OneLake: listing {folder} failed with {status} {code}"
+        )),
+    }
+}
+
+/// True for 64 hex digits: a value someone else wrote under the key is not trusted as a hash.
+fn is_sha256_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_with_metadata_reads_sizes_hashes_and_the_next_marker() {
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="x" ContainerName="ws"><Prefix>lh/Files/</Prefix><Blobs><Blob><Name>lh/Files/a</Name><Properties><Content-Length>3</Content-Length><Content-Type>application/octet-stream</Content-Type><ResourceType>file</ResourceType></Properties><Metadata><fabsh_sha256>ab</fabsh_sha256></Metadata></Blob><BlobPrefix><Name>lh/Files/d/</Name></BlobPrefix><Blob><Name>lh/Files/b</Name><Properties><Content-Length>0</Content-Length></Properties><Metadata /></Blob></Blobs><NextMarker>lh/Files/c</NextMarker></EnumerationResults>"#;
+        let page: EnumerationResults = quick_xml::de::from_str(xml).expect("parsed");
+        assert_eq!(page.next_marker.as_deref(), Some("lh/Files/c"));
+        let blobs = &page.blobs.blobs;
+        assert_eq!(blobs.len(), 2);
+        assert_eq!(blobs[0].properties.content_length, 3);
+        assert_eq!(
+            blobs[0]
+                .metadata
+                .as_ref()
+                .and_then(|m| m.get(SHA256_KEY))
+                .map(String::as_str),
+            Some("ab")
+        );
+        assert!(blobs[1].metadata.as_ref().is_none_or(HashMap::is_empty));
+    }
+
+    #[test]
+    fn only_64_hex_digits_count_as_a_hash() {
+        assert!(is_sha256_hex(&"a".repeat(64)));
+        assert!(!is_sha256_hex(&"a".repeat(63)));
+        assert!(!is_sha256_hex(&"g".repeat(64)));
+    }
+}

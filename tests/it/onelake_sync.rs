@@ -1,0 +1,372 @@
+//! `onelake sync` and stopping a transfer with Ctrl-C, against local Fabric's OneLake. What
+//! is asserted comes from the test's own files and digests and from the server's request log
+//! (the session's Storage-token requests), never from fabsh's own account of what it did.
+
+use crate::support::Server;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+
+/// The file's bytes: a pattern that differs at every offset.
+fn content(seed: u8, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[usize::from(seed) % 4] ^ seed)
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, bytes).expect("write");
+}
+
+/// Every file below `dir` by relative path, with the SHA-256 of its bytes.
+fn digests(dir: &Path) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(dir).expect("below");
+            let name = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let digest = Sha256::digest(std::fs::read(&path).expect("read"));
+            found.insert(name, format!("{digest:x}"));
+        }
+    }
+    found
+}
+
+/// The session's OneLake requests made while `run` ran: `(method, path, query)`.
+fn storage_requests_of(server: &Server, run: impl FnOnce()) -> Vec<(String, String, String)> {
+    let before = server.storage_requests()["count"].as_u64().expect("count");
+    run();
+    let log = server.storage_requests();
+    let after = log["count"].as_u64().expect("count");
+    let requests = log["requests"].as_array().expect("requests");
+    let new = usize::try_from(after - before).expect("count");
+    assert!(
+        new <= requests.len(),
+        "the log kept every request of the run"
+    );
+    requests[requests.len() - new..]
+        .iter()
+        .map(|r| {
+            let text = |key: &str| r[key].as_str().unwrap_or_default().to_string();
+            (text("method"), text("path"), text("query"))
+        })
+        .collect()
+}
+
+/// The paths that were written (PUT) among `requests`, by file name.
+fn put_names(requests: &[(String, String, String)]) -> Vec<String> {
+    let mut names: Vec<String> = requests
+        .iter()
+        .filter(|(method, _, _)| method == "PUT")
+        .map(|(_, path, _)| path.rsplit('/').next().unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn sync_sends_only_new_or_changed_files_and_an_unchanged_tree_only_lists() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let local = work.path().join("tree");
+    write(&local, "a.txt", b"alpha\n");
+    write(&local, "sub/b.bin", &content(5, 70_000));
+    // Larger than one 4 MiB block: committed from blocks, its hash set on the block list.
+    write(&local, "sub/big.bin", &content(9, 5 * 1024 * 1024 + 3));
+    let lake = format!("{}/SalesLakehouse/Files/synced", server.demo);
+    let sync = || {
+        server
+            .fabsh(&["onelake", "sync", &local.to_string_lossy(), &lake])
+            .ok_json()
+    };
+    let first = storage_requests_of(&server, || {
+        sync();
+    });
+    assert_eq!(put_names(&first), ["a.txt", "b.bin", "big.bin"]);
+
+    // Same size, other content: only that file goes again.
+    let mut changed = content(9, 5 * 1024 * 1024 + 3);
+    changed[4 * 1024 * 1024 + 1] ^= 0xff;
+    write(&local, "sub/big.bin", &changed);
+    let second = storage_requests_of(&server, || {
+        sync();
+    });
+    assert_eq!(put_names(&second), ["big.bin"], "{second:?}");
+
+    let third = storage_requests_of(&server, || {
+        let rows = sync();
+        let actions: Vec<&str> = rows
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|row| row["action"].as_str().expect("action"))
+            .collect();
+        assert_eq!(actions, ["unchanged"; 3]);
+    });
+    assert!(!third.is_empty());
+    for (method, _, query) in &third {
+        assert!(
+            method == "GET" && query.contains("comp=list"),
+            "an unchanged tree sends only listings: {third:?}"
+        );
+    }
+
+    // And back: the downloaded tree is the local one, digest for digest.
+    let back = work.path().join("back");
+    server
+        .fabsh(&["onelake", "sync", &lake, &back.to_string_lossy()])
+        .ok_json();
+    assert_eq!(digests(&back), digests(&local));
+    let again = storage_requests_of(&server, || {
+        server
+            .fabsh(&["onelake", "sync", &lake, &back.to_string_lossy()])
+            .ok_json();
+    });
+    for (method, _, query) in &again {
+        assert!(
+            method == "GET" && query.contains("comp=list"),
+            "an unchanged download sends only listings: {again:?}"
+        );
+    }
+}
+
+#[test]
+fn extra_files_go_only_with_delete_and_a_dry_run_writes_nothing() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let local = work.path().join("tree");
+    write(&local, "keep.txt", b"keep\n");
+    write(&local, "gone.txt", b"gone\n");
+    let lake = format!("{}/SalesLakehouse/Files/mirror", server.demo);
+    let sync = |extra: &[&str]| {
+        let mut args = vec!["onelake", "sync"];
+        let from = local.to_string_lossy().into_owned();
+        args.push(&from);
+        args.push(&lake);
+        args.extend_from_slice(extra);
+        server.fabsh(&args)
+    };
+    sync(&[]).ok_json();
+    std::fs::remove_file(local.join("gone.txt")).expect("remove");
+    write(&local, "new.txt", b"new\n");
+    let listed = || {
+        let entries = server.fabsh(&["onelake", "ls", &lake, "-r"]).ok_json();
+        let mut names: Vec<String> = entries
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|e| e["name"].as_str().expect("name").to_string())
+            .collect();
+        names.sort();
+        names
+    };
+
+    let planned = storage_requests_of(&server, || {
+        let plan = sync(&["--delete", "--dry-run"]).ok_json();
+        let items = plan["items"].as_array().expect("items").clone();
+        let actions: BTreeMap<String, String> = items
+            .iter()
+            .map(|row| {
+                (
+                    row["path"].as_str().expect("path").to_string(),
+                    row["action"].as_str().expect("action").to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            actions,
+            BTreeMap::from([
+                ("gone.txt".to_string(), "delete".to_string()),
+                ("keep.txt".to_string(), "unchanged".to_string()),
+                ("new.txt".to_string(), "upload".to_string()),
+            ])
+        );
+    });
+    assert!(
+        planned.iter().all(|(method, _, _)| method == "GET"),
+        "a dry run only reads: {planned:?}"
+    );
+    assert_eq!(listed(), ["gone.txt", "keep.txt"]);
+
+    // Without --delete the extra file stays; --delete off a terminal needs --yes.
+    sync(&[]).ok_json();
+    assert_eq!(listed(), ["gone.txt", "keep.txt", "new.txt"]);
+    let refused = sync(&["--delete"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert_eq!(listed(), ["gone.txt", "keep.txt", "new.txt"]);
+    sync(&["--delete", "--yes"]).ok_json();
+    assert_eq!(listed(), ["keep.txt", "new.txt"]);
+
+    // Downloading: a local extra file stays unless --delete.
+    let here = work.path().join("here");
+    write(&here, "mine.txt", b"mine\n");
+    let down = |extra: &[&str]| {
+        let mut args = vec!["onelake", "sync", &lake];
+        let to = here.to_string_lossy().into_owned();
+        args.push(&to);
+        args.extend_from_slice(extra);
+        server.fabsh(&args).ok_json()
+    };
+    down(&[]);
+    assert!(here.join("mine.txt").exists());
+    down(&["--delete", "--yes"]);
+    assert_eq!(digests(&here), digests(&local));
+}
+
+#[test]
+fn bad_arguments_are_refused_before_anything_is_sent() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let lake = format!("{}/SalesLakehouse/Files/x", server.demo);
+    let before = server.storage_requests()["count"].clone();
+    for (args, flag) in [
+        (
+            vec!["onelake", "cp", "a.csv", &lake, "--concurrency", "0"],
+            "--concurrency",
+        ),
+        (
+            vec!["onelake", "sync", ".", &lake, "--concurrency", "65"],
+            "--concurrency",
+        ),
+        (vec!["onelake", "sync", "a", "b"], "OneLake"),
+    ] {
+        let run = server.fabsh(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(flag), "{args:?}: {}", run.stderr);
+    }
+    let file = work.path().join("f.txt");
+    std::fs::write(&file, "x").expect("write");
+    let not_a_folder = server.fabsh(&["onelake", "sync", &file.to_string_lossy(), &lake]);
+    assert_eq!(not_a_folder.code, 2, "{}", not_a_folder.stderr);
+    assert_eq!(server.storage_requests()["count"], before);
+}
+
+/// Runs `args` and sends SIGINT once `started` is true of the session's OneLake requests;
+/// returns the exit code and stdout.
+fn interrupted(server: &Server, args: &[&str], started: impl Fn(&Value) -> bool) -> (i32, String) {
+    let mut child = server
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Bounded so a broken run fails instead of hanging; not a timing assertion.
+    let mut seen = false;
+    for _ in 0..6000 {
+        let log = server.storage_requests();
+        if log["requests"]
+            .as_array()
+            .expect("requests")
+            .iter()
+            .any(&started)
+        {
+            seen = true;
+            break;
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        seen,
+        "the transfer never started, or ended before it was seen"
+    );
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("output");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn an_interrupted_upload_leaves_no_blob() {
+    // Each request waits a little, so the upload is surely in flight when Ctrl-C comes.
+    let server = Server::session_with(module_path!(), &[("latency-ms", "100")]);
+    let work = tempfile::tempdir().expect("work");
+    let big = work.path().join("big.bin");
+    std::fs::File::create(&big)
+        .expect("create")
+        .set_len(512 * 1024 * 1024)
+        .expect("sparse file");
+    let target = format!("{}/SalesLakehouse/Files/stopped/big.bin", server.demo);
+    let (code, stdout) = interrupted(
+        &server,
+        &["onelake", "cp", &big.to_string_lossy(), &target],
+        |r| {
+            r["method"] == "PUT"
+                && r["query"]
+                    .as_str()
+                    .is_some_and(|q| q.contains("comp=block"))
+        },
+    );
+    assert_eq!(code, 130, "{stdout}");
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    let gone = server.fabsh(&["onelake", "ls", &target]).ok_json();
+    assert_eq!(gone, serde_json::json!([]), "no blob appears");
+    let commits = server.storage_requests()["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .filter(|r| {
+            r["query"]
+                .as_str()
+                .is_some_and(|q| q.contains("comp=blocklist"))
+        })
+        .count();
+    assert_eq!(commits, 0, "the block list was never committed");
+}
+
+#[test]
+fn an_interrupted_download_leaves_no_file() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let big = work.path().join("big.bin");
+    std::fs::File::create(&big)
+        .expect("create")
+        .set_len(768 * 1024 * 1024)
+        .expect("sparse file");
+    let source = format!("{}/SalesLakehouse/Files/large/big.bin", server.demo);
+    server
+        .fabsh(&["onelake", "cp", &big.to_string_lossy(), &source])
+        .ok_json();
+    let into = work.path().join("down");
+    std::fs::create_dir(&into).expect("mkdir");
+    let (code, stdout) = interrupted(
+        &server,
+        &[
+            "onelake",
+            "cp",
+            &source,
+            &into.to_string_lossy(),
+            "--overwrite",
+        ],
+        |r| r["method"] == "GET" && r["path"].as_str().is_some_and(|p| p.ends_with("/big.bin")),
+    );
+    assert_eq!(code, 130, "{stdout}");
+    let left: Vec<_> = std::fs::read_dir(&into)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert!(left.is_empty(), "nothing is left of the download: {left:?}");
+}
