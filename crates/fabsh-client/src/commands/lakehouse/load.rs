@@ -12,7 +12,7 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_api::api::lakehouses;
-use fabsh_api::onelake::LakePath;
+use fabsh_api::onelake::{LakePath, Sending};
 use fabsh_model::item_types;
 use fabsh_model::wire::{
     FileFormatOptions, LoadMode, LoadTableRequest, PathType, valid_delimiter, valid_relative_path,
@@ -239,7 +239,12 @@ impl Command for LoadTable {
                     ))
                     .with_hint("give --overwrite to replace it, or --from to upload elsewhere"));
                 }
-                lake.upload(local, &at, self.overwrite).await?;
+                let sending = Sending {
+                    overwrite: self.overwrite,
+                    sha256: None,
+                    sent: &|_| {},
+                };
+                lake.upload(local, &at, &sending).await?;
             } else if !lake.exists(&at).await? {
                 if lake.list(&at, false).await?.is_empty() {
                     return Err(Error::not_found(format!(
