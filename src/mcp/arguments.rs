@@ -37,7 +37,7 @@ pub(super) fn check(
                     bytes: value.to_string().into_bytes(),
                 })
             }
-            (Some(how), Value::String(text)) => {
+            (Some(how), Value::String(text)) if arg.names_local(text) => {
                 let path = defaults.files.resolve(key, text, how, overwrite)?;
                 Some(RawValue::Text(path.display().to_string()))
             }

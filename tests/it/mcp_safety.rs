@@ -659,3 +659,40 @@ fn deploy_apply_deletes_orphans_only_on_a_destructive_server() {
         destroyer.cancel().await.expect("close");
     });
 }
+
+#[test]
+fn onelake_paths_pass_where_a_local_path_or_a_onelake_path_is_taken() {
+    let server = support::shared(module_path!());
+    let root = tempfile::tempdir().expect("root");
+    std::fs::write(root.path().join("up.csv"), "id\n7\n").expect("write");
+    let root_arg = root.path().to_string_lossy().to_string();
+    let lake = "Demo/SalesLakehouse/Files/mcp-both-ways/up.csv";
+    runtime().block_on(async {
+        let flags = ["--allow-writes", "--files", &root_arg, "--tools", "onelake"];
+        let (client, _) = connect(server, &flags).await;
+        // Up: the source resolves under the root; the destination is OneLake's.
+        let up = call(&client, "onelake_cp", json!({"src": "up.csv", "dst": lake})).await;
+        assert_eq!(up.is_error, Some(false), "{up:?}");
+        // Down: the other way round, into a new file under the root.
+        let down = call(
+            &client,
+            "onelake_cp",
+            json!({"src": lake, "dst": "back.csv"}),
+        )
+        .await;
+        assert_eq!(down.is_error, Some(false), "{down:?}");
+        // A local path outside the root is refused all the same.
+        let outside = call(
+            &client,
+            "onelake_cp",
+            json!({"src": "../up.csv", "dst": lake}),
+        )
+        .await;
+        assert!(message(&outside).contains("is refused"), "{outside:?}");
+        client.cancel().await.expect("close");
+    });
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("back.csv")).expect("back"),
+        "id\n7\n"
+    );
+}

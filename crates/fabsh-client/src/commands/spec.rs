@@ -116,6 +116,10 @@ pub struct ArgSpec {
     /// reads one without saying so): front ends that must not reach the file system (the
     /// MCP server) leave such flags out or confine them.
     pub local: Option<LocalPath>,
+    /// With `local`: the value may be a OneLake path instead (`onelake cp SRC DST`), as
+    /// [`fabsh_api::onelake::LakePath::is_written_as_lake`] tells; such a value names no local
+    /// file.
+    pub or_onelake: bool,
     /// Setting this flag makes a mutating command lose data (`deploy apply --delete-orphans`):
     /// the command line asks first unless `--yes`, and an MCP server carries it out only
     /// with `--allow-destructive`.
@@ -175,6 +179,7 @@ impl ArgSpec {
             value_name: None,
             range: None,
             local: None,
+            or_onelake: false,
             destructive: false,
             confirmed_by_command: false,
             destructive_value: None,
@@ -258,6 +263,21 @@ impl ArgSpec {
             range: Some((min, max)),
             ..self
         }
+    }
+
+    /// Taking a OneLake path in place of the local one (`onelake cp SRC DST`).
+    pub const fn or_onelake(self) -> Self {
+        ArgSpec {
+            or_onelake: true,
+            ..self
+        }
+    }
+
+    /// Whether `value` of this flag names a local file or folder: it is a local-path flag,
+    /// and the value is not a OneLake path the flag takes instead.
+    pub fn names_local(&self, value: &str) -> bool {
+        self.local_path().is_some()
+            && !(self.or_onelake && fabsh_api::onelake::LakePath::is_written_as_lake(value))
     }
 
     /// Making the command lose data when set.

@@ -28,14 +28,16 @@ const SRC: ArgSpec = ArgSpec::positional(
     ArgKind::Str,
     "What to copy: a local file or folder, or a OneLake path",
 )
-.local(LocalPath::ReadDir);
+.local(LocalPath::ReadDir)
+.or_onelake();
 /// `DST` of `cp`.
 const DST: ArgSpec = ArgSpec::positional(
     "dst",
     ArgKind::Str,
     "Where to: a local path or a OneLake path; ending in / (or an existing local folder), into it",
 )
-.local(LocalPath::WriteDir);
+.local(LocalPath::WriteDir)
+.or_onelake();
 /// `SRC` of `mv`.
 const SRC_LAKE: ArgSpec =
     ArgSpec::positional("src", ArgKind::Str, "The OneLake file or folder to move");
@@ -82,14 +84,16 @@ const SYNC_SRC: ArgSpec = ArgSpec::positional(
     ArgKind::Str,
     "The folder to copy from: a local folder, or a OneLake folder",
 )
-.local(LocalPath::ReadDir);
+.local(LocalPath::ReadDir)
+.or_onelake();
 /// `DST` of `sync`.
 const SYNC_DST: ArgSpec = ArgSpec::positional(
     "dst",
     ArgKind::Str,
     "The folder to make like it: a OneLake folder, or a local folder",
 )
-.local(LocalPath::WriteDir);
+.local(LocalPath::WriteDir)
+.or_onelake();
 /// `--delete` of `sync`.
 const DELETE: ArgSpec = ArgSpec::opt(
     "delete",
