@@ -92,9 +92,16 @@ fn a_folder_tree_goes_up_and_comes_back_byte_for_byte() {
     let listed = server
         .fabsh(&["onelake", "ls", &lake, "--recursive", "--long"])
         .ok_json();
+    // Shown as written: the workspace and lakehouse by name, not the ids OneLake is sent.
+    for row in copied.as_array().expect("rows") {
+        let to = row["to"].as_str().expect("to");
+        assert!(to.starts_with(&format!("{lake}/")), "{to}");
+    }
+    assert!(!up.stderr.contains("note:"), "{}", up.stderr);
     let mut sizes: BTreeMap<String, u64> = BTreeMap::new();
     for entry in listed.as_array().expect("entries") {
         let path = entry["name"].as_str().expect("path");
+        assert!(path.starts_with(&format!("{lake}/")), "{path}");
         let name = path.rsplit_once("/Files/tree/").expect("under the tree").1;
         sizes.insert(name.to_string(), entry["size"].as_u64().expect("size"));
     }

@@ -161,3 +161,39 @@ fn concurrent_waits_share_one_spinner_line_that_is_gone_when_done() {
         rows.join("\n")
     );
 }
+
+#[test]
+fn a_transfer_shows_its_bytes_on_one_line_that_is_gone_when_done() {
+    // Each request takes 100 ms more, so an upload of five blocks lasts long enough to draw.
+    let server = Server::session_with(module_path!(), &[("latency-ms", "100")]);
+    let work = tempfile::tempdir().expect("work");
+    let file = work.path().join("twenty.bin");
+    std::fs::write(&file, vec![7u8; 20 * 1024 * 1024]).expect("write");
+    let (code, shown) = at_80_columns(
+        &server,
+        &format!(
+            "onelake cp '{}' {}/SalesLakehouse/Files/progress/",
+            file.display(),
+            server.demo
+        ),
+    );
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("copying [") && shown.contains("/20.00 MiB"),
+        "the bar showed the bytes of the whole transfer: {shown:?}"
+    );
+    // Drawn within the width: no line of the bar wraps onto the next.
+    for drawn in shown
+        .split(['\r', '\n'])
+        .filter(|part| part.contains("copying ["))
+    {
+        let visible = screen(drawn, usize::MAX).concat();
+        assert!(visible.chars().count() <= 80, "{visible:?}");
+    }
+    let rows = screen(&shown, 80);
+    assert!(
+        !rows.iter().any(|row| row.contains("copying [")),
+        "no bar is left once the copy is done:\n{}",
+        rows.join("\n")
+    );
+}

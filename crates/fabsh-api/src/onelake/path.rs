@@ -19,6 +19,9 @@ pub struct LakePath {
     /// The path inside the item, `/`-separated without a leading `/` (`Files/raw/a.csv`);
     /// empty for the item itself.
     pub inner: String,
+    /// `WORKSPACE/ITEM` as the user wrote them, when `workspace` and `item` were resolved to
+    /// ids: what messages and listings show.
+    pub shown_as: Option<String>,
 }
 
 impl LakePath {
@@ -66,6 +69,7 @@ impl LakePath {
             workspace,
             item,
             inner,
+            shown_as: None,
         })
     }
 
@@ -106,6 +110,16 @@ impl LakePath {
         }
     }
 
+    /// How a blob the store listed for this path's item (`ITEM/Files/...`) is shown.
+    pub fn listed(&self, location: &str) -> String {
+        match location.strip_prefix(&self.item) {
+            Some(rest) if rest.starts_with('/') => self
+                .at(rest.trim_start_matches('/').to_string())
+                .to_string(),
+            _ => format!("{}/{location}", self.workspace),
+        }
+    }
+
     /// The last segment of the inner path (a file's name); none for the item itself.
     pub fn file_name(&self) -> Option<&str> {
         self.inner
@@ -117,7 +131,11 @@ impl LakePath {
 
 impl std::fmt::Display for LakePath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.workspace, self.in_workspace())
+        match (&self.shown_as, self.inner.is_empty()) {
+            (Some(shown), true) => write!(f, "{shown}"),
+            (Some(shown), false) => write!(f, "{shown}/{}", self.inner),
+            (None, _) => write!(f, "{}/{}", self.workspace, self.in_workspace()),
+        }
     }
 }
 

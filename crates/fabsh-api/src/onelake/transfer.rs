@@ -80,7 +80,7 @@ impl OneLake {
             let folders = listed.common_prefixes.iter().map(|folder| {
                 let name = folder.filename().unwrap_or(folder.as_ref()).to_string();
                 Entry {
-                    path: format!("{}/{folder}", path.workspace),
+                    path: path.listed(folder.as_ref()),
                     name,
                     kind: "folder",
                     size: None,
@@ -332,7 +332,7 @@ fn partial_path(path: &Path) -> PathBuf {
 fn file_entry(base: &LakePath, meta: &ObjectMeta) -> Entry {
     let location = meta.location.as_ref();
     Entry {
-        path: format!("{}/{location}", base.workspace),
+        path: base.listed(location),
         name: meta.location.filename().unwrap_or(location).to_string(),
         kind: "file",
         size: Some(meta.size),

@@ -143,24 +143,40 @@ impl Progress {
     }
 
     /// A bar for files being copied: files done of `files`, and the bytes sent so far.
-    pub fn transfer(&self, files: u64, label: String) -> TransferBar {
+    pub fn transfer(&self, files: u64, bytes: Option<u64>, label: String) -> TransferBar {
         let bar = self.enabled.then(|| {
-            let bar = ProgressBar::new(files);
+            // Filled by bytes when their total is known (a large file moves the bar too),
+            // else by files.
+            // The label is one of the commands' own words, never braces.
+            let (length, template) = match bytes {
+                Some(total) => (
+                    total,
+                    format!(
+                        "{label} [{{wide_bar}}] {{bytes}}/{{total_bytes}} {{binary_bytes_per_sec}}, {{prefix}} ({{eta}})"
+                    ),
+                ),
+                None => (
+                    files,
+                    format!("{label} [{{wide_bar}}] {{prefix}}, {{msg}} ({{elapsed}})"),
+                ),
+            };
+            let bar = ProgressBar::new(length);
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{msg} [{bar:30}] {pos}/{len} files, {prefix} ({elapsed})",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+                ProgressStyle::with_template(&template)
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
             );
-            bar.set_message(label.clone());
-            bar.set_prefix(HumanBytes(0).to_string());
+            bar.set_message(HumanBytes(0).to_string());
+            bar.set_prefix(format!("0/{files} files"));
             bar
         });
         TransferBar {
             bar,
+            by_bytes: bytes.is_some(),
+            files,
             steps: self.indicator(label, None, None, Some(files)),
             bytes: AtomicU64::new(0),
+            done: AtomicU64::new(0),
         }
     }
 
@@ -261,25 +277,35 @@ impl Spinner {
 /// Files being copied: a bar on a terminal (files done, bytes so far), steps to a sink.
 pub struct TransferBar {
     bar: Option<ProgressBar>,
+    /// The bar is filled by bytes (their total known), not files.
+    by_bytes: bool,
+    files: u64,
     /// The files done, as a sink hears of them.
     steps: Spinner,
     bytes: AtomicU64,
+    done: AtomicU64,
 }
 
 impl TransferBar {
     /// Counts `bytes` more sent or received.
     pub fn add_bytes(&self, bytes: u64) {
         let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        if let Some(bar) = &self.bar {
-            bar.set_prefix(HumanBytes(total).to_string());
+        match &self.bar {
+            Some(bar) if self.by_bytes => bar.inc(bytes),
+            Some(bar) => bar.set_message(HumanBytes(total).to_string()),
+            None => {}
         }
     }
 
     /// Counts one more file done (copied, failed or stopped).
     pub fn file_done(&self) {
         self.steps.step();
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(bar) = &self.bar {
-            bar.inc(1);
+            bar.set_prefix(format!("{done}/{} files", self.files));
+            if !self.by_bytes {
+                bar.inc(1);
+            }
         }
     }
 }

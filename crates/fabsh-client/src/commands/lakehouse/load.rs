@@ -230,6 +230,7 @@ impl Command for LoadTable {
                 workspace: workspace.clone(),
                 item: lakehouse.clone(),
                 inner: plan.relative_path.clone(),
+                shown_as: Some(format!("{}/{}", self.workspace, self.item)),
             };
             if let Some(local) = &plan.upload {
                 if !self.overwrite && lake.exists(&at).await? {

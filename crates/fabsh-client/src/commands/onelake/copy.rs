@@ -226,9 +226,9 @@ async fn transfer(ctx: &Ctx, pairs: &[Pair], how: &Cp, then: Then) -> Result<Rep
     if !how.overwrite {
         refuse_existing(lake, pairs).await?;
     }
-    let done = match then {
-        Then::Keep => "copied",
-        Then::DeleteSource => "moved",
+    let (doing, done) = match then {
+        Then::Keep => ("copying", "copied"),
+        Then::DeleteSource => ("moving", "moved"),
     };
     let row = |pair: &Pair, bytes: Option<u64>, status: &str| {
         json!({
@@ -247,7 +247,13 @@ async fn transfer(ctx: &Ctx, pairs: &[Pair], how: &Cp, then: Then) -> Result<Rep
             .collect();
         return Ok(Reply::json(json!(planned)).with_dry_run_items(json!(planned)));
     }
-    let run = Run::new(ctx, pairs.len(), files_at_once(how.concurrency), done);
+    let run = Run::new(
+        ctx,
+        pairs.len(),
+        total_bytes(pairs),
+        files_at_once(how.concurrency),
+        doing,
+    );
     let run = &run;
     let one = async |pair: &Pair| {
         let bytes = pair.run(lake, how.overwrite, run).await?;
@@ -295,4 +301,15 @@ async fn refuse_existing(lake: &OneLake, pairs: &[Pair]) -> Result<()> {
         ))
         .with_hint("give --overwrite to replace them; nothing was copied")),
     }
+}
+
+/// The bytes the pairs move, when known without asking OneLake: an upload's files are here.
+fn total_bytes(pairs: &[Pair]) -> Option<u64> {
+    pairs
+        .iter()
+        .map(|pair| match pair {
+            Pair::Up(local, _) => std::fs::metadata(local).ok().map(|meta| meta.len()),
+            Pair::Down(..) | Pair::Within(..) => None,
+        })
+        .sum()
 }

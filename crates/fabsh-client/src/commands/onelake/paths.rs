@@ -1,18 +1,32 @@
 //! Paths on both sides: OneLake paths as users write them, and local files below a folder.
 
 use crate::context::Ctx;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use fabsh_api::onelake::LakePath;
+use fabsh_model::item_types;
 use std::path::{Path, PathBuf};
 
 /// `text` as a OneLake path, its item's type found when only a name was given (OneLake names
-/// items `Name.Type`, or by id).
+/// items `Name.Type`, or by id): then the workspace and item are addressed by id, and shown
+/// as written.
 pub(super) async fn lake_path(ctx: &Ctx, text: &str, what: &str) -> Result<LakePath> {
     let mut path = LakePath::parse(text, what)?;
     let typed = path.item.contains('.') || uuid::Uuid::parse_str(&path.item).is_ok();
     if !typed {
         let workspace = ctx.workspace_id(&path.workspace).await?;
-        path.item = ctx.item_id(&workspace, &path.item, None).await?;
+        // A lakehouse first, as OneLake paths mostly name one: its SQL endpoint of the same
+        // name has no files of its own, and a lookup by type does not ask which is meant.
+        let item = match ctx
+            .item_id(&workspace, &path.item, Some(item_types::LAKEHOUSE))
+            .await
+        {
+            Err(err) if err.kind == ErrorKind::NotFound => {
+                ctx.item_id(&workspace, &path.item, None).await?
+            }
+            found => found?,
+        };
+        path.shown_as = Some(format!("{}/{}", path.workspace, path.item));
+        path.item = item;
         path.workspace = workspace;
     }
     Ok(path)

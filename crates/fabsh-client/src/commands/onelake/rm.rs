@@ -50,7 +50,7 @@ impl Command for Rm {
                     .collect();
                 return Ok(Reply::json(json!(planned)).with_dry_run_items(json!(planned)));
             }
-            let run = Run::new(&ctx, files.len(), DEFAULT_FILES_AT_ONCE, "deleting");
+            let run = Run::new(&ctx, files.len(), None, DEFAULT_FILES_AT_ONCE, "deleting");
             let delete = async |file: &LakePath| {
                 lake.delete(file).await?;
                 Ok(json!({"path": file.to_string(), "status": "deleted"}))

@@ -24,12 +24,21 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// A run of `files` files, `at_once` at a time, shown as `label` on a terminal.
-    pub(super) fn new(ctx: &Ctx, files: usize, at_once: usize, label: &str) -> Run {
+    /// A run of `files` files (of `bytes` in all, when known), `at_once` at a time, shown as
+    /// `label` on a terminal.
+    pub(super) fn new(
+        ctx: &Ctx,
+        files: usize,
+        bytes: Option<u64>,
+        at_once: usize,
+        label: &str,
+    ) -> Run {
         Run {
             at_once: at_once.max(1),
             stop: ctx.bridge().interruptible(),
-            bar: ctx.progress().transfer(files as u64, label.to_string()),
+            bar: ctx
+                .progress()
+                .transfer(files as u64, bytes, label.to_string()),
         }
     }
 

@@ -299,7 +299,12 @@ async fn carry_out(
         .iter()
         .filter(|step| step.action != Action::Unchanged)
         .collect();
-    let run = Run::new(ctx, work.len(), at_once, "syncing");
+    let sent: u64 = work
+        .iter()
+        .filter(|step| step.action != Action::Delete)
+        .map(|step| step.bytes)
+        .sum();
+    let run = Run::new(ctx, work.len(), Some(sent), at_once, "syncing");
     let run = &run;
     let one = async |step: &&Step| {
         let counted = |bytes: u64| run.bytes(bytes);
