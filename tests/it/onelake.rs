@@ -382,3 +382,20 @@ fn lakehouse_tables_lists_the_demo_datasets_tables() {
     ]);
     assert_eq!(not_a_lakehouse.code, 4, "{}", not_a_lakehouse.stderr);
 }
+
+#[test]
+fn a_workspace_onelake_does_not_know_is_not_found() {
+    let server = Server::session(module_path!());
+    // Named with its type, so nothing is looked up before OneLake is asked.
+    let run = server.fabsh(&[
+        "onelake",
+        "ls",
+        "No such workspace.Workspace/Lake.Lakehouse/Files",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("its workspace is not in OneLake"),
+        "{}",
+        run.stderr
+    );
+}

@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 use futures::TryStreamExt;
 use object_store::path::Path as StorePath;
 use object_store::{
-    Attribute, Attributes, ObjectMeta, PutMode, PutMultipartOptions, PutOptions, PutPayload,
-    WriteMultipart,
+    Attribute, Attributes, ObjectMeta, ObjectStore, PutMode, PutMultipartOptions, PutOptions,
+    PutPayload, WriteMultipart,
 };
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -66,17 +66,20 @@ impl OneLake {
         let prefix = blob(path)?;
         let entry = |meta: &ObjectMeta| file_entry(path, meta);
         let mut entries: Vec<Entry> = if recursive {
-            store
+            match store
                 .list(Some(&prefix))
                 .map_ok(|meta| entry(&meta))
                 .try_collect()
                 .await
-                .map_err(|err| lake_error(err, path))?
+            {
+                Ok(entries) => entries,
+                Err(err) => return Err(listing_failed(&*store, &prefix, err, path).await),
+            }
         } else {
-            let listed = store
-                .list_with_delimiter(Some(&prefix))
-                .await
-                .map_err(|err| lake_error(err, path))?;
+            let listed = match store.list_with_delimiter(Some(&prefix)).await {
+                Ok(listed) => listed,
+                Err(err) => return Err(listing_failed(&*store, &prefix, err, path).await),
+            };
             let folders = listed.common_prefixes.iter().map(|folder| {
                 let name = folder.filename().unwrap_or(folder.as_ref()).to_string();
                 Entry {
@@ -104,26 +107,26 @@ impl OneLake {
     pub async fn files_below(&self, path: &LakePath) -> Result<Vec<LakePath>> {
         let store = self.store(&path.workspace)?;
         let item = format!("{}/", path.item);
-        store
-            .list(Some(&blob(path)?))
-            .map_err(|err| lake_error(err, path))
-            .and_then(|meta| {
+        let prefix = blob(path)?;
+        let listed: Vec<ObjectMeta> = match store.list(Some(&prefix)).try_collect().await {
+            Ok(listed) => listed,
+            Err(err) => return Err(listing_failed(&*store, &prefix, err, path).await),
+        };
+        listed
+            .into_iter()
+            .map(|meta| {
                 // A listing names its blobs from the item segment it was asked with.
-                let inner = meta
-                    .location
-                    .as_ref()
-                    .strip_prefix(&item)
-                    .map(str::to_string);
-                let found = inner.map(|inner| path.at(inner)).ok_or_else(|| {
-                    Error::runtime(format!(
-                        "OneLake listed {} under {path}, outside its item",
-                        meta.location
-                    ))
-                });
-                std::future::ready(found)
+                let inner = meta.location.as_ref().strip_prefix(&item);
+                inner
+                    .map(|inner| path.at(inner.to_string()))
+                    .ok_or_else(|| {
+                        Error::runtime(format!(
+                            "OneLake listed {} under {path}, outside its item",
+                            meta.location
+                        ))
+                    })
             })
-            .try_collect()
-            .await
+            .collect()
     }
 
     /// The bytes of the file at `path`, at most `limit` of them from its start.
@@ -177,12 +180,9 @@ impl OneLake {
         };
         let mut file = tokio::fs::File::open(from).await.map_err(local)?;
         let size = file.metadata().await.map_err(local)?.len();
-        if !overwrite && self.exists(to).await? {
-            return Err(
-                Error::usage(format!("{to} exists")).with_hint("give --overwrite to replace it")
-            );
-        }
         if size <= CHUNK as u64 {
+            // One Put Blob; without overwrite it is create-only (`If-None-Match: *`), so the
+            // service refuses it where a file exists, with no question asked first.
             let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(CHUNK));
             file.read_to_end(&mut bytes).await.map_err(local)?;
             let mode = if overwrite {
@@ -201,6 +201,12 @@ impl OneLake {
                 .map_err(|err| lake_error(err, to))?;
             (how.sent)(size);
             return Ok(size);
+        }
+        // Blocks have no create-only commit in object_store: asked first.
+        if !overwrite && self.exists(to).await? {
+            return Err(
+                Error::usage(format!("{to} exists")).with_hint("give --overwrite to replace it")
+            );
         }
         let options = PutMultipartOptions {
             attributes,
@@ -326,6 +332,31 @@ fn partial_path(path: &Path) -> PathBuf {
         .file_name()
         .map_or_else(|| "download".into(), |n| n.to_string_lossy().into_owned());
     path.with_file_name(format!(".{name}.fabsh-part-{}", std::process::id()))
+}
+
+/// A failed listing as a user reads it. object_store reports every failed List Blobs as
+/// `Generic`, its status only in the text; a HEAD of the same path answers in typed errors
+/// (refused, no such workspace), which then stand for the listing's. A listing of a path with
+/// nothing below it succeeds, so a HEAD answering "not found" here means the workspace.
+async fn listing_failed(
+    store: &dyn ObjectStore,
+    prefix: &StorePath,
+    err: object_store::Error,
+    path: &LakePath,
+) -> Error {
+    use object_store::Error as E;
+    if !matches!(err, E::Generic { .. }) {
+        return lake_error(err, path);
+    }
+    match store.head(prefix).await {
+        Err(typed @ (E::PermissionDenied { .. } | E::Unauthenticated { .. })) => {
+            lake_error(typed, path)
+        }
+        Err(E::NotFound { .. }) => Error::not_found(format!(
+            "{path}: its workspace is not in OneLake, or not one you may see"
+        )),
+        _ => lake_error(err, path),
+    }
 }
 
 /// A listed file's entry.

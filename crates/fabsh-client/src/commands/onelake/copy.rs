@@ -12,6 +12,7 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
 use fabsh_api::onelake::{LakePath, OneLake, Sending};
+use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -280,16 +281,19 @@ async fn transfer(ctx: &Ctx, pairs: &[Pair], how: &Cp, then: Then) -> Result<Rep
 
 /// Refuses (exit 2, before anything is written) when a destination exists.
 async fn refuse_existing(lake: &OneLake, pairs: &[Pair]) -> Result<()> {
-    let mut existing = Vec::new();
-    for pair in pairs {
-        let exists = match pair {
+    let on_lake = pairs.iter().filter_map(|pair| match pair {
+        Pair::Up(_, to) | Pair::Within(_, to) => Some(to),
+        Pair::Down(..) => None,
+    });
+    let taken = files_in_folders_of(lake, on_lake).await?;
+    let existing: Vec<String> = pairs
+        .iter()
+        .filter(|pair| match pair {
             Pair::Down(_, local) => local.exists(),
-            Pair::Up(_, to) | Pair::Within(_, to) => lake.exists(to).await?,
-        };
-        if exists {
-            existing.push(pair.destination_text());
-        }
-    }
+            Pair::Up(_, to) | Pair::Within(_, to) => taken.contains(&to.to_string()),
+        })
+        .map(Pair::destination_text)
+        .collect();
     match existing.as_slice() {
         [] => Ok(()),
         [one] => {
@@ -302,6 +306,41 @@ async fn refuse_existing(lake: &OneLake, pairs: &[Pair]) -> Result<()> {
         .with_hint("give --overwrite to replace them; nothing was copied")),
     }
 }
+
+/// The files (shown as paths) in the folders that hold `paths`: one listing per folder, a
+/// few at once, rather than a request per path.
+async fn files_in_folders_of(
+    lake: &OneLake,
+    paths: impl Iterator<Item = &LakePath>,
+) -> Result<std::collections::HashSet<String>> {
+    let mut folders: Vec<LakePath> = paths
+        .map(|path| {
+            let parent = path.inner.rsplit_once('/').map_or("", |(parent, _)| parent);
+            path.at(parent.to_string())
+        })
+        .collect();
+    folders.sort_by_key(LakePath::to_string);
+    folders.dedup();
+    // A loop, not `map` with a closure: the handler's future must be Send, which the
+    // compiler cannot prove through a closure over borrowed futures.
+    let mut lists = Vec::new();
+    for folder in &folders {
+        lists.push(lake.list(folder, false));
+    }
+    let listings: Vec<Vec<fabsh_api::onelake::Entry>> = futures::stream::iter(lists)
+        .buffer_unordered(FOLDERS_AT_ONCE)
+        .try_collect()
+        .await?;
+    Ok(listings
+        .into_iter()
+        .flatten()
+        .filter(|entry| entry.kind == "file")
+        .map(|entry| entry.path)
+        .collect())
+}
+
+/// Folders listed at once when checking destinations.
+const FOLDERS_AT_ONCE: usize = 8;
 
 /// The bytes the pairs move, when known without asking OneLake: an upload's files are here.
 fn total_bytes(pairs: &[Pair]) -> Option<u64> {
