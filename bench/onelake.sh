@@ -5,8 +5,8 @@
 #     memory under 100 MB whatever the size);
 #   - upload and download of SMALL files of 1 KiB in folders of 500 (no goal in the issue; the
 #     ratio to cp is printed all the same), and `onelake ls -r` of them;
-#   - `onelake sync` of the unchanged SMALL-file tree, which should send listing requests only
-#     (a marked place below, to fill in once `onelake sync` exists).
+#   - `onelake sync` of the SMALL-file tree, first (every file sent) and again unchanged, which
+#     should send listing requests only.
 #
 # How to run (from anywhere; it builds the release binary into $CARGO_TARGET_DIR or ./target):
 #   bench/onelake.sh                              # LARGE_MIB=1024 SMALL=10000
@@ -130,18 +130,14 @@ diff -rq "$SMALLDIR" "$WORK/small-back" > /dev/null && echo "  (every small file
 read -r s client server req ccpu scpu < <(measure "$FABSH" onelake ls "$LAKE/small" -r)
 row "ls-r-of-$SMALL-files" "$SMALL" - - 100 "$s" "$client" "$server" "$req" "$ccpu" "$scpu"
 
-# ---------------------------------------------------------------------------------------------
-# TODO(issue 47, `onelake sync`): not built yet. Once it exists, sync the unchanged tree and
-# check it sent listing requests only, e.g.:
-#   read -r s client server req ccpu scpu < <(measure "$FABSH" onelake sync "$SMALLDIR" "$LAKE/small")
-#   row "sync-unchanged-$SMALL-files" "$SMALL" - - 100 "$s" "$client" "$server" "$req" "$ccpu" "$scpu"
-#   echo "sync unchanged: $(request_mix "$req")"   # goal: only GET?comp=list
-if "$FABSH" onelake sync --help > /dev/null 2>&1; then
-  echo "sync unchanged: onelake sync exists now; fill in the TODO in bench/onelake.sh"
-else
-  echo "sync unchanged: skipped (onelake sync is not built yet)"
-fi
-# ---------------------------------------------------------------------------------------------
+# `onelake sync`: a first sync sends every file (with its SHA-256 in the blob's metadata); a
+# second, of the unchanged tree, should send listing requests only.
+read -r s client server req ccpu scpu < <(measure "$FABSH" onelake sync "$SMALLDIR" "$LAKE/synced")
+row "sync-first-$SMALL-files" "$SMALL" "$cp_small" - 100 "$s" "$client" "$server" "$req" "$ccpu" "$scpu"
+echo "sync first:     $(request_mix "$req") (last 2000)"
+read -r s client server req ccpu scpu < <(measure "$FABSH" onelake sync "$SMALLDIR" "$LAKE/synced")
+row "sync-unchanged-$SMALL-files" "$SMALL" - - 100 "$s" "$client" "$server" "$req" "$ccpu" "$scpu"
+echo "sync unchanged: $(request_mix "$req") (goal: listings only)"
 
 echo
 echo "Summary (server peak RSS $PEAK_NOTE):"
