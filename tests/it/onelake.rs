@@ -399,3 +399,27 @@ fn a_workspace_onelake_does_not_know_is_not_found() {
         run.stderr
     );
 }
+
+#[test]
+fn a_file_too_large_for_onelake_is_refused_before_anything_is_sent() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let huge = work.path().join("huge.bin");
+    // Sparse: 50,000 blocks of 4 MiB and one byte more, taking no disk.
+    let file = std::fs::File::create(&huge).expect("create");
+    file.set_len(50_000 * 4 * 1024 * 1024 + 1).expect("set_len");
+    let count = || {
+        let storage = server.storage_requests()["count"].as_u64().expect("count");
+        server.request_count() + storage
+    };
+    let before = count();
+    let run = server.fabsh(&[
+        "onelake",
+        "cp",
+        &huge.to_string_lossy(),
+        &format!("{}/SalesLakehouse.Lakehouse/Files/huge.bin", server.demo),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("50000 blocks"), "{}", run.stderr);
+    assert_eq!(count(), before, "a request was sent");
+}

@@ -11,7 +11,7 @@ mod transfer;
 
 pub use inventory::{SHA256_KEY, Stored};
 pub use path::{ITEM_ROOTS, LakePath};
-pub use transfer::{Entry, Sending};
+pub use transfer::{Entry, Sending, check_upload_size};
 
 use crate::api::trusted_hosts::cloud_of;
 use crate::auth::TokenProvider;

@@ -20,6 +20,24 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// [`BLOCKS_IN_FLIGHT`] and the files a command sends at once, it bounds the memory an upload
 /// takes (about 12 MiB a file), whatever the files' size.
 const CHUNK: usize = 4 * 1024 * 1024;
+/// The most blocks a blob is committed from (Azure Blob Storage's limit, which OneLake's Blob
+/// API shares).
+const MAX_BLOCKS: u64 = 50_000;
+/// The largest file an upload takes: [`MAX_BLOCKS`] blocks of [`CHUNK`] bytes (195 GiB).
+const MAX_UPLOAD_BYTES: u64 = MAX_BLOCKS * CHUNK as u64;
+
+/// Refuses a file too large to upload, before anything is sent.
+pub fn check_upload_size(from: &Path, size: u64) -> Result<()> {
+    if size > MAX_UPLOAD_BYTES {
+        return Err(Error::usage(format!(
+            "{} is {size} bytes; a OneLake file is sent in at most {MAX_BLOCKS} blocks of {} MiB, {MAX_UPLOAD_BYTES} bytes",
+            from.display(),
+            CHUNK >> 20
+        )));
+    }
+    Ok(())
+}
+
 /// Blocks of one file in flight at once.
 const BLOCKS_IN_FLIGHT: usize = 2;
 
@@ -180,6 +198,7 @@ impl OneLake {
         };
         let mut file = tokio::fs::File::open(from).await.map_err(local)?;
         let size = file.metadata().await.map_err(local)?.len();
+        check_upload_size(from, size)?;
         if size <= CHUNK as u64 {
             // One Put Blob; without overwrite it is create-only (`If-None-Match: *`), so the
             // service refuses it where a file exists, with no question asked first.

@@ -11,7 +11,7 @@ use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
-use fabsh_api::onelake::{LakePath, OneLake, Sending};
+use fabsh_api::onelake::{LakePath, OneLake, Sending, check_upload_size};
 use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use std::path::PathBuf;
@@ -224,6 +224,14 @@ enum Then {
 async fn transfer(ctx: &Ctx, pairs: &[Pair], how: &Cp, then: Then) -> Result<Reply> {
     let lake = ctx.onelake()?;
     let lake = &*lake;
+    // A file too large for OneLake stops the copy before anything is sent.
+    for pair in pairs {
+        if let Pair::Up(local, _) = pair
+            && let Ok(meta) = std::fs::metadata(local)
+        {
+            check_upload_size(local, meta.len())?;
+        }
+    }
     if !how.overwrite {
         refuse_existing(lake, pairs).await?;
     }
