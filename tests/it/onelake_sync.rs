@@ -370,3 +370,23 @@ fn an_interrupted_download_leaves_no_file() {
         .collect();
     assert!(left.is_empty(), "nothing is left of the download: {left:?}");
 }
+
+#[test]
+fn a_small_file_copied_up_is_not_sent_again_by_sync() {
+    let server = Server::session(module_path!());
+    let work = tempfile::tempdir().expect("work");
+    let local = work.path().join("copied");
+    write(&local, "a.txt", b"copied first\n");
+    write(&local, "b.bin", &content(3, 9_000));
+    let lake = format!("{}/SalesLakehouse/Files/copied", server.demo);
+    server
+        .fabsh(&["onelake", "cp", &local.to_string_lossy(), &lake, "-r"])
+        .ok_json();
+    // A file sent in one request keeps its SHA-256, as sync's own uploads do.
+    let synced = storage_requests_of(&server, || {
+        server
+            .fabsh(&["onelake", "sync", &local.to_string_lossy(), &lake])
+            .ok_json();
+    });
+    assert!(put_names(&synced).is_empty(), "{synced:?}");
+}

@@ -14,6 +14,18 @@ use std::collections::HashMap;
 /// identifiers: letters, digits and `_`, no `-`.
 pub const SHA256_KEY: &str = "fabsh_sha256";
 
+/// The SHA-256 of what `content` reads, in the lower-case hex kept under [`SHA256_KEY`].
+pub fn sha256_hex(mut content: impl std::io::Read) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut content, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect())
+}
+
 /// The Blob API version sent: the one object_store 0.12 sends, which local Fabric answers.
 const BLOB_API_VERSION: &str = "2023-11-03";
 
@@ -21,7 +33,7 @@ const BLOB_API_VERSION: &str = "2023-11-03";
 const ATTEMPTS: u32 = 4;
 
 /// A file below a folder: its path, size and stored SHA-256 (none when it was written by
-/// another tool, or by `onelake cp`, which does not hash what it sends).
+/// another tool, or by `onelake cp` in blocks: it hashes only what it sends in one request).
 #[derive(Debug, Clone)]
 pub struct Stored {
     pub path: LakePath,

@@ -9,7 +9,7 @@ mod path;
 mod tokens;
 mod transfer;
 
-pub use inventory::{SHA256_KEY, Stored};
+pub use inventory::{SHA256_KEY, Stored, sha256_hex};
 pub use path::{ITEM_ROOTS, LakePath};
 pub use transfer::{Entry, Sending, check_upload_size};
 

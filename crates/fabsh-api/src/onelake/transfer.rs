@@ -204,6 +204,16 @@ impl OneLake {
             // service refuses it where a file exists, with no question asked first.
             let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(CHUNK));
             file.read_to_end(&mut bytes).await.map_err(local)?;
+            if how.sha256.is_none() {
+                // The bytes are here anyway: kept with the blob, so a later sync finds the
+                // file unchanged without sending it again.
+                attributes.insert(
+                    Attribute::Metadata(super::inventory::SHA256_KEY.into()),
+                    super::inventory::sha256_hex(bytes.as_slice())
+                        .map_err(local)?
+                        .into(),
+                );
+            }
             let mode = if overwrite {
                 PutMode::Overwrite
             } else {

@@ -382,19 +382,10 @@ fn local_folder(dir: &Path, what: &str) -> Result<BTreeMap<String, Local>> {
 /// The SHA-256 (lower-case hex) of a local file's content, read off the async threads.
 async fn sha256_of(path: PathBuf) -> Result<String> {
     tokio::task::spawn_blocking(move || {
-        use sha2::Digest;
-        let mut file = std::fs::File::open(&path).map_err(|err| {
-            Error::runtime(format!("cannot read {}", path.display())).with_cause(err)
-        })?;
-        let mut hasher = sha2::Sha256::new();
-        std::io::copy(&mut file, &mut hasher).map_err(|err| {
-            Error::runtime(format!("cannot read {}", path.display())).with_cause(err)
-        })?;
-        Ok(hasher
-            .finalize()
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect())
+        let unreadable =
+            |err| Error::runtime(format!("cannot read {}", path.display())).with_cause(err);
+        let file = std::fs::File::open(&path).map_err(unreadable)?;
+        fabsh_api::onelake::sha256_hex(file).map_err(unreadable)
     })
     .await
     .map_err(|err| Error::runtime("hashing a file stopped").with_cause(err))?
