@@ -37,6 +37,22 @@ fn one_row(server: &Server, item: &str, sql: &str) -> Value {
     run.ok_json()["rows"][0].clone()
 }
 
+/// A raw POST of `body` to the API `path` with `bearer`: the status and the JSON answered
+/// (null when none).
+fn post(server: &Server, bearer: &str, path: &str, body: &Value) -> (u16, Value) {
+    let (status, answer) = http(
+        &server.origin(),
+        "POST",
+        path,
+        Some(&body.to_string()),
+        &[
+            ("Authorization", bearer),
+            ("Content-Type", "application/json"),
+        ],
+    );
+    (status, serde_json::from_str(&answer).unwrap_or(Value::Null))
+}
+
 fn load(server: &Server, item: &str, extra: &[&str]) -> crate::support::Run {
     let mut args = vec![
         "lakehouse",
@@ -235,17 +251,8 @@ fn a_lakehouse_with_schemas_loads_through_the_schema_route() {
     let server = Server::session(module_path!());
     let auth = server.bearer();
     let name = server.own_name("SchemaLake");
-    let body = json!({"displayName": name, "creationPayload": {"enableSchemas": true}}).to_string();
-    let (status, created) = http(
-        &server.origin(),
-        "POST",
-        &server.demo_path("/lakehouses"),
-        Some(&body),
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/json"),
-        ],
-    );
+    let body = json!({"displayName": name, "creationPayload": {"enableSchemas": true}});
+    let (status, created) = post(&server, &auth, &server.demo_path("/lakehouses"), &body);
     assert!(status == 201 || status == 202, "{status} {created}");
     let lakehouse = server
         .fabsh(&[
@@ -287,19 +294,10 @@ fn a_lakehouse_with_schemas_loads_through_the_schema_route() {
     assert_eq!(counted, json!({"n": 12, "q": quantities}));
 
     // The routes made before schemas are refused there, as the service refuses them.
-    let plain = json!({"relativePath": "Files/o.csv", "pathType": "File"}).to_string();
-    let (status, answer) = http(
-        &server.origin(),
-        "POST",
-        &server.demo_path(&format!("/lakehouses/{lakehouse}/tables/orders/load")),
-        Some(&plain),
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/json"),
-        ],
-    );
+    let plain = json!({"relativePath": "Files/o.csv", "pathType": "File"});
+    let route = format!("/lakehouses/{lakehouse}/tables/orders/load");
+    let (status, answer) = post(&server, &auth, &server.demo_path(&route), &plain);
     assert_eq!(status, 400, "{answer}");
-    let answer: Value = serde_json::from_str(&answer).expect("error JSON");
     assert_eq!(
         answer["errorCode"],
         "UnsupportedOperationForSchemasEnabledLakehouse"
@@ -331,19 +329,10 @@ fn a_viewer_cannot_load_a_table() {
     let body = json!({
         "relativePath": "Files/v.csv", "pathType": "File", "mode": "Overwrite",
         "formatOptions": {"format": "Csv", "header": true}
-    })
-    .to_string();
-    let auth = format!("Bearer {viewer}");
-    let (status, answer) = http(
-        &server.origin(),
-        "POST",
-        &server.demo_path(&format!("/lakehouses/{lakehouse}/tables/viewer_table/load")),
-        Some(&body),
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/json"),
-        ],
-    );
+    });
+    let route = format!("/lakehouses/{lakehouse}/tables/viewer_table/load");
+    let bearer = format!("Bearer {viewer}");
+    let (status, answer) = post(&server, &bearer, &server.demo_path(&route), &body);
     assert_eq!(status, 403, "{answer}");
     let run = server.fabsh(&[
         "sql",
