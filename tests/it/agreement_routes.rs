@@ -111,7 +111,9 @@ fn every_swagger_get_path_answers_alike_with_a_trailing_slash() {
 /// Items_PublishEnvironment (environment/swagger.json): 202 with an operation, whatever the
 /// body (fabric-cicd sends the JSON string `"{}"`, which the service accepts); the
 /// environment's `publishDetails.state` is `Running` until the operation ends, then `Success`
-/// (swagger `EnvironmentPublishState`), and a never-published environment claims no publish.
+/// (swagger `EnvironmentPublishState`). A new environment answers as the service answers one
+/// just made (fabric-cli's recording `test_mkdir_item_success[Environment]`): a publish that
+/// started and ended when it was made, `Success` for it and each component.
 #[test]
 fn an_environment_publishes_through_an_operation_and_says_so() {
     use crate::service_bodies::{assert_shaped, call, get_json, header, poll_to_success};
@@ -138,12 +140,34 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
     };
     let before = get_json(&server, &env_path);
     shaped(&before);
-    assert!(
-        before["properties"]["publishDetails"]
-            .get("state")
-            .is_none(),
-        "never published: {before}"
+    let recorded = crate::replay::cassette("mkdir__test_mkdir_item_successEnvironment.yaml")
+        .interactions
+        .into_iter()
+        .find(|i| i.request.method == "GET" && i.request.uri.contains("/environments/"))
+        .and_then(|i| i.response.body.string)
+        .expect("the recorded GET of the new environment");
+    let recorded: Value = serde_json::from_str(&recorded).expect("recorded JSON");
+    let (ours, theirs) = (
+        &before["properties"]["publishDetails"],
+        &recorded["properties"]["publishDetails"],
     );
+    assert_eq!(keys(ours), keys(theirs), "{before}");
+    assert_eq!(
+        keys(&ours["componentPublishInfo"]),
+        keys(&theirs["componentPublishInfo"])
+    );
+    for details in [ours, theirs] {
+        assert_eq!(details["state"], "Success", "{details}");
+        assert_eq!(details["startTime"], details["endTime"], "{details}");
+        for component in ["sparkSettings", "sparkLibraries"] {
+            assert_eq!(
+                details["componentPublishInfo"][component]["state"],
+                "Success"
+            );
+        }
+        let version = details["targetVersion"].as_str().expect("targetVersion");
+        assert!(uuid::Uuid::parse_str(version).is_ok(), "{version}");
+    }
     let publish = format!("{env_path}/staging/publish");
     for body in [
         None,
@@ -166,6 +190,18 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
         assert_eq!(details["state"], "Success", "{done}");
         assert!(details["endTime"].is_string(), "{done}");
     }
+}
+
+/// The keys of an object, sorted.
+fn keys(object: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = object
+        .as_object()
+        .unwrap_or_else(|| panic!("an object: {object}"))
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort();
+    keys
 }
 
 /// Connections_ListConnections and CustomPools_ListWorkspaceCustomPools: deployments read
