@@ -741,8 +741,18 @@ fn environments_are_published_and_models_bound_as_parameter_yml_says() {
     // unbound, and not a change a plan shows (apply could not bind it).
     let workspace = new_workspace(server, "deploy-after");
     seed_shortcut_targets(server, &workspace);
+    let before_apply = server.request_count();
     let run = apply(server, &repo, &workspace, &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stderr, run.stdout);
+    // Its environment published (a new one answers Success before any publish, as on the
+    // service, so the state alone would not tell).
+    let published = requests_since(server, before_apply)
+        .into_iter()
+        .filter(|(method, path)| {
+            method == "POST" && path.contains(&workspace) && path.ends_with("/staging/publish")
+        })
+        .count();
+    assert_eq!(published, 1, "the environment was published once");
     assert_eq!(plan(server, &repo, &workspace, &[]).code, 0);
 
     // Then to the visible one: the model's binding is the plan's one change.
