@@ -2,9 +2,11 @@
 //! segment, and which generic operations the type supports. Shared by the client (type
 //! casing, portal URLs, copy checks) and local Fabric (routes, validation).
 
+mod create_answers;
 mod parts;
 
 use crate::edit_distance::edit_distance;
+pub use create_answers::created_through_operation;
 use parts::{
     DATA_AGENT_PARTS, ENVIRONMENT_PARTS, LAKEHOUSE_PARTS, NOTEBOOK_PARTS, PIPELINE_PARTS,
     REPORT_PARTS, SEMANTIC_MODEL_PARTS, SPARK_JOB_PARTS,

@@ -46,18 +46,6 @@ pub(crate) fn check_display_name(name: &str) -> Result<(), ApiError> {
 /// Types the service refuses to create without a definition.
 const DEFINITION_REQUIRED: &[&str] = &["Report", "SemanticModel"];
 
-/// Whether the service answers this create 202 rather than 201 with the item. fabric-cli's
-/// recorded traffic (vendored in part under `tests/recordings`) shows creates without a
-/// definition answered 201 (Lakehouse, DataPipeline) but a Warehouse's 202; creates with a
-/// definition 202 (Notebook, Report, SemanticModel) but a DataPipeline's 201.
-fn service_creates_through_operation(item_type: &str, with_definition: bool) -> bool {
-    match item_type {
-        "Warehouse" => true,
-        "DataPipeline" => false,
-        _ => with_definition,
-    }
-}
-
 fn present<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
@@ -182,7 +170,8 @@ pub(super) fn create(
     if let (Some(d), "DataAgent") = (&definition, item_type.name) {
         crate::agents::access::check_parts(&state, &caller, &d.parts)?;
     }
-    let service_lro = service_creates_through_operation(item_type.name, definition.is_some());
+    let service_lro =
+        fabsh_model::item_types::created_through_operation(item_type.name, definition.is_some());
     let (format, parts) = match definition {
         Some(d) => (d.format, d.parts),
         None => (
