@@ -322,8 +322,7 @@ fn sql_database(item: &Item) -> Value {
 }
 
 /// `EnvironmentProperties`: the environment's last publish as it stands (`Running` until its
-/// operation completes, then `Success`). One never published has no publish to describe, so
-/// `publishDetails` (required) is empty rather than claiming a success.
+/// operation completes, then `Success`).
 fn environment(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
     // An environment is published as it is made: the service answers one just created with
     // a publish that started and ended then, `Success` throughout (fabric-cli's recording
