@@ -196,8 +196,15 @@ fn mirrored_and_sql_databases_carry_their_swagger_properties() {
 
     let sql = create(server, "sqlDatabases", json!({"displayName": "Orders"}));
     let answered = properties(server, "sqlDatabases", &sql);
+    // The swagger's keys; `connectionInfo`, which the service sends beside them, is checked
+    // against the recording below.
+    let mut declared = answered.clone();
+    declared
+        .as_object_mut()
+        .expect("properties")
+        .remove("connectionInfo");
     assert_shaped(
-        &answered,
+        &declared,
         &definition("sqlDatabase/definitions.json", "SQLDatabaseProperties"),
         "SQLDatabaseProperties",
     );
@@ -210,6 +217,33 @@ fn mirrored_and_sql_databases_carry_their_swagger_properties() {
         .as_str()
         .expect("connectionString");
     assert!(connection.contains(name), "{connection}");
+
+    // And as recorded (get__test_get_item_query_all_successSQLDatabase.yaml): the same keys,
+    // `connectionInfo` among them, and its connection written with the same keywords.
+    let recording = crate::replay::cassette("get__test_get_item_query_all_successSQLDatabase.yaml");
+    let recorded = recording
+        .interactions
+        .iter()
+        .filter(|i| i.request.method == "GET" && i.request.uri.contains("/sqlDatabases/"))
+        .filter_map(|i| i.response.body.string.as_deref())
+        .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+        .find(|body| body["properties"].is_object())
+        .expect("a recorded SQL database GET")["properties"]
+        .clone();
+    assert_eq!(keys(&answered), keys(&recorded), "{answered}");
+    let keywords = |text: &Value| -> Vec<String> {
+        text.as_str()
+            .expect("connectionInfo")
+            .split(';')
+            .map(|pair| pair.split_once('=').expect("key=value").0.to_string())
+            .collect()
+    };
+    assert_eq!(
+        keywords(&answered["connectionInfo"]),
+        keywords(&recorded["connectionInfo"])
+    );
+    let info = answered["connectionInfo"].as_str().expect("connectionInfo");
+    assert!(info.contains(&format!("Initial Catalog={name}")), "{info}");
 }
 
 /// A schemathesis run found `GET /lakehouses` answering an entry without the required

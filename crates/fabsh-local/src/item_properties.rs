@@ -310,6 +310,13 @@ fn sql_database(item: &Item) -> Value {
     );
     let database = format!("{}-{}", item.display_name, item.id);
     json!({
+        // Not in the swagger, answered before the rest (fabric-cli's recording
+        // test_get_item_query_all_success[SQLDatabase]): the same connection, written with
+        // the spaced keywords of ADO.NET's connection strings.
+        "connectionInfo": format!(
+            "Data Source={server};Initial Catalog={database};Multiple Active Result Sets=False;\
+             Connect Timeout=30;Encrypt=True;Trust Server Certificate=False"
+        ),
         "connectionString": format!(
             "Data Source={server};Initial Catalog={database};MultipleActiveResultSets=False;\
              Connect Timeout=30;Encrypt=True;TrustServerCertificate=False"
