@@ -184,7 +184,7 @@ const LOAD_TABLE: CommandSpec = CommandSpec {
     group: "local",
     name: "load-table",
     summary: "Load a CSV file into a table of a lakehouse or warehouse (column types are inferred)",
-    about: "",
+    about: "Straight into local Fabric's store, without OneLake: for a warehouse, or a store that is not served (--data-dir). For a lakehouse, `fabsh lakehouse load-table` does the same through the service's load-table operation, on local Fabric and on Fabric alike.",
     args: &[LOAD_WORKSPACE, LAKEHOUSE, TABLE, CSV_FILE, DATA_DIR],
     traits: ADMIN,
     columns: &[],
