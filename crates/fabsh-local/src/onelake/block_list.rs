@@ -94,7 +94,7 @@ fn uncommitted(target: &Target) -> Result<Vec<Listed>, StorageError> {
 
 /// The bytes of lower-case hex text.
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())
