@@ -370,6 +370,45 @@ fn a_block_upload_is_invisible_until_its_block_list_is_committed() {
         assert_eq!(staged.status, 201, "{}", staged.text());
     }
     assert_eq!(lake.get(name, &[]).status, 404, "staged blocks are no blob");
+    // Get Block List answers in Azure's documented elements: BlockList > UncommittedBlocks >
+    // Block > Name, Size.
+    let blocks = |kind: &str| {
+        lake.call(
+            "GET",
+            &format!("{path}?comp=blocklist&blocklisttype={kind}"),
+            &[],
+            b"",
+        )
+    };
+    let staged = blocks("uncommitted");
+    assert_eq!(staged.status, 200, "{}", staged.text());
+    let text = staged.text();
+    assert!(text.contains("<BlockList><UncommittedBlocks>"), "{text}");
+    assert!(
+        text.contains("<Block><Name>MDAwMDAx</Name><Size>70000</Size></Block>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<Block><Name>MDAwMDAy</Name><Size>5</Size></Block>"),
+        "{text}"
+    );
+    assert!(!text.contains("CommittedBlocks><Block"), "{text}");
+    let nothing = lake.call(
+        "GET",
+        &format!(
+            "{}?comp=blocklist&blocklisttype=all",
+            lake.path("SalesLakehouse.Lakehouse/Files/blocks/none.bin")
+        ),
+        &[],
+        b"",
+    );
+    assert_eq!(
+        nothing.status,
+        404,
+        "no blob and no blocks: {}",
+        nothing.text()
+    );
+    assert_eq!(blocks("some").status, 400);
     let listed = lake.list(&format!(
         "&prefix={}",
         q("SalesLakehouse.Lakehouse/Files/blocks/")
@@ -402,6 +441,29 @@ fn a_block_upload_is_invisible_until_its_block_list_is_committed() {
     let mut expected = first.clone();
     expected.extend_from_slice(&second);
     assert_eq!(got.body, expected);
+    let all = blocks("all").text();
+    assert!(
+        all.contains("<CommittedBlocks><Block><Name>MDAwMDAx</Name><Size>70000</Size></Block><Block><Name>MDAwMDAy</Name><Size>5</Size></Block></CommittedBlocks><UncommittedBlocks></UncommittedBlocks>"),
+        "the commit used the staged blocks: {all}"
+    );
+
+    // A create-only commit onto the blob is refused and leaves it as it was.
+    let staged = lake.call(
+        "PUT",
+        &format!("{path}?comp=block&blockid={}", q("MDAwMDAz")),
+        &[],
+        b"other",
+    );
+    assert_eq!(staged.status, 201);
+    let refused = lake.call(
+        "PUT",
+        &format!("{path}?comp=blocklist"),
+        &[("If-None-Match", "*"), ("x-ms-meta-fabsh_sha256", "ab")],
+        b"<BlockList><Latest>MDAwMDAz</Latest></BlockList>",
+    );
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    assert_eq!(refused.error_code(), "BlobAlreadyExists");
+    assert_eq!(lake.get(name, &[]).body, expected);
 }
 
 #[test]

@@ -258,6 +258,8 @@ fn bad_arguments_are_refused_before_anything_is_sent() {
 
 /// Runs `args` and sends SIGINT once `started` is true of the session's OneLake requests;
 /// returns the exit code and stdout.
+/// Runs fabsh with `args`, sends it SIGINT once the session's storage log
+/// (`{count, requests}`) shows `started`, and returns its exit code and stdout.
 fn interrupted(server: &Server, args: &[&str], started: impl Fn(&Value) -> bool) -> (i32, String) {
     let mut child = server
         .command(args)
@@ -269,12 +271,7 @@ fn interrupted(server: &Server, args: &[&str], started: impl Fn(&Value) -> bool)
     let mut seen = false;
     for _ in 0..6000 {
         let log = server.storage_requests();
-        if log["requests"]
-            .as_array()
-            .expect("requests")
-            .iter()
-            .any(&started)
-        {
+        if started(&log) {
             seen = true;
             break;
         }
@@ -313,11 +310,17 @@ fn an_interrupted_upload_leaves_no_blob() {
     let (code, stdout) = interrupted(
         &server,
         &["onelake", "cp", &big.to_string_lossy(), &target],
-        |r| {
-            r["method"] == "PUT"
-                && r["query"]
-                    .as_str()
-                    .is_some_and(|q| q.contains("comp=block"))
+        |log| {
+            log["requests"]
+                .as_array()
+                .expect("requests")
+                .iter()
+                .any(|r| {
+                    r["method"] == "PUT"
+                        && r["query"]
+                            .as_str()
+                            .is_some_and(|q| q.contains("comp=block"))
+                })
         },
     );
     assert_eq!(code, 130, "{stdout}");
@@ -329,12 +332,194 @@ fn an_interrupted_upload_leaves_no_blob() {
         .expect("requests")
         .iter()
         .filter(|r| {
-            r["query"]
-                .as_str()
-                .is_some_and(|q| q.contains("comp=blocklist"))
+            r["method"] == "PUT"
+                && r["query"]
+                    .as_str()
+                    .is_some_and(|q| q.contains("comp=blocklist"))
         })
         .count();
     assert_eq!(commits, 0, "the block list was never committed");
+}
+
+/// A file of `blocks` upload blocks (4 MiB), each different (its index and `seed` in every
+/// word), and the SHA-256 of its bytes.
+fn file_of_blocks(path: &Path, blocks: u32, seed: u32) -> String {
+    use std::io::Write;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let mut digest = Sha256::new();
+    for index in 0..blocks {
+        let block: Vec<u8> = (0..1024 * 1024u32)
+            .flat_map(|word| (word ^ (index << 20) ^ seed.wrapping_mul(0x9e37_79b9)).to_le_bytes())
+            .collect();
+        digest.update(&block);
+        file.write_all(&block).expect("write");
+    }
+    file.flush().expect("flush");
+    format!("{:x}", digest.finalize())
+}
+
+/// True for a Put Block (not a Put Block List).
+fn is_put_block(request: &Value) -> bool {
+    request["method"] == "PUT"
+        && request["query"]
+            .as_str()
+            .is_some_and(|q| q.split('&').any(|part| part == "comp=block"))
+}
+
+/// The requests of a storage log (`{count, requests}`) after the session's first `from`.
+fn tail(log: &Value, from: u64) -> Vec<Value> {
+    let count = log["count"].as_u64().expect("count");
+    let requests = log["requests"].as_array().expect("requests");
+    let new = usize::try_from(count - from).expect("count");
+    assert!(new <= requests.len(), "the log kept every request");
+    requests[requests.len() - new..].to_vec()
+}
+
+/// The session's requests after its first `from`.
+fn requests_since(server: &Server, from: u64) -> Vec<Value> {
+    tail(&server.storage_requests(), from)
+}
+
+/// The SHA-256 of the OneLake file `lake`, downloaded.
+fn lake_digest(server: &Server, lake: &str) -> String {
+    let down = tempfile::tempdir().expect("down");
+    let to = down.path().join("back.bin");
+    server
+        .fabsh(&["onelake", "cp", lake, &to.to_string_lossy()])
+        .ok_json();
+    format!("{:x}", Sha256::digest(std::fs::read(&to).expect("read")))
+}
+
+/// Interrupts `onelake cp from to` once at least two of its blocks are staged (logged 201),
+/// and returns how many were.
+fn interrupt_upload(server: &Server, from: &Path, to: &str) -> usize {
+    let before = server.storage_requests()["count"].as_u64().expect("count");
+    let staged = |requests: &[Value]| {
+        requests
+            .iter()
+            .filter(|r| is_put_block(r) && r["status"] == 201)
+            .count()
+    };
+    let (code, stdout) = interrupted(
+        server,
+        &["onelake", "cp", &from.to_string_lossy(), to],
+        |log| staged(&tail(log, before)) >= 2,
+    );
+    assert_eq!(code, 130, "{stdout}");
+    staged(&requests_since(server, before))
+}
+
+#[test]
+fn an_interrupted_large_upload_resumes_where_it_stopped() {
+    let server = Server::session_with(module_path!(), &[("latency-ms", "100")]);
+    let work = tempfile::tempdir().expect("work");
+    let big = work.path().join("big.bin");
+    let blocks = 16;
+    let digest = file_of_blocks(&big, blocks, 1);
+    let target = format!("{}/SalesLakehouse/Files/resumed/big.bin", server.demo);
+    let staged = interrupt_upload(&server, &big, &target);
+    assert!(
+        staged < blocks as usize,
+        "the first run was stopped before its end"
+    );
+    let gone = server.fabsh(&["onelake", "ls", &target]).ok_json();
+    assert_eq!(
+        gone,
+        serde_json::json!([]),
+        "nothing appears before the commit"
+    );
+
+    let before = server.storage_requests()["count"].as_u64().expect("count");
+    server
+        .fabsh(&["onelake", "cp", &big.to_string_lossy(), &target])
+        .ok_json();
+    let again = requests_since(&server, before);
+    let sent = again.iter().filter(|r| is_put_block(r)).count();
+    assert!(
+        sent <= blocks as usize - staged,
+        "{sent} blocks sent again; {staged} of {blocks} were staged by the first run"
+    );
+    let asked = again
+        .iter()
+        .filter(|r| {
+            r["method"] == "GET"
+                && r["query"]
+                    .as_str()
+                    .is_some_and(|q| q.contains("comp=blocklist"))
+        })
+        .count();
+    assert_eq!(asked, 1, "one question for the staged blocks: {again:?}");
+    assert_eq!(lake_digest(&server, &target), digest, "byte for byte");
+}
+
+#[test]
+fn a_changed_file_is_not_resumed_from_the_blocks_of_its_old_content() {
+    let server = Server::session_with(module_path!(), &[("latency-ms", "100")]);
+    let work = tempfile::tempdir().expect("work");
+    let big = work.path().join("changing.bin");
+    let blocks = 16;
+    file_of_blocks(&big, blocks, 2);
+    let target = format!("{}/SalesLakehouse/Files/resumed/changing.bin", server.demo);
+    let staged = interrupt_upload(&server, &big, &target);
+    assert!(staged >= 2);
+
+    // The same size, other bytes, and a modification time surely not the first one's.
+    let first_time = std::fs::metadata(&big)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    let digest = file_of_blocks(&big, blocks, 3);
+    std::fs::File::options()
+        .write(true)
+        .open(&big)
+        .expect("open")
+        .set_modified(first_time + std::time::Duration::from_secs(60))
+        .expect("set mtime");
+    let before = server.storage_requests()["count"].as_u64().expect("count");
+    server
+        .fabsh(&["onelake", "cp", &big.to_string_lossy(), &target])
+        .ok_json();
+    let sent = requests_since(&server, before)
+        .iter()
+        .filter(|r| is_put_block(r))
+        .count();
+    assert_eq!(
+        sent, blocks as usize,
+        "every block of the new content is sent"
+    );
+    assert_eq!(
+        lake_digest(&server, &target),
+        digest,
+        "the new content, whole"
+    );
+}
+
+#[test]
+fn a_large_file_does_not_replace_an_existing_one_without_overwrite() {
+    let server = Server::session_with(module_path!(), &[("latency-ms", "100")]);
+    let work = tempfile::tempdir().expect("work");
+    let big = work.path().join("kept.bin");
+    file_of_blocks(&big, 2, 4);
+    let small = work.path().join("first.txt");
+    std::fs::write(&small, "first\n").expect("write");
+    let target = format!("{}/SalesLakehouse/Files/kept/kept.bin", server.demo);
+    server
+        .fabsh(&["onelake", "cp", &small.to_string_lossy(), &target])
+        .ok_json();
+    let before = server.storage_requests()["count"].as_u64().expect("count");
+    let refused = server.fabsh(&["onelake", "cp", &big.to_string_lossy(), &target]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("--overwrite"), "{}", refused.stderr);
+    let writes = requests_since(&server, before)
+        .into_iter()
+        .filter(|r| r["method"] == "PUT")
+        .count();
+    assert_eq!(writes, 0, "nothing was sent");
+    assert_eq!(
+        server.fabsh(&["onelake", "cat", &target]).stdout,
+        "first\n",
+        "the existing file is unchanged"
+    );
 }
 
 #[test]
@@ -361,7 +546,18 @@ fn an_interrupted_download_leaves_no_file() {
             &into.to_string_lossy(),
             "--overwrite",
         ],
-        |r| r["method"] == "GET" && r["path"].as_str().is_some_and(|p| p.ends_with("/big.bin")),
+        |log| {
+            log["requests"]
+                .as_array()
+                .expect("requests")
+                .iter()
+                .any(|r| {
+                    // Get Blob, not the upload's Get Block List (`comp=blocklist`).
+                    r["method"] == "GET"
+                        && r["query"].is_null()
+                        && r["path"].as_str().is_some_and(|p| p.ends_with("/big.bin"))
+                })
+        },
     );
     assert_eq!(code, 130, "{stdout}");
     let left: Vec<_> = std::fs::read_dir(&into)

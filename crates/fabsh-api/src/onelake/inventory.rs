@@ -2,11 +2,11 @@
 //! SHA-256 fabsh keeps in each blob's metadata (`x-ms-meta-fabsh_sha256`, set by
 //! [`super::Sending::sha256`]). object_store 0.12's listing drops a blob's metadata and
 //! Content-MD5 (its `ObjectMeta` has size, time and ETag only) and never asks for them, so
-//! this is List Blobs sent here with `include=metadata`, as the Blob API documents it; one
-//! request per page of 5000, nothing per file.
+//! this is List Blobs sent here with `include=metadata`, as the Blob API documents it (through
+//! `blob_api`); one request per page of 5000, nothing per file.
 
 use super::{LakePath, OneLake};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -25,12 +25,6 @@ pub fn sha256_hex(mut content: impl std::io::Read) -> std::io::Result<String> {
         .map(|byte| format!("{byte:02x}"))
         .collect())
 }
-
-/// The Blob API version sent: the one object_store 0.12 sends, which local Fabric answers.
-const BLOB_API_VERSION: &str = "2023-11-03";
-
-/// Times a page is asked for when the service is busy or failing (429, 5xx).
-const ATTEMPTS: u32 = 4;
 
 /// A file below a folder: its path, size and stored SHA-256 (none when it was written by
 /// another tool, or by `onelake cp` in blocks: it hashes only what it sends in one request).
@@ -111,19 +105,14 @@ impl OneLake {
         }
     }
 
-    /// One page of List Blobs with metadata, sent again on 429 and 5xx.
+    /// One page of List Blobs with metadata.
     async fn list_page(
         &self,
         folder: &LakePath,
         prefix: &str,
         marker: Option<&str>,
     ) -> Result<EnumerationResults> {
-        let client = self.http()?;
-        let url = format!(
-            "{}/{}",
-            self.endpoint.as_str().trim_end_matches('/'),
-            percent_encoding::utf8_percent_encode(&folder.workspace, SEGMENT)
-        );
+        let url = self.container_url(folder);
         let mut query = vec![
             ("restype", "container"),
             ("comp", "list"),
@@ -133,76 +122,21 @@ impl OneLake {
         if let Some(marker) = marker {
             query.push(("marker", marker));
         }
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let token = self.tokens.token(false).await?;
-            let sent = client
-                .get(&url)
-                .query(&query)
-                .bearer_auth(token.expose())
-                .header("x-ms-version", BLOB_API_VERSION)
-                .send()
-                .await;
-            let response = match sent {
-                Ok(response) => response,
-                Err(_) if attempt < ATTEMPTS => {
-                    tokio::time::sleep(fabsh_http::retry::backoff(attempt)).await;
-                    continue;
-                }
-                Err(err) => {
-                    return Err(
-                        Error::runtime(format!("OneLake: cannot list {folder}")).with_cause(err)
-                    );
-                }
-            };
-            let status = response.status();
-            let busy = status.as_u16() == 429 || status.is_server_error();
-            if busy && attempt < ATTEMPTS {
-                let wait = fabsh_http::retry::retry_after(response.headers())
-                    .unwrap_or_else(|| fabsh_http::retry::backoff(attempt));
-                tokio::time::sleep(wait).await;
-                continue;
-            }
-            let body = response.text().await.map_err(|err| {
-                Error::runtime(format!("OneLake: cannot list {folder}")).with_cause(err)
-            })?;
-            if !status.is_success() {
-                return Err(list_refused(status.as_u16(), &body, folder));
-            }
-            return quick_xml::de::from_str(&body).map_err(|err| {
-                Error::runtime(format!(
-                    "OneLake: the listing of {folder} is not List Blobs XML"
-                ))
-                .with_cause(err)
-            });
+        let answer = self
+            .send(
+                |client| client.get(&url).query(&query),
+                || format!("OneLake: cannot list {folder}"),
+            )
+            .await?;
+        if !answer.status.is_success() {
+            return Err(answer.refused("listing", folder));
         }
-    }
-}
-
-/// Characters escaped in a container name put in a URL path.
-const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
-
-/// A listing the service refused, as object_store's errors are told to a user.
-fn list_refused(status: u16, body: &str, folder: &LakePath) -> Error {
-    let code = body
-        .split_once("<Code>")
-        .and_then(|(_, rest)| rest.split_once("</Code>"))
-        .map_or("", |(code, _)| code);
-    match status {
-        401 => Error::auth(format!("OneLake refused the Storage token for {folder}")),
-        403 => Error::new(
-            ErrorKind::Auth,
-            format!("OneLake refused access to {folder}"),
-        ),
-        404 => Error::not_found(format!("{folder} does not exist in OneLake")),
-        _ => Error::runtime(format!(
-            "OneLake: listing {folder} failed with {status} {code}"
-        )),
+        quick_xml::de::from_reader(answer.body.as_ref()).map_err(|err| {
+            Error::runtime(format!(
+                "OneLake: the listing of {folder} is not List Blobs XML"
+            ))
+            .with_cause(err)
+        })
     }
 }
 

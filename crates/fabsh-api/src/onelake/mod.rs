@@ -1,9 +1,12 @@
-//! OneLake's files: the Blob API of OneLake through object_store's Azure backend, with
-//! Storage tokens from fabsh's credential chain. A workspace is a container; an item and the
+//! OneLake's files: the Blob API of OneLake through object_store's Azure backend, and through
+//! fabsh's own requests for what object_store cannot do (`blob_api`: a listing with metadata,
+//! resumable blocks), with Storage tokens from fabsh's credential chain. A workspace is a container; an item and the
 //! path inside it are the blob's name (`SalesLakehouse.Lakehouse/Files/raw/orders.csv`).
 //! The OneLake of the Fabric service is `onelake.blob.fabric.microsoft.com` (per cloud); that
 //! of any other endpoint, local Fabric's, is `{origin}/onelake`.
 
+mod blob_api;
+mod blocks;
 mod inventory;
 mod path;
 mod tokens;
@@ -27,8 +30,8 @@ pub struct OneLake {
     endpoint: Url,
     tokens: Arc<dyn TokenProvider>,
     stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
-    /// fabsh's HTTP client, for the one request object_store cannot make (a listing with
-    /// metadata, `inventory`); made when first needed.
+    /// fabsh's HTTP client, for the requests object_store cannot make (a listing with
+    /// metadata, `inventory`; resumable blocks, `blocks`); made when first needed.
     http: OnceLock<reqwest::Client>,
 }
 

@@ -1,16 +1,16 @@
 //! Listing, reading, uploading, downloading and deleting OneLake files. Uploads and downloads
 //! stream in chunks: a file is never read whole into memory. Nothing half-written is left at
 //! a destination: an upload's blocks become the file only when its block list is committed
-//! (a failed or interrupted upload leaves none), and a download goes to a temporary file
-//! beside the destination that is renamed over it when whole.
+//! (a failed or interrupted upload leaves none; its blocks are resumed by the next run, see
+//! `blocks`), and a download goes to a temporary file beside the destination that is renamed
+//! over it when whole.
 
 use super::{LakePath, OneLake, lake_error};
 use crate::error::{Error, Result};
 use futures::TryStreamExt;
 use object_store::path::Path as StorePath;
 use object_store::{
-    Attribute, Attributes, ObjectMeta, ObjectStore, PutMode, PutMultipartOptions, PutOptions,
-    PutPayload, WriteMultipart,
+    Attribute, Attributes, ObjectMeta, ObjectStore, PutMode, PutOptions, PutPayload,
 };
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// The size of an upload's blocks, and of the part a file smaller than it is sent in. With
 /// [`BLOCKS_IN_FLIGHT`] and the files a command sends at once, it bounds the memory an upload
 /// takes (about 12 MiB a file), whatever the files' size.
-const CHUNK: usize = 4 * 1024 * 1024;
+pub(super) const CHUNK: usize = 4 * 1024 * 1024;
 /// The most blocks a blob is committed from (Azure Blob Storage's limit, which OneLake's Blob
 /// API shares).
 const MAX_BLOCKS: u64 = 50_000;
@@ -39,7 +39,7 @@ pub fn check_upload_size(from: &Path, size: u64) -> Result<()> {
 }
 
 /// Blocks of one file in flight at once.
-const BLOCKS_IN_FLIGHT: usize = 2;
+pub(super) const BLOCKS_IN_FLIGHT: usize = 2;
 
 /// How a file is sent.
 pub struct Sending<'a> {
@@ -181,7 +181,8 @@ impl OneLake {
 
     /// Uploads the local file `from` to `to`, replacing a file there only with
     /// `how.overwrite`. The blob appears only when whole: a single Put Blob, or blocks that
-    /// are committed at the end (dropping this future before then leaves no file).
+    /// are committed at the end (dropping this future before then leaves no file, and the
+    /// blocks sent for the same command run again).
     pub async fn upload(&self, from: &Path, to: &LakePath, how: &Sending<'_>) -> Result<u64> {
         let overwrite = how.overwrite;
         let mut attributes = Attributes::new();
@@ -231,43 +232,12 @@ impl OneLake {
             (how.sent)(size);
             return Ok(size);
         }
-        // Blocks have no create-only commit in object_store: asked first.
-        if !overwrite && self.exists(to).await? {
-            return Err(
-                Error::usage(format!("{to} exists")).with_hint("give --overwrite to replace it")
-            );
-        }
-        let options = PutMultipartOptions {
-            attributes,
-            ..PutMultipartOptions::default()
-        };
-        let upload = store
-            .put_multipart_opts(&location, options)
+        // In blocks, through the Blob API's own calls so that a run stopped half-way is
+        // resumed by the next (see `blocks`); the commit is create-only, so no question is
+        // asked first here either.
+        let modified = file.metadata().await.map_err(local)?.modified().ok();
+        self.upload_blocks(file, from, (size, modified), to, how)
             .await
-            .map_err(|err| lake_error(err, to))?;
-        let mut writer = WriteMultipart::new_with_chunk_size(upload, CHUNK);
-        let mut buffer = vec![0u8; CHUNK];
-        loop {
-            let read = match file.read(&mut buffer).await {
-                Ok(read) => read,
-                Err(err) => {
-                    // The blocks sent are never committed: no file appears.
-                    let _ = writer.abort().await;
-                    return Err(local(err));
-                }
-            };
-            if read == 0 {
-                break;
-            }
-            writer
-                .wait_for_capacity(BLOCKS_IN_FLIGHT)
-                .await
-                .map_err(|err| lake_error(err, to))?;
-            writer.write(&buffer[..read]);
-            (how.sent)(read as u64);
-        }
-        writer.finish().await.map_err(|err| lake_error(err, to))?;
-        Ok(size)
     }
 
     /// Downloads `from` to the local file `to` (through a temporary file beside it, removed

@@ -5,13 +5,15 @@
 //! such as object_store's `MicrosoftAzure` built `with_endpoint("{origin}/onelake")` and the
 //! workspace as its container works against it unchanged.
 //!
-//! Served: List Blobs (`GET /onelake/{ws}?restype=container&comp=list`), Put Blob, Put Block
-//! and Put Block List, Get Blob (ranges), Get Blob Properties (`HEAD`), Delete Blob and Copy
-//! Blob (a source on this server), with conditional headers and user metadata (`metadata`); errors in Azure's XML shape
-//! (`answer`). Tokens and roles: `access`. Files on disk: `files`.
+//! Served: List Blobs (`GET /onelake/{ws}?restype=container&comp=list`), Put Blob, Put Block,
+//! Put Block List and Get Block List (`block_list`), Get Blob (ranges), Get Blob Properties
+//! (`HEAD`), Delete Blob and Copy Blob (a source on this server), with conditional headers
+//! and user metadata (`metadata`); errors in Azure's XML shape (`answer`). Tokens and roles:
+//! `access`. Files on disk: `files`.
 
 mod access;
 mod answer;
+mod block_list;
 mod conditions;
 mod files;
 mod listing;
@@ -99,6 +101,7 @@ async fn blob(
         let target = resolve(&state, principal.clone(), ws, name).await?;
         match (&method, comp) {
             (&Method::GET | &Method::HEAD, None) => read::get(&target, &method, &headers).await,
+            (&Method::GET, Some("blocklist")) => block_list::get(&target, &query).await,
             (&Method::PUT, Some("block")) => {
                 write::put_block(&state, &target, &query, &headers, body).await
             }

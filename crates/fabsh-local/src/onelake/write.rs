@@ -1,11 +1,14 @@
-//! Writes: Put Blob, Put Block and Put Block List, Copy Blob and Delete Blob. Every new
+//! Writes: Put Blob, Put Block and Put Block List, Copy Blob and Delete Blob (Get Block List,
+//! which reads the staged blocks, is `block_list`). Every new
 //! content is written to a file in the item's staging folder first and renamed into place
 //! only once whole, under `AppState::onelake_commits` with the request's conditions checked
 //! against what is there at that moment. Blocks are staged per blob apart from its file
 //! (`staging/blocks/<sha256 of the path>/<hex of the block id>`) and are discarded once a
 //! block list is committed or the blob is replaced or deleted, as Azure discards a blob's
-//! uncommitted blocks; blocks of an upload that never commits stay in the staging folder,
-//! unseen, until the item goes.
+//! uncommitted blocks; blocks of an upload that never commits (a client stopped half-way)
+//! stay in the staging folder, listed by Get Block List for the client that resumes it,
+//! until a commit or the item goes. A block is renamed into place only when its whole body
+//! came, so a block cut off mid-request is never listed.
 
 use super::Target;
 use super::answer::{self, StorageError, set};
@@ -33,7 +36,7 @@ const MAX_BLOCK_ID_BYTES: usize = 64;
 const BLOCK_LIST_LIMIT: usize = 8 * 1024 * 1024;
 
 /// The folder of a blob's staged blocks.
-fn block_dir(target: &Target) -> PathBuf {
+pub(super) fn block_dir(target: &Target) -> PathBuf {
     use sha2::Digest;
     let digest = sha2::Sha256::digest(target.path.as_str().as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
@@ -223,8 +226,17 @@ pub(crate) async fn put_block_list(
     }
     let (shared, owned) = (state.clone(), target.clone());
     let meta = on_pool(move || {
+        // Sizes taken before the join: a commit discards the staged blocks. A missing block
+        // is the join's to refuse.
+        let sizes: Vec<u64> = blocks
+            .iter()
+            .map(|block| std::fs::metadata(block).map_or(0, |meta| meta.len()))
+            .collect();
         let staged = join(&blocks, upload)?;
-        commit(&shared, &owned, staged, &conditions, &user)
+        let meta = commit(&shared, &owned, staged, &conditions, &user)?;
+        let ids = list.into_iter().map(|entry| entry.id);
+        super::block_list::save_committed(&owned, &meta.etag, ids.zip(sizes).collect())?;
+        Ok(meta)
     })
     .await?;
     Ok(written(StatusCode::CREATED, &meta))

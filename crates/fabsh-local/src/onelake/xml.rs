@@ -1,5 +1,5 @@
-//! The XML of the Blob API: error bodies, List Blobs' `EnumerationResults`, and the block list
-//! a Put Block List sends. Written by hand (a few fixed shapes, every text escaped) and read
+//! The XML of the Blob API: error bodies, List Blobs' `EnumerationResults`, the block list
+//! a Put Block List sends and the one Get Block List answers. Written by hand (a few fixed shapes, every text escaped) and read
 //! with quick-xml, whose reader copes with what a client may send (declarations, comments,
 //! entities, whitespace).
 
@@ -95,6 +95,33 @@ pub(crate) fn enumeration(
         None => out.push_str("<NextMarker />"),
     }
     out.push_str("</EnumerationResults>");
+    out
+}
+
+/// A Get Block List answer: `<BlockList>` with `<CommittedBlocks>` and
+/// `<UncommittedBlocks>`, each of the lists asked for (`None`: not asked), every block a
+/// `<Block><Name>id</Name><Size>bytes</Size></Block>`, as Azure answers.
+pub(crate) fn block_list_answer(
+    committed: Option<&[(String, u64)]>,
+    uncommitted: Option<&[(String, u64)]>,
+) -> String {
+    let mut out = String::from(DECLARATION);
+    out.push_str("<BlockList>");
+    for (element, blocks) in [
+        ("CommittedBlocks", committed),
+        ("UncommittedBlocks", uncommitted),
+    ] {
+        let Some(blocks) = blocks else { continue };
+        out.push_str(&format!("<{element}>"));
+        for (id, size) in blocks {
+            out.push_str(&format!(
+                "<Block><Name>{}</Name><Size>{size}</Size></Block>",
+                escape(id)
+            ));
+        }
+        out.push_str(&format!("</{element}>"));
+    }
+    out.push_str("</BlockList>");
     out
 }
 
@@ -200,6 +227,25 @@ mod tests {
                 (BlockSource::Latest, "MDAy"),
                 (BlockSource::Committed, "a+b/=="),
             ]
+        );
+    }
+
+    #[test]
+    fn a_block_list_answer_has_azures_element_names() {
+        // Get Block List's documented answer: BlockList > CommittedBlocks|UncommittedBlocks
+        // > Block > Name, Size.
+        let committed = [("QUFB".to_string(), 4_194_304)];
+        let staged = [("QkJC".to_string(), 7), ("Q0ND".to_string(), 1)];
+        assert_eq!(
+            block_list_answer(Some(&committed), Some(&staged)),
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>\
+             <CommittedBlocks><Block><Name>QUFB</Name><Size>4194304</Size></Block></CommittedBlocks>\
+             <UncommittedBlocks><Block><Name>QkJC</Name><Size>7</Size></Block>\
+             <Block><Name>Q0ND</Name><Size>1</Size></Block></UncommittedBlocks></BlockList>"
+        );
+        assert_eq!(
+            block_list_answer(None, Some(&[])),
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList><UncommittedBlocks></UncommittedBlocks></BlockList>"
         );
     }
 

@@ -1,0 +1,162 @@
+//! Get Block List (`GET …/{blob}?comp=blocklist&blocklisttype=committed|uncommitted|all`):
+//! the blocks a blob was committed from and those staged for it since, by id and size, in
+//! Azure's XML. A client resuming an upload asks it for what it sent already. The committed
+//! list is kept when a Put Block List commits, with the ETag of the blob it made (as user
+//! metadata is, see `metadata`): a blob written otherwise (Put Blob, Copy Blob, a file put
+//! into the folder) has no committed blocks, as Azure answers for a blob put whole.
+
+use super::Target;
+use super::answer::{self, StorageError, set};
+use super::files;
+use super::read::blob_headers;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// A block of a list: its id (base64) and size in bytes.
+pub(crate) type Listed = (String, u64);
+
+/// What the committed-list file holds.
+#[derive(Debug, Serialize, Deserialize)]
+struct Kept {
+    etag: String,
+    blocks: Vec<Listed>,
+}
+
+/// The file keeping the committed block list of the blob `target`.
+fn committed_file(target: &Target) -> PathBuf {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(target.path.as_str().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    target.dirs.staging.join("committed").join(hex)
+}
+
+/// Keeps `blocks` as the committed list of the blob just made with `etag`.
+pub(crate) fn save_committed(
+    target: &Target,
+    etag: &str,
+    blocks: Vec<Listed>,
+) -> Result<(), StorageError> {
+    let file = committed_file(target);
+    let kept = Kept {
+        etag: etag.to_string(),
+        blocks,
+    };
+    let text = serde_json::to_vec(&kept).map_err(StorageError::internal)?;
+    files::make_parents(&file)?;
+    // Written whole beside, then renamed: a reader sees the old list or the new one.
+    let fresh = file.with_extension("new");
+    std::io::Write::write_all(&mut crate::private_files::rewrite(&fresh)?, &text)?;
+    std::fs::rename(&fresh, &file)?;
+    Ok(())
+}
+
+/// The committed list of the blob `target` whose ETag is now `etag`; none when none was
+/// kept for that very blob.
+fn load_committed(target: &Target, etag: &str) -> Vec<Listed> {
+    let Ok(text) = std::fs::read(committed_file(target)) else {
+        return Vec::new();
+    };
+    match serde_json::from_slice::<Kept>(&text) {
+        Ok(kept) if kept.etag == etag => kept.blocks,
+        _ => Vec::new(),
+    }
+}
+
+/// The blocks staged for the blob and not committed, oldest first (the order they came in).
+fn uncommitted(target: &Target) -> Result<Vec<Listed>, StorageError> {
+    let dir = super::write::block_dir(target);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(err.into()),
+    };
+    let mut staged = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        // A block's file is named by the hex of its id (`write::block_file`); anything else
+        // in the folder is not a block.
+        let Some(id) = entry.file_name().to_str().and_then(unhex) else {
+            continue;
+        };
+        if meta.is_file() {
+            staged.push((meta.modified()?, STANDARD.encode(id), meta.len()));
+        }
+    }
+    staged.sort();
+    Ok(staged.into_iter().map(|(_, id, size)| (id, size)).collect())
+}
+
+/// The bytes of lower-case hex text.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Get Block List, 200 with the lists asked for; 404 `BlobNotFound` when there is neither a
+/// blob nor a staged block (Azure answers the uncommitted list of a blob not yet committed).
+pub(crate) async fn get(
+    target: &Target,
+    query: &HashMap<String, String>,
+) -> Result<Response, StorageError> {
+    // Azure's default is the committed list.
+    let (committed, staged) = match query.get("blocklisttype").map(String::as_str) {
+        None | Some("committed") => (true, false),
+        Some("uncommitted") => (false, true),
+        Some("all") => (true, true),
+        Some(other) => return Err(StorageError::invalid_query("blocklisttype", other)),
+    };
+    let owned = target.clone();
+    let (blob, committed_list, staged_list) = crate::blocking::run(move || {
+        let blob = files::stat(&owned.file())?.file().cloned();
+        let staged_list = uncommitted(&owned)?;
+        if blob.is_none() && staged_list.is_empty() {
+            return Err(StorageError::blob_not_found());
+        }
+        let committed_list = blob
+            .as_ref()
+            .map(|meta| load_committed(&owned, &meta.etag))
+            .unwrap_or_default();
+        Ok((blob, committed_list, staged_list))
+    })
+    .await
+    .map_err(|err| StorageError::internal(err.message))??;
+    let body = super::xml::block_list_answer(
+        committed.then_some(committed_list.as_slice()),
+        staged.then_some(staged_list.as_slice()),
+    );
+    let mut response = (StatusCode::OK, body).into_response();
+    answer::add_common(&mut response);
+    set(&mut response, "content-type", "application/xml");
+    if let Some(meta) = &blob {
+        blob_headers(&mut response, meta);
+        set(
+            &mut response,
+            "x-ms-blob-content-length",
+            &meta.size.to_string(),
+        );
+    }
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_names_are_read_back_and_others_are_not_blocks() {
+        assert_eq!(unhex("00ff10"), Some(vec![0, 255, 16]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+    }
+}
