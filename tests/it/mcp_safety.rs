@@ -662,11 +662,13 @@ fn deploy_apply_deletes_orphans_only_on_a_destructive_server() {
 
 #[test]
 fn onelake_paths_pass_where_a_local_path_or_a_onelake_path_is_taken() {
-    let server = support::shared(module_path!());
+    // A session of its own: other tests of this file count the shared server's requests.
+    let server = &Server::session(module_path!());
     let root = tempfile::tempdir().expect("root");
     std::fs::write(root.path().join("up.csv"), "id\n7\n").expect("write");
     let root_arg = root.path().to_string_lossy().to_string();
-    let lake = "Demo/SalesLakehouse/Files/mcp-both-ways/up.csv";
+    let lake = format!("{}/SalesLakehouse/Files/mcp-both-ways/up.csv", server.demo);
+    let lake = lake.as_str();
     runtime().block_on(async {
         let flags = ["--allow-writes", "--files", &root_arg, "--tools", "onelake"];
         let (client, _) = connect(server, &flags).await;
