@@ -268,6 +268,27 @@ fn a_lakehouse_with_schemas_loads_through_the_schema_route() {
     let (_, got) = server.get_json(&server.demo_path(&format!("/lakehouses/{lakehouse}")));
     assert_eq!(got["properties"]["defaultSchema"], "dbo", "{got}");
 
+    // Before any load its SQL endpoint is an empty database: no tables listed, none to read.
+    let listed = server
+        .fabsh(&["sql", "tables", "-w", &server.demo, "--item", &name])
+        .ok_json();
+    assert_eq!(listed, json!([]), "{listed}");
+    let missing = server.fabsh(&[
+        "sql",
+        "query",
+        "-w",
+        &server.demo,
+        "--item",
+        &name,
+        "--sql",
+        "SELECT * FROM orders",
+    ]);
+    assert!(
+        missing.stderr.contains("Invalid object name 'orders'"),
+        "{}",
+        missing.stderr
+    );
+
     let work = tempfile::tempdir().expect("work");
     let (csv, quantities) = orders_csv(12);
     let file = work.path().join("o.csv");

@@ -210,13 +210,24 @@ fn run_statement(
 ) -> Result<ResultSet, String> {
     let statements = parsed?;
     let Ok(StatementKind::Writes(word)) = kind_of(&statements) else {
-        let (mut conn, tables) = access
+        let opened = access
             .state
             .tables
             .open_query(&access.item, target.demo)
-            .map_err(|err| format!("the item's tables cannot be read: {err}"))?
-            .ok_or_else(|| "the item holds no tables yet".to_string())?;
-        let table = sql_run::run_parsed(&mut conn, tables, statements, limits, ENDPOINT_CAPS)?;
+            .map_err(|err| format!("the item's tables cannot be read: {err}"))?;
+        let table = match opened {
+            Some((mut conn, tables)) => {
+                sql_run::run_parsed(&mut conn, tables, statements, limits, ENDPOINT_CAPS)?
+            }
+            // No tables yet: an empty database, as a new item's endpoint is (its catalog
+            // views list nothing; a table named is an invalid object).
+            None => {
+                let mut empty = rusqlite::Connection::open_in_memory()
+                    .map_err(|err| format!("the item's tables cannot be read: {err}"))?;
+                let none = std::sync::Arc::new(Vec::new());
+                sql_run::run_parsed(&mut empty, none, statements, limits, ENDPOINT_CAPS)?
+            }
+        };
         return Ok(result_set(table));
     };
     if !target.warehouse {

@@ -10,6 +10,9 @@ use crate::context::Ctx;
 use fabsh_api::api::request::Req;
 use fabsh_model::item_types;
 
+/// The service's refusal of the table API on a lakehouse with schemas.
+const WITH_SCHEMAS: &str = "UnsupportedOperationForSchemasEnabledLakehouse";
+
 /// `--item`: the lakehouse.
 pub(super) const LAKEHOUSE: ArgSpec =
     ArgSpec::req("item", ArgKind::Ref, "Lakehouse id or display name");
@@ -20,7 +23,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "lakehouse",
         name: "tables",
         summary: "List a lakehouse's tables",
-        about: "Managed and external tables, with their format and location in OneLake (a lakehouse with schemas is listed by the service's schema-enabled API, which this does not use yet).",
+        about: "Managed and external tables, with their format and location in OneLake. The service refuses this API on a lakehouse with schemas; `fabsh sql tables` lists those through the SQL endpoint.",
         args: &[WORKSPACE, LAKEHOUSE],
         traits: Traits::LIST,
         columns: &["name", "type", "format", "location"],
@@ -83,7 +86,20 @@ impl Command for Tables {
             let req = Req::get(format!(
                 "/workspaces/{workspace}/lakehouses/{lakehouse}/tables"
             ));
-            common::paged_by(ctx.api(), req, &self.paging).await
+            common::paged_by(ctx.api(), req, &self.paging)
+                .await
+                .map_err(|err| {
+                    // The API predates schemas, and the service refuses it there.
+                    if err.code.as_deref() == Some(WITH_SCHEMAS) {
+                        let hint = format!(
+                            "its SQL endpoint lists them: `fabsh sql tables -w {} --item {}`",
+                            self.workspace, self.item
+                        );
+                        err.with_hint(hint)
+                    } else {
+                        err
+                    }
+                })
         })
     }
 }
