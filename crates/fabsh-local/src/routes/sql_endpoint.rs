@@ -215,18 +215,15 @@ fn run_statement(
             .tables
             .open_query(&access.item, target.demo)
             .map_err(|err| format!("the item's tables cannot be read: {err}"))?;
-        let table = match opened {
-            Some((mut conn, tables)) => {
-                sql_run::run_parsed(&mut conn, tables, statements, limits, ENDPOINT_CAPS)?
-            }
+        let table = if let Some((mut conn, tables)) = opened {
+            sql_run::run_parsed(&mut conn, tables, statements, limits, ENDPOINT_CAPS)?
+        } else {
             // No tables yet: an empty database, as a new item's endpoint is (its catalog
             // views list nothing; a table named is an invalid object).
-            None => {
-                let mut empty = rusqlite::Connection::open_in_memory()
-                    .map_err(|err| format!("the item's tables cannot be read: {err}"))?;
-                let none = std::sync::Arc::new(Vec::new());
-                sql_run::run_parsed(&mut empty, none, statements, limits, ENDPOINT_CAPS)?
-            }
+            let mut empty = rusqlite::Connection::open_in_memory()
+                .map_err(|err| format!("the item's tables cannot be read: {err}"))?;
+            let none = std::sync::Arc::new(Vec::new());
+            sql_run::run_parsed(&mut empty, none, statements, limits, ENDPOINT_CAPS)?
         };
         return Ok(result_set(table));
     };
