@@ -575,12 +575,13 @@ fn long_calls_report_progress_and_can_be_cancelled() {
             "one report per item: {progress:?}"
         );
 
-        // A Warehouse made without a definition is a long-running operation; local Fabric
-        // keeps it running for a minute. Dropping the call sends notifications/cancelled.
+        // A SQL database is made through a long-running operation (as the service answers
+        // its creates); local Fabric keeps it running for a minute. Dropping the call sends
+        // notifications/cancelled.
         let mut long = Box::pin(call(
             &client,
             "item_create",
-            json!({"workspace": "Demo", "name": "Slow", "type": "Warehouse"}),
+            json!({"workspace": "Demo", "name": "Slow", "type": "SQLDatabase"}),
         ));
         // Calls run concurrently: a quick one sent after it is answered while it waits.
         let quick = tokio::select! {

@@ -7,8 +7,9 @@
 //! microsoft/fabric-cli 1.7.0's tests (commit 23a18448), counted per type and kind, with the
 //! status of the newest recording, which wins where recordings disagree (a Warehouse was made
 //! through an operation until early 2026, inline since April 2026). A kind of create never
-//! recorded for a type follows the type's other kind; a type never recorded, the service's
-//! usual answer: inline without a definition, an operation with one.
+//! recorded (for a type, or at all) gets the service's usual answer: inline without a
+//! definition, an operation with one. The swagger's examples are no help there: nearly all
+//! list both 201 and 202.
 
 /// `Some(true)` when the service answers 202; one row per recorded type: (type, without a
 /// definition, with one).
@@ -49,17 +50,12 @@ pub fn created_through_operation(item_type: &str, with_definition: bool) -> bool
     let row = SERVICE_ANSWERS
         .iter()
         .find(|(name, _, _)| name.eq_ignore_ascii_case(item_type));
-    match row {
-        Some(&(_, without, with)) => {
-            let (asked, other) = if with_definition {
-                (with, without)
-            } else {
-                (without, with)
-            };
-            asked.or(other).unwrap_or(with_definition)
-        }
-        None => with_definition,
-    }
+    let recorded = row.and_then(
+        |&(_, without, with)| {
+            if with_definition { with } else { without }
+        },
+    );
+    recorded.unwrap_or(with_definition)
 }
 
 #[cfg(test)]
@@ -67,12 +63,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unrecorded_kinds_follow_the_other_kind_and_unrecorded_types_the_usual_answer() {
+    fn unrecorded_kinds_get_the_usual_answer() {
         // Recorded both ways.
         assert!(!created_through_operation("Lakehouse", false));
         assert!(created_through_operation("Lakehouse", true));
-        // A Dataflow is recorded without a definition only: with one, the same.
-        assert!(!created_through_operation("Dataflow", true));
+        // A notebook is recorded with a definition only: without one, inline.
+        assert!(!created_through_operation("Notebook", false));
+        // A Dataflow is recorded without a definition only: with one, an operation.
+        assert!(created_through_operation("Dataflow", true));
         // A type never recorded.
         assert!(!created_through_operation("SomeNewType", false));
         assert!(created_through_operation("SomeNewType", true));
