@@ -334,16 +334,15 @@ fn environment(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
     // An environment is published as it is made: the service answers one just created with
     // a publish that started and ended then, `Success` throughout (fabric-cli's recording
     // test_mkdir_item_success[Environment]). Its version is named here by the item's id.
-    let publish = match environment_publishes::last(conn, &item.id)? {
-        Some(publish) => publish,
-        None => {
-            let created = created_nanos(conn, item)?;
-            environment_publishes::Publish {
-                state: "Success".to_string(),
-                target_version: item.id.clone(),
-                started_at: created,
-                ended_at: Some(created),
-            }
+    let publish = if let Some(publish) = environment_publishes::last(conn, &item.id)? {
+        publish
+    } else {
+        let created = created_nanos(conn, item)?;
+        environment_publishes::Publish {
+            state: "Success".to_string(),
+            target_version: item.id.clone(),
+            started_at: created,
+            ended_at: Some(created),
         }
     };
     let component = json!({ "state": publish.state });
