@@ -11,7 +11,8 @@
 //!
 //! The beta list takes filters (`submittedDateTime`, `endDateTime`, `submitter.Id`, `state`)
 //! local Fabric does not apply yet: it answers the unfiltered list, as the plain one does.
-//! Runs do not record who started them, so a session carries no `submitter`.
+//! Runs do not record who started them, so a session carries no `submitter`; nor does it
+//! carry `isHighConcurrency`, which the service's examples leave out.
 //!
 //! Roles: Viewer reads, as every other read of runs.
 
@@ -24,9 +25,9 @@ use crate::paging::{PageToken, Paging};
 use crate::respond::{self, norm};
 use crate::scheduled_runs;
 use crate::state::Shared;
+use crate::store::items;
 use crate::store::livy_sessions::{self, SESSION_ITEM_TYPES, Scope, SessionRun};
 use crate::store::principals::Role;
-use crate::store::items;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -77,7 +78,6 @@ pub(crate) struct LivySession {
     total_duration: Duration,
     job_instance_id: String,
     creator_item: ItemById,
-    is_high_concurrency: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     cancellation_reason: Option<String>,
     operation_name: &'static str,
@@ -148,7 +148,6 @@ pub(crate) fn session(row: &SessionRun, now: i64) -> LivySession {
         running_duration: start.map(|start| seconds(start, until)),
         total_duration: seconds(run.created_at, until),
         job_instance_id: run.id.clone(),
-        is_high_concurrency: false,
         cancellation_reason: (status == JobStatus::Cancelled)
             .then(|| "User cancelled the Spark session".to_string()),
         // The swagger's names: "_Notebook run_", "Notebook Scheduled Run", "Batch Livy Run".

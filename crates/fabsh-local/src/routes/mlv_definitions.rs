@@ -135,7 +135,12 @@ impl Definition {
         }
         if let Some(lineage) = &mut self.extended_lineage_execution_context {
             match lineage.mode {
-                Mode::Selected if lineage.selected_lakehouses.as_ref().is_none_or(Vec::is_empty) => {
+                Mode::Selected
+                    if lineage
+                        .selected_lakehouses
+                        .as_ref()
+                        .is_none_or(Vec::is_empty) =>
+                {
                     return Err(ApiError::invalid_body(
                         "extendedLineageExecutionContext of mode Selected needs selectedLakehouses",
                     ));

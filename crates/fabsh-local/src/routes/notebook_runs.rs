@@ -49,7 +49,7 @@ struct ExecutionData {
 
 /// Swagger `NotebookJobInstanceProperties`, of the compute the run asked for.
 #[derive(Debug, Serialize)]
-#[serde(tag = "compute", rename_all = "camelCase")]
+#[serde(tag = "compute")]
 enum NotebookRunProperties {
     /// `SparkNotebookJobInstanceProperties`: the run's Livy session.
     Spark {
