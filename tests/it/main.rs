@@ -97,6 +97,7 @@ mod server_guards;
 mod service_bodies;
 mod shares;
 mod shortcuts;
+mod spark_sessions;
 mod sql_ground_truth;
 mod store_files;
 mod stub;

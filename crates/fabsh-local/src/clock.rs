@@ -36,6 +36,21 @@ pub(crate) fn service_timestamp(nanos: i64) -> String {
     text
 }
 
+/// Timestamps as the Spark monitoring answers print them (`LivySession.submittedDateTime`:
+/// "using the YYYY-MM-DDTHH:mm:ssZ format", the swagger examples' `2025-01-31T15:32:03Z`).
+pub(crate) fn zulu_timestamp(nanos: i64) -> String {
+    let t = to_datetime(nanos);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    )
+}
+
 /// The US-style time in the 429 message (`9/3/2025 7:03:20 AM`).
 pub(crate) fn blocked_until(nanos: i64) -> String {
     let t = to_datetime(nanos);

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 const DEFAULT_FAILURE_CODE: &str = "JobInstanceFailed";
 
 /// The status of `run` at `now`, with its start and end times (nanoseconds) when it has them.
-fn status_at(run: &Run, now: i64) -> (JobStatus, Option<i64>, Option<i64>) {
+pub(crate) fn status_at(run: &Run, now: i64) -> (JobStatus, Option<i64>, Option<i64>) {
     if run.deduped {
         // Skipped when it came: it never started, and ended there.
         return (JobStatus::Deduped, None, Some(run.created_at));
@@ -104,7 +104,7 @@ pub(crate) fn check_job_type(item_type: &str, job_type: &str) -> Result<(), ApiE
     ))
 }
 
-fn not_found(id: &str) -> ApiError {
+pub(crate) fn not_found(id: &str) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "EntityNotFound",
@@ -218,6 +218,7 @@ pub(crate) fn run(
         .ok_or_else(|| ApiError::bad_request("InvalidJobType", "The job type is required"))?
         .to_string();
     let item = target.open(&state, &caller, Role::Contributor)?;
+    let job_type = super::notebook_runs::route_job_type(&item.item_type, &job_type);
     check_job_type(&item.item_type, &job_type)?;
     let request = run_request(&body)?;
     let now = now_nanos();
@@ -256,11 +257,16 @@ pub(crate) fn show(
         .ok_or_else(|| not_found(&id))?;
     let mut response = respond::json(StatusCode::OK, &instance(&run, now));
     if !status_at(&run, now).0.is_final() {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, retry_after(&state));
+        mark_running(&state, &mut response);
     }
     Ok(response)
+}
+
+/// Sets `Retry-After` on the answer of a run still going.
+pub(crate) fn mark_running(state: &AppState, response: &mut Response) {
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, retry_after(state));
 }
 
 /// GET `…/jobs/instances`: a page of the item's runs, newest first.

@@ -27,8 +27,11 @@ mod items;
 pub(crate) mod jobs;
 mod lakehouse_load;
 mod lakehouse_tables;
+mod livy_sessions;
 mod local_admin;
 mod managed_identity;
+mod mlv_definitions;
+mod notebook_runs;
 mod operations;
 mod powerbi;
 mod role_assignments;
@@ -200,6 +203,28 @@ pub(crate) fn router(state: Shared) -> Router {
             post(blocking(jobs::run)),
         )
         .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/jobs/{job_type}/instances/{instance}",
+            get(blocking(notebook_runs::show)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/livySessions",
+            get(blocking(livy_sessions::list_item)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/livySessions/{livy}",
+            get(blocking(livy_sessions::show_item)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/mlvexecutiondefinitions",
+            get(blocking(mlv_definitions::list)).post(blocking(mlv_definitions::create)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/{collection}/{item}/mlvexecutiondefinitions/{definition}",
+            get(blocking(mlv_definitions::show))
+                .patch(blocking(mlv_definitions::update))
+                .delete(blocking(mlv_definitions::remove)),
+        )
+        .route(
             "/v1/workspaces/{ws}/{collection}/{item}/jobs/{job_type}/schedules",
             get(blocking(schedules::list)).post(blocking(schedules::create)),
         )
@@ -264,6 +289,10 @@ pub(crate) fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/spark/pools",
             get(blocking(deploy_reads::list_spark_pools)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/spark/livySessions",
+            get(blocking(livy_sessions::list_workspace)),
         )
         .route("/v1/tags", get(blocking(tags::list)))
         .route("/v1/admin/tags", get(blocking(tags::list)))

@@ -72,10 +72,10 @@ pub(crate) struct Run {
     pub deduped: bool,
 }
 
-const RUN_COLUMNS: &str = "seq, id, item_id, job_type, invoke_type, root_activity_id, \
+pub(crate) const RUN_COLUMNS: &str = "seq, id, item_id, job_type, invoke_type, root_activity_id, \
      created_at, start_at, due_at, cancelled_at, failure, request, deduped";
 
-fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
+pub(crate) fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
     Ok(Run {
         seq: row.get(0)?,
         id: row.get(1)?,

@@ -14,6 +14,8 @@ pub(crate) mod identities;
 pub(crate) mod items;
 pub(crate) mod jobs;
 pub(crate) mod links;
+pub(crate) mod livy_sessions;
+pub(crate) mod mlv_definitions;
 pub(crate) mod operations;
 pub(crate) mod principals;
 pub(crate) mod schema;

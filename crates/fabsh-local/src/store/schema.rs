@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     super::shortcuts::MIGRATION,
     super::jobs::MIGRATION,
     super::jobs::MIGRATION_FIRING,
+    super::mlv_definitions::MIGRATION,
 ];
 
 /// Schema version written to `PRAGMA user_version`.
