@@ -39,13 +39,8 @@ fn a_trailing_slash_is_answered_as_the_route_without_it() {
         Some(r#"{"displayName": "Made through a slash"}"#),
         &auth_json,
     );
-    // 202 where the service makes the type through an operation (create_answers.rs).
-    let expected = if fabsh_model::item_types::created_through_operation("Notebook", false) {
-        202
-    } else {
-        201
-    };
-    assert_eq!(status, expected, "{body}");
+    // A notebook made without a definition is answered inline.
+    assert_eq!(status, 201, "{body}");
 }
 
 /// The top-level keys of a JSON answer, and its error code if it is an error.
