@@ -248,25 +248,41 @@ pub(crate) fn show(
     Path(path): Path<InstancePath>,
 ) -> Result<Response, ApiError> {
     let item = target.open(&state, &caller, Role::Viewer)?;
-    let id = norm(&path.instance);
     let now = now_nanos();
-    scheduled_runs::record_due(&state, &item.id, now)?;
-    let run = state
-        .db
-        .read(|c| jobs::get_run(c, &item.id, &id))?
-        .ok_or_else(|| not_found(&id))?;
-    let mut response = respond::json(StatusCode::OK, &instance(&run, now));
-    if !status_at(&run, now).0.is_final() {
-        mark_running(&state, &mut response);
-    }
-    Ok(response)
+    let run = current_run(&state, &item.id, &path.instance, now)?;
+    Ok(run_answer(&state, &run, now, &instance(&run, now)))
 }
 
-/// Sets `Retry-After` on the answer of a run still going.
-pub(crate) fn mark_running(state: &AppState, response: &mut Response) {
+/// The item's run `instance` as it stands at `now` (runs a schedule made due recorded first);
+/// 404 when there is none.
+pub(crate) fn current_run(
+    state: &Shared,
+    item_id: &str,
+    instance: &str,
+    now: i64,
+) -> Result<Run, ApiError> {
+    let id = norm(instance);
+    scheduled_runs::record_due(state, item_id, now)?;
+    state
+        .db
+        .read(|c| jobs::get_run(c, item_id, &id))?
+        .ok_or_else(|| not_found(&id))
+}
+
+/// `body`, the answer about `run`, with `Retry-After` while the run is going.
+pub(crate) fn run_answer(
+    state: &AppState,
+    run: &Run,
+    now: i64,
+    body: &impl serde::Serialize,
+) -> Response {
+    let mut response = respond::json(StatusCode::OK, body);
+    if !status_at(run, now).0.is_final() {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, retry_after(state));
+    }
     response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, retry_after(state));
 }
 
 /// GET `…/jobs/instances`: a page of the item's runs, newest first.

@@ -6,18 +6,16 @@
 //! starts (the service's 202 points at the generic `…/items/{id}/jobs/instances/{id}`), so
 //! either read answers any of the notebook's runs and each run is one Livy session.
 
-use super::jobs::{instance, not_found, status_at};
+use super::jobs::instance;
 use super::target::ItemTarget;
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::now_nanos;
-use crate::respond::{self, Query, norm};
-use crate::scheduled_runs;
+use crate::respond::Query;
 use crate::state::Shared;
-use crate::store::jobs::{self, Run};
+use crate::store::jobs::Run;
 use crate::store::principals::Role;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::jobs::JobInstance;
 use serde::{Deserialize, Serialize};
@@ -139,20 +137,11 @@ pub(crate) fn show(
         return Err(ApiError::entity_not_found());
     }
     query.require_beta()?;
-    let id = norm(&path.instance);
     let now = now_nanos();
-    scheduled_runs::record_due(&state, &item.id, now)?;
-    let run = state
-        .db
-        .read(|c| jobs::get_run(c, &item.id, &id))?
-        .ok_or_else(|| not_found(&id))?;
+    let run = super::jobs::current_run(&state, &item.id, &path.instance, now)?;
     let body = NotebookJobInstance {
         instance: instance(&run, now),
         properties: properties(&run),
     };
-    let mut response = respond::json(StatusCode::OK, &body);
-    if !status_at(&run, now).0.is_final() {
-        super::jobs::mark_running(&state, &mut response);
-    }
-    Ok(response)
+    Ok(super::jobs::run_answer(&state, &run, now, &body))
 }
