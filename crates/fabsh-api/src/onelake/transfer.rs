@@ -38,6 +38,9 @@ pub fn check_upload_size(from: &Path, size: u64) -> Result<()> {
     Ok(())
 }
 
+/// Bytes of a download gathered before each write to its file.
+const WRITE_BUFFER: usize = 1024 * 1024;
+
 /// Blocks of one file in flight at once.
 pub(super) const BLOCKS_IN_FLIGHT: usize = 2;
 
@@ -267,7 +270,11 @@ impl OneLake {
         }
         let partial = Partial::new(partial_path(to));
         let written = async {
-            let mut file = tokio::fs::File::create(&partial.0).await.map_err(local)?;
+            // Chunks arrive as the connection gives them (often 16 KiB): gathered to a
+            // block before each write, as each write of a tokio file is a hand-off to
+            // another thread.
+            let file = tokio::fs::File::create(&partial.0).await.map_err(local)?;
+            let mut file = tokio::io::BufWriter::with_capacity(WRITE_BUFFER, file);
             let mut stream = result.into_stream();
             let mut bytes = 0u64;
             while let Some(chunk) = stream
