@@ -30,6 +30,7 @@ pub(super) struct Answer {
 impl Answer {
     /// The Azure error code of a refusal (`<Code>…</Code>`), empty when there is none.
     pub(super) fn code(&self) -> &str {
+        // A body that is not text holds no code to read.
         let text = std::str::from_utf8(&self.body).unwrap_or_default();
         text.split_once("<Code>")
             .and_then(|(_, rest)| rest.split_once("</Code>"))

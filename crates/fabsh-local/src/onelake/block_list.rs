@@ -123,6 +123,7 @@ pub(crate) async fn get(
         if blob.is_none() && staged_list.is_empty() {
             return Err(StorageError::blob_not_found());
         }
+        // No blob yet: nothing committed, only the staged blocks.
         let committed_list = blob
             .as_ref()
             .map(|meta| load_committed(&owned, &meta.etag))
