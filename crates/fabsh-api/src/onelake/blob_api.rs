@@ -4,7 +4,7 @@
 //! when the service is busy or failing, and tells a refusal as object_store's errors are told.
 
 use super::{LakePath, OneLake};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use reqwest::{Client, RequestBuilder, StatusCode};
 
 /// The Blob API version sent: the one object_store 0.12 sends, which local Fabric answers.
@@ -42,9 +42,9 @@ impl Answer {
     /// status and code.
     pub(super) fn refused(&self, doing: &str, path: &LakePath) -> Error {
         match self.status.as_u16() {
-            401 => Error::auth(format!("OneLake refused the Storage token for {path}")),
-            403 => Error::new(ErrorKind::Auth, format!("OneLake refused access to {path}")),
-            404 => Error::not_found(format!("{path} does not exist in OneLake")),
+            401 => super::token_refused(path),
+            403 => super::access_refused(path),
+            404 => super::not_in_onelake(path),
             status => Error::runtime(format!(
                 "OneLake: {doing} {path} failed with {status} {}",
                 self.code()

@@ -279,10 +279,7 @@ impl OneLake {
             .await?;
         match answer.status.as_u16() {
             200..=299 => Ok(()),
-            409 | 412 if !how.overwrite => {
-                Err(Error::usage(format!("{to} exists"))
-                    .with_hint("give --overwrite to replace it"))
-            }
+            409 | 412 if !how.overwrite => Err(super::destination_exists(to)),
             _ => Err(answer.refused("uploading", to)),
         }
     }

@@ -106,23 +106,38 @@ fn endpoint_of(api_base: &Url) -> Url {
 pub(crate) fn lake_error(err: object_store::Error, path: &LakePath) -> Error {
     use object_store::Error as E;
     match err {
-        E::NotFound { .. } => Error::not_found(format!("{path} does not exist in OneLake")),
-        E::AlreadyExists { .. } | E::Precondition { .. } => {
-            Error::usage(format!("{path} exists")).with_hint("give --overwrite to replace it")
-        }
+        E::NotFound { .. } => not_in_onelake(path),
+        E::AlreadyExists { .. } | E::Precondition { .. } => destination_exists(path),
         E::Unauthenticated { source, .. } => match source.downcast_ref::<Error>() {
             // The chain's own refusal (no token, or one bound to another endpoint): nothing
             // reached OneLake, and the refusal says what to do.
             Some(own) => own.clone(),
-            None => Error::auth(format!("OneLake refused the Storage token for {path}"))
-                .with_cause(source),
+            None => token_refused(path).with_cause(source),
         },
-        E::PermissionDenied { source, .. } => {
-            Error::new(ErrorKind::Auth, format!("OneLake refused access to {path}"))
-                .with_cause(source)
-        }
+        E::PermissionDenied { source, .. } => access_refused(path).with_cause(source),
         other => Error::runtime(format!("OneLake: {path}: {other}")),
     }
+}
+
+/// A path OneLake answered not found (exit 4).
+pub fn not_in_onelake(path: &LakePath) -> Error {
+    Error::not_found(format!("{path} does not exist in OneLake"))
+}
+
+/// OneLake refused the Storage token sent for `path` (exit 3).
+pub(crate) fn token_refused(path: &LakePath) -> Error {
+    Error::auth(format!("OneLake refused the Storage token for {path}"))
+}
+
+/// OneLake refused the caller access to `path` (exit 3).
+pub(crate) fn access_refused(path: &LakePath) -> Error {
+    Error::new(ErrorKind::Auth, format!("OneLake refused access to {path}"))
+}
+
+/// The refusal (exit 2) of a copy onto `destination` (a OneLake or a local path) that exists,
+/// without `--overwrite`.
+pub fn destination_exists(destination: impl std::fmt::Display) -> Error {
+    Error::usage(format!("{destination} exists")).with_hint("give --overwrite to replace it")
 }
 
 #[cfg(test)]

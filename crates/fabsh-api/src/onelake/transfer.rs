@@ -254,8 +254,7 @@ impl OneLake {
         received: &(dyn Fn(u64) + Send + Sync),
     ) -> Result<u64> {
         if !overwrite && to.exists() {
-            return Err(Error::usage(format!("{} exists", to.display()))
-                .with_hint("give --overwrite to replace it"));
+            return Err(super::destination_exists(to.display()));
         }
         let store = self.store(&from.workspace)?;
         let result = store

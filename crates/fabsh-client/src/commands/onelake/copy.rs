@@ -11,7 +11,7 @@ use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
-use fabsh_api::onelake::{LakePath, OneLake, Sending, check_upload_size};
+use fabsh_api::onelake::{LakePath, OneLake, Sending, check_upload_size, destination_exists};
 use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use std::path::PathBuf;
@@ -304,9 +304,7 @@ async fn refuse_existing(lake: &OneLake, pairs: &[Pair]) -> Result<()> {
         .collect();
     match existing.as_slice() {
         [] => Ok(()),
-        [one] => {
-            Err(Error::usage(format!("{one} exists")).with_hint("give --overwrite to replace it"))
-        }
+        [one] => Err(destination_exists(one)),
         [first, ..] => Err(Error::usage(format!(
             "{} destinations exist, {first} first",
             existing.len()

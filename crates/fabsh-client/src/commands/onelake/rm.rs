@@ -7,7 +7,7 @@ use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
-use fabsh_api::onelake::LakePath;
+use fabsh_api::onelake::{LakePath, not_in_onelake};
 use serde_json::json;
 
 typed_args! {
@@ -34,9 +34,7 @@ impl Command for Rm {
             } else if lake.exists(&path).await? {
                 vec![path.clone()]
             } else if lake.list(&path, false).await?.is_empty() {
-                return Err(Error::not_found(format!(
-                    "{path} does not exist in OneLake"
-                )));
+                return Err(not_in_onelake(&path));
             } else {
                 return Err(Error::usage(format!("PATH: {path} is a folder"))
                     .with_hint("give --recursive to delete every file below it"));
