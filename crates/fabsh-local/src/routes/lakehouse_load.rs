@@ -24,6 +24,7 @@ use crate::table_loads::TableLoad;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use fabsh_model::item_types;
 use fabsh_model::wire::{
     FileFormatOptions, LoadMode, LoadTableRequest, PathType, valid_delimiter, valid_file_extension,
     valid_relative_path, valid_schema_name, valid_table_name,
@@ -69,10 +70,7 @@ pub(super) fn load_in_schema(
     body: JsonBody,
 ) -> Result<Response, ApiError> {
     // "callers must specify `true` as the value for the query parameter `beta`".
-    match query.get("beta") {
-        Some(beta) if beta.eq_ignore_ascii_case("true") => {}
-        other => return Err(ApiError::invalid_parameter("beta", other.unwrap_or(""))),
-    }
+    query.require_beta()?;
     if !valid_schema_name(&schema) {
         return Err(ApiError::invalid_parameter("schemaName", &schema));
     }
@@ -96,12 +94,7 @@ fn start(
     table: &str,
     body: &JsonBody,
 ) -> Result<Response, ApiError> {
-    if target
-        .implied
-        .is_none_or(|implied| implied.name != "Lakehouse")
-    {
-        return Err(ApiError::entity_not_found());
-    }
+    target.require_collection_of(item_types::LAKEHOUSE)?;
     if !valid_table_name(table) {
         return Err(ApiError::invalid_parameter("tableName", table));
     }

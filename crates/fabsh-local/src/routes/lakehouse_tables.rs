@@ -15,6 +15,7 @@ use crate::store::principals::Role;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use fabsh_model::item_types;
 use serde_json::{Value, json};
 
 /// Most tables a page holds, and the default (the swagger's).
@@ -52,12 +53,7 @@ pub(super) fn list(
     target: ItemTarget,
     query: Query,
 ) -> Result<Response, ApiError> {
-    if target
-        .implied
-        .is_none_or(|implied| implied.name != "Lakehouse")
-    {
-        return Err(ApiError::entity_not_found());
-    }
+    target.require_collection_of(item_types::LAKEHOUSE)?;
     let (limit, from) = (max_results(&query)?, start(&query)?);
     let item = target.open(&state, &caller, Role::Viewer)?;
     if state

@@ -158,6 +158,20 @@ impl ItemTarget {
         }
     }
 
+    /// Refuses (404 `EntityNotFound`, as for a route the service does not have) a route the
+    /// service serves only under the per-type collection of `item_type`
+    /// (`/lakehouses/{id}/tables`, not `/items/{id}/tables` nor `/notebooks/{id}/tables`).
+    pub(crate) fn require_collection_of(&self, item_type: &str) -> Result<(), ApiError> {
+        if self
+            .implied
+            .is_some_and(|implied| implied.name == item_type)
+        {
+            Ok(())
+        } else {
+            Err(ApiError::entity_not_found())
+        }
+    }
+
     /// Checks that the caller holds at least `role` in the workspace, then loads the item.
     pub(crate) fn open(
         &self,
