@@ -224,14 +224,7 @@ enum Then {
 async fn transfer(ctx: &Ctx, pairs: &[Pair], how: &Cp, then: Then) -> Result<Reply> {
     let lake = ctx.onelake()?;
     let lake = &*lake;
-    // A file too large for OneLake stops the copy before anything is sent.
-    for pair in pairs {
-        if let Pair::Up(local, _) = pair
-            && let Ok(meta) = std::fs::metadata(local)
-        {
-            check_upload_size(local, meta.len())?;
-        }
-    }
+    let total = bytes_to_send(pairs)?;
     if !how.overwrite {
         refuse_existing(lake, pairs).await?;
     }
@@ -259,7 +252,7 @@ async fn transfer(ctx: &Ctx, pairs: &[Pair], how: &Cp, then: Then) -> Result<Rep
     let run = Run::new(
         ctx,
         pairs.len(),
-        total_bytes(pairs),
+        total,
         files_at_once(how.concurrency),
         doing,
     );
@@ -348,13 +341,19 @@ async fn files_in_folders_of(
 /// Folders listed at once when checking destinations.
 const FOLDERS_AT_ONCE: usize = 8;
 
-/// The bytes the pairs move, when known without asking OneLake: an upload's files are here.
-fn total_bytes(pairs: &[Pair]) -> Option<u64> {
-    pairs
-        .iter()
-        .map(|pair| match pair {
+/// The bytes the pairs move, when known without asking OneLake (an upload's files are here);
+/// a file too large for OneLake stops the copy here, before anything is sent.
+fn bytes_to_send(pairs: &[Pair]) -> Result<Option<u64>> {
+    let mut total = Some(0u64);
+    for pair in pairs {
+        let size = match pair {
             Pair::Up(local, _) => std::fs::metadata(local).ok().map(|meta| meta.len()),
             Pair::Down(..) | Pair::Within(..) => None,
-        })
-        .sum()
+        };
+        if let (Pair::Up(local, _), Some(size)) = (pair, size) {
+            check_upload_size(local, size)?;
+        }
+        total = total.zip(size).map(|(sum, size)| sum + size);
+    }
+    Ok(total)
 }
