@@ -105,6 +105,8 @@ struct Plan {
     /// `Files/...` in the lakehouse.
     relative_path: String,
     upload: Option<PathBuf>,
+    /// `csv` or `parquet`: also the extension of a folder's files the load takes.
+    format: String,
     request: LoadTableRequest,
 }
 
@@ -195,6 +197,7 @@ impl LoadTable {
             table,
             relative_path,
             upload,
+            format,
             request,
         })
     }
@@ -259,7 +262,7 @@ impl Command for LoadTable {
                 }
                 plan.request.path_type = PathType::Folder;
                 plan.request.recursive = Some(self.recursive);
-                plan.request.file_extension = Some(format_name(&plan.request).to_string());
+                plan.request.file_extension = Some(plan.format.clone());
             }
             let outcome = lakehouses::load_table(
                 ctx.api(),
@@ -286,13 +289,5 @@ impl Command for LoadTable {
             }
             Ok(Reply::json(row))
         })
-    }
-}
-
-/// The format a request's options name, as a file extension.
-fn format_name(request: &LoadTableRequest) -> &'static str {
-    match request.format_options {
-        Some(FileFormatOptions::Parquet) => "parquet",
-        _ => "csv",
     }
 }
