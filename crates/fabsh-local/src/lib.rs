@@ -163,6 +163,7 @@ impl LocalServer {
             verified_tokens: Default::default(),
             verified_storage_tokens: Default::default(),
             onelake_commits: Default::default(),
+            onelake_staging: Default::default(),
             identity_header_digest: auth::secret_digest(&facts.identity_header),
             default_tenant: facts.default_tenant,
             second_tenant: facts.second_tenant,

@@ -34,6 +34,21 @@ pub fn rewrite(path: &Path) -> io::Result<std::fs::File> {
         .open(path)
 }
 
+/// Opens `path` for writing anywhere in it, creating it readable by its owner only if it is
+/// absent; what it holds is kept.
+pub fn update(path: &Path) -> io::Result<std::fs::File> {
+    file_options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+/// Opens `path` for appending, creating it readable by its owner only if it is absent.
+pub fn append(path: &Path) -> io::Result<std::fs::File> {
+    file_options().append(true).create(true).open(path)
+}
+
 /// Creates an empty, private file at `path` unless one is there. SQLite treats an empty file
 /// as a new database, and its Unix layer gives the `-wal`, `-shm` and `-journal` files it
 /// makes beside a database the database file's own mode, so creating the file before SQLite

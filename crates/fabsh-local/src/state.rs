@@ -48,6 +48,8 @@ pub(crate) struct AppState {
     /// Held while a OneLake write checks its conditions and puts its file in place, so that
     /// `If-None-Match: *` and `If-Match` hold against a concurrent write of the same blob.
     pub onelake_commits: std::sync::Mutex<()>,
+    /// The ranges Put Blocks reserved in each blob's staged-blocks file (`onelake::staged`).
+    pub onelake_staging: crate::onelake::Reservations,
     /// SHA-256 (hex) of the identity header secret `/msi/token` wants; only the digest is
     /// kept here, so it is compared without timing the secret itself.
     pub identity_header_digest: String,

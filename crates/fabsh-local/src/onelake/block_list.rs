@@ -11,8 +11,6 @@ use super::files;
 use super::read::blob_headers;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -67,42 +65,6 @@ fn load_committed(target: &Target, etag: &str) -> Vec<Listed> {
     }
 }
 
-/// The blocks staged for the blob and not committed, oldest first (the order they came in).
-fn uncommitted(target: &Target) -> Result<Vec<Listed>, StorageError> {
-    let dir = super::write::block_dir(target);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(err) => return Err(err.into()),
-    };
-    let mut staged = Vec::new();
-    for entry in entries {
-        let entry = entry?;
-        let meta = entry.metadata()?;
-        // A block's file is named by the hex of its id (`write::block_file`); anything else
-        // in the folder is not a block.
-        let Some(id) = entry.file_name().to_str().and_then(unhex) else {
-            continue;
-        };
-        if meta.is_file() {
-            staged.push((meta.modified()?, STANDARD.encode(id), meta.len()));
-        }
-    }
-    staged.sort();
-    Ok(staged.into_iter().map(|(_, id, size)| (id, size)).collect())
-}
-
-/// The bytes of lower-case hex text.
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 /// Get Block List, 200 with the lists asked for; 404 `BlobNotFound` when there is neither a
 /// blob nor a staged block (Azure answers the uncommitted list of a blob not yet committed).
 pub(crate) async fn get(
@@ -119,7 +81,7 @@ pub(crate) async fn get(
     let owned = target.clone();
     let (blob, committed_list, staged_list) = crate::blocking::run(move || {
         let blob = files::stat(&owned.file())?.file().cloned();
-        let staged_list = uncommitted(&owned)?;
+        let staged_list = super::staged::listed(&owned)?;
         if blob.is_none() && staged_list.is_empty() {
             return Err(StorageError::blob_not_found());
         }
@@ -148,16 +110,4 @@ pub(crate) async fn get(
         );
     }
     Ok(response)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_names_are_read_back_and_others_are_not_blocks() {
-        assert_eq!(unhex("00ff10"), Some(vec![0, 255, 16]));
-        assert_eq!(unhex("abc"), None);
-        assert_eq!(unhex("zz"), None);
-    }
 }

@@ -22,8 +22,11 @@ mod names;
 mod read;
 mod receive;
 mod sources;
+mod staged;
 mod write;
 mod xml;
+
+pub(crate) use staged::Reservations;
 
 pub(crate) use files::{exists, remove_item, remove_workspace};
 pub(crate) use sources::{NoSource, Source, files_to_load};

@@ -12,7 +12,7 @@ use axum::http::{StatusCode, header};
 use hyper::body::Body as _;
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncSeekExt, AsyncWriteExt};
 
 /// Largest Put Blob body Azure takes (5000 MiB).
 pub(crate) const PUT_BLOB_LIMIT: u64 = 5000 * 1024 * 1024;
@@ -72,6 +72,31 @@ pub(crate) async fn to_file(
     options.mode(0o600);
     let file = options.open(&path).await?;
     let guard = Temporary::new(path);
+    let written = write_body(state, body, file, limit).await?;
+    Ok((guard, written))
+}
+
+/// Writes `body` into `file` from `offset` on; returns its length.
+pub(crate) async fn into_file_at(
+    state: &Shared,
+    body: Body,
+    file: std::fs::File,
+    offset: u64,
+    limit: u64,
+) -> Result<u64, StorageError> {
+    let mut file = tokio::fs::File::from_std(file);
+    file.seek(std::io::SeekFrom::Start(offset)).await?;
+    write_body(state, body, file, limit).await
+}
+
+/// Writes `body` into `file` where it stands, [`WRITE_BUFFER`] at a time, refusing more than
+/// `limit` bytes and a body that stalls; returns its length.
+async fn write_body(
+    state: &Shared,
+    body: Body,
+    file: tokio::fs::File,
+    limit: u64,
+) -> Result<u64, StorageError> {
     let mut writer = tokio::io::BufWriter::with_capacity(WRITE_BUFFER, file);
     let stall = Duration::from_millis(state.faults.header_timeout_ms);
     let mut body = body;
@@ -105,5 +130,5 @@ pub(crate) async fn to_file(
         }
     }
     writer.flush().await?;
-    Ok((guard, written))
+    Ok(written)
 }

@@ -1,14 +1,10 @@
 //! Writes: Put Blob, Put Block and Put Block List, Copy Blob and Delete Blob (Get Block List,
-//! which reads the staged blocks, is `block_list`). Every new
-//! content is written to a file in the item's staging folder first and renamed into place
-//! only once whole, under `AppState::onelake_commits` with the request's conditions checked
-//! against what is there at that moment. Blocks are staged per blob apart from its file
-//! (`staging/blocks/<sha256 of the path>/<hex of the block id>`) and are discarded once a
-//! block list is committed or the blob is replaced or deleted, as Azure discards a blob's
-//! uncommitted blocks; blocks of an upload that never commits (a client stopped half-way)
-//! stay in the staging folder, listed by Get Block List for the client that resumes it,
-//! until a commit or the item goes. A block is renamed into place only when its whole body
-//! came, so a block cut off mid-request is never listed.
+//! which reads the staged blocks, is `block_list`). Every new content is written to a file in
+//! the item's staging folder first and renamed into place only once whole, under
+//! `AppState::onelake_commits` with the request's conditions checked against what is there at
+//! that moment. Blocks are staged per blob apart from its file (`staged`) and are discarded
+//! once a block list is committed or the blob is replaced or deleted, as Azure discards a
+//! blob's uncommitted blocks.
 
 use super::Target;
 use super::answer::{self, StorageError, set};
@@ -17,43 +13,20 @@ use super::files::{self, Found, Meta, Temporary};
 use super::metadata::{self, UserMetadata};
 use super::read::blob_headers;
 use super::receive::{self, PUT_BLOB_LIMIT, PUT_BLOCK_LIMIT};
+use super::staged::{self, Assembly, invalid_block_list};
 use super::xml::{self, BlockSource};
 use crate::state::Shared;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Most blocks a committed blob may have (Azure's limit).
 const MAX_COMMITTED_BLOCKS: usize = 50_000;
-/// Longest block id, decoded (Azure's limit).
-const MAX_BLOCK_ID_BYTES: usize = 64;
 /// Largest Put Block List body: 50,000 ids of 64 bytes, base64, in their elements.
 const BLOCK_LIST_LIMIT: usize = 8 * 1024 * 1024;
-
-/// The folder of a blob's staged blocks.
-pub(super) fn block_dir(target: &Target) -> PathBuf {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(target.path.as_str().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    target.dirs.staging.join("blocks").join(hex)
-}
-
-/// The file of a staged block, from its base64 id; 400 for an id that is not base64 of at
-/// most 64 bytes.
-fn block_file(target: &Target, id: &str) -> Result<PathBuf, StorageError> {
-    let decoded = STANDARD
-        .decode(id)
-        .ok()
-        .filter(|bytes| !bytes.is_empty() && bytes.len() <= MAX_BLOCK_ID_BYTES)
-        .ok_or_else(|| StorageError::invalid_query("blockid", id))?;
-    let hex: String = decoded.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(block_dir(target).join(hex))
-}
 
 /// 409 `PathConflict` for `Files` or `Tables` themselves, which no write may replace.
 fn refuse_area(target: &Target) -> Result<(), StorageError> {
@@ -73,17 +46,34 @@ fn commit(
     conditions: &Conditions,
     user: &UserMetadata,
 ) -> Result<Meta, StorageError> {
-    let destination = target.file();
     let _turn = crate::locks::lock(&state.onelake_commits);
-    let current = files::stat(&destination)?;
+    check_place(target, conditions)?;
+    place(state, target, staged, user)
+}
+
+/// Refuses a write where a folder is, or whose `conditions` fail against what is at the
+/// blob's place. Called with the commit lock held.
+fn check_place(target: &Target, conditions: &Conditions) -> Result<(), StorageError> {
+    let current = files::stat(&target.file())?;
     if current == Found::Directory {
         return Err(StorageError::path_conflict());
     }
-    conditions.write(current.file())?;
+    conditions.write(current.file())
+}
+
+/// Renames `staged` to the blob's place, with `user` as its metadata, and drops the blob's
+/// staged blocks. Called with the commit lock held, after [`check_place`].
+fn place(
+    state: &Shared,
+    target: &Target,
+    staged: Temporary,
+    user: &UserMetadata,
+) -> Result<Meta, StorageError> {
+    let destination = target.file();
     files::make_parents(&destination)?;
     std::fs::rename(staged.path(), &destination)?;
     staged.keep();
-    let _ = std::fs::remove_dir_all(block_dir(target)); // none staged is fine
+    staged::discard(&state.onelake_staging, target);
     match files::stat(&destination)? {
         Found::File(meta) => {
             metadata::save(target, &meta.etag, user)?;
@@ -155,7 +145,9 @@ fn blob_type(headers: &HeaderMap) -> Result<(), StorageError> {
     }
 }
 
-/// Put Block: the body staged under its block id, 201; the blob is unchanged.
+/// Put Block: the body staged under its block id, 201; the blob is unchanged. The length
+/// must be declared (411 `MissingContentLengthHeader` otherwise, as Azure answers): the
+/// block's range in the blob's staged-blocks file is reserved from it.
 pub(crate) async fn put_block(
     state: &Shared,
     target: &Target,
@@ -167,26 +159,29 @@ pub(crate) async fn put_block(
     let id = query
         .get("blockid")
         .ok_or_else(|| StorageError::invalid_query("blockid", ""))?;
-    let block = block_file(target, id)?;
+    let key = staged::block_key(id)?;
     receive::check_declared(headers, PUT_BLOCK_LIMIT)?;
-    let (staged, _) = receive::to_file(state, body, target.dirs.upload(), PUT_BLOCK_LIMIT).await?;
-    on_pool(move || {
-        files::make_parents(&block)?;
-        std::fs::rename(staged.path(), &block)?;
-        staged.keep();
-        Ok(())
-    })
-    .await?;
+    let len = receive::declared_length(headers).ok_or_else(|| {
+        StorageError::new(
+            StatusCode::LENGTH_REQUIRED,
+            "MissingContentLengthHeader",
+            "Content-Length HTTP header is missing.",
+        )
+    })?;
+    let (shared, owned) = (state.clone(), target.clone());
+    let slot = on_pool(move || staged::reserve(&shared.onelake_staging, &owned, key, len)).await?;
+    let file = slot.file.try_clone()?;
+    let written = receive::into_file_at(state, body, file, slot.offset, len).await?;
+    if written != len {
+        return Err(StorageError::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidInput",
+            "The request body is shorter than its Content-Length.",
+        ));
+    }
+    let shared = state.clone();
+    on_pool(move || staged::record(&shared.onelake_staging, slot)).await?;
     Ok(answer::empty(StatusCode::CREATED))
-}
-
-/// 400 `InvalidBlockList`.
-fn invalid_block_list(why: &str) -> StorageError {
-    StorageError::new(
-        StatusCode::BAD_REQUEST,
-        "InvalidBlockList",
-        format!("The specified block list is invalid: {why}"),
-    )
 }
 
 /// Put Block List: the listed staged blocks joined, in order, into the blob, 201. Only
@@ -217,47 +212,35 @@ pub(crate) async fn put_block_list(
     if list.len() > MAX_COMMITTED_BLOCKS {
         return Err(invalid_block_list("more than 50,000 blocks"));
     }
-    let mut blocks = Vec::with_capacity(list.len());
+    let mut keys = Vec::with_capacity(list.len());
     for entry in &list {
         if entry.source == BlockSource::Committed {
             return Err(invalid_block_list("no committed blocks are kept"));
         }
-        blocks.push(block_file(target, &entry.id).map_err(|_| invalid_block_list(&entry.id))?);
+        keys.push(staged::block_key(&entry.id).map_err(|_| invalid_block_list(&entry.id))?);
     }
     let (shared, owned) = (state.clone(), target.clone());
     let meta = on_pool(move || {
-        // Sizes taken before the join: a commit discards the staged blocks. A missing block
-        // is the join's to refuse.
-        let sizes: Vec<u64> = blocks
-            .iter()
-            .map(|block| std::fs::metadata(block).map_or(0, |meta| meta.len()))
-            .collect();
-        let staged = join(&blocks, upload)?;
-        let meta = commit(&shared, &owned, staged, &conditions, &user)?;
+        let turn = crate::locks::lock(&shared.onelake_commits);
+        // Conditions first: a commit refused leaves the blocks staged, as Azure does.
+        check_place(&owned, &conditions)?;
+        let (assembly, lengths) = staged::assemble(&shared.onelake_staging, &owned, &keys, upload)?;
+        let meta = match assembly {
+            Assembly::Whole(file) => place(&shared, &owned, file, &user)?,
+            Assembly::Ranges(blocks) => {
+                // Copied without the lock, which every other commit waits for; the
+                // conditions are checked again when the copy is put in place.
+                drop(turn);
+                let file = staged::copy(&owned, &blocks, owned.dirs.upload())?;
+                commit(&shared, &owned, file, &conditions, &user)?
+            }
+        };
         let ids = list.into_iter().map(|entry| entry.id);
-        super::block_list::save_committed(&owned, &meta.etag, ids.zip(sizes).collect())?;
+        super::block_list::save_committed(&owned, &meta.etag, ids.zip(lengths).collect())?;
         Ok(meta)
     })
     .await?;
     Ok(written(StatusCode::CREATED, &meta))
-}
-
-/// The blocks joined into a new staged file.
-fn join(blocks: &[PathBuf], into: PathBuf) -> Result<Temporary, StorageError> {
-    files::make_parents(&into)?;
-    let mut out = crate::private_files::rewrite(&into)?;
-    let staged = Temporary::new(into);
-    for block in blocks {
-        let mut input = match std::fs::File::open(block) {
-            Ok(input) => input,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Err(invalid_block_list("a listed block was not staged"));
-            }
-            Err(err) => return Err(err.into()),
-        };
-        std::io::copy(&mut input, &mut out)?;
-    }
-    Ok(staged)
 }
 
 /// Delete Blob, 202. A folder is deleted only when empty (409 `DirectoryIsNotEmpty`
@@ -289,7 +272,7 @@ pub(crate) async fn delete(
             Found::File(meta) => {
                 conditions.write(Some(&meta))?;
                 std::fs::remove_file(&file)?;
-                let _ = std::fs::remove_dir_all(block_dir(&owned)); // none staged is fine
+                staged::discard(&shared.onelake_staging, &owned);
                 metadata::forget(&owned);
                 Ok(())
             }
@@ -389,38 +372,5 @@ mod tests {
             path: item_path("Files/a.bin").expect("path"),
             dirs: ItemDirs::of(dir, "ws", "item"),
         }
-    }
-
-    #[test]
-    fn block_ids_must_be_base64_of_at_most_64_bytes() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let target = target(dir.path());
-        assert!(block_file(&target, &STANDARD.encode("block-1")).is_ok());
-        assert!(block_file(&target, "not base64!").is_err());
-        assert!(block_file(&target, "").is_err());
-        assert!(block_file(&target, &STANDARD.encode([7u8; 65])).is_err());
-        let staged = block_file(&target, &STANDARD.encode("x")).expect("valid");
-        assert!(
-            staged.starts_with(&target.dirs.staging),
-            "{}",
-            staged.display()
-        );
-    }
-
-    #[test]
-    fn joined_blocks_keep_their_order_and_a_missing_one_is_refused() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        std::fs::write(&a, b"one ").expect("write");
-        std::fs::write(&b, b"two").expect("write");
-        let joined =
-            join(&[b.clone(), a.clone(), b.clone()], dir.path().join("out")).expect("join");
-        assert_eq!(std::fs::read(joined.path()).expect("read"), b"twoone two");
-        let missing = join(&[a, dir.path().join("nope")], dir.path().join("out2"));
-        assert_eq!(missing.err().map(|e| e.code()), Some("InvalidBlockList"));
-        assert!(
-            !dir.path().join("out2").exists(),
-            "a failed join leaves nothing"
-        );
     }
 }
