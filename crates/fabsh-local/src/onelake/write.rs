@@ -360,17 +360,3 @@ fn copied(from: &Path, into: PathBuf) -> Result<Temporary, StorageError> {
     std::io::copy(&mut input, &mut out)?;
     Ok(staged)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::onelake::files::ItemDirs;
-    use crate::onelake::names::item_path;
-
-    fn target(dir: &Path) -> Target {
-        Target {
-            path: item_path("Files/a.bin").expect("path"),
-            dirs: ItemDirs::of(dir, "ws", "item"),
-        }
-    }
-}
