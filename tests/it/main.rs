@@ -73,6 +73,7 @@ mod mcp_safety;
 mod mcp_schemas;
 mod mcp_tools;
 mod name_cache;
+mod naming_rules;
 mod new_user;
 mod notebook_ipynb;
 mod onelake;
