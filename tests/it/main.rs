@@ -74,6 +74,7 @@ mod mcp_schemas;
 mod mcp_tools;
 mod name_cache;
 mod naming_rules;
+mod naming_rules_cli;
 mod new_user;
 mod notebook_ipynb;
 mod onelake;
