@@ -81,6 +81,7 @@ mod onelake;
 mod onelake_local;
 mod onelake_sync;
 mod organisation;
+mod property_walk;
 mod public_url;
 mod registry_checks;
 mod replay;
