@@ -31,7 +31,8 @@ fn item_of(server: &Server, item_type: &str) -> String {
     if matches!(item_type, "Report" | "SemanticModel") {
         return server.demo_item_id(item_type);
     }
-    server.create_demo_item(&format!("Status of {item_type}"), item_type)
+    // Letters and `_` only: some types' names may hold nothing else (fabsh-model's naming).
+    server.create_demo_item(&format!("Status_of_{item_type}"), item_type)
 }
 
 /// The definition an answer carries: inline, or at its operation's `/result`.

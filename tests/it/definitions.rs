@@ -199,7 +199,7 @@ fn new_items_start_with_a_definition_of_their_type() {
         "SparkJobDefinition",
         "DataAgent",
     ] {
-        let name = format!("Fresh {item_type}");
+        let name = format!("Fresh_{item_type}");
         let created = server
             .fabsh(&[
                 "item",

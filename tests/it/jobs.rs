@@ -376,7 +376,7 @@ fn the_job_type_follows_the_item_type() {
     for (name, item_type, job_type) in [
         ("Job pipeline", "DataPipeline", "Pipeline"),
         ("Job spark", "SparkJobDefinition", "sparkjob"),
-        ("Job lakehouse", "Lakehouse", "TableMaintenance"),
+        ("Job_lakehouse", "Lakehouse", "TableMaintenance"),
     ] {
         let id = server.create_demo_item(name, item_type);
         let started = server

@@ -688,7 +688,7 @@ fn a_shortcut_to_a_missing_path_is_refused_and_to_an_existing_one_created() {
     let lakehouse = server.demo_item_id("Lakehouse");
     let ws = server.demo_path("");
     let ws_id = ws.rsplit('/').next().expect("workspace id").to_string();
-    let holder = server.create_demo_item("Shortcut holder", "Lakehouse");
+    let holder = server.create_demo_item("Shortcut_holder", "Lakehouse");
     let shortcut = |name: &str, path: &str| {
         json!({"path": "Files", "name": name, "target": {"oneLake": {
             "workspaceId": ws_id, "itemId": lakehouse, "path": path}}})

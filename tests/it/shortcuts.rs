@@ -30,8 +30,8 @@ fn put_under(server: &Server, workspace_id: &str, item: &str, folder: &str) {
 #[test]
 fn shortcuts_are_created_listed_shown_and_deleted() {
     let server = shared(module_path!());
-    let target = server.create_demo_item("Shortcut target", "Lakehouse");
-    let holder = server.create_demo_item("Shortcut holder", "Lakehouse");
+    let target = server.create_demo_item("Shortcut_target", "Lakehouse");
+    let holder = server.create_demo_item("Shortcut_holder", "Lakehouse");
     let ws = server.demo_path("");
     let ws_id = ws.rsplit('/').next().expect("workspace id").to_string();
     let base = format!("{ws}/items/{holder}/shortcuts");
@@ -95,8 +95,8 @@ fn shortcuts_are_created_listed_shown_and_deleted() {
 #[test]
 fn a_target_that_does_not_exist_is_refused_and_bulk_creates_report_each() {
     let server = shared(module_path!());
-    let holder = server.create_demo_item("Bulk holder", "Lakehouse");
-    let target = server.create_demo_item("Bulk target", "Lakehouse");
+    let holder = server.create_demo_item("Bulk_holder", "Lakehouse");
+    let target = server.create_demo_item("Bulk_target", "Lakehouse");
     let ws = server.demo_path("");
     let ws_id = ws.rsplit('/').next().expect("workspace id").to_string();
     let base = format!("{ws}/items/{holder}/shortcuts");

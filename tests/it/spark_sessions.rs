@@ -223,7 +223,7 @@ fn a_notebook_run_is_its_livy_session() {
         );
     }
     // A lakehouse's sessions are its own runs: a new one has none.
-    let lakehouse = server.create_demo_item("Livy lakehouse", "Lakehouse");
+    let lakehouse = server.create_demo_item("Livy_lakehouse", "Lakehouse");
     let list = get_json(
         &server,
         &server.demo_path(&format!("/lakehouses/{lakehouse}/livySessions")),
@@ -238,7 +238,7 @@ fn a_notebook_run_is_its_livy_session() {
 #[test]
 fn mlv_execution_definitions_answer_as_the_examples() {
     let server = Server::session(module_path!());
-    let lakehouse = server.create_demo_item("MLV lakehouse", "Lakehouse");
+    let lakehouse = server.create_demo_item("MLV_lakehouse", "Lakehouse");
     let base = server.demo_path(&format!("/lakehouses/{lakehouse}/mlvexecutiondefinitions"));
     let definitions = swagger("lakehouse/definitions.json")["definitions"].clone();
     let example = |name: &str| swagger(&format!("lakehouse/examples/{name}.json"));

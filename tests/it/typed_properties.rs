@@ -304,8 +304,8 @@ fn a_lakehouse_list_among_other_types_carries_each_lakehouses_properties() {
         .iter()
         .enumerate()
     {
-        server.create_demo_item(&format!("Other {n}"), other);
-        made.push(server.create_demo_item(&format!("Lake {n}"), "Lakehouse"));
+        server.create_demo_item(&format!("Other_{n}"), other);
+        made.push(server.create_demo_item(&format!("Lake_{n}"), "Lakehouse"));
     }
     let shape = definition("lakehouse/definitions.json", "LakehouseProperties");
     let mut path = server.demo_path("/lakehouses");

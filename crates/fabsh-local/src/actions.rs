@@ -263,6 +263,16 @@ impl Action {
     }
 }
 
+/// The types made with a SQL analytics endpoint: the lakehouse, and the mirrors whose swagger
+/// `properties` carry `sqlEndpointProperties` (`<type>/definitions.json`).
+const SQL_ENDPOINT_OWNERS: &[&str] = &[
+    "Lakehouse",
+    "MirroredDatabase",
+    "MirroredAzureDatabricksCatalog",
+    "MirroredCatalog",
+    "SnowflakeDatabase",
+];
+
 /// Inserts an item (and a lakehouse's SQL endpoint) after re-checking what may have changed
 /// since validation.
 pub(crate) fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<Item, ApiError> {
@@ -310,9 +320,9 @@ pub(crate) fn create_item(conn: &Connection, new: &NewItem, now: i64) -> Result<
         new.format.as_deref(),
         &load_parts(&new.parts)?,
     )?;
-    if matches!(item.item_type.as_str(), "Lakehouse" | "MirroredDatabase") {
-        // Every lakehouse and mirrored database comes with its SQL analytics endpoint, a child
-        // item of the same name that moves and is deleted with it.
+    if SQL_ENDPOINT_OWNERS.contains(&item.item_type.as_str()) {
+        // Every lakehouse and mirror comes with its SQL analytics endpoint, a child item of
+        // the same name that moves and is deleted with it.
         let endpoint = Item {
             seq: 0,
             id: new_id(),

@@ -320,6 +320,8 @@ fn import_one(
             format!("Items of type {} cannot be imported", kind.name),
         )));
     }
+    // Named by its .platform, as a create or a rename names it.
+    crate::name_rules::check_item(kind.name, &item.display_name).map_err(Failure::Item)?;
     let allow_by_name = item
         .allow_pairing_by_name
         .unwrap_or(import.allow_pairing_by_name);
@@ -401,6 +403,7 @@ fn ensure_folders(
         let id = if let Some(folder) = found {
             folder.id
         } else {
+            crate::name_rules::check_folder(name).map_err(Failure::Item)?;
             let folder = Folder {
                 seq: 0,
                 id: new_id(),

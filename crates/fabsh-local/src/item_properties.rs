@@ -6,14 +6,16 @@
 //! (`SparkJobDefinitionProperties` and the other `oneLakeRootPath` ones,
 //! `VariableLibraryProperties`, `CosmosDBDatabaseProperties`, `WarehouseSnapshotProperties`,
 //! `OperationsAgentProperties`, `MirroredAzureDatabricksCatalogProperties`,
-//! `DigitalTwinBuilderFlowProperties`) (microsoft/fabric-rest-api-specs,
-//! `<type>/definitions.json`).
+//! `DigitalTwinBuilderFlowProperties`), `MLExperimentProperties`, and the mirrors' (see
+//! [`mirrors`]) (microsoft/fabric-rest-api-specs, `<type>/definitions.json`).
 //! Local Fabric has no SQL, OneLake or Kusto hosts of its own; the names below follow the
 //! shapes the service sends so that clients parsing them work, and are not meant to be
 //! connected to. Each is derived from ids alone, never from the address the server listens
 //! on: a deployment substitutes them into definitions (fabric-cicd's
 //! `$items.Eventhouse.X.queryserviceuri`), and a server restarted on another port must give
 //! the same values, or every plan after a restart would show those definitions changed.
+
+mod mirrors;
 
 use super::clock::service_timestamp;
 use super::store::items::{self, Item};
@@ -42,7 +44,9 @@ pub(crate) fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<
         "DataAgent" => crate::agents::properties(conn, &item.id)?,
         "Eventhouse" => eventhouse(conn, item)?,
         "KQLDatabase" => kql_database(conn, item)?,
-        "MirroredDatabase" => mirrored_database(conn, item)?,
+        "MirroredDatabase" => mirrors::mirrored_database(conn, item)?,
+        "MirroredCatalog" => mirrors::mirrored_catalog(conn, item)?,
+        "SnowflakeDatabase" => mirrors::snowflake_database(conn, item)?,
         "SQLDatabase" => sql_database(item),
         "SparkJobDefinition" | "OrgApp" | "OrgAppAudience" | "EventSchemaSet"
         | "DataBuildToolJob" => json!({ "oneLakeRootPath": one_lake_root(item) }),
@@ -60,8 +64,9 @@ pub(crate) fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<
         "WarehouseSnapshot" => warehouse_snapshot(conn, item)?,
         // Local Fabric runs no agent: one is never Active.
         "OperationsAgent" => json!({ "state": "Inactive" }),
-        "MirroredAzureDatabricksCatalog" => databricks_catalog(conn, item)?,
+        "MirroredAzureDatabricksCatalog" => mirrors::databricks_catalog(conn, item)?,
         "DigitalTwinBuilderFlow" => from_payload(conn, item, &["digitalTwinBuilderItemReference"])?,
+        "MLExperiment" => json!({ "mlFlowExperimentId": ml_flow_experiment_id(item) }),
         _ => return Ok(None),
     };
     // Every type's properties are an object (each is built as one above).
@@ -76,23 +81,45 @@ fn one_lake_root(item: &Item) -> String {
     format!("{ONE_LAKE_DFS}/{}/{}", item.workspace_id, item.id)
 }
 
-/// `SqlEndpointProperties` of the SQL analytics endpoint created with a lakehouse or mirrored
-/// database.
-fn sql_endpoint(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+/// The SQL analytics endpoint created with a lakehouse or a mirror, as `{id,
+/// connectionString}` (a mirrored Azure Databricks catalog's whole `SqlEndpointProperties`).
+/// The endpoint is made in the same transaction as its item; one that is missing (its name
+/// was taken) is `None` rather than invented.
+fn sql_endpoint_address(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Value>> {
     let endpoint = items::children(conn, &item.id)?
         .into_iter()
         .find(|child| child.item_type == "SQLEndpoint");
-    // The endpoint is made in the same transaction as its lakehouse; one that is missing
-    // (its name was taken) is reported as not provisioned rather than invented.
-    let sql = match endpoint {
-        Some(endpoint) => json!({
+    Ok(endpoint.map(|endpoint| {
+        json!({
             "id": endpoint.id,
             "connectionString": sql_host(&item.workspace_id),
-            "provisioningStatus": "Success",
-        }),
+        })
+    }))
+}
+
+/// `SqlEndpointProperties` with its provisioning status, as lakehouses and most mirrors
+/// define it: a missing endpoint is reported as not provisioned.
+fn sql_endpoint(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
+    Ok(match sql_endpoint_address(conn, item)? {
+        Some(mut endpoint) => {
+            endpoint["provisioningStatus"] = json!("Success");
+            endpoint
+        }
         None => json!({"provisioningStatus": "Failed"}),
-    };
-    Ok(sql)
+    })
+}
+
+/// The MLflow experiment behind an ML experiment (`MLExperimentProperties.mlFlowExperimentId`,
+/// a GUID of its own in the GetMLExperiment example): derived from the item's id, so that it
+/// is the same on every read and after a restart.
+fn ml_flow_experiment_id(item: &Item) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("mlflow-experiment:{}", item.id).as_bytes());
+    let mut bytes = [0_u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
 }
 
 /// `LakehouseProperties`: OneLake paths and the SQL endpoint created with the lakehouse.
@@ -127,27 +154,6 @@ pub(crate) fn lakehouse_default_schema(
         // without, which is what a lakehouse with an unreadable part is to the service too.
         .and_then(|bytes| serde_json::from_slice::<Metadata>(&bytes).ok())
         .and_then(|metadata| metadata.default_schema))
-}
-
-/// `MirroredDatabaseProperties`: its OneLake tables, the SQL endpoint made with it, and the
-/// default schema when its definition enables one ("returned only for mirrored database that
-/// enables default schema in definition": `mirroring.json`'s
-/// `properties.target.typeProperties.defaultSchema`).
-fn mirrored_database(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
-    let mut properties = json!({
-        "oneLakeTablesPath": format!("{}/Tables", one_lake_root(item)),
-        "sqlEndpointProperties": sql_endpoint(conn, item)?,
-    });
-    let default_schema = items::part(conn, &item.id, "mirroring.json")?
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .and_then(|mirroring| {
-            let schema = &mirroring["properties"]["target"]["typeProperties"]["defaultSchema"];
-            schema.as_str().map(str::to_string)
-        });
-    if let Some(schema) = default_schema {
-        properties["defaultSchema"] = json!(schema);
-    }
-    Ok(properties)
 }
 
 /// When the item was created, as the service prints times.
@@ -211,25 +217,6 @@ fn warehouse_snapshot(conn: &Connection, item: &Item) -> rusqlite::Result<Value>
             .map_or(whole.as_str(), |(seconds, _)| seconds);
         properties["snapshotDateTime"] = json!(format!("{whole}Z"));
     }
-    Ok(properties)
-}
-
-/// `MirroredAzureDatabricksCatalogProperties`: the catalog, connections and mode of its
-/// `creationPayload`, its OneLake tables, and `autoSync` `Enabled` (the swagger: it "can only be
-/// modified during an update request", so a new catalog has the default).
-fn databricks_catalog(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {
-    let mut properties = from_payload(
-        conn,
-        item,
-        &[
-            "catalogName",
-            "databricksWorkspaceConnectionId",
-            "mirroringMode",
-            "storageConnectionId",
-        ],
-    )?;
-    properties["oneLakeTablesPath"] = json!(format!("{}/Tables", one_lake_root(item)));
-    properties["autoSync"] = json!("Enabled");
     Ok(properties)
 }
 

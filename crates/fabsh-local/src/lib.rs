@@ -28,6 +28,7 @@ pub mod load_table;
 mod locks;
 mod lro;
 mod middleware;
+mod name_rules;
 mod onelake;
 mod paging;
 pub mod private_files;

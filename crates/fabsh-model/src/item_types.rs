@@ -200,7 +200,8 @@ pub static ITEM_TYPES: &[ItemType] = &[
     t("Ontology", "ontologies", None),
     t("EventSchemaSet", "eventSchemaSets", None),
     t(DATA_AGENT, "dataAgents", Some("aiskills")).with_parts(&DATA_AGENT_PARTS),
-    no_definition("MirroredCatalog", "mirroredCatalogs", None),
+    // Its swagger gets and updates its definition, and creates it only with one.
+    t("MirroredCatalog", "mirroredCatalogs", None),
     no_definition("AppBackend", "appBackends", None),
     no_definition("OrgApp", "orgApps", None),
     no_definition("OrgAppAudience", "orgAppAudiences", None),

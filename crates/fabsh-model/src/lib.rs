@@ -8,6 +8,7 @@ pub mod edit_distance;
 pub mod item_types;
 pub mod jobs;
 pub mod limits;
+pub mod naming;
 mod problem;
 pub mod roles;
 mod secret;

@@ -2,12 +2,14 @@
 //! `item list --folder` need folder ids.
 
 use super::common::{self, WORKSPACE};
+use super::names;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_api::api::folders;
+use fabsh_model::naming;
 
 const FOLDER_ID: ArgSpec = ArgSpec::req("id", ArgKind::Uuid, "Folder id");
 const BELOW: ArgSpec = ArgSpec::opt("folder", ArgKind::Uuid, "Only folders below this folder");
@@ -129,6 +131,7 @@ impl Command for Create {
             if self.name.trim().is_empty() {
                 return Err(Error::usage("--name cannot be empty"));
             }
+            names::checked(&NAME, &naming::FOLDER, &self.name)?;
             let workspace = ctx.workspace_id(&self.workspace).await?;
             let parent = self.parent.as_deref();
             let created = folders::create(ctx.api(), &workspace, &self.name, parent).await?;

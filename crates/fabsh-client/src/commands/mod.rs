@@ -14,6 +14,7 @@ pub mod folder;
 pub mod item;
 pub mod job;
 pub mod lakehouse;
+mod names;
 pub mod onelake;
 pub mod schedule;
 pub mod spec;

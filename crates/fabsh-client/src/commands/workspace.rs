@@ -3,12 +3,14 @@
 
 use super::common::{self, WORKSPACE};
 use super::item::organisation::{TAG_IDS, resolve_tag_ids, tag_ids};
+use super::names;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits};
 use super::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
 use crate::error::Error;
 use crate::reply::Reply;
 use fabsh_api::api::{tags, workspaces};
+use fabsh_model::naming;
 use fabsh_model::wire::CreateWorkspaceRequest;
 use serde_json::Value;
 
@@ -205,9 +207,10 @@ impl Command for Create {
     fn run(self, ctx: Ctx) -> HandlerFuture {
         Box::pin(async move {
             let name = &self.name;
-            if name.trim().is_empty() || name.chars().count() > 256 {
-                return Err(Error::usage("--name must be 1 to 256 characters"));
+            if name.trim().is_empty() {
+                return Err(Error::usage("--name cannot be empty"));
             }
+            names::checked(&NAME, &naming::WORKSPACE, name)?;
             let body = CreateWorkspaceRequest {
                 display_name: name.clone(),
                 description: self.description.clone(),

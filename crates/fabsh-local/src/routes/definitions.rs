@@ -118,10 +118,14 @@ pub(super) fn update_definition(
     definitions::check_required_parts(&item.item_type, &definition)?;
     if update_metadata && let Some(platform) = &definition.platform {
         check_description(platform.description.as_deref())?;
-        if let Some(name) = platform
+        let name = platform
             .display_name
             .as_deref()
-            .filter(|n| !n.trim().is_empty())
+            .filter(|n| !n.trim().is_empty());
+        if let Some(name) = name {
+            crate::name_rules::check_item(&item.item_type, name)?;
+        }
+        if let Some(name) = name
             && state
                 .db
                 .read(|c| items::name_taken(c, &target.ws, &item.item_type, name, &item.id))?

@@ -17,23 +17,6 @@ use rusqlite::Connection;
 
 /// Deepest allowed nesting (a root-level folder has depth 1).
 const MAX_DEPTH: i64 = 10;
-/// Longest folder name.
-const MAX_NAME: usize = 255;
-
-fn check_name(name: &str) -> Result<(), ApiError> {
-    let bad = name.trim() != name
-        || name.chars().count() > MAX_NAME
-        || name.ends_with('.')
-        || name.contains(['/', '\\', ':', '*', '?', '"', '<', '>', '|'])
-        || name.chars().any(char::is_control);
-    if bad {
-        return Err(ApiError::bad_request(
-            "InvalidFolderDisplayName",
-            format!("The folder name '{name}' is not valid"),
-        ));
-    }
-    Ok(())
-}
 
 fn name_in_use(name: &str) -> ApiError {
     ApiError::new(
@@ -98,7 +81,7 @@ pub(super) fn create(
     caller.workspace(&state, &ws, Role::Contributor)?;
     let obj = body.object()?;
     let name = req_str(&obj, "displayName")?;
-    check_name(&name)?;
+    crate::name_rules::check_folder(&name)?;
     let folder = Folder {
         seq: 0,
         id: new_id(),
@@ -151,7 +134,7 @@ pub(super) fn rename(
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &ws, Role::Contributor)?;
     let name = req_str(&body.object()?, "displayName")?;
-    check_name(&name)?;
+    crate::name_rules::check_folder(&name)?;
     let folder = state.db.write(|tx| {
         let mut folder = get_folder(tx, &ws, &id)?;
         if folders::name_taken(tx, &ws, folder.parent_id.as_deref(), &name, &id)? {

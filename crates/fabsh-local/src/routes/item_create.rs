@@ -18,31 +18,6 @@ use fabsh_model::definition::platform::UNSET_LOGICAL_ID;
 use fabsh_model::item_types;
 use serde_json::{Map, Value};
 
-/// Longest item name.
-const MAX_NAME: usize = 256;
-
-/// Refuses an item name the service does not take: longer than [`MAX_NAME`], with a
-/// control character (NUL, a line break), a `/` or `\`, or a bare `.` or `..`. Such a name
-/// could not be an item's folder in Fabric's git layout (`<name>.<Type>`), nor a path
-/// segment.
-pub(crate) fn check_display_name(name: &str) -> Result<(), ApiError> {
-    if name.chars().count() > MAX_NAME {
-        return Err(ApiError::invalid_body(format!(
-            "The displayName must be at most {MAX_NAME} characters"
-        )));
-    }
-    let bad = name
-        .chars()
-        .any(|c| c.is_control() || c == '/' || c == '\\')
-        || matches!(name.trim(), "." | "..");
-    if bad {
-        return Err(ApiError::invalid_body(format!(
-            "The displayName {name:?} is not valid: it may not hold control characters, '/' or '\\', nor be '.' or '..'"
-        )));
-    }
-    Ok(())
-}
-
 /// Types the service refuses to create without a definition.
 const DEFINITION_REQUIRED: &[&str] = &["Report", "SemanticModel"];
 
@@ -87,7 +62,6 @@ pub(super) fn create(
     let obj = body.object()?;
 
     let display_name = req_str(&obj, "displayName")?;
-    check_display_name(&display_name)?;
     let item_type = match (implied, opt_str(&obj, "type")?) {
         (Some(t), Some(given)) if !t.name.eq_ignore_ascii_case(&given) => {
             return Err(invalid_type(&given));
@@ -96,6 +70,7 @@ pub(super) fn create(
         (None, Some(given)) => item_types::find(&given).ok_or_else(|| invalid_type(&given))?,
         (None, None) => return Err(ApiError::invalid_body("The 'type' field is required")),
     };
+    crate::name_rules::check_item(item_type.name, &display_name)?;
     if !item_type.creatable {
         return Err(ApiError::bad_request(
             "UnsupportedItemType",

@@ -141,14 +141,12 @@ pub(super) fn update(
             "The 'displayName' field must not be empty",
         ));
     }
-    if let Some(name) = &name {
-        super::item_create::check_display_name(name)?;
-    }
     let description = opt_str(&obj, "description")?;
     check_description(description.as_deref())?;
     let updated = state.db.write(|tx| {
         let mut item = target.get(tx)?;
         if let Some(name) = name {
+            crate::name_rules::check_item(&item.item_type, &name)?;
             if items::name_taken(tx, &target.ws, &item.item_type, &name, &item.id)? {
                 return Err(name_in_use(&name));
             }

@@ -18,8 +18,6 @@ use axum::response::Response;
 use fabsh_model::wire;
 use serde_json::{Map, Value, json};
 
-/// Longest workspace name.
-const MAX_NAME: usize = 256;
 /// Longest workspace description.
 const MAX_DESCRIPTION: usize = 4000;
 
@@ -61,15 +59,6 @@ fn name_conflict(name: &str) -> ApiError {
         "WorkspaceNameAlreadyExists",
         format!("Workspace name '{name}' already exists"),
     )
-}
-
-fn check_name(name: &str) -> Result<(), ApiError> {
-    if name.chars().count() > MAX_NAME {
-        return Err(ApiError::invalid_body(format!(
-            "The displayName must be at most {MAX_NAME} characters"
-        )));
-    }
-    Ok(())
 }
 
 fn check_description(description: &str) -> Result<(), ApiError> {
@@ -141,7 +130,7 @@ pub(super) fn create(
     caller.known(&state)?;
     let obj = body.object()?;
     let name = req_str(&obj, "displayName")?;
-    check_name(&name)?;
+    crate::name_rules::check_workspace(&name)?;
     // A workspace made without one has the empty description the service shows.
     let description = opt_str(&obj, "description")?.unwrap_or_default();
     check_description(&description)?;
@@ -253,7 +242,7 @@ pub(super) fn update(
                 "The 'displayName' field must not be empty",
             ));
         }
-        check_name(name)?;
+        crate::name_rules::check_workspace(name)?;
     }
     let description = opt_str(&obj, "description")?;
     if let Some(d) = &description {

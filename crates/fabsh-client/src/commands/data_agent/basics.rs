@@ -6,6 +6,7 @@ use crate::commands::common::{
     SENSITIVITY_LABEL, WORKSPACE,
 };
 use crate::commands::item::basics::{checked_description, created_reply, update_body};
+use crate::commands::names;
 use crate::commands::spec::{CommandSpec, Example, Handler, HandlerFuture, Traits};
 use crate::commands::typed::{Command, Paging, handler, typed_args};
 use crate::context::Ctx;
@@ -13,6 +14,7 @@ use crate::error::Error;
 use crate::reply::Reply;
 use fabsh_api::api::data_agents;
 use fabsh_model::wire::{CreateTypedItemRequest, SensitivityLabelSettings};
+use fabsh_model::{item_types, naming};
 
 pub(super) const LIST: CommandSpec = CommandSpec {
     group: "data-agent",
@@ -138,6 +140,8 @@ impl Command for Create {
             if self.name.trim().is_empty() {
                 return Err(Error::usage("--name cannot be empty"));
             }
+            let rules = naming::item(item_types::DATA_AGENT);
+            names::checked(&DISPLAY_NAME, rules, &self.name)?;
             let body = CreateTypedItemRequest {
                 display_name: self.name.clone(),
                 description: checked_description(self.description.as_deref())?.map(str::to_string),

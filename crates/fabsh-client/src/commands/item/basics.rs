@@ -2,7 +2,7 @@
 
 use super::new_item::{ITEM_TYPE, NewItem};
 // Data-agent create and update reach these as `item::basics`.
-pub(crate) use super::new_item::{checked_description, update_body};
+pub(crate) use super::new_item::{checked_description, renamed_as, update_body};
 use crate::commands::common::{
     self, ALLOW_EXTRA, DEFINITION, DEFINITION_DIR, DEFINITION_OPTIONS, DESCRIPTION, DISPLAY_NAME,
     HARD_DELETE, ITEM, NEW_DESCRIPTION, NEW_DISPLAY_NAME, SENSITIVITY_LABEL, WORKSPACE,
@@ -320,6 +320,13 @@ impl Command for Update {
         Box::pin(async move {
             let body = update_body(self.name.as_deref(), self.description.as_deref())?;
             let (workspace, id) = self.target.resolve(&ctx).await?;
+            if let Some(name) = &self.name {
+                let item_type = async {
+                    let item: Item = items::get(ctx.api(), &workspace, &id, None).await?;
+                    Ok(item.item_type)
+                };
+                renamed_as(name, item_type).await?;
+            }
             if ctx.api().options().dry_run
                 && let Some(name) = &self.name
             {

@@ -1,6 +1,7 @@
 //! `item copy | move`: there is no server-side copy, so the definition is read and a new item
 //! made from it in the destination (reference §2.10); a move then deletes the source.
 
+use crate::commands::names;
 use crate::commands::spec::{
     ArgKind, ArgSpec, CommandSpec, Example, Handler, HandlerFuture, Traits,
 };
@@ -11,8 +12,8 @@ use crate::reply::Reply;
 use fabsh_api::api::definitions as api_definitions;
 use fabsh_api::api::{LroOutcome, items};
 use fabsh_model::definition::platform;
-use fabsh_model::item_types;
 use fabsh_model::wire::{CreateItemRequest, DefinitionPart, Item, SensitivityLabelSettings};
+use fabsh_model::{item_types, naming};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -89,6 +90,9 @@ async fn copy_item(ctx: &Ctx, transfer: &Transfer) -> Result<Copied> {
     let api = ctx.api();
     let source: Item = items::get(api, &source_workspace, &source_id, None).await?;
     let item_type = source.item_type;
+    if let Some(name) = &transfer.name {
+        names::checked(&NEW_NAME, naming::item(&item_type), name)?;
+    }
     if item_types::find(&item_type).is_some_and(|t| !t.has_definition) {
         return Err(Error::usage(format!(
             "{item_type} items have no definition, so they cannot be copied"

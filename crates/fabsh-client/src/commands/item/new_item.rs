@@ -3,11 +3,13 @@
 //! share the description and update checks.
 
 use super::definition_flags::DefinitionFlags;
-use crate::commands::common::{DESCRIPTION, DISPLAY_NAME, SENSITIVITY_LABEL};
+use crate::commands::common::{DESCRIPTION, DISPLAY_NAME, NEW_DISPLAY_NAME, SENSITIVITY_LABEL};
+use crate::commands::names;
 use crate::commands::spec::{ArgKind, ArgSpec};
 use crate::commands::typed::typed_args;
 use crate::definition::given::Source;
 use crate::error::{Error, Result};
+use fabsh_model::naming;
 use fabsh_model::wire::{CreateItemRequest, SensitivityLabelSettings, UpdateItemRequest};
 
 /// The longest description the service accepts.
@@ -38,6 +40,7 @@ typed_args! {
 impl NewItem {
     /// The create request body, checked before anything is sent.
     pub(super) fn body(self) -> Result<CreateItemRequest> {
+        names::checked(&DISPLAY_NAME, naming::item(&self.item_type), &self.name)?;
         let description = checked_description(self.description.as_deref())?.map(str::to_string);
         let given = self.definition.given(None);
         let definition = given.definition(CREATE_SOURCES, Some(&self.item_type))?;
@@ -68,12 +71,17 @@ pub(crate) fn checked_description(description: Option<&str>) -> Result<Option<&s
 }
 
 /// The PATCH body of `--name` and `--description`, checked; neither given is a usage error.
+/// A name too long for any item is refused here; one that some types refuse (a `-` in a
+/// lakehouse's) is checked by [`renamed_as`] once the item's type is known.
 pub(crate) fn update_body(
     name: Option<&str>,
     description: Option<&str>,
 ) -> Result<UpdateItemRequest> {
     if name.is_some_and(|name| name.trim().is_empty()) {
         return Err(Error::usage("--name cannot be empty"));
+    }
+    if let Some(name) = name {
+        names::checked(&NEW_DISPLAY_NAME, &naming::OTHER_ITEMS, name)?;
     }
     let body = UpdateItemRequest {
         display_name: name.map(str::to_string),
@@ -85,4 +93,16 @@ pub(crate) fn update_body(
         ));
     }
     Ok(body)
+}
+
+/// `--name` of a rename, against the rules of the item's type. `item_type` is asked for
+/// only when the name breaks some type's rules, so that most renames cost no request more.
+pub(crate) async fn renamed_as<F>(name: &str, item_type: F) -> Result<()>
+where
+    F: Future<Output = Result<String>>,
+{
+    if naming::fits_every_item_type(name) {
+        return Ok(());
+    }
+    names::checked(&NEW_DISPLAY_NAME, naming::item(&item_type.await?), name)
 }
