@@ -10,8 +10,9 @@ use super::evaluate_flags::{
     JUNIT, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, MIN_PASS_RATE, NO_SAVE, OUTPUT_FILE,
     QUESTIONS, REPEATS, TOLERANCE, at_least_one,
 };
-use super::evaluation_record::{self as tracking, Subject, sha256_hex};
+use super::evaluation_record::{self as tracking, sha256_hex};
 use super::evaluation_reference::{self as reference, Reference};
+use super::evaluation_subject::{Subject, subject as read_subject};
 use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
@@ -155,7 +156,7 @@ impl Command for Evaluate {
                 Subject::unread(&workspace, &id)
             } else {
                 let given = &self.target.workspace;
-                tracking::subject(&ctx, given, resolved.as_ref(), &workspace, &id).await
+                read_subject(&ctx, given, resolved.as_ref(), &workspace, &id).await
             };
             let opts = AskOptions {
                 repeats: repeats as u64,
@@ -259,6 +260,7 @@ impl Command for Evaluate {
                 time: None,
                 workspace: subject.workspace,
                 agent: subject.agent,
+                agent_logical_id: subject.logical_id,
                 grading: model.map_or("rules".to_string(), |m| format!("judge {m}")),
                 questions_file,
                 questions_sha256: sha256_hex(&file.bytes),
