@@ -12,6 +12,12 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, named_params, params};
 use std::path::{Path, PathBuf};
 
+mod baseline;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use baseline::{AgentIdentity, RecordedAgent};
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY,
@@ -285,15 +291,6 @@ impl Store {
             .map_err(|err| failed(&self.path, err))?;
         runs.collect::<rusqlite::Result<Vec<ListedRun>>>()
             .map_err(|err| failed(&self.path, err))
-    }
-
-    /// The newest run of an agent, if any.
-    pub fn latest(&self, workspace: &str, agent: &str) -> Result<Option<String>> {
-        Ok(self
-            .list(workspace, agent)?
-            .into_iter()
-            .next()
-            .and_then(|run| run.run_id))
     }
 
     /// The full id of the run `reference` names: its id or an unambiguous prefix of it (as a

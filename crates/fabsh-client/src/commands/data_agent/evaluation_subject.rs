@@ -3,6 +3,7 @@
 //! recorded run says what it was of, and a baseline can be found for the same agent.
 
 use super::evaluation_record::sha256_hex;
+use crate::agent::evaluations::AgentIdentity;
 use crate::context::Ctx;
 use fabsh_api::api::LroOutcome;
 use fabsh_api::api::Req;
@@ -126,6 +127,16 @@ impl Subject {
             logical_id: None,
             configuration_fingerprint: None,
             configuration_parts: None,
+        }
+    }
+
+    /// The agent as its baseline is looked for.
+    pub(crate) fn identity(&self) -> AgentIdentity {
+        AgentIdentity {
+            workspace: self.workspace.id.clone(),
+            agent: self.agent.id.clone(),
+            name: self.agent.name.clone(),
+            logical_id: self.logical_id.clone(),
         }
     }
 }
