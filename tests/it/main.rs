@@ -41,6 +41,7 @@ mod deploy_safety;
 mod deploy_saved_plan;
 mod deploy_scope;
 mod dry_run;
+mod evaluation_baselines;
 mod evaluations;
 mod evaluations_report;
 mod file_flags;

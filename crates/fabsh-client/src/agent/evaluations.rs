@@ -12,6 +12,12 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, named_params, params};
 use std::path::{Path, PathBuf};
 
+mod baseline;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use baseline::{AgentIdentity, RecordedAgent};
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY,
@@ -28,7 +34,8 @@ CREATE TABLE IF NOT EXISTS runs (
     configuration_fingerprint TEXT,
     pass_rate REAL NOT NULL,
     summary TEXT NOT NULL,
-    configuration_parts TEXT
+    configuration_parts TEXT,
+    agent_logical_id TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs (workspace_id, agent_id);
 CREATE TABLE IF NOT EXISTS rows (
@@ -70,6 +77,21 @@ fn add_configuration_parts(conn: &Connection) -> rusqlite::Result<()> {
     )?;
     if !has {
         conn.execute_batch("ALTER TABLE runs ADD COLUMN configuration_parts TEXT")?;
+    }
+    Ok(())
+}
+
+/// Stores made before runs followed their agent across workspaces lack the agent's logical
+/// id; their runs read back with `agentLogicalId` null, and are found as baselines by the
+/// agent's id or name only.
+fn add_agent_logical_id(conn: &Connection) -> rusqlite::Result<()> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('runs') WHERE name = 'agent_logical_id'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has {
+        conn.execute_batch("ALTER TABLE runs ADD COLUMN agent_logical_id TEXT")?;
     }
     Ok(())
 }
@@ -167,6 +189,7 @@ impl Store {
             .and_then(|()| conn.execute_batch(SCHEMA))
             .and_then(|()| add_expected_sql(&conn))
             .and_then(|()| add_configuration_parts(&conn))
+            .and_then(|()| add_agent_logical_id(&conn))
             .map_err(unreadable)?;
         Ok(Store {
             conn,
@@ -188,7 +211,12 @@ impl Store {
             .map(serde_json::to_string)
             .transpose()?;
         tx.execute(
-            "INSERT INTO runs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            // By name: columns added later sit where each store's migration put them.
+            "INSERT INTO runs (id, time, workspace_id, workspace_name, agent_id, agent_name,
+                               grading, questions_file, questions_sha256, repeats, concurrency,
+                               configuration_fingerprint, pass_rate, summary,
+                               configuration_parts, agent_logical_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 run.run_id,
                 run.time,
@@ -203,9 +231,12 @@ impl Store {
                 run.concurrency,
                 run.configuration_fingerprint,
                 // The column wants a number; a run without a summary has no rate to list.
-                run.summary.as_ref().map_or(0.0, |summary| summary.pass_rate),
+                run.summary
+                    .as_ref()
+                    .map_or(0.0, |summary| summary.pass_rate),
                 summary,
                 parts,
+                run.agent_logical_id,
             ],
         )
         .map_err(|err| failed(&self.path, err))?;
@@ -260,15 +291,6 @@ impl Store {
             .map_err(|err| failed(&self.path, err))?;
         runs.collect::<rusqlite::Result<Vec<ListedRun>>>()
             .map_err(|err| failed(&self.path, err))
-    }
-
-    /// The newest run of an agent, if any.
-    pub fn latest(&self, workspace: &str, agent: &str) -> Result<Option<String>> {
-        Ok(self
-            .list(workspace, agent)?
-            .into_iter()
-            .next()
-            .and_then(|run| run.run_id))
     }
 
     /// The full id of the run `reference` names: its id or an unambiguous prefix of it (as a
@@ -338,7 +360,8 @@ impl Store {
             .query_row(
                 "SELECT id, time, workspace_id, workspace_name, agent_id, agent_name, grading,
                         questions_file, questions_sha256, repeats, concurrency,
-                        configuration_fingerprint, summary, configuration_parts
+                        configuration_fingerprint, summary, configuration_parts,
+                        agent_logical_id
                  FROM runs WHERE id = ?1",
                 params![id],
                 |row| {
@@ -353,6 +376,7 @@ impl Store {
                             id: row.get(4)?,
                             name: row.get(5)?,
                         },
+                        agent_logical_id: row.get(14)?,
                         grading: row.get(6)?,
                         questions_file: row.get(7)?,
                         questions_sha256: row.get(8)?,

@@ -10,8 +10,9 @@ use super::evaluate_flags::{
     JUNIT, LLM_API_VERSION, LLM_ENDPOINT, LLM_KEY, LLM_MODEL, MIN_PASS_RATE, NO_SAVE, OUTPUT_FILE,
     QUESTIONS, REPEATS, TOLERANCE, at_least_one,
 };
-use super::evaluation_record::{self as tracking, Subject, sha256_hex};
+use super::evaluation_record::{self as tracking, sha256_hex};
 use super::evaluation_reference::{self as reference, Reference};
+use super::evaluation_subject::{Subject, subject as read_subject};
 use super::query::{
     DOWNLOAD_FILES, KEEP_THREAD, PUBLISHED_URL, QUERY_STAGE, SHOW_STEPS, TIMEOUT, check_stage,
     timeout,
@@ -43,7 +44,7 @@ pub(crate) const EVALUATE: CommandSpec = CommandSpec {
     group: "data-agent",
     name: "evaluate",
     summary: "Ask a published agent every question of a file, grade the answers, summarise",
-    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query (a read: a file with one that writes, SELECT INTO included, is refused before anything is asked) run once per evaluation, while the agent is asked (a few at a time besides --concurrency), on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass, and the exit code 1. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`; -o html writes it to stdout). Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output key comparison); with --fail-on-regression a question that passed on every repeat there and fails on any now fails the evaluation (exit 7; its comparison row says regressed). --junit FILE writes JUnit XML for CI (a run not graded yes is a failure, one left ungraded by the judge or a reference query an error). Exit codes: 1 when every run failed, the judge failed on some, or a reference query gave no expected answer, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib functions evaluate::ask and evaluate::grade_runs (together evaluate::run).",
+    about: "Questions: a JSON array of strings or {\"question\", \"expected\"} objects, or CSV/TSV with a question column and an optional expected one; a bad file is rejected with line numbers before anything is asked. A question may give expected_sql instead of (or beside) expected: a reference query (a read: a file with one that writes, SELECT INTO included, is refused before anything is asked) run once per evaluation, while the agent is asked (a few at a time besides --concurrency), on expected_item (a lakehouse or warehouse of the agent's workspace; default the agent's first datasource) through its SQL endpoint; its result set is the expected answer, graded by the rules as a single value (within --tolerance), a list (in order only when the query has ORDER BY) or a small table (every value present), or given to the judge; the row records expectedSql and expectedResult. A reference query that fails or returns nothing makes its question an error (rule reference_failed), never a pass, and the exit code 1. Each question is asked --repeats times, --concurrency runs at once. With a judge (--llm-endpoint and --llm-model, or FABSH_LLM_*) each answer gets a verdict {yes, no, unclear} and a rationale from the model; a run the judge could not grade (unreachable, an error, no verdict) gets the verdict error (rule judge_failed), counts under errors and makes the exit code 1; --critic-prompt replaces its prompt and may use {query}, {expected_answer} and {actual_answer}. Without a judge, rules grade it: same normalised text, the expected numbers (46,117.30 = 46117.3, equal within --tolerance), or containment; each row names its rule. A failed run is a row graded no (rule run_failed). Output: {summary, questions, rows}; --output-file writes the rows as .csv or .json, or the run's report page as .html (as `evaluations report`; -o html writes it to stdout). Each run is recorded in the evaluation store (the user data dir's fabsh/evaluations.sqlite3, private to you) unless --no-save: its id is summary.runId, and `data-agent evaluations list | show | compare | delete` read it back. --baseline RUN|latest compares with a recorded run of the same agent (output keys baseline, saying which run and how it was found, and comparison); a RUN that is not recorded, or is of another agent, is refused before anything is asked. latest is this agent's newest run in its workspace; when it has none there, the newest run of the same agent elsewhere (one deployed from the same repository item: the same logical id, else the same display name), preferring its workspace; when no run is of it (a first evaluation, as in a first promotion), the run is compared with nothing, recorded, and a note says so (baseline.matchedBy none). With --fail-on-regression (which implies --baseline latest) a question that passed on every repeat there and fails on any now fails the evaluation (exit 7; its comparison row says regressed); without a baseline run only --min-pass-rate gates. --junit FILE writes JUnit XML for CI (a run not graded yes is a failure, one left ungraded by the judge or a reference query an error). Exit codes: 1 when every run failed, the judge failed on some, or a reference query gave no expected answer, 6 when the pass rate is below --min-pass-rate, 7 on a regression under --fail-on-regression. Runs the stdlib functions evaluate::ask and evaluate::grade_runs (together evaluate::run).",
     args: &[
         WORKSPACE,
         AGENT,
@@ -142,21 +143,21 @@ impl Command for Evaluate {
                 Some(agent) => (agent.workspace.clone(), agent.id.clone()),
                 None => (self.target.workspace.clone(), self.target.agent.clone()),
             };
-            let mut tracked = tracking::open(
+            let opened = tracking::open(
                 !self.no_save,
                 self.baseline.as_deref(),
                 self.fail_on_regression,
-                &workspace,
-                &id,
             )?;
             // Who was evaluated costs a few reads: skipped when nothing is recorded, named or
-            // compared (a comparison names what changed in the configuration).
-            let subject = if self.no_save && junit.is_none() && tracked.baseline.is_none() {
+            // compared (a baseline is found by the agent's identity, and a comparison names
+            // what changed in the configuration).
+            let subject = if self.no_save && junit.is_none() && !opened.compares() {
                 Subject::unread(&workspace, &id)
             } else {
                 let given = &self.target.workspace;
-                tracking::subject(&ctx, given, resolved.as_ref(), &workspace, &id).await
+                read_subject(&ctx, given, resolved.as_ref(), &workspace, &id).await
             };
+            let mut tracked = opened.choose(&subject)?;
             let opts = AskOptions {
                 repeats: repeats as u64,
                 concurrency: concurrency as u64,
@@ -259,6 +260,7 @@ impl Command for Evaluate {
                 time: None,
                 workspace: subject.workspace,
                 agent: subject.agent,
+                agent_logical_id: subject.logical_id,
                 grading: model.map_or("rules".to_string(), |m| format!("judge {m}")),
                 questions_file,
                 questions_sha256: sha256_hex(&file.bytes),
@@ -292,14 +294,19 @@ impl Command for Evaluate {
                 },
                 questions: per_question,
                 rows,
+                baseline: tracked.chosen.clone(),
                 comparison,
             };
             let gate = Gate {
                 bar,
                 fail_on_regression: self.fail_on_regression,
             };
-            // A table shows the questions only: the comparison comes with it as notes (none
-            // without a baseline).
+            // A table shows the questions only: which baseline, and the comparison with it,
+            // come with it as notes.
+            let chosen = out
+                .baseline
+                .as_ref()
+                .map(|chosen| tracking::baseline_notes(chosen, &run.workspace));
             let compared = out.comparison.as_ref().map(evaluation_compare::notes);
             // The report of this run, as `evaluations report --compare BASELINE` makes it: to the
             // `--output-file` page now, and under `-o html` instead of the data.
@@ -323,7 +330,11 @@ impl Command for Evaluate {
                 };
                 evaluations::report_page(&shown, out.comparison.as_ref()).map(|page| page.html)
             });
-            for note in compared.into_iter().flatten() {
+            for note in chosen
+                .into_iter()
+                .flatten()
+                .chain(compared.into_iter().flatten())
+            {
                 reply = reply.with_note(note);
             }
             Ok(match run_id {

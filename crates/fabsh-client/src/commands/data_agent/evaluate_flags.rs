@@ -144,13 +144,13 @@ pub(super) const NO_SAVE: ArgSpec = ArgSpec::opt(
 pub(super) const BASELINE: ArgSpec = ArgSpec::opt(
     "baseline",
     ArgKind::Str,
-    "A recorded run to compare with (its id, an unambiguous prefix, or latest); the comparison is in the output",
+    "A recorded run to compare with (its id, an unambiguous prefix, or latest: this agent's newest, else the same agent's in another workspace, else none); the comparison is in the output",
 )
 .value_name("RUN");
 pub(super) const FAIL_ON_REGRESSION: ArgSpec = ArgSpec::opt(
     "fail-on-regression",
     ArgKind::Bool,
-    "Exit 7 when a question that passed in --baseline (default latest) now fails, on any repeat",
+    "Exit 7 when a question that passed in --baseline (default latest) now fails, on any repeat; without a baseline run there is nothing to regress from",
 );
 pub(super) const JUNIT: ArgSpec = ArgSpec::opt(
     "junit",

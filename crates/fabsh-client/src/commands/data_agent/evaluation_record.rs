@@ -1,23 +1,16 @@
 //! What `data-agent evaluate` adds around a run for tracking it over time: the baseline it is
-//! compared with (`--baseline`, `--fail-on-regression`), the record of the run in the
+//! compared with (`--baseline`, `--fail-on-regression`; `latest` follows the agent to other
+//! workspaces, and is none for an agent never evaluated), the record of the run in the
 //! evaluation store (unless `--no-save`) and the JUnit file (`--junit`).
 
+use super::evaluation_subject::Subject;
 use crate::agent::evaluation_compare;
-use crate::agent::evaluations::Store;
+use crate::agent::evaluations::{AgentIdentity, RecordedAgent, Store};
 use crate::agent::junit;
-use crate::context::Ctx;
 use crate::error::{Error, Result};
-use fabsh_api::api::LroOutcome;
-use fabsh_api::api::Req;
-use fabsh_api::api::data_agents::Agent;
-use fabsh_api::api::definitions as api_definitions;
-use fabsh_api::api::resolve::is_guid;
 use fabsh_model::agent::evaluation::{
-    Comparison, ConfigurationParts, EvaluationRow, EvaluationRun, Named,
+    Baseline, BaselineMatch, Comparison, EvaluationRow, EvaluationRun, Named,
 };
-use fabsh_model::wire::DefinitionResponse;
-use serde::Deserialize;
-use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
@@ -28,6 +21,8 @@ pub(crate) struct Tracking {
     save: bool,
     /// The recorded run to compare with, as `evaluations show` gives it.
     pub baseline: Option<EvaluationRun>,
+    /// The baseline asked for: the run and how it was found, or that none was.
+    pub chosen: Option<Baseline>,
 }
 
 /// The run `--baseline` names (or latest, under `--fail-on-regression`), if any.
@@ -35,59 +30,148 @@ fn baseline_reference(baseline: Option<&str>, fail_on_regression: bool) -> Optio
     baseline.or_else(|| fail_on_regression.then_some("latest"))
 }
 
-/// The store and baseline for this evaluation of `workspace`/`agent`: `save` unless
-/// `--no-save`, compared with `--baseline` (or latest, under `--fail-on-regression`). No
-/// store is opened when nothing is saved or compared.
-pub(crate) fn open(
+/// The baseline asked for, before the agent is known well enough to choose one.
+enum Wanted {
+    /// No baseline.
+    Nothing,
+    /// `latest`: chosen once the agent's identity is read.
+    Latest,
+    /// The run `--baseline RUN` names, found; checked to be of this agent once it is read.
+    Run(Box<EvaluationRun>),
+}
+
+/// The store opened (unless nothing is saved or compared) and the baseline asked for, with
+/// a run named by `--baseline RUN` found: a run that does not exist is refused before the
+/// agent is read or anything asked.
+pub(crate) struct Opened {
+    store: Option<Store>,
     save: bool,
-    baseline: Option<&str>,
-    fail_on_regression: bool,
-    workspace: &str,
-    agent: &str,
-) -> Result<Tracking> {
+    wanted: Wanted,
+}
+
+/// The store for this evaluation: `save` unless `--no-save`, compared with `--baseline` (or
+/// latest, under `--fail-on-regression`). No store is opened when nothing is saved or
+/// compared.
+pub(crate) fn open(save: bool, baseline: Option<&str>, fail_on_regression: bool) -> Result<Opened> {
     let reference = baseline_reference(baseline, fail_on_regression);
     if !save && reference.is_none() {
-        return Ok(Tracking {
+        return Ok(Opened {
             store: None,
             save,
-            baseline: None,
+            wanted: Wanted::Nothing,
         });
     }
     let store = Store::open()?;
-    let baseline = match reference {
-        None => None,
-        Some("latest") => {
-            let id = store.latest(workspace, agent)?.ok_or_else(|| {
-                Error::not_found("--baseline latest: this agent has no recorded evaluation run")
-                    .with_hint("run `data-agent evaluate` once without --fail-on-regression to record a baseline")
-            })?;
-            Some(store.show(&id, None)?)
-        }
-        Some(reference) => Some(same_agent(store.show(reference, None)?, agent)?),
+    let wanted = match reference {
+        None => Wanted::Nothing,
+        Some("latest") => Wanted::Latest,
+        Some(reference) => Wanted::Run(Box::new(store.show(reference, None)?)),
     };
-    Ok(Tracking {
+    Ok(Opened {
         store: Some(store),
         save,
-        baseline,
+        wanted,
     })
 }
 
-/// The recorded run, when it is one of `agent`: comparing with another agent's run would
-/// call every difference between the agents a regression.
-fn same_agent(run: EvaluationRun, agent: &str) -> Result<EvaluationRun> {
-    let of = &run.agent;
-    // With --published-url the agent is as the user named it: an id or a name.
-    let named = |it: Option<&str>| it.is_some_and(|it| it.eq_ignore_ascii_case(agent));
-    if named(Some(&of.id)) || named(of.name.as_deref()) {
+impl Opened {
+    /// True when a baseline is asked for (the agent's identity is then read to choose it).
+    pub(crate) fn compares(&self) -> bool {
+        !matches!(self.wanted, Wanted::Nothing)
+    }
+
+    /// The baseline for `subject`: the run `--baseline` named, when it is of this agent; for
+    /// `latest`, the newest run of this agent here, else of the same agent elsewhere (same
+    /// logical id, else same name), else none (the run is then compared with nothing, which
+    /// a first evaluation of an agent always is).
+    pub(crate) fn choose(self, subject: &Subject) -> Result<Tracking> {
+        let who = subject.identity();
+        let (baseline, chosen) = match (self.wanted, &self.store) {
+            (Wanted::Nothing, _) | (_, None) => (None, None),
+            (Wanted::Run(run), _) => {
+                let run = same_agent(*run, &who)?;
+                let chosen = found(BaselineMatch::Given, &run);
+                (Some(run), Some(chosen))
+            }
+            (Wanted::Latest, Some(store)) => match store.latest_of(&who)? {
+                Some((id, how)) => {
+                    let run = store.show(&id, None)?;
+                    let chosen = found(how, &run);
+                    (Some(run), Some(chosen))
+                }
+                None => (None, Some(Baseline::none())),
+            },
+        };
+        Ok(Tracking {
+            store: self.store,
+            save: self.save,
+            baseline,
+            chosen,
+        })
+    }
+}
+
+/// The baseline `run`, found as `how` says.
+fn found(how: BaselineMatch, run: &EvaluationRun) -> Baseline {
+    Baseline {
+        matched_by: how,
+        run_id: run.run_id.clone(),
+        workspace: Some(run.workspace.clone()),
+        agent: Some(run.agent.clone()),
+    }
+}
+
+/// The recorded run, when it is one of this agent (as `--baseline latest` would find it: by
+/// its id, its logical id or its name): comparing with another agent's run would call every
+/// difference between the agents a regression.
+fn same_agent(run: EvaluationRun, who: &AgentIdentity) -> Result<EvaluationRun> {
+    let recorded = RecordedAgent {
+        workspace: &run.workspace.id,
+        agent: &run.agent.id,
+        name: run.agent.name.as_deref(),
+        logical_id: run.agent_logical_id.as_deref(),
+    };
+    if who.matches(&recorded).is_some() {
         return Ok(run);
     }
     Err(Error::usage(format!(
         "--baseline {}: that run is of {:?}, not of this agent",
         // A run read from the store always has its id.
         junit::or_empty(&run.run_id),
-        of.name_or_id(),
+        run.agent.name_or_id(),
     ))
     .with_hint("give a run of this agent (`data-agent evaluations list`), or compare any two runs with `data-agent evaluations compare`"))
+}
+
+/// The notes that say which baseline this run is compared with (its run, how it was found,
+/// and whose it is when not this agent's here), or that there is none. Each fits 80 columns
+/// but for long names.
+pub(crate) fn baseline_notes(chosen: &Baseline, workspace: &Named) -> Vec<String> {
+    let Some(id) = &chosen.run_id else {
+        return vec!["no baseline: this agent has no recorded run, here or elsewhere".into()];
+    };
+    let mut notes = vec![format!(
+        "baseline: run {id} ({})",
+        chosen.matched_by.words()
+    )];
+    let elsewhere = chosen
+        .workspace
+        .as_ref()
+        .is_some_and(|of| !of.id.eq_ignore_ascii_case(&workspace.id));
+    let another = matches!(
+        chosen.matched_by,
+        BaselineMatch::LogicalId | BaselineMatch::DisplayName
+    );
+    if let (Some(of), Some(agent)) = (&chosen.workspace, &chosen.agent)
+        && (elsewhere || another)
+    {
+        notes.push(format!(
+            "baseline run of {:?} in workspace {:?}",
+            agent.name_or_id(),
+            of.name_or_id()
+        ));
+    }
+    notes
 }
 
 /// The file `--flag` names, checked to be in a directory that exists (and not to be a
@@ -145,152 +229,6 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-/// What an evaluation reads of the agent item (the service's GET): its name, and the
-/// description it was published with.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AgentItem {
-    display_name: Option<String>,
-    #[serde(default)]
-    properties: Option<AgentProperties>,
-}
-
-/// The agent item's `properties`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AgentProperties {
-    published_description: Option<String>,
-}
-
-/// What an evaluation reads of a workspace (the service's GET): its name.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WorkspaceItem {
-    display_name: Option<String>,
-}
-
-/// The agent's published configuration: one hash of it all (its definition's `published/`
-/// parts, path and payload in path order, and the publish description), so two runs can tell
-/// whether the agent changed between them, and a hash per part (`publishedDescription` for
-/// the description), so a comparison can name what changed. `None` when the definition
-/// cannot be read.
-async fn configuration(
-    ctx: &Ctx,
-    agent: &Agent,
-    description: Option<&str>,
-) -> Option<(String, ConfigurationParts)> {
-    let outcome = api_definitions::get(ctx.api(), &agent.workspace, &agent.id, None)
-        .await
-        .ok()?;
-    let LroOutcome::Done(definition) = outcome else {
-        return None;
-    };
-    // A definition whose parts lack a path or payload cannot be fingerprinted: none is taken.
-    let definition: DefinitionResponse = serde_json::from_value(definition).ok()?;
-    let mut parts: Vec<(String, String)> = definition
-        .definition
-        .parts
-        .into_iter()
-        .filter(|part| part.path.contains("/published/"))
-        .map(|part| (part.path, part.payload))
-        .collect();
-    parts.sort();
-    // The description as JSON (null when the agent has none), as fingerprints always took it.
-    let description = Value::from(description).to_string();
-    let mut text = json!(parts).to_string();
-    text.push_str(&description);
-    let mut hashes = ConfigurationParts::default();
-    for (path, payload) in &parts {
-        let name = path
-            .split_once("/published/")
-            .map_or(path.as_str(), |(_, rest)| rest);
-        hashes.insert(name, sha256_hex(payload.as_bytes()));
-    }
-    hashes.insert("publishedDescription", sha256_hex(description.as_bytes()));
-    Some((sha256_hex(text.as_bytes()), hashes))
-}
-
-/// Who was evaluated: the workspace and the agent, and the agent's published configuration.
-pub(crate) struct Subject {
-    /// The agent's workspace.
-    pub workspace: Named,
-    /// The agent.
-    pub agent: Named,
-    /// See [`EvaluationRun::configuration_fingerprint`].
-    pub configuration_fingerprint: Option<String>,
-    /// See [`EvaluationRun::configuration_parts`].
-    pub configuration_parts: Option<ConfigurationParts>,
-}
-
-impl Subject {
-    /// The workspace and agent by the ids given, nothing read.
-    pub(crate) fn unread(workspace: &str, agent: &str) -> Subject {
-        let named = |id: &str| Named {
-            id: id.to_string(),
-            name: None,
-        };
-        Subject {
-            workspace: named(workspace),
-            agent: named(agent),
-            configuration_fingerprint: None,
-            configuration_parts: None,
-        }
-    }
-}
-
-/// Who was evaluated. Best effort: a name or fingerprint that cannot be read is null; a
-/// `--published-url` run knows only the ids it was given. `given` is the workspace as `-w`
-/// named it.
-pub(crate) async fn subject(
-    ctx: &Ctx,
-    given: &str,
-    agent: Option<&Agent>,
-    workspace: &str,
-    id: &str,
-) -> Subject {
-    let Some(agent) = agent else {
-        return Subject::unread(workspace, id);
-    };
-    let workspace_name = if is_guid(given) {
-        ctx.api()
-            .json(Req::get(format!("/workspaces/{}", agent.workspace)))
-            .await
-            .ok()
-            .and_then(|ws| serde_json::from_value::<WorkspaceItem>(ws).ok())
-            .and_then(|ws| ws.display_name)
-    } else {
-        Some(given.to_string())
-    };
-    let item = agent
-        .get(ctx.api())
-        .await
-        .ok()
-        .and_then(|item| serde_json::from_value::<AgentItem>(item).ok());
-    let (name, description) = match item {
-        Some(item) => (
-            item.display_name,
-            item.properties.and_then(|p| p.published_description),
-        ),
-        None => (None, None),
-    };
-    let (fingerprint, parts) = match configuration(ctx, agent, description.as_deref()).await {
-        Some((fingerprint, parts)) => (Some(fingerprint), Some(parts)),
-        None => (None, None),
-    };
-    Subject {
-        workspace: Named {
-            id: agent.workspace.clone(),
-            name: workspace_name,
-        },
-        agent: Named {
-            id: agent.id.clone(),
-            name,
-        },
-        configuration_fingerprint: fingerprint,
-        configuration_parts: parts,
-    }
 }
 
 /// Records the run (when saving), giving it its id and time, and answers the id.

@@ -11,6 +11,7 @@ mod evaluate;
 mod evaluate_flags;
 mod evaluation_record;
 mod evaluation_reference;
+mod evaluation_subject;
 mod evaluations;
 mod fewshot_upload;
 mod fewshots;

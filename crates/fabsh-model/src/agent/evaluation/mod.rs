@@ -4,6 +4,7 @@
 //! is an `Option`, one that may also be absent says so; keys this version does not know are
 //! kept (`extra`), so a newer run loses nothing on its way through.
 
+mod baseline;
 mod comparison;
 mod present;
 mod row;
@@ -12,6 +13,7 @@ mod stdlib;
 #[cfg(test)]
 mod tests;
 
+pub use baseline::{Baseline, BaselineMatch};
 pub use comparison::{
     Comparison, ConfigurationChange, Headline, Outcome, PartChangeKind, QuestionChange,
     QuestionStatus,
@@ -33,7 +35,11 @@ pub struct Evaluation {
     pub questions: Vec<QuestionSummary>,
     /// One per run, in question then repeat order.
     pub rows: Vec<EvaluationRow>,
-    /// With `--baseline` (or `--fail-on-regression`): this run compared with that one.
+    /// With `--baseline` (or `--fail-on-regression`): the run compared with, and how it was
+    /// found (`matchedBy` `none` when no recorded run is of this agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+    /// With a baseline found: this run compared with that one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
 }

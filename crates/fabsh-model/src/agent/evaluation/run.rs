@@ -21,6 +21,11 @@ pub struct EvaluationRun {
     pub workspace: Named,
     /// The agent.
     pub agent: Named,
+    /// The agent's logical id (its definition's `.platform` `config.logicalId`), which its
+    /// copies deployed to other workspaces share; null when it has none (the all-zero GUID),
+    /// when it could not be read, and in runs recorded before it was.
+    #[serde(default)]
+    pub agent_logical_id: Option<String>,
     /// `rules`, or `judge MODEL`.
     pub grading: String,
     /// The questions file's name (never its local path).

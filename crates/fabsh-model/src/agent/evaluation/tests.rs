@@ -68,6 +68,7 @@ const SHOWN: &str = r#"{
   "time": "2026-11-25T20:18:07+01:00",
   "workspace": {"id": "5f0c9a7e-1b2d-4c3e-8f4a-5b6c7d8e9f00", "name": "Demo"},
   "agent": {"id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "name": null},
+  "agentLogicalId": "7d1e0b5a-3c4f-4e2d-9a8b-1c2d3e4f5a6b",
   "grading": "judge gpt-4o",
   "questionsFile": "questions.json",
   "questionsSha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -98,6 +99,10 @@ fn a_recorded_run_round_trips_in_its_order_with_unknown_keys_kept() {
         "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
     );
     assert_eq!(run.workspace.name_or_id(), "Demo");
+    assert_eq!(
+        run.agent_logical_id.as_deref(),
+        Some("7d1e0b5a-3c4f-4e2d-9a8b-1c2d3e4f5a6b")
+    );
     assert_eq!(run.repeats, 2);
     assert_eq!(run.configuration_fingerprint, None);
     let summary = run.summary.as_ref().expect("summary");
