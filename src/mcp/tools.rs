@@ -38,6 +38,7 @@ const HIDDEN_FLAGS: &[&str] = &[
 const NEED_FILES: &[&str] = &[
     "deploy plan",
     "deploy apply",
+    "deploy promote",
     "deploy export",
     "onelake cp",
     "onelake sync",

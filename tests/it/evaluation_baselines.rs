@@ -279,7 +279,7 @@ fn a_first_promotion_of_an_agent_new_to_the_test_workspace_is_not_stopped() {
     let prod = new_workspace(server, "baselines-first-promotion-prod");
     let script = dir.path().join("promote.rhai");
     let text = format!(
-        "let out = promote::run({repo:?}, #{{test: {test:?}, prod: {prod:?}, questions: {file:?}, min_pass_rate: 0.3}});\nlet s = out.evaluations[0].summary;\nprint(`${{out.evaluations.len()}} ${{s.passed}} ${{s.failed}} ${{s.unclear}} ${{out.prod.summary.failed}}`);\n",
+        "let out = promote::run({repo:?}, #{{test: {test:?}, prod: {prod:?}, questions: {file:?}, min_pass_rate: 0.3}});\nlet s = out.evaluations[0].result.summary;\nprint(`${{out.evaluations.len()}} ${{s.passed}} ${{s.failed}} ${{s.unclear}} ${{out.prod.summary.failed}}`);\n",
         repo = repo_text,
         test = fx.workspace,
         prod = prod,

@@ -82,6 +82,7 @@ mod onelake;
 mod onelake_local;
 mod onelake_sync;
 mod organisation;
+mod promotion;
 mod property_walk;
 mod public_url;
 mod registry_checks;

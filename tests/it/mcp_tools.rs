@@ -134,6 +134,18 @@ fn the_default_set_fits_forty_and_the_readme_counts_what_is_offered() {
             "{tool} with --files"
         );
     }
+    // Writing tools that read a repository come with --allow-writes only beside --files.
+    let writes_and_files = names(&listed(server, &["--allow-writes", "--files", &folder]));
+    for tool in ["deploy_apply", "deploy_promote"] {
+        assert!(
+            !names(&writes).contains(&tool.to_string()),
+            "{tool} without --files"
+        );
+        assert!(
+            writes_and_files.contains(&tool.to_string()),
+            "{tool} with --files"
+        );
+    }
     // What is left out by default comes when --tools names its group.
     assert!(!default_names.contains(&"item_list_endorsements".to_string()));
     let item = names(&listed(server, &["--tools", "item"]));

@@ -13,6 +13,8 @@ pub enum Input {
     Repository,
     /// The scope flags (`--exclude`); the error names the flag.
     Scope,
+    /// The promotion file (`promote.yml`, `--prepare`).
+    Promotion,
 }
 
 /// Why a repository, its config or its parameters cannot be used.

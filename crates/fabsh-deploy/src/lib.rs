@@ -17,6 +17,7 @@ pub mod file;
 pub mod levels;
 pub mod params;
 pub mod plan;
+pub mod promote;
 pub mod protected;
 pub mod render;
 pub mod repo;

@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod limits;
 pub mod naming;
 mod problem;
+pub mod promotion;
 pub mod roles;
 mod secret;
 pub mod sql;

@@ -47,30 +47,77 @@ fn case_name(question: &str, position: usize, run: usize, repeats: usize) -> Str
     }
 }
 
-/// The JUnit document for an evaluation's rows, in the order `evaluate` gives them (each
-/// question's `repeats` runs together, questions in file order); `suite` names the testsuite
-/// (the agent).
+/// One testsuite: an agent's evaluation rows, in the order `evaluate` gives them (each
+/// question's `repeats` runs together, questions in file order), named by `name`.
+pub struct Suite<'a> {
+    pub name: &'a str,
+    pub rows: &'a [EvaluationRow],
+    pub repeats: usize,
+}
+
+impl Suite<'_> {
+    fn errors(&self) -> usize {
+        self.rows.iter().filter(|row| row.ungraded()).count()
+    }
+
+    fn failures(&self) -> usize {
+        self.rows.iter().filter(|row| !row.passed()).count() - self.errors()
+    }
+
+    fn seconds(&self) -> f64 {
+        self.rows.iter().map(seconds).sum()
+    }
+}
+
+/// A run's time; one without a latency (none is recorded for a question not asked) took none.
+fn seconds(row: &EvaluationRow) -> f64 {
+    row.latency_ms.map_or(0.0, |ms| ms as f64) / 1000.0
+}
+
+/// The JUnit document for one evaluation's rows; `suite` names the testsuite (the agent).
 pub fn render(suite: &str, rows: &[EvaluationRow], repeats: usize) -> String {
-    let repeats = repeats.max(1);
-    let errors = rows.iter().filter(|row| row.ungraded()).count();
-    let failures = rows.iter().filter(|row| !row.passed()).count() - errors;
-    // A run without a latency (none is recorded for a question not asked) took no time.
-    let seconds = |row: &EvaluationRow| row.latency_ms.map_or(0.0, |ms| ms as f64) / 1000.0;
-    let total: f64 = rows.iter().map(seconds).sum();
+    render_suites(&[Suite {
+        name: suite,
+        rows,
+        repeats,
+    }])
+}
+
+/// The JUnit document for several evaluations, a testsuite each (`deploy promote`'s agents).
+pub fn render_suites(suites: &[Suite<'_>]) -> String {
+    let tests: usize = suites.iter().map(|suite| suite.rows.len()).sum();
+    let failures: usize = suites.iter().map(Suite::failures).sum();
+    let errors: usize = suites.iter().map(Suite::errors).sum();
+    let total: f64 = suites.iter().map(Suite::seconds).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{total:.3}\">\n  <testsuite name=\"{suite}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{total:.3}\">",
-        n = rows.len(),
-        suite = escape(suite),
+        "<testsuites tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{total:.3}\">"
     );
-    for (at, row) in rows.iter().enumerate() {
-        let name = case_name(&row.question, at / repeats + 1, at % repeats + 1, repeats);
+    for suite in suites {
+        write_suite(&mut out, suite);
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn write_suite(out: &mut String, suite: &Suite<'_>) {
+    let repeats = suite.repeats.max(1);
+    let name = escape(suite.name);
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{name}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{time:.3}\">",
+        n = suite.rows.len(),
+        failures = suite.failures(),
+        errors = suite.errors(),
+        time = suite.seconds(),
+    );
+    for (at, row) in suite.rows.iter().enumerate() {
+        let case = case_name(&row.question, at / repeats + 1, at % repeats + 1, repeats);
         let _ = write!(
             out,
-            "    <testcase classname=\"{suite}\" name=\"{name}\" time=\"{time:.3}\"",
-            suite = escape(suite),
-            name = escape(&name),
+            "    <testcase classname=\"{name}\" name=\"{case}\" time=\"{time:.3}\"",
+            case = escape(&case),
             time = seconds(row),
         );
         if row.passed() {
@@ -92,8 +139,7 @@ pub fn render(suite: &str, rows: &[EvaluationRow], repeats: usize) -> String {
             reason = escape(reason),
         );
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    out.push_str("  </testsuite>\n");
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ impl JudgeFlags {
     }
 }
 
-pub(super) const QUESTIONS: ArgSpec = ArgSpec::req(
+pub(crate) const QUESTIONS: ArgSpec = ArgSpec::req(
     "questions",
     ArgKind::File,
     "JSON, CSV or TSV file of questions (and expected answers)",
@@ -124,7 +124,7 @@ pub(super) const OUTPUT_FILE: ArgSpec = ArgSpec::opt(
     "Also write the rows to this .csv or .json file, or the run's report page to this .html file",
 )
 .local(LocalPath::WriteFile);
-pub(super) const MIN_PASS_RATE: ArgSpec = ArgSpec::opt(
+pub(crate) const MIN_PASS_RATE: ArgSpec = ArgSpec::opt(
     "min-pass-rate",
     ArgKind::Str,
     "Exit 6 when the pass rate (0 to 1) is below this, for CI (1 means the service, the network or the judge failed)",
@@ -141,7 +141,7 @@ pub(super) const NO_SAVE: ArgSpec = ArgSpec::opt(
     ArgKind::Bool,
     "Do not record this run in the evaluation store",
 );
-pub(super) const BASELINE: ArgSpec = ArgSpec::opt(
+pub(crate) const BASELINE: ArgSpec = ArgSpec::opt(
     "baseline",
     ArgKind::Str,
     "A recorded run to compare with (its id, an unambiguous prefix, or latest: this agent's newest, else the same agent's in another workspace, else none); the comparison is in the output",
@@ -152,14 +152,14 @@ pub(super) const FAIL_ON_REGRESSION: ArgSpec = ArgSpec::opt(
     ArgKind::Bool,
     "Exit 7 when a question that passed in --baseline (default latest) now fails, on any repeat; without a baseline run there is nothing to regress from",
 );
-pub(super) const JUNIT: ArgSpec = ArgSpec::opt(
+pub(crate) const JUNIT: ArgSpec = ArgSpec::opt(
     "junit",
     ArgKind::Str,
     "Also write the runs as JUnit XML to this file, one testcase per question and repeat",
 )
 .value_name("FILE")
 .local(LocalPath::WriteFile);
-pub(super) const FORCE: ArgSpec = ArgSpec::opt(
+pub(crate) const FORCE: ArgSpec = ArgSpec::opt(
     "force",
     ArgKind::Bool,
     "Replace the --output-file and --junit files when they exist",
@@ -242,15 +242,7 @@ impl Evaluate {
 
     /// `--min-pass-rate`: a share from 0 to 1.
     pub(super) fn min_pass_rate(&self) -> Result<Option<f64>> {
-        let Some(text) = self.min_pass_rate.as_deref() else {
-            return Ok(None);
-        };
-        match text.trim().parse::<f64>() {
-            Ok(rate) if (0.0..=1.0).contains(&rate) => Ok(Some(rate)),
-            _ => Err(Error::usage(format!(
-                "--min-pass-rate must be a number from 0 to 1, got {text:?}"
-            ))),
-        }
+        parse_min_pass_rate(self.min_pass_rate.as_deref())
     }
 
     /// `--tolerance`: a share (`0.005`) or a percentage (`0.5%`), from 0 to 1.
@@ -274,5 +266,18 @@ impl Evaluate {
             .as_deref()
             .map(|text| tracking::new_output_file(JUNIT.long, text, self.force))
             .transpose()
+    }
+}
+
+/// `--min-pass-rate`'s text as a share from 0 to 1.
+pub(crate) fn parse_min_pass_rate(text: Option<&str>) -> Result<Option<f64>> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    match text.trim().parse::<f64>() {
+        Ok(rate) if (0.0..=1.0).contains(&rate) => Ok(Some(rate)),
+        _ => Err(Error::usage(format!(
+            "--min-pass-rate must be a number from 0 to 1, got {text:?}"
+        ))),
     }
 }

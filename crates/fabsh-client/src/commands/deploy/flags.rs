@@ -124,6 +124,7 @@ impl RepositoryFlags {
             let flag = match err.input() {
                 Input::Config => "--config",
                 Input::Parameters => "parameter file",
+                Input::Promotion => "--prepare",
                 Input::Repository if dir.is_some() => "DIR",
                 Input::Repository => "core.repository_directory",
                 // The error names the flag itself.

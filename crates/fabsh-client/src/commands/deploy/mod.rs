@@ -9,6 +9,7 @@ mod consent;
 mod export;
 mod flags;
 mod plan;
+mod promote;
 mod report;
 mod saved;
 mod state;
@@ -251,6 +252,44 @@ pub static COMMANDS: &[CommandSpec] = &[
             about: "a repository of the workspace",
         }],
         handler: Handler::Data(handler::<export::DeployExport>),
+    },
+    CommandSpec {
+        group: "deploy",
+        name: "promote",
+        summary: "Deploy to a test workspace, load its data, evaluate its data agents there, and only then deploy to production",
+        about: "Runs the stdlib's promote::run. 1. deploy apply DIR to --test (with --test-environment) and publish its data agents. 2. Prepare test's data, since a repository carries its lakehouses' definitions but not their data: the prepare steps of the promotion file (--prepare FILE, else promote.yml beside --config, else in DIR), in order: `load_table: {lakehouse, table, from_local, mode?, format?, header?, delimiter?}` loads a file of this machine into a lakehouse table (as lakehouse load-table --from-local, through the lakehouse's Files/promote/, replaced on each run; from_local is relative to the promotion file and read only under its folder, links followed), `job: {item, job_type?, timeout?}` runs an item's job and waits for it (as job run). 3. Evaluate every data agent of the test deploy against --questions (as data-agent evaluate --fail-on-regression), each against --baseline (default latest: the agent's last recorded run in the test workspace, else the same agent's elsewhere, matched by its repository logical id then its name; with none at all it runs without one, records the run and says so), and --min-pass-rate when given. 4. Only when every agent passed: deploy apply to --prod (with --prod-environment) and publish its data agents. A step that fails stops the promotion before production is touched (every agent is still evaluated, so the report shows them all). The reply is a row per step (step, target, status: done, failed, skipped or planned, detail) with both deploys' reports and each agent's evaluation; --junit FILE writes the evaluations as JUnit XML, a testsuite per agent (also when the promotion stopped). Everything read is checked before the first request (exit 2): the repository for both environments, the questions, the promotion file and its files, --junit's folder (an existing file only with --force). --dry-run lists the steps: both deploys as dry runs, the preparation and evaluations as planned. Exit codes: 5 a deploy left items undeployed, 9 a preparation job failed, 6 a pass rate below --min-pass-rate, 7 a regression against the baseline, 1 an evaluation that could not grade its runs.",
+        args: &[
+            DIR,
+            CONFIG,
+            promote::TEST,
+            promote::PROD,
+            crate::commands::data_agent::evaluate_flags::QUESTIONS,
+            promote::TEST_ENVIRONMENT,
+            promote::PROD_ENVIRONMENT,
+            ENV_VARS,
+            promote::PREPARE,
+            crate::commands::data_agent::evaluate_flags::BASELINE,
+            crate::commands::data_agent::evaluate_flags::MIN_PASS_RATE,
+            crate::commands::data_agent::evaluate_flags::JUNIT,
+            crate::commands::data_agent::evaluate_flags::FORCE,
+        ],
+        traits: Traits::MUTATE,
+        columns: &["step", "target", "status", "detail"],
+        examples: &[
+            Example {
+                command: "deploy promote ./workspace --test Sales-Test --prod Sales --questions questions.csv",
+                about: "deploy to test, load its data (promote.yml), evaluate the agents, then deploy to production",
+            },
+            Example {
+                command: "deploy promote --config config.yml --test Sales-Test --test-environment PPE --prod Sales --prod-environment PROD --questions questions.csv --min-pass-rate 0.9 --junit promotion.xml",
+                about: "for CI: a pass-rate bar and a JUnit report",
+            },
+            Example {
+                command: "deploy promote ./workspace --test Sales-Test --prod Sales --questions questions.csv --dry-run",
+                about: "the steps, nothing changed",
+            },
+        ],
+        handler: Handler::Data(handler::<promote::DeployPromote>),
     },
 ];
 

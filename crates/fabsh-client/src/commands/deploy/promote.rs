@@ -1,0 +1,286 @@
+//! `deploy promote`: the stdlib's `promote::run` as a command, so a CI job needs no script.
+//! Everything a promotion reads is checked here before the first request (the repository for
+//! both environments, the questions, the promotion file and the files it loads, the JUnit
+//! file's folder); the steps run in the stdlib, whose report (also when a step failed, in
+//! the error's details) becomes the reply and the JUnit file.
+
+use super::flags::RepositoryFlags;
+use super::{CONFIG, DIR, ENV_VARS};
+use crate::agent::junit::{Suite, render_suites};
+use crate::commands::args::FileArg;
+use crate::commands::data_agent::evaluate_flags::{
+    BASELINE, FORCE, JUNIT, MIN_PASS_RATE, QUESTIONS, parse_min_pass_rate,
+};
+use crate::commands::data_agent::evaluation_record::new_output_file;
+use crate::commands::spec::{ArgKind, ArgSpec, HandlerFuture, LocalPath};
+use crate::commands::typed::{Command, typed_args};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+use crate::stdlib;
+use fabsh_deploy::promote::{self as promotion_file, PromoteFile};
+use fabsh_model::agent::evaluation::BaselineMatch;
+use fabsh_model::agent::questions;
+use fabsh_model::promotion::{Promotion, StepStatus};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+pub(super) const TEST: ArgSpec = ArgSpec::req(
+    "test",
+    ArgKind::Ref,
+    "The test workspace (id or display name): deployed, prepared and evaluated first",
+)
+.value_name("WS");
+pub(super) const PROD: ArgSpec = ArgSpec::req(
+    "prod",
+    ArgKind::Ref,
+    "The production workspace (id or display name): deployed only when every agent passes in test",
+)
+.value_name("WS");
+pub(super) const TEST_ENVIRONMENT: ArgSpec = ArgSpec::opt(
+    "test-environment",
+    ArgKind::Str,
+    "The environment of the test deploy (config.yml's and parameter.yml's: PPE, TEST, ...)",
+)
+.value_name("ENV");
+pub(super) const PROD_ENVIRONMENT: ArgSpec = ArgSpec::opt(
+    "prod-environment",
+    ArgKind::Str,
+    "The environment of the production deploy (PROD, ...)",
+)
+.value_name("ENV");
+pub(super) const PREPARE: ArgSpec = ArgSpec::opt(
+    "prepare",
+    ArgKind::Str,
+    "The promotion file whose prepare steps load test's data (default: promote.yml beside --config, else in DIR)",
+)
+.value_name("FILE")
+.local(LocalPath::ReadFile);
+
+typed_args! {
+    /// `deploy promote`.
+    pub(super) struct DeployPromote {
+        dir: Option<String> = DIR,
+        config: Option<String> = CONFIG,
+        test: String = TEST,
+        prod: String = PROD,
+        questions: Option<FileArg> = QUESTIONS,
+        test_environment: Option<String> = TEST_ENVIRONMENT,
+        prod_environment: Option<String> = PROD_ENVIRONMENT,
+        env_vars: Option<Vec<String>> = ENV_VARS,
+        prepare: Option<String> = PREPARE,
+        baseline: Option<String> = BASELINE,
+        min_pass_rate: Option<String> = MIN_PASS_RATE,
+        junit: Option<String> = JUNIT,
+        force: bool = FORCE,
+    }
+}
+
+impl Command for DeployPromote {
+    fn run(self, ctx: Ctx) -> HandlerFuture {
+        Box::pin(async move {
+            let questions = self
+                .questions
+                .as_ref()
+                .ok_or_else(|| Error::usage("--questions is required"))?;
+            questions::read_checked(&questions.path, &questions.bytes)?;
+            let min_pass_rate = parse_min_pass_rate(self.min_pass_rate.as_deref())?;
+            let junit = self
+                .junit
+                .as_deref()
+                .map(|text| new_output_file(JUNIT.long, text, self.force))
+                .transpose()?;
+            for environment in [&self.test_environment, &self.prod_environment] {
+                self.repository(environment.clone()).open()?;
+            }
+            let (prepare_file, prepare) = self.preparation()?;
+            let dry_run = ctx.api().options().dry_run;
+            let mut options = json!({
+                "test": self.test,
+                "prod": self.prod,
+                "questions": questions.path,
+                "prepare": prepare.prepare,
+                "baseline": self.baseline.as_deref().unwrap_or("latest"),
+                "dry_run": dry_run,
+            });
+            let optional = [
+                ("config", self.config.as_ref().map(|c| json!(c))),
+                (
+                    "test_environment",
+                    self.test_environment.as_ref().map(|e| json!(e)),
+                ),
+                (
+                    "prod_environment",
+                    self.prod_environment.as_ref().map(|e| json!(e)),
+                ),
+                ("env_vars", self.env_vars.as_ref().map(|v| json!(v))),
+                ("min_pass_rate", min_pass_rate.map(|rate| json!(rate))),
+            ];
+            for (key, value) in optional {
+                if let Some(value) = value {
+                    options[key] = value;
+                }
+            }
+            let dir = json!(self.dir);
+            let (report, failure) =
+                match stdlib::call(ctx.clone(), "promote::run", vec![dir, options]).await {
+                    Ok(report) => (report, None),
+                    Err(mut err) => match err.details.take() {
+                        Some(report) => (report, Some(without_stdlib_trail(err))),
+                        None => return Err(err),
+                    },
+                };
+            let mut promotion: Promotion = serde_json::from_value(report).map_err(|err| {
+                Error::runtime("promote::run returned a report of another shape").with_cause(err)
+            })?;
+            word_evaluations(&mut promotion);
+            if let (Some(path), false) = (&junit, dry_run) {
+                write_junit(path, &promotion)?;
+            }
+            reply(promotion, prepare_file.as_deref(), failure, dry_run)
+        })
+    }
+}
+
+impl DeployPromote {
+    /// The repository flags of one of the two deploys.
+    fn repository(&self, environment: Option<String>) -> RepositoryFlags {
+        RepositoryFlags {
+            dir: self.dir.clone(),
+            config: self.config.clone(),
+            environment,
+            env_vars: self.env_vars.clone(),
+            types: None,
+            items: None,
+            exclude: None,
+        }
+    }
+
+    /// The promotion file (`--prepare`, or promote.yml found beside the config or in DIR)
+    /// and its steps; none when there is no file.
+    fn preparation(&self) -> Result<(Option<PathBuf>, PromoteFile)> {
+        let found = promotion_file::find(
+            self.prepare.as_deref().map(Path::new),
+            self.config.as_deref().map(Path::new),
+            self.dir.as_deref().map(Path::new),
+        );
+        let Some(path) = found else {
+            return Ok((None, PromoteFile::default()));
+        };
+        let file = promotion_file::load(&path).map_err(|err| {
+            Error::usage(format!("--prepare: {err}")).with_hint("nothing was sent")
+        })?;
+        Ok((Some(path), file))
+    }
+}
+
+/// Each evaluation step's detail: the pass rate and the baseline, then what failed.
+fn word_evaluations(promotion: &mut Promotion) {
+    for step in promotion
+        .steps
+        .iter_mut()
+        .filter(|step| step.step == "evaluate")
+    {
+        let Some(result) = promotion
+            .evaluations
+            .iter()
+            .find(|evaluation| evaluation.agent == step.target)
+            .and_then(|evaluation| evaluation.result.as_ref())
+        else {
+            continue;
+        };
+        let against = match &result.baseline {
+            Some(baseline) if baseline.matched_by != BaselineMatch::None => format!(
+                "against run {} ({})",
+                baseline
+                    .run_id
+                    .as_deref()
+                    .map_or("?", |id| &id[..id.len().min(8)]),
+                baseline.matched_by.words()
+            ),
+            _ => "no baseline yet: this run is the next one's".to_string(),
+        };
+        let rate = format!(
+            "pass rate {:.1}%, {against}",
+            result.summary.summary.pass_rate * 100.0
+        );
+        step.detail = if step.detail.is_empty() {
+            rate
+        } else {
+            format!("{rate}: {}", step.detail)
+        };
+    }
+}
+
+/// The error a step failed with, without the stdlib functions it passed through on its way
+/// out (`in function `stop``): they are promote::run's insides, not the failure's causes.
+fn without_stdlib_trail(mut err: Error) -> Error {
+    err.causes
+        .retain(|cause| !cause.starts_with("in function `") && !cause.starts_with("in module `"));
+    err
+}
+
+/// The evaluations as one JUnit file, a testsuite per agent.
+fn write_junit(path: &Path, promotion: &Promotion) -> Result<()> {
+    let suites: Vec<Suite<'_>> = promotion
+        .evaluations
+        .iter()
+        .filter_map(|evaluation| {
+            let result = evaluation.result.as_ref()?;
+            Some(Suite {
+                name: &evaluation.agent,
+                rows: &result.rows,
+                repeats: (result.rows.len() / result.questions.len().max(1)).max(1),
+            })
+        })
+        .collect();
+    std::fs::write(path, render_suites(&suites))
+        .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
+}
+
+/// The reply: the steps as the table's rows, a line on how it ended, and the failure of the
+/// step that stopped it.
+fn reply(
+    promotion: Promotion,
+    prepare_file: Option<&Path>,
+    failure: Option<Error>,
+    dry_run: bool,
+) -> Result<Reply> {
+    let count = |status: StepStatus| {
+        promotion
+            .steps
+            .iter()
+            .filter(|step| step.status == status)
+            .count()
+    };
+    let ended = match (&failure, dry_run) {
+        (Some(_), _) => format!(
+            "promotion stopped: {} step(s) failed, production {}",
+            count(StepStatus::Failed),
+            if promotion.prod.is_some() {
+                "deployed in part"
+            } else {
+                "untouched"
+            }
+        ),
+        (None, true) => format!(
+            "dry run: {} step(s) planned, nothing changed",
+            promotion.steps.len()
+        ),
+        (None, false) => format!("promoted: {} step(s) done", count(StepStatus::Done)),
+    };
+    let value: Value = serde_json::to_value(&promotion)?;
+    let mut reply = Reply::json(value.clone())
+        .with_table_rows("steps")
+        .with_note(ended);
+    if let Some(path) = prepare_file {
+        reply = reply.with_note(format!("preparation from {}", path.display()));
+    }
+    if dry_run {
+        reply = reply.with_dry_run_items(value["steps"].clone());
+    }
+    Ok(match failure {
+        Some(failure) => reply.with_failure(failure),
+        None => reply,
+    })
+}
