@@ -21,7 +21,6 @@ use sha2::Digest;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
-use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 /// The ids of one upload's blocks: base64 of a hash of the upload and the block's index, all
 /// of one length, as Azure requires of a blob's blocks: [`ID_BYTES`] bytes, or the length of
@@ -163,7 +162,7 @@ impl OneLake {
         // future must be Send, which the compiler cannot prove through closures over
         // borrowed futures. A block is read only when fewer than BLOCKS_IN_FLIGHT are being
         // sent, so at most that many are in memory.
-        let mut file = file;
+        let mut file = Some(file.into_std().await);
         let mut in_flight = futures::stream::FuturesUnordered::new();
         for index in missing {
             if in_flight.len() >= BLOCKS_IN_FLIGHT
@@ -286,21 +285,34 @@ impl OneLake {
 }
 
 /// Block `index` of `file` (`from`), `len` bytes.
+/// Block `index` (`len` bytes) of `file`, read on the blocking pool straight into the buffer
+/// that is sent (an async file reads through a buffer of its own, one more copy of each
+/// byte). The file is handed there and back; `None` after a read failed.
 async fn read_block(
-    file: &mut tokio::fs::File,
+    file: &mut Option<std::fs::File>,
     from: &Path,
     index: u64,
     len: u64,
 ) -> Result<bytes::Bytes> {
+    use std::io::{Read, Seek};
     let local = |err: std::io::Error| {
         Error::runtime(format!("cannot read {}", from.display())).with_cause(err)
     };
-    file.seek(std::io::SeekFrom::Start(index * CHUNK as u64))
-        .await
-        .map_err(local)?;
+    let mut taken = file
+        .take()
+        .ok_or_else(|| local(std::io::Error::other("an earlier read failed")))?;
     // At most CHUNK, which is a usize.
-    let mut bytes = vec![0u8; usize::try_from(len).unwrap_or(CHUNK)];
-    file.read_exact(&mut bytes).await.map_err(local)?;
+    let len = usize::try_from(len).unwrap_or(CHUNK);
+    let (taken, bytes) = tokio::task::spawn_blocking(move || {
+        taken.seek(std::io::SeekFrom::Start(index * CHUNK as u64))?;
+        let mut bytes = vec![0u8; len];
+        taken.read_exact(&mut bytes)?;
+        Ok::<_, std::io::Error>((taken, bytes))
+    })
+    .await
+    .map_err(|err| local(std::io::Error::other(err)))?
+    .map_err(local)?;
+    *file = Some(taken);
     Ok(bytes.into())
 }
 

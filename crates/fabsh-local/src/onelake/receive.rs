@@ -10,9 +10,9 @@ use crate::state::Shared;
 use axum::body::Body;
 use axum::http::{StatusCode, header};
 use hyper::body::Body as _;
+use std::io::{Seek, Write};
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::io::{AsyncSeekExt, AsyncWriteExt};
 
 /// Largest Put Blob body Azure takes (5000 MiB).
 pub(crate) const PUT_BLOB_LIMIT: u64 = 5000 * 1024 * 1024;
@@ -70,7 +70,7 @@ pub(crate) async fn to_file(
     options.write(true).create_new(true);
     #[cfg(unix)]
     options.mode(0o600);
-    let file = options.open(&path).await?;
+    let file = options.open(&path).await?.into_std().await;
     let guard = Temporary::new(path);
     let written = write_body(state, body, file, limit).await?;
     Ok((guard, written))
@@ -80,24 +80,25 @@ pub(crate) async fn to_file(
 pub(crate) async fn into_file_at(
     state: &Shared,
     body: Body,
-    file: std::fs::File,
+    mut file: std::fs::File,
     offset: u64,
     limit: u64,
 ) -> Result<u64, StorageError> {
-    let mut file = tokio::fs::File::from_std(file);
-    file.seek(std::io::SeekFrom::Start(offset)).await?;
+    file.seek(std::io::SeekFrom::Start(offset))?;
     write_body(state, body, file, limit).await
 }
 
-/// Writes `body` into `file` where it stands, [`WRITE_BUFFER`] at a time, refusing more than
-/// `limit` bytes and a body that stalls; returns its length.
+/// Writes `body` into `file` where it stands, refusing more than `limit` bytes and a body
+/// that stalls; returns its length. The body's own buffers are written as they are, about
+/// [`WRITE_BUFFER`] at a time on the blocking pool, one batch being written while the next
+/// arrives: no copy of the bytes on the way (an async file and a buffered writer made two).
 async fn write_body(
     state: &Shared,
     body: Body,
-    file: tokio::fs::File,
+    file: std::fs::File,
     limit: u64,
 ) -> Result<u64, StorageError> {
-    let mut writer = tokio::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+    let mut writer = Batches::new(file);
     let stall = Duration::from_millis(state.faults.header_timeout_ms);
     let mut body = body;
     let mut written: u64 = 0;
@@ -126,9 +127,76 @@ async fn write_body(
             if written > limit {
                 return Err(too_large(limit));
             }
-            writer.write_all(&data).await?;
+            writer.push(data).await?;
         }
     }
-    writer.flush().await?;
+    writer.finish().await?;
     Ok(written)
+}
+
+/// A file written in batches of received buffers, one batch at a time on the blocking pool.
+struct Batches {
+    /// The file, when no batch is being written.
+    file: Option<std::fs::File>,
+    /// The batch being written; it hands the file back.
+    writing: Option<tokio::task::JoinHandle<std::io::Result<std::fs::File>>>,
+    gathered: Vec<bytes::Bytes>,
+    gathered_len: usize,
+}
+
+impl Batches {
+    fn new(file: std::fs::File) -> Batches {
+        Batches {
+            file: Some(file),
+            writing: None,
+            gathered: Vec::new(),
+            gathered_len: 0,
+        }
+    }
+
+    /// Adds `data`; starts writing the batch once it holds [`WRITE_BUFFER`] bytes.
+    async fn push(&mut self, data: bytes::Bytes) -> std::io::Result<()> {
+        self.gathered_len += data.len();
+        self.gathered.push(data);
+        if self.gathered_len >= WRITE_BUFFER {
+            self.start().await?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the batch being written, then starts writing the gathered one.
+    async fn start(&mut self) -> std::io::Result<()> {
+        let mut file = match self.file.take() {
+            Some(file) => file,
+            None => self.wait().await?,
+        };
+        let batch = std::mem::take(&mut self.gathered);
+        self.gathered_len = 0;
+        self.writing = Some(tokio::task::spawn_blocking(move || {
+            for chunk in &batch {
+                file.write_all(chunk)?;
+            }
+            Ok(file)
+        }));
+        Ok(())
+    }
+
+    /// The file, once the batch being written is.
+    async fn wait(&mut self) -> std::io::Result<std::fs::File> {
+        let Some(writing) = self.writing.take() else {
+            return Err(std::io::Error::other("an earlier batch failed"));
+        };
+        writing.await.map_err(std::io::Error::other)?
+    }
+
+    /// Writes what is left and waits for every batch.
+    async fn finish(mut self) -> std::io::Result<()> {
+        if !self.gathered.is_empty() {
+            self.start().await?;
+        }
+        if self.writing.is_some() {
+            self.wait().await?;
+        }
+        Ok(())
+    }
 }
