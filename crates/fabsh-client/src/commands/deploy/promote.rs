@@ -133,11 +133,12 @@ impl Command for DeployPromote {
             let mut promotion: Promotion = serde_json::from_value(report).map_err(|err| {
                 Error::runtime("promote::run returned a report of another shape").with_cause(err)
             })?;
-            word_evaluations(&mut promotion);
+            let worded = word_evaluations(&mut promotion);
             if let (Some(path), false) = (&junit, dry_run) {
                 write_junit(path, &promotion)?;
             }
-            reply(promotion, prepare_file.as_deref(), failure, dry_run)
+            let reply = reply(promotion, prepare_file.as_deref(), failure, dry_run)?;
+            Ok(worded.into_iter().fold(reply, Reply::with_note))
         })
     }
 }
@@ -174,8 +175,10 @@ impl DeployPromote {
     }
 }
 
-/// Each evaluation step's detail: the pass rate and the baseline, then what failed.
-fn word_evaluations(promotion: &mut Promotion) {
+/// Each evaluation step's detail, short enough for a table (the pass rate, the baseline run,
+/// then what failed), and a note per evaluation in full: how its baseline was found.
+fn word_evaluations(promotion: &mut Promotion) -> Vec<String> {
+    let mut notes = Vec::new();
     for step in promotion
         .steps
         .iter_mut()
@@ -189,27 +192,29 @@ fn word_evaluations(promotion: &mut Promotion) {
         else {
             continue;
         };
-        let against = match &result.baseline {
-            Some(baseline) if baseline.matched_by != BaselineMatch::None => format!(
-                "against run {} ({})",
-                baseline
-                    .run_id
-                    .as_deref()
-                    .map_or("?", |id| &id[..id.len().min(8)]),
-                baseline.matched_by.words()
+        let rate = format!("{:.1}%", result.summary.summary.pass_rate * 100.0);
+        let (short, long) = match &result.baseline {
+            Some(baseline) if baseline.matched_by != BaselineMatch::None => {
+                let run = baseline.run_id.as_deref().unwrap_or("?");
+                (
+                    format!("vs {}", &run[..run.len().min(8)]),
+                    format!("against run {run} ({})", baseline.matched_by.words()),
+                )
+            }
+            _ => (
+                "first run".to_string(),
+                "with no baseline: this run is the next promotion's".to_string(),
             ),
-            _ => "no baseline yet: this run is the next one's".to_string(),
         };
-        let rate = format!(
-            "pass rate {:.1}%, {against}",
-            result.summary.summary.pass_rate * 100.0
-        );
+        notes.push(format!("{}: pass rate {rate}, {long}", step.target));
+        let said = format!("pass {rate}, {short}");
         step.detail = if step.detail.is_empty() {
-            rate
+            said
         } else {
-            format!("{rate}: {}", step.detail)
+            format!("{said}: {}", step.detail)
         };
     }
+    notes
 }
 
 /// The error a step failed with, without the stdlib functions it passed through on its way
