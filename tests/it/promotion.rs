@@ -4,7 +4,7 @@
 //! definition, not its data). The answers the evaluation expects are the counts and sums of
 //! the rows this test wrote, never figures asked of fabsh.
 
-use crate::data_agents::AgentFixture;
+use crate::data_agent_query::published;
 use crate::deploy::new_workspace;
 use crate::support::{Run, Server};
 use serde_json::Value;
@@ -42,29 +42,13 @@ struct World {
 }
 
 fn world(name: &str) -> World {
-    let fx = AgentFixture::new(module_path!());
-    fx.add_lakehouse();
-    fx.ok(
-        "select-tables",
-        &["--datasource", "SalesLakehouse", "--tables", "orders"],
+    let fx = published(
+        module_path!(),
+        &[
+            (COUNT_QUESTION, COUNT_SQL),
+            (SUM_QUESTION, "SELECT SUM(quantity) FROM orders"),
+        ],
     );
-    for (question, sql) in [
-        (COUNT_QUESTION, COUNT_SQL),
-        (SUM_QUESTION, "SELECT SUM(quantity) FROM orders"),
-    ] {
-        fx.ok(
-            "add-fewshot",
-            &[
-                "--datasource",
-                "SalesLakehouse",
-                "--question",
-                question,
-                "--sql",
-                sql,
-            ],
-        );
-    }
-    fx.ok("publish", &["--description", "Sales questions"]);
     let server = fx.server;
     let dir = tempfile::tempdir().expect("temp dir");
     let repo = dir.path().join("repo");
