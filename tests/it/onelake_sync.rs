@@ -586,3 +586,33 @@ fn a_small_file_copied_up_is_not_sent_again_by_sync() {
     });
     assert!(put_names(&synced).is_empty(), "{synced:?}");
 }
+
+#[test]
+fn a_commit_whose_answer_was_lost_is_known_as_this_uploads_on_the_retry() {
+    // Three blocks and the commit: the fourth write that succeeds is the commit, whose answer
+    // is lost; the retry is refused as the blob exists (create-only), and the blob found
+    // there is this very upload's.
+    let server = Server::with(&[("onelake-lost-response-rate", "0.25")]);
+    let work = tempfile::tempdir().expect("work");
+    let big = work.path().join("three.bin");
+    let sent = file_of_blocks(&big, 3, 9);
+    let target = format!("{}/SalesLakehouse/Files/lost/three.bin", server.demo);
+    let before = server.storage_requests()["count"].as_u64().expect("count");
+    let run = server.fabsh(&["onelake", "cp", &big.to_string_lossy(), &target]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let commits = requests_since(&server, before)
+        .into_iter()
+        .filter(|r| {
+            r["method"] == "PUT" && r["query"].as_str().unwrap_or("").contains("comp=blocklist")
+        })
+        .count();
+    assert_eq!(
+        commits, 2,
+        "the commit was sent again after its answer was lost"
+    );
+    assert_eq!(
+        lake_digest(&server, &target),
+        sent,
+        "the blob is the file sent"
+    );
+}

@@ -25,7 +25,7 @@ pub struct Knob {
 const SERVICE_MODE: &str = "service";
 
 /// Every fault knob, in the order `local serve --help` lists them.
-pub const KNOBS: [Knob; 20] = [
+pub const KNOBS: [Knob; 21] = [
     Knob {
         flag: "latency-ms",
         env: "FABSH_LOCAL_LATENCY_MS",
@@ -48,6 +48,12 @@ pub const KNOBS: [Knob; 20] = [
         flag: "lost-response-rate",
         env: "FABSH_LOCAL_LOST_RESPONSE_RATE",
         help: "Share of mutating requests applied and committed, then answered 500 (0.0-1.0)",
+        default: "0.0",
+    },
+    Knob {
+        flag: "onelake-lost-response-rate",
+        env: "FABSH_LOCAL_ONELAKE_LOST_RESPONSE_RATE",
+        help: "Share of OneLake writes (PUT, DELETE) made, then answered 500, evenly spaced (0.0-1.0)",
         default: "0.0",
     },
     Knob {
@@ -159,6 +165,9 @@ pub struct Faults {
     pub error_rate: f64,
     /// Share of mutating requests committed and then answered 500.
     pub lost_response_rate: f64,
+    /// Share of OneLake writes (Blob API `PUT`, `DELETE`) whose answer is lost after the
+    /// change is made: a 500 goes back instead, and the client sends the write again.
+    pub onelake_lost_response_rate: f64,
     /// Committed mutating requests after which the process exits unanswered; 0 never.
     pub crash_after_writes: u64,
     /// Duration of a long-running operation.
@@ -202,6 +211,7 @@ impl Default for Faults {
             quota_rps: 0,
             error_rate: 0.0,
             lost_response_rate: 0.0,
+            onelake_lost_response_rate: 0.0,
             crash_after_writes: 0,
             lro_ms: 50,
             retry_after_seconds: 1,
@@ -231,6 +241,9 @@ impl Faults {
             "quota-rps" => self.quota_rps = parse_int(flag, value, 0, 1_000_000)? as u32,
             "error-rate" => self.error_rate = parse_share(flag, value)?,
             "lost-response-rate" => self.lost_response_rate = parse_share(flag, value)?,
+            "onelake-lost-response-rate" => {
+                self.onelake_lost_response_rate = parse_share(flag, value)?;
+            }
             "crash-after-writes" => {
                 self.crash_after_writes = parse_int(flag, value, 0, 1_000_000_000)?;
             }
@@ -360,6 +373,8 @@ impl Spread {
 pub(crate) struct Spreads {
     errors_by_method: [Spread; 5],
     pub lost_responses: Spread,
+    /// Over OneLake writes that succeeded.
+    pub onelake_lost_responses: Spread,
     pub async_calls: Spread,
     committed_writes: AtomicU64,
 }

@@ -107,10 +107,12 @@ fn block_len(size: u64, index: u64) -> u64 {
     (size - index * CHUNK as u64).min(CHUNK as u64)
 }
 
-/// Get Block List's answer, the part read here.
-#[derive(Debug, Deserialize)]
+/// Get Block List's answer.
+#[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 struct BlockList {
+    #[serde(default)]
+    committed_blocks: Blocks,
     #[serde(default)]
     uncommitted_blocks: Blocks,
 }
@@ -176,14 +178,8 @@ impl OneLake {
         while let Some(done) = in_flight.next().await {
             done?;
         }
-        let mut list = String::with_capacity(40 + count as usize * 70);
-        list.push_str("<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>");
-        for index in 0..count {
-            // Base64 holds nothing XML escapes.
-            list.push_str(&format!("<Latest>{}</Latest>", ids.id(index)));
-        }
-        list.push_str("</BlockList>");
-        self.put_block_list(to, list, how).await?;
+        let listed: Vec<String> = (0..count).map(|index| ids.id(index)).collect();
+        self.put_block_list(to, &listed, how).await?;
         Ok(size)
     }
 
@@ -191,34 +187,40 @@ impl OneLake {
     /// service keeps no list of them (no blob and no blocks, 404) or does not answer the
     /// call (400, 405, 501: then every block is sent, as without resuming).
     async fn staged_blocks(&self, to: &LakePath) -> Result<HashMap<String, u64>> {
-        let url = self.blob_url(to);
-        let answer = self
-            .send(
-                |client| {
-                    client
-                        .get(&url)
-                        .query(&[("comp", "blocklist"), ("blocklisttype", "uncommitted")])
-                },
-                || format!("OneLake: cannot ask which blocks of {to} were sent"),
-            )
-            .await?;
-        match answer.status.as_u16() {
-            200 => {}
-            400 | 404 | 405 | 501 => return Ok(HashMap::new()),
-            _ => return Err(answer.refused("uploading", to)),
-        }
-        let list: BlockList = quick_xml::de::from_reader(answer.body.as_ref()).map_err(|err| {
-            Error::runtime(format!(
-                "OneLake: the block list of {to} is not Get Block List XML"
-            ))
-            .with_cause(err)
-        })?;
+        let list = self.block_list(to, "uncommitted").await?;
         Ok(list
             .uncommitted_blocks
             .blocks
             .into_iter()
             .map(|block| (block.name, block.size))
             .collect())
+    }
+
+    /// Get Block List of `to`, the `kind` asked for (`uncommitted`, `committed`); empty
+    /// when the service keeps none (404) or does not answer the call (400, 405, 501).
+    async fn block_list(&self, to: &LakePath, kind: &str) -> Result<BlockList> {
+        let url = self.blob_url(to);
+        let answer = self
+            .send(
+                |client| {
+                    client
+                        .get(&url)
+                        .query(&[("comp", "blocklist"), ("blocklisttype", kind)])
+                },
+                || format!("OneLake: cannot ask which blocks of {to} were sent"),
+            )
+            .await?;
+        match answer.status.as_u16() {
+            200 => {}
+            400 | 404 | 405 | 501 => return Ok(BlockList::default()),
+            _ => return Err(answer.refused("uploading", to)),
+        }
+        quick_xml::de::from_reader(answer.body.as_ref()).map_err(|err| {
+            Error::runtime(format!(
+                "OneLake: the block list of {to} is not Get Block List XML"
+            ))
+            .with_cause(err)
+        })
     }
 
     /// Put Block: `bytes` staged as block `id` of `to`, then counted as sent.
@@ -251,7 +253,14 @@ impl OneLake {
 
     /// Put Block List: the blocks of `list` made the blob `to`, create-only unless
     /// `how.overwrite`; a blob there already is the usage error a single Put Blob gives.
-    async fn put_block_list(&self, to: &LakePath, list: String, how: &Sending<'_>) -> Result<()> {
+    async fn put_block_list(&self, to: &LakePath, ids: &[String], how: &Sending<'_>) -> Result<()> {
+        let mut list = String::with_capacity(40 + ids.len() * 70);
+        list.push_str("<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>");
+        for id in ids {
+            // Base64 holds nothing XML escapes.
+            list.push_str(&format!("<Latest>{id}</Latest>"));
+        }
+        list.push_str("</BlockList>");
         let url = self.blob_url(to);
         let list = bytes::Bytes::from(list);
         let answer = self
@@ -278,13 +287,28 @@ impl OneLake {
             .await?;
         match answer.status.as_u16() {
             200..=299 => Ok(()),
-            409 | 412 if !how.overwrite => Err(super::destination_exists(to)),
+            // A create-only commit refused because the blob exists: this very upload's, when
+            // an earlier attempt committed and its answer was lost (then the blob is made of
+            // exactly these blocks, whose ids name this upload), else another's.
+            409 | 412 if !how.overwrite => {
+                let committed = self.block_list(to, "committed").await?.committed_blocks;
+                let ours = committed.blocks.len() == ids.len()
+                    && committed
+                        .blocks
+                        .iter()
+                        .zip(ids)
+                        .all(|(block, id)| &block.name == id);
+                if ours {
+                    Ok(())
+                } else {
+                    Err(super::destination_exists(to))
+                }
+            }
             _ => Err(answer.refused("uploading", to)),
         }
     }
 }
 
-/// Block `index` of `file` (`from`), `len` bytes.
 /// Block `index` (`len` bytes) of `file`, read on the blocking pool straight into the buffer
 /// that is sent (an async file reads through a buffer of its own, one more copy of each
 /// byte). The file is handed there and back; `None` after a read failed.

@@ -45,10 +45,31 @@ use names::ItemPath;
 use std::collections::HashMap;
 
 /// The routes: a workspace (container) and a blob in it.
-pub(crate) fn routes() -> Router<Shared> {
+pub(crate) fn routes(state: &Shared) -> Router<Shared> {
     Router::new()
         .route("/onelake/{ws}", any(container))
         .route("/onelake/{ws}/{*name}", any(blob))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            lost_answers,
+        ))
+}
+
+/// `onelake-lost-response-rate`: the answer to a write that succeeded is lost on its way
+/// back, as when a connection drops, and a 500 goes instead: the client sends the write again
+/// to a store that already made it (a create-only commit then finds its blob there).
+async fn lost_answers(
+    State(state): State<Shared>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let writes = matches!(*request.method(), Method::PUT | Method::DELETE);
+    let response = next.run(request).await;
+    let rate = state.faults.onelake_lost_response_rate;
+    if writes && response.status().is_success() && state.spreads.onelake_lost_responses.next(rate) {
+        return StorageError::internal("the answer was lost").into_response();
+    }
+    response
 }
 
 /// A request's query parameters (the last of a repeated one wins).

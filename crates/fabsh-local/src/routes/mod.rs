@@ -356,8 +356,9 @@ pub(crate) fn router(state: Shared) -> Router {
             get(blocking(crate::server_identity::answer)),
         )
         .merge(local_admin_routes(state.clone()))
-        // OneLake's Blob API: its own tokens and error shapes, none of the API's faults.
-        .merge(crate::onelake::routes())
+        // OneLake's Blob API: its own tokens and error shapes, none of the API's faults (a lost
+        // answer has its own knob).
+        .merge(crate::onelake::routes(&state))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // Bodies are read by `bodies` within their own caps; this one only bounds an axum
