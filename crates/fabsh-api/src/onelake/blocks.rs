@@ -327,9 +327,12 @@ async fn read_block(
         .ok_or_else(|| local(std::io::Error::other("an earlier read failed")))?;
     // At most CHUNK, which is a usize.
     let len = usize::try_from(len).unwrap_or(CHUNK);
+    // Made here, not on the blocking thread: a block is freed on the thread that sent it,
+    // and blocks made on other threads left the allocator's per-thread arenas holding freed
+    // blocks (the client's peak memory went from 65 to 101 MiB).
+    let mut bytes = vec![0u8; len];
     let (taken, bytes) = tokio::task::spawn_blocking(move || {
         taken.seek(std::io::SeekFrom::Start(index * CHUNK as u64))?;
-        let mut bytes = vec![0u8; len];
         taken.read_exact(&mut bytes)?;
         Ok::<_, std::io::Error>((taken, bytes))
     })
