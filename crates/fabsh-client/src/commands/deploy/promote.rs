@@ -18,10 +18,11 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use crate::stdlib;
-use fabsh_deploy::promote::{self as promotion_file, PromoteFile};
+use fabsh_deploy::promote::{self as promotion_file, PromoteFile, Step};
 use fabsh_model::agent::evaluation::BaselineMatch;
 use fabsh_model::agent::questions;
 use fabsh_model::promotion::{Promotion, StepStatus};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -95,32 +96,20 @@ impl Command for DeployPromote {
             }
             let (prepare_file, prepare) = self.preparation()?;
             let dry_run = ctx.api().options().dry_run;
-            let mut options = json!({
-                "test": self.test,
-                "prod": self.prod,
-                "questions": questions.path,
-                "prepare": prepare.prepare,
-                "baseline": self.baseline.as_deref().unwrap_or("latest"),
-                "dry_run": dry_run,
-            });
-            let optional = [
-                ("config", self.config.as_ref().map(|c| json!(c))),
-                (
-                    "test_environment",
-                    self.test_environment.as_ref().map(|e| json!(e)),
-                ),
-                (
-                    "prod_environment",
-                    self.prod_environment.as_ref().map(|e| json!(e)),
-                ),
-                ("env_vars", self.env_vars.as_ref().map(|v| json!(v))),
-                ("min_pass_rate", min_pass_rate.map(|rate| json!(rate))),
-            ];
-            for (key, value) in optional {
-                if let Some(value) = value {
-                    options[key] = value;
-                }
-            }
+            let options = PromoteOptions {
+                test: &self.test,
+                prod: &self.prod,
+                questions: &questions.path,
+                prepare: &prepare.prepare,
+                baseline: self.baseline.as_deref().unwrap_or("latest"),
+                dry_run,
+                config: self.config.as_deref(),
+                test_environment: self.test_environment.as_deref(),
+                prod_environment: self.prod_environment.as_deref(),
+                env_vars: self.env_vars.as_deref(),
+                min_pass_rate,
+            };
+            let options = serde_json::to_value(&options)?;
             let dir = json!(self.dir);
             let (report, failure) =
                 match stdlib::call(ctx.clone(), "promote::run", vec![dir, options]).await {
@@ -141,6 +130,27 @@ impl Command for DeployPromote {
             Ok(worded.into_iter().fold(reply, Reply::with_note))
         })
     }
+}
+
+/// The options `promote::run` takes (its `opts` map); those not given are left out.
+#[derive(Serialize)]
+struct PromoteOptions<'a> {
+    test: &'a str,
+    prod: &'a str,
+    questions: &'a Path,
+    prepare: &'a [Step],
+    baseline: &'a str,
+    dry_run: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test_environment: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prod_environment: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env_vars: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_pass_rate: Option<f64>,
 }
 
 impl DeployPromote {
