@@ -277,15 +277,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         columns: &["step", "target", "status", "detail"],
         examples: &[
             Example {
-                command: "deploy promote ./workspace --test Sales-Test --prod Sales --questions questions.csv",
+                command: "deploy promote ./workspace --test Staging --prod Release --questions questions.csv",
                 about: "deploy to test, load its data (promote.yml), evaluate the agents, then deploy to production",
             },
             Example {
-                command: "deploy promote --config config.yml --test Sales-Test --test-environment PPE --prod Sales --prod-environment PROD --questions questions.csv --min-pass-rate 0.9 --junit promotion.xml",
+                command: "deploy promote --config deploy.yml --test Staging --test-environment PPE --prod Release --prod-environment PROD --questions questions.csv --min-pass-rate 0.9 --junit promotion.xml",
                 about: "for CI: a pass-rate bar and a JUnit report",
             },
             Example {
-                command: "deploy promote ./workspace --test Sales-Test --prod Sales --questions questions.csv --dry-run",
+                command: "deploy promote ./workspace --test Staging --prod Release --questions questions.csv --dry-run",
                 about: "the steps, nothing changed",
             },
         ],
