@@ -9,7 +9,8 @@ Fabric answered
   - the recorded status, and
   - the service's newest headers and keys: the same presence of the headers clients act on
     (Location, x-ms-operation-id, Retry-After, RequestId, x-ms-public-api-error-code), the
-    same top-level body keys and the same errorCode as recorded, or, where they differ, as
+    same top-level body keys (and an item's `properties` key paths, through nested objects)
+    and the same errorCode as recorded, or, where they differ, as
     the service's newest recorded answer of that operation (method, path with ids as `{id}`,
     status) made after this one, or for an item's own `description`, as the newest item the
     recordings show anywhere: the service changed over the recording period (it added
@@ -134,9 +135,22 @@ def keys_of(value):
     if not isinstance(value, dict):
         return None
     shape = {"keys": sorted(value)}
+    if isinstance(value.get("properties"), dict):
+        # An item's properties, nested objects too (an environment's publishDetails).
+        shape["properties"] = sorted(paths(value["properties"]))
     if "errorCode" in value:
         shape["errorCode"] = value["errorCode"]
     return shape
+
+
+def paths(value, prefix=""):
+    """The key paths of a JSON object, through nested objects (not lists)."""
+    found = set()
+    for key, inner in value.items():
+        found.add(prefix + key)
+        if isinstance(inner, dict):
+            found |= paths(inner, prefix + key + ".")
+    return found
 
 
 def api_path(uri):
@@ -270,7 +284,7 @@ def newest_answers(groups):
                 key = operation_of(it["request"]["method"], path, rec["status"]["code"], body, kinds)
                 for key in (key, ITEM) if is_item(body) else (key,):
                     if key not in newest or when >= newest[key][0]:
-                        newest[key] = (when, set(body), {h for h in HEADERS if h in head})
+                        newest[key] = (when, flat(body), {h for h in HEADERS if h in head})
     return {"answers": newest, "creates": newest_creates(groups)}
 
 
@@ -326,6 +340,14 @@ def explained(newest, key, when, recorded, local):
     own = {"id", "type", "displayName", "workspaceId", "description", "folderId"}
     return is_item_keys(recorded) and differing <= {"description"} and \
         by(newest["answers"].get(ITEM), differing & own)
+
+
+def flat(body):
+    """A body's keys and its properties' key paths, as one set."""
+    found = set(body)
+    if isinstance(body.get("properties"), dict):
+        found |= {"properties." + p for p in paths(body["properties"])}
+    return found
 
 
 def is_item_keys(keys):
@@ -396,8 +418,8 @@ def replay_group(replay, cassettes, tally, differences, newest):
                     shape[0].get("errorCode") == shape[1].get("errorCode") and \
                     explained(newest, operation_of(req["method"], path, status, recorded_body, kinds),
                               date_of(rec_head),
-                              set(recorded_body) | {"header:" + h for h in HEADERS if h in rec_head},
-                              set(local_body) | {"header:" + h for h in HEADERS if h in head}):
+                              flat(recorded_body) | {"header:" + h for h in HEADERS if h in rec_head},
+                              flat(local_body) | {"header:" + h for h in HEADERS if h in head}):
                 tally["same headers and keys"] += 1
                 tally["as the service's newest answer, not this older one"] += 1
                 continue
