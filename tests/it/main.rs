@@ -63,6 +63,7 @@ mod judge_keyless;
 mod judge_stub;
 mod lakehouse_load;
 mod lists;
+mod livy_sessions;
 mod local_reset;
 mod local_server;
 mod lro_defaults;

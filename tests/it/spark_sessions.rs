@@ -9,7 +9,7 @@ use crate::support::{Server, http, principal_token};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
-fn keys(object: &Value) -> BTreeSet<String> {
+pub(crate) fn keys(object: &Value) -> BTreeSet<String> {
     object
         .as_object()
         .unwrap_or_else(|| panic!("an object: {object}"))
@@ -47,7 +47,12 @@ fn with_parents(definitions: &Value, name: &str) -> Value {
 }
 
 /// An error answer's status and `errorCode`.
-fn error(server: &Server, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+pub(crate) fn error(
+    server: &Server,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
     let (status, _, text) = call(server, method, path, body);
     let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     (status, value["errorCode"].clone())
@@ -163,11 +168,21 @@ fn a_notebook_run_is_its_livy_session() {
     let states = spark["LivySessionState"]["enum"].clone();
     let session_example = swagger("notebook/examples/GetSessionInItemId.json");
     let example_keys = keys(&session_example["responses"]["200"]["body"]);
+    let defined = keys(&spark["LivySession"]["properties"]);
+    // What the definition has and the examples leave out (a session of no high concurrency).
+    let beyond: BTreeSet<String> = defined.difference(&example_keys).cloned().collect();
+    assert_eq!(
+        beyond,
+        ["consumerId", "isHighConcurrency"]
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    );
     let shaped = |session: &Value| {
         assert_shaped(session, &spark["LivySession"], "LivySession");
         assert!(
-            keys(session).is_subset(&example_keys),
-            "keys the examples do not show: {session}"
+            keys(session).is_subset(&defined),
+            "keys the definition does not define: {session}"
         );
         assert!(
             states.as_array().expect("enum").contains(&session["state"]),

@@ -40,6 +40,9 @@ pub(crate) struct PageToken {
     /// Any other filter text (the `roles` list of workspace lists).
     #[serde(rename = "x", default, skip_serializing_if = "Option::is_none")]
     pub extra: Option<String>,
+    /// A list's own filters, as its route writes them (JSON text: the Livy beta list's).
+    #[serde(rename = "q", default, skip_serializing_if = "Option::is_none")]
+    pub filters: Option<String>,
 }
 
 impl PageToken {
@@ -172,7 +175,8 @@ impl Paging {
     }
 }
 
-fn invalid_token() -> ApiError {
+/// 400 `InvalidContinuationToken`: a token sent back that is not one of this list's.
+pub(crate) fn invalid_token() -> ApiError {
     ApiError::bad_request(
         "InvalidContinuationToken",
         "The continuation token is not valid for this request",
@@ -233,6 +237,7 @@ mod tests {
             root_folder: Some("f".into()),
             recursive: false,
             extra: None,
+            filters: Some(r#"{"t":"Cancelled"}"#.into()),
         };
         let text = token.encode();
         assert_eq!(

@@ -12,7 +12,7 @@
 use crate::api_error::ApiError;
 use crate::routes::jobs::{going_at, new_run};
 use crate::state::AppState;
-use crate::store::jobs::{self, Run, Schedule};
+use crate::store::jobs::{self, Run, Schedule, Submitter};
 use fabsh_model::jobs::{RunRequest, ScheduleConfig};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
@@ -83,8 +83,9 @@ pub(crate) fn start_due(
     now: i64,
 ) -> Result<(), ApiError> {
     let minute_ms = state.faults.schedule_minute_ms;
-    // (when, job type, the run's request: the schedule's executionData).
-    let mut fires: Vec<(i64, String, Option<String>)> = Vec::new();
+    // (when, job type, the run's request: the schedule's executionData, its owner: who a
+    // scheduled run is submitted by).
+    let mut fires: Vec<(i64, String, Option<String>, Submitter)> = Vec::new();
     for schedule in jobs::enabled_schedules(conn, item_id)? {
         let clock = schedule_clock(&schedule, now, minute_ms);
         if clock <= schedule.fired_until {
@@ -100,20 +101,24 @@ pub(crate) fn start_due(
                     wall_time(&schedule, second, minute_ms),
                     schedule.job_type.clone(),
                     request.clone(),
+                    Submitter {
+                        id: schedule.owner_id.clone(),
+                        kind: schedule.owner_type.clone(),
+                    },
                 ));
             }
         }
         jobs::set_fired_until(conn, &schedule.id, clock)?;
     }
-    let Some(earliest) = fires.iter().map(|(at, _, _)| *at).min() else {
+    let Some(earliest) = fires.iter().map(|(at, ..)| *at).min() else {
         return Ok(());
     };
     fires.sort();
     let mut going: Vec<Run> = jobs::runs_ending_after(conn, item_id, earliest)?;
-    for (at, job_type, request) in fires {
+    for (at, job_type, request, owner) in fires {
         let mut run = Run {
             request,
-            ..new_run(state, item_id, &job_type, "Scheduled", at)?
+            ..new_run(state, item_id, &job_type, "Scheduled", at, owner)?
         };
         if going
             .iter()

@@ -21,18 +21,21 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use fabsh_model::item_types;
 
-/// `400 OperationNotSupportedForItem` for types without a definition (and, as recorded for a
-/// warehouse, without connections).
+/// `400 OperationNotSupportedForItem` for types without a definition.
 pub(super) fn require_definitions(item: &Item) -> Result<(), ApiError> {
     if item_types::find(&item.item_type).is_some_and(|t| t.has_definition) {
         Ok(())
     } else {
-        // The recorded wording for this code.
-        Err(ApiError::bad_request(
-            "OperationNotSupportedForItem",
-            "Operation not supported for requested item",
-        ))
+        Err(unsupported_for_item())
     }
+}
+
+/// `400 OperationNotSupportedForItem`, in the recorded wording.
+pub(super) fn unsupported_for_item() -> ApiError {
+    ApiError::bad_request(
+        "OperationNotSupportedForItem",
+        "Operation not supported for requested item",
+    )
 }
 
 /// getDefinition: 200 `{definition}` or 202 whose result is the same body, per type as the

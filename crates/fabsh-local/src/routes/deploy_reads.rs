@@ -91,6 +91,12 @@ pub(super) fn list_connections(
     paging.slice(unique, "connections", &caller.principal_id)
 }
 
+/// The starter pool's dynamic executor allocation: what every session local Fabric's runs
+/// stand for is sized by (`LivySession.numExecutors`, `dynamicAllocationMaxExecutors`).
+pub(super) const STARTER_MIN_EXECUTORS: u32 = 1;
+/// See [`STARTER_MIN_EXECUTORS`].
+pub(super) const STARTER_MAX_EXECUTORS: u32 = 9;
+
 /// CustomPools_ListWorkspaceCustomPools: the starter pool every workspace has (its id the zero
 /// GUID and its sizes as the swagger's ListCustomPools example shows it); local Fabric makes no
 /// custom pools.
@@ -107,7 +113,11 @@ pub(super) fn list_spark_pools(
         "nodeFamily": "MemoryOptimized",
         "nodeSize": "Medium",
         "autoScale": {"enabled": true, "minNodeCount": 1, "maxNodeCount": 10},
-        "dynamicExecutorAllocation": {"enabled": true, "minExecutors": 1, "maxExecutors": 9},
+        "dynamicExecutorAllocation": {
+            "enabled": true,
+            "minExecutors": STARTER_MIN_EXECUTORS,
+            "maxExecutors": STARTER_MAX_EXECUTORS,
+        },
     });
     Ok(respond::json(
         StatusCode::OK,

@@ -18,9 +18,9 @@ use crate::paging::{PageToken, Paging};
 use crate::respond::{self, Origin, Query, RawBody, norm};
 use crate::scheduled_runs;
 use crate::state::{AppState, Shared};
-use crate::store::jobs::{self, Run};
+use crate::store::jobs::{self, Run, Submitter};
 use crate::store::new_id;
-use crate::store::principals::Role;
+use crate::store::principals::{self, Role};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -156,14 +156,29 @@ fn run_request(body: &RawBody) -> Result<Option<String>, ApiError> {
     ))
 }
 
-/// A new run of `job_type` on the item, begun at `at`: its times from `--job-ms`, its ending
-/// from `--job-failure`.
+/// The caller as the principal that starts a run or owns a schedule (a principal the store
+/// no longer holds is taken for a user, as tokens are issued to users by default).
+pub(crate) fn submitter(
+    conn: &rusqlite::Connection,
+    caller: &Caller,
+) -> Result<Submitter, ApiError> {
+    let kind = principals::get_principal(conn, &caller.principal_id)?
+        .map_or_else(|| "User".to_string(), |p| p.kind);
+    Ok(Submitter {
+        id: caller.principal_id.clone(),
+        kind,
+    })
+}
+
+/// A new run of `job_type` on the item, begun at `at` by `submitter`: its times from
+/// `--job-ms`, its ending from `--job-failure`.
 pub(crate) fn new_run(
     state: &AppState,
     item_id: &str,
     job_type: &str,
     invoke_type: &str,
     at: i64,
+    submitter: Submitter,
 ) -> Result<Run, ApiError> {
     let duration = i64::try_from(state.faults.job_ms).unwrap_or(i64::MAX / 4) * 1_000_000;
     let failure = match &state.faults.job_failure {
@@ -187,6 +202,7 @@ pub(crate) fn new_run(
         failure,
         request: None,
         deduped: false,
+        submitter: Some(submitter),
     })
 }
 
@@ -222,14 +238,21 @@ pub(crate) fn run(
     check_job_type(&item.item_type, &job_type)?;
     let request = run_request(&body)?;
     let now = now_nanos();
-    let run = Run {
-        request,
-        ..new_run(&state, &item.id, &job_type, "Manual", now)?
-    };
-    state.db.write(|tx| {
+    let run = state.db.write(|tx| {
+        let run = Run {
+            request,
+            ..new_run(
+                &state,
+                &item.id,
+                &job_type,
+                "Manual",
+                now,
+                submitter(tx, &caller)?,
+            )?
+        };
         scheduled_runs::start_due(tx, &state, &item.id, now)?;
         jobs::insert_run(tx, &run)?;
-        Ok::<_, ApiError>(())
+        Ok::<_, ApiError>(run)
     })?;
     Ok(accepted(&state, &instance_url(&origin, &target, &run.id)))
 }
@@ -389,6 +412,7 @@ mod tests {
             failure: None,
             request: None,
             deduped: false,
+            submitter: None,
         };
         assert_eq!(status_at(&run, 5).0, JobStatus::NotStarted);
         assert_eq!(status_at(&run, 50).0, JobStatus::InProgress);

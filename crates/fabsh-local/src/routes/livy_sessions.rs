@@ -2,30 +2,38 @@
 //! `LivySessions_GetLivySession` of notebook/, lakehouse/, sparkjobdefinition/ and spark/):
 //! the Spark sessions local Fabric's job engine stands for. Nothing runs Spark here, so a
 //! session is a run of the job store (`store::livy_sessions` says which): its state and times
-//! follow the run's, its `livyId` is the run's root activity id, `jobInstanceId` the run's id.
+//! follow the run's, its `livyId` is the run's root activity id, `jobInstanceId` the run's id,
+//! its `submitter` the principal that started the run (a scheduled run's: the schedule's
+//! owner), its `capacityId` its workspace's, and its Spark sizes the starter pool's, which is
+//! the only pool local Fabric has.
 //!
 //! Whose sessions: a notebook's are its runs (RunNotebook, however started); a lakehouse's
 //! are its own runs (table maintenance, a Spark batch on the service) and not those of the
 //! notebooks that use it as default lakehouse, since that link lives only inside notebook
 //! content, which the store does not index; a workspace's are those of all its items.
 //!
-//! The beta list takes filters (`submittedDateTime`, `endDateTime`, `submitter.Id`, `state`)
-//! local Fabric does not apply yet: it answers the unfiltered list, as the plain one does.
-//! Runs do not record who started them, so a session carries no `submitter`; nor does it
-//! carry `isHighConcurrency`, which the service's examples leave out.
+//! The beta list (`beta=true`) takes the swagger's filters: `submittedDateTime` (submitted at
+//! or after), `endDateTime` (ended at or before; a session still going has not), `submitter.Id`
+//! and `state`, compared at the whole second that sessions print. The plain list defines no
+//! filters and answers every session, as an operation ignores parameters it does not define.
+//! A filter's value that is no date-time, GUID or `LivySessionState` is 400
+//! `InvalidParameter`. Filters ride in the continuation token, so later pages keep them.
 //!
 //! Roles: Viewer reads, as every other read of runs.
 
+use super::deploy_reads::{STARTER_MAX_EXECUTORS, STARTER_MIN_EXECUTORS};
 use super::jobs::status_at;
+use super::livy_filters::{first_page, token_filters};
 use super::target::{ItemTarget, WorkspaceTarget};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::clock::{now_nanos, zulu_timestamp};
 use crate::paging::{PageToken, Paging};
-use crate::respond::{self, norm};
+use crate::respond::{self, Origin, Query, norm};
 use crate::scheduled_runs;
 use crate::state::Shared;
 use crate::store::items;
+use crate::store::jobs::Submitter;
 use crate::store::livy_sessions::{self, SESSION_ITEM_TYPES, Scope, SessionRun};
 use crate::store::principals::Role;
 use axum::extract::{Path, State};
@@ -43,6 +51,14 @@ struct ItemById {
     workspace_id: String,
 }
 
+/// Swagger `Principal`, as the examples show a session's `submitter`: its id and type.
+#[derive(Debug, Clone, Serialize)]
+struct Principal {
+    id: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
 /// Swagger `Duration`, in seconds.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -51,7 +67,7 @@ struct Duration {
     time_unit: &'static str,
 }
 
-/// Swagger `LivySession` (common/spark_definitions.json), the fields a run answers.
+/// Swagger `LivySession` (common/spark_definitions.json): every property it defines.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct LivySession {
@@ -62,6 +78,9 @@ pub(crate) struct LivySession {
     attempt_number: u32,
     max_number_of_attempts: u32,
     livy_name: String,
+    /// Left out for a run stored before local Fabric recorded who started runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    submitter: Option<Principal>,
     item: ItemById,
     item_type: String,
     item_name: String,
@@ -78,14 +97,36 @@ pub(crate) struct LivySession {
     total_duration: Duration,
     job_instance_id: String,
     creator_item: ItemById,
+    is_high_concurrency: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     cancellation_reason: Option<String>,
+    /// Left out when the workspace has no capacity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_id: Option<String>,
     operation_name: &'static str,
+    /// Whose capacity use the session is: local Fabric shares no sessions between runs
+    /// (no high concurrency), so it is the submitter's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    consumer_id: Option<Principal>,
     runtime_version: &'static str,
+    livy_session_item_resource_uri: String,
+    driver_memory: u32,
+    driver_cores: u32,
+    executor_memory: u32,
+    executor_cores: u32,
+    num_executors: u32,
+    is_dynamic_allocation_enabled: bool,
+    dynamic_allocation_max_executors: u32,
 }
 
 /// The Fabric runtime local Fabric names (the swagger examples' `1.3`).
 const RUNTIME_VERSION: &str = "1.3";
+
+/// A starter pool session's driver and executors: one Medium node each (8 vCores, 64 GB, of
+/// which Spark is given 56 GB), as Fabric sizes the starter pool's sessions.
+const NODE_CORES: u32 = 8;
+/// See [`NODE_CORES`]; in GB, the unit the swagger gives `driverMemory`/`executorMemory`.
+const NODE_MEMORY_GB: u32 = 56;
 
 fn seconds(from: i64, to: i64) -> Duration {
     Duration {
@@ -107,8 +148,14 @@ fn state_of(status: JobStatus) -> &'static str {
     }
 }
 
-/// The session a run stands for, at `now`.
-pub(crate) fn session(row: &SessionRun, now: i64) -> LivySession {
+/// The collection of an item type with sessions (`notebooks`, ...), for its sessions' URI.
+fn collection_of(item_type: &str) -> &'static str {
+    fabsh_model::item_types::find(item_type).map_or("items", |known| known.collection)
+}
+
+/// The session a run stands for, at `now`; `origin` is the server's, for the URI of the
+/// item's sessions (`livySessionItemResourceUri`).
+pub(crate) fn session(row: &SessionRun, now: i64, origin: &str) -> LivySession {
     let run = &row.run;
     let (status, start, end) = status_at(run, now);
     let item = ItemById {
@@ -157,6 +204,30 @@ pub(crate) fn session(row: &SessionRun, now: i64) -> LivySession {
             (false, _) => "Batch Livy Run",
         },
         runtime_version: RUNTIME_VERSION,
+        submitter: run.submitter.as_ref().map(principal),
+        consumer_id: run.submitter.as_ref().map(principal),
+        is_high_concurrency: false,
+        capacity_id: row.capacity_id.clone(),
+        livy_session_item_resource_uri: format!(
+            "{origin}/v1/workspaces/{}/{}/{}/livySessions",
+            row.workspace_id,
+            collection_of(&row.item_type),
+            run.item_id
+        ),
+        driver_memory: NODE_MEMORY_GB,
+        driver_cores: NODE_CORES,
+        executor_memory: NODE_MEMORY_GB,
+        executor_cores: NODE_CORES,
+        num_executors: STARTER_MIN_EXECUTORS,
+        is_dynamic_allocation_enabled: true,
+        dynamic_allocation_max_executors: STARTER_MAX_EXECUTORS,
+    }
+}
+
+fn principal(submitter: &Submitter) -> Principal {
+    Principal {
+        id: submitter.id.clone(),
+        kind: submitter.kind.clone(),
     }
 }
 
@@ -173,7 +244,8 @@ fn session_item(
     Ok(item)
 }
 
-/// Answers a page of the scope's sessions, newest first (as runs are listed).
+/// Answers a page of the scope's sessions that pass the token's filters, newest first (as
+/// runs are listed).
 fn page(
     state: &Shared,
     paging: &Paging,
@@ -181,16 +253,17 @@ fn page(
     scope: Scope<'_>,
 ) -> Result<Response, ApiError> {
     let now = now_nanos();
+    let filters = token_filters(token)?;
     paging.respond(
         token,
         |after, limit| {
             let before = if after == 0 { i64::MAX } else { -after };
             state
                 .db
-                .read(|c| livy_sessions::list(c, scope, before, limit))
+                .read(|c| livy_sessions::list(c, scope, &filters, now, before, limit))
         },
         |row| -row.run.seq,
-        |row| session(row, now),
+        |row| session(row, now, &paging.origin),
     )
 }
 
@@ -200,13 +273,14 @@ pub(crate) fn list_item(
     caller: Caller,
     target: ItemTarget,
     paging: Paging,
+    query: Query,
 ) -> Result<Response, ApiError> {
     let item = session_item(&state, &caller, &target)?;
     let list = PageToken {
         extra: Some(item.id.clone()),
         ..PageToken::first("livySessions", Some(&target.ws))
     };
-    let token = paging.token(list, Ok)?;
+    let token = paging.token(list, |list| first_page(list, &query))?;
     scheduled_runs::record_due(&state, &item.id, now_nanos())?;
     page(&state, &paging, &token, Scope::Item(&item.id))
 }
@@ -223,6 +297,7 @@ pub(crate) fn show_item(
     caller: Caller,
     target: ItemTarget,
     Path(path): Path<LivyPath>,
+    Origin(origin): Origin,
 ) -> Result<Response, ApiError> {
     let item = session_item(&state, &caller, &target)?;
     let livy = norm(&path.livy);
@@ -238,7 +313,7 @@ pub(crate) fn show_item(
                 format!("The Livy session '{livy}' was not found"),
             )
         })?;
-    Ok(respond::json(StatusCode::OK, &session(&row, now)))
+    Ok(respond::json(StatusCode::OK, &session(&row, now, &origin)))
 }
 
 /// GET `/v1/workspaces/{ws}/spark/livySessions` (also `?beta=true`): every item's sessions.
@@ -247,9 +322,13 @@ pub(crate) fn list_workspace(
     caller: Caller,
     WorkspaceTarget { ws }: WorkspaceTarget,
     paging: Paging,
+    query: Query,
 ) -> Result<Response, ApiError> {
     caller.workspace(&state, &ws, Role::Viewer)?;
-    let token = paging.token(PageToken::first("workspaceLivySessions", Some(&ws)), Ok)?;
+    let token = paging.token(
+        PageToken::first("workspaceLivySessions", Some(&ws)),
+        |list| first_page(list, &query),
+    )?;
     // Runs scheduled by now are sessions too; record them first, item by item.
     let now = now_nanos();
     let names = state.db.read(|c| items::names_and_ids(c, &ws))?;

@@ -27,6 +27,7 @@ mod items;
 pub(crate) mod jobs;
 mod lakehouse_load;
 mod lakehouse_tables;
+mod livy_filters;
 mod livy_sessions;
 mod local_admin;
 mod managed_identity;

@@ -17,7 +17,7 @@ use crate::scheduled_runs;
 use crate::state::Shared;
 use crate::store::jobs::{self, Schedule};
 use crate::store::new_id;
-use crate::store::principals::{self, Role};
+use crate::store::principals::Role;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -84,9 +84,8 @@ fn request(body: &RawBody) -> Result<ScheduleRequest, ApiError> {
 
 /// The caller as a schedule's owner: its id and `User` / `ServicePrincipal`.
 fn owner(conn: &Connection, caller: &Caller) -> Result<(String, String), ApiError> {
-    let kind = principals::get_principal(conn, &caller.principal_id)?
-        .map_or_else(|| "User".to_string(), |p| p.kind);
-    Ok((caller.principal_id.clone(), kind))
+    let owner = super::jobs::submitter(conn, caller)?;
+    Ok((owner.id, owner.kind))
 }
 
 fn to_text<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {

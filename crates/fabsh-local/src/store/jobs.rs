@@ -51,6 +51,21 @@ UPDATE item_schedules
 ALTER TABLE job_instances ADD COLUMN deduped INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Migration step: who started a run (swagger `LivySession.submitter`, a `Principal`): the
+/// caller of an on-demand run, the owner of the schedule that fired a scheduled one. Runs
+/// kept from before were started by someone no longer known: they keep none.
+pub(crate) const MIGRATION_SUBMITTER: &str = r"
+ALTER TABLE job_instances ADD COLUMN submitter_id TEXT;
+ALTER TABLE job_instances ADD COLUMN submitter_type TEXT;
+";
+
+/// The principal that started a run: its id and principal type (`User`, `ServicePrincipal`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Submitter {
+    pub id: String,
+    pub kind: String,
+}
+
 /// One stored run.
 #[derive(Debug, Clone)]
 pub(crate) struct Run {
@@ -70,10 +85,16 @@ pub(crate) struct Run {
     pub request: Option<String>,
     /// Skipped by the scheduler: a run of its job type was still going (`Deduped`).
     pub deduped: bool,
+    /// Who started it; `None` for runs stored before submitters were recorded.
+    pub submitter: Option<Submitter>,
 }
 
 pub(crate) const RUN_COLUMNS: &str = "seq, id, item_id, job_type, invoke_type, root_activity_id, \
-     created_at, start_at, due_at, cancelled_at, failure, request, deduped";
+     created_at, start_at, due_at, cancelled_at, failure, request, deduped, submitter_id, \
+     submitter_type";
+
+/// How many columns `RUN_COLUMNS` reads: a query that selects more reads them after these.
+pub(crate) const RUN_COLUMN_COUNT: usize = 15;
 
 pub(crate) fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
     Ok(Run {
@@ -90,6 +111,10 @@ pub(crate) fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         failure: row.get(10)?,
         request: row.get(11)?,
         deduped: row.get(12)?,
+        submitter: match (row.get(13)?, row.get(14)?) {
+            (Some(id), Some(kind)) => Some(Submitter { id, kind }),
+            _ => None,
+        },
     })
 }
 
@@ -97,8 +122,9 @@ pub(crate) fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
 pub(crate) fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO job_instances (id, item_id, job_type, invoke_type, root_activity_id,
-             created_at, start_at, due_at, cancelled_at, failure, request, deduped)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             created_at, start_at, due_at, cancelled_at, failure, request, deduped,
+             submitter_id, submitter_type)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?
     .execute(params![
         run.id,
@@ -112,7 +138,9 @@ pub(crate) fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<()> {
         run.cancelled_at,
         run.failure,
         run.request,
-        run.deduped
+        run.deduped,
+        run.submitter.as_ref().map(|s| s.id.as_str()),
+        run.submitter.as_ref().map(|s| s.kind.as_str())
     ])?;
     Ok(())
 }

@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     super::jobs::MIGRATION,
     super::jobs::MIGRATION_FIRING,
     super::mlv_definitions::MIGRATION,
+    super::jobs::MIGRATION_SUBMITTER,
 ];
 
 /// Schema version written to `PRAGMA user_version`.
