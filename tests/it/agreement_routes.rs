@@ -118,7 +118,9 @@ fn every_swagger_get_path_answers_alike_with_a_trailing_slash() {
 #[test]
 fn an_environment_publishes_through_an_operation_and_says_so() {
     use crate::service_bodies::{assert_shaped, call, get_json, header, poll_to_success};
-    let server = crate::support::Server::with(&[("lro-ms", "400")]);
+    // Operations asked for: the service answered the publish as one until 2026 (the
+    // swagger's example), and clients must cope with both.
+    let server = crate::support::Server::with(&[("lro-ms", "400"), ("async-ratio", "1")]);
     let id = server.create_demo_item("Published env", "Environment");
     let env_path = server.demo_path(&format!("/environments/{id}"));
     let definitions =
@@ -191,6 +193,49 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
         assert_eq!(details["state"], "Success", "{done}");
         assert!(details["endTime"].is_string(), "{done}");
     }
+}
+
+/// The service's newest answer to an environment's publish (fabric-cli's recording of
+/// 2026-06-15, vendored under tests/fixtures/fabric-cli-recordings): 200 with the finished
+/// publish's `publishDetails`, which local Fabric answers by default.
+#[test]
+fn an_environment_publish_answers_inline_as_the_newest_recording() {
+    use crate::service_bodies::{call, get_json};
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fabric-cli-recordings/import__test_import_create_new_item_successEnvironment__staging_publish.yaml"
+    ))
+    .expect("the vendored recording");
+    let cassette: Value = serde_yaml_ng::from_str(&text).expect("YAML");
+    let recorded = &cassette["interactions"][0]["response"];
+    let theirs: Value =
+        serde_json::from_str(recorded["body"]["string"].as_str().expect("body")).expect("JSON");
+    let server = crate::support::Server::with(&[]);
+    let id = server.create_demo_item("Published inline", "Environment");
+    let env_path = server.demo_path(&format!("/environments/{id}"));
+    let (status, _, answer) = call(
+        &server,
+        "POST",
+        &format!("{env_path}/staging/publish"),
+        None,
+    );
+    assert_eq!(
+        u64::from(status),
+        recorded["status"]["code"].as_u64().expect("code"),
+        "{answer}"
+    );
+    let ours: Value = serde_json::from_str(&answer).expect("a JSON answer");
+    assert_eq!(keys(&ours), keys(&theirs), "{ours}");
+    let (ours, theirs) = (&ours["publishDetails"], &theirs["publishDetails"]);
+    assert_eq!(keys(ours), keys(theirs), "{ours}");
+    assert_eq!(
+        keys(&ours["componentPublishInfo"]),
+        keys(&theirs["componentPublishInfo"])
+    );
+    assert_eq!(ours["state"], theirs["state"]);
+    // The environment then reads as that publish left it.
+    let after = get_json(&server, &env_path);
+    assert_eq!(&after["properties"]["publishDetails"], ours, "{after}");
 }
 
 /// The keys of an object, sorted.

@@ -239,7 +239,10 @@ impl Action {
             }
             Action::PublishEnvironment { item_id } => {
                 environment_publishes::succeed(conn, item_id, now)?;
-                Ok(None)
+                // Inline, the answer is the finished publish; as an operation, none.
+                Ok(crate::item_properties::environment_publish_answer(
+                    conn, item_id,
+                )?)
             }
             Action::BulkExport(export) => bulk_export::apply(conn, export).map(Some),
             Action::BulkImport(import) => bulk_import::apply(conn, import, now).map(Some),

@@ -315,6 +315,18 @@ fn sql_database(item: &Item) -> Value {
     })
 }
 
+/// What a publish of the environment `item_id` answers inline: its `publishDetails` as they
+/// stand (fabric-cli's recording test_import_create_new_item_success[Environment], 2026-06-15:
+/// 200 with the finished publish's details); none when the item is gone.
+pub(crate) fn environment_publish_answer(
+    conn: &Connection,
+    item_id: &str,
+) -> rusqlite::Result<Option<Value>> {
+    items::get_any(conn, item_id)?
+        .map(|item| environment(conn, &item))
+        .transpose()
+}
+
 /// `EnvironmentProperties`: the environment's last publish as it stands (`Running` until its
 /// operation completes, then `Success`).
 fn environment(conn: &Connection, item: &Item) -> rusqlite::Result<Value> {

@@ -33,9 +33,12 @@ pub(super) fn staging_publish(
     }
 }
 
-/// Items_PublishEnvironment: a long-running publish (202, as the swagger's example and the
-/// service answer). Any body is accepted, as the service takes none (fabric-cicd sends the
-/// JSON string `"{}"`). The environment reports `Running` until the operation completes.
+/// Items_PublishEnvironment. The swagger's example and older recordings answer 202, a
+/// long-running publish (the environment reports `Running` until it completes); the newest
+/// recording (fabric-cli's test_import_create_new_item_success[Environment], 2026-06-15)
+/// answers 200 with the finished publish's `publishDetails`, which is what local Fabric
+/// answers unless `async-ratio` asks for operations. Any body is accepted, as the service
+/// takes none (fabric-cicd sends the JSON string `"{}"`).
 fn publish_environment(
     State(state): State<Shared>,
     caller: Caller,
@@ -54,7 +57,7 @@ fn publish_environment(
         InlineAnswer {
             status: StatusCode::OK,
             etag: false,
-            service_lro: true,
+            service_lro: false,
         },
     )
 }
