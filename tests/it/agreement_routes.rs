@@ -201,15 +201,8 @@ fn an_environment_publishes_through_an_operation_and_says_so() {
 #[test]
 fn an_environment_publish_answers_inline_as_the_newest_recording() {
     use crate::service_bodies::{call, get_json};
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/fabric-cli-recordings/import__test_import_create_new_item_successEnvironment__staging_publish.yaml"
-    ))
-    .expect("the vendored recording");
-    let cassette: Value = serde_yaml_ng::from_str(&text).expect("YAML");
-    let recorded = &cassette["interactions"][0]["response"];
-    let theirs: Value =
-        serde_json::from_str(recorded["body"]["string"].as_str().expect("body")).expect("JSON");
+    let (recorded_status, theirs) =
+        recorded("import__test_import_create_new_item_successEnvironment__staging_publish.yaml");
     let server = crate::support::Server::with(&[]);
     let id = server.create_demo_item("Published inline", "Environment");
     let env_path = server.demo_path(&format!("/environments/{id}"));
@@ -219,11 +212,7 @@ fn an_environment_publish_answers_inline_as_the_newest_recording() {
         &format!("{env_path}/staging/publish"),
         None,
     );
-    assert_eq!(
-        u64::from(status),
-        recorded["status"]["code"].as_u64().expect("code"),
-        "{answer}"
-    );
+    assert_eq!(u64::from(status), recorded_status, "{answer}");
     let ours: Value = serde_json::from_str(&answer).expect("a JSON answer");
     assert_eq!(keys(&ours), keys(&theirs), "{ours}");
     let (ours, theirs) = (&ours["publishDetails"], &theirs["publishDetails"]);
@@ -236,6 +225,36 @@ fn an_environment_publish_answers_inline_as_the_newest_recording() {
     // The environment then reads as that publish left it.
     let after = get_json(&server, &env_path);
     assert_eq!(&after["properties"]["publishDetails"], ours, "{after}");
+}
+
+/// A vendored recording of tests/fixtures/fabric-cli-recordings: its first interaction's
+/// response status and JSON body.
+fn recorded(file: &str) -> (u64, Value) {
+    let path = format!(
+        "{}/tests/fixtures/fabric-cli-recordings/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("the vendored recording");
+    let cassette: Value = serde_yaml_ng::from_str(&text).expect("YAML");
+    let response = &cassette["interactions"][0]["response"];
+    let body = response["body"]["string"].as_str().expect("body");
+    (
+        response["status"]["code"].as_u64().expect("code"),
+        serde_json::from_str(body).expect("JSON"),
+    )
+}
+
+/// A dataflow's typed GET answers the `properties` the service's does (recorded 2026-04).
+#[test]
+fn a_dataflow_answers_its_properties_as_recorded() {
+    use crate::service_bodies::get_json;
+    let (status, theirs) = recorded("get__test_get_item_query_all_successDataflow__get.yaml");
+    assert_eq!(status, 200);
+    let server = crate::support::shared(module_path!());
+    let id = server.create_demo_item("Recorded flow", "Dataflow");
+    let ours = get_json(server, &server.demo_path(&format!("/dataflows/{id}")));
+    // Only `properties`: the service added `description` to items after this recording.
+    assert_eq!(ours["properties"], theirs["properties"], "{ours}");
 }
 
 /// The keys of an object, sorted.

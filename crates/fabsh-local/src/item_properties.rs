@@ -67,6 +67,10 @@ pub(crate) fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<
         "MirroredAzureDatabricksCatalog" => mirrors::databricks_catalog(conn, item)?,
         "DigitalTwinBuilderFlow" => from_payload(conn, item, &["digitalTwinBuilderItemReference"])?,
         "MLExperiment" => json!({ "mlFlowExperimentId": ml_flow_experiment_id(item) }),
+        // A dataflow answers whether it runs with public parameters (fabric-cli's recording
+        // test_get_item_query_all_success[Dataflow], 2026-04); local Fabric runs no dataflow,
+        // so none of its dataflows does.
+        "Dataflow" => json!({ "isParametric": false }),
         _ => return Ok(None),
     };
     // Every type's properties are an object (each is built as one above).
