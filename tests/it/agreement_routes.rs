@@ -257,6 +257,27 @@ fn a_dataflow_answers_its_properties_as_recorded() {
     assert_eq!(ours["properties"], theirs["properties"], "{ours}");
 }
 
+/// A Cosmos DB database cannot be renamed, as the service answered (recorded 2026-02); its
+/// description still can be changed, and so can its name be given unchanged.
+#[test]
+fn a_cosmos_db_database_refuses_a_rename_as_recorded() {
+    use crate::service_bodies::call;
+    let (status, theirs) =
+        recorded("set__test_set_cosmosdb_database_displayname_not_supported_failure__patch.yaml");
+    let server = crate::support::shared(module_path!());
+    let id = server.create_demo_item("Fixedname", "CosmosDBDatabase");
+    let path = server.demo_path(&format!("/cosmosDbDatabases/{id}"));
+    let rename = serde_json::json!({"displayName": "Othername"});
+    let (ours, _, answer) = call(server, "PATCH", &path, Some(&rename));
+    assert_eq!(u64::from(ours), status, "{answer}");
+    let answer: Value = serde_json::from_str(&answer).expect("an error body");
+    assert_eq!(answer["errorCode"], theirs["errorCode"], "{answer}");
+    assert_eq!(answer["message"], theirs["message"]);
+    let same = serde_json::json!({"displayName": "Fixedname", "description": "kept name"});
+    let (ours, _, answer) = call(server, "PATCH", &path, Some(&same));
+    assert_eq!(ours, 200, "{answer}");
+}
+
 /// The keys of an object, sorted.
 fn keys(object: &Value) -> Vec<String> {
     let mut keys: Vec<String> = object

@@ -146,6 +146,7 @@ pub(super) fn update(
     let updated = state.db.write(|tx| {
         let mut item = target.get(tx)?;
         if let Some(name) = name {
+            refuse_fixed_name(&item, &name)?;
             crate::name_rules::check_item(&item.item_type, &name)?;
             if items::name_taken(tx, &target.ws, &item.item_type, &name, &item.id)? {
                 return Err(name_in_use(&name));
@@ -167,6 +168,20 @@ pub(super) fn update(
         .db
         .read(|c| wire(c, &updated, target.implied.is_some()))?;
     Ok(respond::json_with_etag(StatusCode::OK, &value))
+}
+
+/// A Cosmos DB database keeps the name it was made with: the service refuses a rename
+/// (fabric-cli's recording test_set_cosmosdb_database_displayname_not_supported_failure,
+/// 2026-02: 400 `CosmosDBDatabaseDisplayNameCannotBeChanged`). The same name is no rename.
+fn refuse_fixed_name(item: &items::Item, name: &str) -> Result<(), ApiError> {
+    if item.item_type == "CosmosDBDatabase" && name != item.display_name {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "CosmosDBDatabaseDisplayNameCannotBeChanged",
+            "The display name of CosmosDBDatabase items cannot be changed",
+        ));
+    }
+    Ok(())
 }
 
 /// DELETE: soft by default (the row stays, marked deleted; the name is free again);
