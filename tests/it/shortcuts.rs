@@ -85,6 +85,48 @@ fn shortcuts_are_created_listed_shown_and_deleted() {
         Some(&request),
     );
     assert_eq!(status, 200, "{text}");
+    // OverwriteOnly replaces it too: 200 with its Location, as fabric-cli's recording shows.
+    let recorded: Value = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/fabric-cli-recordings/set__test_set_onelake_shortcut_target_itemid_success__overwrite.yaml"
+        ))
+        .expect("the vendored recording"),
+    )
+    .expect("YAML");
+    let response = &recorded["interactions"][0]["response"];
+    let (status, head, text) = call(
+        server,
+        "POST",
+        &format!("{base}?shortcutConflictPolicy=OverwriteOnly"),
+        Some(&request),
+    );
+    assert_eq!(
+        Some(u64::from(status)),
+        response["status"]["code"].as_u64(),
+        "{text}"
+    );
+    // Both name the shortcut answered: `…/shortcuts/{path}/{name}`.
+    let names_its_shortcut = |location: &str, body: &Value| {
+        let (path, name) = (body["path"].as_str(), body["name"].as_str());
+        location.ends_with(&format!(
+            "/shortcuts/{}/{}",
+            path.unwrap_or("?"),
+            name.unwrap_or("?")
+        ))
+    };
+    let theirs: Value =
+        serde_json::from_str(response["body"]["string"].as_str().expect("body")).expect("JSON");
+    let recorded_location = response["headers"]["Location"][0]
+        .as_str()
+        .expect("recorded");
+    assert!(
+        names_its_shortcut(recorded_location, &theirs),
+        "{recorded_location}"
+    );
+    let ours: Value = serde_json::from_str(&text).expect("JSON");
+    let location = header(&head, "Location").expect("a Location, as recorded");
+    assert!(names_its_shortcut(&location, &ours), "{location}");
 
     let (status, _, text) = call(server, "DELETE", &one, None);
     assert_eq!(status, 200, "{text}");

@@ -39,7 +39,16 @@ pub(crate) fn to_value(value: &impl Serialize) -> Result<Value, ApiError> {
 
 /// A 201 with the created resource and its address in `Location`.
 pub(crate) fn created(value: &(impl Serialize + ?Sized), location: &str) -> Response {
-    let mut response = json(StatusCode::CREATED, value);
+    located(StatusCode::CREATED, value, location)
+}
+
+/// A JSON response with `status` and a `Location` header.
+pub(crate) fn located(
+    status: StatusCode,
+    value: &(impl Serialize + ?Sized),
+    location: &str,
+) -> Response {
+    let mut response = json(status, value);
     if let Ok(location) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, location);
     }

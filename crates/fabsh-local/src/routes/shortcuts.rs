@@ -281,7 +281,8 @@ pub(super) fn list(
     )
 }
 
-/// POST `…/shortcuts`: 201 with the shortcut and its Location, 200 when it replaced one.
+/// POST `…/shortcuts`: 201 with the shortcut and its Location, 200 (with it too) when it
+/// replaced one.
 pub(super) fn create(
     State(state): State<Shared>,
     caller: Caller,
@@ -298,14 +299,18 @@ pub(super) fn create(
         let wanted = wanted(tx, &caller, &state, &request)?;
         create_one(tx, &item.id, wanted, policy)
     })?;
-    if !created {
-        return Ok(respond::json(StatusCode::OK, &shortcut.wire()));
-    }
     let location = format!(
         "{origin}/v1/workspaces/{}/items/{}/shortcuts/{}/{}",
         target.ws, target.id, shortcut.path, shortcut.name
     );
-    Ok(respond::created(&shortcut.wire(), &location))
+    // A shortcut replaced (`OverwriteOnly`) is answered 200, with its Location too (fabric-cli's
+    // recording test_set_onelake_shortcut_target_itemid_success, 2026-04).
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(respond::located(status, &shortcut.wire(), &location))
 }
 
 /// POST `…/shortcuts/bulkCreate` `{createShortcutRequests: [...]}`: each request succeeds or
