@@ -27,10 +27,7 @@ struct Kept {
 
 /// The file keeping the committed block list of the blob `target`.
 fn committed_file(target: &Target) -> PathBuf {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(target.path.as_str().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    target.dirs.staging.join("committed").join(hex)
+    target.dirs.of_blob("committed", target.path.as_str())
 }
 
 /// Keeps `blocks` as the committed list of the blob just made with `etag`.

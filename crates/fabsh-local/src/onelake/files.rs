@@ -52,6 +52,16 @@ impl ItemDirs {
         file
     }
 
+    /// What the staging folder keeps of the blob at `path` (a path in the item) under `kind`
+    /// (`blocks`, `committed`, `metadata`): named by the SHA-256 of the path, so any path,
+    /// however long or deep, is one name in one folder.
+    pub(crate) fn of_blob(&self, kind: &str, path: &str) -> PathBuf {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(path.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        self.staging.join(kind).join(hex)
+    }
+
     /// A fresh name for an upload in progress (made by the caller).
     pub(crate) fn upload(&self) -> PathBuf {
         self.staging.join("uploads").join(crate::store::new_id())

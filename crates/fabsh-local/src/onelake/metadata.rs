@@ -54,10 +54,7 @@ pub(crate) fn from_headers(headers: &HeaderMap) -> Result<UserMetadata, StorageE
 
 /// The metadata file of the blob at `path` (a path in the item).
 fn file_of(dirs: &ItemDirs, path: &str) -> PathBuf {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(path.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    dirs.staging.join("metadata").join(hex)
+    dirs.of_blob("metadata", path)
 }
 
 /// Keeps `metadata` for the blob just written with `etag` (none: forgets any). Runs under
