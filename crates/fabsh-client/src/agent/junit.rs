@@ -74,15 +74,6 @@ fn seconds(row: &EvaluationRow) -> f64 {
     row.latency_ms.map_or(0.0, |ms| ms as f64) / 1000.0
 }
 
-/// The JUnit document for one evaluation's rows; `suite` names the testsuite (the agent).
-pub fn render(suite: &str, rows: &[EvaluationRow], repeats: usize) -> String {
-    render_suites(&[Suite {
-        name: suite,
-        rows,
-        repeats,
-    }])
-}
-
 /// The JUnit document for several evaluations, a testsuite each (`deploy promote`'s agents).
 pub fn render_suites(suites: &[Suite<'_>]) -> String {
     let tests: usize = suites.iter().map(|suite| suite.rows.len()).sum();
@@ -146,6 +137,15 @@ fn write_suite(out: &mut String, suite: &Suite<'_>) {
 mod tests {
     use super::*;
     use serde_json::{Value, json};
+
+    /// The document of one evaluation's rows, `suite` naming its testsuite.
+    fn render(suite: &str, rows: &[EvaluationRow], repeats: usize) -> String {
+        render_suites(&[Suite {
+            name: suite,
+            rows,
+            repeats,
+        }])
+    }
 
     /// A row of `question` graded `verdict`, with the other keys of `more`.
     fn row(question: &str, verdict: &str, more: Value) -> EvaluationRow {

@@ -275,8 +275,12 @@ impl Command for Evaluate {
             let run_id = tracking::record(&mut tracked, &mut run, &rows)?;
             let comparison = tracking::compare(&tracked, &run, &rows);
             if let Some(path) = &junit {
-                let suite = run.agent.name.as_deref().unwrap_or(&id);
-                tracking::write_junit(path, suite, &rows, repeats as usize)?;
+                let suite = crate::agent::junit::Suite {
+                    name: run.agent.name.as_deref().unwrap_or(&id),
+                    rows: &rows,
+                    repeats: repeats as usize,
+                };
+                tracking::write_junit(path, &[suite])?;
             }
             let per_question = graded
                 .questions

@@ -212,14 +212,10 @@ pub(crate) fn new_output_file(flag: &str, text: &str, force: bool) -> Result<Pat
     Ok(path)
 }
 
-/// Writes the rows (each question's `repeats` runs together) as JUnit XML.
-pub(crate) fn write_junit(
-    path: &Path,
-    suite: &str,
-    rows: &[EvaluationRow],
-    repeats: usize,
-) -> Result<()> {
-    std::fs::write(path, junit::render(suite, rows, repeats))
+/// Writes evaluations as JUnit XML, a testsuite each (each question's `repeats` runs
+/// together).
+pub(crate) fn write_junit(path: &Path, suites: &[junit::Suite<'_>]) -> Result<()> {
+    std::fs::write(path, junit::render_suites(suites))
         .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
 }
 

@@ -6,12 +6,12 @@
 
 use super::flags::RepositoryFlags;
 use super::{CONFIG, DIR, ENV_VARS};
-use crate::agent::junit::{Suite, render_suites};
+use crate::agent::junit::Suite;
 use crate::commands::args::FileArg;
 use crate::commands::data_agent::evaluate_flags::{
     BASELINE, FORCE, JUNIT, MIN_PASS_RATE, QUESTIONS, parse_min_pass_rate,
 };
-use crate::commands::data_agent::evaluation_record::new_output_file;
+use crate::commands::data_agent::evaluation_record::{self, new_output_file};
 use crate::commands::spec::{ArgKind, ArgSpec, HandlerFuture, LocalPath};
 use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
@@ -249,8 +249,7 @@ fn write_junit(path: &Path, promotion: &Promotion) -> Result<()> {
             })
         })
         .collect();
-    std::fs::write(path, render_suites(&suites))
-        .map_err(|err| Error::runtime(format!("cannot write {}", path.display())).with_cause(err))
+    evaluation_record::write_junit(path, &suites)
 }
 
 /// The reply: the steps as the table's rows, a line on how it ended, and the failure of the
