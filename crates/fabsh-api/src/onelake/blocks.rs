@@ -330,10 +330,14 @@ async fn read_block(
     // Made here, not on the blocking thread: a block is freed on the thread that sent it,
     // and blocks made on other threads left the allocator's per-thread arenas holding freed
     // blocks (the client's peak memory went from 65 to 101 MiB).
-    let mut bytes = vec![0u8; len];
+    // Not zeroed first: read_to_end reads into the spare capacity as it is.
+    let mut bytes = Vec::with_capacity(len);
     let (taken, bytes) = tokio::task::spawn_blocking(move || {
         taken.seek(std::io::SeekFrom::Start(index * CHUNK as u64))?;
-        taken.read_exact(&mut bytes)?;
+        (&mut taken).take(len as u64).read_to_end(&mut bytes)?;
+        if bytes.len() != len {
+            return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
+        }
         Ok::<_, std::io::Error>((taken, bytes))
     })
     .await

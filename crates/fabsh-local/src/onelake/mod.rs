@@ -21,6 +21,7 @@ mod metadata;
 mod names;
 mod read;
 mod receive;
+mod reorder;
 mod sources;
 mod staged;
 mod write;

@@ -6,9 +6,10 @@
 //! (`staging/blocks/<sha256 of the path>/data`), with an index of where each lies (`…/index`,
 //! a line per block: hex of its id, offset, length; a later line for an id replaces an earlier
 //! one, as a block sent again replaces the first). Why one file: a client sends a file's blocks
-//! in order, so a commit naming them in that order finds the blob already whole and renames the
-//! data file into place, and each byte is written once. A list in another order, or over
-//! blocks sent twice or cut off, is copied range by range into a new file.
+//! in order, so a commit naming them finds the blob already whole, renames the data file into
+//! place and each byte is written once (blocks sent at once that came a little out of order
+//! are put back in order where they lie, `reorder`). A list over blocks sent twice or cut off,
+//! or far from the order they came in, is copied range by range into a new file.
 //!
 //! A Put Block reserves its range from its declared length before reading the body, so blocks
 //! sent at once write apart, and is indexed only once its whole body came: a block cut off
@@ -19,6 +20,7 @@
 use super::Target;
 use super::answer::StorageError;
 use super::files::{self, Temporary};
+use super::reorder;
 use axum::http::StatusCode;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -224,15 +226,16 @@ pub(super) fn invalid_block_list(why: &str) -> StorageError {
 
 /// What a commit of a block list finds staged.
 pub(super) enum Assembly {
-    /// The data file held the listed blocks, in order and nothing else: renamed to the file
-    /// asked for, the blob's staging dropped.
+    /// The data file held the listed blocks and nothing else: renamed to the file asked for
+    /// and put in the listed order where it lies (`reorder`), the blob's staging dropped.
     Whole(Temporary),
     /// The listed blocks' ranges in the data file, to copy.
     Ranges(Vec<Block>),
 }
 
 /// The staged blocks `keys` name, in order: the data file itself, renamed to `into`, when it
-/// holds exactly them in that order with no block still arriving; otherwise their ranges.
+/// holds exactly them (in that order, or nearly) with no block still arriving; otherwise
+/// their ranges.
 /// 400 `InvalidBlockList` when one was not staged. Blocking; called with the commit lock held
 /// and the commit's conditions met, so that the blocks are taken only by a commit that
 /// succeeds.
@@ -257,14 +260,6 @@ pub(super) fn assemble(
     }
     let lengths: Vec<u64> = listed.iter().map(|block| block.len).collect();
     let total: u64 = lengths.iter().sum();
-    let in_order = listed
-        .iter()
-        .scan(0u64, |at, block| {
-            let here = *at == block.offset;
-            *at += block.len;
-            Some(here)
-        })
-        .all(|here| here);
     let data = data_file(&dir);
     let on_disk = match std::fs::metadata(&data) {
         Ok(meta) => meta.len(),
@@ -276,12 +271,21 @@ pub(super) fn assemble(
         .blobs
         .get(&dir)
         .map_or(on_disk, |reserved| reserved.end);
-    if in_order && on_disk == total && reserved_end == total && total > 0 {
-        files::make_parents(&into)?;
-        std::fs::rename(&data, &into)?;
-        inner.blobs.remove(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
-        return Ok((Assembly::Whole(Temporary::new(into)), lengths));
+    let whole = on_disk == total && reserved_end == total && total > 0;
+    if whole && reorder::fill(&listed, total) {
+        let windows = reorder::windows(&listed);
+        // Rewriting a window writes its bytes twice; past half the file, one copy of it all
+        // writes less.
+        if reorder::moved(&listed, &windows) * 2 <= total {
+            files::make_parents(&into)?;
+            std::fs::rename(&data, &into)?;
+            let file = Temporary::new(into);
+            inner.blobs.remove(&dir);
+            let _ = std::fs::remove_dir_all(&dir);
+            drop(inner);
+            reorder::apply(file.path(), &listed, &windows)?;
+            return Ok((Assembly::Whole(file), lengths));
+        }
     }
     Ok((Assembly::Ranges(listed), lengths))
 }
@@ -378,6 +382,29 @@ mod tests {
         assert_eq!(std::fs::read(&into).expect("read"), b"one two");
         assert!(
             self::listed(&target).expect("listed").is_empty(),
+            "staging dropped"
+        );
+    }
+
+    #[test]
+    fn blocks_that_came_out_of_order_are_put_in_order_in_the_data_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (reservations, target) = (Reservations::default(), target(dir.path()));
+        for (name, body) in [("b", "two "), ("a", "one "), ("c", "three "), ("d", "four")] {
+            stage(&reservations, &target, name, body.as_bytes());
+        }
+        let into = dir.path().join("out");
+        let (assembly, _) =
+            assemble(&reservations, &target, &keys(&["a", "b", "c", "d"]), into).expect("whole");
+        let Assembly::Whole(file) = assembly else {
+            panic!("one pair out of order: reordered in place, not copied");
+        };
+        assert_eq!(
+            std::fs::read(file.path()).expect("read"),
+            b"one two three four"
+        );
+        assert!(
+            listed(&target).expect("listed").is_empty(),
             "staging dropped"
         );
     }
