@@ -366,6 +366,43 @@ fn is_put_block(request: &Value) -> bool {
             .is_some_and(|q| q.split('&').any(|part| part == "comp=block"))
 }
 
+/// The block id a Put Block request names.
+fn block_id(request: &Value) -> String {
+    let query = request["query"].as_str().unwrap_or_default();
+    let id = query
+        .split('&')
+        .find_map(|part| part.strip_prefix("blockid="))
+        .unwrap_or_default();
+    percent_encoding::percent_decode_str(id)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// The ids of the blocks the blob committed by the Put Block List among `requests` is made
+/// of, as Get Block List answers them.
+fn committed_block_ids(server: &Server, requests: &[Value]) -> Vec<String> {
+    let commit = requests
+        .iter()
+        .find(|r| {
+            r["method"] == "PUT" && r["query"].as_str().unwrap_or_default() == "comp=blocklist"
+        })
+        .expect("a commit");
+    let path = commit["path"].as_str().expect("path");
+    let auth = format!("Bearer {}", server.storage_token);
+    let (status, body) = crate::support::http(
+        &server.origin(),
+        "GET",
+        &format!("{path}?comp=blocklist&blocklisttype=committed"),
+        None,
+        &[("Authorization", &auth), ("x-ms-version", "2023-11-03")],
+    );
+    assert_eq!(status, 200, "{body}");
+    body.split("<Name>")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("</Name>").map(|(id, _)| id.to_string()))
+        .collect()
+}
+
 /// The requests of a storage log (`{count, requests}`) after the session's first `from`.
 fn tail(log: &Value, from: u64) -> Vec<Value> {
     let count = log["count"].as_u64().expect("count");
@@ -479,10 +516,16 @@ fn a_changed_file_is_not_resumed_from_the_blocks_of_its_old_content() {
     server
         .fabsh(&["onelake", "cp", &big.to_string_lossy(), &target])
         .ok_json();
-    let sent = requests_since(&server, before)
+    // Blocks the stopped run still had on the way are logged as they end, some after
+    // `before`: the new content's blocks are the ones its commit names.
+    let again = requests_since(&server, before);
+    let committed = committed_block_ids(&server, &again);
+    let sent = again
         .iter()
-        .filter(|r| is_put_block(r))
+        .filter(|r| is_put_block(r) && r["status"] == 201)
+        .filter(|r| committed.contains(&block_id(r)))
         .count();
+    assert_eq!(committed.len(), blocks as usize);
     assert_eq!(
         sent, blocks as usize,
         "every block of the new content is sent"

@@ -10,7 +10,7 @@
 //! `onelake cp` again finds its blocks; a file changed since (a new modification time) gets
 //! new ids, and the stale blocks are never committed (the service drops them at the commit).
 
-use super::transfer::{BLOCKS_IN_FLIGHT, CHUNK, Sending};
+use super::transfer::{CHUNK, Sending};
 use super::{LakePath, OneLake};
 use crate::error::{Error, Result};
 use base64::Engine as _;
@@ -132,7 +132,7 @@ struct Block {
 
 impl OneLake {
     /// Uploads `file` (`from`, of `size` bytes, modified at `modified`) to `to` in blocks of
-    /// [`CHUNK`], [`BLOCKS_IN_FLIGHT`] at a time, skipping those staged already, then commits
+    /// [`CHUNK`], `how.blocks_at_once` at a time, skipping those staged already, then commits
     /// them: create-only (`If-None-Match: *`) without `how.overwrite`, with `how.sha256` as
     /// metadata. Nothing appears at `to` before the commit; dropping this future before then
     /// leaves the blocks sent for a later run.
@@ -162,12 +162,12 @@ impl OneLake {
         }
         // A loop and a named async fn, not stream combinators with closures: a command's
         // future must be Send, which the compiler cannot prove through closures over
-        // borrowed futures. A block is read only when fewer than BLOCKS_IN_FLIGHT are being
+        // borrowed futures. A block is read only when fewer than `blocks_at_once` are being
         // sent, so at most that many are in memory.
         let mut file = Some(file.into_std().await);
         let mut in_flight = futures::stream::FuturesUnordered::new();
         for index in missing {
-            if in_flight.len() >= BLOCKS_IN_FLIGHT
+            if in_flight.len() >= how.blocks_at_once.max(1)
                 && let Some(done) = in_flight.next().await
             {
                 done?;

@@ -14,7 +14,7 @@ mod transfer;
 
 pub use inventory::{SHA256_KEY, Stored, sha256_hex};
 pub use path::{ITEM_ROOTS, LakePath};
-pub use transfer::{Entry, Sending, check_upload_size};
+pub use transfer::{Entry, Sending, blocks_at_once, check_upload_size};
 
 use crate::api::trusted_hosts::cloud_of;
 use crate::auth::TokenProvider;

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The size of an upload's blocks, and of the part a file smaller than it is sent in. With
-/// [`BLOCKS_IN_FLIGHT`] and the files a command sends at once, it bounds the memory an upload
-/// takes (about 12 MiB a file), whatever the files' size.
+/// the blocks in flight ([`blocks_at_once`]), it bounds the memory an upload takes (a block
+/// per block in flight, and one being read per file), whatever the files' size.
 pub(super) const CHUNK: usize = 4 * 1024 * 1024;
 /// The most blocks a blob is committed from (Azure Blob Storage's limit, which OneLake's Blob
 /// API shares).
@@ -41,8 +41,14 @@ pub fn check_upload_size(from: &Path, size: u64) -> Result<()> {
 /// Bytes of a download gathered before each write to its file.
 const WRITE_BUFFER: usize = 1024 * 1024;
 
-/// Blocks of one file in flight at once.
-pub(super) const BLOCKS_IN_FLIGHT: usize = 2;
+/// How many blocks of each file to send at once when `files` files are sent, `files_at_once`
+/// at a time: about `files_at_once` blocks in flight in all. A file sent alone has that many
+/// of its own blocks going; files sent side by side one each, which keeps as many requests
+/// busy with fewer blocks arriving out of order and no two written into one blob at once.
+pub fn blocks_at_once(files: usize, files_at_once: usize) -> usize {
+    let files_at_once = files_at_once.max(1);
+    (files_at_once / files.clamp(1, files_at_once)).max(1)
+}
 
 /// How a file is sent.
 pub struct Sending<'a> {
@@ -53,6 +59,8 @@ pub struct Sending<'a> {
     pub sha256: Option<&'a str>,
     /// Told how many more bytes went, as they go (a progress bar).
     pub sent: &'a (dyn Fn(u64) + Send + Sync),
+    /// Blocks of the file in flight at once ([`blocks_at_once`]).
+    pub blocks_at_once: usize,
 }
 
 /// A file or folder of a listing.
@@ -373,5 +381,19 @@ fn file_entry(base: &LakePath, meta: &ObjectMeta) -> Entry {
         kind: "file",
         size: Some(meta.size),
         modified: Some(meta.last_modified.to_rfc3339()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blocks_at_once;
+
+    #[test]
+    fn about_as_many_blocks_go_at_once_as_files_would() {
+        assert_eq!(blocks_at_once(1, 4), 4, "a file alone has them all");
+        assert_eq!(blocks_at_once(2, 4), 2);
+        assert_eq!(blocks_at_once(3, 4), 1);
+        assert_eq!(blocks_at_once(16, 4), 1, "files side by side, one each");
+        assert_eq!(blocks_at_once(0, 0), 1, "never none");
     }
 }

@@ -6,13 +6,14 @@
 
 use super::LAKEHOUSE;
 use crate::commands::common::WORKSPACE;
+use crate::commands::onelake::DEFAULT_FILES_AT_ONCE;
 use crate::commands::spec::{ArgKind, ArgSpec, HandlerFuture, LocalPath};
 use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
 use fabsh_api::api::lakehouses;
-use fabsh_api::onelake::{LakePath, Sending};
+use fabsh_api::onelake::{self, LakePath, Sending};
 use fabsh_model::item_types;
 use fabsh_model::wire::{
     FileFormatOptions, LoadMode, LoadTableRequest, PathType, valid_delimiter, valid_relative_path,
@@ -247,6 +248,7 @@ impl Command for LoadTable {
                     overwrite: self.overwrite,
                     sha256: None,
                     sent: &|_| {},
+                    blocks_at_once: onelake::blocks_at_once(1, DEFAULT_FILES_AT_ONCE),
                 };
                 lake.upload(local, &at, &sending).await?;
             } else if !lake.exists(&at).await? {

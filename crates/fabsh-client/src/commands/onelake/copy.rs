@@ -11,7 +11,7 @@ use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reply::Reply;
-use fabsh_api::onelake::{LakePath, OneLake, Sending, check_upload_size, destination_exists};
+use fabsh_api::onelake::{LakePath, OneLake, check_upload_size, destination_exists};
 use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use std::path::PathBuf;
@@ -100,11 +100,7 @@ impl Pair {
 
     async fn run(&self, lake: &OneLake, overwrite: bool, run: &Run) -> Result<u64> {
         let counted = |bytes: u64| run.bytes(bytes);
-        let sending = Sending {
-            overwrite,
-            sha256: None,
-            sent: &counted,
-        };
+        let sending = run.sending(overwrite, None, &counted);
         match self {
             Pair::Up(from, to) => lake.upload(from, to, &sending).await,
             Pair::Down(from, to) => lake.download(from, to, overwrite, &counted).await,

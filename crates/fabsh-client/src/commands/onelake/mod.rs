@@ -15,6 +15,7 @@ mod sync;
 use super::spec::{ArgKind, ArgSpec, CommandSpec, Example, Handler, LocalPath, Traits};
 use super::typed::handler;
 use paths::{below, lake_path, local_files, local_under, not_text, slashed};
+pub(crate) use run::DEFAULT_FILES_AT_ONCE;
 
 /// `PATH`: a OneLake path.
 const PATH: ArgSpec = ArgSpec::positional(

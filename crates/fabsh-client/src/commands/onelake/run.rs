@@ -9,6 +9,7 @@ use crate::context::Ctx;
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::TransferBar;
 use crate::reply::Reply;
+use fabsh_api::onelake::Sending;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -18,6 +19,8 @@ pub(super) const INTERRUPTED: &str = "interrupted";
 /// One run of per-file work.
 pub(super) struct Run {
     at_once: usize,
+    /// Blocks of each file an upload sends at once (`onelake::blocks_at_once`).
+    blocks_at_once: usize,
     /// Takes the first Ctrl-C while the run lives.
     stop: Interruptible,
     bar: TransferBar,
@@ -35,10 +38,26 @@ impl Run {
     ) -> Run {
         Run {
             at_once: at_once.max(1),
+            blocks_at_once: fabsh_api::onelake::blocks_at_once(files, at_once),
             stop: ctx.bridge().interruptible(),
             bar: ctx
                 .progress()
                 .transfer(files as u64, bytes, label.to_string()),
+        }
+    }
+
+    /// How a file of this run is sent: replacing one there or not, counted on the bar.
+    pub(super) fn sending<'a>(
+        &self,
+        overwrite: bool,
+        sha256: Option<&'a str>,
+        counted: &'a (dyn Fn(u64) + Send + Sync),
+    ) -> Sending<'a> {
+        Sending {
+            overwrite,
+            sha256,
+            sent: counted,
+            blocks_at_once: self.blocks_at_once,
         }
     }
 
@@ -141,6 +160,6 @@ pub(super) fn files_at_once(concurrency: Option<i64>) -> usize {
         .unwrap_or(DEFAULT_FILES_AT_ONCE)
 }
 
-/// Files copied at once unless `--concurrency` says otherwise (each upload has its own blocks
-/// in flight too, so this bounds memory).
-pub(super) const DEFAULT_FILES_AT_ONCE: usize = 4;
+/// Files copied at once unless `--concurrency` says otherwise (and about as many blocks in
+/// flight in all, so this bounds memory).
+pub(crate) const DEFAULT_FILES_AT_ONCE: usize = 4;

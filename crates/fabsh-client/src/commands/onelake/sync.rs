@@ -10,7 +10,7 @@ use crate::commands::typed::{Command, typed_args};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-use fabsh_api::onelake::{LakePath, OneLake, Sending, Stored};
+use fabsh_api::onelake::{LakePath, OneLake, Stored};
 use futures::{StreamExt, TryStreamExt};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -314,11 +314,7 @@ async fn carry_out(
                     Some(known) => known.clone(),
                     None => sha256_of(step.local.clone()).await?,
                 };
-                let sending = Sending {
-                    overwrite: true,
-                    sha256: Some(&sha256),
-                    sent: &counted,
-                };
+                let sending = run.sending(true, Some(&sha256), &counted);
                 lake.upload(&step.local, &step.lake, &sending).await?;
             }
             Action::Download => {
