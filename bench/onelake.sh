@@ -2,7 +2,8 @@
 # OneLake transfers (issue 47) against local Fabric, beside a plain `cp -r` of the same data on
 # the same disk:
 #   - upload and download of LARGE_MIB MiB in 64 MiB files (goals: within 2x of cp, client peak
-#     memory under 100 MB whatever the size), three runs each, the median reported;
+#     memory under 100 MB whatever the size), RUNS rounds (5) of cp, upload and download one
+#     after the other, the median of each reported;
 #   - upload and download of SMALL files of 1 KiB in folders of 500 (no goal in the issue; the
 #     ratio to cp is printed all the same), and `onelake ls -r` of them;
 #   - `onelake sync` of the SMALL-file tree, first (every file sent) and again unchanged, which
@@ -10,9 +11,9 @@
 #
 # How to run (from anywhere; it builds the release binary into $CARGO_TARGET_DIR or ./target):
 #   bench/onelake.sh                              # LARGE_MIB=1024 SMALL=10000
-#   LARGE_MIB=256 SMALL=1000 bench/onelake.sh     # quicker
+#   LARGE_MIB=256 SMALL=1000 RUNS=3 bench/onelake.sh     # quicker
 #   FABSH_BENCH_BIN=target/debug/fabsh bench/onelake.sh   # an already built binary (say so)
-# Disk: about 6x LARGE_MIB plus 3x SMALL files (source, cp's copy, local Fabric's copy, the
+# Disk: about 4x LARGE_MIB plus 3x SMALL files (source, cp's copy, local Fabric's copy, the
 # download), in a temporary folder under ${TMPDIR:-/tmp} that is removed on exit; check
 # `df -h "${TMPDIR:-/tmp}"` first. Data is written just before it is copied, so both fabsh
 # and cp mostly read from the page cache: the figures compare the two, not the disk.
@@ -110,31 +111,38 @@ ROWS="$WORK/rows"; : > "$ROWS"
 # SERVER_CPU; "-" for none.
 row() { echo "$*" >> "$ROWS"; }
 
-# The large transfers run three times each (cp's too), each to a new destination removed
-# after it, and the run with the median time is the one reported: a single run of a second
-# or so moves by half its time with what else the machine does.
-three() {
-  local i line lines=()
-  for i in 1 2 3; do
-    local args=("${@//@N/$i}")
-    line=$(measure "${args[@]}") || return 1
-    lines+=("$line")
-    if [ "$i" -gt 1 ] || [ "${KEEP_FIRST:-}" != 1 ]; then
-      rm -rf "$WORK/large-copy-$i" "$WORK/large-back-$i"
-    fi
-  done
-  printf '%s\n' "${lines[@]}" | sort -n -k1,1 | sed -n 2p
-}
-read -r cp_large _ < <(three cp -r "$LARGE" "$WORK/large-copy-@N")
-read -r s client server req ccpu scpu < <(three "$FABSH" onelake cp "$LARGE" "$LAKE/large-@N" -r)
+# The large transfers run RUNS times, each round a cp, an upload and a download one after
+# the other, each to a new destination removed after it, and the median of each is reported.
+# Interleaved so the three meet the same conditions: on this kind of virtual machine a run of
+# a second or so moves by half (cp from 0.35 to 2.3 s) with what the host does to the guest's
+# memory, and runs of one kind all taken together met different weather than the other's.
+RUNS="${RUNS:-5}"
+median() { sort -n -k1,1 "$1" | sed -n "$(( ($(wc -l < "$1") + 1) / 2 ))p"; }
+: > "$WORK/cp-runs"; : > "$WORK/up-runs"; : > "$WORK/down-runs"
+for i in $(seq 1 "$RUNS"); do
+  measure cp -r "$LARGE" "$WORK/large-copy" >> "$WORK/cp-runs"
+  rm -rf "$WORK/large-copy"
+  up_from=$(requests)
+  measure "$FABSH" onelake cp "$LARGE" "$LAKE/large-$i" -r >> "$WORK/up-runs"
+  up_mix=$(request_mix "$(( $(requests) - up_from ))")
+  down_from=$(requests)
+  measure "$FABSH" onelake cp "$LAKE/large-$i" "$WORK/large-back" -r >> "$WORK/down-runs"
+  down_mix=$(request_mix "$(( $(requests) - down_from ))")
+  if [ "$i" = 1 ]; then
+    diff -rq "$LARGE" "$WORK/large-back" > /dev/null && echo "  (every large file came back byte for byte)" \
+      || echo "  LARGE FILES CAME BACK DIFFERENT"
+  fi
+  rm -rf "$WORK/large-back"
+  "$FABSH" onelake rm "$LAKE/large-$i" -r --yes > /dev/null
+done
+echo "upload large:   $up_mix"
+echo "download large: $down_mix"
+read -r cp_large _ < <(median "$WORK/cp-runs")
+read -r s client server req ccpu scpu < <(median "$WORK/up-runs")
 row "upload-${LARGE_MIB}MiB-in-64MiB-files" "$LARGE_FILES" "$cp_large" 2 100 "$s" "$client" "$server" "$req" "$ccpu" "$scpu"
-echo "upload large:   $(request_mix "$req")"
-read -r s client server req ccpu scpu < <(KEEP_FIRST=1 three "$FABSH" onelake cp "$LAKE/large-@N" "$WORK/large-back-@N" -r)
+read -r s client server req ccpu scpu < <(median "$WORK/down-runs")
 row "download-${LARGE_MIB}MiB-in-64MiB-files" "$LARGE_FILES" "$cp_large" 2 100 "$s" "$client" "$server" "$req" "$ccpu" "$scpu"
-echo "download large: $(request_mix "$req")"
-diff -rq "$LARGE" "$WORK/large-back-1" > /dev/null && echo "  (every large file came back byte for byte)" \
-  || echo "  LARGE FILES CAME BACK DIFFERENT"
-rm -rf "$WORK/large-back-1"
+echo "large runs (s): cp $(cut -d' ' -f1 "$WORK/cp-runs" | tr '\n' ' ')| upload $(cut -d' ' -f1 "$WORK/up-runs" | tr '\n' ' ')| download $(cut -d' ' -f1 "$WORK/down-runs" | tr '\n' ' ')"
 
 read -r cp_small _ < <(measure cp -r "$SMALLDIR" "$WORK/small-copy")
 read -r s client server req ccpu scpu < <(measure "$FABSH" onelake cp "$SMALLDIR" "$LAKE/small" -r)
