@@ -432,14 +432,20 @@ def replay_group(replay, cassettes, tally, differences, newest):
 
 def cassette_groups(dirs):
     """Cassettes by test class: a class's `class_setup` first (up to its teardown), its tests,
-    then the rest of its set-up cassette; a flat directory's cassettes each on their own."""
+    then the rest of its set-up cassette (a class folder given itself, or found under a
+    directory); a flat directory's cassettes each on their own."""
     groups = []
     for root in dirs:
         root = Path(root)
-        flat = sorted(root.glob("*.yaml"))
-        for file in flat:
-            groups.append([(file.name, load(file))])
-        for folder in sorted(p for p in root.rglob("*") if p.is_dir()):
+        folders = sorted(p for p in root.rglob("*") if p.is_dir())
+        if (root / "class_setup.yaml").exists():
+            # A test class's own folder (`.../test_commands/test_get`): its tests run in the
+            # workspace its set-up made and its teardown deletes, not each on its own.
+            folders.insert(0, root)
+        else:
+            for file in sorted(root.glob("*.yaml")):
+                groups.append([(file.name, load(file))])
+        for folder in folders:
             files = sorted(folder.glob("*.yaml"))
             if not files:
                 continue
