@@ -227,6 +227,7 @@ fn tagging(
 }
 
 /// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.
+/// Answers the workspace as a create does.
 pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
@@ -262,7 +263,10 @@ pub(super) fn update(
         store::update(tx, &current)?;
         Ok::<_, ApiError>(current)
     })?;
-    Ok(respond::json(StatusCode::OK, &to_wire(&updated, true)))
+    // The swagger's `Workspace`, as a create answers it, not GET's `WorkspaceInfo`: the
+    // service's PATCH answers no capacity assignment progress or OneLake endpoints (fabric-cli's
+    // test_set_workspace_metadata_success, 2025-12-31).
+    Ok(respond::json(StatusCode::OK, &to_wire(&updated, false)))
 }
 
 /// DELETE `/v1/workspaces/{ws}`: Admin only; removes everything in it.
