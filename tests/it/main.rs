@@ -5,6 +5,7 @@ mod addressing;
 mod agent_access;
 mod agent_budget;
 mod agreement_routes;
+mod agreement_shared_names;
 mod agreement_workspaces;
 mod architecture;
 mod auth;

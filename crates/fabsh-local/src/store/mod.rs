@@ -11,6 +11,7 @@ pub(crate) mod creation_payloads;
 pub(crate) mod environment_publishes;
 pub(crate) mod folders;
 pub(crate) mod identities;
+mod item_names;
 pub(crate) mod items;
 pub(crate) mod jobs;
 pub(crate) mod links;
