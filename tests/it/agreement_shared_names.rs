@@ -54,7 +54,7 @@ fn a_name_taken_is_given_again_where_the_service_gives_it() {
 }
 
 /// The id of the item a create made: in its 201's answer, or its operation's result.
-fn created_id(server: &Server, status: u16, head: &str, answer: &str) -> String {
+pub(crate) fn created_id(server: &Server, status: u16, head: &str, answer: &str) -> String {
     let item: Value = if status == 202 {
         poll_to_success(server, head);
         let location = header(head, "Location").expect("Location");

@@ -14,6 +14,7 @@ mod auth;
 mod authority;
 mod blocking;
 mod bodies;
+mod builder_flows;
 mod bulk_export;
 mod bulk_import;
 mod clock;
