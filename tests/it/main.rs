@@ -6,6 +6,7 @@ mod agent_access;
 mod agent_budget;
 mod agreement_routes;
 mod agreement_shared_names;
+mod agreement_sql_restore;
 mod agreement_twin_builders;
 mod agreement_workspaces;
 mod architecture;

@@ -8,6 +8,7 @@
 
 pub(crate) mod assistants;
 pub(crate) mod creation_payloads;
+pub(crate) mod deleted_items;
 pub(crate) mod environment_publishes;
 pub(crate) mod folders;
 pub(crate) mod identities;
