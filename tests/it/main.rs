@@ -4,10 +4,10 @@
 mod addressing;
 mod agent_access;
 mod agent_budget;
+mod agreement_dependents;
 mod agreement_routes;
 mod agreement_shared_names;
 mod agreement_sql_restore;
-mod agreement_twin_builders;
 mod agreement_workspaces;
 mod architecture;
 mod auth;

@@ -186,7 +186,7 @@ fn refuse_fixed_name(item: &items::Item, name: &str) -> Result<(), ApiError> {
 
 /// DELETE: soft by default (the row stays, marked deleted; the name is free again);
 /// `hardDelete=true` removes it for good and needs Admin. Children go with their parent, and
-/// a digital twin builder's flows with it ([`crate::builder_flows`]).
+/// the items made for it ([`crate::item_dependents`]).
 pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
@@ -204,9 +204,9 @@ pub(super) fn remove(
                 "A child item is deleted together with its parent",
             ));
         }
-        // A digital twin builder's flows go with it.
+        // What was made for it goes with it (a builder's flows, an eventhouse's databases).
         let mut removed = vec![item.id.clone()];
-        removed.extend(crate::builder_flows::of_builder(tx, &item)?);
+        removed.extend(crate::item_dependents::of(tx, &item)?);
         let now = now_nanos();
         for id in &removed {
             if hard {
