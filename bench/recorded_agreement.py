@@ -13,8 +13,10 @@ Fabric answered
     and the same errorCode as recorded, or, where they differ, as
     the service's newest recorded answer of that operation (method, path with ids as `{id}`,
     status) made after this one, or for an item's own `description`, as the newest item the
-    recordings show anywhere: the service changed over the recording period (it added
-    `description` to items in April 2026), and local Fabric is held to what it answers now.
+    recordings show anywhere, or for a workspace a create or an update answers (the swagger's
+    `Workspace` for both), as the newest such answer: the service changed over the recording
+    period (it added `description` to items in April 2026, `capacityRegion` to a workspace's
+    create in July 2026), and local Fabric is held to what it answers now.
     A create is held to the newest status of its kind (inline or operation: the service
     moved types from one to the other), and the polls of an operation it no longer starts
     are left out.
@@ -257,6 +259,9 @@ def date_of(head):
 
 
 ITEM = ("any", "an item", 0)
+WORKSPACE = ("any", "a workspace", 0)
+# The swagger answers both with its `Workspace` (GET answers `WorkspaceInfo`).
+WORKSPACE_ANSWERS = {("POST", "/v1/workspaces"), ("PATCH", "/v1/workspaces/{id}")}
 
 
 def is_item(body):
@@ -282,7 +287,9 @@ def newest_answers(groups):
                 head = {k.lower() for k in rec["headers"]}
                 when = date_of({k.lower(): v for k, v in rec["headers"].items()})
                 key = operation_of(it["request"]["method"], path, rec["status"]["code"], body, kinds)
-                for key in (key, ITEM) if is_item(body) else (key,):
+                also = (ITEM,) if is_item(body) else \
+                    (WORKSPACE,) if key[:2] in WORKSPACE_ANSWERS and 200 <= key[2] < 300 else ()
+                for key in (key,) + also:
                     if key not in newest or when >= newest[key][0]:
                         newest[key] = (when, flat(body), {h for h in HEADERS if h in head})
     return {"answers": newest, "creates": newest_creates(groups)}
@@ -334,6 +341,10 @@ def explained(newest, key, when, recorded, local):
 
     differing = recorded ^ local
     if by(newest["answers"].get(key), differing):
+        return True
+    # A workspace is the same whether a create or an update answers it: the newest answered
+    # by either says which keys it has now (`description`, `capacityRegion` since 2026).
+    if key[:2] in WORKSPACE_ANSWERS and by(newest["answers"].get(WORKSPACE), differing):
         return True
     # An item's own keys (`description`) are the same wherever it is answered: the newest
     # item answered anywhere says which it has now; type-specific keys are left to the above.
@@ -432,14 +443,20 @@ def replay_group(replay, cassettes, tally, differences, newest):
 
 def cassette_groups(dirs):
     """Cassettes by test class: a class's `class_setup` first (up to its teardown), its tests,
-    then the rest of its set-up cassette; a flat directory's cassettes each on their own."""
+    then the rest of its set-up cassette (a class folder given itself, or found under a
+    directory); a flat directory's cassettes each on their own."""
     groups = []
     for root in dirs:
         root = Path(root)
-        flat = sorted(root.glob("*.yaml"))
-        for file in flat:
-            groups.append([(file.name, load(file))])
-        for folder in sorted(p for p in root.rglob("*") if p.is_dir()):
+        folders = sorted(p for p in root.rglob("*") if p.is_dir())
+        if (root / "class_setup.yaml").exists():
+            # A test class's own folder (`.../test_commands/test_get`): its tests run in the
+            # workspace its set-up made and its teardown deletes, not each on its own.
+            folders.insert(0, root)
+        else:
+            for file in sorted(root.glob("*.yaml")):
+                groups.append([(file.name, load(file))])
+        for folder in folders:
             files = sorted(folder.glob("*.yaml"))
             if not files:
                 continue

@@ -230,18 +230,47 @@ fn an_environment_publish_answers_inline_as_the_newest_recording() {
 /// A vendored recording of tests/fixtures/fabric-cli-recordings: its first interaction's
 /// response status and JSON body.
 fn recorded(file: &str) -> (u64, Value) {
+    let first = recorded_interaction(file, 0);
+    (first.status, first.answer)
+}
+
+/// One interaction of a vendored recording, as the service saw and answered it.
+pub(crate) struct Interaction {
+    /// The request's path, from `/v1` on.
+    pub(crate) path: String,
+    /// The request's JSON body, if it sent one.
+    pub(crate) request: Option<Value>,
+    /// The response's status.
+    pub(crate) status: u64,
+    /// The response's JSON body (`null` when empty).
+    pub(crate) answer: Value,
+}
+
+/// The `index`th interaction of a vendored recording of tests/fixtures/fabric-cli-recordings.
+pub(crate) fn recorded_interaction(file: &str, index: usize) -> Interaction {
     let path = format!(
         "{}/tests/fixtures/fabric-cli-recordings/{file}",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).expect("the vendored recording");
     let cassette: Value = serde_yaml_ng::from_str(&text).expect("YAML");
-    let response = &cassette["interactions"][0]["response"];
+    let interaction = &cassette["interactions"][index];
+    let uri = interaction["request"]["uri"].as_str().expect("uri");
+    let response = &interaction["response"];
     let body = response["body"]["string"].as_str().expect("body");
-    (
-        response["status"]["code"].as_u64().expect("code"),
-        serde_json::from_str(body).expect("JSON"),
-    )
+    Interaction {
+        path: uri[uri.find("/v1/").expect("an API path")..].to_string(),
+        request: interaction["request"]["body"]
+            .as_str()
+            .map(|text| serde_json::from_str(text).expect("a JSON request")),
+        status: response["status"]["code"].as_u64().expect("code"),
+        // An empty body (a DELETE's 200) is no JSON.
+        answer: if body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(body).expect("JSON")
+        },
+    }
 }
 
 /// A dataflow's typed GET answers the `properties` the service's does (recorded 2026-04).
@@ -279,7 +308,7 @@ fn a_cosmos_db_database_refuses_a_rename_as_recorded() {
 }
 
 /// The keys of an object, sorted.
-fn keys(object: &Value) -> Vec<String> {
+pub(crate) fn keys(object: &Value) -> Vec<String> {
     let mut keys: Vec<String> = object
         .as_object()
         .unwrap_or_else(|| panic!("an object: {object}"))

@@ -4,7 +4,11 @@
 mod addressing;
 mod agent_access;
 mod agent_budget;
+mod agreement_dependents;
 mod agreement_routes;
+mod agreement_shared_names;
+mod agreement_sql_restore;
+mod agreement_workspaces;
 mod architecture;
 mod auth;
 mod bad_input;

@@ -51,6 +51,32 @@ pub(crate) fn zulu_timestamp(nanos: i64) -> String {
     )
 }
 
+/// Timestamps as a SQL database's restore points print them: UTC, seven fractional digits
+/// always, and `Z` (`2026-07-01T19:30:59.6330000Z`, fabric-cli's
+/// test_mkdir_sqldatabase_restore_and_restore_deleted_with_creation_payload_success).
+pub(crate) fn restore_point_timestamp(nanos: i64) -> String {
+    let t = to_datetime(nanos);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:07}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.nanosecond() / 100
+    )
+}
+
+/// A Windows FILETIME: 100-nanosecond intervals since 1601-01-01 UTC (a restorable deleted
+/// database's name ends with its deletion's: `…,134274078596330000` for
+/// `2026-07-01T19:30:59.633Z`).
+pub(crate) fn file_time(nanos: i64) -> i64 {
+    /// 100-nanosecond intervals from 1601-01-01 to the Unix epoch.
+    const UNIX_EPOCH_FILE_TIME: i64 = 116_444_736_000_000_000;
+    nanos / 100 + UNIX_EPOCH_FILE_TIME
+}
+
 /// The US-style time in the 429 message (`9/3/2025 7:03:20 AM`).
 pub(crate) fn blocked_until(nanos: i64) -> String {
     let t = to_datetime(nanos);
@@ -94,5 +120,17 @@ mod tests {
             blocked_until(1_756_771_200_000_000_000),
             "9/2/2025 12:00:00 AM"
         );
+    }
+
+    #[test]
+    fn restore_points_print_as_recorded() {
+        // `2026-07-01T19:30:59.633Z`, the recorded deletion of
+        // test_mkdir_sqldatabase_restore_and_restore_deleted_with_creation_payload_success.
+        let nanos = 1_782_934_259_633_000_000;
+        assert_eq!(
+            restore_point_timestamp(nanos),
+            "2026-07-01T19:30:59.6330000Z"
+        );
+        assert_eq!(file_time(nanos), 134_274_078_596_330_000);
     }
 }

@@ -22,6 +22,7 @@ mod definitions;
 mod error;
 mod faults;
 mod hosts;
+mod item_dependents;
 mod item_identity;
 mod item_properties;
 pub mod load_table;

@@ -4,6 +4,7 @@
 
 mod create_answers;
 mod parts;
+mod shared_names;
 
 use crate::edit_distance::edit_distance;
 pub use create_answers::created_through_operation;
@@ -12,6 +13,7 @@ use parts::{
     REPORT_PARTS, SEMANTIC_MODEL_PARTS, SPARK_JOB_PARTS,
 };
 pub use parts::{PartRules, Required, path_matches};
+pub use shared_names::names_unique;
 
 // The names code decides on (deploy's follow-ups, shell-only types, ...): one spelling, the
 // table's, so a comparison cannot drift from what the table and the service call the type.

@@ -185,7 +185,8 @@ fn refuse_fixed_name(item: &items::Item, name: &str) -> Result<(), ApiError> {
 }
 
 /// DELETE: soft by default (the row stays, marked deleted; the name is free again);
-/// `hardDelete=true` removes it for good and needs Admin. Children go with their parent.
+/// `hardDelete=true` removes it for good and needs Admin. Children go with their parent, and
+/// the items made for it ([`crate::item_dependents`]).
 pub(super) fn remove(
     State(state): State<Shared>,
     caller: Caller,
@@ -195,7 +196,7 @@ pub(super) fn remove(
     let hard = query.flag("hardDelete", false)?;
     let needed = if hard { Role::Admin } else { Role::Contributor };
     caller.workspace(&state, &target.ws, needed)?;
-    state.db.write(|tx| {
+    let removed = state.db.write(|tx| {
         let item = target.get(tx)?;
         if item.parent_item_id.is_some() {
             return Err(ApiError::bad_request(
@@ -203,17 +204,25 @@ pub(super) fn remove(
                 "A child item is deleted together with its parent",
             ));
         }
-        if hard {
-            items::hard_delete(tx, &item.id)?;
-        } else {
-            items::soft_delete(tx, &item.id, now_nanos())?;
+        // What was made for it goes with it (a builder's flows, an eventhouse's databases).
+        let mut removed = vec![item.id.clone()];
+        removed.extend(crate::item_dependents::of(tx, &item)?);
+        let now = now_nanos();
+        for id in &removed {
+            if hard {
+                items::hard_delete(tx, id)?;
+            } else {
+                items::soft_delete(tx, id, now)?;
+            }
         }
-        Ok::<_, ApiError>(())
+        Ok::<_, ApiError>(removed)
     })?;
-    // Its OneLake files go with it (a deleted item is never restored here).
-    crate::onelake::remove_item(state.db.data_dir(), &target.ws, &target.id).map_err(|err| {
-        ApiError::internal(format!("The item's files could not be removed: {err}"))
-    })?;
+    // Their OneLake files go with them (a deleted item is never restored here).
+    for id in &removed {
+        crate::onelake::remove_item(state.db.data_dir(), &target.ws, id).map_err(|err| {
+            ApiError::internal(format!("The item's files could not be removed: {err}"))
+        })?;
+    }
     Ok(respond::empty_ok())
 }
 

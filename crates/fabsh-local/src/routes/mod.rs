@@ -40,6 +40,7 @@ mod schedules;
 mod shares;
 mod shortcuts;
 mod sql_endpoint;
+mod sql_restorable;
 mod tags;
 mod target;
 mod token;
@@ -140,6 +141,10 @@ pub(crate) fn router(state: Shared) -> Router {
         .route(
             "/v1/workspaces/{ws}/items/bulkMove",
             post(blocking(bulk::move_items)),
+        )
+        .route(
+            "/v1/workspaces/{ws}/sqlDatabases/restorableDeletedDatabases",
+            get(blocking(sql_restorable::list)),
         )
         .route(
             "/v1/workspaces/{ws}/{collection}",

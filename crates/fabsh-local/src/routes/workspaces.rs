@@ -32,13 +32,18 @@ fn one_lake_endpoints() -> Value {
 
 /// A workspace as lists and creates show it, or with `detailed` as GET workspace does (the
 /// swagger's `WorkspaceInfo`: capacity assignment progress and OneLake endpoints added).
+///
+/// The service answers a workspace without a capacity (never given one, or unassigned) with
+/// its assignment `Completed` and no OneLake endpoints, which are its capacity region's
+/// (fabric-cli's test_mkdir_workspace_no_capacity_success and
+/// test_unassign_capacity_workspace_success, 2025-09).
 fn to_wire(ws: &Workspace, detailed: bool) -> wire::Workspace {
     let mut details = Map::new();
     if detailed {
+        details.insert("capacityAssignmentProgress".into(), json!("Completed"));
         if ws.capacity_id.is_some() {
-            details.insert("capacityAssignmentProgress".into(), json!("Completed"));
+            details.insert("oneLakeEndpoints".into(), one_lake_endpoints());
         }
-        details.insert("oneLakeEndpoints".into(), one_lake_endpoints());
     }
     wire::Workspace {
         id: ws.id.clone(),
@@ -227,6 +232,7 @@ fn tagging(
 }
 
 /// PATCH `/v1/workspaces/{ws}`: `displayName`, `description`; other keys ignored. Member+.
+/// Answers the workspace as a create does.
 pub(super) fn update(
     State(state): State<Shared>,
     caller: Caller,
@@ -262,7 +268,10 @@ pub(super) fn update(
         store::update(tx, &current)?;
         Ok::<_, ApiError>(current)
     })?;
-    Ok(respond::json(StatusCode::OK, &to_wire(&updated, true)))
+    // The swagger's `Workspace`, as a create answers it, not GET's `WorkspaceInfo`: the
+    // service's PATCH answers no capacity assignment progress or OneLake endpoints (fabric-cli's
+    // test_set_workspace_metadata_success, 2025-12-31).
+    Ok(respond::json(StatusCode::OK, &to_wire(&updated, false)))
 }
 
 /// DELETE `/v1/workspaces/{ws}`: Admin only; removes everything in it.

@@ -162,7 +162,9 @@ pub(crate) fn get(
     .optional()
 }
 
-/// Whether another live item of this type already uses the name (case-insensitive).
+/// Whether another live item of this type already uses the name (case-insensitive). Never
+/// for a type whose names the service lets two items share
+/// ([`fabsh_model::item_types::names_unique`]).
 pub(crate) fn name_taken(
     conn: &Connection,
     workspace_id: &str,
@@ -170,6 +172,9 @@ pub(crate) fn name_taken(
     name: &str,
     except_id: &str,
 ) -> rusqlite::Result<bool> {
+    if !fabsh_model::item_types::names_unique(item_type) {
+        return Ok(false);
+    }
     conn.prepare_cached(
         "SELECT EXISTS(SELECT 1 FROM items
           WHERE workspace_id = ?1 AND type = ?2 AND display_name = ?3 COLLATE NOCASE
@@ -283,7 +288,9 @@ pub(crate) fn exported_logical_id(item_id: &str, logical_id: &str) -> String {
     uuid::Uuid::from_bytes(bytes).to_string()
 }
 
-/// The live item of this type and name (case-insensitive) in the workspace.
+/// The live item of this type and name (case-insensitive) in the workspace: the oldest, for
+/// a type whose names repeat ([`fabsh_model::item_types::names_unique`]), so that the same
+/// name finds the same item every time.
 pub(crate) fn find_named(
     conn: &Connection,
     workspace_id: &str,
@@ -293,7 +300,7 @@ pub(crate) fn find_named(
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM items
           WHERE workspace_id = ?1 AND type = ?2 AND display_name = ?3 COLLATE NOCASE
-            AND deleted_at IS NULL"
+            AND deleted_at IS NULL ORDER BY seq LIMIT 1"
     ))?
     .query_row([workspace_id, item_type, name], from_row)
     .optional()

@@ -8,9 +8,11 @@
 
 pub(crate) mod assistants;
 pub(crate) mod creation_payloads;
+pub(crate) mod deleted_items;
 pub(crate) mod environment_publishes;
 pub(crate) mod folders;
 pub(crate) mod identities;
+mod item_names;
 pub(crate) mod items;
 pub(crate) mod jobs;
 pub(crate) mod links;

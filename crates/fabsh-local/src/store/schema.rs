@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     super::jobs::MIGRATION_FIRING,
     super::mlv_definitions::MIGRATION,
     super::jobs::MIGRATION_SUBMITTER,
+    super::item_names::MIGRATION,
 ];
 
 /// Schema version written to `PRAGMA user_version`.
@@ -101,7 +102,8 @@ CREATE INDEX items_live_type ON items(workspace_id, type, seq) WHERE deleted_at 
 CREATE INDEX items_live_folder ON items(folder_id, seq) WHERE deleted_at IS NULL;
 CREATE INDEX items_parent ON items(parent_item_id) WHERE parent_item_id IS NOT NULL;
 -- Names are unique per type among live items, case-insensitively, enforced by the file itself
--- so two processes cannot both win.
+-- so two processes cannot both win (since item_names::MIGRATION, not for the types whose names
+-- the service lets repeat).
 CREATE UNIQUE INDEX items_live_name
     ON items(workspace_id, type, display_name COLLATE NOCASE) WHERE deleted_at IS NULL;
 

@@ -344,6 +344,10 @@ impl Command for Update {
 async fn name_free_for(ctx: &Ctx, workspace: &str, id: &str, name: &str) -> Result<()> {
     let item: Item = items::get(ctx.api(), workspace, id, None).await?;
     let item_type = &item.item_type;
+    // Types whose names the service lets repeat: it refuses no name.
+    if !fabsh_model::item_types::names_unique(item_type) {
+        return Ok(());
+    }
     let Some(other) = items::find_by_name::<Item>(ctx.api(), workspace, name, item_type).await?
     else {
         return Ok(());
