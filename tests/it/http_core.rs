@@ -134,6 +134,36 @@ fn a_create_whose_answer_is_lost_is_not_duplicated() {
 }
 
 #[test]
+fn a_lost_create_of_a_type_whose_names_repeat_finds_the_new_item_not_the_old_one() {
+    // The service lets two eventhouses share a name (fabsh-model's `names_unique`), so the
+    // one already there is not the one the lost create made.
+    let server = Server::with(&[("lost-response-rate", "1"), ("async-ratio", "0")]);
+    let create = || {
+        let run = server.fabsh(&[
+            "item",
+            "create",
+            "-w",
+            "Demo",
+            "--name",
+            "Twice",
+            "--type",
+            "Eventhouse",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["id"].as_str().expect("id").to_string()
+    };
+    let first = create();
+    let second = create();
+    assert_ne!(first, second, "the second create answers its own item");
+    assert_eq!(count_named(&server, "Twice"), 2);
+    let posts = log_entries(&server)
+        .iter()
+        .filter(|r| r["method"] == "POST")
+        .count();
+    assert_eq!(posts, 2, "each create was sent once");
+}
+
+#[test]
 fn a_create_that_failed_before_any_change_is_checked_then_sent_again() {
     // Every second request fails with 500/503 before the server changes anything.
     let server = Server::with(&[("error-rate", "0.5"), ("async-ratio", "0")]);

@@ -49,8 +49,10 @@ pub(crate) fn body_of(request: &impl Serialize) -> Result<Value> {
     serde_json::to_value(request).map_err(|err| crate::error::Error::runtime(err.to_string()))
 }
 
-/// Creates an item (possibly a long-running operation), never twice: display names are
-/// unique per type in a workspace, so a lost answer is checked by name before resending.
+/// Creates an item (possibly a long-running operation), never twice: a lost answer is
+/// checked by name before resending. Display names are unique per type in a workspace, but
+/// for the types whose names the service lets repeat, where an item of the name may be there
+/// already, only an item of the name that was not there before the create counts.
 pub async fn create(
     api: &ApiClient,
     workspace: &str,
@@ -58,8 +60,35 @@ pub async fn create(
 ) -> Result<Created> {
     let req = Req::post(format!("/workspaces/{workspace}/items"), body_of(request)?);
     let (name, item_type) = (&request.display_name, &request.item_type);
-    api.create_checked(req, || find_by_name(api, workspace, name, item_type))
-        .await
+    if fabsh_model::item_types::names_unique(item_type) {
+        return api
+            .create_checked(req, || find_by_name(api, workspace, name, item_type))
+            .await;
+    }
+    let named = async || -> Result<Vec<(Item, Value)>> {
+        let filter = ListFilter {
+            item_type: Some(item_type.clone()),
+            ..ListFilter::default()
+        };
+        let listed = read_each::<Item>(api.all(list_req(workspace, &filter)).await?, "an item")?;
+        Ok(super::resolve::matching(&listed, name)
+            .into_iter()
+            .cloned()
+            .collect())
+    };
+    let before: Vec<String> = named()
+        .await?
+        .into_iter()
+        .map(|(item, _)| item.id)
+        .collect();
+    api.create_checked(req, || async {
+        let now = named().await?;
+        Ok(now
+            .into_iter()
+            .find(|(item, _)| !before.contains(&item.id))
+            .map(|(_, json)| json))
+    })
+    .await
 }
 
 /// Changes the display name and/or description; answers the item (see the module's note on

@@ -506,7 +506,7 @@ async fn folder_at(api: &ApiClient, workspace_id: &str, names: &[&str]) -> Resul
 }
 
 /// The entries a name stands for: its matches, a lakehouse's SQL endpoint left out.
-fn matching<'a, T: Named>(list: &'a [T], name: &str) -> Vec<&'a T> {
+pub(crate) fn matching<'a, T: Named>(list: &'a [T], name: &str) -> Vec<&'a T> {
     // The first reading that names anything (none may).
     item_readings(name)
         .iter()
