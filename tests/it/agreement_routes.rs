@@ -307,6 +307,26 @@ fn a_cosmos_db_database_refuses_a_rename_as_recorded() {
     assert_eq!(ours, 200, "{answer}");
 }
 
+/// A variable library's PATCH answers its properties with the service's type tag, as
+/// recorded (2025-12-31); its GET answers them without.
+#[test]
+fn a_variable_library_patch_answers_its_properties_as_recorded() {
+    use crate::service_bodies::{call, get_json};
+    let recorded = recorded_interaction(
+        "set__test_set_item_variable_library_properties_success__patch.yaml",
+        0,
+    );
+    let server = crate::support::shared(module_path!());
+    let id = server.create_demo_item("Recorded library", "VariableLibrary");
+    let path = server.demo_path(&format!("/variableLibraries/{id}"));
+    let (status, _, answer) = call(server, "PATCH", &path, recorded.request.as_ref());
+    assert_eq!(u64::from(status), recorded.status, "{answer}");
+    let ours: Value = serde_json::from_str(&answer).expect("the library");
+    assert_eq!(ours["properties"], recorded.answer["properties"], "{ours}");
+    let read = get_json(server, &path);
+    assert!(read["properties"].get("$type").is_none(), "{read}");
+}
+
 /// The keys of an object, sorted.
 pub(crate) fn keys(object: &Value) -> Vec<String> {
     let mut keys: Vec<String> = object

@@ -35,6 +35,15 @@ fn sql_host(workspace_id: &str) -> String {
     )
 }
 
+/// The `properties` a per-type PATCH answers: a variable library's carry the service's type
+/// tag, `"$type": "VariableLibraryProperties"`, which its GET leaves out (fabric-cli's
+/// recordings of the PATCH, 2025-12-31 and 2026-04-23, both answer it).
+pub(crate) fn patched(item_type: &str, properties: &mut Option<Map<String, Value>>) {
+    if let ("VariableLibrary", Some(properties)) = (item_type, properties) {
+        properties.insert("$type".into(), json!("VariableLibraryProperties"));
+    }
+}
+
 /// The item's type-specific `properties`, or `None` for types without any.
 pub(crate) fn of(conn: &Connection, item: &Item) -> rusqlite::Result<Option<Map<String, Value>>> {
     let properties = match item.item_type.as_str() {

@@ -164,9 +164,10 @@ pub(super) fn update(
         )?;
         Ok::<_, ApiError>(item)
     })?;
-    let value = state
+    let mut value = state
         .db
         .read(|c| wire(c, &updated, target.implied.is_some()))?;
+    crate::item_properties::patched(&updated.item_type, &mut value.properties);
     Ok(respond::json_with_etag(StatusCode::OK, &value))
 }
 
