@@ -271,7 +271,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             crate::commands::data_agent::evaluate_flags::BASELINE,
             crate::commands::data_agent::evaluate_flags::MIN_PASS_RATE,
             crate::commands::data_agent::evaluate_flags::JUNIT,
-            crate::commands::data_agent::evaluate_flags::FORCE,
+            promote::FORCE,
         ],
         traits: Traits::MUTATE,
         columns: &["step", "target", "status", "detail"],

@@ -9,7 +9,7 @@ use super::{CONFIG, DIR, ENV_VARS};
 use crate::agent::junit::Suite;
 use crate::commands::args::FileArg;
 use crate::commands::data_agent::evaluate_flags::{
-    BASELINE, FORCE, JUNIT, MIN_PASS_RATE, QUESTIONS, parse_min_pass_rate,
+    BASELINE, JUNIT, MIN_PASS_RATE, QUESTIONS, parse_min_pass_rate,
 };
 use crate::commands::data_agent::evaluation_record::{self, new_output_file};
 use crate::commands::spec::{ArgKind, ArgSpec, HandlerFuture, LocalPath};
@@ -57,6 +57,13 @@ pub(super) const PREPARE: ArgSpec = ArgSpec::opt(
 )
 .value_name("FILE")
 .local(LocalPath::ReadFile);
+
+/// `--force`: evaluate's, but a promotion writes no `--output-file`.
+pub(super) const FORCE: ArgSpec = ArgSpec::opt(
+    "force",
+    ArgKind::Bool,
+    "Replace the --junit file when it exists",
+);
 
 typed_args! {
     /// `deploy promote`.
