@@ -327,7 +327,11 @@ fn a_failed_preparation_stops_before_production_and_a_dry_run_changes_nothing() 
     let out = run.json();
     assert_eq!(
         steps(&out),
-        pairs(&[("deploy test", "done"), ("prepare", "failed")]),
+        pairs(&[
+            ("deploy test", "done"),
+            ("prepare", "failed"),
+            ("deploy prod", "skipped")
+        ]),
         "{out:#}"
     );
     assert_eq!(world.item(&world.prod, "Sales agent", "DataAgent"), None);
