@@ -346,6 +346,15 @@ impl Reader {
         };
         let item_type = need(fields.item_type, "metadata.type")?;
         let display_name = need(fields.display_name, "metadata.displayName")?;
+        // A name the service would refuse, refused here: before anything is sent, rather
+        // than as one failed item in the middle of a deploy.
+        if let Some(problem) = fabsh_model::naming::item(&item_type).problem(&display_name) {
+            return Err(Error::invalid(
+                Input::Repository,
+                &platform_path,
+                format!("metadata.displayName {display_name:?}: {problem}"),
+            ));
+        }
         let logical_id = need(fields.logical_id, "config.logicalId")?;
         let mut files = Vec::new();
         self.collect_files(dir, rel, "", &item_type, &mut files)?;

@@ -202,3 +202,29 @@ fn only_regular_files_within_the_caps_are_read() {
         "{message}"
     );
 }
+
+#[test]
+fn an_item_name_the_service_refuses_is_refused_before_anything_is_sent() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("Sales-2024.Lakehouse");
+    std::fs::create_dir_all(&dir).expect("item dir");
+    // Lakehouse names hold letters, digits and underscores only (fabsh-model's naming).
+    let platform = serde_json::json!({
+        "metadata": {"type": "Lakehouse", "displayName": "Sales-2024"},
+        "config": {"version": "2.0", "logicalId": "00000000-0000-0000-0000-000000000000"},
+    });
+    std::fs::write(dir.join(".platform"), platform.to_string()).expect(".platform");
+    let refusal = match read(root.path()) {
+        Ok(items) => panic!("read {} items", items.len()),
+        Err(err) => err.to_string(),
+    };
+    assert!(
+        refusal.contains("Sales-2024.Lakehouse/.platform"),
+        "{refusal}"
+    );
+    assert!(
+        refusal.contains("metadata.displayName \"Sales-2024\""),
+        "{refusal}"
+    );
+    assert!(refusal.contains("Lakehouse names hold only"), "{refusal}");
+}
