@@ -185,6 +185,18 @@ impl Lake {
         self.call("GET", &self.path(name), headers, b"")
     }
 
+    /// Put Block of `body` as block `id` of the blob at `path` (a [`Lake::path`]).
+    fn put_block(&self, path: &str, id: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        let query = format!("{path}?comp=block&blockid={}", q(id));
+        self.call("PUT", &query, headers, body)
+    }
+
+    /// Put Block List of `list` (XML) for the blob at `path`.
+    fn commit(&self, path: &str, headers: &[(&str, &str)], list: &str) -> Answer {
+        let query = format!("{path}?comp=blocklist");
+        self.call("PUT", &query, headers, list.as_bytes())
+    }
+
     /// List Blobs with the given extra query (`&prefix=...`).
     fn list(&self, query: &str) -> Answer {
         let path = format!(
@@ -369,12 +381,7 @@ fn a_block_upload_is_invisible_until_its_block_list_is_committed() {
     let (first, second) = (binary(70_000), vec![9u8; 5]);
     // Block ids as object_store makes them: base64 of equal-length ids.
     for (id, body) in [("MDAwMDAx", &first), ("MDAwMDAy", &second)] {
-        let staged = lake.call(
-            "PUT",
-            &format!("{path}?comp=block&blockid={}", q(id)),
-            &[],
-            body,
-        );
+        let staged = lake.put_block(&path, id, &[], body);
         assert_eq!(staged.status, 201, "{}", staged.text());
     }
     assert_eq!(lake.get(name, &[]).status, 404, "staged blocks are no blob");
@@ -425,23 +432,13 @@ fn a_block_upload_is_invisible_until_its_block_list_is_committed() {
 
     // A list naming a block never staged is refused, and still nothing is there.
     let bad = "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList><Latest>MDAwMDk5</Latest></BlockList>";
-    let refused = lake.call(
-        "PUT",
-        &format!("{path}?comp=blocklist"),
-        &[],
-        bad.as_bytes(),
-    );
+    let refused = lake.commit(&path, &[], bad);
     assert_eq!(refused.status, 400);
     assert_eq!(refused.error_code(), "InvalidBlockList");
     assert_eq!(lake.get(name, &[]).status, 404);
 
     let list = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<BlockList>\n\t<Uncommitted>MDAwMDAx</Uncommitted>\n\t<Latest>MDAwMDAy</Latest>\n</BlockList>";
-    let committed = lake.call(
-        "PUT",
-        &format!("{path}?comp=blocklist"),
-        &[],
-        list.as_bytes(),
-    );
+    let committed = lake.commit(&path, &[], list);
     assert_eq!(committed.status, 201, "{}", committed.text());
     assert!(committed.header("etag").is_some());
     let got = lake.get(name, &[]);
@@ -456,18 +453,12 @@ fn a_block_upload_is_invisible_until_its_block_list_is_committed() {
     );
 
     // A create-only commit onto the blob is refused and leaves it as it was.
-    let staged = lake.call(
-        "PUT",
-        &format!("{path}?comp=block&blockid={}", q("MDAwMDAz")),
-        &[],
-        b"other",
-    );
+    let staged = lake.put_block(&path, "MDAwMDAz", &[], b"other");
     assert_eq!(staged.status, 201);
-    let refused = lake.call(
-        "PUT",
-        &format!("{path}?comp=blocklist"),
+    let refused = lake.commit(
+        &path,
         &[("If-None-Match", "*"), ("x-ms-meta-fabsh_sha256", "ab")],
-        b"<BlockList><Latest>MDAwMDAz</Latest></BlockList>",
+        "<BlockList><Latest>MDAwMDAz</Latest></BlockList>",
     );
     assert_eq!(refused.status, 409, "{}", refused.text());
     assert_eq!(refused.error_code(), "BlobAlreadyExists");
@@ -485,12 +476,7 @@ fn blocks_that_arrive_out_of_order_are_joined_in_the_listed_order() {
         ("MDAwMDAz", binary(70_000)),
     ];
     let put_block = |(id, body): &(&str, Vec<u8>), headers: &[(&str, &str)]| {
-        lake.call(
-            "PUT",
-            &format!("{path}?comp=block&blockid={}", q(id)),
-            headers,
-            body,
-        )
+        lake.put_block(&path, id, headers, body)
     };
     // Azure needs a block's length before its body: sent without one, it is refused and
     // nothing is staged.
@@ -502,12 +488,7 @@ fn blocks_that_arrive_out_of_order_are_joined_in_the_listed_order() {
         assert_eq!(put_block(part, &[]).status, 201);
     }
     let list = "<BlockList><Latest>MDAwMDAx</Latest><Latest>MDAwMDAy</Latest><Latest>MDAwMDAz</Latest></BlockList>";
-    let committed = lake.call(
-        "PUT",
-        &format!("{path}?comp=blocklist"),
-        &[],
-        list.as_bytes(),
-    );
+    let committed = lake.commit(&path, &[], list);
     assert_eq!(committed.status, 201, "{}", committed.text());
     let expected: Vec<u8> = parts.iter().flat_map(|(_, body)| body.clone()).collect();
     assert_eq!(lake.get(name, &[]).body, expected);

@@ -27,25 +27,8 @@ pub(crate) fn of_type(
         "SELECT id, display_name, created_at, deleted_at FROM items
           WHERE workspace_id = ?1 AND type = ?2 AND deleted_at IS NOT NULL",
     );
-    let folder = match scope {
-        FolderScope::All => None,
-        FolderScope::RootOnly => {
-            sql.push_str(" AND folder_id IS NULL");
-            None
-        }
-        FolderScope::Direct(id) => {
-            sql.push_str(" AND folder_id = ?3");
-            Some(id.as_str())
-        }
-        FolderScope::Subtree(id) => {
-            sql.push_str(
-                " AND folder_id IN (WITH RECURSIVE sub(id) AS
-                    (SELECT ?3 UNION ALL SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id)
-                  SELECT id FROM sub)",
-            );
-            Some(id.as_str())
-        }
-    };
+    let (condition, folder) = scope.item_condition(3);
+    sql.push_str(&condition);
     sql.push_str(" ORDER BY deleted_at DESC, seq DESC");
     let mut stmt = conn.prepare(&sql)?;
     let read = |row: &rusqlite::Row<'_>| {

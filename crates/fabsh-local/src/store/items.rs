@@ -90,6 +90,24 @@ pub(crate) enum FolderScope {
 }
 
 impl FolderScope {
+    /// The condition an item query adds for this scope, its folder bound as parameter
+    /// `?{param}`, and that folder's id (none to bind for `All` and `RootOnly`).
+    pub(crate) fn item_condition(&self, param: u8) -> (String, Option<&str>) {
+        match self {
+            FolderScope::All => (String::new(), None),
+            FolderScope::RootOnly => (" AND folder_id IS NULL".to_string(), None),
+            FolderScope::Direct(id) => (format!(" AND folder_id = ?{param}"), Some(id.as_str())),
+            FolderScope::Subtree(id) => (
+                format!(
+                    " AND folder_id IN (WITH RECURSIVE sub(id) AS
+                        (SELECT ?{param} UNION ALL SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id)
+                      SELECT id FROM sub)"
+                ),
+                Some(id.as_str()),
+            ),
+        }
+    }
+
     /// The scope of a list's `rootFolderId` and `recursive` filters.
     pub(crate) fn of(root_folder: Option<&str>, recursive: bool) -> FolderScope {
         match (root_folder, recursive) {
@@ -200,25 +218,8 @@ pub(crate) fn list(
     if item_type.is_some() {
         sql.push_str(" AND type = ?3");
     }
-    let folder = match scope {
-        FolderScope::All => None,
-        FolderScope::RootOnly => {
-            sql.push_str(" AND folder_id IS NULL");
-            None
-        }
-        FolderScope::Direct(id) => {
-            sql.push_str(" AND folder_id = ?4");
-            Some(id.as_str())
-        }
-        FolderScope::Subtree(id) => {
-            sql.push_str(
-                " AND folder_id IN (WITH RECURSIVE sub(id) AS
-                    (SELECT ?4 UNION ALL SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id)
-                  SELECT id FROM sub)",
-            );
-            Some(id.as_str())
-        }
-    };
+    let (condition, folder) = scope.item_condition(4);
+    sql.push_str(&condition);
     // ?5 is always referenced, so binding five values is valid whichever filters are present.
     sql.push_str(" ORDER BY seq LIMIT ?5");
     let mut stmt = conn.prepare_cached(&sql)?;
