@@ -39,32 +39,28 @@ pub(crate) fn service_timestamp(nanos: i64) -> String {
 /// Timestamps as the Spark monitoring answers print them (`LivySession.submittedDateTime`:
 /// "using the YYYY-MM-DDTHH:mm:ssZ format", the swagger examples' `2025-01-31T15:32:03Z`).
 pub(crate) fn zulu_timestamp(nanos: i64) -> String {
-    let t = to_datetime(nanos);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    )
+    format!("{}Z", seconds_utc(nanos))
 }
 
 /// Timestamps as a SQL database's restore points print them: UTC, seven fractional digits
 /// always, and `Z` (`2026-07-01T19:30:59.6330000Z`, fabric-cli's
 /// test_mkdir_sqldatabase_restore_and_restore_deleted_with_creation_payload_success).
 pub(crate) fn restore_point_timestamp(nanos: i64) -> String {
+    let hundreds = to_datetime(nanos).nanosecond() / 100;
+    format!("{}.{hundreds:07}Z", seconds_utc(nanos))
+}
+
+/// `YYYY-MM-DDTHH:mm:ss` in UTC.
+fn seconds_utc(nanos: i64) -> String {
     let t = to_datetime(nanos);
     format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:07}Z",
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         t.year(),
         u8::from(t.month()),
         t.day(),
         t.hour(),
         t.minute(),
-        t.second(),
-        t.nanosecond() / 100
+        t.second()
     )
 }
 
