@@ -75,7 +75,7 @@ const HEAD_BYTES: u64 = 1024 * 1024;
 const CONCURRENCY: ArgSpec = ArgSpec::opt(
     "concurrency",
     ArgKind::Int,
-    "How many files to copy at once",
+    "How many files to copy at once; a large file sent alone goes as that many blocks at once",
 )
 .range(1, 64)
 .default("4");
@@ -136,7 +136,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         group: "onelake",
         name: "cp",
         summary: "Copy files between this machine and OneLake, or within OneLake",
-        about: "Uploads a local file (or, with --recursive, a folder) to OneLake, downloads a OneLake file (or folder) here, or copies within OneLake. Files are streamed in 4 MiB blocks, four files at a time (--concurrency), never read whole into memory; an upload becomes visible only when complete, and a download is written to a temporary file renamed into place, so nothing half-written is left. A file that exists at the destination is replaced only with --overwrite. Each file's outcome is reported; when some fail, the others are still copied and the exit code is 5. Ctrl-C stops the copy: files in flight are left out whole, each row says what became of its file, and the exit code is 130. An interrupted upload of a file larger than 4 MiB resumes when the same command runs again: the blocks OneLake holds already are not sent again, unless the local file changed since.",
+        about: "Uploads a local file (or, with --recursive, a folder) to OneLake, downloads a OneLake file (or folder) here, or copies within OneLake. Files are streamed in 4 MiB blocks, four files or blocks at a time (--concurrency: a file sent alone has its four blocks going at once), never read whole into memory; an upload becomes visible only when complete, and a download is written to a temporary file renamed into place, so nothing half-written is left. A file that exists at the destination is replaced only with --overwrite. Each file's outcome is reported; when some fail, the others are still copied and the exit code is 5. Ctrl-C stops the copy: files in flight are left out whole, each row says what became of its file, and the exit code is 130. An interrupted upload of a file larger than 4 MiB resumes when the same command runs again: the blocks OneLake holds already are not sent again, unless the local file changed since.",
         args: &[SRC, DST, RECURSIVE, OVERWRITE, CONCURRENCY],
         traits: Traits::MUTATE.unpaged_list(),
         columns: &["from", "to", "bytes", "status"],
