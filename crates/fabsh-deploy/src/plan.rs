@@ -181,9 +181,27 @@ impl Repository {
                 .map(|p| p.bytes.len() as u64)
                 .sum::<u64>();
             item_problems.extend(checks.item(item, &rendered.parts));
-            let found = deployed
+            let mut same = deployed
                 .iter()
-                .find(|d| d.item_type == item.item_type && d.display_name == item.display_name);
+                .filter(|d| d.item_type == item.item_type && d.display_name == item.display_name);
+            let found = same.next();
+            let others: Vec<&str> = same.map(|d| d.id.as_str()).collect();
+            if let (Some(first), false) = (found, others.is_empty()) {
+                // The service lets some types repeat a name (fabsh-model's names_unique):
+                // pairing one would update it and count the others as orphans.
+                item_problems.push(error(
+                    Some(item.key()),
+                    "AmbiguousItemName",
+                    format!(
+                        "{} items of the workspace are this {} named {:?} ({}, {}): deploy pairs items by type and name and cannot tell which to update; rename or delete all but one",
+                        others.len() + 1,
+                        item.item_type,
+                        item.display_name,
+                        first.id,
+                        others.join(", ")
+                    ),
+                ));
+            }
             let (mut row, changed) = self.row(item, &rendered.parts, found);
             if options.diff
                 && !changed.is_empty()

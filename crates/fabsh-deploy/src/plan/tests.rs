@@ -302,3 +302,43 @@ fn env_values_are_read_only_when_allowed_and_never_shown() {
         "{diff}"
     );
 }
+
+#[test]
+fn two_workspace_items_of_a_repository_items_type_and_name_refuse_the_plan() {
+    // Eventhouses may share a name on the service; deploy pairs by type and name.
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("Events.Eventhouse");
+    std::fs::create_dir_all(&dir).expect("item dir");
+    let platform = serde_json::json!({
+        "metadata": {"type": "Eventhouse", "displayName": "Events"},
+        "config": {"version": "2.0", "logicalId": "00000000-0000-0000-0000-000000000000"},
+    });
+    std::fs::write(dir.join(".platform"), platform.to_string()).expect(".platform");
+    let repo = open(Some(root.path()), None, None).expect("opens");
+    let mut target = repo.target();
+    target.workspace_id = Some("11111111-2222-3333-4444-555555555555".into());
+    let live = |id: &str| Deployed {
+        id: id.into(),
+        item_type: "Eventhouse".into(),
+        display_name: "Events".into(),
+        description: None,
+        folder: String::new(),
+        parts: None,
+    };
+    let one = [live("aaaaaaaa-0000-0000-0000-000000000001")];
+    let plan = repo.plan(&target, &one, &BTreeSet::new(), &Options::default());
+    assert!(errors_of(&plan).is_empty(), "{:#?}", plan.problems);
+    let two = [one[0].clone(), live("aaaaaaaa-0000-0000-0000-000000000002")];
+    let plan = repo.plan(&target, &two, &BTreeSet::new(), &Options::default());
+    let errors = errors_of(&plan);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].code, "AmbiguousItemName");
+    assert_eq!(errors[0].subject.as_deref(), Some("Events.Eventhouse"));
+    assert!(
+        errors[0]
+            .message
+            .contains("aaaaaaaa-0000-0000-0000-000000000002"),
+        "{}",
+        errors[0].message
+    );
+}
