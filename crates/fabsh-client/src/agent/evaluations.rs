@@ -54,44 +54,31 @@ CREATE TABLE IF NOT EXISTS rows (
 );
 ";
 
-/// Stores made before reference queries (`expected_sql`) lack their column.
-fn add_expected_sql(conn: &Connection) -> rusqlite::Result<()> {
-    let has: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('rows') WHERE name = 'expected_sql'",
-        [],
-        |row| row.get(0),
-    )?;
-    if !has {
-        conn.execute_batch("ALTER TABLE rows ADD COLUMN expected_sql TEXT")?;
-    }
-    Ok(())
-}
+/// Columns later versions added, each with why an older store lacks it: a store made before
+/// gets them added, and its older runs read back with them null.
+///
+/// - `rows.expected_sql`: stores made before reference queries.
+/// - `runs.configuration_parts`: stores made before comparisons named configuration changes
+///   (their runs read back with `configurationParts` null).
+/// - `runs.agent_logical_id`: stores made before runs followed their agent across
+///   workspaces (their runs are found as baselines by the agent's id or name only).
+const ADDED_COLUMNS: [(&str, &str); 3] = [
+    ("rows", "expected_sql"),
+    ("runs", "configuration_parts"),
+    ("runs", "agent_logical_id"),
+];
 
-/// Stores made before comparisons named configuration changes lack the per-part hashes;
-/// their runs read back with `configurationParts` null.
-fn add_configuration_parts(conn: &Connection) -> rusqlite::Result<()> {
-    let has: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('runs') WHERE name = 'configuration_parts'",
-        [],
-        |row| row.get(0),
-    )?;
-    if !has {
-        conn.execute_batch("ALTER TABLE runs ADD COLUMN configuration_parts TEXT")?;
-    }
-    Ok(())
-}
-
-/// Stores made before runs followed their agent across workspaces lack the agent's logical
-/// id; their runs read back with `agentLogicalId` null, and are found as baselines by the
-/// agent's id or name only.
-fn add_agent_logical_id(conn: &Connection) -> rusqlite::Result<()> {
-    let has: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('runs') WHERE name = 'agent_logical_id'",
-        [],
-        |row| row.get(0),
-    )?;
-    if !has {
-        conn.execute_batch("ALTER TABLE runs ADD COLUMN agent_logical_id TEXT")?;
+/// Adds each of [`ADDED_COLUMNS`] (as TEXT) that the store lacks.
+fn add_missing_columns(conn: &Connection) -> rusqlite::Result<()> {
+    for (table, column) in ADDED_COLUMNS {
+        let has: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
+            [table, column],
+            |row| row.get(0),
+        )?;
+        if !has {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
+        }
     }
     Ok(())
 }
@@ -187,9 +174,7 @@ impl Store {
             .map_err(unreadable)?;
         conn.execute_batch("PRAGMA foreign_keys = ON;")
             .and_then(|()| conn.execute_batch(SCHEMA))
-            .and_then(|()| add_expected_sql(&conn))
-            .and_then(|()| add_configuration_parts(&conn))
-            .and_then(|()| add_agent_logical_id(&conn))
+            .and_then(|()| add_missing_columns(&conn))
             .map_err(unreadable)?;
         Ok(Store {
             conn,
