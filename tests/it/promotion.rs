@@ -144,10 +144,14 @@ impl World {
     }
 }
 
-/// Each step's `(step, status)`, in order.
+/// Each step's `(step, status)` of a promotion's reply, in order.
 fn steps(out: &Value) -> Vec<(String, String)> {
-    out["steps"]
-        .as_array()
+    steps_of(&out["steps"])
+}
+
+/// Each `(step, status)` of an array of step rows, in order.
+fn steps_of(rows: &Value) -> Vec<(String, String)> {
+    rows.as_array()
         .expect("steps")
         .iter()
         .map(|step| {
@@ -356,26 +360,10 @@ fn a_failed_preparation_stops_before_production_and_a_dry_run_changes_nothing() 
         "json",
     ]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
-    let planned: Vec<String> = dry.json()["items"]
-        .as_array()
-        .expect("the steps")
-        .iter()
-        .map(|step| {
-            format!(
-                "{} {}",
-                step["step"].as_str().unwrap_or(""),
-                step["status"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    assert!(
-        planned.contains(&"prepare planned".to_string()),
-        "{planned:?}"
-    );
-    assert!(
-        planned.contains(&"evaluate planned".to_string()),
-        "{planned:?}"
-    );
+    let planned = steps_of(&dry.json()["items"]);
+    for expected in pairs(&[("prepare", "planned"), ("evaluate", "planned")]) {
+        assert!(planned.contains(&expected), "{planned:?}");
+    }
     assert_eq!(world.item(&empty, "Sales agent", "DataAgent"), None);
 }
 
