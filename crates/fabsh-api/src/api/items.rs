@@ -65,24 +65,13 @@ pub async fn create(
             .create_checked(req, || find_by_name(api, workspace, name, item_type))
             .await;
     }
-    let named = async || -> Result<Vec<(Item, Value)>> {
-        let filter = ListFilter {
-            item_type: Some(item_type.clone()),
-            ..ListFilter::default()
-        };
-        let listed = read_each::<Item>(api.all(list_req(workspace, &filter)).await?, "an item")?;
-        Ok(super::resolve::matching(&listed, name)
-            .into_iter()
-            .cloned()
-            .collect())
-    };
-    let before: Vec<String> = named()
+    let before: Vec<String> = named(api, workspace, name, item_type)
         .await?
         .into_iter()
         .map(|(item, _)| item.id)
         .collect();
     api.create_checked(req, || async {
-        let now = named().await?;
+        let now = named(api, workspace, name, item_type).await?;
         Ok(now
             .into_iter()
             .find(|(item, _)| !before.contains(&item.id))
@@ -122,14 +111,31 @@ pub async fn find_by_name<T: DeserializeOwned>(
     name: &str,
     item_type: &str,
 ) -> Result<Option<T>> {
+    named(api, workspace, name, item_type)
+        .await?
+        .into_iter()
+        .next()
+        .map(|(_, json)| read(json, "an item"))
+        .transpose()
+}
+
+/// The items of `item_type` (any type when empty) the display name stands for (exactly, or
+/// else ignoring case, as `resolve::find_named` reads it), in listing order.
+async fn named(
+    api: &ApiClient,
+    workspace: &str,
+    name: &str,
+    item_type: &str,
+) -> Result<Vec<(Item, Value)>> {
     let filter = ListFilter {
         item_type: (!item_type.is_empty()).then(|| item_type.to_string()),
         ..ListFilter::default()
     };
     let listed = read_each::<Item>(api.all(list_req(workspace, &filter)).await?, "an item")?;
-    super::resolve::find_named(&listed, name)
-        .map(|(_, json)| read(json, "an item"))
-        .transpose()
+    Ok(super::resolve::matching(&listed, name)
+        .into_iter()
+        .cloned()
+        .collect())
 }
 
 /// The list request for the connections an item uses.
