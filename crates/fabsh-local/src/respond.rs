@@ -116,6 +116,15 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The first value of a parameter named in any case, as the service binds some (the
+    /// swagger names the Livy list's `submitter.Id`, its own example sends `submitter.id`).
+    pub(crate) fn get_any_case(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
     /// A boolean parameter (`true`/`false`, any case), or `default` when absent.
     pub(crate) fn flag(&self, name: &str, default: bool) -> Result<bool, ApiError> {
         match self.get(name) {

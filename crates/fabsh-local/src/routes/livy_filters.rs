@@ -12,16 +12,6 @@ use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-/// A query parameter by name in any case, as the service binds them (the swagger names
-/// `submitter.Id`, its own example sends `submitter.id`).
-fn parameter<'q>(query: &'q Query, name: &str) -> Option<&'q str> {
-    query
-        .0
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case(name))
-        .map(|(_, value)| value.as_str())
-}
-
 /// A date-time filter in Unix seconds: RFC 3339 (`2025-01-31T15:32:03Z`), or without an
 /// offset, taken as UTC (the swagger says the times are UTC).
 fn instant(name: &str, text: &str) -> Result<i64, ApiError> {
@@ -54,18 +44,18 @@ fn filters(query: &Query) -> Result<Filters, ApiError> {
         return Ok(Filters::default());
     }
     let mut filters = Filters::default();
-    if let Some(text) = parameter(query, "submittedDateTime") {
+    if let Some(text) = query.get_any_case("submittedDateTime") {
         filters.submitted_from = Some(instant("submittedDateTime", text)?);
     }
-    if let Some(text) = parameter(query, "endDateTime") {
+    if let Some(text) = query.get_any_case("endDateTime") {
         filters.ended_by = Some(instant("endDateTime", text)?);
     }
-    if let Some(text) = parameter(query, "submitter.Id") {
+    if let Some(text) = query.get_any_case("submitter.Id") {
         let id = uuid::Uuid::parse_str(text.trim())
             .map_err(|_| ApiError::invalid_parameter("submitter.Id", text))?;
         filters.submitter = Some(id.hyphenated().to_string());
     }
-    if let Some(text) = parameter(query, "state") {
+    if let Some(text) = query.get_any_case("state") {
         let state = STATES
             .iter()
             .find(|state| state.eq_ignore_ascii_case(text.trim()))
