@@ -12,7 +12,7 @@ use crate::lro::{self, InlineAnswer};
 use crate::respond::{self, JsonBody, LargeJsonBody, Origin, Query, opt_id};
 use crate::state::Shared;
 use crate::store::items::{self, FolderScope, Item};
-use crate::store::{folders, principals::Role};
+use crate::store::principals::Role;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -168,11 +168,7 @@ pub(super) fn move_items(
         .ok_or_else(|| ApiError::invalid_body("'items' must hold item ids (GUIDs)"))?;
     let target = opt_id(&obj, "targetFolderId")?;
     let moved = state.db.write(|tx| {
-        if let Some(folder) = &target
-            && folders::get(tx, &ws, folder)?.is_none()
-        {
-            return Err(ApiError::folder_not_found(folder));
-        }
+        super::folders::check_folder(tx, &ws, target.as_deref())?;
         let mut moved: Vec<Item> = Vec::new();
         for id in &ids {
             let item = ItemTarget::named(&ws, id).get(tx)?;

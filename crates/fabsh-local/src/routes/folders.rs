@@ -37,6 +37,15 @@ fn get_folder(conn: &Connection, ws: &str, id: &str) -> Result<Folder, ApiError>
     folders::get(conn, ws, id)?.ok_or_else(|| ApiError::folder_not_found(id))
 }
 
+/// Refuses a folder id given (`rootFolderId`, `folderId`, `targetFolderId`) that is none of
+/// the workspace's folders: 404 `FolderNotFound`. None given is the workspace root.
+pub(super) fn check_folder(conn: &Connection, ws: &str, id: Option<&str>) -> Result<(), ApiError> {
+    match id {
+        Some(id) => get_folder(conn, ws, id).map(drop),
+        None => Ok(()),
+    }
+}
+
 /// GET: a page of folders; `rootFolderId`, `recursive` (default true).
 pub(super) fn list(
     State(state): State<Shared>,

@@ -10,7 +10,7 @@ use crate::definitions::{self, Definition};
 use crate::lro::{self, InlineAnswer};
 use crate::respond::{LargeJsonBody, Origin, check_description, norm, opt_id, opt_str, req_str};
 use crate::state::Shared;
-use crate::store::{folders, items, new_id, principals::Role};
+use crate::store::{items, new_id, principals::Role};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -128,11 +128,7 @@ pub(super) fn create(
     // Checked now so the caller gets the error at once; checked again when applied, because
     // another request may take the name or delete the folder in between.
     state.db.read(|c| {
-        if let Some(folder) = &folder_id
-            && folders::get(c, &ws, folder)?.is_none()
-        {
-            return Err(ApiError::folder_not_found(folder));
-        }
+        super::folders::check_folder(c, &ws, folder_id.as_deref())?;
         if items::name_taken(c, &ws, item_type.name, &display_name, "")? {
             return Err(name_in_use(&display_name));
         }

@@ -11,7 +11,7 @@ use crate::paging::{PageToken, Paging};
 use crate::respond::{self, JsonBody, Query, check_description, norm, opt_id, opt_str};
 use crate::state::Shared;
 use crate::store::items::{self, FolderScope, Item};
-use crate::store::{folders, principals::Role};
+use crate::store::principals::Role;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -70,11 +70,9 @@ pub(super) fn list(
             (None, None) => None,
         };
         let root_folder = query.get("rootFolderId").map(norm);
-        if let Some(folder) = &root_folder
-            && state.db.read(|c| folders::get(c, ws, folder))?.is_none()
-        {
-            return Err(ApiError::folder_not_found(folder));
-        }
+        state
+            .db
+            .read(|c| super::folders::check_folder(c, ws, root_folder.as_deref()))?;
         Ok(PageToken {
             item_type,
             root_folder,
@@ -245,11 +243,7 @@ pub(super) fn move_item(
                 "A child item moves together with its parent",
             ));
         }
-        if let Some(folder) = &folder
-            && folders::get(tx, ws, folder)?.is_none()
-        {
-            return Err(ApiError::folder_not_found(folder));
-        }
+        super::folders::check_folder(tx, ws, folder.as_deref())?;
         items::move_to_folder(tx, id, folder.as_deref())?;
         let mut moved = vec![target.get(tx)?];
         moved.extend(items::children(tx, id)?);

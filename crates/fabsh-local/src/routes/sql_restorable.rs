@@ -13,7 +13,6 @@ use crate::clock::{file_time, restore_point_timestamp};
 use crate::respond::{self, Query, norm};
 use crate::state::Shared;
 use crate::store::deleted_items::{self, DeletedItem};
-use crate::store::folders;
 use crate::store::items::FolderScope;
 use crate::store::principals::Role;
 use axum::extract::State;
@@ -81,12 +80,8 @@ pub(super) fn list(
     let root_folder = query.get("rootFolderId").map(norm);
     let scope = FolderScope::of(root_folder.as_deref(), query.flag("recursive", true)?);
     let deleted = state.db.read(|c| {
-        if let Some(folder) = &root_folder
-            && folders::get(c, &ws, folder)?.is_none()
-        {
-            return Err(ApiError::folder_not_found(folder));
-        }
-        Ok(deleted_items::of_type(c, &ws, "SQLDatabase", &scope)?)
+        super::folders::check_folder(c, &ws, root_folder.as_deref())?;
+        Ok::<_, ApiError>(deleted_items::of_type(c, &ws, "SQLDatabase", &scope)?)
     })?;
     let list = RestorableList {
         value: deleted.into_iter().map(Restorable::from).collect(),
